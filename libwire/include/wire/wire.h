@@ -1,0 +1,965 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * wire.h - libwire, the RDS wire-format codec. The one public header.
+ *
+ * libwire is pure: no I/O, no clock, no errno, no printing, and no
+ * allocation. Every decoder takes (buf, len), is safe on any input, and
+ * reads bytes only through one bounds-checked cursor. Decoded structs are
+ * lossless (reserved and padding bytes are kept) so encode(decode(x)) == x.
+ *
+ * Normative reference is the Linux kernel (net/rds, drivers/infiniband,
+ * include/uapi/rdma); where the RDS 3.1 wire spec disagrees the kernel wins
+ * and docs/spec-errata.md records the difference.
+ *
+ * Return convention: >= 0 is success (often bytes consumed or written),
+ * < 0 is a WIRE_ERR_* code.
+ */
+#ifndef WIRE_WIRE_H
+#define WIRE_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(WIRE_BUILDING) && defined(__GNUC__)
+#define WIRE_API __attribute__((visibility("default")))
+#else
+#define WIRE_API
+#endif
+
+/* ------------------------------------------------------------------------
+ * Errors
+ */
+
+enum wire_err {
+	WIRE_OK = 0,
+	WIRE_ERR_TRUNC = -101,     /* need more bytes / capture cut short */
+	WIRE_ERR_MALFORMED = -102, /* bytes present but violate the format */
+	WIRE_ERR_UNSUPP = -103,    /* well formed, but not something we speak */
+	WIRE_ERR_NOSPACE = -104,   /* encoder: output buffer too small */
+	WIRE_ERR_INVAL = -105,     /* caller misuse (NULL, bad enum value) */
+	WIRE_ERR_TOOBIG = -106,    /* a length field exceeds the set limit */
+};
+
+/* wire_strerror() - static description of a WIRE_ERR_* code (or "ok"). */
+WIRE_API const char *wire_strerror(int err);
+
+/* ------------------------------------------------------------------------
+ * Validity rules
+ *
+ * Syntax errors are WIRE_ERR_* codes; semantic findings are rules. Every
+ * rule has a stable dotted name (used in rdsdump output, rds-conform
+ * verdicts and tests), a severity and a sentence. Names never change and
+ * enum values are append-only.
+ */
+
+enum wire_severity {
+	WIRE_SEV_INFO = 0,  /* legal, but worth knowing (kernel-version quirk) */
+	WIRE_SEV_WARN = 1,  /* a kernel tolerates it; a careful sender avoids it */
+	WIRE_SEV_ERROR = 2, /* a kernel receiver drops it or resets the connection */
+};
+
+enum wire_rule {
+	WIRE_RULE_NONE = 0,
+	/* RDS header */
+	WIRE_RULE_HDR_LEN_MAX,          /* hdr.len.max */
+	WIRE_RULE_HDR_CSUM_BAD,         /* hdr.csum.bad */
+	WIRE_RULE_HDR_CSUM_ON_TCP,      /* hdr.csum.tcp */
+	WIRE_RULE_HDR_CSUM_MISSING_IB,  /* hdr.csum.missing */
+	WIRE_RULE_HDR_ACK_ON_TCP,       /* hdr.ack.tcp */
+	WIRE_RULE_HDR_CREDIT_ON_TCP,    /* hdr.credit.tcp */
+	WIRE_RULE_HDR_ACKREQ_ON_TCP,    /* hdr.flags.ackreq_tcp */
+	WIRE_RULE_HDR_PAD_NONZERO,      /* hdr.pad.nonzero */
+	WIRE_RULE_HDR_FLAGS_UNKNOWN,    /* hdr.flags.unknown */
+	WIRE_RULE_HDR_FLAGS_HEARTBEAT,  /* hdr.flags.heartbeat */
+	WIRE_RULE_HDR_EXTFLAG_ON_TCP,   /* hdr.flags.extension_tcp */
+	WIRE_RULE_HDR_PROBE_PORT_DATA,  /* hdr.port.probe */
+	/* extension headers */
+	WIRE_RULE_EXT_OVERRUN,          /* ext.overrun */
+	WIRE_RULE_EXT_UNKNOWN,          /* ext.unknown */
+	WIRE_RULE_EXT_TYPE_HIGH,        /* ext.type_high */
+	WIRE_RULE_EXT_TRAILING,         /* ext.trailing */
+	WIRE_RULE_EXT_MULTIPLE,         /* ext.multiple */
+	WIRE_RULE_EXT_6X_MISPARSE,      /* ext.misparse_6x */
+	WIRE_RULE_EXT_VERSION_SENT,     /* ext.version */
+	WIRE_RULE_EXT_DUPLICATE,        /* ext.duplicate */
+	WIRE_RULE_EXT_NONMAINLINE,      /* ext.nonmainline */
+	WIRE_RULE_EXT_ON_DATA_IGNORED,  /* ext.ignored */
+	/* congestion maps */
+	WIRE_RULE_CONG_LEN,             /* cong.len */
+	WIRE_RULE_CONG_SEQ,             /* cong.seq */
+	WIRE_RULE_CONG_PORTS,           /* cong.ports */
+	WIRE_RULE_CONG_FLAGS_MIXED,     /* cong.flags_mixed */
+	WIRE_RULE_CONG_EXTHDR,          /* cong.exthdr */
+	/* message kinds */
+	WIRE_RULE_PING_PAYLOAD,         /* ping.payload */
+	WIRE_RULE_PING_FROM_PORT0,      /* ping.sport0 */
+	WIRE_RULE_PONG_PAYLOAD,         /* pong.payload */
+	WIRE_RULE_PROBE_NO_NPATHS,      /* probe.npaths.missing */
+	WIRE_RULE_PROBE_NPATHS_RANGE,   /* probe.npaths.range */
+	WIRE_RULE_PROBE_GEN_ZERO,       /* probe.gen_num.zero */
+	WIRE_RULE_ACK_ONLY_FIELDS,      /* ack.fields */
+	WIRE_RULE_SEQ_ZERO,             /* seq.zero */
+	/* IB fragments and private data */
+	WIRE_RULE_FRAG_MISMATCH,        /* ib.frag.mismatch */
+	WIRE_RULE_FRAG_SHORT,           /* ib.frag.short */
+	WIRE_RULE_FRAG_LONG,            /* ib.frag.long */
+	WIRE_RULE_FRAG_FIRST_TOO_SMALL, /* ib.frag.runt */
+	WIRE_RULE_IBPD_SHORT,           /* ib.pd.short */
+	WIRE_RULE_IBPD_VERSION,         /* ib.pd.version */
+	WIRE_RULE_IBPD_RESERVED,        /* ib.pd.reserved */
+	WIRE_RULE_IBPD_CREDIT,          /* ib.pd.credit */
+	WIRE_RULE_IBPD_MASK,            /* ib.pd.mask */
+	/* RoCEv2 / IB transport and CM */
+	WIRE_RULE_ROCE_ICRC,            /* roce.icrc */
+	WIRE_RULE_ROCE_TVER,            /* roce.bth.tver */
+	WIRE_RULE_ROCE_OPCODE,          /* roce.bth.opcode */
+	WIRE_RULE_ROCE_PAD,             /* roce.bth.pad */
+	WIRE_RULE_ROCE_UDP_LEN,         /* roce.udp.len */
+	WIRE_RULE_IBCM_PRIVATE_LEN,     /* ibcm.private.len */
+	WIRE_RULE_IBCM_SERVICE_ID,      /* ibcm.service_id */
+	WIRE_RULE_IBCM_CMA_VERSION,     /* ibcm.cma.version */
+	/* RDMA netlink local service */
+	WIRE_RULE_NL_LEN,               /* nl.len */
+	WIRE_RULE_NL_ATTR_POLICY,       /* nl.attr.policy */
+	WIRE_RULE_NL_ATTR_UNKNOWN,      /* nl.attr.unknown */
+	WIRE_RULE_NL_ATTR_MANDATORY,    /* nl.attr.mandatory */
+	WIRE_RULE_NL_ATTR_DUPLICATE,    /* nl.attr.duplicate */
+	WIRE_RULE_NL_CLIENT,            /* nl.client */
+	WIRE_RULE_NL_OP,                /* nl.op */
+	WIRE_RULE_NL_PATH_COUNT,        /* nl.ls.paths */
+	WIRE_RULE_NL_MISSING,           /* nl.ls.missing */
+	WIRE_RULE__COUNT
+};
+
+struct wire_rule_info {
+	enum wire_rule id;
+	const char *name;          /* stable dotted id, e.g. "hdr.len.max" */
+	enum wire_severity sev;
+	const char *ref;           /* kernel symbol or spec section it rests on */
+	const char *text;          /* one sentence */
+};
+
+/* A set of rules found on one decoded object. A bitset, so it never overflows
+ * and needs no allocation. */
+struct wire_rules {
+	uint64_t bits[2];
+};
+
+_Static_assert(WIRE_RULE__COUNT <= 128, "struct wire_rules holds 128 rules");
+
+/* wire_rule_info() - table entry for |r|, or NULL if |r| is out of range. */
+WIRE_API const struct wire_rule_info *wire_rule_info(enum wire_rule r);
+/* wire_rule_name() - stable name of |r|, "?" if out of range. */
+WIRE_API const char *wire_rule_name(enum wire_rule r);
+/* wire_rule_by_name() - inverse of wire_rule_name(); WIRE_RULE_NONE if unknown. */
+WIRE_API enum wire_rule wire_rule_by_name(const char *name);
+
+WIRE_API void wire_rules_clear(struct wire_rules *s);
+WIRE_API void wire_rules_add(struct wire_rules *s, enum wire_rule r);
+WIRE_API bool wire_rules_has(const struct wire_rules *s, enum wire_rule r);
+WIRE_API bool wire_rules_empty(const struct wire_rules *s);
+WIRE_API size_t wire_rules_count(const struct wire_rules *s);
+/* wire_rules_merge() - add every rule of |from| to |to|. */
+WIRE_API void wire_rules_merge(struct wire_rules *to, const struct wire_rules *from);
+/*
+ * wire_rules_next() - iterate a set in enum order. Start with *pos = 0.
+ * Return: 1 and *out set, or 0 when no rules remain.
+ */
+WIRE_API int wire_rules_next(const struct wire_rules *s, unsigned *pos,
+			     enum wire_rule *out);
+/* wire_rules_worst() - highest severity present; -1 if the set is empty. */
+WIRE_API int wire_rules_worst(const struct wire_rules *s);
+
+/* ------------------------------------------------------------------------
+ * Constants (kernel names in comments)
+ */
+
+#define WIRE_HDR_LEN 48               /* sizeof(struct rds_header) */
+#define WIRE_EXT_SPACE 16             /* RDS_HEADER_EXT_SPACE */
+#define WIRE_MAX_MSG_LEN (1u << 20)   /* RDS_MAX_MSG_SIZE, sender-enforced */
+#define WIRE_TCP_PORT 16385           /* RDS_TCP_PORT */
+#define WIRE_IB_PORT_V4 18634         /* RDS_PORT: rdma_cm port for IPv4 */
+#define WIRE_IB_PORT_V6 16385         /* RDS_CM_PORT: rdma_cm port for IPv6 */
+#define WIRE_PROBE_PORT 1             /* RDS_FLAG_PROBE_PORT */
+#define WIRE_MAX_PATHS 8              /* RDS_MPATH_WORKERS */
+#define WIRE_FRAG_SIZE 4096           /* RDS_FRAG_SIZE */
+#define WIRE_CONG_MAP_BYTES 8192      /* RDS_CONG_MAP_BYTES */
+#define WIRE_ROCE_UDP_PORT 4791
+
+/* Which transport a header travelled on: several rules differ. */
+enum wire_xport {
+	WIRE_XPORT_TCP = 0,
+	WIRE_XPORT_IB = 1,
+};
+
+/* Which kernel generation's behaviour to model where they differ. */
+enum wire_kver {
+	WIRE_KVER_6 = 6,  /* 6.1 .. 6.19: one exthdr per header, no RDMA_BYTES/SPORT_IDX */
+	WIRE_KVER_7 = 7,  /* 7.0 and later */
+	WIRE_KVER_ALL = 99, /* everything known, including non-mainline types */
+};
+
+/* ------------------------------------------------------------------------
+ * RDS header (net/rds/rds.h struct rds_header)
+ *
+ *  0       8       16   20 22 24 25 26   30 32               48
+ *  +-------+-------+----+--+--+--+--+----+--+----------------+
+ *  |  seq  |  ack  |len |sp|dp|fl|cr|pad |ck|    exthdr      |
+ *  +-------+-------+----+--+--+--+--+----+--+----------------+
+ *  all multi-byte fields big-endian
+ */
+
+enum wire_flag {
+	WIRE_FLAG_CONG_BITMAP = 0x01,     /* RDS_FLAG_CONG_BITMAP */
+	WIRE_FLAG_ACK_REQUIRED = 0x02,    /* RDS_FLAG_ACK_REQUIRED */
+	WIRE_FLAG_RETRANSMITTED = 0x04,   /* RDS_FLAG_RETRANSMITTED */
+	WIRE_FLAG_HB_PING = 0x08,         /* non-mainline RDS_FLAG_HB_PING */
+	WIRE_FLAG_HB_PONG = 0x10,         /* non-mainline RDS_FLAG_HB_PONG */
+	WIRE_FLAG_EXTHDR_EXTENSION = 0x20,/* RDS_FLAG_EXTHDR_EXTENSION, 7.x */
+};
+
+struct wire_hdr {
+	uint64_t seq;
+	uint64_t ack;
+	uint32_t len;
+	uint16_t sport;
+	uint16_t dport;
+	uint8_t flags;
+	uint8_t credit;
+	uint8_t pad[4];
+	uint16_t csum;
+	uint8_t ext[WIRE_EXT_SPACE];
+};
+
+/* wire_hdr_decode() - Return: WIRE_HDR_LEN, or WIRE_ERR_TRUNC if len < 48. */
+WIRE_API ssize_t wire_hdr_decode(struct wire_hdr *h, const uint8_t *buf, size_t len);
+/* wire_hdr_encode() - Return: WIRE_HDR_LEN, or WIRE_ERR_NOSPACE if cap < 48. */
+WIRE_API ssize_t wire_hdr_encode(const struct wire_hdr *h, uint8_t *buf, size_t cap);
+
+/*
+ * wire_csum() - RFC 1071 Internet checksum of |len| bytes: the one's
+ * complement of the one's-complement sum of big-endian 16-bit words (an odd
+ * trailing byte is padded with zero). Returned in host order.
+ */
+WIRE_API uint16_t wire_csum(const uint8_t *buf, size_t len);
+/* wire_hdr_csum_compute() - the h_csum value for |h| (computed with h_csum = 0,
+ * over all 48 bytes, as rds_message_make_checksum). */
+WIRE_API uint16_t wire_hdr_csum_compute(const struct wire_hdr *h);
+/* wire_hdr_csum_set() - store wire_hdr_csum_compute() in h->csum. */
+WIRE_API void wire_hdr_csum_set(struct wire_hdr *h);
+/* wire_hdr_csum_ok() - true if h_csum is 0 (absent) or verifies
+ * (rds_message_verify_checksum). */
+WIRE_API bool wire_hdr_csum_ok(const struct wire_hdr *h);
+
+/* wire_flag_name() - name of a single flag bit ("CONG_BITMAP", ...), NULL if
+ * the bit is not known. */
+WIRE_API const char *wire_flag_name(uint8_t bit);
+/*
+ * wire_flags_str() - "ACK_REQUIRED|RETRANSMITTED" (unknown bits as "0x40",
+ * no flags as "none"), NUL-terminated and truncated to |cap|.
+ * Return: the length the full string needs (snprintf style).
+ */
+WIRE_API size_t wire_flags_str(uint8_t flags, char *buf, size_t cap);
+
+/* Kernel limits a checker works against. */
+struct wire_limits {
+	uint32_t max_len;  /* h_len above this is WIRE_RULE_HDR_LEN_MAX; 0 = 1 MiB */
+};
+
+/*
+ * wire_hdr_check() - every header-level rule for |h| seen on |xp|: length
+ * limit, checksum, fields TCP never sets, padding, flags, probe port misuse.
+ * |lim| may be NULL for the defaults. Adds to |out| (not cleared first).
+ * Return: number of rules added.
+ */
+WIRE_API int wire_hdr_check(const struct wire_hdr *h, enum wire_xport xp,
+			    const struct wire_limits *lim, struct wire_rules *out);
+
+/* ------------------------------------------------------------------------
+ * Extension headers (net/rds/message.c rds_message_next_extension,
+ * rds_message_add_extension; 7.x rds_find_next_ext_space)
+ *
+ * [type:1][payload: length implied by type] ... [0 = end]
+ */
+
+enum wire_ext_type {
+	WIRE_EXT_NONE = 0,        /* RDS_EXTHDR_NONE */
+	WIRE_EXT_VERSION = 1,     /* be32 version; never sent by a kernel */
+	WIRE_EXT_RDMA = 2,        /* be32 rkey */
+	WIRE_EXT_RDMA_DEST = 3,   /* be32 rkey, be32 offset */
+	WIRE_EXT_RDMA_BYTES = 4,  /* be32 bytes, u8 rflags, u8 pad[3]; 7.x */
+	WIRE_EXT_NPATHS = 5,      /* be16 */
+	WIRE_EXT_GEN_NUM = 6,     /* be32 */
+	WIRE_EXT_CAP_BITS = 7,    /* be32; non-mainline */
+	WIRE_EXT_SPORT_IDX = 8,   /* u8 (0); 7.x */
+	WIRE_EXT_CSUM = 9,        /* non-mainline; see wire_ext_size() */
+	WIRE_EXT_TYPE_MAX = 16,   /* __RDS_EXTHDR_MAX: types >= this end parsing */
+};
+
+/* RDMA_BYTES rflags */
+#define WIRE_RDMA_WR_BYTES 0x01
+#define WIRE_RDMA_RD_BYTES 0x02
+
+/*
+ * wire_ext_size() - payload size of |type| as a receiver of generation
+ * |kv| knows it: the kernel's rds_exthdr_size[] for WIRE_KVER_6/7, plus the
+ * non-mainline CAP_BITS and CSUM for WIRE_KVER_ALL.
+ * Return: size in bytes (0 for NONE), or -1 if that receiver has no entry
+ * (a kernel then parses it as zero-length).
+ */
+WIRE_API int wire_ext_size(unsigned type, enum wire_kver kv);
+/* wire_ext_name() - "NPATHS", ...; NULL if unknown. */
+WIRE_API const char *wire_ext_name(unsigned type);
+
+struct wire_ext {
+	uint8_t type;
+	uint8_t off;            /* offset of the type byte inside h_exthdr */
+	uint8_t len;            /* payload bytes (0 for unknown types) */
+	bool known;             /* |type| has a size for the chosen kver */
+	const uint8_t *val;     /* payload inside the caller's 16 bytes */
+	union {
+		uint32_t version;
+		uint32_t rdma_rkey;
+		struct {
+			uint32_t rkey;
+			uint32_t offset;
+		} rdma_dest;
+		struct {
+			uint32_t bytes;
+			uint8_t rflags;
+			uint8_t pad[3];
+		} rdma_bytes;
+		uint16_t npaths;
+		uint32_t gen_num;
+		uint32_t cap_bits;
+		uint8_t sport_idx;
+	} u;
+};
+
+struct wire_ext_iter {
+	const uint8_t *p;       /* the 16 exthdr bytes */
+	unsigned pos;
+	enum wire_kver kv;
+	bool done;
+};
+
+WIRE_API void wire_ext_iter_init(struct wire_ext_iter *it,
+				 const uint8_t ext[WIRE_EXT_SPACE], enum wire_kver kv);
+/*
+ * wire_ext_next() - step to the next extension header, exactly as a
+ * receiver of generation |kv| walks them: stop at type 0, at type >= 16
+ * or at the end of the 16 bytes; a type with no size entry is returned with
+ * known = false and len 0, and parsing continues at the very next byte
+ * (this is how a 6.x receiver mis-parses a 7.x RDMA_BYTES or SPORT_IDX).
+ * Return: 1 if |out| was filled, 0 at the end, WIRE_ERR_MALFORMED if a
+ * payload would run past byte 16 (the kernel stops there silently).
+ */
+WIRE_API int wire_ext_next(struct wire_ext_iter *it, struct wire_ext *out);
+
+/* All extension headers of one header, decoded once. */
+struct wire_exts {
+	uint8_t count;
+	struct wire_ext e[WIRE_EXT_SPACE];
+	enum wire_kver kv;
+	bool overrun;           /* parsing stopped at a payload past byte 16 */
+	bool stopped_high;      /* parsing stopped at a type >= 16 */
+	uint8_t end;            /* offset where parsing stopped */
+	/* convenience: the values a probe handshake needs */
+	bool has_npaths, has_gen_num, has_sport_idx;
+	uint16_t npaths;
+	uint32_t gen_num;
+	struct wire_rules rules;
+};
+
+/*
+ * wire_exts_decode() - walk all extension headers as a |kv| receiver would
+ * and record rules: ext.overrun, ext.unknown, ext.type_high, ext.trailing
+ * (non-zero bytes after the end), ext.multiple (more than one: a 6.x sender
+ * cannot produce it), ext.misparse_6x (a 6.x receiver would see a different
+ * list than a 7.x one), ext.version, ext.duplicate, ext.nonmainline.
+ * Return: number of extensions decoded (never fails).
+ */
+WIRE_API int wire_exts_decode(struct wire_exts *x, const uint8_t ext[WIRE_EXT_SPACE],
+			      enum wire_kver kv);
+
+/*
+ * wire_ext_differs_6x() - true if a 6.x receiver would parse these 16 bytes
+ * into a different list of extensions than a 7.x receiver.
+ */
+WIRE_API bool wire_ext_differs_6x(const uint8_t ext[WIRE_EXT_SPACE]);
+
+/*
+ * wire_ext_add() - append one extension as a sender of generation |kv| does.
+ * 6.x (rds_message_add_extension): only if the area is empty; otherwise the
+ * call is silently a no-op, as in the kernel (return 0). 7.x: appended after
+ * the existing ones while it fits. The payload is taken from |e->u| by type;
+ * |e->len| is ignored for known types. Unknown types are refused.
+ * Return: 1 added, 0 silently dropped (6.x rule), WIRE_ERR_NOSPACE if it
+ * does not fit, WIRE_ERR_INVAL for an unknown type.
+ */
+WIRE_API int wire_ext_add(uint8_t ext[WIRE_EXT_SPACE], const struct wire_ext *e,
+			  enum wire_kver kv);
+
+/* ------------------------------------------------------------------------
+ * Congestion map (net/rds/cong.c): 8192 bytes, port p = bit (p % 8) of
+ * byte p / 8, least-significant bit first. Set = congested.
+ */
+
+struct wire_cong_map {
+	uint8_t bits[WIRE_CONG_MAP_BYTES];
+};
+
+WIRE_API void wire_cong_clear_all(struct wire_cong_map *m);
+WIRE_API void wire_cong_set(struct wire_cong_map *m, uint16_t port);
+WIRE_API void wire_cong_clear(struct wire_cong_map *m, uint16_t port);
+WIRE_API bool wire_cong_test(const struct wire_cong_map *m, uint16_t port);
+WIRE_API size_t wire_cong_count(const struct wire_cong_map *m);
+/*
+ * wire_cong_next() - first congested port >= |from|.
+ * Return: the port (0..65535), or -1 if none.
+ */
+WIRE_API int32_t wire_cong_next(const struct wire_cong_map *m, uint32_t from);
+
+/*
+ * wire_cong_decode() - copy a map payload. A payload whose length is not
+ * exactly 8192 is not a map: a TCP kernel receiver silently ignores it.
+ * Return: 8192, or WIRE_ERR_MALFORMED if len != 8192.
+ */
+WIRE_API ssize_t wire_cong_decode(struct wire_cong_map *m, const uint8_t *buf, size_t len);
+WIRE_API ssize_t wire_cong_encode(const struct wire_cong_map *m, uint8_t *buf, size_t cap);
+
+/* A run of consecutive ports that changed the same way. */
+struct wire_port_range {
+	uint16_t first;
+	uint16_t last;          /* inclusive */
+	bool congested;         /* true: became congested; false: became free */
+};
+
+/*
+ * wire_cong_diff_next() - iterate the changes from |old| to |cur| as maximal
+ * ranges, in port order. Start with *pos = 0.
+ * Return: 1 and |out| filled, or 0 when there are no more changes.
+ */
+WIRE_API int wire_cong_diff_next(const struct wire_cong_map *old,
+				 const struct wire_cong_map *cur, uint32_t *pos,
+				 struct wire_port_range *out);
+/*
+ * wire_cong_freed_mask() - the 64-bit port-group mask an IB receiver passes to
+ * rds_cong_map_updated(): OR over all 1024 words of (old & ~cur), so bit k is
+ * set if any port p with p % 64 == k became free.
+ */
+WIRE_API uint64_t wire_cong_freed_mask(const struct wire_cong_map *old,
+				       const struct wire_cong_map *cur);
+
+/* ------------------------------------------------------------------------
+ * Message classification and builders
+ */
+
+enum wire_kind {
+	WIRE_KIND_DATA = 0,
+	WIRE_KIND_PING,         /* dport 0 (sport 0: a ping nobody answers) */
+	WIRE_KIND_PONG,         /* sport 0, dport != 0, != probe port */
+	WIRE_KIND_PROBE_PING,   /* sport 1, dport 0 */
+	WIRE_KIND_PROBE_PONG,   /* sport 0, dport 1 */
+	WIRE_KIND_ACK,          /* IB ack-only: ports 0/0, no payload */
+	WIRE_KIND_CONG,         /* h_flags == 0x01 exactly */
+	WIRE_KIND__COUNT
+};
+
+/* wire_kind_name() - "data", "ping", "pong", "probe-ping", "probe-pong",
+ * "ack", "cong". */
+WIRE_API const char *wire_kind_name(enum wire_kind k);
+
+/*
+ * wire_classify() - what a kernel receiver on |xp| takes |h| to be, in the
+ * kernel's order: IB ack-only first (ports 0/0 and no payload), then
+ * h_flags == 0x01 exactly for a map, then ping/probe on dport 0, probe pong,
+ * pong, data.
+ */
+WIRE_API enum wire_kind wire_classify(const struct wire_hdr *h, enum wire_xport xp);
+
+/*
+ * wire_msg_check() - rules that depend on the kind: map length/seq/ports,
+ * ping/pong payload, probe NPATHS, ack-only fields, sequence 0 on a
+ * sequenced message, extension rules for |kv|. Adds to |out|.
+ * Return: number of rules added.
+ */
+WIRE_API int wire_msg_check(const struct wire_hdr *h, enum wire_xport xp,
+			    enum wire_kver kv, struct wire_rules *out);
+
+/* Builders fill a whole header (all other fields zero). */
+WIRE_API void wire_build_data(struct wire_hdr *h, uint64_t seq, uint16_t sport,
+			      uint16_t dport, uint32_t len);
+WIRE_API void wire_build_ping(struct wire_hdr *h, uint64_t seq, uint16_t sport);
+WIRE_API void wire_build_pong(struct wire_hdr *h, uint64_t seq, uint16_t dport);
+/*
+ * wire_build_probe() - probe ping (pong = false: sport 1, dport 0) or probe
+ * pong (sport 0, dport 1) as a |kv| kernel sends it: 6.x NPATHS only (the
+ * GEN_NUM is lost to the one-exthdr rule), 7.x NPATHS, GEN_NUM, SPORT_IDX.
+ */
+WIRE_API void wire_build_probe(struct wire_hdr *h, bool pong, uint64_t seq,
+			       enum wire_kver kv, uint16_t npaths, uint32_t gen_num);
+/* wire_build_ack() - IB ack-only frame acknowledging |ack|, checksummed. */
+WIRE_API void wire_build_ack(struct wire_hdr *h, uint64_t ack, uint8_t credit);
+/* wire_build_cong() - congestion-map header (seq 0, len 8192, flags 0x01). */
+WIRE_API void wire_build_cong(struct wire_hdr *h);
+
+/* ------------------------------------------------------------------------
+ * RDS/TCP stream deframer (net/rds/tcp_recv.c t_tinc_hdr_rem/t_tinc_data_rem)
+ *
+ * Incremental: accepts the byte stream in any chunking, down to one byte at
+ * a time, and yields one whole message per completion. It never allocates:
+ * when a message lies whole inside the caller's chunk the payload points
+ * there (zero copy); otherwise the payload is gathered into the buffer the
+ * caller gave at init, which must hold max_len bytes. An h_len above max_len
+ * is refused before a byte of its payload is consumed.
+ */
+
+struct wire_frame {
+	struct wire_hdr hdr;
+	const uint8_t *payload; /* valid until the next call on the deframer */
+	uint32_t len;           /* == hdr.len */
+	uint64_t offset;        /* stream offset of the header's first byte */
+};
+
+struct wire_deframer {
+	uint8_t hbuf[WIRE_HDR_LEN];
+	uint32_t hgot;          /* header bytes gathered */
+	uint32_t dgot;          /* payload bytes gathered */
+	bool in_data;
+	int failed;             /* sticky error code, 0 if none */
+	uint32_t max_len;
+	uint8_t *buf;           /* caller's gather buffer (may be NULL: see init) */
+	size_t cap;
+	uint64_t offset;        /* stream bytes consumed so far */
+	uint64_t msg_offset;    /* stream offset of the message in progress */
+	struct wire_hdr hdr;    /* header of the message in progress */
+};
+
+/*
+ * wire_deframer_init() - |max_len| 0 means WIRE_MAX_MSG_LEN. |buf| of |cap|
+ * bytes gathers payloads that arrive split; it must be >= max_len or NULL.
+ * With NULL, split payloads cannot be gathered and input returns
+ * WIRE_ERR_NOSPACE for them (useful only for whole-buffer parsing).
+ * Return: 0, or WIRE_ERR_INVAL if 0 < cap < max_len.
+ */
+WIRE_API int wire_deframer_init(struct wire_deframer *d, uint32_t max_len,
+				uint8_t *buf, size_t cap);
+/*
+ * wire_deframer_input() - consume bytes from |in|; stops after at most one
+ * completed message.
+ * Return: bytes consumed (>= 0); *ready is set to true when |out| holds a
+ * message. Errors: WIRE_ERR_TOOBIG when an h_len exceeds max_len (the
+ * header is in wire_deframer_hdr(); the error is sticky), WIRE_ERR_NOSPACE
+ * (see init).
+ */
+WIRE_API ssize_t wire_deframer_input(struct wire_deframer *d, const uint8_t *in,
+				     size_t len, struct wire_frame *out, bool *ready);
+/* wire_deframer_hdr() - header of the message in progress (or the refused one). */
+WIRE_API const struct wire_hdr *wire_deframer_hdr(const struct wire_deframer *d);
+/* wire_deframer_pending() - true when a message is partly received: at a
+ * connection close this means a truncated message. */
+WIRE_API bool wire_deframer_pending(const struct wire_deframer *d);
+
+/* ------------------------------------------------------------------------
+ * InfiniBand CM private data (net/rds/ib.h)
+ *
+ * IPv4, 32 bytes:             IPv6, 56 bytes:
+ *   0 saddr  4 daddr            0 saddr(16) 16 daddr(16)
+ *   8 common part (24)         32 common part (24)
+ * common: 0 major 1 minor 2 minor_mask(be16) 4 tos 5 reserved1 6 reserved2
+ *         8 ack_seq(be64) 16 credit(be32) 20 pad(4)
+ */
+
+#define WIRE_IBPD_V4_LEN 32
+#define WIRE_IBPD_V6_LEN 56
+#define WIRE_IBPD_CMN_LEN 24
+
+#define WIRE_IBVER_3_0 0x0300
+#define WIRE_IBVER_3_1 0x0301
+#define WIRE_IBVER_4_0 0x0400
+#define WIRE_IBVER_4_1 0x0401
+#define WIRE_IB_SUPPORTED_MINORS 0x0003  /* RDS_IB_SUPPORTED_PROTOCOLS */
+
+struct wire_ibpd {
+	int family;             /* 4 or 6 */
+	uint8_t saddr[16];      /* IPv4: first 4 bytes */
+	uint8_t daddr[16];
+	uint8_t major;
+	uint8_t minor;
+	uint16_t minor_mask;
+	uint8_t tos;
+	uint8_t reserved1;
+	uint16_t reserved2;
+	uint64_t ack_seq;
+	uint32_t credit;
+	uint8_t pad[4];
+	size_t extra;           /* bytes after the struct (accepted, not decoded) */
+	struct wire_rules rules;
+};
+
+/*
+ * wire_ibpd_decode() - decode the variant for |family| (4 or 6; which
+ * listener got the request decides it in the kernel). Longer blobs are
+ * accepted (fields are only ever appended); |extra| says by how much.
+ * Return: bytes decoded (32 or 56), WIRE_ERR_TRUNC if shorter,
+ * WIRE_ERR_INVAL for another family.
+ */
+WIRE_API ssize_t wire_ibpd_decode(struct wire_ibpd *pd, int family,
+				  const uint8_t *buf, size_t len);
+WIRE_API ssize_t wire_ibpd_encode(const struct wire_ibpd *pd, uint8_t *buf, size_t cap);
+
+/*
+ * wire_ib_negotiate() - the passive side's choice, as
+ * rds_ib_protocol_compatible(): no private data -> reject (0); shorter than
+ * the struct or major 0 -> 4.0; major 4 with a common minor in the mask ->
+ * 4.<highest common>; 3.1 -> 3.1; anything else -> reject (0).
+ * Return: the version (WIRE_IBVER_*) or 0 for reject.
+ */
+WIRE_API uint16_t wire_ib_negotiate(const uint8_t *buf, size_t len, int family);
+/*
+ * wire_ib_adopt() - the active side on ESTABLISHED: take the REP's
+ * (major, minor) when major != 0, else keep |proposed|.
+ * Return: the version in use, or 0 if it is below 3.1 (the kernel drops).
+ */
+WIRE_API uint16_t wire_ib_adopt(uint16_t proposed, const struct wire_ibpd *rep);
+
+/* ------------------------------------------------------------------------
+ * IB fragmentation (net/rds/ib_send.c, ib_recv.c): every SEND carries a
+ * full 48-byte header followed by up to 4096 payload bytes; all fragments
+ * but the last carry exactly 4096.
+ */
+
+/* wire_frag_count() - SENDs for a message of |len| bytes (1 for len 0). */
+WIRE_API uint32_t wire_frag_count(uint32_t len);
+/* wire_frag_len() - payload bytes in fragment |i|; 0 if i is out of range. */
+WIRE_API uint32_t wire_frag_len(uint32_t len, uint32_t i);
+
+struct wire_reasm {
+	bool active;            /* a message is in progress */
+	struct wire_hdr first;  /* header of its first fragment */
+	uint32_t got;           /* payload bytes gathered */
+	uint32_t frags;         /* fragments gathered */
+	uint32_t max_len;
+	uint8_t *buf;           /* caller's buffer, >= max_len, or NULL */
+	size_t cap;
+	struct wire_rules rules;/* rules of the last completed or failed message */
+};
+
+/*
+ * wire_reasm_init() - as wire_deframer_init(): |max_len| 0 = 1 MiB, |buf|
+ * NULL means payloads are not gathered (headers are still checked).
+ */
+WIRE_API int wire_reasm_init(struct wire_reasm *r, uint32_t max_len, uint8_t *buf,
+			     size_t cap);
+/*
+ * wire_reasm_input() - one received SEND (header + fragment payload), as
+ * rds_ib_process_recv(): an ack-only frame completes on its own and does not
+ * disturb a message in progress; a later fragment whose seq, len, sport or
+ * dport differ from the first is ib.frag.mismatch; a non-final fragment that
+ * is not 4096 bytes is ib.frag.short; a fragment longer than 4096 or than
+ * what remains is ib.frag.long; a frame shorter than 48 bytes is ib.frag.runt.
+ * Return: 1 if |out| holds a completed message (payload NULL when no buffer),
+ * 0 if more fragments are needed, WIRE_ERR_MALFORMED on a violation (the
+ * message in progress is abandoned; r->rules says why), WIRE_ERR_TOOBIG if
+ * h_len exceeds max_len.
+ */
+WIRE_API int wire_reasm_input(struct wire_reasm *r, const uint8_t *frame, size_t len,
+			      struct wire_frame *out);
+
+/* ------------------------------------------------------------------------
+ * RoCEv2 and IB transport headers (IBTA vol. 1 ch. 9; RoCEv2 annex A17),
+ * enough to find RDS inside captures.
+ *
+ * BTH (12): opcode | SE M pad(2) tver(4) | pkey(16) | F B resv(6) |
+ *           dqpn(24) | A resv(7) | psn(24)
+ */
+
+/* Opcodes the decoder names; others decode with their raw value. */
+enum wire_ib_opcode {
+	WIRE_IB_RC_SEND_FIRST = 0x00,
+	WIRE_IB_RC_SEND_MIDDLE = 0x01,
+	WIRE_IB_RC_SEND_LAST = 0x02,
+	WIRE_IB_RC_SEND_LAST_IMM = 0x03,
+	WIRE_IB_RC_SEND_ONLY = 0x04,
+	WIRE_IB_RC_SEND_ONLY_IMM = 0x05,
+	WIRE_IB_RC_WRITE_FIRST = 0x06,
+	WIRE_IB_RC_WRITE_MIDDLE = 0x07,
+	WIRE_IB_RC_WRITE_LAST = 0x08,
+	WIRE_IB_RC_WRITE_LAST_IMM = 0x09,
+	WIRE_IB_RC_WRITE_ONLY = 0x0a,
+	WIRE_IB_RC_WRITE_ONLY_IMM = 0x0b,
+	WIRE_IB_RC_READ_REQUEST = 0x0c,
+	WIRE_IB_RC_READ_RESP_FIRST = 0x0d,
+	WIRE_IB_RC_READ_RESP_MIDDLE = 0x0e,
+	WIRE_IB_RC_READ_RESP_LAST = 0x0f,
+	WIRE_IB_RC_READ_RESP_ONLY = 0x10,
+	WIRE_IB_RC_ACK = 0x11,
+	WIRE_IB_RC_ATOMIC_ACK = 0x12,
+	WIRE_IB_RC_CMP_SWAP = 0x13,
+	WIRE_IB_RC_FETCH_ADD = 0x14,
+	WIRE_IB_RC_SEND_LAST_INV = 0x16,
+	WIRE_IB_RC_SEND_ONLY_INV = 0x17,
+	WIRE_IB_UD_SEND_ONLY = 0x64,
+	WIRE_IB_UD_SEND_ONLY_IMM = 0x65,
+	WIRE_IB_CNP = 0x81,
+};
+
+/* Where a SEND packet sits in its message. */
+enum wire_ib_seg {
+	WIRE_IB_SEG_NONE = 0,   /* not a SEND */
+	WIRE_IB_SEG_FIRST,
+	WIRE_IB_SEG_MIDDLE,
+	WIRE_IB_SEG_LAST,
+	WIRE_IB_SEG_ONLY,
+};
+
+struct wire_bth {
+	uint8_t opcode;
+	bool se;
+	bool migreq;
+	uint8_t padcnt;
+	uint8_t tver;
+	uint16_t pkey;
+	uint8_t resv8a;         /* F, B and 6 reserved bits, raw */
+	uint32_t dqpn;
+	bool ackreq;
+	uint8_t resv7;
+	uint32_t psn;
+};
+
+struct wire_reth {
+	uint64_t va;
+	uint32_t rkey;
+	uint32_t dma_len;
+};
+
+struct wire_aeth {
+	uint8_t syndrome;
+	uint32_t msn;
+};
+
+struct wire_deth {
+	uint32_t qkey;
+	uint8_t resv;
+	uint32_t src_qp;
+};
+
+/* One RoCEv2 packet, decoded from its IP header to its ICRC. */
+struct wire_roce {
+	int ip_version;         /* 4 or 6 */
+	uint8_t src[16];        /* IPv4: first 4 bytes */
+	uint8_t dst[16];
+	uint16_t udp_sport;
+	uint16_t udp_dport;
+	struct wire_bth bth;
+	bool has_reth, has_aeth, has_deth, has_imm, has_ieth, has_atomic_eth,
+		has_atomic_ack;
+	struct wire_reth reth;
+	struct wire_aeth aeth;
+	struct wire_deth deth;
+	uint32_t imm;           /* immediate data, as on the wire (big-endian value) */
+	uint32_t ieth_rkey;
+	const uint8_t *payload; /* after all transport headers, before pad and ICRC */
+	size_t payload_len;
+	uint32_t icrc;          /* as carried */
+	uint32_t icrc_computed;
+	bool icrc_checked;      /* false when the packet was truncated */
+	bool icrc_ok;
+	struct wire_rules rules;
+};
+
+/*
+ * wire_roce_decode() - an IPv4 or IPv6 packet carrying UDP to port 4791.
+ * |len| is what was captured; |wire_len| what was on the wire (0 = same).
+ * When the capture is complete the ICRC is verified (roce.icrc on mismatch).
+ * Return: 0, WIRE_ERR_TRUNC if headers are cut short, WIRE_ERR_MALFORMED,
+ * WIRE_ERR_UNSUPP if it is not UDP/4791.
+ */
+WIRE_API int wire_roce_decode(struct wire_roce *r, const uint8_t *ip, size_t len,
+			      size_t wire_len);
+/*
+ * wire_roce_icrc() - the RoCEv2 invariant CRC over |ip| (IP header through
+ * payload and pad, |len| excluding the 4 ICRC bytes), with the variant fields
+ * masked as the spec says. Return: the value as stored on the wire, read
+ * little-endian.
+ */
+WIRE_API uint32_t wire_roce_icrc(const uint8_t *ip, size_t len);
+/* wire_ib_opcode_name() - "RC SEND_FIRST", ...; NULL if unknown. */
+WIRE_API const char *wire_ib_opcode_name(uint8_t opcode);
+/* wire_ib_opcode_seg() - position of a SEND opcode within its message. */
+WIRE_API enum wire_ib_seg wire_ib_opcode_seg(uint8_t opcode);
+
+/* IB CM (IBTA vol. 1 ch. 12), carried in MADs on QP1. */
+enum wire_ibcm_attr {
+	WIRE_IBCM_REQ = 0x0010,
+	WIRE_IBCM_MRA = 0x0011,
+	WIRE_IBCM_REJ = 0x0012,
+	WIRE_IBCM_REP = 0x0013,
+	WIRE_IBCM_RTU = 0x0014,
+	WIRE_IBCM_DREQ = 0x0015,
+	WIRE_IBCM_DREP = 0x0016,
+};
+
+#define WIRE_MAD_LEN 256
+#define WIRE_IBCM_CLASS 0x07
+
+struct wire_ibcm {
+	/* MAD common header */
+	uint8_t base_version;
+	uint8_t mgmt_class;
+	uint8_t class_version;
+	uint8_t method;
+	uint16_t status;
+	uint64_t tid;
+	uint16_t attr_id;       /* enum wire_ibcm_attr */
+	uint32_t attr_mod;
+	/* CM message */
+	uint32_t local_comm_id;
+	uint32_t remote_comm_id;
+	uint64_t service_id;    /* REQ */
+	uint32_t local_qpn;     /* REQ, REP */
+	uint32_t remote_qpn;    /* DREQ */
+	uint32_t starting_psn;  /* REQ, REP */
+	uint16_t rej_reason;    /* REJ */
+	uint8_t rej_msg;        /* REJ: which message is rejected */
+	const uint8_t *private_data;
+	size_t private_len;     /* REQ 92, REP 196, REJ 148, RTU 224, DREQ 220, DREP 224 */
+	/* rdma_cm header at the start of REQ private data (cma_hdr), if present */
+	bool has_cma;
+	uint8_t cma_version;
+	uint8_t cma_ip_version; /* 4 or 6 */
+	uint16_t cma_port;      /* source port */
+	uint8_t cma_src[16];
+	uint8_t cma_dst[16];
+	const uint8_t *user_data;  /* private data after the cma header */
+	size_t user_len;
+	struct wire_rules rules;
+};
+
+/*
+ * wire_ibcm_decode() - a CM MAD (the 256 bytes after BTH+DETH on QP1).
+ * Return: 0, WIRE_ERR_TRUNC, WIRE_ERR_UNSUPP (not the CM class / attribute).
+ */
+WIRE_API int wire_ibcm_decode(struct wire_ibcm *cm, const uint8_t *mad, size_t len);
+/* wire_ibcm_attr_name() - "REQ", "REP", ...; NULL if unknown. */
+WIRE_API const char *wire_ibcm_attr_name(uint16_t attr_id);
+/* wire_ibcm_rds_service_id() - the IB service ID rdma_cm derives for
+ * RDMA_PS_TCP and |port| (0x0000000001060000 | port). */
+WIRE_API uint64_t wire_ibcm_rds_service_id(uint16_t port);
+
+/* ------------------------------------------------------------------------
+ * RDMA netlink local-service messages (<rdma/rdma_netlink.h>, as merged).
+ * nlmsghdr; for RESOLVE requests a 66-byte family header (device name, port,
+ * path use); for IP_RESOLVE requests a 4-byte ifindex; then attributes.
+ * Responses carry attributes right after the nlmsghdr.
+ */
+
+enum wire_nl_ls_op {
+	WIRE_NL_LS_OP_RESOLVE = 0,
+	WIRE_NL_LS_OP_SET_TIMEOUT = 1,
+	WIRE_NL_LS_OP_IP_RESOLVE = 2,
+};
+
+enum wire_nl_ls_attr {
+	WIRE_NL_LS_UNSPEC = 0,
+	WIRE_NL_LS_PATH_RECORD,
+	WIRE_NL_LS_TIMEOUT,
+	WIRE_NL_LS_SERVICE_ID,
+	WIRE_NL_LS_DGID,
+	WIRE_NL_LS_SGID,
+	WIRE_NL_LS_TCLASS,
+	WIRE_NL_LS_PKEY,
+	WIRE_NL_LS_QOS_CLASS,
+	WIRE_NL_LS_IPV4,
+	WIRE_NL_LS_IPV6,
+	WIRE_NL_LS_ATTR_MAX     /* LS_NLA_TYPE_MAX */
+};
+
+#define WIRE_NL_CLIENT_LS 4         /* RDMA_NL_LS */
+#define WIRE_NL_LS_F_ERR 0x0100     /* RDMA_NL_LS_F_ERR */
+#define WIRE_NL_ATTR_MANDATORY 0x2000 /* RDMA_NLA_F_MANDATORY */
+#define WIRE_NL_DEVICE_NAME_MAX 64  /* LS_DEVICE_NAME_MAX */
+#define WIRE_NL_MAX_PATHS 8
+#define WIRE_NL_MSG_MAX 4096        /* largest message decoded */
+
+struct wire_nl_path {
+	uint32_t flags;         /* IB_PATH_* (host order, as the kernel writes it) */
+	uint32_t reserved;
+	uint8_t rec[64];        /* path_rec[16]: the packed IB SA PathRecord */
+};
+
+struct wire_nl_ls {
+	/* nlmsghdr */
+	uint32_t nl_len;
+	uint16_t nl_type;
+	uint16_t nl_flags;
+	uint32_t nl_seq;
+	uint32_t nl_pid;
+	uint16_t client;        /* RDMA_NL_GET_CLIENT(nl_type) */
+	uint16_t op;            /* RDMA_NL_GET_OP(nl_type) */
+	bool is_request;        /* NLM_F_REQUEST */
+	bool is_err;            /* RDMA_NL_LS_F_ERR */
+	/* family headers */
+	bool has_resolve_hdr;
+	char device_name[WIRE_NL_DEVICE_NAME_MAX + 1];
+	uint8_t port_num;
+	uint8_t path_use;
+	bool has_ip_resolve_hdr;
+	uint32_t ifindex;
+	/* attributes: present[] and mandatory[] indexed by enum wire_nl_ls_attr */
+	bool present[WIRE_NL_LS_ATTR_MAX];
+	bool mandatory[WIRE_NL_LS_ATTR_MAX];
+	uint32_t timeout;
+	uint64_t service_id;
+	uint8_t dgid[16];
+	uint8_t sgid[16];
+	uint8_t tclass;
+	uint16_t pkey;
+	uint16_t qos_class;
+	uint8_t ipv4[4];
+	uint8_t ipv6[16];
+	uint8_t npaths;
+	struct wire_nl_path paths[WIRE_NL_MAX_PATHS];
+	struct wire_rules rules;
+};
+
+/*
+ * wire_nl_decode() - one netlink message from |buf| (a datagram may hold
+ * several: call again at the returned offset). Attribute sizes are checked
+ * with libnl-3's nla_parse() against the kernel's policy; unknown
+ * attributes are skipped and reported (nl.attr.unknown), as is an unknown
+ * one carrying the mandatory bit (nl.attr.mandatory).
+ * Return: bytes consumed (NLMSG_ALIGN(nl_len), capped at len),
+ * WIRE_ERR_TRUNC, WIRE_ERR_MALFORMED, WIRE_ERR_UNSUPP (not the LS client,
+ * or longer than WIRE_NL_MSG_MAX).
+ */
+WIRE_API ssize_t wire_nl_decode(struct wire_nl_ls *m, const uint8_t *buf, size_t len);
+/*
+ * wire_nl_encode() - build the message from |m| (nl_len is computed; the
+ * family header is written when has_*_hdr is set; attributes in enum
+ * order, each with the mandatory bit when m->mandatory[type]).
+ * Return: bytes written, WIRE_ERR_NOSPACE.
+ */
+WIRE_API ssize_t wire_nl_encode(const struct wire_nl_ls *m, uint8_t *buf, size_t cap);
+/* wire_nl_attr_name() - "PATH_RECORD", ...; NULL if unknown. */
+WIRE_API const char *wire_nl_attr_name(unsigned type);
+/* wire_nl_op_name() - "RESOLVE", "SET_TIMEOUT", "IP_RESOLVE"; NULL if unknown. */
+WIRE_API const char *wire_nl_op_name(unsigned op);
+
+/* ------------------------------------------------------------------------
+ * Version
+ */
+WIRE_API const char *wire_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WIRE_WIRE_H */
