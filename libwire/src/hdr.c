@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * hdr.c - the 48-byte RDS header and its checksum.
+ * Ref: net/rds/rds.h struct rds_header, rds_message_make_checksum(),
+ * rds_message_verify_checksum(); RFC 1071.
+ */
+#include <wire/wire.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "hdrio.h"
+#include "wr.h"
+
+_Static_assert(8 + 8 + 4 + 2 + 2 + 1 + 1 + 4 + 2 + WIRE_EXT_SPACE == WIRE_HDR_LEN,
+	       "header fields must add up to 48 bytes (the 3.1 spec's 40 is wrong)");
+
+/*
+ *  0               8               16      20  22  24 25 26      30  32          48
+ *  +---------------+---------------+-------+---+---+--+--+-------+---+-----------+
+ *  |  h_sequence   |     h_ack     | h_len |spt|dpt|fl|cr|  pad  |csm| h_exthdr  |
+ *  +---------------+---------------+-------+---+---+--+--+-------+---+-----------+
+ */
+ssize_t wire_hdr_decode(struct wire_hdr *h, const uint8_t *buf, size_t len)
+{
+	if (!h || (!buf && len))
+		return WIRE_ERR_INVAL;
+	if (len < WIRE_HDR_LEN)
+		return WIRE_ERR_TRUNC;
+	wire_hdr_read(h, buf);
+	return WIRE_HDR_LEN;
+}
+
+ssize_t wire_hdr_encode(const struct wire_hdr *h, uint8_t *buf, size_t cap)
+{
+	struct wire_wr wr;
+
+	if (!h || (!buf && cap))
+		return WIRE_ERR_INVAL;
+	if (cap < WIRE_HDR_LEN)
+		return WIRE_ERR_NOSPACE;
+	wire_wr_init(&wr, buf, WIRE_HDR_LEN);
+	wire_wr_be64(&wr, h->seq);
+	wire_wr_be64(&wr, h->ack);
+	wire_wr_be32(&wr, h->len);
+	wire_wr_be16(&wr, h->sport);
+	wire_wr_be16(&wr, h->dport);
+	wire_wr_u8(&wr, h->flags);
+	wire_wr_u8(&wr, h->credit);
+	wire_wr_bytes(&wr, h->pad, sizeof(h->pad));
+	wire_wr_be16(&wr, h->csum);
+	wire_wr_bytes(&wr, h->ext, sizeof(h->ext));
+	return WIRE_HDR_LEN;
+}
+
+uint16_t wire_csum(const uint8_t *buf, size_t len)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)buf[i] << 8 | buf[i + 1];
+	if (i < len)
+		sum += (uint32_t)buf[i] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+uint16_t wire_hdr_csum_compute(const struct wire_hdr *h)
+{
+	struct wire_hdr tmp = *h;
+	uint8_t b[WIRE_HDR_LEN];
+
+	tmp.csum = 0;
+	wire_hdr_encode(&tmp, b, sizeof(b));
+	return wire_csum(b, sizeof(b));
+}
+
+void wire_hdr_csum_set(struct wire_hdr *h)
+{
+	h->csum = wire_hdr_csum_compute(h);
+}
+
+/* Verifying over all 48 bytes with the stored value in place must give 0;
+ * a zero h_csum means "no checksum" (TCP never sets one). */
+bool wire_hdr_csum_ok(const struct wire_hdr *h)
+{
+	uint8_t b[WIRE_HDR_LEN];
+
+	if (h->csum == 0)
+		return true;
+	wire_hdr_encode(h, b, sizeof(b));
+	return wire_csum(b, sizeof(b)) == 0;
+}
+
+static const char *const flag_names[8] = {
+	"CONG_BITMAP", "ACK_REQUIRED", "RETRANSMITTED", "HB_PING",
+	"HB_PONG", "EXTHDR_EXTENSION", NULL, NULL,
+};
+
+const char *wire_flag_name(uint8_t bit)
+{
+	for (unsigned i = 0; i < 8; i++)
+		if (bit == (1u << i))
+			return flag_names[i];
+	return NULL;
+}
+
+size_t wire_flags_str(uint8_t flags, char *buf, size_t cap)
+{
+	char all[128]; /* every name plus two unknown bits fits */
+	size_t n = 0;
+
+	if (!flags)
+		n = (size_t)snprintf(all, sizeof(all), "none");
+	for (unsigned i = 0; i < 8; i++) {
+		if (!(flags & (1u << i)))
+			continue;
+		if (flag_names[i])
+			n += (size_t)snprintf(all + n, sizeof(all) - n, "%s%s",
+					      n ? "|" : "", flag_names[i]);
+		else
+			n += (size_t)snprintf(all + n, sizeof(all) - n, "%s0x%02x",
+					      n ? "|" : "", 1u << i);
+	}
+	if (cap)
+		snprintf(buf, cap, "%s", all);
+	return n;
+}
+
+int wire_hdr_check(const struct wire_hdr *h, enum wire_xport xp,
+		   const struct wire_limits *lim, struct wire_rules *out)
+{
+	struct wire_rules before = *out;
+	uint32_t max = lim && lim->max_len ? lim->max_len : WIRE_MAX_MSG_LEN;
+	bool probe = (h->sport == WIRE_PROBE_PORT && h->dport == 0) ||
+		     (h->sport == 0 && h->dport == WIRE_PROBE_PORT);
+
+	if (h->len > max)
+		wire_rules_add(out, WIRE_RULE_HDR_LEN_MAX);
+	if (!wire_hdr_csum_ok(h))
+		wire_rules_add(out, WIRE_RULE_HDR_CSUM_BAD);
+	if (h->pad[0] | h->pad[1] | h->pad[2] | h->pad[3])
+		wire_rules_add(out, WIRE_RULE_HDR_PAD_NONZERO);
+	if (h->flags & 0xc0)
+		wire_rules_add(out, WIRE_RULE_HDR_FLAGS_UNKNOWN);
+	if (h->flags & (WIRE_FLAG_HB_PING | WIRE_FLAG_HB_PONG))
+		wire_rules_add(out, WIRE_RULE_HDR_FLAGS_HEARTBEAT);
+	if (!probe && (h->sport == WIRE_PROBE_PORT || h->dport == WIRE_PROBE_PORT))
+		wire_rules_add(out, WIRE_RULE_HDR_PROBE_PORT_DATA);
+	if (xp == WIRE_XPORT_TCP) {
+		if (h->csum)
+			wire_rules_add(out, WIRE_RULE_HDR_CSUM_ON_TCP);
+		if (h->ack)
+			wire_rules_add(out, WIRE_RULE_HDR_ACK_ON_TCP);
+		if (h->credit)
+			wire_rules_add(out, WIRE_RULE_HDR_CREDIT_ON_TCP);
+		if (h->flags & WIRE_FLAG_ACK_REQUIRED)
+			wire_rules_add(out, WIRE_RULE_HDR_ACKREQ_ON_TCP);
+		if (h->flags & WIRE_FLAG_EXTHDR_EXTENSION)
+			wire_rules_add(out, WIRE_RULE_HDR_EXTFLAG_ON_TCP);
+	} else if (h->csum == 0) {
+		wire_rules_add(out, WIRE_RULE_HDR_CSUM_MISSING_IB);
+	}
+	return (int)(wire_rules_count(out) - wire_rules_count(&before));
+}

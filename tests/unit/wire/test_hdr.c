@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* test_hdr.c - the 48-byte header, its checksum, flags and header rules.
+ * Vectors: shared/docs/kernel-rds-facts.md section 10 (computed there with an
+ * independent RFC 1071 implementation) and the kernel-peer-lab capture notes. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <wire/wire.h>
+
+#include "hex.h"
+
+static const char probe61[] =
+	"00 00 00 00 00 00 00 01 00 00 00 00 00 00 00 00"
+	"00 00 00 00 00 01 00 00 00 00 00 00 00 00 00 00"
+	"05 00 08 00 00 00 00 00 00 00 00 00 00 00 00 00";
+static const char ibdata[] = /* seq 7, len 10, 4000 -> 5000, ACK_REQUIRED, ack 3 */
+	"00 00 00 00 00 00 00 07 00 00 00 00 00 00 00 03"
+	"00 00 00 0a 0f a0 13 88 02 00 00 00 00 00 da c3"
+	"00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00";
+static const char iback[] = /* ack-only acking 5 */
+	"00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 05"
+	"00 00 00 00 00 00 00 00 00 00 00 00 00 00 ff fa"
+	"00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00";
+
+static void test_hdr_decode_fields(void **state)
+{
+	uint8_t b[WIRE_HDR_LEN];
+	struct wire_hdr h;
+
+	(void)state;
+	assert_int_equal(hex_decode(ibdata, b, sizeof(b)), WIRE_HDR_LEN);
+	assert_int_equal(wire_hdr_decode(&h, b, sizeof(b)), WIRE_HDR_LEN);
+	assert_true(h.seq == 7);
+	assert_true(h.ack == 3);
+	assert_int_equal(h.len, 10);
+	assert_int_equal(h.sport, 4000);
+	assert_int_equal(h.dport, 5000);
+	assert_int_equal(h.flags, WIRE_FLAG_ACK_REQUIRED);
+	assert_int_equal(h.credit, 0);
+	assert_int_equal(h.csum, 0xdac3);
+}
+
+static void test_hdr_all_offsets(void **state)
+{
+	/* Every field at its kernel offset, with distinct byte values. */
+	uint8_t b[WIRE_HDR_LEN], out[WIRE_HDR_LEN];
+	struct wire_hdr h;
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(b); i++)
+		b[i] = (uint8_t)(i + 1);
+	assert_int_equal(wire_hdr_decode(&h, b, sizeof(b)), WIRE_HDR_LEN);
+	assert_true(h.seq == 0x0102030405060708ull);
+	assert_true(h.ack == 0x090a0b0c0d0e0f10ull);
+	assert_int_equal(h.len, 0x11121314);
+	assert_int_equal(h.sport, 0x1516);
+	assert_int_equal(h.dport, 0x1718);
+	assert_int_equal(h.flags, 0x19);
+	assert_int_equal(h.credit, 0x1a);
+	assert_memory_equal(h.pad, b + 26, 4);
+	assert_int_equal(h.csum, 0x1f20);
+	assert_memory_equal(h.ext, b + 32, 16);
+	assert_int_equal(wire_hdr_encode(&h, out, sizeof(out)), WIRE_HDR_LEN);
+	assert_memory_equal(out, b, sizeof(b)); /* padding and all: lossless */
+}
+
+static void test_hdr_truncated_every_offset(void **state)
+{
+	uint8_t b[WIRE_HDR_LEN] = { 0 };
+	struct wire_hdr h;
+
+	(void)state;
+	for (size_t n = 0; n < WIRE_HDR_LEN; n++)
+		assert_int_equal(wire_hdr_decode(&h, b, n), WIRE_ERR_TRUNC);
+	assert_int_equal(wire_hdr_decode(&h, b, WIRE_HDR_LEN + 7), WIRE_HDR_LEN);
+}
+
+static void test_hdr_encode_nospace(void **state)
+{
+	struct wire_hdr h = { 0 };
+	uint8_t b[WIRE_HDR_LEN];
+
+	(void)state;
+	for (size_t n = 0; n < WIRE_HDR_LEN; n++)
+		assert_int_equal(wire_hdr_encode(&h, b, n), WIRE_ERR_NOSPACE);
+	assert_int_equal(wire_hdr_decode(NULL, b, sizeof(b)), WIRE_ERR_INVAL);
+}
+
+static void test_csum_known_answers(void **state)
+{
+	uint8_t b[WIRE_HDR_LEN];
+	struct wire_hdr h;
+
+	(void)state;
+	hex_decode(ibdata, b, sizeof(b));
+	wire_hdr_decode(&h, b, sizeof(b));
+	assert_true(wire_hdr_csum_ok(&h));
+	assert_int_equal(wire_hdr_csum_compute(&h), 0xdac3);
+	assert_int_equal(wire_csum(b, sizeof(b)), 0); /* verifies in place */
+
+	hex_decode(iback, b, sizeof(b));
+	wire_hdr_decode(&h, b, sizeof(b));
+	assert_int_equal(wire_hdr_csum_compute(&h), 0xfffa);
+	assert_true(wire_hdr_csum_ok(&h));
+
+	/* Building the same frames from scratch gives the same bytes. */
+	wire_build_ack(&h, 5, 0);
+	wire_hdr_encode(&h, b, sizeof(b));
+	{
+		uint8_t want[WIRE_HDR_LEN];
+
+		hex_decode(iback, want, sizeof(want));
+		assert_memory_equal(b, want, sizeof(b));
+	}
+}
+
+static void test_csum_zero_is_absent_and_bad_detected(void **state)
+{
+	uint8_t b[WIRE_HDR_LEN];
+	struct wire_hdr h;
+	struct wire_rules r;
+
+	(void)state;
+	hex_decode(ibdata, b, sizeof(b));
+	wire_hdr_decode(&h, b, sizeof(b));
+	h.csum = 0;
+	assert_true(wire_hdr_csum_ok(&h));
+	h.csum = 0xdac4;
+	assert_false(wire_hdr_csum_ok(&h));
+	wire_rules_clear(&r);
+	wire_hdr_check(&h, WIRE_XPORT_IB, NULL, &r);
+	assert_true(wire_rules_has(&r, WIRE_RULE_HDR_CSUM_BAD));
+	/* Any single-bit change in a checksummed header is caught. */
+	wire_hdr_csum_set(&h);
+	for (unsigned byte = 0; byte < WIRE_HDR_LEN; byte++) {
+		for (unsigned bit = 0; bit < 8; bit++) {
+			struct wire_hdr t;
+
+			wire_hdr_encode(&h, b, sizeof(b));
+			b[byte] ^= (uint8_t)(1u << bit);
+			wire_hdr_decode(&t, b, sizeof(b));
+			if (t.csum == 0)
+				continue; /* flipping the csum to zero means "absent" */
+			assert_false(wire_hdr_csum_ok(&t));
+		}
+	}
+}
+
+static void test_csum_odd_length(void **state)
+{
+	const uint8_t b[3] = { 0x01, 0x02, 0x03 };
+
+	(void)state;
+	/* 0x0102 + 0x0300 = 0x0402 -> ~ = 0xfbfd */
+	assert_int_equal(wire_csum(b, 3), 0xfbfd);
+	assert_int_equal(wire_csum(b, 0), 0xffff);
+}
+
+static void test_flags_names(void **state)
+{
+	char buf[128];
+
+	(void)state;
+	assert_string_equal(wire_flag_name(0x01), "CONG_BITMAP");
+	assert_string_equal(wire_flag_name(0x02), "ACK_REQUIRED");
+	assert_string_equal(wire_flag_name(0x04), "RETRANSMITTED");
+	assert_string_equal(wire_flag_name(0x08), "HB_PING");
+	assert_string_equal(wire_flag_name(0x10), "HB_PONG");
+	assert_string_equal(wire_flag_name(0x20), "EXTHDR_EXTENSION");
+	assert_null(wire_flag_name(0x40));
+	assert_null(wire_flag_name(0x03));
+	assert_int_equal(wire_flags_str(0, buf, sizeof(buf)), 4);
+	assert_string_equal(buf, "none");
+	wire_flags_str(0x06, buf, sizeof(buf));
+	assert_string_equal(buf, "ACK_REQUIRED|RETRANSMITTED");
+	wire_flags_str(0xc1, buf, sizeof(buf));
+	assert_string_equal(buf, "CONG_BITMAP|0x40|0x80");
+	/* Truncation keeps the return value of the full length. */
+	assert_int_equal(wire_flags_str(0x06, buf, 5), strlen("ACK_REQUIRED|RETRANSMITTED"));
+	assert_string_equal(buf, "ACK_");
+}
+
+static void test_hdr_rules_tcp(void **state)
+{
+	uint8_t b[WIRE_HDR_LEN];
+	struct wire_hdr h;
+	struct wire_rules r;
+
+	(void)state;
+	hex_decode(probe61, b, sizeof(b));
+	wire_hdr_decode(&h, b, sizeof(b));
+	wire_rules_clear(&r);
+	assert_int_equal(wire_hdr_check(&h, WIRE_XPORT_TCP, NULL, &r), 0);
+
+	/* IB-only fields on TCP are each flagged. */
+	hex_decode(ibdata, b, sizeof(b));
+	wire_hdr_decode(&h, b, sizeof(b));
+	h.credit = 3;
+	h.flags |= WIRE_FLAG_EXTHDR_EXTENSION;
+	wire_rules_clear(&r);
+	wire_hdr_check(&h, WIRE_XPORT_TCP, NULL, &r);
+	assert_true(wire_rules_has(&r, WIRE_RULE_HDR_ACK_ON_TCP));
+	assert_true(wire_rules_has(&r, WIRE_RULE_HDR_CREDIT_ON_TCP));
+	assert_true(wire_rules_has(&r, WIRE_RULE_HDR_ACKREQ_ON_TCP));
+	assert_true(wire_rules_has(&r, WIRE_RULE_HDR_CSUM_ON_TCP));
+	assert_true(wire_rules_has(&r, WIRE_RULE_HDR_EXTFLAG_ON_TCP));
+	assert_true(wire_rules_has(&r, WIRE_RULE_HDR_CSUM_BAD)); /* credit changed */
+}
+
+static void test_hdr_rules_each(void **state)
+{
+	struct wire_hdr h;
+	struct wire_rules r;
+	struct wire_limits lim = { .max_len = 100 };
+
+	(void)state;
+	wire_build_data(&h, 1, 4000, 5000, WIRE_MAX_MSG_LEN);
+	wire_rules_clear(&r);
+	assert_int_equal(wire_hdr_check(&h, WIRE_XPORT_TCP, NULL, &r), 0);
+	h.len = WIRE_MAX_MSG_LEN + 1;
+	wire_hdr_check(&h, WIRE_XPORT_TCP, NULL, &r);
+	assert_true(wire_rules_has(&r, WIRE_RULE_HDR_LEN_MAX));
+
+	wire_build_data(&h, 1, 4000, 5000, 101);
+	wire_rules_clear(&r);
+	wire_hdr_check(&h, WIRE_XPORT_TCP, &lim, &r);
+	assert_true(wire_rules_has(&r, WIRE_RULE_HDR_LEN_MAX));
+
+	wire_build_data(&h, 1, 4000, 5000, 1);
+	h.pad[2] = 1;
+	h.flags = 0x40 | WIRE_FLAG_HB_PING;
+	wire_rules_clear(&r);
+	wire_hdr_check(&h, WIRE_XPORT_TCP, NULL, &r);
+	assert_true(wire_rules_has(&r, WIRE_RULE_HDR_PAD_NONZERO));
+	assert_true(wire_rules_has(&r, WIRE_RULE_HDR_FLAGS_UNKNOWN));
+	assert_true(wire_rules_has(&r, WIRE_RULE_HDR_FLAGS_HEARTBEAT));
+
+	/* Port 1 outside a probe. */
+	wire_build_data(&h, 1, 1, 5000, 1);
+	wire_rules_clear(&r);
+	wire_hdr_check(&h, WIRE_XPORT_TCP, NULL, &r);
+	assert_true(wire_rules_has(&r, WIRE_RULE_HDR_PROBE_PORT_DATA));
+	wire_build_probe(&h, true, 3, WIRE_KVER_7, 8, 9);
+	wire_rules_clear(&r);
+	assert_int_equal(wire_hdr_check(&h, WIRE_XPORT_TCP, NULL, &r), 0);
+
+	/* IB without a checksum is worth knowing, not wrong. */
+	wire_build_data(&h, 1, 4000, 5000, 1);
+	wire_rules_clear(&r);
+	wire_hdr_check(&h, WIRE_XPORT_IB, NULL, &r);
+	assert_true(wire_rules_has(&r, WIRE_RULE_HDR_CSUM_MISSING_IB));
+	wire_hdr_csum_set(&h);
+	wire_rules_clear(&r);
+	assert_int_equal(wire_hdr_check(&h, WIRE_XPORT_IB, NULL, &r), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hdr_decode_fields),
+		cmocka_unit_test(test_hdr_all_offsets),
+		cmocka_unit_test(test_hdr_truncated_every_offset),
+		cmocka_unit_test(test_hdr_encode_nospace),
+		cmocka_unit_test(test_csum_known_answers),
+		cmocka_unit_test(test_csum_zero_is_absent_and_bad_detected),
+		cmocka_unit_test(test_csum_odd_length),
+		cmocka_unit_test(test_flags_names),
+		cmocka_unit_test(test_hdr_rules_tcp),
+		cmocka_unit_test(test_hdr_rules_each),
+	};
+	return cmocka_run_group_tests_name("wire_hdr", tests, NULL, NULL);
+}
