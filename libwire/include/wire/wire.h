@@ -380,9 +380,10 @@ struct wire_exts {
 /*
  * wire_exts_decode() - walk all extension headers as a |kv| receiver would
  * and record rules: ext.overrun, ext.unknown, ext.type_high, ext.trailing
- * (non-zero bytes after the end), ext.multiple (more than one: a 6.x sender
- * cannot produce it), ext.misparse_6x (a 6.x receiver would see a different
- * list than a 7.x one), ext.version, ext.duplicate, ext.nonmainline.
+ * (non-zero bytes after the end), ext.multiple (with |kv| 6 only: more than
+ * one, which a 6.x sender cannot produce), ext.misparse_6x (a 6.x receiver
+ * would act on different values than a 7.x one: a phantom or lost entry of
+ * a type 6.x knows), ext.version, ext.duplicate, ext.nonmainline.
  * Return: number of extensions decoded (never fails).
  */
 WIRE_API int wire_exts_decode(struct wire_exts *x, const uint8_t ext[WIRE_EXT_SPACE],
@@ -911,6 +912,7 @@ struct wire_nl_ls {
 	char device_name[WIRE_NL_DEVICE_NAME_MAX + 1];
 	uint8_t port_num;
 	uint8_t path_use;
+	uint8_t resolve_pad[2]; /* NLMSG_ALIGN tail; the kernel does not clear it */
 	bool has_ip_resolve_hdr;
 	uint32_t ifindex;
 	/* attributes: present[] and mandatory[] indexed by enum wire_nl_ls_attr */
