@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * deframe.c - incremental RDS/TCP stream deframer.
+ * Ref: net/rds/tcp_recv.c rds_tcp_data_recv() (t_tinc_hdr_rem,
+ * t_tinc_data_rem): [48-byte header][h_len bytes], back to back.
+ *
+ * The hot path handles a header and payload that lie whole in the caller's
+ * chunk without copying; only records split across chunks are gathered, into
+ * the caller's buffer. Nothing here allocates, and an h_len above the limit
+ * is refused before any of its payload is taken.
+ */
+#include <wire/wire.h>
+
+#include <string.h>
+
+#include "hdrio.h"
+
+int wire_deframer_init(struct wire_deframer *d, uint32_t max_len, uint8_t *buf, size_t cap)
+{
+	if (!d)
+		return WIRE_ERR_INVAL;
+	memset(d, 0, sizeof(*d));
+	d->max_len = max_len ? max_len : WIRE_MAX_MSG_LEN;
+	if (buf && cap < d->max_len)
+		return WIRE_ERR_INVAL;
+	d->buf = buf;
+	d->cap = buf ? cap : 0;
+	return 0;
+}
+
+const struct wire_hdr *wire_deframer_hdr(const struct wire_deframer *d)
+{
+	return &d->hdr;
+}
+
+bool wire_deframer_pending(const struct wire_deframer *d)
+{
+	return d->hgot > 0 || d->in_data;
+}
+
+static void emit(struct wire_deframer *d, struct wire_frame *out, const uint8_t *payload)
+{
+	out->hdr = d->hdr;
+	out->payload = payload;
+	out->len = d->hdr.len;
+	out->offset = d->msg_offset;
+	d->in_data = false;
+	d->dgot = 0;
+}
+
+ssize_t wire_deframer_input(struct wire_deframer *d, const uint8_t *in, size_t len,
+			    struct wire_frame *out, bool *ready)
+{
+	size_t used = 0;
+
+	*ready = false;
+	if (d->failed)
+		return d->failed;
+	if (!in && len)
+		return WIRE_ERR_INVAL;
+
+	if (!d->in_data) {
+		if (d->hgot == 0)
+			d->msg_offset = d->offset;
+		if (d->hgot == 0 && len >= WIRE_HDR_LEN) {
+			wire_hdr_read(&d->hdr, in);
+			used = WIRE_HDR_LEN;
+		} else {
+			size_t n = WIRE_HDR_LEN - d->hgot;
+
+			if (n > len)
+				n = len;
+			memcpy(d->hbuf + d->hgot, in, n);
+			d->hgot += (uint32_t)n;
+			used = n;
+			if (d->hgot < WIRE_HDR_LEN)
+				goto out;
+			wire_hdr_read(&d->hdr, d->hbuf);
+			d->hgot = 0;
+		}
+		if (d->hdr.len > d->max_len) {
+			d->offset += used;
+			d->failed = WIRE_ERR_TOOBIG;
+			return WIRE_ERR_TOOBIG;
+		}
+		d->in_data = true;
+		d->dgot = 0;
+	}
+
+	{
+		uint32_t need = d->hdr.len - d->dgot;
+		size_t left = len - used;
+
+		if (d->dgot == 0 && left >= need) {
+			emit(d, out, in + used);
+			used += need;
+			*ready = true;
+			goto out;
+		}
+		if (!d->buf) {
+			d->failed = WIRE_ERR_NOSPACE;
+			return WIRE_ERR_NOSPACE;
+		}
+		if (left > need)
+			left = need;
+		memcpy(d->buf + d->dgot, in + used, left);
+		d->dgot += (uint32_t)left;
+		used += left;
+		if (d->dgot == d->hdr.len) {
+			emit(d, out, d->buf);
+			*ready = true;
+		}
+	}
+out:
+	d->offset += used;
+	return (ssize_t)used;
+}

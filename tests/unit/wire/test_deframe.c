@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* test_deframe.c - the RDS/TCP stream deframer under every chunking. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <wire/wire.h>
+
+/* A stream like the start of a real connection: map, probe, pings, data of
+ * the sizes the lab captures use. */
+static const uint32_t sizes[] = { 8192, 0, 0, 0, 1, 4095, 4096, 4097, 65536, 7 };
+#define NMSG (sizeof(sizes) / sizeof(sizes[0]))
+
+static uint8_t *stream;
+static size_t stream_len;
+static uint8_t gather[WIRE_MAX_MSG_LEN];
+
+static uint8_t pattern(size_t msg, size_t i)
+{
+	return (uint8_t)(msg * 31 + i * 7 + 1);
+}
+
+static int setup(void **state)
+{
+	size_t off = 0;
+
+	(void)state;
+	stream_len = 0;
+	for (size_t i = 0; i < NMSG; i++)
+		stream_len += WIRE_HDR_LEN + sizes[i];
+	stream = malloc(stream_len);
+	for (size_t i = 0; i < NMSG; i++) {
+		struct wire_hdr h;
+
+		if (i == 0)
+			wire_build_cong(&h);
+		else if (i == 1)
+			wire_build_probe(&h, false, 1, WIRE_KVER_7, 8, 42);
+		else
+			wire_build_data(&h, i, 4000, i == 2 ? 0 : 5000, sizes[i]);
+		wire_hdr_encode(&h, stream + off, WIRE_HDR_LEN);
+		off += WIRE_HDR_LEN;
+		for (size_t j = 0; j < sizes[i]; j++)
+			stream[off + j] = pattern(i, j);
+		off += sizes[i];
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(stream);
+	return 0;
+}
+
+static void check_frame(size_t idx, const struct wire_frame *f, uint64_t expect_off)
+{
+	assert_true(idx < NMSG);
+	assert_int_equal(f->len, sizes[idx]);
+	assert_int_equal(f->hdr.len, sizes[idx]);
+	assert_true(f->offset == expect_off);
+	for (size_t j = 0; j < f->len; j++)
+		if (f->payload[j] != pattern(idx, j))
+			fail_msg("message %zu byte %zu differs", idx, j);
+}
+
+/* Feed the stream in chunks chosen by |next_chunk| and check every message. */
+static void run_chunked(size_t (*next_chunk)(size_t pos, void *arg), void *arg)
+{
+	struct wire_deframer d;
+	size_t pos = 0, idx = 0;
+	uint64_t off = 0;
+
+	assert_int_equal(wire_deframer_init(&d, 0, gather, sizeof(gather)), 0);
+	while (pos < stream_len) {
+		size_t n = next_chunk(pos, arg);
+		size_t done = 0;
+
+		if (n > stream_len - pos)
+			n = stream_len - pos;
+		while (done < n) {
+			struct wire_frame f;
+			bool ready;
+			ssize_t used = wire_deframer_input(&d, stream + pos + done,
+							   n - done, &f, &ready);
+
+			assert_true(used >= 0);
+			done += (size_t)used;
+			if (ready) {
+				check_frame(idx, &f, off);
+				off += WIRE_HDR_LEN + f.len;
+				idx++;
+			} else {
+				assert_int_equal(done, n); /* no progress only when input is used up */
+			}
+		}
+		pos += n;
+	}
+	assert_int_equal(idx, NMSG);
+	assert_false(wire_deframer_pending(&d));
+	assert_true(d.offset == stream_len);
+}
+
+static size_t fixed(size_t pos, void *arg)
+{
+	(void)pos;
+	return *(size_t *)arg;
+}
+
+static void test_deframe_whole_buffer(void **state)
+{
+	size_t all = (size_t)-1;
+
+	(void)state;
+	run_chunked(fixed, &all);
+}
+
+static void test_deframe_one_byte_at_a_time(void **state)
+{
+	size_t one = 1;
+
+	(void)state;
+	run_chunked(fixed, &one);
+}
+
+static void test_deframe_many_chunk_sizes(void **state)
+{
+	static const size_t c[] = { 2, 3, 5, 47, 48, 49, 95, 96, 97, 4095, 4096, 4144, 8240 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		size_t n = c[i];
+
+		run_chunked(fixed, &n);
+	}
+}
+
+static size_t random_chunk(size_t pos, void *arg)
+{
+	unsigned *seed = arg;
+
+	(void)pos;
+	*seed = *seed * 1103515245u + 12345u;
+	return 1 + (*seed >> 8) % 300;
+}
+
+static void test_deframe_random_chunks(void **state)
+{
+	(void)state;
+	for (unsigned s = 1; s <= 20; s++) {
+		unsigned seed = s;
+
+		run_chunked(random_chunk, &seed);
+	}
+}
+
+static void test_deframe_zero_copy_when_whole(void **state)
+{
+	struct wire_deframer d;
+	struct wire_frame f;
+	bool ready;
+
+	(void)state;
+	wire_deframer_init(&d, 0, gather, sizeof(gather));
+	/* message 0 is the map: header at 0, payload at 48 */
+	assert_int_equal(wire_deframer_input(&d, stream, stream_len, &f, &ready),
+			 WIRE_HDR_LEN + 8192);
+	assert_true(ready);
+	assert_ptr_equal(f.payload, stream + WIRE_HDR_LEN);
+	assert_int_equal(wire_classify(&f.hdr, WIRE_XPORT_TCP), WIRE_KIND_CONG);
+}
+
+static void test_deframe_refuses_oversize_without_taking_payload(void **state)
+{
+	uint8_t b[WIRE_HDR_LEN + 16] = { 0 };
+	struct wire_deframer d;
+	struct wire_frame f;
+	struct wire_hdr h;
+	bool ready;
+
+	(void)state;
+	wire_build_data(&h, 1, 4000, 5000, 0xffffffffu); /* a hostile h_len */
+	wire_hdr_encode(&h, b, sizeof(b));
+	/* No gather buffer at all: nothing could be allocated for it anyway. */
+	assert_int_equal(wire_deframer_init(&d, 1024, NULL, 0), 0);
+	for (size_t i = 0; i < WIRE_HDR_LEN - 1; i++) {
+		assert_int_equal(wire_deframer_input(&d, b + i, 1, &f, &ready), 1);
+		assert_false(ready);
+	}
+	assert_true(wire_deframer_pending(&d));
+	assert_int_equal(wire_deframer_input(&d, b + WIRE_HDR_LEN - 1, 17, &f, &ready),
+			 WIRE_ERR_TOOBIG);
+	assert_false(ready);
+	assert_true(wire_deframer_hdr(&d)->len == 0xffffffffu);
+	assert_true(d.offset == WIRE_HDR_LEN); /* the payload was not taken */
+	/* Sticky. */
+	assert_int_equal(wire_deframer_input(&d, b, 1, &f, &ready), WIRE_ERR_TOOBIG);
+
+	/* Exactly at the limit is fine; one above is not. */
+	wire_build_data(&h, 1, 4000, 5000, 16);
+	wire_hdr_encode(&h, b, sizeof(b));
+	wire_deframer_init(&d, 16, NULL, 0);
+	assert_int_equal(wire_deframer_input(&d, b, sizeof(b), &f, &ready), sizeof(b));
+	assert_true(ready);
+	h.len = 17;
+	wire_hdr_encode(&h, b, sizeof(b));
+	wire_deframer_init(&d, 16, NULL, 0);
+	assert_int_equal(wire_deframer_input(&d, b, sizeof(b), &f, &ready), WIRE_ERR_TOOBIG);
+}
+
+static void test_deframe_init_and_nospace(void **state)
+{
+	struct wire_deframer d;
+	struct wire_frame f;
+	bool ready;
+	uint8_t small[8];
+
+	(void)state;
+	assert_int_equal(wire_deframer_init(&d, 100, small, sizeof(small)), WIRE_ERR_INVAL);
+	assert_int_equal(wire_deframer_init(NULL, 0, NULL, 0), WIRE_ERR_INVAL);
+	assert_int_equal(wire_deframer_init(&d, 0, NULL, 0), 0);
+	assert_int_equal(d.max_len, WIRE_MAX_MSG_LEN);
+	/* Without a buffer, a payload split across chunks cannot be gathered. */
+	assert_int_equal(wire_deframer_input(&d, stream, WIRE_HDR_LEN + 10, &f, &ready),
+			 WIRE_ERR_NOSPACE);
+	/* An empty chunk is fine and consumes nothing. */
+	wire_deframer_init(&d, 0, NULL, 0);
+	assert_int_equal(wire_deframer_input(&d, stream, 0, &f, &ready), 0);
+	assert_false(ready);
+}
+
+static void test_deframe_truncated_at_close(void **state)
+{
+	struct wire_deframer d;
+	struct wire_frame f;
+	bool ready;
+
+	(void)state;
+	/* Stop at every offset inside the first two messages: pending tells a
+	 * truncated message from a clean boundary. */
+	for (size_t cut = 0; cut <= 2 * WIRE_HDR_LEN + 8192; cut++) {
+		size_t pos = 0;
+
+		wire_deframer_init(&d, 0, gather, sizeof(gather));
+		while (pos < cut) {
+			ssize_t n = wire_deframer_input(&d, stream + pos, cut - pos, &f, &ready);
+
+			assert_true(n >= 0);
+			pos += (size_t)n;
+		}
+		bool boundary = cut == 0 || cut == WIRE_HDR_LEN + 8192 ||
+				cut == 2 * WIRE_HDR_LEN + 8192;
+		assert_true(wire_deframer_pending(&d) == !boundary);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_deframe_whole_buffer),
+		cmocka_unit_test(test_deframe_one_byte_at_a_time),
+		cmocka_unit_test(test_deframe_many_chunk_sizes),
+		cmocka_unit_test(test_deframe_random_chunks),
+		cmocka_unit_test(test_deframe_zero_copy_when_whole),
+		cmocka_unit_test(test_deframe_refuses_oversize_without_taking_payload),
+		cmocka_unit_test(test_deframe_init_and_nospace),
+		cmocka_unit_test(test_deframe_truncated_at_close),
+	};
+	return cmocka_run_group_tests_name("wire_deframe", tests, setup, teardown);
+}
