@@ -610,7 +610,9 @@ struct wire_ibpd {
  * listener got the request decides it in the kernel). Longer blobs are
  * accepted (fields are only ever appended); |extra| says by how much.
  * Return: bytes decoded (32 or 56), WIRE_ERR_TRUNC if shorter,
- * WIRE_ERR_INVAL for another family.
+ * WIRE_ERR_INVAL for another family. On WIRE_ERR_TRUNC pd->rules still
+ * says what the passive side makes of it: ib.pd.short (1..size-1 bytes,
+ * taken as 4.0) or ib.pd.version (no bytes at all, rejected).
  */
 WIRE_API ssize_t wire_ibpd_decode(struct wire_ibpd *pd, int family,
 				  const uint8_t *buf, size_t len);
@@ -626,7 +628,8 @@ WIRE_API ssize_t wire_ibpd_encode(const struct wire_ibpd *pd, uint8_t *buf, size
 WIRE_API uint16_t wire_ib_negotiate(const uint8_t *buf, size_t len, int family);
 /*
  * wire_ib_adopt() - the active side on ESTABLISHED: take the REP's
- * (major, minor) when major != 0, else keep |proposed|.
+ * (major, minor) when major != 0, else keep |proposed| (the kernel pre-sets
+ * 4.1). |rep| is NULL when the REP's private data did not decode (short).
  * Return: the version in use, or 0 if it is below 3.1 (the kernel drops).
  */
 WIRE_API uint16_t wire_ib_adopt(uint16_t proposed, const struct wire_ibpd *rep);
