@@ -67,7 +67,7 @@ static const struct wire_rule_info rules[WIRE_RULE__COUNT] = {
 	R(WIRE_RULE_CONG_PORTS, "cong.ports", W, "rds_cong_update_alloc (cong.c)",
 	  "A congestion map with non-zero ports; kernels send 0/0."),
 	R(WIRE_RULE_CONG_FLAGS_MIXED, "cong.flags_mixed", E, "rds_tcp_data_recv, rds_ib_process_recv",
-	  "CONG_BITMAP is set together with other flags; kernels test h_flags == 0x01 exactly, so this is delivered as data."),
+	  "CONG_BITMAP is set together with other flags; kernels test h_flags == 0x01 exactly, so this is not taken as a map."),
 	R(WIRE_RULE_CONG_EXTHDR, "cong.exthdr", W, "rds_cong_update_alloc (cong.c)",
 	  "A congestion map carries extension headers; kernels send none."),
 	/* message kinds */
