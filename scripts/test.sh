@@ -1,0 +1,32 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# Second README command (and what CI runs): the whole test suite.
+#  1. ASan+UBSan build with warnings as errors; every ctest test, which
+#     includes replaying each fuzz corpus through its harness.
+#  2. The libFuzzer build of every harness (clang), each run briefly from its
+#     corpus, so no harness can rot.
+set -eu
+cd "$(dirname "$0")/.."
+./scripts/deps.sh
+jobs=$(nproc)
+
+cmake --preset asan >/dev/null
+cmake --build build/asan -j"$jobs"
+(cd build/asan && ctest --output-on-failure -j"$jobs")
+
+cmake --preset fuzz -DBUILD_TESTING=OFF >/dev/null
+cmake --build build/fuzz -j"$jobs"
+secs=${FUZZ_SECONDS:-5}
+for h in build/fuzz/fuzz/fuzz_*; do
+	t=$(basename "$h" | sed 's/^fuzz_//')
+	work=$(mktemp -d)
+	cp fuzz/corpus/"$t"/* "$work"/
+	if ! "$h" -max_total_time="$secs" -print_final_stats=1 "$work" >"$work.log" 2>&1; then
+		tail -40 "$work.log"
+		echo "fuzz smoke: $t FAILED"
+		exit 1
+	fi
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work.log")
+	echo "fuzz smoke: $t ok, $runs runs in ${secs}s"
+	rm -rf "$work" "$work.log"
+done
