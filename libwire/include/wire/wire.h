@@ -840,7 +840,7 @@ struct wire_ibcm {
 	uint8_t cma_version;
 	uint8_t cma_ip_version; /* 4 or 6 */
 	uint16_t cma_port;      /* source port */
-	uint8_t cma_src[16];
+	uint8_t cma_src[16];    /* IPv4: first 4 bytes (wire: last 4 of 16) */
 	uint8_t cma_dst[16];
 	const uint8_t *user_data;  /* private data after the cma header */
 	size_t user_len;
@@ -943,14 +943,15 @@ struct wire_nl_ls {
  * one carrying the mandatory bit (nl.attr.mandatory).
  * Return: bytes consumed (NLMSG_ALIGN(nl_len), capped at len),
  * WIRE_ERR_TRUNC, WIRE_ERR_MALFORMED, WIRE_ERR_UNSUPP (not the LS client,
- * or longer than WIRE_NL_MSG_MAX).
+ * or longer than WIRE_NL_MSG_MAX), WIRE_ERR_INVAL (m NULL, or buf NULL with len).
  */
 WIRE_API ssize_t wire_nl_decode(struct wire_nl_ls *m, const uint8_t *buf, size_t len);
 /*
  * wire_nl_encode() - build the message from |m| (nl_len is computed; the
  * family header is written when has_*_hdr is set; attributes in enum
  * order, each with the mandatory bit when m->mandatory[type]).
- * Return: bytes written, WIRE_ERR_NOSPACE.
+ * Return: bytes written, WIRE_ERR_NOSPACE, WIRE_ERR_INVAL (m NULL, npaths >
+ * WIRE_NL_MAX_PATHS, client > 63, op > 1023, or both family headers).
  */
 WIRE_API ssize_t wire_nl_encode(const struct wire_nl_ls *m, uint8_t *buf, size_t cap);
 /* wire_nl_attr_name() - "PATH_RECORD", ...; NULL if unknown. */
