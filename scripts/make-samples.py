@@ -67,3 +67,31 @@ write("ibpd-v4-kernel.hex", "ib-pd 4",
       ["RDS CM private data as a kernel's active side fills it (IPv4):",
        "10.0.0.3 -> 10.0.0.4, proposes 3.1, minor mask 0x0003, tos 0, no credits."],
       bytes([10, 0, 0, 3, 10, 0, 0, 4, 3, 1, 0, 3, 0, 0, 0, 0]) + bytes(16))
+
+
+def nlattr(t, payload, mandatory=False):
+    ln = 4 + len(payload)
+    return struct.pack("=HH", ln, t | (0x2000 if mandatory else 0)) + payload + b"\0" * (-ln % 4)
+
+
+def nlmsg(client, op, flags, seq, body):
+    ln = 16 + len(body)
+    return struct.pack("=IHHII", ln, client << 10 | op, flags, seq, 0) + body
+
+
+# A path-record RESOLVE request as ib_sa sends it to the local service
+# (family header, then SERVICE_ID, DGID, SGID, TCLASS, PKEY, QOS_CLASS, all
+# with the mandatory bit), and the error response a service without a path
+# would send. Host byte order (little-endian), as on x86.
+gid_d = bytes.fromhex("fe800000000000000200000000000002")
+gid_s = bytes.fromhex("fe800000000000000200000000000001")
+req = (b"rxe0".ljust(64, b"\0") + bytes([1, 0]) + b"\0\0"
+       + nlattr(3, struct.pack("=Q", 0x00000000010648CA), True)
+       + nlattr(4, gid_d, True) + nlattr(5, gid_s, True)
+       + nlattr(6, b"\0", True) + nlattr(7, struct.pack("=H", 0xFFFF), True)
+       + nlattr(8, struct.pack("=H", 0), True))
+write("netlink-resolve.hex", "netlink",
+      ["RDMA netlink local service: a RESOLVE request from the kernel's SA client",
+       "(NLM_F_REQUEST), then an error response (RDMA_NL_LS_F_ERR). Crafted from",
+       "<rdma/rdma_netlink.h> and drivers/infiniband/core/sa_query.c."],
+      nlmsg(4, 0, 0x0001, 7, req) + nlmsg(4, 0, 0x0100, 7, b""))
