@@ -1,18 +1,21 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Second README command (and what CI runs): the whole test suite.
 #  1. ASan+UBSan build with warnings as errors; every ctest test, which
 #     includes replaying each fuzz corpus through its harness.
 #  2. The libFuzzer build of every harness (clang), each run briefly from its
 #     corpus, so no harness can rot.
-set -eu
+set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh
 jobs=$(nproc)
 
 cmake --preset asan >/dev/null
 cmake --build build/asan -j"$jobs"
-(cd build/asan && ctest --output-on-failure -j"$jobs")
+log=$(mktemp)
+(cd build/asan && ctest --output-on-failure -j"$jobs" ${CTEST_ARGS:-}) | tee "$log"
+total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$log")
+rm -f "$log"
 
 cmake --preset fuzz -DBUILD_TESTING=OFF >/dev/null
 cmake --build build/fuzz -j"$jobs"
@@ -29,4 +32,6 @@ for h in build/fuzz/fuzz/fuzz_*; do
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work.log")
 	echo "fuzz smoke: $t ok, $runs runs in ${secs}s"
 	rm -rf "$work" "$work.log"
+	nfuzz=$((${nfuzz:-0} + 1))
 done
+echo "test.sh: $((total + nfuzz)) passed, 0 failed"
