@@ -4,6 +4,9 @@
 # Quiet and quick when everything is already there.
 set -eu
 PKGS="build-essential cmake pkg-config clang libcmocka-dev libnl-3-dev python3"
+# The kernel peer lab (tests/lab): qemu boots Debian kernels with RDS.
+PKGS="$PKGS qemu-system-x86 busybox-static kmod cpio xz-utils zstd tcpdump iproute2
+      rdma-core ibverbs-utils procps"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
