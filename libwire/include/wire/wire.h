@@ -960,6 +960,80 @@ WIRE_API const char *wire_nl_attr_name(unsigned type);
 WIRE_API const char *wire_nl_op_name(unsigned op);
 
 /* ------------------------------------------------------------------------
+ * Capture packets: link layer, IP and TCP/UDP, far enough to find RDS/TCP,
+ * RoCEv2 and netlink inside a capture. Fragments and IP options are
+ * described, not reassembled.
+ */
+
+/* pcap link types (LINKTYPE_* values, as stored in capture files). */
+enum wire_linktype {
+	WIRE_LINK_ETHERNET = 1,
+	WIRE_LINK_RAW = 101,        /* raw IPv4 or IPv6 */
+	WIRE_LINK_LINUX_SLL = 113,  /* Linux cooked v1 ("any") */
+	WIRE_LINK_IPV4 = 228,
+	WIRE_LINK_IPV6 = 229,
+	WIRE_LINK_NETLINK = 253,    /* nlmon */
+	WIRE_LINK_LINUX_SLL2 = 276, /* Linux cooked v2 */
+};
+
+enum wire_l3 {
+	WIRE_L3_NONE = 0,           /* a link-layer frame we do not look inside */
+	WIRE_L3_IPV4,
+	WIRE_L3_IPV6,
+	WIRE_L3_NETLINK,
+};
+
+enum wire_l4 {
+	WIRE_L4_NONE = 0,
+	WIRE_L4_TCP,
+	WIRE_L4_UDP,
+	WIRE_L4_OTHER,              /* another protocol, or a non-first fragment */
+};
+
+#define WIRE_TCP_FIN 0x01
+#define WIRE_TCP_SYN 0x02
+#define WIRE_TCP_RST 0x04
+#define WIRE_TCP_PSH 0x08
+#define WIRE_TCP_ACK 0x10
+
+struct wire_pkt {
+	int linktype;
+	uint16_t ethertype;         /* after any VLAN tags; 0 for raw/netlink */
+	uint8_t vlans;              /* 802.1Q/802.1ad tags skipped */
+	uint16_t sll_proto;         /* cooked captures: the protocol field */
+	enum wire_l3 l3;
+	const uint8_t *l3_hdr;      /* IP header, for RoCEv2 ICRC and rdsdump -X */
+	size_t l3_caplen;           /* captured bytes from l3_hdr on */
+	size_t l3_len;              /* bytes the IP header says the packet has */
+	uint8_t src[16];            /* IPv4 in the first 4 bytes */
+	uint8_t dst[16];
+	uint8_t ip_proto;           /* final next-header value */
+	bool ip_fragment;           /* part of a fragmented datagram */
+	bool ip_first_fragment;     /* ... and it carries the L4 header */
+	enum wire_l4 l4;
+	uint16_t sport, dport;
+	uint32_t tcp_seq, tcp_ack;
+	uint8_t tcp_flags;
+	uint16_t tcp_window;
+	const uint8_t *payload;     /* L4 payload (netlink: the whole message) */
+	size_t payload_caplen;      /* captured */
+	size_t payload_len;         /* on the wire; > caplen when snaplen cut it */
+};
+
+/*
+ * wire_pkt_decode() - one captured frame of |linktype|: |caplen| bytes
+ * captured of |wirelen| on the wire (0 = same). Walks VLAN tags, IPv4
+ * options, IPv6 extension headers (hop-by-hop, routing, destination,
+ * fragment), and TCP options.
+ * Return: 0; WIRE_ERR_TRUNC if the capture ends inside a header we need;
+ * WIRE_ERR_MALFORMED for impossible lengths (IHL < 5, a TCP data offset
+ * below 5, IP total length below its header); WIRE_ERR_UNSUPP for an
+ * unknown link type. A frame that is not IP or netlink decodes with l3 NONE.
+ */
+WIRE_API int wire_pkt_decode(struct wire_pkt *p, int linktype, const uint8_t *buf,
+			     size_t caplen, size_t wirelen);
+
+/* ------------------------------------------------------------------------
  * Version
  */
 WIRE_API const char *wire_version(void);
