@@ -289,6 +289,9 @@ int wire_pkt_decode(struct wire_pkt *p, int linktype, const uint8_t *buf, size_t
 	 * link layer carried: a frame cut on the wire is malformed, not padding. */
 	if (!wirelen)
 		wirelen = caplen;
+	/* Netlink has no length of its own at this layer: the frame's is it. */
+	if (rc == 0 && p->l3 == WIRE_L3_NETLINK)
+		p->payload_len = wirelen - (size_t)(p->payload - buf);
 	if (rc == 0 && p->l3_hdr && (p->l3 == WIRE_L3_IPV4 || p->l3 == WIRE_L3_IPV6)) {
 		size_t link_hdr = (size_t)(p->l3_hdr - buf);
 
