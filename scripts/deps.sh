@@ -1,11 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-# Installs what the build and the tests need on Debian 12, with apt-get.
-# Quiet and quick when everything is already there.
+# Installs what the build needs on Debian 12, with apt-get; with --lab also
+# what the kernel peer lab needs (the test suite). Quiet and quick when
+# everything is already there.
 set -eu
 PKGS="build-essential cmake pkg-config clang libcmocka-dev libnl-3-dev python3"
 # The kernel peer lab (tests/lab): qemu boots Debian kernels with RDS.
-PKGS="$PKGS qemu-system-x86 busybox-static kmod cpio xz-utils zstd tcpdump iproute2
+[ "${1:-}" = "--lab" ] && PKGS="$PKGS qemu-system-x86 busybox-static kmod cpio xz-utils zstd tcpdump iproute2
       rdma-core ibverbs-utils procps"
 missing=""
 for p in $PKGS; do

@@ -7,7 +7,7 @@
 #     corpus, so no harness can rot.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/deps.sh
+./scripts/deps.sh --lab
 jobs=$(nproc)
 
 cmake --preset asan >/dev/null
