@@ -76,3 +76,62 @@ def msgs_of(conns, sender, kind):
                 out += [m for m in msgs if m["kind"] == kind]
     out.sort(key=lambda m: (m["time"] or 0))
     return out
+
+
+# --------------------------------------------------------------------------
+# RDS over IB (RoCEv2), over rdscap's ib_frames. Added for ib_basic.
+# --------------------------------------------------------------------------
+
+ROCE_SEND_FIRST, ROCE_SEND_MIDDLE, ROCE_SEND_LAST, ROCE_SEND_ONLY = 0, 1, 2, 4
+
+
+def ib_group_messages(frames):
+    """Join IB frames into messages per direction by their repeated header
+    (seq, ack, len, ports, flags), not by byte count, so a message that lost
+    packets in the capture does not swallow the next one. ACK-only frames
+    are messages of their own. Each message: dict(first frame's header,
+    frames=[...], src, dst)."""
+    msgs, cur = [], {}
+    for f in frames:
+        if "runt" in f:
+            raise AssertionError("runt IB frame (%d bytes) from %s" % (f["runt"], f["src"]))
+        d = (f["src"], f["dst"])
+        if f["kind"] == "ack":
+            msgs.append(dict(f, frames=[f]))
+            continue
+        key = (f["seq"], f["ack"], f["len"], f["sport"], f["dport"], f["flags"])
+        c = cur.get(d)
+        if c is not None and (c["key"] != key or c["got"] >= c["len"]):
+            del cur[d]
+            c = None
+        if c is None:
+            c = cur[d] = dict(f, frames=[], got=0, key=key)
+            msgs.append(c)
+        c["frames"].append(f)
+        c["got"] += f["frag_len"]
+    for m in msgs:
+        if m["kind"] == "cong":
+            m["congested"] = [p + i * 4096 * 8 for i, f in enumerate(m["frames"])
+                              for p in f["cong_bits"]]
+    return msgs
+
+
+def ib_frame_packets_ok(f, final, mtu=1024):
+    """The RoCE packets of one IB frame (48-byte header + fragment) as an RC
+    SEND: ONLY when it fits the path MTU, else FIRST, MIDDLE..., LAST with
+    every packet but the last full; solicited event only on the last packet
+    of a message's final frame (final None: not known). Returns an error
+    string or None."""
+    total = 48 + f["frag_len"]
+    n = max(1, -(-total // mtu))
+    want = [ROCE_SEND_ONLY] if n == 1 else \
+        [ROCE_SEND_FIRST] + [ROCE_SEND_MIDDLE] * (n - 2) + [ROCE_SEND_LAST]
+    if f["opcodes"] != want:
+        return "opcodes %s for %d bytes, want %s" % (f["opcodes"], total, want)
+    if f["pkt_lens"] != [mtu] * (n - 1) + [total - mtu * (n - 1)]:
+        return "packet sizes %s for %d bytes" % (f["pkt_lens"], total)
+    if final is None:           # unknown (the capture lost the rest)
+        final = f["se"][-1] == 1
+    if f["se"] != [0] * (n - 1) + [1 if final else 0]:
+        return "solicited-event bits %s (final fragment: %s)" % (f["se"], final)
+    return None

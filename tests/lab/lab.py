@@ -300,6 +300,7 @@ class Lab:
         self.ns = "rdslab%d" % os.getpid()
         self.procs = []          # (name, Popen) we started and must end
         self.tcpdump = None
+        self.capture_drops = None
         self.dir = keep or tempfile.mkdtemp(prefix="rdslab-")
         os.makedirs(self.dir, exist_ok=True)
         os.chmod(self.dir, 0o777)
@@ -361,7 +362,7 @@ class Lab:
             self.pcap_tmp = os.path.join(self.dir, "capture.pcap")
             self.tcpdump = subprocess.Popen(
                 ["ip", "netns", "exec", self.ns, "tcpdump", "-i", self.capture_if, "-s", "0",
-                 "--immediate-mode", "-U", "-w", self.pcap_tmp] + self.capture_filter.split(),
+                 "--immediate-mode", "-B", "65536", "-U", "-w", self.pcap_tmp] + self.capture_filter.split(),
                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             self.procs.append(("tcpdump", self.tcpdump))
             self._wait_tcpdump()
@@ -427,9 +428,13 @@ class Lab:
             time.sleep(0.5)
             self.tcpdump.send_signal(signal.SIGINT)
             try:
-                self.tcpdump.wait(timeout=5)
+                err = self.tcpdump.communicate(timeout=5)[1].decode(errors="replace")
             except subprocess.TimeoutExpired:
                 self._end(self.tcpdump)
+                err = ""
+            # A capture with holes would teach the dissector wrong things.
+            m = re.search(r"(\d+) packets? dropped by kernel", err)
+            self.capture_drops = int(m.group(1)) if m else None
         if self.capture and os.path.exists(getattr(self, "pcap_tmp", "")):
             shutil.copy(self.pcap_tmp, self.capture)
 

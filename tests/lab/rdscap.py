@@ -133,10 +133,17 @@ class Stream:
         self.fin = False
         self.rst = False
         self.times = []         # (relative end offset, time)
+        self.syn_time = None    # SYN (client) or SYN-ACK (server) seen
+        self.fin_time = None
+        self.rst_time = None
+        self.last_time = None
 
     def add(self, t, seq, flags, data):
+        self.last_time = t
         if flags & 0x02:        # SYN
             self.isn = seq + 1
+            if self.syn_time is None:
+                self.syn_time = t
             return
         if self.isn is None:
             return              # started before the capture: not the lab's case
@@ -148,8 +155,12 @@ class Stream:
             self.times.append((off + len(data), t))
         if flags & 0x01:
             self.fin = True
+            if self.fin_time is None:
+                self.fin_time = t
         if flags & 0x04:
             self.rst = True
+            if self.rst_time is None:
+                self.rst_time = t
 
     def bytes(self):
         out = bytearray()
@@ -220,6 +231,15 @@ def tcp_connections(packets):
             entry[d + "_tail"] = tail
             entry[d + "_retrans_bytes"] = c[d].retrans_bytes
             entry[d + "_rst"] = c[d].rst
+            # Added for the reconnect scenario: how each direction ended.
+            entry[d + "_fin"] = c[d].fin
+            entry[d + "_fin_time"] = c[d].fin_time
+            entry[d + "_rst_time"] = c[d].rst_time
+        # The server answered the SYN (SYN-ACK seen): the connection was
+        # established as far as the wire shows.
+        entry["established"] = c["s2c"].syn_time is not None
+        entry["end"] = max(t for t in (c["c2s"].last_time, c["s2c"].last_time, c["start"])
+                           if t is not None)
         result.append(entry)
     return result
 
@@ -274,7 +294,7 @@ def rds_pd(b, family):
 def roce(packets):
     cm, frames = [], []
     partial = {}
-    for t, pkt, _ in packets:
+    for n, (t, pkt, _) in enumerate(packets, 1):   # n: pcap packet number
         ip = ipv4(pkt)
         if not ip or ip[2] != 17:
             continue
@@ -290,6 +310,7 @@ def roce(packets):
         if op == UD_SEND_ONLY and dqpn == 1:
             m = cm_mad(body[8:], src, dst, t)
             if m:
+                m["pkt"] = n
                 cm.append(m)
             continue
         if op > SEND_ONLY_IMM:
@@ -299,13 +320,17 @@ def roce(packets):
         if pad:
             body = body[:-pad]
         key = (src, dst, dqpn)
+        # per packet of the frame: (BTH opcode, solicited event bit,
+        # payload bytes, pcap packet number)
+        pk = (op, bth[1] >> 7, len(body), n)
         if op in (SEND_FIRST, SEND_ONLY, SEND_ONLY_IMM):
-            partial[key] = [body, psn, 1]
+            partial[key] = [body, psn, 1, [pk]]
         elif key in partial:
             partial[key][0] += body
             partial[key][2] += 1
+            partial[key][3].append(pk)
         if op in (SEND_LAST, SEND_LAST_IMM, SEND_ONLY, SEND_ONLY_IMM) and key in partial:
-            payload, psn0, npkts = partial.pop(key)
+            payload, psn0, npkts, pks = partial.pop(key)
             if len(payload) < HDR_LEN:
                 frames.append({"time": t, "src": src, "dst": dst, "qpn": dqpn,
                                "runt": len(payload)})
@@ -314,9 +339,37 @@ def roce(packets):
             frag = len(payload) - HDR_LEN
             frames.append(dict(h, time=t, src=src, dst=dst, qpn=dqpn, psn=psn0,
                                packets=npkts, frag_len=frag,
+                               opcodes=[p[0] for p in pks], se=[p[1] for p in pks],
+                               pkt_lens=[p[2] for p in pks], pkts=[p[3] for p in pks],
+                               psn_contiguous=psn - psn0 == npkts - 1,
+                               # congested ports' bit numbers within this
+                               # fragment (a map's second frame: + 32768)
+                               cong_bits=cong_ports(payload[HDR_LEN:])
+                               if h["flags"] == 0x01 else None,
                                csum_ok=h["csum"] == 0 or csum_ok(payload[:HDR_LEN]),
                                kind=kind(h, True, frag)))
     return cm, frames
+
+
+def roce_psn_gaps(packets):
+    """RC SEND packets missing from the capture: per (src, dst, QP) flow,
+    [src, dst, qpn, last PSN seen, next PSN seen] wherever the PSN jumps
+    forward (the wire carried packets the capture did not keep)."""
+    last, gaps = {}, []
+    for t, pkt, _ in packets:
+        ip = ipv4(pkt)
+        if not ip or ip[2] != 17 or len(ip[3]) < 20:
+            continue
+        udp = ip[3]
+        if struct.unpack(">H", udp[2:4])[0] != ROCE_PORT or udp[8] > SEND_ONLY_IMM:
+            continue
+        k = (ip[0], ip[1], struct.unpack(">I", udp[12:16])[0] & 0xFFFFFF)
+        psn = struct.unpack(">I", udp[16:20])[0] & 0xFFFFFF
+        if k in last and (psn - last[k]) & 0xFFFFFF not in (0, 1) and \
+                (psn - last[k]) & 0xFFFFFF < 0x800000:
+            gaps.append([k[0], k[1], k[2], last[k], psn])
+        last[k] = psn
+    return gaps
 
 
 def ib_messages(frames):
@@ -345,7 +398,8 @@ def analyse(path):
     cm, frames = roce(packets)
     return {"file": path, "packets": len(packets),
             "tcp": tcp_connections(packets),
-            "ib_cm": cm, "ib_frames": frames, "ib_messages": ib_messages(frames)}
+            "ib_cm": cm, "ib_frames": frames, "ib_messages": ib_messages(frames),
+            "ib_psn_gaps": roce_psn_gaps(packets)}
 
 
 def describe(a, out=sys.stdout):

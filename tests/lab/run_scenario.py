@@ -73,9 +73,13 @@ def main():
         rcs = l.wait(getattr(sc, "TIMEOUT", 180))
         outs = {i: l.output(i) for i in rcs}
         kver = l.kver
+        drops = l.capture_drops
     for i in sorted(rcs):
         print("--- guest %d (%s) exit %s" % (i, kver, rcs[i]))
         sys.stdout.write(outs[i])
+    if drops != 0:
+        print("FAIL: the capture is incomplete (tcpdump reported %s packets dropped)" % drops)
+        return 1
     cap = rdscap.analyse(pcap)
     with open(os.path.join(run_dir, "capture.txt"), "w") as f:
         rdscap.describe(cap, f)

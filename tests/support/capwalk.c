@@ -23,6 +23,8 @@ struct qp_asm {
 	uint8_t buf[WIRE_HDR_LEN + WIRE_FRAG_SIZE];
 	size_t len;
 	bool active;
+	bool have_psn;
+	uint32_t next_psn;      /* next PSN expected on this QP */
 	struct wire_reasm r;
 	uint8_t *msg;
 };
@@ -77,7 +79,7 @@ int main(int argc, char **argv)
 	FILE *fp;
 	uint8_t gh[24], ph[16];
 	static uint8_t pkt[262144];
-	unsigned roce = 0, ok = 0, bad = 0, errs = 0;
+	unsigned roce = 0, ok = 0, bad = 0, errs = 0, dups = 0, gaps = 0;
 
 	if (argc != 2 || !(fp = fopen(argv[1], "rb")) || fread(gh, 1, 24, fp) != 24) {
 		fprintf(stderr, "usage: capwalk FILE.pcap\n");
@@ -132,6 +134,24 @@ int main(int argc, char **argv)
 
 			if (!q)
 				continue;
+			/* RC retransmits reuse PSNs: a packet behind the expected PSN
+			 * (24-bit serial arithmetic) was seen already. One ahead of it
+			 * means the capture lost packets. */
+			if (q->have_psn) {
+				uint32_t d = (r.bth.psn - q->next_psn) & 0xffffff;
+
+				if (d >= 0x800000) {
+					dups++;
+					continue;
+				}
+				if (d) {
+					printf("psn gap: %u packets missing\n", d);
+					gaps++;
+					q->len = 0;
+				}
+			}
+			q->have_psn = true;
+			q->next_psn = (r.bth.psn + 1) & 0xffffff;
 			if (seg == WIRE_IB_SEG_FIRST || seg == WIRE_IB_SEG_ONLY)
 				q->len = 0;
 			if (q->len + r.payload_len > sizeof(q->buf)) {
@@ -147,6 +167,7 @@ int main(int argc, char **argv)
 		}
 	}
 	fclose(fp);
-	printf("roce %u icrc_ok %u icrc_bad %u errors %u\n", roce, ok, bad, errs);
-	return roce && !bad && !errs ? 0 : 1;
+	printf("roce %u icrc_ok %u icrc_bad %u errors %u retransmitted %u gaps %u\n", roce, ok,
+	       bad, errs, dups, gaps);
+	return roce && !bad && !errs && !gaps ? 0 : 1;
 }
