@@ -45,7 +45,9 @@ SUBNET = "10.199.0"
 # Modules loaded in every guest, in this order (dependencies are resolved
 # by modprobe --show-depends against the guest kernel's own tree).
 BASE_MODULES = ["virtio_pci", "virtio_net", "9pnet_virtio", "9p",
-                "rds", "rds_tcp"]
+                "rds", "rds_tcp",
+                # `ss -K` (socket destroy) for killing one TCP connection
+                "inet_diag", "tcp_diag"]
 # May be built in, and then the shipped index does not always say so.
 MAYBE_BUILTIN = {"virtio_pci"}
 RDMA_MODULES = ["crc32_generic", "crc32-cryptoapi", "rds_rdma", "rdma_rxe"]
@@ -124,41 +126,71 @@ def fetch(name):
         raise SystemExit("lab: no kernel image behind %s in %s" % (meta, suite))
     image = image[0]
     kver = image[len("linux-image-"):]
-    done = os.path.join(root, kver, "initramfs.gz")
-    if os.path.exists(done):
-        return os.path.join(root, kver)
-    pkgs = [image]
-    parts = depends(opts, image, r"linux-(binary|modules)-\d")
-    pkgs += parts
     work = os.path.join(root, kver)
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
+    if up_to_date(work):
+        return work
     debs = os.path.join(work, "debs")
-    os.makedirs(debs)
-    log("downloading %s" % " ".join(pkgs))
-    run(["apt-get"] + opts + ["-qq", "download"] + pkgs, cwd=debs)
+    if not glob.glob(os.path.join(debs, "*.deb")):
+        pkgs = [image] + depends(opts, image, r"linux-(binary|modules)-\d")
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(debs)
+        log("downloading %s" % " ".join(pkgs))
+        run(["apt-get"] + opts + ["-qq", "download"] + pkgs, cwd=debs)
+    build(work, kver)
+    return work
+
+
+def module_list():
+    return "\n".join(BASE_MODULES + RDMA_MODULES) + "\n"
+
+
+def up_to_date(work):
+    """Built, and with the modules this harness asks for (the packages are
+    kept, so a changed list only rebuilds the initramfs)."""
+    try:
+        with open(os.path.join(work, "modules.txt")) as f:
+            return f.read() == module_list() and \
+                os.path.exists(os.path.join(work, "initramfs.gz"))
+    except OSError:
+        return False
+
+
+def build(work, kver):
+    debs = os.path.join(work, "debs")
     tree = os.path.join(work, "tree")
+    shutil.rmtree(tree, ignore_errors=True)
+    shutil.rmtree(os.path.join(work, "modview"), ignore_errors=True)
     for deb in glob.glob(os.path.join(debs, "*.deb")):
         run(["dpkg-deb", "-x", deb, tree])
     vmlinuz = (glob.glob(os.path.join(tree, "boot", "vmlinuz-*")) +
                glob.glob(os.path.join(tree, "usr/lib/modules/*/vmlinuz")))
     if not vmlinuz:
-        raise SystemExit("lab: no vmlinuz in %s" % " ".join(pkgs))
+        raise SystemExit("lab: no vmlinuz in %s" % debs)
     shutil.copy(vmlinuz[0], os.path.join(work, "vmlinuz"))
     build_initramfs(work, tree, kver)
-    for d in (debs, tree, os.path.join(work, "modview")):
+    for d in (tree, os.path.join(work, "modview")):
         shutil.rmtree(d)
     with open(os.path.join(work, "version"), "w") as f:
         f.write(kver + "\n")
-    return work
+    with open(os.path.join(work, "modules.txt"), "w") as f:
+        f.write(module_list())
 
 
 def cached(name):
-    """The newest kernel already built for |name|, without asking the
-    network; None if there is none. `lab.py fetch` refreshes it."""
-    done = sorted(glob.glob(os.path.join(cache_root(), name, "*", "initramfs.gz")),
+    """The newest kernel already downloaded for |name|, rebuilt if the
+    module list changed, without asking the network; None if there is none.
+    `lab.py fetch` looks for a newer kernel."""
+    done = sorted(glob.glob(os.path.join(cache_root(), name, "*", "version")),
                   key=os.path.getmtime)
-    return os.path.dirname(done[-1]) if done else None
+    if not done:
+        return None
+    work = os.path.dirname(done[-1])
+    if not up_to_date(work):
+        if not glob.glob(os.path.join(work, "debs", "*.deb")):
+            return None
+        with open(done[-1]) as f:
+            build(work, f.read().strip())
+    return work
 
 
 def module_root(tree):
