@@ -20,7 +20,7 @@ IB transport (SO_RDS_TRANSPORT = RDS_TRANS_IB). Guest 2 (10.199.0.3, port
   6. on 6.1 guest 2 unloads rds_rdma, so the capture ends with the
      disconnect (DREQ/DREP) and guest 1's rejected reconnect attempts. On
      7.2.13 that unload leaks rds_ib_incoming objects and panics the guest
-     on the next CM event (docs/kernel-behaviour-ib.md), so 7.2 keeps the
+     on the next CM event (docs/kernel-behaviour.md, part 2), so 7.2 keeps the
      module loaded.
 """
 GUESTS = 2

@@ -180,7 +180,7 @@ def check(cap, out, kernel):
     ports = [c["client_port"] for c in live]
     if kernel == "6.1":
         # 6.1 binds port 0: ephemeral ports, no relation to the path index
-        # (recorded in docs/kernel-behaviour-tcp.md, not asserted).
+        # (recorded in docs/kernel-behaviour.md, not asserted).
         return
     # 7.2: source port = ALIGN(low, 8) + group*8 + path index, so the 8
     # ports cover residues 0..7, and the client's path (sport % 8) is the
