@@ -46,6 +46,12 @@ static bool bm_get(const uint64_t *bm, size_t i)
 	return bm[i / 64] >> (i % 64) & 1;
 }
 
+/* Bits b .. b + k - 1 of one word (k in 1 .. 64 - b). */
+static uint64_t bm_mask(size_t b, size_t k)
+{
+	return (k == 64 ? ~0ull : (1ull << k) - 1) << b;
+}
+
 static void bm_put(uint64_t *bm, size_t i, size_t n, bool val)
 {
 	while (n) {
@@ -54,7 +60,7 @@ static void bm_put(uint64_t *bm, size_t i, size_t n, bool val)
 
 		if (k > n)
 			k = n;
-		m = (k == 64 ? ~0ull : (1ull << k) - 1) << b;
+		m = bm_mask(b, k);
 		if (val)
 			bm[i / 64] |= m;
 		else
@@ -97,7 +103,7 @@ static size_t bm_count(const uint64_t *bm, size_t i, size_t n)
 
 		if (k > n)
 			k = n;
-		m = (k == 64 ? ~0ull : (1ull << k) - 1) << b;
+		m = bm_mask(b, k);
 		cnt += (size_t)__builtin_popcountll(bm[i / 64] & m);
 		i += k;
 		n -= k;
