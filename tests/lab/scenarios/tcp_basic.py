@@ -31,6 +31,17 @@ def rds_socket(port):
     s.settimeout(60)
     return s
 
+def flag(name):
+    open(os.path.join(os.environ["LAB_DIR"], name), "w").close()
+
+def wait_flag(name, timeout=120):
+    # The guests boot at different speeds: a message to a port nobody has
+    # bound yet is dropped by the kernel (recv_drop_no_sock).
+    t = time.time() + timeout
+    while not os.path.exists(os.path.join(os.environ["LAB_DIR"], name)):
+        assert time.time() < t, "peer never became ready: " + name
+        time.sleep(0.05)
+
 def payload(i, n):
     seed = hashlib.sha256(b"msg %%d" %% i).digest()
     return (seed * (n // 32 + 1))[:n]
@@ -40,6 +51,7 @@ ROLE1 = r'''
 python3 - <<'PY'
 %s
 s = rds_socket(4000)
+flag("ready1")
 h = hashlib.sha256()
 for i, n in enumerate(SIZES):
     data, addr = s.recvfrom(2 << 20)
@@ -56,6 +68,7 @@ ROLE2 = r'''
 python3 - <<'PY'
 %s
 s = rds_socket(5000)
+wait_flag("ready1")
 for i in range(3):
     t0 = time.time()
     s.sendto(b"", ("10.199.0.2", 0))
