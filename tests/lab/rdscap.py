@@ -212,8 +212,10 @@ def tcp_connections(packets):
             key, d = (dst, dport, src), "s2c"
         else:
             continue
-        if flags & 0x02 and not flags & 0x10 and key in conns:
-            # a new connection on a reused 4-tuple
+        if flags & 0x02 and not flags & 0x10 and key in conns and \
+                conns[key]["c2s"].isn != (seq + 1) & 0xFFFFFFFF:
+            # a new connection on a reused 4-tuple (a retransmitted SYN
+            # carries the same ISN and is the same connection)
             conns[key + (len(order),)] = conns.pop(key)
         if key not in conns:
             conns[key] = {"c2s": Stream(key[0], key[1], key[2], RDS_TCP_PORT),
