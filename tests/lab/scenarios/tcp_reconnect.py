@@ -13,8 +13,10 @@ that is what exposes 6.1's duplicate deliveries (see check()). Killing one
 TCP connection with `ss -K` (the guests load inet_diag/tcp_diag) is
 tcp_reset.py.
 Kills 1 and 3 are done by guest 1 right after it queued a burst, kills 2
-and 4 by guest 2 when the first message of a burst arrives, so unacked
-messages are on the retransmit queue. Guest 2 checks every message by
+and 4 by guest 2 when the first message of a burst arrives; during each
+burst guest 2 transmits nothing (a zero-length pfifo on eth0, removed
+right after the kill), so unacknowledged messages are always on the
+retransmit queue when the paths drop. Guest 2 checks every message by
 index and a running SHA-256 over first deliveries in order, and counts
 messages delivered twice (6.1, see check()).
 """
@@ -77,6 +79,23 @@ def wait_flag(name, timeout=60):
         assert time.time() < t, "no " + name
         time.sleep(0.05)
 
+def flag(name):
+    open(os.path.join(LAB, name), "w").close()
+
+def holder():
+    """Guest 2, for each burst: stop transmitting (a pfifo of length 0 drops
+    every outgoing packet, TCP ACKs included) from before the burst until
+    the kill, so the kill always finds the burst unacknowledged. Under TCG
+    an unheld burst is often acked before the kill lands."""
+    for k in range(KILLS):
+        wait_flag("holdreq%%d" %% k, 180)
+        subprocess.run(["tc", "qdisc", "add", "dev", "eth0", "root", "pfifo", "limit", "0"],
+                       check=True)
+        flag("held%%d" %% k)
+        wait_flag("killed%%d" %% k, 180)
+        subprocess.run(["tc", "qdisc", "del", "dev", "eth0", "root"], check=True)
+        print("burst %%d held until the kill" %% (k + 1))
+
 if GUEST == 1:
     dummy = rds_socket(3999)     # takes the random hash seed
     dummy.settimeout(60)
@@ -92,16 +111,22 @@ if GUEST == 1:
             time.sleep(0.02)
         if k == KILLS:
             break
+        flag("holdreq%%d" %% k)
+        wait_flag("held%%d" %% k)
         for _ in range(BURST):
             s.sendto(payload(i), ("10.199.0.3", DPORT)); i += 1
         if KILLER[k] == 1:
             kill(k)
+            flag("killed%%d" %% k)
         time.sleep(0.5)
     print("sent", i, "messages")
     wait_flag("done2", 120)
 else:
     s = rds_socket(DPORT)
     s.settimeout(60)
+    import threading
+    hold = threading.Thread(target=holder, daemon=True)
+    hold.start()
     open(os.path.join(LAB, "ready2"), "w").close()
     fire_at = {burst_start(k) + 1: k for k in range(KILLS) if KILLER[k] == 2}
     h, expect, dups = hashlib.sha256(), 0, []
@@ -118,7 +143,9 @@ else:
         expect += 1
     while expect < TOTAL:
         if expect in fire_at:
-            kill(fire_at.pop(expect))
+            k = fire_at.pop(expect)
+            kill(k)
+            flag("killed%%d" %% k)
         take(*s.recvfrom(SIZE + 1))
     s.settimeout(3)
     try:
