@@ -135,3 +135,18 @@ def ib_frame_packets_ok(f, final, mtu=1024):
     if f["se"] != [0] * (n - 1) + [1 if final else 0]:
         return "solicited-event bits %s (final fragment: %s)" % (f["se"], final)
     return None
+
+
+def split_rejected(conns, kernel):
+    """6.1's acceptor maps a new connection to the first DOWN path slot and
+    refuses it when none is free yet (rds_tcp_accept_one_path): the client
+    sees an established connection closed by the server (FIN, often RST)
+    with no RDS byte either way, and connects again. Returns (kept,
+    rejected); asserts that rejections have exactly that shape and occur
+    only on 6.1 (7.2 stashes such a connection instead of refusing it)."""
+    rejected = [c for c in conns if c["established"] and not c["c2s"] and not c["s2c"]
+                and (c["s2c_rst"] or c["s2c_fin"]) and c["c2s_tail"] == 0
+                and c["s2c_tail"] == 0]
+    if kernel != "6.1":
+        assert not rejected, "7.2 refused a path: %r" % [c["client_port"] for c in rejected]
+    return [c for c in conns if c not in rejected], rejected
