@@ -22,7 +22,7 @@ total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$log")
 	tee "$log"
 lab=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$log")
 total=$((total + lab))
-retried=$(grep -E 'Test +#[0-9]+: lab-.*\*\*\*Failed' "$log" | sed 's/.*: \(lab-[^ ]*\).*/\1/' | sort -u)
+retried=$(grep -E 'Test +#[0-9]+: lab-.*\*\*\*Failed' "$log" | sed 's/.*: \(lab-[^ ]*\).*/\1/' | sort -u || true)
 if [ -n "$retried" ]; then
 	echo "LAB RETRIES: passed only on a second run: $(echo $retried)"
 fi
