@@ -294,8 +294,12 @@ def rds_pd(b, family):
 
 
 def roce(packets):
-    cm, frames = [], []
-    partial = {}
+    """CM messages, IB frames, and the RC SEND packets missing from the
+    capture: per (src, dst, QP) flow, [src, dst, qpn, last PSN seen, next
+    PSN seen] wherever the PSN jumps forward (the wire carried packets the
+    capture did not keep)."""
+    cm, frames, gaps = [], [], []
+    partial, last = {}, {}
     for n, (t, pkt, _) in enumerate(packets, 1):   # n: pcap packet number
         ip = ipv4(pkt)
         if not ip or ip[2] != 17:
@@ -317,6 +321,11 @@ def roce(packets):
             continue
         if op > SEND_ONLY_IMM:
             continue
+        k = (src, dst, dqpn)
+        if k in last and (psn - last[k]) & 0xFFFFFF not in (0, 1) and \
+                (psn - last[k]) & 0xFFFFFF < 0x800000:
+            gaps.append([src, dst, dqpn, last[k], psn])
+        last[k] = psn
         if op in (SEND_LAST_IMM, SEND_ONLY_IMM):
             body = body[4:]
         if pad:
@@ -350,28 +359,7 @@ def roce(packets):
                                if h["flags"] == 0x01 else None,
                                csum_ok=h["csum"] == 0 or csum_ok(payload[:HDR_LEN]),
                                kind=kind(h, True, frag)))
-    return cm, frames
-
-
-def roce_psn_gaps(packets):
-    """RC SEND packets missing from the capture: per (src, dst, QP) flow,
-    [src, dst, qpn, last PSN seen, next PSN seen] wherever the PSN jumps
-    forward (the wire carried packets the capture did not keep)."""
-    last, gaps = {}, []
-    for t, pkt, _ in packets:
-        ip = ipv4(pkt)
-        if not ip or ip[2] != 17 or len(ip[3]) < 20:
-            continue
-        udp = ip[3]
-        if struct.unpack(">H", udp[2:4])[0] != ROCE_PORT or udp[8] > SEND_ONLY_IMM:
-            continue
-        k = (ip[0], ip[1], struct.unpack(">I", udp[12:16])[0] & 0xFFFFFF)
-        psn = struct.unpack(">I", udp[16:20])[0] & 0xFFFFFF
-        if k in last and (psn - last[k]) & 0xFFFFFF not in (0, 1) and \
-                (psn - last[k]) & 0xFFFFFF < 0x800000:
-            gaps.append([k[0], k[1], k[2], last[k], psn])
-        last[k] = psn
-    return gaps
+    return cm, frames, gaps
 
 
 def ib_messages(frames):
@@ -397,11 +385,11 @@ def ib_messages(frames):
 
 def analyse(path):
     packets = list(read_pcap(path))
-    cm, frames = roce(packets)
+    cm, frames, gaps = roce(packets)
     return {"file": path, "packets": len(packets),
             "tcp": tcp_connections(packets),
             "ib_cm": cm, "ib_frames": frames, "ib_messages": ib_messages(frames),
-            "ib_psn_gaps": roce_psn_gaps(packets)}
+            "ib_psn_gaps": gaps}
 
 
 def describe(a, out=sys.stdout):
