@@ -28,6 +28,19 @@ int wire_deframer_init(struct wire_deframer *d, uint32_t max_len, uint8_t *buf, 
 	return 0;
 }
 
+int wire_deframer_init_prefix(struct wire_deframer *d, uint32_t max_len, uint8_t *buf,
+			      size_t cap)
+{
+	if (!d || (!buf && cap))
+		return WIRE_ERR_INVAL;
+	memset(d, 0, sizeof(*d));
+	d->max_len = max_len ? max_len : WIRE_MAX_MSG_LEN;
+	d->buf = buf;
+	d->cap = cap;
+	d->prefix = true;
+	return 0;
+}
+
 const struct wire_hdr *wire_deframer_hdr(const struct wire_deframer *d)
 {
 	return &d->hdr;
@@ -43,6 +56,8 @@ static void emit(struct wire_deframer *d, struct wire_frame *out, const uint8_t 
 	out->hdr = d->hdr;
 	out->payload = payload;
 	out->len = d->hdr.len;
+	out->caplen = payload == d->buf && d->prefix && d->hdr.len > d->cap ?
+		(uint32_t)d->cap : d->hdr.len;
 	out->offset = d->msg_offset;
 	d->in_data = false;
 	d->dgot = 0;
@@ -97,13 +112,17 @@ ssize_t wire_deframer_input(struct wire_deframer *d, const uint8_t *in, size_t l
 			*ready = true;
 			goto out;
 		}
-		if (!d->buf) {
+		if (!d->buf && !d->prefix) {
 			d->failed = WIRE_ERR_NOSPACE;
 			return WIRE_ERR_NOSPACE;
 		}
 		if (left > need)
 			left = need;
-		memcpy(d->buf + d->dgot, in + used, left);
+		if (d->dgot < d->cap) {
+			size_t keep = d->cap - d->dgot;
+
+			memcpy(d->buf + d->dgot, in + used, keep < left ? keep : left);
+		}
 		d->dgot += (uint32_t)left;
 		used += left;
 		if (d->dgot == d->hdr.len) {

@@ -48,6 +48,19 @@ int wire_reasm_init(struct wire_reasm *r, uint32_t max_len, uint8_t *buf,
 	return 0;
 }
 
+int wire_reasm_init_prefix(struct wire_reasm *r, uint32_t max_len, uint8_t *buf,
+			   size_t cap)
+{
+	if (!r || (!buf && cap))
+		return WIRE_ERR_INVAL;
+	memset(r, 0, sizeof(*r));
+	r->max_len = max_len ? max_len : WIRE_MAX_MSG_LEN;
+	r->buf = buf;
+	r->cap = cap;
+	r->prefix = true;
+	return 0;
+}
+
 /* The kernel resets the connection here; the partial message is lost. */
 static int reasm_fail(struct wire_reasm *r, enum wire_rule why)
 {
@@ -127,8 +140,11 @@ int wire_reasm_input(struct wire_reasm *r, const uint8_t *frame, size_t len,
 		return reasm_fail(r, WIRE_RULE_FRAG_SHORT);
 
 	data = wire_rd_take(&rd, flen);
-	if (r->buf && flen)
-		memcpy(r->buf + r->got, data, flen);
+	if (r->buf && flen && r->got < r->cap) {
+		size_t keep = r->cap - r->got;
+
+		memcpy(r->buf + r->got, data, keep < flen ? keep : flen);
+	}
 	r->got += (uint32_t)flen;
 	r->frags++;
 	if (r->got < r->first.len)
@@ -140,5 +156,6 @@ int wire_reasm_input(struct wire_reasm *r, const uint8_t *frame, size_t len,
 	out->hdr = r->first;
 	out->payload = r->buf;
 	out->len = r->first.len;
+	out->caplen = !r->buf ? 0 : r->first.len > r->cap ? (uint32_t)r->cap : r->first.len;
 	return 1;
 }

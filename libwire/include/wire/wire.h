@@ -526,6 +526,9 @@ struct wire_frame {
 	struct wire_hdr hdr;
 	const uint8_t *payload; /* valid until the next call on the deframer */
 	uint32_t len;           /* == hdr.len */
+	uint32_t caplen;        /* payload bytes at |payload|: == len, except in
+				 * prefix mode, where a split payload keeps only
+				 * its first cap bytes */
 	uint64_t offset;        /* stream offset of the header's first byte */
 };
 
@@ -538,6 +541,7 @@ struct wire_deframer {
 	uint32_t max_len;
 	uint8_t *buf;           /* caller's gather buffer (may be NULL: see init) */
 	size_t cap;
+	bool prefix;            /* keep only the first cap payload bytes */
 	uint64_t offset;        /* stream bytes consumed so far */
 	uint64_t msg_offset;    /* stream offset of the message in progress */
 	struct wire_hdr hdr;    /* header of the message in progress */
@@ -552,6 +556,17 @@ struct wire_deframer {
  */
 WIRE_API int wire_deframer_init(struct wire_deframer *d, uint32_t max_len,
 				uint8_t *buf, size_t cap);
+/*
+ * wire_deframer_init_prefix() - a dissector's deframer: frames every
+ * message up to |max_len| (0 = 1 MiB; UINT32_MAX follows the stream as a
+ * kernel receiver does, which never checks h_len), but of a payload that
+ * arrives split it keeps only the first |cap| bytes in |buf| and consumes
+ * the rest uncopied; wire_frame.caplen says how many bytes are there.
+ * Memory is |cap| whatever the peer claims.
+ * Return: 0, or WIRE_ERR_INVAL if |d| is NULL or |buf| is NULL with cap > 0.
+ */
+WIRE_API int wire_deframer_init_prefix(struct wire_deframer *d, uint32_t max_len,
+				       uint8_t *buf, size_t cap);
 /*
  * wire_deframer_input() - consume bytes from |in|; stops after at most one
  * completed message.
@@ -653,6 +668,7 @@ struct wire_reasm {
 	uint32_t max_len;
 	uint8_t *buf;           /* caller's buffer, >= max_len, or NULL */
 	size_t cap;
+	bool prefix;            /* keep only the first cap payload bytes */
 	struct wire_rules rules;/* rules of the last completed or failed message */
 };
 
@@ -662,6 +678,13 @@ struct wire_reasm {
  */
 WIRE_API int wire_reasm_init(struct wire_reasm *r, uint32_t max_len, uint8_t *buf,
 			     size_t cap);
+/*
+ * wire_reasm_init_prefix() - as wire_deframer_init_prefix(): messages up to
+ * |max_len| are reassembled and checked, only their first |cap| payload
+ * bytes are kept (wire_frame.caplen).
+ */
+WIRE_API int wire_reasm_init_prefix(struct wire_reasm *r, uint32_t max_len, uint8_t *buf,
+				    size_t cap);
 /*
  * wire_reasm_input() - one received SEND (header + fragment payload), as
  * rds_ib_process_recv(): an ack-only frame completes on its own and does not

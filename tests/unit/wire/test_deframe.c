@@ -259,6 +259,57 @@ static void test_deframe_truncated_at_close(void **state)
 	}
 }
 
+/*
+ * Prefix mode: every message is framed whatever its size, a split payload
+ * keeps only its first cap bytes, and an h_len far above 1 MiB is followed
+ * through rather than refused (a kernel receiver never checks it).
+ */
+static void test_deframe_prefix_mode(void **state)
+{
+	static uint8_t small[100];
+	uint8_t big[WIRE_HDR_LEN * 2 + 300];
+	struct wire_deframer d;
+	struct wire_frame f;
+	size_t pos = 0, idx = 0;
+	bool ready;
+
+	(void)state;
+	assert_int_equal(wire_deframer_init_prefix(&d, UINT32_MAX, NULL, 10), WIRE_ERR_INVAL);
+	assert_int_equal(wire_deframer_init_prefix(&d, UINT32_MAX, small, sizeof(small)), 0);
+	/* 7-byte chunks: every payload but the empty ones arrives split */
+	while (pos < stream_len) {
+		size_t n = stream_len - pos < 7 ? stream_len - pos : 7;
+		ssize_t used = wire_deframer_input(&d, stream + pos, n, &f, &ready);
+
+		assert_true(used > 0);
+		pos += (size_t)used;
+		if (!ready)
+			continue;
+		assert_int_equal(f.len, sizes[idx]);
+		assert_int_equal(f.caplen, sizes[idx] < sizeof(small) ? sizes[idx] : sizeof(small));
+		for (size_t j = 0; j < f.caplen; j++)
+			assert_int_equal(f.payload[j], pattern(idx, j));
+		idx++;
+	}
+	assert_int_equal(idx, NMSG);
+
+	/* 3 GiB claimed: framed, nothing refused, the next header is found
+	 * where the kernel would look for it */
+	{
+		struct wire_hdr h;
+
+		memset(big, 0, sizeof(big));
+		wire_build_data(&h, 1, 4000, 5000, 0xc0000000u);
+		wire_hdr_encode(&h, big, WIRE_HDR_LEN);
+		assert_int_equal(wire_deframer_init_prefix(&d, UINT32_MAX, small, sizeof(small)), 0);
+		assert_int_equal(wire_deframer_input(&d, big, sizeof(big), &f, &ready),
+				 (ssize_t)sizeof(big));
+		assert_false(ready);
+		assert_true(wire_deframer_pending(&d));
+		assert_true(wire_deframer_hdr(&d)->len == 0xc0000000u);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -270,6 +321,7 @@ int main(void)
 		cmocka_unit_test(test_deframe_refuses_oversize_without_taking_payload),
 		cmocka_unit_test(test_deframe_init_and_nospace),
 		cmocka_unit_test(test_deframe_truncated_at_close),
+		cmocka_unit_test(test_deframe_prefix_mode),
 	};
 	return cmocka_run_group_tests_name("wire_deframe", tests, setup, teardown);
 }

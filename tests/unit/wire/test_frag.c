@@ -167,6 +167,35 @@ static void test_reasm_three_fragments(void **state)
 	assert_true(wire_rules_empty(&r.rules));
 }
 
+/* Prefix mode: a 3-fragment message is checked whole, only 5000 bytes kept;
+ * a message far above 1 MiB is still reassembled (headers checked). */
+static void test_reasm_prefix_mode(void **state)
+{
+	static uint8_t keep[5000];
+	struct wire_reasm r;
+	struct wire_frame out;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(wire_reasm_init_prefix(&r, 0, NULL, 1), WIRE_ERR_INVAL);
+	assert_int_equal(wire_reasm_init_prefix(&r, UINT32_MAX, keep, sizeof(keep)), 0);
+	for (uint32_t i = 0; i < 3; i++) {
+		n = mkfrag(7, 10000, i);
+		assert_int_equal(wire_reasm_input(&r, frame, n, &out), i == 2 ? 1 : 0);
+	}
+	assert_int_equal(out.len, 10000);
+	assert_int_equal(out.caplen, sizeof(keep));
+	assert_true(out.payload == keep);
+	check_payload(&out, sizeof(keep));
+
+	n = mkfrag(8, 3u << 20, 0);
+	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 0);
+	assert_true(r.active);
+	n = mkfrag(8, 3u << 20, 1);
+	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 0);
+	assert_int_equal(r.got, 2 * WIRE_FRAG_SIZE);
+}
+
 /* Exactly 4096 and exactly 8192: the last fragment is a full one. */
 static void test_reasm_exact_multiples(void **state)
 {
@@ -579,6 +608,7 @@ int main(void)
 		cmocka_unit_test(test_frag_len),
 		cmocka_unit_test(test_reasm_init),
 		cmocka_unit_test(test_reasm_three_fragments),
+		cmocka_unit_test(test_reasm_prefix_mode),
 		cmocka_unit_test(test_reasm_exact_multiples),
 		cmocka_unit_test(test_reasm_zero_length_message),
 		cmocka_unit_test(test_reasm_ack_only_interleaved),
