@@ -21,6 +21,7 @@ int wire_deframer_init(struct wire_deframer *d, uint32_t max_len, uint8_t *buf, 
 		return WIRE_ERR_INVAL;
 	memset(d, 0, sizeof(*d));
 	d->max_len = max_len ? max_len : WIRE_MAX_MSG_LEN;
+	d->hole = UINT32_MAX;
 	if (buf && cap < d->max_len)
 		return WIRE_ERR_INVAL;
 	d->buf = buf;
@@ -38,6 +39,7 @@ int wire_deframer_init_prefix(struct wire_deframer *d, uint32_t max_len, uint8_t
 	d->buf = buf;
 	d->cap = cap;
 	d->prefix = true;
+	d->hole = UINT32_MAX;
 	return 0;
 }
 
@@ -58,9 +60,37 @@ static void emit(struct wire_deframer *d, struct wire_frame *out, const uint8_t 
 	out->len = d->hdr.len;
 	out->caplen = payload == d->buf && d->prefix && d->hdr.len > d->cap ?
 		(uint32_t)d->cap : d->hdr.len;
+	if (out->caplen > d->hole)
+		out->caplen = d->hole;
+	d->hole = UINT32_MAX;
 	out->offset = d->msg_offset;
 	d->in_data = false;
 	d->dgot = 0;
+}
+
+ssize_t wire_deframer_skip(struct wire_deframer *d, size_t len, struct wire_frame *out,
+			   bool *ready)
+{
+	uint32_t need;
+	size_t n;
+
+	*ready = false;
+	if (d->failed)
+		return d->failed;
+	if (!d->in_data)
+		return 0;
+	need = d->hdr.len - d->dgot;
+	n = len < need ? len : need;
+	if (d->dgot < d->hole)
+		d->hole = d->dgot;
+	d->dgot += (uint32_t)n;
+	d->offset += n;
+	if (d->dgot == d->hdr.len) {
+		/* nothing of it may be handed out in place: it is not whole */
+		emit(d, out, d->buf);
+		*ready = true;
+	}
+	return (ssize_t)n;
 }
 
 ssize_t wire_deframer_input(struct wire_deframer *d, const uint8_t *in, size_t len,

@@ -542,6 +542,8 @@ struct wire_deframer {
 	uint8_t *buf;           /* caller's gather buffer (may be NULL: see init) */
 	size_t cap;
 	bool prefix;            /* keep only the first cap payload bytes */
+	uint32_t hole;          /* payload bytes before the first skipped one;
+				 * UINT32_MAX when nothing was skipped */
 	uint64_t offset;        /* stream bytes consumed so far */
 	uint64_t msg_offset;    /* stream offset of the message in progress */
 	struct wire_hdr hdr;    /* header of the message in progress */
@@ -577,6 +579,17 @@ WIRE_API int wire_deframer_init_prefix(struct wire_deframer *d, uint32_t max_len
  */
 WIRE_API ssize_t wire_deframer_input(struct wire_deframer *d, const uint8_t *in,
 				     size_t len, struct wire_frame *out, bool *ready);
+/*
+ * wire_deframer_skip() - |len| stream bytes that exist but were not captured
+ * (a snap length cut them). Inside the payload of the message in progress
+ * they are counted as received, not stored: the frame completes as usual and
+ * its caplen stops at the first missing byte. A header cannot be skipped:
+ * the caller has lost the framing and must resynchronise.
+ * Return: bytes accounted (<= len; it stops after a completed message, with
+ * *ready set), 0 when not inside a payload, WIRE_ERR_* if the deframer failed.
+ */
+WIRE_API ssize_t wire_deframer_skip(struct wire_deframer *d, size_t len,
+				    struct wire_frame *out, bool *ready);
 /* wire_deframer_hdr() - header of the message in progress (or the refused one). */
 WIRE_API const struct wire_hdr *wire_deframer_hdr(const struct wire_deframer *d);
 /* wire_deframer_pending() - true when a message is partly received: at a
