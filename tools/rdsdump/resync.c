@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * resync.c - finding a header again in an RDS/TCP stream; see resync.h.
+ */
+#include "resync.h"
+
+#include <string.h>
+
+/* Flags a kernel sets on TCP: CONG_BITMAP, ACK_REQUIRED (queued with it,
+ * harmless), RETRANSMITTED, and 7.x's EXTHDR_EXTENSION. */
+#define TCP_FLAGS (WIRE_FLAG_CONG_BITMAP | WIRE_FLAG_ACK_REQUIRED | \
+		   WIRE_FLAG_RETRANSMITTED | WIRE_FLAG_EXTHDR_EXTENSION)
+
+/* No real path numbers this far in a capture; payload that happens to look
+ * like a header mostly has random high bytes here. */
+#define SEQ_MAX (1ull << 40)
+
+bool dump_hdr_plausible(const struct wire_hdr *h, uint32_t max_len)
+{
+	if (!max_len)
+		max_len = WIRE_MAX_MSG_LEN;
+	if (h->ack || h->credit || h->pad[0] || h->pad[1] || h->pad[2] || h->pad[3])
+		return false;
+	if (h->flags & ~TCP_FLAGS)
+		return false;
+	if (h->len > max_len || h->seq >= SEQ_MAX)
+		return false;
+	if (h->flags == WIRE_FLAG_CONG_BITMAP)
+		return h->len == WIRE_CONG_MAP_BYTES && h->seq == 0 && h->sport == 0 &&
+		       h->dport == 0;
+	if (h->seq == 0)
+		return false;
+	if (h->sport == 0 && h->dport == 0)
+		return false;       /* TCP has no ack-only frames */
+	/* the first extension type must be one a walk can start with */
+	return h->ext[0] < WIRE_EXT_TYPE_MAX;
+}
+
+void dump_resync_init(struct dump_resync *r, uint8_t *win, size_t cap, uint32_t max_len)
+{
+	memset(r, 0, sizeof(*r));
+	r->win = win;
+	r->cap = cap;
+	r->max_len = max_len ? max_len : WIRE_MAX_MSG_LEN;
+}
+
+void dump_resync_reset(struct dump_resync *r, const uint64_t *hint)
+{
+	r->len = 0;
+	r->scan = 0;
+	r->skipped = 0;
+	r->found = false;
+	r->start = 0;
+	r->npend = 0;
+	r->have_hint = hint != NULL;
+	r->hint_seq = hint ? *hint : 0;
+}
+
+static bool plausible_at(const struct dump_resync *r, size_t off, struct wire_hdr *h)
+{
+	if (wire_hdr_decode(h, r->win + off, r->len - off) != WIRE_HDR_LEN)
+		return false;
+	return dump_hdr_plausible(h, r->max_len);
+}
+
+static bool near_hint(const struct dump_resync *r, const struct wire_hdr *h)
+{
+	/*
+	 * A few dozen messages fit in a lost segment. The window must stay
+	 * narrow: a real header seen k bytes late reads as seq << 8k, which
+	 * for a recent message is never this close to the expected number.
+	 */
+	return r->have_hint && h->seq >= r->hint_seq && h->seq - r->hint_seq < 64;
+}
+
+/* Give up the first |n| bytes of the window. */
+static void drop(struct dump_resync *r, size_t n)
+{
+	unsigned j = 0;
+
+	memmove(r->win, r->win + n, r->len - n);
+	r->len -= n;
+	r->scan = r->scan > n ? r->scan - n : 0;
+	r->skipped += n;
+	for (unsigned i = 0; i < r->npend; i++)
+		if (r->pend[i] >= n)
+			r->pend[j++] = r->pend[i] - n;
+	r->npend = j;
+}
+
+static void accept(struct dump_resync *r, size_t at)
+{
+	r->found = true;
+	r->start = at;
+	r->skipped += at;
+	r->npend = 0;
+}
+
+/* 1: confirmed, 0: rejected, -1: its successor is not here yet. */
+static int judge(const struct dump_resync *r, size_t at)
+{
+	struct wire_hdr h, next;
+	uint64_t end;
+
+	if (!plausible_at(r, at, &h))
+		return 0;
+	end = (uint64_t)at + WIRE_HDR_LEN + h.len;
+	if (near_hint(r, &h) || end + WIRE_HDR_LEN - at > r->cap)
+		return 1;
+	if (end + WIRE_HDR_LEN > r->len)
+		return -1;
+	return plausible_at(r, (size_t)end, &next) ? 1 : 0;
+}
+
+static void scan(struct dump_resync *r)
+{
+	unsigned j = 0;
+
+	/* earlier candidates first: the earliest confirmed one wins */
+	for (unsigned i = 0; i < r->npend; i++) {
+		int v = judge(r, r->pend[i]);
+
+		if (v == 1) {
+			accept(r, r->pend[i]);
+			return;
+		}
+		if (v < 0)
+			r->pend[j++] = r->pend[i];
+	}
+	r->npend = j;
+	for (; r->scan + WIRE_HDR_LEN <= r->len; r->scan++) {
+		int v = judge(r, r->scan);
+
+		if (v == 1) {
+			accept(r, r->scan);
+			return;
+		}
+		if (v < 0) {
+			/* a full list forgets its oldest candidate */
+			if (r->npend == sizeof(r->pend) / sizeof(r->pend[0])) {
+				memmove(r->pend, r->pend + 1, sizeof(r->pend) - sizeof(r->pend[0]));
+				r->npend--;
+			}
+			r->pend[r->npend++] = r->scan;
+		}
+	}
+}
+
+size_t dump_resync_feed(struct dump_resync *r, const uint8_t *data, size_t len)
+{
+	size_t n;
+
+	if (r->found || !len)
+		return 0;
+	if (r->len == r->cap) {
+		/* keep what may still start a header: the oldest waiting
+		 * candidate, or the unfinished tail */
+		size_t keep = r->npend ? r->pend[0] : r->scan;
+
+		if (keep == 0)
+			keep = 1;       /* cannot happen with a big enough window */
+		drop(r, keep);
+	}
+	n = r->cap - r->len;
+	if (n > len)
+		n = len;
+	memcpy(r->win + r->len, data, n);
+	r->len += n;
+	scan(r);
+	if (!r->found) {
+		size_t keep = r->npend ? r->pend[0] : r->scan;
+
+		/* bytes nothing can start in are not worth the memmove later,
+		 * but moving them is: only compact when it is cheap */
+		if (keep > r->cap / 2)
+			drop(r, keep);
+	}
+	return n;
+}
+
+uint64_t dump_resync_flush(struct dump_resync *r)
+{
+	if (!r->found) {
+		r->skipped += r->len;
+		r->len = 0;
+		r->scan = 0;
+		r->npend = 0;
+	}
+	return r->skipped;
+}
