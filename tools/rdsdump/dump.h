@@ -97,6 +97,11 @@ struct dump_msg {
 
 	enum dump_seq seq;
 	uint64_t seq_expected;  /* next expected before this one (SKIP/DUP/BACK) */
+	bool again;             /* a RETRANSMITTED copy of a message this receiver
+				 * already accepted, and accepts again: delivered
+				 * twice (6.x after a reconnect maps paths by
+				 * arrival, so the resend meets another path's
+				 * counter) */
 
 	/* CONG: the sender's map before and after (cong_prev NULL for the
 	 * first map of this direction); NULL when the payload is not a map */
@@ -169,6 +174,7 @@ struct dump_pstats {
 	uint64_t skips;         /* DUMP_SEQ_SKIP events */
 	uint64_t skipped;       /* sequence numbers never seen */
 	uint64_t backs;         /* DUMP_SEQ_BACK */
+	uint64_t again;         /* delivered twice (dump_msg.again) */
 	uint64_t cong_updates;
 	uint64_t rule_msgs;     /* messages with at least one rule */
 	uint64_t gaps;          /* TCP GAP / IB PSN_GAP notes */

@@ -164,7 +164,8 @@ size_t dump_resync_feed(struct dump_resync *r, const uint8_t *data, size_t len)
 	n = r->cap - r->len;
 	if (n > len)
 		n = len;
-	memcpy(r->win + r->len, data, n);
+	/* memmove: the caller may refeed bytes from this very window */
+	memmove(r->win + r->len, data, n);
 	r->len += n;
 	scan(r);
 	if (!r->found) {
