@@ -104,6 +104,8 @@ static int l4(struct wire_pkt *p, struct wire_rd *rd, size_t wire_left)
 	if (p->ip_proto == 6) {
 		unsigned doff;
 
+		/* set first: a caller told of an error knows it was in here */
+		p->l4 = WIRE_L4_TCP;
 		p->sport = wire_rd_be16(rd);
 		p->dport = wire_rd_be16(rd);
 		p->tcp_seq = wire_rd_be32(rd);
@@ -118,13 +120,13 @@ static int l4(struct wire_pkt *p, struct wire_rd *rd, size_t wire_left)
 			return WIRE_ERR_MALFORMED;
 		if (!wire_rd_skip(rd, doff - 20))
 			return WIRE_ERR_TRUNC;
-		p->l4 = WIRE_L4_TCP;
 		set_payload(p, rd, wire_left - doff);
 		return 0;
 	}
 	if (p->ip_proto == 17) {
 		uint16_t ulen;
 
+		p->l4 = WIRE_L4_UDP;
 		p->sport = wire_rd_be16(rd);
 		p->dport = wire_rd_be16(rd);
 		ulen = wire_rd_be16(rd);
@@ -137,7 +139,6 @@ static int l4(struct wire_pkt *p, struct wire_rd *rd, size_t wire_left)
 		 * longer is impossible. */
 		if (ulen > wire_left)
 			return WIRE_ERR_MALFORMED;
-		p->l4 = WIRE_L4_UDP;
 		set_payload(p, rd, (size_t)ulen - 8);
 		return 0;
 	}

@@ -114,8 +114,10 @@ struct dump_eng {
 	struct cmreq reqs[64];
 	unsigned nreq;
 	struct wire_cong_map cong_tmp;
-	/* the packet being processed */
-	const struct dump_pkthdr *ph;
+	/* the packet being processed (after the last one: its time and number
+	 * stamp what the end of the capture releases) */
+	struct dump_pkthdr ph;
+	bool have_ph;
 	const uint8_t *buf;
 	bool finishing;
 };
@@ -238,14 +240,14 @@ static void rec_init(struct dump_eng *e, struct dump_rec *r, enum dump_rec_type 
 	r->type = t;
 	r->conn = -1;
 	r->path = -1;
-	if (e->ph) {
-		r->frame = e->ph->frame;
-		r->ts_sec = e->ph->ts_sec;
-		r->ts_nsec = e->ph->ts_nsec;
-		if (!e->finishing) {
+	if (e->have_ph) {
+		r->frame = e->ph.frame;
+		r->ts_sec = e->ph.ts_sec;
+		r->ts_nsec = e->ph.ts_nsec;
+		if (!e->finishing && e->buf) {
 			r->pkt = e->buf;
-			r->pkt_caplen = e->ph->caplen;
-			r->pkt_len = e->ph->len;
+			r->pkt_caplen = e->ph.caplen;
+			r->pkt_len = e->ph.len;
 		}
 	}
 	if (!f)
@@ -828,6 +830,17 @@ static void tdir_end(struct dump_eng *e, struct flow *f, int d, uint64_t off)
 {
 	struct tdir *t = &f->d[d];
 
+	if (t->mode == FR_RESYNC && t->win && dump_resync_finish(&t->rs)) {
+		uint64_t hdr_off = t->rs_base + t->rs.skipped;
+
+		resync_note(e, f, d, t->rs.skipped);
+		t->mode = FR_FRAME;
+		wire_deframer_init_prefix(&t->df, e->cfg.max_len, t->keep, e->cfg.keep);
+		t->df_base = hdr_off;
+		/* whole messages by construction: nothing is left pending */
+		feed_frames(e, f, d, t->win + t->rs.start, t->rs.len - t->rs.start, hdr_off);
+		dump_resync_reset(&t->rs, NULL);
+	}
 	if (t->mode == FR_RESYNC && t->win) {
 		resync_note(e, f, d, dump_resync_flush(&t->rs));
 		dump_resync_reset(&t->rs, NULL);
@@ -935,7 +948,7 @@ static void tcp_close_flow(struct dump_eng *e, struct flow *f)
  * (rds_tcp_accept_one_path): 7.x with SPORT_IDX from the connecting side,
  * its source port modulo the path count; otherwise the first free slot.
  */
-static void tcp_assign_path(struct dump_eng *e, struct flow *f, int connector, bool syn)
+static void tcp_assign_path(struct dump_eng *e, struct flow *f, int connector)
 {
 	struct conn *c = conn_of(e, f->conn);
 	const struct dump_ep *from;
@@ -951,9 +964,9 @@ static void tcp_assign_path(struct dump_eng *e, struct flow *f, int connector, b
 		note(e, f, connector, DUMP_NOTE_LARGER, 0, 0, 0);
 		return;
 	}
-	n = c->pub.npaths ? c->pub.npaths : 1;
-	if (!syn && !c->pub.npaths)
-		n = WIRE_MAX_PATHS;     /* joined late: the count is not known */
+	/* With the count unknown (its probes were not captured) the peers
+	 * know more than we do: any of the 8 slots may be meant. */
+	n = c->pub.npaths ? c->pub.npaths : WIRE_MAX_PATHS;
 	if (c->pub.sport_idx[0] && c->pub.npaths) {
 		f->path = (int)(from->port % c->pub.npaths);
 	} else {
@@ -1009,7 +1022,7 @@ static struct flow *tcp_flow_new(struct dump_eng *e, const struct wire_pkt *p,
 		connector = ep_cmp(dst, &f->ep[0], true) ? 1 : 0;
 	else
 		connector = 0;
-	tcp_assign_path(e, f, connector, syn);
+	tcp_assign_path(e, f, connector);
 	return f;
 }
 
@@ -1399,12 +1412,29 @@ int dump_eng_new(struct dump_eng **out, const struct dump_cfg *cfg)
 	return 0;
 }
 
+/* The layer a decoding failed in: as deep as the decoder got. */
+static const char *bad_layer(int rc, const struct wire_pkt *p)
+{
+	if (rc == WIRE_ERR_UNSUPP)
+		return "link";
+	if (p->l3 == WIRE_L3_NETLINK)
+		return "netlink";
+	if (p->l3 == WIRE_L3_NONE)
+		return p->ethertype == 0x0800 || p->ethertype == 0x86dd ? "ip" : "link";
+	if (p->l4 == WIRE_L4_TCP)
+		return "tcp";
+	if (p->l4 == WIRE_L4_UDP)
+		return "udp";
+	return "ip";
+}
+
 int dump_eng_packet(struct dump_eng *e, const struct dump_pkthdr *ph, const uint8_t *buf)
 {
 	struct wire_pkt p;
 	int rc;
 
-	e->ph = ph;
+	e->ph = *ph;
+	e->have_ph = true;
 	e->buf = buf;
 	rc = wire_pkt_decode(&p, ph->linktype, buf, ph->caplen, ph->len);
 	if (rc < 0) {
@@ -1412,22 +1442,23 @@ int dump_eng_packet(struct dump_eng *e, const struct dump_pkthdr *ph, const uint
 
 		rec_init(e, &r, DUMP_REC_BAD, NULL, 0);
 		r.u.bad.err = rc;
-		r.u.bad.layer = rc == WIRE_ERR_UNSUPP ? "link" : p.l3 == WIRE_L3_NONE ? "link" :
-				p.l4 == WIRE_L4_NONE ? "ip" : p.l4 == WIRE_L4_TCP ? "tcp" : "udp";
+		r.u.bad.layer = bad_layer(rc, &p);
 		emit(e, &r);
 		return 1;
 	}
-	if (p.l3 == WIRE_L3_NETLINK)
-		return nl_packet(e, &p);
-	if (p.l4 == WIRE_L4_TCP && (is_rds_port(e, p.sport) || is_rds_port(e, p.dport))) {
+	rc = 0;
+	if (p.l3 == WIRE_L3_NETLINK) {
+		rc = nl_packet(e, &p);
+	} else if (p.l4 == WIRE_L4_TCP &&
+		   (is_rds_port(e, p.sport) || is_rds_port(e, p.dport))) {
 		tcp_packet(e, &p);
-		return 1;
-	}
-	if (p.l4 == WIRE_L4_UDP && p.dport == WIRE_ROCE_UDP_PORT) {
+		rc = 1;
+	} else if (p.l4 == WIRE_L4_UDP && p.dport == WIRE_ROCE_UDP_PORT) {
 		roce_packet(e, &p);
-		return 1;
+		rc = 1;
 	}
-	return 0;
+	e->buf = NULL;  /* the caller's packet is gone after this */
+	return rc;
 }
 
 void dump_eng_finish(struct dump_eng *e)

@@ -179,6 +179,25 @@ size_t dump_resync_feed(struct dump_resync *r, const uint8_t *data, size_t len)
 	return n;
 }
 
+bool dump_resync_finish(struct dump_resync *r)
+{
+	if (r->found)
+		return true;
+	for (unsigned i = 0; i < r->npend; i++) {
+		size_t at = r->pend[i];
+		struct wire_hdr h;
+
+		while (at + WIRE_HDR_LEN <= r->len && plausible_at(r, at, &h) &&
+		       h.len <= r->len - at - WIRE_HDR_LEN)
+			at += WIRE_HDR_LEN + h.len;
+		if (at == r->len) {
+			accept(r, r->pend[i]);
+			return true;
+		}
+	}
+	return false;
+}
+
 uint64_t dump_resync_flush(struct dump_resync *r)
 {
 	if (!r->found) {

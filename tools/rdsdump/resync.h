@@ -61,6 +61,13 @@ void dump_resync_reset(struct dump_resync *r, const uint64_t *hint);
  */
 size_t dump_resync_feed(struct dump_resync *r, const uint8_t *data, size_t len);
 /*
+ * dump_resync_finish() - the stream ends here: a waiting candidate whose
+ * chain of plausible headers ends exactly at the last byte is confirmed by
+ * that (a capture that starts mid-stream and holds one message more).
+ * Return: true and r->found set, or false.
+ */
+bool dump_resync_finish(struct dump_resync *r);
+/*
  * dump_resync_flush() - the stream ended (or broke) while looking: every
  * byte in the window is given up. Return: r->skipped after that.
  */

@@ -1065,6 +1065,8 @@ struct wire_pkt {
  * WIRE_ERR_MALFORMED for impossible lengths (IHL < 5, a TCP data offset
  * below 5, IP total length below its header); WIRE_ERR_UNSUPP for an
  * unknown link type. A frame that is not IP or netlink decodes with l3 NONE.
+ * On an error, l3 and l4 say how far decoding got: l4 TCP or UDP means the
+ * error is in that header, l3 set with l4 NONE in the IP header.
  */
 WIRE_API int wire_pkt_decode(struct wire_pkt *p, int linktype, const uint8_t *buf,
 			     size_t caplen, size_t wirelen);

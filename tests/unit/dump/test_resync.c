@@ -160,6 +160,31 @@ static void test_resync_garbage_only(void **state)
 	assert_true(dump_resync_flush(&r) == sizeof(junk));
 }
 
+/* One message and the end of the stream: confirmed by ending exactly. */
+static void test_resync_finish(void **state)
+{
+	struct dump_resync r;
+	uint8_t s[10 + WIRE_HDR_LEN + 5];
+	struct wire_hdr h;
+
+	(void)state;
+	memset(s, 0x11, 10);
+	wire_build_data(&h, 77, 4000, 5000, 5);
+	wire_hdr_encode(&h, s + 10, WIRE_HDR_LEN);
+	memset(s + 10 + WIRE_HDR_LEN, 0xee, 5);
+	dump_resync_init(&r, win, sizeof(win), 0);
+	dump_resync_reset(&r, NULL);
+	dump_resync_feed(&r, s, sizeof(s));
+	assert_false(r.found);
+	assert_true(dump_resync_finish(&r));
+	assert_int_equal(r.start, 10);
+	assert_true(r.skipped == 10);
+	/* one byte short of the end: not confirmed */
+	dump_resync_reset(&r, NULL);
+	dump_resync_feed(&r, s, sizeof(s) - 1);
+	assert_false(dump_resync_finish(&r));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -168,6 +193,7 @@ int main(void)
 		cmocka_unit_test(test_resync_hint_accepts_alone),
 		cmocka_unit_test(test_resync_large_message),
 		cmocka_unit_test(test_resync_garbage_only),
+		cmocka_unit_test(test_resync_finish),
 	};
 	return cmocka_run_group_tests_name("dump_resync", tests, NULL, NULL);
 }

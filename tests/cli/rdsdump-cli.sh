@@ -1,0 +1,69 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# rdsdump-cli.sh RDSDUMP SRCDIR - exit statuses and messages of rdsdump's
+# command line: help and version 0; wrong options, unknown kinds, missing
+# files and bad filters 2 with one line on stderr; a capture cut short 1,
+# after printing everything before the cut; -c, -w, -q -z do what they say.
+set -u
+bin=$1 src=$2
+cap=$src/pcaps/captured/7.2/tcp_basic.pcap
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+expect() {  # expect STATUS DESCRIPTION CMD...
+	want=$1 what=$2
+	shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	if [ "$got" != "$want" ]; then
+		echo "FAIL: $what: exit $got, want $want"; cat "$tmp/err"; fail=1
+	fi
+}
+
+expect 0 "--help" "$bin" --help
+grep -q -- "--tcp-port" "$tmp/out" || { echo "FAIL: --help lacks --tcp-port"; fail=1; }
+expect 0 "-h" "$bin" -h
+expect 0 "--version" "$bin" --version
+expect 2 "unknown option" "$bin" --no-such-option -r "$cap"
+expect 2 "bad kind" "$bin" --kind pongs -r "$cap"
+grep -q "pongs" "$tmp/err" || { echo "FAIL: bad kind not named"; fail=1; }
+expect 2 "bad count" "$bin" -c zero -r "$cap"
+expect 2 "-i with -r" "$bin" -i lo -r "$cap"
+expect 2 "missing file" "$bin" -r "$tmp/nonexistent.pcap"
+expect 2 "not a capture" "$bin" -r "$src/README.md"
+expect 2 "bad filter" "$bin" -r "$cap" "tcp port port"
+
+# a capture cut in the middle of a record: what came before is printed
+head -c 300000 "$cap" >"$tmp/cut.pcap"
+expect 1 "truncated capture" "$bin" -n -r "$tmp/cut.pcap"
+grep -q "truncated" "$tmp/err" || { echo "FAIL: truncation not reported"; cat "$tmp/err"; fail=1; }
+[ "$(wc -l <"$tmp/out")" -gt 20 ] || { echo "FAIL: nothing printed before the cut"; fail=1; }
+
+expect 0 "-c 5" "$bin" -n -c 5 -r "$cap"
+[ "$(wc -l <"$tmp/out")" -eq 5 ] || { echo "FAIL: -c 5 printed $(wc -l <"$tmp/out") lines"; fail=1; }
+expect 0 "--kind data" "$bin" -n --kind data -r "$cap"
+[ "$(wc -l <"$tmp/out")" -eq 8 ] || { echo "FAIL: --kind data: $(wc -l <"$tmp/out") lines"; fail=1; }
+grep -v ": data " "$tmp/out" && { echo "FAIL: --kind data shows other kinds"; fail=1; }
+expect 0 "-q -z" "$bin" -n -q -z -r "$cap"
+grep -q "^conn 0 TCP" "$tmp/out" || { echo "FAIL: -z has no connection"; fail=1; }
+grep -q ": data " "$tmp/out" && { echo "FAIL: -q printed records"; fail=1; }
+
+# -w keeps the RDS packets; reading the copy gives the same records
+expect 0 "-w" "$bin" -n -r "$cap" -w "$tmp/kept.pcap"
+[ ! -s "$tmp/out" ] || { echo "FAIL: -w printed records"; fail=1; }
+"$bin" -n -r "$cap" >"$tmp/a" 2>/dev/null
+"$bin" -n -r "$tmp/kept.pcap" >"$tmp/b" 2>/dev/null
+cmp -s "$tmp/a" "$tmp/b" || { echo "FAIL: -w copy decodes differently"; fail=1; }
+
+# pcapng and stdin
+# (the pcapng file holds the packets of tcp_basic-no1m.pcap)
+expect 0 "pcapng" "$bin" -n -r "$src/pcaps/crafted/tcp_basic.pcapng"
+"$bin" -n -r "$src/pcaps/crafted/tcp_basic-no1m.pcap" >"$tmp/d" 2>/dev/null
+grep -q ": data 5000 > 4000 seq 8 len 65536" "$tmp/out" && cmp -s "$tmp/out" "$tmp/d" ||
+	{ echo "FAIL: pcapng"; fail=1; }
+"$bin" -n -r - <"$cap" >"$tmp/c" 2>/dev/null
+cmp -s "$tmp/a" "$tmp/c" || { echo "FAIL: -r - differs"; fail=1; }
+
+[ $fail = 0 ] && echo "rdsdump cli: all passed"
+exit $fail

@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * main.c - rdsdump: options (argp), capture input and output (libpcap).
+ * The only file of the tool that does I/O; the engine, the renderers and
+ * the filter are pure and live in dump_core.
+ */
+#define _GNU_SOURCE
+#include <argp.h>
+#include <errno.h>
+#include <limits.h>
+#include <pcap/pcap.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dump.h"
+#include "filter.h"
+#include "render.h"
+
+const char *argp_program_version = "rdsdump " RDSTK_VERSION;
+
+enum {
+	OPT_PRINT = 0x100,
+	OPT_JSON,
+	OPT_TCP_PORT,
+	OPT_PORT,
+	OPT_KIND,
+	OPT_FLAGS,
+	OPT_RULES,
+	OPT_KERNEL,
+	OPT_MAX_LEN,
+	OPT_MAX_FLOWS,
+};
+
+static const struct argp_option options[] = {
+	{ "interface", 'i', "IFACE", 0, "capture live on IFACE (\"any\" for all)", 1 },
+	{ "read", 'r', "FILE", 0, "read packets from FILE (pcap or pcapng; \"-\" for stdin)", 1 },
+	{ "write", 'w', "FILE", 0,
+	  "write the packets kept (RDS traffic passing the filter) to FILE instead of printing", 1 },
+	{ "print", OPT_PRINT, NULL, 0, "print records even with -w", 1 },
+	{ "count", 'c', "N", 0, "exit after N records printed (with -w: N packets written)", 1 },
+	{ "snapshot-length", 's', "BYTES", 0, "live capture snap length (default 262144)", 1 },
+	{ "no-promiscuous-mode", 'p', NULL, 0, "do not put the interface into promiscuous mode", 1 },
+	{ NULL, 'n', NULL, 0, "do not resolve names (rdsdump never does; for tcpdump habits)", 1 },
+	{ "quiet", 'q', NULL, 0, "print nothing per record (use with -z)", 2 },
+	{ NULL, 't', NULL, 0, "-t: no timestamps; -tt: seconds since the epoch", 2 },
+	{ "verbose", 'v', NULL, 0,
+	  "-v: field lines; -vv: every field, all congestion ranges, raw extension bytes", 2 },
+	{ "hex", 'X', NULL, 0,
+	  "-X: hex and ASCII of RDS header and payload (first 256 bytes); -XX: all captured bytes",
+	  2 },
+	{ "stats", 'z', NULL, 0, "statistics per connection and path at the end", 2 },
+	{ "json", OPT_JSON, NULL, 0, "one JSON object per record (and per statistics block)", 2 },
+	{ "tcp-port", OPT_TCP_PORT, "PORT", 0,
+	  "treat TCP PORT as RDS/TCP (repeatable; default 16385)", 3 },
+	{ "port", OPT_PORT, "PORT", 0, "show only messages from or to RDS port PORT (repeatable)",
+	  3 },
+	{ "kind", OPT_KIND, "LIST", 0,
+	  "show only messages of these kinds (data,ping,pong,probe,probe-ping,probe-pong,cong,ack)",
+	  3 },
+	{ "flags", OPT_FLAGS, "LIST", 0, "show only messages with any of these flags", 3 },
+	{ "rules", OPT_RULES, NULL, 0, "show only records that violate a rule", 3 },
+	{ NULL, 'h', NULL, 0, "give this help list (as -?)", -1 },
+	{ "kernel", OPT_KERNEL, "6|7", 0,
+	  "receiver generation to model for extension headers (default 7)", 4 },
+	{ "max-len", OPT_MAX_LEN, "BYTES", 0,
+	  "largest h_len followed before resynchronising (default 1048576)", 4 },
+	{ "max-flows", OPT_MAX_FLOWS, "N", 0,
+	  "TCP connections and QPs followed at once (default 4096)", 4 },
+	{ 0 }
+};
+
+static const char doc[] =
+	"rdsdump -- capture and dissect RDS (Reliable Datagram Sockets) traffic: RDS/TCP, "
+	"RDS over RoCEv2 with its IB CM exchange, and RDMA netlink local-service messages."
+	"\vEXPRESSION is a pcap filter (pcap-filter(7)). Live captures default to \"tcp port "
+	"16385 or udp port 4791\" (plus each --tcp-port); files are read whole, as rdsdump "
+	"itself picks out RDS traffic. Exit status: 0 success, 1 the input could not be read "
+	"to its end (everything before was printed), 2 bad options or the input could not be "
+	"opened.";
+
+struct opts {
+	const char *iface, *rfile, *wfile;
+	bool print, nopromisc, quiet, stats, json;
+	long count;
+	int snaplen;
+	int tsmode, verbose, hex;
+	char *expr;
+	struct dump_cfg cfg;
+	struct dump_filter filter;
+};
+
+static long num_arg(struct argp_state *st, const char *opt, const char *arg, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 0);
+	if (errno || end == arg || *end || v < lo || v > hi)
+		argp_error(st, "%s: '%s' is not a number from %ld to %ld", opt, arg, lo, hi);
+	return v;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *st)
+{
+	struct opts *o = st->input;
+	char err[256];
+
+	switch (key) {
+	case 'i':
+		o->iface = arg;
+		break;
+	case 'r':
+		o->rfile = arg;
+		break;
+	case 'w':
+		o->wfile = arg;
+		break;
+	case OPT_PRINT:
+		o->print = true;
+		break;
+	case 'c':
+		o->count = num_arg(st, "-c", arg, 1, LONG_MAX);
+		break;
+	case 's':
+		o->snaplen = (int)num_arg(st, "-s", arg, 64, 262144);
+		break;
+	case 'p':
+		o->nopromisc = true;
+		break;
+	case 'n':
+		break;
+	case 'h':
+		argp_state_help(st, stdout, ARGP_HELP_STD_HELP);
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	case 't':
+		if (o->tsmode < 2)
+			o->tsmode++;
+		break;
+	case 'v':
+		if (o->verbose < 2)
+			o->verbose++;
+		break;
+	case 'X':
+		if (o->hex < 2)
+			o->hex++;
+		break;
+	case 'z':
+		o->stats = true;
+		break;
+	case OPT_JSON:
+		o->json = true;
+		break;
+	case OPT_TCP_PORT:
+		if (o->cfg.ntcp_ports >= 16)
+			argp_error(st, "--tcp-port: at most 16 ports");
+		o->cfg.tcp_ports[o->cfg.ntcp_ports++] =
+			(uint16_t)num_arg(st, "--tcp-port", arg, 1, 65535);
+		break;
+	case OPT_PORT:
+		if (dump_filter_add_port(&o->filter, arg, err, sizeof(err)))
+			argp_error(st, "--port: %s", err);
+		break;
+	case OPT_KIND:
+		if (dump_filter_add_kinds(&o->filter, arg, err, sizeof(err)))
+			argp_error(st, "--kind: %s", err);
+		break;
+	case OPT_FLAGS:
+		if (dump_filter_add_flags(&o->filter, arg, err, sizeof(err)))
+			argp_error(st, "--flags: %s", err);
+		break;
+	case OPT_RULES:
+		o->filter.rules_only = true;
+		break;
+	case OPT_KERNEL:
+		o->cfg.kv = num_arg(st, "--kernel", arg, 6, 7) == 6 ? WIRE_KVER_6 : WIRE_KVER_7;
+		break;
+	case OPT_MAX_LEN:
+		o->cfg.max_len = (uint32_t)num_arg(st, "--max-len", arg, WIRE_HDR_LEN, UINT32_MAX);
+		break;
+	case OPT_MAX_FLOWS:
+		o->cfg.max_flows = (unsigned)num_arg(st, "--max-flows", arg, 1, 1 << 20);
+		break;
+	case ARGP_KEY_ARG: {
+		/* the filter expression: every remaining word, as tcpdump */
+		size_t have = o->expr ? strlen(o->expr) : 0;
+		char *n = realloc(o->expr, have + strlen(arg) + 2);
+
+		if (!n)
+			argp_failure(st, 2, ENOMEM, "filter expression");
+		if (have)
+			n[have++] = ' ';
+		strcpy(n + have, arg);
+		o->expr = n;
+		break;
+	}
+	case ARGP_KEY_END:
+		if (o->iface && o->rfile)
+			argp_error(st, "-i and -r cannot be used together");
+		if (o->quiet && o->json && !o->stats)
+			argp_error(st, "-q with --json prints nothing; add -z");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp argp = { options, parse_opt, "[EXPRESSION]", doc, NULL, NULL, NULL };
+
+/* ------------------------------------------------------------------------ */
+
+struct run {
+	struct opts *o;
+	struct dump_render rd;
+	bool show;              /* print records */
+	long printed;
+	volatile sig_atomic_t stop;
+	pcap_t *pc;
+};
+
+static struct run *the_run;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (the_run) {
+		the_run->stop = 1;
+		if (the_run->pc)
+			pcap_breakloop(the_run->pc);
+	}
+}
+
+static void sink(void *ctx, const struct dump_rec *r)
+{
+	struct run *run = ctx;
+
+	if (!run->show || run->stop == 2)
+		return;
+	if (!dump_filter_match(&run->o->filter, r))
+		return;
+	dump_print_rec(&run->rd, r);
+	if (run->o->count && ++run->printed >= run->o->count)
+		run->stop = 2;  /* enough: no more records, not even at the end */
+}
+
+static int to_linktype(int dlt)
+{
+	switch (dlt) {
+	case DLT_EN10MB:
+		return WIRE_LINK_ETHERNET;
+	case DLT_RAW:
+	case 101:
+		return WIRE_LINK_RAW;
+	case DLT_LINUX_SLL:
+		return WIRE_LINK_LINUX_SLL;
+#ifdef DLT_LINUX_SLL2
+	case DLT_LINUX_SLL2:
+		return WIRE_LINK_LINUX_SLL2;
+#endif
+	case DLT_NETLINK:
+		return WIRE_LINK_NETLINK;
+	case DLT_IPV4:
+		return WIRE_LINK_IPV4;
+	case DLT_IPV6:
+		return WIRE_LINK_IPV6;
+	}
+	return -1;
+}
+
+static pcap_t *open_live(struct opts *o, char *errbuf)
+{
+	pcap_t *p;
+	int rc;
+
+	if (!o->iface) {
+		pcap_if_t *all = NULL;
+
+		if (pcap_findalldevs(&all, errbuf) || !all) {
+			if (all)
+				pcap_freealldevs(all);
+			fprintf(stderr, "rdsdump: no interface to capture on; give -i or -r\n");
+			return NULL;
+		}
+		o->iface = strdup(all->name);
+		pcap_freealldevs(all);
+	}
+	p = pcap_create(o->iface, errbuf);
+	if (!p)
+		return NULL;
+	pcap_set_snaplen(p, o->snaplen ? o->snaplen : 262144);
+	pcap_set_promisc(p, !o->nopromisc);
+	pcap_set_timeout(p, 100);
+	pcap_set_buffer_size(p, 32 << 20);
+	pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO);
+	rc = pcap_activate(p);
+	if (rc < 0) {
+		snprintf(errbuf, PCAP_ERRBUF_SIZE, "%s: %s", o->iface, pcap_geterr(p));
+		pcap_close(p);
+		return NULL;
+	}
+	if (rc > 0)
+		fprintf(stderr, "rdsdump: %s: %s\n", o->iface, pcap_geterr(p));
+	return p;
+}
+
+static int set_filter(struct opts *o, pcap_t *p, int lt)
+{
+	struct bpf_program prog;
+	char *expr = o->expr;
+	char *built = NULL;
+
+	if (!expr && !o->rfile && lt != WIRE_LINK_NETLINK) {
+		size_t cap = 64 + 24 * (o->cfg.ntcp_ports + 1);
+		size_t n;
+
+		built = malloc(cap);
+		if (!built)
+			return -1;
+		n = (size_t)snprintf(built, cap, "udp port %u", WIRE_ROCE_UDP_PORT);
+		for (unsigned i = 0; i < o->cfg.ntcp_ports; i++)
+			n += (size_t)snprintf(built + n, cap - n, " or tcp port %u",
+					      o->cfg.tcp_ports[i]);
+		if (!o->cfg.ntcp_ports)
+			snprintf(built + n, cap - n, " or tcp port %u", WIRE_TCP_PORT);
+		expr = built;
+	}
+	if (!expr)
+		return 0;
+	if (pcap_compile(p, &prog, expr, 1, PCAP_NETMASK_UNKNOWN) ||
+	    pcap_setfilter(p, &prog)) {
+		fprintf(stderr, "rdsdump: filter '%s': %s\n", expr, pcap_geterr(p));
+		free(built);
+		return -1;
+	}
+	pcap_freecode(&prog);
+	free(built);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct opts o;
+	static struct run run;
+	char errbuf[PCAP_ERRBUF_SIZE] = "";
+	struct dump_eng *eng = NULL;
+	pcap_dumper_t *dumper = NULL;
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	uint64_t frame = 0;
+	long written = 0;
+	int lt, rc, status = 0;
+
+	argp_err_exit_status = 2;
+	argp_parse(&argp, argc, argv, 0, NULL, &o);
+
+	run.o = &o;
+	run.rd.out = stdout;
+	run.rd.verbose = o.verbose;
+	run.rd.hex = o.hex;
+	run.rd.json = o.json;
+	run.rd.tsmode = o.tsmode == 1 ? 1 : o.tsmode == 2 ? 2 : 0;
+	run.show = !o.quiet && (!o.wfile || o.print);
+
+	if (o.rfile) {
+		run.pc = pcap_open_offline_with_tstamp_precision(o.rfile, PCAP_TSTAMP_PRECISION_NANO,
+								 errbuf);
+		if (!run.pc) {
+			fprintf(stderr, "rdsdump: %s\n", errbuf);
+			return 2;
+		}
+	} else {
+		run.pc = open_live(&o, errbuf);
+		if (!run.pc) {
+			if (*errbuf)
+				fprintf(stderr, "rdsdump: %s\n", errbuf);
+			return 2;
+		}
+	}
+	lt = to_linktype(pcap_datalink(run.pc));
+	if (lt < 0) {
+		fprintf(stderr, "rdsdump: link type %s is not one rdsdump reads\n",
+			pcap_datalink_val_to_name(pcap_datalink(run.pc)) ?
+			pcap_datalink_val_to_name(pcap_datalink(run.pc)) : "?");
+		pcap_close(run.pc);
+		return 2;
+	}
+	if (set_filter(&o, run.pc, lt)) {
+		pcap_close(run.pc);
+		return 2;
+	}
+	if (o.wfile) {
+		dumper = pcap_dump_open(run.pc, o.wfile);
+		if (!dumper) {
+			fprintf(stderr, "rdsdump: %s\n", pcap_geterr(run.pc));
+			pcap_close(run.pc);
+			return 2;
+		}
+	}
+	o.cfg.sink = sink;
+	o.cfg.ctx = &run;
+	if (dump_eng_new(&eng, &o.cfg)) {
+		fprintf(stderr, "rdsdump: out of memory\n");
+		return 2;
+	}
+	/* a terminal sees each line at once; a pipe or file gets big writes */
+	if (isatty(STDOUT_FILENO))
+		setvbuf(stdout, NULL, _IOLBF, 0);
+	else
+		setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+	the_run = &run;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (!o.rfile && !o.quiet)
+		fprintf(stderr, "rdsdump: listening on %s, link type %s\n", o.iface,
+			pcap_datalink_val_to_name(pcap_datalink(run.pc)));
+
+	while (!run.stop && (rc = pcap_next_ex(run.pc, &h, &data)) >= 0) {
+		struct dump_pkthdr ph;
+		int kept;
+
+		if (rc == 0)
+			continue;       /* live capture: timeout with nothing */
+		ph.frame = ++frame;
+		ph.ts_sec = h->ts.tv_sec;
+		ph.ts_nsec = (uint32_t)h->ts.tv_usec;  /* nanosecond precision was asked for */
+		ph.caplen = h->caplen;
+		ph.len = h->len;
+		ph.linktype = lt;
+		kept = dump_eng_packet(eng, &ph, data);
+		if (kept && dumper) {
+			pcap_dump((u_char *)dumper, h, data);
+			if (o.count && !o.print && ++written >= o.count)
+				break;
+		}
+	}
+	if (!run.stop && rc == PCAP_ERROR) {
+		/* everything up to here was decoded and printed; say where it ended */
+		fflush(stdout);
+		fprintf(stderr, "rdsdump: %s: %s (after %llu packets)\n",
+			o.rfile ? o.rfile : o.iface, pcap_geterr(run.pc), (unsigned long long)frame);
+		status = 1;
+	}
+	if (run.stop != 2)
+		dump_eng_finish(eng);
+	if (o.stats) {
+		size_t n = dump_eng_conn_count(eng);
+		const struct dump_conn **cs = calloc(n ? n : 1, sizeof(*cs));
+
+		for (size_t i = 0; cs && i < n; i++)
+			cs[i] = dump_eng_conn(eng, i);
+		if (cs)
+			dump_print_stats(&run.rd, cs, n);
+		free(cs);
+	}
+	if (!o.rfile) {
+		struct pcap_stat ps;
+
+		if (pcap_stats(run.pc, &ps) == 0)
+			fprintf(stderr, "%llu packets captured\n%u packets received by filter\n"
+				"%u packets dropped by kernel\n",
+				(unsigned long long)frame, ps.ps_recv, ps.ps_drop);
+	}
+	if (dumper)
+		pcap_dump_close(dumper);
+	if (fflush(stdout) == EOF && errno != EPIPE) {
+		fprintf(stderr, "rdsdump: writing output: %s\n", strerror(errno));
+		status = 1;
+	}
+	dump_eng_free(eng);
+	pcap_close(run.pc);
+	free(o.expr);
+	return status;
+}
