@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * conn.c - connections (one per local/peer address pair) and how incoming
+ * TCP connections are given path slots.
+ * Ref: net/rds/connection.c __rds_conn_create() (a connection lives until
+ * the endpoint goes; sequence numbers survive reconnects),
+ * net/rds/tcp_listen.c rds_tcp_accept_one() and rds_tcp_accept_one_path()
+ * (6.x: first free slot; 7.x: source port % npaths, stash when busy),
+ * net/rds/send.c rds_check_all_paths().
+ */
+#include "core.h"
+
+#include <string.h>
+
+static unsigned conn_hash(int lidx, const struct rdsu_addr *faddr)
+{
+	uint32_t h = 2166136261u ^ (uint32_t)lidx;
+
+	for (unsigned i = 0; i < sizeof(faddr->a); i++)
+		h = (h ^ faddr->a[i]) * 16777619u;
+	return h % RDSU_HASH_BUCKETS;
+}
+
+struct rdsu_conn *rdsu_conn_find(const struct rdsu_ep *ep, int lidx, const struct rdsu_addr *faddr)
+{
+	struct rdsu_conn *c = ep->conn_hash[conn_hash(lidx, faddr)];
+
+	for (; c; c = c->c_hash_next)
+		if (c->c_lidx == lidx && rdsu_addr_cmp(&c->c_faddr, faddr) == 0)
+			return c;
+	return NULL;
+}
+
+struct rdsu_conn *rdsu_conn_get(struct rdsu_ep *ep, int lidx, const struct rdsu_addr *faddr)
+{
+	struct rdsu_conn *c = rdsu_conn_find(ep, lidx, faddr);
+	unsigned h;
+
+	if (c)
+		return c;
+	if (ep->n_conns > RDSU_LINK_CONN_MASK)
+		return NULL;
+	if (ep->n_conns == ep->cap_conns) {
+		size_t cap = ep->cap_conns ? ep->cap_conns * 2 : 8;
+		struct rdsu_conn **v = rdsu_mem_alloc(ep, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		if (ep->n_conns)
+			memcpy(v, ep->conns, ep->n_conns * sizeof(*v));
+		rdsu_mem_free(ep, ep->conns);
+		ep->conns = v;
+		ep->cap_conns = cap;
+	}
+	c = rdsu_mem_zalloc(ep, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->c_ep = ep;
+	c->c_index = ep->n_conns;
+	c->c_lidx = lidx;
+	c->c_laddr = ep->cfg.laddrs[lidx];
+	c->c_faddr = *faddr;
+	/* Only the smaller address ever connects (rds_addr_cmp use in
+	 * rds_queue_reconnect and rds_tcp_accept_one_path: "avoid duels"). */
+	c->c_active = rdsu_addr_cmp(&c->c_laddr, faddr) < 0;
+	c->c_ev.e_kind = RDSU_EVSRC_CONN;
+	rdsu_list_init(&c->c_ev.e_item);
+	for (unsigned i = 0; i < WIRE_MAX_PATHS; i++)
+		rdsu_path_init(&c->c_path[i], c, (uint8_t)i);
+	h = conn_hash(lidx, faddr);
+	c->c_hash_next = ep->conn_hash[h];
+	ep->conn_hash[h] = c;
+	ep->conns[ep->n_conns++] = c;
+	return c;
+}
+
+void rdsu_conn_free_all(struct rdsu_ep *ep)
+{
+	for (size_t i = 0; i < ep->n_conns; i++) {
+		struct rdsu_conn *c = ep->conns[i];
+
+		for (unsigned p = 0; p < WIRE_MAX_PATHS; p++)
+			rdsu_path_fini(&c->c_path[p]);
+		rdsu_mem_free(ep, c);
+	}
+	ep->n_conns = 0;
+	memset(ep->conn_hash, 0, sizeof(ep->conn_hash));
+}
+
+/*
+ * Find what a link id names. Return: 1 and *cp for a path's link, 0 with
+ * *cp NULL for a held link, RDSU_ERR_CLOSED if the core does not know it.
+ */
+int rdsu_conn_find_link(struct rdsu_ep *ep, uint64_t link, struct rdsu_conn **cout,
+			struct rdsu_path **cp)
+{
+	uint64_t idx = link & RDSU_LINK_CONN_MASK;
+	struct rdsu_conn *c;
+
+	*cp = NULL;
+	if (!link || idx >= ep->n_conns)
+		return RDSU_ERR_CLOSED;
+	c = ep->conns[idx];
+	*cout = c;
+	for (unsigned i = 0; i < WIRE_MAX_PATHS; i++)
+		if (c->c_path[i].cp_link == link) {
+			*cp = &c->c_path[i];
+			return 1;
+		}
+	for (unsigned i = 0; i < c->c_n_held; i++)
+		if (c->c_held[i].link == link)
+			return 0;
+	return RDSU_ERR_CLOSED;
+}
+
+void rdsu_conn_event(struct rdsu_conn *c)
+{
+	rdsu_ep_ev_queue(c->c_ep, &c->c_ev);
+}
+
+/*
+ * Which slot an incoming connection from the smaller peer takes, or -1.
+ * 6.x (rds_tcp_accept_one_path): the first DOWN slot among
+ * max(1, c_npaths). 7.x with the peer's SPORT_IDX: only slot
+ * sport % npaths. In both, a slot holding our own outgoing attempt (the
+ * larger side's kick on path 0) is taken over: that is the duelling-SYN
+ * case rds_tcp_accept_one resolves by swapping in the new socket.
+ */
+int rdsu_conn_pick_slot(struct rdsu_conn *c, uint16_t peer_sport)
+{
+	unsigned n = c->c_npaths ? c->c_npaths : 1;
+	struct rdsu_path *cp;
+
+	if (c->c_ep->cfg.kver != WIRE_KVER_6 && c->c_with_sport_idx) {
+		unsigned i = peer_sport % n;
+
+		cp = &c->c_path[i];
+		if (cp->cp_state == RDSU_PATH_DOWN ||
+		    (cp->cp_state == RDSU_PATH_CONNECTING && cp->cp_outgoing))
+			return (int)i;
+		return -1;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (c->c_path[i].cp_state == RDSU_PATH_DOWN)
+			return (int)i;
+	cp = &c->c_path[0];
+	if (cp->cp_state == RDSU_PATH_CONNECTING && cp->cp_outgoing)
+		return 0;
+	return -1;
+}
+
+int rdsu_conn_attach(struct rdsu_conn *c, int slot, uint64_t link, uint16_t peer_sport,
+		     rdsu_ns now)
+{
+	struct rdsu_path *cp = &c->c_path[slot];
+
+	if (rdsu_path_prepare(cp) < 0)
+		return RDSU_ERR_NOMEM;
+	if (cp->cp_link) {
+		/* Our own kick loses to the peer's connection. */
+		rdsu_ep_req_clear(cp, RDSU_REQ_CONNECT);
+		rdsu_ep_close_link(c->c_ep, cp->cp_link, false);
+	}
+	cp->cp_link = link;
+	cp->cp_outgoing = false;
+	cp->cp_peer_sport = peer_sport;
+	cp->cp_local_sport = RDSU_TCP_PORT;
+	rdsu_path_up(cp, now);
+	return 0;
+}
+
+bool rdsu_conn_hold(struct rdsu_conn *c, uint64_t link, uint16_t sport)
+{
+	if (c->c_n_held == WIRE_MAX_PATHS)
+		return false;
+	c->c_held[c->c_n_held].link = link;
+	c->c_held[c->c_n_held].sport = sport;
+	c->c_n_held++;
+	return true;
+}
+
+void rdsu_conn_unhold(struct rdsu_conn *c, uint64_t link)
+{
+	for (unsigned i = 0; i < c->c_n_held; i++)
+		if (c->c_held[i].link == link) {
+			for (unsigned j = i + 1; j < c->c_n_held; j++)
+				c->c_held[j - 1] = c->c_held[j];
+			c->c_n_held--;
+			return;
+		}
+}
+
+/* Slots may have come free, or the path count became known: give them to
+ * held links in arrival order (rds_tcp_conn_slots_available). */
+void rdsu_conn_retry_held(struct rdsu_conn *c, rdsu_ns now)
+{
+	unsigned i = 0;
+
+	while (i < c->c_n_held) {
+		uint64_t link = c->c_held[i].link;
+		uint16_t sport = c->c_held[i].sport;
+		int slot = rdsu_conn_pick_slot(c, sport);
+
+		if (slot < 0) {
+			i++;
+			continue;
+		}
+		rdsu_conn_unhold(c, link);
+		if (rdsu_conn_attach(c, slot, link, sport, now) < 0) {
+			rdsu_ep_close_link(c->c_ep, link, true);
+			continue;
+		}
+		rdsu_ep_req(&c->c_path[slot], RDSU_REQ_ATTACH);
+	}
+}
+
+/* rds_check_all_paths: bring up every negotiated path. */
+void rdsu_conn_check_all_paths(struct rdsu_conn *c, rdsu_ns now)
+{
+	unsigned n = c->c_npaths ? c->c_npaths : 1;
+
+	for (unsigned i = 0; i < n; i++)
+		rdsu_path_connect_if_down(&c->c_path[i], now);
+}
+
+void rdsu_conn_info_fill(const struct rdsu_conn *c, struct rdsu_conn_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->laddr = c->c_laddr;
+	out->faddr = c->c_faddr;
+	out->we_connect = c->c_active;
+	out->npaths = c->c_npaths;
+	out->my_gen = c->c_ep->cfg.gen_num;
+	out->peer_gen = c->c_peer_gen;
+	out->peer_sport_idx = c->c_with_sport_idx;
+	out->probe_pending = c->c_probe_pending;
+	out->held_links = c->c_n_held;
+	out->peer_congested = (uint32_t)wire_cong_count(&c->c_fcong);
+	for (unsigned i = 0; i < WIRE_MAX_PATHS; i++)
+		rdsu_path_info_fill(&c->c_path[i], &out->path[i]);
+}

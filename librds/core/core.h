@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * core.h - librds core internals: the long-lived objects and the functions
+ * modules call on each other. Never installed.
+ *
+ * Object model (net/rds names in brackets):
+ *   rdsu_ep    endpoint: a local address set, its sockets and connections
+ *   rdsu_sock  a bound socket [rds_sock]
+ *   rdsu_conn  one (local address, peer address) pair [rds_connection]
+ *   rdsu_path  one of up to 8 paths of a conn, each carried by at most one
+ *              TCP connection at a time, named by a link id [rds_conn_path]
+ *   rdsu_msg   an outgoing message on a path queue [rds_message]
+ *   rdsu_rx    a received message on a socket queue [rds_incoming]
+ */
+#ifndef RDSU_CORE_H
+#define RDSU_CORE_H
+
+#include <rds/rdsu.h>
+
+#include "list.h"
+
+#define RDSU_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define RDSU_HASH_BUCKETS 256
+
+/* Per-object event sources queued on ep->ev_q; coalesced by e_queued. */
+enum rdsu_evsrc_kind {
+	RDSU_EVSRC_SOCK = 1,
+	RDSU_EVSRC_PATH,
+	RDSU_EVSRC_CONN,
+};
+
+struct rdsu_evsrc {
+	struct rdsu_list e_item;
+	uint8_t e_kind;
+};
+
+/* Pending transport requests of a path (cp_req). */
+#define RDSU_REQ_CONNECT 0x1
+#define RDSU_REQ_ATTACH 0x2
+#define RDSU_REQ_OUTPUT 0x4
+
+/* What a message is; decides how its header is built. */
+enum rdsu_msg_kind {
+	RDSU_MK_DATA = 0,       /* from a socket; dport 0 makes it a ping */
+	RDSU_MK_PONG,           /* answer to a ping (rds_send_pong) */
+	RDSU_MK_PROBE_PING,     /* sport 1, dport 0, exthdrs (rds_send_ping) */
+	RDSU_MK_PROBE_PONG,     /* sport 0, dport 1, exthdrs */
+};
+
+/* m_flags */
+#define RDSU_MF_RETRANS 0x01    /* RDS_MSG_RETRANSMITTED: sets the header flag */
+#define RDSU_MF_FLUSH 0x02      /* RDS_MSG_FLUSH: peer restarted, never resend */
+#define RDSU_MF_ON_RETRANS 0x04 /* on cp_retrans_q (else on cp_send_q) */
+#define RDSU_MF_DROPPED 0x08    /* cancelled/closed while being written */
+
+struct rdsu_msg {
+	struct rdsu_list m_conn_item;   /* cp_send_q or cp_retrans_q */
+	struct rdsu_list m_sock_item;   /* rs_msgs, while m_rs is set */
+	struct rdsu_sock *m_rs;         /* owner charged for m_len; NULL for control */
+	struct rdsu_path *m_cp;
+	uint64_t m_seq;
+	uint64_t m_ack_off;             /* stream offset past its last byte (m_ack_seq) */
+	uint32_t m_len;
+	uint16_t m_sport;
+	uint16_t m_dport;
+	uint8_t m_kind;
+	uint8_t m_flags;
+	uint8_t m_data[];
+};
+
+struct rdsu_rx {
+	struct rdsu_list r_item;
+	struct rdsu_addr r_faddr;
+	uint16_t r_sport;
+	uint32_t r_len;
+	uint8_t r_data[];
+};
+
+struct rdsu_sock {
+	struct rdsu_ep *rs_ep;
+	size_t rs_index;                /* in ep->socks */
+	struct rdsu_evsrc rs_ev;
+	unsigned rs_ev_mask;
+	void *rs_ctx;
+
+	bool rs_bound;
+	int rs_lidx;                    /* index of the bound address in the set */
+	uint16_t rs_port;
+	struct rdsu_sock *rs_bind_next; /* ep->bind_hash chain */
+	uint32_t rs_hash_initval;
+
+	uint32_t rs_sndbuf;
+	uint32_t rs_rcvbuf;
+	uint64_t rs_snd_bytes;
+	uint64_t rs_rcv_bytes;
+	bool rs_want_out;               /* saw -EAGAIN: tell when SNDBUF has room */
+	struct rdsu_list rs_msgs;       /* our messages not yet acknowledged */
+
+	struct rdsu_list rs_rx_q;
+	uint32_t rs_rx_count;
+
+	bool rs_congested;              /* our port is set in the local map */
+	bool rs_cong_monitor;
+	bool rs_seen_cong;              /* got -ENOBUFS: tell about the next map */
+	uint64_t rs_cong_mask;
+	uint64_t rs_cong_notify;
+	uint64_t rs_cong_gen;           /* ep->cong_gen when last polled */
+};
+
+/* The bytes a path is writing: one message or map at a time, never
+ * interleaved (rds_send_xmit). */
+struct rdsu_xmit {
+	bool active;
+	uint8_t hdr[WIRE_HDR_LEN];
+	const uint8_t *payload;
+	uint32_t plen;
+	uint32_t off;                   /* bytes of header + payload written */
+	struct rdsu_msg *rm;            /* NULL while writing a map */
+};
+
+struct rdsu_path {
+	struct rdsu_conn *cp_conn;
+	uint8_t cp_index;
+	enum rdsu_path_state cp_state;
+
+	/* the link carrying it */
+	uint64_t cp_link;               /* 0 = none */
+	bool cp_outgoing;
+	uint16_t cp_peer_sport;
+	uint16_t cp_local_sport;
+
+	/* sequence state (rds_conn_path: cp_next_tx_seq, cp_next_rx_seq) */
+	uint64_t cp_next_tx_seq;
+	uint64_t cp_next_rx_seq;
+
+	/* sending */
+	struct rdsu_list cp_send_q;
+	struct rdsu_list cp_retrans_q;
+	uint32_t cp_send_msgs, cp_retrans_msgs;
+	uint64_t cp_send_bytes, cp_retrans_bytes;
+	struct rdsu_xmit cp_xmit;
+	bool cp_map_queued;
+	uint8_t *cp_map_snap;           /* WIRE_CONG_MAP_BYTES, allocated on first map */
+	uint64_t cp_tx_off;             /* stream bytes written on this link */
+	uint64_t cp_acked;              /* ... of which TCP acknowledged */
+	bool cp_out_armed;              /* an OUTPUT request is out and not yet drained */
+
+	/* receiving */
+	struct wire_deframer cp_dfr;
+	uint8_t *cp_gather;             /* WIRE_MAX_MSG_LEN, allocated on first up */
+	uint64_t cp_rx_bytes;
+
+	/* reconnecting (rds_queue_reconnect) */
+	rdsu_ns cp_reconnect_at;        /* RDS_RECONNECT_PENDING when != NEVER */
+	rdsu_ns cp_backoff;             /* cp_reconnect_jiffies */
+
+	/* transport requests and events */
+	struct rdsu_list cp_req_item;
+	unsigned cp_req;
+	struct rdsu_evsrc cp_ev;
+
+	uint64_t cp_connects, cp_resets;
+};
+
+struct rdsu_conn {
+	struct rdsu_ep *c_ep;
+	size_t c_index;                 /* in ep->conns; low bits of its link ids */
+	struct rdsu_conn *c_hash_next;
+	struct rdsu_addr c_laddr;
+	struct rdsu_addr c_faddr;
+	int c_lidx;
+	bool c_active;                  /* laddr < faddr: only we connect */
+
+	uint16_t c_npaths;              /* 0 until a probe told us */
+	bool c_with_sport_idx;
+	uint32_t c_peer_gen;
+	bool c_gen_changed;             /* for the next PEER event */
+	bool c_probe_pending;           /* c_ping_triggered */
+	uint64_t c_cp0_catchup;         /* paths > 0 wait until path 0 acked <= this */
+
+	/* incoming links waiting for a free slot, in arrival order (7.x
+	 * stashes one; we keep up to one per path, so a fan-out that
+	 * overtakes the probe telling us the path count is not refused) */
+	struct {
+		uint64_t link;
+		uint16_t sport;
+	} c_held[WIRE_MAX_PATHS];
+	unsigned c_n_held;
+
+	struct wire_cong_map c_fcong;   /* the peer's map */
+	struct rdsu_evsrc c_ev;
+	struct rdsu_path c_path[WIRE_MAX_PATHS];
+};
+
+struct rdsu_ep {
+	struct rdsu_ep_cfg cfg;
+	struct wire_cong_map *lmaps[RDSU_MAX_LADDRS]; /* one map per local address */
+
+	struct rdsu_conn **conns;
+	size_t n_conns, cap_conns;
+	struct rdsu_conn *conn_hash[RDSU_HASH_BUCKETS];
+
+	struct rdsu_sock **socks;
+	size_t n_socks, cap_socks;
+	struct rdsu_sock *bind_hash[RDSU_HASH_BUCKETS];
+
+	struct rdsu_list ev_q;
+	struct rdsu_list req_q;
+	uint64_t *close_q;              /* ring of link ids to close */
+	bool *close_reset;
+	size_t close_head, close_n, close_cap;
+
+	uint64_t link_gen;
+	uint64_t rng;
+	uint64_t cong_gen;              /* bumped on every peer map received */
+	uint64_t stats[RDSU_STAT__COUNT];
+};
+
+#define RDSU_LINK_CONN_BITS 24
+#define RDSU_LINK_CONN_MASK ((1ull << RDSU_LINK_CONN_BITS) - 1)
+
+static inline void rdsu_stat_add(struct rdsu_ep *ep, enum rdsu_stat s, uint64_t n)
+{
+	ep->stats[s] += n;
+}
+
+static inline void rdsu_stat_inc(struct rdsu_ep *ep, enum rdsu_stat s)
+{
+	ep->stats[s]++;
+}
+
+/* mem.c */
+void *rdsu_mem_alloc(struct rdsu_ep *ep, size_t size);
+void *rdsu_mem_zalloc(struct rdsu_ep *ep, size_t size);
+void rdsu_mem_free(struct rdsu_ep *ep, void *p);
+void *rdsu_mem_cfg_alloc(const struct rdsu_mem *m, size_t size);
+void rdsu_mem_cfg_free(const struct rdsu_mem *m, void *p);
+
+/* addr.c */
+bool rdsu_addr_is_any(const struct rdsu_addr *a);
+
+/* ep.c */
+uint64_t rdsu_ep_rand(struct rdsu_ep *ep);
+int rdsu_ep_lidx(const struct rdsu_ep *ep, const struct rdsu_addr *a);
+void rdsu_ep_ev_queue(struct rdsu_ep *ep, struct rdsu_evsrc *src);
+void rdsu_ep_ev_cancel(struct rdsu_evsrc *src);
+void rdsu_ep_req(struct rdsu_path *cp, unsigned req);
+void rdsu_ep_req_clear(struct rdsu_path *cp, unsigned req);
+void rdsu_ep_close_link(struct rdsu_ep *ep, uint64_t link, bool reset);
+uint64_t rdsu_ep_new_link(struct rdsu_ep *ep, const struct rdsu_conn *c);
+
+/* conn.c */
+struct rdsu_conn *rdsu_conn_find(const struct rdsu_ep *ep, int lidx, const struct rdsu_addr *faddr);
+struct rdsu_conn *rdsu_conn_get(struct rdsu_ep *ep, int lidx, const struct rdsu_addr *faddr);
+void rdsu_conn_free_all(struct rdsu_ep *ep);
+int rdsu_conn_find_link(struct rdsu_ep *ep, uint64_t link, struct rdsu_conn **c,
+			struct rdsu_path **cp);
+bool rdsu_conn_hold(struct rdsu_conn *c, uint64_t link, uint16_t sport);
+void rdsu_conn_unhold(struct rdsu_conn *c, uint64_t link);
+void rdsu_conn_info_fill(const struct rdsu_conn *c, struct rdsu_conn_info *out);
+int rdsu_conn_pick_slot(struct rdsu_conn *c, uint16_t peer_sport);
+int rdsu_conn_attach(struct rdsu_conn *c, int slot, uint64_t link, uint16_t peer_sport,
+		     rdsu_ns now);
+void rdsu_conn_retry_held(struct rdsu_conn *c, rdsu_ns now);
+void rdsu_conn_check_all_paths(struct rdsu_conn *c, rdsu_ns now);
+void rdsu_conn_event(struct rdsu_conn *c);
+
+/* path.c */
+void rdsu_path_init(struct rdsu_path *cp, struct rdsu_conn *c, uint8_t index);
+void rdsu_path_fini(struct rdsu_path *cp);
+void rdsu_path_connect_if_down(struct rdsu_path *cp, rdsu_ns now);
+int rdsu_path_prepare(struct rdsu_path *cp);
+void rdsu_path_up(struct rdsu_path *cp, rdsu_ns now);
+void rdsu_path_drop(struct rdsu_path *cp, bool close_link, bool reset, rdsu_ns now);
+void rdsu_path_kick(struct rdsu_path *cp);
+rdsu_ns rdsu_path_deadline(const struct rdsu_path *cp);
+int rdsu_path_expire(struct rdsu_path *cp, rdsu_ns now);
+void rdsu_path_info_fill(const struct rdsu_path *cp, struct rdsu_path_info *out);
+
+/* send.c */
+int rdsu_send_data(struct rdsu_path *cp, struct rdsu_sock *rs, uint16_t dport,
+		   const struct iovec *iov, int iovcnt, uint32_t len);
+int rdsu_send_ctl(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dport, rdsu_ns now);
+bool rdsu_send_has_output(struct rdsu_path *cp);
+void rdsu_send_peek(struct rdsu_path *cp, const uint8_t **p, size_t *len);
+int rdsu_send_advance(struct rdsu_path *cp, size_t n);
+int rdsu_send_acked(struct rdsu_path *cp, uint64_t acked);
+void rdsu_send_path_reset(struct rdsu_path *cp);
+void rdsu_send_flush_retrans(struct rdsu_path *cp);
+void rdsu_send_free_all(struct rdsu_path *cp);
+int rdsu_send_drop_sock(struct rdsu_sock *rs, const struct rdsu_addr *faddr, uint16_t dport);
+
+/* recv.c */
+ssize_t rdsu_recv_input(struct rdsu_path *cp, const uint8_t *in, size_t len, rdsu_ns now);
+
+/* cong.c */
+void rdsu_cong_rcvbuf_delta(struct rdsu_sock *rs, int64_t delta);
+void rdsu_cong_queue_updates(struct rdsu_ep *ep, int lidx);
+void rdsu_cong_peer_update(struct rdsu_conn *c, const uint8_t *map, size_t len);
+int rdsu_cong_check_send(struct rdsu_conn *c, struct rdsu_sock *rs, uint16_t dport);
+void rdsu_cong_remove_sock(struct rdsu_sock *rs);
+
+/* probe.c */
+void rdsu_probe_build(const struct rdsu_conn *c, struct wire_hdr *h, bool pong, uint64_t seq);
+void rdsu_probe_input(struct rdsu_conn *c, const struct wire_hdr *h, rdsu_ns now);
+void rdsu_probe_ping(struct rdsu_conn *c, rdsu_ns now);
+unsigned rdsu_probe_pick_path(struct rdsu_conn *c, const struct rdsu_sock *rs, rdsu_ns now);
+void rdsu_probe_path_up(struct rdsu_path *cp, rdsu_ns now);
+bool rdsu_probe_cp0_caught_up(struct rdsu_conn *c);
+
+/* sock.c */
+struct rdsu_sock *rdsu_sock_find_bound(const struct rdsu_ep *ep, int lidx, uint16_t port);
+int rdsu_sock_deliver(struct rdsu_sock *rs, const struct rdsu_addr *faddr, uint16_t sport,
+		      const uint8_t *data, uint32_t len);
+void rdsu_sock_msg_release(struct rdsu_msg *rm);
+void rdsu_sock_ev(struct rdsu_sock *rs, unsigned mask);
+void rdsu_sock_info_fill(const struct rdsu_sock *rs, struct rdsu_sock_info *out);
+
+#endif /* RDSU_CORE_H */

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * err.c - names for librds error codes and for the negative errno values
+ * the socket-like calls return (without strerror(), which is not
+ * thread-safe everywhere and depends on the locale).
+ */
+#include "core.h"
+
+#include <errno.h>
+
+bool rdsu_err_is_fatal(int err)
+{
+	return err <= RDSU_ERR_FATAL && err > -300;
+}
+
+const char *rdsu_strerror(int err)
+{
+	switch (err) {
+	case RDSU_OK:
+		return "ok";
+	case RDSU_ERR_AGAIN:
+		return "nothing to do now";
+	case RDSU_ERR_PROTO:
+		return "peer violated the protocol";
+	case RDSU_ERR_CONG:
+		return "destination port congested";
+	case RDSU_ERR_CLOSED:
+		return "link closed";
+	case RDSU_ERR_IO:
+		return "operating system call failed";
+	case RDSU_ERR_INVAL:
+		return "invalid argument";
+	case RDSU_ERR_REFUSED:
+		return "connection refused";
+	case RDSU_ERR_NOTFOUND:
+		return "no such connection or address";
+	case RDSU_ERR_FATAL:
+		return "fatal error";
+	case RDSU_ERR_NOMEM:
+		return "out of memory";
+	case -EAGAIN:
+		return "EAGAIN: try again";
+	case -EMSGSIZE:
+		return "EMSGSIZE: message too long";
+	case -ENOBUFS:
+		return "ENOBUFS: destination port congested";
+	case -EINVAL:
+		return "EINVAL: invalid argument";
+	case -EADDRINUSE:
+		return "EADDRINUSE: address in use";
+	case -EADDRNOTAVAIL:
+		return "EADDRNOTAVAIL: address not available";
+	case -ENOTCONN:
+		return "ENOTCONN: socket not bound";
+	case -EOPNOTSUPP:
+		return "EOPNOTSUPP: operation not supported";
+	case -ENOMEM:
+		return "ENOMEM: out of memory";
+	default:
+		return "unknown error";
+	}
+}

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * link.c - the transport-facing calls: a transport turns TCP events into
+ * these and nothing else. A link id names one TCP connection; once the
+ * core lets go of it every call answers RDSU_ERR_CLOSED.
+ * Ref: net/rds/tcp_listen.c rds_tcp_accept_one() (refuse the larger
+ * address, connect back; slots; 7.x stash), net/rds/tcp_connect.c
+ * rds_tcp_state_change() (the larger side drops its own connection when it
+ * is established: it was only a kick), net/rds/tcp.c
+ * rds_tcp_write_space() / rds_tcp_is_acked() (TCP acknowledgement frees
+ * messages).
+ */
+#include "core.h"
+
+#include <string.h>
+
+int rdsu_link_accept(struct rdsu_ep *ep, const struct rdsu_addr *laddr,
+		     const struct rdsu_addr *faddr, uint16_t peer_sport, rdsu_ns now,
+		     uint64_t *link)
+{
+	struct rdsu_conn *c;
+	int lidx, slot;
+	uint64_t id;
+
+	if (!ep || !laddr || !faddr || !link)
+		return RDSU_ERR_INVAL;
+	*link = 0;
+	lidx = rdsu_ep_lidx(ep, laddr);
+	if (lidx < 0)
+		return RDSU_ERR_NOTFOUND;
+	/* A peer that is one of our own addresses would be loopback, which
+	 * RDS/TCP refuses. */
+	if (rdsu_ep_lidx(ep, faddr) >= 0 || rdsu_addr_is_any(faddr)) {
+		rdsu_stat_inc(ep, RDSU_STAT_ACCEPT_REFUSED);
+		return RDSU_ERR_REFUSED;
+	}
+	c = rdsu_conn_get(ep, lidx, faddr);
+	if (!c)
+		return RDSU_ERR_NOMEM;
+	if (c->c_active) {
+		/* The larger address knocked: reset it and, while at most one
+		 * path is agreed, connect path 0 ourselves. */
+		rdsu_stat_inc(ep, RDSU_STAT_ACCEPT_REFUSED);
+		if (c->c_npaths <= 1)
+			rdsu_path_connect_if_down(&c->c_path[0], now);
+		return RDSU_ERR_REFUSED;
+	}
+	id = rdsu_ep_new_link(ep, c);
+	slot = rdsu_conn_pick_slot(c, peer_sport);
+	if (slot >= 0) {
+		if (rdsu_conn_attach(c, slot, id, peer_sport, now) < 0)
+			return RDSU_ERR_NOMEM;
+		*link = id;
+		return RDSU_ACCEPT_UP;
+	}
+	if (ep->cfg.kver != WIRE_KVER_6 && rdsu_conn_hold(c, id, peer_sport)) {
+		rdsu_stat_inc(ep, RDSU_STAT_ACCEPT_HELD);
+		*link = id;
+		return RDSU_ACCEPT_HELD;
+	}
+	rdsu_stat_inc(ep, RDSU_STAT_ACCEPT_REFUSED);
+	return RDSU_ERR_REFUSED;
+}
+
+int rdsu_link_established(struct rdsu_ep *ep, uint64_t link, uint16_t sport, rdsu_ns now)
+{
+	struct rdsu_conn *c;
+	struct rdsu_path *cp;
+
+	if (!ep || rdsu_conn_find_link(ep, link, &c, &cp) != 1 || !cp->cp_outgoing)
+		return RDSU_ERR_CLOSED;
+	if (cp->cp_state == RDSU_PATH_UP)
+		return 0; /* told twice */
+	if (!c->c_active) {
+		/* The kick has done its work; the peer connects back. */
+		rdsu_stat_inc(ep, RDSU_STAT_KICK_DROPPED);
+		rdsu_path_drop(cp, false, false, now);
+		return RDSU_ERR_CLOSED;
+	}
+	if (rdsu_path_prepare(cp) < 0) {
+		rdsu_path_drop(cp, false, false, now);
+		return RDSU_ERR_CLOSED;
+	}
+	cp->cp_local_sport = sport;
+	cp->cp_peer_sport = RDSU_TCP_PORT;
+	rdsu_path_up(cp, now);
+	return 0;
+}
+
+ssize_t rdsu_link_input(struct rdsu_ep *ep, uint64_t link, const uint8_t *in, size_t len,
+			rdsu_ns now)
+{
+	struct rdsu_conn *c;
+	struct rdsu_path *cp;
+	int r;
+
+	if (!ep)
+		return RDSU_ERR_INVAL;
+	r = rdsu_conn_find_link(ep, link, &c, &cp);
+	if (r < 0)
+		return r;
+	if (r == 0 || cp->cp_state != RDSU_PATH_UP)
+		return 0; /* held, or not yet reported established */
+	if (!in && len)
+		return RDSU_ERR_INVAL;
+	return rdsu_recv_input(cp, in, len, now);
+}
+
+int rdsu_link_peek(struct rdsu_ep *ep, uint64_t link, const uint8_t **p, size_t *len,
+		   rdsu_ns now)
+{
+	struct rdsu_conn *c;
+	struct rdsu_path *cp;
+	int r;
+
+	(void)now;
+	if (!ep || !p || !len)
+		return RDSU_ERR_INVAL;
+	*p = NULL;
+	*len = 0;
+	r = rdsu_conn_find_link(ep, link, &c, &cp);
+	if (r < 0)
+		return r;
+	if (r == 0 || cp->cp_state != RDSU_PATH_UP)
+		return 0;
+	rdsu_send_peek(cp, p, len);
+	return 0;
+}
+
+int rdsu_link_advance(struct rdsu_ep *ep, uint64_t link, size_t n, rdsu_ns now)
+{
+	struct rdsu_conn *c;
+	struct rdsu_path *cp;
+	int r;
+
+	(void)now;
+	if (!ep)
+		return RDSU_ERR_INVAL;
+	r = rdsu_conn_find_link(ep, link, &c, &cp);
+	if (r < 0)
+		return r;
+	if (r == 0 || cp->cp_state != RDSU_PATH_UP)
+		return n ? RDSU_ERR_INVAL : 0;
+	return rdsu_send_advance(cp, n);
+}
+
+ssize_t rdsu_link_output(struct rdsu_ep *ep, uint64_t link, uint8_t *buf, size_t cap,
+			 rdsu_ns now)
+{
+	size_t done = 0;
+
+	if (!buf && cap)
+		return RDSU_ERR_INVAL;
+	while (done < cap) {
+		const uint8_t *p;
+		size_t len;
+		int r = rdsu_link_peek(ep, link, &p, &len, now);
+
+		if (r < 0)
+			return done ? (ssize_t)done : r;
+		if (!len)
+			break;
+		if (len > cap - done)
+			len = cap - done;
+		memcpy(buf + done, p, len);
+		r = rdsu_link_advance(ep, link, len, now);
+		if (r < 0)
+			return r;
+		done += len;
+	}
+	return (ssize_t)done;
+}
+
+int rdsu_link_acked(struct rdsu_ep *ep, uint64_t link, uint64_t acked, rdsu_ns now)
+{
+	struct rdsu_conn *c;
+	struct rdsu_path *cp;
+	int r;
+
+	(void)now;
+	if (!ep)
+		return RDSU_ERR_INVAL;
+	r = rdsu_conn_find_link(ep, link, &c, &cp);
+	if (r < 0)
+		return r;
+	if (r == 0 || cp->cp_state != RDSU_PATH_UP)
+		return acked ? RDSU_ERR_INVAL : 0;
+	return rdsu_send_acked(cp, acked);
+}
+
+int rdsu_link_down(struct rdsu_ep *ep, uint64_t link, rdsu_ns now)
+{
+	struct rdsu_conn *c;
+	struct rdsu_path *cp;
+	int r;
+
+	if (!ep)
+		return RDSU_ERR_INVAL;
+	r = rdsu_conn_find_link(ep, link, &c, &cp);
+	if (r < 0)
+		return r;
+	if (r == 0) {
+		rdsu_conn_unhold(c, link);
+		return 0;
+	}
+	rdsu_path_drop(cp, false, false, now);
+	return 0;
+}
+
+uint16_t rdsu_sport_pick(uint16_t low, uint16_t high, uint8_t res, unsigned n)
+{
+	uint32_t base = ((uint32_t)low + 7u) & ~7u;
+	uint64_t port = base + 8ull * n + res;
+
+	if (res >= WIRE_MAX_PATHS || port > high || port > 65535)
+		return 0;
+	return (uint16_t)port;
+}

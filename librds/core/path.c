@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * path.c - one path's life: down, connecting, up, and back down with a
+ * reconnect on capped exponential backoff.
+ * Ref: net/rds/connection.c __rds_conn_path_init() (tx seq starts at 1),
+ * rds_conn_path_connect_if_down(); net/rds/threads.c
+ * rds_connect_path_complete() (map queued, backoff reset),
+ * rds_queue_reconnect() (only the smaller address; immediate first try,
+ * then random % ceiling with the ceiling doubling up to the max),
+ * rds_connect_worker() (the larger address never connects paths > 0);
+ * net/rds/tcp_connect.c rds_tcp_conn_path_connect() (paths > 0 only once
+ * c_npaths >= 2).
+ */
+#include "core.h"
+
+#include <string.h>
+
+void rdsu_path_init(struct rdsu_path *cp, struct rdsu_conn *c, uint8_t index)
+{
+	memset(cp, 0, sizeof(*cp));
+	cp->cp_conn = c;
+	cp->cp_index = index;
+	cp->cp_state = RDSU_PATH_DOWN;
+	cp->cp_next_tx_seq = 1;
+	cp->cp_next_rx_seq = 0;
+	rdsu_list_init(&cp->cp_send_q);
+	rdsu_list_init(&cp->cp_retrans_q);
+	rdsu_list_init(&cp->cp_req_item);
+	rdsu_list_init(&cp->cp_ev.e_item);
+	cp->cp_ev.e_kind = RDSU_EVSRC_PATH;
+	cp->cp_reconnect_at = RDSU_NS_NEVER;
+}
+
+void rdsu_path_fini(struct rdsu_path *cp)
+{
+	struct rdsu_ep *ep = cp->cp_conn->c_ep;
+
+	rdsu_send_free_all(cp);
+	rdsu_ep_ev_cancel(&cp->cp_ev);
+	rdsu_ep_req_clear(cp, ~0u);
+	rdsu_mem_free(ep, cp->cp_gather);
+	rdsu_mem_free(ep, cp->cp_map_snap);
+	cp->cp_gather = NULL;
+	cp->cp_map_snap = NULL;
+}
+
+/*
+ * The receive gather buffer is the deframer's: it must hold the largest
+ * message a header may announce (1 MiB) before any is accepted. It is
+ * allocated once per path, never in proportion to what the peer says, and
+ * its pages are touched only as far as split messages reach.
+ */
+int rdsu_path_prepare(struct rdsu_path *cp)
+{
+	if (!cp->cp_gather)
+		cp->cp_gather = rdsu_mem_alloc(cp->cp_conn->c_ep, WIRE_MAX_MSG_LEN);
+	return cp->cp_gather ? 0 : RDSU_ERR_NOMEM;
+}
+
+static void path_event(struct rdsu_path *cp)
+{
+	rdsu_ep_ev_queue(cp->cp_conn->c_ep, &cp->cp_ev);
+}
+
+static void path_connect(struct rdsu_path *cp)
+{
+	struct rdsu_conn *c = cp->cp_conn;
+
+	cp->cp_link = rdsu_ep_new_link(c->c_ep, c);
+	cp->cp_outgoing = true;
+	cp->cp_peer_sport = 0;
+	cp->cp_local_sport = 0;
+	cp->cp_state = RDSU_PATH_CONNECTING;
+	rdsu_stat_inc(c->c_ep, RDSU_STAT_CONNECT_REQ);
+	rdsu_ep_req(cp, RDSU_REQ_CONNECT);
+	path_event(cp);
+}
+
+/* Paths above 0 exist only once both sides agreed on more than one, and
+ * only the smaller address opens them. */
+static bool path_may_connect(const struct rdsu_path *cp)
+{
+	const struct rdsu_conn *c = cp->cp_conn;
+
+	if (cp->cp_index == 0)
+		return true;
+	return c->c_active && c->c_npaths >= 2 && cp->cp_index < c->c_npaths;
+}
+
+void rdsu_path_connect_if_down(struct rdsu_path *cp, rdsu_ns now)
+{
+	(void)now;
+	/* A pending backoff timer is RDS_RECONNECT_PENDING: let it run. */
+	if (cp->cp_state != RDSU_PATH_DOWN || cp->cp_reconnect_at != RDSU_NS_NEVER)
+		return;
+	if (!path_may_connect(cp))
+		return;
+	path_connect(cp);
+}
+
+static void queue_reconnect(struct rdsu_path *cp, rdsu_ns now)
+{
+	struct rdsu_conn *c = cp->cp_conn;
+	const struct rdsu_ep_cfg *cfg = &c->c_ep->cfg;
+	rdsu_ns delay;
+
+	/* The larger address waits to be connected to. */
+	if (!c->c_active || !path_may_connect(cp))
+		return;
+	if (cp->cp_backoff == 0) {
+		cp->cp_backoff = cfg->reconnect_min;
+		path_connect(cp);
+		return;
+	}
+	delay = rdsu_ep_rand(c->c_ep) % cp->cp_backoff;
+	cp->cp_backoff = cp->cp_backoff > cfg->reconnect_max / 2 ? cfg->reconnect_max
+								  : cp->cp_backoff * 2;
+	cp->cp_reconnect_at = now + delay;
+}
+
+void rdsu_path_up(struct rdsu_path *cp, rdsu_ns now)
+{
+	cp->cp_state = RDSU_PATH_UP;
+	cp->cp_backoff = 0;
+	cp->cp_reconnect_at = RDSU_NS_NEVER;
+	cp->cp_tx_off = 0;
+	cp->cp_acked = 0;
+	cp->cp_rx_bytes = 0;
+	cp->cp_out_armed = false;
+	memset(&cp->cp_xmit, 0, sizeof(cp->cp_xmit));
+	wire_deframer_init(&cp->cp_dfr, WIRE_MAX_MSG_LEN, cp->cp_gather, WIRE_MAX_MSG_LEN);
+	/* rds_connect_path_complete: every path that comes up sends the
+	 * whole map before anything else. */
+	cp->cp_map_queued = true;
+	cp->cp_connects++;
+	path_event(cp);
+	rdsu_probe_path_up(cp, now);
+	rdsu_path_kick(cp);
+}
+
+void rdsu_path_drop(struct rdsu_path *cp, bool close_link, bool reset, rdsu_ns now)
+{
+	struct rdsu_conn *c = cp->cp_conn;
+	bool was_up = cp->cp_state == RDSU_PATH_UP;
+
+	if (cp->cp_state == RDSU_PATH_DOWN && !cp->cp_link)
+		return;
+	if (close_link)
+		rdsu_ep_close_link(c->c_ep, cp->cp_link, reset);
+	cp->cp_link = 0;
+	cp->cp_state = RDSU_PATH_DOWN;
+	cp->cp_out_armed = false;
+	cp->cp_map_queued = false;
+	rdsu_ep_req_clear(cp, ~0u);
+	rdsu_send_path_reset(cp);
+	if (was_up) {
+		cp->cp_resets++;
+		rdsu_stat_inc(c->c_ep, RDSU_STAT_CONN_RESET);
+	}
+	/* 7.x re-learns the path count after every path-0 shutdown; a probe
+	 * lost with the connection must not block the next one. (One still
+	 * queued because the link never came up is not lost.) */
+	if (cp->cp_index == 0 && was_up)
+		c->c_probe_pending = false;
+	path_event(cp);
+	queue_reconnect(cp, now);
+	rdsu_conn_retry_held(c, now);
+}
+
+void rdsu_path_kick(struct rdsu_path *cp)
+{
+	if (cp->cp_state != RDSU_PATH_UP || cp->cp_out_armed)
+		return;
+	if (!rdsu_send_has_output(cp))
+		return;
+	cp->cp_out_armed = true;
+	rdsu_ep_req(cp, RDSU_REQ_OUTPUT);
+}
+
+rdsu_ns rdsu_path_deadline(const struct rdsu_path *cp)
+{
+	return cp->cp_reconnect_at;
+}
+
+int rdsu_path_expire(struct rdsu_path *cp, rdsu_ns now)
+{
+	if (cp->cp_reconnect_at > now)
+		return 0;
+	cp->cp_reconnect_at = RDSU_NS_NEVER;
+	if (cp->cp_state == RDSU_PATH_DOWN && path_may_connect(cp))
+		path_connect(cp);
+	return 1;
+}
+
+void rdsu_path_info_fill(const struct rdsu_path *cp, struct rdsu_path_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->index = cp->cp_index;
+	out->state = cp->cp_state;
+	out->link = cp->cp_link;
+	out->outgoing = cp->cp_outgoing;
+	out->peer_sport = cp->cp_peer_sport;
+	out->local_sport = cp->cp_local_sport;
+	out->next_tx_seq = cp->cp_next_tx_seq;
+	out->next_rx_seq = cp->cp_next_rx_seq;
+	out->send_q_msgs = cp->cp_send_msgs;
+	out->send_q_bytes = cp->cp_send_bytes;
+	out->retrans_q_msgs = cp->cp_retrans_msgs;
+	out->retrans_q_bytes = cp->cp_retrans_bytes;
+	out->tx_bytes = cp->cp_tx_off;
+	out->acked_bytes = cp->cp_acked;
+	out->rx_bytes = cp->cp_rx_bytes;
+	out->map_queued = cp->cp_map_queued;
+	out->reconnect_at = cp->cp_reconnect_at;
+	out->backoff = cp->cp_backoff;
+	out->connects = cp->cp_connects;
+	out->resets = cp->cp_resets;
+}
+
+const char *rdsu_path_state_name(enum rdsu_path_state st)
+{
+	switch (st) {
+	case RDSU_PATH_DOWN:
+		return "down";
+	case RDSU_PATH_CONNECTING:
+		return "connecting";
+	case RDSU_PATH_UP:
+		return "up";
+	}
+	return "?";
+}

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * probe.c - the multipath handshake: probe pings and pongs, the path
+ * count, the peer's generation number, which path a socket's messages take,
+ * and holding the extra paths until path 0 has caught up.
+ * Ref: net/rds/send.c rds_send_ping(), rds_send_probe() (NPATHS, GEN_NUM,
+ * SPORT_IDX; 6.x keeps only the first), rds_send_mprds_hash() (6.x: probe
+ * when the hash is not 0 and npaths unknown; 7.x: path 0 until known),
+ * rds_mprds_cp0_catchup (7.x); net/rds/recv.c rds_recv_hs_exthdrs()
+ * (npaths = max(1, min(ours, theirs)), absent NPATHS keeps the old value),
+ * rds_conn_peer_gen_update() (a changed non-zero GEN_NUM resets every
+ * path's sequence numbers and flushes the retransmit queues),
+ * rds_start_mprds() (the smaller address opens the other paths);
+ * net/rds/tcp_listen.c rds_tcp_accept_one() (the accepting side probes
+ * while npaths is unknown; 7.x drops path 0 when its source port does not
+ * say path 0); include/linux/jhash.h jhash_1word().
+ */
+#include "core.h"
+
+static uint32_t rol32(uint32_t x, unsigned k)
+{
+	return x << k | x >> (32 - k);
+}
+
+/* jhash_1word(): __jhash_final over (a + iv, iv, iv),
+ * iv = initval + JHASH_INITVAL + (1 << 2). */
+static uint32_t jhash_1word(uint32_t a, uint32_t initval)
+{
+	uint32_t iv = initval + 0xdeadbeefu + (1u << 2);
+	uint32_t b = iv, c = iv;
+
+	a += iv;
+	c ^= b;
+	c -= rol32(b, 14);
+	a ^= c;
+	a -= rol32(c, 11);
+	b ^= a;
+	b -= rol32(a, 25);
+	c ^= b;
+	c -= rol32(b, 16);
+	a ^= c;
+	a -= rol32(c, 4);
+	b ^= a;
+	b -= rol32(a, 14);
+	c ^= b;
+	c -= rol32(b, 24);
+	return c;
+}
+
+unsigned rdsu_mprds_hash(uint16_t port, uint32_t initval, unsigned npaths)
+{
+	if (npaths <= 1)
+		return 0;
+	/* The host-order port, as the lab confirmed on 6.1 and 7.2. A peer
+	 * advertising a count that is not a power of two gets the kernel's
+	 * mask anyway. */
+	return jhash_1word(port, initval) & (npaths - 1);
+}
+
+void rdsu_probe_build(const struct rdsu_conn *c, struct wire_hdr *h, bool pong, uint64_t seq)
+{
+	const struct rdsu_ep_cfg *cfg = &c->c_ep->cfg;
+
+	wire_build_probe(h, pong, seq, cfg->kver, cfg->npaths, cfg->gen_num);
+}
+
+/* At most one probe ping in flight (c_ping_triggered). */
+void rdsu_probe_ping(struct rdsu_conn *c, rdsu_ns now)
+{
+	if (c->c_probe_pending)
+		return;
+	if (rdsu_send_ctl(&c->c_path[0], RDSU_MK_PROBE_PING, 0, now) > 0)
+		c->c_probe_pending = true;
+}
+
+static void gen_update(struct rdsu_conn *c, uint32_t gen)
+{
+	if (gen == 0 || gen == c->c_peer_gen)
+		return;
+	if (c->c_peer_gen) {
+		for (unsigned i = 0; i < WIRE_MAX_PATHS; i++) {
+			struct rdsu_path *cp = &c->c_path[i];
+
+			cp->cp_next_tx_seq = 1;
+			cp->cp_next_rx_seq = 0;
+			rdsu_send_flush_retrans(cp);
+		}
+		/* Sequence order on path 0 means nothing any more. */
+		c->c_cp0_catchup = 0;
+		c->c_gen_changed = true;
+		rdsu_stat_inc(c->c_ep, RDSU_STAT_GEN_RESET);
+	}
+	c->c_peer_gen = gen;
+	rdsu_conn_event(c);
+}
+
+void rdsu_probe_input(struct rdsu_conn *c, const struct wire_hdr *h, rdsu_ns now)
+{
+	struct rdsu_ep *ep = c->c_ep;
+	struct wire_exts x;
+	uint16_t old = c->c_npaths, n;
+
+	rdsu_stat_inc(ep, RDSU_STAT_PROBE_RECV);
+	wire_exts_decode(&x, h->ext, ep->cfg.kver);
+	if (x.has_npaths)
+		n = x.npaths < ep->cfg.npaths ? x.npaths : ep->cfg.npaths;
+	else
+		n = old;
+	if (n < 1)
+		n = 1;
+	if (ep->cfg.kver != WIRE_KVER_6)
+		c->c_with_sport_idx = x.has_sport_idx;
+	if (x.has_gen_num)
+		gen_update(c, x.gen_num);
+	c->c_probe_pending = false;
+	if (n != old) {
+		c->c_npaths = n;
+		/* Messages queued on path 0 before the fan-out go first, so a
+		 * socket's order survives its move to another path. */
+		if (old <= 1 && n > 1)
+			c->c_cp0_catchup = c->c_path[0].cp_next_tx_seq - 1;
+		rdsu_conn_event(c);
+	}
+	if (!c->c_active && c->c_with_sport_idx && n > 1) {
+		struct rdsu_path *cp0 = &c->c_path[0];
+
+		/* Slot 0 was given in arrival order before we knew the peer
+		 * encodes paths in source ports; re-sync if it is wrong. */
+		if (cp0->cp_state == RDSU_PATH_UP && !cp0->cp_outgoing &&
+		    cp0->cp_peer_sport % n != 0)
+			rdsu_path_drop(cp0, true, false, now);
+	}
+	if (c->c_npaths > 1 && c->c_active)
+		for (unsigned i = 1; i < c->c_npaths; i++)
+			rdsu_path_connect_if_down(&c->c_path[i], now);
+	rdsu_conn_retry_held(c, now);
+}
+
+unsigned rdsu_probe_pick_path(struct rdsu_conn *c, const struct rdsu_sock *rs, rdsu_ns now)
+{
+	if (c->c_ep->cfg.kver == WIRE_KVER_6 && c->c_npaths == 0) {
+		/* 6.x would block here for the pong; a non-blocking sender
+		 * uses path 0 meanwhile. */
+		if (rdsu_mprds_hash(rs->rs_port, rs->rs_hash_initval, WIRE_MAX_PATHS))
+			rdsu_probe_ping(c, now);
+		return 0;
+	}
+	return rdsu_mprds_hash(rs->rs_port, rs->rs_hash_initval, c->c_npaths);
+}
+
+/*
+ * Path 0 came up. The accepting side probes while the count is unknown
+ * (rds_tcp_accept_one). The connecting side probes on every path-0 (re)connect
+ * in 7.x mode, which is what 7.x's probe after each path-0 shutdown
+ * amounts to, and in 6.x mode while the count is unknown.
+ */
+void rdsu_probe_path_up(struct rdsu_path *cp, rdsu_ns now)
+{
+	struct rdsu_conn *c = cp->cp_conn;
+
+	if (cp->cp_index != 0)
+		return;
+	if (c->c_npaths == 0 || (cp->cp_outgoing && c->c_ep->cfg.kver != WIRE_KVER_6))
+		rdsu_probe_ping(c, now);
+}
+
+bool rdsu_probe_cp0_caught_up(struct rdsu_conn *c)
+{
+	struct rdsu_path *cp0 = &c->c_path[0];
+	uint64_t min = UINT64_MAX;
+
+	if (!c->c_cp0_catchup)
+		return true;
+	/* Written-but-unacknowledged messages are older than queued ones,
+	 * except after a reset put them back in front: look at both heads. */
+	if (!rdsu_list_empty(&cp0->cp_retrans_q))
+		min = rdsu_container_of(cp0->cp_retrans_q.next, struct rdsu_msg, m_conn_item)
+			      ->m_seq;
+	if (!rdsu_list_empty(&cp0->cp_send_q)) {
+		uint64_t s = rdsu_container_of(cp0->cp_send_q.next, struct rdsu_msg, m_conn_item)
+				     ->m_seq;
+
+		if (s < min)
+			min = s;
+	}
+	if (min > c->c_cp0_catchup) {
+		c->c_cp0_catchup = 0;
+		return true;
+	}
+	return false;
+}

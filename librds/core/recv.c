@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * recv.c - the incoming byte stream of a path: deframed by libwire, then
+ * each message handled as the kernel's receive path does.
+ * Ref: net/rds/tcp_recv.c rds_tcp_data_recv() (h_flags == 0x01 exactly
+ * means a map, rds_tcp_cong_recv ignores one that is not 8192 bytes),
+ * net/rds/recv.c rds_recv_incoming() (duplicate drop only for
+ * RETRANSMITTED and seq < next, otherwise next = seq + 1 even backwards;
+ * pings before socket lookup; probe pongs never delivered).
+ */
+#include "core.h"
+
+static void incoming(struct rdsu_path *cp, const struct wire_frame *f, rdsu_ns now)
+{
+	struct rdsu_conn *c = cp->cp_conn;
+	struct rdsu_ep *ep = c->c_ep;
+	const struct wire_hdr *h = &f->hdr;
+	struct rdsu_sock *rs;
+
+	if (wire_classify(h, WIRE_XPORT_TCP) == WIRE_KIND_CONG) {
+		if (f->len != WIRE_CONG_MAP_BYTES) {
+			rdsu_stat_inc(ep, RDSU_STAT_RECV_DROP_BAD_MAP);
+			return;
+		}
+		rdsu_cong_peer_update(c, f->payload, f->len);
+		return;
+	}
+
+	if (h->seq < cp->cp_next_rx_seq && (h->flags & WIRE_FLAG_RETRANSMITTED)) {
+		rdsu_stat_inc(ep, RDSU_STAT_RECV_DROP_OLD_SEQ);
+		return;
+	}
+	cp->cp_next_rx_seq = h->seq + 1;
+
+	if (ep->cfg.ping_enable && h->dport == 0) {
+		if (h->sport == 0)
+			return; /* a pong to a pong would loop */
+		rdsu_stat_inc(ep, RDSU_STAT_RECV_PING);
+		/* The pong is queued before the probe's extensions are acted
+		 * on, as rds_recv_incoming does. */
+		rdsu_send_ctl(cp, h->sport == WIRE_PROBE_PORT ? RDSU_MK_PROBE_PONG : RDSU_MK_PONG,
+			      h->sport, now);
+		if (h->sport == WIRE_PROBE_PORT)
+			rdsu_probe_input(c, h, now);
+		return;
+	}
+	if (h->dport == WIRE_PROBE_PORT && h->sport == 0) {
+		rdsu_probe_input(c, h, now);
+		return;
+	}
+
+	rs = rdsu_sock_find_bound(ep, c->c_lidx, h->dport);
+	if (!rs) {
+		rdsu_stat_inc(ep, RDSU_STAT_RECV_DROP_NO_SOCK);
+		return;
+	}
+	if (rdsu_sock_deliver(rs, &c->c_faddr, h->sport, f->payload, f->len) < 0) {
+		/* TCP has acknowledged it already; nothing will bring it back. */
+		rdsu_stat_inc(ep, RDSU_STAT_RECV_DROP_NOMEM);
+		return;
+	}
+	rdsu_stat_inc(ep, RDSU_STAT_RECV_DELIVERED);
+}
+
+ssize_t rdsu_recv_input(struct rdsu_path *cp, const uint8_t *in, size_t len, rdsu_ns now)
+{
+	uint64_t link = cp->cp_link;
+	size_t used = 0;
+
+	while (used < len) {
+		struct wire_frame f;
+		bool ready;
+		ssize_t n = wire_deframer_input(&cp->cp_dfr, in + used, len - used, &f, &ready);
+
+		if (n < 0) {
+			/* Only an h_len above 1 MiB (or a deframer misuse) gets
+			 * here. The kernel would take it; we cannot without
+			 * unbounded memory, so the path is reset. */
+			rdsu_stat_inc(cp->cp_conn->c_ep, RDSU_STAT_RECV_TOO_BIG);
+			rdsu_path_drop(cp, true, true, now);
+			return RDSU_ERR_PROTO;
+		}
+		used += (size_t)n;
+		cp->cp_rx_bytes += (uint64_t)n;
+		if (!ready) {
+			if (n == 0)
+				break; /* cannot happen: the deframer always progresses */
+			continue;
+		}
+		incoming(cp, &f, now);
+		/* Handling a probe can drop this very path (7.x resync of
+		 * slot 0); the rest of the bytes belong to a dead link. */
+		if (cp->cp_link != link)
+			return RDSU_ERR_CLOSED;
+	}
+	return (ssize_t)used;
+}

@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * send.c - outgoing messages: queueing with a sequence number, writing them
+ * to the link one at a time, freeing them when TCP acknowledged their last
+ * byte, and putting the rest back for resending after a reconnect.
+ * Ref: net/rds/send.c rds_send_queue_rm() (seq assigned at queue time,
+ * SNDBUF charged), rds_send_xmit() (map between messages, message moved to
+ * the retransmit queue as it starts), rds_send_path_reset() (retransmit
+ * queue spliced in front, RETRANSMITTED), rds_send_path_drop_acked(),
+ * rds_send_drop_to(), rds_send_probe() (pongs and probes);
+ * net/rds/tcp_send.c rds_tcp_xmit() (m_ack_seq = last byte of the message),
+ * net/rds/cong.c rds_cong_update_alloc() (the map message).
+ */
+#include "core.h"
+
+#include <string.h>
+
+static struct rdsu_msg *msg_new(struct rdsu_ep *ep, uint32_t len)
+{
+	struct rdsu_msg *rm = rdsu_mem_alloc(ep, sizeof(*rm) + len);
+
+	if (!rm)
+		return NULL;
+	memset(rm, 0, sizeof(*rm));
+	rdsu_list_init(&rm->m_conn_item);
+	rdsu_list_init(&rm->m_sock_item);
+	rm->m_len = len;
+	return rm;
+}
+
+static void msg_free(struct rdsu_path *cp, struct rdsu_msg *rm)
+{
+	rdsu_mem_free(cp->cp_conn->c_ep, rm);
+}
+
+static void msg_enqueue(struct rdsu_path *cp, struct rdsu_msg *rm)
+{
+	rm->m_cp = cp;
+	rm->m_seq = cp->cp_next_tx_seq++;
+	rdsu_list_add_tail(&rm->m_conn_item, &cp->cp_send_q);
+	cp->cp_send_msgs++;
+	cp->cp_send_bytes += rm->m_len;
+}
+
+/* Take |rm| off whichever path queue it is on. */
+static void msg_unqueue(struct rdsu_path *cp, struct rdsu_msg *rm)
+{
+	rdsu_list_del_init(&rm->m_conn_item);
+	if (rm->m_flags & RDSU_MF_ON_RETRANS) {
+		cp->cp_retrans_msgs--;
+		cp->cp_retrans_bytes -= rm->m_len;
+		rm->m_flags &= (uint8_t)~RDSU_MF_ON_RETRANS;
+	} else {
+		cp->cp_send_msgs--;
+		cp->cp_send_bytes -= rm->m_len;
+	}
+}
+
+/* Paths above 0 may have been waiting for path 0 to drain. */
+static void catchup_check(struct rdsu_conn *c)
+{
+	if (!c->c_cp0_catchup || !rdsu_probe_cp0_caught_up(c))
+		return;
+	for (unsigned i = 1; i < WIRE_MAX_PATHS; i++)
+		rdsu_path_kick(&c->c_path[i]);
+}
+
+int rdsu_send_data(struct rdsu_path *cp, struct rdsu_sock *rs, uint16_t dport,
+		   const struct iovec *iov, int iovcnt, uint32_t len)
+{
+	struct rdsu_msg *rm = msg_new(cp->cp_conn->c_ep, len);
+	size_t off = 0;
+
+	if (!rm)
+		return RDSU_ERR_NOMEM;
+	for (int i = 0; i < iovcnt; i++) {
+		if (iov[i].iov_len)
+			memcpy(rm->m_data + off, iov[i].iov_base, iov[i].iov_len);
+		off += iov[i].iov_len;
+	}
+	rm->m_kind = RDSU_MK_DATA;
+	rm->m_sport = rs->rs_port;
+	rm->m_dport = dport;
+	rm->m_rs = rs;
+	rdsu_list_add_tail(&rm->m_sock_item, &rs->rs_msgs);
+	rs->rs_snd_bytes += len;
+	msg_enqueue(cp, rm);
+	rdsu_stat_inc(cp->cp_conn->c_ep, RDSU_STAT_SEND_QUEUED);
+	rdsu_path_kick(cp);
+	return 0;
+}
+
+/*
+ * Queue a pong or a probe on |cp| (rds_send_probe). Like any message it
+ * takes the next sequence number and is resent after a reconnect. A pong
+ * to a port the peer reported congested is silently not sent.
+ */
+int rdsu_send_ctl(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dport, rdsu_ns now)
+{
+	struct rdsu_conn *c = cp->cp_conn;
+	struct rdsu_msg *rm;
+
+	switch (kind) {
+	case RDSU_MK_PROBE_PING:
+		dport = 0;
+		break;
+	case RDSU_MK_PROBE_PONG:
+		dport = WIRE_PROBE_PORT;
+		break;
+	default:
+		break;
+	}
+	if (wire_cong_test(&c->c_fcong, dport))
+		return 0;
+	rm = msg_new(c->c_ep, 0);
+	if (!rm)
+		return RDSU_ERR_NOMEM;
+	rm->m_kind = (uint8_t)kind;
+	rm->m_sport = kind == RDSU_MK_PROBE_PING ? WIRE_PROBE_PORT : 0;
+	rm->m_dport = dport;
+	msg_enqueue(cp, rm);
+	rdsu_stat_inc(c->c_ep, RDSU_STAT_SEND_PONG);
+	if (kind == RDSU_MK_PROBE_PING)
+		rdsu_stat_inc(c->c_ep, RDSU_STAT_PROBE_SENT);
+	rdsu_path_connect_if_down(cp, now);
+	rdsu_path_kick(cp);
+	return 1;
+}
+
+bool rdsu_send_has_output(struct rdsu_path *cp)
+{
+	if (cp->cp_xmit.active || cp->cp_map_queued)
+		return true;
+	if (rdsu_list_empty(&cp->cp_send_q))
+		return false;
+	return cp->cp_index == 0 || rdsu_probe_cp0_caught_up(cp->cp_conn);
+}
+
+static void build_hdr(struct rdsu_path *cp, const struct rdsu_msg *rm, uint8_t *out)
+{
+	struct wire_hdr h;
+
+	switch (rm->m_kind) {
+	case RDSU_MK_PONG:
+		wire_build_pong(&h, rm->m_seq, rm->m_dport);
+		break;
+	case RDSU_MK_PROBE_PING:
+	case RDSU_MK_PROBE_PONG:
+		rdsu_probe_build(cp->cp_conn, &h, rm->m_kind == RDSU_MK_PROBE_PONG, rm->m_seq);
+		break;
+	default:
+		wire_build_data(&h, rm->m_seq, rm->m_sport, rm->m_dport, rm->m_len);
+		break;
+	}
+	if (rm->m_flags & RDSU_MF_RETRANS)
+		h.flags |= WIRE_FLAG_RETRANSMITTED;
+	wire_hdr_encode(&h, out, WIRE_HDR_LEN);
+}
+
+static bool map_start(struct rdsu_path *cp)
+{
+	struct rdsu_conn *c = cp->cp_conn;
+	struct rdsu_ep *ep = c->c_ep;
+	struct rdsu_xmit *x = &cp->cp_xmit;
+	struct wire_hdr h;
+
+	if (!cp->cp_map_snap)
+		cp->cp_map_snap = rdsu_mem_alloc(ep, WIRE_CONG_MAP_BYTES);
+	if (!cp->cp_map_snap)
+		return false; /* stays queued; messages go first */
+	/* A snapshot, so a change while the map is being written cannot tear
+	 * it; the change queues another map anyway. */
+	wire_cong_encode(ep->lmaps[c->c_lidx], cp->cp_map_snap, WIRE_CONG_MAP_BYTES);
+	wire_build_cong(&h);
+	wire_hdr_encode(&h, x->hdr, WIRE_HDR_LEN);
+	x->payload = cp->cp_map_snap;
+	x->plen = WIRE_CONG_MAP_BYTES;
+	x->rm = NULL;
+	x->off = 0;
+	x->active = true;
+	cp->cp_map_queued = false;
+	rdsu_stat_inc(ep, RDSU_STAT_MAPS_SENT);
+	return true;
+}
+
+static bool xmit_start(struct rdsu_path *cp)
+{
+	struct rdsu_xmit *x = &cp->cp_xmit;
+	struct rdsu_msg *rm;
+
+	if (cp->cp_map_queued && map_start(cp))
+		return true;
+	if (rdsu_list_empty(&cp->cp_send_q))
+		return false;
+	if (cp->cp_index > 0 && !rdsu_probe_cp0_caught_up(cp->cp_conn))
+		return false;
+	rm = rdsu_container_of(cp->cp_send_q.next, struct rdsu_msg, m_conn_item);
+	msg_unqueue(cp, rm);
+	/* On the retransmit queue from its first byte: if the link dies now,
+	 * it is resent, flagged, even if no byte of it left (rds_send_xmit;
+	 * seen on 6.1 in the lab). */
+	rdsu_list_add_tail(&rm->m_conn_item, &cp->cp_retrans_q);
+	rm->m_flags |= RDSU_MF_ON_RETRANS;
+	cp->cp_retrans_msgs++;
+	cp->cp_retrans_bytes += rm->m_len;
+	build_hdr(cp, rm, x->hdr);
+	x->payload = rm->m_data;
+	x->plen = rm->m_len;
+	x->rm = rm;
+	x->off = 0;
+	x->active = true;
+	rm->m_ack_off = cp->cp_tx_off + WIRE_HDR_LEN + rm->m_len;
+	return true;
+}
+
+void rdsu_send_peek(struct rdsu_path *cp, const uint8_t **p, size_t *len)
+{
+	struct rdsu_xmit *x = &cp->cp_xmit;
+
+	*p = NULL;
+	*len = 0;
+	if (!x->active && !xmit_start(cp)) {
+		/* Drained: the next thing to send raises a new OUTPUT request. */
+		cp->cp_out_armed = false;
+		rdsu_ep_req_clear(cp, RDSU_REQ_OUTPUT);
+		return;
+	}
+	if (x->off < WIRE_HDR_LEN) {
+		*p = x->hdr + x->off;
+		*len = WIRE_HDR_LEN - x->off;
+	} else {
+		*p = x->payload + (x->off - WIRE_HDR_LEN);
+		*len = x->plen - (x->off - WIRE_HDR_LEN);
+	}
+}
+
+int rdsu_send_advance(struct rdsu_path *cp, size_t n)
+{
+	struct rdsu_xmit *x = &cp->cp_xmit;
+	size_t span;
+
+	if (n == 0)
+		return 0;
+	if (!x->active)
+		return RDSU_ERR_INVAL;
+	span = x->off < WIRE_HDR_LEN ? WIRE_HDR_LEN - x->off
+				     : x->plen - (x->off - WIRE_HDR_LEN);
+	if (n > span)
+		return RDSU_ERR_INVAL;
+	x->off += (uint32_t)n;
+	cp->cp_tx_off += n;
+	if (x->off == WIRE_HDR_LEN + x->plen)
+		x->active = false;
+	return 0;
+}
+
+int rdsu_send_acked(struct rdsu_path *cp, uint64_t acked)
+{
+	struct rdsu_ep *ep = cp->cp_conn->c_ep;
+	int freed = 0;
+
+	if (acked < cp->cp_acked || acked > cp->cp_tx_off)
+		return RDSU_ERR_INVAL;
+	cp->cp_acked = acked;
+	while (!rdsu_list_empty(&cp->cp_retrans_q)) {
+		struct rdsu_msg *rm =
+			rdsu_container_of(cp->cp_retrans_q.next, struct rdsu_msg, m_conn_item);
+
+		/* In order of m_ack_off; the message being written has its
+		 * last byte beyond anything acknowledged. */
+		if (rm->m_ack_off > acked)
+			break;
+		msg_unqueue(cp, rm);
+		if (!(rm->m_flags & RDSU_MF_DROPPED))
+			rdsu_stat_inc(ep, RDSU_STAT_SEND_DROP_ACKED);
+		rdsu_sock_msg_release(rm);
+		msg_free(cp, rm);
+		freed++;
+	}
+	if (freed && cp->cp_index == 0)
+		catchup_check(cp->cp_conn);
+	return freed;
+}
+
+void rdsu_send_path_reset(struct rdsu_path *cp)
+{
+	struct rdsu_ep *ep = cp->cp_conn->c_ep;
+	struct rdsu_list again;
+
+	memset(&cp->cp_xmit, 0, sizeof(cp->cp_xmit));
+	rdsu_list_init(&again);
+	while (!rdsu_list_empty(&cp->cp_retrans_q)) {
+		struct rdsu_msg *rm =
+			rdsu_container_of(cp->cp_retrans_q.next, struct rdsu_msg, m_conn_item);
+
+		msg_unqueue(cp, rm);
+		if (rm->m_flags & (RDSU_MF_DROPPED | RDSU_MF_FLUSH)) {
+			if (rm->m_flags & RDSU_MF_FLUSH)
+				rdsu_stat_inc(ep, RDSU_STAT_SEND_DROPPED);
+			rdsu_sock_msg_release(rm);
+			msg_free(cp, rm);
+			continue;
+		}
+		rm->m_flags |= RDSU_MF_RETRANS;
+		rdsu_list_add_tail(&rm->m_conn_item, &again);
+		cp->cp_send_msgs++;
+		cp->cp_send_bytes += rm->m_len;
+		rdsu_stat_inc(ep, RDSU_STAT_SEND_RETRANSMITTED);
+	}
+	rdsu_list_splice_front(&again, &cp->cp_send_q);
+	if (cp->cp_index == 0)
+		catchup_check(cp->cp_conn);
+}
+
+/* The peer restarted (rds_conn_peer_gen_update): what it had not
+ * acknowledged is lost with it and must not be resent. */
+void rdsu_send_flush_retrans(struct rdsu_path *cp)
+{
+	struct rdsu_list *n;
+
+	for (n = cp->cp_retrans_q.next; n != &cp->cp_retrans_q; n = n->next) {
+		struct rdsu_msg *rm = rdsu_container_of(n, struct rdsu_msg, m_conn_item);
+
+		rm->m_flags |= RDSU_MF_FLUSH;
+	}
+}
+
+void rdsu_send_free_all(struct rdsu_path *cp)
+{
+	struct rdsu_list *qs[2] = { &cp->cp_send_q, &cp->cp_retrans_q };
+
+	memset(&cp->cp_xmit, 0, sizeof(cp->cp_xmit));
+	for (unsigned i = 0; i < 2; i++)
+		while (!rdsu_list_empty(qs[i])) {
+			struct rdsu_msg *rm =
+				rdsu_container_of(qs[i]->next, struct rdsu_msg, m_conn_item);
+
+			msg_unqueue(cp, rm);
+			rdsu_sock_msg_release(rm);
+			msg_free(cp, rm);
+		}
+}
+
+/*
+ * rds_send_drop_to: remove |rs|'s unacknowledged messages to (faddr,
+ * dport), or all of them when |faddr| is NULL, from the path queues. The
+ * message being written stays until its bytes are out, marked so that it
+ * is neither acknowledged to anyone nor resent.
+ */
+int rdsu_send_drop_sock(struct rdsu_sock *rs, const struct rdsu_addr *faddr, uint16_t dport)
+{
+	struct rdsu_ep *ep = rs->rs_ep;
+	struct rdsu_list *n, *next;
+	int dropped = 0;
+
+	for (n = rs->rs_msgs.next; n != &rs->rs_msgs; n = next) {
+		struct rdsu_msg *rm = rdsu_container_of(n, struct rdsu_msg, m_sock_item);
+		struct rdsu_path *cp = rm->m_cp;
+
+		next = n->next;
+		if (faddr && (rdsu_addr_cmp(&cp->cp_conn->c_faddr, faddr) != 0 ||
+			      rm->m_dport != dport))
+			continue;
+		rdsu_sock_msg_release(rm);
+		if (cp->cp_xmit.active && cp->cp_xmit.rm == rm) {
+			rm->m_flags |= RDSU_MF_DROPPED;
+		} else {
+			msg_unqueue(cp, rm);
+			msg_free(cp, rm);
+			if (cp->cp_index == 0)
+				catchup_check(cp->cp_conn);
+		}
+		rdsu_stat_inc(ep, RDSU_STAT_SEND_DROPPED);
+		dropped++;
+	}
+	return dropped;
+}

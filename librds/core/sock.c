@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * sock.c - the socket-like API with AF_RDS semantics, always non-blocking.
+ * Ref: net/rds/af_rds.c (release, poll, setsockopt RDS_CANCEL_SENT_TO and
+ * RDS_CONG_MONITOR), net/rds/bind.c rds_bind()/rds_add_bound() (port 1
+ * refused, port 0 picks >= 2), net/rds/send.c rds_sendmsg() (order of
+ * checks: size, SNDBUF, connect, congestion, queue), net/rds/recv.c
+ * rds_recvmsg() (congestion notification first, MSG_TRUNC, MSG_PEEK).
+ * Errors are negative errno values, as the system calls return them.
+ */
+#include "core.h"
+
+#include <errno.h>
+#include <string.h>
+
+static unsigned bind_hash(int lidx, uint16_t port)
+{
+	return ((unsigned)lidx * 65537u + port * 2654435761u) % RDSU_HASH_BUCKETS;
+}
+
+struct rdsu_sock *rdsu_sock_find_bound(const struct rdsu_ep *ep, int lidx, uint16_t port)
+{
+	struct rdsu_sock *rs = ep->bind_hash[bind_hash(lidx, port)];
+
+	for (; rs; rs = rs->rs_bind_next)
+		if (rs->rs_lidx == lidx && rs->rs_port == port)
+			return rs;
+	return NULL;
+}
+
+void rdsu_sock_ev(struct rdsu_sock *rs, unsigned mask)
+{
+	rs->rs_ev_mask |= mask;
+	rdsu_ep_ev_queue(rs->rs_ep, &rs->rs_ev);
+}
+
+int rdsu_sock_new(struct rdsu_ep *ep, struct rdsu_sock **out)
+{
+	struct rdsu_sock *rs;
+
+	if (!ep || !out)
+		return -EINVAL;
+	if (ep->n_socks == ep->cap_socks) {
+		size_t cap = ep->cap_socks ? ep->cap_socks * 2 : 8;
+		struct rdsu_sock **v = rdsu_mem_alloc(ep, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		if (ep->n_socks)
+			memcpy(v, ep->socks, ep->n_socks * sizeof(*v));
+		rdsu_mem_free(ep, ep->socks);
+		ep->socks = v;
+		ep->cap_socks = cap;
+	}
+	rs = rdsu_mem_zalloc(ep, sizeof(*rs));
+	if (!rs)
+		return -ENOMEM;
+	rs->rs_ep = ep;
+	rs->rs_ev.e_kind = RDSU_EVSRC_SOCK;
+	rdsu_list_init(&rs->rs_ev.e_item);
+	rdsu_list_init(&rs->rs_msgs);
+	rdsu_list_init(&rs->rs_rx_q);
+	rs->rs_lidx = -1;
+	rs->rs_sndbuf = ep->cfg.sndbuf;
+	rs->rs_rcvbuf = ep->cfg.rcvbuf;
+	rs->rs_hash_initval = ep->cfg.hash_initval;
+	rs->rs_cong_gen = ep->cong_gen;
+	rs->rs_index = ep->n_socks;
+	ep->socks[ep->n_socks++] = rs;
+	*out = rs;
+	return 0;
+}
+
+static void unbind(struct rdsu_sock *rs)
+{
+	struct rdsu_sock **pp;
+
+	if (!rs->rs_bound)
+		return;
+	pp = &rs->rs_ep->bind_hash[bind_hash(rs->rs_lidx, rs->rs_port)];
+	for (; *pp; pp = &(*pp)->rs_bind_next)
+		if (*pp == rs) {
+			*pp = rs->rs_bind_next;
+			break;
+		}
+	rs->rs_bound = false;
+}
+
+void rdsu_sock_free(struct rdsu_sock *rs, rdsu_ns now)
+{
+	struct rdsu_ep *ep;
+	struct rdsu_sock *last;
+
+	(void)now;
+	if (!rs)
+		return;
+	ep = rs->rs_ep;
+	rdsu_send_drop_sock(rs, NULL, 0);
+	while (!rdsu_list_empty(&rs->rs_rx_q)) {
+		struct rdsu_rx *rx = rdsu_container_of(rs->rs_rx_q.next, struct rdsu_rx, r_item);
+
+		rdsu_list_del_init(&rx->r_item);
+		rs->rs_rcv_bytes -= rx->r_len;
+		rdsu_stat_add(ep, RDSU_STAT_RECV_BYTES_FREED, rx->r_len);
+		rdsu_mem_free(ep, rx);
+	}
+	rdsu_cong_remove_sock(rs);
+	unbind(rs);
+	rdsu_ep_ev_cancel(&rs->rs_ev);
+	last = ep->socks[--ep->n_socks];
+	ep->socks[rs->rs_index] = last;
+	last->rs_index = rs->rs_index;
+	rdsu_mem_free(ep, rs);
+}
+
+int rdsu_sock_bind(struct rdsu_sock *rs, const struct rdsu_addr *addr, uint16_t port)
+{
+	struct rdsu_ep *ep = rs->rs_ep;
+	unsigned h;
+	int lidx;
+
+	if (!addr || rs->rs_bound || port == WIRE_PROBE_PORT || rdsu_addr_is_any(addr))
+		return -EINVAL;
+	lidx = rdsu_ep_lidx(ep, addr);
+	if (lidx < 0)
+		return -EADDRNOTAVAIL;
+	if (port == 0) {
+		/* rds_add_bound: a random start, never 0 or 1. */
+		uint32_t rover = 2 + (uint32_t)(rdsu_ep_rand(ep) % 65534);
+
+		for (uint32_t i = 0; i < 65534; i++) {
+			uint16_t p = (uint16_t)(2 + (rover - 2 + i) % 65534);
+
+			if (!rdsu_sock_find_bound(ep, lidx, p)) {
+				port = p;
+				break;
+			}
+		}
+		if (port == 0)
+			return -EADDRINUSE;
+	} else if (rdsu_sock_find_bound(ep, lidx, port)) {
+		return -EADDRINUSE;
+	}
+	rs->rs_lidx = lidx;
+	rs->rs_port = port;
+	rs->rs_bound = true;
+	h = bind_hash(lidx, port);
+	rs->rs_bind_next = ep->bind_hash[h];
+	ep->bind_hash[h] = rs;
+	return 0;
+}
+
+int rdsu_sock_get_name(const struct rdsu_sock *rs, struct rdsu_addr *addr, uint16_t *port)
+{
+	if (!rs->rs_bound)
+		return -ENOTCONN;
+	if (addr)
+		*addr = rs->rs_ep->cfg.laddrs[rs->rs_lidx];
+	if (port)
+		*port = rs->rs_port;
+	return 0;
+}
+
+int rdsu_sock_submit(struct rdsu_sock *rs, const struct rdsu_addr *dst, uint16_t dport,
+		     const struct iovec *iov, int iovcnt, rdsu_ns now)
+{
+	struct rdsu_ep *ep = rs->rs_ep;
+	const struct rdsu_addr *laddr;
+	struct rdsu_conn *c;
+	struct rdsu_path *cp;
+	uint64_t total = 0;
+	int err;
+
+	if (!dst || iovcnt < 0 || (iovcnt > 0 && !iov))
+		return -EINVAL;
+	for (int i = 0; i < iovcnt; i++) {
+		if (iov[i].iov_len && !iov[i].iov_base)
+			return -EINVAL;
+		total += iov[i].iov_len;
+		if (total > WIRE_MAX_MSG_LEN)
+			return -EMSGSIZE;
+	}
+	if (!rs->rs_bound)
+		return -ENOTCONN;
+	laddr = &ep->cfg.laddrs[rs->rs_lidx];
+	if (rdsu_addr_is_any(dst))
+		return -EINVAL;
+	if (rdsu_addr_is_v4(dst) != rdsu_addr_is_v4(laddr))
+		return -EOPNOTSUPP;
+	if (total > rs->rs_sndbuf)
+		return -EMSGSIZE;
+	if (rdsu_ep_lidx(ep, dst) >= 0)
+		return -EOPNOTSUPP;
+
+	c = rdsu_conn_get(ep, rs->rs_lidx, dst);
+	if (!c)
+		return -ENOMEM;
+	/* As rds_sendmsg: connecting starts before the congestion and
+	 * buffer checks, so even a refused send brings the paths up. */
+	cp = &c->c_path[rdsu_probe_pick_path(c, rs, now)];
+	if (ep->cfg.kver != WIRE_KVER_6 && c->c_path[0].cp_state != RDSU_PATH_UP) {
+		rdsu_path_connect_if_down(&c->c_path[0], now);
+		rdsu_probe_ping(c, now);
+	}
+	if (cp->cp_state != RDSU_PATH_UP)
+		rdsu_conn_check_all_paths(c, now);
+
+	err = rdsu_cong_check_send(c, rs, dport);
+	if (err)
+		return err;
+	if (rs->rs_snd_bytes >= rs->rs_sndbuf) {
+		rdsu_stat_inc(ep, RDSU_STAT_SEND_QUEUE_FULL);
+		rs->rs_want_out = true;
+		return -EAGAIN;
+	}
+	err = rdsu_send_data(cp, rs, dport, iov, iovcnt, (uint32_t)total);
+	if (err)
+		return -ENOMEM;
+	return (int)total;
+}
+
+/* A message of ours left the queues: give its bytes back to SNDBUF. */
+void rdsu_sock_msg_release(struct rdsu_msg *rm)
+{
+	struct rdsu_sock *rs = rm->m_rs;
+
+	if (!rs)
+		return;
+	rdsu_list_del_init(&rm->m_sock_item);
+	rs->rs_snd_bytes -= rm->m_len;
+	rm->m_rs = NULL;
+	if (rs->rs_want_out && rs->rs_snd_bytes < rs->rs_sndbuf) {
+		rs->rs_want_out = false;
+		rdsu_sock_ev(rs, RDSU_POLLOUT);
+	}
+}
+
+int rdsu_sock_deliver(struct rdsu_sock *rs, const struct rdsu_addr *faddr, uint16_t sport,
+		      const uint8_t *data, uint32_t len)
+{
+	struct rdsu_rx *rx = rdsu_mem_alloc(rs->rs_ep, sizeof(*rx) + len);
+
+	if (!rx)
+		return RDSU_ERR_NOMEM;
+	rdsu_list_init(&rx->r_item);
+	rx->r_faddr = *faddr;
+	rx->r_sport = sport;
+	rx->r_len = len;
+	if (len)
+		memcpy(rx->r_data, data, len);
+	rdsu_list_add_tail(&rx->r_item, &rs->rs_rx_q);
+	rs->rs_rx_count++;
+	rdsu_sock_ev(rs, RDSU_POLLIN);
+	rdsu_cong_rcvbuf_delta(rs, len);
+	return 0;
+}
+
+ssize_t rdsu_sock_read(struct rdsu_sock *rs, const struct iovec *iov, int iovcnt,
+		       unsigned flags, struct rdsu_rxinfo *info, rdsu_ns now)
+{
+	struct rdsu_rxinfo dummy;
+	struct rdsu_rx *rx;
+	size_t off = 0;
+
+	(void)now;
+	if (!info)
+		info = &dummy;
+	memset(info, 0, sizeof(*info));
+	if (iovcnt < 0 || (iovcnt > 0 && !iov))
+		return -EINVAL;
+	if (!rs->rs_bound)
+		return -ENOTCONN;
+	if (rs->rs_cong_notify) {
+		info->cong = true;
+		info->cong_mask = rs->rs_cong_notify;
+		if (!(flags & RDSU_READ_PEEK))
+			rs->rs_cong_notify = 0;
+		return 0;
+	}
+	if (rdsu_list_empty(&rs->rs_rx_q))
+		return -EAGAIN;
+	rx = rdsu_container_of(rs->rs_rx_q.next, struct rdsu_rx, r_item);
+	for (int i = 0; i < iovcnt && off < rx->r_len; i++) {
+		size_t n = iov[i].iov_len;
+
+		if (n > rx->r_len - off)
+			n = rx->r_len - off;
+		if (n)
+			memcpy(iov[i].iov_base, rx->r_data + off, n);
+		off += n;
+	}
+	info->from = rx->r_faddr;
+	info->sport = rx->r_sport;
+	info->len = rx->r_len;
+	info->trunc = off < rx->r_len;
+	if (!(flags & RDSU_READ_PEEK)) {
+		uint32_t len = rx->r_len;
+
+		rdsu_list_del_init(&rx->r_item);
+		rs->rs_rx_count--;
+		rdsu_mem_free(rs->rs_ep, rx);
+		rdsu_cong_rcvbuf_delta(rs, -(int64_t)len);
+	}
+	return (ssize_t)off;
+}
+
+unsigned rdsu_sock_poll(struct rdsu_sock *rs)
+{
+	unsigned mask = 0;
+
+	if (!rdsu_list_empty(&rs->rs_rx_q))
+		mask |= RDSU_POLLIN;
+	if (rs->rs_snd_bytes < rs->rs_sndbuf)
+		mask |= RDSU_POLLOUT;
+	if (rs->rs_cong_monitor) {
+		if (rs->rs_cong_notify)
+			mask |= RDSU_POLLIN;
+	} else if (rs->rs_cong_gen != rs->rs_ep->cong_gen) {
+		/* rds_poll: a map update since the last poll, reported once. */
+		rs->rs_cong_gen = rs->rs_ep->cong_gen;
+		mask |= RDSU_POLLIN | RDSU_POLLWRBAND;
+	}
+	return mask;
+}
+
+int rdsu_sock_set_sndbuf(struct rdsu_sock *rs, uint32_t bytes, rdsu_ns now)
+{
+	(void)now;
+	if (!bytes)
+		return -EINVAL;
+	rs->rs_sndbuf = bytes;
+	if (rs->rs_want_out && rs->rs_snd_bytes < rs->rs_sndbuf) {
+		rs->rs_want_out = false;
+		rdsu_sock_ev(rs, RDSU_POLLOUT);
+	}
+	return 0;
+}
+
+int rdsu_sock_set_rcvbuf(struct rdsu_sock *rs, uint32_t bytes, rdsu_ns now)
+{
+	(void)now;
+	if (!bytes)
+		return -EINVAL;
+	rs->rs_rcvbuf = bytes;
+	/* Re-judge the port against the new limit. */
+	if (rs->rs_bound)
+		rdsu_cong_rcvbuf_delta(rs, 0);
+	return 0;
+}
+
+uint32_t rdsu_sock_get_sndbuf(const struct rdsu_sock *rs)
+{
+	return rs->rs_sndbuf;
+}
+
+uint32_t rdsu_sock_get_rcvbuf(const struct rdsu_sock *rs)
+{
+	return rs->rs_rcvbuf;
+}
+
+int rdsu_sock_set_cong_monitor(struct rdsu_sock *rs, bool on)
+{
+	rs->rs_cong_monitor = on;
+	if (!on) {
+		rs->rs_cong_mask = 0;
+		rs->rs_cong_notify = 0;
+	}
+	return 0;
+}
+
+int rdsu_sock_cancel_sent_to(struct rdsu_sock *rs, const struct rdsu_addr *dst, uint16_t dport,
+			     rdsu_ns now)
+{
+	(void)now;
+	if (!rs->rs_bound)
+		return -ENOTCONN;
+	if (!dst)
+		return -EINVAL;
+	return rdsu_send_drop_sock(rs, dst, dport);
+}
+
+void rdsu_sock_set_ctx(struct rdsu_sock *rs, void *ctx)
+{
+	rs->rs_ctx = ctx;
+}
+
+void *rdsu_sock_get_ctx(const struct rdsu_sock *rs)
+{
+	return rs->rs_ctx;
+}
+
+void rdsu_sock_info_fill(const struct rdsu_sock *rs, struct rdsu_sock_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->sock = (struct rdsu_sock *)rs;
+	out->bound = rs->rs_bound;
+	if (rs->rs_bound)
+		out->laddr = rs->rs_ep->cfg.laddrs[rs->rs_lidx];
+	out->port = rs->rs_port;
+	out->sndbuf = rs->rs_sndbuf;
+	out->rcvbuf = rs->rs_rcvbuf;
+	out->snd_bytes = rs->rs_snd_bytes;
+	out->rcv_bytes = rs->rs_rcv_bytes;
+	out->rx_msgs = rs->rs_rx_count;
+	out->congested = rs->rs_congested;
+	out->cong_monitor = rs->rs_cong_monitor;
+	out->cong_mask = rs->rs_cong_mask;
+	out->cong_notify = rs->rs_cong_notify;
+}

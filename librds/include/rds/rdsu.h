@@ -1,0 +1,609 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * rdsu.h - librds, a userspace RDS endpoint stack. The one public header.
+ *
+ * The core is sans-IO: it never reads a clock, performs I/O, touches errno,
+ * prints, or draws random numbers of its own. Time is an argument (rdsu_ns),
+ * bytes go in and out through the link calls below, deadlines are pulled
+ * (rdsu_ep_deadline/rdsu_ep_expire) and so are events (rdsu_ep_next_event,
+ * rdsu_ep_next_link_req). A transport (TCP sockets, or the in-memory
+ * simulator in librds/sim) moves the bytes; the application talks to the
+ * socket-like calls. docs/librds.md states both contracts.
+ *
+ * Behaviour follows the Linux kernel's RDS/TCP (net/rds, 6.1 and 7.x);
+ * comments name the kernel function a choice rests on.
+ *
+ * Threading: one endpoint and everything hanging off it is used by one
+ * thread at a time. Nothing is shared between endpoints.
+ *
+ * Return conventions. Endpoint, link and monitor calls return >= 0 on
+ * success or an enum rdsu_err code (-2xx). The socket-like calls
+ * (rdsu_sock_*) return what the kernel's system calls would: >= 0, or a
+ * negative errno value (-EAGAIN, -EMSGSIZE, -ENOBUFS, -EINVAL,
+ * -EADDRINUSE, -ENOTCONN, ...), so an application ported from AF_RDS keeps
+ * its error handling. The two ranges do not overlap; rdsu_strerror() names
+ * both.
+ */
+#ifndef RDS_RDSU_H
+#define RDS_RDSU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include <wire/wire.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(RDSU_BUILDING) && defined(__GNUC__)
+#define RDSU_API __attribute__((visibility("default")))
+#else
+#define RDSU_API
+#endif
+
+/* ------------------------------------------------------------------------
+ * Time, errors, addresses, memory
+ */
+
+/* Monotonic time in nanoseconds, chosen by the caller. */
+typedef uint64_t rdsu_ns;
+#define RDSU_NS_NEVER UINT64_MAX
+#define RDSU_MSEC 1000000ull
+#define RDSU_SEC 1000000000ull
+
+enum rdsu_err {
+	RDSU_OK = 0,
+	RDSU_ERR_AGAIN = -201,   /* nothing to do now; not an error for loops */
+	RDSU_ERR_PROTO = -202,   /* the peer broke the protocol; the path was reset */
+	RDSU_ERR_CONG = -203,    /* reserved: the socket API says -ENOBUFS */
+	RDSU_ERR_CLOSED = -204,  /* the link is not (or no longer) the core's: close it */
+	RDSU_ERR_IO = -205,      /* reserved for transports: an OS call failed */
+	RDSU_ERR_INVAL = -206,   /* caller misuse: NULL, bad value, bad config */
+	RDSU_ERR_REFUSED = -207, /* accept: reset this incoming connection */
+	RDSU_ERR_NOTFOUND = -208,/* no such connection or address */
+	RDSU_ERR_FATAL = -280,   /* at or below: the object is unusable, only _free() */
+	RDSU_ERR_NOMEM = -281,   /* an allocation failed; the call had no effect */
+};
+
+/* rdsu_strerror() - static text for an rdsu_err or a negative errno value. */
+RDSU_API const char *rdsu_strerror(int err);
+/* rdsu_err_is_fatal() - true for codes at or below RDSU_ERR_FATAL. */
+RDSU_API bool rdsu_err_is_fatal(int err);
+
+/*
+ * An RDS address: always the 16-byte IPv6 form, IPv4 as ::ffff:a.b.c.d, so
+ * comparing two addresses is memcmp() (rds_addr_cmp in net/rds/threads.c,
+ * which decides who connects).
+ */
+struct rdsu_addr {
+	uint8_t a[16];
+};
+
+/* rdsu_addr_v4() - ::ffff:|host_order| (e.g. 0x7f000001 for 127.0.0.1). */
+RDSU_API struct rdsu_addr rdsu_addr_v4(uint32_t host_order);
+/* rdsu_addr_is_v4() - true for a v4-mapped address. */
+RDSU_API bool rdsu_addr_is_v4(const struct rdsu_addr *a);
+/* rdsu_addr_get_v4() - the IPv4 address in host order (0 if not v4-mapped). */
+RDSU_API uint32_t rdsu_addr_get_v4(const struct rdsu_addr *a);
+/* rdsu_addr_cmp() - <0, 0, >0 as rds_addr_cmp(): unsigned big-endian order. */
+RDSU_API int rdsu_addr_cmp(const struct rdsu_addr *x, const struct rdsu_addr *y);
+/* rdsu_addr_str() - "10.0.0.1" or "fe80::1" into |buf|; returns |buf|. */
+RDSU_API const char *rdsu_addr_str(const struct rdsu_addr *a, char *buf, size_t cap);
+
+/* Allocator hooks (nghttp2_mem); zeroed fields mean libc malloc/free. */
+struct rdsu_mem {
+	void *(*alloc)(size_t size, void *ud);
+	void (*free)(void *p, void *ud);
+	void *ud;
+};
+
+/* ------------------------------------------------------------------------
+ * Endpoint: one per bound local address set
+ */
+
+#define RDSU_MAX_LADDRS 8
+#define RDSU_DEFAULT_BUF 106496     /* wmem_default / 2, as rds_sk_sndbuf() reads it */
+
+struct rdsu_ep_cfg {
+	size_t size;                /* sizeof(struct rdsu_ep_cfg) */
+	struct rdsu_addr laddrs[RDSU_MAX_LADDRS]; /* the local address set */
+	unsigned n_laddrs;          /* 1..RDSU_MAX_LADDRS */
+	/*
+	 * How to behave where kernel generations differ. WIRE_KVER_7: probes
+	 * carry NPATHS, GEN_NUM and SPORT_IDX; connections ask for a source
+	 * port with port % 8 == path index; an incoming connection goes to
+	 * slot (peer source port % npaths) once the peer advertised SPORT_IDX,
+	 * and waits ("held") while that slot is busy or the path count is not
+	 * known yet. WIRE_KVER_6: probes carry
+	 * NPATHS only, any source port, incoming connections take the first
+	 * free slot in arrival order and are refused when none is free.
+	 */
+	enum wire_kver kver;
+	uint16_t npaths;            /* paths we advertise: 1, 2, 4 or 8 (default 8) */
+	uint32_t gen_num;           /* our generation number (GEN_NUM); non-zero,
+				     * random per process start (rds_gen_num) */
+	uint64_t seed;              /* drives backoff jitter and ephemeral ports */
+	uint32_t hash_initval;      /* rs_hash_initval of every socket (default 0) */
+	bool ping_enable;           /* answer pings (sysctl ping_enable, default true) */
+	uint32_t sndbuf;            /* default SNDBUF of new sockets, payload bytes */
+	uint32_t rcvbuf;            /* default RCVBUF of new sockets, payload bytes */
+	rdsu_ns reconnect_min;      /* reconnect_min_delay_ms (default 1 ms) */
+	rdsu_ns reconnect_max;      /* reconnect_max_delay_ms (default 1 s) */
+	struct rdsu_mem mem;
+};
+
+struct rdsu_ep;
+struct rdsu_sock;
+
+/*
+ * rdsu_ep_cfg_default() - fill |cfg| with the kernel's defaults: 7.x
+ * behaviour, npaths 8, ping_enable, SNDBUF/RCVBUF 106496, reconnect 1 ms ..
+ * 1 s. The caller still sets laddrs, n_laddrs, gen_num and seed.
+ */
+RDSU_API void rdsu_ep_cfg_default(struct rdsu_ep_cfg *cfg);
+/*
+ * rdsu_ep_new() - create an endpoint for cfg->laddrs.
+ * Return: 0 and *out set; RDSU_ERR_INVAL (size too small, no or duplicate
+ * or unspecified address, mixed families, gen_num 0, npaths not a power of
+ * two in 1..8, kver unknown, reconnect_min 0 or > reconnect_max);
+ * RDSU_ERR_NOMEM.
+ */
+RDSU_API int rdsu_ep_new(struct rdsu_ep **out, const struct rdsu_ep_cfg *cfg);
+/* rdsu_ep_free() - free the endpoint, its sockets, connections and queues.
+ * NULL is a no-op. Links are forgotten: the transport closes its sockets. */
+RDSU_API void rdsu_ep_free(struct rdsu_ep *ep);
+
+/* rdsu_ep_deadline() - earliest time rdsu_ep_expire() has work, or
+ * RDSU_NS_NEVER. */
+RDSU_API rdsu_ns rdsu_ep_deadline(const struct rdsu_ep *ep);
+/*
+ * rdsu_ep_expire() - run every timer due at |now| (reconnect backoff).
+ * Return: number of timers run (>= 0).
+ */
+RDSU_API int rdsu_ep_expire(struct rdsu_ep *ep, rdsu_ns now);
+
+/* ------------------------------------------------------------------------
+ * Events for the application (pulled, coalesced: at most one pending event
+ * per socket, path and connection, so the queue never grows without bound)
+ */
+
+/* Socket readiness bits (rdsu_sock_poll, RDSU_EV_SOCK). */
+#define RDSU_POLLIN 0x1     /* a message or a congestion notification to read */
+#define RDSU_POLLOUT 0x2    /* SNDBUF has room (says nothing about congestion) */
+#define RDSU_POLLWRBAND 0x4 /* a peer congestion map changed since last asked */
+
+enum rdsu_path_state {
+	RDSU_PATH_DOWN = 0,
+	RDSU_PATH_CONNECTING,    /* an outgoing connection was requested */
+	RDSU_PATH_UP,
+};
+
+enum rdsu_ev_type {
+	RDSU_EV_SOCK = 1,        /* readiness of |sock| changed: |mask| became true */
+	RDSU_EV_PATH,            /* path |path| of (laddr, faddr) is now |state| */
+	RDSU_EV_PEER,            /* npaths learnt or the peer generation changed */
+};
+
+struct rdsu_event {
+	enum rdsu_ev_type type;
+	struct rdsu_sock *sock;  /* SOCK */
+	void *ctx;               /* SOCK: rdsu_sock_set_ctx() value */
+	unsigned mask;           /* SOCK: RDSU_POLL* bits */
+	struct rdsu_addr laddr;  /* PATH, PEER */
+	struct rdsu_addr faddr;  /* PATH, PEER */
+	uint8_t path;            /* PATH */
+	enum rdsu_path_state state; /* PATH: state at the time of the pull */
+	uint16_t npaths;         /* PEER: negotiated path count (0 = unknown) */
+	uint32_t peer_gen;       /* PEER: last GEN_NUM seen (0 = none) */
+	bool gen_changed;        /* PEER: the peer restarted; sequences were reset */
+};
+
+/*
+ * rdsu_ep_next_event() - pull one application event.
+ * Return: 1 and *ev filled, 0 if none is pending.
+ */
+RDSU_API int rdsu_ep_next_event(struct rdsu_ep *ep, struct rdsu_event *ev);
+
+/* ------------------------------------------------------------------------
+ * Transport contract (see docs/librds.md). A "link" is one TCP connection
+ * carrying one path; the core names it with a 64-bit id that is never
+ * reused. Every call on an id the core has let go of returns
+ * RDSU_ERR_CLOSED: the transport then closes that socket.
+ */
+
+#define RDSU_TCP_PORT WIRE_TCP_PORT  /* 16385, RDS_TCP_PORT */
+
+enum rdsu_lreq_type {
+	/* Connect laddr -> faddr:dport, from a source port p with
+	 * p % sport_mod == sport_res when sport_mod is non-zero (7.x path
+	 * encoding, rds_tcp_conn_path_connect); then rdsu_link_established()
+	 * or rdsu_link_down(). */
+	RDSU_LREQ_CONNECT = 1,
+	/* Close this link: with an RST (SO_LINGER 0) when |reset|, else an
+	 * orderly shutdown. Do not report it down afterwards. */
+	RDSU_LREQ_CLOSE,
+	/* The link has bytes to write: call rdsu_link_output() (or peek and
+	 * advance) until it yields 0, or the socket is full and you wait for
+	 * POLLOUT. Sent again only after output has run dry once. */
+	RDSU_LREQ_OUTPUT,
+	/* A held incoming link now carries a path: start reading it. */
+	RDSU_LREQ_ATTACH,
+};
+
+struct rdsu_lreq {
+	enum rdsu_lreq_type type;
+	uint64_t link;
+	struct rdsu_addr laddr;
+	struct rdsu_addr faddr;
+	uint16_t dport;          /* CONNECT: RDSU_TCP_PORT */
+	uint8_t path;            /* path index the link carries */
+	uint8_t sport_mod;       /* CONNECT: 0 = any source port, else 8 */
+	uint8_t sport_res;       /* CONNECT: wanted source port % sport_mod */
+	bool reset;              /* CLOSE: abort with RST */
+};
+
+/*
+ * rdsu_ep_next_link_req() - pull one request for the transport. Closes
+ * come first, then per-path requests in the order they arose.
+ * Return: 1 and *req filled, 0 if none is pending.
+ */
+RDSU_API int rdsu_ep_next_link_req(struct rdsu_ep *ep, struct rdsu_lreq *req);
+
+/*
+ * rdsu_link_established() - an outgoing link from RDSU_LREQ_CONNECT is
+ * connected; |sport| is the local TCP port it got (for monitors).
+ * Return: 0, the path is up: read and write it (also when told twice);
+ * RDSU_ERR_CLOSED: close it (the larger address's connection is only a
+ * kick, rds_tcp_state_change; or the id is stale).
+ */
+RDSU_API int rdsu_link_established(struct rdsu_ep *ep, uint64_t link, uint16_t sport,
+				   rdsu_ns now);
+
+#define RDSU_ACCEPT_UP 0   /* the link carries a path now */
+#define RDSU_ACCEPT_HELD 1 /* keep the socket open but do not read it until
+			    * RDSU_LREQ_ATTACH (7.x stashes, not resets, so
+			    * TCP-acked bytes are not lost) */
+
+/*
+ * rdsu_link_accept() - an incoming TCP connection to RDSU_TCP_PORT arrived
+ * on local address |laddr| from |faddr|:|peer_sport|. As
+ * rds_tcp_accept_one(): a connection from a larger (or equal) address is
+ * refused and, while at most one path is negotiated, we connect path 0
+ * ourselves ("avoid duels"); otherwise it takes a slot (see
+ * rdsu_ep_cfg.kver).
+ * Return: RDSU_ACCEPT_UP or RDSU_ACCEPT_HELD with *link set;
+ * RDSU_ERR_REFUSED: reset the socket; RDSU_ERR_NOTFOUND: |laddr| is not
+ * ours (reset it too); RDSU_ERR_NOMEM.
+ */
+RDSU_API int rdsu_link_accept(struct rdsu_ep *ep, const struct rdsu_addr *laddr,
+			      const struct rdsu_addr *faddr, uint16_t peer_sport, rdsu_ns now,
+			      uint64_t *link);
+
+/*
+ * rdsu_link_input() - bytes read from the link's TCP socket, any chunking.
+ * Return: bytes consumed: |len|, or 0 for a held link (stop reading until
+ * RDSU_LREQ_ATTACH) or an outgoing one not yet reported established;
+ * RDSU_ERR_PROTO: a header announced more than 1 MiB, the path was reset
+ * and a close requested; RDSU_ERR_CLOSED.
+ */
+RDSU_API ssize_t rdsu_link_input(struct rdsu_ep *ep, uint64_t link, const uint8_t *in,
+				 size_t len, rdsu_ns now);
+
+/*
+ * rdsu_link_peek() - the next bytes to write, in place: *p and *len are a
+ * span inside the core, valid until the next call on |ep|. Every byte
+ * peeked and then advanced over must reach the socket, in order.
+ * Return: 0 (with *len 0 when there is nothing to write); RDSU_ERR_CLOSED.
+ */
+RDSU_API int rdsu_link_peek(struct rdsu_ep *ep, uint64_t link, const uint8_t **p,
+			    size_t *len, rdsu_ns now);
+/*
+ * rdsu_link_advance() - |n| bytes of the last peek were written.
+ * Return: 0; RDSU_ERR_INVAL if |n| exceeds the peeked span; RDSU_ERR_CLOSED.
+ */
+RDSU_API int rdsu_link_advance(struct rdsu_ep *ep, uint64_t link, size_t n, rdsu_ns now);
+/*
+ * rdsu_link_output() - peek and advance in one: copy up to |cap| bytes to
+ * write into |buf|. The transport must write all of them, in order
+ * (keeping what send() did not take for later).
+ * Return: bytes copied (0 = nothing to write); RDSU_ERR_CLOSED.
+ */
+RDSU_API ssize_t rdsu_link_output(struct rdsu_ep *ep, uint64_t link, uint8_t *buf, size_t cap,
+				  rdsu_ns now);
+
+/*
+ * rdsu_link_acked() - TCP has acknowledged the first |acked| bytes of what
+ * this link wrote (SIOCOUTQ: acked = bytes written - outq). Messages wholly
+ * acknowledged are freed and their bytes return to SNDBUF
+ * (rds_tcp_write_space -> rds_send_path_drop_acked).
+ * Return: number of messages freed (>= 0); RDSU_ERR_INVAL if |acked| is
+ * beyond what was output or goes backwards; RDSU_ERR_CLOSED.
+ */
+RDSU_API int rdsu_link_acked(struct rdsu_ep *ep, uint64_t link, uint64_t acked, rdsu_ns now);
+
+/*
+ * rdsu_link_down() - the link ended (EOF, RST, error, or an outgoing
+ * connect failed). Unacknowledged messages go back in front of the queue
+ * marked RETRANSMITTED (rds_send_path_reset); the smaller address
+ * schedules a reconnect with backoff (rds_queue_reconnect).
+ * Return: 0; RDSU_ERR_CLOSED if the id is stale (nothing happened).
+ */
+RDSU_API int rdsu_link_down(struct rdsu_ep *ep, uint64_t link, rdsu_ns now);
+
+/*
+ * rdsu_sport_pick() - the n-th source port candidate (n = 0, 1, ...) for a
+ * link with sport % 8 == |res|: ALIGN(low, 8) + 8 * n + res, as
+ * rds_tcp_conn_path_connect walks groups of 8 (7.2 was seen to start at
+ * n = 1 and move one group on per reconnect).
+ * Return: the port, or 0 when it would exceed |high| or |res| > 7.
+ */
+RDSU_API uint16_t rdsu_sport_pick(uint16_t low, uint16_t high, uint8_t res, unsigned n);
+
+/*
+ * rdsu_mprds_hash() - the path a socket bound to |port| uses when |npaths|
+ * are negotiated: jhash_1word(port, initval) & (npaths - 1)
+ * (RDS_MPATH_HASH, rds_send_mprds_hash); 0 when npaths <= 1.
+ */
+RDSU_API unsigned rdsu_mprds_hash(uint16_t port, uint32_t initval, unsigned npaths);
+
+/* ------------------------------------------------------------------------
+ * Sockets (AF_RDS SOCK_SEQPACKET semantics, always non-blocking)
+ */
+
+/*
+ * rdsu_sock_new() - an unbound socket with the endpoint's SNDBUF/RCVBUF.
+ * Return: 0 and *out set; -ENOMEM.
+ */
+RDSU_API int rdsu_sock_new(struct rdsu_ep *ep, struct rdsu_sock **out);
+/*
+ * rdsu_sock_free() - close: queued receive data is dropped (the port's
+ * congestion bit is cleared, rds_cong_remove_socket), and every message
+ * not yet acknowledged is removed from the queues and never (re)sent
+ * (rds_send_drop_to(rs, NULL)). NULL is a no-op.
+ */
+RDSU_API void rdsu_sock_free(struct rdsu_sock *s, rdsu_ns now);
+/*
+ * rdsu_sock_bind() - bind to (|addr|, |port|) (rds_bind, rds_add_bound).
+ * Port 0 picks a free port >= 2.
+ * Return: 0; -EINVAL (already bound, port 1, unspecified address);
+ * -EADDRNOTAVAIL (|addr| not in the endpoint's set); -EADDRINUSE;
+ * -ENOMEM.
+ */
+RDSU_API int rdsu_sock_bind(struct rdsu_sock *s, const struct rdsu_addr *addr, uint16_t port);
+/* rdsu_sock_get_name() - bound address and port. Return: 0; -ENOTCONN if unbound. */
+RDSU_API int rdsu_sock_get_name(const struct rdsu_sock *s, struct rdsu_addr *addr,
+				uint16_t *port);
+
+/*
+ * rdsu_sock_submit() - send one message of the iovecs' bytes to
+ * (|dst|, |dport|) (rds_sendmsg, MSG_DONTWAIT). Port 0 is a ping. The
+ * connection is created and connected on first use; a message stays queued
+ * until TCP acknowledged it, across reconnects.
+ * Return: the payload length; -ENOTCONN (unbound); -EINVAL (iovcnt < 0,
+ * unspecified destination); -EOPNOTSUPP (IPv4/IPv6 mismatch with the bound
+ * address, or a destination in our own address set: there is no loopback
+ * transport); -EMSGSIZE (payload > 1 MiB or > SNDBUF); -ENOBUFS
+ * (destination port congested in the peer's map; with the congestion
+ * monitor on, the port's bit is remembered for notification); -EAGAIN
+ * (SNDBUF full: the socket already holds >= SNDBUF unacknowledged bytes;
+ * the last message may overshoot, as rds_send_queue_rm); -ENOMEM.
+ */
+RDSU_API int rdsu_sock_submit(struct rdsu_sock *s, const struct rdsu_addr *dst, uint16_t dport,
+			      const struct iovec *iov, int iovcnt, rdsu_ns now);
+
+#define RDSU_READ_PEEK 0x1  /* MSG_PEEK: leave the message queued */
+
+struct rdsu_rxinfo {
+	bool cong;               /* a congestion notification, no data (RDS_CMSG_CONG_UPDATE) */
+	uint64_t cong_mask;      /* ... its port-group mask (bit port % 64) */
+	struct rdsu_addr from;   /* message source address */
+	uint16_t sport;          /* message source port (0 for pongs) */
+	uint32_t len;            /* full message length */
+	bool trunc;              /* the iovecs were shorter (MSG_TRUNC) */
+};
+
+/*
+ * rdsu_sock_read() - as recvmsg(): a pending congestion notification first
+ * (returns 0, info->cong set, bits cleared), then one message, copied into
+ * the iovecs.
+ * Return: bytes copied; -EAGAIN if nothing is queued; -ENOTCONN (unbound);
+ * -EINVAL (iovcnt < 0).
+ */
+RDSU_API ssize_t rdsu_sock_read(struct rdsu_sock *s, const struct iovec *iov, int iovcnt,
+				unsigned flags, struct rdsu_rxinfo *info, rdsu_ns now);
+
+/*
+ * rdsu_sock_poll() - current RDSU_POLL* mask (rds_poll). Like the kernel,
+ * RDSU_POLLWRBAND (and POLLIN, for sockets not in monitor mode) reports a
+ * peer map update once: asking clears it.
+ */
+RDSU_API unsigned rdsu_sock_poll(struct rdsu_sock *s);
+
+/*
+ * rdsu_sock_set_sndbuf() / _rcvbuf() - the payload byte budgets, exactly
+ * the value given (the kernel doubles SO_SNDBUF and rds_sk_sndbuf halves it).
+ * Return: 0; -EINVAL for 0.
+ */
+RDSU_API int rdsu_sock_set_sndbuf(struct rdsu_sock *s, uint32_t bytes, rdsu_ns now);
+RDSU_API int rdsu_sock_set_rcvbuf(struct rdsu_sock *s, uint32_t bytes, rdsu_ns now);
+RDSU_API uint32_t rdsu_sock_get_sndbuf(const struct rdsu_sock *s);
+RDSU_API uint32_t rdsu_sock_get_rcvbuf(const struct rdsu_sock *s);
+/* rdsu_sock_set_cong_monitor() - RDS_CONG_MONITOR on or off. Return: 0. */
+RDSU_API int rdsu_sock_set_cong_monitor(struct rdsu_sock *s, bool on);
+/*
+ * rdsu_sock_cancel_sent_to() - RDS_CANCEL_SENT_TO: drop every message of
+ * this socket to (|dst|, |dport|) that TCP has not acknowledged, queued or
+ * on the retransmit queue (rds_send_drop_to). A message being written at
+ * this moment is finished on the wire but never resent.
+ * Return: number of messages dropped; -ENOTCONN (unbound).
+ */
+RDSU_API int rdsu_sock_cancel_sent_to(struct rdsu_sock *s, const struct rdsu_addr *dst,
+				      uint16_t dport, rdsu_ns now);
+/* rdsu_sock_set_ctx() / _get_ctx() - an application pointer for events. */
+RDSU_API void rdsu_sock_set_ctx(struct rdsu_sock *s, void *ctx);
+RDSU_API void *rdsu_sock_get_ctx(const struct rdsu_sock *s);
+
+/* ------------------------------------------------------------------------
+ * Read-only monitor interface: counters and state (the userspace
+ * counterpart of RDS_INFO_*). Snapshots; nothing here changes state.
+ */
+
+enum rdsu_stat {
+	RDSU_STAT_CONN_RESET = 0,        /* conn_reset: a path went down */
+	RDSU_STAT_RECV_DROP_OLD_SEQ,     /* recv_drop_old_seq: duplicate dropped */
+	RDSU_STAT_RECV_DROP_NO_SOCK,     /* recv_drop_no_sock */
+	RDSU_STAT_RECV_DELIVERED,        /* recv_delivered: queued to a socket */
+	RDSU_STAT_RECV_PING,             /* recv_ping: pings answered */
+	RDSU_STAT_SEND_QUEUED,           /* send_queued */
+	RDSU_STAT_SEND_QUEUE_FULL,       /* send_queue_full: -EAGAIN */
+	RDSU_STAT_SEND_DROP_ACKED,       /* send_drop_acked: freed by TCP ack */
+	RDSU_STAT_SEND_PONG,             /* send_pong: pings, pongs and probes queued */
+	RDSU_STAT_CONG_UPDATE_QUEUED,    /* cong_update_queued: local map changes */
+	RDSU_STAT_CONG_UPDATE_RECEIVED,  /* cong_update_received */
+	RDSU_STAT_CONG_SEND_ERROR,       /* cong_send_error: -ENOBUFS */
+	RDSU_STAT_RECV_BYTES_ADDED,      /* recv_bytes_added_to_sock */
+	RDSU_STAT_RECV_BYTES_FREED,      /* recv_bytes_freed_fromsock */
+	RDSU_STAT_SEND_RETRANSMITTED,    /* messages put back for resending */
+	RDSU_STAT_SEND_DROPPED,          /* cancelled, closed or flushed */
+	RDSU_STAT_MAPS_SENT,             /* congestion maps written */
+	RDSU_STAT_RECV_DROP_BAD_MAP,     /* map with h_len != 8192, ignored */
+	RDSU_STAT_RECV_TOO_BIG,          /* h_len > 1 MiB: path reset */
+	RDSU_STAT_RECV_DROP_NOMEM,
+	RDSU_STAT_PROBE_SENT,            /* probe pings queued */
+	RDSU_STAT_PROBE_RECV,            /* probe pings and pongs processed */
+	RDSU_STAT_GEN_RESET,             /* peer generation changed */
+	RDSU_STAT_CONNECT_REQ,           /* outgoing connections requested */
+	RDSU_STAT_KICK_DROPPED,          /* our kick connections closed on establish */
+	RDSU_STAT_ACCEPT_REFUSED,        /* incoming connections reset */
+	RDSU_STAT_ACCEPT_HELD,           /* incoming connections held (7.x stash) */
+	RDSU_STAT__COUNT
+};
+
+struct rdsu_stats {
+	uint64_t v[RDSU_STAT__COUNT];
+};
+
+/* rdsu_stat_name() - the counter's stable name ("conn_reset", ...), "?" if
+ * out of range. Names matching the kernel's s_* counters are spelled alike. */
+RDSU_API const char *rdsu_stat_name(enum rdsu_stat s);
+/* rdsu_ep_get_stats() - copy the counters. */
+RDSU_API void rdsu_ep_get_stats(const struct rdsu_ep *ep, struct rdsu_stats *out);
+/* rdsu_path_state_name() - "down", "connecting", "up". */
+RDSU_API const char *rdsu_path_state_name(enum rdsu_path_state st);
+
+struct rdsu_path_info {
+	uint8_t index;
+	enum rdsu_path_state state;
+	uint64_t link;              /* current link id, 0 if none */
+	bool outgoing;              /* we connected it */
+	uint16_t peer_sport;        /* incoming: the peer's TCP source port */
+	uint16_t local_sport;       /* outgoing: our TCP source port */
+	uint64_t next_tx_seq;       /* cp_next_tx_seq */
+	uint64_t next_rx_seq;       /* cp_next_rx_seq */
+	uint32_t send_q_msgs;       /* not yet started on the wire */
+	uint64_t send_q_bytes;
+	uint32_t retrans_q_msgs;    /* written, waiting for the TCP ack */
+	uint64_t retrans_q_bytes;
+	uint64_t tx_bytes;          /* stream bytes output on the current link */
+	uint64_t acked_bytes;       /* ... of which TCP acknowledged */
+	uint64_t rx_bytes;          /* stream bytes input on the current link */
+	bool map_queued;            /* a congestion map waits to be written */
+	rdsu_ns reconnect_at;       /* RDSU_NS_NEVER if no reconnect is scheduled */
+	rdsu_ns backoff;            /* current backoff ceiling (0 after UP) */
+	uint64_t connects;          /* times this path came up */
+	uint64_t resets;            /* times it went down */
+};
+
+struct rdsu_conn_info {
+	struct rdsu_addr laddr;
+	struct rdsu_addr faddr;
+	bool we_connect;            /* laddr < faddr: we open every path */
+	uint16_t npaths;            /* c_npaths: 0 until a probe told us */
+	uint32_t my_gen;
+	uint32_t peer_gen;          /* 0 = not seen */
+	bool peer_sport_idx;        /* the peer advertised SPORT_IDX */
+	bool probe_pending;         /* our probe ping awaits an answer */
+	uint8_t held_links;         /* incoming links held for a slot (7.x stash) */
+	uint32_t peer_congested;    /* ports set in the peer's map */
+	struct rdsu_path_info path[WIRE_MAX_PATHS];
+};
+
+/*
+ * rdsu_ep_conn_next() - iterate connections; start with *pos = 0.
+ * Return: 1 and *out filled, 0 at the end.
+ */
+RDSU_API int rdsu_ep_conn_next(const struct rdsu_ep *ep, size_t *pos,
+			       struct rdsu_conn_info *out);
+/* rdsu_ep_conn_get() - the connection (laddr, faddr).
+ * Return: 0; RDSU_ERR_NOTFOUND. */
+RDSU_API int rdsu_ep_conn_get(const struct rdsu_ep *ep, const struct rdsu_addr *laddr,
+			      const struct rdsu_addr *faddr, struct rdsu_conn_info *out);
+
+struct rdsu_sock_info {
+	struct rdsu_sock *sock;
+	bool bound;
+	struct rdsu_addr laddr;
+	uint16_t port;
+	uint32_t sndbuf, rcvbuf;
+	uint64_t snd_bytes;         /* rs_snd_bytes: submitted, not yet acknowledged */
+	uint64_t rcv_bytes;         /* rs_rcv_bytes: queued for reading */
+	uint32_t rx_msgs;
+	bool congested;             /* our map has this port set */
+	bool cong_monitor;
+	uint64_t cong_mask;         /* monitor: ports (bit port % 64) awaiting news */
+	uint64_t cong_notify;       /* monitor: news not yet read */
+};
+
+/* rdsu_ep_sock_next() - iterate sockets; start with *pos = 0.
+ * Return: 1 and *out filled, 0 at the end. */
+RDSU_API int rdsu_ep_sock_next(const struct rdsu_ep *ep, size_t *pos,
+			       struct rdsu_sock_info *out);
+
+enum rdsu_msg_queue {
+	RDSU_MSGQ_SEND = 0,         /* RDS_INFO_SEND_MESSAGES */
+	RDSU_MSGQ_RETRANS = 1,      /* RDS_INFO_RETRANS_MESSAGES */
+};
+
+struct rdsu_msg_info {
+	struct rdsu_addr laddr, faddr;
+	uint8_t path;
+	enum rdsu_msg_queue queue;
+	uint64_t seq;
+	uint32_t len;
+	uint16_t sport, dport;
+	bool retransmitted;         /* will carry / carried RDS_FLAG_RETRANSMITTED */
+};
+
+/* Cursor for rdsu_ep_msg_next(); zero it to start. Valid only while the
+ * endpoint is not otherwise called. */
+struct rdsu_msg_iter {
+	size_t conn;
+	unsigned path;
+	unsigned queue;
+	const void *cur;
+};
+
+/* rdsu_ep_msg_next() - iterate messages on every path's send and
+ * retransmit queues. Return: 1 and *out filled, 0 at the end. */
+RDSU_API int rdsu_ep_msg_next(const struct rdsu_ep *ep, struct rdsu_msg_iter *it,
+			      struct rdsu_msg_info *out);
+
+/* rdsu_ep_local_map() - our congestion map for local address |laddr|, as
+ * the peers are told; NULL if |laddr| is not ours. */
+RDSU_API const struct wire_cong_map *rdsu_ep_local_map(const struct rdsu_ep *ep,
+						       const struct rdsu_addr *laddr);
+/* rdsu_ep_peer_map() - the last map received on (laddr, faddr); NULL if
+ * there is no such connection. All clear until a map arrives. */
+RDSU_API const struct wire_cong_map *rdsu_ep_peer_map(const struct rdsu_ep *ep,
+						      const struct rdsu_addr *laddr,
+						      const struct rdsu_addr *faddr);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RDS_RDSU_H */

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* test_recv.c - what the core does with each incoming message: the
+ * duplicate rule, pings, maps (and what is not a map), the 1 MiB refusal,
+ * any chunking. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "utest.h"
+
+struct fixture {
+	struct rdsu_ep *ep;
+	struct rdsu_sock *s;
+	struct peer p;
+};
+
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+
+	fx->ep = ep_make(LARGE, WIRE_KVER_7, 9);
+	fx->s = sock_at(fx->ep, LARGE, 5000);
+	peer_init(&fx->p, fx->ep, accept_from_small(fx->ep, 32776));
+	peer_pull(&fx->p); /* our map and probe */
+	peer_clear(&fx->p);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	peer_fini(&fx->p);
+	rdsu_ep_free(fx->ep);
+	free(fx);
+	return 0;
+}
+
+static ssize_t rd(struct fixture *fx, uint8_t *buf, size_t cap, struct rdsu_rxinfo *info)
+{
+	struct iovec iov = { buf, cap };
+
+	return rdsu_sock_read(fx->s, &iov, 1, 0, info, T0);
+}
+
+static void feed_data(struct fixture *fx, uint64_t seq, uint8_t flags, const char *text)
+{
+	struct wire_hdr h;
+	uint32_t len = (uint32_t)strlen(text);
+
+	wire_build_data(&h, seq, 4000, 5000, len);
+	h.flags = flags;
+	assert_int_equal(peer_feed(&fx->p, &h, (const uint8_t *)text, false), WIRE_HDR_LEN + len);
+}
+
+static void expect(struct fixture *fx, const char *text)
+{
+	uint8_t buf[64];
+	struct rdsu_rxinfo info;
+
+	if (!text) {
+		assert_int_equal(rd(fx, buf, sizeof(buf), &info), -EAGAIN);
+		return;
+	}
+	assert_int_equal(rd(fx, buf, sizeof(buf), &info), strlen(text));
+	assert_memory_equal(buf, text, strlen(text));
+	assert_int_equal(info.sport, 4000);
+	assert_int_equal(rdsu_addr_get_v4(&info.from), SMALL);
+}
+
+/* rds_recv_incoming: drop only RETRANSMITTED with seq < next; anything
+ * else is taken and next = seq + 1, even backwards. */
+static void test_recv_duplicate_rule(void **state)
+{
+	struct fixture *fx = *state;
+
+	feed_data(fx, 5, 0, "five");
+	expect(fx, "five");
+	feed_data(fx, 5, WIRE_FLAG_RETRANSMITTED, "dup5");
+	expect(fx, NULL);
+	feed_data(fx, 3, 0, "three");       /* not flagged: taken, next = 4 */
+	expect(fx, "three");
+	assert_true(conn_of(fx->ep, LARGE, SMALL).path[0].next_rx_seq == 4);
+	feed_data(fx, 3, WIRE_FLAG_RETRANSMITTED, "dup3");
+	expect(fx, NULL);
+	feed_data(fx, 4, WIRE_FLAG_RETRANSMITTED, "four"); /* resent but new */
+	expect(fx, "four");
+	assert_int_equal(stat(fx->ep, RDSU_STAT_RECV_DROP_OLD_SEQ), 2);
+	assert_int_equal(stat(fx->ep, RDSU_STAT_RECV_DELIVERED), 3);
+}
+
+/* Pings and probes take part in the sequence check too. */
+static void test_recv_duplicate_ping_not_answered(void **state)
+{
+	struct fixture *fx = *state;
+	struct wire_hdr h;
+
+	wire_build_ping(&h, 7, 6000);
+	assert_int_equal(peer_feed(&fx->p, &h, NULL, false), WIRE_HDR_LEN);
+	h.flags = WIRE_FLAG_RETRANSMITTED;
+	assert_int_equal(peer_feed(&fx->p, &h, NULL, false), WIRE_HDR_LEN);
+	peer_pull(&fx->p);
+	assert_int_equal(count_kind(&fx->p, WIRE_KIND_PONG), 1);
+}
+
+static void test_recv_ping_pong(void **state)
+{
+	struct fixture *fx = *state;
+	struct wire_hdr h;
+	const struct oframe *f;
+	uint64_t next = conn_of(fx->ep, LARGE, SMALL).path[0].next_tx_seq;
+
+	wire_build_ping(&h, 1, 0); /* from port 0: never answered */
+	assert_int_equal(peer_feed(&fx->p, &h, NULL, false), WIRE_HDR_LEN);
+	wire_build_ping(&h, 2, 6000);
+	assert_int_equal(peer_feed(&fx->p, &h, NULL, false), WIRE_HDR_LEN);
+	peer_pull(&fx->p);
+	assert_int_equal(fx->p.n, 1);
+	f = &fx->p.f[0];
+	assert_int_equal(wire_classify(&f->h, WIRE_XPORT_TCP), WIRE_KIND_PONG);
+	assert_int_equal(f->h.sport, 0);
+	assert_int_equal(f->h.dport, 6000);
+	assert_int_equal(f->h.len, 0);
+	assert_int_equal(f->h.flags, 0);
+	assert_true(f->h.seq == next); /* a pong takes a sequence number */
+	assert_true(conn_of(fx->ep, LARGE, SMALL).path[0].next_tx_seq == next + 1);
+	/* a ping is not delivered anywhere */
+	expect(fx, NULL);
+	assert_int_equal(stat(fx->ep, RDSU_STAT_RECV_PING), 1);
+}
+
+/* A pong to a ping we sent is a zero-length message from port 0. */
+static void test_recv_pong_delivered(void **state)
+{
+	struct fixture *fx = *state;
+	struct wire_hdr h;
+	uint8_t buf[8];
+	struct rdsu_rxinfo info;
+
+	wire_build_pong(&h, 3, 5000);
+	assert_int_equal(peer_feed(&fx->p, &h, NULL, false), WIRE_HDR_LEN);
+	assert_int_equal(rd(fx, buf, sizeof(buf), &info), 0);
+	assert_int_equal(info.sport, 0);
+	assert_int_equal(info.len, 0);
+	/* a probe pong never reaches a socket, even one on port 1 */
+	wire_build_probe(&h, true, 4, WIRE_KVER_7, 8, 3);
+	assert_int_equal(peer_feed(&fx->p, &h, NULL, false), WIRE_HDR_LEN);
+	assert_int_equal(rd(fx, buf, sizeof(buf), &info), -EAGAIN);
+}
+
+static void test_recv_map(void **state)
+{
+	struct fixture *fx = *state;
+	struct rdsu_addr l = rdsu_addr_v4(LARGE), f = rdsu_addr_v4(SMALL);
+	struct wire_cong_map m;
+	uint8_t bytes[WIRE_CONG_MAP_BYTES];
+	struct wire_hdr h;
+
+	wire_cong_clear_all(&m);
+	wire_cong_set(&m, 4001);
+	wire_cong_encode(&m, bytes, sizeof(bytes));
+	/* bit for port 4001: byte 500, bit 1 (LSB first) */
+	assert_int_equal(bytes[500], 0x02);
+	wire_build_cong(&h);
+	assert_int_equal(peer_feed(&fx->p, &h, bytes, true), WIRE_HDR_LEN + WIRE_CONG_MAP_BYTES);
+	assert_true(wire_cong_test(rdsu_ep_peer_map(fx->ep, &l, &f), 4001));
+	assert_int_equal(stat(fx->ep, RDSU_STAT_CONG_UPDATE_RECEIVED), 1);
+	/* maps take no sequence number */
+	assert_true(conn_of(fx->ep, LARGE, SMALL).path[0].next_rx_seq == 0);
+
+	/* flags 0x01 with another length: consumed and ignored */
+	wire_build_cong(&h);
+	h.len = 100;
+	memset(bytes, 0xff, 100);
+	assert_int_equal(peer_feed(&fx->p, &h, bytes, false), WIRE_HDR_LEN + 100);
+	assert_true(wire_cong_test(rdsu_ep_peer_map(fx->ep, &l, &f), 4001));
+	assert_false(wire_cong_test(rdsu_ep_peer_map(fx->ep, &l, &f), 1));
+	assert_int_equal(stat(fx->ep, RDSU_STAT_RECV_DROP_BAD_MAP), 1);
+
+	/* 0x05 is not "exactly 0x01": not a map (here: a ping from port 0) */
+	wire_build_cong(&h);
+	h.flags = WIRE_FLAG_CONG_BITMAP | WIRE_FLAG_RETRANSMITTED;
+	memset(bytes, 0, sizeof(bytes));
+	assert_int_equal(peer_feed(&fx->p, &h, bytes, false), WIRE_HDR_LEN + WIRE_CONG_MAP_BYTES);
+	assert_true(wire_cong_test(rdsu_ep_peer_map(fx->ep, &l, &f), 4001));
+	assert_int_equal(stat(fx->ep, RDSU_STAT_CONG_UPDATE_RECEIVED), 1);
+}
+
+static void test_recv_too_big(void **state)
+{
+	struct fixture *fx = *state;
+	struct wire_hdr h;
+	uint8_t hdr[WIRE_HDR_LEN];
+	struct rdsu_lreq r;
+	uint64_t link = fx->p.link;
+
+	wire_build_data(&h, 9, 4000, 5000, WIRE_MAX_MSG_LEN + 1);
+	wire_hdr_encode(&h, hdr, sizeof(hdr));
+	assert_int_equal(rdsu_link_input(fx->ep, link, hdr, sizeof(hdr), T0), RDSU_ERR_PROTO);
+	assert_int_equal(stat(fx->ep, RDSU_STAT_RECV_TOO_BIG), 1);
+	assert_int_equal(next_req(fx->ep, RDSU_LREQ_CLOSE, &r), 1);
+	assert_true(r.link == link && r.reset);
+	assert_int_equal(conn_of(fx->ep, LARGE, SMALL).path[0].state, RDSU_PATH_DOWN);
+	assert_int_equal(rdsu_link_input(fx->ep, link, hdr, 1, T0), RDSU_ERR_CLOSED);
+}
+
+static void test_recv_one_mib_and_chunking(void **state)
+{
+	struct fixture *fx = *state;
+	struct wire_hdr h;
+	uint8_t *big = malloc(WIRE_MAX_MSG_LEN), *out = malloc(WIRE_MAX_MSG_LEN);
+	struct iovec iov = { out, WIRE_MAX_MSG_LEN };
+	struct rdsu_rxinfo info;
+
+	for (size_t i = 0; i < WIRE_MAX_MSG_LEN; i++)
+		big[i] = (uint8_t)(i * 13);
+	assert_int_equal(rdsu_sock_set_rcvbuf(fx->s, 4 << 20, T0), 0);
+	wire_build_data(&h, 1, 4000, 5000, WIRE_MAX_MSG_LEN);
+	assert_int_equal(peer_feed(&fx->p, &h, big, false), WIRE_HDR_LEN + WIRE_MAX_MSG_LEN);
+	assert_int_equal(rdsu_sock_read(fx->s, &iov, 1, 0, &info, T0), WIRE_MAX_MSG_LEN);
+	assert_memory_equal(out, big, WIRE_MAX_MSG_LEN);
+	/* split at every byte */
+	wire_build_data(&h, 2, 4000, 5000, 3000);
+	assert_int_equal(peer_feed(&fx->p, &h, big, true), WIRE_HDR_LEN + 3000);
+	assert_int_equal(rdsu_sock_read(fx->s, &iov, 1, 0, &info, T0), 3000);
+	assert_memory_equal(out, big, 3000);
+	free(big);
+	free(out);
+}
+
+static void test_recv_no_socket(void **state)
+{
+	struct fixture *fx = *state;
+	struct wire_hdr h;
+
+	wire_build_data(&h, 1, 4000, 5001, 2);
+	assert_int_equal(peer_feed(&fx->p, &h, (const uint8_t *)"hi", false), WIRE_HDR_LEN + 2);
+	assert_int_equal(stat(fx->ep, RDSU_STAT_RECV_DROP_NO_SOCK), 1);
+	expect(fx, NULL);
+}
+
+/* Read side details: MSG_TRUNC, MSG_PEEK, scatter. */
+static void test_recv_read_trunc_peek(void **state)
+{
+	struct fixture *fx = *state;
+	uint8_t a[3], b[4];
+	struct iovec iov[2] = { { a, sizeof(a) }, { b, sizeof(b) } };
+	struct rdsu_rxinfo info;
+
+	feed_data(fx, 1, 0, "0123456789");
+	assert_int_equal(rdsu_sock_read(fx->s, iov, 2, RDSU_READ_PEEK, &info, T0), 7);
+	assert_true(info.trunc);
+	assert_int_equal(info.len, 10);
+	assert_memory_equal(a, "012", 3);
+	assert_memory_equal(b, "3456", 4);
+	assert_int_equal(rdsu_sock_read(fx->s, iov, 1, 0, &info, T0), 3);
+	assert_true(info.trunc);
+	expect(fx, NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_recv_duplicate_rule, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recv_duplicate_ping_not_answered, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_recv_ping_pong, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recv_pong_delivered, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recv_map, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recv_too_big, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recv_one_mib_and_chunking, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recv_no_socket, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recv_read_trunc_peek, setup, teardown),
+	};
+	return cmocka_run_group_tests_name("rds_recv", tests, NULL, NULL);
+}
