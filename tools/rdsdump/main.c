@@ -355,7 +355,7 @@ int main(int argc, char **argv)
 	const u_char *data;
 	uint64_t frame = 0;
 	long written = 0;
-	int lt, rc, status = 0;
+	int lt, rc = 0, status = 0;
 
 	argp_err_exit_status = 2;
 	argp_parse(&argp, argc, argv, 0, NULL, &o);
