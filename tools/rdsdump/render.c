@@ -752,7 +752,7 @@ static void line_cm(struct sb *s, const struct dump_rec *r)
 	case WIRE_IBCM_REQ:
 		sb_puts(s, " service ");
 		sb_hex(s, cm->service_id, 16);
-		/* fall through */
+		__attribute__((fallthrough));
 	case WIRE_IBCM_REP:
 		sb_puts(s, " qpn ");
 		sb_hex(s, cm->local_qpn, 6);
@@ -1208,7 +1208,7 @@ static void fl_cm(struct fl *l, const struct dump_rec *r, int verbose)
 	switch (cm->attr_id) {
 	case WIRE_IBCM_REQ:
 		fl_hex(l, "service_id", cm->service_id, 16);
-		/* fall through */
+		__attribute__((fallthrough));
 	case WIRE_IBCM_REP:
 		fl_hex(l, "local_qpn", cm->local_qpn, 6);
 		fl_hex(l, "starting_psn", cm->starting_psn, 6);
