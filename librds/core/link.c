@@ -87,20 +87,32 @@ int rdsu_link_established(struct rdsu_ep *ep, uint64_t link, uint16_t sport, rds
 	return 0;
 }
 
+/*
+ * The path carrying |link| when it is up: 1 and *out set; 0 when the link
+ * is held or not yet established (the callers' no-op case); an error code
+ * for a link the core does not know.
+ */
+static int up_path(struct rdsu_ep *ep, uint64_t link, struct rdsu_path **out)
+{
+	struct rdsu_conn *c;
+	int r = rdsu_conn_find_link(ep, link, &c, out);
+
+	if (r < 0)
+		return r;
+	return r == 1 && (*out)->cp_state == RDSU_PATH_UP ? 1 : 0;
+}
+
 ssize_t rdsu_link_input(struct rdsu_ep *ep, uint64_t link, const uint8_t *in, size_t len,
 			rdsu_ns now)
 {
-	struct rdsu_conn *c;
 	struct rdsu_path *cp;
 	int r;
 
 	if (!ep)
 		return RDSU_ERR_INVAL;
-	r = rdsu_conn_find_link(ep, link, &c, &cp);
-	if (r < 0)
-		return r;
-	if (r == 0 || cp->cp_state != RDSU_PATH_UP)
-		return 0; /* held, or not yet reported established */
+	r = up_path(ep, link, &cp);
+	if (r <= 0)
+		return r; /* 0: held, or not yet reported established */
 	if (!in && len)
 		return RDSU_ERR_INVAL;
 	return rdsu_recv_input(cp, in, len, now);
@@ -109,7 +121,6 @@ ssize_t rdsu_link_input(struct rdsu_ep *ep, uint64_t link, const uint8_t *in, si
 int rdsu_link_peek(struct rdsu_ep *ep, uint64_t link, const uint8_t **p, size_t *len,
 		   rdsu_ns now)
 {
-	struct rdsu_conn *c;
 	struct rdsu_path *cp;
 	int r;
 
@@ -118,28 +129,25 @@ int rdsu_link_peek(struct rdsu_ep *ep, uint64_t link, const uint8_t **p, size_t 
 		return RDSU_ERR_INVAL;
 	*p = NULL;
 	*len = 0;
-	r = rdsu_conn_find_link(ep, link, &c, &cp);
-	if (r < 0)
+	r = up_path(ep, link, &cp);
+	if (r <= 0)
 		return r;
-	if (r == 0 || cp->cp_state != RDSU_PATH_UP)
-		return 0;
 	rdsu_send_peek(cp, p, len);
 	return 0;
 }
 
 int rdsu_link_advance(struct rdsu_ep *ep, uint64_t link, size_t n, rdsu_ns now)
 {
-	struct rdsu_conn *c;
 	struct rdsu_path *cp;
 	int r;
 
 	(void)now;
 	if (!ep)
 		return RDSU_ERR_INVAL;
-	r = rdsu_conn_find_link(ep, link, &c, &cp);
+	r = up_path(ep, link, &cp);
 	if (r < 0)
 		return r;
-	if (r == 0 || cp->cp_state != RDSU_PATH_UP)
+	if (r == 0)
 		return n ? RDSU_ERR_INVAL : 0;
 	return rdsu_send_advance(cp, n);
 }
@@ -173,17 +181,16 @@ ssize_t rdsu_link_output(struct rdsu_ep *ep, uint64_t link, uint8_t *buf, size_t
 
 int rdsu_link_acked(struct rdsu_ep *ep, uint64_t link, uint64_t acked, rdsu_ns now)
 {
-	struct rdsu_conn *c;
 	struct rdsu_path *cp;
 	int r;
 
 	(void)now;
 	if (!ep)
 		return RDSU_ERR_INVAL;
-	r = rdsu_conn_find_link(ep, link, &c, &cp);
+	r = up_path(ep, link, &cp);
 	if (r < 0)
 		return r;
-	if (r == 0 || cp->cp_state != RDSU_PATH_UP)
+	if (r == 0)
 		return acked ? RDSU_ERR_INVAL : 0;
 	return rdsu_send_acked(cp, acked);
 }
