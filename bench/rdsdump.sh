@@ -26,6 +26,10 @@
 #   RDSDUMP the binary (default build/release/tools/rdsdump/rdsdump after
 #   building the release preset), SEED generator seed (default 1).
 #
+# Time: tshark dominates. Measured on 2 CPUs (AMD EPYC): tcpdump 4-5 s per
+# GiB; tshark 184 s on 1 GiB but 2500 s on 2 GiB (3.2 GiB RSS), so the
+# default run takes about 50 minutes; -s 1024 times tshark once, on 1 GiB.
+#
 # Captures come from bench/gen-rdstcp.py (see its header for the traffic).
 # Every file is read once before timing so that all tools start from the
 # page cache and the first one measured is not charged for the disk.
