@@ -19,6 +19,7 @@
 
 #include "dump.h"
 #include "filter.h"
+#include "pcaplink.h"
 #include "render.h"
 
 static struct dump_render rd[3];
@@ -50,6 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pcap_t *pc;
 	uint64_t frame = 0;
 	size_t bound;
+	int lt;
 
 	if (!size)
 		return 0;
@@ -76,13 +78,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* flows * (reassembly arenas + windows + buffers) + connections: a
 	 * generous fixed ceiling the input cannot move */
 	bound = 64u << 20;
+	lt = dump_linktype(pcap_datalink(pc));
 	while (pcap_next_ex(pc, &h, &pkt) == 1) {
-		struct dump_pkthdr ph = {
-			.frame = ++frame, .ts_sec = h->ts.tv_sec,
-			.ts_nsec = (uint32_t)h->ts.tv_usec, .caplen = h->caplen,
-			.len = h->len, .linktype = pcap_datalink(pc) == DLT_RAW ? 101 :
-				pcap_datalink(pc),
-		};
+		struct dump_pkthdr ph = dump_pkthdr_of(h, ++frame, lt);
 
 		dump_eng_packet(e, &ph, pkt);
 		if (dump_eng_mem(e) > bound)

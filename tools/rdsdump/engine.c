@@ -624,6 +624,14 @@ static struct flow *flow_new(struct dump_eng *e, enum fkind k, const struct dump
  * RDS/TCP
  */
 
+/* Frame the stream afresh from stream offset |off| (a header starts there). */
+static void frame_from(struct dump_eng *e, struct tdir *t, uint64_t off)
+{
+	t->mode = FR_FRAME;
+	wire_deframer_init_prefix(&t->df, e->cfg.max_len, t->keep, e->cfg.keep);
+	t->df_base = off;
+}
+
 static int tdir_open(struct dump_eng *e, struct tdir *t)
 {
 	struct dump_tcp_limits lim = { .ooo = e->cfg.tcp_ooo, .history = e->cfg.tcp_history };
@@ -635,8 +643,7 @@ static int tdir_open(struct dump_eng *e, struct tdir *t)
 	t->keep = zalloc(e, e->cfg.keep);
 	if (!t->keep)
 		return -1;
-	wire_deframer_init_prefix(&t->df, e->cfg.max_len, t->keep, e->cfg.keep);
-	t->mode = FR_FRAME;
+	frame_from(e, t, 0);
 	return 0;
 }
 
@@ -786,9 +793,7 @@ static void tcp_data(struct dump_eng *e, struct flow *f, int d, const uint8_t *p
 			qlen += wlen;
 			qoff = hdr_off;
 			dump_resync_reset(&t->rs, NULL);
-			t->mode = FR_FRAME;
-			wire_deframer_init_prefix(&t->df, e->cfg.max_len, t->keep, e->cfg.keep);
-			t->df_base = hdr_off;
+			frame_from(e, t, hdr_off);
 			t->segs = 1;
 		}
 	}
@@ -834,9 +839,7 @@ static void tdir_end(struct dump_eng *e, struct flow *f, int d, uint64_t off)
 		uint64_t hdr_off = t->rs_base + t->rs.skipped;
 
 		resync_note(e, f, d, t->rs.skipped);
-		t->mode = FR_FRAME;
-		wire_deframer_init_prefix(&t->df, e->cfg.max_len, t->keep, e->cfg.keep);
-		t->df_base = hdr_off;
+		frame_from(e, t, hdr_off);
 		/* whole messages by construction: nothing is left pending */
 		feed_frames(e, f, d, t->win + t->rs.start, t->rs.len - t->rs.start, hdr_off);
 		dump_resync_reset(&t->rs, NULL);
@@ -852,8 +855,7 @@ static void tdir_end(struct dump_eng *e, struct flow *f, int d, uint64_t off)
 		note(e, f, d, DUMP_NOTE_PARTIAL, got,
 		     t->df.in_data ? (uint64_t)WIRE_HDR_LEN + h->len : WIRE_HDR_LEN,
 		     t->df_base + t->df.msg_offset);
-		wire_deframer_init_prefix(&t->df, e->cfg.max_len, t->keep, e->cfg.keep);
-		t->df_base = off;
+		frame_from(e, t, off);
 	}
 }
 

@@ -17,6 +17,7 @@
 
 #include "dump.h"
 #include "filter.h"
+#include "pcaplink.h"
 #include "render.h"
 
 const char *argp_program_version = "rdsdump " RDSTK_VERSION;
@@ -250,30 +251,6 @@ static void sink(void *ctx, const struct dump_rec *r)
 		run->stop = 2;  /* enough: no more records, not even at the end */
 }
 
-static int to_linktype(int dlt)
-{
-	switch (dlt) {
-	case DLT_EN10MB:
-		return WIRE_LINK_ETHERNET;
-	case DLT_RAW:
-	case 101:
-		return WIRE_LINK_RAW;
-	case DLT_LINUX_SLL:
-		return WIRE_LINK_LINUX_SLL;
-#ifdef DLT_LINUX_SLL2
-	case DLT_LINUX_SLL2:
-		return WIRE_LINK_LINUX_SLL2;
-#endif
-	case DLT_NETLINK:
-		return WIRE_LINK_NETLINK;
-	case DLT_IPV4:
-		return WIRE_LINK_IPV4;
-	case DLT_IPV6:
-		return WIRE_LINK_IPV6;
-	}
-	return -1;
-}
-
 static pcap_t *open_live(struct opts *o, char *errbuf)
 {
 	pcap_t *p;
@@ -365,7 +342,7 @@ int main(int argc, char **argv)
 	run.rd.verbose = o.verbose;
 	run.rd.hex = o.hex;
 	run.rd.json = o.json;
-	run.rd.tsmode = o.tsmode == 1 ? 1 : o.tsmode == 2 ? 2 : 0;
+	run.rd.tsmode = o.tsmode;
 	run.show = !o.quiet && (!o.wfile || o.print);
 
 	if (o.rfile) {
@@ -383,7 +360,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	lt = to_linktype(pcap_datalink(run.pc));
+	lt = dump_linktype(pcap_datalink(run.pc));
 	if (lt < 0) {
 		fprintf(stderr, "rdsdump: link type %s is not one rdsdump reads\n",
 			pcap_datalink_val_to_name(pcap_datalink(run.pc)) ?
@@ -427,12 +404,7 @@ int main(int argc, char **argv)
 
 		if (rc == 0)
 			continue;       /* live capture: timeout with nothing */
-		ph.frame = ++frame;
-		ph.ts_sec = h->ts.tv_sec;
-		ph.ts_nsec = (uint32_t)h->ts.tv_usec;  /* nanosecond precision was asked for */
-		ph.caplen = h->caplen;
-		ph.len = h->len;
-		ph.linktype = lt;
+		ph = dump_pkthdr_of(h, ++frame, lt);
 		kept = dump_eng_packet(eng, &ph, data);
 		if (kept && dumper) {
 			pcap_dump((u_char *)dumper, h, data);

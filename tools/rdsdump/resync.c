@@ -171,8 +171,8 @@ size_t dump_resync_feed(struct dump_resync *r, const uint8_t *data, size_t len)
 	if (!r->found) {
 		size_t keep = r->npend ? r->pend[0] : r->scan;
 
-		/* bytes nothing can start in are not worth the memmove later,
-		 * but moving them is: only compact when it is cheap */
+		/* bytes before the first possible start are dead; move the
+		 * rest down once they are half the window, not on every call */
 		if (keep > r->cap / 2)
 			drop(r, keep);
 	}
