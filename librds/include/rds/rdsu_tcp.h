@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * rdsu_tcp.h - librds over real TCP sockets: the transport that carries the
+ * sans-IO core's byte streams (docs/librds.md, "Transport contract"), the
+ * clock, and a reference event loop.
+ *
+ * One rdsu_tcp owns one endpoint (rdsu_tcp_ep) and every TCP socket that
+ * carries it: a listener on port 16385 of each local address, one
+ * connection per path, and connections being drained after a close. All of
+ * them sit in one epoll set; its descriptor (rdsu_tcp_fd) is what an
+ * application with a loop of its own polls for POLLIN. A timerfd in the
+ * same set makes the descriptor readable when the core has a deadline due
+ * or acknowledgements are worth checking, so an application never needs a
+ * timeout of its own for librds.
+ *
+ * Usage (single thread, like the core):
+ *
+ *	rdsu_tcp_new(&t, &ep_cfg, NULL);
+ *	rdsu_sock_new(rdsu_tcp_ep(t), &s); rdsu_sock_bind(s, &addr, 4000);
+ *	rdsu_sock_submit(s, &peer, 5000, iov, 1, rdsu_clock());
+ *	for (;;) {
+ *		rdsu_tcp_run(t, -1);       // or: poll rdsu_tcp_fd(t), then run(t, 0)
+ *		while (rdsu_sock_read(s, ...) >= 0) ...
+ *	}
+ *
+ * After socket calls that send, cancel, close or change buffers, call
+ * rdsu_tcp_run(t, 0): the core queued work for the transport (a connect,
+ * bytes to write) that only a run carries out. rdsu_tcp_wait() wraps the
+ * loop for programs that just want to block on one socket.
+ *
+ * Return values: >= 0, or a negative errno value from the system call that
+ * failed (-EADDRINUSE when port 16385 of a local address is taken, ...),
+ * or an rdsu_err code from the core. rdsu_strerror() names both.
+ */
+#ifndef RDS_RDSU_TCP_H
+#define RDS_RDSU_TCP_H
+
+#include <rds/rdsu.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* rdsu_clock() - CLOCK_MONOTONIC in nanoseconds: the time every core call
+ * made next to a transport should be given. */
+RDSU_API rdsu_ns rdsu_clock(void);
+
+struct rdsu_tcp_cfg {
+	size_t size;            /* sizeof(struct rdsu_tcp_cfg) */
+	/* Listen on this TCP port of every local address (default 16385,
+	 * RDS_TCP_PORT; the kernel has no other). */
+	uint16_t listen_port;
+	bool no_listen;         /* connect only (a larger address is then unreachable) */
+	/* Connect to this port instead of 16385 (tests that run several
+	 * endpoints on one address; 0 = as the core asks). */
+	uint16_t connect_port;
+	/* Source ports for 7.x path encoding (port % 8 == path); 0 = the
+	 * system's ip_local_port_range, as rds_tcp_conn_path_connect uses. */
+	uint16_t port_low, port_high;
+	/* SO_SNDBUF/SO_RCVBUF of every TCP socket; 0 = autotuning (the
+	 * kernel's net.rds.tcp.rds_tcp_sndbuf/rcvbuf default). */
+	int so_sndbuf, so_rcvbuf;
+	/* Keepalive as rds_tcp_keepalive: idle, interval (seconds), count.
+	 * 0 = the kernel's 5, 5, 5. */
+	int keepidle, keepintvl, keepcnt;
+	/* How long a closed path's connection is drained after our FIN before
+	 * it is closed for good (7.x rds_tcp_conn_path_shutdown waits up to
+	 * 5 s for the peer's FIN). 0 = 5 s. */
+	rdsu_ns drain;
+};
+
+/* Transport counters; a monitor reads them beside rdsu_ep_get_stats(). */
+struct rdsu_tcp_stats {
+	uint64_t connects;         /* outgoing connections started */
+	uint64_t connect_failed;   /* ... that failed (refused, unreachable) */
+	uint64_t port_retries;     /* source port candidates that were busy */
+	uint64_t accepts;          /* incoming connections accepted by TCP */
+	uint64_t accept_reset;     /* ... reset because the core refused them */
+	uint64_t links_up;         /* links handed to the core and still open */
+	uint64_t links_down;       /* EOF, RST or error reported to the core */
+	uint64_t closes;           /* closes the core asked for */
+	uint64_t resets_sent;      /* ... of which with an RST */
+	uint64_t draining;         /* connections now being drained */
+	uint64_t bytes_in, bytes_out;
+	uint64_t reads, writes;    /* system calls that moved bytes */
+	uint64_t write_blocked;    /* writes that filled the socket buffer */
+	uint64_t ack_checks;       /* SIOCOUTQ queries */
+	uint64_t runs;             /* rounds of rdsu_tcp_run */
+};
+
+struct rdsu_tcp;
+
+/* rdsu_tcp_cfg_default() - every field at its default. */
+RDSU_API void rdsu_tcp_cfg_default(struct rdsu_tcp_cfg *cfg);
+
+/*
+ * rdsu_tcp_new() - create the endpoint described by |ep_cfg| (see
+ * rdsu_ep_new) and listen on its addresses. |cfg| may be NULL for the
+ * defaults. When ep_cfg->gen_num is 0 a random non-zero one is drawn, and
+ * when ep_cfg->seed is 0 a random seed, as the kernel does per module
+ * load (rds_gen_num).
+ * Return: 0 and *out set; an rdsu_err from rdsu_ep_new; a negative errno
+ * (-EADDRINUSE: something, perhaps the kernel's rds_tcp, already listens
+ * on the port; -EADDRNOTAVAIL: the address is not on this host).
+ */
+RDSU_API int rdsu_tcp_new(struct rdsu_tcp **out, const struct rdsu_ep_cfg *ep_cfg,
+			  const struct rdsu_tcp_cfg *cfg);
+/* rdsu_tcp_free() - close every socket (no RST, no drain) and free the
+ * endpoint with everything on it. NULL is a no-op. */
+RDSU_API void rdsu_tcp_free(struct rdsu_tcp *t);
+
+/* rdsu_tcp_ep() - the endpoint: sockets, events and monitor calls. */
+RDSU_API struct rdsu_ep *rdsu_tcp_ep(struct rdsu_tcp *t);
+
+/* rdsu_tcp_fd() - the descriptor to poll for POLLIN; when it is readable,
+ * call rdsu_tcp_run(t, 0). */
+RDSU_API int rdsu_tcp_fd(const struct rdsu_tcp *t);
+
+/*
+ * rdsu_tcp_run() - one round of the reference loop: carry out what the
+ * core asked for, wait up to |timeout_ms| (-1: until something happens)
+ * for socket activity or a due timer, then read, write, accept, complete
+ * connects, report acknowledgements and run the core's timers, and again
+ * carry out what that caused. Application events stay queued for
+ * rdsu_ep_next_event().
+ * Return: number of sockets that had activity (>= 0); -EINTR when a
+ * signal interrupted the wait; another negative errno only for a failure
+ * of the epoll set itself.
+ */
+RDSU_API int rdsu_tcp_run(struct rdsu_tcp *t, int timeout_ms);
+
+/*
+ * rdsu_tcp_wait() - run the loop until rdsu_sock_poll(|s|) has a bit of
+ * |mask| or |deadline| (rdsu_clock() time, RDSU_NS_NEVER for none) passes.
+ * Return: the bits of |mask| that are set (> 0); 0 at the deadline;
+ * -EINTR; a negative errno as rdsu_tcp_run.
+ */
+RDSU_API int rdsu_tcp_wait(struct rdsu_tcp *t, struct rdsu_sock *s, unsigned mask,
+			   rdsu_ns deadline);
+
+/* rdsu_tcp_get_stats() - copy the transport counters. */
+RDSU_API void rdsu_tcp_get_stats(const struct rdsu_tcp *t, struct rdsu_tcp_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RDS_RDSU_TCP_H */

@@ -1,0 +1,1178 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * tcp.c - the TCP transport of librds: moves bytes between the core and
+ * real sockets and decides nothing about RDS (docs/librds.md, "Transport
+ * contract"). Everything RDS-shaped (who connects, slots, sequence
+ * numbers, retransmission) is the core's; here are sockets, epoll, a
+ * timerfd and SIOCOUTQ.
+ *
+ * Kernel counterparts: tcp_listen.c (listener, accept), tcp_connect.c
+ * (connect, source port per path, shutdown with drain), tcp_send.c
+ * (writes, rds_tcp_write_space's "acked = snd_una" becomes
+ * written - SIOCOUTQ), tcp_recv.c (reads), tcp.c (rds_tcp_tune,
+ * rds_tcp_keepalive).
+ */
+#define _GNU_SOURCE
+#include <rds/rdsu_tcp.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sockios.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LINK_BUCKETS 4096     /* link id -> socket; 1000 peers x 8 paths stay short */
+#define READ_CHUNK (256 * 1024)
+#define STAGE_SIZE (64 * 1024)
+#define DIRECT_MIN (16 * 1024) /* spans this long are written from the core's memory */
+#define READS_PER_ROUND 16    /* then let other sockets have a turn */
+#define ACK_POLL_MIN (200 * 1000ull)
+#define ACK_POLL_MAX (50 * RDSU_MSEC)
+#define DRAIN_DEFAULT (5 * RDSU_SEC)
+
+/* A socket closed while an epoll batch may still name it becomes TS_DEAD
+ * and is freed at the end of the round. */
+enum tsock_kind { TS_LISTEN = 1, TS_LINK, TS_DRAIN, TS_TIMER, TS_DEAD };
+
+enum tlink_state {
+	TL_CONNECTING = 1, /* non-blocking connect in flight */
+	TL_UP,             /* the core reads and writes it */
+	TL_HELD,           /* accepted, the core holds it for a slot: not read */
+};
+
+struct tsock {
+	enum tsock_kind kind;
+	int fd;
+	/* TS_LINK */
+	uint64_t id;
+	enum tlink_state state;
+	struct tsock *hnext;          /* link hash chain */
+	struct tsock *anext, *aprev;  /* links with unacknowledged bytes */
+	bool on_ack_list;
+	bool want_out;                /* the core has bytes for it */
+	uint32_t events;              /* epoll interest registered */
+	uint64_t written;             /* bytes the socket took */
+	uint64_t acked;               /* last value told to the core */
+	uint8_t *rem;                 /* copied-out bytes send() did not take */
+	size_t rem_len, rem_off;
+	uint8_t *held_in;             /* bytes read while the core held the link */
+	size_t held_len;
+	/* connect retries over source port candidates */
+	struct rdsu_lreq req;
+	unsigned port_try;
+	/* TS_DRAIN; TS_DEAD's list */
+	rdsu_ns drain_until;
+	struct tsock *dnext;
+	/* TS_LISTEN */
+	struct rdsu_addr laddr;
+};
+
+struct rdsu_tcp {
+	struct rdsu_ep *ep;
+	struct rdsu_tcp_cfg cfg;
+	int epfd, timerfd;
+	struct tsock timer;
+	struct tsock *listen[RDSU_MAX_LADDRS];
+	unsigned n_listen;
+	struct tsock *links[LINK_BUCKETS];
+	struct tsock *ack_head;       /* links whose written > acked */
+	struct tsock *drain_head;
+	struct tsock *dead_head;
+	unsigned port_group;          /* 7.x: next source port group to try */
+	rdsu_ns ack_poll;             /* current interval between SIOCOUTQ rounds */
+	rdsu_ns ack_due;
+	rdsu_ns timer_armed;
+	uint8_t *rbuf;
+	uint8_t *stage;
+	struct rdsu_tcp_stats st;
+};
+
+rdsu_ns rdsu_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (rdsu_ns)ts.tv_sec * RDSU_SEC + (rdsu_ns)ts.tv_nsec;
+}
+
+void rdsu_tcp_cfg_default(struct rdsu_tcp_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+	cfg->listen_port = RDSU_TCP_PORT;
+	cfg->keepidle = 5;
+	cfg->keepintvl = 5;
+	cfg->keepcnt = 5;
+	cfg->drain = DRAIN_DEFAULT;
+}
+
+/* ------------------------------------------------------------------------
+ * Addresses
+ */
+
+static socklen_t to_sockaddr(const struct rdsu_addr *a, uint16_t port,
+			     struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (rdsu_addr_is_v4(a)) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+		s4->sin_addr.s_addr = htonl(rdsu_addr_get_v4(a));
+		return sizeof(*s4);
+	}
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+	s6->sin6_family = AF_INET6;
+	s6->sin6_port = htons(port);
+	memcpy(&s6->sin6_addr, a->a, 16);
+	return sizeof(*s6);
+}
+
+static int from_sockaddr(const struct sockaddr_storage *ss, struct rdsu_addr *a, uint16_t *port)
+{
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
+
+		*a = rdsu_addr_v4(ntohl(s4->sin_addr.s_addr));
+		*port = ntohs(s4->sin_port);
+		return 0;
+	}
+	if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
+
+		memcpy(a->a, &s6->sin6_addr, 16);
+		*port = ntohs(s6->sin6_port);
+		return 0;
+	}
+	return -EAFNOSUPPORT;
+}
+
+/* ------------------------------------------------------------------------
+ * Socket bookkeeping
+ */
+
+static unsigned link_bucket(uint64_t id)
+{
+	return (unsigned)((id * 0x9e3779b97f4a7c15ull) >> 52) & (LINK_BUCKETS - 1);
+}
+
+static struct tsock *link_find(struct rdsu_tcp *t, uint64_t id)
+{
+	for (struct tsock *l = t->links[link_bucket(id)]; l; l = l->hnext)
+		if (l->id == id)
+			return l;
+	return NULL;
+}
+
+static void link_hash(struct rdsu_tcp *t, struct tsock *l)
+{
+	unsigned b = link_bucket(l->id);
+
+	l->hnext = t->links[b];
+	t->links[b] = l;
+}
+
+static void link_unhash(struct rdsu_tcp *t, struct tsock *l)
+{
+	for (struct tsock **pp = &t->links[link_bucket(l->id)]; *pp; pp = &(*pp)->hnext) {
+		if (*pp == l) {
+			*pp = l->hnext;
+			return;
+		}
+	}
+}
+
+static void ack_list_add(struct rdsu_tcp *t, struct tsock *l)
+{
+	if (l->on_ack_list)
+		return;
+	l->on_ack_list = true;
+	l->aprev = NULL;
+	l->anext = t->ack_head;
+	if (t->ack_head)
+		t->ack_head->aprev = l;
+	t->ack_head = l;
+}
+
+static void ack_list_del(struct rdsu_tcp *t, struct tsock *l)
+{
+	if (!l->on_ack_list)
+		return;
+	if (l->aprev)
+		l->aprev->anext = l->anext;
+	else
+		t->ack_head = l->anext;
+	if (l->anext)
+		l->anext->aprev = l->aprev;
+	l->on_ack_list = false;
+	l->anext = l->aprev = NULL;
+}
+
+static int watch(struct rdsu_tcp *t, struct tsock *s, uint32_t events, int op)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = s };
+
+	if (op == EPOLL_CTL_MOD && s->events == events)
+		return 0;
+	if (epoll_ctl(t->epfd, op, s->fd, &ev) < 0)
+		return -errno;
+	s->events = events;
+	return 0;
+}
+
+/* The interest a link needs in its state: EPOLLERR/EPOLLHUP always come. */
+static uint32_t link_events(const struct tsock *l)
+{
+	switch (l->state) {
+	case TL_CONNECTING:
+		return EPOLLOUT;
+	case TL_HELD:
+		return EPOLLRDHUP;
+	case TL_UP:
+		break;
+	}
+	return EPOLLIN | EPOLLRDHUP | (l->want_out || l->rem_len ? EPOLLOUT : 0);
+}
+
+static void link_rewatch(struct rdsu_tcp *t, struct tsock *l)
+{
+	(void)watch(t, l, link_events(l), EPOLL_CTL_MOD);
+}
+
+static void set_linger0(int fd)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+	(void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+}
+
+static void tsock_free(struct tsock *s)
+{
+	if (!s)
+		return;
+	free(s->rem);
+	free(s->held_in);
+	free(s);
+}
+
+/* Close |s| now, free it after the round (see TS_DEAD). */
+static void retire(struct rdsu_tcp *t, struct tsock *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);  /* also leaves the epoll set */
+	s->fd = -1;
+	s->kind = TS_DEAD;
+	s->dnext = t->dead_head;
+	t->dead_head = s;
+}
+
+static void reap(struct rdsu_tcp *t)
+{
+	while (t->dead_head) {
+		struct tsock *s = t->dead_head;
+
+		t->dead_head = s->dnext;
+		tsock_free(s);
+	}
+}
+
+/* Forget a link without telling the core (it let go, or is being told). */
+static void link_close(struct rdsu_tcp *t, struct tsock *l, bool reset)
+{
+	link_unhash(t, l);
+	ack_list_del(t, l);
+	t->st.links_up--;
+	if (reset) {
+		set_linger0(l->fd);
+		t->st.resets_sent++;
+	}
+	retire(t, l);
+}
+
+/* The path's connection ends in an orderly way: our FIN, then read and
+ * discard until the peer's FIN or the drain time, as 7.x
+ * rds_tcp_conn_path_shutdown does, so what the peer still sends is not
+ * answered with an RST. */
+static void link_drain(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
+{
+	link_unhash(t, l);
+	ack_list_del(t, l);
+	t->st.links_up--;
+	free(l->rem);
+	l->rem = NULL;
+	l->rem_len = l->rem_off = 0;
+	free(l->held_in);
+	l->held_in = NULL;
+	if (shutdown(l->fd, SHUT_WR) < 0 || watch(t, l, EPOLLIN | EPOLLRDHUP, EPOLL_CTL_MOD) < 0) {
+		retire(t, l);
+		return;
+	}
+	l->kind = TS_DRAIN;
+	l->drain_until = now + t->cfg.drain;
+	l->dnext = t->drain_head;
+	t->drain_head = l;
+	t->st.draining++;
+}
+
+static void drain_end(struct rdsu_tcp *t, struct tsock *d)
+{
+	for (struct tsock **pp = &t->drain_head; *pp; pp = &(*pp)->dnext) {
+		if (*pp == d) {
+			*pp = d->dnext;
+			break;
+		}
+	}
+	t->st.draining--;
+	retire(t, d);
+}
+
+/* The connection ended under us: tell the core, then forget it. */
+static void link_lost(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
+{
+	t->st.links_down++;
+	(void)rdsu_link_down(t->ep, l->id, now);
+	link_close(t, l, false);
+}
+
+static void tune(const struct rdsu_tcp *t, int fd)
+{
+	int one = 1;
+
+	/* rds_tcp_tune and rds_tcp_keepalive: no Nagle, keepalive 5/5/5,
+	 * buffers forced only when configured. */
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	(void)setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &t->cfg.keepidle, sizeof(int));
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &t->cfg.keepintvl, sizeof(int));
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &t->cfg.keepcnt, sizeof(int));
+	if (t->cfg.so_sndbuf > 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &t->cfg.so_sndbuf, sizeof(int));
+	if (t->cfg.so_rcvbuf > 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &t->cfg.so_rcvbuf, sizeof(int));
+}
+
+/* ------------------------------------------------------------------------
+ * Connecting
+ */
+
+/*
+ * One attempt from the next source port candidate. 7.x asks for
+ * port % 8 == path (rds_tcp_conn_path_connect walks groups of 8 from
+ * ALIGN(low, 8) until bind succeeds); a busy port, or a four-tuple still in
+ * use (EADDRNOTAVAIL from connect), moves on to the next group.
+ * Return: 0 connecting or connected, <0 errno when every candidate failed.
+ */
+static int connect_try(struct rdsu_tcp *t, struct tsock *l)
+{
+	const struct rdsu_lreq *r = &l->req;
+	struct sockaddr_storage la, fa;
+	socklen_t llen, flen;
+	unsigned groups = ((unsigned)t->cfg.port_high - t->cfg.port_low) / 8u + 1u;
+	int err = -EADDRINUSE;
+
+	for (;;) {
+		uint16_t sport = 0;
+
+		if (r->sport_mod) {
+			if (l->port_try >= groups)
+				return err;
+			sport = rdsu_sport_pick(t->cfg.port_low, t->cfg.port_high, r->sport_res,
+						(t->port_group + l->port_try) % groups);
+			l->port_try++;
+			if (!sport)
+				continue;
+		}
+		int fd = socket(rdsu_addr_is_v4(&r->laddr) ? AF_INET : AF_INET6,
+				SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return -errno;
+		int one = 1;
+		(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		tune(t, fd);
+		llen = to_sockaddr(&r->laddr, sport, &la);
+		flen = to_sockaddr(&r->faddr, t->cfg.connect_port ? t->cfg.connect_port : r->dport,
+				   &fa);
+		if (bind(fd, (struct sockaddr *)&la, llen) < 0) {
+			err = -errno;
+			close(fd);
+			if (r->sport_mod && err == -EADDRINUSE) {
+				t->st.port_retries++;
+				continue;
+			}
+			return err;
+		}
+		if (connect(fd, (struct sockaddr *)&fa, flen) < 0 && errno != EINPROGRESS) {
+			err = -errno;
+			close(fd);
+			if (r->sport_mod && (err == -EADDRNOTAVAIL || err == -EADDRINUSE)) {
+				t->st.port_retries++;
+				continue;
+			}
+			return err;
+		}
+		l->fd = fd;
+		return 0;
+	}
+}
+
+static void do_connect(struct rdsu_tcp *t, const struct rdsu_lreq *r, rdsu_ns now)
+{
+	struct tsock *l = calloc(1, sizeof(*l));
+
+	t->st.connects++;
+	if (!l) {
+		t->st.connect_failed++;
+		(void)rdsu_link_down(t->ep, r->link, now);
+		return;
+	}
+	l->kind = TS_LINK;
+	l->id = r->link;
+	l->req = *r;
+	l->state = TL_CONNECTING;
+	l->fd = -1;
+	if (connect_try(t, l) < 0 || watch(t, l, link_events(l), EPOLL_CTL_ADD) < 0) {
+		t->st.connect_failed++;
+		if (l->fd >= 0)
+			close(l->fd);
+		tsock_free(l);
+		(void)rdsu_link_down(t->ep, r->link, now);
+		return;
+	}
+	/* The next connect of any path starts one group further on, as 7.2
+	 * was seen to move on per reconnect. */
+	if (r->sport_mod)
+		t->port_group++;
+	link_hash(t, l);
+	t->st.links_up++;
+}
+
+static void output(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now);
+static void input(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now);
+
+static void connect_done(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
+{
+	int err = 0;
+	socklen_t elen = sizeof(err);
+	struct sockaddr_storage ss;
+	socklen_t slen = sizeof(ss);
+	struct rdsu_addr a;
+	uint16_t sport = 0;
+
+	if (getsockopt(l->fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0)
+		err = errno;
+	if (err) {
+		t->st.connect_failed++;
+		link_lost(t, l, now);
+		return;
+	}
+	if (getsockname(l->fd, (struct sockaddr *)&ss, &slen) == 0)
+		(void)from_sockaddr(&ss, &a, &sport);
+	if (rdsu_link_established(t->ep, l->id, sport, now) < 0) {
+		/* Only a kick (rds_tcp_state_change), or no longer wanted. */
+		link_close(t, l, false);
+		return;
+	}
+	l->state = TL_UP;
+	link_rewatch(t, l);
+	/* The core may have bytes ready (the map) before OUTPUT is pulled. */
+	l->want_out = true;
+	output(t, l, now);
+}
+
+/* ------------------------------------------------------------------------
+ * Accepting
+ */
+
+static void do_accept(struct rdsu_tcp *t, struct tsock *ls, rdsu_ns now)
+{
+	for (;;) {
+		struct sockaddr_storage fa, la;
+		socklen_t flen = sizeof(fa), llen = sizeof(la);
+		struct rdsu_addr faddr, laddr;
+		uint16_t fport, lport;
+		uint64_t id = 0;
+		int fd = accept4(ls->fd, (struct sockaddr *)&fa, &flen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0)
+			return;  /* EAGAIN, or a connection that died in the queue */
+		t->st.accepts++;
+		if (getsockname(fd, (struct sockaddr *)&la, &llen) < 0 ||
+		    from_sockaddr(&la, &laddr, &lport) < 0 || from_sockaddr(&fa, &faddr, &fport) < 0) {
+			close(fd);
+			continue;
+		}
+		tune(t, fd);
+		int r = rdsu_link_accept(t->ep, &laddr, &faddr, fport, now, &id);
+		if (r != RDSU_ACCEPT_UP && r != RDSU_ACCEPT_HELD) {
+			/* rds_tcp_accept_one resets: SO_LINGER 0. */
+			t->st.accept_reset++;
+			set_linger0(fd);
+			close(fd);
+			continue;
+		}
+		struct tsock *l = calloc(1, sizeof(*l));
+
+		if (!l) {
+			(void)rdsu_link_down(t->ep, id, now);
+			set_linger0(fd);
+			close(fd);
+			continue;
+		}
+		l->kind = TS_LINK;
+		l->fd = fd;
+		l->id = id;
+		l->state = r == RDSU_ACCEPT_UP ? TL_UP : TL_HELD;
+		l->want_out = l->state == TL_UP;
+		if (watch(t, l, link_events(l), EPOLL_CTL_ADD) < 0) {
+			(void)rdsu_link_down(t->ep, id, now);
+			close(fd);
+			tsock_free(l);
+			continue;
+		}
+		link_hash(t, l);
+		t->st.links_up++;
+		if (l->state == TL_UP)
+			output(t, l, now);
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Bytes
+ */
+
+static void check_acked(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
+{
+	int outq = 0;
+
+	if (l->written == l->acked)
+		return;
+	t->st.ack_checks++;
+	if (ioctl(l->fd, SIOCOUTQ, &outq) < 0 || outq < 0)
+		return;
+	uint64_t acked = l->written - (uint64_t)outq;
+
+	if (acked > l->acked) {
+		l->acked = acked;
+		if (rdsu_link_acked(t->ep, l->id, acked, now) == RDSU_ERR_CLOSED) {
+			link_close(t, l, false);
+			return;
+		}
+		t->ack_poll = ACK_POLL_MIN;
+	}
+	if (l->acked == l->written)
+		ack_list_del(t, l);
+}
+
+/* send() what it takes; <0 errno on a dead connection. */
+static ssize_t wr(struct rdsu_tcp *t, struct tsock *l, const uint8_t *p, size_t n)
+{
+	ssize_t w = send(l->fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+	if (w < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+			return 0;
+		return -errno;
+	}
+	t->st.writes++;
+	t->st.bytes_out += (uint64_t)w;
+	l->written += (uint64_t)w;
+	ack_list_add(t, l);
+	return w;
+}
+
+/*
+ * Write until the core has nothing or the socket is full. Long spans go
+ * from the core's memory (peek/advance); short ones are gathered into one
+ * staging buffer (rdsu_link_output) so a run of small messages is one
+ * send(), as rds_tcp_xmit corks a batch. What send() does not take of the
+ * staged bytes is kept and written first next time, as the contract asks.
+ */
+static void output(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
+{
+	if (l->state != TL_UP)
+		return;
+	for (;;) {
+		ssize_t w;
+
+		if (l->rem_len) {
+			w = wr(t, l, l->rem + l->rem_off, l->rem_len);
+			if (w < 0)
+				goto lost;
+			l->rem_off += (size_t)w;
+			l->rem_len -= (size_t)w;
+			if (l->rem_len)
+				goto blocked;
+			free(l->rem);
+			l->rem = NULL;
+			l->rem_off = 0;
+		}
+		const uint8_t *p;
+		size_t len;
+		int r = rdsu_link_peek(t->ep, l->id, &p, &len, now);
+
+		if (r == RDSU_ERR_CLOSED) {
+			link_close(t, l, false);
+			return;
+		}
+		if (r < 0 || len == 0)
+			break;
+		if (len >= DIRECT_MIN) {
+			w = wr(t, l, p, len);
+			if (w < 0)
+				goto lost;
+			if (w > 0 && rdsu_link_advance(t->ep, l->id, (size_t)w, now) < 0) {
+				link_close(t, l, false);
+				return;
+			}
+			if ((size_t)w < len)
+				goto blocked;
+			continue;
+		}
+		ssize_t n = rdsu_link_output(t->ep, l->id, t->stage, STAGE_SIZE, now);
+
+		if (n == RDSU_ERR_CLOSED) {
+			link_close(t, l, false);
+			return;
+		}
+		if (n <= 0)
+			break;
+		w = wr(t, l, t->stage, (size_t)n);
+		if (w < 0)
+			goto lost;
+		if (w < n) {
+			l->rem = malloc((size_t)(n - w));
+			if (!l->rem) {
+				/* The bytes are the core's no more: the stream
+				 * cannot go on without them. */
+				(void)rdsu_link_down(t->ep, l->id, now);
+				link_close(t, l, true);
+				return;
+			}
+			memcpy(l->rem, t->stage + w, (size_t)(n - w));
+			l->rem_len = (size_t)(n - w);
+			l->rem_off = 0;
+			goto blocked;
+		}
+	}
+	l->want_out = false;
+	link_rewatch(t, l);
+	check_acked(t, l, now);
+	return;
+blocked:
+	t->st.write_blocked++;
+	l->want_out = true;
+	link_rewatch(t, l);
+	return;
+lost:
+	link_lost(t, l, now);
+}
+
+static int feed(struct rdsu_tcp *t, struct tsock *l, const uint8_t *p, size_t n, rdsu_ns now)
+{
+	ssize_t r = rdsu_link_input(t->ep, l->id, p, n, now);
+
+	if (r == RDSU_ERR_CLOSED) {
+		link_close(t, l, false);
+		return -1;
+	}
+	if (r < 0)
+		return -1;  /* RDSU_ERR_PROTO: a CLOSE with RST is queued */
+	if ((size_t)r < n) {
+		/* The core holds the link (stashed for a slot): keep the bytes
+		 * for when it is attached. */
+		uint8_t *h = realloc(l->held_in, l->held_len + (n - (size_t)r));
+
+		if (!h) {
+			link_lost(t, l, now);
+			return -1;
+		}
+		memcpy(h + l->held_len, p + r, n - (size_t)r);
+		l->held_in = h;
+		l->held_len += n - (size_t)r;
+		l->state = TL_HELD;
+		link_rewatch(t, l);
+		return -1;
+	}
+	return 0;
+}
+
+static void input(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
+{
+	for (int i = 0; i < READS_PER_ROUND && l->state == TL_UP; i++) {
+		ssize_t n = recv(l->fd, t->rbuf, READ_CHUNK, MSG_DONTWAIT);
+
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+			return;
+		if (n <= 0) {
+			link_lost(t, l, now);  /* EOF, RST, error */
+			return;
+		}
+		t->st.reads++;
+		t->st.bytes_in += (uint64_t)n;
+		if (feed(t, l, t->rbuf, (size_t)n, now) < 0)
+			return;
+		if ((size_t)n < READ_CHUNK)
+			return;
+	}
+}
+
+static void attach(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
+{
+	l->state = TL_UP;
+	l->want_out = true;
+	link_rewatch(t, l);
+	if (l->held_len) {
+		uint8_t *h = l->held_in;
+		size_t n = l->held_len;
+
+		l->held_in = NULL;
+		l->held_len = 0;
+		int r = feed(t, l, h, n, now);
+
+		free(h);
+		if (r < 0)
+			return;
+	}
+	output(t, l, now);
+}
+
+/* ------------------------------------------------------------------------
+ * Requests from the core
+ */
+
+static void do_requests(struct rdsu_tcp *t, rdsu_ns now)
+{
+	struct rdsu_lreq r;
+
+	while (rdsu_ep_next_link_req(t->ep, &r) == 1) {
+		struct tsock *l = r.type == RDSU_LREQ_CONNECT ? NULL : link_find(t, r.link);
+
+		switch (r.type) {
+		case RDSU_LREQ_CONNECT:
+			do_connect(t, &r, now);
+			break;
+		case RDSU_LREQ_CLOSE:
+			if (!l)
+				break;
+			t->st.closes++;
+			if (r.reset || l->state == TL_CONNECTING)
+				link_close(t, l, r.reset);
+			else
+				link_drain(t, l, now);
+			break;
+		case RDSU_LREQ_OUTPUT:
+			if (l) {
+				l->want_out = true;
+				output(t, l, now);
+			}
+			break;
+		case RDSU_LREQ_ATTACH:
+			if (l && l->state == TL_HELD)
+				attach(t, l, now);
+			break;
+		}
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * The loop
+ */
+
+static void drain_read(struct rdsu_tcp *t, struct tsock *d)
+{
+	for (int i = 0; i < READS_PER_ROUND; i++) {
+		ssize_t n = recv(d->fd, t->rbuf, READ_CHUNK, MSG_DONTWAIT);
+
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+			return;
+		if (n <= 0) {
+			drain_end(t, d);
+			return;
+		}
+	}
+}
+
+static void drain_expire(struct rdsu_tcp *t, rdsu_ns now)
+{
+	struct tsock *d = t->drain_head, *next;
+
+	for (; d; d = next) {
+		next = d->dnext;
+		if (now >= d->drain_until)
+			drain_end(t, d);
+	}
+}
+
+static rdsu_ns next_due(const struct rdsu_tcp *t)
+{
+	rdsu_ns due = rdsu_ep_deadline(t->ep);
+
+	if (t->ack_head && t->ack_due < due)
+		due = t->ack_due;
+	for (const struct tsock *d = t->drain_head; d; d = d->dnext)
+		if (d->drain_until < due)
+			due = d->drain_until;
+	return due;
+}
+
+/* Arm the timerfd for the next due time, so rdsu_tcp_fd() alone tells an
+ * application's loop when to run. */
+static void arm_timer(struct rdsu_tcp *t, rdsu_ns now)
+{
+	rdsu_ns due = next_due(t);
+	struct itimerspec its = { 0 };
+
+	if (due == t->timer_armed)
+		return;
+	t->timer_armed = due;
+	if (due != RDSU_NS_NEVER) {
+		rdsu_ns rel = due > now ? due - now : 1;
+
+		its.it_value.tv_sec = (time_t)(rel / RDSU_SEC);
+		its.it_value.tv_nsec = (long)(rel % RDSU_SEC);
+	}
+	(void)timerfd_settime(t->timerfd, 0, &its, NULL);
+}
+
+static void timers(struct rdsu_tcp *t, rdsu_ns now)
+{
+	uint64_t ticks;
+
+	(void)!read(t->timerfd, &ticks, sizeof(ticks));
+	t->timer_armed = 0;
+	if (rdsu_ep_deadline(t->ep) <= now)
+		(void)rdsu_ep_expire(t->ep, now);
+	if (t->drain_head)
+		drain_expire(t, now);
+}
+
+static void ack_round(struct rdsu_tcp *t, rdsu_ns now)
+{
+	struct tsock *l = t->ack_head, *next;
+	rdsu_ns before = t->ack_poll;
+
+	/* Nothing moved since last time: look less often, up to 50 ms. The
+	 * kernel is told on every ACK; SIOCOUTQ is the closest a userspace
+	 * stack gets, and a busy link is checked after each write anyway. */
+	t->ack_poll = before * 2 > ACK_POLL_MAX ? ACK_POLL_MAX : before * 2;
+	for (; l; l = next) {
+		next = l->anext;
+		check_acked(t, l, now);
+	}
+	t->ack_due = now + t->ack_poll;
+}
+
+static void on_event(struct rdsu_tcp *t, struct tsock *s, uint32_t ev, rdsu_ns now)
+{
+	switch (s->kind) {
+	case TS_TIMER:
+		timers(t, now);
+		return;
+	case TS_LISTEN:
+		do_accept(t, s, now);
+		return;
+	case TS_DRAIN:
+		drain_read(t, s);
+		return;
+	case TS_DEAD:
+		return;
+	case TS_LINK:
+		break;
+	}
+	if (s->state == TL_CONNECTING) {
+		connect_done(t, s, now);
+		return;
+	}
+	if (s->state == TL_HELD) {
+		/* Not read until attached; but a held link that dies must be
+		 * reported so the core frees its stash slot. */
+		if (ev & (EPOLLERR | EPOLLHUP | EPOLLRDHUP)) {
+			char c;
+			ssize_t n = recv(s->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+
+			if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
+				link_lost(t, s, now);
+				return;
+			}
+			/* Data and a FIN: leave it until attached. */
+			(void)watch(t, s, 0, EPOLL_CTL_MOD);
+		}
+		return;
+	}
+	if (ev & EPOLLOUT) {
+		output(t, s, now);
+		if (s->kind != TS_LINK)
+			return;
+	}
+	if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+		input(t, s, now);
+}
+
+int rdsu_tcp_run(struct rdsu_tcp *t, int timeout_ms)
+{
+	struct epoll_event evs[64];
+	rdsu_ns now = rdsu_clock();
+	int n, wait_ms = timeout_ms;
+
+	if (!t)
+		return RDSU_ERR_INVAL;
+	t->st.runs++;
+	do_requests(t, now);
+	if (t->ack_head && now >= t->ack_due)
+		ack_round(t, now);
+	if (rdsu_ep_deadline(t->ep) <= now) {
+		(void)rdsu_ep_expire(t->ep, now);
+		do_requests(t, now);
+	}
+	arm_timer(t, now);
+	n = epoll_wait(t->epfd, evs, (int)(sizeof(evs) / sizeof(evs[0])), wait_ms);
+	if (n < 0)
+		return -errno;
+	now = rdsu_clock();
+	for (int i = 0; i < n; i++) {
+		struct tsock *s = evs[i].data.ptr;
+
+		if (s->kind == TS_DEAD)
+			continue;  /* closed by an earlier event of this batch */
+		on_event(t, s, evs[i].events, now);
+		do_requests(t, now);
+	}
+	if (t->ack_head && now >= t->ack_due)
+		ack_round(t, now);
+	if (rdsu_ep_deadline(t->ep) <= now)
+		(void)rdsu_ep_expire(t->ep, now);
+	do_requests(t, now);
+	arm_timer(t, now);
+	reap(t);
+	return n;
+}
+
+int rdsu_tcp_wait(struct rdsu_tcp *t, struct rdsu_sock *s, unsigned mask, rdsu_ns deadline)
+{
+	for (;;) {
+		unsigned m = rdsu_sock_poll(s) & mask;
+		rdsu_ns now;
+		int ms, r;
+
+		if (m)
+			return (int)m;
+		now = rdsu_clock();
+		if (now >= deadline)
+			return 0;
+		if (deadline == RDSU_NS_NEVER) {
+			ms = -1;
+		} else {
+			rdsu_ns left = deadline - now;
+
+			ms = (int)((left + RDSU_MSEC - 1) / RDSU_MSEC);
+		}
+		r = rdsu_tcp_run(t, ms);
+		if (r < 0)
+			return r;
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Set-up
+ */
+
+static void port_range(uint16_t *lo, uint16_t *hi)
+{
+	unsigned a = 32768, b = 60999;
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
+
+	if (f) {
+		if (fscanf(f, "%u %u", &a, &b) != 2 || a == 0 || b > 65535 || a > b) {
+			a = 32768;
+			b = 60999;
+		}
+		fclose(f);
+	}
+	*lo = (uint16_t)a;
+	*hi = (uint16_t)b;
+}
+
+static int listen_on(struct rdsu_tcp *t, const struct rdsu_addr *a)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = to_sockaddr(a, t->cfg.listen_port, &ss);
+	int one = 1, err;
+	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	struct tsock *s;
+
+	if (fd < 0)
+		return -errno;
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (ss.ss_family == AF_INET6)
+		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	/* rds_tcp_listen_init: backlog 64. */
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 64) < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		close(fd);
+		return -ENOMEM;
+	}
+	s->kind = TS_LISTEN;
+	s->fd = fd;
+	s->laddr = *a;
+	err = watch(t, s, EPOLLIN, EPOLL_CTL_ADD);
+	if (err < 0) {
+		close(fd);
+		free(s);
+		return err;
+	}
+	t->listen[t->n_listen++] = s;
+	return 0;
+}
+
+int rdsu_tcp_new(struct rdsu_tcp **out, const struct rdsu_ep_cfg *ep_cfg,
+		 const struct rdsu_tcp_cfg *cfg)
+{
+	struct rdsu_ep_cfg ec;
+	struct rdsu_tcp *t;
+	int r;
+
+	if (!out || !ep_cfg)
+		return RDSU_ERR_INVAL;
+	*out = NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return RDSU_ERR_NOMEM;
+	t->epfd = t->timerfd = -1;
+	rdsu_tcp_cfg_default(&t->cfg);
+	if (cfg) {
+		if (cfg->size < sizeof(*cfg)) {
+			free(t);
+			return RDSU_ERR_INVAL;
+		}
+		t->cfg = *cfg;
+		struct rdsu_tcp_cfg d;
+
+		rdsu_tcp_cfg_default(&d);
+		if (!t->cfg.listen_port)
+			t->cfg.listen_port = d.listen_port;
+		if (!t->cfg.keepidle)
+			t->cfg.keepidle = d.keepidle;
+		if (!t->cfg.keepintvl)
+			t->cfg.keepintvl = d.keepintvl;
+		if (!t->cfg.keepcnt)
+			t->cfg.keepcnt = d.keepcnt;
+		if (!t->cfg.drain)
+			t->cfg.drain = d.drain;
+	}
+	if (!t->cfg.port_low || !t->cfg.port_high)
+		port_range(&t->cfg.port_low, &t->cfg.port_high);
+	if (t->cfg.port_low > t->cfg.port_high) {
+		free(t);
+		return RDSU_ERR_INVAL;
+	}
+	ec = *ep_cfg;
+	/* rds_gen_num: random per start, never 0. */
+	while (ec.gen_num == 0 && getrandom(&ec.gen_num, sizeof(ec.gen_num), 0) < 0)
+		;
+	if (ec.seed == 0 && getrandom(&ec.seed, sizeof(ec.seed), 0) < 0)
+		ec.seed = rdsu_clock();
+	t->port_group = (unsigned)(ec.seed >> 32) & 0xff;
+	t->ack_poll = ACK_POLL_MIN;
+	t->rbuf = malloc(READ_CHUNK);
+	t->stage = malloc(STAGE_SIZE);
+	if (!t->rbuf || !t->stage) {
+		r = RDSU_ERR_NOMEM;
+		goto fail;
+	}
+	r = rdsu_ep_new(&t->ep, &ec);
+	if (r < 0)
+		goto fail;
+	t->epfd = epoll_create1(EPOLL_CLOEXEC);
+	t->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (t->epfd < 0 || t->timerfd < 0) {
+		r = -errno;
+		goto fail;
+	}
+	t->timer.kind = TS_TIMER;
+	t->timer.fd = t->timerfd;
+	r = watch(t, &t->timer, EPOLLIN, EPOLL_CTL_ADD);
+	if (r < 0)
+		goto fail;
+	if (!t->cfg.no_listen) {
+		for (unsigned i = 0; i < ec.n_laddrs; i++) {
+			r = listen_on(t, &ec.laddrs[i]);
+			if (r < 0)
+				goto fail;
+		}
+	}
+	*out = t;
+	return 0;
+fail:
+	rdsu_tcp_free(t);
+	return r;
+}
+
+void rdsu_tcp_free(struct rdsu_tcp *t)
+{
+	if (!t)
+		return;
+	for (unsigned b = 0; b < LINK_BUCKETS; b++) {
+		struct tsock *l = t->links[b], *next;
+
+		for (; l; l = next) {
+			next = l->hnext;
+			close(l->fd);
+			tsock_free(l);
+		}
+	}
+	while (t->drain_head) {
+		struct tsock *d = t->drain_head;
+
+		t->drain_head = d->dnext;
+		close(d->fd);
+		tsock_free(d);
+	}
+	reap(t);
+	for (unsigned i = 0; i < t->n_listen; i++) {
+		close(t->listen[i]->fd);
+		free(t->listen[i]);
+	}
+	if (t->timerfd >= 0)
+		close(t->timerfd);
+	if (t->epfd >= 0)
+		close(t->epfd);
+	rdsu_ep_free(t->ep);
+	free(t->rbuf);
+	free(t->stage);
+	free(t);
+}
+
+struct rdsu_ep *rdsu_tcp_ep(struct rdsu_tcp *t)
+{
+	return t ? t->ep : NULL;
+}
+
+int rdsu_tcp_fd(const struct rdsu_tcp *t)
+{
+	return t ? t->epfd : -1;
+}
+
+void rdsu_tcp_get_stats(const struct rdsu_tcp *t, struct rdsu_tcp_stats *out)
+{
+	if (t && out)
+		*out = t->st;
+}

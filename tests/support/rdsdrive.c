@@ -1,0 +1,670 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * rdsdrive - the traffic driver of the librds interop tests (loopback and
+ * kernel lab). The same binary runs on librds or, with --kernel, on the
+ * kernel's AF_RDS sockets, so either side of a test can be either stack.
+ *
+ *   rdsdrive [common] source --to ADDR --port P [--count N] [--sockets K]
+ *   rdsdrive [common] sink --port P --expect N [--sockets K]
+ *   rdsdrive [common] serve               (answer pings only)
+ *
+ * Messages are numbered per stream (source address, source port): message
+ * i of a stream has size sizes[i % n] and content derived from (stream
+ * port, i), so the sink checks every byte, and that each stream arrives
+ * exactly once and in order, without the sender telling it anything.
+ * Output: one JSON object on stdout at the end (and progress on stderr);
+ * exit 0 when everything expected happened, 1 when not, 2 on usage errors.
+ */
+#define _GNU_SOURCE
+#include <argp.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rio.h"
+
+#define MAX_SOCKS 64
+#define MAX_SIZES 32
+#define MAX_STREAMS 256
+#define MAX_MSG (1u << 20)
+
+enum role { ROLE_NONE, ROLE_SOURCE, ROLE_SINK, ROLE_SERVE };
+
+struct opts {
+	struct rio_cfg cfg;
+	enum role role;
+	struct rdsu_addr bind, to;
+	bool have_bind, have_to;
+	uint16_t port;          /* sink: port to receive on; source: destination */
+	uint16_t sport;         /* source: first source port (0 = ephemeral) */
+	unsigned sockets;
+	uint64_t count;         /* source: per socket */
+	uint64_t expect;        /* sink: total messages */
+	uint32_t sizes[MAX_SIZES];
+	unsigned n_sizes;
+	uint32_t sndbuf, rcvbuf;
+	double timeout;         /* give up after this long (s) */
+	double linger;          /* after the work, keep the stack running (s) */
+	uint64_t stall_after;   /* sink: stop reading after this many... */
+	double stall;           /* ...for this long (s) */
+	double pace;            /* source: seconds between messages */
+	bool verbose;
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* ------------------------------------------------------------------------
+ * Message content
+ */
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
+
+static uint32_t msg_size(const struct opts *o, uint64_t i)
+{
+	return o->sizes[i % o->n_sizes];
+}
+
+/* Bytes 0..7 say (index, port) where they fit; the rest is a keyed stream
+ * made a word at a time (the driver must outrun the stack it tests). */
+static void fill(uint8_t *p, uint32_t len, uint16_t port, uint64_t i)
+{
+	uint8_t head[8] = { (uint8_t)(i >> 40), (uint8_t)(i >> 32), (uint8_t)(i >> 24),
+			    (uint8_t)(i >> 16), (uint8_t)(i >> 8),  (uint8_t)i,
+			    (uint8_t)(port >> 8), (uint8_t)port };
+	uint64_t k = mix(((uint64_t)port << 48) ^ i ^ 0x5244535553ull);
+	uint32_t j;
+
+	memcpy(p, head, len < 8 ? len : 8);
+	for (j = 8; j + 8 <= len; j += 8) {
+		uint64_t w = k + j;
+
+		w ^= w >> 29;
+		w *= 0xbf58476d1ce4e5b9ull;
+		w ^= w >> 32;
+		memcpy(p + j, &w, 8);
+	}
+	for (; j < len; j++)
+		p[j] = (uint8_t)(k >> (j & 7) * 8);
+}
+
+/* A running digest of a stream, a word at a time. */
+static uint64_t digest_add(uint64_t h, const uint8_t *p, size_t n)
+{
+	size_t j = 0;
+
+	for (; j + 8 <= n; j += 8) {
+		uint64_t w;
+
+		memcpy(&w, p + j, 8);
+		h = (h ^ w) * 0x100000001b3ull;
+		h ^= h >> 31;
+	}
+	for (; j < n; j++)
+		h = (h ^ p[j]) * 0x100000001b3ull;
+	return mix(h ^ n);
+}
+
+/* ------------------------------------------------------------------------
+ * Options
+ */
+
+enum { O_KERNEL = 0x100, O_KVER, O_NPATHS, O_TO, O_PORT, O_SPORT, O_SOCKETS, O_COUNT,
+       O_EXPECT, O_SIZES, O_SNDBUF, O_RCVBUF, O_TIMEOUT, O_LINGER, O_STALL_AFTER, O_STALL,
+       O_PACE, O_LISTEN_PORT, O_CONNECT_PORT, O_GEN };
+
+static const struct argp_option options[] = {
+	{ "bind", 'b', "ADDR", 0, "local address (librds: the endpoint's; repeatable)", 1 },
+	{ "kernel", O_KERNEL, NULL, 0, "use the kernel's AF_RDS sockets instead of librds", 1 },
+	{ "kver", O_KVER, "6|7", 0, "librds: behave like this kernel generation (default 7)", 1 },
+	{ "npaths", O_NPATHS, "N", 0, "librds: paths to advertise (default 8)", 1 },
+	{ "gen", O_GEN, "N", 0, "librds: generation number (default random)", 1 },
+	{ "listen-port", O_LISTEN_PORT, "P", 0, "librds: TCP port to listen on (16385)", 1 },
+	{ "connect-port", O_CONNECT_PORT, "P", 0, "librds: TCP port to connect to (16385)", 1 },
+	{ "to", O_TO, "ADDR", 0, "source: destination address", 2 },
+	{ "port", O_PORT, "P", 0, "source: destination port; sink: port to receive on", 2 },
+	{ "sport", O_SPORT, "P", 0, "source: first source port (default: ephemeral)", 2 },
+	{ "sockets", O_SOCKETS, "K", 0, "source: K sockets on ports sport.. (default 1)", 2 },
+	{ "count", O_COUNT, "N", 0, "source: messages per socket (default 100)", 2 },
+	{ "expect", O_EXPECT, "N", 0, "sink: messages in total before exiting", 2 },
+	{ "sizes", O_SIZES, "LIST", 0, "message sizes in turn (default 0,1,48,1000,4096,65536)", 2 },
+	{ "sndbuf", O_SNDBUF, "BYTES", 0, "SNDBUF of every socket", 2 },
+	{ "rcvbuf", O_RCVBUF, "BYTES", 0, "RCVBUF of every socket", 2 },
+	{ "timeout", O_TIMEOUT, "S", 0, "give up after S seconds (default 60)", 2 },
+	{ "linger", O_LINGER, "S", 0, "keep serving S seconds after the work is done", 2 },
+	{ "stall-after", O_STALL_AFTER, "N", 0, "sink: stop reading after N messages...", 2 },
+	{ "stall", O_STALL, "S", 0, "sink: ...for S seconds", 2 },
+	{ "pace", O_PACE, "S", 0, "source: wait S seconds between messages", 2 },
+	{ "verbose", 'v', NULL, 0, "progress on stderr", 2 },
+	{ 0 }
+};
+
+static int num(const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static error_t parse(int key, char *arg, struct argp_state *st)
+{
+	struct opts *o = st->input;
+	uint64_t v;
+	struct rdsu_addr a;
+
+	switch (key) {
+	case 'b':
+		if (rio_parse_addr(arg, &a) < 0 || rio_cfg_add_addr(&o->cfg, &a) < 0)
+			argp_error(st, "bad --bind %s", arg);
+		if (!o->have_bind)
+			o->bind = a;
+		o->have_bind = true;
+		return 0;
+	case O_KERNEL:
+		o->cfg.kernel = true;
+		return 0;
+	case O_KVER:
+		if (strcmp(arg, "6") && strcmp(arg, "7"))
+			argp_error(st, "--kver is 6 or 7");
+		o->cfg.ep.kver = arg[0] == '6' ? WIRE_KVER_6 : WIRE_KVER_7;
+		return 0;
+	case O_NPATHS:
+		if (num(arg, 8, &v) < 0)
+			argp_error(st, "bad --npaths");
+		o->cfg.ep.npaths = (uint16_t)v;
+		return 0;
+	case O_GEN:
+		if (num(arg, UINT32_MAX, &v) < 0)
+			argp_error(st, "bad --gen");
+		o->cfg.ep.gen_num = (uint32_t)v;
+		return 0;
+	case O_LISTEN_PORT:
+		if (num(arg, 65535, &v) < 0 || !v)
+			argp_error(st, "bad --listen-port");
+		o->cfg.tcp.listen_port = (uint16_t)v;
+		return 0;
+	case O_CONNECT_PORT:
+		if (num(arg, 65535, &v) < 0)
+			argp_error(st, "bad --connect-port");
+		o->cfg.tcp.connect_port = (uint16_t)v;
+		return 0;
+	case O_TO:
+		if (rio_parse_addr(arg, &o->to) < 0)
+			argp_error(st, "bad --to %s", arg);
+		o->have_to = true;
+		return 0;
+	case O_PORT:
+	case O_SPORT:
+		if (num(arg, 65535, &v) < 0)
+			argp_error(st, "bad port %s", arg);
+		*(key == O_PORT ? &o->port : &o->sport) = (uint16_t)v;
+		return 0;
+	case O_SOCKETS:
+		if (num(arg, MAX_SOCKS, &v) < 0 || !v)
+			argp_error(st, "--sockets is 1..%d", MAX_SOCKS);
+		o->sockets = (unsigned)v;
+		return 0;
+	case O_COUNT:
+	case O_EXPECT:
+	case O_STALL_AFTER:
+		if (num(arg, UINT64_MAX, &v) < 0)
+			argp_error(st, "bad number %s", arg);
+		*(key == O_COUNT ? &o->count : key == O_EXPECT ? &o->expect : &o->stall_after) = v;
+		return 0;
+	case O_SIZES: {
+		char *save = NULL, *tok, *dup = strdup(arg);
+
+		o->n_sizes = 0;
+		for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			if (o->n_sizes == MAX_SIZES || num(tok, MAX_MSG, &v) < 0)
+				argp_error(st, "bad --sizes (up to %d sizes, each <= %u)", MAX_SIZES,
+					   MAX_MSG);
+			o->sizes[o->n_sizes++] = (uint32_t)v;
+		}
+		free(dup);
+		if (!o->n_sizes)
+			argp_error(st, "empty --sizes");
+		return 0;
+	}
+	case O_SNDBUF:
+	case O_RCVBUF:
+		if (num(arg, INT32_MAX / 2, &v) < 0 || !v)
+			argp_error(st, "bad buffer size %s", arg);
+		*(key == O_SNDBUF ? &o->sndbuf : &o->rcvbuf) = (uint32_t)v;
+		return 0;
+	case O_TIMEOUT:
+	case O_LINGER:
+	case O_STALL:
+	case O_PACE: {
+		char *end;
+		double d = strtod(arg, &end);
+
+		if (*end || d < 0)
+			argp_error(st, "bad seconds %s", arg);
+		*(key == O_TIMEOUT ? &o->timeout : key == O_LINGER ? &o->linger
+				   : key == O_STALL ? &o->stall : &o->pace) = d;
+		return 0;
+	}
+	case 'v':
+		o->verbose = true;
+		return 0;
+	case ARGP_KEY_ARG:
+		if (o->role != ROLE_NONE)
+			argp_error(st, "one role only");
+		if (!strcmp(arg, "source"))
+			o->role = ROLE_SOURCE;
+		else if (!strcmp(arg, "sink"))
+			o->role = ROLE_SINK;
+		else if (!strcmp(arg, "serve"))
+			o->role = ROLE_SERVE;
+		else
+			argp_error(st, "unknown role %s", arg);
+		return 0;
+	case ARGP_KEY_END:
+		if (o->role == ROLE_NONE)
+			argp_error(st, "a role is needed: source, sink or serve");
+		if (!o->have_bind)
+			argp_error(st, "--bind is needed");
+		if (o->role == ROLE_SOURCE && (!o->have_to || !o->port))
+			argp_error(st, "source needs --to and --port");
+		if (o->role == ROLE_SINK && (!o->port || !o->expect))
+			argp_error(st, "sink needs --port and --expect");
+		return 0;
+	}
+	return ARGP_ERR_UNKNOWN;
+}
+
+static rdsu_ns secs(double s)
+{
+	return (rdsu_ns)(s * 1e9);
+}
+
+static void fail(const char *what, int err)
+{
+	fprintf(stderr, "rdsdrive: %s: %s\n", what, rdsu_strerror(err));
+	exit(1);
+}
+
+/* ------------------------------------------------------------------------
+ * Reporting: librds state, for the tests to assert on (npaths, paths used,
+ * generation changes, counters).
+ */
+
+static void add_librds(struct json_object *j, struct rio *r)
+{
+	struct rdsu_tcp *t = rio_tcp(r);
+	struct rdsu_conn_info ci;
+	struct rdsu_stats st;
+	struct rdsu_tcp_stats ts;
+	size_t pos = 0;
+	struct json_object *conns = json_object_new_array(), *stats = json_object_new_object();
+
+	if (!t)
+		return;
+	while (rdsu_ep_conn_next(rdsu_tcp_ep(t), &pos, &ci) == 1) {
+		struct json_object *c = json_object_new_object(), *paths = json_object_new_array();
+		char a[64], b[64];
+
+		json_object_object_add(c, "laddr",
+				       json_object_new_string(rdsu_addr_str(&ci.laddr, a, sizeof(a))));
+		json_object_object_add(c, "faddr",
+				       json_object_new_string(rdsu_addr_str(&ci.faddr, b, sizeof(b))));
+		json_object_object_add(c, "npaths", json_object_new_int(ci.npaths));
+		json_object_object_add(c, "peer_gen", json_object_new_int64(ci.peer_gen));
+		json_object_object_add(c, "peer_sport_idx", json_object_new_boolean(ci.peer_sport_idx));
+		for (unsigned i = 0; i < WIRE_MAX_PATHS; i++) {
+			const struct rdsu_path_info *p = &ci.path[i];
+			struct json_object *pj = json_object_new_object();
+
+			json_object_object_add(pj, "state",
+					       json_object_new_string(rdsu_path_state_name(p->state)));
+			json_object_object_add(pj, "next_tx_seq", json_object_new_int64((int64_t)p->next_tx_seq));
+			json_object_object_add(pj, "next_rx_seq", json_object_new_int64((int64_t)p->next_rx_seq));
+			json_object_object_add(pj, "connects", json_object_new_int64((int64_t)p->connects));
+			json_object_object_add(pj, "resets", json_object_new_int64((int64_t)p->resets));
+			json_object_object_add(pj, "local_sport", json_object_new_int(p->local_sport));
+			json_object_object_add(pj, "peer_sport", json_object_new_int(p->peer_sport));
+			json_object_array_add(paths, pj);
+		}
+		json_object_object_add(c, "paths", paths);
+		json_object_array_add(conns, c);
+	}
+	rdsu_ep_get_stats(rdsu_tcp_ep(t), &st);
+	for (int i = 0; i < RDSU_STAT__COUNT; i++)
+		json_object_object_add(stats, rdsu_stat_name((enum rdsu_stat)i),
+				       json_object_new_int64((int64_t)st.v[i]));
+	rdsu_tcp_get_stats(t, &ts);
+	json_object_object_add(stats, "tcp_connects", json_object_new_int64((int64_t)ts.connects));
+	json_object_object_add(stats, "tcp_accepts", json_object_new_int64((int64_t)ts.accepts));
+	json_object_object_add(stats, "tcp_links_down", json_object_new_int64((int64_t)ts.links_down));
+	json_object_object_add(j, "connections", conns);
+	json_object_object_add(j, "stats", stats);
+}
+
+/* ------------------------------------------------------------------------
+ * Roles
+ */
+
+static int run_source(struct opts *o, struct rio *r, struct json_object *j)
+{
+	struct rio_sock *s[MAX_SOCKS];
+	uint64_t next[MAX_SOCKS] = { 0 }, digest[MAX_SOCKS];
+	uint64_t eagain = 0, enobufs = 0, sent = 0, bytes = 0;
+	rdsu_ns end = rdsu_clock() + secs(o->timeout), last_nobufs = 0;
+	uint8_t *buf = malloc(MAX_MSG);
+	bool done = false;
+
+	if (!buf)
+		fail("malloc", -ENOMEM);
+	for (unsigned i = 0; i < o->sockets; i++) {
+		int e = rio_socket(r, &o->bind, o->sport ? (uint16_t)(o->sport + i) : 0, &s[i]);
+
+		if (e < 0)
+			fail("bind", e);
+		if ((o->sndbuf || o->rcvbuf) && (e = rio_set_bufs(s[i], o->sndbuf, o->rcvbuf)) < 0)
+			fail("buffers", e);
+		digest[i] = 0xcbf29ce484222325ull;
+	}
+	while (!done && !stop) {
+		bool blocked = true;
+
+		done = true;
+		for (unsigned i = 0; i < o->sockets; i++) {
+			uint16_t port = rio_sock_port(s[i]);
+
+			if (next[i] >= o->count)
+				continue;
+			done = false;
+			uint32_t len = msg_size(o, next[i]);
+
+			fill(buf, len, port, next[i]);
+			int e = rio_send(s[i], &o->to, o->port, buf, len);
+
+			if (e == -EAGAIN) {
+				eagain++;
+				continue;
+			}
+			if (e == -ENOBUFS) {
+				/* The destination port is congested: the peer's
+				 * receiver is behind. Try again shortly. */
+				enobufs++;
+				last_nobufs = rdsu_clock();
+				continue;
+			}
+			if (e < 0)
+				fail("send", e);
+			blocked = false;
+			digest[i] = digest_add(digest[i], buf, len);
+			next[i]++;
+			sent++;
+			bytes += len;
+			if (o->verbose && sent % 10000 == 0)
+				fprintf(stderr, "rdsdrive: sent %" PRIu64 "\n", sent);
+			if (o->pace > 0)
+				(void)rio_idle(r, secs(o->pace));
+		}
+		if (rdsu_clock() > end)
+			break;
+		if (!done && blocked) {
+			unsigned want[MAX_SOCKS], got[MAX_SOCKS];
+
+			for (unsigned i = 0; i < o->sockets; i++)
+				want[i] = RIO_POLLOUT;
+			if (rdsu_clock() - last_nobufs < 10 * RDSU_MSEC)
+				(void)rio_idle(r, 2 * RDSU_MSEC);
+			else
+				(void)rio_wait(r, s, want, got, o->sockets, rdsu_clock() + 50 * RDSU_MSEC);
+		}
+	}
+	/* Sent is not delivered: keep the stack running until TCP acked it
+	 * all (librds: every socket's SNDBUF back to empty). */
+	if (rio_tcp(r)) {
+		for (;;) {
+			size_t pos = 0;
+			struct rdsu_sock_info si;
+			uint64_t held = 0;
+
+			while (rdsu_ep_sock_next(rdsu_tcp_ep(rio_tcp(r)), &pos, &si) == 1)
+				held += si.snd_bytes;
+			if (!held || rdsu_clock() > end || stop)
+				break;
+			(void)rio_idle(r, 5 * RDSU_MSEC);
+		}
+	}
+	if (o->linger > 0)
+		(void)rio_idle(r, secs(o->linger));
+	struct json_object *streams = json_object_new_array();
+
+	for (unsigned i = 0; i < o->sockets; i++) {
+		struct json_object *st = json_object_new_object();
+		char d[20];
+
+		snprintf(d, sizeof(d), "%016" PRIx64, digest[i]);
+		json_object_object_add(st, "sport", json_object_new_int(rio_sock_port(s[i])));
+		json_object_object_add(st, "sent", json_object_new_int64((int64_t)next[i]));
+		json_object_object_add(st, "digest", json_object_new_string(d));
+		json_object_array_add(streams, st);
+	}
+	json_object_object_add(j, "role", json_object_new_string("source"));
+	json_object_object_add(j, "sent", json_object_new_int64((int64_t)sent));
+	json_object_object_add(j, "bytes", json_object_new_int64((int64_t)bytes));
+	json_object_object_add(j, "eagain", json_object_new_int64((int64_t)eagain));
+	json_object_object_add(j, "enobufs", json_object_new_int64((int64_t)enobufs));
+	json_object_object_add(j, "streams", streams);
+	add_librds(j, r);
+	for (unsigned i = 0; i < o->sockets; i++)
+		rio_sock_close(s[i]);
+	free(buf);
+	return sent == (uint64_t)o->sockets * o->count ? 0 : 1;
+}
+
+struct stream {
+	struct rdsu_addr from;
+	uint16_t sport;
+	uint64_t next;
+	uint64_t digest;
+};
+
+static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
+{
+	struct rio_sock *s;
+	struct stream *st = calloc(MAX_STREAMS, sizeof(*st));
+	unsigned n_st = 0;
+	uint8_t *buf = malloc(MAX_MSG + 1), *want = malloc(MAX_MSG);
+	uint64_t got = 0, bad = 0, bytes = 0, stalls = 0;
+	rdsu_ns end = rdsu_clock() + secs(o->timeout);
+	struct json_object *errs = json_object_new_array();
+	int e;
+
+	if (!st || !buf || !want)
+		fail("malloc", -ENOMEM);
+	e = rio_socket(r, &o->bind, o->port, &s);
+	if (e < 0)
+		fail("bind", e);
+	if ((o->sndbuf || o->rcvbuf) && (e = rio_set_bufs(s, o->sndbuf, o->rcvbuf)) < 0)
+		fail("buffers", e);
+	/* Tell a waiting test we are bound (a message to an unbound port is
+	 * dropped, rds_recv_incoming). */
+	fprintf(stderr, "rdsdrive: ready\n");
+	while (got < o->expect && !stop && rdsu_clock() < end) {
+		struct rdsu_addr from;
+		uint16_t sport;
+		bool trunc;
+		ssize_t n;
+
+		if (o->stall_after && got == o->stall_after && stalls == 0) {
+			stalls++;
+			fprintf(stderr, "rdsdrive: stalling %.1f s after %" PRIu64 " messages\n",
+				o->stall, got);
+			(void)rio_idle(r, secs(o->stall));
+		}
+		n = rio_recv(s, buf, MAX_MSG + 1, &from, &sport, &trunc);
+		if (n == -EAGAIN) {
+			unsigned w = RIO_POLLIN, g;
+
+			(void)rio_wait(r, &s, &w, &g, 1, end);
+			continue;
+		}
+		if (n < 0)
+			fail("recv", (int)n);
+		struct stream *x = NULL;
+
+		for (unsigned i = 0; i < n_st; i++)
+			if (st[i].sport == sport && !memcmp(&st[i].from, &from, sizeof(from)))
+				x = &st[i];
+		if (!x) {
+			if (n_st == MAX_STREAMS)
+				fail("streams", -E2BIG);
+			x = &st[n_st++];
+			x->from = from;
+			x->sport = sport;
+			x->digest = 0xcbf29ce484222325ull;
+		}
+		uint32_t len = msg_size(o, x->next);
+
+		fill(want, len, sport, x->next);
+		if (trunc || (size_t)n != len || memcmp(buf, want, len)) {
+			char msg[160];
+			uint64_t idx = 0;
+
+			for (int k = 0; k < 6 && k < n; k++)
+				idx = idx << 8 | buf[k];
+			snprintf(msg, sizeof(msg),
+				 "port %u: expected message %" PRIu64 " (%u bytes), got %zd bytes%s",
+				 sport, x->next, len, n,
+				 n >= 8 ? "" : " (too short to name its index)");
+			if (n >= 8)
+				snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg),
+					 " naming index %" PRIu64, idx);
+			if (bad < 20)
+				json_object_array_add(errs, json_object_new_string(msg));
+			if (o->verbose)
+				fprintf(stderr, "rdsdrive: %s\n", msg);
+			bad++;
+			/* Resynchronise on what it says it is, so one loss is
+			 * one error, not all that follow. */
+			if (n >= 8 && idx + 1 > x->next)
+				x->next = idx + 1;
+			got++;
+			continue;
+		}
+		x->digest = digest_add(x->digest, buf, len);
+		x->next++;
+		got++;
+		bytes += len;
+		if (o->verbose && got % 10000 == 0)
+			fprintf(stderr, "rdsdrive: received %" PRIu64 "\n", got);
+	}
+	if (o->linger > 0)
+		(void)rio_idle(r, secs(o->linger));
+	struct json_object *streams = json_object_new_array();
+
+	for (unsigned i = 0; i < n_st; i++) {
+		struct json_object *x = json_object_new_object();
+		char d[20], a[64];
+
+		snprintf(d, sizeof(d), "%016" PRIx64, st[i].digest);
+		json_object_object_add(x, "from",
+				       json_object_new_string(rdsu_addr_str(&st[i].from, a, sizeof(a))));
+		json_object_object_add(x, "sport", json_object_new_int(st[i].sport));
+		json_object_object_add(x, "received", json_object_new_int64((int64_t)st[i].next));
+		json_object_object_add(x, "digest", json_object_new_string(d));
+		json_object_array_add(streams, x);
+	}
+	json_object_object_add(j, "role", json_object_new_string("sink"));
+	json_object_object_add(j, "received", json_object_new_int64((int64_t)got));
+	json_object_object_add(j, "bytes", json_object_new_int64((int64_t)bytes));
+	json_object_object_add(j, "bad", json_object_new_int64((int64_t)bad));
+	json_object_object_add(j, "errors", errs);
+	json_object_object_add(j, "streams", streams);
+	add_librds(j, r);
+	rio_sock_close(s);
+	free(st);
+	free(buf);
+	free(want);
+	return got == o->expect && bad == 0 ? 0 : 1;
+}
+
+static int run_serve(struct opts *o, struct rio *r, struct json_object *j)
+{
+	rdsu_ns end = o->timeout > 0 ? rdsu_clock() + secs(o->timeout) : RDSU_NS_NEVER;
+
+	fprintf(stderr, "rdsdrive: ready\n");
+	while (!stop && rdsu_clock() < end)
+		(void)rio_idle(r, 100 * RDSU_MSEC);
+	json_object_object_add(j, "role", json_object_new_string("serve"));
+	add_librds(j, r);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct opts o;
+	static const struct argp ap = { options, parse, "source|sink|serve",
+					"Traffic driver of the librds interop tests.", NULL, NULL,
+					NULL };
+	struct rio *r;
+	struct json_object *j = json_object_new_object();
+	int rc, e;
+
+	rio_cfg_default(&o.cfg);
+	o.sockets = 1;
+	o.count = 100;
+	o.timeout = 60;
+	const uint32_t dflt[] = { 0, 1, 48, 1000, 4096, 65536 };
+
+	memcpy(o.sizes, dflt, sizeof(dflt));
+	o.n_sizes = sizeof(dflt) / sizeof(dflt[0]);
+	if (argp_parse(&ap, argc, argv, 0, NULL, &o) != 0)
+		return 2;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	e = rio_open(&r, &o.cfg);
+	if (e < 0) {
+		fprintf(stderr, "rdsdrive: %s: %s\n", o.cfg.kernel ? "AF_RDS" : "librds",
+			rdsu_strerror(e));
+		return 1;
+	}
+	switch (o.role) {
+	case ROLE_SOURCE:
+		rc = run_source(&o, r, j);
+		break;
+	case ROLE_SINK:
+		rc = run_sink(&o, r, j);
+		break;
+	default:
+		rc = run_serve(&o, r, j);
+		break;
+	}
+	json_object_object_add(j, "ok", json_object_new_boolean(rc == 0));
+	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+	fflush(stdout);
+	json_object_put(j);
+	rio_close(r);
+	return rc;
+}

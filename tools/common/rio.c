@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * rio.c - the tools' socket API over librds or kernel AF_RDS (rio.h).
+ */
+#define _GNU_SOURCE
+#include "rio.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/rds.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef SO_SNDBUFFORCE
+#define SO_SNDBUFFORCE 32
+#endif
+#ifndef SO_RCVBUFFORCE
+#define SO_RCVBUFFORCE 33
+#endif
+
+struct rio {
+	bool kernel;
+	struct rdsu_tcp *tcp;
+};
+
+struct rio_sock {
+	struct rio *r;
+	int fd;                 /* kernel */
+	struct rdsu_sock *us;   /* librds */
+	bool v6;
+	uint16_t port;
+};
+
+void rio_cfg_default(struct rio_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	rdsu_ep_cfg_default(&cfg->ep);
+	rdsu_tcp_cfg_default(&cfg->tcp);
+}
+
+int rio_cfg_add_addr(struct rio_cfg *cfg, const struct rdsu_addr *a)
+{
+	for (unsigned i = 0; i < cfg->ep.n_laddrs; i++)
+		if (!memcmp(&cfg->ep.laddrs[i], a, sizeof(*a)))
+			return 0;
+	if (cfg->ep.n_laddrs >= RDSU_MAX_LADDRS)
+		return -E2BIG;
+	cfg->ep.laddrs[cfg->ep.n_laddrs++] = *a;
+	return 0;
+}
+
+int rio_parse_addr(const char *s, struct rdsu_addr *a)
+{
+	struct in_addr v4;
+
+	if (inet_pton(AF_INET, s, &v4) == 1) {
+		*a = rdsu_addr_v4(ntohl(v4.s_addr));
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, a->a) == 1)
+		return 0;
+	return -EINVAL;
+}
+
+int rio_open(struct rio **out, const struct rio_cfg *cfg)
+{
+	struct rio *r = calloc(1, sizeof(*r));
+	int e;
+
+	*out = NULL;
+	if (!r)
+		return -ENOMEM;
+	r->kernel = cfg->kernel;
+	if (r->kernel) {
+		/* Is AF_RDS there at all? (Most distributions blacklist it.) */
+		int fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
+
+		if (fd < 0) {
+			e = -errno;
+			free(r);
+			return e;
+		}
+		close(fd);
+	} else {
+		e = rdsu_tcp_new(&r->tcp, &cfg->ep, &cfg->tcp);
+		if (e < 0) {
+			free(r);
+			return e;
+		}
+	}
+	*out = r;
+	return 0;
+}
+
+void rio_close(struct rio *r)
+{
+	if (!r)
+		return;
+	rdsu_tcp_free(r->tcp);
+	free(r);
+}
+
+struct rdsu_tcp *rio_tcp(struct rio *r)
+{
+	return r ? r->tcp : NULL;
+}
+
+static socklen_t kaddr(const struct rdsu_addr *a, uint16_t port, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (rdsu_addr_is_v4(a)) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+		s4->sin_addr.s_addr = htonl(rdsu_addr_get_v4(a));
+		return sizeof(*s4);
+	}
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+	s6->sin6_family = AF_INET6;
+	s6->sin6_port = htons(port);
+	memcpy(&s6->sin6_addr, a->a, 16);
+	return sizeof(*s6);
+}
+
+int rio_socket(struct rio *r, const struct rdsu_addr *addr, uint16_t port, struct rio_sock **out)
+{
+	struct rio_sock *s = calloc(1, sizeof(*s));
+	int e;
+
+	*out = NULL;
+	if (!s)
+		return -ENOMEM;
+	s->r = r;
+	s->fd = -1;
+	s->v6 = !rdsu_addr_is_v4(addr);
+	if (r->kernel) {
+		struct sockaddr_storage ss;
+		socklen_t len = kaddr(addr, port, &ss);
+		int tr = RDS_TRANS_TCP;
+
+		s->fd = socket(AF_RDS, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (s->fd < 0)
+			goto err;
+		/* Pin TCP: without it the first bind picks IB if it can. */
+		if (setsockopt(s->fd, SOL_RDS, SO_RDS_TRANSPORT, &tr, sizeof(tr)) < 0 ||
+		    bind(s->fd, (struct sockaddr *)&ss, len) < 0)
+			goto err;
+		len = sizeof(ss);
+		if (getsockname(s->fd, (struct sockaddr *)&ss, &len) < 0)
+			goto err;
+		s->port = ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
+							: ((struct sockaddr_in6 *)&ss)->sin6_port);
+	} else {
+		struct rdsu_addr a;
+
+		e = rdsu_sock_new(rdsu_tcp_ep(r->tcp), &s->us);
+		if (e < 0) {
+			free(s);
+			return e;
+		}
+		e = rdsu_sock_bind(s->us, addr, port);
+		if (e < 0) {
+			rdsu_sock_free(s->us, rdsu_clock());
+			free(s);
+			return e;
+		}
+		(void)rdsu_sock_get_name(s->us, &a, &s->port);
+	}
+	*out = s;
+	return 0;
+err:
+	e = -errno;
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s);
+	return e;
+}
+
+void rio_sock_close(struct rio_sock *s)
+{
+	if (!s)
+		return;
+	if (s->fd >= 0)
+		close(s->fd);
+	if (s->us) {
+		rdsu_sock_free(s->us, rdsu_clock());
+		(void)rdsu_tcp_run(s->r->tcp, 0);
+	}
+	free(s);
+}
+
+uint16_t rio_sock_port(const struct rio_sock *s)
+{
+	return s->port;
+}
+
+static int ksetbuf(int fd, int force, int plain, uint32_t v)
+{
+	int iv = (int)v;
+
+	/* The kernel doubles the value and rds_sk_sndbuf halves it again. */
+	if (setsockopt(fd, SOL_SOCKET, force, &iv, sizeof(iv)) == 0)
+		return 0;
+	if (setsockopt(fd, SOL_SOCKET, plain, &iv, sizeof(iv)) == 0)
+		return 0;
+	return -errno;
+}
+
+int rio_set_bufs(struct rio_sock *s, uint32_t sndbuf, uint32_t rcvbuf)
+{
+	int e = 0;
+	rdsu_ns now = rdsu_clock();
+
+	if (s->fd >= 0) {
+		if (sndbuf && (e = ksetbuf(s->fd, SO_SNDBUFFORCE, SO_SNDBUF, sndbuf)) < 0)
+			return e;
+		if (rcvbuf && (e = ksetbuf(s->fd, SO_RCVBUFFORCE, SO_RCVBUF, rcvbuf)) < 0)
+			return e;
+		return 0;
+	}
+	if (sndbuf && (e = rdsu_sock_set_sndbuf(s->us, sndbuf, now)) < 0)
+		return e;
+	if (rcvbuf && (e = rdsu_sock_set_rcvbuf(s->us, rcvbuf, now)) < 0)
+		return e;
+	(void)rdsu_tcp_run(s->r->tcp, 0);
+	return 0;
+}
+
+int rio_send(struct rio_sock *s, const struct rdsu_addr *dst, uint16_t dport, const void *buf,
+	     size_t len)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	if (s->fd >= 0) {
+		struct sockaddr_storage ss;
+		struct msghdr mh = { 0 };
+
+		mh.msg_name = &ss;
+		mh.msg_namelen = kaddr(dst, dport, &ss);
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		return sendmsg(s->fd, &mh, MSG_DONTWAIT) < 0 ? -errno : 0;
+	}
+	int r = rdsu_sock_submit(s->us, dst, dport, &iov, 1, rdsu_clock());
+
+	if (r < 0)
+		return r;
+	/* Start writing now, as sendmsg would. */
+	(void)rdsu_tcp_run(s->r->tcp, 0);
+	return 0;
+}
+
+ssize_t rio_recv(struct rio_sock *s, void *buf, size_t cap, struct rdsu_addr *from,
+		 uint16_t *sport, bool *trunc)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = cap };
+
+	if (s->fd >= 0) {
+		struct sockaddr_storage ss;
+		char cbuf[256];
+
+		for (;;) {
+			struct msghdr mh = { 0 };
+			ssize_t n;
+
+			mh.msg_name = &ss;
+			mh.msg_namelen = sizeof(ss);
+			mh.msg_iov = &iov;
+			mh.msg_iovlen = 1;
+			mh.msg_control = cbuf;
+			mh.msg_controllen = sizeof(cbuf);
+			n = recvmsg(s->fd, &mh, MSG_DONTWAIT | MSG_TRUNC);
+			if (n < 0)
+				return -errno;
+			if (mh.msg_namelen == 0)
+				continue; /* a congestion notification carries no address */
+			if (ss.ss_family == AF_INET) {
+				struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+				*from = rdsu_addr_v4(ntohl(s4->sin_addr.s_addr));
+				*sport = ntohs(s4->sin_port);
+			} else {
+				struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+				memcpy(from->a, &s6->sin6_addr, 16);
+				*sport = ntohs(s6->sin6_port);
+			}
+			*trunc = (mh.msg_flags & MSG_TRUNC) != 0;
+			return n;
+		}
+	}
+	for (;;) {
+		struct rdsu_rxinfo info;
+		ssize_t n = rdsu_sock_read(s->us, &iov, 1, 0, &info, rdsu_clock());
+
+		if (n < 0)
+			return n;
+		if (info.cong)
+			continue;
+		*from = info.from;
+		*sport = info.sport;
+		*trunc = info.trunc;
+		return (ssize_t)info.len;
+	}
+}
+
+static unsigned ready_librds(struct rio_sock *s, unsigned want)
+{
+	unsigned m = rdsu_sock_poll(s->us), got = 0;
+
+	if ((want & RIO_POLLIN) && (m & RDSU_POLLIN))
+		got |= RIO_POLLIN;
+	if ((want & RIO_POLLOUT) && (m & RDSU_POLLOUT))
+		got |= RIO_POLLOUT;
+	return got;
+}
+
+static int ms_until(rdsu_ns deadline)
+{
+	rdsu_ns now = rdsu_clock();
+
+	if (deadline == RDSU_NS_NEVER)
+		return -1;
+	if (deadline <= now)
+		return 0;
+	return (int)((deadline - now + RDSU_MSEC - 1) / RDSU_MSEC);
+}
+
+int rio_wait(struct rio *r, struct rio_sock *const *socks, const unsigned *want, unsigned *got,
+	     size_t n, rdsu_ns deadline)
+{
+	if (r->kernel) {
+		struct pollfd pf[64];
+		int k;
+
+		if (n > 64)
+			return -EINVAL;
+		for (size_t i = 0; i < n; i++) {
+			pf[i].fd = socks[i]->fd;
+			pf[i].events = (short)(((want[i] & RIO_POLLIN) ? POLLIN : 0) |
+					       ((want[i] & RIO_POLLOUT) ? POLLOUT : 0));
+			pf[i].revents = 0;
+		}
+		k = poll(pf, n, ms_until(deadline));
+		if (k < 0)
+			return -errno;
+		for (size_t i = 0; i < n; i++)
+			got[i] = ((pf[i].revents & POLLIN) ? RIO_POLLIN : 0) |
+				 ((pf[i].revents & POLLOUT) ? RIO_POLLOUT : 0);
+		return k;
+	}
+	for (;;) {
+		int k = 0, e;
+
+		for (size_t i = 0; i < n; i++) {
+			got[i] = ready_librds(socks[i], want[i]);
+			k += got[i] != 0;
+		}
+		if (k)
+			return k;
+		if (rdsu_clock() >= deadline)
+			return 0;
+		e = rdsu_tcp_run(r->tcp, ms_until(deadline));
+		if (e < 0 && e != -EINTR)
+			return e;
+		if (e == -EINTR)
+			return -EINTR;
+	}
+}
+
+int rio_idle(struct rio *r, rdsu_ns ns)
+{
+	rdsu_ns end = rdsu_clock() + ns;
+
+	if (r->kernel) {
+		struct timespec ts = { .tv_sec = (time_t)(ns / RDSU_SEC),
+				       .tv_nsec = (long)(ns % RDSU_SEC) };
+
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+		return 0;
+	}
+	for (;;) {
+		int e, ms = ms_until(end);
+
+		e = rdsu_tcp_run(r->tcp, ms);
+		if (e < 0 && e != -EINTR)
+			return e;
+		if (rdsu_clock() >= end)
+			return 0;
+	}
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * rio.h - one small socket API for the tools over two RDS stacks: librds
+ * (rdsu_tcp, the default) or the kernel's AF_RDS sockets (--kernel), so
+ * rdsping, rdsperf and the test drivers measure and exercise either with
+ * the same code. Non-blocking sockets, a wait over several of them, and
+ * errors as negative errno values (both stacks report the kernel's).
+ */
+#ifndef RDSTK_RIO_H
+#define RDSTK_RIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <rds/rdsu.h>
+#include <rds/rdsu_tcp.h>
+
+#define RIO_POLLIN 0x1
+#define RIO_POLLOUT 0x2
+
+struct rio_cfg {
+	bool kernel;                /* AF_RDS (SO_RDS_TRANSPORT TCP) instead of librds */
+	struct rdsu_ep_cfg ep;      /* librds: addresses, kver, npaths, ... */
+	struct rdsu_tcp_cfg tcp;    /* librds: transport */
+};
+
+struct rio;
+struct rio_sock;
+
+/* rio_cfg_default() - librds with the kernel's defaults; the caller adds
+ * addresses (rio_cfg_add_addr). */
+void rio_cfg_default(struct rio_cfg *cfg);
+/* rio_cfg_add_addr() - add a local address (librds: to the endpoint).
+ * Return: 0; -E2BIG when full. */
+int rio_cfg_add_addr(struct rio_cfg *cfg, const struct rdsu_addr *a);
+
+/* rio_parse_addr() - "10.0.0.1" or "::1" into |a|. Return: 0; -EINVAL. */
+int rio_parse_addr(const char *s, struct rdsu_addr *a);
+
+/* rio_open() - start the stack. Return: 0; negative errno or rdsu_err
+ * (rdsu_strerror names both). -EAFNOSUPPORT: no AF_RDS in this kernel. */
+int rio_open(struct rio **out, const struct rio_cfg *cfg);
+void rio_close(struct rio *r);
+/* rio_tcp() - the librds transport (monitor calls), NULL with --kernel. */
+struct rdsu_tcp *rio_tcp(struct rio *r);
+
+/* rio_socket() - a socket bound to (|addr|, |port|); port 0 picks one.
+ * Return: 0; negative errno. */
+int rio_socket(struct rio *r, const struct rdsu_addr *addr, uint16_t port,
+	       struct rio_sock **out);
+void rio_sock_close(struct rio_sock *s);
+/* rio_sock_port() - the bound port. */
+uint16_t rio_sock_port(const struct rio_sock *s);
+/* rio_set_bufs() - SNDBUF/RCVBUF as the kernel's payload budgets (0 =
+ * leave). The kernel is given SO_SNDBUFFORCE/SO_RCVBUFFORCE when allowed,
+ * else SO_SNDBUF/SO_RCVBUF (capped by wmem_max/rmem_max).
+ * Return: 0; negative errno. */
+int rio_set_bufs(struct rio_sock *s, uint32_t sndbuf, uint32_t rcvbuf);
+
+/* rio_send() - one message, never blocking.
+ * Return: 0; -EAGAIN, -ENOBUFS, -EMSGSIZE, ... as sendmsg on AF_RDS. */
+int rio_send(struct rio_sock *s, const struct rdsu_addr *dst, uint16_t dport,
+	     const void *buf, size_t len);
+/* rio_recv() - one message, never blocking; |trunc| when |cap| was short.
+ * Return: the message length (>= 0); -EAGAIN. Congestion notifications
+ * are consumed and skipped. */
+ssize_t rio_recv(struct rio_sock *s, void *buf, size_t cap, struct rdsu_addr *from,
+		 uint16_t *sport, bool *trunc);
+
+/*
+ * rio_wait() - wait until one of |socks| is ready for what |want[i]| asks
+ * (RIO_POLL* bits) or |deadline| (rdsu_clock time; RDSU_NS_NEVER) passes;
+ * |got[i]| receives the ready bits. With librds the stack runs meanwhile.
+ * Return: number of ready sockets; 0 at the deadline; negative errno.
+ */
+int rio_wait(struct rio *r, struct rio_sock *const *socks, const unsigned *want,
+	     unsigned *got, size_t n, rdsu_ns deadline);
+
+/* rio_idle() - let the stack run (write, retransmit, answer pings) for up
+ * to |ns| without waiting on any socket. Return: 0; negative errno. */
+int rio_idle(struct rio *r, rdsu_ns ns);
+
+#endif /* RDSTK_RIO_H */
