@@ -7,7 +7,9 @@
  * The hot path handles a header and payload that lie whole in the caller's
  * chunk without copying; only records split across chunks are gathered, into
  * the caller's buffer. Nothing here allocates, and an h_len above the limit
- * is refused before any of its payload is taken.
+ * is refused before any of its payload is taken. In lend mode the caller
+ * grows the buffer as payload bytes actually arrive, so what a peer's
+ * h_len claims never sizes an allocation by itself.
  */
 #include <wire/wire.h>
 
@@ -40,6 +42,33 @@ int wire_deframer_init_prefix(struct wire_deframer *d, uint32_t max_len, uint8_t
 	d->cap = cap;
 	d->prefix = true;
 	d->hole = UINT32_MAX;
+	return 0;
+}
+
+int wire_deframer_init_lend(struct wire_deframer *d, uint32_t max_len)
+{
+	if (!d)
+		return WIRE_ERR_INVAL;
+	memset(d, 0, sizeof(*d));
+	d->max_len = max_len ? max_len : WIRE_MAX_MSG_LEN;
+	d->hole = UINT32_MAX;
+	d->lend = true;
+	return 0;
+}
+
+size_t wire_deframer_need(const struct wire_deframer *d)
+{
+	if (!d || !d->lend || !d->in_data || d->dgot < d->cap || d->dgot >= d->hdr.len)
+		return 0;
+	return d->hdr.len;
+}
+
+int wire_deframer_set_buf(struct wire_deframer *d, uint8_t *buf, size_t cap)
+{
+	if (!d || !d->lend || (!buf && cap) || cap < d->dgot)
+		return WIRE_ERR_INVAL;
+	d->buf = buf;
+	d->cap = cap;
 	return 0;
 }
 
@@ -142,12 +171,19 @@ ssize_t wire_deframer_input(struct wire_deframer *d, const uint8_t *in, size_t l
 			*ready = true;
 			goto out;
 		}
-		if (!d->buf && !d->prefix) {
+		if (left > need)
+			left = need;
+		if (d->lend) {
+			/* Gather what fits; when full, stop until the caller
+			 * lends more (wire_deframer_need). */
+			if (left > d->cap - d->dgot)
+				left = d->cap - d->dgot;
+			if (left == 0)
+				goto out;
+		} else if (!d->buf && !d->prefix) {
 			d->failed = WIRE_ERR_NOSPACE;
 			return WIRE_ERR_NOSPACE;
 		}
-		if (left > need)
-			left = need;
 		if (d->dgot < d->cap) {
 			size_t keep = d->cap - d->dgot;
 

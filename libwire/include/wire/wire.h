@@ -542,6 +542,7 @@ struct wire_deframer {
 	uint8_t *buf;           /* caller's gather buffer (may be NULL: see init) */
 	size_t cap;
 	bool prefix;            /* keep only the first cap payload bytes */
+	bool lend;              /* the caller grows buf on demand (init_lend) */
 	uint32_t hole;          /* payload bytes before the first skipped one;
 				 * UINT32_MAX when nothing was skipped */
 	uint64_t offset;        /* stream bytes consumed so far */
@@ -590,6 +591,25 @@ WIRE_API ssize_t wire_deframer_input(struct wire_deframer *d, const uint8_t *in,
  */
 WIRE_API ssize_t wire_deframer_skip(struct wire_deframer *d, size_t len,
 				    struct wire_frame *out, bool *ready);
+/*
+ * wire_deframer_init_lend() - an endpoint's deframer that owns no buffer:
+ * a payload split across inputs is gathered into whatever the caller has
+ * lent (wire_deframer_set_buf), and input stops consuming when that is
+ * full. Then wire_deframer_need() is non-zero and the caller grows the
+ * buffer (say to min(need, 2 * cap)), keeping its first bytes, and goes
+ * on. So memory follows bytes received, never a header's claim.
+ * Return: 0; WIRE_ERR_INVAL.
+ */
+WIRE_API int wire_deframer_init_lend(struct wire_deframer *d, uint32_t max_len);
+/* wire_deframer_need() - lend mode: 0 while input can go on; else the
+ * lent buffer is full and the message in progress needs this many bytes
+ * in all (its h_len). */
+WIRE_API size_t wire_deframer_need(const struct wire_deframer *d);
+/* wire_deframer_set_buf() - lend mode: the buffer to gather into from now
+ * on; its first bytes must be the ones gathered so far (as realloc keeps
+ * them). Return: 0; WIRE_ERR_INVAL (not lend mode, |cap| below what is
+ * gathered). */
+WIRE_API int wire_deframer_set_buf(struct wire_deframer *d, uint8_t *buf, size_t cap);
 /* wire_deframer_hdr() - header of the message in progress (or the refused one). */
 WIRE_API const struct wire_hdr *wire_deframer_hdr(const struct wire_deframer *d);
 /* wire_deframer_pending() - true when a message is partly received: at a
@@ -682,6 +702,7 @@ struct wire_reasm {
 	uint8_t *buf;           /* caller's buffer, >= max_len, or NULL */
 	size_t cap;
 	bool prefix;            /* keep only the first cap payload bytes */
+	bool lend;              /* the caller grows buf on demand (init_lend) */
 	struct wire_rules rules;/* rules of the last completed or failed message */
 };
 

@@ -311,6 +311,113 @@ static void test_deframe_prefix_mode(void **state)
 }
 
 /* Bytes the snap length cut: skipped inside a payload, refused elsewhere. */
+/*
+ * Lend mode: the same stream in several chunkings with a buffer grown only
+ * when the deframer says it is full. The lent size never runs ahead of the
+ * payload bytes that arrived (at most double them, at least 4 KiB), so a
+ * header's claim alone never sizes it.
+ */
+static void run_lend(size_t chunk)
+{
+	struct wire_deframer d;
+	uint8_t *buf = NULL;
+	size_t cap = 0, pos = 0, idx = 0, lends = 0;
+	uint64_t off = 0;
+
+	assert_int_equal(wire_deframer_init_lend(&d, 0), 0);
+	assert_int_equal(wire_deframer_need(&d), 0);
+	while (pos < stream_len) {
+		size_t n = chunk < stream_len - pos ? chunk : stream_len - pos;
+		size_t done = 0;
+
+		while (done < n) {
+			struct wire_frame f;
+			bool ready;
+			ssize_t used = wire_deframer_input(&d, stream + pos + done, n - done, &f,
+							   &ready);
+			size_t need;
+
+			assert_true(used >= 0);
+			done += (size_t)used;
+			if (ready) {
+				check_frame(idx, &f, off);
+				off += WIRE_HDR_LEN + f.len;
+				idx++;
+				continue;
+			}
+			need = wire_deframer_need(&d);
+			if (!need) {
+				assert_int_equal(done, n);
+				continue;
+			}
+			/* Full: what was gathered fills the buffer exactly. */
+			assert_int_equal(need, sizes[idx]);
+			assert_int_equal(d.dgot, cap);
+			size_t ncap = cap ? cap * 2 : 4096;
+
+			if (ncap > need)
+				ncap = need;
+			assert_true(ncap <= 4096 || ncap <= 2 * d.dgot);
+			buf = realloc(buf, ncap);
+			assert_non_null(buf);
+			assert_int_equal(wire_deframer_set_buf(&d, buf, ncap), 0);
+			cap = ncap;
+			lends++;
+		}
+		pos += n;
+	}
+	assert_int_equal(idx, NMSG);
+	assert_false(wire_deframer_pending(&d));
+	if (chunk < 4096)
+		assert_true(lends > 0);
+	/* Never shrink below what is gathered; never used outside lend mode. */
+	struct wire_deframer plain;
+
+	assert_int_equal(wire_deframer_init(&plain, 0, NULL, 0), 0);
+	assert_int_equal(wire_deframer_set_buf(&plain, buf, cap), WIRE_ERR_INVAL);
+	assert_int_equal(wire_deframer_need(&plain), 0);
+	free(buf);
+}
+
+static void test_deframe_lend_mode(void **state)
+{
+	static const size_t c[] = { 1, 7, 48, 49, 1000, 4096, 5000, 70000 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		run_lend(c[i]);
+}
+
+/* A lent buffer smaller than what was gathered is refused, and an oversize
+ * header is refused before any buffer is asked for. */
+static void test_deframe_lend_limits(void **state)
+{
+	struct wire_deframer d;
+	uint8_t hdr[WIRE_HDR_LEN], small[16], in[100];
+	struct wire_hdr h;
+	struct wire_frame f;
+	bool ready;
+
+	(void)state;
+	assert_int_equal(wire_deframer_init_lend(&d, 1000), 0);
+	wire_build_data(&h, 1, 4000, 5000, 5000);
+	wire_hdr_encode(&h, hdr, sizeof(hdr));
+	assert_int_equal(wire_deframer_input(&d, hdr, sizeof(hdr), &f, &ready), WIRE_ERR_TOOBIG);
+	assert_int_equal(wire_deframer_need(&d), 0);
+
+	assert_int_equal(wire_deframer_init_lend(&d, 0), 0);
+	wire_build_data(&h, 1, 4000, 5000, 100);
+	wire_hdr_encode(&h, hdr, sizeof(hdr));
+	assert_int_equal(wire_deframer_input(&d, hdr, sizeof(hdr), &f, &ready), WIRE_HDR_LEN);
+	assert_int_equal(wire_deframer_need(&d), 100);
+	assert_int_equal(wire_deframer_set_buf(&d, small, sizeof(small)), 0);
+	memset(in, 0xab, sizeof(in));
+	assert_int_equal(wire_deframer_input(&d, in, 50, &f, &ready), 16);
+	assert_false(ready);
+	assert_int_equal(wire_deframer_set_buf(&d, small, 8), WIRE_ERR_INVAL);
+	assert_int_equal(wire_deframer_set_buf(&d, NULL, 4), WIRE_ERR_INVAL);
+}
+
 static void test_deframe_skip(void **state)
 {
 	static uint8_t small[64];
@@ -356,6 +463,8 @@ int main(void)
 		cmocka_unit_test(test_deframe_truncated_at_close),
 		cmocka_unit_test(test_deframe_prefix_mode),
 		cmocka_unit_test(test_deframe_skip),
+		cmocka_unit_test(test_deframe_lend_mode),
+		cmocka_unit_test(test_deframe_lend_limits),
 	};
 	return cmocka_run_group_tests_name("wire_deframe", tests, setup, teardown);
 }
