@@ -154,8 +154,6 @@ int rdsu_conn_attach(struct rdsu_conn *c, int slot, uint64_t link, uint16_t peer
 {
 	struct rdsu_path *cp = &c->c_path[slot];
 
-	if (rdsu_path_prepare(cp) < 0)
-		return RDSU_ERR_NOMEM;
 	if (cp->cp_link) {
 		/* Our own kick loses to the peer's connection. */
 		rdsu_ep_req_clear(cp, RDSU_REQ_CONNECT);

@@ -147,7 +147,8 @@ struct rdsu_path {
 
 	/* receiving */
 	struct wire_deframer cp_dfr;
-	uint8_t *cp_gather;             /* WIRE_MAX_MSG_LEN, allocated on first up */
+	uint8_t *cp_gather;             /* lent to cp_dfr, grown as split payloads arrive */
+	size_t cp_gather_cap;
 	uint64_t cp_rx_bytes;
 
 	/* reconnecting (rds_queue_reconnect) */
@@ -269,7 +270,7 @@ void rdsu_conn_event(struct rdsu_conn *c);
 void rdsu_path_init(struct rdsu_path *cp, struct rdsu_conn *c, uint8_t index);
 void rdsu_path_fini(struct rdsu_path *cp);
 void rdsu_path_connect_if_down(struct rdsu_path *cp, rdsu_ns now);
-int rdsu_path_prepare(struct rdsu_path *cp);
+int rdsu_path_grow_gather(struct rdsu_path *cp, size_t need);
 void rdsu_path_up(struct rdsu_path *cp, rdsu_ns now);
 void rdsu_path_drop(struct rdsu_path *cp, bool close_link, bool reset, rdsu_ns now);
 void rdsu_path_kick(struct rdsu_path *cp);

@@ -77,10 +77,6 @@ int rdsu_link_established(struct rdsu_ep *ep, uint64_t link, uint16_t sport, rds
 		rdsu_path_drop(cp, false, false, now);
 		return RDSU_ERR_CLOSED;
 	}
-	if (rdsu_path_prepare(cp) < 0) {
-		rdsu_path_drop(cp, false, false, now);
-		return RDSU_ERR_CLOSED;
-	}
 	cp->cp_local_sport = sport;
 	cp->cp_peer_sport = RDSU_TCP_PORT;
 	rdsu_path_up(cp, now);

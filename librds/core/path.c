@@ -45,16 +45,39 @@ void rdsu_path_fini(struct rdsu_path *cp)
 }
 
 /*
- * The receive gather buffer is the deframer's: it must hold the largest
- * message a header may announce (1 MiB) before any is accepted. It is
- * allocated once per path, never in proportion to what the peer says, and
- * its pages are touched only as far as split messages reach.
+ * The receive gather buffer holds a payload that arrives split across
+ * inputs. It is lent to the deframer on demand and doubles as bytes
+ * arrive (4 KiB at first, at most the message's h_len, itself at most
+ * 1 MiB), so an idle peer costs nothing here and a header alone never
+ * sizes an allocation. The largest payload a link gathered sets its size
+ * until the path comes up on a new link.
+ * Return: 0; RDSU_ERR_NOMEM (the caller resets the path).
  */
-int rdsu_path_prepare(struct rdsu_path *cp)
+int rdsu_path_grow_gather(struct rdsu_path *cp, size_t need)
 {
-	if (!cp->cp_gather)
-		cp->cp_gather = rdsu_mem_alloc(cp->cp_conn->c_ep, WIRE_MAX_MSG_LEN);
-	return cp->cp_gather ? 0 : RDSU_ERR_NOMEM;
+	struct rdsu_ep *ep = cp->cp_conn->c_ep;
+	size_t cap = cp->cp_gather_cap ? cp->cp_gather_cap * 2 : 4096;
+	uint8_t *p;
+
+	if (cap > need)
+		cap = need;
+	p = rdsu_mem_alloc(ep, cap);
+	if (!p)
+		return RDSU_ERR_NOMEM;
+	if (cp->cp_gather_cap)
+		memcpy(p, cp->cp_gather, cp->cp_gather_cap);
+	rdsu_mem_free(ep, cp->cp_gather);
+	cp->cp_gather = p;
+	cp->cp_gather_cap = cap;
+	(void)wire_deframer_set_buf(&cp->cp_dfr, p, cap);
+	return 0;
+}
+
+static void gather_free(struct rdsu_path *cp)
+{
+	rdsu_mem_free(cp->cp_conn->c_ep, cp->cp_gather);
+	cp->cp_gather = NULL;
+	cp->cp_gather_cap = 0;
 }
 
 static void path_event(struct rdsu_path *cp)
@@ -128,7 +151,8 @@ void rdsu_path_up(struct rdsu_path *cp, rdsu_ns now)
 	cp->cp_rx_bytes = 0;
 	cp->cp_out_armed = false;
 	memset(&cp->cp_xmit, 0, sizeof(cp->cp_xmit));
-	wire_deframer_init(&cp->cp_dfr, WIRE_MAX_MSG_LEN, cp->cp_gather, WIRE_MAX_MSG_LEN);
+	gather_free(cp);
+	wire_deframer_init_lend(&cp->cp_dfr, WIRE_MAX_MSG_LEN);
 	/* rds_connect_path_complete: every path that comes up sends the
 	 * whole map before anything else. */
 	cp->cp_map_queued = true;

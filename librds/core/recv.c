@@ -83,7 +83,14 @@ ssize_t rdsu_recv_input(struct rdsu_path *cp, const uint8_t *in, size_t len, rds
 		used += (size_t)n;
 		cp->cp_rx_bytes += (uint64_t)n;
 		if (!ready) {
-			if (n == 0)
+			size_t need = wire_deframer_need(&cp->cp_dfr);
+
+			if (need && rdsu_path_grow_gather(cp, need) < 0) {
+				rdsu_stat_inc(cp->cp_conn->c_ep, RDSU_STAT_RECV_DROP_NOMEM);
+				rdsu_path_drop(cp, true, true, now);
+				return RDSU_ERR_PROTO;
+			}
+			if (n == 0 && !need)
 				break; /* cannot happen: the deframer always progresses */
 			continue;
 		}

@@ -249,8 +249,15 @@ int rdsu_send_advance(struct rdsu_path *cp, size_t n)
 		return RDSU_ERR_INVAL;
 	x->off += (uint32_t)n;
 	cp->cp_tx_off += n;
-	if (x->off == WIRE_HDR_LEN + x->plen)
+	if (x->off == WIRE_HDR_LEN + x->plen) {
 		x->active = false;
+		/* Maps go out on path ups and congestion changes only: an idle
+		 * path keeps no 8 KiB snapshot. */
+		if (!x->rm && x->payload == cp->cp_map_snap) {
+			rdsu_mem_free(cp->cp_conn->c_ep, cp->cp_map_snap);
+			cp->cp_map_snap = NULL;
+		}
+	}
 	return 0;
 }
 
