@@ -287,8 +287,9 @@ RDSU_API int rdsu_link_accept(struct rdsu_ep *ep, const struct rdsu_addr *laddr,
  * rdsu_link_input() - bytes read from the link's TCP socket, any chunking.
  * Return: bytes consumed: |len|, or 0 for a held link (stop reading until
  * RDSU_LREQ_ATTACH) or an outgoing one not yet reported established;
- * RDSU_ERR_PROTO: a header announced more than 1 MiB, the path was reset
- * and a close requested; RDSU_ERR_CLOSED.
+ * RDSU_ERR_PROTO: a header announced more than 1 MiB (or the gather buffer
+ * for a split payload could not grow), the path was reset and a close
+ * requested; RDSU_ERR_CLOSED.
  */
 RDSU_API ssize_t rdsu_link_input(struct rdsu_ep *ep, uint64_t link, const uint8_t *in,
 				 size_t len, rdsu_ns now);
