@@ -121,8 +121,7 @@ void rdsu_tcp_cfg_default(struct rdsu_tcp_cfg *cfg)
  * Addresses
  */
 
-static socklen_t to_sockaddr(const struct rdsu_addr *a, uint16_t port,
-			     struct sockaddr_storage *ss)
+socklen_t rdsu_sockaddr(const struct rdsu_addr *a, uint16_t port, struct sockaddr_storage *ss)
 {
 	memset(ss, 0, sizeof(*ss));
 	if (rdsu_addr_is_v4(a)) {
@@ -141,7 +140,7 @@ static socklen_t to_sockaddr(const struct rdsu_addr *a, uint16_t port,
 	return sizeof(*s6);
 }
 
-static int from_sockaddr(const struct sockaddr_storage *ss, struct rdsu_addr *a, uint16_t *port)
+int rdsu_sockaddr_get(const struct sockaddr_storage *ss, struct rdsu_addr *a, uint16_t *port)
 {
 	if (ss->ss_family == AF_INET) {
 		const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
@@ -402,8 +401,8 @@ static int connect_try(struct rdsu_tcp *t, struct tsock *l)
 		int one = 1;
 		(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		tune(t, fd);
-		llen = to_sockaddr(&r->laddr, sport, &la);
-		flen = to_sockaddr(&r->faddr, t->cfg.connect_port ? t->cfg.connect_port : r->dport,
+		llen = rdsu_sockaddr(&r->laddr, sport, &la);
+		flen = rdsu_sockaddr(&r->faddr, t->cfg.connect_port ? t->cfg.connect_port : r->dport,
 				   &fa);
 		if (bind(fd, (struct sockaddr *)&la, llen) < 0) {
 			err = -errno;
@@ -479,7 +478,7 @@ static void connect_done(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 		return;
 	}
 	if (getsockname(l->fd, (struct sockaddr *)&ss, &slen) == 0)
-		(void)from_sockaddr(&ss, &a, &sport);
+		(void)rdsu_sockaddr_get(&ss, &a, &sport);
 	if (rdsu_link_established(t->ep, l->id, sport, now) < 0) {
 		/* Only a kick (rds_tcp_state_change), or no longer wanted. */
 		link_close(t, l, false);
@@ -510,7 +509,7 @@ static void do_accept(struct rdsu_tcp *t, struct tsock *ls, rdsu_ns now)
 			return;  /* EAGAIN, or a connection that died in the queue */
 		t->st.accepts++;
 		if (getsockname(fd, (struct sockaddr *)&la, &llen) < 0 ||
-		    from_sockaddr(&la, &laddr, &lport) < 0 || from_sockaddr(&fa, &faddr, &fport) < 0) {
+		    rdsu_sockaddr_get(&la, &laddr, &lport) < 0 || rdsu_sockaddr_get(&fa, &faddr, &fport) < 0) {
 			close(fd);
 			continue;
 		}
@@ -1008,7 +1007,7 @@ static void port_range(uint16_t *lo, uint16_t *hi)
 static int listen_on(struct rdsu_tcp *t, const struct rdsu_addr *a)
 {
 	struct sockaddr_storage ss;
-	socklen_t len = to_sockaddr(a, t->cfg.listen_port, &ss);
+	socklen_t len = rdsu_sockaddr(a, t->cfg.listen_port, &ss);
 	int one = 1, err;
 	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	struct tsock *s;

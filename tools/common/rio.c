@@ -110,25 +110,6 @@ struct rdsu_tcp *rio_tcp(struct rio *r)
 	return r ? r->tcp : NULL;
 }
 
-static socklen_t kaddr(const struct rdsu_addr *a, uint16_t port, struct sockaddr_storage *ss)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (rdsu_addr_is_v4(a)) {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons(port);
-		s4->sin_addr.s_addr = htonl(rdsu_addr_get_v4(a));
-		return sizeof(*s4);
-	}
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-
-	s6->sin6_family = AF_INET6;
-	s6->sin6_port = htons(port);
-	memcpy(&s6->sin6_addr, a->a, 16);
-	return sizeof(*s6);
-}
-
 int rio_socket(struct rio *r, const struct rdsu_addr *addr, uint16_t port, struct rio_sock **out)
 {
 	struct rio_sock *s = calloc(1, sizeof(*s));
@@ -142,7 +123,7 @@ int rio_socket(struct rio *r, const struct rdsu_addr *addr, uint16_t port, struc
 	s->v6 = !rdsu_addr_is_v4(addr);
 	if (r->kernel) {
 		struct sockaddr_storage ss;
-		socklen_t len = kaddr(addr, port, &ss);
+		socklen_t len = rdsu_sockaddr(addr, port, &ss);
 		int tr = RDS_TRANS_TCP;
 
 		s->fd = socket(AF_RDS, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -155,8 +136,14 @@ int rio_socket(struct rio *r, const struct rdsu_addr *addr, uint16_t port, struc
 		len = sizeof(ss);
 		if (getsockname(s->fd, (struct sockaddr *)&ss, &len) < 0)
 			goto err;
-		s->port = ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
-							: ((struct sockaddr_in6 *)&ss)->sin6_port);
+		{
+			struct rdsu_addr bound;
+
+			if (rdsu_sockaddr_get(&ss, &bound, &s->port) < 0) {
+				errno = EAFNOSUPPORT;
+				goto err;
+			}
+		}
 	} else {
 		struct rdsu_addr a;
 
@@ -243,7 +230,7 @@ int rio_send(struct rio_sock *s, const struct rdsu_addr *dst, uint16_t dport, co
 		struct msghdr mh = { 0 };
 
 		mh.msg_name = &ss;
-		mh.msg_namelen = kaddr(dst, dport, &ss);
+		mh.msg_namelen = rdsu_sockaddr(dst, dport, &ss);
 		mh.msg_iov = &iov;
 		mh.msg_iovlen = 1;
 		return sendmsg(s->fd, &mh, MSG_DONTWAIT) < 0 ? -errno : 0;
@@ -281,17 +268,8 @@ ssize_t rio_recv(struct rio_sock *s, void *buf, size_t cap, struct rdsu_addr *fr
 				return -errno;
 			if (mh.msg_namelen == 0)
 				continue; /* a congestion notification carries no address */
-			if (ss.ss_family == AF_INET) {
-				struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-
-				*from = rdsu_addr_v4(ntohl(s4->sin_addr.s_addr));
-				*sport = ntohs(s4->sin_port);
-			} else {
-				struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-
-				memcpy(from->a, &s6->sin6_addr, 16);
-				*sport = ntohs(s6->sin6_port);
-			}
+			if (rdsu_sockaddr_get(&ss, from, sport) < 0)
+				continue;
 			*trunc = (mh.msg_flags & MSG_TRUNC) != 0;
 			return n;
 		}
