@@ -17,7 +17,13 @@
 
 /* Put the map on the wire for every peer of local address |lidx|: on path
  * 0 when it is up (the lab saw state-change maps on path 0 only), else on
- * the first path that is. With none up, the next path up sends it anyway. */
+ * the first path that is. With none up, the next path up sends it anyway.
+ * Also on every other path that already wrote a map on its link: paths
+ * are separate TCP streams, so an older snapshot sent there (the one every
+ * path sends when it comes up) may reach the peer after this change on
+ * path 0 and undo it, leaving a port congested for good. A newer map
+ * behind it on the same stream cannot be overtaken. The kernel sends one
+ * map per change and has that race; we pay a map per path instead. */
 void rdsu_cong_queue_updates(struct rdsu_ep *ep, int lidx)
 {
 	rdsu_stat_inc(ep, RDSU_STAT_CONG_UPDATE_QUEUED);
@@ -26,14 +32,16 @@ void rdsu_cong_queue_updates(struct rdsu_ep *ep, int lidx)
 
 		if (c->c_lidx != lidx)
 			continue;
+		bool first = true;
+
 		for (unsigned p = 0; p < WIRE_MAX_PATHS; p++) {
 			struct rdsu_path *cp = &c->c_path[p];
 
-			if (cp->cp_state != RDSU_PATH_UP)
+			if (cp->cp_state != RDSU_PATH_UP || (!first && !cp->cp_map_sent))
 				continue;
+			first = false;
 			cp->cp_map_queued = true;
 			rdsu_path_kick(cp);
-			break;
 		}
 	}
 }

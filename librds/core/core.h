@@ -140,6 +140,7 @@ struct rdsu_path {
 	uint64_t cp_send_bytes, cp_retrans_bytes;
 	struct rdsu_xmit cp_xmit;
 	bool cp_map_queued;
+	bool cp_map_sent;                /* a map went out on the current link */
 	uint8_t *cp_map_snap;           /* WIRE_CONG_MAP_BYTES, allocated on first map */
 	uint64_t cp_tx_off;             /* stream bytes written on this link */
 	uint64_t cp_acked;              /* ... of which TCP acknowledged */

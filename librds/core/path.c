@@ -156,6 +156,7 @@ void rdsu_path_up(struct rdsu_path *cp, rdsu_ns now)
 	/* rds_connect_path_complete: every path that comes up sends the
 	 * whole map before anything else. */
 	cp->cp_map_queued = true;
+	cp->cp_map_sent = false;
 	cp->cp_connects++;
 	path_event(cp);
 	rdsu_probe_path_up(cp, now);

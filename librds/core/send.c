@@ -179,6 +179,7 @@ static bool map_start(struct rdsu_path *cp)
 	x->off = 0;
 	x->active = true;
 	cp->cp_map_queued = false;
+	cp->cp_map_sent = true;
 	rdsu_stat_inc(ep, RDSU_STAT_MAPS_SENT);
 	return true;
 }
