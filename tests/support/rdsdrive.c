@@ -631,6 +631,7 @@ int main(int argc, char **argv)
 	struct json_object *j = json_object_new_object();
 	int rc, e;
 
+	argp_err_exit_status = 2;
 	rio_cfg_default(&o.cfg);
 	o.sockets = 1;
 	o.count = 100;

@@ -1,0 +1,89 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# rdsping-cli.sh RDSPING RDSDRIVE - rdsping against a librds peer on
+# loopback (127.0.1.2, answering pings with no program of its own beyond an
+# idle endpoint): replies, their count and format, JSON, -n spreading over
+# sockets, lost replies counted without a hang, exit statuses 0/1/2.
+set -u
+bin=$1 drive=$2
+tmp=$(mktemp -d)
+peer=
+cleanup() {
+	[ -n "$peer" ] && kill "$peer" 2>/dev/null && wait "$peer" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail=0
+
+expect() {  # expect STATUS DESCRIPTION CMD...
+	want=$1 what=$2
+	shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	if [ "$got" != "$want" ]; then
+		echo "FAIL: $what: exit $got, want $want"; cat "$tmp/out" "$tmp/err"; fail=1
+	fi
+}
+
+expect 0 "--help" "$bin" --help
+expect 0 "--version" "$bin" --version
+expect 2 "no host" "$bin"
+expect 2 "bad host" "$bin" not-an-address
+expect 2 "bad count" "$bin" -c 0 127.0.1.2
+grep -q "bad count" "$tmp/err" || { echo "FAIL: bad count not said"; fail=1; }
+expect 2 "bad interval" "$bin" -i -1 127.0.1.2
+expect 2 "bad sockets" "$bin" -n 65 127.0.1.2
+expect 2 "source not local" "$bin" -c 1 -I 192.0.2.1 127.0.1.2
+expect 2 "two hosts" "$bin" 127.0.1.2 127.0.1.3
+
+"$drive" -b 127.0.1.2 serve --timeout 60 >"$tmp/peer.out" 2>"$tmp/peer.err" &
+peer=$!
+for _ in $(seq 100); do grep -q ready "$tmp/peer.err" 2>/dev/null && break; sleep 0.1; done
+
+expect 0 "five pings" "$bin" -c 5 -i 0.05 -I 127.0.1.1 127.0.1.2
+n=$(grep -c '^reply from 127.0.1.2: seq=[1-5] sock=0 port=[0-9]* time=[0-9.]* ms' "$tmp/out")
+[ "$n" = 5 ] || { echo "FAIL: want 5 reply lines, got $n"; cat "$tmp/out"; fail=1; }
+grep -q "includes connection set-up" "$tmp/out" || { echo "FAIL: first reply not marked"; fail=1; }
+grep -q "^5 sent, 5 received, 0.0% loss" "$tmp/out" || { echo "FAIL: summary"; cat "$tmp/out"; fail=1; }
+grep -q "^rtt min/avg/max/mdev = " "$tmp/out" || { echo "FAIL: rtt line"; fail=1; }
+
+expect 0 "quiet" "$bin" -q -c 2 -i 0.05 -I 127.0.1.1 127.0.1.2
+if grep -q "^reply" "$tmp/out"; then echo "FAIL: -q printed replies"; fail=1; fi
+
+expect 0 "json" "$bin" --json -c 3 -i 0.05 -I 127.0.1.1 127.0.1.2
+python3 - "$tmp/out" <<'PY' || fail=1
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1])]
+replies = [o for o in objs if o["type"] == "reply"]
+summ = objs[-1]
+assert len(replies) == 3 and [r["seq"] for r in replies] == [1, 2, 3], objs
+assert all(r["rtt_ms"] > 0 and r["from"] == "127.0.1.2" for r in replies), replies
+assert summ["type"] == "summary" and summ["sent"] == 3 and summ["received"] == 3, summ
+assert summ["min_ms"] <= summ["avg_ms"] <= summ["max_ms"], summ
+PY
+
+# -n 8: replies come to 8 sockets with 8 different ports.
+expect 0 "eight sockets" "$bin" -n 8 -c 16 -i 0.02 -I 127.0.1.1 127.0.1.2
+ports=$(sed -n 's/^reply from .* sock=\([0-9]*\) port=\([0-9]*\) .*/\1 \2/p' "$tmp/out" | sort -u | wc -l)
+[ "$ports" = 8 ] || { echo "FAIL: -n 8 used $ports socket/port pairs"; cat "$tmp/out"; fail=1; }
+
+# Nothing at 127.0.1.3: every ping lost, exit 1, bounded by -W.
+start=$(date +%s)
+expect 1 "no peer" "$bin" -c 3 -i 0.1 -W 0.5 -I 127.0.1.1 127.0.1.3
+end=$(date +%s)
+grep -q "^3 sent, 0 received, 100.0% loss" "$tmp/out" || { echo "FAIL: loss summary"; cat "$tmp/out"; fail=1; }
+n=$(grep -c "^no reply from 127.0.1.3" "$tmp/out")
+[ "$n" = 3 ] || { echo "FAIL: want 3 lost lines, got $n"; fail=1; }
+[ $((end - start)) -le 10 ] || { echo "FAIL: took $((end - start)) s"; fail=1; }
+
+# The peer goes away mid-run: losses are counted, no hang, replies before it count.
+"$bin" -c 40 -i 0.05 -W 0.5 -I 127.0.1.1 127.0.1.2 >"$tmp/out" 2>"$tmp/err" &
+ping=$!
+sleep 0.8
+kill "$peer"; wait "$peer" 2>/dev/null; peer=
+wait "$ping"; got=$?
+[ "$got" = 0 ] || { echo "FAIL: peer gone: exit $got"; cat "$tmp/out"; fail=1; }
+grep -q "no reply from 127.0.1.2" "$tmp/out" || { echo "FAIL: peer gone: no loss"; cat "$tmp/out"; fail=1; }
+grep -q "^40 sent, " "$tmp/out" || { echo "FAIL: peer gone: summary"; cat "$tmp/out"; fail=1; }
+
+exit $fail

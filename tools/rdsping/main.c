@@ -1,0 +1,486 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * rdsping - ping for RDS: zero-length messages to port 0 of a host, which
+ * its RDS stack (kernel or librds) answers with a pong from port 0 to the
+ * pinging socket's port (rds_recv_incoming -> rds_send_pong). Runs on
+ * librds, or on the kernel's AF_RDS with --kernel, through rio.
+ *
+ * Unlike rds-ping, a lost reply is counted and pinging goes on. Pongs
+ * carry nothing to tell pings apart, so each socket matches its replies
+ * in order (one socket's messages take one path, and RDS delivers a path
+ * in order); a socket whose ping timed out is closed and replaced by a
+ * fresh one, so a late pong can never be taken for the next ping's.
+ */
+#define _GNU_SOURCE
+#include <argp.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rio.h"
+
+const char *argp_program_version = "rdsping " RDSTK_VERSION;
+
+#define MAX_SOCKS 64
+#define MAX_OUT 64  /* outstanding pings per socket */
+
+struct ping {
+	uint64_t seq;
+	rdsu_ns sent;
+};
+
+struct psock {
+	struct rio_sock *s;
+	struct ping out[MAX_OUT];
+	unsigned head, n;
+};
+
+struct opts {
+	struct rio_cfg cfg;
+	const char *host_s;
+	struct rdsu_addr host, src;
+	bool have_src;
+	uint64_t count;          /* 0 = until interrupted */
+	double interval, timeout;
+	unsigned sockets;
+	bool quiet, json;
+};
+
+struct stats {
+	uint64_t sent, received, lost, late, errors;
+	double min, max, sum, sum2;
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+enum { O_JSON = 0x100, O_KERNEL };
+
+static const struct argp_option options[] = {
+	{ "count", 'c', "COUNT", 0, "stop after COUNT pings (default: until interrupted)", 0 },
+	{ "interval", 'i', "SECONDS", 0, "wait SECONDS between pings (default 1; fractions allowed)", 0 },
+	{ "source", 'I', "ADDR", 0, "send from local address ADDR (default: the route's source)", 0 },
+	{ "sockets", 'n', "N", 0, "ping from N sockets (ports) in turn, spreading over paths (default 1)", 0 },
+	{ "timeout", 'W', "SECONDS", 0, "count a ping lost after SECONDS without a reply (default 2)", 0 },
+	{ "quiet", 'q', NULL, 0, "print only the summary", 0 },
+	{ "json", O_JSON, NULL, 0, "one JSON object per reply, loss and the summary", 0 },
+	{ "kernel", O_KERNEL, NULL, 0, "use the kernel's AF_RDS sockets instead of librds", 0 },
+	{ 0 }
+};
+
+static int seconds(const char *s, double min, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < min || v > 86400)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static error_t parse(int key, char *arg, struct argp_state *st)
+{
+	struct opts *o = st->input;
+	char *end;
+	unsigned long long v;
+
+	switch (key) {
+	case 'c':
+		errno = 0;
+		v = strtoull(arg, &end, 10);
+		if (errno || end == arg || *end || v == 0 || arg[0] == '-')
+			argp_error(st, "bad count '%s': a number above 0", arg);
+		o->count = v;
+		return 0;
+	case 'i':
+		if (seconds(arg, 0.001, &o->interval) < 0)
+			argp_error(st, "bad interval '%s': seconds, at least 0.001", arg);
+		return 0;
+	case 'W':
+		if (seconds(arg, 0.001, &o->timeout) < 0)
+			argp_error(st, "bad timeout '%s': seconds, at least 0.001", arg);
+		return 0;
+	case 'I':
+		if (rio_parse_addr(arg, &o->src) < 0)
+			argp_error(st, "bad source address '%s'", arg);
+		o->have_src = true;
+		return 0;
+	case 'n':
+		errno = 0;
+		v = strtoull(arg, &end, 10);
+		if (errno || end == arg || *end || v == 0 || v > MAX_SOCKS)
+			argp_error(st, "bad socket count '%s': 1 to %d", arg, MAX_SOCKS);
+		o->sockets = (unsigned)v;
+		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
+	case O_JSON:
+		o->json = true;
+		return 0;
+	case O_KERNEL:
+		o->cfg.kernel = true;
+		return 0;
+	case ARGP_KEY_ARG:
+		if (o->host_s)
+			argp_error(st, "one host only");
+		if (rio_parse_addr(arg, &o->host) < 0)
+			argp_error(st, "bad host '%s': an IPv4 or IPv6 address", arg);
+		o->host_s = arg;
+		return 0;
+	case ARGP_KEY_END:
+		if (!o->host_s)
+			argp_error(st, "a host to ping is needed");
+		return 0;
+	}
+	return ARGP_ERR_UNKNOWN;
+}
+
+/* The address the kernel would send from: a connected UDP socket's name.
+ * connect() on UDP sends nothing. */
+static int route_source(const struct rdsu_addr *dst, struct rdsu_addr *src)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = rdsu_sockaddr(dst, RDSU_TCP_PORT, &ss);
+	int fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0), e = 0;
+	uint16_t port;
+
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&ss, len) < 0)
+		e = -errno;
+	len = sizeof(ss);
+	if (!e && getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+		e = -errno;
+	close(fd);
+	if (!e)
+		e = rdsu_sockaddr_get(&ss, src, &port);
+	return e;
+}
+
+static double ms(rdsu_ns d)
+{
+	return (double)d / 1e6;
+}
+
+static void emit_json(struct json_object *j)
+{
+	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+	json_object_put(j);
+	fflush(stdout);
+}
+
+/* Is the path to |host| down, so the next ping also sets up the connection? */
+static bool conn_down(struct rio *r, const struct opts *o)
+{
+	struct rdsu_conn_info ci;
+
+	if (!rio_tcp(r))
+		return false;
+	if (rdsu_ep_conn_get(rdsu_tcp_ep(rio_tcp(r)), &o->src, &o->host, &ci) < 0)
+		return true;
+	return ci.path[0].state != RDSU_PATH_UP;
+}
+
+static void on_reply(const struct opts *o, struct stats *st, unsigned i, uint16_t port,
+		     const struct ping *p, rdsu_ns now, bool setup)
+{
+	double rtt = ms(now - p->sent);
+
+	st->received++;
+	st->sum += rtt;
+	st->sum2 += rtt * rtt;
+	if (st->received == 1 || rtt < st->min)
+		st->min = rtt;
+	if (rtt > st->max)
+		st->max = rtt;
+	if (o->quiet)
+		return;
+	if (o->json) {
+		struct json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "type", json_object_new_string("reply"));
+		json_object_object_add(j, "from", json_object_new_string(o->host_s));
+		json_object_object_add(j, "seq", json_object_new_int64((int64_t)p->seq));
+		json_object_object_add(j, "sock", json_object_new_int((int)i));
+		json_object_object_add(j, "port", json_object_new_int(port));
+		json_object_object_add(j, "rtt_ms", json_object_new_double(rtt));
+		json_object_object_add(j, "connect", json_object_new_boolean(setup));
+		emit_json(j);
+		return;
+	}
+	printf("reply from %s: seq=%llu sock=%u port=%u time=%.3f ms%s\n", o->host_s,
+	       (unsigned long long)p->seq, i, port, rtt,
+	       setup ? " (includes connection set-up)" : "");
+	fflush(stdout);
+}
+
+static void on_lost(const struct opts *o, struct stats *st, unsigned i, const struct ping *p,
+		    const char *why)
+{
+	st->lost++;
+	if (o->quiet)
+		return;
+	if (o->json) {
+		struct json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "type", json_object_new_string("lost"));
+		json_object_object_add(j, "seq", json_object_new_int64((int64_t)p->seq));
+		json_object_object_add(j, "sock", json_object_new_int((int)i));
+		json_object_object_add(j, "reason", json_object_new_string(why));
+		emit_json(j);
+		return;
+	}
+	printf("no reply from %s: seq=%llu sock=%u (%s)\n", o->host_s, (unsigned long long)p->seq,
+	       i, why);
+	fflush(stdout);
+}
+
+static int new_sock(struct rio *r, const struct opts *o, struct psock *ps)
+{
+	memset(ps, 0, sizeof(*ps));
+	return rio_socket(r, &o->src, 0, &ps->s);
+}
+
+/* Drop |ps|'s timed-out pings; if any, the socket is replaced (see top). */
+static int expire(struct rio *r, const struct opts *o, struct stats *st, struct psock *ps,
+		  unsigned i, rdsu_ns now, bool all)
+{
+	bool lost = false;
+	rdsu_ns limit = (rdsu_ns)(o->timeout * 1e9);
+
+	while (ps->n && (all || now - ps->out[ps->head].sent >= limit)) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "no reply in %.3f s", o->timeout);
+		on_lost(o, st, i, &ps->out[ps->head], why);
+		ps->head = (ps->head + 1) % MAX_OUT;
+		ps->n--;
+		lost = true;
+	}
+	if (!lost || all)
+		return 0;
+	/* A late pong would now be taken for the next ping's: the pings
+	 * still out on this socket cannot be told apart any more. */
+	while (ps->n) {
+		on_lost(o, st, i, &ps->out[ps->head], "abandoned with the socket of a lost ping");
+		ps->head = (ps->head + 1) % MAX_OUT;
+		ps->n--;
+	}
+	rio_sock_close(ps->s);
+	return new_sock(r, o, ps);
+}
+
+static void drain(const struct opts *o, struct stats *st, struct psock *ps, unsigned i,
+		  bool *setup)
+{
+	for (;;) {
+		struct rdsu_addr from;
+		uint16_t sport;
+		bool trunc;
+		uint8_t buf[64];
+		ssize_t n = rio_recv(ps->s, buf, sizeof(buf), &from, &sport, &trunc);
+
+		if (n < 0)
+			return;
+		/* Only pongs: zero length, from port 0 of the host. */
+		if (n != 0 || sport != 0 || memcmp(&from, &o->host, sizeof(from)))
+			continue;
+		if (!ps->n) {
+			st->late++;
+			continue;
+		}
+		on_reply(o, st, i, rio_sock_port(ps->s), &ps->out[ps->head], rdsu_clock(),
+			 setup[i]);
+		setup[i] = false;
+		ps->head = (ps->head + 1) % MAX_OUT;
+		ps->n--;
+	}
+}
+
+static void summary(const struct opts *o, const struct stats *st, rdsu_ns elapsed)
+{
+	double loss = st->sent ? 100.0 * (double)(st->sent - st->received) / (double)st->sent : 0;
+	double avg = st->received ? st->sum / (double)st->received : 0;
+	double var = st->received ? st->sum2 / (double)st->received - avg * avg : 0;
+	double mdev = var > 0 ? sqrt(var) : 0;
+
+	if (o->json) {
+		struct json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "type", json_object_new_string("summary"));
+		json_object_object_add(j, "host", json_object_new_string(o->host_s));
+		json_object_object_add(j, "sent", json_object_new_int64((int64_t)st->sent));
+		json_object_object_add(j, "received", json_object_new_int64((int64_t)st->received));
+		json_object_object_add(j, "lost", json_object_new_int64((int64_t)st->lost));
+		json_object_object_add(j, "late", json_object_new_int64((int64_t)st->late));
+		json_object_object_add(j, "errors", json_object_new_int64((int64_t)st->errors));
+		json_object_object_add(j, "loss_pct", json_object_new_double(loss));
+		json_object_object_add(j, "time_ms", json_object_new_double(ms(elapsed)));
+		if (st->received) {
+			json_object_object_add(j, "min_ms", json_object_new_double(st->min));
+			json_object_object_add(j, "avg_ms", json_object_new_double(avg));
+			json_object_object_add(j, "max_ms", json_object_new_double(st->max));
+			json_object_object_add(j, "mdev_ms", json_object_new_double(mdev));
+		}
+		emit_json(j);
+		return;
+	}
+	printf("\n--- %s rdsping statistics ---\n", o->host_s);
+	printf("%llu sent, %llu received, %.1f%% loss", (unsigned long long)st->sent,
+	       (unsigned long long)st->received, loss);
+	if (st->late)
+		printf(", %llu late", (unsigned long long)st->late);
+	if (st->errors)
+		printf(", %llu send errors", (unsigned long long)st->errors);
+	printf(", time %.0f ms\n", ms(elapsed));
+	if (st->received)
+		printf("rtt min/avg/max/mdev = %.3f/%.3f/%.3f/%.3f ms\n", st->min, avg, st->max,
+		       mdev);
+}
+
+int main(int argc, char **argv)
+{
+	static struct opts o;
+	static const struct argp ap = {
+		options, parse, "HOST",
+		"Send RDS pings to HOST (its RDS stack answers from port 0) and report the "
+		"round-trip times.\v"
+		"Exit status: 0 if a reply came, 1 if none did, 2 on errors.",
+		NULL, NULL, NULL
+	};
+	static struct psock ps[MAX_SOCKS];
+	static bool setup[MAX_SOCKS];
+	struct stats st = { 0 };
+	struct rio *r;
+	rdsu_ns start, next;
+	uint64_t seq = 0;
+	char src[64];
+	int e;
+
+	argp_err_exit_status = 2;
+	rio_cfg_default(&o.cfg);
+	o.interval = 1;
+	o.timeout = 2;
+	o.sockets = 1;
+	if (argp_parse(&ap, argc, argv, 0, NULL, &o) != 0)
+		return 2;
+	if (!o.have_src && (e = route_source(&o.host, &o.src)) < 0) {
+		fprintf(stderr, "rdsping: no route to %s: %s\n", o.host_s, strerror(-e));
+		return 2;
+	}
+	if (rio_cfg_add_addr(&o.cfg, &o.src) < 0)
+		return 2;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	e = rio_open(&r, &o.cfg);
+	if (e < 0) {
+		fprintf(stderr, "rdsping: %s on %s: %s\n", o.cfg.kernel ? "AF_RDS" : "librds",
+			rdsu_addr_str(&o.src, src, sizeof(src)), rdsu_strerror(e));
+		return 2;
+	}
+	for (unsigned i = 0; i < o.sockets; i++) {
+		e = new_sock(r, &o, &ps[i]);
+		if (e < 0) {
+			fprintf(stderr, "rdsping: bind %s: %s\n",
+				rdsu_addr_str(&o.src, src, sizeof(src)), rdsu_strerror(e));
+			rio_close(r);
+			return 2;
+		}
+	}
+	if (!o.quiet && !o.json)
+		printf("RDSPING %s from %s (%s, %u socket%s)\n", o.host_s,
+		       rdsu_addr_str(&o.src, src, sizeof(src)), o.cfg.kernel ? "kernel" : "librds",
+		       o.sockets, o.sockets == 1 ? "" : "s");
+	start = next = rdsu_clock();
+	for (;;) {
+		rdsu_ns now = rdsu_clock(), wake;
+		bool sending = !stop && (!o.count || seq < o.count);
+		size_t outstanding = 0;
+
+		if (sending && now >= next) {
+			unsigned i = (unsigned)(seq % o.sockets);
+			struct psock *p = &ps[i];
+
+			seq++;
+			st.sent++;
+			if (p->n == MAX_OUT) {
+				st.errors++;
+			} else {
+				bool down = conn_down(r, &o);
+
+				e = rio_send(p->s, &o.host, 0, NULL, 0);
+				if (e < 0) {
+					struct ping lost = { seq, now };
+
+					st.errors++;
+					on_lost(&o, &st, i, &lost, rdsu_strerror(e));
+				} else {
+					p->out[(p->head + p->n) % MAX_OUT] = (struct ping){ seq, now };
+					p->n++;
+					setup[i] = setup[i] || down;
+				}
+			}
+			next += (rdsu_ns)(o.interval * 1e9);
+			if (next < now)
+				next = now;
+			continue;
+		}
+		for (unsigned i = 0; i < o.sockets; i++) {
+			drain(&o, &st, &ps[i], i, setup);
+			if (expire(r, &o, &st, &ps[i], i, now, false) < 0) {
+				fprintf(stderr, "rdsping: cannot replace socket %u\n", i);
+				stop = 1;
+			}
+			outstanding += ps[i].n;
+		}
+		if (!sending && (outstanding == 0 || stop))
+			break;
+		/* Sleep until the next ping or the oldest timeout, whichever first. */
+		wake = sending ? next : RDSU_NS_NEVER;
+		for (unsigned i = 0; i < o.sockets; i++)
+			if (ps[i].n) {
+				rdsu_ns t = ps[i].out[ps[i].head].sent + (rdsu_ns)(o.timeout * 1e9);
+
+				if (t < wake)
+					wake = t;
+			}
+		{
+			struct rio_sock *socks[MAX_SOCKS];
+			unsigned want[MAX_SOCKS], got[MAX_SOCKS];
+
+			for (unsigned i = 0; i < o.sockets; i++) {
+				socks[i] = ps[i].s;
+				want[i] = RIO_POLLIN;
+			}
+			e = rio_wait(r, socks, want, got, o.sockets, wake);
+			if (e < 0 && e != -EINTR) {
+				fprintf(stderr, "rdsping: %s\n", rdsu_strerror(e));
+				break;
+			}
+		}
+	}
+	/* Interrupted: what is still out is not a loss, it is unanswered. */
+	for (unsigned i = 0; i < o.sockets; i++) {
+		st.sent -= stop ? ps[i].n : 0;
+		rio_sock_close(ps[i].s);
+	}
+	summary(&o, &st, rdsu_clock() - start);
+	rio_close(r);
+	return st.received ? 0 : 1;
+}
