@@ -134,6 +134,8 @@ void rdsu_probe_input(struct rdsu_conn *c, const struct wire_hdr *h, rdsu_ns now
 		for (unsigned i = 1; i < c->c_npaths; i++)
 			rdsu_path_connect_if_down(&c->c_path[i], now);
 	rdsu_conn_retry_held(c, now);
+	/* Data held on an unsure path 0 (send.c path0_unsure) may go now. */
+	rdsu_path_kick(&c->c_path[0]);
 }
 
 unsigned rdsu_probe_pick_path(struct rdsu_conn *c, const struct rdsu_sock *rs, rdsu_ns now)

@@ -127,13 +127,41 @@ int rdsu_send_ctl(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dport,
 	return 1;
 }
 
+/*
+ * 7.x: until the peer's first probe says whether it encodes paths in its
+ * source ports, an accepted path 0 whose port names another path may be
+ * the peer's path k (a 7.x peer reconnecting its paths to a fresh
+ * endpoint, in any order). Data written there would be delivered on the
+ * peer's path k and, after the re-sync moves path 0 (probe.c), again on
+ * its real path 0, whose sequence state knows nothing of it: the lab saw
+ * a 7.2 kernel deliver such a message twice. So only control messages
+ * (probes, pongs) go until the count is known, one round trip.
+ */
+static bool path0_unsure(const struct rdsu_path *cp)
+{
+	const struct rdsu_conn *c = cp->cp_conn;
+
+	return cp->cp_index == 0 && c->c_ep->cfg.kver != WIRE_KVER_6 && c->c_npaths == 0 &&
+	       !cp->cp_outgoing && cp->cp_peer_sport % WIRE_MAX_PATHS != 0;
+}
+
+static bool may_send_head(struct rdsu_path *cp)
+{
+	const struct rdsu_msg *rm;
+
+	if (rdsu_list_empty(&cp->cp_send_q))
+		return false;
+	if (cp->cp_index > 0)
+		return rdsu_probe_cp0_caught_up(cp->cp_conn);
+	rm = rdsu_container_of(cp->cp_send_q.next, struct rdsu_msg, m_conn_item);
+	return rm->m_kind != RDSU_MK_DATA || !path0_unsure(cp);
+}
+
 bool rdsu_send_has_output(struct rdsu_path *cp)
 {
 	if (cp->cp_xmit.active || cp->cp_map_queued)
 		return true;
-	if (rdsu_list_empty(&cp->cp_send_q))
-		return false;
-	return cp->cp_index == 0 || rdsu_probe_cp0_caught_up(cp->cp_conn);
+	return may_send_head(cp);
 }
 
 static void build_hdr(struct rdsu_path *cp, const struct rdsu_msg *rm, uint8_t *out)
@@ -191,9 +219,7 @@ static bool xmit_start(struct rdsu_path *cp)
 
 	if (cp->cp_map_queued && map_start(cp))
 		return true;
-	if (rdsu_list_empty(&cp->cp_send_q))
-		return false;
-	if (cp->cp_index > 0 && !rdsu_probe_cp0_caught_up(cp->cp_conn))
+	if (!may_send_head(cp))
 		return false;
 	rm = rdsu_container_of(cp->cp_send_q.next, struct rdsu_msg, m_conn_item);
 	msg_unqueue(cp, rm);

@@ -212,6 +212,48 @@ static void test_probe_slot0_resync(void **state)
 	}
 }
 
+/*
+ * A fresh 7.x endpoint (the larger address) accepts a connection whose
+ * source port says path 3 before any probe: it takes slot 0 in arrival
+ * order, but data must not go on it until the peer's probe says how paths
+ * are numbered, or the peer would deliver it on its path 3 and again on
+ * its path 0 after the re-sync (seen with a 7.2 kernel in the lab).
+ * Control messages (our probe) still go; a port that says path 0 is not
+ * held.
+ */
+static void test_probe_unsure_slot0_holds_data(void **state)
+{
+	(void)state;
+	for (int wrong = 0; wrong < 2; wrong++) {
+		struct rdsu_ep *ep = ep_make(LARGE, WIRE_KVER_7, 9);
+		struct rdsu_sock *s = sock_at(ep, LARGE, 5000);
+		struct rdsu_addr small = rdsu_addr_v4(SMALL);
+		struct peer p;
+		struct wire_hdr h;
+		struct iovec iov = { (void *)"data", 4 };
+		uint64_t link = accept_from_small(ep, wrong ? 32787 : 32784);
+
+		peer_init(&p, ep, link);
+		assert_int_equal(rdsu_sock_submit(s, &small, 6000, &iov, 1, T0), 4);
+		peer_pull(&p);
+		assert_int_equal(count_kind(&p, WIRE_KIND_PROBE_PING), 1);
+		assert_int_equal(count_kind(&p, WIRE_KIND_DATA), wrong ? 0 : 1);
+		if (!wrong) {
+			peer_fini(&p);
+			rdsu_ep_free(ep);
+			continue;
+		}
+		/* A 6.x-style probe (no SPORT_IDX): the slot stands, data goes. */
+		probe_hdr(&h, true, 1, WIRE_KVER_6, 8, 0);
+		assert_int_equal(peer_feed(&p, &h, NULL, false), WIRE_HDR_LEN);
+		peer_pull(&p);
+		assert_int_equal(count_kind(&p, WIRE_KIND_DATA), 1);
+		assert_int_equal(stat(ep, RDSU_STAT_SEND_RETRANSMITTED), 0);
+		peer_fini(&p);
+		rdsu_ep_free(ep);
+	}
+}
+
 /* A changed non-zero GEN_NUM resets every path's numbers; the same one,
  * or 0, does nothing. A retransmitted old sequence number is the tell. */
 static void run_gen(uint32_t g1, uint32_t g2, bool expect_reset)
@@ -358,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_probe_npaths_negotiation),
 		cmocka_unit_test(test_probe_6x_peer_npaths_only),
 		cmocka_unit_test(test_probe_slot0_resync),
+		cmocka_unit_test(test_probe_unsure_slot0_holds_data),
 		cmocka_unit_test(test_probe_gen_change_resets),
 		cmocka_unit_test(test_probe_gen_change_flushes_retransmit),
 		cmocka_unit_test(test_probe_one_at_a_time),
