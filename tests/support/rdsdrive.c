@@ -42,6 +42,8 @@ struct opts {
 	bool have_bind, have_to;
 	uint16_t port;          /* sink: port to receive on; source: destination */
 	uint16_t sport;         /* source: first source port (0 = ephemeral) */
+	uint16_t sports[MAX_SOCKS]; /* source: explicit ports (--sports) */
+	unsigned n_sports;
 	unsigned sockets;
 	uint64_t count;         /* source: per socket */
 	uint64_t expect;        /* sink: total messages */
@@ -129,7 +131,7 @@ static uint64_t digest_add(uint64_t h, const uint8_t *p, size_t n)
 
 enum { O_KERNEL = 0x100, O_KVER, O_NPATHS, O_TO, O_PORT, O_SPORT, O_SOCKETS, O_COUNT,
        O_EXPECT, O_SIZES, O_SNDBUF, O_RCVBUF, O_TIMEOUT, O_LINGER, O_STALL_AFTER, O_STALL,
-       O_PACE, O_LISTEN_PORT, O_CONNECT_PORT, O_GEN };
+       O_PACE, O_LISTEN_PORT, O_CONNECT_PORT, O_GEN, O_SPORTS };
 
 static const struct argp_option options[] = {
 	{ "bind", 'b', "ADDR", 0, "local address (librds: the endpoint's; repeatable)", 1 },
@@ -143,6 +145,7 @@ static const struct argp_option options[] = {
 	{ "port", O_PORT, "P", 0, "source: destination port; sink: port to receive on", 2 },
 	{ "sport", O_SPORT, "P", 0, "source: first source port (default: ephemeral)", 2 },
 	{ "sockets", O_SOCKETS, "K", 0, "source: K sockets on ports sport.. (default 1)", 2 },
+	{ "sports", O_SPORTS, "LIST", 0, "source: one socket on each of these ports", 2 },
 	{ "count", O_COUNT, "N", 0, "source: messages per socket (default 100)", 2 },
 	{ "expect", O_EXPECT, "N", 0, "sink: messages in total before exiting", 2 },
 	{ "sizes", O_SIZES, "LIST", 0, "message sizes in turn (default 0,1,48,1000,4096,65536)", 2 },
@@ -223,6 +226,19 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			argp_error(st, "bad port %s", arg);
 		*(key == O_PORT ? &o->port : &o->sport) = (uint16_t)v;
 		return 0;
+	case O_SPORTS: {
+		char *save = NULL, *tok, *dup = strdup(arg);
+
+		o->n_sports = 0;
+		for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			if (o->n_sports == MAX_SOCKS || num(tok, 65535, &v) < 0 || !v)
+				argp_error(st, "bad --sports (up to %d ports)", MAX_SOCKS);
+			o->sports[o->n_sports++] = (uint16_t)v;
+		}
+		free(dup);
+		o->sockets = o->n_sports;
+		return 0;
+	}
 	case O_SOCKETS:
 		if (num(arg, MAX_SOCKS, &v) < 0 || !v)
 			argp_error(st, "--sockets is 1..%d", MAX_SOCKS);
@@ -381,7 +397,8 @@ static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 	if (!buf)
 		fail("malloc", -ENOMEM);
 	for (unsigned i = 0; i < o->sockets; i++) {
-		int e = rio_socket(r, &o->bind, o->sport ? (uint16_t)(o->sport + i) : 0, &s[i]);
+		uint16_t port = o->n_sports ? o->sports[i] : o->sport ? (uint16_t)(o->sport + i) : 0;
+		int e = rio_socket(r, &o->bind, port, &s[i]);
 
 		if (e < 0)
 			fail("bind", e);
