@@ -459,6 +459,7 @@ static void do_connect(struct rdsu_tcp *t, const struct rdsu_lreq *r, rdsu_ns no
 }
 
 static void output(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now);
+static void salvage(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now);
 static void input(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now);
 
 static void connect_done(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
@@ -676,15 +677,22 @@ blocked:
 	link_rewatch(t, l);
 	return;
 lost:
-	link_lost(t, l, now);
+	salvage(t, l, now);
 }
+
+static void do_requests(struct rdsu_tcp *t, rdsu_ns now);
 
 static int feed(struct rdsu_tcp *t, struct tsock *l, const uint8_t *p, size_t n, rdsu_ns now)
 {
 	ssize_t r = rdsu_link_input(t->ep, l->id, p, n, now);
 
 	if (r == RDSU_ERR_CLOSED) {
-		link_close(t, l, false);
+		/* The core may have let go of the link while reading (a probe
+		 * re-syncing slot 0) and queued an orderly close for it: that
+		 * close must drain, not cut the socket with unread bytes. */
+		do_requests(t, now);
+		if (l->kind == TS_LINK)
+			link_close(t, l, false);
 		return -1;
 	}
 	if (r < 0)
@@ -751,6 +759,27 @@ static void attach(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 /* ------------------------------------------------------------------------
  * Requests from the core
  */
+
+/*
+ * A send found the connection dead. What it had received is still in the
+ * socket and TCP has acknowledged it, so the peer has freed those messages
+ * and will never resend them: read it all into the core, then report the
+ * loss.
+ */
+static void salvage(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
+{
+	for (;;) {
+		ssize_t n = recv(l->fd, t->rbuf, READ_CHUNK, MSG_DONTWAIT);
+
+		if (n <= 0)
+			break;
+		t->st.reads++;
+		t->st.bytes_in += (uint64_t)n;
+		if (feed(t, l, t->rbuf, (size_t)n, now) < 0)
+			return;  /* closed or held by the core */
+	}
+	link_lost(t, l, now);
+}
 
 static void do_requests(struct rdsu_tcp *t, rdsu_ns now)
 {
@@ -902,7 +931,11 @@ static void on_event(struct rdsu_tcp *t, struct tsock *s, uint32_t ev, rdsu_ns n
 			char c;
 			ssize_t n = recv(s->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
 
-			if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
+			/* EPOLLERR and EPOLLHUP cannot be masked: a reset link
+			 * with bytes unread would wake every wait. It can never
+			 * carry a reply, so it is lost, bytes and all. */
+			if (n == 0 || (ev & (EPOLLERR | EPOLLHUP)) ||
+			    (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
 				link_lost(t, s, now);
 				return;
 			}
