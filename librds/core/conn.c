@@ -232,6 +232,7 @@ void rdsu_conn_info_fill(const struct rdsu_conn *c, struct rdsu_conn_info *out)
 	out->peer_gen = c->c_peer_gen;
 	out->peer_sport_idx = c->c_with_sport_idx;
 	out->probe_pending = c->c_probe_pending;
+	out->fanout_hold = c->c_fence != RDSU_FENCE_NONE || c->c_cp0_catchup;
 	out->held_links = c->c_n_held;
 	out->peer_congested = (uint32_t)wire_cong_count(&c->c_fcong);
 	for (unsigned i = 0; i < WIRE_MAX_PATHS; i++)

@@ -178,7 +178,15 @@ struct rdsu_conn {
 	uint32_t c_peer_gen;
 	bool c_gen_changed;             /* for the next PEER event */
 	bool c_probe_pending;           /* c_ping_triggered */
-	uint64_t c_cp0_catchup;         /* paths > 0 wait until path 0 acked <= this */
+	/* At the fan-out paths > 0 hold their messages until path 0 has
+	 * had acknowledged what it held then (c_cp0_catchup, a sequence
+	 * number) and the peer has answered a probe ping queued behind it
+	 * (the fence; see probe.c). */
+	uint64_t c_cp0_catchup;
+	uint8_t c_fence;                /* RDSU_FENCE_* */
+	uint32_t c_fence_due;           /* probe pongs still owed before the fence's */
+	uint32_t c_probes_out;          /* probe pings sent, not yet answered */
+	bool c_cp0_data;                /* data went on path 0 before the fan-out */
 
 	/* incoming links waiting for a free slot, in arrival order (7.x
 	 * stashes one; we keep up to one per path, so a fan-out that
@@ -304,11 +312,13 @@ void rdsu_cong_remove_sock(struct rdsu_sock *rs);
 
 /* probe.c */
 void rdsu_probe_build(const struct rdsu_conn *c, struct wire_hdr *h, bool pong, uint64_t seq);
-void rdsu_probe_input(struct rdsu_conn *c, const struct wire_hdr *h, rdsu_ns now);
+void rdsu_probe_input(struct rdsu_conn *c, const struct wire_hdr *h, bool pong, rdsu_ns now);
 void rdsu_probe_ping(struct rdsu_conn *c, rdsu_ns now);
 unsigned rdsu_probe_pick_path(struct rdsu_conn *c, const struct rdsu_sock *rs, rdsu_ns now);
 void rdsu_probe_path_up(struct rdsu_path *cp, rdsu_ns now);
+enum { RDSU_FENCE_NONE, RDSU_FENCE_NEED, RDSU_FENCE_SENT };
 bool rdsu_probe_cp0_caught_up(struct rdsu_conn *c);
+void rdsu_probe_fence_send(struct rdsu_conn *c, rdsu_ns now);
 
 /* sock.c */
 struct rdsu_sock *rdsu_sock_find_bound(const struct rdsu_ep *ep, int lidx, uint16_t port);

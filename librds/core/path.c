@@ -185,8 +185,12 @@ void rdsu_path_drop(struct rdsu_path *cp, bool close_link, bool reset, rdsu_ns n
 	/* 7.x re-learns the path count after every path-0 shutdown; a probe
 	 * lost with the connection must not block the next one. (One still
 	 * queued because the link never came up is not lost.) */
-	if (cp->cp_index == 0 && was_up)
+	if (cp->cp_index == 0 && was_up) {
 		c->c_probe_pending = false;
+		c->c_probes_out = 0;
+		if (c->c_fence == RDSU_FENCE_SENT)
+			c->c_fence = RDSU_FENCE_NEED;
+	}
 	path_event(cp);
 	queue_reconnect(cp, now);
 	rdsu_conn_retry_held(c, now);

@@ -69,8 +69,75 @@ void rdsu_probe_ping(struct rdsu_conn *c, rdsu_ns now)
 {
 	if (c->c_probe_pending)
 		return;
-	if (rdsu_send_ctl(&c->c_path[0], RDSU_MK_PROBE_PING, 0, now) > 0)
+	if (rdsu_send_ctl(&c->c_path[0], RDSU_MK_PROBE_PING, 0, now) > 0) {
 		c->c_probe_pending = true;
+		c->c_probes_out++;
+	}
+}
+
+bool rdsu_probe_cp0_caught_up(struct rdsu_conn *c)
+{
+	struct rdsu_path *cp0 = &c->c_path[0];
+	uint64_t min = UINT64_MAX;
+
+	if (c->c_fence != RDSU_FENCE_NONE)
+		return false;
+	if (!c->c_cp0_catchup)
+		return true;
+	/* Written-but-unacknowledged messages are older than queued ones,
+	 * except after a reset put them back in front: look at both heads. */
+	if (!rdsu_list_empty(&cp0->cp_retrans_q))
+		min = rdsu_container_of(cp0->cp_retrans_q.next, struct rdsu_msg, m_conn_item)
+			      ->m_seq;
+	if (!rdsu_list_empty(&cp0->cp_send_q)) {
+		uint64_t s = rdsu_container_of(cp0->cp_send_q.next, struct rdsu_msg, m_conn_item)
+				     ->m_seq;
+
+		if (s < min)
+			min = s;
+	}
+	if (min > c->c_cp0_catchup) {
+		c->c_cp0_catchup = 0;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The fan-out fence. A socket's messages move from path 0 to their own path
+ * when the count becomes known; those still on path 0 must reach the
+ * peer's application first. TCP's acknowledgement is not enough: the peer
+ * reads its connections in its own order, and a large message acknowledged
+ * on path 0 can still be unread when small ones on another path are
+ * delivered (seen on loopback). The peer answers a ping only once it has
+ * processed everything before it on that connection, so the pong to a probe
+ * ping queued behind them is the proof; the acknowledgement is still
+ * waited for (rdsu_probe_cp0_caught_up), because a pong can be a stale
+ * answer when path 0 resets during the fence. (7.x rds_mprds_cp0_catchup
+ * waits only until path 0 has sent them.)
+ */
+void rdsu_probe_fence_send(struct rdsu_conn *c, rdsu_ns now)
+{
+	if (c->c_fence != RDSU_FENCE_NEED)
+		return;
+	if (rdsu_send_ctl(&c->c_path[0], RDSU_MK_PROBE_PING, 0, now) <= 0)
+		return;  /* no memory: tried again when path 0 comes up */
+	c->c_probe_pending = true;
+	c->c_probes_out++;
+	/* Pongs come back in the order of the pings on path 0. */
+	c->c_fence_due = c->c_probes_out;
+	c->c_fence = RDSU_FENCE_SENT;
+}
+
+static void fence_pong(struct rdsu_conn *c)
+{
+	if (c->c_probes_out)
+		c->c_probes_out--;
+	if (c->c_fence != RDSU_FENCE_SENT || --c->c_fence_due)
+		return;
+	c->c_fence = RDSU_FENCE_NONE;
+	for (unsigned i = 1; i < WIRE_MAX_PATHS; i++)
+		rdsu_path_kick(&c->c_path[i]);
 }
 
 static void gen_update(struct rdsu_conn *c, uint32_t gen)
@@ -86,7 +153,9 @@ static void gen_update(struct rdsu_conn *c, uint32_t gen)
 			rdsu_send_flush_retrans(cp);
 		}
 		/* Sequence order on path 0 means nothing any more. */
+		c->c_fence = RDSU_FENCE_NONE;
 		c->c_cp0_catchup = 0;
+		c->c_cp0_data = false;
 		c->c_gen_changed = true;
 		rdsu_stat_inc(c->c_ep, RDSU_STAT_GEN_RESET);
 	}
@@ -94,7 +163,7 @@ static void gen_update(struct rdsu_conn *c, uint32_t gen)
 	rdsu_conn_event(c);
 }
 
-void rdsu_probe_input(struct rdsu_conn *c, const struct wire_hdr *h, rdsu_ns now)
+void rdsu_probe_input(struct rdsu_conn *c, const struct wire_hdr *h, bool pong, rdsu_ns now)
 {
 	struct rdsu_ep *ep = c->c_ep;
 	struct wire_exts x;
@@ -113,12 +182,17 @@ void rdsu_probe_input(struct rdsu_conn *c, const struct wire_hdr *h, rdsu_ns now
 	if (x.has_gen_num)
 		gen_update(c, x.gen_num);
 	c->c_probe_pending = false;
+	if (pong)
+		fence_pong(c);
 	if (n != old) {
 		c->c_npaths = n;
-		/* Messages queued on path 0 before the fan-out go first, so a
+		/* Data sent on path 0 before the fan-out goes first, so a
 		 * socket's order survives its move to another path. */
-		if (old <= 1 && n > 1)
+		if (old <= 1 && n > 1 && c->c_cp0_data) {
 			c->c_cp0_catchup = c->c_path[0].cp_next_tx_seq - 1;
+			c->c_fence = RDSU_FENCE_NEED;
+			rdsu_probe_fence_send(c, now);
+		}
 		rdsu_conn_event(c);
 	}
 	if (!c->c_active && c->c_with_sport_idx && n > 1) {
@@ -164,30 +238,8 @@ void rdsu_probe_path_up(struct rdsu_path *cp, rdsu_ns now)
 		return;
 	if (c->c_npaths == 0 || (cp->cp_outgoing && c->c_ep->cfg.kver != WIRE_KVER_6))
 		rdsu_probe_ping(c, now);
+	/* The fence's pong may have been lost with the old connection, and
+	 * a resent ping the peer had processed is dropped as a duplicate. */
+	rdsu_probe_fence_send(c, now);
 }
 
-bool rdsu_probe_cp0_caught_up(struct rdsu_conn *c)
-{
-	struct rdsu_path *cp0 = &c->c_path[0];
-	uint64_t min = UINT64_MAX;
-
-	if (!c->c_cp0_catchup)
-		return true;
-	/* Written-but-unacknowledged messages are older than queued ones,
-	 * except after a reset put them back in front: look at both heads. */
-	if (!rdsu_list_empty(&cp0->cp_retrans_q))
-		min = rdsu_container_of(cp0->cp_retrans_q.next, struct rdsu_msg, m_conn_item)
-			      ->m_seq;
-	if (!rdsu_list_empty(&cp0->cp_send_q)) {
-		uint64_t s = rdsu_container_of(cp0->cp_send_q.next, struct rdsu_msg, m_conn_item)
-				     ->m_seq;
-
-		if (s < min)
-			min = s;
-	}
-	if (min > c->c_cp0_catchup) {
-		c->c_cp0_catchup = 0;
-		return true;
-	}
-	return false;
-}

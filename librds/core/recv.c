@@ -41,11 +41,11 @@ static void incoming(struct rdsu_path *cp, const struct wire_frame *f, rdsu_ns n
 		rdsu_send_ctl(cp, h->sport == WIRE_PROBE_PORT ? RDSU_MK_PROBE_PONG : RDSU_MK_PONG,
 			      h->sport, now);
 		if (h->sport == WIRE_PROBE_PORT)
-			rdsu_probe_input(c, h, now);
+			rdsu_probe_input(c, h, false, now);
 		return;
 	}
 	if (h->dport == WIRE_PROBE_PORT && h->sport == 0) {
-		rdsu_probe_input(c, h, now);
+		rdsu_probe_input(c, h, true, now);
 		return;
 	}
 

@@ -60,7 +60,7 @@ static void msg_unqueue(struct rdsu_path *cp, struct rdsu_msg *rm)
 static void catchup_check(struct rdsu_conn *c)
 {
 	if (!c->c_cp0_catchup || !rdsu_probe_cp0_caught_up(c))
-		return;
+		return;  /* clears c_cp0_catchup once path 0 has caught up */
 	for (unsigned i = 1; i < WIRE_MAX_PATHS; i++)
 		rdsu_path_kick(&c->c_path[i]);
 }
@@ -73,6 +73,8 @@ int rdsu_send_data(struct rdsu_path *cp, struct rdsu_sock *rs, uint16_t dport,
 
 	if (!rm)
 		return RDSU_ERR_NOMEM;
+	if (cp->cp_index == 0 && cp->cp_conn->c_npaths <= 1)
+		cp->cp_conn->c_cp0_data = true;
 	for (int i = 0; i < iovcnt; i++) {
 		if (iov[i].iov_len)
 			memcpy(rm->m_data + off, iov[i].iov_base, iov[i].iov_len);

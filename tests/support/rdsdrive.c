@@ -449,8 +449,10 @@ static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 		if (!done && blocked) {
 			unsigned want[MAX_SOCKS], got[MAX_SOCKS];
 
+			/* A finished socket is always writable: waiting on
+			 * it would return at once and never run the stack. */
 			for (unsigned i = 0; i < o->sockets; i++)
-				want[i] = RIO_POLLOUT;
+				want[i] = next[i] < o->count ? RIO_POLLOUT : 0;
 			if (rdsu_clock() - last_nobufs < 10 * RDSU_MSEC)
 				(void)rio_idle(r, 2 * RDSU_MSEC);
 			else

@@ -528,6 +528,7 @@ struct rdsu_conn_info {
 	uint32_t peer_gen;          /* 0 = not seen */
 	bool peer_sport_idx;        /* the peer advertised SPORT_IDX */
 	bool probe_pending;         /* our probe ping awaits an answer */
+	bool fanout_hold;           /* paths > 0 wait for path 0 (the fan-out fence) */
 	uint8_t held_links;         /* incoming links held for a slot (7.x stash) */
 	uint32_t peer_congested;    /* ports set in the peer's map */
 	struct rdsu_path_info path[WIRE_MAX_PATHS];
