@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "drive.h"
 #include "rio.h"
 
 #define MAX_SOCKS 64
@@ -66,63 +67,9 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-/* ------------------------------------------------------------------------
- * Message content
- */
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
-
 static uint32_t msg_size(const struct opts *o, uint64_t i)
 {
 	return o->sizes[i % o->n_sizes];
-}
-
-/* Bytes 0..7 say (index, port) where they fit; the rest is a keyed stream
- * made a word at a time (the driver must outrun the stack it tests). */
-static void fill(uint8_t *p, uint32_t len, uint16_t port, uint64_t i)
-{
-	uint8_t head[8] = { (uint8_t)(i >> 40), (uint8_t)(i >> 32), (uint8_t)(i >> 24),
-			    (uint8_t)(i >> 16), (uint8_t)(i >> 8),  (uint8_t)i,
-			    (uint8_t)(port >> 8), (uint8_t)port };
-	uint64_t k = mix(((uint64_t)port << 48) ^ i ^ 0x5244535553ull);
-	uint32_t j;
-
-	memcpy(p, head, len < 8 ? len : 8);
-	for (j = 8; j + 8 <= len; j += 8) {
-		uint64_t w = k + j;
-
-		w ^= w >> 29;
-		w *= 0xbf58476d1ce4e5b9ull;
-		w ^= w >> 32;
-		memcpy(p + j, &w, 8);
-	}
-	for (; j < len; j++)
-		p[j] = (uint8_t)(k >> (j & 7) * 8);
-}
-
-/* A running digest of a stream, a word at a time. */
-static uint64_t digest_add(uint64_t h, const uint8_t *p, size_t n)
-{
-	size_t j = 0;
-
-	for (; j + 8 <= n; j += 8) {
-		uint64_t w;
-
-		memcpy(&w, p + j, 8);
-		h = (h ^ w) * 0x100000001b3ull;
-		h ^= h >> 31;
-	}
-	for (; j < n; j++)
-		h = (h ^ p[j]) * 0x100000001b3ull;
-	return mix(h ^ n);
 }
 
 /* ------------------------------------------------------------------------
@@ -160,19 +107,6 @@ static const struct argp_option options[] = {
 	{ 0 }
 };
 
-static int num(const char *s, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static error_t parse(int key, char *arg, struct argp_state *st)
 {
 	struct opts *o = st->input;
@@ -196,22 +130,22 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		o->cfg.ep.kver = arg[0] == '6' ? WIRE_KVER_6 : WIRE_KVER_7;
 		return 0;
 	case O_NPATHS:
-		if (num(arg, 8, &v) < 0)
+		if (drive_num(arg, 8, &v) < 0)
 			argp_error(st, "bad --npaths");
 		o->cfg.ep.npaths = (uint16_t)v;
 		return 0;
 	case O_GEN:
-		if (num(arg, UINT32_MAX, &v) < 0)
+		if (drive_num(arg, UINT32_MAX, &v) < 0)
 			argp_error(st, "bad --gen");
 		o->cfg.ep.gen_num = (uint32_t)v;
 		return 0;
 	case O_LISTEN_PORT:
-		if (num(arg, 65535, &v) < 0 || !v)
+		if (drive_num(arg, 65535, &v) < 0 || !v)
 			argp_error(st, "bad --listen-port");
 		o->cfg.tcp.listen_port = (uint16_t)v;
 		return 0;
 	case O_CONNECT_PORT:
-		if (num(arg, 65535, &v) < 0)
+		if (drive_num(arg, 65535, &v) < 0)
 			argp_error(st, "bad --connect-port");
 		o->cfg.tcp.connect_port = (uint16_t)v;
 		return 0;
@@ -222,7 +156,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		return 0;
 	case O_PORT:
 	case O_SPORT:
-		if (num(arg, 65535, &v) < 0)
+		if (drive_num(arg, 65535, &v) < 0)
 			argp_error(st, "bad port %s", arg);
 		*(key == O_PORT ? &o->port : &o->sport) = (uint16_t)v;
 		return 0;
@@ -231,7 +165,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 
 		o->n_sports = 0;
 		for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			if (o->n_sports == MAX_SOCKS || num(tok, 65535, &v) < 0 || !v)
+			if (o->n_sports == MAX_SOCKS || drive_num(tok, 65535, &v) < 0 || !v)
 				argp_error(st, "bad --sports (up to %d ports)", MAX_SOCKS);
 			o->sports[o->n_sports++] = (uint16_t)v;
 		}
@@ -240,35 +174,28 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		return 0;
 	}
 	case O_SOCKETS:
-		if (num(arg, MAX_SOCKS, &v) < 0 || !v)
+		if (drive_num(arg, MAX_SOCKS, &v) < 0 || !v)
 			argp_error(st, "--sockets is 1..%d", MAX_SOCKS);
 		o->sockets = (unsigned)v;
 		return 0;
 	case O_COUNT:
 	case O_EXPECT:
 	case O_STALL_AFTER:
-		if (num(arg, UINT64_MAX, &v) < 0)
+		if (drive_num(arg, UINT64_MAX, &v) < 0)
 			argp_error(st, "bad number %s", arg);
 		*(key == O_COUNT ? &o->count : key == O_EXPECT ? &o->expect : &o->stall_after) = v;
 		return 0;
 	case O_SIZES: {
-		char *save = NULL, *tok, *dup = strdup(arg);
+		int n = drive_sizes(arg, o->sizes, MAX_SIZES, MAX_MSG);
 
-		o->n_sizes = 0;
-		for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			if (o->n_sizes == MAX_SIZES || num(tok, MAX_MSG, &v) < 0)
-				argp_error(st, "bad --sizes (up to %d sizes, each <= %u)", MAX_SIZES,
-					   MAX_MSG);
-			o->sizes[o->n_sizes++] = (uint32_t)v;
-		}
-		free(dup);
-		if (!o->n_sizes)
-			argp_error(st, "empty --sizes");
+		if (n < 0)
+			argp_error(st, "bad --sizes (1 to %d sizes, each <= %u)", MAX_SIZES, MAX_MSG);
+		o->n_sizes = (unsigned)n;
 		return 0;
 	}
 	case O_SNDBUF:
 	case O_RCVBUF:
-		if (num(arg, INT32_MAX / 2, &v) < 0 || !v)
+		if (drive_num(arg, INT32_MAX / 2, &v) < 0 || !v)
 			argp_error(st, "bad buffer size %s", arg);
 		*(key == O_SNDBUF ? &o->sndbuf : &o->rcvbuf) = (uint32_t)v;
 		return 0;
@@ -276,10 +203,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case O_LINGER:
 	case O_STALL:
 	case O_PACE: {
-		char *end;
-		double d = strtod(arg, &end);
+		double d;
 
-		if (*end || d < 0)
+		if (drive_seconds(arg, &d) < 0)
 			argp_error(st, "bad seconds %s", arg);
 		*(key == O_TIMEOUT ? &o->timeout : key == O_LINGER ? &o->linger
 				   : key == O_STALL ? &o->stall : &o->pace) = d;
@@ -314,73 +240,6 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	return ARGP_ERR_UNKNOWN;
 }
 
-static rdsu_ns secs(double s)
-{
-	return (rdsu_ns)(s * 1e9);
-}
-
-static void fail(const char *what, int err)
-{
-	fprintf(stderr, "rdsdrive: %s: %s\n", what, rdsu_strerror(err));
-	exit(1);
-}
-
-/* ------------------------------------------------------------------------
- * Reporting: librds state, for the tests to assert on (npaths, paths used,
- * generation changes, counters).
- */
-
-static void add_librds(struct json_object *j, struct rio *r)
-{
-	struct rdsu_tcp *t = rio_tcp(r);
-	struct rdsu_conn_info ci;
-	struct rdsu_stats st;
-	struct rdsu_tcp_stats ts;
-	size_t pos = 0;
-	struct json_object *conns = json_object_new_array(), *stats = json_object_new_object();
-
-	if (!t)
-		return;
-	while (rdsu_ep_conn_next(rdsu_tcp_ep(t), &pos, &ci) == 1) {
-		struct json_object *c = json_object_new_object(), *paths = json_object_new_array();
-		char a[64], b[64];
-
-		json_object_object_add(c, "laddr",
-				       json_object_new_string(rdsu_addr_str(&ci.laddr, a, sizeof(a))));
-		json_object_object_add(c, "faddr",
-				       json_object_new_string(rdsu_addr_str(&ci.faddr, b, sizeof(b))));
-		json_object_object_add(c, "npaths", json_object_new_int(ci.npaths));
-		json_object_object_add(c, "peer_gen", json_object_new_int64(ci.peer_gen));
-		json_object_object_add(c, "peer_sport_idx", json_object_new_boolean(ci.peer_sport_idx));
-		for (unsigned i = 0; i < WIRE_MAX_PATHS; i++) {
-			const struct rdsu_path_info *p = &ci.path[i];
-			struct json_object *pj = json_object_new_object();
-
-			json_object_object_add(pj, "state",
-					       json_object_new_string(rdsu_path_state_name(p->state)));
-			json_object_object_add(pj, "next_tx_seq", json_object_new_int64((int64_t)p->next_tx_seq));
-			json_object_object_add(pj, "next_rx_seq", json_object_new_int64((int64_t)p->next_rx_seq));
-			json_object_object_add(pj, "connects", json_object_new_int64((int64_t)p->connects));
-			json_object_object_add(pj, "resets", json_object_new_int64((int64_t)p->resets));
-			json_object_object_add(pj, "local_sport", json_object_new_int(p->local_sport));
-			json_object_object_add(pj, "peer_sport", json_object_new_int(p->peer_sport));
-			json_object_array_add(paths, pj);
-		}
-		json_object_object_add(c, "paths", paths);
-		json_object_array_add(conns, c);
-	}
-	rdsu_ep_get_stats(rdsu_tcp_ep(t), &st);
-	for (int i = 0; i < RDSU_STAT__COUNT; i++)
-		json_object_object_add(stats, rdsu_stat_name((enum rdsu_stat)i),
-				       json_object_new_int64((int64_t)st.v[i]));
-	rdsu_tcp_get_stats(t, &ts);
-	json_object_object_add(stats, "tcp_connects", json_object_new_int64((int64_t)ts.connects));
-	json_object_object_add(stats, "tcp_accepts", json_object_new_int64((int64_t)ts.accepts));
-	json_object_object_add(stats, "tcp_links_down", json_object_new_int64((int64_t)ts.links_down));
-	json_object_object_add(j, "connections", conns);
-	json_object_object_add(j, "stats", stats);
-}
-
 /* ------------------------------------------------------------------------
  * Roles
  */
@@ -390,21 +249,21 @@ static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 	struct rio_sock *s[MAX_SOCKS];
 	uint64_t next[MAX_SOCKS] = { 0 }, digest[MAX_SOCKS];
 	uint64_t eagain = 0, enobufs = 0, sent = 0, bytes = 0;
-	rdsu_ns end = rdsu_clock() + secs(o->timeout), last_nobufs = 0;
+	rdsu_ns end = rdsu_clock() + drive_secs(o->timeout), last_nobufs = 0;
 	uint8_t *buf = malloc(MAX_MSG);
 	bool done = false;
 
 	if (!buf)
-		fail("malloc", -ENOMEM);
+		drive_fail("malloc", -ENOMEM);
 	for (unsigned i = 0; i < o->sockets; i++) {
 		uint16_t port = o->n_sports ? o->sports[i] : o->sport ? (uint16_t)(o->sport + i) : 0;
 		int e = rio_socket(r, &o->bind, port, &s[i]);
 
 		if (e < 0)
-			fail("bind", e);
+			drive_fail("bind", e);
 		if ((o->sndbuf || o->rcvbuf) && (e = rio_set_bufs(s[i], o->sndbuf, o->rcvbuf)) < 0)
-			fail("buffers", e);
-		digest[i] = 0xcbf29ce484222325ull;
+			drive_fail("buffers", e);
+		digest[i] = DRIVE_DIGEST0;
 	}
 	while (!done && !stop) {
 		bool blocked = true;
@@ -418,7 +277,7 @@ static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 			done = false;
 			uint32_t len = msg_size(o, next[i]);
 
-			fill(buf, len, port, next[i]);
+			drive_fill(buf, len, port, next[i]);
 			int e = rio_send(s[i], &o->to, o->port, buf, len);
 
 			if (e == -EAGAIN) {
@@ -433,16 +292,16 @@ static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 				continue;
 			}
 			if (e < 0)
-				fail("send", e);
+				drive_fail("send", e);
 			blocked = false;
-			digest[i] = digest_add(digest[i], buf, len);
+			digest[i] = drive_digest_add(digest[i], buf, len);
 			next[i]++;
 			sent++;
 			bytes += len;
 			if (o->verbose && sent % 10000 == 0)
 				fprintf(stderr, "rdsdrive: sent %" PRIu64 "\n", sent);
 			if (o->pace > 0)
-				(void)rio_idle(r, secs(o->pace));
+				(void)rio_idle(r, drive_secs(o->pace));
 		}
 		if (rdsu_clock() > end)
 			break;
@@ -461,21 +320,10 @@ static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 	}
 	/* Sent is not delivered: keep the stack running until TCP acked it
 	 * all (librds: every socket's SNDBUF back to empty). */
-	if (rio_tcp(r)) {
-		for (;;) {
-			size_t pos = 0;
-			struct rdsu_sock_info si;
-			uint64_t held = 0;
-
-			while (rdsu_ep_sock_next(rdsu_tcp_ep(rio_tcp(r)), &pos, &si) == 1)
-				held += si.snd_bytes;
-			if (!held || rdsu_clock() > end || stop)
-				break;
-			(void)rio_idle(r, 5 * RDSU_MSEC);
-		}
-	}
+	while (drive_snd_held(r) && rdsu_clock() <= end && !stop)
+		(void)rio_idle(r, 5 * RDSU_MSEC);
 	if (o->linger > 0)
-		(void)rio_idle(r, secs(o->linger));
+		(void)rio_idle(r, drive_secs(o->linger));
 	struct json_object *streams = json_object_new_array();
 
 	for (unsigned i = 0; i < o->sockets; i++) {
@@ -494,7 +342,7 @@ static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 	json_object_object_add(j, "eagain", json_object_new_int64((int64_t)eagain));
 	json_object_object_add(j, "enobufs", json_object_new_int64((int64_t)enobufs));
 	json_object_object_add(j, "streams", streams);
-	add_librds(j, r);
+	drive_json_librds(j, r, NULL);
 	for (unsigned i = 0; i < o->sockets; i++)
 		rio_sock_close(s[i]);
 	free(buf);
@@ -515,17 +363,17 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 	unsigned n_st = 0;
 	uint8_t *buf = malloc(MAX_MSG + 1), *want = malloc(MAX_MSG);
 	uint64_t got = 0, bad = 0, bytes = 0, stalls = 0;
-	rdsu_ns end = rdsu_clock() + secs(o->timeout);
+	rdsu_ns end = rdsu_clock() + drive_secs(o->timeout);
 	struct json_object *errs = json_object_new_array();
 	int e;
 
 	if (!st || !buf || !want)
-		fail("malloc", -ENOMEM);
+		drive_fail("malloc", -ENOMEM);
 	e = rio_socket(r, &o->bind, o->port, &s);
 	if (e < 0)
-		fail("bind", e);
+		drive_fail("bind", e);
 	if ((o->sndbuf || o->rcvbuf) && (e = rio_set_bufs(s, o->sndbuf, o->rcvbuf)) < 0)
-		fail("buffers", e);
+		drive_fail("buffers", e);
 	/* Tell a waiting test we are bound (a message to an unbound port is
 	 * dropped, rds_recv_incoming). */
 	fprintf(stderr, "rdsdrive: ready\n");
@@ -539,7 +387,7 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 			stalls++;
 			fprintf(stderr, "rdsdrive: stalling %.1f s after %" PRIu64 " messages\n",
 				o->stall, got);
-			(void)rio_idle(r, secs(o->stall));
+			(void)rio_idle(r, drive_secs(o->stall));
 		}
 		n = rio_recv(s, buf, MAX_MSG + 1, &from, &sport, &trunc);
 		if (n == -EAGAIN) {
@@ -549,7 +397,7 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 			continue;
 		}
 		if (n < 0)
-			fail("recv", (int)n);
+			drive_fail("recv", (int)n);
 		struct stream *x = NULL;
 
 		for (unsigned i = 0; i < n_st; i++)
@@ -557,15 +405,15 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 				x = &st[i];
 		if (!x) {
 			if (n_st == MAX_STREAMS)
-				fail("streams", -E2BIG);
+				drive_fail("streams", -E2BIG);
 			x = &st[n_st++];
 			x->from = from;
 			x->sport = sport;
-			x->digest = 0xcbf29ce484222325ull;
+			x->digest = DRIVE_DIGEST0;
 		}
 		uint32_t len = msg_size(o, x->next);
 
-		fill(want, len, sport, x->next);
+		drive_fill(want, len, sport, x->next);
 		if (trunc || (size_t)n != len || memcmp(buf, want, len)) {
 			char msg[160];
 			uint64_t idx = 0;
@@ -591,7 +439,7 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 			got++;
 			continue;
 		}
-		x->digest = digest_add(x->digest, buf, len);
+		x->digest = drive_digest_add(x->digest, buf, len);
 		x->next++;
 		got++;
 		bytes += len;
@@ -599,7 +447,7 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 			fprintf(stderr, "rdsdrive: received %" PRIu64 "\n", got);
 	}
 	if (o->linger > 0)
-		(void)rio_idle(r, secs(o->linger));
+		(void)rio_idle(r, drive_secs(o->linger));
 	struct json_object *streams = json_object_new_array();
 
 	for (unsigned i = 0; i < n_st; i++) {
@@ -620,7 +468,7 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 	json_object_object_add(j, "bad", json_object_new_int64((int64_t)bad));
 	json_object_object_add(j, "errors", errs);
 	json_object_object_add(j, "streams", streams);
-	add_librds(j, r);
+	drive_json_librds(j, r, NULL);
 	rio_sock_close(s);
 	free(st);
 	free(buf);
@@ -630,13 +478,13 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 
 static int run_serve(struct opts *o, struct rio *r, struct json_object *j)
 {
-	rdsu_ns end = o->timeout > 0 ? rdsu_clock() + secs(o->timeout) : RDSU_NS_NEVER;
+	rdsu_ns end = o->timeout > 0 ? rdsu_clock() + drive_secs(o->timeout) : RDSU_NS_NEVER;
 
 	fprintf(stderr, "rdsdrive: ready\n");
 	while (!stop && rdsu_clock() < end)
 		(void)rio_idle(r, 100 * RDSU_MSEC);
 	json_object_object_add(j, "role", json_object_new_string("serve"));
-	add_librds(j, r);
+	drive_json_librds(j, r, NULL);
 	return 0;
 }
 

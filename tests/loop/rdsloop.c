@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * rdsloop - the parts of the loopback suite (tests/loop/loop.py) that
+ * rdsdrive has no role for: one librds endpoint that pings its peer, or
+ * that sends and receives at the same time (traffic both ways on one RDS
+ * connection needs both in one process: two endpoints cannot share an
+ * address's port 16385), and the multipath hash for choosing ports.
+ *
+ *   rdsloop hash --first P --last Q
+ *   rdsloop -b ADDR [common] ping --to ADDR --count N [--sport P]
+ *   rdsloop -b ADDR [common] duplex --to ADDR --port P --sport S --sockets K --count N
+ *
+ * duplex binds --port for receiving and K sockets sport.. for sending
+ * --count messages each to the peer's --port; the peer runs the same
+ * command, so each side expects K * count messages. Message i of a
+ * stream (source port) has size sizes[i % n] and content derived from
+ * (port, i): every byte is checked, and each stream must arrive exactly
+ * once and in order. Output: one JSON object on stdout; exit 0 when
+ * everything expected happened, 1 when not, 2 on usage errors.
+ */
+#define _GNU_SOURCE
+#include <argp.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drive.h"
+#include "rio.h"
+
+#define MAX_SOCKS 63
+#define MAX_SIZES 32
+#define MAX_STREAMS 64
+#define MAX_MSG (1u << 20)
+
+enum role { ROLE_NONE, ROLE_HASH, ROLE_PING, ROLE_DUPLEX };
+
+struct opts {
+	struct rio_cfg cfg;
+	enum role role;
+	struct rdsu_addr bind, to;
+	bool have_bind, have_to;
+	uint16_t port, sport, first, last;
+	unsigned sockets;
+	uint64_t count;
+	uint32_t sizes[MAX_SIZES];
+	unsigned n_sizes;
+	uint32_t sndbuf, rcvbuf;
+	double timeout, linger;
+	bool verbose, fail_fast;
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* ------------------------------------------------------------------------
+ * Options
+ */
+
+enum { O_KVER = 0x100, O_GEN, O_TO, O_PORT, O_SPORT, O_SOCKETS, O_COUNT, O_SIZES, O_SNDBUF,
+       O_RCVBUF, O_TIMEOUT, O_LINGER, O_FIRST, O_LAST, O_FAIL_FAST };
+
+static const struct argp_option options[] = {
+	{ "bind", 'b', "ADDR", 0, "local address of the endpoint", 1 },
+	{ "kver", O_KVER, "6|7", 0, "behave like this kernel generation (default 7)", 1 },
+	{ "gen", O_GEN, "N", 0, "generation number (default random)", 1 },
+	{ "timeout", O_TIMEOUT, "S", 0, "give up after S seconds (default 60)", 1 },
+	{ "linger", O_LINGER, "S", 0, "keep the stack running S seconds at the end (default 0.5)", 1 },
+	{ "to", O_TO, "ADDR", 0, "the peer's address", 2 },
+	{ "port", O_PORT, "P", 0, "duplex: port to receive on and to send to", 2 },
+	{ "sport", O_SPORT, "P", 0, "first sending port (ping: default ephemeral)", 2 },
+	{ "sockets", O_SOCKETS, "K", 0, "duplex: K sending sockets (default 1)", 2 },
+	{ "count", O_COUNT, "N", 0, "pings, or messages per socket (default 10)", 2 },
+	{ "sizes", O_SIZES, "LIST", 0, "duplex: message sizes in turn (default 0,1,1000)", 2 },
+	{ "sndbuf", O_SNDBUF, "BYTES", 0, "duplex: SNDBUF of the sending sockets", 2 },
+	{ "rcvbuf", O_RCVBUF, "BYTES", 0, "duplex: RCVBUF of the receiving socket", 2 },
+	{ "verbose", 'v', NULL, 0, "duplex: progress on stderr every 10000 messages", 2 },
+	{ "fail-fast", O_FAIL_FAST, NULL, 0, "duplex: stop at the first wrong message", 2 },
+	{ "first", O_FIRST, "P", 0, "hash: first port", 2 },
+	{ "last", O_LAST, "P", 0, "hash: last port", 2 },
+	{ 0 }
+};
+
+static error_t parse(int key, char *arg, struct argp_state *st)
+{
+	struct opts *o = st->input;
+	uint64_t v;
+
+	switch (key) {
+	case 'b':
+		if (o->have_bind || rio_parse_addr(arg, &o->bind) < 0)
+			argp_error(st, "one --bind address is needed, not %s", arg);
+		(void)rio_cfg_add_addr(&o->cfg, &o->bind);
+		o->have_bind = true;
+		return 0;
+	case O_KVER:
+		if (strcmp(arg, "6") && strcmp(arg, "7"))
+			argp_error(st, "--kver is 6 or 7");
+		o->cfg.ep.kver = arg[0] == '6' ? WIRE_KVER_6 : WIRE_KVER_7;
+		return 0;
+	case O_GEN:
+		if (drive_num(arg, UINT32_MAX, &v) < 0 || !v)
+			argp_error(st, "bad --gen");
+		o->cfg.ep.gen_num = (uint32_t)v;
+		return 0;
+	case O_TO:
+		if (rio_parse_addr(arg, &o->to) < 0)
+			argp_error(st, "bad --to %s", arg);
+		o->have_to = true;
+		return 0;
+	case O_PORT:
+	case O_SPORT:
+	case O_FIRST:
+	case O_LAST:
+		if (drive_num(arg, 65535, &v) < 0)
+			argp_error(st, "bad port %s", arg);
+		*(key == O_PORT ? &o->port : key == O_SPORT ? &o->sport
+				  : key == O_FIRST ? &o->first : &o->last) = (uint16_t)v;
+		return 0;
+	case O_SOCKETS:
+		if (drive_num(arg, MAX_SOCKS, &v) < 0 || !v)
+			argp_error(st, "--sockets is 1..%d", MAX_SOCKS);
+		o->sockets = (unsigned)v;
+		return 0;
+	case O_COUNT:
+		if (drive_num(arg, UINT32_MAX, &v) < 0)
+			argp_error(st, "bad --count %s", arg);
+		o->count = v;
+		return 0;
+	case O_SIZES: {
+		int n = drive_sizes(arg, o->sizes, MAX_SIZES, MAX_MSG);
+
+		if (n < 0)
+			argp_error(st, "bad --sizes (1 to %d sizes, each <= %u)", MAX_SIZES, MAX_MSG);
+		o->n_sizes = (unsigned)n;
+		return 0;
+	}
+	case O_SNDBUF:
+	case O_RCVBUF:
+		if (drive_num(arg, INT32_MAX / 2, &v) < 0 || !v)
+			argp_error(st, "bad buffer size %s", arg);
+		*(key == O_SNDBUF ? &o->sndbuf : &o->rcvbuf) = (uint32_t)v;
+		return 0;
+	case O_TIMEOUT:
+	case O_LINGER: {
+		double d;
+
+		if (drive_seconds(arg, &d) < 0)
+			argp_error(st, "bad seconds %s", arg);
+		*(key == O_TIMEOUT ? &o->timeout : &o->linger) = d;
+		return 0;
+	}
+	case 'v':
+		o->verbose = true;
+		return 0;
+	case O_FAIL_FAST:
+		o->fail_fast = true;
+		return 0;
+	case ARGP_KEY_ARG:
+		if (o->role != ROLE_NONE)
+			argp_error(st, "one role only");
+		if (!strcmp(arg, "hash"))
+			o->role = ROLE_HASH;
+		else if (!strcmp(arg, "ping"))
+			o->role = ROLE_PING;
+		else if (!strcmp(arg, "duplex"))
+			o->role = ROLE_DUPLEX;
+		else
+			argp_error(st, "unknown role %s", arg);
+		return 0;
+	case ARGP_KEY_END:
+		if (o->role == ROLE_NONE)
+			argp_error(st, "a role is needed: hash, ping or duplex");
+		if (o->role == ROLE_HASH && o->first > o->last)
+			argp_error(st, "hash needs --first <= --last");
+		if (o->role != ROLE_HASH && (!o->have_bind || !o->have_to))
+			argp_error(st, "%s needs --bind and --to", o->role == ROLE_PING ? "ping" : "duplex");
+		if (o->role == ROLE_DUPLEX && (!o->port || !o->sport))
+			argp_error(st, "duplex needs --port and --sport");
+		if (o->role == ROLE_DUPLEX && o->sport + o->sockets - 1u > 65535u)
+			argp_error(st, "--sport + --sockets runs past port 65535");
+		return 0;
+	}
+	return ARGP_ERR_UNKNOWN;
+}
+
+/* ------------------------------------------------------------------------
+ * Roles
+ */
+
+static int run_hash(const struct opts *o, struct json_object *j)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (uint32_t p = o->first; p <= o->last; p++)
+		json_object_array_add(a, json_object_new_int((int)rdsu_mprds_hash((uint16_t)p, 0, 8)));
+	json_object_object_add(j, "first", json_object_new_int(o->first));
+	json_object_object_add(j, "hash", a);
+	return 0;
+}
+
+/* One ping at a time: each must come back as a zero-length message from
+ * the peer's port 0 before the next goes. */
+static int run_ping(const struct opts *o, struct rio *r, struct json_object *j)
+{
+	struct rio_sock *s;
+	uint64_t pongs = 0, unexpected = 0, retries = 0;
+	rdsu_ns end = rdsu_clock() + drive_secs(o->timeout), rtt_max = 0;
+	uint8_t buf[64];
+	int e = rio_socket(r, &o->bind, o->sport, &s);
+
+	if (e < 0)
+		drive_fail("bind", e);
+	for (uint64_t i = 0; i < o->count && !stop && rdsu_clock() < end; i++) {
+		rdsu_ns t0;
+
+		while ((e = rio_send(s, &o->to, 0, NULL, 0)) == -EAGAIN || e == -ENOBUFS) {
+			retries++;
+			(void)rio_idle(r, 2 * RDSU_MSEC);
+			if (rdsu_clock() >= end || stop)
+				break;
+		}
+		if (e < 0)
+			break;
+		t0 = rdsu_clock();
+		while (!stop && rdsu_clock() < end) {
+			struct rdsu_addr from;
+			uint16_t sport;
+			bool trunc;
+			ssize_t n = rio_recv(s, buf, sizeof(buf), &from, &sport, &trunc);
+
+			if (n == -EAGAIN) {
+				unsigned w = RIO_POLLIN, g;
+
+				(void)rio_wait(r, &s, &w, &g, 1, end);
+				continue;
+			}
+			if (n < 0)
+				drive_fail("recv", (int)n);
+			if (n == 0 && sport == 0 && !memcmp(&from, &o->to, sizeof(from))) {
+				rdsu_ns rtt = rdsu_clock() - t0;
+
+				pongs++;
+				if (rtt > rtt_max)
+					rtt_max = rtt;
+				break;
+			}
+			unexpected++;
+		}
+	}
+	(void)rio_idle(r, drive_secs(o->linger));
+	json_object_object_add(j, "role", json_object_new_string("ping"));
+	json_object_object_add(j, "sport", json_object_new_int(rio_sock_port(s)));
+	json_object_object_add(j, "sent", json_object_new_int64((int64_t)o->count));
+	json_object_object_add(j, "pongs", json_object_new_int64((int64_t)pongs));
+	json_object_object_add(j, "unexpected", json_object_new_int64((int64_t)unexpected));
+	json_object_object_add(j, "retries", json_object_new_int64((int64_t)retries));
+	json_object_object_add(j, "rtt_max_us", json_object_new_int64((int64_t)(rtt_max / 1000)));
+	drive_json_librds(j, r, &o->bind);
+	rio_sock_close(s);
+	return pongs == o->count && unexpected == 0 ? 0 : 1;
+}
+
+struct instream {
+	struct rdsu_addr from;
+	uint16_t sport;
+	uint64_t next, digest;
+};
+
+static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j)
+{
+	struct rio_sock *rx, *tx[MAX_SOCKS], *ws[MAX_SOCKS + 1];
+	unsigned want[MAX_SOCKS + 1], got[MAX_SOCKS + 1];
+	uint64_t next[MAX_SOCKS] = { 0 }, dig[MAX_SOCKS];
+	struct instream in[MAX_STREAMS];
+	unsigned n_in = 0;
+	uint64_t expect = (uint64_t)o->sockets * o->count, recvd = 0, bad = 0, sent = 0;
+	uint64_t eagain = 0, enobufs = 0;
+	rdsu_ns end = rdsu_clock() + drive_secs(o->timeout);
+	uint8_t *buf = malloc(MAX_MSG + 1), *ref = malloc(MAX_MSG);
+	struct json_object *errs = json_object_new_array();
+	int e;
+
+	if (!buf || !ref)
+		drive_fail("malloc", -ENOMEM);
+	/* Bound before the stack first runs, so nothing the peer sends early
+	 * finds the port unbound (rds_recv_incoming drops it). */
+	if ((e = rio_socket(r, &o->bind, o->port, &rx)) < 0)
+		drive_fail("bind", e);
+	if (o->rcvbuf && (e = rio_set_bufs(rx, 0, o->rcvbuf)) < 0)
+		drive_fail("rcvbuf", e);
+	for (unsigned i = 0; i < o->sockets; i++) {
+		if ((e = rio_socket(r, &o->bind, (uint16_t)(o->sport + i), &tx[i])) < 0)
+			drive_fail("bind", e);
+		if (o->sndbuf && (e = rio_set_bufs(tx[i], o->sndbuf, 0)) < 0)
+			drive_fail("sndbuf", e);
+		dig[i] = DRIVE_DIGEST0;
+	}
+	fprintf(stderr, "rdsloop: ready\n");
+	while (!stop && rdsu_clock() < end && (sent < expect || recvd < expect || drive_snd_held(r)) &&
+	       !(o->fail_fast && bad)) {
+		bool progress = false, nobufs = false;
+		size_t n = 0;
+
+		for (unsigned i = 0; i < o->sockets; i++) {
+			uint16_t port = rio_sock_port(tx[i]);
+			uint32_t len;
+
+			if (next[i] >= o->count)
+				continue;
+			len = o->sizes[next[i] % o->n_sizes];
+			drive_fill(buf, len, port, next[i]);
+			e = rio_send(tx[i], &o->to, o->port, buf, len);
+			if (e == -EAGAIN) {
+				eagain++;
+				continue;
+			}
+			if (e == -ENOBUFS) {
+				enobufs++;
+				nobufs = true;
+				continue;
+			}
+			if (e < 0)
+				drive_fail("send", e);
+			dig[i] = drive_digest_add(dig[i], buf, len);
+			next[i]++;
+			sent++;
+			progress = true;
+		}
+		for (;;) {
+			struct rdsu_addr from;
+			uint16_t sport;
+			bool trunc;
+			ssize_t m = rio_recv(rx, buf, MAX_MSG + 1, &from, &sport, &trunc);
+			struct instream *x = NULL;
+
+			if (m == -EAGAIN)
+				break;
+			if (m < 0)
+				drive_fail("recv", (int)m);
+			progress = true;
+			recvd++;
+			for (unsigned k = 0; k < n_in; k++)
+				if (in[k].sport == sport && !memcmp(&in[k].from, &from, sizeof(from)))
+					x = &in[k];
+			if (!x) {
+				if (n_in == MAX_STREAMS)
+					drive_fail("streams", -E2BIG);
+				x = &in[n_in++];
+				x->from = from;
+				x->sport = sport;
+				x->next = 0;
+				x->digest = DRIVE_DIGEST0;
+			}
+			uint32_t len = o->sizes[x->next % o->n_sizes];
+
+			drive_fill(ref, len, sport, x->next);
+			if (trunc || (size_t)m != len || memcmp(buf, ref, len)) {
+				char msg[128];
+
+				snprintf(msg, sizeof(msg), "port %u: message %" PRIu64 " (%u bytes) wrong, got %zd bytes",
+					 sport, x->next, len, m);
+				if (bad++ < 20)
+					json_object_array_add(errs, json_object_new_string(msg));
+				if (o->fail_fast) {
+					fprintf(stderr, "rdsloop: %s\n", msg);
+					break;
+				}
+			} else {
+				x->digest = drive_digest_add(x->digest, buf, len);
+			}
+			x->next++;
+			if (o->verbose && recvd % 10000 == 0)
+				fprintf(stderr, "rdsloop: received %" PRIu64 "\n", recvd);
+			if (recvd % 64 == 0)
+				break; /* let the sending side have a turn */
+		}
+		if (progress)
+			continue;
+		if (nobufs) {
+			(void)rio_idle(r, 2 * RDSU_MSEC);
+			continue;
+		}
+		ws[n] = rx;
+		want[n++] = RIO_POLLIN;
+		for (unsigned i = 0; i < o->sockets; i++) {
+			if (next[i] < o->count) {
+				ws[n] = tx[i];
+				want[n++] = RIO_POLLOUT;
+			}
+		}
+		(void)rio_wait(r, ws, want, got, n, rdsu_clock() + 50 * RDSU_MSEC);
+	}
+	(void)rio_idle(r, drive_secs(o->linger));
+
+	struct json_object *out = json_object_new_array(), *ins = json_object_new_array();
+
+	for (unsigned i = 0; i < o->sockets; i++) {
+		struct json_object *x = json_object_new_object();
+		char d[20];
+
+		snprintf(d, sizeof(d), "%016" PRIx64, dig[i]);
+		json_object_object_add(x, "sport", json_object_new_int(rio_sock_port(tx[i])));
+		json_object_object_add(x, "sent", json_object_new_int64((int64_t)next[i]));
+		json_object_object_add(x, "digest", json_object_new_string(d));
+		json_object_array_add(out, x);
+	}
+	for (unsigned k = 0; k < n_in; k++) {
+		struct json_object *x = json_object_new_object();
+		char d[20], a[64];
+
+		snprintf(d, sizeof(d), "%016" PRIx64, in[k].digest);
+		json_object_object_add(x, "from",
+				       json_object_new_string(rdsu_addr_str(&in[k].from, a, sizeof(a))));
+		json_object_object_add(x, "sport", json_object_new_int(in[k].sport));
+		json_object_object_add(x, "received", json_object_new_int64((int64_t)in[k].next));
+		json_object_object_add(x, "digest", json_object_new_string(d));
+		json_object_array_add(ins, x);
+	}
+	json_object_object_add(j, "role", json_object_new_string("duplex"));
+	json_object_object_add(j, "sent", json_object_new_int64((int64_t)sent));
+	json_object_object_add(j, "received", json_object_new_int64((int64_t)recvd));
+	json_object_object_add(j, "bad", json_object_new_int64((int64_t)bad));
+	json_object_object_add(j, "unacked", json_object_new_int64((int64_t)drive_snd_held(r)));
+	json_object_object_add(j, "eagain", json_object_new_int64((int64_t)eagain));
+	json_object_object_add(j, "enobufs", json_object_new_int64((int64_t)enobufs));
+	json_object_object_add(j, "errors", errs);
+	json_object_object_add(j, "out", out);
+	json_object_object_add(j, "in", ins);
+	drive_json_librds(j, r, &o->bind);
+	for (unsigned i = 0; i < o->sockets; i++)
+		rio_sock_close(tx[i]);
+	rio_sock_close(rx);
+	free(buf);
+	free(ref);
+	return sent == expect && recvd == expect && bad == 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	static struct opts o;
+	static const struct argp ap = { options, parse, "hash|ping|duplex",
+					"Pings and two-way traffic for the librds loopback suite.",
+					NULL, NULL, NULL };
+	static const uint32_t dflt[] = { 0, 1, 1000 };
+	struct json_object *j;
+	struct rio *r = NULL;
+	int rc, e;
+
+	rio_cfg_default(&o.cfg);
+	o.sockets = 1;
+	o.count = 10;
+	o.timeout = 60;
+	o.linger = 0.5;
+	memcpy(o.sizes, dflt, sizeof(dflt));
+	o.n_sizes = sizeof(dflt) / sizeof(dflt[0]);
+	if (argp_parse(&ap, argc, argv, 0, NULL, &o) != 0)
+		return 2;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	j = json_object_new_object();
+	if (o.role == ROLE_HASH) {
+		rc = run_hash(&o, j);
+	} else {
+		e = rio_open(&r, &o.cfg);
+		if (e < 0) {
+			fprintf(stderr, "rdsloop: librds: %s\n", rdsu_strerror(e));
+			json_object_put(j);
+			return 1;
+		}
+		rc = o.role == ROLE_PING ? run_ping(&o, r, j) : run_duplex(&o, r, j);
+	}
+	json_object_object_add(j, "ok", json_object_new_boolean(rc == 0));
+	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+	fflush(stdout);
+	json_object_put(j);
+	rio_close(r);
+	return rc;
+}

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* drive.c - shared parts of the interop test drivers (see drive.h). */
+#define _GNU_SOURCE
+#include "drive.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
+
+/* Made a word at a time: the driver must outrun the stack it tests. */
+void drive_fill(uint8_t *p, uint32_t len, uint16_t port, uint64_t i)
+{
+	uint8_t head[8] = { (uint8_t)(i >> 40), (uint8_t)(i >> 32), (uint8_t)(i >> 24),
+			    (uint8_t)(i >> 16), (uint8_t)(i >> 8),  (uint8_t)i,
+			    (uint8_t)(port >> 8), (uint8_t)port };
+	uint64_t k = mix(((uint64_t)port << 48) ^ i ^ 0x5244535553ull);
+	uint32_t j;
+
+	memcpy(p, head, len < 8 ? len : 8);
+	for (j = 8; j + 8 <= len; j += 8) {
+		uint64_t w = k + j;
+
+		w ^= w >> 29;
+		w *= 0xbf58476d1ce4e5b9ull;
+		w ^= w >> 32;
+		memcpy(p + j, &w, 8);
+	}
+	for (; j < len; j++)
+		p[j] = (uint8_t)(k >> (j & 7) * 8);
+}
+
+uint64_t drive_digest_add(uint64_t h, const uint8_t *p, size_t n)
+{
+	size_t j = 0;
+
+	for (; j + 8 <= n; j += 8) {
+		uint64_t w;
+
+		memcpy(&w, p + j, 8);
+		h = (h ^ w) * 0x100000001b3ull;
+		h ^= h >> 31;
+	}
+	for (; j < n; j++)
+		h = (h ^ p[j]) * 0x100000001b3ull;
+	return mix(h ^ n);
+}
+
+int drive_num(const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int drive_sizes(const char *arg, uint32_t *sizes, unsigned cap, uint32_t max)
+{
+	char *save = NULL, *tok, *dup = strdup(arg);
+	unsigned n = 0;
+	uint64_t v;
+
+	if (!dup)
+		return -1;
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == cap || drive_num(tok, max, &v) < 0) {
+			free(dup);
+			return -1;
+		}
+		sizes[n++] = (uint32_t)v;
+	}
+	free(dup);
+	return n ? (int)n : -1;
+}
+
+int drive_seconds(const char *arg, double *out)
+{
+	char *end;
+	double d = strtod(arg, &end);
+
+	if (end == arg || *end || !(d >= 0))
+		return -1;
+	*out = d;
+	return 0;
+}
+
+void drive_fail(const char *what, int err)
+{
+	fprintf(stderr, "%s: %s: %s\n", program_invocation_short_name, what, rdsu_strerror(err));
+	exit(1);
+}
+
+uint64_t drive_snd_held(struct rio *r)
+{
+	struct rdsu_sock_info si;
+	size_t pos = 0;
+	uint64_t held = 0;
+
+	if (!rio_tcp(r))
+		return 0;
+	while (rdsu_ep_sock_next(rdsu_tcp_ep(rio_tcp(r)), &pos, &si) == 1)
+		held += si.snd_bytes;
+	return held;
+}
+
+static void add_int(struct json_object *o, const char *k, int64_t v)
+{
+	json_object_object_add(o, k, json_object_new_int64(v));
+}
+
+static struct json_object *path_json(const struct rdsu_path_info *p)
+{
+	struct json_object *pj = json_object_new_object();
+
+	json_object_object_add(pj, "state", json_object_new_string(rdsu_path_state_name(p->state)));
+	json_object_object_add(pj, "outgoing", json_object_new_boolean(p->outgoing));
+	add_int(pj, "next_tx_seq", (int64_t)p->next_tx_seq);
+	add_int(pj, "next_rx_seq", (int64_t)p->next_rx_seq);
+	add_int(pj, "connects", (int64_t)p->connects);
+	add_int(pj, "resets", (int64_t)p->resets);
+	add_int(pj, "local_sport", p->local_sport);
+	add_int(pj, "peer_sport", p->peer_sport);
+	return pj;
+}
+
+void drive_json_librds(struct json_object *j, struct rio *r, const struct rdsu_addr *bind)
+{
+	struct rdsu_tcp *t = rio_tcp(r);
+	struct rdsu_conn_info ci;
+	struct rdsu_stats st;
+	struct rdsu_tcp_stats ts;
+	size_t pos = 0;
+
+	if (!t)
+		return;
+	struct rdsu_ep *ep = rdsu_tcp_ep(t);
+	struct json_object *conns = json_object_new_array(), *stats = json_object_new_object();
+
+	while (rdsu_ep_conn_next(ep, &pos, &ci) == 1) {
+		struct json_object *c = json_object_new_object(), *paths = json_object_new_array();
+		char a[64], b[64];
+
+		json_object_object_add(c, "laddr",
+				       json_object_new_string(rdsu_addr_str(&ci.laddr, a, sizeof(a))));
+		json_object_object_add(c, "faddr",
+				       json_object_new_string(rdsu_addr_str(&ci.faddr, b, sizeof(b))));
+		add_int(c, "npaths", ci.npaths);
+		add_int(c, "peer_gen", ci.peer_gen);
+		json_object_object_add(c, "peer_sport_idx", json_object_new_boolean(ci.peer_sport_idx));
+		add_int(c, "held_links", ci.held_links);
+		add_int(c, "peer_congested", (int64_t)ci.peer_congested);
+		json_object_object_add(c, "fanout_hold", json_object_new_boolean(ci.fanout_hold));
+		for (unsigned i = 0; i < WIRE_MAX_PATHS; i++)
+			json_object_array_add(paths, path_json(&ci.path[i]));
+		json_object_object_add(c, "paths", paths);
+		json_object_array_add(conns, c);
+	}
+	if (bind) {
+		/* Our own map beside the peers' view of it: they must agree
+		 * once traffic settles. */
+		const struct wire_cong_map *lm = rdsu_ep_local_map(ep, bind);
+
+		add_int(j, "local_congested", lm ? (int64_t)wire_cong_count(lm) : -1);
+	}
+	rdsu_ep_get_stats(ep, &st);
+	for (int i = 0; i < RDSU_STAT__COUNT; i++)
+		add_int(stats, rdsu_stat_name((enum rdsu_stat)i), (int64_t)st.v[i]);
+	rdsu_tcp_get_stats(t, &ts);
+	add_int(stats, "tcp_connects", (int64_t)ts.connects);
+	add_int(stats, "tcp_accepts", (int64_t)ts.accepts);
+	add_int(stats, "tcp_links_down", (int64_t)ts.links_down);
+	json_object_object_add(j, "connections", conns);
+	json_object_object_add(j, "stats", stats);
+}

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * drive.h - what the traffic drivers of the librds interop tests
+ * (rdsdrive, rdsloop) share: message content, stream digests, option
+ * numbers and the JSON picture of librds's state the test scripts assert on.
+ */
+#ifndef RDS_TEST_DRIVE_H
+#define RDS_TEST_DRIVE_H
+
+#include <json-c/json.h>
+#include <stdint.h>
+
+#include "rio.h"
+
+static inline rdsu_ns drive_secs(double s)
+{
+	return (rdsu_ns)(s * 1e9);
+}
+
+/* Message |i| of the stream from |port|: bytes 0..7 name (index, port) so
+ * a misplaced message says what it is; the rest is keyed by both. */
+void drive_fill(uint8_t *p, uint32_t len, uint16_t port, uint64_t i);
+/* A running digest of a stream (start from DRIVE_DIGEST0). */
+#define DRIVE_DIGEST0 0xcbf29ce484222325ull
+uint64_t drive_digest_add(uint64_t h, const uint8_t *p, size_t n);
+/* strtoull of the whole of |s|, at most |max|: 0, or -1. */
+int drive_num(const char *s, uint64_t max, uint64_t *out);
+/* A comma-separated list of at most |cap| sizes, each <= |max|: the count,
+ * or -1. */
+int drive_sizes(const char *arg, uint32_t *sizes, unsigned cap, uint32_t max);
+/* Seconds, >= 0: 0, or -1. */
+int drive_seconds(const char *arg, double *out);
+/* Print "PROG: what: error" and exit 1. */
+_Noreturn void drive_fail(const char *what, int err);
+/* Payload bytes every librds socket still holds (SNDBUF in use). */
+uint64_t drive_snd_held(struct rio *r);
+/* "connections", "stats" (and "local_congested" for |bind|, if given) of
+ * the librds endpoint under |r|; nothing on kernel sockets. */
+void drive_json_librds(struct json_object *j, struct rio *r, const struct rdsu_addr *bind);
+
+#endif
