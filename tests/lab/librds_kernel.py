@@ -31,6 +31,7 @@ Exit: 0 pass, 1 fail, 77 skipped (not root, outside CI).
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -105,7 +106,7 @@ class Run:
         return int(open(rc).read()), out, err
 
     def guest_drive(self, args):
-        return self.guest("%s --kernel -b %s %s" % (self.a.rdsdrive, GUEST, args))
+        return self.guest("/run/lab/rdsdrive --kernel -b %s %s" % (GUEST, args))
 
     # -- host (inside the lab's namespace) ----------------------------------
     def host(self, argv):
@@ -195,7 +196,7 @@ def phase_basic(r, haddr, log):
     # the kernel pings librds while an idle librds endpoint serves
     h = r.host_drive(haddr, "serve --timeout 60")
     r.host_ready(h)
-    k = r.guest("%s --kernel -c 3 -i 0.2 -I %s %s" % (r.a.rdsping, GUEST, haddr))
+    k = r.guest("/run/lab/rdsping --kernel -c 3 -i 0.2 -I %s %s" % (GUEST, haddr))
     rc, ko, ke = r.wait_guest(k)
     h.terminate()
     r.result(h)
@@ -288,6 +289,11 @@ def main():
     subprocess.run(["rm", "-rf", run_dir])
     os.makedirs(run_dir)
     share = os.path.join(run_dir, "share")
+    # The guest sees the host's root read-only but with its own /tmp and
+    # /run: the programs it runs go in the shared run directory (/run/lab).
+    os.makedirs(share)
+    for prog in (a.rdsdrive, a.rdsping):
+        shutil.copy2(prog, share)
     t0 = time.time()
 
     def log(msg):
