@@ -65,14 +65,19 @@ void rdsu_probe_build(const struct rdsu_conn *c, struct wire_hdr *h, bool pong, 
 }
 
 /* At most one probe ping in flight (c_ping_triggered). */
+static bool probe_send(struct rdsu_conn *c, rdsu_ns now)
+{
+	if (rdsu_send_ctl(&c->c_path[0], RDSU_MK_PROBE_PING, 0, now) <= 0)
+		return false;
+	c->c_probe_pending = true;
+	c->c_probes_out++;
+	return true;
+}
+
 void rdsu_probe_ping(struct rdsu_conn *c, rdsu_ns now)
 {
-	if (c->c_probe_pending)
-		return;
-	if (rdsu_send_ctl(&c->c_path[0], RDSU_MK_PROBE_PING, 0, now) > 0) {
-		c->c_probe_pending = true;
-		c->c_probes_out++;
-	}
+	if (!c->c_probe_pending)
+		(void)probe_send(c, now);
 }
 
 bool rdsu_probe_cp0_caught_up(struct rdsu_conn *c)
@@ -120,10 +125,8 @@ void rdsu_probe_fence_send(struct rdsu_conn *c, rdsu_ns now)
 {
 	if (c->c_fence != RDSU_FENCE_NEED)
 		return;
-	if (rdsu_send_ctl(&c->c_path[0], RDSU_MK_PROBE_PING, 0, now) <= 0)
+	if (!probe_send(c, now))
 		return;  /* no memory: tried again when path 0 comes up */
-	c->c_probe_pending = true;
-	c->c_probes_out++;
 	/* Pongs come back in the order of the pings on path 0. */
 	c->c_fence_due = c->c_probes_out;
 	c->c_fence = RDSU_FENCE_SENT;

@@ -60,7 +60,7 @@ static void msg_unqueue(struct rdsu_path *cp, struct rdsu_msg *rm)
 static void catchup_check(struct rdsu_conn *c)
 {
 	if (!c->c_cp0_catchup || !rdsu_probe_cp0_caught_up(c))
-		return;  /* clears c_cp0_catchup once path 0 has caught up */
+		return;
 	for (unsigned i = 1; i < WIRE_MAX_PATHS; i++)
 		rdsu_path_kick(&c->c_path[i]);
 }

@@ -716,19 +716,29 @@ static int feed(struct rdsu_tcp *t, struct tsock *l, const uint8_t *p, size_t n,
 	return 0;
 }
 
+/* recv() one chunk into t->rbuf: bytes, 0 at EOF, -errno. */
+static ssize_t rd(struct rdsu_tcp *t, struct tsock *l)
+{
+	ssize_t n = recv(l->fd, t->rbuf, READ_CHUNK, MSG_DONTWAIT);
+
+	if (n < 0)
+		return -errno;
+	t->st.reads += n > 0;
+	t->st.bytes_in += (uint64_t)n;
+	return n;
+}
+
 static void input(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 {
 	for (int i = 0; i < READS_PER_ROUND && l->state == TL_UP; i++) {
-		ssize_t n = recv(l->fd, t->rbuf, READ_CHUNK, MSG_DONTWAIT);
+		ssize_t n = rd(t, l);
 
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		if (n == -EAGAIN || n == -EWOULDBLOCK || n == -EINTR)
 			return;
 		if (n <= 0) {
 			link_lost(t, l, now);  /* EOF, RST, error */
 			return;
 		}
-		t->st.reads++;
-		t->st.bytes_in += (uint64_t)n;
 		if (feed(t, l, t->rbuf, (size_t)n, now) < 0)
 			return;
 		if ((size_t)n < READ_CHUNK)
@@ -768,16 +778,11 @@ static void attach(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
  */
 static void salvage(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 {
-	for (;;) {
-		ssize_t n = recv(l->fd, t->rbuf, READ_CHUNK, MSG_DONTWAIT);
+	ssize_t n;
 
-		if (n <= 0)
-			break;
-		t->st.reads++;
-		t->st.bytes_in += (uint64_t)n;
+	while ((n = rd(t, l)) > 0)
 		if (feed(t, l, t->rbuf, (size_t)n, now) < 0)
 			return;  /* closed or held by the core */
-	}
 	link_lost(t, l, now);
 }
 
