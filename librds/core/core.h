@@ -21,6 +21,10 @@
 
 #define RDSU_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define RDSU_HASH_BUCKETS 256
+/* How long a path killed under a peer that files connections in arrival
+ * order waits before it reconnects (path.c peer_slots_by_order): ample
+ * for the RSTs of a whole ss -K batch and the peer's shutdown work. */
+#define RDSU_ORDER_SETTLE (50 * RDSU_MSEC)
 
 /* Per-object event sources queued on ep->ev_q; coalesced by e_queued. */
 enum rdsu_evsrc_kind {

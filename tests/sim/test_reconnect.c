@@ -232,6 +232,92 @@ static void test_reconnect_lossy_other_seed(void **state)
 	run_lossy(22, 50000, 1000, 300);
 }
 
+/*
+ * A 6.x acceptor gives an incoming connection the first free slot, and
+ * its duplicate check is per slot. ss -K kills the connections one after
+ * another; a connector that reconnects each path as soon as it dies lands
+ * path k in the slot of a path killed just after it, and its resent
+ * copies then pass as new messages (lab-librds-6.1 saw this: messages
+ * 6643.. delivered twice). Paths must come back in index order, one at a
+ * time, once the peer has seen all of them go.
+ */
+static void run_staggered_kills(uint64_t seed, uint32_t per_flow)
+{
+	struct world *w = world_new2(seed, WIRE_KVER_6, WIRE_KVER_6, NULL);
+	struct rdsu_conn_info ca, cb;
+	struct flow f[8];
+	uint16_t port = 4000;
+	uint64_t rng = seed;
+	int kills = 0;
+
+	for (unsigned p = 0; p < 8; p++) {
+		while (rdsu_mprds_hash(port, 0, 8) != p)
+			port++;
+		f[p] = (struct flow){ sock_bound(w, w->a, port), sock_bound(w, w->b, port),
+				      w->a, w->b, port, 0, 0, per_flow, seed + p };
+		rdsu_sock_set_sndbuf(f[p].tx, 256 * 1024, 0);
+		port++;
+	}
+	for (int round = 0; round < 200000; round++) {
+		bool done = true;
+
+		for (unsigned i = 0; i < 8; i++) {
+			flow_send(&f[i], rdsu_sim_now(w->sim));
+			done &= f[i].got == f[i].total;
+		}
+		if (done)
+			break;
+		rdsu_sim_run_for(w->sim, 200000);
+		for (unsigned i = 0; i < 8; i++)
+			flow_recv(&f[i], rdsu_sim_now(w->sim));
+		if (round % 2 != 1 || kills >= 20)
+			continue;
+		/* every path, in a random order, a few microseconds apart */
+		uint8_t order[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+
+		for (unsigned i = 7; i > 0; i--) {
+			unsigned j;
+			uint8_t t;
+
+			rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+			j = (unsigned)(rng >> 33) % (i + 1);
+			t = order[i];
+			order[i] = order[j];
+			order[j] = t;
+		}
+		for (unsigned i = 0; i < 8; i++) {
+			for (unsigned k = 0; k < 8; k++)
+				flow_send(&f[k], rdsu_sim_now(w->sim));
+			rdsu_sim_reset_conns(w->sim, w->a, w->b, (uint8_t)(1u << order[i]));
+			rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+			rdsu_sim_run_for(w->sim, 5000 + (rng >> 33) % 150000);
+		}
+		kills++;
+	}
+	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + 120 * RDSU_SEC), 0);
+	for (unsigned i = 0; i < 8; i++) {
+		flow_recv(&f[i], rdsu_sim_now(w->sim));
+		assert_int_equal(f[i].got, f[i].total);
+	}
+	assert_int_equal(kills, 20);
+	assert_true(stat_of(w, w->a, RDSU_STAT_SEND_RETRANSMITTED) > 0);
+	/* both sides agree which connection is which path */
+	conn_info(w, w->a, w->b, &ca);
+	conn_info(w, w->b, w->a, &cb);
+	for (unsigned i = 0; i < 8; i++) {
+		assert_int_equal(ca.path[i].state, RDSU_PATH_UP);
+		assert_int_equal(ca.path[i].local_sport, cb.path[i].peer_sport);
+	}
+	world_free(w);
+}
+
+static void test_reconnect_6x_staggered_kills(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 41; seed < 45; seed++)
+		run_staggered_kills(seed, 4000);
+}
+
 /* Only the smaller address reconnects, on capped exponential backoff:
  * with B off the network for 20 s, A keeps trying on every path, but the
  * attempts thin out to about one every 0.5 s (random below a 1 s cap)
@@ -283,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_reconnect_lossy_both_ways),
 		cmocka_unit_test(test_reconnect_lossy_other_seed),
 		cmocka_unit_test(test_reconnect_backoff_capped),
+		cmocka_unit_test(test_reconnect_6x_staggered_kills),
 	};
 	return cmocka_run_group_tests_name("sim_reconnect", tests, NULL, NULL);
 }
