@@ -553,27 +553,31 @@ static void do_accept(struct rdsu_tcp *t, struct tsock *ls, rdsu_ns now)
  * Bytes
  */
 
-static void check_acked(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
+/* Return: true if the peer acknowledged more (the core freed messages). */
+static bool check_acked(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 {
+	bool moved = false;
 	int outq = 0;
 
 	if (l->written == l->acked)
-		return;
+		return false;
 	t->st.ack_checks++;
 	if (ioctl(l->fd, SIOCOUTQ, &outq) < 0 || outq < 0)
-		return;
+		return false;
 	uint64_t acked = l->written - (uint64_t)outq;
 
 	if (acked > l->acked) {
 		l->acked = acked;
+		moved = true;
 		if (rdsu_link_acked(t->ep, l->id, acked, now) == RDSU_ERR_CLOSED) {
 			link_close(t, l, false);
-			return;
+			return true;
 		}
 		t->ack_poll = ACK_POLL_MIN;
 	}
 	if (l->acked == l->written)
 		ack_list_del(t, l);
+	return moved;
 }
 
 /* send() what it takes; <0 errno on a dead connection. */
@@ -892,10 +896,11 @@ static void timers(struct rdsu_tcp *t, rdsu_ns now)
 		drain_expire(t, now);
 }
 
-static void ack_round(struct rdsu_tcp *t, rdsu_ns now)
+static bool ack_round(struct rdsu_tcp *t, rdsu_ns now)
 {
 	struct tsock *l = t->ack_head, *next;
 	rdsu_ns before = t->ack_poll;
+	bool moved = false;
 
 	/* Nothing moved since last time: look less often, up to 50 ms. The
 	 * kernel is told on every ACK; SIOCOUTQ is the closest a userspace
@@ -903,9 +908,10 @@ static void ack_round(struct rdsu_tcp *t, rdsu_ns now)
 	t->ack_poll = before * 2 > ACK_POLL_MAX ? ACK_POLL_MAX : before * 2;
 	for (; l; l = next) {
 		next = l->anext;
-		check_acked(t, l, now);
+		moved |= check_acked(t, l, now);
 	}
 	t->ack_due = now + t->ack_poll;
+	return moved;
 }
 
 static void on_event(struct rdsu_tcp *t, struct tsock *s, uint32_t ev, rdsu_ns now)
@@ -968,12 +974,16 @@ int rdsu_tcp_run(struct rdsu_tcp *t, int timeout_ms)
 		return RDSU_ERR_INVAL;
 	t->st.runs++;
 	do_requests(t, now);
-	if (t->ack_head && now >= t->ack_due)
-		ack_round(t, now);
+	if (t->ack_head && now >= t->ack_due && ack_round(t, now))
+		wait_ms = 0;
 	if (rdsu_ep_deadline(t->ep) <= now) {
 		(void)rdsu_ep_expire(t->ep, now);
 		do_requests(t, now);
+		wait_ms = 0;
 	}
+	/* Work done above may have made a socket ready (acknowledged bytes
+	 * free SNDBUF, a timer queued a resend): sleeping now would leave the
+	 * caller waiting for an event that has already happened. */
 	arm_timer(t, now);
 	n = epoll_wait(t->epfd, evs, (int)(sizeof(evs) / sizeof(evs[0])), wait_ms);
 	if (n < 0)
