@@ -67,6 +67,28 @@ int rio_parse_addr(const char *s, struct rdsu_addr *a)
 	return -EINVAL;
 }
 
+/* The address the kernel would send from: a connected UDP socket's name.
+ * connect() on UDP sends nothing. */
+int rio_route_source(const struct rdsu_addr *dst, struct rdsu_addr *src)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = rdsu_sockaddr(dst, RDSU_TCP_PORT, &ss);
+	int fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0), e = 0;
+	uint16_t port;
+
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&ss, len) < 0)
+		e = -errno;
+	len = sizeof(ss);
+	if (!e && getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+		e = -errno;
+	close(fd);
+	if (!e)
+		e = rdsu_sockaddr_get(&ss, src, &port);
+	return e;
+}
+
 int rio_open(struct rio **out, const struct rio_cfg *cfg)
 {
 	struct rio *r = calloc(1, sizeof(*r));

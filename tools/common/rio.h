@@ -39,6 +39,10 @@ int rio_cfg_add_addr(struct rio_cfg *cfg, const struct rdsu_addr *a);
 /* rio_parse_addr() - "10.0.0.1" or "::1" into |a|. Return: 0; -EINVAL. */
 int rio_parse_addr(const char *s, struct rdsu_addr *a);
 
+/* rio_route_source() - the local address the kernel's routing would send
+ * to |dst| from. Return: 0; negative errno (no route). */
+int rio_route_source(const struct rdsu_addr *dst, struct rdsu_addr *src);
+
 /* rio_open() - start the stack. Return: 0; negative errno or rdsu_err
  * (rdsu_strerror names both). -EAFNOSUPPORT: no AF_RDS in this kernel. */
 int rio_open(struct rio **out, const struct rio_cfg *cfg);

@@ -150,28 +150,6 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	return ARGP_ERR_UNKNOWN;
 }
 
-/* The address the kernel would send from: a connected UDP socket's name.
- * connect() on UDP sends nothing. */
-static int route_source(const struct rdsu_addr *dst, struct rdsu_addr *src)
-{
-	struct sockaddr_storage ss;
-	socklen_t len = rdsu_sockaddr(dst, RDSU_TCP_PORT, &ss);
-	int fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0), e = 0;
-	uint16_t port;
-
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&ss, len) < 0)
-		e = -errno;
-	len = sizeof(ss);
-	if (!e && getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
-		e = -errno;
-	close(fd);
-	if (!e)
-		e = rdsu_sockaddr_get(&ss, src, &port);
-	return e;
-}
-
 static double ms(rdsu_ns d)
 {
 	return (double)d / 1e6;
@@ -379,7 +357,7 @@ int main(int argc, char **argv)
 	o.sockets = 1;
 	if (argp_parse(&ap, argc, argv, 0, NULL, &o) != 0)
 		return 2;
-	if (!o.have_src && (e = route_source(&o.host, &o.src)) < 0) {
+	if (!o.have_src && (e = rio_route_source(&o.host, &o.src)) < 0) {
 		fprintf(stderr, "rdsping: no route to %s: %s\n", o.host_s, strerror(-e));
 		return 2;
 	}
