@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+"""rdsperf-cli.py RDSPERF - rdsperf on loopback, librds at both ends.
+
+Wrong options exit 2 with a reason; each test runs, verifies and reports
+numbers that agree between the two ends; the control channel refuses
+another version and garbage with a reason and the server keeps serving.
+Exit 0 pass, 1 fail.
+"""
+import json
+import socket
+import subprocess
+import sys
+import time
+
+BIN = sys.argv[1]
+FAILS = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILS.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def run(args, timeout=60):
+    p = subprocess.run([BIN] + args, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+# -- options ---------------------------------------------------------------
+for args, why in [
+    ([], "say -s"),
+    (["-s", "-c", "127.0.0.1"], "say -s"),
+    (["-s", "--verify"], "takes no test options"),
+    (["-c", "127.0.0.1", "--test", "pingpong", "-n", "2"], "pingpong is one socket"),
+    (["-c", "127.0.0.1", "--test", "pingpong", "--depth", "2"], "pingpong has one message"),
+    (["-c", "127.0.0.1", "-T", "2", "-n", "2"], "one thread"),
+    (["-c", "127.0.0.1", "-T", "4", "-n", "2", "--kernel"], "4 threads need"),
+    (["-c", "127.0.0.1", "-l", "2M"], "bad size list"),
+    (["-c", "127.0.0.1", "-l", "64,,x"], "bad size list"),
+    (["-c", "127.0.0.1", "--paths", "3"], "bad path count"),
+    (["-c", "127.0.0.1", "--depth", "8"], "--rsize and --depth are for rr"),
+    (["-c", "127.0.0.1", "-t", "0"], "bad time"),
+    (["-c", "127.0.0.1", "--sched", "spin"], "bad scheduling mode"),
+    (["-c", "nohost"], "bad host"),
+]:
+    rc, out, err = run(args)
+    check(rc == 2 and why in err, "%r: rc %d, %r" % (args, rc, err[-300:]))
+
+port = free_port()
+rc, out, err = run(["-c", "127.0.0.1", "-p", str(port), "-t", "1"])
+check(rc == 2 and "control connection" in err, "no server: rc %d %r" % (rc, err))
+
+# -- a server ---------------------------------------------------------------
+srv = subprocess.Popen([BIN, "-s", "-B", "127.0.0.1", "-p", str(port)],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+try:
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    base = ["-c", "127.0.0.1", "-p", str(port), "--json", "-i", "0.25"]
+
+    # stream, verified: every message sent arrives, intact
+    rc, out, err = run(base + ["-t", "1", "-l", "9000", "-n", "3", "--verify", "-w", "1M"])
+    check(rc == 0, "stream rc %d %s" % (rc, err[-500:]))
+    doc = json.loads(out)
+    check(doc["rdsperf"] == 1 and len(doc["runs"]) == 1, "stream doc %r" % doc.keys())
+    r = doc["runs"][0]
+    snd, rcv = r["end"]["sender"], r["end"]["receiver"]
+    check(snd["messages"] > 100, "stream sent only %d" % snd["messages"])
+    check(rcv["messages"] == snd["messages"] and rcv["bytes"] == snd["bytes"],
+          "stream: sent %d/%d, received %d/%d" % (snd["messages"], snd["bytes"],
+                                                  rcv["messages"], rcv["bytes"]))
+    check(snd["verify_errors"] == 0 and rcv["verify_errors"] == 0, "stream verify %r" % r["end"])
+    check(r["start"]["window"] == 1048576 and r["start"]["sched"] == "poll" and
+          r["start"]["client_stack"] == "librds" and r["start"]["client"] == "127.0.0.2",
+          "stream start %r" % r["start"])
+    check(3 <= len(r["intervals"]) <= 6, "stream intervals %d" % len(r["intervals"]))
+    check(sum(i["messages"] for i in r["intervals"]) == snd["messages"],
+          "intervals add up to %d, summary %d" % (sum(i["messages"] for i in r["intervals"]),
+                                                   snd["messages"]))
+    check(r["end"]["cpu"]["client_percent"] > 0 and r["end"]["retransmits"]["client_rds"] == 0,
+          "stream cpu/retransmits %r" % r["end"])
+
+    # rr: several sockets, depth, different response size, verified both ways
+    rc, out, err = run(base + ["--test", "rr", "-t", "1", "-l", "100", "--rsize", "3000",
+                               "--depth", "4", "-n", "3", "--verify", "-O", "0.5"])
+    check(rc == 0, "rr rc %d %s" % (rc, err[-500:]))
+    r = json.loads(out)["runs"][0]
+    snd, lat = r["end"]["sender"], r["end"]["latency"]
+    check(snd["responses"] > 50 and snd["response_bytes"] == 3000 * snd["responses"],
+          "rr responses %r" % snd)
+    check(0 <= snd["messages"] - snd["responses"] <= 3 * 4 + 12, "rr in flight %r" % snd)
+    check(lat["samples"] == snd["responses"] and lat["rtt"] == "full round trip",
+          "rr latency %r" % lat)
+    check(lat["min"] <= lat["p50"] <= lat["p90"] <= lat["p99"] <= lat["p99_9"] <= lat["max"],
+          "rr percentiles out of order %r" % lat)
+    om = [i for i in r["intervals"] if i["omitted"]]
+    check(len(om) == 2, "rr: %d omitted intervals, expected 2" % len(om))
+    check(r["end"]["receiver"]["verify_errors"] == 0 and snd["verify_errors"] == 0,
+          "rr verify %r" % r["end"])
+
+    # pingpong over a size sweep, sizes that do and do not carry a sequence
+    rc, out, err = run(base + ["--test", "pingpong", "-t", "0.3", "-l", "0,7,8,65536",
+                               "--verify", "--paths", "1"])
+    check(rc == 0, "pingpong rc %d %s" % (rc, err[-500:]))
+    runs = json.loads(out)["runs"]
+    check([x["start"]["size"] for x in runs] == [0, 7, 8, 65536], "sweep sizes")
+    for x in runs:
+        check(x["end"]["latency"]["samples"] > 10 and x["end"]["sender"]["verify_errors"] == 0,
+              "pingpong %d: %r" % (x["start"]["size"], x["end"]))
+        check(x["start"]["paths"] == 1, "paths not passed on")
+
+    # text output
+    rc, out, err = run(["-c", "127.0.0.1", "-p", str(port), "-t", "0.5", "-l", "1K",
+                        "--sched", "busy"])
+    check(rc == 0 and "sender" in out and "receiver" in out and "sched busy" in out,
+          "text output rc %d %r" % (rc, out[-500:]))
+
+    # the control channel: another version, garbage, an impossible test
+    for line, why in [
+        (b'{"rdsperf":2,"op":"start"}\n', b"version 2"),
+        (b"GET / HTTP/1.0\n", b"not a JSON object"),
+        (b'{"rdsperf":1,"op":"start","test":"stream","size":64,"rsize":0,"depth":1,'
+         b'"sockets":99,"paths":8,"kver":7,"buf":0,"duration":1,"omit":0,"verify":false,'
+         b'"client_addr":"127.0.0.2","client_ports":[1]}\n', b"out of range"),
+    ]:
+        c = socket.create_connection(("127.0.0.1", port), timeout=10)
+        c.sendall(line)
+        reply = c.recv(4096)
+        c.close()
+        check(b'"op":"error"' in reply and why in reply, "control %r -> %r" % (line[:30], reply))
+    # still serving
+    rc, out, err = run(base + ["-t", "0.3", "-l", "64"])
+    check(rc == 0, "server gone after bad clients: %s" % err[-300:])
+finally:
+    srv.terminate()
+    try:
+        srv.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        srv.kill()
+check(srv.returncode == 0, "server exit %s" % srv.returncode)
+sys.exit(1 if FAILS else 0)

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * ctl.c - rdsperf control messages (ctl.h).
+ */
+#define _GNU_SOURCE
+#include "ctl.h"
+
+#include <json-c/json.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const test_names[] = { "stream", "rr", "pingpong" };
+
+const char *perf_test_name(enum perf_test t)
+{
+	return (unsigned)t < 3 ? test_names[t] : "?";
+}
+
+int perf_test_parse(const char *s, enum perf_test *out)
+{
+	for (unsigned i = 0; i < 3; i++)
+		if (!strcmp(s, test_names[i])) {
+			*out = (enum perf_test)i;
+			return 0;
+		}
+	return -1;
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int perf_params_check(const struct perf_params *p, char *err, size_t errlen)
+{
+	if ((unsigned)p->test > PERF_PINGPONG)
+		return fail(err, errlen, "unknown test");
+	if (p->size > PERF_MAX_SIZE || p->rsize > PERF_MAX_SIZE)
+		return fail(err, errlen, "message size above %u bytes (RDS's largest)", PERF_MAX_SIZE);
+	if (p->sockets < 1 || p->sockets > PERF_MAX_SOCKS)
+		return fail(err, errlen, "sockets must be 1 to %u", PERF_MAX_SOCKS);
+	if (p->depth < 1 || p->depth > PERF_MAX_DEPTH)
+		return fail(err, errlen, "depth must be 1 to %u", PERF_MAX_DEPTH);
+	if (p->paths != 1 && p->paths != 2 && p->paths != 4 && p->paths != 8)
+		return fail(err, errlen, "paths must be 1, 2, 4 or 8");
+	if (p->kver != 6 && p->kver != 7)
+		return fail(err, errlen, "kver must be 6 or 7");
+	if (!(p->duration > 0 && p->duration <= 86400))
+		return fail(err, errlen, "duration must be above 0 and at most a day");
+	if (!(p->omit >= 0 && p->omit <= 3600))
+		return fail(err, errlen, "omit must be 0 to 3600 seconds");
+	if (p->test == PERF_PINGPONG && (p->depth != 1 || p->sockets != 1))
+		return fail(err, errlen, "pingpong is one socket with one message in flight");
+	return 0;
+}
+
+static char *line_of(struct json_object *j)
+{
+	char *s = NULL;
+
+	if (j && asprintf(&s, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN)) < 0)
+		s = NULL;
+	json_object_put(j);
+	return s;
+}
+
+static struct json_object *msg(const char *op)
+{
+	struct json_object *j = json_object_new_object();
+
+	json_object_object_add(j, "rdsperf", json_object_new_int(CTL_VERSION));
+	json_object_object_add(j, "op", json_object_new_string(op));
+	return j;
+}
+
+char *ctl_start_line(const struct perf_params *p)
+{
+	struct json_object *j = msg("start"), *ports = json_object_new_array();
+
+	json_object_object_add(j, "test", json_object_new_string(perf_test_name(p->test)));
+	json_object_object_add(j, "size", json_object_new_int64(p->size));
+	json_object_object_add(j, "rsize", json_object_new_int64(p->rsize));
+	json_object_object_add(j, "depth", json_object_new_int64(p->depth));
+	json_object_object_add(j, "sockets", json_object_new_int64(p->sockets));
+	json_object_object_add(j, "paths", json_object_new_int64(p->paths));
+	json_object_object_add(j, "kver", json_object_new_int64(p->kver));
+	json_object_object_add(j, "duration", json_object_new_double(p->duration));
+	json_object_object_add(j, "omit", json_object_new_double(p->omit));
+	json_object_object_add(j, "buf", json_object_new_int64(p->buf));
+	json_object_object_add(j, "verify", json_object_new_boolean(p->verify));
+	json_object_object_add(j, "client_addr", json_object_new_string(p->client_addr));
+	for (unsigned i = 0; i < p->sockets && i < PERF_MAX_SOCKS; i++)
+		json_object_array_add(ports, json_object_new_int(p->client_ports[i]));
+	json_object_object_add(j, "client_ports", ports);
+	return line_of(j);
+}
+
+char *ctl_ready_line(const uint16_t *ports, unsigned n, bool kernel)
+{
+	struct json_object *j = msg("ready"), *a = json_object_new_array();
+
+	for (unsigned i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_int(ports[i]));
+	json_object_object_add(j, "ports", a);
+	json_object_object_add(j, "kernel", json_object_new_boolean(kernel));
+	return line_of(j);
+}
+
+char *ctl_error_line(const char *why)
+{
+	struct json_object *j = msg("error");
+
+	json_object_object_add(j, "error", json_object_new_string(why));
+	return line_of(j);
+}
+
+char *ctl_stop_line(void)
+{
+	return line_of(msg("stop"));
+}
+
+char *ctl_result_line(const struct perf_result *r)
+{
+	struct json_object *j = msg("result");
+
+	json_object_object_add(j, "msgs", json_object_new_int64((int64_t)r->msgs));
+	json_object_object_add(j, "bytes", json_object_new_int64((int64_t)r->bytes));
+	json_object_object_add(j, "sent", json_object_new_int64((int64_t)r->sent));
+	json_object_object_add(j, "verify_errors", json_object_new_int64((int64_t)r->verify_errors));
+	json_object_object_add(j, "eagain", json_object_new_int64((int64_t)r->eagain));
+	json_object_object_add(j, "enobufs", json_object_new_int64((int64_t)r->enobufs));
+	json_object_object_add(j, "rds_retransmits", json_object_new_int64(r->rds_retransmits));
+	json_object_object_add(j, "cpu", json_object_new_double(r->cpu));
+	json_object_object_add(j, "wall", json_object_new_double(r->wall));
+	json_object_object_add(j, "kernel", json_object_new_boolean(r->kernel));
+	return line_of(j);
+}
+
+/* ------------------------------------------------------------------------
+ * Decoding: everything a remote peer sent is checked for type and range.
+ */
+
+static struct json_object *parse(const char *line, const char *want_op, char *err, size_t errlen)
+{
+	struct json_object *j, *v;
+	size_t len = strnlen(line, CTL_MAX_LINE + 1);
+	const char *op;
+
+	if (len > CTL_MAX_LINE) {
+		fail(err, errlen, "control line longer than %u bytes", CTL_MAX_LINE);
+		return NULL;
+	}
+	j = json_tokener_parse(line);
+	if (!j || !json_object_is_type(j, json_type_object)) {
+		fail(err, errlen, "control line is not a JSON object");
+		json_object_put(j);
+		return NULL;
+	}
+	if (!json_object_object_get_ex(j, "rdsperf", &v) || !json_object_is_type(v, json_type_int)) {
+		fail(err, errlen, "not an rdsperf control message");
+		goto bad;
+	}
+	if (json_object_get_int64(v) != CTL_VERSION) {
+		fail(err, errlen, "peer speaks rdsperf control version %lld, this rdsperf %d",
+		     (long long)json_object_get_int64(v), CTL_VERSION);
+		goto bad;
+	}
+	if (!json_object_object_get_ex(j, "op", &v) || !json_object_is_type(v, json_type_string)) {
+		fail(err, errlen, "control message without \"op\"");
+		goto bad;
+	}
+	op = json_object_get_string(v);
+	if (!strcmp(op, "error") && strcmp(want_op, "error")) {
+		struct json_object *e;
+
+		fail(err, errlen, "peer: %s",
+		     json_object_object_get_ex(j, "error", &e) && json_object_is_type(e, json_type_string)
+			     ? json_object_get_string(e)
+			     : "(no reason given)");
+		goto bad;
+	}
+	if (strcmp(op, want_op)) {
+		fail(err, errlen, "expected \"%s\", peer sent \"%.40s\"", want_op, op);
+		goto bad;
+	}
+	return j;
+bad:
+	json_object_put(j);
+	return NULL;
+}
+
+static int get_u(struct json_object *j, const char *k, uint64_t max, uint64_t *out, char *err,
+		 size_t errlen)
+{
+	struct json_object *v;
+	int64_t x;
+
+	if (!json_object_object_get_ex(j, k, &v) || !json_object_is_type(v, json_type_int))
+		return fail(err, errlen, "\"%s\" missing or not an integer", k);
+	x = json_object_get_int64(v);
+	if (x < 0 || (uint64_t)x > max)
+		return fail(err, errlen, "\"%s\" out of range", k);
+	*out = (uint64_t)x;
+	return 0;
+}
+
+static int get_d(struct json_object *j, const char *k, double *out, char *err, size_t errlen)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(j, k, &v) ||
+	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+		return fail(err, errlen, "\"%s\" missing or not a number", k);
+	*out = json_object_get_double(v);
+	if (!isfinite(*out))
+		return fail(err, errlen, "\"%s\" not finite", k);
+	return 0;
+}
+
+static int get_b(struct json_object *j, const char *k, bool *out, char *err, size_t errlen)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(j, k, &v) || !json_object_is_type(v, json_type_boolean))
+		return fail(err, errlen, "\"%s\" missing or not true/false", k);
+	*out = json_object_get_boolean(v);
+	return 0;
+}
+
+static int get_ports(struct json_object *j, const char *k, uint16_t *ports, unsigned n, char *err,
+		     size_t errlen)
+{
+	struct json_object *a;
+
+	if (!json_object_object_get_ex(j, k, &a) || !json_object_is_type(a, json_type_array))
+		return fail(err, errlen, "\"%s\" missing or not a list", k);
+	if (json_object_array_length(a) != n)
+		return fail(err, errlen, "\"%s\" has %zu ports, expected %u", k,
+			    (size_t)json_object_array_length(a), n);
+	for (unsigned i = 0; i < n; i++) {
+		struct json_object *v = json_object_array_get_idx(a, i);
+		int64_t x;
+
+		if (!json_object_is_type(v, json_type_int))
+			return fail(err, errlen, "\"%s\": not a port number", k);
+		x = json_object_get_int64(v);
+		if (x < 1 || x > 65535)
+			return fail(err, errlen, "\"%s\": port out of range", k);
+		ports[i] = (uint16_t)x;
+	}
+	return 0;
+}
+
+int ctl_parse_start(const char *line, struct perf_params *p, char *err, size_t errlen)
+{
+	struct json_object *j = parse(line, "start", err, errlen), *v;
+	uint64_t u[7] = { 0 };
+	int e = -1;
+
+	if (!j)
+		return -1;
+	memset(p, 0, sizeof(*p));
+	if (!json_object_object_get_ex(j, "test", &v) || !json_object_is_type(v, json_type_string) ||
+	    perf_test_parse(json_object_get_string(v), &p->test) < 0) {
+		fail(err, errlen, "\"test\" missing or unknown");
+		goto out;
+	}
+	if (get_u(j, "size", PERF_MAX_SIZE, &u[0], err, errlen) ||
+	    get_u(j, "rsize", PERF_MAX_SIZE, &u[1], err, errlen) ||
+	    get_u(j, "depth", PERF_MAX_DEPTH, &u[2], err, errlen) ||
+	    get_u(j, "sockets", PERF_MAX_SOCKS, &u[3], err, errlen) ||
+	    get_u(j, "paths", 8, &u[4], err, errlen) || get_u(j, "kver", 7, &u[5], err, errlen) ||
+	    get_u(j, "buf", PERF_MAX_BUF, &u[6], err, errlen) ||
+	    get_d(j, "duration", &p->duration, err, errlen) ||
+	    get_d(j, "omit", &p->omit, err, errlen) || get_b(j, "verify", &p->verify, err, errlen))
+		goto out;
+	p->size = (uint32_t)u[0];
+	p->rsize = (uint32_t)u[1];
+	p->depth = (uint32_t)u[2];
+	p->sockets = (uint32_t)u[3];
+	p->paths = (uint32_t)u[4];
+	p->kver = (uint32_t)u[5];
+	p->buf = (uint32_t)u[6];
+	if (!json_object_object_get_ex(j, "client_addr", &v) ||
+	    !json_object_is_type(v, json_type_string) ||
+	    strlen(json_object_get_string(v)) >= sizeof(p->client_addr)) {
+		fail(err, errlen, "\"client_addr\" missing or too long");
+		goto out;
+	}
+	strcpy(p->client_addr, json_object_get_string(v));
+	if (perf_params_check(p, err, errlen) < 0 ||
+	    get_ports(j, "client_ports", p->client_ports, p->sockets, err, errlen) < 0)
+		goto out;
+	e = 0;
+out:
+	json_object_put(j);
+	return e;
+}
+
+int ctl_parse_ready(const char *line, uint16_t *ports, unsigned n, bool *kernel, char *err,
+		    size_t errlen)
+{
+	struct json_object *j = parse(line, "ready", err, errlen);
+	int e = -1;
+
+	if (!j)
+		return -1;
+	if (get_ports(j, "ports", ports, n, err, errlen) == 0 &&
+	    get_b(j, "kernel", kernel, err, errlen) == 0)
+		e = 0;
+	json_object_put(j);
+	return e;
+}
+
+int ctl_parse_stop(const char *line, char *err, size_t errlen)
+{
+	struct json_object *j = parse(line, "stop", err, errlen);
+
+	json_object_put(j);
+	return j ? 0 : -1;
+}
+
+int ctl_parse_result(const char *line, struct perf_result *r, char *err, size_t errlen)
+{
+	struct json_object *j = parse(line, "result", err, errlen), *v;
+	int e = -1;
+
+	if (!j)
+		return -1;
+	memset(r, 0, sizeof(*r));
+	if (get_u(j, "msgs", INT64_MAX, &r->msgs, err, errlen) ||
+	    get_u(j, "bytes", INT64_MAX, &r->bytes, err, errlen) ||
+	    get_u(j, "sent", INT64_MAX, &r->sent, err, errlen) ||
+	    get_u(j, "verify_errors", INT64_MAX, &r->verify_errors, err, errlen) ||
+	    get_u(j, "eagain", INT64_MAX, &r->eagain, err, errlen) ||
+	    get_u(j, "enobufs", INT64_MAX, &r->enobufs, err, errlen) ||
+	    get_d(j, "cpu", &r->cpu, err, errlen) || get_d(j, "wall", &r->wall, err, errlen) ||
+	    get_b(j, "kernel", &r->kernel, err, errlen))
+		goto out;
+	if (!json_object_object_get_ex(j, "rds_retransmits", &v) ||
+	    !json_object_is_type(v, json_type_int)) {
+		fail(err, errlen, "\"rds_retransmits\" missing or not an integer");
+		goto out;
+	}
+	r->rds_retransmits = json_object_get_int64(v);
+	e = 0;
+out:
+	json_object_put(j);
+	return e;
+}

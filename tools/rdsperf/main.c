@@ -1,0 +1,950 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * rdsperf - RDS throughput and latency, client and server, over librds or
+ * the kernel's AF_RDS (--kernel). The client proposes each test on a TCP
+ * control connection (ctl.h), runs it on RDS sockets (engine.h) and prints
+ * what both ends counted: per interval, then a summary.
+ */
+#define _GNU_SOURCE
+#include <argp.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "engine.h"
+#include "hist.h"
+#include "rio.h"
+
+const char *argp_program_version = "rdsperf " RDSTK_VERSION;
+
+#define MAX_SIZES 32
+#define CTL_TIMEOUT_MS 10000
+
+struct opts {
+	struct rio_cfg cfg;
+	bool server, once, json, quiet;
+	const char *host_s, *bind_s;
+	struct rdsu_addr host, src;
+	bool have_src;
+	uint16_t ctl_port;
+	struct perf_params p;
+	bool rsize_set, depth_set;
+	uint32_t sizes[MAX_SIZES];
+	unsigned n_sizes;
+	unsigned threads;
+	enum perf_sched sched;
+	double interval;
+};
+
+static volatile int stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+enum {
+	O_JSON = 0x100, O_KERNEL, O_RSIZE, O_DEPTH, O_PATHS, O_THREADS, O_OMIT, O_VERIFY, O_SCHED,
+	O_KVER, O_ONCE, O_TEST, O_BUF
+};
+
+static const struct argp_option options[] = {
+	{ NULL, 0, NULL, 0, "Mode:", 1 },
+	{ "server", 's', NULL, 0, "serve tests (until interrupted; see --one-off)", 1 },
+	{ "client", 'c', "HOST", 0, "run a test against the rdsperf server on HOST", 1 },
+	{ "one-off", O_ONCE, NULL, 0, "server: exit after one client", 1 },
+	{ "port", 'p', "PORT", 0, "control port (default 18515)", 1 },
+	{ "bind", 'B', "ADDR", 0, "server: listen on ADDR; client: RDS source address", 1 },
+	{ "kernel", O_KERNEL, NULL, 0, "use the kernel's AF_RDS sockets instead of librds", 1 },
+	{ NULL, 0, NULL, 0, "Test (client):", 2 },
+	{ "test", O_TEST, "stream|rr|pingpong", 0,
+	  "stream: one-way throughput; rr: requests and responses with --depth in flight per "
+	  "socket; pingpong: one socket, one message in flight (default stream)", 2 },
+	{ "size", 'l', "BYTES[,BYTES...]", 0,
+	  "message (request) size; a list runs one test per size (default 65536 for stream, "
+	  "64 otherwise; K and M suffixes)", 2 },
+	{ "rsize", O_RSIZE, "BYTES", 0, "rr: response size (default: the request size)", 2 },
+	{ "depth", O_DEPTH, "N", 0, "rr: requests in flight per socket (default 1)", 2 },
+	{ "sockets", 'n', "N", 0, "client sockets, each paired with a server socket (default 1)", 2 },
+	{ "threads", 'T', "N", 0,
+	  "client threads sharing the sockets (default 1; librds: one, its endpoint is "
+	  "single-threaded)", 2 },
+	{ "paths", O_PATHS, "N", 0, "librds: paths to advertise, 1, 2, 4 or 8 (default 8)", 2 },
+	{ "kver", O_KVER, "6|7", 0, "librds: behave like this kernel generation (default 7)", 2 },
+	{ "window", 'w', "BYTES", 0,
+	  "SNDBUF and RCVBUF of every socket at both ends (default: the stack's, 106496 on "
+	  "librds); a receiver holding more than RCVBUF is congested and its sender gets "
+	  "ENOBUFS", 2 },
+	{ "time", 't', "SECONDS", 0, "measure for SECONDS (default 10)", 2 },
+	{ "omit", 'O', "SECONDS", 0, "warm up for SECONDS first, not counted (default 0)", 2 },
+	{ "verify", O_VERIFY, NULL, 0, "fill and check every payload byte and sequence", 2 },
+	{ "sched", O_SCHED, "poll|busy", 0,
+	  "poll: send/receive until EAGAIN, then wait for readiness (default); busy: never "
+	  "wait", 2 },
+	{ NULL, 0, NULL, 0, "Output:", 3 },
+	{ "interval", 'i', "SECONDS", 0, "report every SECONDS (default 1; 0 = summary only)", 3 },
+	{ "json", O_JSON, NULL, 0, "one JSON document with everything, at the end", 3 },
+	{ "quiet", 'q', NULL, 0, "no interval lines", 3 },
+	{ 0 }
+};
+
+static int seconds(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int number(const char *s, unsigned long long min, unsigned long long max,
+		  unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (*s == '-' || *s == '+')
+		return -1;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	if (*end == 'K' || *end == 'k')
+		v *= 1024, end++;
+	else if (*end == 'M' || *end == 'm')
+		v *= 1024 * 1024, end++;
+	if (*end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static error_t parse(int key, char *arg, struct argp_state *st)
+{
+	struct opts *o = st->input;
+	unsigned long long v;
+
+	switch (key) {
+	case 's':
+		o->server = true;
+		return 0;
+	case 'c':
+		o->host_s = arg;
+		return 0;
+	case O_ONCE:
+		o->once = true;
+		return 0;
+	case 'p':
+		if (number(arg, 1, 65535, &v) < 0)
+			argp_error(st, "bad port '%s'", arg);
+		o->ctl_port = (uint16_t)v;
+		return 0;
+	case 'B':
+		o->bind_s = arg;
+		if (rio_parse_addr(arg, &o->src) < 0)
+			argp_error(st, "bad address '%s'", arg);
+		o->have_src = true;
+		return 0;
+	case O_KERNEL:
+		o->cfg.kernel = true;
+		return 0;
+	case O_TEST:
+		if (perf_test_parse(arg, &o->p.test) < 0)
+			argp_error(st, "bad test '%s': stream, rr or pingpong", arg);
+		return 0;
+	case 'l': {
+		char *save = NULL, *tok, *dup = strdup(arg);
+
+		o->n_sizes = 0;
+		for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			if (o->n_sizes == MAX_SIZES || number(tok, 0, PERF_MAX_SIZE, &v) < 0) {
+				free(dup);
+				argp_error(st, "bad size list '%s': up to %d sizes of 0 to %u bytes", arg,
+					   MAX_SIZES, PERF_MAX_SIZE);
+			}
+			o->sizes[o->n_sizes++] = (uint32_t)v;
+		}
+		free(dup);
+		if (!o->n_sizes)
+			argp_error(st, "bad size list '%s'", arg);
+		return 0;
+	}
+	case O_RSIZE:
+		if (number(arg, 0, PERF_MAX_SIZE, &v) < 0)
+			argp_error(st, "bad response size '%s': 0 to %u", arg, PERF_MAX_SIZE);
+		o->p.rsize = (uint32_t)v;
+		o->rsize_set = true;
+		return 0;
+	case O_DEPTH:
+		if (number(arg, 1, PERF_MAX_DEPTH, &v) < 0)
+			argp_error(st, "bad depth '%s': 1 to %d", arg, PERF_MAX_DEPTH);
+		o->p.depth = (uint32_t)v;
+		o->depth_set = true;
+		return 0;
+	case 'n':
+		if (number(arg, 1, PERF_MAX_SOCKS, &v) < 0)
+			argp_error(st, "bad socket count '%s': 1 to %d", arg, PERF_MAX_SOCKS);
+		o->p.sockets = (uint32_t)v;
+		return 0;
+	case 'T':
+		if (number(arg, 1, PERF_MAX_SOCKS, &v) < 0)
+			argp_error(st, "bad thread count '%s': 1 to %d", arg, PERF_MAX_SOCKS);
+		o->threads = (unsigned)v;
+		return 0;
+	case O_PATHS:
+		if (number(arg, 1, 8, &v) < 0 || (v & (v - 1)))
+			argp_error(st, "bad path count '%s': 1, 2, 4 or 8", arg);
+		o->p.paths = (uint32_t)v;
+		return 0;
+	case O_KVER:
+		if (strcmp(arg, "6") && strcmp(arg, "7"))
+			argp_error(st, "bad kver '%s': 6 or 7", arg);
+		o->p.kver = (uint32_t)atoi(arg);
+		return 0;
+	case 'w':
+		if (number(arg, 1, PERF_MAX_BUF, &v) < 0)
+			argp_error(st, "bad window '%s': 1 byte to 1G", arg);
+		o->p.buf = (uint32_t)v;
+		return 0;
+	case 't':
+		if (seconds(arg, 0.01, 86400, &o->p.duration) < 0)
+			argp_error(st, "bad time '%s': 0.01 to 86400 seconds", arg);
+		return 0;
+	case 'O':
+		if (seconds(arg, 0, 3600, &o->p.omit) < 0)
+			argp_error(st, "bad omit '%s': 0 to 3600 seconds", arg);
+		return 0;
+	case O_VERIFY:
+		o->p.verify = true;
+		return 0;
+	case O_SCHED:
+		if (!strcmp(arg, "poll"))
+			o->sched = SCHED_POLL;
+		else if (!strcmp(arg, "busy"))
+			o->sched = SCHED_BUSY;
+		else
+			argp_error(st, "bad scheduling mode '%s': poll or busy", arg);
+		return 0;
+	case 'i':
+		if (seconds(arg, 0, 3600, &o->interval) < 0 || (o->interval > 0 && o->interval < 0.01))
+			argp_error(st, "bad interval '%s': 0 (none) or 0.01 to 3600 seconds", arg);
+		return 0;
+	case O_JSON:
+		o->json = true;
+		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
+	case ARGP_KEY_ARG:
+		argp_error(st, "unexpected argument '%s'", arg);
+		return 0;
+	case ARGP_KEY_END:
+		if (o->server == !!o->host_s)
+			argp_error(st, "say -s (serve) or -c HOST (run a test)");
+		if (o->server) {
+			if (o->p.verify || o->n_sizes || o->rsize_set || o->depth_set || o->json ||
+			    o->p.buf)
+				argp_error(st, "the client chooses the test; the server takes no test options");
+			return 0;
+		}
+		if (rio_parse_addr(o->host_s, &o->host) < 0)
+			argp_error(st, "bad host '%s': an IPv4 or IPv6 address", o->host_s);
+		if (o->p.test == PERF_PINGPONG) {
+			if (o->depth_set && o->p.depth != 1)
+				argp_error(st, "pingpong has one message in flight; use --test rr for --depth");
+			if (o->p.sockets != 1 || o->threads != 1)
+				argp_error(st, "pingpong is one socket and one thread; use --test rr");
+		}
+		if (o->p.test == PERF_STREAM && (o->rsize_set || o->depth_set))
+			argp_error(st, "--rsize and --depth are for rr and pingpong");
+		if (o->threads > o->p.sockets)
+			argp_error(st, "%u threads need at least %u sockets", o->threads, o->threads);
+		if (o->threads > 1 && !o->cfg.kernel)
+			argp_error(st, "librds runs one endpoint per process, on one thread; use "
+				       "--sockets and --paths, or --kernel for threads");
+		if (!o->n_sizes)
+			o->sizes[o->n_sizes++] = o->p.test == PERF_STREAM ? 65536 : 64;
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Control connection: whole lines with a time limit, never more than
+ * CTL_MAX_LINE bytes buffered.
+ */
+
+struct ctl {
+	int fd;
+	char buf[CTL_MAX_LINE + 1];
+	size_t n;
+};
+
+static int ctl_send(struct ctl *c, char *line)
+{
+	size_t len, off = 0;
+
+	if (!line)
+		return -ENOMEM;
+	len = strlen(line);
+	while (off < len) {
+		ssize_t k = send(c->fd, line + off, len - off, MSG_NOSIGNAL);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			int e = -errno;
+
+			free(line);
+			return e;
+		}
+		off += (size_t)k;
+	}
+	free(line);
+	return 0;
+}
+
+/* The next line into |out| (NUL-terminated, no newline). Return: 0;
+ * -ETIMEDOUT; -ECONNRESET at EOF; -EMSGSIZE for an overlong line. */
+static int ctl_recv(struct ctl *c, char *out, int timeout_ms)
+{
+	for (;;) {
+		char *nl = memchr(c->buf, '\n', c->n);
+		struct pollfd pf = { .fd = c->fd, .events = POLLIN };
+		ssize_t k;
+		int r;
+
+		if (nl) {
+			size_t len = (size_t)(nl - c->buf);
+
+			memcpy(out, c->buf, len);
+			out[len] = 0;
+			memmove(c->buf, nl + 1, c->n - len - 1);
+			c->n -= len + 1;
+			return 0;
+		}
+		if (c->n >= CTL_MAX_LINE)
+			return -EMSGSIZE;
+		r = poll(&pf, 1, timeout_ms);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0)
+			return -ETIMEDOUT;
+		k = recv(c->fd, c->buf + c->n, CTL_MAX_LINE - c->n, 0);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (k == 0)
+			return -ECONNRESET;
+		c->n += (size_t)k;
+	}
+}
+
+static int tcp_connect(const struct rdsu_addr *a, uint16_t port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = rdsu_sockaddr(a, port, &ss);
+	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&ss, len) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return fd;
+}
+
+/* ------------------------------------------------------------------------
+ * Output: the interval lines as they happen; at the end a summary, or the
+ * JSON document, both from the same numbers.
+ */
+
+struct report {
+	const struct opts *o;
+	struct json_object *intervals; /* --json */
+};
+
+static double rate(uint64_t n, double secs)
+{
+	return secs > 0 ? (double)n / secs : 0;
+}
+
+static void print_bits(double bytes_per_s)
+{
+	double b = bytes_per_s * 8;
+
+	if (b >= 1e9)
+		printf("%7.2f Gbit/s", b / 1e9);
+	else
+		printf("%7.2f Mbit/s", b / 1e6);
+}
+
+static double us(uint64_t ns)
+{
+	return (double)ns / 1e3;
+}
+
+static struct json_object *lat_json(const struct hist *h)
+{
+	struct json_object *j = json_object_new_object();
+
+	json_object_object_add(j, "samples", json_object_new_int64((int64_t)h->n));
+	json_object_object_add(j, "rtt", json_object_new_string("full round trip"));
+	json_object_object_add(j, "unit", json_object_new_string("us"));
+	json_object_object_add(j, "min", json_object_new_double(us(h->min)));
+	json_object_object_add(j, "mean", json_object_new_double(hist_mean(h) / 1e3));
+	json_object_object_add(j, "p50", json_object_new_double(us(hist_pct(h, 50))));
+	json_object_object_add(j, "p90", json_object_new_double(us(hist_pct(h, 90))));
+	json_object_object_add(j, "p99", json_object_new_double(us(hist_pct(h, 99))));
+	json_object_object_add(j, "p99_9", json_object_new_double(us(hist_pct(h, 99.9))));
+	json_object_object_add(j, "max", json_object_new_double(us(h->max)));
+	return j;
+}
+
+static struct json_object *count_json(const struct perf_count *c, double secs, bool stream)
+{
+	struct json_object *j = json_object_new_object();
+
+	json_object_object_add(j, "seconds", json_object_new_double(secs));
+	json_object_object_add(j, "messages", json_object_new_int64((int64_t)c->msgs));
+	json_object_object_add(j, "bytes", json_object_new_int64((int64_t)c->bytes));
+	json_object_object_add(j, "messages_per_second", json_object_new_double(rate(c->msgs, secs)));
+	json_object_object_add(j, "bits_per_second",
+			       json_object_new_double(rate(c->bytes, secs) * 8));
+	if (!stream) {
+		json_object_object_add(j, "responses", json_object_new_int64((int64_t)c->rmsgs));
+		json_object_object_add(j, "response_bytes", json_object_new_int64((int64_t)c->rbytes));
+		json_object_object_add(j, "responses_per_second",
+				       json_object_new_double(rate(c->rmsgs, secs)));
+	}
+	json_object_object_add(j, "eagain", json_object_new_int64((int64_t)c->eagain));
+	json_object_object_add(j, "enobufs", json_object_new_int64((int64_t)c->enobufs));
+	json_object_object_add(j, "verify_errors", json_object_new_int64((int64_t)c->verify_errors));
+	return j;
+}
+
+static void print_lat(const struct hist *h)
+{
+	printf("  rtt p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f us", us(hist_pct(h, 50)),
+	       us(hist_pct(h, 90)), us(hist_pct(h, 99)), us(hist_pct(h, 99.9)), us(h->max));
+}
+
+static void on_interval(void *ud, const struct perf_interval *iv)
+{
+	struct report *rp = ud;
+	const struct opts *o = rp->o;
+	double secs = iv->end - iv->start;
+	bool stream = o->p.test == PERF_STREAM;
+
+	if (o->json) {
+		struct json_object *j = count_json(&iv->c, secs, stream);
+
+		json_object_object_add(j, "start", json_object_new_double(iv->start));
+		json_object_object_add(j, "end", json_object_new_double(iv->end));
+		json_object_object_add(j, "omitted", json_object_new_boolean(iv->omitted));
+		if (!stream)
+			json_object_object_add(j, "latency", lat_json(&iv->lat));
+		json_object_array_add(rp->intervals, j);
+		return;
+	}
+	if (o->quiet)
+		return;
+	printf("[%6.2f-%6.2f s] ", iv->start, iv->end);
+	if (stream) {
+		printf("%10.0f msg/s ", rate(iv->c.msgs, secs));
+		print_bits(rate(iv->c.bytes, secs));
+	} else {
+		printf("%10.0f resp/s ", rate(iv->c.rmsgs, secs));
+		print_lat(&iv->lat);
+	}
+	if (iv->c.eagain || iv->c.enobufs)
+		printf("  eagain %llu enobufs %llu", (unsigned long long)iv->c.eagain,
+		       (unsigned long long)iv->c.enobufs);
+	if (iv->c.verify_errors)
+		printf("  VERIFY ERRORS %llu", (unsigned long long)iv->c.verify_errors);
+	printf("%s\n", iv->omitted ? "  (omitted)" : "");
+	fflush(stdout);
+}
+
+static int64_t librds_retransmits(struct rio *r)
+{
+	struct rdsu_stats st;
+
+	if (!rio_tcp(r))
+		return -1;
+	rdsu_ep_get_stats(rdsu_tcp_ep(rio_tcp(r)), &st);
+	return (int64_t)st.v[RDSU_STAT_SEND_RETRANSMITTED];
+}
+
+/* Host-wide TCP segments retransmitted (/proc/net/snmp Tcp: RetransSegs);
+ * -1 if unreadable. */
+static int64_t tcp_retrans_segs(void)
+{
+	FILE *f = fopen("/proc/net/snmp", "r");
+	char names[1024], vals[1024];
+	int64_t v = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(names, sizeof(names), f) && fgets(vals, sizeof(vals), f)) {
+		char *sn = NULL, *sv = NULL, *n, *x;
+
+		if (strncmp(names, "Tcp:", 4))
+			continue;
+		for (n = strtok_r(names, " \n", &sn), x = strtok_r(vals, " \n", &sv); n && x;
+		     n = strtok_r(NULL, " \n", &sn), x = strtok_r(NULL, " \n", &sv))
+			if (!strcmp(n, "RetransSegs"))
+				v = strtoll(x, NULL, 10);
+		break;
+	}
+	fclose(f);
+	return v;
+}
+
+/* ------------------------------------------------------------------------
+ * Client
+ */
+
+static const char *stack_name(bool kernel)
+{
+	return kernel ? "kernel AF_RDS" : "librds";
+}
+
+/* One test: propose, run, collect. Return: 0; 1 when the test ran but
+ * failed (verification, a socket error); 2 when it could not run. */
+static int run_one(struct opts *o, struct ctl *cc, struct json_object *runs)
+{
+	struct perf_params *p = &o->p;
+	struct rio_cfg cfg = o->cfg;
+	struct rio *r = NULL;
+	struct perf_client c;
+	struct perf_result res;
+	struct report rp = { o, NULL };
+	char err[256], *line = malloc(CTL_MAX_LINE + 1), a[64];
+	bool server_kernel = false;
+	int64_t rt0, rt1, tr0, tr1;
+	int e, rc = 2;
+
+	memset(&c, 0, sizeof(c));
+	if (!line)
+		return 2;
+	cfg.ep.npaths = (uint16_t)p->paths;
+	cfg.ep.kver = p->kver == 6 ? WIRE_KVER_6 : WIRE_KVER_7;
+	if (rio_cfg_add_addr(&cfg, &o->src) < 0)
+		goto out;
+	e = rio_open(&r, &cfg);
+	if (e < 0) {
+		fprintf(stderr, "rdsperf: %s on %s: %s\n", stack_name(cfg.kernel),
+			rdsu_addr_str(&o->src, a, sizeof(a)), rdsu_strerror(e));
+		goto out;
+	}
+	for (unsigned i = 0; i < p->sockets; i++) {
+		e = rio_socket(r, &o->src, 0, &c.socks[i]);
+		if (e == 0)
+			e = rio_set_bufs(c.socks[i], p->buf, p->buf);
+		if (e < 0) {
+			fprintf(stderr, "rdsperf: bind %s: %s\n", rdsu_addr_str(&o->src, a, sizeof(a)),
+				rdsu_strerror(e));
+			goto out;
+		}
+		p->client_ports[i] = rio_sock_port(c.socks[i]);
+	}
+	rdsu_addr_str(&o->src, p->client_addr, sizeof(p->client_addr));
+	if ((e = ctl_send(cc, ctl_start_line(p))) < 0 || (e = ctl_recv(cc, line, CTL_TIMEOUT_MS)) < 0) {
+		fprintf(stderr, "rdsperf: control connection: %s\n", strerror(-e));
+		goto out;
+	}
+	if (ctl_parse_ready(line, c.dports, p->sockets, &server_kernel, err, sizeof(err)) < 0) {
+		fprintf(stderr, "rdsperf: server refused the test: %s\n", err);
+		goto out;
+	}
+	if (!o->json)
+		printf("rdsperf %s -> %s: %s, %u byte%s%s, %u socket%s, %u thread%s, %s, "
+		       "sched %s; client %s, server %s%s\n",
+		       p->client_addr, o->host_s, perf_test_name(p->test), p->size,
+		       p->size == 1 ? "" : "s",
+		       p->test == PERF_STREAM ? "" : (p->rsize == p->size ? " each way" : " requests"),
+		       p->sockets, p->sockets == 1 ? "" : "s", o->threads, o->threads == 1 ? "" : "s",
+		       cfg.kernel ? "kernel paths" : (p->paths == 1 ? "1 path" : "up to 8 paths"),
+		       perf_sched_name(o->sched), stack_name(cfg.kernel), stack_name(server_kernel),
+		       p->verify ? ", verified" : "");
+	if (!o->json && p->test == PERF_RR && p->rsize != p->size)
+		printf("  responses %u bytes, depth %u\n", p->rsize, p->depth);
+	if (!o->json && p->buf)
+		printf("  SNDBUF and RCVBUF %u bytes at both ends\n", p->buf);
+	if (!o->json && !cfg.kernel && p->paths != 8)
+		printf("  librds advertises %u path%s\n", p->paths, p->paths == 1 ? "" : "s");
+	if (o->json)
+		rp.intervals = json_object_new_array();
+	c.p = p;
+	c.r = r;
+	c.src = o->src;
+	c.dst = o->host;
+	c.threads = o->threads;
+	c.sched = o->sched;
+	c.interval = o->interval;
+	c.on_interval = on_interval;
+	c.ud = &rp;
+	c.stop = &stop;
+	rt0 = librds_retransmits(r);
+	tr0 = tcp_retrans_segs();
+	e = perf_client_run(&c);
+	rt1 = librds_retransmits(r);
+	tr1 = tcp_retrans_segs();
+	/* let librds finish writing and answering before the server stops */
+	if (rio_tcp(r))
+		rio_idle(r, 50 * RDSU_MSEC);
+	if (ctl_send(cc, ctl_stop_line()) < 0 || ctl_recv(cc, line, CTL_TIMEOUT_MS + 5000) < 0 ||
+	    ctl_parse_result(line, &res, err, sizeof(err)) < 0) {
+		fprintf(stderr, "rdsperf: no result from the server: %s\n",
+			err[0] ? err : "control connection lost");
+		goto out;
+	}
+	rc = e < 0 || c.total.verify_errors || res.verify_errors ? 1 : 0;
+	if (e < 0)
+		fprintf(stderr, "rdsperf: test stopped: %s\n", rdsu_strerror(e));
+	if (o->json) {
+		struct json_object *j = json_object_new_object(), *st = json_object_new_object();
+		struct json_object *end = json_object_new_object(), *rx = json_object_new_object();
+		struct json_object *cpu = json_object_new_object(), *rt = json_object_new_object();
+
+		json_object_object_add(st, "test", json_object_new_string(perf_test_name(p->test)));
+		json_object_object_add(st, "size", json_object_new_int64(p->size));
+		if (p->test != PERF_STREAM) {
+			json_object_object_add(st, "rsize", json_object_new_int64(p->rsize));
+			json_object_object_add(st, "depth", json_object_new_int64(p->depth));
+		}
+		json_object_object_add(st, "sockets", json_object_new_int64(p->sockets));
+		json_object_object_add(st, "threads", json_object_new_int64(o->threads));
+		json_object_object_add(st, "paths", cfg.kernel ? NULL : json_object_new_int64(p->paths));
+		json_object_object_add(st, "kver", cfg.kernel ? NULL : json_object_new_int64(p->kver));
+		json_object_object_add(st, "duration", json_object_new_double(p->duration));
+		json_object_object_add(st, "omit", json_object_new_double(p->omit));
+		json_object_object_add(st, "window", p->buf ? json_object_new_int64(p->buf) : NULL);
+		json_object_object_add(st, "verify", json_object_new_boolean(p->verify));
+		json_object_object_add(st, "sched", json_object_new_string(perf_sched_name(o->sched)));
+		json_object_object_add(st, "client", json_object_new_string(p->client_addr));
+		json_object_object_add(st, "server", json_object_new_string(o->host_s));
+		json_object_object_add(st, "client_stack", json_object_new_string(stack_name(cfg.kernel)));
+		json_object_object_add(st, "server_stack", json_object_new_string(stack_name(server_kernel)));
+		json_object_object_add(j, "start", st);
+		json_object_object_add(j, "intervals", rp.intervals);
+		json_object_object_add(end, "sender",
+				       count_json(&c.total, c.measured, p->test == PERF_STREAM));
+		json_object_object_add(rx, "seconds", json_object_new_double(res.wall));
+		json_object_object_add(rx, "messages", json_object_new_int64((int64_t)res.msgs));
+		json_object_object_add(rx, "bytes", json_object_new_int64((int64_t)res.bytes));
+		json_object_object_add(rx, "messages_per_second",
+				       json_object_new_double(rate(res.msgs, res.wall)));
+		json_object_object_add(rx, "bits_per_second",
+				       json_object_new_double(rate(res.bytes, res.wall) * 8));
+		json_object_object_add(rx, "responses_sent", json_object_new_int64((int64_t)res.sent));
+		json_object_object_add(rx, "eagain", json_object_new_int64((int64_t)res.eagain));
+		json_object_object_add(rx, "enobufs", json_object_new_int64((int64_t)res.enobufs));
+		json_object_object_add(rx, "verify_errors",
+				       json_object_new_int64((int64_t)res.verify_errors));
+		json_object_object_add(end, "receiver", rx);
+		if (p->test != PERF_STREAM)
+			json_object_object_add(end, "latency", lat_json(&c.lat));
+		json_object_object_add(cpu, "client_percent",
+				       json_object_new_double(c.measured > 0 ? 100 * c.cpu / c.measured : 0));
+		json_object_object_add(cpu, "server_percent",
+				       json_object_new_double(res.wall > 0 ? 100 * res.cpu / res.wall : 0));
+		json_object_object_add(end, "cpu", cpu);
+		json_object_object_add(rt, "client_rds", rt0 < 0 ? NULL : json_object_new_int64(rt1 - rt0));
+		json_object_object_add(rt, "server_rds",
+				       res.rds_retransmits < 0 ? NULL
+							       : json_object_new_int64(res.rds_retransmits));
+		json_object_object_add(rt, "host_tcp_segments",
+				       tr0 < 0 || tr1 < 0 ? NULL : json_object_new_int64(tr1 - tr0));
+		json_object_object_add(end, "retransmits", rt);
+		json_object_object_add(j, "end", end);
+		json_object_object_add(j, "error", e < 0 ? json_object_new_string(rdsu_strerror(e)) : NULL);
+		json_object_array_add(runs, j);
+		rp.intervals = NULL;
+	} else {
+		bool stream = p->test == PERF_STREAM;
+
+		printf("- - - - - - - - - - - - - - - - - - - - - - - - -\n");
+		printf("sender   %6.2f s %10.0f msg/s ", c.measured, rate(c.total.msgs, c.measured));
+		print_bits(rate(c.total.bytes, c.measured));
+		printf("  %llu messages, cpu %.0f %%\n", (unsigned long long)c.total.msgs,
+		       c.measured > 0 ? 100 * c.cpu / c.measured : 0);
+		printf("receiver %6.2f s %10.0f msg/s ", res.wall, rate(res.msgs, res.wall));
+		print_bits(rate(res.bytes, res.wall));
+		printf("  %llu messages, cpu %.0f %%\n", (unsigned long long)res.msgs,
+		       res.wall > 0 ? 100 * res.cpu / res.wall : 0);
+		if (!stream) {
+			printf("responses          %10.0f /s      ", rate(c.total.rmsgs, c.measured));
+			print_lat(&c.lat);
+			printf(" (full round trip, %llu samples)\n", (unsigned long long)c.lat.n);
+		}
+		printf("send errors: eagain %llu enobufs %llu (client), %llu %llu (server)\n",
+		       (unsigned long long)c.total.eagain, (unsigned long long)c.total.enobufs,
+		       (unsigned long long)res.eagain, (unsigned long long)res.enobufs);
+		printf("retransmits: ");
+		if (rt0 >= 0)
+			printf("client librds %lld, ", (long long)(rt1 - rt0));
+		if (res.rds_retransmits >= 0)
+			printf("server librds %lld, ", (long long)res.rds_retransmits);
+		if (tr0 >= 0 && tr1 >= 0)
+			printf("host TCP segments %lld", (long long)(tr1 - tr0));
+		printf("\n");
+		if (p->verify)
+			printf("verify: %llu errors at the client, %llu at the server\n",
+			       (unsigned long long)c.total.verify_errors,
+			       (unsigned long long)res.verify_errors);
+	}
+out:
+	json_object_put(rp.intervals);
+	for (unsigned i = 0; i < p->sockets; i++)
+		rio_sock_close(c.socks[i]);
+	rio_close(r);
+	free(line);
+	return rc;
+}
+
+static int client(struct opts *o)
+{
+	struct ctl *cc = calloc(1, sizeof(*cc));
+	struct json_object *doc = NULL, *runs = NULL;
+	char a[64];
+	int e, rc = 0;
+
+	if (!cc)
+		return 2;
+	if (!o->have_src) {
+		e = rio_route_source(&o->host, &o->src);
+		if (e < 0) {
+			fprintf(stderr, "rdsperf: no route to %s: %s\n", o->host_s, strerror(-e));
+			free(cc);
+			return 2;
+		}
+		/* On loopback both ends would get the same address, and two
+		 * RDS stacks cannot share one: take the next 127 address. */
+		if (!memcmp(&o->src, &o->host, sizeof(o->src)) && rdsu_addr_is_v4(&o->src) &&
+		    o->src.a[12] == 127)
+			o->src.a[15] = (uint8_t)(o->src.a[15] == 254 ? 1 : o->src.a[15] + 1);
+	}
+	cc->fd = tcp_connect(&o->host, o->ctl_port);
+	if (cc->fd < 0) {
+		fprintf(stderr, "rdsperf: control connection to %s port %u: %s\n", o->host_s,
+			o->ctl_port, strerror(-cc->fd));
+		free(cc);
+		return 2;
+	}
+	if (o->json) {
+		doc = json_object_new_object();
+		runs = json_object_new_array();
+		json_object_object_add(doc, "rdsperf", json_object_new_int(CTL_VERSION));
+		json_object_object_add(doc, "version", json_object_new_string(RDSTK_VERSION));
+		json_object_object_add(doc, "runs", runs);
+	} else {
+		printf("client %s, server %s port %u\n", rdsu_addr_str(&o->src, a, sizeof(a)),
+		       o->host_s, o->ctl_port);
+	}
+	for (unsigned i = 0; i < o->n_sizes && !stop; i++) {
+		int r;
+
+		o->p.size = o->sizes[i];
+		if (!o->rsize_set)
+			o->p.rsize = o->p.test == PERF_STREAM ? 0 : o->p.size;
+		r = run_one(o, cc, runs);
+		if (r > rc)
+			rc = r;
+		if (r == 2)
+			break;
+	}
+	if (doc) {
+		printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+								       JSON_C_TO_STRING_SPACED));
+		json_object_put(doc);
+	}
+	close(cc->fd);
+	free(cc);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Server
+ */
+
+static void serve_client(struct opts *o, struct ctl *cc, const struct rdsu_addr *laddr)
+{
+	char *line = malloc(CTL_MAX_LINE + 1), err[256], a[64];
+
+	if (!line)
+		return;
+	for (;;) {
+		struct perf_params p;
+		struct perf_server s;
+		struct rio_cfg cfg = o->cfg;
+		struct rio *r = NULL;
+		uint16_t ports[PERF_MAX_SOCKS];
+		int64_t rt0;
+		unsigned n = 0;
+		int e;
+
+		e = ctl_recv(cc, line, -1);
+		if (e < 0 || stop)
+			break;
+		if (ctl_parse_start(line, &p, err, sizeof(err)) < 0) {
+			fprintf(stderr, "rdsperf: bad request: %s\n", err);
+			ctl_send(cc, ctl_error_line(err));
+			break;
+		}
+		memset(&s, 0, sizeof(s));
+		if (rio_parse_addr(p.client_addr, &s.client) < 0) {
+			ctl_send(cc, ctl_error_line("client_addr is not an address"));
+			break;
+		}
+		cfg.ep.npaths = (uint16_t)p.paths;
+		cfg.ep.kver = p.kver == 6 ? WIRE_KVER_6 : WIRE_KVER_7;
+		rio_cfg_add_addr(&cfg, laddr);
+		e = rio_open(&r, &cfg);
+		while (e == 0 && n < p.sockets) {
+			e = rio_socket(r, laddr, 0, &s.socks[n]);
+			if (e < 0)
+				break;
+			ports[n] = rio_sock_port(s.socks[n]);
+			e = rio_set_bufs(s.socks[n++], p.buf, p.buf);
+		}
+		if (e < 0) {
+			snprintf(err, sizeof(err), "server %s on %s: %s", stack_name(cfg.kernel),
+				 rdsu_addr_str(laddr, a, sizeof(a)), rdsu_strerror(e));
+			fprintf(stderr, "rdsperf: %s\n", err);
+			ctl_send(cc, ctl_error_line(err));
+		} else if (ctl_send(cc, ctl_ready_line(ports, p.sockets, cfg.kernel)) == 0) {
+			fprintf(stderr, "rdsperf: %s from %s, %u socket%s, %u bytes\n",
+				perf_test_name(p.test), p.client_addr, p.sockets,
+				p.sockets == 1 ? "" : "s", p.size);
+			s.p = &p;
+			s.r = r;
+			s.ctl_fd = cc->fd;
+			rt0 = librds_retransmits(r);
+			e = perf_server_run(&s);
+			s.res.rds_retransmits = rt0 < 0 ? -1 : librds_retransmits(r) - rt0;
+			s.res.kernel = cfg.kernel;
+			if (e < 0)
+				fprintf(stderr, "rdsperf: test failed: %s\n", rdsu_strerror(e));
+			/* the stop line (or EOF) is what ended the loop */
+			if (ctl_recv(cc, line, CTL_TIMEOUT_MS) == 0 &&
+			    ctl_parse_stop(line, err, sizeof(err)) == 0)
+				e = ctl_send(cc, ctl_result_line(&s.res));
+			else
+				e = -ECONNRESET;
+		}
+		for (unsigned i = 0; i < n; i++)
+			rio_sock_close(s.socks[i]);
+		rio_close(r);
+		if (e < 0)
+			break;
+	}
+	free(line);
+}
+
+static int server(struct opts *o)
+{
+	struct sockaddr_storage ss;
+	struct rdsu_addr any;
+	socklen_t len;
+	int lfd, one = 1;
+
+	memset(&any, 0, sizeof(any));
+	len = rdsu_sockaddr(o->bind_s ? &o->src : &any, o->ctl_port, &ss);
+	lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(lfd, (struct sockaddr *)&ss, len) < 0 || listen(lfd, 4) < 0) {
+		fprintf(stderr, "rdsperf: control port %u: %s\n", o->ctl_port, strerror(errno));
+		if (lfd >= 0)
+			close(lfd);
+		return 2;
+	}
+	fprintf(stderr, "rdsperf: serving on port %u (%s)\n", o->ctl_port, stack_name(o->cfg.kernel));
+	while (!stop) {
+		struct ctl *cc;
+		struct rdsu_addr laddr;
+		uint16_t port;
+		int fd;
+
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "rdsperf: accept: %s\n", strerror(errno));
+			break;
+		}
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		len = sizeof(ss);
+		/* RDS is served on the address the client reached us at */
+		if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0 ||
+		    rdsu_sockaddr_get(&ss, &laddr, &port) < 0 || !(cc = calloc(1, sizeof(*cc)))) {
+			close(fd);
+			continue;
+		}
+		cc->fd = fd;
+		serve_client(o, cc, &laddr);
+		close(fd);
+		free(cc);
+		if (o->once)
+			break;
+	}
+	close(lfd);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct argp ap = {
+		options, parse, "-s | -c HOST",
+		"Measure RDS throughput and latency between two hosts.\v"
+		"rdsperf -s on one host; rdsperf -c HOST [options] on the other. Exit status: 0 "
+		"when every test ran and verified, 1 when a test failed, 2 when it could not run.",
+		NULL, NULL, NULL
+	};
+	struct opts o;
+	struct sigaction sa;
+
+	memset(&o, 0, sizeof(o));
+	argp_err_exit_status = 2;
+	rio_cfg_default(&o.cfg);
+	o.ctl_port = CTL_PORT;
+	o.p.test = PERF_STREAM;
+	o.p.depth = 1;
+	o.p.sockets = 1;
+	o.p.paths = 8;
+	o.p.kver = 7;
+	o.p.duration = 10;
+	o.threads = 1;
+	o.interval = 1;
+	if (argp_parse(&ap, argc, argv, 0, NULL, &o) != 0)
+		return 2;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return o.server ? server(&o) : client(&o);
+}
