@@ -21,6 +21,7 @@ Phases, each asserted:
              that port and everything arrives after the drain
   kills      50,000 messages each way while the host kills the TCP
              connections (ss -K) five times: exactly once and in order
+             (kernel to librds on 6.1: in order, copies counted)
   reboot     the guest powers off and a new guest boots with the same
              address: librds (which stayed up) sees the generation change
              on 7.2 (6.1 sends no GEN_NUM: traffic simply resumes) and
@@ -253,8 +254,16 @@ def phase_kills(r, log):
     log("kills: librds -> kernel %d messages exactly once through %d kills "
         "(%d resets, %d resent)" % (src["sent"], kills, st["conn_reset"], st["send_retransmitted"]))
 
+    # A 6.1 sender kicks path 0 (a connection from the larger address) on
+    # every sendmsg while a path is down, and its slot 0 is busy during each
+    # kick; our path 0 arriving then takes the first free slot, another
+    # path's, and the kernel resends that slot's messages into our path 0,
+    # whose duplicate check does not know them. Kernel to kernel has the
+    # same race (docs/kernel-behaviour.md). On 6.1 copies are counted, not
+    # failed; loss and reordering still fail.
+    dups = " --allow-dups" if r.a.kernel == "6.1" else ""
     h = r.host_drive(SMALL, "sink --port 6002 --expect %d --timeout 400 --linger 5 --sizes %s "
-                     "--rcvbuf 16000000" % (MANY, sizes))
+                     "--rcvbuf 16000000%s" % (MANY, sizes, dups))
     r.host_ready(h)
     k = r.guest_drive("source --to %s --port 6002 --count %d --sockets 4 --sport 7200 "
                       "--sizes %s --sndbuf 4000000 --timeout 400 --linger 8" % (SMALL, MANY // 4, sizes))
@@ -265,9 +274,10 @@ def phase_kills(r, log):
     st = snk["stats"]
     check(kills == KILLS and st["conn_reset"] >= KILLS,
           "kills kernel -> librds: %d kills, conn_reset %d" % (kills, st["conn_reset"]))
-    log("kills: kernel -> librds %d messages exactly once through %d kills "
-        "(%d resets, %d duplicates dropped)" % (snk["received"], kills, st["conn_reset"],
-                                               st["recv_drop_old_seq"]))
+    log("kills: kernel -> librds %d messages in order through %d kills (%d resets, "
+        "%d duplicates dropped, %d copies delivered, %d kicks refused)"
+        % (snk["received"], kills, st["conn_reset"], st["recv_drop_old_seq"],
+           snk.get("dups", 0), st["accept_refused"]))
 
 
 def main():
