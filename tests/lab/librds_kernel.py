@@ -22,6 +22,8 @@ Phases, each asserted:
   kills      50,000 messages each way while the host kills the TCP
              connections (ss -K) five times: exactly once and in order
              (kernel to librds on 6.1: in order, copies counted)
+  perf       rdsperf both ways (librds client, kernel server; kernel
+             client, librds server): stream, rr and pingpong, verified
   reboot     the guest powers off and a new guest boots with the same
              address: librds (which stayed up) sees the generation change
              on 7.2 (6.1 sends no GEN_NUM: traffic simply resumes) and
@@ -280,13 +282,76 @@ def phase_kills(r, log):
            snk.get("dups", 0), st["accept_refused"]))
 
 
+def perf_ok(doc, what, stack_c, stack_s):
+    check(doc["rdsperf"] == 1 and doc["runs"], "%s: no runs: %r" % (what, doc))
+    for run in doc["runs"]:
+        st, end = run["start"], run["end"]
+        check(run["error"] is None, "%s: %r" % (what, run["error"]))
+        check(st["client_stack"] == stack_c and st["server_stack"] == stack_s,
+              "%s: stacks %s / %s" % (what, st["client_stack"], st["server_stack"]))
+        check(end["sender"]["verify_errors"] == 0 and end["receiver"]["verify_errors"] == 0,
+              "%s: verify errors %r" % (what, end))
+        if st["test"] == "stream":
+            check(end["sender"]["messages"] > 0 and
+                  end["receiver"]["messages"] == end["sender"]["messages"],
+                  "%s %d B: sent %d, received %d" % (what, st["size"], end["sender"]["messages"],
+                                                    end["receiver"]["messages"]))
+        else:
+            check(end["latency"]["samples"] > 0, "%s: no round trips" % what)
+
+
+def phase_perf(r, log):
+    """rdsperf both ways: librds client against a kernel server, then a
+    kernel client against a librds server. Functional, not a speed claim:
+    the guest is emulated."""
+    def guest_server():
+        k = r.guest("/run/lab/rdsperf -s --kernel --one-off -B %s" % GUEST)
+        p = os.path.join(r.share, "err%d.txt" % k)
+        t = time.time() + 120
+        while not (os.path.exists(p) and "serving" in open(p).read()):
+            check(time.time() < t, "rdsperf server in the guest did not start")
+            time.sleep(0.1)
+        return k
+
+    summary = []
+    for args in ("-l 0,1000,65536 -n 2", "--test rr -l 100 --rsize 9000 --depth 4 -n 4",
+                 "--test pingpong -l 64"):
+        k = guest_server()
+        h = r.host([r.a.rdsperf, "-c", GUEST, "-B", SMALL, "-t", "2", "-i", "0", "--verify",
+                    "--json"] + args.split())
+        out, err = h.communicate(timeout=300)
+        check(h.returncode == 0, "rdsperf %s: exit %d: %s" % (args, h.returncode, err[-400:]))
+        doc = json.loads(out)
+        perf_ok(doc, "librds -> kernel rdsperf " + args, "librds", "kernel AF_RDS")
+        rc, _, _ = r.wait_guest(k)
+        check(rc == 0, "guest rdsperf server exit %d" % rc)
+        e = doc["runs"][-1]["end"]
+        summary.append("%s: %s" % (doc["runs"][-1]["start"]["test"],
+                                   "%.0f msg/s" % e["receiver"]["messages_per_second"]
+                                   if "latency" not in e else "p50 %.0f us" % e["latency"]["p50"]))
+    log("perf: librds client -> kernel server, verified: " + ", ".join(summary))
+    h = r.host([r.a.rdsperf, "-s", "--one-off", "-B", SMALL])
+    time.sleep(1)  # listening before the guest connects
+    k = r.guest("/run/lab/rdsperf -c %s -B %s --kernel -t 2 -i 0 --verify --json --test rr "
+                "-l 1000 --depth 2 -n 2" % (SMALL, GUEST))
+    rc, out, err = r.wait_guest(k, timeout=300)
+    check(rc == 0, "kernel rdsperf client: exit %d: %s" % (rc, err[-400:]))
+    doc = json.loads(out)
+    perf_ok(doc, "kernel -> librds rdsperf", "kernel AF_RDS", "librds")
+    h.wait(timeout=60)
+    check(h.returncode == 0, "librds rdsperf server exit %s" % h.returncode)
+    log("perf: kernel client -> librds server, rr verified, p50 %.0f us"
+        % doc["runs"][0]["end"]["latency"]["p50"])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernel", required=True, choices=sorted(lab.KERNELS))
     ap.add_argument("--rdsdrive", required=True)
     ap.add_argument("--rdsping", required=True)
+    ap.add_argument("--rdsperf", default=None)
     ap.add_argument("--out", default=None)
-    ap.add_argument("--phases", default="basic,large,enobufs,kills,reboot")
+    ap.add_argument("--phases", default="basic,large,enobufs,kills,perf,reboot")
     a = ap.parse_args()
     if os.geteuid() != 0:
         if os.environ.get("CI"):
@@ -302,8 +367,9 @@ def main():
     # The guest sees the host's root read-only but with its own /tmp and
     # /run: the programs it runs go in the shared run directory (/run/lab).
     os.makedirs(share)
-    for prog in (a.rdsdrive, a.rdsping):
-        shutil.copy2(prog, share)
+    for prog in (a.rdsdrive, a.rdsping, a.rdsperf):
+        if prog:
+            shutil.copy2(prog, share)
     t0 = time.time()
 
     def log(msg):
@@ -325,6 +391,8 @@ def main():
                 phase_enobufs(r, log)
             if "kills" in ph:
                 phase_kills(r, log)
+            if "perf" in ph and a.rdsperf:
+                phase_perf(r, log)
             if "reboot" not in ph:
                 r.guest("end")
                 l.wait(120)

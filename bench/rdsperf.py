@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+"""rdsperf against iperf3 and sockperf on loopback, scaling, and memory per peer.
+
+    bench/rdsperf.py [--build build/release] [--time 10] [--out DIR]
+
+Needs a release build (cmake --preset release && cmake --build --preset
+release), iperf3 and sockperf (apt-get install iperf3 sockperf). Everything
+runs on 127.5.0.0/16 so it stays out of the way of the tests' addresses;
+run it on a quiet machine. Prints a markdown table of ratios and raw
+figures (what docs/performance.md shows) and keeps every tool's raw output
+in --out.
+
+Comparisons, each measured in this one run:
+  throughput, 64 KiB      rdsperf stream -l 64K     vs iperf3 -l 64K (TCP)
+  rate, 64-byte messages  rdsperf stream -l 64      vs sockperf tp -m 64 (TCP)
+  ping-pong p50           rdsperf pingpong -l 64    vs sockperf pp -m 64 (TCP);
+                          sockperf reports half the round trip, so its
+                          figure is doubled
+  scaling                 --paths 1..8 with 8 sockets; --sockets 1..16
+  memory per idle peer    bench_peers 1, 100, 1000 (8 paths each)
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+
+SRV = "127.5.0.1"
+
+
+def wait_port(port, host=SRV):
+    for _ in range(200):
+        try:
+            socket.create_connection((host, port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    sys.exit("bench: nothing listens on %s:%d" % (host, port))
+
+
+class Bench:
+    def __init__(self, a):
+        self.a = a
+        self.perf = os.path.join(a.build, "tools/rdsperf/rdsperf")
+        self.peers = os.path.join(a.build, "bench/bench_peers")
+        os.makedirs(a.out, exist_ok=True)
+        self.n = 0
+
+    def save(self, name, text):
+        with open(os.path.join(self.a.out, name), "w") as f:
+            f.write(text)
+
+    def run(self, name, argv, timeout=None):
+        p = subprocess.run(argv, capture_output=True, text=True,
+                           timeout=timeout or self.a.time * 4 + 60)
+        self.save(name + ".txt", " ".join(argv) + "\n" + p.stdout + p.stderr)
+        if p.returncode != 0:
+            sys.exit("bench: %s failed (%d): %s" % (" ".join(argv), p.returncode, p.stderr[-500:]))
+        return p.stdout
+
+    def rdsperf(self, name, args):
+        out = self.run(name, [self.perf, "-c", SRV, "-B", "127.5.0.2", "-p", "18600",
+                              "-t", str(self.a.time),
+                              "-O", "1", "-i", "0", "--json"] + args)
+        return json.loads(out)["runs"][0]
+
+    def iperf3(self):
+        s = subprocess.Popen(["iperf3", "-s", "-B", SRV, "-p", "5301"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            time.sleep(1)  # (a probe connection would count as iperf3's client)
+            out = self.run("iperf3", ["iperf3", "-c", SRV, "-p", "5301", "-l", "64K", "-O", "1",
+                                      "-t", str(self.a.time), "-J"])
+        finally:
+            s.terminate()
+            s.wait(timeout=30)
+        return json.loads(out)["end"]["sum_received"]["bits_per_second"]
+
+    def sockperf(self, mode, name):
+        s = subprocess.Popen(["sockperf", "sr", "--tcp", "-i", SRV, "-p", "11111"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            wait_port(11111)
+            out = self.run(name, ["sockperf", mode, "--tcp", "-i", SRV, "-p", "11111", "-m", "64",
+                                  "-t", str(self.a.time)])
+        finally:
+            s.terminate()
+            s.wait(timeout=30)
+        return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build/release")
+    ap.add_argument("--time", type=int, default=10)
+    ap.add_argument("--out", default="/tmp/rdsperf-bench")
+    a = ap.parse_args()
+    for tool in ("iperf3", "sockperf"):
+        if not shutil.which(tool):
+            sys.exit("bench: %s is not installed (apt-get install iperf3 sockperf)" % tool)
+    b = Bench(a)
+    if not os.access(b.perf, os.X_OK):
+        sys.exit("bench: no %s; build the release preset first" % b.perf)
+    rows = []
+    srv = subprocess.Popen([b.perf, "-s", "-B", SRV, "-p", "18600"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_port(18600)
+        # 1. throughput with 64 KiB messages
+        ip = b.iperf3()
+        st = b.rdsperf("stream-64k", ["-l", "64K"])
+        stw = b.rdsperf("stream-64k-w4m", ["-l", "64K", "-w", "4M"])
+        best = max(st, stw, key=lambda r: r["end"]["receiver"]["bits_per_second"])
+        rb = best["end"]["receiver"]["bits_per_second"]
+        rows.append(("Throughput, 64 KiB messages", "rdsperf stream -l 64K%s" %
+                     (" -w 4M" if best is stw else ""), "%.2f Gbit/s" % (rb / 1e9),
+                     "iperf3 -l 64K", "%.2f Gbit/s" % (ip / 1e9), rb / ip, ">= 0.90"))
+        rows.append(("", "(the other window)", "%.2f Gbit/s" % (
+            (stw if best is st else st)["end"]["receiver"]["bits_per_second"] / 1e9),
+            "", "", None, ""))
+        # 2. message rate with 64-byte messages
+        tp = b.sockperf("tp", "sockperf-tp")
+        m = re.search(r"Message Rate is (\d+) \[msg/sec\]", tp)
+        sp_rate = float(m.group(1)) if m else float("nan")
+        sm = b.rdsperf("stream-64", ["-l", "64", "-w", "4M"])
+        rr = sm["end"]["receiver"]["messages_per_second"]
+        rows.append(("Rate, 64-byte messages", "rdsperf stream -l 64 -w 4M",
+                     "%.0f msg/s" % rr, "sockperf tp --tcp -m 64", "%.0f msg/s" % sp_rate,
+                     rr / sp_rate, ">= 1.00"))
+        # 3. ping-pong latency
+        pp = b.sockperf("pp", "sockperf-pp")
+        m = re.search(r"percentile 50\.000 =\s+([\d.]+)", pp)
+        sp_p50 = 2 * float(m.group(1)) if m else float("nan")
+        pr = b.rdsperf("pingpong-64", ["--test", "pingpong", "-l", "64"])
+        p50 = pr["end"]["latency"]["p50"]
+        rows.append(("Ping-pong p50 round trip, 64 bytes", "rdsperf --test pingpong -l 64",
+                     "%.1f us" % p50, "sockperf pp --tcp -m 64 (x2)", "%.1f us" % sp_p50,
+                     p50 / sp_p50, "<= 1.20"))
+        busy = b.rdsperf("pingpong-64-busy", ["--test", "pingpong", "-l", "64", "--sched", "busy"])
+        rows.append(("", "... --sched busy", "%.1f us" % busy["end"]["latency"]["p50"], "", "",
+                     busy["end"]["latency"]["p50"] / sp_p50, ""))
+        # 4. scaling
+        scale = []
+        for p in (1, 2, 4, 8):
+            r = b.rdsperf("paths-%d" % p, ["-l", "64K", "-n", "8", "--paths", str(p), "-w", "1M"])
+            scale.append(("paths %d, 8 sockets" % p, r))
+        for n in (1, 2, 4, 8, 16):
+            r = b.rdsperf("sockets-%d" % n, ["-l", "64K", "-n", str(n), "-w", "1M"])
+            scale.append(("sockets %d, 8 paths" % n, r))
+    finally:
+        srv.terminate()
+        srv.wait(timeout=30)
+    # 5. memory per idle peer
+    mem = []
+    for n in (1, 100, 1000):
+        out = b.run("peers-%d" % n, [b.peers, str(n)], timeout=600)
+        mem.append(dict(kv.split("=") for kv in out.split()))
+
+    print("| Measure | rdsperf | | reference | | ratio | target |")
+    print("|---|---|---:|---|---:|---:|---|")
+    for name, cmd, val, ref, refval, ratio, target in rows:
+        print("| %s | `%s` | %s | %s | %s | %s | %s |" % (
+            name, cmd, val, ("`%s`" % ref) if ref else "", refval,
+            "" if ratio is None else "%.2f" % ratio, target))
+    print()
+    print("| Scaling (stream, 64 KiB, -w 1M) | receiver Gbit/s | client CPU % | server CPU % |")
+    print("|---|---:|---:|---:|")
+    for name, r in scale:
+        e = r["end"]
+        print("| %s | %.2f | %.0f | %.0f |" % (name, e["receiver"]["bits_per_second"] / 1e9,
+                                              e["cpu"]["client_percent"], e["cpu"]["server_percent"]))
+    print()
+    print("| Idle peers (8 paths each) | connections | librds core bytes/peer | RSS bytes/peer | target |")
+    print("|---:|---:|---:|---:|---|")
+    for m in mem:
+        print("| %s | %s | %s | %s | <= 65536 |" % (m["peers"], m["connections"],
+                                                    m["core_bytes_per_peer"],
+                                                    m["rss_bytes_per_peer"]))
+    print("\nraw output in %s" % a.out)
+
+
+if __name__ == "__main__":
+    main()
