@@ -188,8 +188,9 @@ void rdsu_path_up(struct rdsu_path *cp, rdsu_ns now)
 	rdsu_probe_path_up(cp, now);
 	rdsu_path_kick(cp);
 	/* the next path in index order may go now (path_may_connect) */
-	for (unsigned i = cp->cp_index + 1u; i < cp->cp_conn->c_npaths; i++)
-		rdsu_path_connect_if_down(&cp->cp_conn->c_path[i], now);
+	if (peer_slots_by_order(cp->cp_conn))
+		for (unsigned i = cp->cp_index + 1u; i < cp->cp_conn->c_npaths; i++)
+			rdsu_path_connect_if_down(&cp->cp_conn->c_path[i], now);
 }
 
 void rdsu_path_drop(struct rdsu_path *cp, bool close_link, bool reset, rdsu_ns now)

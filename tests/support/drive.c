@@ -19,6 +19,15 @@ static uint64_t mix(uint64_t x)
 }
 
 /* Made a word at a time: the driver must outrun the stack it tests. */
+uint64_t drive_index(const uint8_t *p)
+{
+	uint64_t i = 0;
+
+	for (int k = 0; k < 6; k++)
+		i = i << 8 | p[k];
+	return i;
+}
+
 void drive_fill(uint8_t *p, uint32_t len, uint16_t port, uint64_t i)
 {
 	uint8_t head[8] = { (uint8_t)(i >> 40), (uint8_t)(i >> 32), (uint8_t)(i >> 24),

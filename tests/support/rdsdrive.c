@@ -442,10 +442,8 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 		}
 		x->in_dups = false;
 		if (o->allow_dups && n >= 8) {
-			uint64_t idx = 0;
+			uint64_t idx = drive_index(buf);
 
-			for (int k = 0; k < 6; k++)
-				idx = idx << 8 | buf[k];
 			if (idx < x->next && same_as(o, want, buf, n, trunc, sport, idx)) {
 				x->dup_next = idx + 1;
 				x->in_dups = true;
@@ -458,10 +456,8 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 		drive_fill(want, len, sport, x->next);
 		if (trunc || (size_t)n != len || memcmp(buf, want, len)) {
 			char msg[160];
-			uint64_t idx = 0;
+			uint64_t idx = n >= 8 ? drive_index(buf) : 0;
 
-			for (int k = 0; k < 6 && k < n; k++)
-				idx = idx << 8 | buf[k];
 			snprintf(msg, sizeof(msg),
 				 "port %u: expected message %" PRIu64 " (%u bytes), got %zd bytes%s",
 				 sport, x->next, len, n,

@@ -430,8 +430,7 @@ struct ssock {
 	uint16_t tport;
 };
 
-static int respond(struct perf_server *s, unsigned i, struct ssock *ss, uint8_t *tx, rdsu_ns now,
-		   bool counting)
+static int respond(struct perf_server *s, unsigned i, struct ssock *ss, uint8_t *tx, bool counting)
 {
 	const struct perf_params *p = s->p;
 
@@ -454,7 +453,6 @@ static int respond(struct perf_server *s, unsigned i, struct ssock *ss, uint8_t 
 		ss->pend_seq++;
 		s->res.sent += counting;
 	}
-	(void)now;
 	return 1;
 }
 
@@ -501,7 +499,7 @@ int perf_server_run(struct perf_server *s)
 			ssize_t n;
 
 			if (x->pend) {
-				e = respond(s, i, x, tx, now, counting);
+				e = respond(s, i, x, tx, counting);
 				if (e < 0)
 					goto out;
 				if (x->pend)
@@ -523,7 +521,7 @@ int perf_server_run(struct perf_server *s)
 					x->pend++;
 					x->to = from;
 					x->tport = sport;
-					e = respond(s, i, x, tx, now, counting);
+					e = respond(s, i, x, tx, counting);
 					if (e < 0)
 						goto out;
 				}

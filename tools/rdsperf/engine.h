@@ -51,7 +51,7 @@ struct perf_client {
 	/* set by the caller */
 	const struct perf_params *p;
 	struct rio *r;
-	struct rdsu_addr src, dst;
+	struct rdsu_addr dst;
 	uint16_t dports[PERF_MAX_SOCKS];
 	struct rio_sock *socks[PERF_MAX_SOCKS];
 	unsigned threads;
@@ -79,7 +79,6 @@ int perf_client_run(struct perf_client *c);
 struct perf_server {
 	const struct perf_params *p;
 	struct rio *r;
-	struct rdsu_addr client;
 	struct rio_sock *socks[PERF_MAX_SOCKS];
 	int ctl_fd;                 /* readable: the client's "stop" has come */
 	struct perf_result res;

@@ -600,7 +600,6 @@ static int run_one(struct opts *o, struct ctl *cc, struct json_object *runs)
 		rp.intervals = json_object_new_array();
 	c.p = p;
 	c.r = r;
-	c.src = o->src;
 	c.dst = o->host;
 	c.threads = o->threads;
 	c.sched = o->sched;
@@ -800,6 +799,7 @@ static void serve_client(struct opts *o, struct ctl *cc, const struct rdsu_addr 
 	for (;;) {
 		struct perf_params p;
 		struct perf_server s;
+		struct rdsu_addr client;
 		struct rio_cfg cfg = o->cfg;
 		struct rio *r = NULL;
 		uint16_t ports[PERF_MAX_SOCKS];
@@ -816,7 +816,7 @@ static void serve_client(struct opts *o, struct ctl *cc, const struct rdsu_addr 
 			break;
 		}
 		memset(&s, 0, sizeof(s));
-		if (rio_parse_addr(p.client_addr, &s.client) < 0) {
+		if (rio_parse_addr(p.client_addr, &client) < 0) {
 			ctl_send(cc, ctl_error_line("client_addr is not an address"));
 			break;
 		}
