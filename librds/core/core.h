@@ -243,6 +243,13 @@ static inline void rdsu_stat_inc(struct rdsu_ep *ep, enum rdsu_stat s)
 	ep->stats[s]++;
 }
 
+/* Faulty-peer mode (tests only, rdsu.h): true when the endpoint was told
+ * to commit defect |f|. Every use is commented "FAULT <name>". */
+static inline bool rdsu_faulty(const struct rdsu_ep *ep, enum rdsu_fault f)
+{
+	return (ep->cfg.faults & (uint32_t)f) != 0;
+}
+
 /* mem.c */
 void *rdsu_mem_alloc(struct rdsu_ep *ep, size_t size);
 void *rdsu_mem_zalloc(struct rdsu_ep *ep, size_t size);

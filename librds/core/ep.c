@@ -8,6 +8,7 @@
  */
 #include "core.h"
 
+#include <stddef.h>
 #include <string.h>
 
 static const char *const stat_names[RDSU_STAT__COUNT] = {
@@ -58,9 +59,24 @@ void rdsu_ep_cfg_default(struct rdsu_ep_cfg *cfg)
 	cfg->reconnect_max = RDSU_SEC;
 }
 
+/* The configuration as it was before |faults|: still accepted, faults off. */
+#define CFG_SIZE_NO_FAULTS offsetof(struct rdsu_ep_cfg, faults)
+
+/* Copy what the caller's structure has of ours; the rest stays default. */
+static void cfg_copy(struct rdsu_ep_cfg *to, const struct rdsu_ep_cfg *from)
+{
+	size_t n = from->size < sizeof(*to) ? from->size : sizeof(*to);
+
+	memset(to, 0, sizeof(*to));
+	memcpy(to, from, n);
+	to->size = sizeof(*to);
+}
+
 static int cfg_check(const struct rdsu_ep_cfg *cfg)
 {
-	if (cfg->size < sizeof(*cfg) || cfg->n_laddrs == 0 || cfg->n_laddrs > RDSU_MAX_LADDRS)
+	if (cfg->n_laddrs == 0 || cfg->n_laddrs > RDSU_MAX_LADDRS)
+		return RDSU_ERR_INVAL;
+	if (cfg->faults & ~RDSU_FAULT__ALL)
 		return RDSU_ERR_INVAL;
 	if (cfg->gen_num == 0 || cfg->npaths == 0 || cfg->npaths > WIRE_MAX_PATHS ||
 	    (cfg->npaths & (cfg->npaths - 1)))
@@ -84,25 +100,31 @@ static int cfg_check(const struct rdsu_ep_cfg *cfg)
 
 int rdsu_ep_new(struct rdsu_ep **out, const struct rdsu_ep_cfg *cfg)
 {
+	struct rdsu_ep_cfg c;
 	struct rdsu_ep *ep;
 	int err;
 
 	if (!out || !cfg)
 		return RDSU_ERR_INVAL;
 	*out = NULL;
-	err = cfg_check(cfg);
+	if (cfg->size < CFG_SIZE_NO_FAULTS)
+		return RDSU_ERR_INVAL;
+	/* Checked on our copy, so a short structure is never read beyond
+	 * its size. */
+	cfg_copy(&c, cfg);
+	err = cfg_check(&c);
 	if (err)
 		return err;
-	ep = rdsu_mem_cfg_alloc(&cfg->mem, sizeof(*ep));
+	ep = rdsu_mem_cfg_alloc(&c.mem, sizeof(*ep));
 	if (!ep)
 		return RDSU_ERR_NOMEM;
 	memset(ep, 0, sizeof(*ep));
-	ep->cfg = *cfg;
+	ep->cfg = c;
 	rdsu_list_init(&ep->ev_q);
 	rdsu_list_init(&ep->req_q);
-	ep->rng = cfg->seed;
+	ep->rng = c.seed;
 	ep->link_gen = 1;
-	for (unsigned i = 0; i < cfg->n_laddrs; i++) {
+	for (unsigned i = 0; i < c.n_laddrs; i++) {
 		ep->lmaps[i] = rdsu_mem_zalloc(ep, sizeof(struct wire_cong_map));
 		if (!ep->lmaps[i]) {
 			rdsu_ep_free(ep);

@@ -1131,7 +1131,10 @@ int rdsu_tcp_new(struct rdsu_tcp **out, const struct rdsu_ep_cfg *ep_cfg,
 		free(t);
 		return RDSU_ERR_INVAL;
 	}
-	ec = *ep_cfg;
+	/* No further than the caller's structure goes: rdsu_ep_new also
+	 * takes the shorter one from before rdsu_ep_cfg.faults. */
+	memset(&ec, 0, sizeof(ec));
+	memcpy(&ec, ep_cfg, ep_cfg->size < sizeof(ec) ? ep_cfg->size : sizeof(ec));
 	/* rds_gen_num: random per start, never 0. */
 	while (ec.gen_num == 0 && getrandom(&ec.gen_num, sizeof(ec.gen_num), 0) < 0)
 		;

@@ -190,7 +190,8 @@ int rdsu_sim_add_node(struct rdsu_sim *s, const struct rdsu_ep_cfg *cfg)
 	err = rdsu_ep_new(&n->ep, cfg);
 	if (err)
 		return err;
-	n->cfg = *cfg;
+	/* As rdsu_ep_new: no further than the caller's structure goes. */
+	memcpy(&n->cfg, cfg, cfg->size < sizeof(n->cfg) ? cfg->size : sizeof(n->cfg));
 	n->sport_group = 1;
 	n->eph = (uint32_t)(rnd(s) % ((unsigned)s->cfg.port_high - s->cfg.port_low + 1));
 	return s->n_nodes++;

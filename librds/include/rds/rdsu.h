@@ -134,6 +134,13 @@ struct rdsu_ep_cfg {
 	rdsu_ns reconnect_min;      /* reconnect_min_delay_ms (default 1 ms) */
 	rdsu_ns reconnect_max;      /* reconnect_max_delay_ms (default 1 s) */
 	struct rdsu_mem mem;
+	/*
+	 * TESTS ONLY, NEVER SET IN PRODUCTION: a mask of enum rdsu_fault
+	 * bits that make this endpoint a faulty peer, breaking the protocol
+	 * on purpose so that a conformance suite can be shown to catch it
+	 * (see "Faulty-peer mode" below). Default 0: no faults.
+	 */
+	uint32_t faults;
 };
 
 struct rdsu_ep;
@@ -146,11 +153,13 @@ struct rdsu_sock;
  */
 RDSU_API void rdsu_ep_cfg_default(struct rdsu_ep_cfg *cfg);
 /*
- * rdsu_ep_new() - create an endpoint for cfg->laddrs.
+ * rdsu_ep_new() - create an endpoint for cfg->laddrs. cfg->size may also
+ * be that of the structure before |faults| was added (it ends at |mem|):
+ * such a configuration runs without faults.
  * Return: 0 and *out set; RDSU_ERR_INVAL (size too small, no or duplicate
  * or unspecified address, mixed families, gen_num 0, npaths not a power of
- * two in 1..8, kver unknown, reconnect_min 0 or > reconnect_max);
- * RDSU_ERR_NOMEM.
+ * two in 1..8, kver unknown, reconnect_min 0 or > reconnect_max, a fault
+ * bit that is not RDSU_FAULT__ALL's); RDSU_ERR_NOMEM.
  */
 RDSU_API int rdsu_ep_new(struct rdsu_ep **out, const struct rdsu_ep_cfg *cfg);
 /* rdsu_ep_free() - free the endpoint, its sockets, connections and queues.
@@ -165,6 +174,53 @@ RDSU_API rdsu_ns rdsu_ep_deadline(const struct rdsu_ep *ep);
  * Return: number of timers run (>= 0).
  */
 RDSU_API int rdsu_ep_expire(struct rdsu_ep *ep, rdsu_ns now);
+
+/* ------------------------------------------------------------------------
+ * Faulty-peer mode: FOR TESTING CONFORMANCE SUITES ONLY
+ *
+ * Each bit of rdsu_ep_cfg.faults seeds one protocol defect into the core,
+ * at the place where the correct behaviour is implemented, so that a
+ * checker (rds-conform, rdsdump's rules) can be run against a peer known
+ * to be wrong in exactly that way and shown to notice. A faulty endpoint
+ * breaks interoperability, can lose or duplicate messages, and with
+ * RDSU_FAULT_HUGE_HLEN_CRASH kills its process: never set these outside a
+ * test. docs/librds.md lists them; rdsu_fault_info() is the table.
+ */
+
+enum rdsu_fault {
+	RDSU_FAULT_SEQ_ZERO = 1 << 0,         /* seq-zero */
+	RDSU_FAULT_SEQ_SKIP = 1 << 1,         /* seq-skip */
+	RDSU_FAULT_PONG_WRONG_PORT = 1 << 2,  /* pong-wrong-port */
+	RDSU_FAULT_PONG_PAYLOAD = 1 << 3,     /* pong-payload */
+	RDSU_FAULT_PING_PORT0_ANSWERED = 1 << 4, /* ping-port0-answered */
+	RDSU_FAULT_NO_MAP = 1 << 5,           /* no-map */
+	RDSU_FAULT_SHORT_MAP = 1 << 6,        /* short-map */
+	RDSU_FAULT_MAP_FLAGS = 1 << 7,        /* map-flags */
+	RDSU_FAULT_PROBE_NO_NPATHS = 1 << 8,  /* probe-no-npaths */
+	RDSU_FAULT_ACK_SENT = 1 << 9,         /* ack-sent */
+	RDSU_FAULT_RETRANS_NO_FLAG = 1 << 10, /* retrans-no-flag */
+	RDSU_FAULT_DUP_DELIVER = 1 << 11,     /* dup-deliver */
+	RDSU_FAULT_ACCEPT_LARGER = 1 << 12,   /* accept-larger */
+	RDSU_FAULT_UNKNOWN_EXT_RESET = 1 << 13, /* unknown-ext-reset */
+	RDSU_FAULT_HUGE_HLEN_CRASH = 1 << 14, /* huge-hlen-crash */
+};
+
+#define RDSU_FAULT__COUNT 15
+#define RDSU_FAULT__ALL ((1u << RDSU_FAULT__COUNT) - 1)
+
+struct rdsu_fault_info {
+	enum rdsu_fault fault;      /* == 1 << bit */
+	const char *name;           /* stable, for --fault NAME: "seq-zero" */
+	const char *text;           /* one line: what the faulty peer does */
+};
+
+/* rdsu_fault_info() - table entry of bit |bit| (0 .. RDSU_FAULT__COUNT - 1:
+ * the fault 1 << bit), or NULL beyond. */
+RDSU_API const struct rdsu_fault_info *rdsu_fault_info(unsigned bit);
+/* rdsu_fault_name() - its name ("seq-zero", ...), or NULL beyond the table. */
+RDSU_API const char *rdsu_fault_name(unsigned bit);
+/* rdsu_fault_by_name() - the fault mask named |name|, 0 if none is. */
+RDSU_API uint32_t rdsu_fault_by_name(const char *name);
 
 /* ------------------------------------------------------------------------
  * Events for the application (pulled, coalesced: at most one pending event
