@@ -287,6 +287,7 @@ void rdsu_conn_check_all_paths(struct rdsu_conn *c, rdsu_ns now);
 void rdsu_conn_event(struct rdsu_conn *c);
 
 /* path.c */
+uint64_t rdsu_path_first_seq(const struct rdsu_conn *c);
 void rdsu_path_init(struct rdsu_path *cp, struct rdsu_conn *c, uint8_t index);
 void rdsu_path_fini(struct rdsu_path *cp);
 void rdsu_path_connect_if_down(struct rdsu_path *cp, rdsu_ns now);

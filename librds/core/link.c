@@ -37,7 +37,11 @@ int rdsu_link_accept(struct rdsu_ep *ep, const struct rdsu_addr *laddr,
 	c = rdsu_conn_get(ep, lidx, faddr);
 	if (!c)
 		return RDSU_ERR_NOMEM;
-	if (c->c_active) {
+	/* FAULT accept-larger: take the larger address's connection as if
+	 * it were the smaller's (the duel rds_tcp_accept_one avoids); the
+	 * peer, which never carries a path on its own connection, drops it
+	 * once established (rds_tcp_state_change). */
+	if (c->c_active && !rdsu_faulty(ep, RDSU_FAULT_ACCEPT_LARGER)) {
 		/* The larger address knocked: reset it and, while at most one
 		 * path is agreed, connect path 0 ourselves. */
 		rdsu_stat_inc(ep, RDSU_STAT_ACCEPT_REFUSED);

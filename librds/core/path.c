@@ -15,13 +15,25 @@
 
 #include <string.h>
 
+/* The sequence number of a path's first message: 1 (__rds_conn_path_init,
+ * and again after the peer restarts, rds_conn_peer_gen_update). */
+uint64_t rdsu_path_first_seq(const struct rdsu_conn *c)
+{
+	/* FAULT seq-zero: start at 0. A receiver cannot tell by itself (its
+	 * cp_next_rx_seq starts at 0 too), but 0 is never a sequence number a
+	 * kernel sends, so a wire checker can (rule seq.zero). */
+	if (rdsu_faulty(c->c_ep, RDSU_FAULT_SEQ_ZERO))
+		return 0;
+	return 1;
+}
+
 void rdsu_path_init(struct rdsu_path *cp, struct rdsu_conn *c, uint8_t index)
 {
 	memset(cp, 0, sizeof(*cp));
 	cp->cp_conn = c;
 	cp->cp_index = index;
 	cp->cp_state = RDSU_PATH_DOWN;
-	cp->cp_next_tx_seq = 1;
+	cp->cp_next_tx_seq = rdsu_path_first_seq(c);
 	cp->cp_next_rx_seq = 0;
 	rdsu_list_init(&cp->cp_send_q);
 	rdsu_list_init(&cp->cp_retrans_q);
@@ -180,8 +192,10 @@ void rdsu_path_up(struct rdsu_path *cp, rdsu_ns now)
 	gather_free(cp);
 	wire_deframer_init_lend(&cp->cp_dfr, WIRE_MAX_MSG_LEN);
 	/* rds_connect_path_complete: every path that comes up sends the
-	 * whole map before anything else. */
-	cp->cp_map_queued = true;
+	 * whole map before anything else. FAULT no-map: it does not, so the
+	 * peer never learns our ports' state from a path up (only later
+	 * congestion changes send one). */
+	cp->cp_map_queued = !rdsu_faulty(cp->cp_conn->c_ep, RDSU_FAULT_NO_MAP);
 	cp->cp_map_sent = false;
 	cp->cp_connects++;
 	path_event(cp);

@@ -17,6 +17,8 @@
  */
 #include "core.h"
 
+#include <string.h>
+
 static uint32_t rol32(uint32_t x, unsigned k)
 {
 	return x << k | x >> (32 - k);
@@ -62,6 +64,18 @@ void rdsu_probe_build(const struct rdsu_conn *c, struct wire_hdr *h, bool pong, 
 	const struct rdsu_ep_cfg *cfg = &c->c_ep->cfg;
 
 	wire_build_probe(h, pong, seq, cfg->kver, cfg->npaths, cfg->gen_num);
+	/* FAULT probe-no-npaths: every kernel puts NPATHS in its probes
+	 * (rds_send_probe); leave it out and keep the others. The peer then
+	 * keeps its old count, i.e. one path (rds_recv_hs_exthdrs). */
+	if (rdsu_faulty(c->c_ep, RDSU_FAULT_PROBE_NO_NPATHS)) {
+		struct wire_exts x;
+
+		wire_exts_decode(&x, h->ext, cfg->kver);
+		memset(h->ext, 0, sizeof(h->ext));
+		for (unsigned i = 0; i < x.count; i++)
+			if (x.e[i].type != WIRE_EXT_NPATHS)
+				(void)wire_ext_add(h->ext, &x.e[i], cfg->kver);
+	}
 }
 
 /* At most one probe ping in flight (c_ping_triggered). */
@@ -151,7 +165,7 @@ static void gen_update(struct rdsu_conn *c, uint32_t gen)
 		for (unsigned i = 0; i < WIRE_MAX_PATHS; i++) {
 			struct rdsu_path *cp = &c->c_path[i];
 
-			cp->cp_next_tx_seq = 1;
+			cp->cp_next_tx_seq = rdsu_path_first_seq(c);
 			cp->cp_next_rx_seq = 0;
 			rdsu_send_flush_retrans(cp);
 		}

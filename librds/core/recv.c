@@ -10,6 +10,8 @@
  */
 #include "core.h"
 
+#include <stdlib.h>
+
 static void incoming(struct rdsu_path *cp, const struct wire_frame *f, rdsu_ns now)
 {
 	struct rdsu_conn *c = cp->cp_conn;
@@ -26,14 +28,32 @@ static void incoming(struct rdsu_path *cp, const struct wire_frame *f, rdsu_ns n
 		return;
 	}
 
-	if (h->seq < cp->cp_next_rx_seq && (h->flags & WIRE_FLAG_RETRANSMITTED)) {
+	/* FAULT unknown-ext-reset: the kernel's walk of the extension
+	 * headers (rds_message_next_extension) skips a type it has no size
+	 * for; this one takes it for a protocol error and resets the path. */
+	if (rdsu_faulty(ep, RDSU_FAULT_UNKNOWN_EXT_RESET)) {
+		struct wire_exts x;
+
+		wire_exts_decode(&x, h->ext, ep->cfg.kver);
+		if (wire_rules_has(&x.rules, WIRE_RULE_EXT_UNKNOWN)) {
+			rdsu_path_drop(cp, true, true, now);
+			return;
+		}
+	}
+
+	/* FAULT dup-deliver: the duplicate is not dropped but handled (and
+	 * delivered) as if it were new. */
+	if (h->seq < cp->cp_next_rx_seq && (h->flags & WIRE_FLAG_RETRANSMITTED) &&
+	    !rdsu_faulty(ep, RDSU_FAULT_DUP_DELIVER)) {
 		rdsu_stat_inc(ep, RDSU_STAT_RECV_DROP_OLD_SEQ);
 		return;
 	}
 	cp->cp_next_rx_seq = h->seq + 1;
 
 	if (ep->cfg.ping_enable && h->dport == 0) {
-		if (h->sport == 0)
+		/* FAULT ping-port0-answered: answer it anyway; the pong (sport
+		 * 0, dport 0) is itself such a ping. */
+		if (h->sport == 0 && !rdsu_faulty(ep, RDSU_FAULT_PING_PORT0_ANSWERED))
 			return; /* a pong to a pong would loop */
 		rdsu_stat_inc(ep, RDSU_STAT_RECV_PING);
 		/* The pong is queued before the probe's extensions are acted
@@ -73,6 +93,13 @@ ssize_t rdsu_recv_input(struct rdsu_path *cp, const uint8_t *in, size_t len, rds
 		ssize_t n = wire_deframer_input(&cp->cp_dfr, in + used, len - used, &f, &ready);
 
 		if (n < 0) {
+			/* FAULT huge-hlen-crash: die as a receiver that trusted
+			 * h_len might; a peer sees its connections drop all at
+			 * once and the endpoint come back (if ever) with a new
+			 * generation number. */
+			if (n == WIRE_ERR_TOOBIG &&
+			    rdsu_faulty(cp->cp_conn->c_ep, RDSU_FAULT_HUGE_HLEN_CRASH))
+				abort();
 			/* Only an h_len above 1 MiB (or a deframer misuse) gets
 			 * here. The kernel would take it; we cannot without
 			 * unbounded memory, so the path is reset. */

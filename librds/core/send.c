@@ -37,6 +37,10 @@ static void msg_enqueue(struct rdsu_path *cp, struct rdsu_msg *rm)
 {
 	rm->m_cp = cp;
 	rm->m_seq = cp->cp_next_tx_seq++;
+	/* FAULT seq-skip: one number is never used. A kernel receiver takes
+	 * the gap (cp_next_rx_seq = seq + 1); a wire checker sees it. */
+	if (rdsu_faulty(cp->cp_conn->c_ep, RDSU_FAULT_SEQ_SKIP))
+		cp->cp_next_tx_seq++;
 	rdsu_list_add_tail(&rm->m_conn_item, &cp->cp_send_q);
 	cp->cp_send_msgs++;
 	cp->cp_send_bytes += rm->m_len;
@@ -101,6 +105,7 @@ int rdsu_send_ctl(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dport,
 {
 	struct rdsu_conn *c = cp->cp_conn;
 	struct rdsu_msg *rm;
+	uint32_t plen = 0;
 
 	switch (kind) {
 	case RDSU_MK_PROBE_PING:
@@ -114,9 +119,14 @@ int rdsu_send_ctl(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dport,
 	}
 	if (wire_cong_test(&c->c_fcong, dport))
 		return 0;
-	rm = msg_new(c->c_ep, 0);
+	/* FAULT pong-payload: rds_send_pong sends no payload; this one
+	 * carries 4 bytes (build_hdr puts m_len in h_len). */
+	if (kind == RDSU_MK_PONG && rdsu_faulty(c->c_ep, RDSU_FAULT_PONG_PAYLOAD))
+		plen = 4;
+	rm = msg_new(c->c_ep, plen);
 	if (!rm)
 		return RDSU_ERR_NOMEM;
+	memset(rm->m_data, 0xfa, plen);
 	rm->m_kind = (uint8_t)kind;
 	rm->m_sport = kind == RDSU_MK_PROBE_PING ? WIRE_PROBE_PORT : 0;
 	rm->m_dport = dport;
@@ -173,6 +183,12 @@ static void build_hdr(struct rdsu_path *cp, const struct rdsu_msg *rm, uint8_t *
 	switch (rm->m_kind) {
 	case RDSU_MK_PONG:
 		wire_build_pong(&h, rm->m_seq, rm->m_dport);
+		h.len = rm->m_len; /* 0 but for FAULT pong-payload */
+		/* FAULT pong-wrong-port: a pong comes from port 0
+		 * (rds_send_pong); this one echoes the pinging port, so the
+		 * pinger reads it as a message from that port. */
+		if (rdsu_faulty(cp->cp_conn->c_ep, RDSU_FAULT_PONG_WRONG_PORT))
+			h.sport = rm->m_dport;
 		break;
 	case RDSU_MK_PROBE_PING:
 	case RDSU_MK_PROBE_PONG:
@@ -182,8 +198,16 @@ static void build_hdr(struct rdsu_path *cp, const struct rdsu_msg *rm, uint8_t *
 		wire_build_data(&h, rm->m_seq, rm->m_sport, rm->m_dport, rm->m_len);
 		break;
 	}
-	if (rm->m_flags & RDSU_MF_RETRANS)
+	/* FAULT retrans-no-flag: a resent message goes out unflagged, so
+	 * the receiver cannot tell it from a new one and delivers it again
+	 * (rds_recv_incoming drops only flagged old sequence numbers). */
+	if ((rm->m_flags & RDSU_MF_RETRANS) &&
+	    !rdsu_faulty(cp->cp_conn->c_ep, RDSU_FAULT_RETRANS_NO_FLAG))
 		h.flags |= WIRE_FLAG_RETRANSMITTED;
+	/* FAULT ack-sent: RDS/TCP leaves h_ack 0 (TCP does the acking);
+	 * fill it in as the IB transport's piggy-backed ack would. */
+	if (rdsu_faulty(cp->cp_conn->c_ep, RDSU_FAULT_ACK_SENT))
+		h.ack = cp->cp_next_rx_seq;
 	wire_hdr_encode(&h, out, WIRE_HDR_LEN);
 }
 
@@ -192,6 +216,7 @@ static bool map_start(struct rdsu_path *cp)
 	struct rdsu_conn *c = cp->cp_conn;
 	struct rdsu_ep *ep = c->c_ep;
 	struct rdsu_xmit *x = &cp->cp_xmit;
+	uint32_t plen = WIRE_CONG_MAP_BYTES;
 	struct wire_hdr h;
 
 	if (!cp->cp_map_snap)
@@ -202,9 +227,19 @@ static bool map_start(struct rdsu_path *cp)
 	 * it; the change queues another map anyway. */
 	wire_cong_encode(ep->lmaps[c->c_lidx], cp->cp_map_snap, WIRE_CONG_MAP_BYTES);
 	wire_build_cong(&h);
+	/* FAULT short-map: only the first half of the map (h_len 4096);
+	 * rds_tcp_cong_recv ignores a map that is not RDS_CONG_MAP_BYTES. */
+	if (rdsu_faulty(ep, RDSU_FAULT_SHORT_MAP))
+		plen = WIRE_CONG_MAP_BYTES / 2;
+	h.len = plen;
+	/* FAULT map-flags: a map is h_flags == RDS_FLAG_CONG_BITMAP exactly
+	 * (rds_tcp_data_recv); with ACK_REQUIRED added the peer never sees a
+	 * map, only a message from port 0 to port 0, which it ignores. */
+	if (rdsu_faulty(ep, RDSU_FAULT_MAP_FLAGS))
+		h.flags |= WIRE_FLAG_ACK_REQUIRED;
 	wire_hdr_encode(&h, x->hdr, WIRE_HDR_LEN);
 	x->payload = cp->cp_map_snap;
-	x->plen = WIRE_CONG_MAP_BYTES;
+	x->plen = plen;
 	x->rm = NULL;
 	x->off = 0;
 	x->active = true;
