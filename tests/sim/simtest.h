@@ -126,9 +126,10 @@ static inline void node_cfg(struct rdsu_ep_cfg *c, uint32_t addr, enum wire_kver
 	c->seed = addr * 7919u + gen;
 }
 
-/* Two nodes: a = 10.0.0.1 (kva), b = 10.0.0.2 (kvb). */
-static inline struct world *world_new2(uint64_t seed, enum wire_kver kva, enum wire_kver kvb,
-				       const struct rdsu_sim_cfg *scfg)
+/* Two nodes: a = 10.0.0.1 (kva), b = 10.0.0.2 (kvb), with the faulty-peer
+ * defects |fa| and |fb| (rdsu_ep_cfg.faults; 0 for a correct node). */
+static inline struct world *world_new2f(uint64_t seed, enum wire_kver kva, enum wire_kver kvb,
+					const struct rdsu_sim_cfg *scfg, uint32_t fa, uint32_t fb)
 {
 	struct world *w = calloc(1, sizeof(*w));
 	struct rdsu_sim_cfg sc;
@@ -142,13 +143,22 @@ static inline struct world *world_new2(uint64_t seed, enum wire_kver kva, enum w
 	if (rdsu_sim_new(&w->sim, &sc))
 		abort();
 	node_cfg(&c, ADDR_A, kva, 0x11111111u);
+	c.faults = fa;
 	w->a = rdsu_sim_add_node(w->sim, &c);
 	node_cfg(&c, ADDR_B, kvb, 0x22222222u);
+	c.faults = fb;
 	w->b = rdsu_sim_add_node(w->sim, &c);
 	if (w->a != 0 || w->b != 1)
 		abort();
 	rdsu_sim_set_tap(w->sim, tap_fn, &w->tap);
 	return w;
+}
+
+/* Two correct nodes: a = 10.0.0.1 (kva), b = 10.0.0.2 (kvb). */
+static inline struct world *world_new2(uint64_t seed, enum wire_kver kva, enum wire_kver kvb,
+				       const struct rdsu_sim_cfg *scfg)
+{
+	return world_new2f(seed, kva, kvb, scfg, 0, 0);
 }
 
 static inline void world_free(struct world *w)
