@@ -8,6 +8,10 @@
  *   rdsdrive [common] sink --port P --expect N [--sockets K]
  *   rdsdrive [common] serve               (answer pings only)
  *
+ * --fault NAME (repeatable; --fault list names them) makes the librds
+ * endpoint a faulty peer that commits that protocol defect
+ * (rdsu_ep_cfg.faults): for testing conformance suites only.
+ *
  * Messages are numbered per stream (source address, source port): message
  * i of a stream has size sizes[i % n] and content derived from (stream
  * port, i), so the sink checks every byte, and that each stream arrives
@@ -79,7 +83,7 @@ static uint32_t msg_size(const struct opts *o, uint64_t i)
 
 enum { O_KERNEL = 0x100, O_KVER, O_NPATHS, O_TO, O_PORT, O_SPORT, O_SOCKETS, O_COUNT,
        O_EXPECT, O_SIZES, O_SNDBUF, O_RCVBUF, O_TIMEOUT, O_LINGER, O_STALL_AFTER, O_STALL, O_ALLOW_DUPS,
-       O_PACE, O_LISTEN_PORT, O_CONNECT_PORT, O_GEN, O_SPORTS };
+       O_PACE, O_LISTEN_PORT, O_CONNECT_PORT, O_GEN, O_SPORTS, O_FAULT };
 
 static const struct argp_option options[] = {
 	{ "bind", 'b', "ADDR", 0, "local address (librds: the endpoint's; repeatable)", 1 },
@@ -89,6 +93,8 @@ static const struct argp_option options[] = {
 	{ "gen", O_GEN, "N", 0, "librds: generation number (default random)", 1 },
 	{ "listen-port", O_LISTEN_PORT, "P", 0, "librds: TCP port to listen on (16385)", 1 },
 	{ "connect-port", O_CONNECT_PORT, "P", 0, "librds: TCP port to connect to (16385)", 1 },
+	{ "fault", O_FAULT, "NAME", 0,
+	  "librds, TESTS ONLY: commit this protocol defect (repeatable; 'list' names them)", 1 },
 	{ "to", O_TO, "ADDR", 0, "source: destination address", 2 },
 	{ "port", O_PORT, "P", 0, "source: destination port; sink: port to receive on", 2 },
 	{ "sport", O_SPORT, "P", 0, "source: first source port (default: ephemeral)", 2 },
@@ -153,6 +159,21 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			argp_error(st, "bad --connect-port");
 		o->cfg.tcp.connect_port = (uint16_t)v;
 		return 0;
+	case O_FAULT: {
+		uint32_t f = rdsu_fault_by_name(arg);
+
+		if (!strcmp(arg, "list")) {
+			const struct rdsu_fault_info *fi;
+
+			for (unsigned i = 0; (fi = rdsu_fault_info(i)); i++)
+				printf("%-20s %s\n", fi->name, fi->text);
+			exit(0);
+		}
+		if (!f)
+			argp_error(st, "unknown --fault %s (--fault list names them)", arg);
+		o->cfg.ep.faults |= f;
+		return 0;
+	}
 	case O_TO:
 		if (rio_parse_addr(arg, &o->to) < 0)
 			argp_error(st, "bad --to %s", arg);
@@ -238,6 +259,8 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			argp_error(st, "a role is needed: source, sink or serve");
 		if (!o->have_bind)
 			argp_error(st, "--bind is needed");
+		if (o->cfg.kernel && o->cfg.ep.faults)
+			argp_error(st, "--fault is for librds, not --kernel");
 		if (o->role == ROLE_SOURCE && (!o->have_to || !o->port))
 			argp_error(st, "source needs --to and --port");
 		if (o->role == ROLE_SINK && (!o->port || !o->expect))
@@ -567,6 +590,14 @@ int main(int argc, char **argv)
 	default:
 		rc = run_serve(&o, r, j);
 		break;
+	}
+	if (o.cfg.ep.faults) {
+		struct json_object *fa = json_object_new_array();
+
+		for (unsigned i = 0; i < RDSU_FAULT__COUNT; i++)
+			if (o.cfg.ep.faults & (1u << i))
+				json_object_array_add(fa, json_object_new_string(rdsu_fault_name(i)));
+		json_object_object_add(j, "faults", fa);
 	}
 	json_object_object_add(j, "ok", json_object_new_boolean(rc == 0));
 	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
