@@ -1,12 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-# rdsdrive-fault.sh RDSDRIVE RDSPING - the faulty-peer mode from outside:
-# --fault list names every defect, bad uses exit 2, and a librds peer on
+# rdsdrive-fault.sh RDSDRIVE RDSPING DOC - the faulty-peer mode from
+# outside: --fault list names every defect (and is the list in DOC,
+# docs/librds.md), bad uses exit 2, and a librds peer on
 # loopback (127.0.1.4) run with --fault pong-payload answers rdsping with
 # pongs that carry bytes, which rdsping does not take for replies (it does
 # when the same peer runs without the fault).
 set -u
-drive=$1 ping=$2
+drive=$1 ping=$2 doc=$3
 tmp=$(mktemp -d)
 peer=
 stop_peer() {
@@ -33,6 +34,15 @@ for f in seq-zero pong-wrong-port no-map short-map dup-deliver probe-no-npaths \
 done
 n=$(wc -l <"$tmp/out")
 [ "$n" -ge 10 ] || { echo "FAIL: only $n faults listed"; fail=1; }
+# the documented list: the fenced block after the marker
+awk '/^<!-- rdsdrive --fault list -->$/ { m = 1; next }
+     m == 1 && /^```$/ { m = 2; next }
+     m == 2 && /^```$/ { exit }
+     m == 2' "$doc" >"$tmp/doc"
+cmp -s "$tmp/out" "$tmp/doc" || {
+	echo "FAIL: the list in $doc is stale: paste \`rdsdrive --fault list\` there"
+	diff "$tmp/doc" "$tmp/out"; fail=1
+}
 expect 2 "unknown fault" "$drive" -b 127.0.1.4 --fault no-such-fault serve
 grep -q "unknown --fault no-such-fault" "$tmp/err" || { echo "FAIL: bad name not said"; fail=1; }
 expect 2 "fault with --kernel" "$drive" --kernel -b 127.0.1.4 --fault seq-zero serve
