@@ -135,10 +135,23 @@ int rdsu_ep_new(struct rdsu_ep **out, const struct rdsu_ep_cfg *cfg)
 	return 0;
 }
 
+/* Unlink every node of |head|, so that freeing the structures they live
+ * in never writes through a neighbour that was freed first. */
+static void unlink_all(struct rdsu_list *head)
+{
+	while (!rdsu_list_empty(head))
+		rdsu_list_del_init(head->next);
+}
+
 void rdsu_ep_free(struct rdsu_ep *ep)
 {
 	if (!ep)
 		return;
+	/* Connections are freed one by one and each path cancels its event
+	 * and request: with two connections queued, the second's unlink
+	 * would touch the first's freed node. */
+	unlink_all(&ep->ev_q);
+	unlink_all(&ep->req_q);
 	while (ep->n_socks)
 		rdsu_sock_free(ep->socks[ep->n_socks - 1], 0);
 	rdsu_conn_free_all(ep);

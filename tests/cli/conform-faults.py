@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+"""rds-conform tested: against a clean librds every MUST passes, and each of
+librds's seeded defects (rdsu_ep_cfg.faults) is caught.
+
+    conform-faults.py RDS_CONFORM [--only FAULT]
+
+The peer is `rds-conform agent` (a librds endpoint at 127.0.9.2 with the
+side channel on 127.0.9.2:18600); the suite runs from 127.0.9.1 (smaller)
+and 127.0.9.3 (larger). First the whole catalogue against the clean peer:
+exit 0, no FAIL or ERROR, every case PASS, NON-STRICT, INFO (and no SKIP:
+agent and larger address are both there). Then, for every fault the agent
+lists, a new faulty peer and the cases that must catch it: each must FAIL
+(exit 1), while the same cases passed against the clean peer. A fault
+missing from the table below fails the test, so a new defect cannot go
+unchecked.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+PEER, LOCAL, LARGER = "127.0.9.2", "127.0.9.1", "127.0.9.3"
+CTL = PEER + ":18600"
+
+# fault -> the case(s) that must report it as FAIL
+CATCH = {
+    "seq-zero": ["rds31/seq/1"],
+    "seq-skip": ["rds31/seq/2"],
+    "pong-wrong-port": ["rds31/ping/1"],
+    "pong-payload": ["rds31/ping/2"],
+    "ping-port0-answered": ["linux/ping/1"],
+    "no-map": ["linux/cong/1"],
+    "short-map": ["linux/cong/1"],
+    "map-flags": ["linux/cong/1"],
+    "probe-no-npaths": ["linux/probe/1"],
+    "ack-sent": ["linux/tcp/1"],
+    "retrans-no-flag": ["linux/retrans/1"],
+    "dup-deliver": ["rds31/dup/1"],
+    "accept-larger": ["linux/tcp/2"],
+    "unknown-ext-reset": ["rds31/exthdr/2"],
+    "huge-hlen-crash": ["linux/hostile/1"],
+}
+
+
+def start_agent(tool, faults, log):
+    argv = [tool, "agent", "--bind", PEER, "--ctl", CTL, "--gen", "0x5eed"]
+    for f in faults:
+        argv += ["--fault", f]
+    p = subprocess.Popen(argv, stdout=log, stderr=log)
+    # ready when the side channel answers (the agent prints "ready")
+    for _ in range(100):
+        time.sleep(0.05)
+        if p.poll() is not None:
+            raise SystemExit("agent exited at start (rc %s)" % p.returncode)
+        log.flush()
+        with open(log.name) as f:
+            if "ready" in f.read():
+                return p
+    raise SystemExit("agent not ready")
+
+
+def stop(p):
+    if p.poll() is None:
+        p.send_signal(signal.SIGTERM)
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def suite(tool, prefixes, tmp, name):
+    out = os.path.join(tmp, name + ".json")
+    argv = [tool, "--peer", PEER, "--local", LOCAL, "--larger", LARGER, "--agent", CTL,
+            "--timeout", "1500", "--json", "-q", "-o", out,
+            "--pcap", os.path.join(tmp, "pcap-" + name)] + prefixes
+    rc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                        timeout=600)
+    try:
+        doc = json.load(open(out))
+    except (OSError, ValueError):
+        doc = None
+    return rc.returncode, doc, rc.stderr
+
+
+def verdicts(doc):
+    return {c["id"]: c["verdict"] for c in doc["cases"]}
+
+
+def main():
+    tool = sys.argv[1]
+    only = sys.argv[3] if len(sys.argv) > 3 and sys.argv[2] == "--only" else None
+    fails = []
+    listed = subprocess.run([tool, "agent", "--fault", "list"], stdout=subprocess.PIPE,
+                            text=True, check=True).stdout.split("\n")
+    faults = [l.split()[0] for l in listed if l.strip()]
+    missing = [f for f in faults if f not in CATCH]
+    if missing:
+        fails.append("no case is named to catch fault(s) %s" % ", ".join(missing))
+    with tempfile.TemporaryDirectory() as tmp:
+        # the clean peer: the whole catalogue
+        if not only:
+            log = open(os.path.join(tmp, "agent-clean.log"), "w+")
+            a = start_agent(tool, [], log)
+            try:
+                rc, doc, err = suite(tool, [], tmp, "clean")
+            finally:
+                stop(a)
+            if doc is None:
+                fails.append("clean run: no report (rc %d): %s" % (rc, err[-400:]))
+            else:
+                v = verdicts(doc)
+                bad = {k: x for k, x in v.items() if x in ("FAIL", "ERROR", "SKIP")}
+                if rc != 0 or bad:
+                    for c in doc["cases"]:
+                        if c["id"] in bad:
+                            fails.append("clean run: %s %s: %s / %s" % (
+                                c["verdict"], c["id"], c.get("actual"), c.get("reason")))
+                    if rc != 0:
+                        fails.append("clean run exit %d" % rc)
+                print("clean librds: %d cases: %s" % (len(v), ", ".join(
+                    "%s %d" % (k, n) for k, n in doc["counts"].items() if n)))
+        for f in faults:
+            if only and f != only or f not in CATCH:
+                continue
+            log = open(os.path.join(tmp, "agent-%s.log" % f), "w+")
+            a = start_agent(tool, [f], log)
+            try:
+                rc, doc, err = suite(tool, CATCH[f], tmp, f)
+            finally:
+                stop(a)
+            if doc is None:
+                fails.append("%s: no report (rc %d): %s" % (f, rc, err[-400:]))
+                continue
+            v = verdicts(doc)
+            caught = [c for c in CATCH[f] if v.get(c) == "FAIL"]
+            if rc != 1 or not caught:
+                fails.append("%s: not caught (exit %d): %s" % (f, rc, json.dumps(
+                    [[c["id"], c["verdict"], c.get("actual")] for c in doc["cases"]])))
+            else:
+                why = [c.get("actual") for c in doc["cases"] if c["id"] == caught[0]][0]
+                print("%-20s caught by %s: %s" % (f, caught[0], why))
+    for f in fails:
+        print("FAIL:", f)
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,832 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * agent.c - `rds-conform agent` and the suite's client for it (agent.h).
+ *
+ * The agent is a single loop: the RDS stack runs in rio_wait for a few
+ * milliseconds at a time, every readable RDS socket is drained into its
+ * delivery ring (unless held, which is how a case makes a port congested),
+ * then the control connection is served. One control client at a time:
+ * the suite is one process running one case at a time.
+ */
+#define _GNU_SOURCE
+#include "agent.h"
+
+#include <argp.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <rds/rdsu_tcp.h>
+
+#include "node.h"
+#include "rio.h"
+
+/* ------------------------------------------------------------------------
+ * The suite's side
+ */
+
+struct cf_agent {
+	int fd;
+	char buf[1 << 20];          /* a recv answer can list many messages */
+	size_t len;
+	char stack[128];
+	struct rdsu_addr addr;
+	char err[256];
+	int timeout_ms;
+};
+
+static int split_hostport(const char *where, char *host, size_t cap, uint16_t *port)
+{
+	const char *colon = strrchr(where, ':');
+	const char *h = where;
+	size_t hl;
+
+	*port = CF_AGENT_PORT;
+	if (where[0] == '[') {
+		const char *end = strchr(where, ']');
+
+		if (!end)
+			return -EINVAL;
+		h = where + 1;
+		hl = (size_t)(end - h);
+		colon = end[1] == ':' ? end + 1 : NULL;
+	} else if (colon && strchr(where, ':') != colon) {
+		colon = NULL; /* a bare IPv6 address */
+		hl = strlen(where);
+	} else {
+		hl = colon ? (size_t)(colon - where) : strlen(where);
+	}
+	if (hl >= cap)
+		return -EINVAL;
+	memcpy(host, h, hl);
+	host[hl] = '\0';
+	if (colon) {
+		char *end;
+		unsigned long p = strtoul(colon + 1, &end, 10);
+
+		if (*end || p == 0 || p > 65535)
+			return -EINVAL;
+		*port = (uint16_t)p;
+	}
+	return 0;
+}
+
+/* One request, one answer line. Return: the parsed answer (the caller
+ * puts it) or NULL with a->err set. */
+static struct json_object *call(struct cf_agent *a, struct json_object *req, int wait_ms)
+{
+	const char *s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
+	size_t sl = strlen(s);
+	struct json_object *ans, *ok, *e;
+	char *nl;
+
+	if (a->fd < 0) {
+		snprintf(a->err, sizeof(a->err), "agent connection lost");
+		return NULL;
+	}
+	if (send(a->fd, s, sl, MSG_NOSIGNAL) != (ssize_t)sl || send(a->fd, "\n", 1, MSG_NOSIGNAL) != 1)
+		goto lost;
+	for (;;) {
+		struct pollfd p = { .fd = a->fd, .events = POLLIN };
+		ssize_t n;
+
+		nl = memchr(a->buf, '\n', a->len);
+		if (nl)
+			break;
+		if (a->len == sizeof(a->buf) - 1)
+			goto lost;
+		if (poll(&p, 1, wait_ms + a->timeout_ms) <= 0) {
+			snprintf(a->err, sizeof(a->err), "agent did not answer within %d ms",
+				 wait_ms + a->timeout_ms);
+			return NULL;
+		}
+		n = recv(a->fd, a->buf + a->len, sizeof(a->buf) - 1 - a->len, 0);
+		if (n <= 0)
+			goto lost;
+		a->len += (size_t)n;
+	}
+	*nl = '\0';
+	ans = json_tokener_parse(a->buf);
+	a->len -= (size_t)(nl + 1 - a->buf);
+	memmove(a->buf, nl + 1, a->len);
+	if (!ans) {
+		snprintf(a->err, sizeof(a->err), "agent answered something that is not JSON");
+		return NULL;
+	}
+	if (!json_object_object_get_ex(ans, "ok", &ok) || !json_object_get_boolean(ok)) {
+		snprintf(a->err, sizeof(a->err), "agent refused: %s",
+			 json_object_object_get_ex(ans, "error", &e) ? json_object_get_string(e) : "?");
+		json_object_put(ans);
+		errno = EREMOTEIO;
+		return NULL;
+	}
+	a->err[0] = '\0';
+	return ans;
+lost:
+	snprintf(a->err, sizeof(a->err), "agent connection lost");
+	close(a->fd);
+	a->fd = -1;
+	errno = EPIPE;
+	return NULL;
+}
+
+static struct json_object *req_new(const char *op, int port)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "op", json_object_new_string(op));
+	if (port >= 0)
+		json_object_object_add(o, "port", json_object_new_int(port));
+	return o;
+}
+
+static int simple(struct cf_agent *a, struct json_object *req)
+{
+	struct json_object *ans = call(a, req, 0);
+
+	json_object_put(req);
+	if (!ans)
+		return a->fd < 0 ? -EPIPE : -EREMOTEIO;
+	json_object_put(ans);
+	return 0;
+}
+
+int cf_agent_connect(const char *where, int timeout_ms, struct cf_agent **out, char *why,
+		     size_t cap)
+{
+	struct sockaddr_storage ss;
+	struct rdsu_addr ad;
+	struct cf_agent *a;
+	struct json_object *ans, *v;
+	struct pollfd p;
+	char host[64];
+	uint16_t port;
+	int err = 0;
+	socklen_t el = sizeof(err);
+
+	*out = NULL;
+	if (split_hostport(where, host, sizeof(host), &port) || rio_parse_addr(host, &ad) < 0) {
+		snprintf(why, cap, "bad agent address %s (ADDR or ADDR:PORT)", where);
+		return -EINVAL;
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a) {
+		snprintf(why, cap, "out of memory");
+		return -ENOMEM;
+	}
+	a->timeout_ms = timeout_ms;
+	socklen_t sl = rdsu_sockaddr(&ad, port, &ss);
+	a->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (a->fd < 0 || (connect(a->fd, (struct sockaddr *)&ss, sl) < 0 && errno != EINPROGRESS)) {
+		err = -errno;
+		goto fail;
+	}
+	p = (struct pollfd){ .fd = a->fd, .events = POLLOUT };
+	if (poll(&p, 1, timeout_ms) <= 0) {
+		err = -ETIMEDOUT;
+		goto fail;
+	}
+	if (getsockopt(a->fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err) {
+		err = err ? -err : -EIO;
+		goto fail;
+	}
+	ans = call(a, req_new("hello", -1), 0);
+	if (!ans) {
+		snprintf(why, cap, "agent %s: %s", where, a->err);
+		cf_agent_close(a);
+		return -EPROTO;
+	}
+	if (json_object_object_get_ex(ans, "stack", &v))
+		snprintf(a->stack, sizeof(a->stack), "%s", json_object_get_string(v));
+	if (json_object_object_get_ex(ans, "addr", &v))
+		rio_parse_addr(json_object_get_string(v), &a->addr);
+	json_object_put(ans);
+	*out = a;
+	return 0;
+fail:
+	snprintf(why, cap, "cannot reach the agent at %s: %s", where, strerror(-err));
+	cf_agent_close(a);
+	return err;
+}
+
+void cf_agent_close(struct cf_agent *a)
+{
+	if (!a)
+		return;
+	if (a->fd >= 0)
+		close(a->fd);
+	free(a);
+}
+
+const char *cf_agent_stack(const struct cf_agent *a)
+{
+	return a->stack;
+}
+
+const struct rdsu_addr *cf_agent_addr(const struct cf_agent *a)
+{
+	return &a->addr;
+}
+
+const char *cf_agent_error(const struct cf_agent *a)
+{
+	return a->err;
+}
+
+bool cf_agent_alive(struct cf_agent *a)
+{
+	struct json_object *ans = call(a, req_new("hello", -1), 0);
+
+	json_object_put(ans);
+	return ans != NULL;
+}
+
+int cf_agent_bind(struct cf_agent *a, uint16_t port, uint32_t rcvbuf)
+{
+	struct json_object *o = req_new("bind", port);
+
+	json_object_object_add(o, "rcvbuf", json_object_new_int64(rcvbuf));
+	return simple(a, o);
+}
+
+int cf_agent_unbind(struct cf_agent *a, uint16_t port)
+{
+	return simple(a, req_new("close", port));
+}
+
+int cf_agent_hold(struct cf_agent *a, uint16_t port, bool on)
+{
+	struct json_object *o = req_new("hold", port);
+
+	json_object_object_add(o, "on", json_object_new_boolean(on));
+	return simple(a, o);
+}
+
+static uint32_t get_u32(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, k, &v) ? (uint32_t)json_object_get_int64(v) : 0;
+}
+
+int cf_agent_send(struct cf_agent *a, uint16_t port, const struct rdsu_addr *to, uint16_t dport,
+		  uint64_t first, uint32_t count, uint32_t size, struct cf_sent *out)
+{
+	struct json_object *o = req_new("send", port), *ans;
+	char t[64];
+
+	json_object_object_add(o, "to", json_object_new_string(cf_addr(to, t)));
+	json_object_object_add(o, "dport", json_object_new_int(dport));
+	json_object_object_add(o, "first", json_object_new_int64((int64_t)first));
+	json_object_object_add(o, "count", json_object_new_int64(count));
+	json_object_object_add(o, "size", json_object_new_int64(size));
+	ans = call(a, o, 0);
+	json_object_put(o);
+	memset(out, 0, sizeof(*out));
+	if (!ans)
+		return a->fd < 0 ? -EPIPE : -EREMOTEIO;
+	out->sent = get_u32(ans, "sent");
+	out->enobufs = get_u32(ans, "enobufs");
+	out->eagain = get_u32(ans, "eagain");
+	out->err = (int)get_u32(ans, "errno");
+	json_object_put(ans);
+	return 0;
+}
+
+int cf_agent_recv(struct cf_agent *a, uint16_t port, uint32_t want, uint32_t wait_ms,
+		  struct cf_delivery *out, size_t cap, size_t *n)
+{
+	struct json_object *o = req_new("recv", port), *ans, *msgs;
+	size_t len;
+
+	json_object_object_add(o, "want", json_object_new_int64(want));
+	json_object_object_add(o, "wait_ms", json_object_new_int64(wait_ms));
+	ans = call(a, o, (int)wait_ms);
+	json_object_put(o);
+	*n = 0;
+	if (!ans)
+		return a->fd < 0 ? -EPIPE : -EREMOTEIO;
+	if (!json_object_object_get_ex(ans, "msgs", &msgs) ||
+	    !json_object_is_type(msgs, json_type_array)) {
+		json_object_put(ans);
+		snprintf(a->err, sizeof(a->err), "agent's recv answer has no msgs");
+		return -EPROTO;
+	}
+	len = json_object_array_length(msgs);
+	*n = len + get_u32(ans, "lost");
+	for (size_t i = 0; i < len && i < cap; i++) {
+		struct json_object *m = json_object_array_get_idx(msgs, i), *v;
+
+		memset(&out[i], 0, sizeof(out[i]));
+		if (json_object_object_get_ex(m, "from", &v))
+			rio_parse_addr(json_object_get_string(v), &out[i].from);
+		out[i].sport = (uint16_t)get_u32(m, "sport");
+		out[i].len = get_u32(m, "len");
+		out[i].idx = json_object_object_get_ex(m, "idx", &v) ?
+			     (uint64_t)json_object_get_int64(v) : UINT64_MAX;
+		out[i].good = json_object_object_get_ex(m, "good", &v) && json_object_get_boolean(v);
+	}
+	json_object_put(ans);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * The agent
+ */
+
+#define AG_SOCKS 64
+#define AG_RING 65536               /* deliveries kept per port */
+
+struct ag_sock {
+	struct rio_sock *s;
+	uint16_t port;
+	bool hold;
+	struct cf_delivery *ring;
+	size_t head, n, lost;
+};
+
+struct ag {
+	struct rio_cfg cfg;
+	struct rdsu_addr addr;
+	struct rdsu_addr ctl_addr;
+	uint16_t ctl_port;
+	bool have_ctl_addr;
+	bool once;
+	struct rio *r;
+	struct ag_sock socks[AG_SOCKS];
+	size_t n_socks;
+	uint8_t *buf;
+	char stack[128];
+};
+
+static volatile sig_atomic_t ag_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	ag_stop = 1;
+}
+
+enum { AO_KERNEL = 0x100, AO_KVER, AO_NPATHS, AO_GEN, AO_FAULT, AO_CTL, AO_ONCE, AO_PORT };
+
+static const struct argp_option ag_options[] = {
+	{ "bind", 'b', "ADDR", 0, "the peer's RDS address (the stack's local address)", 0 },
+	{ "ctl", AO_CTL, "ADDR[:PORT]", 0, "side channel to listen on (default: --bind, port 18600)", 0 },
+	{ "kernel", AO_KERNEL, NULL, 0, "use the kernel's AF_RDS sockets (default: a librds endpoint)", 0 },
+	{ "kver", AO_KVER, "6|7", 0, "librds: kernel generation to behave as (default 7)", 0 },
+	{ "npaths", AO_NPATHS, "N", 0, "librds: paths to advertise (default 8)", 0 },
+	{ "gen", AO_GEN, "N", 0, "librds: generation number (default random)", 0 },
+	{ "listen-port", AO_PORT, "P", 0, "librds: RDS/TCP port (default 16385)", 0 },
+	{ "fault", AO_FAULT, "NAME", 0,
+	  "librds, TESTS ONLY: be a faulty peer committing this defect (repeatable; 'list')", 0 },
+	{ "once", AO_ONCE, NULL, 0, "exit when the first control client disconnects", 0 },
+	{ 0 }
+};
+
+static error_t ag_parse(int key, char *arg, struct argp_state *st)
+{
+	struct ag *g = st->input;
+	char host[64];
+	unsigned long v;
+	char *end;
+
+	switch (key) {
+	case 'b': {
+		struct rdsu_addr a;
+
+		if (rio_parse_addr(arg, &a) < 0)
+			argp_error(st, "bad --bind %s", arg);
+		g->addr = a;
+		if (rio_cfg_add_addr(&g->cfg, &a) < 0)
+			argp_error(st, "one --bind only");
+		return 0;
+	}
+	case AO_CTL:
+		if (split_hostport(arg, host, sizeof(host), &g->ctl_port) ||
+		    rio_parse_addr(host, &g->ctl_addr) < 0)
+			argp_error(st, "bad --ctl %s", arg);
+		g->have_ctl_addr = true;
+		return 0;
+	case AO_KERNEL:
+		g->cfg.kernel = true;
+		return 0;
+	case AO_KVER:
+		if (strcmp(arg, "6") && strcmp(arg, "7"))
+			argp_error(st, "--kver is 6 or 7");
+		g->cfg.ep.kver = arg[0] == '6' ? WIRE_KVER_6 : WIRE_KVER_7;
+		return 0;
+	case AO_NPATHS:
+		v = strtoul(arg, &end, 0);
+		if (*end || v == 0 || v > 8 || (v & (v - 1)))
+			argp_error(st, "--npaths is 1, 2, 4 or 8");
+		g->cfg.ep.npaths = (uint16_t)v;
+		return 0;
+	case AO_GEN:
+		v = strtoul(arg, &end, 0);
+		if (*end || v == 0 || v > UINT32_MAX)
+			argp_error(st, "bad --gen %s", arg);
+		g->cfg.ep.gen_num = (uint32_t)v;
+		return 0;
+	case AO_PORT:
+		v = strtoul(arg, &end, 0);
+		if (*end || v == 0 || v > 65535)
+			argp_error(st, "bad --listen-port %s", arg);
+		g->cfg.tcp.listen_port = (uint16_t)v;
+		g->cfg.tcp.connect_port = (uint16_t)v;
+		return 0;
+	case AO_FAULT: {
+		uint32_t f = rdsu_fault_by_name(arg);
+
+		if (!strcmp(arg, "list")) {
+			const struct rdsu_fault_info *fi;
+
+			for (unsigned i = 0; (fi = rdsu_fault_info(i)); i++)
+				printf("%-20s %s\n", fi->name, fi->text);
+			exit(0);
+		}
+		if (!f)
+			argp_error(st, "unknown --fault %s (--fault list names them)", arg);
+		g->cfg.ep.faults |= f;
+		return 0;
+	}
+	case AO_ONCE:
+		g->once = true;
+		return 0;
+	case ARGP_KEY_ARG:
+		argp_error(st, "unexpected argument %s", arg);
+		return 0;
+	case ARGP_KEY_END:
+		if (!g->cfg.ep.n_laddrs)
+			argp_error(st, "--bind is needed");
+		if (g->cfg.kernel && g->cfg.ep.faults)
+			argp_error(st, "--fault is for librds, not --kernel");
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static struct ag_sock *ag_find(struct ag *g, uint16_t port)
+{
+	for (size_t i = 0; i < g->n_socks; i++)
+		if (g->socks[i].port == port)
+			return &g->socks[i];
+	return NULL;
+}
+
+static void ag_drain(struct ag *g, struct ag_sock *k)
+{
+	for (;;) {
+		struct rdsu_addr from;
+		uint16_t sport;
+		bool trunc;
+		ssize_t n = rio_recv(k->s, g->buf, WIRE_MAX_MSG_LEN, &from, &sport, &trunc);
+		struct cf_delivery *d;
+
+		if (n < 0)
+			return;
+		if (k->n == AG_RING) {
+			k->lost++;
+			continue;
+		}
+		d = &k->ring[(k->head + k->n++) % AG_RING];
+		d->from = from;
+		d->sport = sport;
+		d->len = (uint32_t)n;
+		d->good = !trunc && cf_idx_check(g->buf, (uint32_t)n, &d->idx);
+	}
+}
+
+/* Let the stack run and take what arrived, for up to |ms|. */
+static void ag_pump(struct ag *g, int ms)
+{
+	struct rio_sock *socks[AG_SOCKS];
+	unsigned want[AG_SOCKS], got[AG_SOCKS];
+	size_t n = 0;
+
+	for (size_t i = 0; i < g->n_socks; i++) {
+		if (g->socks[i].hold)
+			continue;
+		socks[n] = g->socks[i].s;
+		want[n++] = RIO_POLLIN;
+	}
+	if (n == 0) {
+		rio_idle(g->r, (rdsu_ns)ms * RDSU_MSEC);
+		return;
+	}
+	if (rio_wait(g->r, socks, want, got, n, rdsu_clock() + (rdsu_ns)ms * RDSU_MSEC) <= 0)
+		return;
+	for (size_t i = 0; i < g->n_socks; i++)
+		if (!g->socks[i].hold)
+			ag_drain(g, &g->socks[i]);
+}
+
+static void reply_err(struct json_object *ans, const char *what, int e)
+{
+	char b[160];
+
+	if (e)
+		snprintf(b, sizeof(b), "%s: %s", what, strerror(-e));
+	else
+		snprintf(b, sizeof(b), "%s", what);
+	json_object_object_add(ans, "ok", json_object_new_boolean(false));
+	json_object_object_add(ans, "error", json_object_new_string(b));
+}
+
+static void ag_send(struct ag *g, struct ag_sock *k, const struct cf_agent_req *q,
+		    struct json_object *ans)
+{
+	uint32_t sent = 0, enobufs = 0, eagain = 0;
+	rdsu_ns end = rdsu_clock() + 2 * RDSU_SEC;
+	int last = 0;
+
+	while (sent < q->count) {
+		int e;
+
+		cf_idx_payload(g->buf, q->size, q->first + sent);
+		e = rio_send(k->s, &q->to, q->dport, g->buf, q->size);
+		if (e == 0) {
+			sent++;
+			continue;
+		}
+		if (e == -ENOBUFS) {
+			/* A congested port: report it; the case decides
+			 * whether to wait for the uncongested map. */
+			enobufs++;
+			break;
+		}
+		if (e != -EAGAIN) {
+			last = -e;
+			break;
+		}
+		eagain++;
+		if (rdsu_clock() >= end)
+			break;
+		/* SNDBUF full: let the stack write and take acks. */
+		ag_pump(g, 2);
+	}
+	json_object_object_add(ans, "sent", json_object_new_int64(sent));
+	json_object_object_add(ans, "enobufs", json_object_new_int64(enobufs));
+	json_object_object_add(ans, "eagain", json_object_new_int64(eagain));
+	json_object_object_add(ans, "errno", json_object_new_int(last));
+}
+
+static void ag_recv(struct ag *g, struct ag_sock *k, const struct cf_agent_req *q,
+		    struct json_object *ans)
+{
+	rdsu_ns end = rdsu_clock() + (rdsu_ns)q->wait_ms * RDSU_MSEC;
+	struct json_object *msgs = json_object_new_array();
+	char a[64];
+
+	while (!k->hold && k->n < q->want && rdsu_clock() < end)
+		ag_pump(g, 2);
+	while (k->n) {
+		struct cf_delivery *d = &k->ring[k->head];
+		struct json_object *m = json_object_new_object();
+
+		json_object_object_add(m, "from", json_object_new_string(cf_addr(&d->from, a)));
+		json_object_object_add(m, "sport", json_object_new_int(d->sport));
+		json_object_object_add(m, "len", json_object_new_int64(d->len));
+		if (d->good && d->len >= 8)
+			json_object_object_add(m, "idx", json_object_new_int64((int64_t)d->idx));
+		json_object_object_add(m, "good", json_object_new_boolean(d->good));
+		json_object_array_add(msgs, m);
+		k->head = (k->head + 1) % AG_RING;
+		k->n--;
+	}
+	json_object_object_add(ans, "msgs", msgs);
+	json_object_object_add(ans, "lost", json_object_new_int64((int64_t)k->lost));
+	k->lost = 0;
+}
+
+static void ag_request(struct ag *g, const char *line, size_t len, struct json_object *ans)
+{
+	struct cf_agent_req q;
+	struct ag_sock *k = NULL;
+	char err[160], a[64];
+	int e;
+
+	if (cf_agent_parse(line, len, &q, err, sizeof(err))) {
+		json_object_object_add(ans, "ok", json_object_new_boolean(false));
+		json_object_object_add(ans, "error", json_object_new_string(err));
+		return;
+	}
+	if (q.op != CF_OP_HELLO && q.op != CF_OP_BIND) {
+		k = ag_find(g, q.port);
+		if (!k) {
+			json_object_object_add(ans, "ok", json_object_new_boolean(false));
+			json_object_object_add(ans, "error", json_object_new_string("port not bound"));
+			return;
+		}
+	}
+	switch (q.op) {
+	case CF_OP_HELLO:
+		json_object_object_add(ans, "stack", json_object_new_string(g->stack));
+		json_object_object_add(ans, "addr", json_object_new_string(cf_addr(&g->addr, a)));
+		break;
+	case CF_OP_BIND:
+		if (ag_find(g, q.port)) {
+			reply_err(ans, "port already bound", 0);
+			return;
+		}
+		if (g->n_socks == AG_SOCKS) {
+			reply_err(ans, "too many sockets", -EMFILE);
+			return;
+		}
+		k = &g->socks[g->n_socks];
+		memset(k, 0, sizeof(*k));
+		k->ring = calloc(AG_RING, sizeof(*k->ring));
+		if (!k->ring) {
+			reply_err(ans, "bind", -ENOMEM);
+			return;
+		}
+		e = rio_socket(g->r, &g->addr, q.port, &k->s);
+		if (!e && q.rcvbuf)
+			e = rio_set_bufs(k->s, 0, q.rcvbuf);
+		if (e) {
+			if (k->s)
+				rio_sock_close(k->s);
+			free(k->ring);
+			reply_err(ans, "bind", e);
+			return;
+		}
+		k->port = q.port;
+		g->n_socks++;
+		break;
+	case CF_OP_CLOSE:
+		rio_sock_close(k->s);
+		free(k->ring);
+		*k = g->socks[--g->n_socks];
+		break;
+	case CF_OP_HOLD:
+		k->hold = q.on;
+		break;
+	case CF_OP_SEND:
+		ag_send(g, k, &q, ans);
+		break;
+	case CF_OP_RECV:
+		ag_recv(g, k, &q, ans);
+		break;
+	}
+	if (!json_object_object_get_ex(ans, "ok", NULL))
+		json_object_object_add(ans, "ok", json_object_new_boolean(true));
+}
+
+static int ag_listen(struct ag *g)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = rdsu_sockaddr(g->have_ctl_addr ? &g->ctl_addr : &g->addr,
+				     g->ctl_port ? g->ctl_port : CF_AGENT_PORT, &ss);
+	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, sl) < 0 || listen(fd, 4) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+static void ag_stack_name(struct ag *g)
+{
+	struct utsname u;
+
+	if (g->cfg.kernel) {
+		uname(&u);
+		snprintf(g->stack, sizeof(g->stack), "kernel %s (AF_RDS)", u.release);
+	} else {
+		snprintf(g->stack, sizeof(g->stack), "librds %s (kver %d, npaths %u%s)",
+			 RDSTK_VERSION, g->cfg.ep.kver, g->cfg.ep.npaths,
+			 g->cfg.ep.faults ? ", FAULTY" : "");
+	}
+}
+
+/* Serve one control client until it goes. */
+static void ag_serve(struct ag *g, int cfd)
+{
+	char *line = malloc(CF_AGENT_LINE_MAX + 2);
+	size_t len = 0;
+	bool skipping = false;
+
+	if (!line)
+		return;
+	while (!ag_stop) {
+		struct pollfd p = { .fd = cfd, .events = POLLIN };
+		char *nl;
+		ssize_t n;
+
+		ag_pump(g, 2);
+		if (poll(&p, 1, 0) <= 0)
+			continue;
+		n = recv(cfd, line + len, CF_AGENT_LINE_MAX + 1 - len, 0);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		while ((nl = memchr(line, '\n', len))) {
+			size_t ll = (size_t)(nl - line);
+			struct json_object *ans = json_object_new_object();
+			const char *s;
+
+			if (ll && line[ll - 1] == '\r')
+				ll--;
+			if (skipping) {
+				json_object_object_add(ans, "ok", json_object_new_boolean(false));
+				json_object_object_add(ans, "error",
+						       json_object_new_string("request line too long"));
+				skipping = false;
+			} else {
+				ag_request(g, line, ll, ans);
+			}
+			s = json_object_to_json_string_ext(ans, JSON_C_TO_STRING_PLAIN);
+			if (send(cfd, s, strlen(s), MSG_NOSIGNAL) < 0 ||
+			    send(cfd, "\n", 1, MSG_NOSIGNAL) < 0) {
+				json_object_put(ans);
+				goto out;
+			}
+			json_object_put(ans);
+			len -= (size_t)(nl + 1 - line);
+			memmove(line, nl + 1, len);
+		}
+		if (len > CF_AGENT_LINE_MAX) {
+			/* No newline in a whole line's worth: drop it and
+			 * answer the error when its end comes. */
+			len = 0;
+			skipping = true;
+		}
+	}
+out:
+	free(line);
+}
+
+int agent_main(int argc, char **argv)
+{
+	static const struct argp argp = {
+		ag_options, ag_parse, NULL,
+		"Run beside the RDS peer under test; rds-conform --agent ADDR[:PORT] asks it to\n"
+		"bind, send and report deliveries.", NULL, NULL, NULL
+	};
+	struct ag g;
+	int lfd, e;
+
+	memset(&g, 0, sizeof(g));
+	rio_cfg_default(&g.cfg);
+	if (argp_parse(&argp, argc, argv, 0, NULL, &g))
+		return 2;
+	g.buf = malloc(WIRE_MAX_MSG_LEN);
+	if (!g.buf)
+		return 1;
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	ag_stack_name(&g);
+	e = rio_open(&g.r, &g.cfg);
+	if (e) {
+		fprintf(stderr, "rds-conform agent: cannot start the RDS stack: %s\n",
+			e == -EAFNOSUPPORT ? "no AF_RDS in this kernel (modprobe rds_tcp)" :
+			rdsu_strerror(e));
+		return 1;
+	}
+	lfd = ag_listen(&g);
+	if (lfd < 0) {
+		fprintf(stderr, "rds-conform agent: cannot listen for the suite: %s\n", strerror(-lfd));
+		rio_close(g.r);
+		return 1;
+	}
+	fprintf(stderr, "rds-conform agent: %s ready\n", g.stack);
+	while (!ag_stop) {
+		struct pollfd p = { .fd = lfd, .events = POLLIN };
+		int cfd;
+
+		ag_pump(&g, 2);
+		if (poll(&p, 1, 0) <= 0)
+			continue;
+		cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (cfd < 0)
+			continue;
+		ag_serve(&g, cfd);
+		close(cfd);
+		if (g.once)
+			break;
+	}
+	for (size_t i = 0; i < g.n_socks; i++) {
+		rio_sock_close(g.socks[i].s);
+		free(g.socks[i].ring);
+	}
+	close(lfd);
+	rio_close(g.r);
+	free(g.buf);
+	return 0;
+}

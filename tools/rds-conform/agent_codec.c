@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * agent_codec.c - the agent's request parser (agent.h). The agent listens
+ * on a TCP port, so anything may arrive: json-c parses with its depth
+ * limit, and every field is range-checked here before the agent acts.
+ */
+#include "agent.h"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <wire/wire.h>
+
+#include "rio.h"
+
+static const char *const op_names[] = {
+	[CF_OP_HELLO] = "hello", [CF_OP_BIND] = "bind", [CF_OP_CLOSE] = "close",
+	[CF_OP_HOLD] = "hold",   [CF_OP_SEND] = "send", [CF_OP_RECV] = "recv",
+};
+
+/* A JSON integer in [lo, hi] at |key|; |need| makes it mandatory. */
+static int num(struct json_object *o, const char *key, int64_t lo, int64_t hi, bool need,
+	       uint64_t *out, char *err, size_t cap)
+{
+	struct json_object *v;
+	int64_t x;
+
+	if (!json_object_object_get_ex(o, key, &v)) {
+		if (need)
+			snprintf(err, cap, "\"%s\" is missing", key);
+		return need ? -1 : 0;
+	}
+	if (!json_object_is_type(v, json_type_int)) {
+		snprintf(err, cap, "\"%s\" is not an integer", key);
+		return -1;
+	}
+	x = json_object_get_int64(v);
+	if (x < lo || x > hi) {
+		snprintf(err, cap, "\"%s\" %lld is outside %lld..%lld", key, (long long)x,
+			 (long long)lo, (long long)hi);
+		return -1;
+	}
+	*out = (uint64_t)x;
+	return 0;
+}
+
+static int parse_obj(struct json_object *o, struct cf_agent_req *q, char *err, size_t cap)
+{
+	struct json_object *v;
+	const char *op;
+	uint64_t x = 0;
+	size_t i;
+
+	if (!json_object_is_type(o, json_type_object)) {
+		snprintf(err, cap, "a request is a JSON object");
+		return -1;
+	}
+	if (!json_object_object_get_ex(o, "op", &v) || !json_object_is_type(v, json_type_string)) {
+		snprintf(err, cap, "\"op\" is missing");
+		return -1;
+	}
+	op = json_object_get_string(v);
+	for (i = 0; i < sizeof(op_names) / sizeof(op_names[0]); i++)
+		if (strcmp(op, op_names[i]) == 0)
+			break;
+	if (i == sizeof(op_names) / sizeof(op_names[0])) {
+		snprintf(err, cap, "unknown op");
+		return -1;
+	}
+	q->op = (enum cf_agent_op)i;
+	if (q->op == CF_OP_HELLO)
+		return 0;
+	/* Every other op names a port; 0 and 1 are no socket's. */
+	if (num(o, "port", 2, 65535, true, &x, err, cap))
+		return -1;
+	q->port = (uint16_t)x;
+	switch (q->op) {
+	case CF_OP_BIND:
+		x = 0;
+		if (num(o, "rcvbuf", 0, 1 << 30, false, &x, err, cap))
+			return -1;
+		q->rcvbuf = (uint32_t)x;
+		return 0;
+	case CF_OP_HOLD:
+		if (!json_object_object_get_ex(o, "on", &v) ||
+		    !json_object_is_type(v, json_type_boolean)) {
+			snprintf(err, cap, "\"on\" is missing or not a boolean");
+			return -1;
+		}
+		q->on = json_object_get_boolean(v);
+		return 0;
+	case CF_OP_SEND:
+		if (!json_object_object_get_ex(o, "to", &v) ||
+		    !json_object_is_type(v, json_type_string) ||
+		    rio_parse_addr(json_object_get_string(v), &q->to) < 0) {
+			snprintf(err, cap, "\"to\" is missing or not an address");
+			return -1;
+		}
+		if (num(o, "dport", 0, 65535, true, &x, err, cap))
+			return -1;
+		q->dport = (uint16_t)x;
+		x = 0;
+		if (num(o, "first", 0, INT64_MAX, false, &x, err, cap))
+			return -1;
+		q->first = x;
+		if (num(o, "count", 1, 1000000, true, &x, err, cap))
+			return -1;
+		q->count = (uint32_t)x;
+		if (num(o, "size", 0, WIRE_MAX_MSG_LEN, true, &x, err, cap))
+			return -1;
+		q->size = (uint32_t)x;
+		return 0;
+	case CF_OP_RECV:
+		x = 0;
+		if (num(o, "want", 0, 1000000, false, &x, err, cap))
+			return -1;
+		q->want = (uint32_t)x;
+		x = 0;
+		if (num(o, "wait_ms", 0, 600000, false, &x, err, cap))
+			return -1;
+		q->wait_ms = (uint32_t)x;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int cf_agent_parse(const char *line, size_t len, struct cf_agent_req *q, char *err, size_t cap)
+{
+	struct json_tokener *tok;
+	struct json_object *o;
+	int rc;
+
+	memset(q, 0, sizeof(*q));
+	if (len > CF_AGENT_LINE_MAX) {
+		snprintf(err, cap, "request longer than %d bytes", CF_AGENT_LINE_MAX);
+		return -1;
+	}
+	tok = json_tokener_new_ex(16);
+	if (!tok) {
+		snprintf(err, cap, "out of memory");
+		return -1;
+	}
+	o = json_tokener_parse_ex(tok, line, (int)len);
+	if (!o || json_tokener_get_error(tok) != json_tokener_success ||
+	    json_tokener_get_parse_end(tok) != len) {
+		snprintf(err, cap, "not one JSON object");
+		json_object_put(o);
+		json_tokener_free(tok);
+		return -1;
+	}
+	json_tokener_free(tok);
+	rc = parse_obj(o, q, err, cap);
+	json_object_put(o);
+	return rc;
+}

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * catalog.c - rds-conform: the case catalogue, in run order. The man
+ * page's catalogue, --list and every report come from this table.
+ *
+ * IDs: rds31/<topic>/<n> for requirements of the RDS 3.1 wire spec (which
+ * has no numbered sections; the topic names the spec's heading), linux/...
+ * for kernel behaviour the spec does not state. IDs never change meaning;
+ * a retired case keeps its number unused.
+ */
+#include "cases.h"
+
+#define SPEC "RDS 3.1 wire spec, "
+
+const struct cf_case cf_cases[] = {
+	/* ---- the header ---- */
+	{ "rds31/header/1", CF_MUST, "messages are framed as 48-byte header and h_len payload",
+	  "A message is an RDS header followed by h_len payload bytes, back to back; h_len never "
+	  "exceeds 1 MiB (RDS_MAX_MSG_SIZE).",
+	  SPEC "RDS 3.1 header (errata: 48 bytes, not 40); rds_tcp_data_recv", 0,
+	  case_header_framing },
+	{ "rds31/header/2", CF_MUST, "h_csum is the header checksum",
+	  "h_csum holds the 1's complement checksum of the header.",
+	  SPEC "RDS 3.1 header; rds_message_verify_checksum", 0, case_header_csum },
+	{ "rds31/header/3", CF_SHOULD, "padding is zero and flags are defined ones",
+	  "h_padding is zero and h_flags uses only the defined bits.",
+	  SPEC "RDS 3.1 header, Flags; rds.h RDS_FLAG_*", 0, case_header_reserved },
+	{ "rds31/ack/1", CF_SHOULD, "h_ack carries the latest received sequence number",
+	  "The receiving node should place the latest received sequence number in h_ack.",
+	  SPEC "Sequence numbers and acknowledgements", 0, case_ack_piggyback },
+	{ "linux/tcp/1", CF_MUST, "no RDS-level acknowledgement on TCP",
+	  "On RDS/TCP h_ack and h_credit are 0 and ACK_REQUIRED is never set: TCP acknowledges.",
+	  "kernel-rds-facts 4.3; rds_tcp_xmit", 0, case_tcp_no_acks },
+
+	/* ---- sequence numbers ---- */
+	{ "rds31/seq/1", CF_MUST, "sequence numbers start at 1",
+	  "Messages other than congestion maps are numbered starting at 1.",
+	  SPEC "Sequence numbers and acknowledgements; __rds_conn_path_init", 0, case_seq_start },
+	{ "rds31/seq/2", CF_MUST, "sequence numbers rise by one per message, pings included",
+	  "Each message (data, ping, pong, probe) takes the next number: the previous + 1.",
+	  SPEC "Sequence numbers and acknowledgements; rds_send_probe", 0, case_seq_step },
+	{ "rds31/seq/3", CF_SHOULD, "numbering restarts with a new connection",
+	  "When a transport-layer connection is established, numbering starts at 1.",
+	  SPEC "Sequence numbers and acknowledgements; kernel-rds-facts 4.4", 0,
+	  case_seq_reconnect },
+	{ "rds31/seq/4", CF_MUST, "congestion maps carry sequence 0",
+	  "Congestion map updates take no sequence number (h_sequence 0).",
+	  SPEC "Sequence numbers and acknowledgements; rds_cong_update_alloc", 0, case_map_seq },
+
+	/* ---- ping and pong ---- */
+	{ "rds31/ping/1", CF_MUST, "a ping is answered from port 0 to the pinging port",
+	  "A message to port 0 gets a reply to the sending port, from port 0.",
+	  SPEC "Ping/Pong; rds_send_pong", 0, case_ping_pong },
+	{ "rds31/ping/2", CF_MUST, "a pong carries no payload",
+	  "The response to a ping contains no data payload.", SPEC "Ping/Pong", 0, case_pong_empty },
+	{ "linux/ping/1", CF_MUST, "a ping from port 0 is not answered",
+	  "A ping whose source port is 0 gets no reply: a pong is itself such a message, and "
+	  "answering it would loop.", "rds_recv_incoming (recv.c)", 0, case_ping_port0 },
+
+	/* ---- probe, multipath, generation ---- */
+	{ "rds31/mprds/1", CF_SHOULD, "the probe pong carries NPATHS",
+	  "The pong to a probe ping should contain the receiver's number of paths.",
+	  SPEC "Multipath RDS (MPRDS)", 0, case_probe_npaths_spec },
+	{ "linux/probe/1", CF_MUST, "probe pongs carry NPATHS",
+	  "Every kernel puts NPATHS in its probes; a probe pong without it leaves the prober at "
+	  "one path.", "rds_send_probe, rds_recv_hs_exthdrs", 0, case_probe_npaths_linux },
+	{ "rds31/mprds/2", CF_MUST, "NPATHS is a power of two from 1 to 8",
+	  "The path count advertised is one a kernel can hash with (1, 2, 4 or 8).",
+	  SPEC "Multipath RDS; RDS_MPATH_WORKERS", 0, case_probe_npaths_range },
+	{ "rds31/gen/1", CF_SHOULD, "the probe pong carries GEN_NUM",
+	  "Sender and receiver of the probe add their generation number (GEN_NUM).",
+	  SPEC "RDS Generation Number", 0, case_probe_gen },
+	{ "linux/probe/2", CF_INFO_ONLY, "SPORT_IDX offered or not",
+	  "Reports whether the probe pong carries SPORT_IDX (7.x) or not (6.x).",
+	  "rds_send_probe (7.x); kernel-rds-facts 4.9", 0, case_probe_sport_idx },
+	{ "rds31/exthdr/1", CF_SHOULD, "at most one extension header per message",
+	  "The specification limits the extension headers of a message to one or none.",
+	  SPEC "Extension Headers", 0, case_ext_count },
+	{ "rds31/exthdr/2", CF_MUST, "an unknown extension type is tolerated",
+	  "A message with an extension type the receiver does not know is processed; the type "
+	  "is skipped.", SPEC "Extension Headers; rds_message_next_extension", 0,
+	  case_ext_unknown },
+
+	/* ---- connections ---- */
+	{ "linux/cong/1", CF_MUST, "a congestion map on every new connection",
+	  "A path that comes up carries the sender's whole map: h_len 8192, h_flags exactly 0x01, "
+	  "seq 0, ports 0.", "rds_connect_path_complete; " KB ": Maps", 0, case_map_on_connect },
+	{ "linux/tcp/2", CF_MUST, "a connection from the larger address is refused",
+	  "Only connections from the smaller address carry RDS; one from the larger address is "
+	  "closed (reset) without being served.", "rds_tcp_accept_one; kernel-rds-facts 4.7",
+	  CF_NEED_LARGER, case_larger_reset },
+	{ "linux/tcp/3", CF_SHOULD, "the refused larger address is connected to (the kick)",
+	  "After refusing a connection from the larger address, the smaller side connects path 0 "
+	  "itself.", "rds_tcp_accept_one; kernel-rds-facts 4.7", CF_NEED_LARGER,
+	  case_larger_kick },
+	{ "linux/mprds/1", CF_MUST, "extra paths up to the agreed count are accepted",
+	  "With N paths agreed, connections for paths 1..N-1 are accepted and carry messages.",
+	  "rds_tcp_accept_one_path; kernel-rds-facts 4.9", 0, case_paths_accept },
+	{ "linux/mprds/2", CF_MUST, "a connection beyond the agreed count is not served",
+	  "With every agreed path up, a further connection is reset (6.x) or held unserved (7.x).",
+	  "rds_tcp_accept_one_path; kernel-rds-facts 4.9", 0, case_paths_beyond },
+	{ "rds31/reconnect/1", CF_MUST, "the peer reconnects after the transport breaks",
+	  "If the transport connection is broken, the node that connects reconnects.",
+	  SPEC "Connection re-establishment; rds_queue_reconnect", CF_NEED_LARGER,
+	  case_reconnect_smaller },
+	{ "rds31/reconnect/2", CF_SHOULD, "both nodes attempt to reconnect",
+	  "If the transport connection is broken, both nodes attempt to reconnect.",
+	  SPEC "Connection re-establishment", 0, case_reconnect_larger },
+	{ "linux/retrans/1", CF_MUST, "unacknowledged messages are resent, flagged, after a reconnect",
+	  "Messages TCP had not acknowledged when the connection broke are sent again, first, "
+	  "with their sequence numbers and RETRANSMITTED (0x04).",
+	  "rds_send_path_reset; kernel-rds-facts 4.5", CF_NEED_AGENT, case_retrans_flag },
+	{ "rds31/dup/1", CF_MUST, "retransmitted duplicates are dropped",
+	  "A message flagged RETRANSMITTED whose sequence number was already received is not "
+	  "delivered again.", "rds_recv_incoming; kernel-rds-facts 4.6", CF_NEED_AGENT,
+	  case_dup_dropped },
+	{ "rds31/gen/2", CF_MUST, "a changed generation number resets sequence state",
+	  "A probe with a new GEN_NUM makes the receiver forget the sequence numbers of the old "
+	  "incarnation.", SPEC "RDS Generation Number; rds_conn_peer_gen_update", CF_NEED_AGENT,
+	  case_gen_reset },
+
+	/* ---- delivery and congestion ---- */
+	{ "rds31/delivery/1", CF_MUST, "messages to the peer arrive once, in order, intact",
+	  "Every message sent to a bound port is delivered exactly once, in order, with its "
+	  "source address and port.", SPEC "introduction (reliable, ordered delivery)",
+	  CF_NEED_AGENT, case_deliver_in },
+	{ "rds31/delivery/2", CF_MUST, "messages from the peer arrive once, in order, numbered",
+	  "A socket's messages leave in order, each numbered one above the last.",
+	  SPEC "introduction; Sequence numbers", CF_NEED_AGENT, case_deliver_out },
+	{ "rds31/cong/1", CF_MUST, "a congested port is announced in a map",
+	  "When a port's receive queue passes its receive buffer, a map with the port's bit set "
+	  "goes to the nodes it is connected to.", SPEC "Congestion control", CF_NEED_AGENT,
+	  case_cong_set },
+	{ "rds31/cong/2", CF_SHOULD, "congestion starts when the queue reaches the buffer",
+	  "A port is congested when its queued bytes are greater than or equal to SO_RCVBUF.",
+	  SPEC "Congestion control", CF_NEED_AGENT, case_cong_threshold },
+	{ "rds31/cong/3", CF_MUST, "messages to a congested port are accepted",
+	  "Messages received for a port while it is congested must still be accepted.",
+	  SPEC "Congestion control", CF_NEED_AGENT, case_cong_accept },
+	{ "rds31/cong/4", CF_MUST, "a drained port is announced uncongested",
+	  "When a port is no longer congested, a map with its bit clear is sent.",
+	  SPEC "Congestion control", CF_NEED_AGENT, case_cong_clear },
+
+	/* ---- hostile input (last: a faulty peer may not survive them) ---- */
+	{ "linux/hostile/1", CF_MUST, "a huge h_len does not take the peer down",
+	  "A header whose h_len is 4 GiB may cost that connection, not the peer or its other "
+	  "connections.", "kernel-rds-facts 4.2 (no receive-side h_len check)", CF_NEED_HOSTILE,
+	  case_hostile_hlen },
+	{ "linux/hostile/2", CF_MUST, "a congestion map of the wrong length is ignored",
+	  "A map with h_len 4096 is skipped whole; the stream stays framed.",
+	  "rds_tcp_cong_recv", CF_NEED_HOSTILE, case_hostile_map_len },
+	{ "linux/hostile/3", CF_MUST, "a message truncated by the close is discarded",
+	  "A connection that ends inside a message costs only that message.",
+	  "rds_tcp_data_recv", CF_NEED_HOSTILE, case_hostile_truncated },
+	{ "linux/hostile/4", CF_MUST, "garbage does not take the peer down",
+	  "Random bytes on a connection cost at most that connection.", "rds_tcp_data_recv",
+	  CF_NEED_HOSTILE, case_hostile_garbage },
+};
+
+const size_t cf_n_cases = sizeof(cf_cases) / sizeof(cf_cases[0]);

@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * rds-conform - run the conformance catalogue against an RDS/TCP peer, or
+ * (subcommands) run the agent beside a peer, or craft messages.
+ *
+ *   rds-conform --peer ADDR [--agent ADDR[:PORT]] [--larger ADDR] [ID-PREFIX...]
+ *   rds-conform --list [--format text|json|markdown]
+ *   rds-conform agent --bind ADDR [--kernel] ...
+ *   rds-conform craft ...
+ */
+#define _GNU_SOURCE
+#include <argp.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rds/rdsu_tcp.h>
+
+#include "agent.h"
+#include "cases.h"
+#include "craft.h"
+#include "report.h"
+#include "rio.h"
+
+const char *argp_program_version = "rds-conform " RDSTK_VERSION;
+
+#define MAX_PREFIXES 32
+
+struct opts {
+	struct cf_cfg cfg;
+	const char *peer_s, *agent_s, *out_s, *format_s;
+	bool have_peer, have_local, list, quiet;
+	enum cf_format fmt;
+	bool markdown;
+	uint32_t gen;
+	const char *prefixes[MAX_PREFIXES];
+	size_t n_prefixes;
+};
+
+enum { O_PEER = 0x100, O_LOCAL, O_LARGER, O_AGENT, O_TIMEOUT, O_FORMAT, O_JSON, O_PCAP, O_STRICT,
+       O_LIST, O_GEN };
+
+static const struct argp_option options[] = {
+	{ "peer", O_PEER, "ADDR[:PORT]", 0, "the RDS/TCP node under test (port default 16385)", 1 },
+	{ "local", O_LOCAL, "ADDR", 0, "our address, smaller than the peer's (default: the route's source)", 1 },
+	{ "larger", O_LARGER, "ADDR", 0, "a local address larger than the peer's (cases that need one are skipped without)", 1 },
+	{ "agent", O_AGENT, "ADDR[:PORT]", 0, "the rds-conform agent beside the peer (port default 18600)", 1 },
+	{ "timeout", O_TIMEOUT, "MS", 0, "longest wait for one expected event (default 2000)", 1 },
+	{ "gen", O_GEN, "N", 0, "our generation number (default random)", 1 },
+	{ "strict", O_STRICT, NULL, 0, "NON-STRICT results (SHOULDs, kernel departures from the spec) fail", 2 },
+	{ "format", O_FORMAT, "FMT", 0, "text (default), tap, junit, json; with --list: text, json, markdown", 2 },
+	{ "json", O_JSON, NULL, 0, "same as --format json", 2 },
+	{ "output", 'o', "FILE", 0, "write the report to FILE (progress still goes to the terminal)", 2 },
+	{ "pcap", O_PCAP, "DIR", 0, "save each case's exchange as DIR/<id>.pcap", 2 },
+	{ "quiet", 'q', NULL, 0, "no progress lines", 2 },
+	{ "list", O_LIST, NULL, 0, "list the catalogue (or the selected cases) and exit", 2 },
+	{ 0 }
+};
+
+static int parse_ms(const char *s, int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*end || v < 10 || v > 600000)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static error_t parse(int key, char *arg, struct argp_state *st)
+{
+	struct opts *o = st->input;
+	char host[64];
+	char *end;
+	unsigned long v;
+
+	switch (key) {
+	case O_PEER: {
+		const char *colon = strrchr(arg, ':');
+		size_t hl = strlen(arg);
+
+		/* ADDR, ADDR:PORT, [V6]:PORT; a bare IPv6 address has colons. */
+		o->cfg.port = WIRE_TCP_PORT;
+		if (arg[0] == '[') {
+			const char *rb = strchr(arg, ']');
+
+			if (!rb)
+				argp_error(st, "bad --peer %s", arg);
+			hl = (size_t)(rb - arg - 1);
+			memmove(host, arg + 1, hl < sizeof(host) ? hl : 0);
+			colon = rb[1] == ':' ? rb + 1 : NULL;
+		} else if (colon && strchr(arg, ':') == colon) {
+			hl = (size_t)(colon - arg);
+			memmove(host, arg, hl < sizeof(host) ? hl : 0);
+		} else {
+			colon = NULL;
+			memmove(host, arg, hl < sizeof(host) ? hl : 0);
+		}
+		if (hl >= sizeof(host))
+			argp_error(st, "bad --peer %s", arg);
+		host[hl] = '\0';
+		if (rio_parse_addr(host, &o->cfg.peer) < 0)
+			argp_error(st, "bad --peer address %s", host);
+		if (colon) {
+			v = strtoul(colon + 1, &end, 10);
+			if (*end || v == 0 || v > 65535)
+				argp_error(st, "bad --peer port %s", colon + 1);
+			o->cfg.port = (uint16_t)v;
+		}
+		o->peer_s = arg;
+		o->have_peer = true;
+		return 0;
+	}
+	case O_LOCAL:
+		if (rio_parse_addr(arg, &o->cfg.local) < 0)
+			argp_error(st, "bad --local %s", arg);
+		o->have_local = true;
+		return 0;
+	case O_LARGER:
+		if (rio_parse_addr(arg, &o->cfg.larger) < 0)
+			argp_error(st, "bad --larger %s", arg);
+		o->cfg.have_larger = true;
+		return 0;
+	case O_AGENT:
+		o->agent_s = arg;
+		return 0;
+	case O_TIMEOUT:
+		if (parse_ms(arg, &o->cfg.timeout_ms))
+			argp_error(st, "--timeout is 10 to 600000 ms");
+		return 0;
+	case O_GEN:
+		v = strtoul(arg, &end, 0);
+		if (*end || v == 0 || v > UINT32_MAX)
+			argp_error(st, "bad --gen %s (1 to 4294967295)", arg);
+		o->gen = (uint32_t)v;
+		return 0;
+	case O_STRICT:
+		o->cfg.strict = true;
+		return 0;
+	case O_FORMAT:
+		o->format_s = arg;
+		return 0;
+	case O_JSON:
+		o->format_s = "json";
+		return 0;
+	case 'o':
+		o->out_s = arg;
+		return 0;
+	case O_PCAP:
+		o->cfg.pcap_dir = arg;
+		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
+	case O_LIST:
+		o->list = true;
+		return 0;
+	case ARGP_KEY_ARG: {
+		bool any = false;
+
+		if (o->n_prefixes == MAX_PREFIXES)
+			argp_error(st, "at most %d ID prefixes", MAX_PREFIXES);
+		for (size_t i = 0; i < cf_n_cases; i++)
+			any |= cf_case_selected(&cf_cases[i], arg);
+		if (!any)
+			argp_error(st, "no case matches %s (--list names them)", arg);
+		o->prefixes[o->n_prefixes++] = arg;
+		return 0;
+	}
+	case ARGP_KEY_END:
+		if (o->list) {
+			if (o->format_s && strcmp(o->format_s, "text") && strcmp(o->format_s, "json") &&
+			    strcmp(o->format_s, "markdown"))
+				argp_error(st, "--list takes --format text, json or markdown");
+			o->markdown = o->format_s && !strcmp(o->format_s, "markdown");
+			return 0;
+		}
+		if (o->format_s && cf_format_by_name(o->format_s, &o->fmt))
+			argp_error(st, "unknown --format %s (text, tap, junit, json)", o->format_s);
+		if (!o->have_peer)
+			argp_error(st, "--peer is needed");
+		if (o->cfg.have_larger && rdsu_addr_cmp(&o->cfg.larger, &o->cfg.peer) <= 0)
+			argp_error(st, "--larger must be larger than the peer's address");
+		if (o->have_local && rdsu_addr_cmp(&o->cfg.local, &o->cfg.peer) >= 0)
+			argp_error(st, "--local must be smaller than the peer's address (only the "
+				   "smaller address carries RDS/TCP)");
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static bool selected(const struct opts *o, const struct cf_case *c)
+{
+	if (o->n_prefixes == 0)
+		return true;
+	for (size_t i = 0; i < o->n_prefixes; i++)
+		if (cf_case_selected(c, o->prefixes[i]))
+			return true;
+	return false;
+}
+
+static const char *needs_text(unsigned needs, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s%s%s", needs & CF_NEED_AGENT ? "agent " : "",
+		 needs & CF_NEED_LARGER ? "larger-address " : "",
+		 needs & CF_NEED_HOSTILE ? "hostile " : "");
+	if (buf[0])
+		buf[strlen(buf) - 1] = '\0';
+	return buf;
+}
+
+/* The catalogue: for a terminal, for tools (json), or for the man page
+ * (markdown, which tests/cli compares with docs/man/rds-conform.1.md). */
+static int list(const struct opts *o)
+{
+	char nb[64];
+
+	if (o->format_s && !strcmp(o->format_s, "json")) {
+		struct json_object *a = json_object_new_array();
+
+		for (size_t i = 0; i < cf_n_cases; i++) {
+			const struct cf_case *c = &cf_cases[i];
+			struct json_object *j = json_object_new_object();
+
+			if (!selected(o, c))
+				continue;
+			json_object_object_add(j, "id", json_object_new_string(c->id));
+			json_object_object_add(j, "level", json_object_new_string(cf_level_name(c->level)));
+			json_object_object_add(j, "title", json_object_new_string(c->title));
+			json_object_object_add(j, "requirement", json_object_new_string(c->requirement));
+			json_object_object_add(j, "source", json_object_new_string(c->source));
+			json_object_object_add(j, "needs",
+					       json_object_new_string(needs_text(c->needs, nb, sizeof(nb))));
+			json_object_array_add(a, j);
+		}
+		printf("%s\n", json_object_to_json_string_ext(a, JSON_C_TO_STRING_PRETTY));
+		json_object_put(a);
+		return 0;
+	}
+	if (o->markdown) {
+		printf("| ID | Level | Checks | Needs |\n|---|---|---|---|\n");
+		for (size_t i = 0; i < cf_n_cases; i++) {
+			const struct cf_case *c = &cf_cases[i];
+
+			if (selected(o, c))
+				printf("| `%s` | %s | %s. %s *(%s)* | %s |\n", c->id, cf_level_name(c->level),
+				       c->title, c->requirement, c->source,
+				       needs_text(c->needs, nb, sizeof(nb)));
+		}
+		return 0;
+	}
+	for (size_t i = 0; i < cf_n_cases; i++) {
+		const struct cf_case *c = &cf_cases[i];
+
+		if (selected(o, c))
+			printf("%-18s %-6s %s\n", c->id, cf_level_name(c->level), c->title);
+	}
+	return 0;
+}
+
+static uint32_t random_gen(void)
+{
+	uint32_t g = 0;
+	FILE *f = fopen("/dev/urandom", "rb");
+
+	if (f) {
+		if (fread(&g, sizeof(g), 1, f) != 1)
+			g = 0;
+		fclose(f);
+	}
+	return g ? g : (uint32_t)time(NULL) | 1;
+}
+
+static void pcap_name(char *buf, size_t cap, const char *dir, const char *id)
+{
+	size_t n = (size_t)snprintf(buf, cap, "%s/", dir);
+
+	for (const char *p = id; *p && n + 6 < cap; p++)
+		buf[n++] = *p == '/' ? '_' : *p;
+	snprintf(buf + n, cap - n, ".pcap");
+}
+
+static void run_case(struct opts *o, struct cf_run *r, const struct cf_case *c,
+		     struct cf_result *res)
+{
+	rdsu_ns t0 = rdsu_clock();
+
+	memset(res, 0, sizeof(*res));
+	res->c = c;
+	res->verdict = CF__VERDICTS;
+	if ((c->needs & CF_NEED_LARGER) && !o->cfg.have_larger) {
+		res->verdict = CF_SKIP;
+		cf_text(res->reason, "needs a local address larger than the peer's (--larger)");
+	} else if ((c->needs & CF_NEED_AGENT) && !r->agent) {
+		res->verdict = CF_SKIP;
+		cf_text(res->reason, "needs the agent beside the peer (--agent ADDR[:PORT])");
+	} else {
+		if (o->cfg.pcap_dir) {
+			pcap_name(res->pcap, sizeof(res->pcap), o->cfg.pcap_dir, c->id);
+			if (cf_pcap_open(&r->pcap, res->pcap)) {
+				r->pcap = NULL;
+				res->pcap[0] = '\0';
+			}
+		}
+		c->run(r, res);
+		cf_pcap_close(r->pcap);
+		r->pcap = NULL;
+	}
+	if (res->verdict == CF__VERDICTS) {
+		res->verdict = CF_ERROR;
+		cf_text(res->reason, "the case ended without a verdict (a bug in rds-conform)");
+	}
+	if (o->cfg.strict && res->verdict == CF_NON_STRICT) {
+		char why[CF_TEXT];
+
+		snprintf(why, sizeof(why), "--strict: %s", res->reason);
+		memcpy(res->reason, why, sizeof(why));
+		res->verdict = CF_FAIL;
+	}
+	if (!res->expected[0])
+		cf_text(res->expected, "%s", c->requirement);
+	res->secs = (double)(rdsu_clock() - t0) / 1e9;
+}
+
+/* Before the catalogue: can the peer be reached at all? */
+static int reachable(struct cf_run *r, char *why, size_t cap)
+{
+	struct cf_conn *c;
+	char a[64];
+	int err = cf_connect(r, &r->cfg->local, 0, 0, &c);
+
+	if (err) {
+		snprintf(why, cap, "cannot connect from %s to the peer at port %u: %s",
+			 cf_addr(&r->cfg->local, a), r->cfg->port, strerror(-err));
+		return err;
+	}
+	cf_close(c, true);
+	usleep(50000);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct argp argp = {
+		options, parse, "[ID-PREFIX...]",
+		"Check an RDS/TCP peer against the RDS 3.1 wire spec and the Linux kernel's "
+		"behaviour.\v"
+		"Subcommands: 'rds-conform agent --help' (run beside the peer), "
+		"'rds-conform craft --help' (build and send any message).\n"
+		"Exit: 0 every MUST passed, 1 a case failed, 2 the suite could not run.",
+		NULL, NULL, NULL
+	};
+	struct opts o;
+	struct cf_run r;
+	struct cf_result *res;
+	struct cf_meta meta;
+	char why[256], peer[80], started[32];
+	FILE *out = stdout;
+	size_t n = 0;
+	rdsu_ns t0;
+	time_t now;
+
+	if (argc > 1 && !strcmp(argv[1], "agent"))
+		return agent_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "craft"))
+		return craft_main(argc - 1, argv + 1);
+	memset(&o, 0, sizeof(o));
+	o.cfg.timeout_ms = 2000;
+	o.cfg.port = WIRE_TCP_PORT;
+	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
+		return 2;
+	if (o.list)
+		return list(&o);
+	signal(SIGPIPE, SIG_IGN);
+	if (!o.have_local && rio_route_source(&o.cfg.peer, &o.cfg.local) < 0) {
+		fprintf(stderr, "rds-conform: no route to the peer; give --local\n");
+		return 2;
+	}
+	if (!o.have_local && rdsu_addr_cmp(&o.cfg.local, &o.cfg.peer) >= 0) {
+		fprintf(stderr, "rds-conform: our address %s is not smaller than the peer's: only "
+			"the smaller address carries RDS/TCP; give --local\n",
+			cf_addr(&o.cfg.local, peer));
+		return 2;
+	}
+	if (o.cfg.pcap_dir && mkdir(o.cfg.pcap_dir, 0777) < 0 && errno != EEXIST) {
+		fprintf(stderr, "rds-conform: --pcap %s: %s\n", o.cfg.pcap_dir, strerror(errno));
+		return 2;
+	}
+	if (o.out_s) {
+		out = fopen(o.out_s, "w");
+		if (!out) {
+			fprintf(stderr, "rds-conform: -o %s: %s\n", o.out_s, strerror(errno));
+			return 2;
+		}
+	}
+	memset(&r, 0, sizeof(r));
+	r.cfg = &o.cfg;
+	r.gen = o.gen ? o.gen : random_gen();
+	r.tx_seq = 1;
+	if (o.agent_s && cf_agent_connect(o.agent_s, o.cfg.timeout_ms, &r.agent, why, sizeof(why))) {
+		fprintf(stderr, "rds-conform: %s\n", why);
+		return 2;
+	}
+	if (reachable(&r, why, sizeof(why))) {
+		fprintf(stderr, "rds-conform: %s\n", why);
+		cf_agent_close(r.agent);
+		return 2;
+	}
+	res = calloc(cf_n_cases, sizeof(*res));
+	if (!res)
+		return 2;
+	now = time(NULL);
+	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	t0 = rdsu_clock();
+	for (size_t i = 0; i < cf_n_cases; i++) {
+		if (!selected(&o, &cf_cases[i]))
+			continue;
+		run_case(&o, &r, &cf_cases[i], &res[n]);
+		if (!o.quiet)
+			cf_progress(o.fmt == CF_FMT_TEXT && out == stdout ? stdout : stderr, &res[n]);
+		n++;
+	}
+	snprintf(peer, sizeof(peer), "%s:%u", cf_addr(&o.cfg.peer, why), o.cfg.port);
+	meta = (struct cf_meta){
+		.peer = peer,
+		.peer_stack = r.agent ? cf_agent_stack(r.agent) : NULL,
+		.version = RDSTK_VERSION,
+		.started = started,
+		.strict = o.cfg.strict,
+		.secs = (double)(rdsu_clock() - t0) / 1e9,
+	};
+	if (cf_report(out, o.fmt, &meta, res, n) || (out != stdout && fclose(out))) {
+		fprintf(stderr, "rds-conform: writing the report failed\n");
+		return 2;
+	}
+	cf_agent_close(r.agent);
+	int rc = cf_exit_code(res, n);
+
+	free(res);
+	return rc;
+}

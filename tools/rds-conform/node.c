@@ -1,0 +1,611 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * node.c - rds-conform: the crafted RDS/TCP node (node.h).
+ *
+ * Plain blocking-with-timeout socket code: the cases are sequential
+ * scripts, and a poll() per wait keeps every wait bounded by the run's
+ * timeout. What the peer sends is framed by libwire into one buffer of the
+ * largest legal message, allocated once per connection whatever the
+ * peer's h_len says (a larger h_len fails the stream, which the hostile
+ * cases expect of nobody but themselves).
+ */
+#define _GNU_SOURCE
+#include "node.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <rds/rdsu_tcp.h>
+
+const char *cf_addr(const struct rdsu_addr *a, char buf[64])
+{
+	return rdsu_addr_str(a, buf, 64);
+}
+
+uint16_t cf_port(struct cf_run *r)
+{
+	/* Ports above the kernel's usual ephemeral bind range start, so a
+	 * case's port is never one the agent or the peer's own tools hold. */
+	if (r->next_port < 20000 || r->next_port > 29999)
+		r->next_port = 20000;
+	return r->next_port++;
+}
+
+void cf_idx_payload(uint8_t *buf, uint32_t len, uint64_t idx)
+{
+	uint64_t x = idx * 0x9e3779b97f4a7c15ull + 1;
+
+	for (uint32_t i = 0; i < len; i++) {
+		if (i < 8) {
+			buf[i] = (uint8_t)(idx >> (56 - 8 * i));
+			continue;
+		}
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		buf[i] = (uint8_t)x;
+	}
+}
+
+bool cf_idx_check(const uint8_t *buf, uint32_t len, uint64_t *idx)
+{
+	uint64_t v = 0, x;
+
+	if (len < 8) {
+		*idx = UINT64_MAX;
+		return len == 0;
+	}
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | buf[i];
+	x = v * 0x9e3779b97f4a7c15ull + 1;
+	for (uint32_t i = 8; i < len; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		if (buf[i] != (uint8_t)x)
+			return false;
+	}
+	*idx = v;
+	return true;
+}
+
+static struct cf_conn *conn_new(struct cf_run *r, int fd)
+{
+	struct cf_conn *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->gather = malloc(WIRE_MAX_MSG_LEN);
+	c->log = calloc(CF_LOG_MAX, sizeof(*c->log));
+	if (!c->gather || !c->log) {
+		free(c->gather);
+		free(c->log);
+		free(c);
+		return NULL;
+	}
+	c->r = r;
+	c->fd = fd;
+	c->answer = true;
+	c->npaths = 1;
+	wire_deframer_init(&c->dfr, WIRE_MAX_MSG_LEN, c->gather, WIRE_MAX_MSG_LEN);
+	return c;
+}
+
+static void conn_names(struct cf_conn *c)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+
+	if (getsockname(c->fd, (struct sockaddr *)&ss, &sl) == 0)
+		rdsu_sockaddr_get(&ss, &c->laddr, &c->lport);
+	sl = sizeof(ss);
+	if (getpeername(c->fd, (struct sockaddr *)&ss, &sl) == 0)
+		rdsu_sockaddr_get(&ss, &c->faddr, &c->fport);
+}
+
+static int tune(int fd)
+{
+	int one = 1;
+
+	/* As rds_tcp_tune: a header must not wait behind Nagle. */
+	return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+int cf_connect(struct cf_run *r, const struct rdsu_addr *from, uint16_t from_port,
+	       int rcvbuf, struct cf_conn **out)
+{
+	struct sockaddr_storage la, pa;
+	socklen_t ll = rdsu_sockaddr(from, from_port, &la);
+	socklen_t pl = rdsu_sockaddr(&r->cfg->peer, r->cfg->port, &pa);
+	struct pollfd p;
+	struct cf_conn *c;
+	int fd, one = 1, err = 0;
+	socklen_t el = sizeof(err);
+
+	*out = NULL;
+	fd = socket(la.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	tune(fd);
+	if (rcvbuf > 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	if (bind(fd, (struct sockaddr *)&la, ll) < 0 ||
+	    (connect(fd, (struct sockaddr *)&pa, pl) < 0 && errno != EINPROGRESS)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	p = (struct pollfd){ .fd = fd, .events = POLLOUT };
+	if (poll(&p, 1, r->cfg->timeout_ms) <= 0) {
+		close(fd);
+		return -ETIMEDOUT;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err) {
+		close(fd);
+		return err ? -err : -EIO;
+	}
+	c = conn_new(r, fd);
+	if (!c) {
+		close(fd);
+		return -ENOMEM;
+	}
+	conn_names(c);
+	cf_pcap_flow_init(&c->flow, &c->laddr, c->lport, &c->faddr, c->fport);
+	c->dir_out = 0;
+	if (r->pcap)
+		cf_pcap_syn(r->pcap, &c->flow);
+	*out = c;
+	return 0;
+}
+
+int cf_connect_path(struct cf_run *r, const struct rdsu_addr *from, unsigned i, unsigned n,
+		    int rcvbuf, struct cf_conn **out)
+{
+	/* Groups of 8 from 41000, as 7.x cycles through groups above the
+	 * ephemeral range's start until a bind succeeds; a port a recent
+	 * connection left in TIME_WAIT is skipped the same way. */
+	static unsigned group;
+	int err = -EADDRINUSE;
+
+	for (unsigned tries = 0; tries < 64 && (err == -EADDRINUSE || err == -EADDRNOTAVAIL);
+	     tries++) {
+		uint16_t port = (uint16_t)(41000 + (group++ % 2000) * 8);
+
+		port = (uint16_t)(port - port % n + i);
+		err = cf_connect(r, from, port, rcvbuf, out);
+	}
+	return err;
+}
+
+int cf_listen(const struct cf_run *r, const struct rdsu_addr *addr)
+{
+	struct sockaddr_storage sa;
+	socklen_t sl = rdsu_sockaddr(addr, r->cfg->port, &sa);
+	int fd, one = 1, err;
+
+	fd = socket(sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sl) < 0 || listen(fd, 16) < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int cf_accept(struct cf_run *r, int lfd, int ms, struct cf_conn **out)
+{
+	struct pollfd p = { .fd = lfd, .events = POLLIN };
+	struct cf_conn *c;
+	int fd, n;
+
+	*out = NULL;
+	n = poll(&p, 1, ms);
+	if (n < 0)
+		return -errno;
+	if (n == 0)
+		return -ETIMEDOUT;
+	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	tune(fd);
+	c = conn_new(r, fd);
+	if (!c) {
+		close(fd);
+		return -ENOMEM;
+	}
+	conn_names(c);
+	/* The peer opened it: it is side 0 of the capture's flow. */
+	cf_pcap_flow_init(&c->flow, &c->faddr, c->fport, &c->laddr, c->lport);
+	c->dir_out = 1;
+	if (r->pcap)
+		cf_pcap_syn(r->pcap, &c->flow);
+	*out = c;
+	return 0;
+}
+
+void cf_close(struct cf_conn *c, bool rst)
+{
+	if (!c)
+		return;
+	if (rst) {
+		struct linger l = { .l_onoff = 1, .l_linger = 0 };
+
+		setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+	}
+	if (c->r->pcap && c->closed == CF_OPEN) {
+		if (rst)
+			cf_pcap_rst(c->r->pcap, &c->flow, c->dir_out);
+		else
+			cf_pcap_fin(c->r->pcap, &c->flow, c->dir_out);
+	}
+	close(c->fd);
+	free(c->gather);
+	free(c->log);
+	free(c);
+}
+
+static void mark_closed(struct cf_conn *c, enum cf_close how)
+{
+	if (c->closed != CF_OPEN)
+		return;
+	c->closed = how;
+	if (c->r->pcap) {
+		if (how == CF_RST)
+			cf_pcap_rst(c->r->pcap, &c->flow, !c->dir_out);
+		else
+			cf_pcap_fin(c->r->pcap, &c->flow, !c->dir_out);
+	}
+}
+
+int cf_send_raw(struct cf_conn *c, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = send(c->fd, p + done, len - done, MSG_NOSIGNAL);
+
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			struct pollfd pf = { .fd = c->fd, .events = POLLOUT };
+
+			/* A peer that stopped reading must not hang the suite. */
+			if (poll(&pf, 1, c->r->cfg->timeout_ms) <= 0)
+				return -ETIMEDOUT;
+			continue;
+		}
+		if (n < 0) {
+			if (errno == EPIPE || errno == ECONNRESET)
+				mark_closed(c, CF_RST);
+			return -errno;
+		}
+		done += (size_t)n;
+	}
+	if (c->r->pcap)
+		cf_pcap_data(c->r->pcap, &c->flow, c->dir_out, buf, len);
+	return 0;
+}
+
+int cf_send(struct cf_conn *c, const struct wire_hdr *h, const void *payload, size_t len)
+{
+	uint8_t stack[WIRE_HDR_LEN + 256];
+	uint8_t *b = stack;
+	int err;
+
+	if (len > sizeof(stack) - WIRE_HDR_LEN) {
+		b = malloc(WIRE_HDR_LEN + len);
+		if (!b)
+			return -ENOMEM;
+	}
+	wire_hdr_encode(h, b, WIRE_HDR_LEN);
+	if (len)
+		memcpy(b + WIRE_HDR_LEN, payload, len);
+	err = cf_send_raw(c, b, WIRE_HDR_LEN + len);
+	if (b != stack)
+		free(b);
+	return err;
+}
+
+int cf_send_data(struct cf_conn *c, uint16_t sport, uint16_t dport, uint64_t idx, uint32_t len,
+		 uint8_t flags)
+{
+	struct wire_hdr h;
+	uint8_t *p = len ? malloc(len) : NULL;
+	int err;
+
+	if (len && !p)
+		return -ENOMEM;
+	cf_idx_payload(p, len, idx);
+	wire_build_data(&h, c->r->tx_seq++, sport, dport, len);
+	h.flags = flags;
+	err = cf_send(c, &h, p, len);
+	free(p);
+	return err;
+}
+
+int cf_send_map(struct cf_conn *c, const uint16_t *congested, size_t n)
+{
+	struct wire_cong_map m;
+	struct wire_hdr h;
+	uint8_t *b = malloc(WIRE_CONG_MAP_BYTES);
+	int err;
+
+	if (!b)
+		return -ENOMEM;
+	wire_cong_clear_all(&m);
+	for (size_t i = 0; i < n; i++)
+		wire_cong_set(&m, congested[i]);
+	wire_cong_encode(&m, b, WIRE_CONG_MAP_BYTES);
+	wire_build_cong(&h);
+	err = cf_send(c, &h, b, WIRE_CONG_MAP_BYTES);
+	free(b);
+	return err;
+}
+
+int cf_send_probe(struct cf_conn *c, bool pong, uint16_t npaths, enum wire_kver kv)
+{
+	struct wire_hdr h;
+
+	wire_build_probe(&h, pong, c->r->tx_seq++, kv, npaths, c->r->gen);
+	return cf_send(c, &h, NULL, 0);
+}
+
+/* As a kernel node: a ping gets an empty pong from port 0 to its port; a
+ * probe ping a probe pong with our extension headers. */
+static void answer(struct cf_conn *c, const struct cf_seen *s)
+{
+	struct wire_hdr h;
+
+	if (s->kind == WIRE_KIND_PROBE_PING) {
+		cf_send_probe(c, true, c->npaths, WIRE_KVER_7);
+	} else if (s->kind == WIRE_KIND_PING && s->h.sport != 0) {
+		wire_build_pong(&h, c->r->tx_seq++, s->h.sport);
+		cf_send(c, &h, NULL, 0);
+	}
+}
+
+static void log_frame(struct cf_conn *c, const struct wire_frame *f, struct cf_seen **out)
+{
+	struct cf_seen *s;
+
+	if (c->n_log == CF_LOG_MAX) {
+		/* Keep the first ones: they are what connection cases judge. */
+		c->n_dropped++;
+		*out = NULL;
+		return;
+	}
+	s = &c->log[c->n_log++];
+	memset(s, 0, sizeof(*s));
+	s->h = f->hdr;
+	s->kind = wire_classify(&f->hdr, WIRE_XPORT_TCP);
+	wire_hdr_check(&f->hdr, WIRE_XPORT_TCP, NULL, &s->rules);
+	wire_msg_check(&f->hdr, WIRE_XPORT_TCP, WIRE_KVER_7, &s->rules);
+	s->caplen = f->caplen < sizeof(s->head) ? f->caplen : (uint32_t)sizeof(s->head);
+	memcpy(s->head, f->payload, s->caplen);
+	if (s->kind == WIRE_KIND_CONG && f->len == WIRE_CONG_MAP_BYTES) {
+		wire_cong_decode(&c->map, f->payload, f->len);
+		c->n_maps++;
+	}
+	*out = s;
+}
+
+/* Frame what is buffered. Return: 1 and *m; 0 when more input is needed;
+ * -EPROTO. */
+static int deframe(struct cf_conn *c, struct cf_msg *m)
+{
+	while (c->in_off < c->in_len) {
+		struct wire_frame f;
+		struct cf_seen *s;
+		bool ready = false;
+		ssize_t n = wire_deframer_input(&c->dfr, c->in + c->in_off, c->in_len - c->in_off,
+						&f, &ready);
+
+		if (n < 0) {
+			c->deframe_err = (int)n;
+			return -EPROTO;
+		}
+		c->in_off += (size_t)n;
+		if (!ready)
+			continue;
+		log_frame(c, &f, &s);
+		if (!s) {
+			static struct cf_seen overflow;
+
+			overflow.h = f.hdr;
+			overflow.kind = wire_classify(&f.hdr, WIRE_XPORT_TCP);
+			s = &overflow;
+		}
+		if (c->answer)
+			answer(c, s);
+		m->s = s;
+		m->payload = f.payload;
+		m->len = f.len;
+		return 1;
+	}
+	return 0;
+}
+
+int cf_recv(struct cf_conn *c, struct cf_msg *m, int ms)
+{
+	rdsu_ns end = rdsu_clock() + (rdsu_ns)ms * RDSU_MSEC;
+
+	if (c->deframe_err)
+		return -EPROTO;
+	for (;;) {
+		int got = deframe(c, m);
+		struct pollfd p = { .fd = c->fd, .events = POLLIN };
+		rdsu_ns now;
+		ssize_t n;
+
+		if (got)
+			return got;
+		if (c->closed)
+			return -EPIPE;
+		now = rdsu_clock();
+		if (now >= end)
+			return 0;
+		if (poll(&p, 1, (int)((end - now + RDSU_MSEC - 1) / RDSU_MSEC)) <= 0)
+			continue;
+		n = recv(c->fd, c->in, sizeof(c->in), 0);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n <= 0) {
+			mark_closed(c, n == 0 ? CF_FIN : CF_RST);
+			return -EPIPE;
+		}
+		if (c->r->pcap)
+			cf_pcap_data(c->r->pcap, &c->flow, !c->dir_out, c->in, (size_t)n);
+		c->rx_bytes += (uint64_t)n;
+		c->in_len = (size_t)n;
+		c->in_off = 0;
+	}
+}
+
+int cf_recv_until(struct cf_conn *c, enum wire_kind kind, int dport, struct cf_msg *m, int ms)
+{
+	rdsu_ns end = rdsu_clock() + (rdsu_ns)ms * RDSU_MSEC;
+
+	for (;;) {
+		rdsu_ns now = rdsu_clock();
+		int got;
+
+		if (now >= end)
+			return 0;
+		got = cf_recv(c, m, (int)((end - now) / RDSU_MSEC) + 1);
+		if (got <= 0)
+			return got;
+		if (m->s->kind == kind && (dport < 0 || m->s->h.dport == dport))
+			return 1;
+	}
+}
+
+int cf_drain(struct cf_conn *c, int ms)
+{
+	rdsu_ns end = rdsu_clock() + (rdsu_ns)ms * RDSU_MSEC;
+	int count = 0;
+
+	for (;;) {
+		rdsu_ns now = rdsu_clock();
+		struct cf_msg m;
+		int got;
+
+		if (now >= end)
+			return count;
+		got = cf_recv(c, &m, (int)((end - now) / RDSU_MSEC) + 1);
+		if (got < 0)
+			return got;
+		count += got;
+	}
+}
+
+int cf_wait_close(struct cf_conn *c, int ms)
+{
+	rdsu_ns end = rdsu_clock() + (rdsu_ns)ms * RDSU_MSEC;
+
+	for (;;) {
+		rdsu_ns now = rdsu_clock();
+		struct cf_msg m;
+		int got;
+
+		if (now >= end)
+			return -ETIMEDOUT;
+		got = cf_recv(c, &m, (int)((end - now) / RDSU_MSEC) + 1);
+		if (got == -EPIPE)
+			return 0;
+		if (got < 0)
+			return got;
+	}
+}
+
+static void learn_probe(struct cf_run *r, const struct cf_seen *s)
+{
+	struct wire_exts x;
+
+	wire_exts_decode(&x, s->h.ext, WIRE_KVER_7);
+	r->peer.probed = true;
+	r->peer.has_npaths = x.has_npaths;
+	r->peer.has_gen = x.has_gen_num;
+	r->peer.has_sport_idx = x.has_sport_idx;
+	r->peer.npaths = x.has_npaths ? x.npaths : 1;
+	r->peer.gen = x.gen_num;
+	r->peer.n_exts = x.count;
+}
+
+/* One attempt: connect, map, probe ping, wait for the probe pong. */
+static int session_once(struct cf_run *r, const struct rdsu_addr *from, uint16_t npaths,
+			int rcvbuf, struct cf_conn **out, char *why, size_t cap)
+{
+	struct cf_conn *c;
+	struct cf_msg m;
+	char a[64];
+	int err;
+
+	*out = NULL;
+	/* Path 0's source port is 0 mod 8: a 7.x peer that files paths by
+	 * source port re-syncs a path 0 that is not (facts 4.9). */
+	err = cf_connect_path(r, from, 0, WIRE_MAX_PATHS, rcvbuf, &c);
+	if (err) {
+		snprintf(why, cap, "cannot connect from %s to the peer's port %u: %s",
+			 cf_addr(from, a), r->cfg->port, strerror(-err));
+		return err;
+	}
+	c->npaths = npaths;
+	err = cf_send_map(c, NULL, 0);
+	if (!err)
+		err = cf_send_probe(c, false, npaths, WIRE_KVER_7);
+	if (err) {
+		snprintf(why, cap, "sending our map and probe ping failed: %s", strerror(-err));
+		cf_close(c, true);
+		return err;
+	}
+	err = cf_recv_until(c, WIRE_KIND_PROBE_PONG, -1, &m, r->cfg->timeout_ms);
+	if (err <= 0) {
+		snprintf(why, cap, "no probe pong within %d ms after our map and probe ping (%s)",
+			 r->cfg->timeout_ms,
+			 err == 0 ? "nothing more came" : c->closed == CF_RST ? "connection reset" :
+			 c->closed == CF_FIN ? "connection closed" : "its stream is not RDS");
+		cf_close(c, true);
+		return err ? err : -ETIMEDOUT;
+	}
+	learn_probe(r, m.s);
+	/* Paths agree on min(ours, theirs), as rds_recv_hs_exthdrs. */
+	r->peer.paths = r->peer.npaths < npaths ? r->peer.npaths : npaths;
+	*out = c;
+	return 0;
+}
+
+int cf_session(struct cf_run *r, struct cf_result *res, const struct rdsu_addr *from,
+	       uint16_t npaths, struct cf_conn **out)
+{
+	return cf_session_rcvbuf(r, res, from, npaths, 0, out);
+}
+
+int cf_session_rcvbuf(struct cf_run *r, struct cf_result *res, const struct rdsu_addr *from,
+		      uint16_t npaths, int rcvbuf, struct cf_conn **out)
+{
+	rdsu_ns end = rdsu_clock() + (rdsu_ns)r->cfg->timeout_ms * RDSU_MSEC;
+	int err;
+
+	/* The peer may still be tearing down the previous case's path 0: a
+	 * 6.x peer resets a connection for a slot that is not yet down, so a
+	 * reset or close before the probe pong is retried for a while. */
+	for (;;) {
+		err = session_once(r, from, npaths, rcvbuf, out, res->reason, sizeof(res->reason));
+		if (!err || err == -ETIMEDOUT || rdsu_clock() >= end)
+			break;
+		usleep(100000);
+	}
+	if (err)
+		res->verdict = CF_ERROR;
+	return err;
+}

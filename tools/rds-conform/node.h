@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * node.h - rds-conform: the crafted RDS/TCP node the cases drive.
+ *
+ * Not an RDS stack: a case opens TCP connections to the peer's port 16385
+ * (or takes the peer's connections on a listener), writes exactly the
+ * headers it wants and reads back every message the peer sends, decoded by
+ * libwire's deframer into a bounded buffer. Each connection keeps a log of
+ * what the peer sent, so a case can judge the whole exchange; pings and
+ * probe pings from the peer are answered (switchable), as any node would.
+ * Every byte both ways goes into the case's capture when --pcap is given.
+ */
+#ifndef CONFORM_NODE_H
+#define CONFORM_NODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <wire/wire.h>
+
+#include "conform.h"
+#include "pcapw.h"
+
+struct cf_agent;
+
+/* The run's settings (main.c fills them from the options). */
+struct cf_cfg {
+	struct rdsu_addr peer;
+	uint16_t port;              /* the peer's RDS/TCP port, 16385 */
+	struct rdsu_addr local;     /* smaller than the peer: the connecting side */
+	struct rdsu_addr larger;    /* larger than the peer, if have_larger */
+	bool have_larger;
+	int timeout_ms;             /* longest wait for one expected event */
+	const char *pcap_dir;       /* NULL: no captures */
+	bool strict;
+};
+
+/* What earlier cases learnt about the peer (a probe exchange fills it). */
+struct cf_peer {
+	bool probed;
+	bool has_npaths, has_gen, has_sport_idx;
+	uint16_t npaths;            /* what it advertised (1 without NPATHS) */
+	uint16_t paths;             /* agreed: min(ours, its) */
+	uint32_t gen;
+	unsigned n_exts;            /* extension headers in its probe pong */
+};
+
+/* The state one case runs with. */
+struct cf_run {
+	const struct cf_cfg *cfg;
+	struct cf_agent *agent;     /* NULL without one */
+	struct cf_pcap *pcap;       /* this case's capture, or NULL */
+	struct cf_peer peer;
+	uint32_t gen;               /* our generation number; a case may change it */
+	uint64_t tx_seq;            /* the next sequence number our node sends: one
+				     * counter for all our connections, never going
+				     * back (gaps are legal, facts 4.4), so a new
+				     * connection never looks like a retransmission */
+	uint16_t next_port;         /* RDS ports our node sends from */
+};
+
+/* What the peer sent on a connection: one entry per message. */
+struct cf_seen {
+	struct wire_hdr h;
+	enum wire_kind kind;
+	struct wire_rules rules;    /* wire_msg_check, RDS/TCP, 7.x receiver */
+	uint8_t head[16];           /* first payload bytes */
+	uint32_t caplen;            /* of head */
+};
+
+#define CF_LOG_MAX 4096
+
+enum cf_close {
+	CF_OPEN = 0,
+	CF_FIN,                     /* the peer closed (read returned 0) */
+	CF_RST,                     /* ECONNRESET / EPIPE */
+};
+
+struct cf_conn {
+	struct cf_run *r;
+	int fd;
+	struct rdsu_addr laddr, faddr;
+	uint16_t lport, fport;
+	struct cf_pcap_flow flow;
+	int dir_out;                /* our side in |flow| */
+	struct wire_deframer dfr;
+	uint8_t *gather;            /* the deframer's buffer, WIRE_MAX_MSG_LEN */
+	uint8_t in[65536];
+	size_t in_len, in_off;
+	enum cf_close closed;
+	int deframe_err;            /* the peer's stream was not RDS (sticky) */
+	bool answer;                /* answer pings and probe pings (default) */
+	uint16_t npaths;            /* what our probes advertise (default 1) */
+	uint64_t rx_bytes;
+	struct cf_seen *log;        /* CF_LOG_MAX entries */
+	size_t n_log, n_dropped;
+	struct wire_cong_map map;   /* the last map the peer sent */
+	unsigned n_maps;
+};
+
+/* A received message; payload valid until the next call on the conn. */
+struct cf_msg {
+	const struct cf_seen *s;
+	const uint8_t *payload;
+	uint32_t len;
+};
+
+/* cf_connect() - a TCP connection from |from| (port |from_port|, 0 =
+ * ephemeral) to the peer's RDS port; |rcvbuf| > 0 sets SO_RCVBUF first
+ * (a small one makes the peer's messages wait unacknowledged).
+ * Return: 0; negative errno. */
+int cf_connect(struct cf_run *r, const struct rdsu_addr *from, uint16_t from_port,
+	       int rcvbuf, struct cf_conn **out);
+/* cf_connect_path() - as cf_connect from an ephemeral-range source port
+ * with port % n == i, as a 7.x kernel's path i (SPORT_IDX). */
+int cf_connect_path(struct cf_run *r, const struct rdsu_addr *from, unsigned i, unsigned n,
+		    int rcvbuf, struct cf_conn **out);
+/* cf_listen() - a listening socket on |addr|:port for the peer to connect
+ * to. Return: the fd; negative errno. */
+int cf_listen(const struct cf_run *r, const struct rdsu_addr *addr);
+/* cf_accept() - wait up to |ms| for the peer's connection on |lfd|.
+ * Return: 0 and *out; -ETIMEDOUT; negative errno. */
+int cf_accept(struct cf_run *r, int lfd, int ms, struct cf_conn **out);
+/* cf_close() - close (with an RST when |rst|) and free; NULL is a no-op. */
+void cf_close(struct cf_conn *c, bool rst);
+
+/* cf_send() - |h| exactly as given (not even h_len is fixed up) and |len|
+ * payload bytes. Return: 0; negative errno. */
+int cf_send(struct cf_conn *c, const struct wire_hdr *h, const void *payload, size_t len);
+/* cf_send_raw() - bytes as they are. Return: 0; negative errno. */
+int cf_send_raw(struct cf_conn *c, const void *buf, size_t len);
+/* cf_send_data() - a data message from |sport| to |dport| with the next
+ * sequence number and |len| bytes whose content names |idx| (the agent
+ * checks it). Return: 0; negative errno. */
+int cf_send_data(struct cf_conn *c, uint16_t sport, uint16_t dport, uint64_t idx, uint32_t len,
+		 uint8_t flags);
+/* cf_send_map() - a whole congestion map with |congested| ports set. */
+int cf_send_map(struct cf_conn *c, const uint16_t *congested, size_t n);
+/* cf_send_probe() - a probe ping (|pong| false) or pong with the next
+ * sequence number and the extension headers a 7.x kernel sends (NPATHS
+ * |npaths|, GEN_NUM r->gen, SPORT_IDX), 6.x style (NPATHS only) when
+ * |kv| is WIRE_KVER_6. */
+int cf_send_probe(struct cf_conn *c, bool pong, uint16_t npaths, enum wire_kver kv);
+
+/*
+ * cf_recv() - the next message from the peer, waiting up to |ms|. Pings
+ * and probe pings are answered first when c->answer. Every message is
+ * logged. Return: 1 and *m; 0 on timeout; -EPIPE when the peer closed or
+ * reset (c->closed says which); -EPROTO when its stream cannot be framed.
+ */
+int cf_recv(struct cf_conn *c, struct cf_msg *m, int ms);
+/* cf_recv_until() - receive until a message of |kind| (with |dport| if
+ * not negative) arrives. Return: as cf_recv, 1 with *m that message. */
+int cf_recv_until(struct cf_conn *c, enum wire_kind kind, int dport, struct cf_msg *m, int ms);
+/* cf_drain() - receive whatever arrives within |ms| (logging it).
+ * Return: messages received; -EPIPE / -EPROTO as cf_recv. */
+int cf_drain(struct cf_conn *c, int ms);
+/* cf_wait_close() - wait up to |ms| for the peer to close or reset,
+ * receiving (and logging) what comes first. Return: 0 when closed;
+ * -ETIMEDOUT; -EPROTO. */
+int cf_wait_close(struct cf_conn *c, int ms);
+
+/*
+ * cf_session() - connect from |from| and do what a kernel does on a new
+ * path 0: send an empty map and a probe ping advertising |npaths| (7.x
+ * extension headers), then wait for the peer's probe pong (recording its
+ * extension headers in r->peer). Return: 0; negative errno; -ETIMEDOUT
+ * when no probe pong came. On failure *out is NULL and the case's result
+ * has been given ERROR with the reason (or FAIL when |must| and the peer
+ * answered wrongly).
+ */
+int cf_session(struct cf_run *r, struct cf_result *res, const struct rdsu_addr *from,
+	       uint16_t npaths, struct cf_conn **out);
+/* cf_session_rcvbuf() - cf_session with SO_RCVBUF |rcvbuf| on the socket. */
+int cf_session_rcvbuf(struct cf_run *r, struct cf_result *res, const struct rdsu_addr *from,
+		      uint16_t npaths, int rcvbuf, struct cf_conn **out);
+
+/* cf_port() - a fresh RDS port for our node's messages. */
+uint16_t cf_port(struct cf_run *r);
+
+/* cf_idx_payload() - the content of message |idx| (size |len|), as our
+ * node and the agent write and check it. */
+void cf_idx_payload(uint8_t *buf, uint32_t len, uint64_t idx);
+/* cf_idx_check() - the index a payload names, if its content matches.
+ * Return: true and *idx; false. */
+bool cf_idx_check(const uint8_t *buf, uint32_t len, uint64_t *idx);
+
+/* cf_addr() - an address as text (static buffer per call site; for
+ * messages). */
+const char *cf_addr(const struct rdsu_addr *a, char buf[64]);
+
+#endif /* CONFORM_NODE_H */
