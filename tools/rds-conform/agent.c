@@ -80,20 +80,27 @@ static int split_hostport(const char *where, char *host, size_t cap, uint16_t *p
 	return 0;
 }
 
-/* One request, one answer line. Return: the parsed answer (the caller
- * puts it) or NULL with a->err set. */
+/* One request (consumed), one answer line. Return: the parsed answer
+ * (the caller puts it) or NULL with a->err set. An agent that does not
+ * answer in time is given up: a late answer would be taken for the next
+ * request's. */
 static struct json_object *call(struct cf_agent *a, struct json_object *req, int wait_ms)
 {
 	const char *s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
 	size_t sl = strlen(s);
 	struct json_object *ans, *ok, *e;
+	bool sent;
 	char *nl;
 
 	if (a->fd < 0) {
+		json_object_put(req);
 		snprintf(a->err, sizeof(a->err), "agent connection lost");
 		return NULL;
 	}
-	if (send(a->fd, s, sl, MSG_NOSIGNAL) != (ssize_t)sl || send(a->fd, "\n", 1, MSG_NOSIGNAL) != 1)
+	sent = send(a->fd, s, sl, MSG_NOSIGNAL) == (ssize_t)sl &&
+	       send(a->fd, "\n", 1, MSG_NOSIGNAL) == 1;
+	json_object_put(req);
+	if (!sent)
 		goto lost;
 	for (;;) {
 		struct pollfd p = { .fd = a->fd, .events = POLLIN };
@@ -104,9 +111,11 @@ static struct json_object *call(struct cf_agent *a, struct json_object *req, int
 			break;
 		if (a->len == sizeof(a->buf) - 1)
 			goto lost;
-		if (poll(&p, 1, wait_ms + a->timeout_ms) <= 0) {
+		if (poll(&p, 1, wait_ms + a->timeout_ms + 5000) <= 0) {
 			snprintf(a->err, sizeof(a->err), "agent did not answer within %d ms",
-				 wait_ms + a->timeout_ms);
+				 wait_ms + a->timeout_ms + 5000);
+			close(a->fd);
+			a->fd = -1;
 			return NULL;
 		}
 		n = recv(a->fd, a->buf + a->len, sizeof(a->buf) - 1 - a->len, 0);
@@ -153,7 +162,6 @@ static int simple(struct cf_agent *a, struct json_object *req)
 {
 	struct json_object *ans = call(a, req, 0);
 
-	json_object_put(req);
 	if (!ans)
 		return a->fd < 0 ? -EPIPE : -EREMOTEIO;
 	json_object_put(ans);
@@ -279,7 +287,8 @@ static uint32_t get_u32(struct json_object *o, const char *k)
 }
 
 int cf_agent_send(struct cf_agent *a, uint16_t port, const struct rdsu_addr *to, uint16_t dport,
-		  uint64_t first, uint32_t count, uint32_t size, struct cf_sent *out)
+		  uint64_t first, uint32_t count, uint32_t size, uint32_t wait_ms,
+		  struct cf_sent *out)
 {
 	struct json_object *o = req_new("send", port), *ans;
 	char t[64];
@@ -289,8 +298,8 @@ int cf_agent_send(struct cf_agent *a, uint16_t port, const struct rdsu_addr *to,
 	json_object_object_add(o, "first", json_object_new_int64((int64_t)first));
 	json_object_object_add(o, "count", json_object_new_int64(count));
 	json_object_object_add(o, "size", json_object_new_int64(size));
-	ans = call(a, o, 0);
-	json_object_put(o);
+	json_object_object_add(o, "wait_ms", json_object_new_int64(wait_ms));
+	ans = call(a, o, (int)wait_ms);
 	memset(out, 0, sizeof(*out));
 	if (!ans)
 		return a->fd < 0 ? -EPIPE : -EREMOTEIO;
@@ -311,7 +320,6 @@ int cf_agent_recv(struct cf_agent *a, uint16_t port, uint32_t want, uint32_t wai
 	json_object_object_add(o, "want", json_object_new_int64(want));
 	json_object_object_add(o, "wait_ms", json_object_new_int64(wait_ms));
 	ans = call(a, o, (int)wait_ms);
-	json_object_put(o);
 	*n = 0;
 	if (!ans)
 		return a->fd < 0 ? -EPIPE : -EREMOTEIO;
@@ -546,7 +554,7 @@ static void ag_send(struct ag *g, struct ag_sock *k, const struct cf_agent_req *
 		    struct json_object *ans)
 {
 	uint32_t sent = 0, enobufs = 0, eagain = 0;
-	rdsu_ns end = rdsu_clock() + 2 * RDSU_SEC;
+	rdsu_ns end = rdsu_clock() + (rdsu_ns)q->wait_ms * RDSU_MSEC;
 	int last = 0;
 
 	while (sent < q->count) {

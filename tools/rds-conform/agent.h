@@ -11,8 +11,10 @@
  *   {"op":"bind","port":P,"rcvbuf":N}      -> {"ok":true}     (rcvbuf 0: default)
  *   {"op":"close","port":P}                -> {"ok":true}
  *   {"op":"hold","port":P,"on":B}          -> {"ok":true}     (stop/resume reading)
- *   {"op":"send","port":P,"to":"A","dport":D,"first":I,"count":N,"size":S}
+ *   {"op":"send","port":P,"to":"A","dport":D,"first":I,"count":N,"size":S,"wait_ms":T}
  *       -> {"ok":true,"sent":n,"enobufs":k,"eagain":k,"errno":e}
+ *       (messages first .. first+N-1; a full send buffer is waited on for
+ *       up to T ms in all; ENOBUFS or another error stops it)
  *   {"op":"recv","port":P,"want":N,"wait_ms":T}
  *       -> {"ok":true,"msgs":[{"from":"A","sport":S,"len":L,"idx":I,"good":B},...],
  *           "lost":n}   (deliveries since the last recv, oldest first)
@@ -97,7 +99,8 @@ int cf_agent_bind(struct cf_agent *a, uint16_t port, uint32_t rcvbuf);
 int cf_agent_unbind(struct cf_agent *a, uint16_t port);
 int cf_agent_hold(struct cf_agent *a, uint16_t port, bool on);
 int cf_agent_send(struct cf_agent *a, uint16_t port, const struct rdsu_addr *to, uint16_t dport,
-		  uint64_t first, uint32_t count, uint32_t size, struct cf_sent *out);
+		  uint64_t first, uint32_t count, uint32_t size, uint32_t wait_ms,
+		  struct cf_sent *out);
 /* cf_agent_recv() - deliveries on |port| since the last call, waiting up
  * to |wait_ms| for |want| of them; at most |cap| are stored, *n says how
  * many arrived in all. */

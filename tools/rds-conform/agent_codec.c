@@ -110,6 +110,10 @@ static int parse_obj(struct json_object *o, struct cf_agent_req *q, char *err, s
 		if (num(o, "size", 0, WIRE_MAX_MSG_LEN, true, &x, err, cap))
 			return -1;
 		q->size = (uint32_t)x;
+		x = 0;
+		if (num(o, "wait_ms", 0, 600000, false, &x, err, cap))
+			return -1;
+		q->wait_ms = (uint32_t)x;
 		return 0;
 	case CF_OP_RECV:
 		x = 0;
