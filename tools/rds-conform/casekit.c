@@ -23,7 +23,8 @@ void cf_set(struct cf_result *res, enum cf_verdict v, const char *fmt, ...)
 long cf_first_seq(const struct cf_conn *c, size_t from)
 {
 	for (size_t i = from; i < c->n_log; i++)
-		if (c->log[i].kind != WIRE_KIND_CONG)
+		if (c->log[i].kind != WIRE_KIND_CONG &&
+		    !(c->log[i].h.flags & WIRE_FLAG_RETRANSMITTED))
 			return (long)i;
 	return -1;
 }

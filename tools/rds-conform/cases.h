@@ -20,8 +20,9 @@ void cf_set(struct cf_result *res, enum cf_verdict v, const char *fmt, ...)
  * reason that names the row of docs/kernel-behaviour.md it matches. */
 #define KB "docs/kernel-behaviour.md"
 
-/* cf_first_seq() - index in c->log of the first sequenced message (not a
- * map) at or after |from|, or -1. */
+/* cf_first_seq() - index in c->log of the first newly numbered message
+ * (not a map, not RETRANSMITTED: a resent one keeps an older number) at
+ * or after |from|, or -1. */
 long cf_first_seq(const struct cf_conn *c, size_t from);
 /* cf_ping() - a ping from |sport| and wait for its pong. Return: 1 and *m
  * (the pong); 0 timeout; negative as cf_recv. */

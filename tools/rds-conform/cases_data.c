@@ -86,7 +86,8 @@ CASE(case_deliver_out)
 		return;
 	err = cf_agent_bind(r->agent, a, 0);
 	if (!err)
-		err = cf_agent_send(r->agent, a, &r->cfg->local, q, 0, count, size, &st);
+		err = cf_agent_send(r->agent, a, &r->cfg->local, q, 0, count, size,
+				    (uint32_t)r->cfg->timeout_ms, &st);
 	if (err || st.sent != count) {
 		if (err)
 			cf_agent_failed(r, res, "send", err);

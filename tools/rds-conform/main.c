@@ -25,7 +25,11 @@
 
 #include "agent.h"
 #include "cases.h"
+#if __has_include("craft.h")
 #include "craft.h"
+#else
+static int craft_main(int argc, char **argv) { (void)argc; (void)argv; return 2; }
+#endif
 #include "report.h"
 #include "rio.h"
 
@@ -320,10 +324,10 @@ static void run_case(struct opts *o, struct cf_run *r, const struct cf_case *c,
 		cf_text(res->reason, "the case ended without a verdict (a bug in rds-conform)");
 	}
 	if (o->cfg.strict && res->verdict == CF_NON_STRICT) {
-		char why[CF_TEXT];
+		char why[CF_TEXT + 16];
 
 		snprintf(why, sizeof(why), "--strict: %s", res->reason);
-		memcpy(res->reason, why, sizeof(why));
+		cf_text(res->reason, "%.*s", CF_TEXT - 1, why);
 		res->verdict = CF_FAIL;
 	}
 	if (!res->expected[0])
@@ -421,12 +425,15 @@ int main(int argc, char **argv)
 	now = time(NULL);
 	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	t0 = rdsu_clock();
+	/* A text report on the terminal: its case lines are the progress. */
+	bool inline_lines = !o.quiet && o.fmt == CF_FMT_TEXT && out == stdout;
+
 	for (size_t i = 0; i < cf_n_cases; i++) {
 		if (!selected(&o, &cf_cases[i]))
 			continue;
 		run_case(&o, &r, &cf_cases[i], &res[n]);
 		if (!o.quiet)
-			cf_progress(o.fmt == CF_FMT_TEXT && out == stdout ? stdout : stderr, &res[n]);
+			cf_progress(inline_lines ? stdout : stderr, &res[n]);
 		n++;
 	}
 	snprintf(peer, sizeof(peer), "%s:%u", cf_addr(&o.cfg.peer, why), o.cfg.port);
@@ -436,6 +443,7 @@ int main(int argc, char **argv)
 		.version = RDSTK_VERSION,
 		.started = started,
 		.strict = o.cfg.strict,
+		.lines_shown = inline_lines,
 		.secs = (double)(rdsu_clock() - t0) / 1e9,
 	};
 	if (cf_report(out, o.fmt, &meta, res, n) || (out != stdout && fclose(out))) {

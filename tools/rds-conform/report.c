@@ -273,9 +273,12 @@ static void report_text(struct out *o, const struct cf_meta *m, const struct cf_
 		put(o, ", started ");
 		put_text(o, m->started, SIZE_MAX, ESC_NONE);
 	}
-	put(o, "%s\n\n", m->strict ? ", strict" : "");
-	for (size_t i = 0; i < n; i++)
-		progress(o, &res[i]);
+	put(o, "%s\n", m->strict ? ", strict" : "");
+	if (!m->lines_shown) {
+		put(o, "\n");
+		for (size_t i = 0; i < n; i++)
+			progress(o, &res[i]);
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct cf_result *r = &res[i];
 

@@ -27,6 +27,8 @@ struct cf_meta {
 	const char *version;     /* rds-conform's own */
 	const char *started;     /* ISO 8601 UTC */
 	bool strict;
+	bool lines_shown;        /* text: the per-case lines were already written
+				  * to the same stream by cf_progress */
 	double secs;             /* whole run */
 };
 
