@@ -1,0 +1,621 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * report.c - rds-conform: the results of a run as text, TAP 13, JUnit XML
+ * or JSON (report.h). Ref: TAP 13 (testanything.org/tap-version-13),
+ * the JUnit XML schema Jenkins and GitLab read, RFC 8259.
+ *
+ * A result's texts can hold whatever a peer sent (a case may quote the
+ * bytes it got back), so every text goes through one display form before
+ * any format sees it: valid, printable UTF-8 is kept; control characters
+ * (C0, DEL, C1), the non-characters U+FFFE/U+FFFF and every byte that is
+ * not part of valid UTF-8 are written \xNN, and a backslash \\ (as rdsdump
+ * writes a peer's device name). The display form is valid UTF-8 with no
+ * control characters, so it can neither break a terminal, a TAP line, an
+ * XML document nor a JSON string; each format then escapes only its own
+ * metacharacters.
+ */
+#define _POSIX_C_SOURCE 200809L /* strnlen */
+#include "report.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+int cf_format_by_name(const char *name, enum cf_format *f)
+{
+	static const struct {
+		const char *name;
+		enum cf_format f;
+	} names[] = {
+		{ "text", CF_FMT_TEXT },
+		{ "tap", CF_FMT_TAP },
+		{ "junit", CF_FMT_JUNIT },
+		{ "json", CF_FMT_JSON },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(name, names[i].name) == 0) {
+			*f = names[i].f;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* ------------------------------------------------------------------------
+ * The display form
+ */
+
+/* Length of the valid UTF-8 sequence at |s| (at most |n| bytes) and its
+ * code point; 0 when s[0] does not start one (overlong forms, surrogates
+ * and values above U+10FFFF are not valid). */
+static size_t u8_next(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	uint32_t c = s[0], min;
+	size_t len;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2, c &= 0x1f, min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3, c &= 0x0f, min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4, c &= 0x07, min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return len;
+}
+
+static bool printable(uint32_t cp)
+{
+	return !(cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || cp == 0xfffe || cp == 0xffff);
+}
+
+/* The display form of |s| (NUL-terminated, or cut at |max| bytes), in a
+ * buffer the caller frees; NULL when out of memory. */
+static char *display(const char *s, size_t max)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *u = (const unsigned char *)(s ? s : "");
+	size_t n = strnlen((const char *)u, max);
+	char *out = malloc(4 * n + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n;) {
+		uint32_t cp = 0;
+		size_t len = u8_next(u + i, n - i, &cp);
+
+		if (len && printable(cp)) {
+			if (cp == '\\')
+				*o++ = '\\';
+			memcpy(o, u + i, len);
+			o += len;
+			i += len;
+			continue;
+		}
+		/* escape the bytes of a control character, or the one bad byte */
+		for (size_t k = 0; k < (len ? len : 1); k++, i++) {
+			*o++ = '\\';
+			*o++ = 'x';
+			*o++ = hex[u[i] >> 4];
+			*o++ = hex[u[i] & 15];
+		}
+	}
+	*o = 0;
+	return out;
+}
+
+/* Output state: the first error sticks, so the renderers need not check
+ * every call. */
+struct out {
+	FILE *f;
+	bool err;
+};
+
+static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void put(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vfprintf(o->f, fmt, ap) < 0)
+		o->err = true;
+	va_end(ap);
+}
+
+enum esc {
+	ESC_NONE,       /* text */
+	ESC_YAML,       /* inside a YAML double-quoted scalar */
+	ESC_TAP_DESC,   /* a TAP description: '#' would start a directive */
+	ESC_XML,        /* XML text and attribute values */
+};
+
+/* Write the display form of |s| with the escapes of |e|. */
+static void put_text(struct out *o, const char *s, size_t max, enum esc e)
+{
+	char *d = display(s, max);
+
+	if (!d) {
+		o->err = true;
+		return;
+	}
+	for (const char *p = d; *p; p++) {
+		const char *rep = NULL;
+
+		switch (e) {
+		case ESC_NONE:
+			break;
+		case ESC_YAML:
+			if (*p == '"')
+				rep = "\\\"";
+			else if (*p == '\\')
+				rep = "\\\\";
+			break;
+		case ESC_TAP_DESC:
+			if (*p == '#')
+				rep = "\\#";
+			break;
+		case ESC_XML:
+			switch (*p) {
+			case '&':
+				rep = "&amp;";
+				break;
+			case '<':
+				rep = "&lt;";
+				break;
+			case '>':
+				rep = "&gt;";
+				break;
+			case '"':
+				rep = "&quot;";
+				break;
+			case '\'':
+				rep = "&apos;";
+				break;
+			}
+			break;
+		}
+		if (rep ? fputs(rep, o->f) < 0 : putc(*p, o->f) == EOF)
+			o->err = true;
+	}
+	free(d);
+}
+
+/* Case fields, with a stand-in when a result has no case (a driver bug,
+ * but a report still renders). */
+static const char *c_id(const struct cf_result *r)
+{
+	return r->c && r->c->id ? r->c->id : "?";
+}
+
+#define C_STR(r, field) ((r)->c && (r)->c->field ? (r)->c->field : "")
+
+static void count(const struct cf_result *res, size_t n, size_t counts[CF__VERDICTS])
+{
+	memset(counts, 0, sizeof(size_t) * CF__VERDICTS);
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned)res[i].verdict < CF__VERDICTS)
+			counts[res[i].verdict]++;
+}
+
+/* ------------------------------------------------------------------------
+ * Text
+ */
+
+static void progress(struct out *o, const struct cf_result *r)
+{
+	put(o, "%-10s ", cf_verdict_name(r->verdict));
+	put_text(o, c_id(r), SIZE_MAX, ESC_NONE);
+	put(o, "  ");
+	put_text(o, C_STR(r, title), SIZE_MAX, ESC_NONE);
+	put(o, "\n");
+}
+
+void cf_progress(FILE *out, const struct cf_result *r)
+{
+	struct out o = { out, false };
+
+	progress(&o, r);
+	fflush(out);
+}
+
+static void text_field(struct out *o, const char *label, const char *s, size_t max)
+{
+	if (!*s)
+		return;
+	put(o, "  %-12s ", label);
+	put_text(o, s, max, ESC_NONE);
+	put(o, "\n");
+}
+
+static void summary(struct out *o, const size_t counts[CF__VERDICTS], size_t n)
+{
+	put(o, "%zu cases:", n);
+	for (int v = 0; v < CF__VERDICTS; v++)
+		put(o, "%s %zu %s", v ? "," : "", counts[v], cf_verdict_name(v));
+}
+
+static void report_text(struct out *o, const struct cf_meta *m, const struct cf_result *res,
+			size_t n)
+{
+	size_t counts[CF__VERDICTS];
+
+	count(res, n, counts);
+	put(o, "rds-conform ");
+	put_text(o, m->version, SIZE_MAX, ESC_NONE);
+	put(o, ": peer ");
+	put_text(o, m->peer, SIZE_MAX, ESC_NONE);
+	if (m->peer_stack) {
+		put(o, " (");
+		put_text(o, m->peer_stack, SIZE_MAX, ESC_NONE);
+		put(o, ")");
+	}
+	if (m->started) {
+		put(o, ", started ");
+		put_text(o, m->started, SIZE_MAX, ESC_NONE);
+	}
+	put(o, "%s\n\n", m->strict ? ", strict" : "");
+	for (size_t i = 0; i < n; i++)
+		progress(o, &res[i]);
+	for (size_t i = 0; i < n; i++) {
+		const struct cf_result *r = &res[i];
+
+		if (r->verdict == CF_PASS)
+			continue;
+		put(o, "\n%s ", cf_verdict_name(r->verdict));
+		put_text(o, c_id(r), SIZE_MAX, ESC_NONE);
+		put(o, ": ");
+		put_text(o, C_STR(r, title), SIZE_MAX, ESC_NONE);
+		put(o, "\n");
+		if (r->c)
+			text_field(o, "level", cf_level_name(r->c->level), SIZE_MAX);
+		text_field(o, "requirement", C_STR(r, requirement), SIZE_MAX);
+		text_field(o, "source", C_STR(r, source), SIZE_MAX);
+		text_field(o, "expected", r->expected, CF_TEXT);
+		text_field(o, "actual", r->actual, CF_TEXT);
+		text_field(o, "reason", r->reason, CF_TEXT);
+		text_field(o, "pcap", r->pcap, sizeof(r->pcap));
+	}
+	put(o, "\n");
+	summary(o, counts, n);
+	put(o, " in %.3f s; exit %d\n", m->secs, cf_exit_code(res, n));
+}
+
+/* ------------------------------------------------------------------------
+ * TAP 13
+ */
+
+static void yaml_field(struct out *o, const char *key, const char *s, size_t max)
+{
+	put(o, "  %s: \"", key);
+	put_text(o, s, max, ESC_YAML);
+	put(o, "\"\n");
+}
+
+static void report_tap(struct out *o, const struct cf_meta *m, const struct cf_result *res,
+		       size_t n)
+{
+	size_t counts[CF__VERDICTS];
+
+	count(res, n, counts);
+	put(o, "TAP version 13\n1..%zu\n# rds-conform ", n);
+	put_text(o, m->version, SIZE_MAX, ESC_NONE);
+	put(o, " peer ");
+	put_text(o, m->peer, SIZE_MAX, ESC_NONE);
+	if (m->peer_stack) {
+		put(o, " (");
+		put_text(o, m->peer_stack, SIZE_MAX, ESC_NONE);
+		put(o, ")");
+	}
+	if (m->started) {
+		put(o, " started ");
+		put_text(o, m->started, SIZE_MAX, ESC_NONE);
+	}
+	put(o, "%s\n", m->strict ? " strict" : "");
+	for (size_t i = 0; i < n; i++) {
+		const struct cf_result *r = &res[i];
+		bool ok = r->verdict != CF_FAIL && r->verdict != CF_ERROR;
+
+		put(o, "%s %zu - ", ok ? "ok" : "not ok", i + 1);
+		put_text(o, c_id(r), SIZE_MAX, ESC_TAP_DESC);
+		put(o, " ");
+		put_text(o, C_STR(r, title), SIZE_MAX, ESC_TAP_DESC);
+		if (r->verdict == CF_SKIP) {
+			/* a directive runs to the end of the line: only the
+			 * display form's own guarantees are needed */
+			put(o, " # SKIP ");
+			put_text(o, r->reason, CF_TEXT, ESC_NONE);
+		}
+		put(o, "\n");
+		if (r->verdict == CF_PASS)
+			continue;
+		put(o, "  ---\n");
+		put(o, "  verdict: \"%s\"\n", cf_verdict_name(r->verdict));
+		if (r->c)
+			put(o, "  level: \"%s\"\n", cf_level_name(r->c->level));
+		yaml_field(o, "requirement", C_STR(r, requirement), SIZE_MAX);
+		yaml_field(o, "source", C_STR(r, source), SIZE_MAX);
+		yaml_field(o, "expected", r->expected, CF_TEXT);
+		yaml_field(o, "actual", r->actual, CF_TEXT);
+		yaml_field(o, "reason", r->reason, CF_TEXT);
+		if (r->pcap[0])
+			yaml_field(o, "pcap", r->pcap, sizeof(r->pcap));
+		put(o, "  duration_ms: %.3f\n", r->secs * 1000.0);
+		put(o, "  ...\n");
+	}
+	put(o, "# ");
+	summary(o, counts, n);
+	put(o, "; exit %d\n", cf_exit_code(res, n));
+}
+
+/* ------------------------------------------------------------------------
+ * JUnit XML
+ */
+
+static void xml_attr(struct out *o, const char *name, const char *s, size_t max)
+{
+	put(o, " %s=\"", name);
+	put_text(o, s, max, ESC_XML);
+	put(o, "\"");
+}
+
+static void xml_line(struct out *o, const char *label, const char *s, size_t max)
+{
+	if (!*s)
+		return;
+	put(o, "%s: ", label);
+	put_text(o, s, max, ESC_XML);
+	put(o, "\n");
+}
+
+/* The lines of a failure, error or system-out body. */
+static void xml_body(struct out *o, const struct cf_result *r)
+{
+	if (r->c)
+		put(o, "level: %s\n", cf_level_name(r->c->level));
+	xml_line(o, "requirement", C_STR(r, requirement), SIZE_MAX);
+	xml_line(o, "source", C_STR(r, source), SIZE_MAX);
+	xml_line(o, "expected", r->expected, CF_TEXT);
+	xml_line(o, "actual", r->actual, CF_TEXT);
+	xml_line(o, "reason", r->reason, CF_TEXT);
+	xml_line(o, "pcap", r->pcap, sizeof(r->pcap));
+}
+
+static void report_junit(struct out *o, const struct cf_meta *m, const struct cf_result *res,
+			 size_t n)
+{
+	size_t counts[CF__VERDICTS];
+
+	count(res, n, counts);
+	put(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	put(o, "<testsuites name=\"rds-conform\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+	       "skipped=\"%zu\" time=\"%.3f\">\n",
+	    n, counts[CF_FAIL], counts[CF_ERROR], counts[CF_SKIP], m->secs);
+	put(o, "  <testsuite name=\"rds-conform\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+	       "skipped=\"%zu\" time=\"%.3f\"",
+	    n, counts[CF_FAIL], counts[CF_ERROR], counts[CF_SKIP], m->secs);
+	if (m->started)
+		xml_attr(o, "timestamp", m->started, SIZE_MAX);
+	put(o, ">\n    <properties>\n");
+	put(o, "      <property");
+	xml_attr(o, "name", "peer", SIZE_MAX);
+	xml_attr(o, "value", m->peer, SIZE_MAX);
+	put(o, "/>\n");
+	if (m->peer_stack) {
+		put(o, "      <property");
+		xml_attr(o, "name", "peer_stack", SIZE_MAX);
+		xml_attr(o, "value", m->peer_stack, SIZE_MAX);
+		put(o, "/>\n");
+	}
+	put(o, "      <property");
+	xml_attr(o, "name", "version", SIZE_MAX);
+	xml_attr(o, "value", m->version, SIZE_MAX);
+	put(o, "/>\n");
+	put(o, "      <property name=\"strict\" value=\"%s\"/>\n", m->strict ? "true" : "false");
+	put(o, "    </properties>\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct cf_result *r = &res[i];
+		const char *id = c_id(r), *slash = strrchr(id, '/');
+		/* the id up to its last component: "rds31/cong" of "rds31/cong/1" */
+		size_t plen = slash ? (size_t)(slash - id) : strlen(id);
+		const char *msg = r->reason[0] ? r->reason : r->actual;
+
+		put(o, "    <testcase");
+		xml_attr(o, "classname", id, plen);
+		xml_attr(o, "name", id, SIZE_MAX);
+		put(o, " time=\"%.3f\"", r->secs);
+		switch (r->verdict) {
+		case CF_PASS:
+			put(o, "/>\n");
+			continue;
+		case CF_FAIL:
+		case CF_ERROR:
+			put(o, ">\n      <%s", r->verdict == CF_FAIL ? "failure" : "error");
+			xml_attr(o, "message", msg, CF_TEXT);
+			put(o, " type=\"%s\">", cf_verdict_name(r->verdict));
+			xml_body(o, r);
+			put(o, "</%s>\n", r->verdict == CF_FAIL ? "failure" : "error");
+			break;
+		case CF_SKIP:
+			put(o, ">\n      <skipped");
+			xml_attr(o, "message", r->reason, CF_TEXT);
+			put(o, "/>\n");
+			break;
+		default:
+			put(o, ">\n      <system-out>%s: ", cf_verdict_name(r->verdict));
+			put_text(o, C_STR(r, title), SIZE_MAX, ESC_XML);
+			put(o, "\n");
+			xml_body(o, r);
+			put(o, "</system-out>\n");
+			break;
+		}
+		put(o, "    </testcase>\n");
+	}
+	put(o, "  </testsuite>\n</testsuites>\n");
+}
+
+/* ------------------------------------------------------------------------
+ * JSON
+ */
+
+/* A string member in display form, or null for NULL. */
+static bool j_str(json_object *obj, const char *key, const char *s, size_t max)
+{
+	json_object *v = NULL;
+
+	if (s) {
+		char *d = display(s, max);
+
+		if (!d)
+			return false;
+		v = json_object_new_string(d);
+		free(d);
+		if (!v)
+			return false;
+	}
+	return json_object_object_add(obj, key, v) == 0;
+}
+
+/* Seconds with three decimals, as the other formats print them, so that a
+ * double's 17 digits do not make the document depend on rounding noise. */
+static bool j_secs(json_object *obj, const char *key, double secs)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.3f", secs);
+	return json_object_object_add(obj, key, json_object_new_double_s(secs, buf)) == 0;
+}
+
+static json_object *j_case(const struct cf_result *r)
+{
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} needs[] = {
+		{ CF_NEED_AGENT, "agent" },
+		{ CF_NEED_LARGER, "larger" },
+		{ CF_NEED_HOSTILE, "hostile" },
+	};
+	json_object *c = json_object_new_object(), *nd = json_object_new_array();
+	bool ok = c && nd;
+
+	ok = ok && j_str(c, "id", c_id(r), SIZE_MAX);
+	ok = ok && j_str(c, "level", r->c ? cf_level_name(r->c->level) : NULL, SIZE_MAX);
+	ok = ok && j_str(c, "title", C_STR(r, title), SIZE_MAX);
+	ok = ok && j_str(c, "requirement", C_STR(r, requirement), SIZE_MAX);
+	ok = ok && j_str(c, "source", C_STR(r, source), SIZE_MAX);
+	for (size_t i = 0; ok && i < sizeof(needs) / sizeof(needs[0]); i++)
+		if (r->c && (r->c->needs & needs[i].bit))
+			ok = json_object_array_add(nd, json_object_new_string(needs[i].name)) == 0;
+	ok = ok && json_object_object_add(c, "needs", nd) == 0;
+	if (!ok)
+		json_object_put(nd);
+	nd = NULL;
+	ok = ok && j_str(c, "verdict", cf_verdict_name(r->verdict), SIZE_MAX);
+	ok = ok && j_str(c, "expected", r->expected, CF_TEXT);
+	ok = ok && j_str(c, "actual", r->actual, CF_TEXT);
+	ok = ok && j_str(c, "reason", r->reason, CF_TEXT);
+	ok = ok && j_secs(c, "secs", r->secs);
+	ok = ok && j_str(c, "pcap", r->pcap[0] ? r->pcap : NULL, sizeof(r->pcap));
+	if (!ok) {
+		json_object_put(c);
+		return NULL;
+	}
+	return c;
+}
+
+static void report_json(struct out *o, const struct cf_meta *m, const struct cf_result *res,
+			size_t n)
+{
+	json_object *doc = json_object_new_object(), *meta = json_object_new_object(),
+		    *counts = json_object_new_object(), *cases = json_object_new_array();
+	size_t cnt[CF__VERDICTS];
+	bool ok = doc && meta && counts && cases;
+
+	count(res, n, cnt);
+	ok = ok && j_str(meta, "peer", m->peer, SIZE_MAX);
+	ok = ok && j_str(meta, "peer_stack", m->peer_stack, SIZE_MAX);
+	ok = ok && j_str(meta, "version", m->version, SIZE_MAX);
+	ok = ok && j_str(meta, "started", m->started, SIZE_MAX);
+	ok = ok && json_object_object_add(meta, "strict", json_object_new_boolean(m->strict)) == 0;
+	ok = ok && j_secs(meta, "secs", m->secs);
+	for (int v = 0; ok && v < CF__VERDICTS; v++)
+		ok = json_object_object_add(counts, cf_verdict_name(v),
+					    json_object_new_int64((int64_t)cnt[v])) == 0;
+	for (size_t i = 0; ok && i < n; i++) {
+		json_object *c = j_case(&res[i]);
+
+		ok = c && json_object_array_add(cases, c) == 0;
+	}
+	if (ok) {
+		ok = json_object_object_add(doc, "meta", meta) == 0;
+		meta = NULL;
+	}
+	if (ok) {
+		ok = json_object_object_add(doc, "counts", counts) == 0;
+		counts = NULL;
+	}
+	ok = ok && json_object_object_add(doc, "total", json_object_new_int64((int64_t)n)) == 0;
+	ok = ok && json_object_object_add(doc, "exit",
+					  json_object_new_int(cf_exit_code(res, n))) == 0;
+	if (ok) {
+		ok = json_object_object_add(doc, "cases", cases) == 0;
+		cases = NULL;
+	}
+	if (ok)
+		put(o, "%s\n",
+		    json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+								 JSON_C_TO_STRING_SPACED |
+								 JSON_C_TO_STRING_NOSLASHESCAPE));
+	else
+		o->err = true;
+	json_object_put(meta);
+	json_object_put(counts);
+	json_object_put(cases);
+	json_object_put(doc);
+}
+
+int cf_report(FILE *out, enum cf_format fmt, const struct cf_meta *m,
+	      const struct cf_result *res, size_t n)
+{
+	struct out o = { out, false };
+
+	switch (fmt) {
+	case CF_FMT_TEXT:
+		report_text(&o, m, res, n);
+		break;
+	case CF_FMT_TAP:
+		report_tap(&o, m, res, n);
+		break;
+	case CF_FMT_JUNIT:
+		report_junit(&o, m, res, n);
+		break;
+	case CF_FMT_JSON:
+		report_json(&o, m, res, n);
+		break;
+	default:
+		return -1;
+	}
+	if (fflush(out) != 0 || ferror(out))
+		o.err = true;
+	return o.err ? -1 : 0;
+}
