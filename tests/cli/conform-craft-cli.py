@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-"""conform-craft-cli.py RDS_CONFORM RDSDUMP - rds-conform craft from the
+"""conform-craft-cli.py RDS_CONFORM RDSDUMP MANPAGE - rds-conform craft from the
 outside: hex dumps of a few messages, a capture rdsdump reads back, bad
 options exiting 2, a refused connection exiting 1, and messages sent to a
 listener on 127.0.0.1 (an ephemeral port, never 16385) compared byte for
 byte with ones built here from the header layout, then what the listener
-sends back printed by --wait.
+sends back printed by --wait; and every option of --help documented in
+MANPAGE (the CRAFT subsection) and the other way round.
 
 Exit: 0 all passed; 1 a check failed.
 """
 import os
+import re
 import socket
 import struct
 import subprocess
@@ -17,7 +19,7 @@ import sys
 import tempfile
 import threading
 
-BIN, RDSDUMP = sys.argv[1], sys.argv[2]
+BIN, RDSDUMP, MANPAGE = sys.argv[1], sys.argv[2], sys.argv[3]
 fails = []
 
 
@@ -96,6 +98,15 @@ r = craft("--help")
 check(r.returncode == 0 and "--ext=TYPE=VALUE" in r.stdout and "--cong-ports" in r.stdout,
       "--help")
 check(craft("--usage").returncode == 0, "--usage")
+helped = set(re.findall(r"^ {1,8}(?:-., )?--([a-z][a-z-]*)", r.stdout, re.M))
+with open(MANPAGE, encoding="utf-8") as f:
+    page = f.read()
+# definition-list terms: lines starting with an option, followed by ":   "
+terms = set()
+for t in re.findall(r"^(\*\*.*)\n:   ", page, re.M):
+    terms |= set(re.findall(r"\\-\\-([a-z][a-z-]*)", t))
+check(helped and helped == terms, "man page: missing %s, extra %s" %
+      (sorted(helped - terms), sorted(terms - helped)))
 
 # hex dumps
 r = craft("--payload-text", "hi")
