@@ -25,11 +25,7 @@
 
 #include "agent.h"
 #include "cases.h"
-#if __has_include("craft.h")
 #include "craft.h"
-#else
-static int craft_main(int argc, char **argv) { (void)argc; (void)argv; return 2; }
-#endif
 #include "report.h"
 #include "rio.h"
 

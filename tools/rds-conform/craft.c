@@ -1,0 +1,779 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * craft.c - rds-conform craft: options (argp), payload files, the socket
+ * to the peer, the capture and the printing around the pure builder in
+ * craft_msg.c.
+ *
+ * What the peer sends back is untrusted: it is framed by wire_deframer in
+ * prefix mode (memory bounded whatever a header claims) and described by
+ * libwire only.
+ */
+#define _GNU_SOURCE
+#include "craft.h"
+
+#include <argp.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pcapw.h"
+
+#define PAYLOAD_MAX (64u << 20)  /* a payload option's limit: well past 1 MiB */
+#define COUNT_MAX 1000000
+#define CONNECT_MS 5000
+
+enum {
+	OPT_SEQ = 0x100,
+	OPT_ACK,
+	OPT_LEN,
+	OPT_SPORT,
+	OPT_DPORT,
+	OPT_FLAGS,
+	OPT_CREDIT,
+	OPT_PAD,
+	OPT_CSUM,
+	OPT_EXT,
+	OPT_EXT_RAW,
+	OPT_KIND,
+	OPT_CONG_PORTS,
+	OPT_KERNEL,
+	OPT_PAYLOAD,
+	OPT_PAYLOAD_TEXT,
+	OPT_PAYLOAD_SIZE,
+	OPT_PAYLOAD_FILE,
+	OPT_TRUNCATE,
+	OPT_SEQ_STEP,
+	OPT_TO,
+	OPT_FROM,
+	OPT_PREFACE,
+	OPT_WAIT,
+	OPT_NO_SEND,
+};
+
+static const struct argp_option options[] = {
+	{ NULL, 0, NULL, 0, "Message:", 1 },
+	{ "kind", OPT_KIND, "KIND", 0,
+	  "fill the header as a kernel does: data (default), ping, pong, probe-ping, probe-pong, "
+	  "cong", 1 },
+	{ "seq", OPT_SEQ, "N", 0, "h_sequence (default 1; 2 with --preface; cong 0)", 1 },
+	{ "ack", OPT_ACK, "N", 0, "h_ack (default 0)", 1 },
+	{ "len", OPT_LEN, "N|auto", 0, "h_len (default auto: the payload's length)", 1 },
+	{ "sport", OPT_SPORT, "PORT", 0, "h_sport (RDS source port)", 1 },
+	{ "dport", OPT_DPORT, "PORT", 0, "h_dport (RDS destination port)", 1 },
+	{ "flags", OPT_FLAGS, "LIST", 0,
+	  "h_flags: cong, ackreq, retrans, hbping, hbpong, ext or numbers, joined by ','", 1 },
+	{ "credit", OPT_CREDIT, "N", 0, "h_credit (0..255)", 1 },
+	{ "pad", OPT_PAD, "HEX", 0, "h_padding, 4 bytes", 1 },
+	{ "csum", OPT_CSUM, "MODE", 0,
+	  "h_csum: zero (default, as TCP senders), auto (valid), bad (valid + 1), or N", 1 },
+	{ "ext", OPT_EXT, "TYPE=VALUE", 0,
+	  "add an extension header, as a 7.x sender does (repeatable): npaths=N, gen=N, "
+	  "sport-idx[=N], version=N, rdma=KEY, rdma-dest=KEY:OFF, rdma-bytes=N[:wr|rd], "
+	  "cap-bits=N, or TYPE[=HEX] for a raw type number", 1 },
+	{ "ext-raw", OPT_EXT_RAW, "HEX", 0, "the 16 extension bytes verbatim (zero-filled)", 1 },
+	{ "cong-ports", OPT_CONG_PORTS, "LIST", 0,
+	  "--kind cong: ports congested in the map, e.g. 4000,5000-5010", 1 },
+	{ "kernel", OPT_KERNEL, "6|7", 0,
+	  "--kind probe-*: the generation whose probe to send (default 7)", 1 },
+	{ NULL, 0, NULL, 0, "Payload (one of):", 2 },
+	{ "payload", OPT_PAYLOAD, "HEX", 0, "these bytes", 2 },
+	{ "payload-text", OPT_PAYLOAD_TEXT, "STR", 0, "the bytes of STR", 2 },
+	{ "payload-size", OPT_PAYLOAD_SIZE, "N", 0, "N bytes of the pattern 00 01 02 .. ff 00 ..", 2 },
+	{ "payload-file", OPT_PAYLOAD_FILE, "FILE", 0, "the contents of FILE", 2 },
+	{ NULL, 0, NULL, 0, "Repetition:", 3 },
+	{ "count", 'c', "N", 0, "send N messages (default 1)", 3 },
+	{ "seq-step", OPT_SEQ_STEP, "N", 0,
+	  "add N to seq for each next message (default 1; cong 0)", 3 },
+	{ "truncate", OPT_TRUNCATE, "N", 0, "send only the first N bytes of each message", 3 },
+	{ NULL, 0, NULL, 0, "Output:", 4 },
+	{ "hex", 'X', NULL, 0, "hex dump of each message (the default without --to or -w)", 4 },
+	{ "pcap", 'w', "FILE", 0,
+	  "write the message(s) as a TCP connection from --from to --to into a capture; with "
+	  "--to, the real exchange", 4 },
+	{ "to", OPT_TO, "ADDR[:PORT]", 0, "connect over TCP to ADDR, PORT (default 16385), and send",
+	  4 },
+	{ "from", OPT_FROM, "ADDR[:PORT]", 0, "bind to ADDR (and PORT) before connecting", 4 },
+	{ "preface", OPT_PREFACE, NULL, 0,
+	  "send first what a kernel sends on a new connection: its congestion map and a probe "
+	  "ping", 4 },
+	{ "wait", OPT_WAIT, "MS", 0,
+	  "then print what the peer sends for MS milliseconds, and whether it closed", 4 },
+	{ "no-send", OPT_NO_SEND, NULL, 0, "with --to: do not connect (for -w and -X)", 4 },
+	{ NULL, 'h', NULL, 0, "give this help list (as -?)", -1 },
+	{ 0 }
+};
+
+static const char doc[] =
+	"rds-conform craft -- build any RDS/TCP message, right or wrong on purpose, and send "
+	"it to a peer, dump it in hex or write it into a capture."
+	"\vEvery header field can be set; what is not set comes from --kind. A wrong length, "
+	"checksum or extension is the point: nothing is refused that fits in the field. "
+	"Exit status: 0 done; 1 the connection failed or broke while sending; 2 bad options.";
+
+struct cli {
+	struct craft_msg m;
+	uint8_t *payload;       /* owned */
+	unsigned payload_opts;
+	bool cong_ports;
+	uint64_t count;
+	const char *pcap;
+	bool hex;
+	bool has_to, has_from, no_send;
+	struct rdsu_addr to, from;
+	uint16_t to_port, from_port;
+	long wait_ms;
+};
+
+static uint64_t num(struct argp_state *st, const char *opt, const char *arg, uint64_t max)
+{
+	char err[160];
+	uint64_t v;
+
+	if (craft_parse_num(arg, max, &v, err, sizeof(err)))
+		argp_error(st, "%s: %s", opt, err);
+	return v;
+}
+
+static void set_payload(struct argp_state *st, struct cli *c, uint8_t *buf, size_t len)
+{
+	free(c->payload);
+	c->payload = buf;
+	c->payload_opts++;
+	c->m.has_payload = true;
+	c->m.payload = buf;
+	c->m.payload_len = len;
+}
+
+static uint8_t *read_file(struct argp_state *st, const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!f)
+		argp_failure(st, 2, errno, "--payload-file %s", path);
+	for (;;) {
+		size_t r;
+
+		if (n == cap) {
+			uint8_t *nb;
+
+			if (cap >= PAYLOAD_MAX) {
+				fclose(f);
+				argp_failure(st, 2, 0, "--payload-file %s: larger than %u bytes",
+					     path, PAYLOAD_MAX);
+			}
+			cap = cap ? 2 * cap : 65536;
+			nb = realloc(buf, cap);
+			if (!nb)
+				argp_failure(st, 2, ENOMEM, "--payload-file %s", path);
+			buf = nb;
+		}
+		r = fread(buf + n, 1, cap - n, f);
+		n += r;
+		if (r == 0)
+			break;
+	}
+	if (ferror(f))
+		argp_failure(st, 2, errno, "--payload-file %s", path);
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *st)
+{
+	struct cli *c = st->input;
+	struct craft_msg *m = &c->m;
+	char err[256];
+	size_t n;
+
+	switch (key) {
+	case OPT_SEQ:
+		m->seq = num(st, "--seq", arg, UINT64_MAX);
+		m->set |= CRAFT_SET_SEQ;
+		break;
+	case OPT_ACK:
+		m->ack = num(st, "--ack", arg, UINT64_MAX);
+		m->set |= CRAFT_SET_ACK;
+		break;
+	case OPT_LEN:
+		if (strcmp(arg, "auto") == 0) {
+			m->set &= ~(unsigned)CRAFT_SET_LEN;
+		} else {
+			m->len = (uint32_t)num(st, "--len", arg, UINT32_MAX);
+			m->set |= CRAFT_SET_LEN;
+		}
+		break;
+	case OPT_SPORT:
+		m->sport = (uint16_t)num(st, "--sport", arg, 65535);
+		m->set |= CRAFT_SET_SPORT;
+		break;
+	case OPT_DPORT:
+		m->dport = (uint16_t)num(st, "--dport", arg, 65535);
+		m->set |= CRAFT_SET_DPORT;
+		break;
+	case OPT_FLAGS:
+		if (craft_parse_flags(arg, &m->flags, err, sizeof(err)))
+			argp_error(st, "--flags: %s", err);
+		m->set |= CRAFT_SET_FLAGS;
+		break;
+	case OPT_CREDIT:
+		m->credit = (uint8_t)num(st, "--credit", arg, 255);
+		m->set |= CRAFT_SET_CREDIT;
+		break;
+	case OPT_PAD:
+		if (craft_parse_hex(arg, m->pad, sizeof(m->pad), &n, err, sizeof(err)))
+			argp_error(st, "--pad: %s", err);
+		if (n != sizeof(m->pad))
+			argp_error(st, "--pad: %zu bytes, want 4", n);
+		m->set |= CRAFT_SET_PAD;
+		break;
+	case OPT_CSUM:
+		if (craft_parse_csum(arg, &m->csum, &m->csum_value, err, sizeof(err)))
+			argp_error(st, "--csum: %s", err);
+		break;
+	case OPT_EXT:
+		if (m->n_ext == CRAFT_MAX_EXTS)
+			argp_error(st, "--ext: at most %d", CRAFT_MAX_EXTS);
+		if (craft_parse_ext(arg, &m->ext[m->n_ext], err, sizeof(err)))
+			argp_error(st, "--ext: %s", err);
+		m->n_ext++;
+		break;
+	case OPT_EXT_RAW:
+		memset(m->ext_raw, 0, sizeof(m->ext_raw));
+		if (craft_parse_hex(arg, m->ext_raw, sizeof(m->ext_raw), &n, err, sizeof(err)))
+			argp_error(st, "--ext-raw: %s", err);
+		m->has_ext_raw = true;
+		break;
+	case OPT_KIND:
+		if (craft_parse_kind(arg, &m->kind, err, sizeof(err)))
+			argp_error(st, "--kind: %s", err);
+		break;
+	case OPT_CONG_PORTS:
+		if (craft_parse_ports(arg, &m->cong, err, sizeof(err)))
+			argp_error(st, "--cong-ports: %s", err);
+		c->cong_ports = true;
+		break;
+	case OPT_KERNEL:
+		m->kv = num(st, "--kernel", arg, 7) == 6 ? WIRE_KVER_6 : WIRE_KVER_7;
+		if (strcmp(arg, "6") != 0 && strcmp(arg, "7") != 0)
+			argp_error(st, "--kernel: 6 or 7");
+		break;
+	case OPT_PAYLOAD: {
+		size_t cap = strlen(arg) / 2 + 1;
+		uint8_t *b = malloc(cap);
+
+		if (!b)
+			argp_failure(st, 2, ENOMEM, "--payload");
+		if (craft_parse_hex(arg, b, cap, &n, err, sizeof(err))) {
+			free(b);
+			argp_error(st, "--payload: %s", err);
+		}
+		set_payload(st, c, b, n);
+		break;
+	}
+	case OPT_PAYLOAD_TEXT: {
+		size_t len = strlen(arg);
+		uint8_t *b = malloc(len + 1);
+
+		if (!b)
+			argp_failure(st, 2, ENOMEM, "--payload-text");
+		memcpy(b, arg, len);
+		set_payload(st, c, b, len);
+		break;
+	}
+	case OPT_PAYLOAD_SIZE: {
+		size_t len = (size_t)num(st, "--payload-size", arg, PAYLOAD_MAX);
+		uint8_t *b = malloc(len + 1);
+
+		if (!b)
+			argp_failure(st, 2, ENOMEM, "--payload-size");
+		for (size_t i = 0; i < len; i++)
+			b[i] = (uint8_t)i;
+		set_payload(st, c, b, len);
+		break;
+	}
+	case OPT_PAYLOAD_FILE: {
+		size_t len;
+		uint8_t *b = read_file(st, arg, &len);
+
+		set_payload(st, c, b, len);
+		break;
+	}
+	case OPT_TRUNCATE:
+		m->truncate = (size_t)num(st, "--truncate", arg, SIZE_MAX);
+		m->has_truncate = true;
+		break;
+	case 'c':
+		c->count = num(st, "--count", arg, COUNT_MAX);
+		if (!c->count)
+			argp_error(st, "--count: at least 1");
+		break;
+	case OPT_SEQ_STEP:
+		m->seq_step = num(st, "--seq-step", arg, UINT64_MAX);
+		m->set |= CRAFT_SET_STEP;
+		break;
+	case 'X':
+		c->hex = true;
+		break;
+	case 'w':
+		c->pcap = arg;
+		break;
+	case OPT_TO:
+		c->to_port = WIRE_TCP_PORT;
+		if (craft_parse_addr(arg, &c->to, &c->to_port, err, sizeof(err)))
+			argp_error(st, "--to: %s", err);
+		c->has_to = true;
+		break;
+	case OPT_FROM:
+		c->from_port = 0;
+		if (craft_parse_addr(arg, &c->from, &c->from_port, err, sizeof(err)))
+			argp_error(st, "--from: %s", err);
+		c->has_from = true;
+		break;
+	case OPT_PREFACE:
+		m->preface = true;
+		break;
+	case OPT_WAIT:
+		c->wait_ms = (long)num(st, "--wait", arg, 3600 * 1000);
+		break;
+	case OPT_NO_SEND:
+		c->no_send = true;
+		break;
+	case 'h':
+		argp_state_help(st, stdout, ARGP_HELP_STD_HELP);
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(st, "unexpected argument '%s'", arg);
+		break;
+	case ARGP_KEY_END:
+		if (c->payload_opts > 1)
+			argp_error(st, "give one of --payload, --payload-text, --payload-size, "
+				       "--payload-file");
+		if (m->has_ext_raw && m->n_ext)
+			argp_error(st, "--ext-raw and --ext cannot be used together");
+		if (c->cong_ports && m->kind != CRAFT_CONG)
+			argp_error(st, "--cong-ports needs --kind cong");
+		if (c->wait_ms && (!c->has_to || c->no_send))
+			argp_error(st, "--wait needs --to");
+		if (c->has_from && c->has_to &&
+		    rdsu_addr_is_v4(&c->from) != rdsu_addr_is_v4(&c->to))
+			argp_error(st, "--from and --to are of different address families");
+		if (c->has_from && !c->has_to && !c->pcap)
+			argp_error(st, "--from needs --to or --pcap");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Output
+ */
+
+/* tcpdump -X's layout; runs of identical lines are shown once, then "*",
+ * as hexdump(1) does, so that a congestion map stays readable. */
+static void hexdump(const uint8_t *b, size_t n)
+{
+	bool starred = false;
+
+	for (size_t off = 0; off < n; off += 16) {
+		size_t k = n - off < 16 ? n - off : 16;
+
+		if (off && k == 16 && off + 16 < n && memcmp(b + off, b + off - 16, 16) == 0) {
+			if (!starred)
+				printf("\t*\n");
+			starred = true;
+			continue;
+		}
+		starred = false;
+		printf("\t0x%04zx:  ", off);
+		for (size_t i = 0; i < 16; i++) {
+			if (i < k)
+				printf("%02x", b[off + i]);
+			else
+				printf("  ");
+			if (i & 1)
+				printf(" ");
+		}
+		printf(" ");
+		for (size_t i = 0; i < k; i++)
+			putchar(b[off + i] >= 0x20 && b[off + i] < 0x7f ? b[off + i] : '.');
+		printf("\n");
+	}
+}
+
+struct run {
+	struct cli *c;
+	int fd;
+	struct cf_pcap *pc;
+	struct cf_pcap_flow flow;
+	char peer[80];
+	uint64_t sent;
+	int send_errno;
+};
+
+static void addr_port_str(const struct rdsu_addr *a, uint16_t port, char *buf, size_t cap)
+{
+	char s[64];
+
+	rdsu_addr_str(a, s, sizeof(s));
+	snprintf(buf, cap, rdsu_addr_is_v4(a) ? "%s:%u" : "[%s]:%u", s, port);
+}
+
+/* One chunk of the stream to every output: its description, its bytes. */
+/* |h| is the whole header, even when --truncate cut it from the bytes. */
+static int emit(struct run *r, const char *what, const struct wire_hdr *h, const uint8_t *b,
+		size_t n, size_t full)
+{
+	if (r->c->hex) {
+		char line[512];
+
+		craft_describe(h, line, sizeof(line));
+		printf("%s: %s, %zu bytes", what, line, full);
+		if (n < full)
+			printf(", truncated to %zu", n);
+		printf("\n");
+		hexdump(b, n);
+	}
+	if (r->pc) {
+		int rc = cf_pcap_data(r->pc, &r->flow, 0, b, n);
+
+		if (rc) {
+			fprintf(stderr, "rds-conform craft: %s: %s\n", r->c->pcap, strerror(-rc));
+			return 1;
+		}
+	}
+	if (r->fd >= 0) {
+		size_t off = 0;
+
+		while (off < n) {
+			ssize_t w = send(r->fd, b + off, n - off, MSG_NOSIGNAL);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				r->send_errno = errno;
+				fprintf(stderr, "rds-conform craft: send to %s: %s (after %llu bytes)\n",
+					r->peer, strerror(errno),
+					(unsigned long long)(r->sent + off));
+				return 1;
+			}
+			off += (size_t)w;
+		}
+		r->sent += n;
+	}
+	return 0;
+}
+
+static int sockaddr_of(const struct rdsu_addr *a, uint16_t port, struct sockaddr_storage *ss,
+		       socklen_t *len)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (rdsu_addr_is_v4(a)) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+		memcpy(&s4->sin_addr, a->a + 12, 4);
+		*len = sizeof(*s4);
+		return AF_INET;
+	}
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+	s6->sin6_family = AF_INET6;
+	s6->sin6_port = htons(port);
+	memcpy(&s6->sin6_addr, a->a, 16);
+	*len = sizeof(*s6);
+	return AF_INET6;
+}
+
+static void addr_of(const struct sockaddr_storage *ss, struct rdsu_addr *a, uint16_t *port)
+{
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
+
+		*a = rdsu_addr_v4(ntohl(s4->sin_addr.s_addr));
+		*port = ntohs(s4->sin_port);
+	} else {
+		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
+
+		memcpy(a->a, &s6->sin6_addr, 16);
+		*port = ntohs(s6->sin6_port);
+	}
+}
+
+/* Connect with a time limit: an unreachable peer should not hold the
+ * command for the kernel's two minutes. Return: the socket, or -1 with
+ * errno set. */
+static int connect_to(struct cli *c)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fam = sockaddr_of(&c->to, c->to_port, &ss, &len);
+	int fd = socket(fam, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	struct pollfd p;
+	int err = 0, one = 1;
+	socklen_t elen = sizeof(err);
+
+	if (fd < 0)
+		return -1;
+	if (c->has_from) {
+		struct sockaddr_storage fs;
+		socklen_t flen;
+
+		sockaddr_of(&c->from, c->from_port, &fs, &flen);
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(fd, (struct sockaddr *)&fs, flen) < 0)
+			goto fail;
+	}
+	if (connect(fd, (struct sockaddr *)&ss, len) < 0) {
+		if (errno != EINPROGRESS)
+			goto fail;
+		p.fd = fd;
+		p.events = POLLOUT;
+		if (poll(&p, 1, CONNECT_MS) == 0) {
+			errno = ETIMEDOUT;
+			goto fail;
+		}
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0)
+			goto fail;
+		if (err) {
+			errno = err;
+			goto fail;
+		}
+	}
+	/* blocking sends from here: the whole message goes, or an error */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+fail:
+	err = errno;
+	close(fd);
+	errno = err;
+	return -1;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* Print what the peer sends for wait_ms, framed by libwire. */
+static void receive(struct run *r)
+{
+	static uint8_t keep[WIRE_CONG_MAP_BYTES], in[65536];
+	struct wire_deframer d;
+	long end = now_ms() + r->c->wait_ms;
+	bool failed = false;
+	const char *how = NULL;
+	uint64_t got = 0;
+	char line[512];
+
+	/* prefix mode: memory is |keep| whatever a header claims */
+	wire_deframer_init_prefix(&d, 0, keep, sizeof(keep));
+	for (;;) {
+		struct pollfd p = { .fd = r->fd, .events = POLLIN };
+		long left = end - now_ms();
+		ssize_t n;
+		size_t off = 0;
+
+		if (left <= 0)
+			break;
+		if (poll(&p, 1, (int)left) <= 0)
+			continue;
+		n = recv(r->fd, in, sizeof(in), 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			how = errno == ECONNRESET ? "peer reset the connection" : NULL;
+			if (!how)
+				printf("recv: %s\n", strerror(errno));
+			if (r->pc)
+				cf_pcap_rst(r->pc, &r->flow, 1);
+			if (!how)
+				how = "connection failed";
+			break;
+		}
+		if (n == 0) {
+			how = "peer closed the connection";
+			if (r->pc)
+				cf_pcap_fin(r->pc, &r->flow, 1);
+			break;
+		}
+		got += (uint64_t)n;
+		if (r->pc)
+			cf_pcap_data(r->pc, &r->flow, 1, in, (size_t)n);
+		while (!failed && off < (size_t)n) {
+			struct wire_frame fr;
+			bool ready = false;
+			ssize_t k = wire_deframer_input(&d, in + off, (size_t)n - off, &fr, &ready);
+
+			if (k < 0) {
+				const struct wire_hdr *h = wire_deframer_hdr(&d);
+
+				craft_describe(h, line, sizeof(line));
+				printf("recv: %s: %s, not followed further\n", line, wire_strerror((int)k));
+				failed = true;
+				break;
+			}
+			off += (size_t)k;
+			if (ready) {
+				craft_describe(&fr.hdr, line, sizeof(line));
+				printf("recv: %s\n", line);
+			}
+		}
+		fflush(stdout);
+	}
+	if (!failed && wire_deframer_pending(&d)) {
+		craft_describe(wire_deframer_hdr(&d), line, sizeof(line));
+		printf("recv: %s: cut short\n", line);
+	}
+	printf("received %llu bytes; %s\n", (unsigned long long)got,
+	       how ? how : "connection still open");
+}
+
+static uint32_t random_gen(void)
+{
+	uint32_t g = 0;
+
+	while (!g)
+		if (getrandom(&g, sizeof(g), 0) != sizeof(g))
+			g = (uint32_t)time(NULL) | 1;
+	return g;
+}
+
+static int run(struct cli *c)
+{
+	struct run r = { .c = c, .fd = -1 };
+	struct craft_msg *m = &c->m;
+	size_t size = craft_size(m), full = craft_full_size(m), cut = 0;
+	uint8_t *buf = malloc(size > CRAFT_PREFACE_LEN ? size : CRAFT_PREFACE_LEN);
+	struct wire_hdr h;
+	int rc = 0;
+
+	if (!buf) {
+		fprintf(stderr, "rds-conform craft: out of memory\n");
+		return 2;
+	}
+	cut = craft_hdr(m, 0, &h);
+	if (cut)
+		fprintf(stderr, "rds-conform craft: warning: %zu extension bytes did not fit into "
+				"the 16 and were cut off\n", cut);
+	if (c->has_to && !c->no_send) {
+		addr_port_str(&c->to, c->to_port, r.peer, sizeof(r.peer));
+		r.fd = connect_to(c);
+		if (r.fd < 0) {
+			fprintf(stderr, "rds-conform craft: connect to %s: %s\n", r.peer,
+				strerror(errno));
+			free(buf);
+			return 1;
+		}
+	}
+	if (c->pcap) {
+		struct rdsu_addr a = c->has_from ? c->from : rdsu_addr_v4(0xc0000201);
+		struct rdsu_addr b = c->has_to ? c->to : rdsu_addr_v4(0xc0000202);
+		uint16_t aport = c->from_port ? c->from_port : 40000;
+		uint16_t bport = c->has_to ? c->to_port : WIRE_TCP_PORT;
+		int e;
+
+		if (c->has_to && !c->has_from && !rdsu_addr_is_v4(&b))
+			a = (struct rdsu_addr){ { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 } };
+		if (r.fd >= 0) {
+			/* the real exchange: the addresses the kernel chose */
+			struct sockaddr_storage ss;
+			socklen_t len = sizeof(ss);
+
+			if (getsockname(r.fd, (struct sockaddr *)&ss, &len) == 0)
+				addr_of(&ss, &a, &aport);
+		}
+		e = cf_pcap_open(&r.pc, c->pcap);
+		if (e) {
+			fprintf(stderr, "rds-conform craft: %s: %s\n", c->pcap, strerror(-e));
+			rc = 2;
+			goto out;
+		}
+		cf_pcap_flow_init(&r.flow, &a, aport, &b, bport);
+		cf_pcap_syn(r.pc, &r.flow);
+	}
+	if (!c->has_to && !c->pcap)
+		c->hex = true;
+
+	if (m->preface) {
+		const size_t map = WIRE_HDR_LEN + WIRE_CONG_MAP_BYTES;
+		struct wire_hdr ph[2];
+
+		craft_preface(random_gen(), buf, CRAFT_PREFACE_LEN);
+		wire_hdr_decode(&ph[0], buf, WIRE_HDR_LEN);
+		wire_hdr_decode(&ph[1], buf + map, WIRE_HDR_LEN);
+		if (emit(&r, "preface", &ph[0], buf, map, map) ||
+		    emit(&r, "preface", &ph[1], buf + map, WIRE_HDR_LEN, WIRE_HDR_LEN)) {
+			rc = 1;
+			goto out;
+		}
+	}
+	for (uint64_t i = 0; i < (c->count ? c->count : 1); i++) {
+		char what[32];
+
+		snprintf(what, sizeof(what), "message %llu", (unsigned long long)i + 1);
+		craft_build(m, i, buf, size);
+		craft_hdr(m, i, &h);
+		if (emit(&r, what, &h, buf, size, full)) {
+			rc = 1;
+			goto out;
+		}
+	}
+	if (r.fd >= 0) {
+		printf("sent %llu bytes to %s\n", (unsigned long long)r.sent, r.peer);
+		fflush(stdout);
+		if (c->wait_ms)
+			receive(&r);
+	}
+out:
+	if (r.pc) {
+		if (rc == 0)
+			cf_pcap_fin(r.pc, &r.flow, 0);
+		cf_pcap_close(r.pc);
+	}
+	if (r.fd >= 0)
+		close(r.fd);
+	free(buf);
+	return rc;
+}
+
+int craft_main(int argc, char **argv)
+{
+	static const struct argp argp = { options, parse_opt, NULL, doc, NULL, NULL, NULL };
+	struct cli c;
+	char name[] = "rds-conform craft";
+	char **av = calloc((size_t)argc + 1, sizeof(*av));
+	int rc;
+
+	if (!av)
+		return 2;
+	memset(&c, 0, sizeof(c));
+	craft_msg_init(&c.m);
+	c.count = 1;
+	/* argp names the program after argv[0] in its messages and usage */
+	memcpy(av, argv, (size_t)argc * sizeof(*av));
+	av[0] = name;
+	argp_err_exit_status = 2;
+	argp_parse(&argp, argc, av, 0, NULL, &c);
+	free(av);
+	rc = run(&c);
+	free(c.payload);
+	return rc;
+}
