@@ -277,6 +277,32 @@ static void test_ep_alloc_failures(void **state)
 	}
 }
 
+/* Freed with events of several connections still queued (a path up and
+ * the peer's npaths/generation from its probe, each): connections were
+ * freed one by one and a later one's unlink wrote through the freed
+ * event node of an earlier one (ASan: heap-use-after-free). */
+static void test_ep_free_with_events(void **state)
+{
+	struct rdsu_ep *ep = ep_make(0x0a0000ffu, WIRE_KVER_7, 7);
+	struct rdsu_addr me = rdsu_addr_v4(0x0a0000ffu);
+	struct peer p;
+	struct wire_hdr h;
+	uint64_t link;
+
+	(void)state;
+	for (uint32_t peer = 1; peer <= 3; peer++) {
+		struct rdsu_addr from = rdsu_addr_v4(0x0a000010u + peer);
+
+		assert_int_equal(rdsu_link_accept(ep, &me, &from, 40000, T0, &link),
+				 RDSU_ACCEPT_UP);
+		peer_init(&p, ep, link);
+		probe_hdr(&h, false, 1, WIRE_KVER_7, 8, 100 + peer);
+		assert_true(peer_feed(&p, &h, NULL, false) > 0);
+		peer_fini(&p);
+	}
+	rdsu_ep_free(ep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_ep_two_local_addresses),
 		cmocka_unit_test(test_ep_msg_iter),
 		cmocka_unit_test(test_ep_alloc_failures),
+		cmocka_unit_test(test_ep_free_with_events),
 	};
 	return cmocka_run_group_tests_name("rds_ep", tests, NULL, NULL);
 }
