@@ -57,6 +57,32 @@ def log(msg):
     print("lab: " + msg, file=sys.stderr, flush=True)
 
 
+def root_or_skip():
+    """A lab test needs root: None when it has it, else its exit code
+    (1 in CI, which must run the lab; 77, skipped, elsewhere)."""
+    if os.geteuid() == 0:
+        return None
+    if os.environ.get("CI"):
+        print("lab: CI must run the lab as root", file=sys.stderr)
+        return 1
+    print("lab: skipped, needs root", file=sys.stderr)
+    return 77
+
+
+def run_share(out, name, progs):
+    """A fresh run directory |out|/|name| and its share/ (the guest's
+    /run/lab: the guest sees the host's root read-only but with its own
+    /tmp and /run), with |progs| copied in. Returns (run_dir, share)."""
+    run_dir = os.path.join(out, name)
+    subprocess.run(["rm", "-rf", run_dir])
+    share = os.path.join(run_dir, "share")
+    os.makedirs(share)
+    for prog in progs:
+        if prog:
+            shutil.copy2(prog, share)
+    return run_dir, share
+
+
 def cache_root():
     return os.environ.get("RDS_LAB_CACHE",
                           os.path.join(os.path.expanduser("~"), ".cache", "rds-lab"))

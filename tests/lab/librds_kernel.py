@@ -353,23 +353,12 @@ def main():
     ap.add_argument("--out", default=None)
     ap.add_argument("--phases", default="basic,large,enobufs,kills,perf,reboot")
     a = ap.parse_args()
-    if os.geteuid() != 0:
-        if os.environ.get("CI"):
-            print("lab: CI must run the lab as root", file=sys.stderr)
-            return 1
-        print("lab: skipped, needs root", file=sys.stderr)
-        return 77
+    rc = lab.root_or_skip()
+    if rc is not None:
+        return rc
     out = a.out or os.path.join(HERE, "..", "..", "build", "lab")
-    run_dir = os.path.join(out, "librds_kernel-%s" % a.kernel)
-    subprocess.run(["rm", "-rf", run_dir])
-    os.makedirs(run_dir)
-    share = os.path.join(run_dir, "share")
-    # The guest sees the host's root read-only but with its own /tmp and
-    # /run: the programs it runs go in the shared run directory (/run/lab).
-    os.makedirs(share)
-    for prog in (a.rdsdrive, a.rdsping, a.rdsperf):
-        if prog:
-            shutil.copy2(prog, share)
+    run_dir, share = lab.run_share(out, "librds_kernel-%s" % a.kernel,
+                                   (a.rdsdrive, a.rdsping, a.rdsperf))
     t0 = time.time()
 
     def log(msg):

@@ -159,21 +159,14 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			argp_error(st, "bad --connect-port");
 		o->cfg.tcp.connect_port = (uint16_t)v;
 		return 0;
-	case O_FAULT: {
-		uint32_t f = rdsu_fault_by_name(arg);
-
-		if (!strcmp(arg, "list")) {
-			const struct rdsu_fault_info *fi;
-
-			for (unsigned i = 0; (fi = rdsu_fault_info(i)); i++)
-				printf("%-20s %s\n", fi->name, fi->text);
+	case O_FAULT:
+		switch (rio_fault_option(arg, &o->cfg.ep.faults)) {
+		case 1:
 			exit(0);
-		}
-		if (!f)
+		case -1:
 			argp_error(st, "unknown --fault %s (--fault list names them)", arg);
-		o->cfg.ep.faults |= f;
+		}
 		return 0;
-	}
 	case O_TO:
 		if (rio_parse_addr(arg, &o->to) < 0)
 			argp_error(st, "bad --to %s", arg);

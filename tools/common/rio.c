@@ -10,6 +10,7 @@
 #include <linux/rds.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -396,4 +397,21 @@ int rio_idle(struct rio *r, rdsu_ns ns)
 		if (rdsu_clock() >= end)
 			return 0;
 	}
+}
+
+int rio_fault_option(const char *arg, uint32_t *faults)
+{
+	const struct rdsu_fault_info *fi;
+	uint32_t f;
+
+	if (!strcmp(arg, "list")) {
+		for (unsigned i = 0; (fi = rdsu_fault_info(i)); i++)
+			printf("%-20s %s\n", fi->name, fi->text);
+		return 1;
+	}
+	f = rdsu_fault_by_name(arg);
+	if (!f)
+		return -1;
+	*faults |= f;
+	return 0;
 }

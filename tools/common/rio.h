@@ -39,6 +39,12 @@ int rio_cfg_add_addr(struct rio_cfg *cfg, const struct rdsu_addr *a);
 /* rio_parse_addr() - "10.0.0.1" or "::1" into |a|. Return: 0; -EINVAL. */
 int rio_parse_addr(const char *s, struct rdsu_addr *a);
 
+/* rio_fault_option() - one --fault NAME (librds's faulty-peer mode, tests
+ * only): NAME's bit is added to *faults; "list" prints the table to
+ * stdout instead. Return: 0 added; 1 listed (the caller exits 0); -1 no
+ * fault has that name. */
+int rio_fault_option(const char *arg, uint32_t *faults);
+
 /* rio_route_source() - the local address the kernel's routing would send
  * to |dst| from. Return: 0; negative errno (no route). */
 int rio_route_source(const struct rdsu_addr *dst, struct rdsu_addr *src);

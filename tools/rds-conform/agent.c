@@ -451,21 +451,14 @@ static error_t ag_parse(int key, char *arg, struct argp_state *st)
 		g->cfg.tcp.listen_port = (uint16_t)v;
 		g->cfg.tcp.connect_port = (uint16_t)v;
 		return 0;
-	case AO_FAULT: {
-		uint32_t f = rdsu_fault_by_name(arg);
-
-		if (!strcmp(arg, "list")) {
-			const struct rdsu_fault_info *fi;
-
-			for (unsigned i = 0; (fi = rdsu_fault_info(i)); i++)
-				printf("%-20s %s\n", fi->name, fi->text);
+	case AO_FAULT:
+		switch (rio_fault_option(arg, &g->cfg.ep.faults)) {
+		case 1:
 			exit(0);
-		}
-		if (!f)
+		case -1:
 			argp_error(st, "unknown --fault %s (--fault list names them)", arg);
-		g->cfg.ep.faults |= f;
+		}
 		return 0;
-	}
 	case AO_ONCE:
 		g->once = true;
 		return 0;

@@ -108,28 +108,40 @@ static int take_kick(struct cf_run *r, int lfd, int ms, struct cf_conn **out)
 	return 0;
 }
 
+/* Knock from the larger address (which the peer refuses) with a listener
+ * ready there, and take the peer's connection that follows (the kick).
+ * Return: 0 and *k; a negative errno (-ETIMEDOUT: none came); 1 with res
+ * set to ERROR when we could not listen. *lfd is the listener (closed by the caller). */
+static int knock_and_take(struct cf_run *r, struct cf_result *res, int *lfd, struct cf_conn **k)
+{
+	struct cf_conn *c;
+
+	*lfd = cf_listen(r, &r->cfg->larger);
+	if (*lfd < 0) {
+		cf_set(res, CF_ERROR, "cannot listen on the larger address");
+		cf_text(res->reason, "%s", strerror(-*lfd));
+		return 1;
+	}
+	if (!cf_connect(r, &r->cfg->larger, 0, 0, &c)) {
+		cf_send_probe(c, false, 1, WIRE_KVER_7);
+		cf_wait_close(c, r->cfg->timeout_ms);
+		cf_close(c, false);
+	}
+	return take_kick(r, *lfd, r->cfg->timeout_ms, k);
+}
+
 CASE(case_larger_kick)
 {
-	struct cf_conn *c, *k;
+	struct cf_conn *k;
 	rdsu_ns t0;
 	int lfd, err;
 
 	cf_text(res->expected, "after refusing the larger address, the peer connects to it "
 		"itself (the kick)");
-	lfd = cf_listen(r, &r->cfg->larger);
-	if (lfd < 0) {
-		cf_set(res, CF_ERROR, "cannot listen on the larger address");
-		cf_text(res->reason, "%s", strerror(-lfd));
-		return;
-	}
 	t0 = rdsu_clock();
-	err = cf_connect(r, &r->cfg->larger, 0, 0, &c);
-	if (!err) {
-		cf_send_probe(c, false, 1, WIRE_KVER_7);
-		cf_wait_close(c, r->cfg->timeout_ms);
-		cf_close(c, false);
-	}
-	err = take_kick(r, lfd, r->cfg->timeout_ms, &k);
+	err = knock_and_take(r, res, &lfd, &k);
+	if (err == 1)
+		return;
 	if (err) {
 		cf_set(res, CF_NON_STRICT, "no connection from the peer within %d ms",
 		       r->cfg->timeout_ms);
@@ -145,25 +157,15 @@ CASE(case_larger_kick)
 
 CASE(case_reconnect_smaller)
 {
-	struct cf_conn *c, *k;
+	struct cf_conn *k;
 	rdsu_ns t0;
 	int lfd, err;
 
 	cf_text(res->expected, "the peer, as the smaller address, reconnects after its "
 		"connection is reset");
-	lfd = cf_listen(r, &r->cfg->larger);
-	if (lfd < 0) {
-		cf_set(res, CF_ERROR, "cannot listen on the larger address");
-		cf_text(res->reason, "%s", strerror(-lfd));
+	err = knock_and_take(r, res, &lfd, &k);
+	if (err == 1)
 		return;
-	}
-	err = cf_connect(r, &r->cfg->larger, 0, 0, &c);
-	if (!err) {
-		cf_send_probe(c, false, 1, WIRE_KVER_7);
-		cf_wait_close(c, r->cfg->timeout_ms);
-		cf_close(c, false);
-	}
-	err = take_kick(r, lfd, r->cfg->timeout_ms, &k);
 	if (err) {
 		cf_set(res, CF_SKIP, "the peer never connected to the larger address");
 		cf_text(res->reason, "needs the kick (linux/tcp/3)");

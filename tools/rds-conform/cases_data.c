@@ -202,6 +202,17 @@ static long cong_release(struct cf_run *r, struct cf_result *res, struct cong *g
 	return cf_agent_take(r, res, g->a, expect, d, cap);
 }
 
+/* A port that never congested: nothing for this case to judge. */
+static bool cong_never(struct cf_run *r, struct cf_result *res, struct cong *g)
+{
+	if (g->at)
+		return false;
+	cf_set(res, CF_SKIP, "the port never became congested");
+	cf_text(res->reason, "rds31/cong/1 judges that");
+	cong_release(r, res, g, NULL, 0, g->sent);
+	return true;
+}
+
 static void cong_end(struct cf_run *r, struct cong *g)
 {
 	if (g->c)
@@ -271,12 +282,8 @@ CASE(case_cong_accept)
 		return;
 	if (cong_fill(r, res, &g))
 		goto out;
-	if (!g.at) {
-		cf_set(res, CF_SKIP, "the port never became congested");
-		cf_text(res->reason, "rds31/cong/1 judges that");
-		cong_release(r, res, &g, d, CONG_MAX + 8, g.sent);
+	if (cong_never(r, res, &g))
 		goto out;
-	}
 	for (int i = 0; i < 3; i++)
 		cf_send_data(g.c, g.q, g.a, g.sent++, CONG_MSG, 0);
 	n = cong_release(r, res, &g, d, CONG_MAX + 8, g.sent);
@@ -307,12 +314,8 @@ CASE(case_cong_clear)
 		return;
 	if (cong_fill(r, res, &g))
 		goto out;
-	if (!g.at) {
-		cf_set(res, CF_SKIP, "the port never became congested");
-		cf_text(res->reason, "rds31/cong/1 judges that");
-		cong_release(r, res, &g, NULL, 0, g.sent);
+	if (cong_never(r, res, &g))
 		goto out;
-	}
 	if (cong_release(r, res, &g, NULL, 0, g.sent) < 0)
 		goto out;
 	if (map_has(g.c, g.a) && !wait_map(g.c, g.a, false, r->cfg->timeout_ms))
