@@ -34,7 +34,6 @@ Exit: 0 pass, 1 fail, 77 skipped (not root, outside CI).
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
