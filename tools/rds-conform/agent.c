@@ -782,6 +782,7 @@ int agent_main(int argc, char **argv)
 	struct ag g;
 	int lfd, e;
 
+	argp_err_exit_status = 2;
 	memset(&g, 0, sizeof(g));
 	rio_cfg_default(&g.cfg);
 	if (argp_parse(&argp, argc, argv, 0, NULL, &g))

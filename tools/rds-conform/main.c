@@ -229,10 +229,11 @@ static int list(const struct opts *o)
 
 		for (size_t i = 0; i < cf_n_cases; i++) {
 			const struct cf_case *c = &cf_cases[i];
-			struct json_object *j = json_object_new_object();
+			struct json_object *j;
 
 			if (!selected(o, c))
 				continue;
+			j = json_object_new_object();
 			json_object_object_add(j, "id", json_object_new_string(c->id));
 			json_object_object_add(j, "level", json_object_new_string(cf_level_name(c->level)));
 			json_object_object_add(j, "title", json_object_new_string(c->title));
@@ -373,6 +374,7 @@ int main(int argc, char **argv)
 		return agent_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "craft"))
 		return craft_main(argc - 1, argv + 1);
+	argp_err_exit_status = 2;
 	memset(&o, 0, sizeof(o));
 	o.cfg.timeout_ms = 2000;
 	o.cfg.port = WIRE_TCP_PORT;
