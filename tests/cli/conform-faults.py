@@ -76,7 +76,7 @@ def stop(p):
 def suite(tool, prefixes, tmp, name):
     out = os.path.join(tmp, name + ".json")
     argv = [tool, "--peer", PEER, "--local", LOCAL, "--larger", LARGER, "--agent", CTL,
-            "--timeout", "1500", "--json", "-q", "-o", out,
+            "--timeout", "3000", "--json", "-q", "-o", out,
             "--pcap", os.path.join(tmp, "pcap-" + name)] + prefixes
     rc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                         timeout=600)

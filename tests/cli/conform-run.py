@@ -37,7 +37,7 @@ def run(*args, timeout=300):
 
 
 def suite(*args):
-    return run("--peer", PEER, "--local", LOCAL, "--timeout", "1500", *args)
+    return run("--peer", PEER, "--local", LOCAL, "--timeout", "3000", *args)
 
 
 # options and the catalogue need no peer
