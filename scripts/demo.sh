@@ -5,15 +5,18 @@
 # exchange, rdsdump watching the wire when run as root), then rdsdump
 # explaining real kernel captures (a 7.2 reconnect, where the receiver
 # drops every resend, and the same on 6.1, where it accepts some twice),
-# then libwire decoding the shipped samples.
+# then rds-conform checking a librds peer against the RDS 3.1 spec and the
+# kernel's behaviour, then libwire decoding the shipped samples.
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh
 cmake --preset release >/dev/null
-cmake --build build/release -j"$(nproc)" --target rdsdump wire_decode rdsping rdsu_echo >/dev/null
+cmake --build build/release -j"$(nproc)" --target rdsdump wire_decode rdsping rdsu_echo \
+	rds-conform >/dev/null
 dump=build/release/tools/rdsdump/rdsdump
 ping=build/release/tools/rdsping/rdsping
 echo_=build/release/examples/rdsu_echo
+conform=build/release/tools/rds-conform/rds-conform
 tmp=$(mktemp -d)
 pids=
 cleanup() {
@@ -44,6 +47,16 @@ if [ "$(id -u)" = 0 ]; then
 else
 	echo "(run as root to watch the exchange live with rdsdump -i lo)"
 fi
+echo
+echo "== rds-conform: a librds peer on 127.0.9.2 (with the agent beside it) against the"
+echo "   RDS 3.1 wire spec and Linux's behaviour; each case's exchange saved for rdsdump"
+$conform agent --bind 127.0.9.2 --ctl 127.0.9.2:18600 2>/dev/null &
+pids="$! $pids"
+sleep 0.5
+$conform --peer 127.0.9.2 --local 127.0.9.1 --larger 127.0.9.3 --agent 127.0.9.2:18600 \
+	--pcap "$tmp/conform" || echo "(rds-conform exit $?)"
+echo "-- the exchange of rds31/dup/1, as rdsdump reads it"
+$dump -n -t -r "$tmp/conform/rds31_dup_1.pcap" | grep -v "tcp syn" | head -14
 echo
 echo "== rdsdump: Linux 7.2 and 6.1, RDS/TCP on 8 paths, connections dropped mid-stream"
 for k in 7.2 6.1; do

@@ -422,10 +422,21 @@ int main(int argc, char **argv)
 		return 2;
 	now = time(NULL);
 	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	t0 = rdsu_clock();
+	snprintf(peer, sizeof(peer), "%s:%u", cf_addr(&o.cfg.peer, why), o.cfg.port);
 	/* A text report on the terminal: its case lines are the progress. */
 	bool inline_lines = !o.quiet && o.fmt == CF_FMT_TEXT && out == stdout;
 
+	meta = (struct cf_meta){
+		.peer = peer,
+		.peer_stack = r.agent ? cf_agent_stack(r.agent) : NULL,
+		.version = RDSTK_VERSION,
+		.started = started,
+		.strict = o.cfg.strict,
+		.lines_shown = inline_lines,
+	};
+	if (inline_lines)
+		cf_heading(stdout, &meta);
+	t0 = rdsu_clock();
 	for (size_t i = 0; i < cf_n_cases; i++) {
 		if (!selected(&o, &cf_cases[i]))
 			continue;
@@ -434,16 +445,7 @@ int main(int argc, char **argv)
 			cf_progress(inline_lines ? stdout : stderr, &res[n]);
 		n++;
 	}
-	snprintf(peer, sizeof(peer), "%s:%u", cf_addr(&o.cfg.peer, why), o.cfg.port);
-	meta = (struct cf_meta){
-		.peer = peer,
-		.peer_stack = r.agent ? cf_agent_stack(r.agent) : NULL,
-		.version = RDSTK_VERSION,
-		.started = started,
-		.strict = o.cfg.strict,
-		.lines_shown = inline_lines,
-		.secs = (double)(rdsu_clock() - t0) / 1e9,
-	};
+	meta.secs = (double)(rdsu_clock() - t0) / 1e9;
 	if (cf_report(out, o.fmt, &meta, res, n) || (out != stdout && fclose(out))) {
 		fprintf(stderr, "rds-conform: writing the report failed\n");
 		return 2;

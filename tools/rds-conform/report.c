@@ -223,9 +223,12 @@ static void count(const struct cf_result *res, size_t n, size_t counts[CF__VERDI
 
 static void progress(struct out *o, const struct cf_result *r)
 {
+	size_t idl = strlen(c_id(r));
+
 	put(o, "%-10s ", cf_verdict_name(r->verdict));
 	put_text(o, c_id(r), SIZE_MAX, ESC_NONE);
-	put(o, "  ");
+	/* IDs are short ASCII (catalog.c): a column keeps titles aligned. */
+	put(o, "%*s", idl < 18 ? (int)(18 - idl) : 1, "");
 	put_text(o, C_STR(r, title), SIZE_MAX, ESC_NONE);
 	put(o, "\n");
 }
@@ -254,12 +257,8 @@ static void summary(struct out *o, const size_t counts[CF__VERDICTS], size_t n)
 		put(o, "%s %zu %s", v ? "," : "", counts[v], cf_verdict_name(v));
 }
 
-static void report_text(struct out *o, const struct cf_meta *m, const struct cf_result *res,
-			size_t n)
+static void heading(struct out *o, const struct cf_meta *m)
 {
-	size_t counts[CF__VERDICTS];
-
-	count(res, n, counts);
 	put(o, "rds-conform ");
 	put_text(o, m->version, SIZE_MAX, ESC_NONE);
 	put(o, ": peer ");
@@ -274,6 +273,25 @@ static void report_text(struct out *o, const struct cf_meta *m, const struct cf_
 		put_text(o, m->started, SIZE_MAX, ESC_NONE);
 	}
 	put(o, "%s\n", m->strict ? ", strict" : "");
+}
+
+void cf_heading(FILE *out, const struct cf_meta *m)
+{
+	struct out o = { out, false };
+
+	heading(&o, m);
+	put(&o, "\n");
+	fflush(out);
+}
+
+static void report_text(struct out *o, const struct cf_meta *m, const struct cf_result *res,
+			size_t n)
+{
+	size_t counts[CF__VERDICTS];
+
+	count(res, n, counts);
+	if (!m->lines_shown)
+		heading(o, m);
 	if (!m->lines_shown) {
 		put(o, "\n");
 		for (size_t i = 0; i < n; i++)

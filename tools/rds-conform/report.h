@@ -27,8 +27,9 @@ struct cf_meta {
 	const char *version;     /* rds-conform's own */
 	const char *started;     /* ISO 8601 UTC */
 	bool strict;
-	bool lines_shown;        /* text: the per-case lines were already written
-				  * to the same stream by cf_progress */
+	bool lines_shown;        /* text: the heading and the per-case lines were
+				  * already written to the same stream by
+				  * cf_heading and cf_progress */
 	double secs;             /* whole run */
 };
 
@@ -61,5 +62,9 @@ int cf_report(FILE *out, enum cf_format fmt, const struct cf_meta *m,
  * writes the details and summary.
  */
 void cf_progress(FILE *out, const struct cf_result *r);
+/* cf_heading() - the text report's heading and a blank line, written before
+ * the first cf_progress line when those are the report's case lines
+ * (cf_meta.lines_shown; the report then leaves the heading out). */
+void cf_heading(FILE *out, const struct cf_meta *m);
 
 #endif /* CONFORM_REPORT_H */

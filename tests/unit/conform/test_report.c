@@ -118,12 +118,12 @@ static void test_report_text(void **state)
 		"rds-conform 0.1.0: peer 10.0.0.2:16385 (kernel 7.2.13 (AF_RDS)), started "
 		"2024-05-01T10:00:00Z\n"
 		"\n"
-		"PASS       rds31/hdr/1  header is 48 bytes\n"
-		"FAIL       rds31/cong/2  map length is 8192\n"
-		"NON-STRICT linux/tcp/3  probe answered\n"
-		"INFO       linux/probe/4  probe extensions\n"
-		"SKIP       rds31/mpath/5  larger address refused\n"
-		"ERROR      rds31/seq/6  retransmit dropped\n"
+		"PASS       rds31/hdr/1       header is 48 bytes\n"
+		"FAIL       rds31/cong/2      map length is 8192\n"
+		"NON-STRICT linux/tcp/3       probe answered\n"
+		"INFO       linux/probe/4     probe extensions\n"
+		"SKIP       rds31/mpath/5     larger address refused\n"
+		"ERROR      rds31/seq/6       retransmit dropped\n"
 		"\n"
 		"FAIL rds31/cong/2: map length is 8192\n"
 		"  level        MUST\n"
@@ -172,7 +172,7 @@ static void test_report_progress(void **state)
 	(void)state;
 	cf_progress(f, &res[2]);
 	fclose(f);
-	assert_string_equal(buf, "NON-STRICT linux/tcp/3  probe answered\n");
+	assert_string_equal(buf, "NON-STRICT linux/tcp/3       probe answered\n");
 	free(buf);
 }
 
