@@ -102,7 +102,7 @@ void rdsu_sock_free(struct rdsu_sock *rs, rdsu_ns now)
 		rdsu_list_del_init(&rx->r_item);
 		rs->rs_rcv_bytes -= rx->r_len;
 		rdsu_stat_add(ep, RDSU_STAT_RECV_BYTES_FREED, rx->r_len);
-		rdsu_mem_free(ep, rx);
+		rdsu_buf_free(ep, rx, sizeof(*rx) + rx->r_len);
 	}
 	rdsu_cong_remove_sock(rs);
 	unbind(rs);
@@ -238,7 +238,7 @@ void rdsu_sock_msg_release(struct rdsu_msg *rm)
 int rdsu_sock_deliver(struct rdsu_sock *rs, const struct rdsu_addr *faddr, uint16_t sport,
 		      const uint8_t *data, uint32_t len)
 {
-	struct rdsu_rx *rx = rdsu_mem_alloc(rs->rs_ep, sizeof(*rx) + len);
+	struct rdsu_rx *rx = rdsu_buf_alloc(rs->rs_ep, sizeof(*rx) + len);
 
 	if (!rx)
 		return RDSU_ERR_NOMEM;
@@ -298,7 +298,7 @@ ssize_t rdsu_sock_read(struct rdsu_sock *rs, const struct iovec *iov, int iovcnt
 
 		rdsu_list_del_init(&rx->r_item);
 		rs->rs_rx_count--;
-		rdsu_mem_free(rs->rs_ep, rx);
+		rdsu_buf_free(rs->rs_ep, rx, sizeof(*rx) + len);
 		rdsu_cong_rcvbuf_delta(rs, -(int64_t)len);
 	}
 	return (ssize_t)off;
