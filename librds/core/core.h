@@ -209,7 +209,7 @@ struct rdsu_conn {
 /* mem.c: freed message buffers by size class (rdsu_buf_alloc) */
 #define RDSU_BUF_MIN 4096
 #define RDSU_BUF_CLASSES 40             /* up to 2^21, above 1 MiB + headers */
-#define RDSU_BUF_CACHE (4u << 20)       /* bytes kept at most */
+#define RDSU_BUF_CACHE (8u << 20)       /* bytes kept at most */
 
 struct rdsu_buf_cache {
 	void *head[RDSU_BUF_CLASSES];
