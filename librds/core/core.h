@@ -238,6 +238,7 @@ struct rdsu_ep {
 	uint64_t link_gen;
 	uint64_t rng;
 	uint64_t cong_gen;              /* bumped on every peer map received */
+	size_t n_want_out;              /* sockets with rs_want_out */
 	uint64_t stats[RDSU_STAT__COUNT];
 };
 

@@ -39,6 +39,9 @@
 #define READS_PER_ROUND 16    /* then let other sockets have a turn */
 #define ACK_POLL_MIN (200 * 1000ull)
 #define ACK_POLL_MAX (50 * RDSU_MSEC)
+/* While no socket waits for SNDBUF room, acknowledgements only free
+ * memory: look this often at most, not every 200 us of a busy link. */
+#define ACK_POLL_IDLE (5 * RDSU_MSEC)
 #define DRAIN_DEFAULT (5 * RDSU_SEC)
 
 /* A socket closed while an epoll batch may still name it becomes TS_DEAD
@@ -194,10 +197,24 @@ static void link_unhash(struct rdsu_tcp *t, struct tsock *l)
 	}
 }
 
-static void ack_list_add(struct rdsu_tcp *t, struct tsock *l)
+/* A socket waiting for SNDBUF room is told within ACK_POLL_MIN, however
+ * long nothing moved; otherwise the backoff applies, from ACK_POLL_IDLE. */
+static rdsu_ns ack_interval(const struct rdsu_tcp *t)
+{
+	if (rdsu_ep_acks_wanted(t->ep))
+		return ACK_POLL_MIN;
+	return t->ack_poll < ACK_POLL_IDLE ? ACK_POLL_IDLE : t->ack_poll;
+}
+
+static void ack_list_add(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 {
 	if (l->on_ack_list)
 		return;
+	/* The first unacknowledged bytes start the clock; a due time left
+	 * over from an earlier round would fire at once, a wakeup and a
+	 * SIOCOUTQ per message of a ping-pong. */
+	if (!t->ack_head)
+		t->ack_due = now + ack_interval(t);
 	l->on_ack_list = true;
 	l->aprev = NULL;
 	l->anext = t->ack_head;
@@ -581,7 +598,7 @@ static bool check_acked(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 }
 
 /* send() what it takes; <0 errno on a dead connection. */
-static ssize_t wr(struct rdsu_tcp *t, struct tsock *l, const uint8_t *p, size_t n)
+static ssize_t wr(struct rdsu_tcp *t, struct tsock *l, const uint8_t *p, size_t n, rdsu_ns now)
 {
 	ssize_t w = send(l->fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
 
@@ -593,7 +610,7 @@ static ssize_t wr(struct rdsu_tcp *t, struct tsock *l, const uint8_t *p, size_t 
 	t->st.writes++;
 	t->st.bytes_out += (uint64_t)w;
 	l->written += (uint64_t)w;
-	ack_list_add(t, l);
+	ack_list_add(t, l, now);
 	return w;
 }
 
@@ -612,7 +629,7 @@ static void output(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 		ssize_t w;
 
 		if (l->rem_len) {
-			w = wr(t, l, l->rem + l->rem_off, l->rem_len);
+			w = wr(t, l, l->rem + l->rem_off, l->rem_len, now);
 			if (w < 0)
 				goto lost;
 			l->rem_off += (size_t)w;
@@ -634,7 +651,7 @@ static void output(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 		if (r < 0 || len == 0)
 			break;
 		if (len >= DIRECT_MIN) {
-			w = wr(t, l, p, len);
+			w = wr(t, l, p, len, now);
 			if (w < 0)
 				goto lost;
 			if (w > 0 && rdsu_link_advance(t->ep, l->id, (size_t)w, now) < 0) {
@@ -653,7 +670,7 @@ static void output(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 		}
 		if (n <= 0)
 			break;
-		w = wr(t, l, t->stage, (size_t)n);
+		w = wr(t, l, t->stage, (size_t)n, now);
 		if (w < 0)
 			goto lost;
 		if (w < n) {
@@ -673,7 +690,10 @@ static void output(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 	}
 	l->want_out = false;
 	link_rewatch(t, l);
-	check_acked(t, l, now);
+	/* SIOCOUTQ costs a system call per write; without a socket blocked
+	 * on SNDBUF the ack timer frees acknowledged messages soon enough. */
+	if (rdsu_ep_acks_wanted(t->ep))
+		check_acked(t, l, now);
 	return;
 blocked:
 	t->st.write_blocked++;
@@ -904,14 +924,22 @@ static bool ack_round(struct rdsu_tcp *t, rdsu_ns now)
 
 	/* Nothing moved since last time: look less often, up to 50 ms. The
 	 * kernel is told on every ACK; SIOCOUTQ is the closest a userspace
-	 * stack gets, and a busy link is checked after each write anyway. */
+	 * stack gets, and while a socket waits for SNDBUF room every write
+	 * and every round look anyway (ack_due). */
 	t->ack_poll = before * 2 > ACK_POLL_MAX ? ACK_POLL_MAX : before * 2;
 	for (; l; l = next) {
 		next = l->anext;
 		moved |= check_acked(t, l, now);
 	}
-	t->ack_due = now + t->ack_poll;
+	t->ack_due = now + ack_interval(t);
 	return moved;
+}
+
+/* Time to look at acknowledgements: the timer says so, or a socket waits
+ * for SNDBUF room and every moment counts. */
+static bool ack_due(const struct rdsu_tcp *t, rdsu_ns now)
+{
+	return t->ack_head && (now >= t->ack_due || rdsu_ep_acks_wanted(t->ep));
 }
 
 static void on_event(struct rdsu_tcp *t, struct tsock *s, uint32_t ev, rdsu_ns now)
@@ -974,7 +1002,7 @@ int rdsu_tcp_run(struct rdsu_tcp *t, int timeout_ms)
 		return RDSU_ERR_INVAL;
 	t->st.runs++;
 	do_requests(t, now);
-	if (t->ack_head && now >= t->ack_due && ack_round(t, now))
+	if (ack_due(t, now) && ack_round(t, now))
 		wait_ms = 0;
 	if (rdsu_ep_deadline(t->ep) <= now) {
 		(void)rdsu_ep_expire(t->ep, now);
@@ -985,6 +1013,7 @@ int rdsu_tcp_run(struct rdsu_tcp *t, int timeout_ms)
 	 * free SNDBUF, a timer queued a resend): sleeping now would leave the
 	 * caller waiting for an event that has already happened. */
 	arm_timer(t, now);
+	t->st.sleeps += wait_ms != 0;
 	n = epoll_wait(t->epfd, evs, (int)(sizeof(evs) / sizeof(evs[0])), wait_ms);
 	if (n < 0)
 		return -errno;
@@ -997,7 +1026,7 @@ int rdsu_tcp_run(struct rdsu_tcp *t, int timeout_ms)
 		on_event(t, s, evs[i].events, now);
 		do_requests(t, now);
 	}
-	if (t->ack_head && now >= t->ack_due)
+	if (ack_due(t, now))
 		ack_round(t, now);
 	if (rdsu_ep_deadline(t->ep) <= now)
 		(void)rdsu_ep_expire(t->ep, now);
@@ -1005,6 +1034,19 @@ int rdsu_tcp_run(struct rdsu_tcp *t, int timeout_ms)
 	arm_timer(t, now);
 	reap(t);
 	return n;
+}
+
+int rdsu_tcp_flush(struct rdsu_tcp *t)
+{
+	rdsu_ns now;
+
+	if (!t)
+		return RDSU_ERR_INVAL;
+	now = rdsu_clock();
+	do_requests(t, now);
+	arm_timer(t, now);
+	reap(t);
+	return 0;
 }
 
 int rdsu_tcp_wait(struct rdsu_tcp *t, struct rdsu_sock *s, unsigned mask, rdsu_ns deadline)
