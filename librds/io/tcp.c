@@ -614,19 +614,44 @@ static ssize_t wr(struct rdsu_tcp *t, struct tsock *l, const uint8_t *p, size_t 
 	return w;
 }
 
+/* sendmsg() what it takes of |iov|; <0 errno on a dead connection. */
+static ssize_t wrv(struct rdsu_tcp *t, struct tsock *l, struct iovec *iov, int n, rdsu_ns now)
+{
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+	ssize_t w = sendmsg(l->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+	if (w < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+			return 0;
+		return -errno;
+	}
+	t->st.writes++;
+	t->st.bytes_out += (uint64_t)w;
+	l->written += (uint64_t)w;
+	ack_list_add(t, l, now);
+	return w;
+}
+
 /*
- * Write until the core has nothing or the socket is full. Long spans go
- * from the core's memory (peek/advance); short ones are gathered into one
- * staging buffer (rdsu_link_output) so a run of small messages is one
- * send(), as rds_tcp_xmit corks a batch. What send() does not take of the
- * staged bytes is kept and written first next time, as the contract asks.
+ * Write until the core has nothing or the socket is full. Short spans
+ * (headers, small messages) are gathered into one staging buffer
+ * (rds_tcp_xmit corks a batch the same way); the first long span after
+ * them is written from the core's memory in the same sendmsg(), so a
+ * 64 KiB message is one system call and no copy of ours. Staged bytes
+ * are the transport's once copied: what sendmsg() does not take of them
+ * is kept and written first next time, as the contract asks. The long
+ * span is advanced only by what was taken.
  */
 static void output(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 {
 	if (l->state != TL_UP)
 		return;
 	for (;;) {
+		struct iovec iov[2];
+		const uint8_t *p = NULL, *big = NULL;
+		size_t len = 0, big_len = 0, staged = 0;
 		ssize_t w;
+		int r, n = 0;
 
 		if (l->rem_len) {
 			w = wr(t, l, l->rem + l->rem_off, l->rem_len, now);
@@ -640,41 +665,39 @@ static void output(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 			l->rem = NULL;
 			l->rem_off = 0;
 		}
-		const uint8_t *p;
-		size_t len;
-		int r = rdsu_link_peek(t->ep, l->id, &p, &len, now);
-
-		if (r == RDSU_ERR_CLOSED) {
-			link_close(t, l, false);
-			return;
-		}
-		if (r < 0 || len == 0)
-			break;
-		if (len >= DIRECT_MIN) {
-			w = wr(t, l, p, len, now);
-			if (w < 0)
-				goto lost;
-			if (w > 0 && rdsu_link_advance(t->ep, l->id, (size_t)w, now) < 0) {
+		while (staged < STAGE_SIZE) {
+			r = rdsu_link_peek(t->ep, l->id, &p, &len, now);
+			if (r == RDSU_ERR_CLOSED) {
 				link_close(t, l, false);
 				return;
 			}
-			if ((size_t)w < len)
-				goto blocked;
-			continue;
+			if (r < 0 || len == 0)
+				break;
+			if (len >= DIRECT_MIN) {
+				big = p;
+				big_len = len;
+				break;
+			}
+			if (len > STAGE_SIZE - staged)
+				len = STAGE_SIZE - staged;
+			memcpy(t->stage + staged, p, len);
+			if (rdsu_link_advance(t->ep, l->id, len, now) < 0) {
+				link_close(t, l, false);
+				return;
+			}
+			staged += len;
 		}
-		ssize_t n = rdsu_link_output(t->ep, l->id, t->stage, STAGE_SIZE, now);
-
-		if (n == RDSU_ERR_CLOSED) {
-			link_close(t, l, false);
-			return;
-		}
-		if (n <= 0)
+		if (!staged && !big)
 			break;
-		w = wr(t, l, t->stage, (size_t)n, now);
+		if (staged)
+			iov[n++] = (struct iovec){ .iov_base = t->stage, .iov_len = staged };
+		if (big)
+			iov[n++] = (struct iovec){ .iov_base = (void *)big, .iov_len = big_len };
+		w = wrv(t, l, iov, n, now);
 		if (w < 0)
 			goto lost;
-		if (w < n) {
-			l->rem = malloc((size_t)(n - w));
+		if ((size_t)w < staged) {
+			l->rem = malloc(staged - (size_t)w);
 			if (!l->rem) {
 				/* The bytes are the core's no more: the stream
 				 * cannot go on without them. */
@@ -682,10 +705,20 @@ static void output(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 				link_close(t, l, true);
 				return;
 			}
-			memcpy(l->rem, t->stage + w, (size_t)(n - w));
-			l->rem_len = (size_t)(n - w);
+			memcpy(l->rem, t->stage + w, staged - (size_t)w);
+			l->rem_len = staged - (size_t)w;
 			l->rem_off = 0;
 			goto blocked;
+		}
+		if (big) {
+			size_t took = (size_t)w - staged;
+
+			if (took && rdsu_link_advance(t->ep, l->id, took, now) < 0) {
+				link_close(t, l, false);
+				return;
+			}
+			if (took < big_len)
+				goto blocked;
 		}
 	}
 	l->want_out = false;
