@@ -37,6 +37,12 @@
 #define STAGE_SIZE (64 * 1024)
 #define DIRECT_MIN (16 * 1024) /* spans this long are written from the core's memory */
 #define READS_PER_ROUND 16    /* then let other sockets have a turn */
+/* Bytes read from links per rdsu_tcp_run. A round that read every ready
+ * link dry (16 x 256 KiB each) queued megabytes on the sockets before the
+ * application could read any: their RCVBUF overflowed, the ports went
+ * congested and back, and a map went to every path each time. Unread
+ * links stay ready (epoll is level-triggered) for the next round. */
+#define READ_BUDGET (512 * 1024)
 #define ACK_POLL_MIN (200 * 1000ull)
 #define ACK_POLL_MAX (50 * RDSU_MSEC)
 /* While no socket waits for SNDBUF room, acknowledgements only free
@@ -98,6 +104,7 @@ struct rdsu_tcp {
 	rdsu_ns timer_armed;
 	uint8_t *rbuf;
 	uint8_t *stage;
+	ssize_t rd_budget;            /* READ_BUDGET, per round */
 	struct rdsu_tcp_stats st;
 };
 
@@ -780,6 +787,7 @@ static ssize_t rd(struct rdsu_tcp *t, struct tsock *l)
 
 	if (n < 0)
 		return -errno;
+	t->rd_budget -= n;
 	t->st.reads += n > 0;
 	t->st.bytes_in += (uint64_t)n;
 	return n;
@@ -787,7 +795,7 @@ static ssize_t rd(struct rdsu_tcp *t, struct tsock *l)
 
 static void input(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 {
-	for (int i = 0; i < READS_PER_ROUND && l->state == TL_UP; i++) {
+	for (int i = 0; i < READS_PER_ROUND && l->state == TL_UP && t->rd_budget > 0; i++) {
 		ssize_t n = rd(t, l);
 
 		if (n == -EAGAIN || n == -EWOULDBLOCK || n == -EINTR)
@@ -1051,6 +1059,7 @@ int rdsu_tcp_run(struct rdsu_tcp *t, int timeout_ms)
 	if (n < 0)
 		return -errno;
 	now = rdsu_clock();
+	t->rd_budget = READ_BUDGET;
 	for (int i = 0; i < n; i++) {
 		struct tsock *s = evs[i].data.ptr;
 
