@@ -206,8 +206,19 @@ struct rdsu_conn {
 	struct rdsu_path c_path[WIRE_MAX_PATHS];
 };
 
+/* mem.c: freed message buffers by size class (rdsu_buf_alloc) */
+#define RDSU_BUF_MIN 4096
+#define RDSU_BUF_CLASSES 40             /* up to 2^21, above 1 MiB + headers */
+#define RDSU_BUF_CACHE (8u << 20)       /* bytes kept at most */
+
+struct rdsu_buf_cache {
+	void *head[RDSU_BUF_CLASSES];
+	size_t bytes;
+};
+
 struct rdsu_ep {
 	struct rdsu_ep_cfg cfg;
+	struct rdsu_buf_cache bufs;
 	struct wire_cong_map *lmaps[RDSU_MAX_LADDRS]; /* one map per local address */
 
 	struct rdsu_conn **conns;
@@ -227,6 +238,7 @@ struct rdsu_ep {
 	uint64_t link_gen;
 	uint64_t rng;
 	uint64_t cong_gen;              /* bumped on every peer map received */
+	size_t n_want_out;              /* sockets with rs_want_out */
 	uint64_t stats[RDSU_STAT__COUNT];
 };
 
@@ -256,6 +268,9 @@ void *rdsu_mem_zalloc(struct rdsu_ep *ep, size_t size);
 void rdsu_mem_free(struct rdsu_ep *ep, void *p);
 void *rdsu_mem_cfg_alloc(const struct rdsu_mem *m, size_t size);
 void rdsu_mem_cfg_free(const struct rdsu_mem *m, void *p);
+void *rdsu_buf_alloc(struct rdsu_ep *ep, size_t size);
+void rdsu_buf_free(struct rdsu_ep *ep, void *p, size_t size);
+void rdsu_buf_cache_drain(struct rdsu_ep *ep);
 
 /* addr.c */
 bool rdsu_addr_is_any(const struct rdsu_addr *a);

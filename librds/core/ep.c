@@ -161,6 +161,7 @@ void rdsu_ep_free(struct rdsu_ep *ep)
 	rdsu_mem_free(ep, ep->conns);
 	rdsu_mem_free(ep, ep->close_q);
 	rdsu_mem_free(ep, ep->close_reset);
+	rdsu_buf_cache_drain(ep);
 	rdsu_mem_cfg_free(&ep->cfg.mem, ep);
 }
 

@@ -17,7 +17,7 @@
 
 static struct rdsu_msg *msg_new(struct rdsu_ep *ep, uint32_t len)
 {
-	struct rdsu_msg *rm = rdsu_mem_alloc(ep, sizeof(*rm) + len);
+	struct rdsu_msg *rm = rdsu_buf_alloc(ep, sizeof(*rm) + len);
 
 	if (!rm)
 		return NULL;
@@ -30,7 +30,7 @@ static struct rdsu_msg *msg_new(struct rdsu_ep *ep, uint32_t len)
 
 static void msg_free(struct rdsu_path *cp, struct rdsu_msg *rm)
 {
-	rdsu_mem_free(cp->cp_conn->c_ep, rm);
+	rdsu_buf_free(cp->cp_conn->c_ep, rm, sizeof(*rm) + rm->m_len);
 }
 
 static void msg_enqueue(struct rdsu_path *cp, struct rdsu_msg *rm)

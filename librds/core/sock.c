@@ -28,6 +28,25 @@ struct rdsu_sock *rdsu_sock_find_bound(const struct rdsu_ep *ep, int lidx, uint1
 	return NULL;
 }
 
+/* ep->n_want_out counts the sockets waiting for SNDBUF room, which only
+ * an acknowledgement brings: the transport asks (rdsu_ep_acks_wanted)
+ * before spending a system call to learn about acknowledgements. */
+static void want_out(struct rdsu_sock *rs, bool on)
+{
+	if (rs->rs_want_out == on)
+		return;
+	rs->rs_want_out = on;
+	if (on)
+		rs->rs_ep->n_want_out++;
+	else
+		rs->rs_ep->n_want_out--;
+}
+
+bool rdsu_ep_acks_wanted(const struct rdsu_ep *ep)
+{
+	return ep && ep->n_want_out > 0;
+}
+
 void rdsu_sock_ev(struct rdsu_sock *rs, unsigned mask)
 {
 	rs->rs_ev_mask |= mask;
@@ -96,13 +115,14 @@ void rdsu_sock_free(struct rdsu_sock *rs, rdsu_ns now)
 		return;
 	ep = rs->rs_ep;
 	rdsu_send_drop_sock(rs, NULL, 0);
+	want_out(rs, false);
 	while (!rdsu_list_empty(&rs->rs_rx_q)) {
 		struct rdsu_rx *rx = rdsu_container_of(rs->rs_rx_q.next, struct rdsu_rx, r_item);
 
 		rdsu_list_del_init(&rx->r_item);
 		rs->rs_rcv_bytes -= rx->r_len;
 		rdsu_stat_add(ep, RDSU_STAT_RECV_BYTES_FREED, rx->r_len);
-		rdsu_mem_free(ep, rx);
+		rdsu_buf_free(ep, rx, sizeof(*rx) + rx->r_len);
 	}
 	rdsu_cong_remove_sock(rs);
 	unbind(rs);
@@ -210,7 +230,7 @@ int rdsu_sock_submit(struct rdsu_sock *rs, const struct rdsu_addr *dst, uint16_t
 		return err;
 	if (rs->rs_snd_bytes >= rs->rs_sndbuf) {
 		rdsu_stat_inc(ep, RDSU_STAT_SEND_QUEUE_FULL);
-		rs->rs_want_out = true;
+		want_out(rs, true);
 		return -EAGAIN;
 	}
 	err = rdsu_send_data(cp, rs, dport, iov, iovcnt, (uint32_t)total);
@@ -230,7 +250,7 @@ void rdsu_sock_msg_release(struct rdsu_msg *rm)
 	rs->rs_snd_bytes -= rm->m_len;
 	rm->m_rs = NULL;
 	if (rs->rs_want_out && rs->rs_snd_bytes < rs->rs_sndbuf) {
-		rs->rs_want_out = false;
+		want_out(rs, false);
 		rdsu_sock_ev(rs, RDSU_POLLOUT);
 	}
 }
@@ -238,7 +258,7 @@ void rdsu_sock_msg_release(struct rdsu_msg *rm)
 int rdsu_sock_deliver(struct rdsu_sock *rs, const struct rdsu_addr *faddr, uint16_t sport,
 		      const uint8_t *data, uint32_t len)
 {
-	struct rdsu_rx *rx = rdsu_mem_alloc(rs->rs_ep, sizeof(*rx) + len);
+	struct rdsu_rx *rx = rdsu_buf_alloc(rs->rs_ep, sizeof(*rx) + len);
 
 	if (!rx)
 		return RDSU_ERR_NOMEM;
@@ -298,7 +318,7 @@ ssize_t rdsu_sock_read(struct rdsu_sock *rs, const struct iovec *iov, int iovcnt
 
 		rdsu_list_del_init(&rx->r_item);
 		rs->rs_rx_count--;
-		rdsu_mem_free(rs->rs_ep, rx);
+		rdsu_buf_free(rs->rs_ep, rx, sizeof(*rx) + len);
 		rdsu_cong_rcvbuf_delta(rs, -(int64_t)len);
 	}
 	return (ssize_t)off;
@@ -330,7 +350,7 @@ int rdsu_sock_set_sndbuf(struct rdsu_sock *rs, uint32_t bytes, rdsu_ns now)
 		return -EINVAL;
 	rs->rs_sndbuf = bytes;
 	if (rs->rs_want_out && rs->rs_snd_bytes < rs->rs_sndbuf) {
-		rs->rs_want_out = false;
+		want_out(rs, false);
 		rdsu_sock_ev(rs, RDSU_POLLOUT);
 	}
 	return 0;

@@ -37,8 +37,17 @@
 #define STAGE_SIZE (64 * 1024)
 #define DIRECT_MIN (16 * 1024) /* spans this long are written from the core's memory */
 #define READS_PER_ROUND 16    /* then let other sockets have a turn */
+/* Bytes read from links per rdsu_tcp_run. A round that read every ready
+ * link dry (16 x 256 KiB each) queued megabytes on the sockets before the
+ * application could read any: their RCVBUF overflowed, the ports went
+ * congested and back, and a map went to every path each time. Unread
+ * links stay ready (epoll is level-triggered) for the next round. */
+#define READ_BUDGET (512 * 1024)
 #define ACK_POLL_MIN (200 * 1000ull)
 #define ACK_POLL_MAX (50 * RDSU_MSEC)
+/* While no socket waits for SNDBUF room, acknowledgements only free
+ * memory: look this often at most, not every 200 us of a busy link. */
+#define ACK_POLL_IDLE (5 * RDSU_MSEC)
 #define DRAIN_DEFAULT (5 * RDSU_SEC)
 
 /* A socket closed while an epoll batch may still name it becomes TS_DEAD
@@ -95,6 +104,7 @@ struct rdsu_tcp {
 	rdsu_ns timer_armed;
 	uint8_t *rbuf;
 	uint8_t *stage;
+	ssize_t rd_budget;            /* READ_BUDGET, per round */
 	struct rdsu_tcp_stats st;
 };
 
@@ -194,10 +204,24 @@ static void link_unhash(struct rdsu_tcp *t, struct tsock *l)
 	}
 }
 
-static void ack_list_add(struct rdsu_tcp *t, struct tsock *l)
+/* A socket waiting for SNDBUF room is told within ACK_POLL_MIN, however
+ * long nothing moved; otherwise the backoff applies, from ACK_POLL_IDLE. */
+static rdsu_ns ack_interval(const struct rdsu_tcp *t)
+{
+	if (rdsu_ep_acks_wanted(t->ep))
+		return ACK_POLL_MIN;
+	return t->ack_poll < ACK_POLL_IDLE ? ACK_POLL_IDLE : t->ack_poll;
+}
+
+static void ack_list_add(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 {
 	if (l->on_ack_list)
 		return;
+	/* The first unacknowledged bytes start the clock; a due time left
+	 * over from an earlier round would fire at once, a wakeup and a
+	 * SIOCOUTQ per message of a ping-pong. */
+	if (!t->ack_head)
+		t->ack_due = now + ack_interval(t);
 	l->on_ack_list = true;
 	l->aprev = NULL;
 	l->anext = t->ack_head;
@@ -581,7 +605,7 @@ static bool check_acked(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 }
 
 /* send() what it takes; <0 errno on a dead connection. */
-static ssize_t wr(struct rdsu_tcp *t, struct tsock *l, const uint8_t *p, size_t n)
+static ssize_t wr(struct rdsu_tcp *t, struct tsock *l, const uint8_t *p, size_t n, rdsu_ns now)
 {
 	ssize_t w = send(l->fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
 
@@ -593,26 +617,51 @@ static ssize_t wr(struct rdsu_tcp *t, struct tsock *l, const uint8_t *p, size_t 
 	t->st.writes++;
 	t->st.bytes_out += (uint64_t)w;
 	l->written += (uint64_t)w;
-	ack_list_add(t, l);
+	ack_list_add(t, l, now);
+	return w;
+}
+
+/* sendmsg() what it takes of |iov|; <0 errno on a dead connection. */
+static ssize_t wrv(struct rdsu_tcp *t, struct tsock *l, struct iovec *iov, int n, rdsu_ns now)
+{
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+	ssize_t w = sendmsg(l->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+	if (w < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+			return 0;
+		return -errno;
+	}
+	t->st.writes++;
+	t->st.bytes_out += (uint64_t)w;
+	l->written += (uint64_t)w;
+	ack_list_add(t, l, now);
 	return w;
 }
 
 /*
- * Write until the core has nothing or the socket is full. Long spans go
- * from the core's memory (peek/advance); short ones are gathered into one
- * staging buffer (rdsu_link_output) so a run of small messages is one
- * send(), as rds_tcp_xmit corks a batch. What send() does not take of the
- * staged bytes is kept and written first next time, as the contract asks.
+ * Write until the core has nothing or the socket is full. Short spans
+ * (headers, small messages) are gathered into one staging buffer
+ * (rds_tcp_xmit corks a batch the same way); the first long span after
+ * them is written from the core's memory in the same sendmsg(), so a
+ * 64 KiB message is one system call and no copy of ours. Staged bytes
+ * are the transport's once copied: what sendmsg() does not take of them
+ * is kept and written first next time, as the contract asks. The long
+ * span is advanced only by what was taken.
  */
 static void output(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 {
 	if (l->state != TL_UP)
 		return;
 	for (;;) {
+		struct iovec iov[2];
+		const uint8_t *p = NULL, *big = NULL;
+		size_t len = 0, big_len = 0, staged = 0;
 		ssize_t w;
+		int r, n = 0;
 
 		if (l->rem_len) {
-			w = wr(t, l, l->rem + l->rem_off, l->rem_len);
+			w = wr(t, l, l->rem + l->rem_off, l->rem_len, now);
 			if (w < 0)
 				goto lost;
 			l->rem_off += (size_t)w;
@@ -623,41 +672,39 @@ static void output(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 			l->rem = NULL;
 			l->rem_off = 0;
 		}
-		const uint8_t *p;
-		size_t len;
-		int r = rdsu_link_peek(t->ep, l->id, &p, &len, now);
-
-		if (r == RDSU_ERR_CLOSED) {
-			link_close(t, l, false);
-			return;
-		}
-		if (r < 0 || len == 0)
-			break;
-		if (len >= DIRECT_MIN) {
-			w = wr(t, l, p, len);
-			if (w < 0)
-				goto lost;
-			if (w > 0 && rdsu_link_advance(t->ep, l->id, (size_t)w, now) < 0) {
+		while (staged < STAGE_SIZE) {
+			r = rdsu_link_peek(t->ep, l->id, &p, &len, now);
+			if (r == RDSU_ERR_CLOSED) {
 				link_close(t, l, false);
 				return;
 			}
-			if ((size_t)w < len)
-				goto blocked;
-			continue;
+			if (r < 0 || len == 0)
+				break;
+			if (len >= DIRECT_MIN) {
+				big = p;
+				big_len = len;
+				break;
+			}
+			if (len > STAGE_SIZE - staged)
+				len = STAGE_SIZE - staged;
+			memcpy(t->stage + staged, p, len);
+			if (rdsu_link_advance(t->ep, l->id, len, now) < 0) {
+				link_close(t, l, false);
+				return;
+			}
+			staged += len;
 		}
-		ssize_t n = rdsu_link_output(t->ep, l->id, t->stage, STAGE_SIZE, now);
-
-		if (n == RDSU_ERR_CLOSED) {
-			link_close(t, l, false);
-			return;
-		}
-		if (n <= 0)
+		if (!staged && !big)
 			break;
-		w = wr(t, l, t->stage, (size_t)n);
+		if (staged)
+			iov[n++] = (struct iovec){ .iov_base = t->stage, .iov_len = staged };
+		if (big)
+			iov[n++] = (struct iovec){ .iov_base = (void *)big, .iov_len = big_len };
+		w = wrv(t, l, iov, n, now);
 		if (w < 0)
 			goto lost;
-		if (w < n) {
-			l->rem = malloc((size_t)(n - w));
+		if ((size_t)w < staged) {
+			l->rem = malloc(staged - (size_t)w);
 			if (!l->rem) {
 				/* The bytes are the core's no more: the stream
 				 * cannot go on without them. */
@@ -665,15 +712,28 @@ static void output(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 				link_close(t, l, true);
 				return;
 			}
-			memcpy(l->rem, t->stage + w, (size_t)(n - w));
-			l->rem_len = (size_t)(n - w);
+			memcpy(l->rem, t->stage + w, staged - (size_t)w);
+			l->rem_len = staged - (size_t)w;
 			l->rem_off = 0;
 			goto blocked;
+		}
+		if (big) {
+			size_t took = (size_t)w - staged;
+
+			if (took && rdsu_link_advance(t->ep, l->id, took, now) < 0) {
+				link_close(t, l, false);
+				return;
+			}
+			if (took < big_len)
+				goto blocked;
 		}
 	}
 	l->want_out = false;
 	link_rewatch(t, l);
-	check_acked(t, l, now);
+	/* SIOCOUTQ costs a system call per write; without a socket blocked
+	 * on SNDBUF the ack timer frees acknowledged messages soon enough. */
+	if (rdsu_ep_acks_wanted(t->ep))
+		check_acked(t, l, now);
 	return;
 blocked:
 	t->st.write_blocked++;
@@ -727,6 +787,7 @@ static ssize_t rd(struct rdsu_tcp *t, struct tsock *l)
 
 	if (n < 0)
 		return -errno;
+	t->rd_budget -= n;
 	t->st.reads += n > 0;
 	t->st.bytes_in += (uint64_t)n;
 	return n;
@@ -734,7 +795,7 @@ static ssize_t rd(struct rdsu_tcp *t, struct tsock *l)
 
 static void input(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 {
-	for (int i = 0; i < READS_PER_ROUND && l->state == TL_UP; i++) {
+	for (int i = 0; i < READS_PER_ROUND && l->state == TL_UP && t->rd_budget > 0; i++) {
 		ssize_t n = rd(t, l);
 
 		if (n == -EAGAIN || n == -EWOULDBLOCK || n == -EINTR)
@@ -904,14 +965,22 @@ static bool ack_round(struct rdsu_tcp *t, rdsu_ns now)
 
 	/* Nothing moved since last time: look less often, up to 50 ms. The
 	 * kernel is told on every ACK; SIOCOUTQ is the closest a userspace
-	 * stack gets, and a busy link is checked after each write anyway. */
+	 * stack gets, and while a socket waits for SNDBUF room every write
+	 * and every round look anyway (ack_due). */
 	t->ack_poll = before * 2 > ACK_POLL_MAX ? ACK_POLL_MAX : before * 2;
 	for (; l; l = next) {
 		next = l->anext;
 		moved |= check_acked(t, l, now);
 	}
-	t->ack_due = now + t->ack_poll;
+	t->ack_due = now + ack_interval(t);
 	return moved;
+}
+
+/* Time to look at acknowledgements: the timer says so, or a socket waits
+ * for SNDBUF room and every moment counts. */
+static bool ack_due(const struct rdsu_tcp *t, rdsu_ns now)
+{
+	return t->ack_head && (now >= t->ack_due || rdsu_ep_acks_wanted(t->ep));
 }
 
 static void on_event(struct rdsu_tcp *t, struct tsock *s, uint32_t ev, rdsu_ns now)
@@ -974,7 +1043,7 @@ int rdsu_tcp_run(struct rdsu_tcp *t, int timeout_ms)
 		return RDSU_ERR_INVAL;
 	t->st.runs++;
 	do_requests(t, now);
-	if (t->ack_head && now >= t->ack_due && ack_round(t, now))
+	if (ack_due(t, now) && ack_round(t, now))
 		wait_ms = 0;
 	if (rdsu_ep_deadline(t->ep) <= now) {
 		(void)rdsu_ep_expire(t->ep, now);
@@ -985,10 +1054,12 @@ int rdsu_tcp_run(struct rdsu_tcp *t, int timeout_ms)
 	 * free SNDBUF, a timer queued a resend): sleeping now would leave the
 	 * caller waiting for an event that has already happened. */
 	arm_timer(t, now);
+	t->st.sleeps += wait_ms != 0;
 	n = epoll_wait(t->epfd, evs, (int)(sizeof(evs) / sizeof(evs[0])), wait_ms);
 	if (n < 0)
 		return -errno;
 	now = rdsu_clock();
+	t->rd_budget = READ_BUDGET;
 	for (int i = 0; i < n; i++) {
 		struct tsock *s = evs[i].data.ptr;
 
@@ -997,7 +1068,7 @@ int rdsu_tcp_run(struct rdsu_tcp *t, int timeout_ms)
 		on_event(t, s, evs[i].events, now);
 		do_requests(t, now);
 	}
-	if (t->ack_head && now >= t->ack_due)
+	if (ack_due(t, now))
 		ack_round(t, now);
 	if (rdsu_ep_deadline(t->ep) <= now)
 		(void)rdsu_ep_expire(t->ep, now);
@@ -1005,6 +1076,19 @@ int rdsu_tcp_run(struct rdsu_tcp *t, int timeout_ms)
 	arm_timer(t, now);
 	reap(t);
 	return n;
+}
+
+int rdsu_tcp_flush(struct rdsu_tcp *t)
+{
+	rdsu_ns now;
+
+	if (!t)
+		return RDSU_ERR_INVAL;
+	now = rdsu_clock();
+	do_requests(t, now);
+	arm_timer(t, now);
+	reap(t);
+	return 0;
 }
 
 int rdsu_tcp_wait(struct rdsu_tcp *t, struct rdsu_sock *s, unsigned mask, rdsu_ns deadline)

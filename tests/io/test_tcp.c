@@ -764,6 +764,112 @@ static void test_acks_free_sndbuf(void **state)
 	tcp_free(hi);
 }
 
+/* Two endpoints with every path up and the fan-out fence through, so
+ * nothing but what a test sends moves any more. */
+static void quiet_pair(struct rdsu_tcp *lo, struct rdsu_tcp *hi, struct rdsu_sock *tx,
+		       struct rdsu_sock *rx)
+{
+	struct rdsu_conn_info ci;
+	struct rdsu_rxinfo info;
+	uint8_t b[8];
+
+	assert_int_equal(submit(lo, tx, HI, 5000, "x", 1), 1);
+	WAIT_UNTIL(sock_read(rx, b, sizeof(b), &info) == 1, 10, lo, hi);
+	WAIT_UNTIL(paths_up(lo, LO, HI, 8) && paths_up(hi, HI, LO, 8), 10, lo, hi);
+	WAIT_UNTIL(conn_of(lo, LO, HI, &ci) && !ci.fanout_hold && snd_bytes(lo) == 0, 10, lo, hi);
+}
+
+/* A batch of submits followed by one rdsu_tcp_flush leaves in one send(),
+ * and with no socket waiting for SNDBUF room nobody asks SIOCOUTQ. */
+static void test_flush_coalesces(void **state)
+{
+	(void)state;
+	struct rdsu_tcp *lo = simple(LO), *hi = simple(HI);
+	struct rdsu_sock *tx = sock_at(lo, LO, 4000), *rx = sock_at(hi, HI, 5000);
+	struct iovec iov = { .iov_base = msg_buf, .iov_len = 100 };
+	struct rdsu_addr d = addr(HI);
+
+	quiet_pair(lo, hi, tx, rx);
+	struct rdsu_tcp_stats before = tstats(lo);
+
+	for (unsigned i = 0; i < 20; i++) {
+		pattern(msg_buf, 100, 70 + i);
+		assert_int_equal(rdsu_sock_submit(tx, &d, 5000, &iov, 1, rdsu_clock()), 100);
+	}
+	assert_int_equal(tstats(lo).writes, before.writes);
+	assert_int_equal(rdsu_tcp_flush(lo), 0);
+	struct rdsu_tcp_stats after = tstats(lo);
+
+	assert_int_equal(after.writes - before.writes, 1);
+	assert_int_equal(after.bytes_out - before.bytes_out, 20 * (WIRE_HDR_LEN + 100));
+	assert_int_equal(after.ack_checks, before.ack_checks);
+	assert_int_equal(rdsu_tcp_flush(NULL), RDSU_ERR_INVAL);
+	expect_msgs(lo, hi, rx, 20, 100, 70);
+	tcp_free(lo);
+	tcp_free(hi);
+}
+
+/*
+ * Regression: rdsu_tcp_run looked at acknowledgements before its wait,
+ * freed SNDBUF there, and then slept the caller's whole timeout anyway.
+ * Here the peer's TCP acknowledges everything while our stack does not
+ * run; the next round must find it, make the socket writable and return
+ * without a sleeping wait (counted, not timed: with the bug this round
+ * sleeps until some event and the count says so).
+ */
+static void test_run_no_sleep_after_acks(void **state)
+{
+	(void)state;
+	struct rdsu_ep_cfg c;
+	struct rdsu_tcp_cfg tc;
+	struct rdsu_rxinfo info;
+	unsigned sent = 0;
+
+	rdsu_tcp_cfg_default(&tc);
+	tc.so_sndbuf = 1 << 20;
+	ep_cfg(&c, LO);
+	struct rdsu_tcp *lo = tcp_new(&c, &tc);
+
+	rdsu_tcp_cfg_default(&tc);
+	tc.so_rcvbuf = 4096;
+	ep_cfg(&c, HI);
+	struct rdsu_tcp *hi = tcp_new(&c, &tc);
+	struct rdsu_sock *tx = sock_at(lo, LO, 4000), *rx = sock_at(hi, HI, 5000);
+
+	assert_int_equal(rdsu_sock_set_rcvbuf(rx, 64u << 20, rdsu_clock()), 0);
+	quiet_pair(lo, hi, tx, rx);
+	assert_int_equal(rdsu_sock_set_sndbuf(tx, 65536, rdsu_clock()), 0);
+	/* The peer's stack sleeps: once its small receive window is full our
+	 * bytes wait unacknowledged in our socket and SNDBUF stays full. */
+	for (unsigned i = 0; i < 10000; i++) {
+		int r = submit(lo, tx, HI, 5000, msg_buf, 4096);
+
+		if (r == -EAGAIN && !(rdsu_sock_poll(tx) & RDSU_POLLOUT))
+			break;
+		if (r == -EAGAIN)
+			continue;
+		assert_int_equal(r, 4096);
+		sent++;
+	}
+	assert_false(rdsu_sock_poll(tx) & RDSU_POLLOUT);
+	/* The peer reads it all; its TCP acknowledges without us running. */
+	for (unsigned got = 0; got < sent;) {
+		if (sock_read(rx, msg_buf, sizeof(msg_buf), &info) == 4096) {
+			got++;
+			continue;
+		}
+		pump(hi, NULL, 10);
+	}
+	usleep(50 * 1000); /* let the last ACK land; asserts nothing */
+	uint64_t sleeps = tstats(lo).sleeps;
+
+	assert_true(rdsu_tcp_run(lo, 10 * 1000) >= 0);
+	assert_true(rdsu_sock_poll(tx) & RDSU_POLLOUT);
+	assert_int_equal(tstats(lo).sleeps, sleeps);
+	tcp_free(lo);
+	tcp_free(hi);
+}
+
 /* ------------------------------------------------------------------------
  * The loop and its descriptor
  */
@@ -1151,6 +1257,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_smaller_peer_accepted, teardown),
 		cmocka_unit_test_teardown(test_partial_writes, teardown),
 		cmocka_unit_test_teardown(test_acks_free_sndbuf, teardown),
+		cmocka_unit_test_teardown(test_flush_coalesces, teardown),
+		cmocka_unit_test_teardown(test_run_no_sleep_after_acks, teardown),
 		cmocka_unit_test_teardown(test_reconnect_timer_wakes_fd, teardown),
 		cmocka_unit_test_teardown(test_wait, teardown),
 		cmocka_unit_test_teardown(test_held_then_attached, teardown),

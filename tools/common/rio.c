@@ -243,8 +243,8 @@ int rio_set_bufs(struct rio_sock *s, uint32_t sndbuf, uint32_t rcvbuf)
 	return 0;
 }
 
-int rio_send(struct rio_sock *s, const struct rdsu_addr *dst, uint16_t dport, const void *buf,
-	     size_t len)
+static int send_msg(struct rio_sock *s, const struct rdsu_addr *dst, uint16_t dport,
+		    const void *buf, size_t len, bool more)
 {
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 
@@ -263,8 +263,26 @@ int rio_send(struct rio_sock *s, const struct rdsu_addr *dst, uint16_t dport, co
 	if (r < 0)
 		return r;
 	/* Start writing now, as sendmsg would. */
-	(void)rdsu_tcp_run(s->r->tcp, 0);
+	if (!more)
+		(void)rdsu_tcp_run(s->r->tcp, 0);
 	return 0;
+}
+
+int rio_send(struct rio_sock *s, const struct rdsu_addr *dst, uint16_t dport, const void *buf,
+	     size_t len)
+{
+	return send_msg(s, dst, dport, buf, len, false);
+}
+
+int rio_send_more(struct rio_sock *s, const struct rdsu_addr *dst, uint16_t dport,
+		  const void *buf, size_t len)
+{
+	return send_msg(s, dst, dport, buf, len, true);
+}
+
+int rio_flush(struct rio *r)
+{
+	return r->kernel ? 0 : rdsu_tcp_flush(r->tcp);
 }
 
 ssize_t rio_recv(struct rio_sock *s, void *buf, size_t cap, struct rdsu_addr *from,

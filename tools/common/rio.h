@@ -73,6 +73,15 @@ int rio_set_bufs(struct rio_sock *s, uint32_t sndbuf, uint32_t rcvbuf);
  * Return: 0; -EAGAIN, -ENOBUFS, -EMSGSIZE, ... as sendmsg on AF_RDS. */
 int rio_send(struct rio_sock *s, const struct rdsu_addr *dst, uint16_t dport,
 	     const void *buf, size_t len);
+/* rio_send_more() - as rio_send, but librds only queues the message: it
+ * leaves with the others of the batch at rio_flush(), in as few writes as
+ * the socket takes (the kernel's AF_RDS writes each one at once). */
+int rio_send_more(struct rio_sock *s, const struct rdsu_addr *dst, uint16_t dport,
+		  const void *buf, size_t len);
+/* rio_flush() - write what rio_send_more() queued. Return: 0; negative
+ * errno. */
+int rio_flush(struct rio *r);
+
 /* rio_recv() - one message, never blocking; |trunc| when |cap| was short.
  * Return: the message length (>= 0); -EAGAIN. Congestion notifications
  * are consumed and skipped. */

@@ -383,6 +383,15 @@ RDSU_API ssize_t rdsu_link_output(struct rdsu_ep *ep, uint64_t link, uint8_t *bu
 RDSU_API int rdsu_link_acked(struct rdsu_ep *ep, uint64_t link, uint64_t acked, rdsu_ns now);
 
 /*
+ * rdsu_ep_acks_wanted() - true while a socket waits for SNDBUF room
+ * (its submit returned -EAGAIN), which only rdsu_link_acked() can give.
+ * A transport that pays a system call per look at acknowledgements
+ * (SIOCOUTQ) looks right after writing only then; otherwise a periodic
+ * look, to free acknowledged messages, is enough.
+ */
+RDSU_API bool rdsu_ep_acks_wanted(const struct rdsu_ep *ep);
+
+/*
  * rdsu_link_down() - the link ended (EOF, RST, error, or an outgoing
  * connect failed). Unacknowledged messages go back in front of the queue
  * marked RETRANSMITTED (rds_send_path_reset); the smaller address

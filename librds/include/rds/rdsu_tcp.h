@@ -97,6 +97,7 @@ struct rdsu_tcp_stats {
 	uint64_t write_blocked;    /* writes that filled the socket buffer */
 	uint64_t ack_checks;       /* SIOCOUTQ queries */
 	uint64_t runs;             /* rounds of rdsu_tcp_run */
+	uint64_t sleeps;           /* ... that waited with a timeout other than 0 */
 };
 
 struct rdsu_tcp;
@@ -139,6 +140,15 @@ RDSU_API int rdsu_tcp_fd(const struct rdsu_tcp *t);
  * of the epoll set itself.
  */
 RDSU_API int rdsu_tcp_run(struct rdsu_tcp *t, int timeout_ms);
+
+/*
+ * rdsu_tcp_flush() - write what the core has queued, now, without waiting
+ * or looking at any other socket: the cheap call after a batch of
+ * rdsu_sock_submit(), so the batch leaves in as few writes as the socket
+ * takes (rdsu_tcp_run(t, 0) does the same and polls besides).
+ * Return: 0; RDSU_ERR_INVAL for a NULL |t|.
+ */
+RDSU_API int rdsu_tcp_flush(struct rdsu_tcp *t);
 
 /*
  * rdsu_tcp_wait() - run the loop until rdsu_sock_poll(|s|) has a bit of

@@ -107,6 +107,36 @@ static void test_sock_sndbuf_boundary(void **state)
 	rdsu_ep_free(ep);
 }
 
+/* A transport looks at acknowledgements eagerly only while a socket
+ * waits for SNDBUF room: from its -EAGAIN until room is back (here by a
+ * larger SNDBUF), or until the socket goes. */
+static void test_sock_acks_wanted(void **state)
+{
+	struct rdsu_ep *ep = ep_make(SMALL, WIRE_KVER_7, 9);
+	struct rdsu_sock *s = sock_at(ep, SMALL, 4000), *t = sock_at(ep, SMALL, 4001);
+	struct rdsu_addr dst = rdsu_addr_v4(LARGE);
+	static uint8_t buf[4000];
+	struct iovec iov = { buf, sizeof(buf) };
+
+	(void)state;
+	assert_false(rdsu_ep_acks_wanted(NULL));
+	assert_false(rdsu_ep_acks_wanted(ep));
+	assert_int_equal(rdsu_sock_set_sndbuf(s, 4000, T0), 0);
+	assert_int_equal(rdsu_sock_set_sndbuf(t, 4000, T0), 0);
+	assert_int_equal(rdsu_sock_submit(s, &dst, 5000, &iov, 1, T0), 4000);
+	assert_false(rdsu_ep_acks_wanted(ep));
+	assert_int_equal(rdsu_sock_submit(s, &dst, 5000, &iov, 1, T0), -EAGAIN);
+	assert_true(rdsu_ep_acks_wanted(ep));
+	assert_int_equal(rdsu_sock_submit(s, &dst, 5000, &iov, 1, T0), -EAGAIN);
+	assert_int_equal(rdsu_sock_submit(t, &dst, 5000, &iov, 1, T0), 4000);
+	assert_int_equal(rdsu_sock_submit(t, &dst, 5000, &iov, 1, T0), -EAGAIN);
+	assert_int_equal(rdsu_sock_set_sndbuf(s, 8001, T0), 0);
+	assert_true(rdsu_ep_acks_wanted(ep)); /* t still waits */
+	rdsu_sock_free(t, T0);
+	assert_false(rdsu_ep_acks_wanted(ep));
+	rdsu_ep_free(ep);
+}
+
 /* Closing a socket drops its messages from the path queues for good. */
 static void test_sock_close_drops_messages(void **state)
 {
@@ -190,6 +220,7 @@ int main(void)
 		cmocka_unit_test(test_sock_bind),
 		cmocka_unit_test(test_sock_submit_errors),
 		cmocka_unit_test(test_sock_sndbuf_boundary),
+		cmocka_unit_test(test_sock_acks_wanted),
 		cmocka_unit_test(test_sock_close_drops_messages),
 		cmocka_unit_test(test_sock_read_errors),
 		cmocka_unit_test(test_sock_events),
