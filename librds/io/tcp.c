@@ -1086,6 +1086,12 @@ int rdsu_tcp_flush(struct rdsu_tcp *t)
 		return RDSU_ERR_INVAL;
 	now = rdsu_clock();
 	do_requests(t, now);
+	/* A sender that queues with more and flushes in a loop never sleeps
+	 * in rdsu_tcp_run: while one of its sockets waits for SNDBUF room,
+	 * the flush is where acknowledged bytes must be noticed, or it waits
+	 * for ever (rdsperf's rr server did). */
+	if (rdsu_ep_acks_wanted(t->ep) && ack_due(t, now) && ack_round(t, now))
+		do_requests(t, now);
 	arm_timer(t, now);
 	reap(t);
 	return 0;

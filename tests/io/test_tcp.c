@@ -870,6 +870,50 @@ static void test_run_no_sleep_after_acks(void **state)
 	tcp_free(hi);
 }
 
+/*
+ * Regression: a sender that only submits and calls rdsu_tcp_flush (as
+ * rdsperf's rr server does, never sleeping in rdsu_tcp_run) was never told
+ * its bytes were acknowledged: flush looked at no acknowledgement, so a
+ * socket waiting for SNDBUF room waited for ever. The peer's TCP has
+ * acknowledged everything; flush alone must make the socket writable.
+ */
+static void test_flush_sees_acks(void **state)
+{
+	(void)state;
+	struct rdsu_tcp *lo = simple(LO), *hi = simple(HI);
+	struct rdsu_sock *tx = sock_at(lo, LO, 4000), *rx = sock_at(hi, HI, 5000);
+	struct iovec iov = { .iov_base = msg_buf, .iov_len = 4096 };
+	struct rdsu_addr d = addr(HI);
+	struct rdsu_rxinfo info;
+	unsigned sent = 0;
+
+	assert_int_equal(rdsu_sock_set_rcvbuf(rx, 64u << 20, rdsu_clock()), 0);
+	quiet_pair(lo, hi, tx, rx);
+	assert_int_equal(rdsu_sock_set_sndbuf(tx, 65536, rdsu_clock()), 0);
+	while (rdsu_sock_submit(tx, &d, 5000, &iov, 1, rdsu_clock()) == 4096) {
+		assert_int_equal(rdsu_tcp_flush(lo), 0);
+		sent++;
+	}
+	assert_false(rdsu_sock_poll(tx) & RDSU_POLLOUT);
+	for (unsigned got = 0; got < sent;) {
+		if (sock_read(rx, msg_buf, sizeof(msg_buf), &info) == 4096) {
+			got++;
+			continue;
+		}
+		pump(hi, NULL, 10);
+		assert_int_equal(rdsu_tcp_flush(lo), 0);
+	}
+	/* Only flush, never run: within a second the room must show. */
+	for (rdsu_ns end = rdsu_clock() + RDSU_SEC;
+	     !(rdsu_sock_poll(tx) & RDSU_POLLOUT) && rdsu_clock() < end;) {
+		usleep(1000);
+		assert_int_equal(rdsu_tcp_flush(lo), 0);
+	}
+	assert_true(rdsu_sock_poll(tx) & RDSU_POLLOUT);
+	tcp_free(lo);
+	tcp_free(hi);
+}
+
 /* ------------------------------------------------------------------------
  * The loop and its descriptor
  */
@@ -1259,6 +1303,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_acks_free_sndbuf, teardown),
 		cmocka_unit_test_teardown(test_flush_coalesces, teardown),
 		cmocka_unit_test_teardown(test_run_no_sleep_after_acks, teardown),
+		cmocka_unit_test_teardown(test_flush_sees_acks, teardown),
 		cmocka_unit_test_teardown(test_reconnect_timer_wakes_fd, teardown),
 		cmocka_unit_test_teardown(test_wait, teardown),
 		cmocka_unit_test_teardown(test_held_then_attached, teardown),
