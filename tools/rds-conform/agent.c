@@ -799,12 +799,14 @@ int agent_main(int argc, char **argv)
 		fprintf(stderr, "rds-conform agent: cannot start the RDS stack: %s\n",
 			e == -EAFNOSUPPORT ? "no AF_RDS in this kernel (modprobe rds_tcp)" :
 			rdsu_strerror(e));
+		free(g.buf);
 		return 1;
 	}
 	lfd = ag_listen(&g);
 	if (lfd < 0) {
 		fprintf(stderr, "rds-conform agent: cannot listen for the suite: %s\n", strerror(-lfd));
 		rio_close(g.r);
+		free(g.buf);
 		return 1;
 	}
 	fprintf(stderr, "rds-conform agent: %s ready\n", g.stack);

@@ -45,7 +45,9 @@ int cf_ping(struct cf_conn *c, uint16_t sport, struct cf_msg *m, int ms)
 
 		if (got <= 0)
 			return got;
-		if (m->s->h.dport == sport && m->s->kind != WIRE_KIND_CONG)
+		/* Not a resent pong of an earlier connection's ping. */
+		if (m->s->h.dport == sport && m->s->kind != WIRE_KIND_CONG &&
+		    !(m->s->h.flags & WIRE_FLAG_RETRANSMITTED))
 			return 1;
 	}
 }

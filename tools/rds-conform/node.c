@@ -484,7 +484,11 @@ int cf_recv_until(struct cf_conn *c, enum wire_kind kind, int dport, struct cf_m
 		got = cf_recv(c, m, (int)((end - now) / RDSU_MSEC) + 1);
 		if (got <= 0)
 			return got;
-		if (m->s->kind == kind && (dport < 0 || m->s->h.dport == dport))
+		/* A resent message is a replay of one from an earlier
+		 * connection (a peer may resend what TCP had acknowledged but
+		 * it had not yet noticed), never the answer awaited now. */
+		if (m->s->kind == kind && (dport < 0 || m->s->h.dport == dport) &&
+		    !(m->s->h.flags & WIRE_FLAG_RETRANSMITTED))
 			return 1;
 	}
 }
