@@ -285,6 +285,20 @@ int rio_flush(struct rio *r)
 	return r->kernel ? 0 : rdsu_tcp_flush(r->tcp);
 }
 
+uint64_t rio_backlog(struct rio *r)
+{
+	struct rdsu_conn_info ci;
+	size_t pos = 0;
+	uint64_t n = 0;
+
+	if (r->kernel)
+		return 0;
+	while (rdsu_ep_conn_next(rdsu_tcp_ep(r->tcp), &pos, &ci) == 1)
+		for (unsigned i = 0; i < WIRE_MAX_PATHS; i++)
+			n += ci.path[i].send_q_msgs;
+	return n;
+}
+
 ssize_t rio_recv(struct rio_sock *s, void *buf, size_t cap, struct rdsu_addr *from,
 		 uint16_t *sport, bool *trunc)
 {

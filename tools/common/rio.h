@@ -81,6 +81,11 @@ int rio_send_more(struct rio_sock *s, const struct rdsu_addr *dst, uint16_t dpor
 /* rio_flush() - write what rio_send_more() queued. Return: 0; negative
  * errno. */
 int rio_flush(struct rio *r);
+/* rio_backlog() - messages librds holds that have not started on the wire
+ * (all connections); 0 with --kernel, whose queues are the kernel's. A
+ * sender of tiny messages, which SNDBUF (payload bytes) hardly limits,
+ * keeps this bounded. */
+uint64_t rio_backlog(struct rio *r);
 
 /* rio_recv() - one message, never blocking; |trunc| when |cap| was short.
  * Return: the message length (>= 0); -EAGAIN. Congestion notifications

@@ -20,6 +20,14 @@
 #define CONG_BACKOFF (100 * 1000ull)
 /* Messages per socket per round, so one socket cannot starve the others. */
 #define BURST 64
+/* Messages a stream sender lets wait in librds before the wire takes them.
+ * SNDBUF counts payload bytes, so zero-length messages would queue without
+ * end: a 5 s stream of them once left two million for a slow receiver to
+ * drain after "stop" (the lab's emulated kernel), and the count sent then
+ * said nothing about the rate the receiver saw. */
+#define STREAM_BACKLOG 8192
+/* How long a sender over its backlog lets the stack write before trying. */
+#define BACKLOG_PAUSE (200 * 1000ull)
 /* The server looks at its control socket this often while idle, and at
  * most this often while busy (a poll() per round cost a quarter of a
  * busy server's time). */
@@ -200,6 +208,11 @@ static int step(struct worker *w)
 	const struct perf_params *p = w->c->p;
 	bool progress = false;
 
+	if (p->test == PERF_STREAM && rio_backlog(w->c->r) > STREAM_BACKLOG) {
+		int e = rio_idle(w->c->r, BACKLOG_PAUSE);
+
+		return e < 0 ? e : 1;
+	}
 	for (unsigned i = 0; i < w->n; i++) {
 		struct csock *cs = &w->cs[i];
 		rdsu_ns now = rdsu_clock();
