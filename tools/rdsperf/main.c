@@ -612,9 +612,15 @@ static int run_one(struct opts *o, struct ctl *cc, struct json_object *runs)
 	e = perf_client_run(&c);
 	rt1 = librds_retransmits(r);
 	tr1 = tcp_retrans_segs();
-	/* let librds finish writing and answering before the server stops */
-	if (rio_tcp(r))
+	/* Let librds finish writing and answering before the server stops:
+	 * what the count calls sent must have left (a slow receiver holds
+	 * the wire's window shut for a while; 10 s at most). */
+	if (rio_tcp(r)) {
+		for (rdsu_ns end = rdsu_clock() + 10 * RDSU_SEC;
+		     rio_backlog(r) && rdsu_clock() < end;)
+			rio_idle(r, 10 * RDSU_MSEC);
 		rio_idle(r, 50 * RDSU_MSEC);
+	}
 	if (ctl_send(cc, ctl_stop_line()) < 0 || ctl_recv(cc, line, CTL_TIMEOUT_MS + 5000) < 0 ||
 	    ctl_parse_result(line, &res, err, sizeof(err)) < 0) {
 		fprintf(stderr, "rdsperf: no result from the server: %s\n",
