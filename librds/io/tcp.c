@@ -1089,8 +1089,10 @@ int rdsu_tcp_flush(struct rdsu_tcp *t)
 	/* A sender that queues with more and flushes in a loop never sleeps
 	 * in rdsu_tcp_run: while one of its sockets waits for SNDBUF room,
 	 * the flush is where acknowledged bytes must be noticed, or it waits
-	 * for ever (rdsperf's rr server did). */
-	if (rdsu_ep_acks_wanted(t->ep) && ack_due(t, now) && ack_round(t, now))
+	 * for ever (rdsperf's rr server did); on the waiting socket's clock
+	 * (ACK_POLL_MIN), not a SIOCOUTQ per flush. */
+	if (rdsu_ep_acks_wanted(t->ep) && t->ack_head && now >= t->ack_due &&
+	    ack_round(t, now))
 		do_requests(t, now);
 	arm_timer(t, now);
 	reap(t);
