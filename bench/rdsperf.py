@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """rdsperf against iperf3 and sockperf on loopback, scaling, and memory per peer.
 
-    bench/rdsperf.py [--build build/release] [--time 10] [--out DIR]
+    bench/rdsperf.py [--build build/release] [--time 10] [--repeat 3] [--out DIR]
 
 Needs a release build (cmake --preset release && cmake --build --preset
 release), iperf3 and sockperf (apt-get install iperf3 sockperf). Everything
@@ -11,7 +11,8 @@ run it on a quiet machine. Prints a markdown table of ratios and raw
 figures (what docs/performance.md shows) and keeps every tool's raw output
 in --out.
 
-Comparisons, each measured in this one run:
+Comparisons, each measured in this one run (the three ratios in --repeat
+rounds that alternate reference and rdsperf; medians and ranges reported):
   throughput, 64 KiB      rdsperf stream -l 64K     vs iperf3 -l 64K (TCP)
   rate, 64-byte messages  rdsperf stream -l 64      vs sockperf tp -m 64 (TCP)
   ping-pong p50           rdsperf pingpong -l 64    vs sockperf pp -m 64 (TCP);
