@@ -604,23 +604,6 @@ static bool check_acked(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 	return moved;
 }
 
-/* send() what it takes; <0 errno on a dead connection. */
-static ssize_t wr(struct rdsu_tcp *t, struct tsock *l, const uint8_t *p, size_t n, rdsu_ns now)
-{
-	ssize_t w = send(l->fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-
-	if (w < 0) {
-		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
-			return 0;
-		return -errno;
-	}
-	t->st.writes++;
-	t->st.bytes_out += (uint64_t)w;
-	l->written += (uint64_t)w;
-	ack_list_add(t, l, now);
-	return w;
-}
-
 /* sendmsg() what it takes of |iov|; <0 errno on a dead connection. */
 static ssize_t wrv(struct rdsu_tcp *t, struct tsock *l, struct iovec *iov, int n, rdsu_ns now)
 {
@@ -637,6 +620,14 @@ static ssize_t wrv(struct rdsu_tcp *t, struct tsock *l, struct iovec *iov, int n
 	l->written += (uint64_t)w;
 	ack_list_add(t, l, now);
 	return w;
+}
+
+/* send() what it takes; <0 errno on a dead connection. */
+static ssize_t wr(struct rdsu_tcp *t, struct tsock *l, const uint8_t *p, size_t n, rdsu_ns now)
+{
+	struct iovec iov = { .iov_base = (void *)p, .iov_len = n };
+
+	return wrv(t, l, &iov, 1, now);
 }
 
 /*
