@@ -298,7 +298,7 @@ def roce(packets):
     capture: per (src, dst, QP) flow, [src, dst, qpn, last PSN seen, next
     PSN seen] wherever the PSN jumps forward (the wire carried packets the
     capture did not keep)."""
-    cm, frames, gaps = [], [], []
+    cm, frames, gaps, rc_resent = [], [], [], []
     partial, last = {}, {}
     for n, (t, pkt, _) in enumerate(packets, 1):   # n: pcap packet number
         ip = ipv4(pkt)
@@ -322,8 +322,14 @@ def roce(packets):
         if op > SEND_ONLY_IMM:
             continue
         k = (src, dst, dqpn)
-        if k in last and (psn - last[k]) & 0xFFFFFF not in (0, 1) and \
-                (psn - last[k]) & 0xFFFFFF < 0x800000:
+        # A PSN at or behind the highest seen on this flow is the RC
+        # layer resending (a timeout or NAK under load, go-back-N): the
+        # receiving HCA drops it, so it is no new RDS frame.
+        if k in last and ((psn - last[k]) & 0xFFFFFF == 0 or
+                          (psn - last[k]) & 0xFFFFFF >= 0x800000):
+            rc_resent.append([src, dst, dqpn, psn])
+            continue
+        if k in last and (psn - last[k]) & 0xFFFFFF != 1:
             gaps.append([src, dst, dqpn, last[k], psn])
         last[k] = psn
         if op in (SEND_LAST_IMM, SEND_ONLY_IMM):
@@ -359,7 +365,7 @@ def roce(packets):
                                if h["flags"] == 0x01 else None,
                                csum_ok=h["csum"] == 0 or csum_ok(payload[:HDR_LEN]),
                                kind=kind(h, True, frag)))
-    return cm, frames, gaps
+    return cm, frames, gaps, rc_resent
 
 
 def ib_messages(frames):
@@ -385,11 +391,11 @@ def ib_messages(frames):
 
 def analyse(path):
     packets = list(read_pcap(path))
-    cm, frames, gaps = roce(packets)
+    cm, frames, gaps, rc_resent = roce(packets)
     return {"file": path, "packets": len(packets),
             "tcp": tcp_connections(packets),
             "ib_cm": cm, "ib_frames": frames, "ib_messages": ib_messages(frames),
-            "ib_psn_gaps": gaps}
+            "ib_psn_gaps": gaps, "ib_rc_resent": rc_resent}
 
 
 def describe(a, out=sys.stdout):
