@@ -224,12 +224,28 @@ def phase_enobufs(r, log):
         % src["enobufs"])
 
 
-def killer(r, count, gap, running):
+def in_flight(r):
+    """Whether one of this host's RDS/TCP connections to the guest has
+    bytes the guest has not acknowledged (ss Send-Q)."""
+    p = subprocess.run(["ip", "netns", "exec", r.l.ns, "ss", "-tnH", "state", "established",
+                        "(", "dport", "=", ":16385", "or", "sport", "=", ":16385", ")"],
+                       capture_output=True, text=True)
+    return any(len(f) >= 2 and f[1].isdigit() and int(f[1]) > 0
+               for f in (line.split() for line in p.stdout.splitlines()))
+
+
+def killer(r, count, gap, running, loaded=False):
     """Kill this host's RDS/TCP connections to the guest until |count| kills
-    have found a connection, one every |gap| seconds while |running()|."""
+    have found a connection, one every |gap| seconds while |running()|.
+    With |loaded|, a kill waits (up to a second) until our side has bytes
+    in flight, so that it has something to resend: a sender paused on
+    ENOBUFS has everything acknowledged, and a kill then proves nothing."""
     done = 0
     while done < count and running():
         time.sleep(gap)
+        t = time.time() + 1
+        while loaded and not in_flight(r) and time.time() < t and running():
+            time.sleep(0.01)
         p = subprocess.run(["ip", "netns", "exec", r.l.ns, "ss", "-K", "-tnH", "state",
                             "established", "(", "dport", "=", ":16385", "or", "sport", "=",
                             ":16385", ")"], capture_output=True, text=True)
@@ -249,7 +265,7 @@ def phase_kills(r, log):
     r.guest_ready(k)
     h = r.host_drive(SMALL, "source --to %s --port 5002 --count %d --sockets 4 --sport 4200 "
                      "--sizes %s --sndbuf 4000000 --timeout 400" % (GUEST, MANY // 4, sizes))
-    kills = killer(r, KILLS, 0.25, lambda: h.poll() is None)
+    kills = killer(r, KILLS, 0.25, lambda: h.poll() is None, loaded=True)
     _, src, _ = r.result(h, timeout=500)
     _, ko, _ = r.wait_guest(k, timeout=500)
     same_data(src, json.loads(ko), "kills librds -> kernel")
