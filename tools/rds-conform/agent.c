@@ -27,6 +27,7 @@
 
 #include <rds/rdsu_tcp.h>
 
+#include "craft.h"
 #include "node.h"
 #include "rio.h"
 
@@ -44,40 +45,14 @@ struct cf_agent {
 	int timeout_ms;
 };
 
-static int split_hostport(const char *where, char *host, size_t cap, uint16_t *port)
+/* ADDR, ADDR:PORT or [V6]:PORT (craft_parse_addr); the port defaults to
+ * the side channel's and is never 0. Return: 0; -EINVAL. */
+static int parse_ctl(const char *where, struct rdsu_addr *a, uint16_t *port)
 {
-	const char *colon = strrchr(where, ':');
-	const char *h = where;
-	size_t hl;
+	char err[128];
 
 	*port = CF_AGENT_PORT;
-	if (where[0] == '[') {
-		const char *end = strchr(where, ']');
-
-		if (!end)
-			return -EINVAL;
-		h = where + 1;
-		hl = (size_t)(end - h);
-		colon = end[1] == ':' ? end + 1 : NULL;
-	} else if (colon && strchr(where, ':') != colon) {
-		colon = NULL; /* a bare IPv6 address */
-		hl = strlen(where);
-	} else {
-		hl = colon ? (size_t)(colon - where) : strlen(where);
-	}
-	if (hl >= cap)
-		return -EINVAL;
-	memcpy(host, h, hl);
-	host[hl] = '\0';
-	if (colon) {
-		char *end;
-		unsigned long p = strtoul(colon + 1, &end, 10);
-
-		if (*end || p == 0 || p > 65535)
-			return -EINVAL;
-		*port = (uint16_t)p;
-	}
-	return 0;
+	return craft_parse_addr(where, a, port, err, sizeof(err)) || *port == 0 ? -EINVAL : 0;
 }
 
 /* One request (consumed), one answer line. Return: the parsed answer
@@ -176,13 +151,12 @@ int cf_agent_connect(const char *where, int timeout_ms, struct cf_agent **out, c
 	struct cf_agent *a;
 	struct json_object *ans, *v;
 	struct pollfd p;
-	char host[64];
 	uint16_t port;
 	int err = 0;
 	socklen_t el = sizeof(err);
 
 	*out = NULL;
-	if (split_hostport(where, host, sizeof(host), &port) || rio_parse_addr(host, &ad) < 0) {
+	if (parse_ctl(where, &ad, &port)) {
 		snprintf(why, cap, "bad agent address %s (ADDR or ADDR:PORT)", where);
 		return -EINVAL;
 	}
@@ -403,7 +377,6 @@ static const struct argp_option ag_options[] = {
 static error_t ag_parse(int key, char *arg, struct argp_state *st)
 {
 	struct ag *g = st->input;
-	char host[64];
 	unsigned long v;
 	char *end;
 
@@ -419,8 +392,7 @@ static error_t ag_parse(int key, char *arg, struct argp_state *st)
 		return 0;
 	}
 	case AO_CTL:
-		if (split_hostport(arg, host, sizeof(host), &g->ctl_port) ||
-		    rio_parse_addr(host, &g->ctl_addr) < 0)
+		if (parse_ctl(arg, &g->ctl_addr, &g->ctl_port))
 			argp_error(st, "bad --ctl %s", arg);
 		g->have_ctl_addr = true;
 		return 0;

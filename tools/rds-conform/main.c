@@ -78,47 +78,21 @@ static int parse_ms(const char *s, int *out)
 static error_t parse(int key, char *arg, struct argp_state *st)
 {
 	struct opts *o = st->input;
-	char host[64];
+	char err[128];
 	char *end;
 	unsigned long v;
 
 	switch (key) {
-	case O_PEER: {
-		const char *colon = strrchr(arg, ':');
-		size_t hl = strlen(arg);
-
-		/* ADDR, ADDR:PORT, [V6]:PORT; a bare IPv6 address has colons. */
+	case O_PEER:
+		/* ADDR, ADDR:PORT or [V6]:PORT, as craft's --to */
 		o->cfg.port = WIRE_TCP_PORT;
-		if (arg[0] == '[') {
-			const char *rb = strchr(arg, ']');
-
-			if (!rb)
-				argp_error(st, "bad --peer %s", arg);
-			hl = (size_t)(rb - arg - 1);
-			memmove(host, arg + 1, hl < sizeof(host) ? hl : 0);
-			colon = rb[1] == ':' ? rb + 1 : NULL;
-		} else if (colon && strchr(arg, ':') == colon) {
-			hl = (size_t)(colon - arg);
-			memmove(host, arg, hl < sizeof(host) ? hl : 0);
-		} else {
-			colon = NULL;
-			memmove(host, arg, hl < sizeof(host) ? hl : 0);
-		}
-		if (hl >= sizeof(host))
-			argp_error(st, "bad --peer %s", arg);
-		host[hl] = '\0';
-		if (rio_parse_addr(host, &o->cfg.peer) < 0)
-			argp_error(st, "bad --peer address %s", host);
-		if (colon) {
-			v = strtoul(colon + 1, &end, 10);
-			if (*end || v == 0 || v > 65535)
-				argp_error(st, "bad --peer port %s", colon + 1);
-			o->cfg.port = (uint16_t)v;
-		}
+		if (craft_parse_addr(arg, &o->cfg.peer, &o->cfg.port, err, sizeof(err)) ||
+		    o->cfg.port == 0)
+			argp_error(st, "bad --peer %s%s%s", arg, o->cfg.port ? ": " : "",
+				   o->cfg.port ? err : " (port 0)");
 		o->peer_s = arg;
 		o->have_peer = true;
 		return 0;
-	}
 	case O_LOCAL:
 		if (rio_parse_addr(arg, &o->cfg.local) < 0)
 			argp_error(st, "bad --local %s", arg);

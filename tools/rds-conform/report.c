@@ -257,11 +257,13 @@ static void summary(struct out *o, const size_t counts[CF__VERDICTS], size_t n)
 		put(o, "%s %zu %s", v ? "," : "", counts[v], cf_verdict_name(v));
 }
 
-static void heading(struct out *o, const struct cf_meta *m)
+/* The run in one line: the text report's heading, and (with |tap|, its
+ * separators plain) the comment after TAP's plan. */
+static void heading(struct out *o, const struct cf_meta *m, bool tap)
 {
-	put(o, "rds-conform ");
+	put(o, tap ? "# rds-conform " : "rds-conform ");
 	put_text(o, m->version, SIZE_MAX, ESC_NONE);
-	put(o, ": peer ");
+	put(o, tap ? " peer " : ": peer ");
 	put_text(o, m->peer, SIZE_MAX, ESC_NONE);
 	if (m->peer_stack) {
 		put(o, " (");
@@ -269,17 +271,17 @@ static void heading(struct out *o, const struct cf_meta *m)
 		put(o, ")");
 	}
 	if (m->started) {
-		put(o, ", started ");
+		put(o, tap ? " started " : ", started ");
 		put_text(o, m->started, SIZE_MAX, ESC_NONE);
 	}
-	put(o, "%s\n", m->strict ? ", strict" : "");
+	put(o, "%s\n", !m->strict ? "" : tap ? " strict" : ", strict");
 }
 
 void cf_heading(FILE *out, const struct cf_meta *m)
 {
 	struct out o = { out, false };
 
-	heading(&o, m);
+	heading(&o, m, false);
 	put(&o, "\n");
 	fflush(out);
 }
@@ -291,7 +293,7 @@ static void report_text(struct out *o, const struct cf_meta *m, const struct cf_
 
 	count(res, n, counts);
 	if (!m->lines_shown)
-		heading(o, m);
+		heading(o, m, false);
 	if (!m->lines_shown) {
 		put(o, "\n");
 		for (size_t i = 0; i < n; i++)
@@ -338,20 +340,8 @@ static void report_tap(struct out *o, const struct cf_meta *m, const struct cf_r
 	size_t counts[CF__VERDICTS];
 
 	count(res, n, counts);
-	put(o, "TAP version 13\n1..%zu\n# rds-conform ", n);
-	put_text(o, m->version, SIZE_MAX, ESC_NONE);
-	put(o, " peer ");
-	put_text(o, m->peer, SIZE_MAX, ESC_NONE);
-	if (m->peer_stack) {
-		put(o, " (");
-		put_text(o, m->peer_stack, SIZE_MAX, ESC_NONE);
-		put(o, ")");
-	}
-	if (m->started) {
-		put(o, " started ");
-		put_text(o, m->started, SIZE_MAX, ESC_NONE);
-	}
-	put(o, "%s\n", m->strict ? " strict" : "");
+	put(o, "TAP version 13\n1..%zu\n", n);
+	heading(o, m, true);
 	for (size_t i = 0; i < n; i++) {
 		const struct cf_result *r = &res[i];
 		bool ok = r->verdict != CF_FAIL && r->verdict != CF_ERROR;
