@@ -81,10 +81,23 @@ void rdsu_conn_free_all(struct rdsu_ep *ep)
 
 		for (unsigned p = 0; p < WIRE_MAX_PATHS; p++)
 			rdsu_path_fini(&c->c_path[p]);
+		rdsu_mem_free(ep, c->c_rx_seen);
 		rdsu_mem_free(ep, c);
 	}
 	ep->n_conns = 0;
 	memset(ep->conn_hash, 0, sizeof(ep->conn_hash));
+}
+
+/*
+ * Whether connections are filed in arrival order: a 6.x acceptor gives
+ * each the first free slot; 7.x does so too unless both probes carried
+ * SPORT_IDX; we do as the kernel we play. The duplicate check is per slot,
+ * so a connection that lands in another path's slot lets that path's
+ * resent copies through as new messages, or drops new ones as old.
+ */
+bool rdsu_conn_slots_by_order(const struct rdsu_conn *c)
+{
+	return c->c_ep->cfg.kver == WIRE_KVER_6 || !c->c_with_sport_idx;
 }
 
 /*

@@ -201,6 +201,13 @@ struct rdsu_conn {
 	} c_held[WIRE_MAX_PATHS];
 	unsigned c_n_held;
 
+	/* While slots are filed in arrival order, a peer socket's messages
+	 * still travel one sequence space (the kernel hashes a socket to one
+	 * path), whichever of our slots carries it: the sequence number last
+	 * taken from each sending port, for the duplicate check (recv.c).
+	 * Allocated on first use, a fixed size. */
+	struct rdsu_rx_seen *c_rx_seen;
+
 	struct wire_cong_map c_fcong;   /* the peer's map */
 	struct rdsu_evsrc c_ev;
 	struct rdsu_path c_path[WIRE_MAX_PATHS];
@@ -289,6 +296,8 @@ uint64_t rdsu_ep_new_link(struct rdsu_ep *ep, const struct rdsu_conn *c);
 struct rdsu_conn *rdsu_conn_find(const struct rdsu_ep *ep, int lidx, const struct rdsu_addr *faddr);
 struct rdsu_conn *rdsu_conn_get(struct rdsu_ep *ep, int lidx, const struct rdsu_addr *faddr);
 void rdsu_conn_free_all(struct rdsu_ep *ep);
+bool rdsu_conn_slots_by_order(const struct rdsu_conn *c);
+void rdsu_recv_seen_reset(struct rdsu_conn *c);
 int rdsu_conn_find_link(struct rdsu_ep *ep, uint64_t link, struct rdsu_conn **c,
 			struct rdsu_path **cp);
 bool rdsu_conn_hold(struct rdsu_conn *c, uint64_t link, uint16_t sport);

@@ -111,18 +111,6 @@ static void path_connect(struct rdsu_path *cp)
 	path_event(cp);
 }
 
-/*
- * Whether the peer files our connections in arrival order: a 6.x acceptor
- * gives each the first free slot; 7.x does so too unless both probes
- * carried SPORT_IDX. Its duplicate check is per slot, so a connection that
- * lands in another path's slot lets that path's resent copies through as
- * new messages (or drops new ones as old).
- */
-static bool peer_slots_by_order(const struct rdsu_conn *c)
-{
-	return c->c_ep->cfg.kver == WIRE_KVER_6 || !c->c_with_sport_idx;
-}
-
 /* Paths above 0 exist only once both sides agreed on more than one, and
  * only the smaller address opens them; to a peer that files them in
  * arrival order, in index order, each once all below it are up. */
@@ -134,7 +122,7 @@ static bool path_may_connect(const struct rdsu_path *cp)
 		return true;
 	if (!c->c_active || c->c_npaths < 2 || cp->cp_index >= c->c_npaths)
 		return false;
-	if (peer_slots_by_order(c))
+	if (rdsu_conn_slots_by_order(c))
 		for (unsigned i = 0; i < cp->cp_index; i++)
 			if (c->c_path[i].cp_state != RDSU_PATH_UP)
 				return false;
@@ -166,7 +154,7 @@ static void queue_reconnect(struct rdsu_path *cp, rdsu_ns now)
 		/* ss -K and a failing link kill the paths one after another.
 		 * Give the peer time to see every one of them go before the
 		 * first comes back, or it lands in a slot freed after it. */
-		if (c->c_npaths > 1 && peer_slots_by_order(c)) {
+		if (c->c_npaths > 1 && rdsu_conn_slots_by_order(c)) {
 			cp->cp_reconnect_at = now + RDSU_ORDER_SETTLE;
 			return;
 		}
@@ -202,7 +190,7 @@ void rdsu_path_up(struct rdsu_path *cp, rdsu_ns now)
 	rdsu_probe_path_up(cp, now);
 	rdsu_path_kick(cp);
 	/* the next path in index order may go now (path_may_connect) */
-	if (peer_slots_by_order(cp->cp_conn))
+	if (rdsu_conn_slots_by_order(cp->cp_conn))
 		for (unsigned i = cp->cp_index + 1u; i < cp->cp_conn->c_npaths; i++)
 			rdsu_path_connect_if_down(&cp->cp_conn->c_path[i], now);
 }

@@ -169,6 +169,7 @@ static void gen_update(struct rdsu_conn *c, uint32_t gen)
 			cp->cp_next_rx_seq = 0;
 			rdsu_send_flush_retrans(cp);
 		}
+		rdsu_recv_seen_reset(c);
 		/* Sequence order on path 0 means nothing any more. */
 		c->c_fence = RDSU_FENCE_NONE;
 		c->c_cp0_catchup = 0;

@@ -11,6 +11,97 @@
 #include "core.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+/*
+ * The duplicate check when slots are filed in arrival order. The kernel
+ * sends all of a socket's messages on the path its bound port hashes to,
+ * so they carry rising numbers of that path's sequence; after all paths
+ * reconnect, a 6.1 acceptor may file that path's connection in another
+ * slot (kernel-behaviour.md, librds item 3), whose cp_next_rx_seq belongs
+ * to another sequence. Checked against the last number taken from the same
+ * sending port, a resent copy is known wherever it lands. A port not in
+ * the table (never seen, or pushed out by others) falls back to the slot's
+ * number. Only data: pongs of every path share port 0.
+ */
+#define RX_SEEN_SLOTS 128       /* a power of two */
+#define RX_SEEN_PROBE 8
+
+struct rdsu_rx_seen {
+	struct {
+		uint64_t seq;
+		uint16_t port;
+		bool used;
+	} e[RX_SEEN_SLOTS];
+};
+
+static unsigned seen_home(uint16_t port)
+{
+	return ((uint32_t)port * 40503u >> 7) & (RX_SEEN_SLOTS - 1);
+}
+
+static bool seen_applies(const struct rdsu_conn *c, const struct wire_hdr *h)
+{
+	return rdsu_conn_slots_by_order(c) && h->sport != 0 && h->dport != 0 &&
+	       h->sport != WIRE_PROBE_PORT && h->dport != WIRE_PROBE_PORT;
+}
+
+static const uint64_t *seen_find(const struct rdsu_conn *c, uint16_t port)
+{
+	const struct rdsu_rx_seen *t = c->c_rx_seen;
+	unsigned home = seen_home(port);
+
+	if (!t)
+		return NULL;
+	for (unsigned i = 0; i < RX_SEEN_PROBE; i++) {
+		unsigned k = (home + i) & (RX_SEEN_SLOTS - 1);
+
+		if (t->e[k].used && t->e[k].port == port)
+			return &t->e[k].seq;
+	}
+	return NULL;
+}
+
+static void seen_note(struct rdsu_conn *c, uint16_t port, uint64_t seq)
+{
+	struct rdsu_rx_seen *t = c->c_rx_seen;
+	unsigned home = seen_home(port), k = home;
+
+	if (!t) {
+		t = c->c_rx_seen = rdsu_mem_zalloc(c->c_ep, sizeof(*t));
+		if (!t)
+			return; /* the slot's number still decides */
+	}
+	for (unsigned i = 0; i < RX_SEEN_PROBE; i++) {
+		unsigned j = (home + i) & (RX_SEEN_SLOTS - 1);
+
+		if (!t->e[j].used || t->e[j].port == port) {
+			k = j;
+			break;
+		}
+	}
+	t->e[k].used = true;
+	t->e[k].port = port;
+	t->e[k].seq = seq;
+}
+
+/* After the peer restarted its sequences (a new generation). */
+void rdsu_recv_seen_reset(struct rdsu_conn *c)
+{
+	if (c->c_rx_seen)
+		memset(c->c_rx_seen, 0, sizeof(*c->c_rx_seen));
+}
+
+static bool is_copy(const struct rdsu_path *cp, const struct wire_hdr *h)
+{
+	const uint64_t *last;
+
+	if (!(h->flags & WIRE_FLAG_RETRANSMITTED))
+		return false;
+	if (seen_applies(cp->cp_conn, h) && (last = seen_find(cp->cp_conn, h->sport)))
+		return h->seq <= *last;
+	return h->seq < cp->cp_next_rx_seq;
+}
 
 static void incoming(struct rdsu_path *cp, const struct wire_frame *f, rdsu_ns now)
 {
@@ -43,12 +134,13 @@ static void incoming(struct rdsu_path *cp, const struct wire_frame *f, rdsu_ns n
 
 	/* FAULT dup-deliver: the duplicate is not dropped but handled (and
 	 * delivered) as if it were new. */
-	if (h->seq < cp->cp_next_rx_seq && (h->flags & WIRE_FLAG_RETRANSMITTED) &&
-	    !rdsu_faulty(ep, RDSU_FAULT_DUP_DELIVER)) {
+	if (is_copy(cp, h) && !rdsu_faulty(ep, RDSU_FAULT_DUP_DELIVER)) {
 		rdsu_stat_inc(ep, RDSU_STAT_RECV_DROP_OLD_SEQ);
 		return;
 	}
 	cp->cp_next_rx_seq = h->seq + 1;
+	if (seen_applies(c, h))
+		seen_note(c, h->sport, h->seq);
 
 	if (ep->cfg.ping_enable && h->dport == 0) {
 		/* FAULT ping-port0-answered: answer it anyway; the pong (sport

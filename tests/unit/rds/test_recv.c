@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <cmocka.h>
 
 #include "utest.h"
@@ -261,6 +262,96 @@ static void test_recv_read_trunc_peek(void **state)
 	expect(fx, NULL);
 }
 
+/* One message from |sport| to port 5000 on |p|'s link. */
+static void feed_from(struct peer *p, uint16_t sport, uint64_t seq, uint8_t flags)
+{
+	struct wire_hdr h;
+	uint8_t body[8];
+
+	wire_build_data(&h, seq, sport, 5000, sizeof(body));
+	h.flags = flags;
+	memcpy(body, &seq, sizeof(seq));
+	assert_int_equal(peer_feed(p, &h, body, false), WIRE_HDR_LEN + sizeof(body));
+}
+
+/* What port 5000 has, as "sport:seq" words. */
+static void drain(struct rdsu_sock *s, char *out, size_t cap)
+{
+	uint8_t buf[16];
+	struct iovec iov = { buf, sizeof(buf) };
+	struct rdsu_rxinfo info;
+	size_t n = 0;
+
+	out[0] = 0;
+	while (rdsu_sock_read(s, &iov, 1, 0, &info, T0) == 8) {
+		uint64_t seq;
+
+		memcpy(&seq, buf, sizeof(seq));
+		n += (size_t)snprintf(out + n, cap - n, "%s%u:%llu", n ? " " : "",
+				      (unsigned)info.sport, (unsigned long long)seq);
+	}
+}
+
+/*
+ * Playing 6.x, we file connections in arrival order (and a 6.x acceptor
+ * does so with ours), so after the peer's paths 1 and 2 both drop they
+ * may come back the other way round: its
+ * path 1 (port 4001's sequence) in our slot 2, its path 2 (port 4002's) in
+ * our slot 1. Its resends must still be delivered exactly once: each
+ * slot's own next number would take 4002's copies on slot 1 (it expects 6)
+ * and drop 4001's new 6 and 7 on slot 2 (it expects 51).
+ */
+static void test_recv_dups_follow_the_sender_port(void **state)
+{
+	struct rdsu_ep *ep = ep_make(LARGE, WIRE_KVER_6, 9);
+	struct rdsu_sock *s = sock_at(ep, LARGE, 5000);
+	struct peer p0, p1, p2;
+	struct wire_hdr h;
+	char got[512];
+
+	(void)state;
+	peer_init(&p0, ep, accept_from_small(ep, 50001));
+	probe_hdr(&h, false, 1, WIRE_KVER_7, 8, 77);
+	assert_int_equal(peer_feed(&p0, &h, NULL, false), WIRE_HDR_LEN);
+	peer_init(&p1, ep, accept_from_small(ep, 50002));
+	peer_init(&p2, ep, accept_from_small(ep, 50003));
+	assert_true(conn_of(ep, LARGE, SMALL).path[1].link == p1.link);
+	for (uint64_t q = 1; q <= 5; q++)
+		feed_from(&p1, 4001, q, 0);
+	for (uint64_t q = 1; q <= 50; q++)
+		feed_from(&p2, 4002, q, 0);
+	drain(s, got, sizeof(got));
+
+	/* both die; the peer's path 2 is back first and takes slot 1 */
+	assert_int_equal(rdsu_link_down(ep, p1.link, T0), 0);
+	assert_int_equal(rdsu_link_down(ep, p2.link, T0), 0);
+	peer_relink(&p2, accept_from_small(ep, 50004));
+	peer_relink(&p1, accept_from_small(ep, 50005));
+	assert_true(conn_of(ep, LARGE, SMALL).path[1].link == p2.link);
+	assert_true(conn_of(ep, LARGE, SMALL).path[2].link == p1.link);
+
+	for (uint64_t q = 4; q <= 7; q++)       /* 4, 5 delivered before */
+		feed_from(&p1, 4001, q, WIRE_FLAG_RETRANSMITTED);
+	for (uint64_t q = 49; q <= 51; q++)     /* 49, 50 delivered before */
+		feed_from(&p2, 4002, q, WIRE_FLAG_RETRANSMITTED);
+	feed_from(&p1, 4001, 8, 0);
+	drain(s, got, sizeof(got));
+	assert_string_equal(got, "4001:6 4001:7 4002:51 4001:8");
+	assert_int_equal(stat(ep, RDSU_STAT_RECV_DROP_OLD_SEQ), 4);
+
+	/* a restarted peer numbers from 1 again: its resent 2 is new */
+	probe_hdr(&h, false, 1, WIRE_KVER_7, 8, 78);
+	assert_int_equal(peer_feed(&p0, &h, NULL, false), WIRE_HDR_LEN);
+	assert_int_equal(stat(ep, RDSU_STAT_GEN_RESET), 1);
+	feed_from(&p1, 4001, 2, WIRE_FLAG_RETRANSMITTED);
+	drain(s, got, sizeof(got));
+	assert_string_equal(got, "4001:2");
+	peer_fini(&p0);
+	peer_fini(&p1);
+	peer_fini(&p2);
+	rdsu_ep_free(ep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -274,6 +365,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_recv_one_mib_and_chunking, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recv_no_socket, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recv_read_trunc_peek, setup, teardown),
+		cmocka_unit_test(test_recv_dups_follow_the_sender_port),
 	};
 	return cmocka_run_group_tests_name("rds_recv", tests, NULL, NULL);
 }
