@@ -39,6 +39,7 @@ static const char *const stat_names[RDSU_STAT__COUNT] = {
 	[RDSU_STAT_KICK_DROPPED] = "kick_dropped",
 	[RDSU_STAT_ACCEPT_REFUSED] = "accept_refused",
 	[RDSU_STAT_ACCEPT_HELD] = "accept_held",
+	[RDSU_STAT_RECV_PORT_SEQ] = "recv_port_seq",
 };
 
 const char *rdsu_stat_name(enum rdsu_stat s)

@@ -92,15 +92,22 @@ void rdsu_recv_seen_reset(struct rdsu_conn *c)
 		memset(c->c_rx_seen, 0, sizeof(*c->c_rx_seen));
 }
 
-static bool is_copy(const struct rdsu_path *cp, const struct wire_hdr *h)
+static bool is_copy(struct rdsu_path *cp, const struct wire_hdr *h)
 {
+	bool by_slot = h->seq < cp->cp_next_rx_seq;
 	const uint64_t *last;
 
 	if (!(h->flags & WIRE_FLAG_RETRANSMITTED))
 		return false;
-	if (seen_applies(cp->cp_conn, h) && (last = seen_find(cp->cp_conn, h->sport)))
-		return h->seq <= *last;
-	return h->seq < cp->cp_next_rx_seq;
+	if (seen_applies(cp->cp_conn, h) && (last = seen_find(cp->cp_conn, h->sport))) {
+		bool by_port = h->seq <= *last;
+
+		/* the evidence that a path came back in another slot */
+		if (by_port != by_slot)
+			rdsu_stat_inc(cp->cp_conn->c_ep, RDSU_STAT_RECV_PORT_SEQ);
+		return by_port;
+	}
+	return by_slot;
 }
 
 static void incoming(struct rdsu_path *cp, const struct wire_frame *f, rdsu_ns now)

@@ -546,6 +546,8 @@ enum rdsu_stat {
 	RDSU_STAT_KICK_DROPPED,          /* our kick connections closed on establish */
 	RDSU_STAT_ACCEPT_REFUSED,        /* incoming connections reset */
 	RDSU_STAT_ACCEPT_HELD,           /* incoming connections held (7.x stash) */
+	RDSU_STAT_RECV_PORT_SEQ,         /* resent messages the sending port's sequence
+					  * judged otherwise than the slot's would have */
 	RDSU_STAT__COUNT
 };
 

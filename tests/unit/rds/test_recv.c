@@ -338,6 +338,9 @@ static void test_recv_dups_follow_the_sender_port(void **state)
 	drain(s, got, sizeof(got));
 	assert_string_equal(got, "4001:6 4001:7 4002:51 4001:8");
 	assert_int_equal(stat(ep, RDSU_STAT_RECV_DROP_OLD_SEQ), 4);
+	/* judged otherwise than by the slot: 4001:6 (taken, the slot's
+	 * number follows it, so 7 agrees) and 4002:49 and :50 */
+	assert_int_equal(stat(ep, RDSU_STAT_RECV_PORT_SEQ), 3);
 
 	/* a restarted peer numbers from 1 again: its resent 2 is new */
 	probe_hdr(&h, false, 1, WIRE_KVER_7, 8, 78);
