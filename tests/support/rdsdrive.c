@@ -61,7 +61,6 @@ struct opts {
 	double stall;           /* ...for this long (s) */
 	double pace;            /* source: seconds between messages */
 	bool verbose;
-	bool allow_dups;        /* sink: a second copy of a message is counted, not an error */
 };
 
 static volatile sig_atomic_t stop;
@@ -82,7 +81,7 @@ static uint32_t msg_size(const struct opts *o, uint64_t i)
  */
 
 enum { O_KERNEL = 0x100, O_KVER, O_NPATHS, O_TO, O_PORT, O_SPORT, O_SOCKETS, O_COUNT,
-       O_EXPECT, O_SIZES, O_SNDBUF, O_RCVBUF, O_TIMEOUT, O_LINGER, O_STALL_AFTER, O_STALL, O_ALLOW_DUPS,
+       O_EXPECT, O_SIZES, O_SNDBUF, O_RCVBUF, O_TIMEOUT, O_LINGER, O_STALL_AFTER, O_STALL,
        O_PACE, O_LISTEN_PORT, O_CONNECT_PORT, O_GEN, O_SPORTS, O_FAULT };
 
 static const struct argp_option options[] = {
@@ -109,9 +108,6 @@ static const struct argp_option options[] = {
 	{ "linger", O_LINGER, "S", 0, "keep serving S seconds after the work is done", 2 },
 	{ "stall-after", O_STALL_AFTER, "N", 0, "sink: stop reading after N messages...", 2 },
 	{ "stall", O_STALL, "S", 0, "sink: ...for S seconds", 2 },
-	{ "allow-dups", O_ALLOW_DUPS, NULL, 0,
-	  "sink: count re-deliveries of earlier messages (\"dups\") instead of failing on them; "
-	  "loss and reordering still fail", 2 },
 	{ "pace", O_PACE, "S", 0, "source: wait S seconds between messages", 2 },
 	{ "verbose", 'v', NULL, 0, "progress on stderr", 2 },
 	{ 0 }
@@ -216,9 +212,6 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		if (drive_num(arg, INT32_MAX / 2, &v) < 0 || !v)
 			argp_error(st, "bad buffer size %s", arg);
 		*(key == O_SNDBUF ? &o->sndbuf : &o->rcvbuf) = (uint32_t)v;
-		return 0;
-	case O_ALLOW_DUPS:
-		o->allow_dups = true;
 		return 0;
 	case O_TIMEOUT:
 	case O_LINGER:
@@ -377,19 +370,7 @@ struct stream {
 	uint16_t sport;
 	uint64_t next;
 	uint64_t digest;
-	uint64_t dup_next;      /* in a run of re-delivered messages: the next one */
-	bool in_dups;
 };
-
-/* Is |buf| a second copy of message |idx|? */
-static bool same_as(struct opts *o, uint8_t *want, const uint8_t *buf, ssize_t n, bool trunc,
-		    uint16_t sport, uint64_t idx)
-{
-	uint32_t len = msg_size(o, idx);
-
-	drive_fill(want, len, sport, idx);
-	return !trunc && (size_t)n == len && !memcmp(buf, want, len);
-}
 
 static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 {
@@ -397,7 +378,7 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 	struct stream *st = calloc(MAX_STREAMS, sizeof(*st));
 	unsigned n_st = 0;
 	uint8_t *buf = malloc(MAX_MSG + 1), *want = malloc(MAX_MSG);
-	uint64_t got = 0, bad = 0, bytes = 0, stalls = 0, dups = 0;
+	uint64_t got = 0, bad = 0, bytes = 0, stalls = 0;
 	rdsu_ns end = rdsu_clock() + drive_secs(o->timeout);
 	struct json_object *errs = json_object_new_array();
 	int e;
@@ -445,27 +426,6 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 			x->from = from;
 			x->sport = sport;
 			x->digest = DRIVE_DIGEST0;
-		}
-		/* A reconnect may resend what came already (6.x: a connection
-		 * in another path's slot, docs/kernel-behaviour.md): a copy
-		 * names its index, and short messages inside such a run are
-		 * taken as the copies they must be. */
-		if (x->in_dups && x->dup_next < x->next &&
-		    same_as(o, want, buf, n, trunc, sport, x->dup_next)) {
-			x->dup_next++;
-			dups++;
-			continue;
-		}
-		x->in_dups = false;
-		if (o->allow_dups && n >= 8) {
-			uint64_t idx = drive_index(buf);
-
-			if (idx < x->next && same_as(o, want, buf, n, trunc, sport, idx)) {
-				x->dup_next = idx + 1;
-				x->in_dups = true;
-				dups++;
-				continue;
-			}
 		}
 		uint32_t len = msg_size(o, x->next);
 
@@ -520,7 +480,6 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 	json_object_object_add(j, "received", json_object_new_int64((int64_t)got));
 	json_object_object_add(j, "bytes", json_object_new_int64((int64_t)bytes));
 	json_object_object_add(j, "bad", json_object_new_int64((int64_t)bad));
-	json_object_object_add(j, "dups", json_object_new_int64((int64_t)dups));
 	json_object_object_add(j, "errors", errs);
 	json_object_object_add(j, "streams", streams);
 	drive_json_librds(j, r, NULL);
