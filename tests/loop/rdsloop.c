@@ -153,7 +153,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case O_LINGER: {
 		double d;
 
-		if (drive_seconds(arg, &d) < 0)
+		if (rio_parse_seconds(arg, 0, 86400, &d) < 0)
 			argp_error(st, "bad seconds %s", arg);
 		*(key == O_TIMEOUT ? &o->timeout : &o->linger) = d;
 		return 0;

@@ -97,17 +97,6 @@ int drive_sizes(const char *arg, uint32_t *sizes, unsigned cap, uint32_t max)
 	return n ? (int)n : -1;
 }
 
-int drive_seconds(const char *arg, double *out)
-{
-	char *end;
-	double d = strtod(arg, &end);
-
-	if (end == arg || *end || !(d >= 0))
-		return -1;
-	*out = d;
-	return 0;
-}
-
 void drive_fail(const char *what, int err)
 {
 	fprintf(stderr, "%s: %s: %s\n", program_invocation_short_name, what, rdsu_strerror(err));

@@ -30,8 +30,6 @@ int drive_num(const char *s, uint64_t max, uint64_t *out);
 /* A comma-separated list of at most |cap| sizes, each <= |max|: the count,
  * or -1. */
 int drive_sizes(const char *arg, uint32_t *sizes, unsigned cap, uint32_t max);
-/* Seconds, >= 0: 0, or -1. */
-int drive_seconds(const char *arg, double *out);
 /* Print "PROG: what: error" and exit 1. */
 _Noreturn void drive_fail(const char *what, int err);
 /* Payload bytes every librds socket still holds (SNDBUF in use). */

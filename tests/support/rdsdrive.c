@@ -219,7 +219,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case O_PACE: {
 		double d;
 
-		if (drive_seconds(arg, &d) < 0)
+		if (rio_parse_seconds(arg, 0, 86400, &d) < 0)
 			argp_error(st, "bad seconds %s", arg);
 		*(key == O_TIMEOUT ? &o->timeout : key == O_LINGER ? &o->linger
 				   : key == O_STALL ? &o->stall : &o->pace) = d;

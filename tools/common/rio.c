@@ -7,7 +7,9 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <linux/rds.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
@@ -429,6 +431,45 @@ int rio_idle(struct rio *r, rdsu_ns ns)
 		if (rdsu_clock() >= end)
 			return 0;
 	}
+}
+
+int rio_parse_seconds(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int rio_parse_count(const char *s, unsigned long long min, unsigned long long max,
+		    unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (*s == '-' || *s == '+')
+		return -1;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	if (*end == 'K' || *end == 'k' || *end == 'M' || *end == 'm') {
+		unsigned long long mult = (*end == 'K' || *end == 'k') ? 1024 : 1024 * 1024;
+
+		if (v > ULLONG_MAX / mult)
+			return -1;
+		v *= mult;
+		end++;
+	}
+	if (*end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
 }
 
 int rio_fault_option(const char *arg, uint32_t *faults)

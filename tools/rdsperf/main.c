@@ -100,41 +100,6 @@ static const struct argp_option options[] = {
 	{ 0 }
 };
 
-static int seconds(const char *s, double min, double max, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int number(const char *s, unsigned long long min, unsigned long long max,
-		  unsigned long long *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	if (*s == '-' || *s == '+')
-		return -1;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return -1;
-	if (*end == 'K' || *end == 'k')
-		v *= 1024, end++;
-	else if (*end == 'M' || *end == 'm')
-		v *= 1024 * 1024, end++;
-	if (*end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static error_t parse(int key, char *arg, struct argp_state *st)
 {
 	struct opts *o = st->input;
@@ -151,7 +116,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		o->once = true;
 		return 0;
 	case 'p':
-		if (number(arg, 1, 65535, &v) < 0)
+		if (rio_parse_count(arg, 1, 65535, &v) < 0)
 			argp_error(st, "bad port '%s'", arg);
 		o->ctl_port = (uint16_t)v;
 		return 0;
@@ -173,7 +138,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 
 		o->n_sizes = 0;
 		for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			if (o->n_sizes == MAX_SIZES || number(tok, 0, PERF_MAX_SIZE, &v) < 0) {
+			if (o->n_sizes == MAX_SIZES || rio_parse_count(tok, 0, PERF_MAX_SIZE, &v) < 0) {
 				free(dup);
 				argp_error(st, "bad size list '%s': up to %d sizes of 0 to %u bytes", arg,
 					   MAX_SIZES, PERF_MAX_SIZE);
@@ -186,29 +151,29 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		return 0;
 	}
 	case O_RSIZE:
-		if (number(arg, 0, PERF_MAX_SIZE, &v) < 0)
+		if (rio_parse_count(arg, 0, PERF_MAX_SIZE, &v) < 0)
 			argp_error(st, "bad response size '%s': 0 to %u", arg, PERF_MAX_SIZE);
 		o->p.rsize = (uint32_t)v;
 		o->rsize_set = true;
 		return 0;
 	case O_DEPTH:
-		if (number(arg, 1, PERF_MAX_DEPTH, &v) < 0)
+		if (rio_parse_count(arg, 1, PERF_MAX_DEPTH, &v) < 0)
 			argp_error(st, "bad depth '%s': 1 to %d", arg, PERF_MAX_DEPTH);
 		o->p.depth = (uint32_t)v;
 		o->depth_set = true;
 		return 0;
 	case 'n':
-		if (number(arg, 1, PERF_MAX_SOCKS, &v) < 0)
+		if (rio_parse_count(arg, 1, PERF_MAX_SOCKS, &v) < 0)
 			argp_error(st, "bad socket count '%s': 1 to %d", arg, PERF_MAX_SOCKS);
 		o->p.sockets = (uint32_t)v;
 		return 0;
 	case 'T':
-		if (number(arg, 1, PERF_MAX_SOCKS, &v) < 0)
+		if (rio_parse_count(arg, 1, PERF_MAX_SOCKS, &v) < 0)
 			argp_error(st, "bad thread count '%s': 1 to %d", arg, PERF_MAX_SOCKS);
 		o->threads = (unsigned)v;
 		return 0;
 	case O_PATHS:
-		if (number(arg, 1, 8, &v) < 0 || (v & (v - 1)))
+		if (rio_parse_count(arg, 1, 8, &v) < 0 || (v & (v - 1)))
 			argp_error(st, "bad path count '%s': 1, 2, 4 or 8", arg);
 		o->p.paths = (uint32_t)v;
 		return 0;
@@ -218,16 +183,16 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		o->p.kver = (uint32_t)atoi(arg);
 		return 0;
 	case 'w':
-		if (number(arg, 1, PERF_MAX_BUF, &v) < 0)
+		if (rio_parse_count(arg, 1, PERF_MAX_BUF, &v) < 0)
 			argp_error(st, "bad window '%s': 1 byte to 1G", arg);
 		o->p.buf = (uint32_t)v;
 		return 0;
 	case 't':
-		if (seconds(arg, 0.01, 86400, &o->p.duration) < 0)
+		if (rio_parse_seconds(arg, 0.01, 86400, &o->p.duration) < 0)
 			argp_error(st, "bad time '%s': 0.01 to 86400 seconds", arg);
 		return 0;
 	case 'O':
-		if (seconds(arg, 0, 3600, &o->p.omit) < 0)
+		if (rio_parse_seconds(arg, 0, 3600, &o->p.omit) < 0)
 			argp_error(st, "bad omit '%s': 0 to 3600 seconds", arg);
 		return 0;
 	case O_VERIFY:
@@ -242,7 +207,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			argp_error(st, "bad scheduling mode '%s': poll or busy", arg);
 		return 0;
 	case 'i':
-		if (seconds(arg, 0, 3600, &o->interval) < 0 || (o->interval > 0 && o->interval < 0.01))
+		if (rio_parse_seconds(arg, 0, 3600, &o->interval) < 0 || (o->interval > 0 && o->interval < 0.01))
 			argp_error(st, "bad interval '%s': 0 (none) or 0.01 to 3600 seconds", arg);
 		return 0;
 	case O_JSON:

@@ -16,6 +16,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -79,39 +80,23 @@ static const struct argp_option options[] = {
 	{ 0 }
 };
 
-static int seconds(const char *s, double min, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < min || v > 86400)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static error_t parse(int key, char *arg, struct argp_state *st)
 {
 	struct opts *o = st->input;
-	char *end;
 	unsigned long long v;
 
 	switch (key) {
 	case 'c':
-		errno = 0;
-		v = strtoull(arg, &end, 10);
-		if (errno || end == arg || *end || v == 0 || arg[0] == '-')
+		if (rio_parse_count(arg, 1, ULLONG_MAX, &v) < 0)
 			argp_error(st, "bad count '%s': a number above 0", arg);
 		o->count = v;
 		return 0;
 	case 'i':
-		if (seconds(arg, 0.001, &o->interval) < 0)
+		if (rio_parse_seconds(arg, 0.001, 86400, &o->interval) < 0)
 			argp_error(st, "bad interval '%s': seconds, at least 0.001", arg);
 		return 0;
 	case 'W':
-		if (seconds(arg, 0.001, &o->timeout) < 0)
+		if (rio_parse_seconds(arg, 0.001, 86400, &o->timeout) < 0)
 			argp_error(st, "bad timeout '%s': seconds, at least 0.001", arg);
 		return 0;
 	case 'I':
@@ -120,9 +105,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		o->have_src = true;
 		return 0;
 	case 'n':
-		errno = 0;
-		v = strtoull(arg, &end, 10);
-		if (errno || end == arg || *end || v == 0 || v > MAX_SOCKS)
+		if (rio_parse_count(arg, 1, MAX_SOCKS, &v) < 0)
 			argp_error(st, "bad socket count '%s': 1 to %d", arg, MAX_SOCKS);
 		o->sockets = (unsigned)v;
 		return 0;
