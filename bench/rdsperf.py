@@ -3,6 +3,7 @@
 """rdsperf against iperf3 and sockperf on loopback, scaling, and memory per peer.
 
     bench/rdsperf.py [--build build/release] [--time 10] [--repeat 3] [--out DIR]
+                     [--only throughput|rate|pingpong]
 
 Needs a release build (cmake --preset release && cmake --build --preset
 release), iperf3 and sockperf (apt-get install iperf3 sockperf). Everything
@@ -17,7 +18,11 @@ rounds that alternate reference and rdsperf; medians and ranges reported):
   rate, 64-byte messages  rdsperf stream -l 64      vs sockperf tp -m 64 (TCP)
   ping-pong p50           rdsperf pingpong -l 64    vs sockperf pp -m 64 (TCP);
                           sockperf reports half the round trip, so its
-                          figure is doubled
+                          figure is doubled. Also --sched busy, and
+                          --paths 1: one TCP connection as sockperf has,
+                          where librds waits in recv() on it (with 8
+                          paths the reply comes on another connection
+                          than the request)
   scaling                 --paths 1..8 with 8 sockets; --sockets 1..16
   memory per idle peer    bench_peers 1, 100, 1000 (8 paths each)
 """
@@ -103,6 +108,8 @@ def main():
     ap.add_argument("--out", default="/tmp/rdsperf-bench")
     ap.add_argument("--repeat", type=int, default=3,
                     help="rounds of each ratio measurement (medians are reported)")
+    ap.add_argument("--only", choices=("throughput", "rate", "pingpong"),
+                    help="measure this ratio alone (no scaling, no memory)")
     a = ap.parse_args()
     for tool in ("iperf3", "sockperf"):
         if not shutil.which(tool):
@@ -139,35 +146,47 @@ def main():
             pr = b.rdsperf("pingpong-64-%d" % i, ["--test", "pingpong", "-l", "64"])
             busy = b.rdsperf("pingpong-64-busy-%d" % i,
                              ["--test", "pingpong", "-l", "64", "--sched", "busy"])
+            one = b.rdsperf("pingpong-64-paths1-%d" % i,
+                            ["--test", "pingpong", "-l", "64", "--paths", "1"])
             return (pr["end"]["latency"]["p50"], 2 * float(m.group(1)) if m else float("nan"),
-                    busy["end"]["latency"]["p50"])
+                    busy["end"]["latency"]["p50"], one["end"]["latency"]["p50"],
+                    pr["end"]["cpu"], one["end"]["cpu"])
 
-        tps = [throughput(i) for i in range(a.repeat)]
-        rts = [rate(i) for i in range(a.repeat)]
-        pps = [pingpong(i) for i in range(a.repeat)]
+        want = lambda what: a.only in (None, what)  # noqa: E731
+        tps = [throughput(i) for i in range(a.repeat)] if want("throughput") else []
+        rts = [rate(i) for i in range(a.repeat)] if want("rate") else []
+        pps = [pingpong(i) for i in range(a.repeat)] if want("pingpong") else []
         rng = lambda xs: "%.2f-%.2f" % (min(xs), max(xs))  # noqa: E731
-        r1 = [x[0] / x[1] for x in tps]
-        rows.append(("Throughput, 64 KiB messages", "rdsperf stream -l 64K (best of -w default, 4M)",
-                     "%.2f Gbit/s" % (median([x[0] for x in tps]) / 1e9),
-                     "iperf3 -l 64K", "%.2f Gbit/s" % (median([x[1] for x in tps]) / 1e9),
-                     median(r1), rng(r1), ">= 0.90"))
-        r2 = [x[0] / x[1] for x in rts]
-        rows.append(("Rate, 64-byte messages", "rdsperf stream -l 64 -w 4M",
-                     "%.0f msg/s" % median([x[0] for x in rts]), "sockperf tp --tcp -m 64",
-                     "%.0f msg/s" % median([x[1] for x in rts]), median(r2), rng(r2), ">= 1.00"))
-        r3 = [x[0] / x[1] for x in pps]
-        rows.append(("Ping-pong p50 round trip, 64 bytes", "rdsperf --test pingpong -l 64",
-                     "%.1f us" % median([x[0] for x in pps]), "sockperf pp --tcp -m 64 (x2)",
-                     "%.1f us" % median([x[1] for x in pps]), median(r3), rng(r3), "<= 1.20"))
-        r4 = [x[2] / x[1] for x in pps]
-        rows.append(("", "... --sched busy", "%.1f us" % median([x[2] for x in pps]), "", "",
-                     median(r4), rng(r4), ""))
+        if tps:
+            r1 = [x[0] / x[1] for x in tps]
+            rows.append(("Throughput, 64 KiB messages",
+                         "rdsperf stream -l 64K (best of -w default, 4M)",
+                         "%.2f Gbit/s" % (median([x[0] for x in tps]) / 1e9),
+                         "iperf3 -l 64K", "%.2f Gbit/s" % (median([x[1] for x in tps]) / 1e9),
+                         median(r1), rng(r1), ">= 0.90"))
+        if rts:
+            r2 = [x[0] / x[1] for x in rts]
+            rows.append(("Rate, 64-byte messages", "rdsperf stream -l 64 -w 4M",
+                         "%.0f msg/s" % median([x[0] for x in rts]), "sockperf tp --tcp -m 64",
+                         "%.0f msg/s" % median([x[1] for x in rts]), median(r2), rng(r2),
+                         ">= 1.00"))
+        if pps:
+            r3 = [x[0] / x[1] for x in pps]
+            rows.append(("Ping-pong p50 round trip, 64 bytes", "rdsperf --test pingpong -l 64",
+                         "%.1f us" % median([x[0] for x in pps]), "sockperf pp --tcp -m 64 (x2)",
+                         "%.1f us" % median([x[1] for x in pps]), median(r3), rng(r3), "<= 1.20"))
+            r4 = [x[2] / x[1] for x in pps]
+            rows.append(("", "... --sched busy", "%.1f us" % median([x[2] for x in pps]), "", "",
+                         median(r4), rng(r4), ""))
+            r5 = [x[3] / x[1] for x in pps]
+            rows.append(("", "... --paths 1", "%.1f us" % median([x[3] for x in pps]), "", "",
+                         median(r5), rng(r5), ""))
         # 4. scaling
         scale = []
-        for p in (1, 2, 4, 8):
+        for p in (1, 2, 4, 8) if a.only is None else ():
             r = b.rdsperf("paths-%d" % p, ["-l", "64K", "-n", "8", "--paths", str(p), "-w", "1M"])
             scale.append(("paths %d, 8 sockets" % p, r))
-        for n in (1, 2, 4, 8, 16):
+        for n in (1, 2, 4, 8, 16) if a.only is None else ():
             r = b.rdsperf("sockets-%d" % n, ["-l", "64K", "-n", str(n), "-w", "1M"])
             scale.append(("sockets %d, 8 paths" % n, r))
     finally:
@@ -175,7 +194,7 @@ def main():
         srv.wait(timeout=30)
     # 5. memory per idle peer
     mem = []
-    for n in (1, 100, 1000):
+    for n in (1, 100, 1000) if a.only is None else ():
         out = b.run("peers-%d" % n, [b.peers, str(n)], timeout=600)
         mem.append(dict(kv.split("=") for kv in out.split()))
 
@@ -187,20 +206,32 @@ def main():
         print("| %s | `%s` | %s | %s | %s | %s | %s | %s |" % (
             name, cmd, val, ("`%s`" % ref) if ref else "", refval,
             "" if ratio is None else "%.2f" % ratio, span, target))
-    print()
-    print("| Scaling (stream, 64 KiB, -w 1M) | receiver Gbit/s | client CPU % | server CPU % |")
-    print("|---|---:|---:|---:|")
+    if scale:
+        print()
+        print("| Scaling (stream, 64 KiB, -w 1M) | receiver Gbit/s | client CPU % | server CPU % |")
+        print("|---|---:|---:|---:|")
     for name, r in scale:
         e = r["end"]
         print("| %s | %.2f | %.0f | %.0f |" % (name, e["receiver"]["bits_per_second"] / 1e9,
                                               e["cpu"]["client_percent"], e["cpu"]["server_percent"]))
-    print()
-    print("| Idle peers (8 paths each) | connections | librds core bytes/peer | RSS bytes/peer | target |")
-    print("|---:|---:|---:|---:|---|")
+    if mem:
+        print()
+        print("| Idle peers (8 paths each) | connections | librds core bytes/peer "
+              "| RSS bytes/peer | target |")
+        print("|---:|---:|---:|---:|---|")
     for m in mem:
         print("| %s | %s | %s | %s | <= 65536 |" % (m["peers"], m["connections"],
                                                     m["core_bytes_per_peer"],
                                                     m["rss_bytes_per_peer"]))
+    if pps:
+        print()
+        print("| Ping-pong round | sockperf (x2) us | rdsperf us | CPU % client, server "
+              "| --paths 1 us | CPU % client, server | busy us |")
+        print("|---:|---:|---:|---:|---:|---:|---:|")
+        for i, x in enumerate(pps):
+            print("| %d | %.1f | %.1f | %.0f, %.0f | %.1f | %.0f, %.0f | %.1f |" % (
+                i + 1, x[1], x[0], x[4]["client_percent"], x[4]["server_percent"],
+                x[3], x[5]["client_percent"], x[5]["server_percent"], x[2]))
     print("\nraw output in %s" % a.out)
 
 

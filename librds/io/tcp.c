@@ -49,6 +49,21 @@
  * memory: look this often at most, not every 200 us of a busy link. */
 #define ACK_POLL_IDLE (5 * RDSU_MSEC)
 #define DRAIN_DEFAULT (5 * RDSU_SEC)
+/*
+ * A wait that only one link's bytes can end (the endpoint has that one
+ * link, nothing to write, no socket waiting for acknowledgements) blocks
+ * in recv() on it rather than in epoll_wait(): one system call and one
+ * wakeup instead of two, which was most of the difference to a plain TCP
+ * ping-pong (docs/performance.md, issue 7). Such a wait is bounded by
+ * SO_RCVTIMEO, asked for DIRECT_ASK; the kernel keeps it in jiffies and
+ * rounds up (4 ms at HZ=250), so the bound used is the value read back.
+ * A direct wait starts only when the core's next deadline and the
+ * caller's are at least that far away, and only within that time of the
+ * last epoll round, so a new connection or the acknowledgement timer
+ * (which only frees memory while no socket waits for room) is seen at
+ * most twice the bound late.
+ */
+#define DIRECT_ASK_US 1000
 
 /* A socket closed while an epoll batch may still name it becomes TS_DEAD
  * and is freed at the end of the round. */
@@ -67,6 +82,9 @@ struct tsock {
 	uint64_t id;
 	enum tlink_state state;
 	struct tsock *hnext;          /* link hash chain */
+	rdsu_ns in_at, in_gap;        /* last read with bytes; time since the one before */
+	bool direct;                  /* blocking, with SO_RCVTIMEO: may be waited on directly */
+	bool no_direct;               /* making it so failed */
 	struct tsock *anext, *aprev;  /* links with unacknowledged bytes */
 	bool on_ack_list;
 	bool want_out;                /* the core has bytes for it */
@@ -95,6 +113,10 @@ struct rdsu_tcp {
 	struct tsock *listen[RDSU_MAX_LADDRS];
 	unsigned n_listen;
 	struct tsock *links[LINK_BUCKETS];
+	unsigned n_links;             /* in links[], in any state */
+	struct tsock *last_in;        /* the link read last, while it is in links[] */
+	rdsu_ns direct_max;           /* bound of a direct wait (SO_RCVTIMEO read back) */
+	rdsu_ns swept;                /* last epoll round */
 	struct tsock *ack_head;       /* links whose written > acked */
 	struct tsock *drain_head;
 	struct tsock *dead_head;
@@ -192,13 +214,17 @@ static void link_hash(struct rdsu_tcp *t, struct tsock *l)
 
 	l->hnext = t->links[b];
 	t->links[b] = l;
+	t->n_links++;
 }
 
 static void link_unhash(struct rdsu_tcp *t, struct tsock *l)
 {
+	if (t->last_in == l)
+		t->last_in = NULL;
 	for (struct tsock **pp = &t->links[link_bucket(l->id)]; *pp; pp = &(*pp)->hnext) {
 		if (*pp == l) {
 			*pp = l->hnext;
+			t->n_links--;
 			return;
 		}
 	}
@@ -771,10 +797,12 @@ static int feed(struct rdsu_tcp *t, struct tsock *l, const uint8_t *p, size_t n,
 	return 0;
 }
 
-/* recv() one chunk into t->rbuf: bytes, 0 at EOF, -errno. */
-static ssize_t rd(struct rdsu_tcp *t, struct tsock *l)
+/* recv() one chunk into t->rbuf: bytes, 0 at EOF, -errno. Every read
+ * but a direct wait's passes MSG_DONTWAIT: a link may be a blocking
+ * socket (direct_wait). */
+static ssize_t rd(struct rdsu_tcp *t, struct tsock *l, int flags)
 {
-	ssize_t n = recv(l->fd, t->rbuf, READ_CHUNK, MSG_DONTWAIT);
+	ssize_t n = recv(l->fd, t->rbuf, READ_CHUNK, flags);
 
 	if (n < 0)
 		return -errno;
@@ -784,22 +812,29 @@ static ssize_t rd(struct rdsu_tcp *t, struct tsock *l)
 	return n;
 }
 
+/* Hand what one read of |l| gave to the core. Return: true if the
+ * socket may hold more. */
+static bool took(struct rdsu_tcp *t, struct tsock *l, ssize_t n, rdsu_ns now)
+{
+	if (n == -EAGAIN || n == -EWOULDBLOCK || n == -EINTR)
+		return false;
+	if (n <= 0) {
+		link_lost(t, l, now);  /* EOF, RST, error */
+		return false;
+	}
+	l->in_gap = l->in_at ? now - l->in_at : RDSU_NS_NEVER;
+	l->in_at = now;
+	t->last_in = l;
+	if (feed(t, l, t->rbuf, (size_t)n, now) < 0)
+		return false;
+	return (size_t)n == READ_CHUNK;
+}
+
 static void input(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 {
-	for (int i = 0; i < READS_PER_ROUND && l->state == TL_UP && t->rd_budget > 0; i++) {
-		ssize_t n = rd(t, l);
-
-		if (n == -EAGAIN || n == -EWOULDBLOCK || n == -EINTR)
+	for (int i = 0; i < READS_PER_ROUND && l->state == TL_UP && t->rd_budget > 0; i++)
+		if (!took(t, l, rd(t, l, MSG_DONTWAIT), now))
 			return;
-		if (n <= 0) {
-			link_lost(t, l, now);  /* EOF, RST, error */
-			return;
-		}
-		if (feed(t, l, t->rbuf, (size_t)n, now) < 0)
-			return;
-		if ((size_t)n < READ_CHUNK)
-			return;
-	}
 }
 
 static void attach(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
@@ -836,7 +871,7 @@ static void salvage(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 {
 	ssize_t n;
 
-	while ((n = rd(t, l)) > 0)
+	while ((n = rd(t, l, MSG_DONTWAIT)) > 0)
 		if (feed(t, l, t->rbuf, (size_t)n, now) < 0)
 			return;  /* closed or held by the core */
 	link_lost(t, l, now);
@@ -1024,6 +1059,96 @@ static void on_event(struct rdsu_tcp *t, struct tsock *s, uint32_t ev, rdsu_ns n
 		input(t, s, now);
 }
 
+/* Make |l| a blocking socket that a recv() waits on for at most
+ * t->direct_max. Every other call on a link passes MSG_DONTWAIT (or cannot
+ * block: shutdown, close without a linger time, ioctl). */
+static bool direct_ready(struct rdsu_tcp *t, struct tsock *l)
+{
+	struct timeval tv = { .tv_sec = 0, .tv_usec = DIRECT_ASK_US };
+	socklen_t len = sizeof(tv);
+	int fl;
+
+	if (l->direct)
+		return true;
+	if (l->no_direct)
+		return false;
+	l->no_direct = true;
+	if (setsockopt(l->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
+	    getsockopt(l->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, &len) < 0)
+		return false;
+	rdsu_ns max = (rdsu_ns)tv.tv_sec * RDSU_SEC + (rdsu_ns)tv.tv_usec * 1000;
+
+	/* 0 would be no timeout at all. */
+	if (max == 0 || (fl = fcntl(l->fd, F_GETFL)) < 0 ||
+	    fcntl(l->fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+		return false;
+	if (max > t->direct_max)
+		t->direct_max = max;
+	l->no_direct = false;
+	l->direct = true;
+	return true;
+}
+
+/*
+ * The link a wait until |until| may block on directly, or NULL. Only one
+ * link's bytes can end such a wait: it is the endpoint's only link, up and
+ * with nothing to write (EPOLLOUT would be missed), no drain is reading,
+ * and no socket waits for acknowledgements (their 200 us timer would be).
+ * The wait must end before the core's next deadline and the caller's,
+ * and start within direct_max of the last epoll round, so the listener
+ * and the timerfd are looked at within twice that. A link that has not
+ * read for that long, or whose last two reads were further apart, would
+ * mostly time out, a wakeup for nothing: it is left to epoll.
+ */
+static struct tsock *direct_link(struct rdsu_tcp *t, rdsu_ns now, rdsu_ns until)
+{
+	struct tsock *l = t->last_in;
+
+	if (!l || t->n_links != 1 || t->drain_head || l->state != TL_UP || l->want_out ||
+	    l->rem_len || rdsu_ep_acks_wanted(t->ep))
+		return NULL;
+	if (!direct_ready(t, l))
+		return NULL;
+	if (l->in_gap >= t->direct_max || now - l->in_at >= t->direct_max ||
+	    now - t->swept >= t->direct_max)
+		return NULL;
+	if (now + t->direct_max > until || now + t->direct_max > rdsu_ep_deadline(t->ep))
+		return NULL;
+	return l;
+}
+
+/* Block in recv() on |l| (direct_link). Return: 1 bytes or the end of the
+ * connection were handled, 0 it timed out, -EINTR. */
+static int direct_wait(struct rdsu_tcp *t, struct tsock *l)
+{
+	ssize_t n;
+
+	t->st.direct_waits++;
+	t->rd_budget = READ_BUDGET;
+	n = rd(t, l, 0);
+	if (n == -EINTR)
+		return -EINTR;
+	if (n == -EAGAIN || n == -EWOULDBLOCK)
+		return 0;
+	rdsu_ns now = rdsu_clock();
+
+	if (took(t, l, n, now))
+		input(t, l, now);
+	return 1;
+}
+
+/* After the wait: what the events caused, then the timers that are due. */
+static void round_end(struct rdsu_tcp *t, rdsu_ns now)
+{
+	if (ack_due(t, now))
+		ack_round(t, now);
+	if (rdsu_ep_deadline(t->ep) <= now)
+		(void)rdsu_ep_expire(t->ep, now);
+	do_requests(t, now);
+	arm_timer(t, now);
+	reap(t);
+}
+
 int rdsu_tcp_run(struct rdsu_tcp *t, int timeout_ms)
 {
 	struct epoll_event evs[64];
@@ -1046,10 +1171,34 @@ int rdsu_tcp_run(struct rdsu_tcp *t, int timeout_ms)
 	 * caller waiting for an event that has already happened. */
 	arm_timer(t, now);
 	t->st.sleeps += wait_ms != 0;
+	if (wait_ms != 0) {
+		rdsu_ns until = wait_ms < 0 ? RDSU_NS_NEVER : now + (rdsu_ns)wait_ms * RDSU_MSEC;
+		struct tsock *l = direct_link(t, now, until);
+
+		if (l) {
+			n = direct_wait(t, l);
+			if (n < 0)
+				return n;
+			now = rdsu_clock();
+			if (n > 0) {
+				do_requests(t, now);
+				round_end(t, now);
+				return 1;
+			}
+			/* Quiet for all of direct_max: epoll, for the rest of
+			 * the caller's time. */
+			t->st.direct_timeouts++;
+			if (until != RDSU_NS_NEVER && until <= now)
+				wait_ms = 0;
+			else if (until != RDSU_NS_NEVER)
+				wait_ms = (int)((until - now + RDSU_MSEC - 1) / RDSU_MSEC);
+		}
+	}
 	n = epoll_wait(t->epfd, evs, (int)(sizeof(evs) / sizeof(evs[0])), wait_ms);
 	if (n < 0)
 		return -errno;
 	now = rdsu_clock();
+	t->swept = now;
 	t->rd_budget = READ_BUDGET;
 	for (int i = 0; i < n; i++) {
 		struct tsock *s = evs[i].data.ptr;
@@ -1059,13 +1208,7 @@ int rdsu_tcp_run(struct rdsu_tcp *t, int timeout_ms)
 		on_event(t, s, evs[i].events, now);
 		do_requests(t, now);
 	}
-	if (ack_due(t, now))
-		ack_round(t, now);
-	if (rdsu_ep_deadline(t->ep) <= now)
-		(void)rdsu_ep_expire(t->ep, now);
-	do_requests(t, now);
-	arm_timer(t, now);
-	reap(t);
+	round_end(t, now);
 	return n;
 }
 

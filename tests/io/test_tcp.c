@@ -964,6 +964,140 @@ static void test_wait(void **state)
 	tcp_free(lo);
 }
 
+/*
+ * Direct waits. An endpoint with one link that has just been reading
+ * waits in recv() on that link instead of epoll_wait (rdsu_tcp_run). Here
+ * the one link is a hand-made smaller peer's that never sends a probe
+ * (one path); rdsu_tcp_run(t, 1000) alone must answer its pings.
+ */
+
+/* A smaller hand-made peer connected to |t| on 127.0.0.2, the map and the
+ * endpoint's probe read. */
+static int one_link_peer(struct rdsu_tcp *t)
+{
+	int k = raw_connect(LO, 0, HI, RDSU_TCP_PORT);
+	struct wire_hdr h;
+
+	expect_map(k, t, NULL);
+	assert_int_equal(raw_msg(k, &h, NULL, 0, t, NULL), 1);
+	assert_int_equal(wire_classify(&h, WIRE_XPORT_TCP), WIRE_KIND_PROBE_PING);
+	return k;
+}
+
+/* A ping from |k|, read by one rdsu_tcp_run(t, 1000), its pong read back. */
+static void ping_pong(int k, struct rdsu_tcp *t, uint64_t seq)
+{
+	struct wire_hdr h;
+
+	wire_build_ping(&h, seq, 4000);
+	raw_send(k, &h, NULL);
+	assert_true(rdsu_tcp_run(t, 1000) >= 0);
+	do
+		assert_int_equal(raw_msg(k, &h, NULL, 0, t, NULL), 1);
+	while (wire_classify(&h, WIRE_XPORT_TCP) != WIRE_KIND_PONG);
+	assert_int_equal(h.dport, 4000);
+}
+
+/* Pings until one was read by a direct wait: the link must have read
+ * twice within the wait's bound first, and no core deadline be nearer.
+ * Return: the next ping's seq. */
+static uint64_t heat(int k, struct rdsu_tcp *t, uint64_t seq)
+{
+	for (rdsu_ns end = rdsu_clock() + 5 * RDSU_SEC; rdsu_clock() < end;) {
+		struct rdsu_tcp_stats a = tstats(t), b;
+
+		ping_pong(k, t, seq++);
+		b = tstats(t);
+		if (b.direct_waits == a.direct_waits + 1 && b.direct_timeouts == a.direct_timeouts)
+			return seq;
+	}
+	fail_msg("pings on the only link for 5 s, none read by a direct wait");
+	return seq;
+}
+
+/* The pings are answered without epoll_wait; a new connection that comes
+ * while the wait blocks on the link is accepted in the same round once
+ * the direct wait's bound passes (here it is held: slot 0 is taken), and
+ * with two links every wait goes through epoll again. */
+static void test_direct_wait(void **state)
+{
+	(void)state;
+	struct rdsu_tcp *hi = simple(HI);
+	int k = one_link_peer(hi), k2 = -1;
+	uint64_t seq = heat(k, hi, 1);
+	struct rdsu_tcp_stats a, b;
+
+	for (unsigned i = 0; i < 50 && k2 < 0; i++) {
+		seq = heat(k, hi, seq);
+		assert_true(rdsu_tcp_run(hi, 0) >= 0);  /* the epoll round a direct wait follows */
+		k2 = raw_connect(LO, 0, HI, RDSU_TCP_PORT);
+		a = tstats(hi);
+		assert_true(rdsu_tcp_run(hi, 1000) >= 0);
+		b = tstats(hi);
+		if (b.direct_timeouts == a.direct_timeouts + 1) {
+			/* The direct wait gave up; epoll found the connection. */
+			assert_int_equal(b.accepts, a.accepts + 1);
+			assert_int_equal(held_links(hi, HI, LO), 1);
+			break;
+		}
+		/* No direct wait this time (a deadline was near): again. */
+		fd_close(k2);
+		k2 = -1;
+		WAIT_UNTIL(tstats(hi).links_up == 1, 5, hi, NULL);
+	}
+	if (k2 < 0)
+		fail_msg("no direct wait gave way to a new connection in 50 tries");
+	a = tstats(hi);
+	for (unsigned i = 0; i < 20; i++)
+		ping_pong(k, hi, seq++);
+	b = tstats(hi);
+	assert_int_equal(b.direct_waits, a.direct_waits);
+	fd_close(k2);
+	fd_close(k);
+	tcp_free(hi);
+}
+
+/* A core timer (here the reconnect of a path to 127.0.0.3, where nobody
+ * listens) still ends a wait that began on the only link: the direct wait
+ * finds nothing and gives way to epoll, where the timerfd wakes it. A
+ * direct wait without its bound would block until the caller's timeout,
+ * 10 s each round. */
+static void test_direct_wait_timer(void **state)
+{
+	(void)state;
+	struct rdsu_ep_cfg c;
+
+	ep_cfg(&c, HI);
+	c.reconnect_min = 200 * RDSU_MSEC;
+	c.reconnect_max = 200 * RDSU_MSEC;
+	struct rdsu_tcp *hi = tcp_new(&c, NULL);
+	struct rdsu_sock *tx = sock_at(hi, HI, 4000);
+	int k = one_link_peer(hi);
+	uint64_t seq = 1;
+
+	assert_int_equal(submit(hi, tx, "127.0.0.3", 5000, "x", 1), 1);
+	for (unsigned i = 0; i < 100; i++) {
+		struct rdsu_tcp_stats a;
+
+		seq = heat(k, hi, seq);
+		a = tstats(hi);
+		assert_true(rdsu_tcp_run(hi, 10 * 1000) >= 0);
+		if (tstats(hi).direct_timeouts != a.direct_timeouts + 1)
+			continue;  /* the reconnect was due too soon for a direct wait */
+		rdsu_ns end = rdsu_clock() + 5 * RDSU_SEC;
+
+		while (tstats(hi).connects == a.connects) {
+			if (rdsu_clock() > end)
+				fail_msg("the reconnect timer did not end a wait in 5 s");
+			assert_true(rdsu_tcp_run(hi, 10 * 1000) >= 0);
+		}
+		fd_close(k);
+		tcp_free(hi);
+		return;
+	}
+	fail_msg("no direct wait in 100 tries");
+}
+
 /* ------------------------------------------------------------------------
  * Held links and the orderly close
  */
@@ -1306,6 +1440,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_flush_sees_acks, teardown),
 		cmocka_unit_test_teardown(test_reconnect_timer_wakes_fd, teardown),
 		cmocka_unit_test_teardown(test_wait, teardown),
+		cmocka_unit_test_teardown(test_direct_wait, teardown),
+		cmocka_unit_test_teardown(test_direct_wait_timer, teardown),
 		cmocka_unit_test_teardown(test_held_then_attached, teardown),
 		cmocka_unit_test_teardown(test_drain, teardown),
 		cmocka_unit_test_teardown(test_free_busy, teardown),

@@ -98,6 +98,10 @@ struct rdsu_tcp_stats {
 	uint64_t ack_checks;       /* SIOCOUTQ queries */
 	uint64_t runs;             /* rounds of rdsu_tcp_run */
 	uint64_t sleeps;           /* ... that waited with a timeout other than 0 */
+	/* ... of those, how many blocked in recv() on the endpoint's one link
+	 * instead of epoll_wait() (see rdsu_tcp_run), and how many of those
+	 * found nothing before their bound (then epoll waits the rest) */
+	uint64_t direct_waits, direct_timeouts;
 };
 
 struct rdsu_tcp;
@@ -134,7 +138,13 @@ RDSU_API int rdsu_tcp_fd(const struct rdsu_tcp *t);
  * for socket activity or a due timer, then read, write, accept, complete
  * connects, report acknowledgements and run the core's timers, and again
  * carry out what that caused. Application events stay queued for
- * rdsu_ep_next_event().
+ * rdsu_ep_next_event(). When the endpoint has one link, which has just
+ * been reading, and nothing else can be due before the timeout, the wait
+ * blocks in recv() on that link's socket instead of the epoll set (one
+ * system call and wakeup fewer per message of a ping-pong), for at most
+ * a jiffy-rounded bound (4 ms at HZ=250), then polls as usual; a new
+ * connection or the transport's own timers are seen within twice that.
+ * rdsu_tcp_run(t, 0) never waits that way.
  * Return: number of sockets that had activity (>= 0); -EINTR when a
  * signal interrupted the wait; another negative errno only for a failure
  * of the epoll set itself.
