@@ -153,6 +153,10 @@ static void fence_pong(struct rdsu_conn *c)
 	if (c->c_fence != RDSU_FENCE_SENT || --c->c_fence_due)
 		return;
 	c->c_fence = RDSU_FENCE_NONE;
+	/* Path 0's acknowledgements may all be in already: they could not
+	 * end the hold while the fence stood, so look now, or it stays set
+	 * until some path has something to send. */
+	(void)rdsu_probe_cp0_caught_up(c);
 	for (unsigned i = 1; i < WIRE_MAX_PATHS; i++)
 		rdsu_path_kick(&c->c_path[i]);
 }

@@ -390,6 +390,43 @@ static void test_probe_6x_send_hash(void **state)
 	rdsu_ep_free(ep);
 }
 
+/*
+ * The fan-out hold ends when the fence's pong is in and path 0 has had
+ * acknowledged what it held at the fan-out, in either order. Here the
+ * acknowledgement comes first (while the fence still holds, so it cannot
+ * end the hold), then the pong: the hold must end with the pong, not wait
+ * for some later send on another path to look again (a monitor, and
+ * tests/io's quiet_pair, saw it set for ever).
+ */
+static void test_probe_fence_after_ack(void **state)
+{
+	struct rdsu_ep *ep = ep_make(SMALL, WIRE_KVER_7, 9);
+	struct rdsu_sock *s = sock_at(ep, SMALL, 4000);
+	struct rdsu_addr to = rdsu_addr_v4(LARGE);
+	struct iovec iov = { (void *)"data", 4 };
+	struct rdsu_conn_info ci;
+	struct wire_hdr h;
+	struct peer p;
+
+	(void)state;
+	assert_int_equal(rdsu_sock_submit(s, &to, 5000, &iov, 1, T0), 4);
+	peer_init(&p, ep, connect_to_large(ep, 0, T0));
+	peer_pull(&p);          /* map, probe ping, the data on path 0 */
+	probe_hdr(&h, true, 1, WIRE_KVER_7, 8, 5);
+	assert_int_equal(peer_feed(&p, &h, NULL, false), WIRE_HDR_LEN);
+	assert_true(conn_of(ep, SMALL, LARGE).fanout_hold);
+	peer_pull(&p);          /* the fence's probe ping */
+	peer_ack_all(&p);       /* the data is acknowledged; the fence holds */
+	assert_true(conn_of(ep, SMALL, LARGE).fanout_hold);
+	probe_hdr(&h, true, 2, WIRE_KVER_7, 8, 5);
+	assert_int_equal(peer_feed(&p, &h, NULL, false), WIRE_HDR_LEN);
+	ci = conn_of(ep, SMALL, LARGE);
+	assert_int_equal(ci.npaths, 8);
+	assert_false(ci.fanout_hold);
+	peer_fini(&p);
+	rdsu_ep_free(ep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -405,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_probe_gen_change_flushes_retransmit),
 		cmocka_unit_test(test_probe_one_at_a_time),
 		cmocka_unit_test(test_probe_6x_send_hash),
+		cmocka_unit_test(test_probe_fence_after_ack),
 	};
 	return cmocka_run_group_tests_name("rds_probe", tests, NULL, NULL);
 }

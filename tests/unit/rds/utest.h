@@ -158,7 +158,9 @@ static inline ssize_t peer_feed(struct peer *p, const struct wire_hdr *h, const 
 	ssize_t r = 0;
 
 	wire_hdr_encode(h, buf, WIRE_HDR_LEN);
-	if (h->len)
+	/* (payload, not h->len, decides: GCC cannot tie a NULL payload to a
+	 * zero length through the inlining and warns) */
+	if (payload)
 		memcpy(buf + WIRE_HDR_LEN, payload, h->len);
 	if (!bytewise) {
 		r = rdsu_link_input(p->ep, p->link, buf, len, p->now);
