@@ -287,7 +287,7 @@ int rio_flush(struct rio *r)
 	return r->kernel ? 0 : rdsu_tcp_flush(r->tcp);
 }
 
-uint64_t rio_backlog(struct rio *r)
+static uint64_t queued(struct rio *r, bool written_too)
 {
 	struct rdsu_conn_info ci;
 	size_t pos = 0;
@@ -297,8 +297,18 @@ uint64_t rio_backlog(struct rio *r)
 		return 0;
 	while (rdsu_ep_conn_next(rdsu_tcp_ep(r->tcp), &pos, &ci) == 1)
 		for (unsigned i = 0; i < WIRE_MAX_PATHS; i++)
-			n += ci.path[i].send_q_msgs;
+			n += ci.path[i].send_q_msgs + (written_too ? ci.path[i].retrans_q_msgs : 0);
 	return n;
+}
+
+uint64_t rio_backlog(struct rio *r)
+{
+	return queued(r, false);
+}
+
+uint64_t rio_unacked(struct rio *r)
+{
+	return queued(r, true);
 }
 
 ssize_t rio_recv(struct rio_sock *s, void *buf, size_t cap, struct rdsu_addr *from,

@@ -96,6 +96,11 @@ int rio_flush(struct rio *r);
  * keeps this bounded. */
 uint64_t rio_backlog(struct rio *r);
 
+/* rio_unacked() - messages librds holds that TCP has not acknowledged yet:
+ * the backlog and those written (or partly written) since; 0 with
+ * --kernel. Once 0, everything sent is in the peer's kernel. */
+uint64_t rio_unacked(struct rio *r);
+
 /* rio_recv() - one message, never blocking; |trunc| when |cap| was short.
  * Return: the message length (>= 0); -EAGAIN. Congestion notifications
  * are consumed and skipped. */

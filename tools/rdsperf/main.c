@@ -578,11 +578,14 @@ static int run_one(struct opts *o, struct ctl *cc, struct json_object *runs)
 	rt1 = librds_retransmits(r);
 	tr1 = tcp_retrans_segs();
 	/* Let librds finish writing and answering before the server stops:
-	 * what the count calls sent must have left (a slow receiver holds
-	 * the wire's window shut for a while; 10 s at most). */
+	 * what the count calls sent must be in the server's kernel, not
+	 * merely started (a slow receiver holds the window shut, and bytes
+	 * the socket did not take wait in the transport: this process stops
+	 * running librds while it waits for the result; the server drains
+	 * only until its sockets go quiet). 10 s at most. */
 	if (rio_tcp(r)) {
 		for (rdsu_ns end = rdsu_clock() + 10 * RDSU_SEC;
-		     rio_backlog(r) && rdsu_clock() < end;)
+		     rio_unacked(r) && rdsu_clock() < end;)
 			rio_idle(r, 10 * RDSU_MSEC);
 		rio_idle(r, 50 * RDSU_MSEC);
 	}
