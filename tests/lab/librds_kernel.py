@@ -229,11 +229,15 @@ def phase_enobufs(r, haddr, port, log):
         % (haddr, src["enobufs"]))
 
 
+# ss's filter for the established RDS/TCP connections, either way.
+RDS_TCP_UP = ["state", "established", "(", "dport", "=", ":16385", "or", "sport", "=", ":16385",
+              ")"]
+
+
 def in_flight(r):
     """Whether one of this host's RDS/TCP connections to the guest has
     bytes the guest has not acknowledged (ss Send-Q)."""
-    p = subprocess.run(["ip", "netns", "exec", r.l.ns, "ss", "-tnH", "state", "established",
-                        "(", "dport", "=", ":16385", "or", "sport", "=", ":16385", ")"],
+    p = subprocess.run(["ip", "netns", "exec", r.l.ns, "ss", "-tnH"] + RDS_TCP_UP,
                        capture_output=True, text=True)
     return any(len(f) >= 2 and f[1].isdigit() and int(f[1]) > 0
                for f in (line.split() for line in p.stdout.splitlines()))
@@ -251,9 +255,8 @@ def killer(r, count, gap, running, loaded=False):
         t = time.time() + 1
         while loaded and not in_flight(r) and time.time() < t and running():
             time.sleep(0.01)
-        p = subprocess.run(["ip", "netns", "exec", r.l.ns, "ss", "-K", "-tnH", "state",
-                            "established", "(", "dport", "=", ":16385", "or", "sport", "=",
-                            ":16385", ")"], capture_output=True, text=True)
+        p = subprocess.run(["ip", "netns", "exec", r.l.ns, "ss", "-K", "-tnH"] + RDS_TCP_UP,
+                           capture_output=True, text=True)
         done += p.returncode == 0 and p.stdout.strip() != ""
     return done
 
@@ -424,14 +427,14 @@ def main():
                 ok = True
                 return 0
             # reboot: a librds sink at each host address outlives the guest
-            sinks = {}
-            for haddr, port in ((SMALL, 6003), (LARGE, 6013)):
+            sinks, ports = {}, ((SMALL, 6003), (LARGE, 6013))
+            for haddr, port in ports:
                 sinks[haddr] = r.host_drive(haddr, "sink --port %d --expect 40 --timeout 300 "
                                             "--linger 2 --sizes 100" % port)
                 r.host_ready(sinks[haddr])
 
             def life(n, timeout):
-                for haddr, port in ((SMALL, 6003), (LARGE, 6013)):
+                for haddr, port in ports:
                     k = r.guest_drive("source --to %s --port %d --count 20 --sport %d "
                                       "--sizes 100 --timeout 200 --linger 5"
                                       % (haddr, port, port + 1300 + n))

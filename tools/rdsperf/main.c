@@ -9,7 +9,6 @@
 #include <argp.h>
 #include <errno.h>
 #include <json-c/json.h>
-#include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
