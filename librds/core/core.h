@@ -350,7 +350,8 @@ void rdsu_cong_remove_sock(struct rdsu_sock *rs);
 void rdsu_probe_build(const struct rdsu_conn *c, struct wire_hdr *h, bool pong, uint64_t seq);
 void rdsu_probe_input(struct rdsu_conn *c, const struct wire_hdr *h, bool pong, rdsu_ns now);
 void rdsu_probe_ping(struct rdsu_conn *c, rdsu_ns now);
-unsigned rdsu_probe_pick_path(struct rdsu_conn *c, const struct rdsu_sock *rs, rdsu_ns now);
+unsigned rdsu_probe_pick_path(struct rdsu_conn *c, const struct rdsu_sock *rs, uint16_t dport,
+			      rdsu_ns now);
 void rdsu_probe_path_up(struct rdsu_path *cp, rdsu_ns now);
 enum { RDSU_FENCE_NONE, RDSU_FENCE_NEED, RDSU_FENCE_SENT };
 bool rdsu_probe_cp0_caught_up(struct rdsu_conn *c);

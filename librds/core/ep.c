@@ -84,6 +84,8 @@ static int cfg_check(const struct rdsu_ep_cfg *cfg)
 		return RDSU_ERR_INVAL;
 	if (cfg->kver != WIRE_KVER_6 && cfg->kver != WIRE_KVER_7)
 		return RDSU_ERR_INVAL;
+	if (cfg->path_rule != RDSU_PATH_BY_PAIR && cfg->path_rule != RDSU_PATH_BY_PORT)
+		return RDSU_ERR_INVAL;
 	if (cfg->reconnect_min == 0 || cfg->reconnect_min > cfg->reconnect_max)
 		return RDSU_ERR_INVAL;
 	if (cfg->sndbuf == 0 || cfg->rcvbuf == 0)

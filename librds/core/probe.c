@@ -59,6 +59,19 @@ unsigned rdsu_mprds_hash(uint16_t port, uint32_t initval, unsigned npaths)
 	return jhash_1word(port, initval) & (npaths - 1);
 }
 
+unsigned rdsu_path_of(enum rdsu_path_rule rule, uint16_t sport, uint16_t dport,
+		      uint32_t initval, unsigned npaths)
+{
+	uint16_t lo = sport < dport ? sport : dport, hi = sport < dport ? dport : sport;
+
+	if (rule == RDSU_PATH_BY_PORT)
+		return rdsu_mprds_hash(sport, initval, npaths);
+	if (npaths <= 1)
+		return 0;
+	/* No initval: both ends must come to the same path. */
+	return jhash_1word((uint32_t)lo << 16 | hi, 0) & (npaths - 1);
+}
+
 void rdsu_probe_build(const struct rdsu_conn *c, struct wire_hdr *h, bool pong, uint64_t seq)
 {
 	const struct rdsu_ep_cfg *cfg = &c->c_ep->cfg;
@@ -234,16 +247,19 @@ void rdsu_probe_input(struct rdsu_conn *c, const struct wire_hdr *h, bool pong, 
 	rdsu_path_kick(&c->c_path[0]);
 }
 
-unsigned rdsu_probe_pick_path(struct rdsu_conn *c, const struct rdsu_sock *rs, rdsu_ns now)
+unsigned rdsu_probe_pick_path(struct rdsu_conn *c, const struct rdsu_sock *rs, uint16_t dport,
+			      rdsu_ns now)
 {
+	enum rdsu_path_rule rule = c->c_ep->cfg.path_rule;
+
 	if (c->c_ep->cfg.kver == WIRE_KVER_6 && c->c_npaths == 0) {
 		/* 6.x would block here for the pong; a non-blocking sender
 		 * uses path 0 meanwhile. */
-		if (rdsu_mprds_hash(rs->rs_port, rs->rs_hash_initval, WIRE_MAX_PATHS))
+		if (rdsu_path_of(rule, rs->rs_port, dport, rs->rs_hash_initval, WIRE_MAX_PATHS))
 			rdsu_probe_ping(c, now);
 		return 0;
 	}
-	return rdsu_mprds_hash(rs->rs_port, rs->rs_hash_initval, c->c_npaths);
+	return rdsu_path_of(rule, rs->rs_port, dport, rs->rs_hash_initval, c->c_npaths);
 }
 
 /*

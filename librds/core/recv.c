@@ -14,15 +14,17 @@
 #include <string.h>
 
 /*
- * The duplicate check when slots are filed in arrival order. The kernel
- * sends all of a socket's messages on the path its bound port hashes to,
- * so they carry rising numbers of that path's sequence; after all paths
- * reconnect, a 6.1 acceptor may file that path's connection in another
- * slot (kernel-behaviour.md, librds item 3), whose cp_next_rx_seq belongs
- * to another sequence. Checked against the last number taken from the same
- * sending port, a resent copy is known wherever it lands. A port not in
- * the table (never seen, or pushed out by others) falls back to the slot's
- * number. Only data: pongs of every path share port 0.
+ * The duplicate check when slots are filed in arrival order. A sender puts
+ * all messages from one socket to one port on one path (the kernel all of
+ * a socket's messages, by its bound port; librds by default by the port
+ * pair, rdsu_path_of), so they carry rising numbers of that path's
+ * sequence; after all paths reconnect, a 6.1 acceptor may file that path's
+ * connection in another slot (kernel-behaviour.md, librds item 3), whose
+ * cp_next_rx_seq belongs to another sequence. Checked against the last
+ * number taken from the same port pair, a resent copy is known wherever it
+ * lands. A pair not in the table (never seen, or pushed out by others)
+ * falls back to the slot's number. Only data: pongs of every path share
+ * port 0.
  */
 #define RX_SEEN_SLOTS 128       /* a power of two */
 #define RX_SEEN_PROBE 8
@@ -30,14 +32,19 @@
 struct rdsu_rx_seen {
 	struct {
 		uint64_t seq;
-		uint16_t port;
+		uint32_t ports;         /* sport << 16 | dport */
 		bool used;
 	} e[RX_SEEN_SLOTS];
 };
 
-static unsigned seen_home(uint16_t port)
+static uint32_t seen_key(const struct wire_hdr *h)
 {
-	return ((uint32_t)port * 40503u >> 7) & (RX_SEEN_SLOTS - 1);
+	return (uint32_t)h->sport << 16 | h->dport;
+}
+
+static unsigned seen_home(uint32_t ports)
+{
+	return (ports * 2654435761u >> 20) & (RX_SEEN_SLOTS - 1);
 }
 
 static bool seen_applies(const struct rdsu_conn *c, const struct wire_hdr *h)
@@ -46,26 +53,26 @@ static bool seen_applies(const struct rdsu_conn *c, const struct wire_hdr *h)
 	       h->sport != WIRE_PROBE_PORT && h->dport != WIRE_PROBE_PORT;
 }
 
-static const uint64_t *seen_find(const struct rdsu_conn *c, uint16_t port)
+static const uint64_t *seen_find(const struct rdsu_conn *c, uint32_t ports)
 {
 	const struct rdsu_rx_seen *t = c->c_rx_seen;
-	unsigned home = seen_home(port);
+	unsigned home = seen_home(ports);
 
 	if (!t)
 		return NULL;
 	for (unsigned i = 0; i < RX_SEEN_PROBE; i++) {
 		unsigned k = (home + i) & (RX_SEEN_SLOTS - 1);
 
-		if (t->e[k].used && t->e[k].port == port)
+		if (t->e[k].used && t->e[k].ports == ports)
 			return &t->e[k].seq;
 	}
 	return NULL;
 }
 
-static void seen_note(struct rdsu_conn *c, uint16_t port, uint64_t seq)
+static void seen_note(struct rdsu_conn *c, uint32_t ports, uint64_t seq)
 {
 	struct rdsu_rx_seen *t = c->c_rx_seen;
-	unsigned home = seen_home(port), k = home;
+	unsigned home = seen_home(ports), k = home;
 
 	if (!t) {
 		t = c->c_rx_seen = rdsu_mem_zalloc(c->c_ep, sizeof(*t));
@@ -75,13 +82,13 @@ static void seen_note(struct rdsu_conn *c, uint16_t port, uint64_t seq)
 	for (unsigned i = 0; i < RX_SEEN_PROBE; i++) {
 		unsigned j = (home + i) & (RX_SEEN_SLOTS - 1);
 
-		if (!t->e[j].used || t->e[j].port == port) {
+		if (!t->e[j].used || t->e[j].ports == ports) {
 			k = j;
 			break;
 		}
 	}
 	t->e[k].used = true;
-	t->e[k].port = port;
+	t->e[k].ports = ports;
 	t->e[k].seq = seq;
 }
 
@@ -99,7 +106,7 @@ static bool is_copy(struct rdsu_path *cp, const struct wire_hdr *h)
 
 	if (!(h->flags & WIRE_FLAG_RETRANSMITTED))
 		return false;
-	if (seen_applies(cp->cp_conn, h) && (last = seen_find(cp->cp_conn, h->sport))) {
+	if (seen_applies(cp->cp_conn, h) && (last = seen_find(cp->cp_conn, seen_key(h)))) {
 		bool by_port = h->seq <= *last;
 
 		/* the evidence that a path came back in another slot */
@@ -147,7 +154,7 @@ static void incoming(struct rdsu_path *cp, const struct wire_frame *f, rdsu_ns n
 	}
 	cp->cp_next_rx_seq = h->seq + 1;
 	if (seen_applies(c, h))
-		seen_note(c, h->sport, h->seq);
+		seen_note(c, seen_key(h), h->seq);
 
 	if (ep->cfg.ping_enable && h->dport == 0) {
 		/* FAULT ping-port0-answered: answer it anyway; the pong (sport

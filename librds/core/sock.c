@@ -217,7 +217,7 @@ int rdsu_sock_submit(struct rdsu_sock *rs, const struct rdsu_addr *dst, uint16_t
 		return -ENOMEM;
 	/* As rds_sendmsg: connecting starts before the congestion and
 	 * buffer checks, so even a refused send brings the paths up. */
-	cp = &c->c_path[rdsu_probe_pick_path(c, rs, now)];
+	cp = &c->c_path[rdsu_probe_pick_path(c, rs, dport, now)];
 	if (ep->cfg.kver != WIRE_KVER_6 && c->c_path[0].cp_state != RDSU_PATH_UP) {
 		rdsu_path_connect_if_down(&c->c_path[0], now);
 		rdsu_probe_ping(c, now);

@@ -106,6 +106,8 @@ static void ep_cfg(struct rdsu_ep_cfg *c, const char *a)
 	c->gen_num = GEN;
 	/* Source ports start at group (seed >> 32) & 0xff = 0 of the range. */
 	c->seed = 0x5eed;
+	/* port_for_path() picks by the kernel's path rule. */
+	c->path_rule = RDSU_PATH_BY_PORT;
 }
 
 static struct rdsu_tcp *tcp_new(const struct rdsu_ep_cfg *c, const struct rdsu_tcp_cfg *tc)

@@ -116,7 +116,8 @@ struct world {
 	struct tap tap;
 };
 
-static inline void node_cfg(struct rdsu_ep_cfg *c, uint32_t addr, enum wire_kver kv, uint32_t gen)
+static inline void node_cfg(struct rdsu_ep_cfg *c, uint32_t addr, enum wire_kver kv, uint32_t gen,
+			    enum rdsu_path_rule rule)
 {
 	rdsu_ep_cfg_default(c);
 	c->laddrs[0] = rdsu_addr_v4(addr);
@@ -124,12 +125,14 @@ static inline void node_cfg(struct rdsu_ep_cfg *c, uint32_t addr, enum wire_kver
 	c->kver = kv;
 	c->gen_num = gen;
 	c->seed = addr * 7919u + gen;
+	c->path_rule = rule;
 }
 
 /* Two nodes: a = 10.0.0.1 (kva), b = 10.0.0.2 (kvb), with the faulty-peer
  * defects |fa| and |fb| (rdsu_ep_cfg.faults; 0 for a correct node). */
-static inline struct world *world_new2f(uint64_t seed, enum wire_kver kva, enum wire_kver kvb,
-					const struct rdsu_sim_cfg *scfg, uint32_t fa, uint32_t fb)
+static inline struct world *world_new2rf(uint64_t seed, enum wire_kver kva, enum wire_kver kvb,
+					 const struct rdsu_sim_cfg *scfg, uint32_t fa, uint32_t fb,
+					 enum rdsu_path_rule rule)
 {
 	struct world *w = calloc(1, sizeof(*w));
 	struct rdsu_sim_cfg sc;
@@ -142,16 +145,24 @@ static inline struct world *world_new2f(uint64_t seed, enum wire_kver kva, enum 
 	sc.seed = seed;
 	if (rdsu_sim_new(&w->sim, &sc))
 		abort();
-	node_cfg(&c, ADDR_A, kva, 0x11111111u);
+	node_cfg(&c, ADDR_A, kva, 0x11111111u, rule);
 	c.faults = fa;
 	w->a = rdsu_sim_add_node(w->sim, &c);
-	node_cfg(&c, ADDR_B, kvb, 0x22222222u);
+	node_cfg(&c, ADDR_B, kvb, 0x22222222u, rule);
 	c.faults = fb;
 	w->b = rdsu_sim_add_node(w->sim, &c);
 	if (w->a != 0 || w->b != 1)
 		abort();
 	rdsu_sim_set_tap(w->sim, tap_fn, &w->tap);
 	return w;
+}
+
+/* The scenarios pick their ports by the kernel's path rule, as the lab's
+ * do; tests of librds's own rule call world_new2rf. */
+static inline struct world *world_new2f(uint64_t seed, enum wire_kver kva, enum wire_kver kvb,
+					const struct rdsu_sim_cfg *scfg, uint32_t fa, uint32_t fb)
+{
+	return world_new2rf(seed, kva, kvb, scfg, fa, fb, RDSU_PATH_BY_PORT);
 }
 
 /* Two correct nodes: a = 10.0.0.1 (kva), b = 10.0.0.2 (kvb). */

@@ -306,9 +306,9 @@ static void test_handshake_ping_disabled(void **state)
 	(void)state;
 	rdsu_sim_cfg_default(&sc);
 	assert_int_equal(rdsu_sim_new(&sim, &sc), 0);
-	node_cfg(&c, ADDR_A, WIRE_KVER_7, 1);
+	node_cfg(&c, ADDR_A, WIRE_KVER_7, 1, RDSU_PATH_BY_PORT);
 	assert_int_equal(rdsu_sim_add_node(sim, &c), 0);
-	node_cfg(&c, ADDR_B, WIRE_KVER_7, 2);
+	node_cfg(&c, ADDR_B, WIRE_KVER_7, 2, RDSU_PATH_BY_PORT);
 	c.ping_enable = false;
 	assert_int_equal(rdsu_sim_add_node(sim, &c), 1);
 	assert_int_equal(rdsu_sock_new(rdsu_sim_ep(sim, 0), &sa), 0);

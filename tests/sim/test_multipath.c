@@ -112,6 +112,91 @@ static void test_multipath_eight_paths_used(void **state)
 	world_free(w);
 }
 
+/*
+ * librds's default rule: a message rides the path of its port pair, so a
+ * request and its reply share a connection, a socket talking to several
+ * ports spreads over several paths, and each pair's messages stay in order.
+ */
+static void test_multipath_pair_rule(void **state)
+{
+	struct world *w = world_new2rf(44, WIRE_KVER_7, WIRE_KVER_7, NULL, 0, 0,
+				       RDSU_PATH_BY_PAIR);
+	struct rdsu_sock *sa[8], *sb[8];
+	struct rdsu_addr bb = node_addr(w->b);
+	unsigned per_path[8] = { 0 }, a_paths = 0;
+	enum { ROUNDS = 3 };
+
+	(void)state;
+	for (unsigned i = 0; i < 8; i++) {
+		sa[i] = sock_bound(w, w->a, (uint16_t)(4000 + i));
+		sb[i] = sock_bound(w, w->b, (uint16_t)(6000 + i));
+	}
+	assert_int_equal(rdsu_sock_submit(sa[0], &bb, 0, NULL, 0, rdsu_sim_now(w->sim)), 0);
+	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + 10 * RDSU_SEC), 0);
+	{
+		struct rdsu_rxinfo info;
+
+		assert_int_equal(read_msg(sa[0], rbuf, sizeof(rbuf), &info, 0), 0); /* the pong */
+	}
+	/* every A socket asks every B socket ROUNDS times; B answers each */
+	for (unsigned r = 0; r < ROUNDS; r++)
+		for (unsigned i = 0; i < 8; i++)
+			for (unsigned j = 0; j < 8; j++)
+				assert_int_equal(send_msg(sa[i], w->b, (uint16_t)(6000 + j),
+							  r * 64 + i * 8 + j, 200, rdsu_sim_now(w->sim)),
+						 200);
+	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + 10 * RDSU_SEC), 0);
+	for (unsigned j = 0; j < 8; j++) {
+		uint32_t next[8] = { 0 };
+
+		for (unsigned k = 0; k < 8 * ROUNDS; k++) {
+			struct rdsu_rxinfo info;
+			long idx;
+			unsigned i;
+
+			assert_int_equal(read_msg(sb[j], rbuf, sizeof(rbuf), &info, 0), 200);
+			idx = msg_check(rbuf, 200);
+			assert_true(idx >= 0 && idx % 8 == j);
+			i = (unsigned)(idx % 64) / 8;
+			assert_int_equal(info.sport, 4000 + i);
+			/* one sender's messages to this port arrive in order */
+			assert_int_equal((unsigned)idx / 64, next[i]);
+			next[i]++;
+			assert_int_equal(send_msg(sb[j], w->a, info.sport, 1000 + idx, 300,
+						  rdsu_sim_now(w->sim)),
+					 300);
+		}
+	}
+	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + 10 * RDSU_SEC), 0);
+	for (unsigned i = 0; i < 8; i++)
+		for (unsigned k = 0; k < 8 * ROUNDS; k++) {
+			struct rdsu_rxinfo info;
+
+			assert_int_equal(read_msg(sa[i], rbuf, sizeof(rbuf), &info, 0), 300);
+			assert_true(msg_check(rbuf, 300) >= 1000);
+		}
+	/* on the wire, both directions of a pair on the pair's path */
+	for (size_t k = 0; k < w->tap.n; k++) {
+		const struct wrec *r = &w->tap.r[k];
+
+		if (!is_data(r) || r->h.dport == 0)
+			continue;
+		assert_int_equal(r->path, rdsu_path_of(RDSU_PATH_BY_PAIR, r->h.sport, r->h.dport,
+							0, 8));
+		assert_int_equal(r->path, rdsu_path_of(RDSU_PATH_BY_PAIR, r->h.dport, r->h.sport,
+							0x12345678, 8));
+		per_path[r->path]++;
+		if (r->h.sport == 4000)
+			a_paths |= 1u << r->path;
+	}
+	for (unsigned i = 0; i < 8; i++)
+		assert_true(per_path[i] > 0);
+	/* one socket, eight destination ports: more than one path */
+	assert_true(__builtin_popcount(a_paths) > 1);
+	assert_int_equal(w->tap.errors, 0);
+	world_free(w);
+}
+
 /* 7.x sends on path 0 until NPATHS is known; messages queued before the
  * fan-out must not be overtaken by later ones on the hashed path. */
 static void test_multipath_fanout_keeps_order(void **state)
@@ -184,7 +269,7 @@ static void test_multipath_three_nodes(void **state)
 	struct rdsu_rxinfo info;
 
 	(void)state;
-	node_cfg(&c, 0x0a000003u, WIRE_KVER_7, 0x33333333u);
+	node_cfg(&c, 0x0a000003u, WIRE_KVER_7, 0x33333333u, RDSU_PATH_BY_PORT);
 	n3 = rdsu_sim_add_node(w->sim, &c);
 	assert_int_equal(n3, 2);
 	sa = sock_bound(w, w->a, 4000);
@@ -219,6 +304,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_multipath_eight_paths_used),
+		cmocka_unit_test(test_multipath_pair_rule),
 		cmocka_unit_test(test_multipath_fanout_keeps_order),
 		cmocka_unit_test(test_multipath_three_nodes),
 	};

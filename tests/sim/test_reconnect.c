@@ -166,7 +166,8 @@ static void test_reconnect_single_path_resets(void **state)
 
 /* Both directions, every path, segments lost and connections reset at
  * random, plus all paths killed at once now and then. */
-static void run_lossy(uint64_t seed, uint32_t loss_ppm, uint32_t reset_ppm, uint32_t per_flow)
+static void run_lossy(uint64_t seed, uint32_t loss_ppm, uint32_t reset_ppm, uint32_t per_flow,
+		      enum rdsu_path_rule rule)
 {
 	struct rdsu_sim_cfg sc;
 	struct world *w;
@@ -177,15 +178,15 @@ static void run_lossy(uint64_t seed, uint32_t loss_ppm, uint32_t reset_ppm, uint
 	rdsu_sim_cfg_default(&sc);
 	sc.loss_ppm = loss_ppm;
 	sc.reset_ppm = reset_ppm;
-	w = world_new2(seed, WIRE_KVER_7, WIRE_KVER_7, &sc);
+	w = world_new2rf(seed, WIRE_KVER_7, WIRE_KVER_7, &sc, 0, 0, rule);
 	/* four flows each way, on distinct paths */
 	for (unsigned p = 0; p < 8; p += 2) {
-		while (rdsu_mprds_hash(port, 0, 8) != p)
+		while (rdsu_path_of(rule, port, port, 0, 8) != p)
 			port++;
 		f[nf++] = (struct flow){ sock_bound(w, w->a, port), sock_bound(w, w->b, port),
 					 w->a, w->b, port, 0, 0, per_flow, seed + p };
 		port++;
-		while (rdsu_mprds_hash(port, 0, 8) != p + 1)
+		while (rdsu_path_of(rule, port, port, 0, 8) != p + 1)
 			port++;
 		f[nf++] = (struct flow){ sock_bound(w, w->b, port), sock_bound(w, w->a, port),
 					 w->b, w->a, port, 0, 0, per_flow, seed + p + 1 };
@@ -223,13 +224,21 @@ static void run_lossy(uint64_t seed, uint32_t loss_ppm, uint32_t reset_ppm, uint
 static void test_reconnect_lossy_both_ways(void **state)
 {
 	(void)state;
-	run_lossy(21, 20000, 3000, 400);
+	run_lossy(21, 20000, 3000, 400, RDSU_PATH_BY_PORT);
 }
 
 static void test_reconnect_lossy_other_seed(void **state)
 {
 	(void)state;
-	run_lossy(22, 50000, 1000, 300);
+	run_lossy(22, 50000, 1000, 300, RDSU_PATH_BY_PORT);
+}
+
+/* librds's default rule: the same losses and resets, exactly once and in
+ * order per socket pair. */
+static void test_reconnect_lossy_pair_rule(void **state)
+{
+	(void)state;
+	run_lossy(23, 20000, 3000, 400, RDSU_PATH_BY_PAIR);
 }
 
 /*
@@ -368,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_reconnect_single_path_resets),
 		cmocka_unit_test(test_reconnect_lossy_both_ways),
 		cmocka_unit_test(test_reconnect_lossy_other_seed),
+		cmocka_unit_test(test_reconnect_lossy_pair_rule),
 		cmocka_unit_test(test_reconnect_backoff_capped),
 		cmocka_unit_test(test_reconnect_6x_staggered_kills),
 	};

@@ -108,6 +108,23 @@ struct rdsu_mem {
 #define RDSU_MAX_LADDRS 8
 #define RDSU_DEFAULT_BUF 106496     /* wmem_default / 2, as rds_sk_sndbuf() reads it */
 
+/*
+ * How a socket's message picks one of the negotiated paths. The kernel
+ * hashes the sending socket's bound port alone (RDS_MPATH_HASH), so a
+ * request and its reply, sent by two sockets, travel on two different TCP
+ * connections: each side then reads a connection it never writes on, and
+ * every read costs a pure ACK. Hashing the unordered pair {source port,
+ * destination port} puts both directions of a socket pair on one
+ * connection, where acknowledgements ride on the replies. Either rule keeps
+ * what RDS promises: messages from one socket to one destination port stay
+ * on one path, in order. Only the sender's choice differs; any receiver,
+ * kernel or librds, takes a message on whichever path it arrives.
+ */
+enum rdsu_path_rule {
+	RDSU_PATH_BY_PAIR = 0,      /* hash of {sport, dport} (default) */
+	RDSU_PATH_BY_PORT = 1,      /* the kernel's: hash of the bound port */
+};
+
 struct rdsu_ep_cfg {
 	size_t size;                /* sizeof(struct rdsu_ep_cfg) */
 	struct rdsu_addr laddrs[RDSU_MAX_LADDRS]; /* the local address set */
@@ -141,6 +158,10 @@ struct rdsu_ep_cfg {
 	 * (see "Faulty-peer mode" below). Default 0: no faults.
 	 */
 	uint32_t faults;
+	/* Which path a message takes when several are up (rdsu_path_of).
+	 * Default RDSU_PATH_BY_PAIR; a configuration sized before this field
+	 * gets the default. */
+	enum rdsu_path_rule path_rule;
 };
 
 struct rdsu_ep;
@@ -158,8 +179,8 @@ RDSU_API void rdsu_ep_cfg_default(struct rdsu_ep_cfg *cfg);
  * such a configuration runs without faults.
  * Return: 0 and *out set; RDSU_ERR_INVAL (size too small, no or duplicate
  * or unspecified address, mixed families, gen_num 0, npaths not a power of
- * two in 1..8, kver unknown, reconnect_min 0 or > reconnect_max, a fault
- * bit that is not RDSU_FAULT__ALL's); RDSU_ERR_NOMEM.
+ * two in 1..8, kver or path_rule unknown, reconnect_min 0 or >
+ * reconnect_max, a fault bit that is not RDSU_FAULT__ALL's); RDSU_ERR_NOMEM.
  */
 RDSU_API int rdsu_ep_new(struct rdsu_ep **out, const struct rdsu_ep_cfg *cfg);
 /* rdsu_ep_free() - free the endpoint, its sockets, connections and queues.
@@ -415,6 +436,15 @@ RDSU_API uint16_t rdsu_sport_pick(uint16_t low, uint16_t high, uint8_t res, unsi
  * (RDS_MPATH_HASH, rds_send_mprds_hash); 0 when npaths <= 1.
  */
 RDSU_API unsigned rdsu_mprds_hash(uint16_t port, uint32_t initval, unsigned npaths);
+/*
+ * rdsu_path_of() - the path a message from a socket bound to |sport| to
+ * |dport| uses under |rule| when |npaths| are negotiated. RDSU_PATH_BY_PORT:
+ * rdsu_mprds_hash(sport, initval, npaths). RDSU_PATH_BY_PAIR:
+ * jhash_1word(min << 16 | max, 0) & (npaths - 1) of the two ports, the same
+ * from either end whatever each end's initval. 0 when npaths <= 1.
+ */
+RDSU_API unsigned rdsu_path_of(enum rdsu_path_rule rule, uint16_t sport, uint16_t dport,
+			       uint32_t initval, unsigned npaths);
 
 /* ------------------------------------------------------------------------
  * Sockets (AF_RDS SOCK_SEQPACKET semantics, always non-blocking)

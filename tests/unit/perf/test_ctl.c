@@ -35,6 +35,7 @@ static struct perf_params sample(void)
 	p.sockets = 3;
 	p.paths = 4;
 	p.kver = 6;
+	p.path_by_port = true;
 	p.duration = 2.5;
 	p.omit = 0.5;
 	p.verify = true;
@@ -182,6 +183,8 @@ static void test_start_ranges(void **state)
 	check_field("depth", "0", "depth must be");
 	check_field("paths", "3", "paths must be 1, 2, 4 or 8");
 	check_field("kver", "5", "kver must be 6 or 7");
+	check_field("path_rule", "\"hash\"", "\"path_rule\" is not");
+	check_field("path_rule", "1", "\"path_rule\" is not");
 	check_field("duration", "0", "duration");
 	check_field("duration", "\"10\"", "not a number");
 	check_field("omit", "-1", "omit");

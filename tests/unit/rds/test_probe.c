@@ -42,6 +42,30 @@ static void test_probe_hash_vectors(void **state)
 	}
 }
 
+/* librds's default path rule: either end of a port pair, whatever its
+ * initval, comes to the same path; the kernel's rule stays the port's. */
+static void test_probe_path_rule(void **state)
+{
+	unsigned used = 0, differs = 0;
+
+	(void)state;
+	for (uint16_t a = 4000; a < 4064; a++)
+		for (uint16_t b = 5000; b < 5008; b++) {
+			unsigned h = rdsu_path_of(RDSU_PATH_BY_PAIR, a, b, 0, 8);
+
+			assert_int_equal(h, rdsu_path_of(RDSU_PATH_BY_PAIR, b, a, 0x12345678, 8));
+			assert_int_equal(h & 3, rdsu_path_of(RDSU_PATH_BY_PAIR, a, b, 0, 4));
+			assert_int_equal(rdsu_path_of(RDSU_PATH_BY_PAIR, a, b, 0, 1), 0);
+			assert_int_equal(rdsu_path_of(RDSU_PATH_BY_PORT, a, b, 7, 8),
+					 rdsu_mprds_hash(a, 7, 8));
+			used |= 1u << h;
+			differs += h != rdsu_path_of(RDSU_PATH_BY_PAIR, a, 5000, 0, 8);
+		}
+	assert_int_equal(used, 0xff);
+	/* the destination port matters */
+	assert_true(differs > 300);
+}
+
 /* The acceptor's probe is the first sequenced message on path 0: its 48
  * bytes are exactly the kernel's. */
 static void check_probe_bytes(enum wire_kver kv, uint32_t gen, const uint8_t *want)
@@ -431,6 +455,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_probe_hash_vectors),
+		cmocka_unit_test(test_probe_path_rule),
 		cmocka_unit_test(test_probe_bytes_6x),
 		cmocka_unit_test(test_probe_bytes_7x),
 		cmocka_unit_test(test_probe_ping_answered_with_pong),

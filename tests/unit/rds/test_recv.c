@@ -263,18 +263,23 @@ static void test_recv_read_trunc_peek(void **state)
 }
 
 /* One message from |sport| to port 5000 on |p|'s link. */
-static void feed_from(struct peer *p, uint16_t sport, uint64_t seq, uint8_t flags)
+static void feed_to(struct peer *p, uint16_t sport, uint16_t dport, uint64_t seq, uint8_t flags)
 {
 	struct wire_hdr h;
 	uint8_t body[8];
 
-	wire_build_data(&h, seq, sport, 5000, sizeof(body));
+	wire_build_data(&h, seq, sport, dport, sizeof(body));
 	h.flags = flags;
 	memcpy(body, &seq, sizeof(seq));
 	assert_int_equal(peer_feed(p, &h, body, false), WIRE_HDR_LEN + sizeof(body));
 }
 
-/* What port 5000 has, as "sport:seq" words. */
+static void feed_from(struct peer *p, uint16_t sport, uint64_t seq, uint8_t flags)
+{
+	feed_to(p, sport, 5000, seq, flags);
+}
+
+/* What a socket has, as "sport:seq" words. */
 static void drain(struct rdsu_sock *s, char *out, size_t cap)
 {
 	uint8_t buf[16];
@@ -355,6 +360,55 @@ static void test_recv_dups_follow_the_sender_port(void **state)
 	rdsu_ep_free(ep);
 }
 
+/*
+ * The same swap, from a librds peer whose one socket (port 4001) talks to
+ * two of our ports: by its pair rule, to 5000 on path 1 and to 5001 on
+ * path 2. The duplicate check must follow the port pair: by the sending
+ * port alone, 4001's last number taken would be 5001's 50, and the new 6
+ * and 7 to 5000 would be dropped as old.
+ */
+static void test_recv_dups_follow_the_port_pair(void **state)
+{
+	struct rdsu_ep *ep = ep_make(LARGE, WIRE_KVER_6, 9);
+	struct rdsu_sock *s0 = sock_at(ep, LARGE, 5000), *s1 = sock_at(ep, LARGE, 5001);
+	struct peer p0, p1, p2;
+	struct wire_hdr h;
+	char got[512];
+
+	(void)state;
+	peer_init(&p0, ep, accept_from_small(ep, 50001));
+	probe_hdr(&h, false, 1, WIRE_KVER_7, 8, 77);
+	assert_int_equal(peer_feed(&p0, &h, NULL, false), WIRE_HDR_LEN);
+	peer_init(&p1, ep, accept_from_small(ep, 50002));
+	peer_init(&p2, ep, accept_from_small(ep, 50003));
+	for (uint64_t q = 1; q <= 5; q++)
+		feed_to(&p1, 4001, 5000, q, 0);
+	for (uint64_t q = 1; q <= 50; q++)
+		feed_to(&p2, 4001, 5001, q, 0);
+	drain(s0, got, sizeof(got));
+	drain(s1, got, sizeof(got));
+
+	assert_int_equal(rdsu_link_down(ep, p1.link, T0), 0);
+	assert_int_equal(rdsu_link_down(ep, p2.link, T0), 0);
+	peer_relink(&p2, accept_from_small(ep, 50004));
+	peer_relink(&p1, accept_from_small(ep, 50005));
+	assert_true(conn_of(ep, LARGE, SMALL).path[1].link == p2.link);
+
+	for (uint64_t q = 4; q <= 7; q++)
+		feed_to(&p1, 4001, 5000, q, WIRE_FLAG_RETRANSMITTED);
+	for (uint64_t q = 49; q <= 51; q++)
+		feed_to(&p2, 4001, 5001, q, WIRE_FLAG_RETRANSMITTED);
+	drain(s0, got, sizeof(got));
+	assert_string_equal(got, "4001:6 4001:7");
+	drain(s1, got, sizeof(got));
+	assert_string_equal(got, "4001:51");
+	assert_int_equal(stat(ep, RDSU_STAT_RECV_DROP_OLD_SEQ), 4);
+	peer_fini(&p0);
+	peer_fini(&p1);
+	peer_fini(&p2);
+	rdsu_ep_free(ep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -369,6 +423,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_recv_no_socket, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recv_read_trunc_peek, setup, teardown),
 		cmocka_unit_test(test_recv_dups_follow_the_sender_port),
+		cmocka_unit_test(test_recv_dups_follow_the_port_pair),
 	};
 	return cmocka_run_group_tests_name("rds_recv", tests, NULL, NULL);
 }

@@ -19,7 +19,8 @@
 
 #define T0 (1000 * RDSU_SEC)
 
-static inline struct rdsu_ep *ep_make(uint32_t addr, enum wire_kver kv, uint32_t gen)
+static inline struct rdsu_ep *ep_make_rule(uint32_t addr, enum wire_kver kv, uint32_t gen,
+					   enum rdsu_path_rule rule)
 {
 	struct rdsu_ep_cfg c;
 	struct rdsu_ep *ep;
@@ -30,8 +31,15 @@ static inline struct rdsu_ep *ep_make(uint32_t addr, enum wire_kver kv, uint32_t
 	c.kver = kv;
 	c.gen_num = gen;
 	c.seed = 99;
+	c.path_rule = rule;
 	assert_int_equal(rdsu_ep_new(&ep, &c), 0);
 	return ep;
+}
+
+/* Most tests pick their ports by the kernel's path rule. */
+static inline struct rdsu_ep *ep_make(uint32_t addr, enum wire_kver kv, uint32_t gen)
+{
+	return ep_make_rule(addr, kv, gen, RDSU_PATH_BY_PORT);
 }
 
 static inline struct rdsu_sock *sock_at(struct rdsu_ep *ep, uint32_t addr, uint16_t port)
