@@ -3,7 +3,13 @@
 """rdsperf against iperf3 and sockperf on loopback, scaling, and memory per peer.
 
     bench/rdsperf.py [--build build/release] [--time 10] [--repeat 3] [--out DIR]
-                     [--only throughput|rate|pingpong]
+                     [--only throughput|rate|pingpong] [--no-pin]
+
+Every server runs on CPU 0 and every client on CPU 1 (taskset), for the
+reference tools as for rdsperf, unless --no-pin: unpinned, the scheduler
+now and then puts both ends of a loopback test on one of this machine's
+two vCPUs, and a ratio then measured the scheduler's luck (iperf3 alone
+gave 11.5 to 23 Gbit/s from run to run).
 
 Needs a release build (cmake --preset release && cmake --build --preset
 release), iperf3 and sockperf (apt-get install iperf3 sockperf). Everything
@@ -18,11 +24,11 @@ rounds that alternate reference and rdsperf; medians and ranges reported):
   rate, 64-byte messages  rdsperf stream -l 64      vs sockperf tp -m 64 (TCP)
   ping-pong p50           rdsperf pingpong -l 64    vs sockperf pp -m 64 (TCP);
                           sockperf reports half the round trip, so its
-                          figure is doubled. Also --sched busy, and
-                          --paths 1: one TCP connection as sockperf has,
-                          where librds waits in recv() on it (with 8
-                          paths the reply comes on another connection
-                          than the request)
+                          figure is doubled. Also --sched busy, --paths 1
+                          (one TCP connection, as sockperf has) and
+                          --path-rule port (the kernel's path choice: the
+                          reply comes on another connection than the
+                          request)
   scaling                 --paths 1..8 with 8 sockets; --sockets 1..16
   memory per idle peer    bench_peers 1, 100, 1000 (8 paths each)
 """
@@ -53,6 +59,8 @@ def wait_port(port, host=SRV):
 class Bench:
     def __init__(self, a):
         self.a = a
+        self.srv_cpu = [] if a.no_pin else ["taskset", "-c", "0"]
+        self.cli_cpu = [] if a.no_pin else ["taskset", "-c", "1"]
         self.perf = os.path.join(a.build, "tools/rdsperf/rdsperf")
         self.peers = os.path.join(a.build, "bench/bench_peers")
         os.makedirs(a.out, exist_ok=True)
@@ -71,17 +79,17 @@ class Bench:
         return p.stdout
 
     def rdsperf(self, name, args):
-        out = self.run(name, [self.perf, "-c", SRV, "-B", "127.5.0.2", "-p", "18600",
+        out = self.run(name, self.cli_cpu + [self.perf, "-c", SRV, "-B", "127.5.0.2", "-p", "18600",
                               "-t", str(self.a.time),
                               "-O", "1", "-i", "0", "--json"] + args)
         return json.loads(out)["runs"][0]
 
     def iperf3(self, name="iperf3"):
-        s = subprocess.Popen(["iperf3", "-s", "-B", SRV, "-p", "5301"],
+        s = subprocess.Popen(self.srv_cpu + ["iperf3", "-s", "-B", SRV, "-p", "5301"],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             time.sleep(1)  # (a probe connection would count as iperf3's client)
-            out = self.run(name, ["iperf3", "-c", SRV, "-p", "5301", "-l", "64K", "-O", "1",
+            out = self.run(name, self.cli_cpu + ["iperf3", "-c", SRV, "-p", "5301", "-l", "64K", "-O", "1",
                                       "-t", str(self.a.time), "-J"])
         finally:
             s.terminate()
@@ -89,11 +97,11 @@ class Bench:
         return json.loads(out)["end"]["sum_received"]["bits_per_second"]
 
     def sockperf(self, mode, name):
-        s = subprocess.Popen(["sockperf", "sr", "--tcp", "-i", SRV, "-p", "11111"],
+        s = subprocess.Popen(self.srv_cpu + ["sockperf", "sr", "--tcp", "-i", SRV, "-p", "11111"],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             wait_port(11111)
-            out = self.run(name, ["sockperf", mode, "--tcp", "-i", SRV, "-p", "11111", "-m", "64",
+            out = self.run(name, self.cli_cpu + ["sockperf", mode, "--tcp", "-i", SRV, "-p", "11111", "-m", "64",
                                   "-t", str(self.a.time)])
         finally:
             s.terminate()
@@ -110,6 +118,8 @@ def main():
                     help="rounds of each ratio measurement (medians are reported)")
     ap.add_argument("--only", choices=("throughput", "rate", "pingpong"),
                     help="measure this ratio alone (no scaling, no memory)")
+    ap.add_argument("--no-pin", action="store_true",
+                    help="let the scheduler place servers and clients")
     a = ap.parse_args()
     for tool in ("iperf3", "sockperf"):
         if not shutil.which(tool):
@@ -118,7 +128,7 @@ def main():
     if not os.access(b.perf, os.X_OK):
         sys.exit("bench: no %s; build the release preset first" % b.perf)
     rows = []
-    srv = subprocess.Popen([b.perf, "-s", "-B", SRV, "-p", "18600"],
+    srv = subprocess.Popen(b.srv_cpu + [b.perf, "-s", "-B", SRV, "-p", "18600"],
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         wait_port(18600)
@@ -148,9 +158,11 @@ def main():
                              ["--test", "pingpong", "-l", "64", "--sched", "busy"])
             one = b.rdsperf("pingpong-64-paths1-%d" % i,
                             ["--test", "pingpong", "-l", "64", "--paths", "1"])
+            port = b.rdsperf("pingpong-64-byport-%d" % i,
+                             ["--test", "pingpong", "-l", "64", "--path-rule", "port"])
             return (pr["end"]["latency"]["p50"], 2 * float(m.group(1)) if m else float("nan"),
                     busy["end"]["latency"]["p50"], one["end"]["latency"]["p50"],
-                    pr["end"]["cpu"], one["end"]["cpu"])
+                    pr["end"]["cpu"], one["end"]["cpu"], port["end"]["latency"]["p50"])
 
         want = lambda what: a.only in (None, what)  # noqa: E731
         tps = [throughput(i) for i in range(a.repeat)] if want("throughput") else []
@@ -181,6 +193,9 @@ def main():
             r5 = [x[3] / x[1] for x in pps]
             rows.append(("", "... --paths 1", "%.1f us" % median([x[3] for x in pps]), "", "",
                          median(r5), rng(r5), ""))
+            r6 = [x[6] / x[1] for x in pps]
+            rows.append(("", "... --path-rule port", "%.1f us" % median([x[6] for x in pps]),
+                         "", "", median(r6), rng(r6), ""))
         # 4. scaling
         scale = []
         for p in (1, 2, 4, 8) if a.only is None else ():
@@ -223,15 +238,22 @@ def main():
         print("| %s | %s | %s | %s | <= 65536 |" % (m["peers"], m["connections"],
                                                     m["core_bytes_per_peer"],
                                                     m["rss_bytes_per_peer"]))
+    if tps:
+        print()
+        print("| Throughput round | iperf3 Gbit/s | rdsperf Gbit/s | window |")
+        print("|---:|---:|---:|---|")
+        for i, x in enumerate(tps):
+            print("| %d | %.2f | %.2f | %s |" % (i + 1, x[1] / 1e9, x[0] / 1e9,
+                                                 "4M" if x[2] else "default"))
     if pps:
         print()
         print("| Ping-pong round | sockperf (x2) us | rdsperf us | CPU % client, server "
-              "| --paths 1 us | CPU % client, server | busy us |")
-        print("|---:|---:|---:|---:|---:|---:|---:|")
+              "| --paths 1 us | CPU % client, server | busy us | --path-rule port us |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|")
         for i, x in enumerate(pps):
-            print("| %d | %.1f | %.1f | %.0f, %.0f | %.1f | %.0f, %.0f | %.1f |" % (
+            print("| %d | %.1f | %.1f | %.0f, %.0f | %.1f | %.0f, %.0f | %.1f | %.1f |" % (
                 i + 1, x[1], x[0], x[4]["client_percent"], x[4]["server_percent"],
-                x[3], x[5]["client_percent"], x[5]["server_percent"], x[2]))
+                x[3], x[5]["client_percent"], x[5]["server_percent"], x[2], x[6]))
     print("\nraw output in %s" % a.out)
 
 
