@@ -32,6 +32,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef RDSU_HAVE_LIBURING
+#include <liburing.h>
+#include <poll.h>
+#endif
+
 #define LINK_BUCKETS 4096     /* link id -> socket; 1000 peers x 8 paths stay short */
 #define READ_CHUNK (256 * 1024)
 #define STAGE_SIZE (64 * 1024)
@@ -64,6 +69,18 @@
  * most twice the bound late.
  */
 #define DIRECT_ASK_US 1000
+/*
+ * With several links, a wait that the hot link (the only one read lately,
+ * twice within RING_HOT) will most likely end is an io_uring wait
+ * (ring_wait): a recv on that link and a poll of the epoll set, in one
+ * io_uring_enter, so its bytes cost one system call and one wakeup, as a
+ * direct wait's do. The epoll set stays watched, so unlike a direct wait
+ * nothing needs a bound: the timerfd, the listener and every other link
+ * end the wait as they end an epoll wait. Guessing wrong costs one
+ * epoll_wait(0) after the poll ends the wait; the heat rule keeps that
+ * rare. The same 4 ms as a direct wait's bound at HZ=250.
+ */
+#define RING_HOT (4 * RDSU_MSEC)
 
 /* A socket closed while an epoll batch may still name it becomes TS_DEAD
  * and is freed at the end of the round. */
@@ -85,6 +102,7 @@ struct tsock {
 	rdsu_ns in_at, in_gap;        /* last read with bytes; time since the one before */
 	bool direct;                  /* blocking, with SO_RCVTIMEO: may be waited on directly */
 	bool no_direct;               /* making it so failed */
+	bool hot;                     /* t->hot: read through the ring, not epoll */
 	struct tsock *anext, *aprev;  /* links with unacknowledged bytes */
 	bool on_ack_list;
 	bool want_out;                /* the core has bytes for it */
@@ -115,6 +133,7 @@ struct rdsu_tcp {
 	struct tsock *links[LINK_BUCKETS];
 	unsigned n_links;             /* in links[], in any state */
 	struct tsock *last_in;        /* the link read last, while it is in links[] */
+	unsigned in_streak;           /* reads in a row by last_in, up to 2 */
 	rdsu_ns direct_max;           /* bound of a direct wait (SO_RCVTIMEO read back) */
 	rdsu_ns swept;                /* last epoll round */
 	struct tsock *ack_head;       /* links whose written > acked */
@@ -128,6 +147,17 @@ struct rdsu_tcp {
 	uint8_t *stage;
 	ssize_t rd_budget;            /* READ_BUDGET, per round */
 	struct rdsu_tcp_stats st;
+#ifdef RDSU_HAVE_LIBURING
+	/* ring_wait. Invariant: a recv is armed only on |hot|, and every
+	 * io_uring_enter is followed by ring_reap, so no completed recv's
+	 * bytes wait while other code reads the same socket. */
+	struct io_uring ring;
+	int ring_state;               /* 0 not tried yet, 1 usable, -1 not */
+	uint8_t *hbuf;                /* the armed recv's buffer (t->rbuf is reused meanwhile) */
+	struct tsock *hot;
+	bool recv_armed, poll_armed, recv_done, poll_done;
+	int recv_res;
+#endif
 };
 
 rdsu_ns rdsu_clock(void)
@@ -217,8 +247,16 @@ static void link_hash(struct rdsu_tcp *t, struct tsock *l)
 	t->n_links++;
 }
 
+static bool ring_unhot(struct rdsu_tcp *t, rdsu_ns now, bool deliver);
+
 static void link_unhash(struct rdsu_tcp *t, struct tsock *l)
 {
+	/* io_uring holds a reference to the socket while a recv is armed:
+	 * close() alone would leave the TCP connection open. Its bytes, if
+	 * any, are the core's no more: it let go of the link or is being
+	 * told it is gone. */
+	if (l->hot)
+		(void)ring_unhot(t, 0, false);
 	if (t->last_in == l)
 		t->last_in = NULL;
 	for (struct tsock **pp = &t->links[link_bucket(l->id)]; *pp; pp = &(*pp)->hnext) {
@@ -293,6 +331,11 @@ static uint32_t link_events(const struct tsock *l)
 	case TL_UP:
 		break;
 	}
+	/* Its bytes end a ring wait through its own recv; were it in the
+	 * epoll set too, each would also wake the ring's poll of that set:
+	 * an epoll_wait per message for nothing. */
+	if (l->hot)
+		return l->want_out || l->rem_len ? EPOLLOUT : 0;
 	return EPOLLIN | EPOLLRDHUP | (l->want_out || l->rem_len ? EPOLLOUT : 0);
 }
 
@@ -812,9 +855,10 @@ static ssize_t rd(struct rdsu_tcp *t, struct tsock *l, int flags)
 	return n;
 }
 
-/* Hand what one read of |l| gave to the core. Return: true if the
- * socket may hold more. */
-static bool took(struct rdsu_tcp *t, struct tsock *l, ssize_t n, rdsu_ns now)
+/* Hand what one read of |l| into |buf| gave to the core. Return: true
+ * if the socket may hold more. */
+static bool took_buf(struct rdsu_tcp *t, struct tsock *l, const uint8_t *buf, ssize_t n,
+		     rdsu_ns now)
 {
 	if (n == -EAGAIN || n == -EWOULDBLOCK || n == -EINTR)
 		return false;
@@ -824,10 +868,19 @@ static bool took(struct rdsu_tcp *t, struct tsock *l, ssize_t n, rdsu_ns now)
 	}
 	l->in_gap = l->in_at ? now - l->in_at : RDSU_NS_NEVER;
 	l->in_at = now;
+	if (t->last_in != l)
+		t->in_streak = 0;
+	if (t->in_streak < 2)
+		t->in_streak++;
 	t->last_in = l;
-	if (feed(t, l, t->rbuf, (size_t)n, now) < 0)
+	if (feed(t, l, buf, (size_t)n, now) < 0)
 		return false;
 	return (size_t)n == READ_CHUNK;
+}
+
+static bool took(struct rdsu_tcp *t, struct tsock *l, ssize_t n, rdsu_ns now)
+{
+	return took_buf(t, l, t->rbuf, n, now);
 }
 
 static void input(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
@@ -1059,6 +1112,14 @@ static void on_event(struct rdsu_tcp *t, struct tsock *s, uint32_t ev, rdsu_ns n
 		input(t, s, now);
 }
 
+/* |l| is the one link read lately: its last two reads were the
+ * endpoint's last two, less than |bound| apart, the last less than
+ * |bound| ago. */
+static bool link_hot(const struct rdsu_tcp *t, const struct tsock *l, rdsu_ns now, rdsu_ns bound)
+{
+	return l == t->last_in && t->in_streak >= 2 && l->in_gap < bound && now - l->in_at < bound;
+}
+
 /* Make |l| a blocking socket that a recv() waits on for at most
  * t->direct_max. Every other call on a link passes MSG_DONTWAIT (or cannot
  * block: shutdown, close without a linger time, ioctl). */
@@ -1109,8 +1170,7 @@ static struct tsock *direct_link(struct rdsu_tcp *t, rdsu_ns now, rdsu_ns until)
 		return NULL;
 	if (!direct_ready(t, l))
 		return NULL;
-	if (l->in_gap >= t->direct_max || now - l->in_at >= t->direct_max ||
-	    now - t->swept >= t->direct_max)
+	if (!link_hot(t, l, now, t->direct_max) || now - t->swept >= t->direct_max)
 		return NULL;
 	if (now + t->direct_max > until || now + t->direct_max > rdsu_ep_deadline(t->ep))
 		return NULL;
@@ -1137,6 +1197,219 @@ static int direct_wait(struct rdsu_tcp *t, struct tsock *l)
 	return 1;
 }
 
+/* ------------------------------------------------------------------------
+ * Ring waits (RING_HOT)
+ *
+ * SINGLE_ISSUER | DEFER_TASKRUN: an armed recv runs, and completes, only
+ * inside our own io_uring_enter with GETEVENTS (or at its submission),
+ * never behind our back. So a plain recv() of the hot link by other code
+ * (an EPOLLHUP, salvage) while the ring recv is armed takes the bytes
+ * that come first, and the ring recv, when it runs, the ones after; and
+ * since every enter is followed by ring_reap and the bytes are fed before
+ * anything else reads the socket, nothing reaches the core out of order.
+ */
+
+#ifdef RDSU_HAVE_LIBURING
+enum { RING_RECV = 1, RING_POLL, RING_CANCEL };
+
+static bool ring_ok(struct rdsu_tcp *t)
+{
+	struct io_uring_params p = { .flags = IORING_SETUP_SINGLE_ISSUER |
+					      IORING_SETUP_DEFER_TASKRUN |
+					      IORING_SETUP_TASKRUN_FLAG };
+
+	if (t->ring_state)
+		return t->ring_state > 0;
+	/* Set up on first use, so the ring belongs to the thread that runs
+	 * the loop (SINGLE_ISSUER), not the one that created the endpoint.
+	 * A kernel before 6.1, seccomp or io_uring_disabled: epoll it is. */
+	t->ring_state = -1;
+	t->hbuf = malloc(READ_CHUNK);
+	if (!t->hbuf || io_uring_queue_init_params(8, &t->ring, &p) < 0) {
+		free(t->hbuf);
+		t->hbuf = NULL;
+		t->st.ring_unavailable = 1;
+		return false;
+	}
+	t->ring_state = 1;
+	return true;
+}
+
+static void ring_reap(struct rdsu_tcp *t)
+{
+	struct io_uring_cqe *cqe;
+	unsigned head, n = 0;
+
+	io_uring_for_each_cqe(&t->ring, head, cqe) {
+		n++;
+		if (cqe->user_data == RING_RECV) {
+			t->recv_armed = false;
+			t->recv_done = true;
+			t->recv_res = cqe->res;
+		} else if (cqe->user_data == RING_POLL) {
+			t->poll_armed = false;
+			t->poll_done = true;
+		}
+	}
+	io_uring_cq_advance(&t->ring, n);
+	t->st.ring_armed = t->recv_armed;
+}
+
+/* The completed recv of |l| to the core, as took() and input() do a
+ * recv(). Return: true if it ended (bytes, EOF or error), not cancelled. */
+static bool ring_took(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
+{
+	ssize_t n = t->recv_res;
+
+	t->recv_done = false;
+	if (n == -ECANCELED)
+		return false;
+	if (n > 0) {
+		t->rd_budget -= n;
+		t->st.reads++;
+		t->st.bytes_in += (uint64_t)n;
+	}
+	if (took_buf(t, l, t->hbuf, n, now))
+		input(t, l, now);
+	return true;
+}
+
+/* Let go of the hot link: cancel its recv, wait for that recv's
+ * completion (until then io_uring holds the socket), give it back to
+ * epoll. What the recv read goes to the core if |deliver|, else nowhere
+ * (the link is closing). Return: true if bytes, EOF or an error were
+ * delivered. */
+static bool ring_unhot(struct rdsu_tcp *t, rdsu_ns now, bool deliver)
+{
+	struct tsock *l = t->hot;
+
+	if (!l)
+		return false;
+	if (t->recv_armed) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&t->ring);
+
+		t->st.ring_cancels++;
+		if (sqe) {
+			io_uring_prep_cancel64(sqe, RING_RECV, 0);
+			io_uring_sqe_set_data64(sqe, RING_CANCEL);
+		}
+		while (t->recv_armed) {
+			int r = io_uring_submit_and_wait(&t->ring, 1);
+
+			ring_reap(t);
+			if (r < 0 && r != -EINTR)
+				break;  /* io_uring_queue_exit at free cancels it */
+		}
+	}
+	t->hot = NULL;
+	l->hot = false;
+	if (!deliver) {
+		t->recv_done = false;
+		return false;
+	}
+	link_rewatch(t, l);
+	return t->recv_done && ring_took(t, l, now);
+}
+
+/* The link a wait may arm a recv on, or NULL: the hot link of several
+ * (one link alone has the direct wait). No deadline or drain matters
+ * here, nor a link waiting to write (it keeps EPOLLOUT in the epoll set):
+ * whatever ends an epoll wait ends this one through the poll. */
+static struct tsock *ring_link(struct rdsu_tcp *t, rdsu_ns now)
+{
+	struct tsock *l = t->last_in;
+
+	if (!l || t->n_links < 2 || l->state != TL_UP || !link_hot(t, l, now, RING_HOT))
+		return NULL;
+	return ring_ok(t) ? l : NULL;
+}
+
+/*
+ * Wait up to |wait_ms| (-1 for ever) for |l|'s bytes or the epoll set,
+ * re-arming only what completed last time. Return: 1 the wait ended (the
+ * caller looks at recv_done and poll_done), 0 it timed out, -EINTR, or
+ * another -errno, after which the ring is given up.
+ */
+static int ring_wait(struct rdsu_tcp *t, struct tsock *l, int wait_ms)
+{
+	struct io_uring_sqe *sqe;
+	int r;
+
+	if (!l->hot) {
+		t->hot = l;
+		l->hot = true;
+		link_rewatch(t, l);
+	}
+	if (!t->recv_armed && (sqe = io_uring_get_sqe(&t->ring))) {
+		io_uring_prep_recv(sqe, l->fd, t->hbuf, READ_CHUNK, 0);
+		io_uring_sqe_set_data64(sqe, RING_RECV);
+		t->recv_armed = true;
+	}
+	if (!t->poll_armed && (sqe = io_uring_get_sqe(&t->ring))) {
+		io_uring_prep_poll_add(sqe, t->epfd, POLLIN);
+		io_uring_sqe_set_data64(sqe, RING_POLL);
+		t->poll_armed = true;
+	}
+	t->st.ring_waits++;
+	t->st.ring_armed = 1;
+	t->recv_done = t->poll_done = false;
+	if (wait_ms < 0) {
+		r = io_uring_submit_and_wait(&t->ring, 1);
+	} else {
+		struct io_uring_cqe *cqe;
+		struct __kernel_timespec ts = { .tv_sec = wait_ms / 1000,
+						.tv_nsec = (long long)(wait_ms % 1000) * 1000000 };
+
+		r = io_uring_submit_and_wait_timeout(&t->ring, &cqe, 1, &ts, NULL);
+	}
+	ring_reap(t);
+	if (t->recv_done || t->poll_done)
+		return 1;
+	if (r == -ETIME || r >= 0)
+		return 0;
+	return r;
+}
+
+/* The ring cannot be entered (another thread, say): back to epoll for
+ * good. Exiting the ring cancels what is armed. */
+static void ring_fail(struct rdsu_tcp *t)
+{
+	struct tsock *l = t->hot;
+
+	io_uring_queue_exit(&t->ring);
+	t->ring_state = -1;
+	t->st.ring_unavailable = 1;
+	t->recv_armed = t->poll_armed = t->recv_done = t->poll_done = false;
+	t->st.ring_armed = 0;
+	t->hot = NULL;
+	if (l) {
+		l->hot = false;
+		link_rewatch(t, l);
+	}
+}
+
+/* A round without a wait while a recv is armed: if the kernel has work
+ * for us (TASKRUN_FLAG, a read of shared memory), the hot link may have
+ * bytes that no epoll_wait would see; take them. */
+static void ring_peek(struct rdsu_tcp *t, rdsu_ns now)
+{
+	if (!t->hot || !(IO_URING_READ_ONCE(*t->ring.sq.kflags) & IORING_SQ_TASKRUN))
+		return;
+	(void)io_uring_get_events(&t->ring);
+	ring_reap(t);
+	t->poll_done = false;
+	if (t->recv_done) {
+		t->rd_budget = READ_BUDGET;
+		(void)ring_took(t, t->hot, now);
+	}
+}
+#else
+static bool ring_unhot(struct rdsu_tcp *t, rdsu_ns now, bool deliver)
+{
+	return false;
+}
+#endif
+
 /* After the wait: what the events caused, then the timers that are due. */
 static void round_end(struct rdsu_tcp *t, rdsu_ns now)
 {
@@ -1149,9 +1422,32 @@ static void round_end(struct rdsu_tcp *t, rdsu_ns now)
 	reap(t);
 }
 
-int rdsu_tcp_run(struct rdsu_tcp *t, int timeout_ms)
+/* One epoll_wait and what its events cause. */
+static int epoll_round(struct rdsu_tcp *t, int wait_ms)
 {
 	struct epoll_event evs[64];
+	rdsu_ns now;
+	int n = epoll_wait(t->epfd, evs, (int)(sizeof(evs) / sizeof(evs[0])), wait_ms);
+
+	if (n < 0)
+		return -errno;
+	now = rdsu_clock();
+	t->swept = now;
+	t->rd_budget = READ_BUDGET;
+	for (int i = 0; i < n; i++) {
+		struct tsock *s = evs[i].data.ptr;
+
+		if (s->kind == TS_DEAD)
+			continue;  /* closed by an earlier event of this batch */
+		on_event(t, s, evs[i].events, now);
+		do_requests(t, now);
+	}
+	round_end(t, now);
+	return n;
+}
+
+int rdsu_tcp_run(struct rdsu_tcp *t, int timeout_ms)
+{
 	rdsu_ns now = rdsu_clock();
 	int n, wait_ms = timeout_ms;
 
@@ -1171,6 +1467,51 @@ int rdsu_tcp_run(struct rdsu_tcp *t, int timeout_ms)
 	 * caller waiting for an event that has already happened. */
 	arm_timer(t, now);
 	t->st.sleeps += wait_ms != 0;
+#ifdef RDSU_HAVE_LIBURING
+	if (wait_ms == 0 && t->hot) {
+		ring_peek(t, now);
+		do_requests(t, now);
+	}
+	if (wait_ms != 0) {
+		struct tsock *h = ring_link(t, now);
+
+		/* Cooled, or another link took over: its bytes to epoll again,
+		 * and whatever the cancelled recv still read to the core
+		 * before anything waits. */
+		if (t->hot && t->hot != h) {
+			t->rd_budget = READ_BUDGET;
+			if (ring_unhot(t, now, true))
+				wait_ms = 0;
+			do_requests(t, now);
+			arm_timer(t, now);
+		}
+		if (h && wait_ms != 0) {
+			n = ring_wait(t, h, wait_ms);
+			if (n == -EINTR)
+				return n;
+			if (n < 0) {
+				ring_fail(t);
+				return epoll_round(t, 0);
+			}
+			now = rdsu_clock();
+			t->rd_budget = READ_BUDGET;
+			if (t->recv_done) {
+				t->st.ring_recvs++;
+				(void)ring_took(t, h, now);
+				do_requests(t, now);
+			}
+			if (t->poll_done) {
+				t->st.ring_polls++;
+				n = epoll_round(t, 0);
+				return n < 0 ? n : n + 1;
+			}
+			if (!n)
+				t->st.ring_timeouts++;
+			round_end(t, now);
+			return n;
+		}
+	}
+#endif
 	if (wait_ms != 0) {
 		rdsu_ns until = wait_ms < 0 ? RDSU_NS_NEVER : now + (rdsu_ns)wait_ms * RDSU_MSEC;
 		struct tsock *l = direct_link(t, now, until);
@@ -1194,22 +1535,7 @@ int rdsu_tcp_run(struct rdsu_tcp *t, int timeout_ms)
 				wait_ms = (int)((until - now + RDSU_MSEC - 1) / RDSU_MSEC);
 		}
 	}
-	n = epoll_wait(t->epfd, evs, (int)(sizeof(evs) / sizeof(evs[0])), wait_ms);
-	if (n < 0)
-		return -errno;
-	now = rdsu_clock();
-	t->swept = now;
-	t->rd_budget = READ_BUDGET;
-	for (int i = 0; i < n; i++) {
-		struct tsock *s = evs[i].data.ptr;
-
-		if (s->kind == TS_DEAD)
-			continue;  /* closed by an earlier event of this batch */
-		on_event(t, s, evs[i].events, now);
-		do_requests(t, now);
-	}
-	round_end(t, now);
-	return n;
+	return epoll_round(t, wait_ms);
 }
 
 int rdsu_tcp_flush(struct rdsu_tcp *t)
@@ -1370,6 +1696,9 @@ int rdsu_tcp_new(struct rdsu_tcp **out, const struct rdsu_ep_cfg *ep_cfg,
 	t->ack_poll = ACK_POLL_MIN;
 	t->rbuf = malloc(READ_CHUNK);
 	t->stage = malloc(STAGE_SIZE);
+#ifndef RDSU_HAVE_LIBURING
+	t->st.ring_unavailable = 1;  /* built without liburing */
+#endif
 	if (!t->rbuf || !t->stage) {
 		r = RDSU_ERR_NOMEM;
 		goto fail;
@@ -1406,6 +1735,14 @@ void rdsu_tcp_free(struct rdsu_tcp *t)
 {
 	if (!t)
 		return;
+#ifdef RDSU_HAVE_LIBURING
+	/* Before any close: the ring holds the hot link's socket. */
+	if (t->ring_state > 0) {
+		(void)ring_unhot(t, 0, false);
+		io_uring_queue_exit(&t->ring);
+	}
+	free(t->hbuf);
+#endif
 	for (unsigned b = 0; b < LINK_BUCKETS; b++) {
 		struct tsock *l = t->links[b], *next;
 

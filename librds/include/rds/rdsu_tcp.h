@@ -102,6 +102,16 @@ struct rdsu_tcp_stats {
 	 * instead of epoll_wait() (see rdsu_tcp_run), and how many of those
 	 * found nothing before their bound (then epoll waits the rest) */
 	uint64_t direct_waits, direct_timeouts;
+	/* With several links, a wait that one link (the "hot" one, the only
+	 * one read lately) would most likely end is an io_uring wait on its
+	 * recv and on the epoll set together: how many, how many ended by
+	 * that link's bytes (or its end), by the epoll set, or by the
+	 * caller's timeout; armed recvs cancelled (the link cooled or
+	 * closed); 1 while a recv is armed; 1 if io_uring could not be used
+	 * (not built in, or the ring could not be set up): every wait is then
+	 * an epoll wait. */
+	uint64_t ring_waits, ring_recvs, ring_polls, ring_timeouts;
+	uint64_t ring_cancels, ring_armed, ring_unavailable;
 };
 
 struct rdsu_tcp;
