@@ -1101,6 +1101,217 @@ static void test_direct_wait_timer(void **state)
 }
 
 /* ------------------------------------------------------------------------
+ * Ring waits: with several links, a wait on the hot link's recv and the
+ * epoll set together (io_uring). lo and hi have 8 paths; sockets on ports
+ * of the same path (rdsu_mprds_hash) keep a ping-pong on one link.
+ */
+
+struct ring_pair {
+	struct rdsu_tcp *lo, *hi;
+	struct rdsu_sock *sl, *sh, *other;  /* other: lo's socket on another path */
+	uint16_t pl, ph;
+	uint32_t seq;
+};
+
+static void ring_pair(struct ring_pair *rp, struct rdsu_tcp *hi)
+{
+	memset(rp, 0, sizeof(*rp));
+	rp->lo = simple(LO);
+	rp->hi = hi ? hi : simple(HI);
+	rp->pl = port_on_path(3, 4000);
+	rp->ph = port_on_path(3, 5000);
+	rp->sl = sock_at(rp->lo, LO, rp->pl);
+	rp->sh = sock_at(rp->hi, HI, rp->ph);
+	rp->other = sock_at(rp->lo, LO, port_on_path(5, 6000));
+	assert_int_equal(submit(rp->lo, rp->sl, HI, rp->ph, "x", 1), 1);
+	WAIT_UNTIL(paths_up(rp->lo, LO, HI, 8) && paths_up(rp->hi, HI, LO, 8), 10, rp->lo, rp->hi);
+	WAIT_UNTIL(sock_read(rp->sh, (uint8_t[8]){ 0 }, 8, NULL) == 1, 5, rp->lo, rp->hi);
+	/* The first messages on path 3 wait for "x" to be acknowledged on
+	 * path 0 (the fence of a socket's move): both ends run until then. */
+	assert_int_equal(submit(rp->lo, rp->sl, HI, rp->ph, "y", 1), 1);
+	assert_int_equal(submit(rp->hi, rp->sh, LO, rp->pl, "z", 1), 1);
+	WAIT_UNTIL(sock_read(rp->sh, (uint8_t[8]){ 0 }, 8, NULL) == 1, 5, rp->lo, rp->hi);
+	WAIT_UNTIL(sock_read(rp->sl, (uint8_t[8]){ 0 }, 8, NULL) == 1, 5, rp->lo, rp->hi);
+}
+
+/* |seq| from |sa| of |a| to port |dport| of |b|, read from |sb| after as
+ * many rdsu_tcp_run(b, 1000) as it takes. */
+static void hop(struct rdsu_tcp *a, struct rdsu_sock *sa, const char *to, uint16_t dport,
+		struct rdsu_tcp *b, struct rdsu_sock *sb, uint32_t seq)
+{
+	uint32_t got = 0;
+	struct rdsu_rxinfo info;
+
+	assert_int_equal(submit(a, sa, to, dport, &seq, sizeof(seq)), (int)sizeof(seq));
+	for (unsigned i = 0;; i++) {
+		ssize_t r = sock_read(sb, &got, sizeof(got), &info);
+
+		if (r == (ssize_t)sizeof(got)) {
+			assert_int_equal(got, seq);
+			return;
+		}
+		assert_int_equal(r, -EAGAIN);
+		if (i == 100)
+			fail_msg("message %u not delivered in 100 waits", seq);
+		assert_true(rdsu_tcp_run(b, 1000) >= 0);
+	}
+}
+
+static void ring_round(struct ring_pair *rp)
+{
+	hop(rp->lo, rp->sl, HI, rp->ph, rp->hi, rp->sh, ++rp->seq);
+	hop(rp->hi, rp->sh, LO, rp->pl, rp->lo, rp->sl, ++rp->seq);
+}
+
+static void skip_without_ring(struct rdsu_tcp *t)
+{
+	if (tstats(t).ring_unavailable) {
+		print_message("io_uring cannot be used here (not built in or not allowed): skipped\n");
+		skip();
+	}
+}
+
+/* Rounds until the next wait of hi is a ring wait: hi's link read twice
+ * within RING_HOT. Return: hi's stats just before that wait. */
+static struct rdsu_tcp_stats ring_heat(struct ring_pair *rp)
+{
+	for (unsigned i = 0; i < 3; i++)
+		ring_round(rp);
+	/* The last hop of a round is lo's: one more to hi, unanswered. */
+	hop(rp->lo, rp->sl, HI, rp->ph, rp->hi, rp->sh, ++rp->seq);
+	return tstats(rp->hi);
+}
+
+/* Every message of a ping-pong on one of 8 links arrives, in order, and
+ * both ends read by ring waits. */
+static void test_ring_pingpong(void **state)
+{
+	(void)state;
+	struct ring_pair rp;
+
+	ring_pair(&rp, NULL);
+	for (unsigned i = 0; i < 200; i++)
+		ring_round(&rp);
+	skip_without_ring(rp.hi);
+	struct rdsu_tcp_stats l = tstats(rp.lo), h = tstats(rp.hi);
+
+	if (l.ring_recvs < 100 || h.ring_recvs < 100)
+		fail_msg("ring recvs: lo %llu, hi %llu of 200 messages each",
+			 (unsigned long long)l.ring_recvs, (unsigned long long)h.ring_recvs);
+	tcp_free(rp.lo);
+	tcp_free(rp.hi);
+}
+
+/* One rdsu_tcp_run(hi, 10 s), a ring wait on the hot link, ends for a
+ * message on another link (the epoll set's poll completes) and reads it;
+ * the hot link's recv stays armed. Return: hi's stats before that run. */
+static struct rdsu_tcp_stats ring_other_link(struct ring_pair *rp)
+{
+	for (unsigned tries = 0; tries < 50; tries++) {
+		struct rdsu_tcp_stats a = ring_heat(rp), b;
+		uint32_t seq = ++rp->seq, got = 0;
+
+		assert_int_equal(submit(rp->lo, rp->other, HI, rp->ph, &seq, sizeof(seq)), 4);
+		assert_true(rdsu_tcp_run(rp->hi, 10 * 1000) >= 1);
+		b = tstats(rp->hi);
+		if (b.ring_waits != a.ring_waits + 1) {
+			/* Not hot in time (a slow round): read it, again. */
+			WAIT_UNTIL(sock_read(rp->sh, &got, sizeof(got), NULL) == 4, 5, rp->lo, rp->hi);
+			continue;
+		}
+		assert_int_equal(b.ring_polls, a.ring_polls + 1);
+		assert_int_equal(b.ring_recvs, a.ring_recvs);
+		assert_int_equal(sock_read(rp->sh, &got, sizeof(got), NULL), 4);
+		assert_int_equal(got, seq);
+		assert_int_equal(b.ring_armed, 1);
+		return a;
+	}
+	fail_msg("no ring wait in 50 tries");
+	return tstats(rp->hi);
+}
+
+static void test_ring_other_link(void **state)
+{
+	(void)state;
+	struct ring_pair rp;
+
+	ring_pair(&rp, NULL);
+	(void)ring_heat(&rp);
+	skip_without_ring(rp.hi);
+	(void)ring_other_link(&rp);
+	/* And the ping-pong goes on. */
+	for (unsigned i = 0; i < 20; i++)
+		ring_round(&rp);
+	tcp_free(rp.lo);
+	tcp_free(rp.hi);
+}
+
+/* A core timer (the reconnect of a path to 127.0.0.3, where nobody
+ * listens) and a new connection end a ring wait: the timerfd and the
+ * listener are in the polled epoll set. Without the poll, each would wait
+ * for the caller's 10 s. */
+static void test_ring_wait_timer_accept(void **state)
+{
+	(void)state;
+	struct rdsu_ep_cfg c;
+	struct ring_pair rp;
+	bool timer = false, accept = false;
+
+	ep_cfg(&c, HI);
+	c.reconnect_min = 200 * RDSU_MSEC;
+	c.reconnect_max = 200 * RDSU_MSEC;
+	ring_pair(&rp, tcp_new(&c, NULL));
+	(void)ring_heat(&rp);
+	skip_without_ring(rp.hi);
+	assert_int_equal(submit(rp.hi, rp.sh, "127.0.0.3", 5000, "x", 1), 1);
+	for (unsigned tries = 0; tries < 100 && !(timer && accept); tries++) {
+		struct rdsu_tcp_stats a = ring_heat(&rp), b;
+		int k = -1;
+
+		if (timer)
+			k = raw_connect(LO, 0, HI, RDSU_TCP_PORT);
+		assert_true(rdsu_tcp_run(rp.hi, 10 * 1000) >= 1);
+		b = tstats(rp.hi);
+		if (b.ring_waits == a.ring_waits + 1 && b.ring_polls == a.ring_polls + 1) {
+			if (k >= 0)
+				accept = b.accepts == a.accepts + 1;
+			else
+				timer = b.connects > a.connects;
+		}
+		if (k >= 0)
+			fd_close(k);
+	}
+	if (!timer || !accept)
+		fail_msg("ring waits ended by the reconnect timer: %s, by a connection: %s",
+			 timer ? "yes" : "no", accept ? "yes" : "no");
+	tcp_free(rp.lo);
+	tcp_free(rp.hi);
+}
+
+/* An endpoint freed while a recv is armed on its hot link closes that
+ * connection too (io_uring holds the socket until the recv is cancelled):
+ * the peer sees all 8 links go down. LeakSanitizer checks the rest. */
+static void test_ring_free_armed(void **state)
+{
+	(void)state;
+	struct ring_pair rp;
+	int fds = fd_count();
+
+	ring_pair(&rp, NULL);
+	(void)ring_heat(&rp);
+	skip_without_ring(rp.hi);
+	struct rdsu_tcp_stats a = ring_other_link(&rp);
+	uint64_t down = tstats(rp.lo).links_down;
+
+	(void)a;
+	assert_int_equal(tstats(rp.hi).ring_armed, 1);
+	tcp_free(rp.hi);
+	WAIT_UNTIL(tstats(rp.lo).links_down >= down + 8, 5, rp.lo, NULL);
+	tcp_free(rp.lo);
+	assert_int_equal(fd_count(), fds);
+}
+
+/* ------------------------------------------------------------------------
  * Held links and the orderly close
  */
 
@@ -1444,6 +1655,10 @@ int main(void)
 		cmocka_unit_test_teardown(test_wait, teardown),
 		cmocka_unit_test_teardown(test_direct_wait, teardown),
 		cmocka_unit_test_teardown(test_direct_wait_timer, teardown),
+		cmocka_unit_test_teardown(test_ring_pingpong, teardown),
+		cmocka_unit_test_teardown(test_ring_other_link, teardown),
+		cmocka_unit_test_teardown(test_ring_wait_timer_accept, teardown),
+		cmocka_unit_test_teardown(test_ring_free_armed, teardown),
 		cmocka_unit_test_teardown(test_held_then_attached, teardown),
 		cmocka_unit_test_teardown(test_drain, teardown),
 		cmocka_unit_test_teardown(test_free_busy, teardown),
