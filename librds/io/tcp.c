@@ -1326,7 +1326,8 @@ static struct tsock *ring_link(struct rdsu_tcp *t, rdsu_ns now)
 {
 	struct tsock *l = t->last_in;
 
-	if (!l || t->n_links < 2 || l->state != TL_UP || !link_hot(t, l, now, RING_HOT))
+	if (!t->cfg.ring_wait || !l || t->n_links < 2 || l->state != TL_UP ||
+	    !link_hot(t, l, now, RING_HOT))
 		return NULL;
 	return ring_ok(t) ? l : NULL;
 }

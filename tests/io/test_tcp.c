@@ -1113,11 +1113,26 @@ struct ring_pair {
 	uint32_t seq;
 };
 
-static void ring_pair(struct ring_pair *rp, struct rdsu_tcp *hi)
+/* An endpoint at |a| that may wait through the ring (ring_wait). */
+static struct rdsu_tcp *ring_tcp(const char *a, const struct rdsu_ep_cfg *c)
+{
+	struct rdsu_tcp_cfg tc;
+	struct rdsu_ep_cfg d;
+
+	if (!c) {
+		ep_cfg(&d, a);
+		c = &d;
+	}
+	rdsu_tcp_cfg_default(&tc);
+	tc.ring_wait = true;
+	return tcp_new(c, &tc);
+}
+
+static void ring_pair_of(struct ring_pair *rp, struct rdsu_tcp *lo, struct rdsu_tcp *hi)
 {
 	memset(rp, 0, sizeof(*rp));
-	rp->lo = simple(LO);
-	rp->hi = hi ? hi : simple(HI);
+	rp->lo = lo;
+	rp->hi = hi;
 	rp->pl = port_on_path(3, 4000);
 	rp->ph = port_on_path(3, 5000);
 	rp->sl = sock_at(rp->lo, LO, rp->pl);
@@ -1132,6 +1147,12 @@ static void ring_pair(struct ring_pair *rp, struct rdsu_tcp *hi)
 	assert_int_equal(submit(rp->hi, rp->sh, LO, rp->pl, "z", 1), 1);
 	WAIT_UNTIL(sock_read(rp->sh, (uint8_t[8]){ 0 }, 8, NULL) == 1, 5, rp->lo, rp->hi);
 	WAIT_UNTIL(sock_read(rp->sl, (uint8_t[8]){ 0 }, 8, NULL) == 1, 5, rp->lo, rp->hi);
+}
+
+/* Both ends with ring_wait; |hi| made by the caller if not NULL. */
+static void ring_pair(struct ring_pair *rp, struct rdsu_tcp *hi)
+{
+	ring_pair_of(rp, ring_tcp(LO, NULL), hi ? hi : ring_tcp(HI, NULL));
 }
 
 /* |seq| from |sa| of |a| to port |dport| of |b|, read from |sb| after as
@@ -1180,6 +1201,22 @@ static struct rdsu_tcp_stats ring_heat(struct ring_pair *rp)
 	/* The last hop of a round is lo's: one more to hi, unanswered. */
 	hop(rp->lo, rp->sl, HI, rp->ph, rp->hi, rp->sh, ++rp->seq);
 	return tstats(rp->hi);
+}
+
+/* Without ring_wait (the default: a caller may poll rdsu_tcp_fd) the
+ * same ping-pong never waits through the ring. */
+static void test_ring_needs_opt_in(void **state)
+{
+	(void)state;
+	struct ring_pair rp;
+
+	ring_pair_of(&rp, simple(LO), simple(HI));
+	for (unsigned i = 0; i < 50; i++)
+		ring_round(&rp);
+	assert_int_equal(tstats(rp.lo).ring_waits, 0);
+	assert_int_equal(tstats(rp.hi).ring_waits, 0);
+	tcp_free(rp.lo);
+	tcp_free(rp.hi);
 }
 
 /* Every message of a ping-pong on one of 8 links arrives, in order, and
@@ -1260,7 +1297,7 @@ static void test_ring_wait_timer_accept(void **state)
 	ep_cfg(&c, HI);
 	c.reconnect_min = 200 * RDSU_MSEC;
 	c.reconnect_max = 200 * RDSU_MSEC;
-	ring_pair(&rp, tcp_new(&c, NULL));
+	ring_pair(&rp, ring_tcp(HI, &c));
 	(void)ring_heat(&rp);
 	skip_without_ring(rp.hi);
 	assert_int_equal(submit(rp.hi, rp.sh, "127.0.0.3", 5000, "x", 1), 1);
@@ -1655,6 +1692,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_wait, teardown),
 		cmocka_unit_test_teardown(test_direct_wait, teardown),
 		cmocka_unit_test_teardown(test_direct_wait_timer, teardown),
+		cmocka_unit_test_teardown(test_ring_needs_opt_in, teardown),
 		cmocka_unit_test_teardown(test_ring_pingpong, teardown),
 		cmocka_unit_test_teardown(test_ring_other_link, teardown),
 		cmocka_unit_test_teardown(test_ring_wait_timer_accept, teardown),

@@ -44,6 +44,8 @@ void rio_cfg_default(struct rio_cfg *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	rdsu_ep_cfg_default(&cfg->ep);
 	rdsu_tcp_cfg_default(&cfg->tcp);
+	/* rio waits only in rdsu_tcp_run (never on rdsu_tcp_fd). */
+	cfg->tcp.ring_wait = true;
 }
 
 int rio_cfg_add_addr(struct rio_cfg *cfg, const struct rdsu_addr *a)

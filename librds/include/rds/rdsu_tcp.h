@@ -78,6 +78,16 @@ struct rdsu_tcp_cfg {
 	 * it is closed for good (7.x rds_tcp_conn_path_shutdown waits up to
 	 * 5 s for the peer's FIN). 0 = 5 s. */
 	rdsu_ns drain;
+	/* The caller waits only in rdsu_tcp_run() and never polls
+	 * rdsu_tcp_fd() itself: then, with several links, a wait that one
+	 * link's bytes will most likely end may be an io_uring wait on that
+	 * link's recv and on the epoll set together (one system call and
+	 * wakeup fewer per message of a ping-pong). While such a recv is
+	 * armed the link is out of the epoll set, so a caller polling
+	 * rdsu_tcp_fd() would not be woken by its bytes: hence opt-in.
+	 * Ignored where io_uring cannot be used (rdsu_tcp_stats
+	 * ring_unavailable). Default false. */
+	bool ring_wait;
 };
 
 /* Transport counters; a monitor reads them beside rdsu_ep_get_stats(). */
@@ -154,10 +164,13 @@ RDSU_API int rdsu_tcp_fd(const struct rdsu_tcp *t);
  * system call and wakeup fewer per message of a ping-pong), for at most
  * a jiffy-rounded bound (4 ms at HZ=250), then polls as usual; a new
  * connection or the transport's own timers are seen within twice that.
- * rdsu_tcp_run(t, 0) never waits that way.
+ * With several links and ring_wait set, a wait that one link's bytes will
+ * most likely end (the only link read lately) is an io_uring wait on that
+ * link's recv and on the epoll set together, unbounded as an epoll wait
+ * is. rdsu_tcp_run(t, 0) never waits either way.
  * Return: number of sockets that had activity (>= 0); -EINTR when a
- * signal interrupted the wait; another negative errno only for a failure
- * of the epoll set itself.
+ * signal interrupted an epoll wait (an interrupted ring wait returns 0);
+ * another negative errno only for a failure of the epoll set itself.
  */
 RDSU_API int rdsu_tcp_run(struct rdsu_tcp *t, int timeout_ms);
 
