@@ -16,8 +16,8 @@
 /*
  * The duplicate check when slots are filed in arrival order. A sender puts
  * all messages from one socket to one port on one path (the kernel all of
- * a socket's messages, by its bound port; librds by default by the port
- * pair, rdsu_path_of), so they carry rising numbers of that path's
+ * a socket's messages, by its bound port; librds with the pair rule by
+ * the port pair, rdsu_path_of), so they carry rising numbers of that path's
  * sequence; after all paths reconnect, a 6.1 acceptor may file that path's
  * connection in another slot (kernel-behaviour.md, librds item 3), whose
  * cp_next_rx_seq belongs to another sequence. Checked against the last

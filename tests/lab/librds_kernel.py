@@ -50,9 +50,9 @@ SMALL, LARGE = lab.HOST_ADDR, "10.199.0.250"
 SIZES = "0,1,47,48,49,4095,4096,4097,65535,65536,65537,1048576"
 N_SIZES = len(SIZES.split(","))
 KILLS = 5
-# Source ports whose messages to port 5000 take path 0, 1, ..., 7 under
-# librds's pair rule (rdsu_path_of; `rdsloop hash --port 5000`).
-ALL_PATHS = "4002,4003,4006,4007,4023,4012,4016,4000"
+# Source ports whose multipath hash (jhash_1word(port, 0) & 7, with
+# hash_initval 0 as librds uses) is path 0, 1, ..., 7.
+ALL_PATHS = "4005,4000,4001,4009,4004,4015,4002,4045"
 MANY = 50000
 
 # The guest: run cmd1, cmd2, ... as the host writes them; "end" ends.

@@ -188,18 +188,15 @@ class Suite:
             for t in p._threads:
                 t.join(2)
 
-    def hashes(self, first, last, dport=5000):
-        """The path of each port's messages to |dport| (librds's pair rule)."""
-        r = subprocess.run([self.rdsloop, "hash", "--first", str(first), "--last", str(last),
-                            "--port", str(dport)],
+    def hashes(self, first, last):
+        r = subprocess.run([self.rdsloop, "hash", "--first", str(first), "--last", str(last)],
                            capture_output=True, text=True, timeout=30, check=True)
         return json.loads(r.stdout)["hash"]
 
     def covering_ports(self, first=20000):
         """The shortest run of consecutive ports from |first| on whose
-        sockets use all 8 paths sending to port 5000 (rdsu_path_of,
-        librds's pair rule): rdsdrive binds --sockets K ports from --sport
-        on."""
+        sockets use all 8 paths (rdsu_mprds_hash(port, 0, 8)): rdsdrive
+        binds --sockets K ports from --sport on."""
         h = self.hashes(first, first + 4095)
         for k in range(8, 64):
             for s in range(len(h) - k):
@@ -594,7 +591,7 @@ def case_killboth(s):
 
 
 def path0_port(s, first=7000):
-    """A port whose sockets use path 0 to port 5000 whatever npaths is."""
+    """A port whose sockets use path 0 whatever npaths is."""
     h = s.hashes(first, first + 255)
     return first + h.index(0)
 

@@ -6,7 +6,7 @@
  * connection needs both in one process: two endpoints cannot share an
  * address's port 16385), and the multipath hash for choosing ports.
  *
- *   rdsloop hash --first P --last Q [--port D]
+ *   rdsloop hash --first P --last Q
  *   rdsloop -b ADDR [common] ping --to ADDR --count N [--sport P]
  *   rdsloop -b ADDR [common] duplex --to ADDR --port P --sport S --sockets K --count N
  *
@@ -75,8 +75,7 @@ static const struct argp_option options[] = {
 	{ "timeout", O_TIMEOUT, "S", 0, "give up after S seconds (default 60)", 1 },
 	{ "linger", O_LINGER, "S", 0, "keep the stack running S seconds at the end (default 0.5)", 1 },
 	{ "to", O_TO, "ADDR", 0, "the peer's address", 2 },
-	{ "port", O_PORT, "P", 0,
-	  "duplex: port to receive on and to send to; hash: the destination port", 2 },
+	{ "port", O_PORT, "P", 0, "duplex: port to receive on and to send to", 2 },
 	{ "sport", O_SPORT, "P", 0, "first sending port (ping: default ephemeral)", 2 },
 	{ "sockets", O_SOCKETS, "K", 0, "duplex: K sending sockets (default 1)", 2 },
 	{ "count", O_COUNT, "N", 0, "pings, or messages per socket (default 10)", 2 },
@@ -202,10 +201,7 @@ static int run_hash(const struct opts *o, struct json_object *j)
 	struct json_object *a = json_object_new_array();
 
 	for (uint32_t p = o->first; p <= o->last; p++)
-		json_object_array_add(
-			a, json_object_new_int((int)(o->port ? rdsu_path_of(RDSU_PATH_BY_PAIR,
-									 (uint16_t)p, o->port, 0, 8)
-							     : rdsu_mprds_hash((uint16_t)p, 0, 8))));
+		json_object_array_add(a, json_object_new_int((int)rdsu_mprds_hash((uint16_t)p, 0, 8)));
 	json_object_object_add(j, "first", json_object_new_int(o->first));
 	json_object_object_add(j, "hash", a);
 	return 0;

@@ -92,7 +92,7 @@ char *ctl_start_line(const struct perf_params *p)
 	json_object_object_add(j, "sockets", json_object_new_int64(p->sockets));
 	json_object_object_add(j, "paths", json_object_new_int64(p->paths));
 	json_object_object_add(j, "kver", json_object_new_int64(p->kver));
-	json_object_object_add(j, "path_rule", json_object_new_string(p->path_by_port ? "port" : "pair"));
+	json_object_object_add(j, "path_rule", json_object_new_string(p->path_by_pair ? "pair" : "port"));
 	json_object_object_add(j, "duration", json_object_new_double(p->duration));
 	json_object_object_add(j, "omit", json_object_new_double(p->omit));
 	json_object_object_add(j, "buf", json_object_new_int64(p->buf));
@@ -297,7 +297,7 @@ int ctl_parse_start(const char *line, struct perf_params *p, char *err, size_t e
 		goto out;
 	}
 	strcpy(p->client_addr, json_object_get_string(v));
-	/* Absent from a client older than the rule: the pair rule, librds's
+	/* Absent from a client older than the rule: the kernel's, librds's
 	 * default. */
 	if (json_object_object_get_ex(j, "path_rule", &v)) {
 		const char *r = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
@@ -306,7 +306,7 @@ int ctl_parse_start(const char *line, struct perf_params *p, char *err, size_t e
 			fail(err, errlen, "\"path_rule\" is not \"pair\" or \"port\"");
 			goto out;
 		}
-		p->path_by_port = !strcmp(r, "port");
+		p->path_by_pair = !strcmp(r, "pair");
 	}
 	if (perf_params_check(p, err, errlen) < 0 ||
 	    get_ports(j, "client_ports", p->client_ports, p->sockets, err, errlen) < 0)

@@ -36,7 +36,7 @@ struct perf_params {
 	uint32_t sockets;       /* client sockets, each paired with one server socket */
 	uint32_t paths;         /* librds: paths to advertise (1, 2, 4, 8) */
 	uint32_t kver;          /* librds: 6 or 7 */
-	bool path_by_port;      /* librds: the kernel's path rule, not the pair's */
+	bool path_by_pair;      /* librds: a message's path by its port pair, not the kernel's rule */
 	double duration;        /* seconds of measurement after the omit */
 	double omit;            /* seconds of warm-up not counted */
 	uint32_t buf;           /* SNDBUF and RCVBUF of every socket, both ends

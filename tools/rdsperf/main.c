@@ -83,7 +83,7 @@ static const struct argp_option options[] = {
 	{ "paths", O_PATHS, "N", 0, "librds: paths to advertise, 1, 2, 4 or 8 (default 8)", 2 },
 	{ "kver", O_KVER, "6|7", 0, "librds: behave like this kernel generation (default 7)", 2 },
 	{ "path-rule", O_PATH_RULE, "pair|port", 0,
-	  "librds: a message's path by its port pair (default) or, as the kernel, by the sending port",
+	  "librds: a message's path by the sending port, as the kernel (default), or by the port pair",
 	  2 },
 	{ "window", 'w', "BYTES", 0,
 	  "SNDBUF and RCVBUF of every socket at both ends (default: the stack's, 106496 on "
@@ -182,7 +182,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case O_PATH_RULE:
 		if (strcmp(arg, "pair") && strcmp(arg, "port"))
 			argp_error(st, "bad path rule '%s': pair or port", arg);
-		o->p.path_by_port = !strcmp(arg, "port");
+		o->p.path_by_pair = !strcmp(arg, "pair");
 		return 0;
 	case O_KVER:
 		if (strcmp(arg, "6") && strcmp(arg, "7"))
@@ -524,7 +524,7 @@ static int run_one(struct opts *o, struct ctl *cc, struct json_object *runs)
 		return 2;
 	cfg.ep.npaths = (uint16_t)p->paths;
 	cfg.ep.kver = p->kver == 6 ? WIRE_KVER_6 : WIRE_KVER_7;
-	cfg.ep.path_rule = p->path_by_port ? RDSU_PATH_BY_PORT : RDSU_PATH_BY_PAIR;
+	cfg.ep.path_rule = p->path_by_pair ? RDSU_PATH_BY_PAIR : RDSU_PATH_BY_PORT;
 	if (rio_cfg_add_addr(&cfg, &o->src) < 0)
 		goto out;
 	e = rio_open(&r, &cfg);
@@ -562,8 +562,8 @@ static int run_one(struct opts *o, struct ctl *cc, struct json_object *runs)
 		       p->sockets, p->sockets == 1 ? "" : "s", o->threads, o->threads == 1 ? "" : "s",
 		       cfg.kernel          ? "kernel paths"
 		       : p->paths == 1     ? "1 path"
-		       : p->path_by_port   ? "up to 8 paths, by sending port"
-					   : "up to 8 paths, by port pair",
+		       : p->path_by_pair   ? "up to 8 paths, by port pair"
+					   : "up to 8 paths, by sending port",
 		       perf_sched_name(o->sched), stack_name(cfg.kernel), stack_name(server_kernel),
 		       p->verify ? ", verified" : "");
 	if (!o->json && p->test == PERF_RR && p->rsize != p->size)
@@ -626,7 +626,7 @@ static int run_one(struct opts *o, struct ctl *cc, struct json_object *runs)
 		json_object_object_add(st, "kver", cfg.kernel ? NULL : json_object_new_int64(p->kver));
 		json_object_object_add(st, "path_rule",
 				       cfg.kernel ? NULL
-						  : json_object_new_string(p->path_by_port ? "port" : "pair"));
+						  : json_object_new_string(p->path_by_pair ? "pair" : "port"));
 		json_object_object_add(st, "duration", json_object_new_double(p->duration));
 		json_object_object_add(st, "omit", json_object_new_double(p->omit));
 		json_object_object_add(st, "window", p->buf ? json_object_new_int64(p->buf) : NULL);
@@ -810,7 +810,7 @@ static void serve_client(struct opts *o, struct ctl *cc, const struct rdsu_addr 
 		}
 		cfg.ep.npaths = (uint16_t)p.paths;
 		cfg.ep.kver = p.kver == 6 ? WIRE_KVER_6 : WIRE_KVER_7;
-		cfg.ep.path_rule = p.path_by_port ? RDSU_PATH_BY_PORT : RDSU_PATH_BY_PAIR;
+		cfg.ep.path_rule = p.path_by_pair ? RDSU_PATH_BY_PAIR : RDSU_PATH_BY_PORT;
 		rio_cfg_add_addr(&cfg, laddr);
 		e = rio_open(&r, &cfg);
 		while (e == 0 && n < p.sockets) {

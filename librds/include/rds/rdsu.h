@@ -121,8 +121,8 @@ struct rdsu_mem {
  * kernel or librds, takes a message on whichever path it arrives.
  */
 enum rdsu_path_rule {
-	RDSU_PATH_BY_PAIR = 0,      /* hash of {sport, dport} (default) */
-	RDSU_PATH_BY_PORT = 1,      /* the kernel's: hash of the bound port */
+	RDSU_PATH_BY_PORT = 0,      /* the kernel's: hash of the bound port (default) */
+	RDSU_PATH_BY_PAIR = 1,      /* hash of {sport, dport} */
 };
 
 struct rdsu_ep_cfg {
@@ -159,8 +159,8 @@ struct rdsu_ep_cfg {
 	 */
 	uint32_t faults;
 	/* Which path a message takes when several are up (rdsu_path_of).
-	 * Default RDSU_PATH_BY_PAIR; a configuration sized before this field
-	 * gets the default. */
+	 * Default RDSU_PATH_BY_PORT, the kernel's; a configuration sized
+	 * before this field gets the default. */
 	enum rdsu_path_rule path_rule;
 };
 

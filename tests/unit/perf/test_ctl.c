@@ -35,7 +35,7 @@ static struct perf_params sample(void)
 	p.sockets = 3;
 	p.paths = 4;
 	p.kver = 6;
-	p.path_by_port = true;
+	p.path_by_pair = true;
 	p.duration = 2.5;
 	p.omit = 0.5;
 	p.verify = true;
