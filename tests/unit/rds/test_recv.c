@@ -297,6 +297,32 @@ static void drain(struct rdsu_sock *s, char *out, size_t cap)
 	}
 }
 
+/* A 6.x-mode endpoint's three incoming paths from SMALL, the path count
+ * (8) known from the probe on path 0. */
+static void three_paths(struct rdsu_ep *ep, struct peer *p0, struct peer *p1, struct peer *p2)
+{
+	struct wire_hdr h;
+
+	peer_init(p0, ep, accept_from_small(ep, 50001));
+	probe_hdr(&h, false, 1, WIRE_KVER_7, 8, 77);
+	assert_int_equal(peer_feed(p0, &h, NULL, false), WIRE_HDR_LEN);
+	peer_init(p1, ep, accept_from_small(ep, 50002));
+	peer_init(p2, ep, accept_from_small(ep, 50003));
+	assert_true(conn_of(ep, LARGE, SMALL).path[1].link == p1->link);
+}
+
+/* Paths 1 and 2 both die; the peer's path 2 is back first and takes
+ * slot 1, its path 1 slot 2. */
+static void swap_paths(struct rdsu_ep *ep, struct peer *p1, struct peer *p2)
+{
+	assert_int_equal(rdsu_link_down(ep, p1->link, T0), 0);
+	assert_int_equal(rdsu_link_down(ep, p2->link, T0), 0);
+	peer_relink(p2, accept_from_small(ep, 50004));
+	peer_relink(p1, accept_from_small(ep, 50005));
+	assert_true(conn_of(ep, LARGE, SMALL).path[1].link == p2->link);
+	assert_true(conn_of(ep, LARGE, SMALL).path[2].link == p1->link);
+}
+
 /*
  * Playing 6.x, we file connections in arrival order (and a 6.x acceptor
  * does so with ours), so after the peer's paths 1 and 2 both drop they
@@ -315,25 +341,13 @@ static void test_recv_dups_follow_the_sender_port(void **state)
 	char got[512];
 
 	(void)state;
-	peer_init(&p0, ep, accept_from_small(ep, 50001));
-	probe_hdr(&h, false, 1, WIRE_KVER_7, 8, 77);
-	assert_int_equal(peer_feed(&p0, &h, NULL, false), WIRE_HDR_LEN);
-	peer_init(&p1, ep, accept_from_small(ep, 50002));
-	peer_init(&p2, ep, accept_from_small(ep, 50003));
-	assert_true(conn_of(ep, LARGE, SMALL).path[1].link == p1.link);
+	three_paths(ep, &p0, &p1, &p2);
 	for (uint64_t q = 1; q <= 5; q++)
 		feed_from(&p1, 4001, q, 0);
 	for (uint64_t q = 1; q <= 50; q++)
 		feed_from(&p2, 4002, q, 0);
 	drain(s, got, sizeof(got));
-
-	/* both die; the peer's path 2 is back first and takes slot 1 */
-	assert_int_equal(rdsu_link_down(ep, p1.link, T0), 0);
-	assert_int_equal(rdsu_link_down(ep, p2.link, T0), 0);
-	peer_relink(&p2, accept_from_small(ep, 50004));
-	peer_relink(&p1, accept_from_small(ep, 50005));
-	assert_true(conn_of(ep, LARGE, SMALL).path[1].link == p2.link);
-	assert_true(conn_of(ep, LARGE, SMALL).path[2].link == p1.link);
+	swap_paths(ep, &p1, &p2);
 
 	for (uint64_t q = 4; q <= 7; q++)       /* 4, 5 delivered before */
 		feed_from(&p1, 4001, q, WIRE_FLAG_RETRANSMITTED);
@@ -372,27 +386,17 @@ static void test_recv_dups_follow_the_port_pair(void **state)
 	struct rdsu_ep *ep = ep_make(LARGE, WIRE_KVER_6, 9);
 	struct rdsu_sock *s0 = sock_at(ep, LARGE, 5000), *s1 = sock_at(ep, LARGE, 5001);
 	struct peer p0, p1, p2;
-	struct wire_hdr h;
 	char got[512];
 
 	(void)state;
-	peer_init(&p0, ep, accept_from_small(ep, 50001));
-	probe_hdr(&h, false, 1, WIRE_KVER_7, 8, 77);
-	assert_int_equal(peer_feed(&p0, &h, NULL, false), WIRE_HDR_LEN);
-	peer_init(&p1, ep, accept_from_small(ep, 50002));
-	peer_init(&p2, ep, accept_from_small(ep, 50003));
+	three_paths(ep, &p0, &p1, &p2);
 	for (uint64_t q = 1; q <= 5; q++)
 		feed_to(&p1, 4001, 5000, q, 0);
 	for (uint64_t q = 1; q <= 50; q++)
 		feed_to(&p2, 4001, 5001, q, 0);
 	drain(s0, got, sizeof(got));
 	drain(s1, got, sizeof(got));
-
-	assert_int_equal(rdsu_link_down(ep, p1.link, T0), 0);
-	assert_int_equal(rdsu_link_down(ep, p2.link, T0), 0);
-	peer_relink(&p2, accept_from_small(ep, 50004));
-	peer_relink(&p1, accept_from_small(ep, 50005));
-	assert_true(conn_of(ep, LARGE, SMALL).path[1].link == p2.link);
+	swap_paths(ep, &p1, &p2);
 
 	for (uint64_t q = 4; q <= 7; q++)
 		feed_to(&p1, 4001, 5000, q, WIRE_FLAG_RETRANSMITTED);
