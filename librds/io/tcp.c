@@ -1495,10 +1495,10 @@ int rdsu_tcp_run(struct rdsu_tcp *t, int timeout_ms)
 		}
 		if (h && wait_ms != 0) {
 			n = ring_wait(t, h, wait_ms);
-			/* Seen here without any signal (test_direct_wait_timer's
-			 * reconnects, cause not found): a round that found
-			 * nothing, so a caller's loop goes on and still looks at
-			 * its flags after a real signal's handler ran. */
+			/* Interrupted (a signal, or io_uring's own task work,
+			 * which test_direct_wait_timer once met while a poll
+			 * was still armed): a round that found nothing, so a
+			 * caller's loop goes on and still looks at its flags. */
 			if (n == -EINTR)
 				n = 0;
 			if (n < 0) {
