@@ -113,6 +113,7 @@ struct tsock {
 	size_t rem_len, rem_off;
 	uint8_t *held_in;             /* bytes read while the core held the link */
 	size_t held_len;
+	bool held_dead;               /* held_end: ended while held, out of the epoll set */
 	/* connect retries over source port candidates */
 	struct rdsu_lreq req;
 	unsigned port_try;
@@ -567,9 +568,20 @@ static void connect_done(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 	if (getsockopt(l->fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0)
 		err = errno;
 	if (err) {
-		t->st.connect_failed++;
-		link_lost(t, l, now);
-		return;
+		char c;
+
+		/* Established, then reset or aborted before this ran: the
+		 * acceptor writes as soon as it has the connection, and what
+		 * our TCP acknowledged it has freed. Bytes waiting here mean
+		 * the connection was up: it goes up for as long as reading
+		 * them into the core takes (loop.py killboth lost the
+		 * acceptor's first resends this way). */
+		if (recv(l->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) != 1) {
+			t->st.connect_failed++;
+			link_lost(t, l, now);
+			return;
+		}
+		t->st.connect_late_reset++;
 	}
 	if (getsockname(l->fd, (struct sockaddr *)&ss, &slen) == 0)
 		(void)rdsu_sockaddr_get(&ss, &a, &sport);
@@ -579,6 +591,10 @@ static void connect_done(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 		return;
 	}
 	l->state = TL_UP;
+	if (err) {
+		salvage(t, l, now);
+		return;
+	}
 	link_rewatch(t, l);
 	/* The core may have bytes ready (the map) before OUTPUT is pulled. */
 	l->want_out = true;
@@ -894,7 +910,8 @@ static void attach(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 {
 	l->state = TL_UP;
 	l->want_out = true;
-	link_rewatch(t, l);
+	if (!l->held_dead)
+		link_rewatch(t, l);
 	if (l->held_len) {
 		uint8_t *h = l->held_in;
 		size_t n = l->held_len;
@@ -907,7 +924,54 @@ static void attach(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 		if (r < 0)
 			return;
 	}
+	if (l->held_dead) {
+		link_lost(t, l, now);  /* held_end: its bytes were all it had */
+		return;
+	}
 	output(t, l, now);
+}
+
+/*
+ * A held link's peer closed or reset it. The peer took the connection for
+ * its path as soon as it was accepted and wrote on it, and TCP
+ * acknowledged what arrived, so the peer has freed those messages: they
+ * are read now, kept, and given to the core when it attaches the link
+ * (after the slot's old connection has given up its own bytes), which is
+ * then reported down. Without bytes the link is reported down at once and
+ * frees its stash slot. Either way it leaves the epoll set: EPOLLERR and
+ * EPOLLHUP cannot be masked. A FIN with bytes before it and nothing else
+ * is left in the socket until the attach.
+ */
+static void held_end(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
+{
+	ssize_t n;
+
+	for (;;) {
+		n = rd(t, l, MSG_DONTWAIT);
+		if (n <= 0)
+			break;
+		uint8_t *h = realloc(l->held_in, l->held_len + (size_t)n);
+
+		if (!h) {
+			link_lost(t, l, now);
+			return;
+		}
+		memcpy(h + l->held_len, t->rbuf, (size_t)n);
+		l->held_in = h;
+		l->held_len += (size_t)n;
+	}
+	if (n == -EAGAIN || n == -EWOULDBLOCK || n == -EINTR) {
+		(void)watch(t, l, 0, EPOLL_CTL_MOD);  /* a FIN to come, or a spurious wake */
+		return;
+	}
+	if (!l->held_len) {
+		link_lost(t, l, now);
+		return;
+	}
+	(void)epoll_ctl(t->epfd, EPOLL_CTL_DEL, l->fd, NULL);
+	l->events = 0;
+	l->held_dead = true;
+	t->st.held_kept++;
 }
 
 /* ------------------------------------------------------------------------
@@ -1084,23 +1148,8 @@ static void on_event(struct rdsu_tcp *t, struct tsock *s, uint32_t ev, rdsu_ns n
 		return;
 	}
 	if (s->state == TL_HELD) {
-		/* Not read until attached; but a held link that dies must be
-		 * reported so the core frees its stash slot. */
-		if (ev & (EPOLLERR | EPOLLHUP | EPOLLRDHUP)) {
-			char c;
-			ssize_t n = recv(s->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-
-			/* EPOLLERR and EPOLLHUP cannot be masked: a reset link
-			 * with bytes unread would wake every wait. It can never
-			 * carry a reply, so it is lost, bytes and all. */
-			if (n == 0 || (ev & (EPOLLERR | EPOLLHUP)) ||
-			    (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
-				link_lost(t, s, now);
-				return;
-			}
-			/* Data and a FIN: leave it until attached. */
-			(void)watch(t, s, 0, EPOLL_CTL_MOD);
-		}
+		if (ev & (EPOLLERR | EPOLLHUP | EPOLLRDHUP))
+			held_end(t, s, now);
 		return;
 	}
 	if (ev & EPOLLOUT) {

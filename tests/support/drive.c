@@ -182,6 +182,7 @@ void drive_json_librds(struct json_object *j, struct rio *r, const struct rdsu_a
 	add_int(stats, "tcp_connects", (int64_t)ts.connects);
 	add_int(stats, "tcp_accepts", (int64_t)ts.accepts);
 	add_int(stats, "tcp_links_down", (int64_t)ts.links_down);
+	add_int(stats, "tcp_connect_late_reset", (int64_t)ts.connect_late_reset);
 	json_object_object_add(j, "connections", conns);
 	json_object_object_add(j, "stats", stats);
 }

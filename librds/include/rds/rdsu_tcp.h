@@ -122,6 +122,14 @@ struct rdsu_tcp_stats {
 	 * an epoll wait. */
 	uint64_t ring_waits, ring_recvs, ring_polls, ring_timeouts;
 	uint64_t ring_cancels, ring_armed, ring_unavailable;
+	/* Outgoing connections found reset when their connect completed,
+	 * with the acceptor's bytes waiting: taken up to read those, then
+	 * reported down (not counted in connect_failed). */
+	uint64_t connect_late_reset;
+	/* Held links (waiting for a slot) that the peer reset or closed
+	 * with bytes unread: read and kept for the slot, then reported
+	 * down. */
+	uint64_t held_kept;
 };
 
 struct rdsu_tcp;
