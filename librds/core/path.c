@@ -214,15 +214,18 @@ void rdsu_path_drop(struct rdsu_path *cp, bool close_link, bool reset, rdsu_ns n
 		cp->cp_resets++;
 		rdsu_stat_inc(c->c_ep, RDSU_STAT_CONN_RESET);
 	}
-	/* 7.x re-learns the path count after every path-0 shutdown; a probe
-	 * lost with the connection must not block the next one. (One still
-	 * queued because the link never came up is not lost.) */
-	if (cp->cp_index == 0 && was_up) {
+	/* 7.x re-learns the path count after every path-0 shutdown: the
+	 * next connection may probe again. (One still queued because the
+	 * link never came up is not lost.) The pings already sent are still
+	 * owed a pong each: the peer answers every ping once, in order, and
+	 * resends a pong TCP did not acknowledge (what it did acknowledge
+	 * the transport reads), while our unacknowledged pings go again and
+	 * are answered unless they were already. So the count, and the
+	 * fence's place in it, stand; restarting them let the resent pong to
+	 * a ping from before the fan-out end the fence
+	 * (test_probe_fence_stale_pong). */
+	if (cp->cp_index == 0 && was_up)
 		c->c_probe_pending = false;
-		c->c_probes_out = 0;
-		if (c->c_fence == RDSU_FENCE_SENT)
-			c->c_fence = RDSU_FENCE_NEED;
-	}
 	path_event(cp);
 	queue_reconnect(cp, now);
 	rdsu_conn_retry_held(c, now);

@@ -143,10 +143,11 @@ bool rdsu_probe_cp0_caught_up(struct rdsu_conn *c)
  * on path 0 can still be unread when small ones on another path are
  * delivered (seen on loopback). The peer answers a ping only once it has
  * processed everything before it on that connection, so the pong to a probe
- * ping queued behind them is the proof; the acknowledgement is still
- * waited for (rdsu_probe_cp0_caught_up), because a pong can be a stale
- * answer when path 0 resets during the fence. (7.x rds_mprds_cp0_catchup
- * waits only until path 0 has sent them.)
+ * ping queued behind them is the proof. Pongs carry nothing of their
+ * ping: the fence's is known by count, every probe ping being answered
+ * once and in order, across path-0 resets too (path.c). The
+ * acknowledgement is waited for as well (rdsu_probe_cp0_caught_up).
+ * (7.x rds_mprds_cp0_catchup waits only until path 0 has sent them.)
  */
 void rdsu_probe_fence_send(struct rdsu_conn *c, rdsu_ns now)
 {
@@ -187,8 +188,11 @@ static void gen_update(struct rdsu_conn *c, uint32_t gen)
 			rdsu_send_flush_retrans(cp);
 		}
 		rdsu_recv_seen_reset(c);
-		/* Sequence order on path 0 means nothing any more. */
+		/* Sequence order on path 0 means nothing any more, and
+		 * the restarted peer owes no pongs. */
 		c->c_fence = RDSU_FENCE_NONE;
+		c->c_probes_out = 0;
+		c->c_probe_pending = false;
 		c->c_cp0_catchup = 0;
 		c->c_cp0_data = false;
 		c->c_gen_changed = true;
@@ -276,8 +280,7 @@ void rdsu_probe_path_up(struct rdsu_path *cp, rdsu_ns now)
 		return;
 	if (c->c_npaths == 0 || (cp->cp_outgoing && c->c_ep->cfg.kver != WIRE_KVER_6))
 		rdsu_probe_ping(c, now);
-	/* The fence's pong may have been lost with the old connection, and
-	 * a resent ping the peer had processed is dropped as a duplicate. */
+	/* A fence whose ping could not be queued (no memory) tries again. */
 	rdsu_probe_fence_send(c, now);
 }
 

@@ -451,6 +451,54 @@ static void test_probe_fence_after_ack(void **state)
 	rdsu_ep_free(ep);
 }
 
+/*
+ * Path 0 resets while the fence stands, and the peer resends the pong to a
+ * probe ping from before the fan-out (its own copy was unacknowledged
+ * when the connection died). That pong proves nothing about the data
+ * queued before the fence: the hold must stand until the pong to the
+ * fence's ping. path.c zeroed the count of pings owed on every path-0
+ * reset and sent a new fence ping, so the stale pong ended the hold
+ * (loop.py killboth, pair rule: a socket's next messages on its own path
+ * were delivered before its last ones on path 0).
+ */
+static void test_probe_fence_stale_pong(void **state)
+{
+	struct rdsu_ep *ep = ep_make(LARGE, WIRE_KVER_7, 9);
+	struct rdsu_sock *s = sock_at(ep, LARGE, 4000);
+	struct rdsu_addr to = rdsu_addr_v4(SMALL);
+	struct iovec iov = { (void *)"data", 4 };
+	struct wire_hdr h;
+	struct peer p;
+
+	(void)state;
+	/* The acceptor: its probe ping 1 while the count is unknown, then
+	 * the data on path 0. */
+	peer_init(&p, ep, accept_from_small(ep, 40000));
+	assert_int_equal(rdsu_sock_submit(s, &to, 5000, &iov, 1, T0), 4);
+	peer_pull(&p);
+	/* The peer's probe brings the count: the fence's ping is queued. */
+	probe_hdr(&h, false, 1, WIRE_KVER_7, 8, 5);
+	assert_int_equal(peer_feed(&p, &h, NULL, false), WIRE_HDR_LEN);
+	assert_true(conn_of(ep, LARGE, SMALL).fanout_hold);
+	peer_pull(&p);          /* our pong, the fence's probe ping */
+	assert_int_equal(rdsu_link_down(ep, p.link, T0), 0);
+	peer_relink(&p, accept_from_small(ep, 40008));
+	peer_pull(&p);
+	peer_ack_all(&p);
+	/* The peer's pong to probe ping 1, resent on the new connection. */
+	probe_hdr(&h, true, 2, WIRE_KVER_7, 8, 5);
+	h.flags |= WIRE_FLAG_RETRANSMITTED;
+	assert_int_equal(peer_feed(&p, &h, NULL, false), WIRE_HDR_LEN);
+	if (!conn_of(ep, LARGE, SMALL).fanout_hold)
+		fail_msg("a stale pong after a path-0 reset ended the fan-out fence");
+	/* The pong to the fence's ping. */
+	probe_hdr(&h, true, 3, WIRE_KVER_7, 8, 5);
+	assert_int_equal(peer_feed(&p, &h, NULL, false), WIRE_HDR_LEN);
+	assert_false(conn_of(ep, LARGE, SMALL).fanout_hold);
+	peer_fini(&p);
+	rdsu_ep_free(ep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -468,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_probe_one_at_a_time),
 		cmocka_unit_test(test_probe_6x_send_hash),
 		cmocka_unit_test(test_probe_fence_after_ack),
+		cmocka_unit_test(test_probe_fence_stale_pong),
 	};
 	return cmocka_run_group_tests_name("rds_probe", tests, NULL, NULL);
 }
