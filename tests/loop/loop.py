@@ -157,9 +157,10 @@ def summary(j):
 
 
 class Suite:
-    def __init__(self, rdsdrive, rdsloop):
+    def __init__(self, rdsdrive, rdsloop, path_rule="port"):
         self.rdsdrive = rdsdrive
         self.rdsloop = rdsloop
+        self.path_rule = path_rule
         self.procs = []
         self.seq = 0
 
@@ -174,7 +175,8 @@ class Suite:
         return self._start(self.rdsdrive, f"rdsdrive-{args[0]}", addr, args)
 
     def loop(self, addr, *args):
-        return self._start(self.rdsloop, f"rdsloop-{args[0]}", addr, args)
+        return self._start(self.rdsloop, f"rdsloop-{args[0]}", addr,
+                           ["--path-rule", self.path_rule] + list(args))
 
     def cleanup(self):
         for p in self.procs:
@@ -572,6 +574,10 @@ def case_killboth(s):
         for p in (lo, hi):
             p.signal(15)
     jl, jh = lo.finish(120, allow_rc=(0, 1)), hi.finish(120, allow_rc=(0, 1))
+    dump = os.environ.get("LOOP_DUMP")
+    if dump:
+        with open(dump, "w") as f:
+            json.dump({"lo": jl, "hi": jh, "kills": [k - t0 for k in kills]}, f)
     for me, peer, a, b in ((jl, jh, LO, HI), (jh, jl, HI, LO)):
         check(me["bad"] == 0, f"{label}: {a} got a wrong message after {len(kills)} kills: "
               f"{me['errors'][:3]}")
@@ -731,6 +737,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rdsdrive", required=True)
     ap.add_argument("--rdsloop", required=True)
+    ap.add_argument("--path-rule", choices=("port", "pair"), default="port",
+                    help="rdsloop endpoints' path rule (rdsdrive's is the kernel's)")
     ap.add_argument("cases", nargs="+", choices=sorted(CASES))
     a = ap.parse_args()
     for tool in (a.rdsdrive, a.rdsloop):
@@ -739,7 +747,7 @@ def main():
             return 2
     rc = 0
     for name in a.cases:
-        s = Suite(a.rdsdrive, a.rdsloop)
+        s = Suite(a.rdsdrive, a.rdsloop, a.path_rule)
         t0 = time.monotonic()
         print(f"{name}:", flush=True)
         try:

@@ -66,12 +66,14 @@ static void on_signal(int sig)
  */
 
 enum { O_KVER = 0x100, O_GEN, O_TO, O_PORT, O_SPORT, O_SOCKETS, O_COUNT, O_SIZES, O_SNDBUF,
-       O_RCVBUF, O_TIMEOUT, O_LINGER, O_FIRST, O_LAST, O_FAIL_FAST };
+       O_RCVBUF, O_TIMEOUT, O_LINGER, O_FIRST, O_LAST, O_FAIL_FAST, O_PATH_RULE };
 
 static const struct argp_option options[] = {
 	{ "bind", 'b', "ADDR", 0, "local address of the endpoint", 1 },
 	{ "kver", O_KVER, "6|7", 0, "behave like this kernel generation (default 7)", 1 },
 	{ "gen", O_GEN, "N", 0, "generation number (default random)", 1 },
+	{ "path-rule", O_PATH_RULE, "port|pair", 0,
+	  "hash the sending port (the kernel's, default) or the port pair", 1 },
 	{ "timeout", O_TIMEOUT, "S", 0, "give up after S seconds (default 60)", 1 },
 	{ "linger", O_LINGER, "S", 0, "keep the stack running S seconds at the end (default 0.5)", 1 },
 	{ "to", O_TO, "ADDR", 0, "the peer's address", 2 },
@@ -110,6 +112,11 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		if (drive_num(arg, UINT32_MAX, &v) < 0 || !v)
 			argp_error(st, "bad --gen");
 		o->cfg.ep.gen_num = (uint32_t)v;
+		return 0;
+	case O_PATH_RULE:
+		if (strcmp(arg, "port") && strcmp(arg, "pair"))
+			argp_error(st, "--path-rule is port or pair");
+		o->cfg.ep.path_rule = arg[1] == 'a' ? RDSU_PATH_BY_PAIR : RDSU_PATH_BY_PORT;
 		return 0;
 	case O_TO:
 		if (rio_parse_addr(arg, &o->to) < 0)
@@ -364,10 +371,16 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 
 			drive_fill(ref, len, sport, x->next);
 			if (trunc || (size_t)m != len || memcmp(buf, ref, len)) {
-				char msg[128];
+				char msg[160], what[64] = "";
 
-				snprintf(msg, sizeof(msg), "port %u: message %" PRIu64 " (%u bytes) wrong, got %zd bytes",
-					 sport, x->next, len, m);
+				/* Which message came instead: a gap and a
+				 * reordering look alike otherwise. */
+				if (m >= 8 && !trunc)
+					snprintf(what, sizeof(what), " (message %" PRIu64 " of port %u)",
+						 drive_index(buf), (unsigned)buf[6] << 8 | buf[7]);
+				snprintf(msg, sizeof(msg),
+					 "port %u: message %" PRIu64 " (%u bytes) wrong, got %zd bytes%s",
+					 sport, x->next, len, m, what);
 				if (bad++ < 20)
 					json_object_array_add(errs, json_object_new_string(msg));
 				if (o->fail_fast) {
