@@ -26,9 +26,9 @@ rounds that alternate reference and rdsperf; medians and ranges reported):
                           sockperf reports half the round trip, so its
                           figure is doubled. Also --sched busy, --paths 1
                           (one TCP connection, as sockperf has) and
-                          --path-rule pair (a request and its reply on one
-                          connection; by default, as in the kernel, the
-                          reply comes on another connection)
+                          --path-rule port (the kernel's rule: the reply
+                          comes on another connection than the request;
+                          librds's default puts both on one)
   scaling                 --paths 1..8 with 8 sockets; --sockets 1..16
   memory per idle peer    bench_peers 1, 100, 1000 (8 paths each)
 """
@@ -158,11 +158,11 @@ def main():
                              ["--test", "pingpong", "-l", "64", "--sched", "busy"])
             one = b.rdsperf("pingpong-64-paths1-%d" % i,
                             ["--test", "pingpong", "-l", "64", "--paths", "1"])
-            pair = b.rdsperf("pingpong-64-bypair-%d" % i,
-                             ["--test", "pingpong", "-l", "64", "--path-rule", "pair"])
+            byport = b.rdsperf("pingpong-64-byport-%d" % i,
+                               ["--test", "pingpong", "-l", "64", "--path-rule", "port"])
             return (pr["end"]["latency"]["p50"], 2 * float(m.group(1)) if m else float("nan"),
                     busy["end"]["latency"]["p50"], one["end"]["latency"]["p50"],
-                    pr["end"]["cpu"], one["end"]["cpu"], pair["end"]["latency"]["p50"])
+                    pr["end"]["cpu"], one["end"]["cpu"], byport["end"]["latency"]["p50"])
 
         want = lambda what: a.only in (None, what)  # noqa: E731
         tps = [throughput(i) for i in range(a.repeat)] if want("throughput") else []
@@ -194,7 +194,7 @@ def main():
             rows.append(("", "... --paths 1", "%.1f us" % median([x[3] for x in pps]), "", "",
                          median(r5), rng(r5), ""))
             r6 = [x[6] / x[1] for x in pps]
-            rows.append(("", "... --path-rule pair", "%.1f us" % median([x[6] for x in pps]),
+            rows.append(("", "... --path-rule port", "%.1f us" % median([x[6] for x in pps]),
                          "", "", median(r6), rng(r6), ""))
         # 4. scaling
         scale = []
@@ -248,7 +248,7 @@ def main():
     if pps:
         print()
         print("| Ping-pong round | sockperf (x2) us | rdsperf us | CPU % client, server "
-              "| --paths 1 us | CPU % client, server | busy us | --path-rule pair us |")
+              "| --paths 1 us | CPU % client, server | busy us | --path-rule port us |")
         print("|---:|---:|---:|---:|---:|---:|---:|---:|")
         for i, x in enumerate(pps):
             print("| %d | %.1f | %.1f | %.0f, %.0f | %.1f | %.0f, %.0f | %.1f | %.1f |" % (

@@ -58,6 +58,9 @@ void rdsu_ep_cfg_default(struct rdsu_ep_cfg *cfg)
 	cfg->rcvbuf = RDSU_DEFAULT_BUF;
 	cfg->reconnect_min = RDSU_MSEC;
 	cfg->reconnect_max = RDSU_SEC;
+	/* Not the kernel's rule: a request and its reply share a connection
+	 * (docs/librds.md, "Path choice"). */
+	cfg->path_rule = RDSU_PATH_BY_PAIR;
 }
 
 /* The configuration as it was before |faults|: still accepted, faults off. */

@@ -73,7 +73,7 @@ static const struct argp_option options[] = {
 	{ "kver", O_KVER, "6|7", 0, "behave like this kernel generation (default 7)", 1 },
 	{ "gen", O_GEN, "N", 0, "generation number (default random)", 1 },
 	{ "path-rule", O_PATH_RULE, "port|pair", 0,
-	  "hash the sending port (the kernel's, default) or the port pair", 1 },
+	  "hash the sending port (the kernel's) or the port pair (librds's default)", 1 },
 	{ "timeout", O_TIMEOUT, "S", 0, "give up after S seconds (default 60)", 1 },
 	{ "linger", O_LINGER, "S", 0, "keep the stack running S seconds at the end (default 0.5)", 1 },
 	{ "to", O_TO, "ADDR", 0, "the peer's address", 2 },

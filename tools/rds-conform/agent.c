@@ -757,6 +757,7 @@ int agent_main(int argc, char **argv)
 	argp_err_exit_status = 2;
 	memset(&g, 0, sizeof(g));
 	rio_cfg_default(&g.cfg);
+	g.cfg.ep.path_rule = RDSU_PATH_BY_PORT;  /* it stands in for a kernel */
 	if (argp_parse(&argp, argc, argv, 0, NULL, &g))
 		return 2;
 	g.buf = malloc(WIRE_MAX_MSG_LEN);

@@ -83,7 +83,7 @@ static const struct argp_option options[] = {
 	{ "paths", O_PATHS, "N", 0, "librds: paths to advertise, 1, 2, 4 or 8 (default 8)", 2 },
 	{ "kver", O_KVER, "6|7", 0, "librds: behave like this kernel generation (default 7)", 2 },
 	{ "path-rule", O_PATH_RULE, "pair|port", 0,
-	  "librds: a message's path by the sending port, as the kernel (default), or by the port pair",
+	  "librds: a message's path by the port pair (default, librds's) or by the sending port, as the kernel",
 	  2 },
 	{ "window", 'w', "BYTES", 0,
 	  "SNDBUF and RCVBUF of every socket at both ends (default: the stack's, 106496 on "
@@ -925,6 +925,7 @@ int main(int argc, char **argv)
 	o.p.sockets = 1;
 	o.p.paths = 8;
 	o.p.kver = 7;
+	o.p.path_by_pair = o.cfg.ep.path_rule == RDSU_PATH_BY_PAIR;
 	o.p.duration = 10;
 	o.threads = 1;
 	o.interval = 1;

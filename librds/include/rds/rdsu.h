@@ -119,10 +119,12 @@ struct rdsu_mem {
  * what RDS promises: messages from one socket to one destination port stay
  * on one path, in order. Only the sender's choice differs; any receiver,
  * kernel or librds, takes a message on whichever path it arrives.
+ * rdsu_ep_cfg_default() picks the pair; a zeroed configuration, or one
+ * sized before the field, has the kernel's.
  */
 enum rdsu_path_rule {
-	RDSU_PATH_BY_PORT = 0,      /* the kernel's: hash of the bound port (default) */
-	RDSU_PATH_BY_PAIR = 1,      /* hash of {sport, dport} */
+	RDSU_PATH_BY_PORT = 0,      /* the kernel's: hash of the bound port */
+	RDSU_PATH_BY_PAIR = 1,      /* hash of {sport, dport} (rdsu_ep_cfg_default) */
 };
 
 struct rdsu_ep_cfg {
@@ -159,8 +161,8 @@ struct rdsu_ep_cfg {
 	 */
 	uint32_t faults;
 	/* Which path a message takes when several are up (rdsu_path_of).
-	 * Default RDSU_PATH_BY_PORT, the kernel's; a configuration sized
-	 * before this field gets the default. */
+	 * rdsu_ep_cfg_default: RDSU_PATH_BY_PAIR; a configuration sized
+	 * before this field gets RDSU_PATH_BY_PORT, the kernel's. */
 	enum rdsu_path_rule path_rule;
 };
 
@@ -170,7 +172,9 @@ struct rdsu_sock;
 /*
  * rdsu_ep_cfg_default() - fill |cfg| with the kernel's defaults: 7.x
  * behaviour, npaths 8, ping_enable, SNDBUF/RCVBUF 106496, reconnect 1 ms ..
- * 1 s. The caller still sets laddrs, n_laddrs, gen_num and seed.
+ * 1 s; but for the path rule, RDSU_PATH_BY_PAIR (set RDSU_PATH_BY_PORT
+ * to choose paths as the kernel does). The caller still sets laddrs,
+ * n_laddrs, gen_num and seed.
  */
 RDSU_API void rdsu_ep_cfg_default(struct rdsu_ep_cfg *cfg);
 /*
