@@ -29,6 +29,7 @@ int perf_test_parse(const char *s, enum perf_test *out)
 	return -1;
 }
 
+__attribute__((format(printf, 3, 4)))
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
