@@ -822,6 +822,19 @@ lost:
 
 static void do_requests(struct rdsu_tcp *t, rdsu_ns now);
 
+/* Keep |n| bytes of a held link for its attach. Return: 0; -1 no memory. */
+static int held_append(struct tsock *l, const uint8_t *p, size_t n)
+{
+	uint8_t *h = realloc(l->held_in, l->held_len + n);
+
+	if (!h)
+		return -1;
+	memcpy(h + l->held_len, p, n);
+	l->held_in = h;
+	l->held_len += n;
+	return 0;
+}
+
 static int feed(struct rdsu_tcp *t, struct tsock *l, const uint8_t *p, size_t n, rdsu_ns now)
 {
 	ssize_t r = rdsu_link_input(t->ep, l->id, p, n, now);
@@ -840,15 +853,10 @@ static int feed(struct rdsu_tcp *t, struct tsock *l, const uint8_t *p, size_t n,
 	if ((size_t)r < n) {
 		/* The core holds the link (stashed for a slot): keep the bytes
 		 * for when it is attached. */
-		uint8_t *h = realloc(l->held_in, l->held_len + (n - (size_t)r));
-
-		if (!h) {
+		if (held_append(l, p + r, n - (size_t)r) < 0) {
 			link_lost(t, l, now);
 			return -1;
 		}
-		memcpy(h + l->held_len, p + r, n - (size_t)r);
-		l->held_in = h;
-		l->held_len += n - (size_t)r;
 		l->state = TL_HELD;
 		link_rewatch(t, l);
 		return -1;
@@ -937,28 +945,19 @@ static void attach(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
  * acknowledged what arrived, so the peer has freed those messages: they
  * are read now, kept, and given to the core when it attaches the link
  * (after the slot's old connection has given up its own bytes), which is
- * then reported down. Without bytes the link is reported down at once and
- * frees its stash slot. Either way it leaves the epoll set: EPOLLERR and
- * EPOLLHUP cannot be masked. A FIN with bytes before it and nothing else
- * is left in the socket until the attach.
+ * then reported down; a FIN is read to its end the same way. Without
+ * bytes the link is reported down at once and frees its stash slot. Either
+ * way it leaves the epoll set: EPOLLERR and EPOLLHUP cannot be masked.
  */
 static void held_end(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 {
 	ssize_t n;
 
-	for (;;) {
-		n = rd(t, l, MSG_DONTWAIT);
-		if (n <= 0)
-			break;
-		uint8_t *h = realloc(l->held_in, l->held_len + (size_t)n);
-
-		if (!h) {
+	while ((n = rd(t, l, MSG_DONTWAIT)) > 0) {
+		if (held_append(l, t->rbuf, (size_t)n) < 0) {
 			link_lost(t, l, now);
 			return;
 		}
-		memcpy(h + l->held_len, t->rbuf, (size_t)n);
-		l->held_in = h;
-		l->held_len += (size_t)n;
 	}
 	if (n == -EAGAIN || n == -EWOULDBLOCK || n == -EINTR) {
 		(void)watch(t, l, 0, EPOLL_CTL_MOD);  /* a FIN to come, or a spurious wake */
