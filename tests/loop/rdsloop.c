@@ -114,9 +114,8 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		o->cfg.ep.gen_num = (uint32_t)v;
 		return 0;
 	case O_PATH_RULE:
-		if (strcmp(arg, "port") && strcmp(arg, "pair"))
+		if (rio_parse_path_rule(arg, &o->cfg.ep.path_rule) < 0)
 			argp_error(st, "--path-rule is port or pair");
-		o->cfg.ep.path_rule = arg[1] == 'a' ? RDSU_PATH_BY_PAIR : RDSU_PATH_BY_PORT;
 		return 0;
 	case O_TO:
 		if (rio_parse_addr(arg, &o->to) < 0)

@@ -484,6 +484,17 @@ int rio_parse_count(const char *s, unsigned long long min, unsigned long long ma
 	return 0;
 }
 
+int rio_parse_path_rule(const char *s, enum rdsu_path_rule *out)
+{
+	if (!strcmp(s, "pair"))
+		*out = RDSU_PATH_BY_PAIR;
+	else if (!strcmp(s, "port"))
+		*out = RDSU_PATH_BY_PORT;
+	else
+		return -1;
+	return 0;
+}
+
 int rio_fault_option(const char *arg, uint32_t *faults)
 {
 	const struct rdsu_fault_info *fi;

@@ -48,6 +48,10 @@ int rio_parse_seconds(const char *s, double min, double max, double *out);
 int rio_parse_count(const char *s, unsigned long long min, unsigned long long max,
 		    unsigned long long *out);
 
+/* rio_parse_path_rule() - "pair" or "port" (rdsu_ep_cfg.path_rule).
+ * Return: 0; -1. */
+int rio_parse_path_rule(const char *s, enum rdsu_path_rule *out);
+
 /* rio_fault_option() - one --fault NAME (librds's faulty-peer mode, tests
  * only): NAME's bit is added to *faults; "list" prints the table to
  * stdout instead. Return: 0 added; 1 listed (the caller exits 0); -1 no

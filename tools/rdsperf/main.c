@@ -179,11 +179,14 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			argp_error(st, "bad path count '%s': 1, 2, 4 or 8", arg);
 		o->p.paths = (uint32_t)v;
 		return 0;
-	case O_PATH_RULE:
-		if (strcmp(arg, "pair") && strcmp(arg, "port"))
+	case O_PATH_RULE: {
+		enum rdsu_path_rule rule;
+
+		if (rio_parse_path_rule(arg, &rule) < 0)
 			argp_error(st, "bad path rule '%s': pair or port", arg);
-		o->p.path_by_pair = !strcmp(arg, "pair");
+		o->p.path_by_pair = rule == RDSU_PATH_BY_PAIR;
 		return 0;
+	}
 	case O_KVER:
 		if (strcmp(arg, "6") && strcmp(arg, "7"))
 			argp_error(st, "bad kver '%s': 6 or 7", arg);
