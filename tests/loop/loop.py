@@ -14,13 +14,15 @@ sent with what arrived (per-stream digests; the receivers check every
 byte, exactly once, in order) and asserts on librds's counters and path
 state.
 
-  loop.py --rdsdrive PATH --rdsloop PATH CASE...
+  loop.py --rdsdrive PATH --rdsloop PATH [--path-rule port|pair] CASE...
   CASE: ping sizes paths stall kill killboth gen kver (the issue's cases a-f
         and 6.x with 7.x); replay (a known problem, see case_replay)
 
 Exit: 0 passed, 1 failed, 77 skipped (kill, killboth: not root, or no ss -K),
 2 usage.
-Set LOOP_SEED to repeat a run's random message sizes.
+Set LOOP_SEED to repeat a run's random message sizes, and LOOP_DUMP=FILE to
+keep killboth's two JSON reports and kill times (for reading beside a
+capture).
 """
 import argparse
 import json

@@ -183,6 +183,7 @@ void drive_json_librds(struct json_object *j, struct rio *r, const struct rdsu_a
 	add_int(stats, "tcp_accepts", (int64_t)ts.accepts);
 	add_int(stats, "tcp_links_down", (int64_t)ts.links_down);
 	add_int(stats, "tcp_connect_late_reset", (int64_t)ts.connect_late_reset);
+	add_int(stats, "tcp_held_kept", (int64_t)ts.held_kept);
 	json_object_object_add(j, "connections", conns);
 	json_object_object_add(j, "stats", stats);
 }
