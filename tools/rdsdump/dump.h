@@ -214,6 +214,12 @@ struct dump_cfg {
 	size_t tcp_history;     /* (0 = 64 KiB) */
 	unsigned max_flows;     /* TCP connections and QPs followed at once (0 = 4096);
 				 * the least recently active is closed to make room */
+	/* The capture may hide some of a peer pair's connections (a filter
+	 * expression chose what was read): a path is then named only when
+	 * the capture proves it (the connecting side's SPORT_IDX and the
+	 * path count), never inferred from the order connections arrived,
+	 * since an unseen earlier connection would shift every slot. */
+	bool partial_view;
 	uint16_t tcp_ports[16]; /* RDS/TCP ports (none given: 16385) */
 	unsigned ntcp_ports;
 	dump_sink_fn sink;

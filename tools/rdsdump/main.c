@@ -382,6 +382,9 @@ int main(int argc, char **argv)
 	}
 	o.cfg.sink = sink;
 	o.cfg.ctx = &run;
+	/* Only the user's own expression can hide some of a peer pair's
+	 * connections; the default one keeps every RDS port. */
+	o.cfg.partial_view = o.expr != NULL;
 	if (dump_eng_new(&eng, &o.cfg)) {
 		fprintf(stderr, "rdsdump: out of memory\n");
 		return 2;
