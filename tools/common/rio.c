@@ -511,3 +511,12 @@ int rio_fault_option(const char *arg, uint32_t *faults)
 	*faults |= f;
 	return 0;
 }
+
+const char *rio_open_strerror(const struct rio_cfg *cfg, int e)
+{
+	/* socket(AF_RDS) fails so when no RDS module is loaded (most
+	 * distributions build it but load nothing by default). */
+	if (cfg->kernel && e == -EAFNOSUPPORT)
+		return "AF_RDS is not available: load the rds_tcp module (modprobe rds_tcp)";
+	return rdsu_strerror(e);
+}

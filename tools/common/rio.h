@@ -65,6 +65,9 @@ int rio_route_source(const struct rdsu_addr *dst, struct rdsu_addr *src);
 /* rio_open() - start the stack. Return: 0; negative errno or rdsu_err
  * (rdsu_strerror names both). -EAFNOSUPPORT: no AF_RDS in this kernel. */
 int rio_open(struct rio **out, const struct rio_cfg *cfg);
+/* rio_open_strerror() - why rio_open() failed, in words for a user: with
+ * the kernel's stack, -EAFNOSUPPORT names the module to load. */
+const char *rio_open_strerror(const struct rio_cfg *cfg, int e);
 void rio_close(struct rio *r);
 /* rio_tcp() - the librds transport (monitor calls), NULL with --kernel. */
 struct rdsu_tcp *rio_tcp(struct rio *r);

@@ -335,6 +335,9 @@ int main(int argc, char **argv)
 	int lt, rc = 0, status = 0;
 
 	argp_err_exit_status = 2;
+	/* getopt names the program by argv[0] in its complaints: the name,
+	 * not the path it was started by. */
+	argv[0] = program_invocation_short_name;
 	argp_parse(&argp, argc, argv, 0, NULL, &o);
 
 	run.o = &o;

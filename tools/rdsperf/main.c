@@ -533,7 +533,7 @@ static int run_one(struct opts *o, struct ctl *cc, struct json_object *runs)
 	e = rio_open(&r, &cfg);
 	if (e < 0) {
 		fprintf(stderr, "rdsperf: %s on %s: %s\n", stack_name(cfg.kernel),
-			rdsu_addr_str(&o->src, a, sizeof(a)), rdsu_strerror(e));
+			rdsu_addr_str(&o->src, a, sizeof(a)), rio_open_strerror(&cfg, e));
 		goto out;
 	}
 	for (unsigned i = 0; i < p->sockets; i++) {
@@ -932,6 +932,9 @@ int main(int argc, char **argv)
 	o.p.duration = 10;
 	o.threads = 1;
 	o.interval = 1;
+	/* getopt names the program by argv[0] in its complaints: the name,
+	 * not the path it was started by. */
+	argv[0] = program_invocation_short_name;
 	if (argp_parse(&ap, argc, argv, 0, NULL, &o) != 0)
 		return 2;
 	memset(&sa, 0, sizeof(sa));

@@ -420,6 +420,9 @@ int main(int argc, char **argv)
 	o.interval = 1;
 	o.timeout = 2;
 	o.sockets = 1;
+	/* getopt names the program by argv[0] in its complaints: the name,
+	 * not the path it was started by. */
+	argv[0] = program_invocation_short_name;
 	if (argp_parse(&ap, argc, argv, 0, NULL, &o) != 0)
 		return 2;
 	if (o.src_if && (e = iface_source(o.src_if, &o.host, &o.src)) < 0) {
@@ -451,7 +454,7 @@ int main(int argc, char **argv)
 	e = rio_open(&r, &o.cfg);
 	if (e < 0) {
 		fprintf(stderr, "rdsping: %s on %s: %s\n", o.cfg.kernel ? "AF_RDS" : "librds",
-			rdsu_addr_str(&o.src, src, sizeof(src)), rdsu_strerror(e));
+			rdsu_addr_str(&o.src, src, sizeof(src)), rio_open_strerror(&o.cfg, e));
 		return 2;
 	}
 	for (unsigned i = 0; i < o.sockets; i++) {
