@@ -3,8 +3,9 @@
  * tcp.c - the TCP transport of librds: moves bytes between the core and
  * real sockets and decides nothing about RDS (docs/librds.md, "Transport
  * contract"). Everything RDS-shaped (who connects, slots, sequence
- * numbers, retransmission) is the core's; here are sockets, epoll, a
- * timerfd and SIOCOUTQ.
+ * numbers, retransmission) is the core's, the epoll set, the timerfd and
+ * the rounds are the loop's (loop.c); here are sockets and SIOCOUTQ,
+ * behind the ops of transport.h.
  *
  * Kernel counterparts: tcp_listen.c (listener, accept), tcp_connect.c
  * (connect, source port per path, shutdown with drain), tcp_send.c
@@ -14,6 +15,8 @@
  */
 #define _GNU_SOURCE
 #include <rds/rdsu_tcp.h>
+
+#include "loop.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -28,7 +31,6 @@
 #include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
-#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,12 +44,6 @@
 #define STAGE_SIZE (64 * 1024)
 #define DIRECT_MIN (16 * 1024) /* spans this long are written from the core's memory */
 #define READS_PER_ROUND 16    /* then let other sockets have a turn */
-/* Bytes read from links per rdsu_tcp_run. A round that read every ready
- * link dry (16 x 256 KiB each) queued megabytes on the sockets before the
- * application could read any: their RCVBUF overflowed, the ports went
- * congested and back, and a map went to every path each time. Unread
- * links stay ready (epoll is level-triggered) for the next round. */
-#define READ_BUDGET (512 * 1024)
 #define ACK_POLL_MIN (200 * 1000ull)
 #define ACK_POLL_MAX (50 * RDSU_MSEC)
 /* While no socket waits for SNDBUF room, acknowledgements only free
@@ -84,7 +80,7 @@
 
 /* A socket closed while an epoll batch may still name it becomes TS_DEAD
  * and is freed at the end of the round. */
-enum tsock_kind { TS_LISTEN = 1, TS_LINK, TS_DRAIN, TS_TIMER, TS_DEAD };
+enum tsock_kind { TS_LISTEN = 1, TS_LINK, TS_DRAIN, TS_DEAD };
 
 enum tlink_state {
 	TL_CONNECTING = 1, /* non-blocking connect in flight */
@@ -93,8 +89,8 @@ enum tlink_state {
 };
 
 struct tsock {
+	struct rdsu_src src;          /* fd, epoll interest */
 	enum tsock_kind kind;
-	int fd;
 	/* TS_LINK */
 	uint64_t id;
 	enum tlink_state state;
@@ -106,7 +102,6 @@ struct tsock {
 	struct tsock *anext, *aprev;  /* links with unacknowledged bytes */
 	bool on_ack_list;
 	bool want_out;                /* the core has bytes for it */
-	uint32_t events;              /* epoll interest registered */
 	uint64_t written;             /* bytes the socket took */
 	uint64_t acked;               /* last value told to the core */
 	uint8_t *rem;                 /* copied-out bytes send() did not take */
@@ -125,10 +120,10 @@ struct tsock {
 };
 
 struct rdsu_tcp {
-	struct rdsu_ep *ep;
+	struct rdsu_transport tr;
+	struct rdsu_io *io;           /* tr.io */
+	struct rdsu_ep *ep;           /* io->ep */
 	struct rdsu_tcp_cfg cfg;
-	int epfd, timerfd;
-	struct tsock timer;
 	struct tsock *listen[RDSU_MAX_LADDRS];
 	unsigned n_listen;
 	struct tsock *links[LINK_BUCKETS];
@@ -136,17 +131,14 @@ struct rdsu_tcp {
 	struct tsock *last_in;        /* the link read last, while it is in links[] */
 	unsigned in_streak;           /* reads in a row by last_in, up to 2 */
 	rdsu_ns direct_max;           /* bound of a direct wait (SO_RCVTIMEO read back) */
-	rdsu_ns swept;                /* last epoll round */
 	struct tsock *ack_head;       /* links whose written > acked */
 	struct tsock *drain_head;
 	struct tsock *dead_head;
 	unsigned port_group;          /* 7.x: next source port group to try */
 	rdsu_ns ack_poll;             /* current interval between SIOCOUTQ rounds */
 	rdsu_ns ack_due;
-	rdsu_ns timer_armed;
 	uint8_t *rbuf;
 	uint8_t *stage;
-	ssize_t rd_budget;            /* READ_BUDGET, per round */
 	struct rdsu_tcp_stats st;
 #ifdef RDSU_HAVE_LIBURING
 	/* ring_wait. Invariant: a recv is armed only on |hot|, and every
@@ -261,14 +253,8 @@ static void ack_list_del(struct rdsu_tcp *t, struct tsock *l)
 
 static int watch(struct rdsu_tcp *t, struct tsock *s, uint32_t events, int op)
 {
-	struct epoll_event ev = { .events = events, .data.ptr = s };
-
-	if (op == EPOLL_CTL_MOD && s->events == events)
-		return 0;
-	if (epoll_ctl(t->epfd, op, s->fd, &ev) < 0)
-		return -errno;
-	s->events = events;
-	return 0;
+	s->src.tr = &t->tr;
+	return rdsu_loop_watch(t->io, &s->src, events, op);
 }
 
 /* The interest a link needs in its state: EPOLLERR/EPOLLHUP always come. */
@@ -314,9 +300,9 @@ static void tsock_free(struct tsock *s)
 /* Close |s| now, free it after the round (see TS_DEAD). */
 static void retire(struct rdsu_tcp *t, struct tsock *s)
 {
-	if (s->fd >= 0)
-		close(s->fd);  /* also leaves the epoll set */
-	s->fd = -1;
+	if (s->src.fd >= 0)
+		close(s->src.fd);  /* also leaves the epoll set */
+	s->src.fd = -1;
 	s->kind = TS_DEAD;
 	s->dnext = t->dead_head;
 	t->dead_head = s;
@@ -339,7 +325,7 @@ static void link_close(struct rdsu_tcp *t, struct tsock *l, bool reset)
 	ack_list_del(t, l);
 	t->st.links_up--;
 	if (reset) {
-		set_linger0(l->fd);
+		set_linger0(l->src.fd);
 		t->st.resets_sent++;
 	}
 	retire(t, l);
@@ -359,7 +345,7 @@ static void link_drain(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 	l->rem_len = l->rem_off = 0;
 	free(l->held_in);
 	l->held_in = NULL;
-	if (shutdown(l->fd, SHUT_WR) < 0 || watch(t, l, EPOLLIN | EPOLLRDHUP, EPOLL_CTL_MOD) < 0) {
+	if (shutdown(l->src.fd, SHUT_WR) < 0 || watch(t, l, EPOLLIN | EPOLLRDHUP, EPOLL_CTL_MOD) < 0) {
 		retire(t, l);
 		return;
 	}
@@ -466,7 +452,7 @@ static int connect_try(struct rdsu_tcp *t, struct tsock *l)
 			}
 			return err;
 		}
-		l->fd = fd;
+		l->src.fd = fd;
 		return 0;
 	}
 }
@@ -485,11 +471,11 @@ static void do_connect(struct rdsu_tcp *t, const struct rdsu_lreq *r, rdsu_ns no
 	l->id = r->link;
 	l->req = *r;
 	l->state = TL_CONNECTING;
-	l->fd = -1;
+	l->src.fd = -1;
 	if (connect_try(t, l) < 0 || watch(t, l, link_events(l), EPOLL_CTL_ADD) < 0) {
 		t->st.connect_failed++;
-		if (l->fd >= 0)
-			close(l->fd);
+		if (l->src.fd >= 0)
+			close(l->src.fd);
 		tsock_free(l);
 		(void)rdsu_link_down(t->ep, r->link, now);
 		return;
@@ -515,7 +501,7 @@ static void connect_done(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 	struct rdsu_addr a;
 	uint16_t sport = 0;
 
-	if (getsockopt(l->fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0)
+	if (getsockopt(l->src.fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0)
 		err = errno;
 	if (err) {
 		char c;
@@ -526,14 +512,14 @@ static void connect_done(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 		 * the connection was up: it goes up for as long as reading
 		 * them into the core takes (loop.py killboth lost the
 		 * acceptor's first resends this way). */
-		if (recv(l->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) != 1) {
+		if (recv(l->src.fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) != 1) {
 			t->st.connect_failed++;
 			link_lost(t, l, now);
 			return;
 		}
 		t->st.connect_late_reset++;
 	}
-	if (getsockname(l->fd, (struct sockaddr *)&ss, &slen) == 0)
+	if (getsockname(l->src.fd, (struct sockaddr *)&ss, &slen) == 0)
 		(void)rdsu_sockaddr_get(&ss, &a, &sport);
 	if (rdsu_link_established(t->ep, l->id, sport, now) < 0) {
 		/* Only a kick (rds_tcp_state_change), or no longer wanted. */
@@ -563,7 +549,7 @@ static void do_accept(struct rdsu_tcp *t, struct tsock *ls, rdsu_ns now)
 		struct rdsu_addr faddr, laddr;
 		uint16_t fport, lport;
 		uint64_t id = 0;
-		int fd = accept4(ls->fd, (struct sockaddr *)&fa, &flen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd = accept4(ls->src.fd, (struct sockaddr *)&fa, &flen, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 		if (fd < 0)
 			return;  /* EAGAIN, or a connection that died in the queue */
@@ -591,7 +577,7 @@ static void do_accept(struct rdsu_tcp *t, struct tsock *ls, rdsu_ns now)
 			continue;
 		}
 		l->kind = TS_LINK;
-		l->fd = fd;
+		l->src.fd = fd;
 		l->id = id;
 		l->state = r == RDSU_ACCEPT_UP ? TL_UP : TL_HELD;
 		l->want_out = l->state == TL_UP;
@@ -621,7 +607,7 @@ static bool check_acked(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 	if (l->written == l->acked)
 		return false;
 	t->st.ack_checks++;
-	if (ioctl(l->fd, SIOCOUTQ, &outq) < 0 || outq < 0)
+	if (ioctl(l->src.fd, SIOCOUTQ, &outq) < 0 || outq < 0)
 		return false;
 	uint64_t acked = l->written - (uint64_t)outq;
 
@@ -643,7 +629,7 @@ static bool check_acked(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 static ssize_t wrv(struct rdsu_tcp *t, struct tsock *l, struct iovec *iov, int n, rdsu_ns now)
 {
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
-	ssize_t w = sendmsg(l->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+	ssize_t w = sendmsg(l->src.fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 
 	if (w < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
@@ -770,8 +756,6 @@ lost:
 	salvage(t, l, now);
 }
 
-static void do_requests(struct rdsu_tcp *t, rdsu_ns now);
-
 /* Keep |n| bytes of a held link for its attach. Return: 0; -1 no memory. */
 static int held_append(struct tsock *l, const uint8_t *p, size_t n)
 {
@@ -793,7 +777,7 @@ static int feed(struct rdsu_tcp *t, struct tsock *l, const uint8_t *p, size_t n,
 		/* The core may have let go of the link while reading (a probe
 		 * re-syncing slot 0) and queued an orderly close for it: that
 		 * close must drain, not cut the socket with unread bytes. */
-		do_requests(t, now);
+		rdsu_loop_requests(t->io, now);
 		if (l->kind == TS_LINK)
 			link_close(t, l, false);
 		return -1;
@@ -819,11 +803,11 @@ static int feed(struct rdsu_tcp *t, struct tsock *l, const uint8_t *p, size_t n,
  * socket (direct_wait). */
 static ssize_t rd(struct rdsu_tcp *t, struct tsock *l, int flags)
 {
-	ssize_t n = recv(l->fd, t->rbuf, READ_CHUNK, flags);
+	ssize_t n = recv(l->src.fd, t->rbuf, READ_CHUNK, flags);
 
 	if (n < 0)
 		return -errno;
-	t->rd_budget -= n;
+	t->io->rd_budget -= n;
 	t->st.reads += n > 0;
 	t->st.bytes_in += (uint64_t)n;
 	return n;
@@ -859,7 +843,7 @@ static bool took(struct rdsu_tcp *t, struct tsock *l, ssize_t n, rdsu_ns now)
 
 static void input(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 {
-	for (int i = 0; i < READS_PER_ROUND && l->state == TL_UP && t->rd_budget > 0; i++)
+	for (int i = 0; i < READS_PER_ROUND && l->state == TL_UP && t->io->rd_budget > 0; i++)
 		if (!took(t, l, rd(t, l, MSG_DONTWAIT), now))
 			return;
 }
@@ -917,8 +901,7 @@ static void held_end(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 		link_lost(t, l, now);
 		return;
 	}
-	(void)epoll_ctl(t->epfd, EPOLL_CTL_DEL, l->fd, NULL);
-	l->events = 0;
+	rdsu_loop_unwatch(t->io, &l->src);
 	l->held_dead = true;
 	t->st.held_kept++;
 }
@@ -943,38 +926,47 @@ static void salvage(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 	link_lost(t, l, now);
 }
 
-static void do_requests(struct rdsu_tcp *t, rdsu_ns now)
+static struct rdsu_tcp *tcp_of(struct rdsu_transport *tr)
 {
-	struct rdsu_lreq r;
+	return (struct rdsu_tcp *)tr;
+}
 
-	while (rdsu_ep_next_link_req(t->ep, &r) == 1) {
-		struct tsock *l = r.type == RDSU_LREQ_CONNECT ? NULL : link_find(t, r.link);
+static void *tcp_find(struct rdsu_transport *tr, uint64_t link)
+{
+	return link_find(tcp_of(tr), link);
+}
 
-		switch (r.type) {
-		case RDSU_LREQ_CONNECT:
-			do_connect(t, &r, now);
-			break;
-		case RDSU_LREQ_CLOSE:
-			if (!l)
-				break;
-			t->st.closes++;
-			if (r.reset || l->state == TL_CONNECTING)
-				link_close(t, l, r.reset);
-			else
-				link_drain(t, l, now);
-			break;
-		case RDSU_LREQ_OUTPUT:
-			if (l) {
-				l->want_out = true;
-				output(t, l, now);
-			}
-			break;
-		case RDSU_LREQ_ATTACH:
-			if (l && l->state == TL_HELD)
-				attach(t, l, now);
-			break;
-		}
-	}
+static void tcp_close(struct rdsu_transport *tr, void *lk, bool reset, rdsu_ns now)
+{
+	struct rdsu_tcp *t = tcp_of(tr);
+	struct tsock *l = lk;
+
+	t->st.closes++;
+	if (reset || l->state == TL_CONNECTING)
+		link_close(t, l, reset);
+	else
+		link_drain(t, l, now);
+}
+
+static void tcp_output(struct rdsu_transport *tr, void *lk, rdsu_ns now)
+{
+	struct tsock *l = lk;
+
+	l->want_out = true;
+	output(tcp_of(tr), l, now);
+}
+
+static void tcp_attach(struct rdsu_transport *tr, void *lk, rdsu_ns now)
+{
+	struct tsock *l = lk;
+
+	if (l->state == TL_HELD)
+		attach(tcp_of(tr), l, now);
+}
+
+static void tcp_connect(struct rdsu_transport *tr, const struct rdsu_lreq *r, rdsu_ns now)
+{
+	do_connect(tcp_of(tr), r, now);
 }
 
 /* ------------------------------------------------------------------------
@@ -984,7 +976,7 @@ static void do_requests(struct rdsu_tcp *t, rdsu_ns now)
 static void drain_read(struct rdsu_tcp *t, struct tsock *d)
 {
 	for (int i = 0; i < READS_PER_ROUND; i++) {
-		ssize_t n = recv(d->fd, t->rbuf, READ_CHUNK, MSG_DONTWAIT);
+		ssize_t n = recv(d->src.fd, t->rbuf, READ_CHUNK, MSG_DONTWAIT);
 
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 			return;
@@ -1006,11 +998,13 @@ static void drain_expire(struct rdsu_tcp *t, rdsu_ns now)
 	}
 }
 
-static rdsu_ns next_due(const struct rdsu_tcp *t)
+/* The transport's own due times: the acknowledgement check, drains. */
+static rdsu_ns tcp_deadline(const struct rdsu_transport *tr)
 {
-	rdsu_ns due = rdsu_ep_deadline(t->ep);
+	const struct rdsu_tcp *t = (const struct rdsu_tcp *)tr;
+	rdsu_ns due = RDSU_NS_NEVER;
 
-	if (t->ack_head && t->ack_due < due)
+	if (t->ack_head)
 		due = t->ack_due;
 	for (const struct tsock *d = t->drain_head; d; d = d->dnext)
 		if (d->drain_until < due)
@@ -1018,33 +1012,10 @@ static rdsu_ns next_due(const struct rdsu_tcp *t)
 	return due;
 }
 
-/* Arm the timerfd for the next due time, so rdsu_tcp_fd() alone tells an
- * application's loop when to run. */
-static void arm_timer(struct rdsu_tcp *t, rdsu_ns now)
+static void tcp_expire(struct rdsu_transport *tr, rdsu_ns now)
 {
-	rdsu_ns due = next_due(t);
-	struct itimerspec its = { 0 };
+	struct rdsu_tcp *t = tcp_of(tr);
 
-	if (due == t->timer_armed)
-		return;
-	t->timer_armed = due;
-	if (due != RDSU_NS_NEVER) {
-		rdsu_ns rel = due > now ? due - now : 1;
-
-		its.it_value.tv_sec = (time_t)(rel / RDSU_SEC);
-		its.it_value.tv_nsec = (long)(rel % RDSU_SEC);
-	}
-	(void)timerfd_settime(t->timerfd, 0, &its, NULL);
-}
-
-static void timers(struct rdsu_tcp *t, rdsu_ns now)
-{
-	uint64_t ticks;
-
-	(void)!read(t->timerfd, &ticks, sizeof(ticks));
-	t->timer_armed = 0;
-	if (rdsu_ep_deadline(t->ep) <= now)
-		(void)rdsu_ep_expire(t->ep, now);
 	if (t->drain_head)
 		drain_expire(t, now);
 }
@@ -1075,12 +1046,28 @@ static bool ack_due(const struct rdsu_tcp *t, rdsu_ns now)
 	return t->ack_head && (now >= t->ack_due || rdsu_ep_acks_wanted(t->ep));
 }
 
-static void on_event(struct rdsu_tcp *t, struct tsock *s, uint32_t ev, rdsu_ns now)
+/* Report what TCP acknowledged when it is time to look: the timer says
+ * so, or a socket waits for SNDBUF room. The flush look is on the waiting
+ * socket's clock only (ACK_POLL_MIN): a sender that queues with more and
+ * flushes in a loop never sleeps in a run, so the flush is where
+ * acknowledged bytes must be noticed, or it waits for ever (rdsperf's rr
+ * server did), but not with a SIOCOUTQ per flush. */
+static bool tcp_acks(struct rdsu_transport *tr, rdsu_ns now, bool flush)
 {
+	struct rdsu_tcp *t = tcp_of(tr);
+
+	if (flush)
+		return rdsu_ep_acks_wanted(t->ep) && t->ack_head && now >= t->ack_due &&
+		       ack_round(t, now);
+	return ack_due(t, now) && ack_round(t, now);
+}
+
+static void tcp_ready(struct rdsu_transport *tr, struct rdsu_src *src, uint32_t ev, rdsu_ns now)
+{
+	struct rdsu_tcp *t = tcp_of(tr);
+	struct tsock *s = (struct tsock *)src;
+
 	switch (s->kind) {
-	case TS_TIMER:
-		timers(t, now);
-		return;
 	case TS_LISTEN:
 		do_accept(t, s, now);
 		return;
@@ -1132,14 +1119,14 @@ static bool direct_ready(struct rdsu_tcp *t, struct tsock *l)
 	if (l->no_direct)
 		return false;
 	l->no_direct = true;
-	if (setsockopt(l->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
-	    getsockopt(l->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, &len) < 0)
+	if (setsockopt(l->src.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
+	    getsockopt(l->src.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, &len) < 0)
 		return false;
 	rdsu_ns max = (rdsu_ns)tv.tv_sec * RDSU_SEC + (rdsu_ns)tv.tv_usec * 1000;
 
 	/* 0 would be no timeout at all. */
-	if (max == 0 || (fl = fcntl(l->fd, F_GETFL)) < 0 ||
-	    fcntl(l->fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+	if (max == 0 || (fl = fcntl(l->src.fd, F_GETFL)) < 0 ||
+	    fcntl(l->src.fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
 		return false;
 	if (max > t->direct_max)
 		t->direct_max = max;
@@ -1168,7 +1155,7 @@ static struct tsock *direct_link(struct rdsu_tcp *t, rdsu_ns now, rdsu_ns until)
 		return NULL;
 	if (!direct_ready(t, l))
 		return NULL;
-	if (!link_hot(t, l, now, t->direct_max) || now - t->swept >= t->direct_max)
+	if (!link_hot(t, l, now, t->direct_max) || now - t->io->swept >= t->direct_max)
 		return NULL;
 	if (now + t->direct_max > until || now + t->direct_max > rdsu_ep_deadline(t->ep))
 		return NULL;
@@ -1182,7 +1169,7 @@ static int direct_wait(struct rdsu_tcp *t, struct tsock *l)
 	ssize_t n;
 
 	t->st.direct_waits++;
-	t->rd_budget = READ_BUDGET;
+	t->io->rd_budget = RDSU_READ_BUDGET;
 	n = rd(t, l, 0);
 	if (n == -EINTR)
 		return -EINTR;
@@ -1263,7 +1250,7 @@ static bool ring_took(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 	if (n == -ECANCELED)
 		return false;
 	if (n > 0) {
-		t->rd_budget -= n;
+		t->io->rd_budget -= n;
 		t->st.reads++;
 		t->st.bytes_in += (uint64_t)n;
 	}
@@ -1347,12 +1334,12 @@ static int ring_wait(struct rdsu_tcp *t, struct tsock *l, int wait_ms)
 		link_rewatch(t, l);
 	}
 	if (!t->recv_armed && (sqe = io_uring_get_sqe(&t->ring))) {
-		io_uring_prep_recv(sqe, l->fd, t->hbuf, READ_CHUNK, 0);
+		io_uring_prep_recv(sqe, l->src.fd, t->hbuf, READ_CHUNK, 0);
 		io_uring_sqe_set_data64(sqe, RING_RECV);
 		t->recv_armed = true;
 	}
 	if (!t->poll_armed && (sqe = io_uring_get_sqe(&t->ring))) {
-		io_uring_prep_poll_add(sqe, t->epfd, POLLIN);
+		io_uring_prep_poll_add(sqe, t->io->epfd, POLLIN);
 		io_uring_sqe_set_data64(sqe, RING_POLL);
 		t->poll_armed = true;
 	}
@@ -1405,7 +1392,7 @@ static void ring_peek(struct rdsu_tcp *t, rdsu_ns now)
 	ring_reap(t);
 	t->poll_done = false;
 	if (t->recv_done) {
-		t->rd_budget = READ_BUDGET;
+		t->io->rd_budget = RDSU_READ_BUDGET;
 		(void)ring_took(t, t->hot, now);
 	}
 }
@@ -1416,83 +1403,39 @@ static bool ring_unhot(struct rdsu_tcp *t, rdsu_ns now, bool deliver)
 }
 #endif
 
-/* After the wait: what the events caused, then the timers that are due. */
-static void round_end(struct rdsu_tcp *t, rdsu_ns now)
+/*
+ * The loop's wait op: before it waits on the epoll set, a ring wait on
+ * the hot link of several, or a direct wait on the one link (see
+ * rdsu_tcp_run). A direct wait needs every other source to be quiet, so
+ * only a loop with TCP |alone| has one.
+ */
+static int tcp_wait(struct rdsu_transport *tr, bool alone, int *wait_ms, rdsu_ns *nowp,
+		    int *res)
 {
-	if (ack_due(t, now))
-		ack_round(t, now);
-	if (rdsu_ep_deadline(t->ep) <= now)
-		(void)rdsu_ep_expire(t->ep, now);
-	do_requests(t, now);
-	arm_timer(t, now);
-	reap(t);
-}
+	struct rdsu_tcp *t = tcp_of(tr);
+	rdsu_ns now = *nowp;
+	int n;
 
-/* One epoll_wait and what its events cause. */
-static int epoll_round(struct rdsu_tcp *t, int wait_ms)
-{
-	struct epoll_event evs[64];
-	rdsu_ns now;
-	int n = epoll_wait(t->epfd, evs, (int)(sizeof(evs) / sizeof(evs[0])), wait_ms);
-
-	if (n < 0)
-		return -errno;
-	now = rdsu_clock();
-	t->swept = now;
-	t->rd_budget = READ_BUDGET;
-	for (int i = 0; i < n; i++) {
-		struct tsock *s = evs[i].data.ptr;
-
-		if (s->kind == TS_DEAD)
-			continue;  /* closed by an earlier event of this batch */
-		on_event(t, s, evs[i].events, now);
-		do_requests(t, now);
-	}
-	round_end(t, now);
-	return n;
-}
-
-int rdsu_tcp_run(struct rdsu_tcp *t, int timeout_ms)
-{
-	rdsu_ns now = rdsu_clock();
-	int n, wait_ms = timeout_ms;
-
-	if (!t)
-		return RDSU_ERR_INVAL;
-	t->st.runs++;
-	do_requests(t, now);
-	if (ack_due(t, now) && ack_round(t, now))
-		wait_ms = 0;
-	if (rdsu_ep_deadline(t->ep) <= now) {
-		(void)rdsu_ep_expire(t->ep, now);
-		do_requests(t, now);
-		wait_ms = 0;
-	}
-	/* Work done above may have made a socket ready (acknowledged bytes
-	 * free SNDBUF, a timer queued a resend): sleeping now would leave the
-	 * caller waiting for an event that has already happened. */
-	arm_timer(t, now);
-	t->st.sleeps += wait_ms != 0;
 #ifdef RDSU_HAVE_LIBURING
-	if (wait_ms == 0 && t->hot) {
+	if (*wait_ms == 0 && t->hot) {
 		ring_peek(t, now);
-		do_requests(t, now);
+		rdsu_loop_requests(t->io, now);
 	}
-	if (wait_ms != 0) {
+	if (*wait_ms != 0) {
 		struct tsock *h = ring_link(t, now);
 
 		/* Cooled, or another link took over: its bytes to epoll again,
 		 * and whatever the cancelled recv still read to the core
 		 * before anything waits. */
 		if (t->hot && t->hot != h) {
-			t->rd_budget = READ_BUDGET;
+			t->io->rd_budget = RDSU_READ_BUDGET;
 			if (ring_unhot(t, now, true))
-				wait_ms = 0;
-			do_requests(t, now);
-			arm_timer(t, now);
+				*wait_ms = 0;
+			rdsu_loop_requests(t->io, now);
+			rdsu_loop_arm(t->io, now);
 		}
-		if (h && wait_ms != 0) {
-			n = ring_wait(t, h, wait_ms);
+		if (h && *wait_ms != 0) {
+			n = ring_wait(t, h, *wait_ms);
 			/* Interrupted (a signal, or io_uring's own task work,
 			 * which test_direct_wait_timer once met while a poll
 			 * was still armed): a round that found nothing, so a
@@ -1501,29 +1444,30 @@ int rdsu_tcp_run(struct rdsu_tcp *t, int timeout_ms)
 				n = 0;
 			if (n < 0) {
 				ring_fail(t);
-				return epoll_round(t, 0);
+				*wait_ms = 0;
+				return RDSU_TWAIT_NONE;
 			}
 			now = rdsu_clock();
-			t->rd_budget = READ_BUDGET;
+			*nowp = now;
+			t->io->rd_budget = RDSU_READ_BUDGET;
 			if (t->recv_done) {
 				t->st.ring_recvs++;
 				(void)ring_took(t, h, now);
-				do_requests(t, now);
+				rdsu_loop_requests(t->io, now);
 			}
 			if (t->poll_done) {
 				t->st.ring_polls++;
-				n = epoll_round(t, 0);
-				return n < 0 ? n : n + 1;
+				return RDSU_TWAIT_POLL;
 			}
 			if (!n)
 				t->st.ring_timeouts++;  /* or interrupted */
-			round_end(t, now);
-			return n;
+			*res = n;
+			return RDSU_TWAIT_DONE;
 		}
 	}
 #endif
-	if (wait_ms != 0) {
-		rdsu_ns until = wait_ms < 0 ? RDSU_NS_NEVER : now + (rdsu_ns)wait_ms * RDSU_MSEC;
+	if (*wait_ms != 0 && alone) {
+		rdsu_ns until = *wait_ms < 0 ? RDSU_NS_NEVER : now + (rdsu_ns)*wait_ms * RDSU_MSEC;
 		struct tsock *l = direct_link(t, now, until);
 
 		if (l) {
@@ -1531,67 +1475,22 @@ int rdsu_tcp_run(struct rdsu_tcp *t, int timeout_ms)
 			if (n < 0)
 				return n;
 			now = rdsu_clock();
+			*nowp = now;
 			if (n > 0) {
-				do_requests(t, now);
-				round_end(t, now);
-				return 1;
+				rdsu_loop_requests(t->io, now);
+				*res = 1;
+				return RDSU_TWAIT_DONE;
 			}
 			/* Quiet for all of direct_max: epoll, for the rest of
 			 * the caller's time. */
 			t->st.direct_timeouts++;
 			if (until != RDSU_NS_NEVER && until <= now)
-				wait_ms = 0;
+				*wait_ms = 0;
 			else if (until != RDSU_NS_NEVER)
-				wait_ms = (int)((until - now + RDSU_MSEC - 1) / RDSU_MSEC);
+				*wait_ms = (int)((until - now + RDSU_MSEC - 1) / RDSU_MSEC);
 		}
 	}
-	return epoll_round(t, wait_ms);
-}
-
-int rdsu_tcp_flush(struct rdsu_tcp *t)
-{
-	rdsu_ns now;
-
-	if (!t)
-		return RDSU_ERR_INVAL;
-	now = rdsu_clock();
-	do_requests(t, now);
-	/* A sender that queues with more and flushes in a loop never sleeps
-	 * in rdsu_tcp_run: while one of its sockets waits for SNDBUF room,
-	 * the flush is where acknowledged bytes must be noticed, or it waits
-	 * for ever (rdsperf's rr server did); on the waiting socket's clock
-	 * (ACK_POLL_MIN), not a SIOCOUTQ per flush. */
-	if (rdsu_ep_acks_wanted(t->ep) && t->ack_head && now >= t->ack_due &&
-	    ack_round(t, now))
-		do_requests(t, now);
-	arm_timer(t, now);
-	reap(t);
-	return 0;
-}
-
-int rdsu_tcp_wait(struct rdsu_tcp *t, struct rdsu_sock *s, unsigned mask, rdsu_ns deadline)
-{
-	for (;;) {
-		unsigned m = rdsu_sock_poll(s) & mask;
-		rdsu_ns now;
-		int ms, r;
-
-		if (m)
-			return (int)m;
-		now = rdsu_clock();
-		if (now >= deadline)
-			return 0;
-		if (deadline == RDSU_NS_NEVER) {
-			ms = -1;
-		} else {
-			rdsu_ns left = deadline - now;
-
-			ms = (int)((left + RDSU_MSEC - 1) / RDSU_MSEC);
-		}
-		r = rdsu_tcp_run(t, ms);
-		if (r < 0)
-			return r;
-	}
+	return RDSU_TWAIT_NONE;
 }
 
 /* ------------------------------------------------------------------------
@@ -1614,14 +1513,17 @@ static void port_range(uint16_t *lo, uint16_t *hi)
 	*hi = (uint16_t)b;
 }
 
-static int listen_on(struct rdsu_tcp *t, const struct rdsu_addr *a)
+static int tcp_listen(struct rdsu_transport *tr, const struct rdsu_addr *a)
 {
+	struct rdsu_tcp *t = tcp_of(tr);
 	struct sockaddr_storage ss;
 	socklen_t len = rdsu_sockaddr(a, t->cfg.listen_port, &ss);
-	int one = 1, err;
-	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int one = 1, err, fd;
 	struct tsock *s;
 
+	if (t->cfg.no_listen)
+		return 0;
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -1640,7 +1542,7 @@ static int listen_on(struct rdsu_tcp *t, const struct rdsu_addr *a)
 		return -ENOMEM;
 	}
 	s->kind = TS_LISTEN;
-	s->fd = fd;
+	s->src.fd = fd;
 	s->laddr = *a;
 	err = watch(t, s, EPOLLIN, EPOLL_CTL_ADD);
 	if (err < 0) {
@@ -1652,20 +1554,76 @@ static int listen_on(struct rdsu_tcp *t, const struct rdsu_addr *a)
 	return 0;
 }
 
-int rdsu_tcp_new(struct rdsu_tcp **out, const struct rdsu_ep_cfg *ep_cfg,
-		 const struct rdsu_tcp_cfg *cfg)
+static void tcp_reap(struct rdsu_transport *tr)
 {
-	struct rdsu_ep_cfg ec;
-	struct rdsu_tcp *t;
-	int r;
+	reap(tcp_of(tr));
+}
 
-	if (!out || !ep_cfg)
-		return RDSU_ERR_INVAL;
+static void tcp_free(struct rdsu_transport *tr)
+{
+	struct rdsu_tcp *t = tcp_of(tr);
+
+#ifdef RDSU_HAVE_LIBURING
+	/* Before any close: the ring holds the hot link's socket. */
+	if (t->ring_state > 0) {
+		(void)ring_unhot(t, 0, false);
+		io_uring_queue_exit(&t->ring);
+	}
+	free(t->hbuf);
+#endif
+	for (unsigned b = 0; b < LINK_BUCKETS; b++) {
+		struct tsock *l = t->links[b], *next;
+
+		for (; l; l = next) {
+			next = l->hnext;
+			close(l->src.fd);
+			tsock_free(l);
+		}
+	}
+	while (t->drain_head) {
+		struct tsock *d = t->drain_head;
+
+		t->drain_head = d->dnext;
+		close(d->src.fd);
+		tsock_free(d);
+	}
+	reap(t);
+	for (unsigned i = 0; i < t->n_listen; i++) {
+		close(t->listen[i]->src.fd);
+		free(t->listen[i]);
+	}
+	free(t->rbuf);
+	free(t->stage);
+	free(t);
+}
+
+static const struct rdsu_transport_ops tcp_ops = {
+	.name = "tcp",
+	.id = RDSU_TRANS_TCP,
+	.framing = RDSU_FRAMING_STREAM,
+	.listen = tcp_listen,
+	.ready = tcp_ready,
+	.connect = tcp_connect,
+	.find = tcp_find,
+	.output = tcp_output,
+	.close = tcp_close,
+	.attach = tcp_attach,
+	.acks = tcp_acks,
+	.deadline = tcp_deadline,
+	.expire = tcp_expire,
+	.wait = tcp_wait,
+	.reap = tcp_reap,
+	.free = tcp_free,
+};
+
+int rdsu_tcp_create(struct rdsu_tcp **out, const struct rdsu_tcp_cfg *cfg)
+{
+	struct rdsu_tcp *t = calloc(1, sizeof(*t));
+
 	*out = NULL;
-	t = calloc(1, sizeof(*t));
 	if (!t)
 		return RDSU_ERR_NOMEM;
-	t->epfd = t->timerfd = -1;
+	t->tr.ops = &tcp_ops;
 	rdsu_tcp_cfg_default(&t->cfg);
 	if (cfg) {
 		if (cfg->size < sizeof(*cfg)) {
@@ -1693,16 +1651,6 @@ int rdsu_tcp_new(struct rdsu_tcp **out, const struct rdsu_ep_cfg *ep_cfg,
 		free(t);
 		return RDSU_ERR_INVAL;
 	}
-	/* No further than the caller's structure goes: rdsu_ep_new also
-	 * takes the shorter one from before rdsu_ep_cfg.faults. */
-	memset(&ec, 0, sizeof(ec));
-	memcpy(&ec, ep_cfg, ep_cfg->size < sizeof(ec) ? ep_cfg->size : sizeof(ec));
-	/* rds_gen_num: random per start, never 0. */
-	while (ec.gen_num == 0 && getrandom(&ec.gen_num, sizeof(ec.gen_num), 0) < 0)
-		;
-	if (ec.seed == 0 && getrandom(&ec.seed, sizeof(ec.seed), 0) < 0)
-		ec.seed = rdsu_clock();
-	t->port_group = (unsigned)(ec.seed >> 32) & 0xff;
 	t->ack_poll = ACK_POLL_MIN;
 	t->rbuf = malloc(READ_CHUNK);
 	t->stage = malloc(STAGE_SIZE);
@@ -1710,78 +1658,53 @@ int rdsu_tcp_new(struct rdsu_tcp **out, const struct rdsu_ep_cfg *ep_cfg,
 	t->st.ring_unavailable = 1;  /* built without liburing */
 #endif
 	if (!t->rbuf || !t->stage) {
-		r = RDSU_ERR_NOMEM;
-		goto fail;
-	}
-	r = rdsu_ep_new(&t->ep, &ec);
-	if (r < 0)
-		goto fail;
-	t->epfd = epoll_create1(EPOLL_CLOEXEC);
-	t->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (t->epfd < 0 || t->timerfd < 0) {
-		r = -errno;
-		goto fail;
-	}
-	t->timer.kind = TS_TIMER;
-	t->timer.fd = t->timerfd;
-	r = watch(t, &t->timer, EPOLLIN, EPOLL_CTL_ADD);
-	if (r < 0)
-		goto fail;
-	if (!t->cfg.no_listen) {
-		for (unsigned i = 0; i < ec.n_laddrs; i++) {
-			r = listen_on(t, &ec.laddrs[i]);
-			if (r < 0)
-				goto fail;
-		}
+		tcp_free(&t->tr);
+		return RDSU_ERR_NOMEM;
 	}
 	*out = t;
 	return 0;
-fail:
-	rdsu_tcp_free(t);
-	return r;
+}
+
+void rdsu_tcp_bind_io(struct rdsu_tcp *t, struct rdsu_io *io, uint64_t seed)
+{
+	t->tr.io = io;
+	t->io = io;
+	t->ep = io->ep;
+	t->port_group = (unsigned)(seed >> 32) & 0xff;
+}
+
+struct rdsu_transport *rdsu_tcp_transport(struct rdsu_tcp *t)
+{
+	return &t->tr;
+}
+
+/* ------------------------------------------------------------------------
+ * The API from before rdsu_io: an rdsu_io with TCP alone.
+ */
+
+int rdsu_tcp_new(struct rdsu_tcp **out, const struct rdsu_ep_cfg *ep_cfg,
+		 const struct rdsu_tcp_cfg *cfg)
+{
+	struct rdsu_io_cfg ic;
+	struct rdsu_io *io;
+	int r;
+
+	if (!out)
+		return RDSU_ERR_INVAL;
+	*out = NULL;
+	rdsu_io_cfg_default(&ic);
+	ic.tcp = cfg;
+	r = rdsu_io_new(&io, ep_cfg, &ic);
+	if (r < 0)
+		return r;
+	*out = io->tcp;
+	return 0;
 }
 
 void rdsu_tcp_free(struct rdsu_tcp *t)
 {
-	if (!t)
-		return;
-#ifdef RDSU_HAVE_LIBURING
-	/* Before any close: the ring holds the hot link's socket. */
-	if (t->ring_state > 0) {
-		(void)ring_unhot(t, 0, false);
-		io_uring_queue_exit(&t->ring);
-	}
-	free(t->hbuf);
-#endif
-	for (unsigned b = 0; b < LINK_BUCKETS; b++) {
-		struct tsock *l = t->links[b], *next;
-
-		for (; l; l = next) {
-			next = l->hnext;
-			close(l->fd);
-			tsock_free(l);
-		}
-	}
-	while (t->drain_head) {
-		struct tsock *d = t->drain_head;
-
-		t->drain_head = d->dnext;
-		close(d->fd);
-		tsock_free(d);
-	}
-	reap(t);
-	for (unsigned i = 0; i < t->n_listen; i++) {
-		close(t->listen[i]->fd);
-		free(t->listen[i]);
-	}
-	if (t->timerfd >= 0)
-		close(t->timerfd);
-	if (t->epfd >= 0)
-		close(t->epfd);
-	rdsu_ep_free(t->ep);
-	free(t->rbuf);
-	free(t->stage);
-	free(t);
+	if (t)
+		rdsu_io_free(t->io);
 }
 
 struct rdsu_ep *rdsu_tcp_ep(struct rdsu_tcp *t)
@@ -1789,13 +1712,36 @@ struct rdsu_ep *rdsu_tcp_ep(struct rdsu_tcp *t)
 	return t ? t->ep : NULL;
 }
 
+struct rdsu_io *rdsu_tcp_io(struct rdsu_tcp *t)
+{
+	return t ? t->io : NULL;
+}
+
 int rdsu_tcp_fd(const struct rdsu_tcp *t)
 {
-	return t ? t->epfd : -1;
+	return t ? t->io->epfd : -1;
+}
+
+int rdsu_tcp_run(struct rdsu_tcp *t, int timeout_ms)
+{
+	return t ? rdsu_io_run(t->io, timeout_ms) : RDSU_ERR_INVAL;
+}
+
+int rdsu_tcp_flush(struct rdsu_tcp *t)
+{
+	return t ? rdsu_io_flush(t->io) : RDSU_ERR_INVAL;
+}
+
+int rdsu_tcp_wait(struct rdsu_tcp *t, struct rdsu_sock *s, unsigned mask, rdsu_ns deadline)
+{
+	return rdsu_io_wait(t ? t->io : NULL, s, mask, deadline);
 }
 
 void rdsu_tcp_get_stats(const struct rdsu_tcp *t, struct rdsu_tcp_stats *out)
 {
-	if (t && out)
+	if (t && out) {
 		*out = t->st;
+		out->runs = t->io->runs;
+		out->sleeps = t->io->sleeps;
+	}
 }

@@ -142,6 +142,9 @@ RDSU_API void rdsu_tcp_free(struct rdsu_tcp *t);
 /* rdsu_tcp_ep() - the endpoint: sockets, events and monitor calls. */
 RDSU_API struct rdsu_ep *rdsu_tcp_ep(struct rdsu_tcp *t);
 
+/* rdsu_tcp_io() - the loop object it belongs to (rdsu_io.h). */
+RDSU_API struct rdsu_io *rdsu_tcp_io(struct rdsu_tcp *t);
+
 /* rdsu_tcp_fd() - the descriptor to poll for POLLIN; when it is readable,
  * call rdsu_tcp_run(t, 0). */
 RDSU_API int rdsu_tcp_fd(const struct rdsu_tcp *t);
