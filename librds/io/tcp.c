@@ -174,7 +174,8 @@ static void link_drain(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 	l->rem_len = l->rem_off = 0;
 	free(l->held_in);
 	l->held_in = NULL;
-	if (shutdown(l->src.fd, SHUT_WR) < 0 || rdsu_tcp_watch(t, l, EPOLLIN | EPOLLRDHUP, EPOLL_CTL_MOD) < 0) {
+	if (shutdown(l->src.fd, SHUT_WR) < 0 ||
+	    rdsu_tcp_watch(t, l, EPOLLIN | EPOLLRDHUP, EPOLL_CTL_MOD) < 0) {
 		retire(t, l);
 		return;
 	}

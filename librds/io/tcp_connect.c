@@ -50,8 +50,8 @@ static int connect_try(struct rdsu_tcp *t, struct tsock *l)
 		(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		rdsu_tcp_tune(t, fd);
 		llen = rdsu_sockaddr(&r->laddr, sport, &la);
-		flen = rdsu_sockaddr(&r->faddr, t->cfg.connect_port ? t->cfg.connect_port : r->dport,
-				   &fa);
+		flen = rdsu_sockaddr(&r->faddr,
+				     t->cfg.connect_port ? t->cfg.connect_port : r->dport, &fa);
 		if (bind(fd, (struct sockaddr *)&la, llen) < 0) {
 			err = -errno;
 			close(fd);
@@ -90,7 +90,8 @@ void rdsu_tcp_connect_start(struct rdsu_tcp *t, const struct rdsu_lreq *r, rdsu_
 	l->req = *r;
 	l->state = TL_CONNECTING;
 	l->src.fd = -1;
-	if (connect_try(t, l) < 0 || rdsu_tcp_watch(t, l, rdsu_tcp_link_events(l), EPOLL_CTL_ADD) < 0) {
+	if (connect_try(t, l) < 0 ||
+	    rdsu_tcp_watch(t, l, rdsu_tcp_link_events(l), EPOLL_CTL_ADD) < 0) {
 		t->st.connect_failed++;
 		if (l->src.fd >= 0)
 			close(l->src.fd);

@@ -65,13 +65,15 @@ void rdsu_tcp_accept(struct rdsu_tcp *t, struct tsock *ls, rdsu_ns now)
 		struct rdsu_addr faddr, laddr;
 		uint16_t fport, lport;
 		uint64_t id = 0;
-		int fd = accept4(ls->src.fd, (struct sockaddr *)&fa, &flen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd = accept4(ls->src.fd, (struct sockaddr *)&fa, &flen,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 		if (fd < 0)
 			return;  /* EAGAIN, or a connection that died in the queue */
 		t->st.accepts++;
 		if (getsockname(fd, (struct sockaddr *)&la, &llen) < 0 ||
-		    rdsu_sockaddr_get(&la, &laddr, &lport) < 0 || rdsu_sockaddr_get(&fa, &faddr, &fport) < 0) {
+		    rdsu_sockaddr_get(&la, &laddr, &lport) < 0 ||
+		    rdsu_sockaddr_get(&fa, &faddr, &fport) < 0) {
 			close(fd);
 			continue;
 		}
@@ -169,7 +171,8 @@ void rdsu_tcp_held_end(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 		}
 	}
 	if (n == -EAGAIN || n == -EWOULDBLOCK || n == -EINTR) {
-		(void)rdsu_tcp_watch(t, l, 0, EPOLL_CTL_MOD);  /* a FIN to come, or a spurious wake */
+		/* a FIN to come, or a spurious wake */
+		(void)rdsu_tcp_watch(t, l, 0, EPOLL_CTL_MOD);
 		return;
 	}
 	if (!l->held_len) {
