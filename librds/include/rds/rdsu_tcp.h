@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * rdsu_tcp.h - librds over real TCP sockets: the transport that carries the
- * sans-IO core's byte streams (docs/librds.md, "Transport contract"), the
- * clock, and a reference event loop.
+ * sans-IO core's byte streams (docs/librds.md, "Transport contract"), and
+ * the loop of rdsu_io.h with TCP as its only transport under the names it
+ * had before there was a choice (rdsu_tcp_new creates that rdsu_io; the
+ * rdsu_tcp_* calls below act on it; rdsu_tcp_io gives it).
  *
- * One rdsu_tcp owns one endpoint (rdsu_tcp_ep) and every TCP socket that
- * carries it: a listener on port 16385 of each local address, one
+ * One rdsu_tcp, through its rdsu_io, owns one endpoint (rdsu_tcp_ep) and
+ * every TCP socket that carries it: a listener on port 16385 of each local address, one
  * connection per path, and connections being drained after a close. All of
  * them sit in one epoll set; its descriptor (rdsu_tcp_fd) is what an
  * application with a loop of its own polls for POLLIN. A timerfd in the
