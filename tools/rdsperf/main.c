@@ -467,9 +467,9 @@ static int64_t librds_retransmits(struct rio *r)
 {
 	struct rdsu_stats st;
 
-	if (!rio_tcp(r))
+	if (!rio_io(r))
 		return -1;
-	rdsu_ep_get_stats(rdsu_tcp_ep(rio_tcp(r)), &st);
+	rdsu_ep_get_stats(rdsu_io_ep(rio_io(r)), &st);
 	return (int64_t)st.v[RDSU_STAT_SEND_RETRANSMITTED];
 }
 
@@ -597,7 +597,7 @@ static int run_one(struct opts *o, struct ctl *cc, struct json_object *runs)
 	 * the socket did not take wait in the transport: this process stops
 	 * running librds while it waits for the result; the server drains
 	 * only until its sockets go quiet). 10 s at most. */
-	if (rio_tcp(r)) {
+	if (rio_io(r)) {
 		for (rdsu_ns end = rdsu_clock() + 10 * RDSU_SEC;
 		     rio_unacked(r) && rdsu_clock() < end;)
 			rio_idle(r, 10 * RDSU_MSEC);

@@ -231,9 +231,9 @@ static bool conn_down(struct rio *r, const struct opts *o)
 {
 	struct rdsu_conn_info ci;
 
-	if (!rio_tcp(r))
+	if (!rio_io(r))
 		return false;
-	if (rdsu_ep_conn_get(rdsu_tcp_ep(rio_tcp(r)), &o->src, &o->host, &ci) < 0)
+	if (rdsu_ep_conn_get(rdsu_io_ep(rio_io(r)), &o->src, &o->host, &ci) < 0)
 		return true;
 	return ci.path[0].state != RDSU_PATH_UP;
 }

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * rdsu_tcp.h - librds over real TCP sockets: the transport that carries the
- * sans-IO core's byte streams (docs/librds.md, "Transport contract"), the
- * clock, and a reference event loop.
+ * sans-IO core's byte streams (docs/librds.md, "Transport contract"), and
+ * the loop of rdsu_io.h with TCP as its only transport under the names it
+ * had before there was a choice (rdsu_tcp_new creates that rdsu_io; the
+ * rdsu_tcp_* calls below act on it; rdsu_tcp_io gives it).
  *
- * One rdsu_tcp owns one endpoint (rdsu_tcp_ep) and every TCP socket that
- * carries it: a listener on port 16385 of each local address, one
+ * One rdsu_tcp, through its rdsu_io, owns one endpoint (rdsu_tcp_ep) and
+ * every TCP socket that carries it: a listener on port 16385 of each local address, one
  * connection per path, and connections being drained after a close. All of
  * them sit in one epoll set; its descriptor (rdsu_tcp_fd) is what an
  * application with a loop of its own polls for POLLIN. A timerfd in the
@@ -35,26 +37,12 @@
 #ifndef RDS_RDSU_TCP_H
 #define RDS_RDSU_TCP_H
 
-#include <sys/socket.h>
-
 #include <rds/rdsu.h>
+#include <rds/rdsu_io.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* rdsu_clock() - CLOCK_MONOTONIC in nanoseconds: the time every core call
- * made next to a transport should be given. */
-RDSU_API rdsu_ns rdsu_clock(void);
-
-/* rdsu_sockaddr() - |a|:|port| as a sockaddr_in (v4-mapped) or sockaddr_in6.
- * Return: its length. */
-RDSU_API socklen_t rdsu_sockaddr(const struct rdsu_addr *a, uint16_t port,
-				 struct sockaddr_storage *ss);
-/* rdsu_sockaddr_get() - the address and port of an AF_INET/AF_INET6 |ss|.
- * Return: 0; -EAFNOSUPPORT for another family. */
-RDSU_API int rdsu_sockaddr_get(const struct sockaddr_storage *ss, struct rdsu_addr *a,
-			       uint16_t *port);
 
 struct rdsu_tcp_cfg {
 	size_t size;            /* sizeof(struct rdsu_tcp_cfg) */
@@ -155,6 +143,9 @@ RDSU_API void rdsu_tcp_free(struct rdsu_tcp *t);
 
 /* rdsu_tcp_ep() - the endpoint: sockets, events and monitor calls. */
 RDSU_API struct rdsu_ep *rdsu_tcp_ep(struct rdsu_tcp *t);
+
+/* rdsu_tcp_io() - the loop object it belongs to (rdsu_io.h). */
+RDSU_API struct rdsu_io *rdsu_tcp_io(struct rdsu_tcp *t);
 
 /* rdsu_tcp_fd() - the descriptor to poll for POLLIN; when it is readable,
  * call rdsu_tcp_run(t, 0). */
