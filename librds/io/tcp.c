@@ -269,6 +269,8 @@ static rdsu_ns tcp_deadline(const struct rdsu_transport *tr)
 
 	if (t->ack_head)
 		due = t->ack_due;
+	if (t->accept_rest < due)
+		due = t->accept_rest;
 	for (const struct tsock *d = t->drain_head; d; d = d->dnext)
 		if (d->drain_until < due)
 			due = d->drain_until;
@@ -281,6 +283,8 @@ static void tcp_expire(struct rdsu_transport *tr, rdsu_ns now)
 
 	if (t->drain_head)
 		rdsu_tcp_drain_expire(t, now);
+	if (t->accept_rest <= now)
+		rdsu_tcp_accept_resume(t);
 }
 
 static void tcp_ready(struct rdsu_transport *tr, struct rdsu_src *src, uint32_t ev, rdsu_ns now)
@@ -432,6 +436,7 @@ int rdsu_tcp_create(struct rdsu_tcp **out, const struct rdsu_tcp_cfg *cfg)
 		return RDSU_ERR_INVAL;
 	}
 	t->ack_poll = ACK_POLL_MIN;
+	t->accept_rest = RDSU_NS_NEVER;
 	t->rbuf = malloc(READ_CHUNK);
 	t->stage = malloc(STAGE_SIZE);
 #ifndef RDSU_HAVE_LIBURING

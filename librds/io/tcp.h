@@ -120,6 +120,8 @@ struct rdsu_tcp {
 	struct tsock *dead_head;
 	unsigned port_group;          /* 7.x: next source port group to try */
 	rdsu_ns ack_poll;             /* current interval between SIOCOUTQ rounds */
+	rdsu_ns accept_rest;          /* listeners rest until then (RDSU_NS_NEVER: they don't) */
+	rdsu_ns accept_backoff;       /* the last rest; 0 after an accept succeeds */
 	rdsu_ns ack_due;
 	uint8_t *rbuf;
 	uint8_t *stage;
@@ -161,6 +163,7 @@ void rdsu_tcp_connect_done(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now);
 /* tcp_listen.c */
 int rdsu_tcp_listen(struct rdsu_transport *tr, const struct rdsu_addr *a);
 void rdsu_tcp_accept(struct rdsu_tcp *t, struct tsock *ls, rdsu_ns now);
+void rdsu_tcp_accept_resume(struct rdsu_tcp *t);
 int rdsu_tcp_held_append(struct tsock *l, const uint8_t *p, size_t n);
 void rdsu_tcp_attach(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now);
 void rdsu_tcp_held_end(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now);

@@ -118,6 +118,12 @@ struct rdsu_tcp_stats {
 	 * with bytes unread: read and kept for the slot, then reported
 	 * down. */
 	uint64_t held_kept;
+	/* accept() failed for want of a descriptor or of kernel memory
+	 * (EMFILE, ENFILE, ENOBUFS, ENOMEM): the listeners then rest, the
+	 * connections waiting in the kernel's backlog, for 10 ms doubling
+	 * up to 200 ms per failure in a row (never a busy loop on a
+	 * listener that stays readable); accept_paused is 1 while they do. */
+	uint64_t accept_exhausted, accept_paused;
 };
 
 struct rdsu_tcp;
