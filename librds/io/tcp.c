@@ -429,6 +429,14 @@ int rdsu_tcp_create(struct rdsu_tcp **out, const struct rdsu_tcp_cfg *cfg)
 		if (!t->cfg.drain)
 			t->cfg.drain = d.drain;
 	}
+	{
+		int err = rdsu_tcp_auth_check(&t->cfg);
+
+		if (err) {
+			free(t);
+			return err;
+		}
+	}
 	if (!t->cfg.port_low || !t->cfg.port_high)
 		port_range(&t->cfg.port_low, &t->cfg.port_high);
 	if (t->cfg.port_low > t->cfg.port_high) {

@@ -160,6 +160,14 @@ void rdsu_tcp_tune(const struct rdsu_tcp *t, int fd);
 void rdsu_tcp_connect_start(struct rdsu_tcp *t, const struct rdsu_lreq *r, rdsu_ns now);
 void rdsu_tcp_connect_done(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now);
 
+/* tcp_auth.c */
+/* Sign |fd| (of |family|) with cfg's key for every peer. Return: 0; a
+ * negative errno (-ENOPROTOOPT: the kernel has no such option). */
+int rdsu_tcp_auth_set(const struct rdsu_tcp_cfg *cfg, int fd, int family);
+/* Is cfg's auth usable here? Return: 0; RDSU_ERR_INVAL (a bad kind or key
+ * length); a negative errno from trying it on a socket. */
+int rdsu_tcp_auth_check(const struct rdsu_tcp_cfg *cfg);
+
 /* tcp_listen.c */
 int rdsu_tcp_listen(struct rdsu_transport *tr, const struct rdsu_addr *a);
 void rdsu_tcp_accept(struct rdsu_tcp *t, struct tsock *ls, rdsu_ns now);

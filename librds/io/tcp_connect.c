@@ -49,6 +49,12 @@ static int connect_try(struct rdsu_tcp *t, struct tsock *l)
 		int one = 1;
 		(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		rdsu_tcp_tune(t, fd);
+		err = rdsu_tcp_auth_set(&t->cfg, fd, rdsu_addr_is_v4(&r->laddr) ? AF_INET : AF_INET6);
+		if (err) {
+			t->st.auth_failed++;
+			close(fd);
+			return err;
+		}
 		llen = rdsu_sockaddr(&r->laddr, sport, &la);
 		flen = rdsu_sockaddr(&r->faddr,
 				     t->cfg.connect_port ? t->cfg.connect_port : r->dport, &fa);

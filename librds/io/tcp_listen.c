@@ -33,6 +33,13 @@ int rdsu_tcp_listen(struct rdsu_transport *tr, const struct rdsu_addr *a)
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (ss.ss_family == AF_INET6)
 		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	/* Accepted sockets inherit the listener's key. */
+	err = rdsu_tcp_auth_set(&t->cfg, fd, ss.ss_family);
+	if (err) {
+		t->st.auth_failed++;
+		close(fd);
+		return err;
+	}
 	/* rds_tcp_listen_init: backlog 64. */
 	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 64) < 0) {
 		err = -errno;

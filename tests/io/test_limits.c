@@ -5,7 +5,9 @@
  * failing with EMFILE, the endpoint must rest its listeners instead of
  * spinning on them, keep serving the peer it already has, and accept the
  * waiting connections once descriptors are free again. Its own executable
- * because it lowers RLIMIT_NOFILE for the whole process. Addresses
+ * because it lowers RLIMIT_NOFILE for the whole process. And the optional
+ * peer authentication (rdsu_tcp_cfg.auth): nodes with the cluster's key
+ * talk, a connection without it never reaches the endpoint. Addresses
  * 127.0.8.1 (the endpoint), 127.0.8.2 (a peer it serves), 127.0.8.3 (the
  * attacker's raw connections).
  */
@@ -21,6 +23,7 @@
 #include <stdbool.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -58,17 +61,32 @@ static struct rdsu_addr addr(const char *s)
 	return rdsu_addr_v4(ntohl(a.s_addr));
 }
 
-static struct rdsu_tcp *endpoint(const char *a)
+static int endpoint_auth(const char *a, enum rdsu_tcp_auth kind, const char *key,
+			 struct rdsu_tcp **out)
 {
 	struct rdsu_ep_cfg c;
-	struct rdsu_tcp *t = NULL;
+	struct rdsu_tcp_cfg tc;
 
 	rdsu_ep_cfg_default(&c);
 	c.laddrs[0] = addr(a);
 	c.n_laddrs = 1;
 	c.gen_num = 7;
 	c.seed = 7;
-	assert_int_equal(rdsu_tcp_new(&t, &c, NULL), 0);
+	rdsu_tcp_cfg_default(&tc);
+	tc.auth = kind;
+	if (key) {
+		tc.auth_key_len = (uint8_t)strlen(key);
+		memcpy(tc.auth_key, key, tc.auth_key_len);
+	}
+	*out = NULL;
+	return rdsu_tcp_new(out, &c, &tc);
+}
+
+static struct rdsu_tcp *endpoint(const char *a)
+{
+	struct rdsu_tcp *t;
+
+	assert_int_equal(endpoint_auth(a, RDSU_TCP_AUTH_NONE, NULL, &t), 0);
 	return t;
 }
 
@@ -211,10 +229,115 @@ static void test_descriptor_exhaustion(void **state)
 	rdsu_tcp_free(peer);
 }
 
+/* A plain TCP connect to the endpoint: true if the handshake completed
+ * within |ms| (a listener with a key drops an unsigned SYN). */
+static bool raw_reaches(int ms)
+{
+	struct sockaddr_in from = { .sin_family = AF_INET }, to = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), err = 0;
+	socklen_t len = sizeof(err);
+	struct pollfd p;
+	bool up;
+
+	assert_true(fd >= 0);
+	inet_pton(AF_INET, RAW, &from.sin_addr);
+	inet_pton(AF_INET, SRV, &to.sin_addr);
+	to.sin_port = htons(RDSU_TCP_PORT);
+	assert_int_equal(bind(fd, (struct sockaddr *)&from, sizeof(from)), 0);
+	(void)connect(fd, (struct sockaddr *)&to, sizeof(to));
+	p = (struct pollfd){ .fd = fd, .events = POLLOUT };
+	up = poll(&p, 1, ms) == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 &&
+	     err == 0;
+	close(fd);
+	return up;
+}
+
+static void auth_case(enum rdsu_tcp_auth kind)
+{
+	struct rdsu_tcp *srv, *peer, *other;
+	struct rdsu_sock *rx, *tx, *otx;
+	struct rdsu_addr a = addr(SRV), b = addr(PEER), c = addr(RAW);
+	struct rdsu_tcp_stats st;
+	int e = endpoint_auth(SRV, kind, "cluster-secret", &srv);
+
+	if (e == -ENOPROTOOPT || e == -EOPNOTSUPP) {
+		print_message("this kernel cannot sign TCP (%s): not tested\n", rdsu_strerror(e));
+		skip();
+	}
+	assert_int_equal(e, 0);
+	assert_int_equal(endpoint_auth(PEER, kind, "cluster-secret", &peer), 0);
+	assert_int_equal(endpoint_auth(RAW, kind, "not-the-secret", &other), 0);
+	assert_int_equal(rdsu_sock_new(rdsu_tcp_ep(srv), &rx), 0);
+	assert_int_equal(rdsu_sock_bind(rx, &a, 4000), 0);
+	assert_int_equal(rdsu_sock_new(rdsu_tcp_ep(peer), &tx), 0);
+	assert_int_equal(rdsu_sock_bind(tx, &b, 5000), 0);
+	assert_int_equal(rdsu_sock_new(rdsu_tcp_ep(other), &otx), 0);
+	assert_int_equal(rdsu_sock_bind(otx, &c, 5000), 0);
+
+	/* Same key: served. */
+	assert_true(delivered(srv, peer, tx, rx, 1, 5000));
+	/* No key: the handshake never completes. */
+	assert_false(raw_reaches(500));
+	/* Another key: the endpoint never hears from it, nor it from us. */
+	{
+		uint32_t tag = 9;
+		struct iovec iov = { &tag, sizeof(tag) };
+		rdsu_ns end = rdsu_clock() + 1500 * RDSU_MSEC;
+
+		assert_true(rdsu_sock_submit(otx, &a, 4000, &iov, 1, rdsu_clock()) >= 0);
+		while (rdsu_clock() < end) {
+			struct iovec in = { &tag, sizeof(tag) };
+			struct rdsu_rxinfo info;
+
+			(void)rdsu_tcp_run(other, 5);
+			(void)rdsu_tcp_run(srv, 0);
+			assert_true(rdsu_sock_read(rx, &in, 1, 0, &info, rdsu_clock()) < 0);
+		}
+	}
+	rdsu_tcp_get_stats(srv, &st);
+	/* Only the keyed peer's connections were accepted. */
+	print_message("accepted %llu connection(s) with the key\n", (unsigned long long)st.accepts);
+	assert_int_equal(st.auth_failed, 0);
+	/* And the keyed peer is still served after all that. */
+	assert_true(delivered(srv, peer, tx, rx, 2, 5000));
+	rdsu_sock_free(rx, rdsu_clock());
+	rdsu_sock_free(tx, rdsu_clock());
+	rdsu_sock_free(otx, rdsu_clock());
+	rdsu_tcp_free(srv);
+	rdsu_tcp_free(peer);
+	rdsu_tcp_free(other);
+}
+
+static void test_auth_ao(void **state)
+{
+	(void)state;
+	auth_case(RDSU_TCP_AUTH_AO);
+}
+
+static void test_auth_md5(void **state)
+{
+	(void)state;
+	auth_case(RDSU_TCP_AUTH_MD5);
+}
+
+static void test_auth_cfg(void **state)
+{
+	struct rdsu_tcp *t;
+
+	(void)state;
+	/* A kind of auth without a key, or an unknown kind, is refused. */
+	assert_int_equal(endpoint_auth(SRV, RDSU_TCP_AUTH_AO, NULL, &t), RDSU_ERR_INVAL);
+	assert_int_equal(endpoint_auth(SRV, (enum rdsu_tcp_auth)7, "k", &t), RDSU_ERR_INVAL);
+	assert_null(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_descriptor_exhaustion, teardown),
+		cmocka_unit_test(test_auth_cfg),
+		cmocka_unit_test(test_auth_ao),
+		cmocka_unit_test(test_auth_md5),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -44,6 +44,17 @@
 extern "C" {
 #endif
 
+/* Peer authentication beyond the kernel's RDS (which has none): every
+ * TCP connection, in and out, signed with one key shared by the cluster's
+ * nodes, so a node without it cannot connect, reset or inject (a listener
+ * with a key drops unsigned SYNs). docs/security.md. */
+enum rdsu_tcp_auth {
+	RDSU_TCP_AUTH_NONE = 0,
+	RDSU_TCP_AUTH_AO,     /* TCP-AO (RFC 5925), HMAC-SHA1-96; Linux 6.7 and later */
+	RDSU_TCP_AUTH_MD5,    /* TCP-MD5 (RFC 2385) where TCP-AO is missing */
+};
+#define RDSU_TCP_AUTH_KEY_MAX 80  /* TCP_AO_MAXKEYLEN, TCP_MD5SIG_MAXKEYLEN */
+
 struct rdsu_tcp_cfg {
 	size_t size;            /* sizeof(struct rdsu_tcp_cfg) */
 	/* Listen on this TCP port of every local address (default 16385,
@@ -76,6 +87,14 @@ struct rdsu_tcp_cfg {
 	 * Ignored where io_uring cannot be used (rdsu_tcp_stats
 	 * ring_unavailable). Default false. */
 	bool ring_wait;
+	/* Sign every connection with auth_key (auth_key_len bytes, 1 to
+	 * RDSU_TCP_AUTH_KEY_MAX), for every peer address of the endpoint's
+	 * families (a key per address prefix 0). Only peers with the same
+	 * key and kind connect; a kernel RDS peer has no key and cannot.
+	 * Default RDSU_TCP_AUTH_NONE. */
+	enum rdsu_tcp_auth auth;
+	uint8_t auth_key[RDSU_TCP_AUTH_KEY_MAX];
+	uint8_t auth_key_len;
 };
 
 /* Transport counters; a monitor reads them beside rdsu_ep_get_stats(). */
@@ -124,6 +143,8 @@ struct rdsu_tcp_stats {
 	 * up to 200 ms per failure in a row (never a busy loop on a
 	 * listener that stays readable); accept_paused is 1 while they do. */
 	uint64_t accept_exhausted, accept_paused;
+	/* Sockets whose key could not be set (auth): never connected. */
+	uint64_t auth_failed;
 };
 
 struct rdsu_tcp;
