@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* test_out.c - the output layer: one call sequence as labelled text and as
+ * JSON, each type's text form, JSON keys in table order whatever the call
+ * order, levels, nulls, nested objects re-entered, arrays, long values. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "out.h"
+
+static const struct wire_tok colours[] = {
+	{ 1, "RED" }, { 2, "GREEN" }, { 8, "BLUE" }, { 0, NULL },
+};
+
+enum { E_NAME, E_N, E__N };
+static const struct out_field elem_fields[E__N] = {
+	[E_NAME] = { "name", OUT_STR, 1, .label = "items" },
+	[E_N] = { "n", OUT_U64, 2 },
+};
+static const struct out_group elem_group = OUT_GROUP("item", elem_fields);
+
+enum { S_A, S_B, S__N };
+static const struct out_field sub_fields[S__N] = {
+	[S_A] = { "a", OUT_U64, 1 },
+	[S_B] = { "b", OUT_U64, 2 },
+};
+static const struct out_group sub_group = OUT_GROUP("sub", sub_fields);
+
+enum {
+	T_ID, T_U, T_I, T_HEX, T_BOOL, T_STR, T_QUOTED, T_BYTES, T_DBL, T_ENUM,
+	T_PAREN, T_FLAGS, T_NULL, T_JSONLY, T_DEEP, T_SUB, T_NAMES, T_ITEMS, T__N
+};
+static const struct out_field test_fields[T__N] = {
+	[T_ID] = { "id", OUT_STR, 0 },
+	[T_U] = { "u", OUT_U64, 1 },
+	[T_I] = { "i", OUT_I64, 1 },
+	[T_HEX] = { "hex", OUT_HEX, 1, .digits = 4 },
+	[T_BOOL] = { "bool", OUT_BOOL, 1 },
+	[T_STR] = { "str", OUT_STR, 1 },
+	[T_QUOTED] = { "quoted", OUT_QUOTED, 1 },
+	[T_BYTES] = { "bytes", OUT_BYTES, 1 },
+	[T_DBL] = { "dbl", OUT_DOUBLE, 1, .digits = 3 },
+	[T_ENUM] = { "enum", OUT_ENUM, 1, .names = colours, .unknown = "other" },
+	[T_PAREN] = { "paren", OUT_ENUM, 1, .style = OUT_NAME_PAREN, .names = colours },
+	[T_FLAGS] = { "flags", OUT_FLAGS, 1, .digits = 2, .names = colours },
+	[T_NULL] = { "null", OUT_U64, 1 },
+	[T_JSONLY] = { "jsonly", OUT_U64, 0 },
+	[T_DEEP] = { "deep", OUT_U64, 2 },
+	[T_SUB] = { "sub", OUT_OBJECT, 1, .sub = &sub_group },
+	[T_NAMES] = { "names", OUT_ARRAY, 1, .sep = ',', .names = colours },
+	[T_ITEMS] = { "items", OUT_ARRAY, 1, .sub = &elem_group },
+};
+static const struct out_group test_group = OUT_GROUP("test", test_fields);
+
+static const uint8_t three[] = { 0x00, 0xab, 0xff };
+
+/* The calls in text order, which is not table order. */
+static void describe(struct out *o)
+{
+	out_begin(o, &test_group);
+	out_u64(o, T_JSONLY, 5);
+	out_u64(o, T_DEEP, 6);
+	out_obj_open(o, T_SUB);
+	out_u64(o, S_A, 1);
+	out_close(o);
+	out_u64(o, T_U, UINT64_MAX);
+	out_i64(o, T_I, INT64_MIN);
+	out_hex(o, T_HEX, 0x1f);
+	out_eol(o);
+	out_bool(o, T_BOOL, false);
+	out_str(o, T_STR, "");
+	out_str(o, T_QUOTED, "a, b");
+	out_bytes(o, T_BYTES, three, sizeof(three));
+	out_double(o, T_DBL, 0.25);
+	out_null(o, T_NULL);
+	out_eol(o);
+	out_enum(o, T_ENUM, 2);
+	out_enum(o, T_PAREN, 3);
+	out_flags(o, T_FLAGS, 0x13);
+	out_arr_open(o, T_NAMES);
+	out_elem_name(o, 8);
+	out_elem_name(o, 4);
+	out_close(o);
+	out_eol(o);
+	out_arr_open(o, T_ITEMS);
+	for (unsigned i = 0; i < 2; i++) {
+		out_elem_obj(o);
+		out_str(o, E_NAME, i ? "y" : "x");
+		out_u64(o, E_N, i);
+		out_eol(o);
+		out_close(o);
+	}
+	out_close(o);
+	/* entered again: adds to the same object */
+	out_obj_open(o, T_SUB);
+	out_u64(o, S_B, 2);
+	out_eol(o);
+	out_close(o);
+	out_str(o, T_ID, "rec");
+	out_end(o);
+}
+
+static char *run(enum out_mode mode, int verbose)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct out *o = malloc(sizeof(*o));
+
+	assert_non_null(f);
+	assert_non_null(o);
+	out_init(o, f, mode, verbose, JSON_C_TO_STRING_PLAIN);
+	describe(o);
+	out_fini(o);
+	free(o);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static void test_out_text_v(void **state)
+{
+	char *got = run(OUT_TEXT, 1);
+
+	(void)state;
+	assert_string_equal(got,
+			    "    a 1, u 18446744073709551615, i -9223372036854775808, "
+			    "hex 0x001f\n"
+			    "    bool false, str \"\", quoted \"a, b\", bytes 00abff, dbl 0.250\n"
+			    "    enum 2 GREEN, paren 3, flags 0x13 [RED|GREEN|0x10], "
+			    "names BLUE,4\n"
+			    "    items x\n"
+			    "    items y\n");
+	free(got);
+}
+
+static void test_out_text_vv(void **state)
+{
+	char *got = run(OUT_TEXT, 2);
+
+	(void)state;
+	assert_string_equal(got,
+			    "    deep 6, a 1, u 18446744073709551615, i -9223372036854775808, "
+			    "hex 0x001f\n"
+			    "    bool false, str \"\", quoted \"a, b\", bytes 00abff, dbl 0.250\n"
+			    "    enum 2 GREEN, paren 3, flags 0x13 [RED|GREEN|0x10], "
+			    "names BLUE,4\n"
+			    "    items x, n 0\n"
+			    "    items y, n 1\n"
+			    "    b 2\n");
+	free(got);
+}
+
+static void test_out_json(void **state)
+{
+	char *got = run(OUT_JSON, 0);
+
+	(void)state;
+	/* table order; "null" set to null; nothing for keys never set */
+	assert_string_equal(got,
+			    "{\"id\":\"rec\",\"u\":18446744073709551615,"
+			    "\"i\":-9223372036854775808,\"hex\":31,\"bool\":false,\"str\":\"\","
+			    "\"quoted\":\"a, b\",\"bytes\":\"00abff\",\"dbl\":0.25,\"enum\":2,"
+			    "\"paren\":3,\"flags\":19,\"null\":null,\"jsonly\":5,\"deep\":6,"
+			    "\"sub\":{\"a\":1,\"b\":2},\"names\":[\"BLUE\",4],"
+			    "\"items\":[{\"name\":\"x\",\"n\":0},{\"name\":\"y\",\"n\":1}]}\n");
+	free(got);
+}
+
+/* Nothing shows at -v 0, and a record with nothing set is an empty object. */
+static void test_out_empty(void **state)
+{
+	char *got = run(OUT_TEXT, 0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	struct out *o = malloc(sizeof(*o));
+
+	(void)state;
+	assert_string_equal(got, "");
+	free(got);
+
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_non_null(o);
+	out_init(o, f, OUT_JSON, 0, JSON_C_TO_STRING_PLAIN);
+	out_begin(o, &test_group);
+	out_arr_open(o, T_NAMES);
+	out_close(o);
+	out_end(o);
+	out_fini(o);
+	assert_int_equal(fclose(f), 0);
+	assert_string_equal(buf, "{\"names\":[]}\n");
+	free(buf);
+	free(o);
+}
+
+/* A value longer than the text buffer, in both forms. */
+static void test_out_long_values(void **state)
+{
+	size_t n = 3 * OUT_BUF;
+	uint8_t *p = calloc(n, 1);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	struct out *o = malloc(sizeof(*o));
+
+	(void)state;
+	assert_non_null(p);
+	assert_non_null(o);
+	p[n - 1] = 0x5a;
+	for (int mode = OUT_TEXT; mode <= OUT_JSON; mode++) {
+		f = open_memstream(&buf, &len);
+		assert_non_null(f);
+		out_init(o, f, (enum out_mode)mode, 1, JSON_C_TO_STRING_PLAIN);
+		out_begin(o, &test_group);
+		out_bytes(o, T_BYTES, p, n);
+		out_end(o);
+		out_fini(o);
+		assert_int_equal(fclose(f), 0);
+		assert_int_equal(len, (mode == OUT_TEXT ? strlen("    bytes \n")
+							: strlen("{\"bytes\":\"\"}\n")) +
+					      2 * n);
+		assert_memory_equal(strstr(buf, "5a"), "5a", 2);
+		free(buf);
+		buf = NULL;
+	}
+	free(o);
+	free(p);
+}
+
+static void test_out_put(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct out *o = malloc(sizeof(*o));
+
+	(void)state;
+	assert_non_null(f);
+	assert_non_null(o);
+	out_init(o, f, OUT_TEXT, 0, 0);
+	out_put_u64(o, 0);
+	out_putc(o, ' ');
+	out_put_i64(o, -1);
+	out_putc(o, ' ');
+	out_put_hex(o, 0, 1);
+	out_putc(o, ' ');
+	out_put_hex(o, UINT64_MAX, 4);
+	out_putc(o, ' ');
+	out_put_flags(o, colours, 0, 2);
+	out_fini(o);
+	assert_int_equal(fclose(f), 0);
+	assert_string_equal(buf, "0 -1 0x0 0xffffffffffffffff []");
+	free(buf);
+	free(o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_out_text_v),
+		cmocka_unit_test(test_out_text_vv),
+		cmocka_unit_test(test_out_json),
+		cmocka_unit_test(test_out_empty),
+		cmocka_unit_test(test_out_long_values),
+		cmocka_unit_test(test_out_put),
+	};
+
+	return cmocka_run_group_tests_name("out", tests, NULL, NULL);
+}
