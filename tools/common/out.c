@@ -532,6 +532,34 @@ void out_elem_str(struct out *o, const char *s)
 		out_puts(o, s);
 }
 
+void out_elem_u64(struct out *o, uint64_t v)
+{
+	const struct out_field *a = array(o);
+
+	if (o->mode == OUT_JSON)
+		json_object_array_add(o->st[o->depth - 1].j, json_object_new_uint64(v));
+	else if (elem_text(o, a))
+		out_put_u64(o, v);
+}
+
+void out_elem_bool(struct out *o, bool v)
+{
+	const struct out_field *a = array(o);
+
+	if (o->mode == OUT_JSON)
+		json_object_array_add(o->st[o->depth - 1].j, json_object_new_boolean(v));
+	else if (elem_text(o, a))
+		out_puts(o, v ? "true" : "false");
+}
+
+void out_member_u64(struct out *o, const char *key, uint64_t v)
+{
+	struct json_object *j = o->depth > 0 ? o->st[o->depth - 1].j : NULL;
+
+	if (o->mode == OUT_JSON && j && json_object_is_type(j, json_type_object))
+		json_object_object_add(j, key, json_object_new_uint64(v));
+}
+
 void out_elem_name(struct out *o, uint64_t v)
 {
 	const struct out_field *a = array(o);

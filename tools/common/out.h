@@ -45,9 +45,10 @@ enum out_type {
 	OUT_DOUBLE, /* text %.{digits}f; JSON json-c's double */
 	OUT_ENUM,   /* a number; text adds its name from .names */
 	OUT_FLAGS,  /* bits; text hex and [NAME|NAME] from .names */
-	OUT_OBJECT, /* nested object of .sub's fields */
-	OUT_ARRAY,  /* of objects (.sub), or of names or strings joined by
-		     * .sep in text */
+	OUT_OBJECT, /* nested object of .sub's fields; without .sub a map
+		     * (out_member_u64()) */
+	OUT_ARRAY,  /* of objects (.sub), or of names, strings, numbers or
+		     * booleans joined by .sep in text */
 };
 
 /* How OUT_ENUM writes the name after the number in text. */
@@ -163,8 +164,15 @@ void out_obj_open(struct out *o, unsigned id);
 void out_arr_open(struct out *o, unsigned id);
 void out_elem_obj(struct out *o);
 void out_elem_str(struct out *o, const char *s);
+void out_elem_u64(struct out *o, uint64_t v);
+void out_elem_bool(struct out *o, bool v);
 /* An element named by the array's .names: its name, or its number. */
 void out_elem_name(struct out *o, uint64_t v);
+/*
+ * out_member_u64() - a key of the caller's into the innermost object, for
+ * an OUT_OBJECT field without .sub (a map: names to counts). JSON only.
+ */
+void out_member_u64(struct out *o, const char *key, uint64_t v);
 void out_close(struct out *o);
 
 /* Text: end the open field line (nothing if none is open); JSON: nothing. */

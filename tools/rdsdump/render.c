@@ -1666,50 +1666,6 @@ static size_t hex_bytes(const struct dump_render *o, const struct dump_rec *r,
 }
 
 /* ------------------------------------------------------------------------
- * JSON of -z
- */
-
-static void j_u64(struct json_object *o, const char *k, uint64_t v)
-{
-	json_object_object_add(o, k, json_object_new_uint64(v));
-}
-
-static void j_i64(struct json_object *o, const char *k, int64_t v)
-{
-	json_object_object_add(o, k, json_object_new_int64(v));
-}
-
-static void j_str(struct json_object *o, const char *k, const char *v)
-{
-	json_object_object_add(o, k, v ? json_object_new_string(v) : NULL);
-}
-
-static void j_null(struct json_object *o, const char *k)
-{
-	json_object_object_add(o, k, NULL);
-}
-
-static void j_addr(struct json_object *o, const char *k, int family, const uint8_t *a)
-{
-	char buf[INET6_ADDRSTRLEN];
-
-	if (family != 4 && family != 6)
-		j_null(o, k);
-	else
-		j_str(o, k, addr_str(buf, family, a));
-}
-
-static void j_write(FILE *f, struct json_object *o)
-{
-	size_t len;
-	const char *txt = json_object_to_json_string_length(
-		o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
-
-	fwrite(txt, 1, len, f);
-	fputc('\n', f);
-}
-
-/* ------------------------------------------------------------------------
  * Records
  */
 
@@ -1779,12 +1735,71 @@ void dump_print_rec(const struct dump_render *o, const struct dump_rec *r)
  * -z
  */
 
-static const char *const st_cols[] = {
-	"msgs",      "bytes",     "retransmitted", "dups",    "skips",
-	"skipped",   "backs",     "again",         "cong_updates", "rule_msgs",
-	"gaps",      "gap_bytes", "resyncs",       "conns",
+/* -z JSON: {"type":"stats","conns":[...]}; the text is a table of the
+ * same counters under the same names. */
+#define F(k, t, ...) { .key = (k), .type = (t), __VA_ARGS__ }
+
+enum {
+	SP_PATH, SP_DIR, SP_MSGS, SP_BYTES, SP_RETRANSMITTED, SP_DUPS, SP_SKIPS,
+	SP_SKIPPED, SP_BACKS, SP_AGAIN, SP_CONG_UPDATES, SP_RULE_MSGS, SP_GAPS,
+	SP_GAP_BYTES, SP_RESYNCS, SP_CONNS, SP__N
 };
-#define NCOLS (sizeof(st_cols) / sizeof(st_cols[0]))
+
+/* A path and direction's counters; the columns of the text table are the
+ * counters, SP_MSGS on. */
+static const struct out_field stats_path_fields[SP__N] = {
+	[SP_PATH] = F("path", OUT_I64),
+	[SP_DIR] = F("dir", OUT_I64),
+	[SP_MSGS] = F("msgs", OUT_U64),
+	[SP_BYTES] = F("bytes", OUT_U64),
+	[SP_RETRANSMITTED] = F("retransmitted", OUT_U64),
+	[SP_DUPS] = F("dups", OUT_U64),
+	[SP_SKIPS] = F("skips", OUT_U64),
+	[SP_SKIPPED] = F("skipped", OUT_U64),
+	[SP_BACKS] = F("backs", OUT_U64),
+	[SP_AGAIN] = F("again", OUT_U64),
+	[SP_CONG_UPDATES] = F("cong_updates", OUT_U64),
+	[SP_RULE_MSGS] = F("rule_msgs", OUT_U64),
+	[SP_GAPS] = F("gaps", OUT_U64),
+	[SP_GAP_BYTES] = F("gap_bytes", OUT_U64),
+	[SP_RESYNCS] = F("resyncs", OUT_U64),
+	[SP_CONNS] = F("conns", OUT_U64),
+};
+static const struct out_group stats_path_group = OUT_GROUP("stats_path", stats_path_fields);
+
+enum {
+	SC_CONN, SC_XPORT, SC_A, SC_B, SC_NPATHS, SC_ADV_NPATHS, SC_SPORT_IDX, SC_GEN,
+	SC_GEN_CHANGES, SC_PATHS, SC_RULES, SC__N
+};
+
+/* Pairs are [a>b, b>a]. */
+static const struct out_field stats_conn_fields[SC__N] = {
+	[SC_CONN] = F("conn", OUT_I64),
+	[SC_XPORT] = F("xport", OUT_STR, .names = dump_xport_toks),
+	[SC_A] = F("a", OUT_STR),
+	[SC_B] = F("b", OUT_STR),
+	[SC_NPATHS] = F("npaths", OUT_U64),
+	[SC_ADV_NPATHS] = F("adv_npaths", OUT_ARRAY),
+	[SC_SPORT_IDX] = F("sport_idx", OUT_ARRAY),
+	[SC_GEN] = F("gen", OUT_ARRAY),
+	[SC_GEN_CHANGES] = F("gen_changes", OUT_ARRAY),
+	[SC_PATHS] = F("paths", OUT_ARRAY, .sub = &stats_path_group),
+	[SC_RULES] = F("rules", OUT_OBJECT), /* rule name: messages */
+};
+static const struct out_group stats_conn_group = OUT_GROUP("stats_conn", stats_conn_fields);
+
+enum { ST_TYPE, ST_CONNS, ST__N };
+
+static const struct out_field stats_fields[ST__N] = {
+	[ST_TYPE] = F("type", OUT_STR),
+	[ST_CONNS] = F("conns", OUT_ARRAY, .sub = &stats_conn_group),
+};
+static const struct out_group stats_group = OUT_GROUP("stats", stats_fields);
+
+#undef F
+
+#define NCOLS (SP__N - SP_MSGS)
+#define st_col(i) (stats_path_fields[SP_MSGS + (i)].key)
 
 static void st_values(const struct dump_pstats *p, uint64_t v[NCOLS])
 {
@@ -1869,7 +1884,7 @@ static void stats_text(const struct dump_render *o, const struct dump_conn *c)
 	out_putc(&s, '\n');
 
 	for (size_t i = 0; i < NCOLS; i++)
-		w[i] = (int)strlen(st_cols[i]);
+		w[i] = (int)strlen(st_col(i));
 	for (int p = 0; p < WIRE_MAX_PATHS; p++) {
 		for (int d = 0; d < 2; d++) {
 			uint64_t v[NCOLS];
@@ -1889,8 +1904,8 @@ static void stats_text(const struct dump_render *o, const struct dump_conn *c)
 		out_puts(&s, "  path dir");
 		for (size_t i = 0; i < NCOLS; i++) {
 			out_putc(&s, ' ');
-			put_pad(&s, w[i] - (int)strlen(st_cols[i]));
-			out_puts(&s, st_cols[i]);
+			put_pad(&s, w[i] - (int)strlen(st_col(i)));
+			out_puts(&s, st_col(i));
 		}
 		out_putc(&s, '\n');
 		for (int p = 0; p < WIRE_MAX_PATHS; p++) {
@@ -1927,34 +1942,34 @@ static void stats_text(const struct dump_render *o, const struct dump_conn *c)
 	out_flush(&s);
 }
 
-static struct json_object *j_pair_u64(uint64_t a, uint64_t b)
+static void stats_pair(struct out *o, unsigned id, uint64_t a, uint64_t b)
 {
-	struct json_object *x = json_object_new_array();
-
-	json_object_array_add(x, json_object_new_uint64(a));
-	json_object_array_add(x, json_object_new_uint64(b));
-	return x;
+	out_arr_open(o, id);
+	out_elem_u64(o, a);
+	out_elem_u64(o, b);
+	out_close(o);
 }
 
-static struct json_object *stats_json(const struct dump_conn *c)
+static void stats_json(struct out *o, const struct dump_conn *c)
 {
-	struct json_object *o = json_object_new_object();
-	struct json_object *a, *x;
+	char buf[INET6_ADDRSTRLEN];
 
-	j_i64(o, "conn", c->id);
-	j_str(o, "xport", dump_xport_name(c->xp));
-	j_addr(o, "a", c->a.family, c->a.addr);
-	j_addr(o, "b", c->b.family, c->b.addr);
-	j_u64(o, "npaths", c->npaths);
-	json_object_object_add(o, "adv_npaths", j_pair_u64(c->adv_npaths[0], c->adv_npaths[1]));
-	x = json_object_new_array();
-	json_object_array_add(x, json_object_new_boolean(c->sport_idx[0]));
-	json_object_array_add(x, json_object_new_boolean(c->sport_idx[1]));
-	json_object_object_add(o, "sport_idx", x);
-	json_object_object_add(o, "gen", j_pair_u64(c->gen[0], c->gen[1]));
-	json_object_object_add(o, "gen_changes",
-			       j_pair_u64(c->gen_changes[0], c->gen_changes[1]));
-	a = json_object_new_array();
+	out_elem_obj(o);
+	out_i64(o, SC_CONN, c->id);
+	out_str(o, SC_XPORT, dump_xport_name(c->xp));
+	out_str(o, SC_A, c->a.family == 4 || c->a.family == 6
+				  ? addr_str(buf, c->a.family, c->a.addr) : NULL);
+	out_str(o, SC_B, c->b.family == 4 || c->b.family == 6
+				  ? addr_str(buf, c->b.family, c->b.addr) : NULL);
+	out_u64(o, SC_NPATHS, c->npaths);
+	stats_pair(o, SC_ADV_NPATHS, c->adv_npaths[0], c->adv_npaths[1]);
+	out_arr_open(o, SC_SPORT_IDX);
+	out_elem_bool(o, c->sport_idx[0]);
+	out_elem_bool(o, c->sport_idx[1]);
+	out_close(o);
+	stats_pair(o, SC_GEN, c->gen[0], c->gen[1]);
+	stats_pair(o, SC_GEN_CHANGES, c->gen_changes[0], c->gen_changes[1]);
+	out_arr_open(o, SC_PATHS);
 	for (int p = 0; p < WIRE_MAX_PATHS; p++) {
 		for (int d = 0; d < 2; d++) {
 			uint64_t v[NCOLS];
@@ -1962,36 +1977,39 @@ static struct json_object *stats_json(const struct dump_conn *c)
 			if (!st_used(&c->st[p][d]))
 				continue;
 			st_values(&c->st[p][d], v);
-			x = json_object_new_object();
-			j_i64(x, "path", p);
-			j_i64(x, "dir", d);
+			out_elem_obj(o);
+			out_i64(o, SP_PATH, p);
+			out_i64(o, SP_DIR, d);
 			for (size_t i = 0; i < NCOLS; i++)
-				j_u64(x, st_cols[i], v[i]);
-			json_object_array_add(a, x);
+				out_u64(o, (unsigned)(SP_MSGS + i), v[i]);
+			out_close(o);
 		}
 	}
-	json_object_object_add(o, "paths", a);
-	x = json_object_new_object();
+	out_close(o);
+	out_obj_open(o, SC_RULES);
 	for (unsigned r = 1; r < WIRE_RULE__COUNT; r++)
 		if (c->rule_counts[r])
-			j_u64(x, wire_rule_name((enum wire_rule)r), c->rule_counts[r]);
-	json_object_object_add(o, "rules", x);
-	return o;
+			out_member_u64(o, wire_rule_name((enum wire_rule)r), c->rule_counts[r]);
+	out_close(o);
+	out_close(o);
 }
 
 void dump_print_stats(const struct dump_render *o, const struct dump_conn *const *conns,
 		      size_t n)
 {
 	if (o->json) {
-		struct json_object *j = json_object_new_object();
-		struct json_object *a = json_object_new_array();
+		struct out s;
 
-		j_str(j, "type", "stats");
+		out_init(&s, o->out, OUT_JSON, 0,
+			 JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+		out_begin(&s, &stats_group);
+		out_str(&s, ST_TYPE, "stats");
+		out_arr_open(&s, ST_CONNS);
 		for (size_t i = 0; i < n; i++)
-			json_object_array_add(a, stats_json(conns[i]));
-		json_object_object_add(j, "conns", a);
-		j_write(o->out, j);
-		json_object_put(j);
+			stats_json(&s, conns[i]);
+		out_close(&s);
+		out_end(&s);
+		out_fini(&s);
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
