@@ -139,6 +139,8 @@ void out_init(struct out *o, FILE *f, enum out_mode mode, int verbose, int json_
 	o->json_flags = json_flags;
 	o->indent = "    ";
 	o->open = false;
+	o->line = false;
+	o->kv = ' ';
 	o->depth = 0;
 	o->unset = mode == OUT_JSON ? json_object_new_object() : NULL;
 	o->n = 0;
@@ -199,6 +201,7 @@ void out_begin(struct out *o, const struct out_group *g)
 {
 	o->depth = 0;
 	o->open = false;
+	o->line = false;
 	push(o, g, NULL, o->mode == OUT_JSON ? prefilled(o, g) : NULL);
 }
 
@@ -243,11 +246,17 @@ static const struct out_field *field(const struct out *o, unsigned id)
 
 static bool shown(const struct out *o, const struct out_field *f)
 {
-	return o->mode == OUT_TEXT && f->level && f->level <= o->verbose;
+	return o->mode == OUT_TEXT && f->level && (o->line || f->level <= o->verbose);
 }
 
 static void key(struct out *o, const struct out_field *f)
 {
+	if (o->line) {
+		out_putc(o, ' ');
+		out_puts(o, f->label ? f->label : f->key);
+		out_putc(o, o->kv);
+		return;
+	}
 	if (!o->open) {
 		out_puts(o, o->indent);
 		o->open = true;
@@ -581,6 +590,12 @@ void out_close(struct out *o)
 {
 	if (o->depth > 1)
 		o->depth--;
+}
+
+void out_line(struct out *o, bool on, char kv)
+{
+	o->line = on && o->mode == OUT_TEXT;
+	o->kv = kv;
 }
 
 void out_eol(struct out *o)

@@ -110,6 +110,8 @@ struct out {
 	int json_flags;       /* JSON_C_TO_STRING_* for the serialiser */
 	const char *indent;   /* text: before the first field of a line */
 	bool open;            /* text: a field line is open */
+	bool line;            /* text: fields go on a one-line form */
+	char kv;              /* one-line form: between label and value */
 	int depth;
 	struct out_frame st[OUT_DEPTH];
 	struct json_object *unset;
@@ -174,6 +176,15 @@ void out_elem_name(struct out *o, uint64_t v);
  */
 void out_member_u64(struct out *o, const char *key, uint64_t v);
 void out_close(struct out *o);
+
+/*
+ * out_line() - text: from now on (|on|) a field is " label" |kv| "value" on
+ * the line being written, whatever its -v level (JSON-only ones stay out):
+ * the one-line forms (rdsdump's
+ * " seq 5", rdsping's " seq=5") use the fields where they say the same.
+ * Off again: field lines. JSON: nothing.
+ */
+void out_line(struct out *o, bool on, char kv);
 
 /* Text: end the open field line (nothing if none is open); JSON: nothing. */
 void out_eol(struct out *o);

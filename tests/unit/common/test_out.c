@@ -237,6 +237,41 @@ static void test_out_long_values(void **state)
 	free(p);
 }
 
+/* The one-line form: any level but JSON-only, " label=value", no newline
+ * of its own. */
+static void test_out_line(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct out *o = malloc(sizeof(*o));
+
+	(void)state;
+	assert_non_null(f);
+	assert_non_null(o);
+	out_init(o, f, OUT_TEXT, 0, 0);
+	out_begin(o, &test_group);
+	out_puts(o, "rec:");
+	out_line(o, true, '=');
+	out_u64(o, T_JSONLY, 5);
+	out_u64(o, T_DEEP, 6);
+	out_hex(o, T_HEX, 1);
+	out_arr_open(o, T_NAMES);
+	out_elem_name(o, 1);
+	out_elem_name(o, 2);
+	out_close(o);
+	out_eol(o);
+	out_line(o, false, 0);
+	out_putc(o, '\n');
+	out_u64(o, T_U, 7);
+	out_end(o);
+	out_fini(o);
+	assert_int_equal(fclose(f), 0);
+	assert_string_equal(buf, "rec: deep=6 hex=0x0001 names=RED,GREEN\n");
+	free(buf);
+	free(o);
+}
+
 static void test_out_put(void **state)
 {
 	char *buf = NULL;
@@ -272,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_out_json),
 		cmocka_unit_test(test_out_empty),
 		cmocka_unit_test(test_out_long_values),
+		cmocka_unit_test(test_out_line),
 		cmocka_unit_test(test_out_put),
 	};
 
