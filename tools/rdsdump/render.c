@@ -298,457 +298,6 @@ static void put_rule_list(struct out *s, const struct wire_rules *set, char sep)
 }
 
 /* ------------------------------------------------------------------------
- * One line
- */
-
-/* Known extensions' values, in the order they sit in the header. */
-static void line_exts(struct out *s, const struct wire_exts *x)
-{
-	for (unsigned i = 0; i < x->count; i++) {
-		const struct wire_ext *e = &x->e[i];
-
-		if (!e->known)
-			continue;
-		switch (e->type) {
-		case WIRE_EXT_VERSION:
-			out_puts(s, " version ");
-			out_put_hex(s, e->u.version, 8);
-			break;
-		case WIRE_EXT_RDMA:
-			out_puts(s, " rkey ");
-			out_put_hex(s, e->u.rdma_rkey, 8);
-			break;
-		case WIRE_EXT_RDMA_DEST:
-			out_puts(s, " rkey ");
-			out_put_hex(s, e->u.rdma_dest.rkey, 8);
-			out_puts(s, " rdma_offset ");
-			out_put_u64(s, e->u.rdma_dest.offset);
-			break;
-		case WIRE_EXT_RDMA_BYTES:
-			out_puts(s, " rdma_bytes ");
-			out_put_u64(s, e->u.rdma_bytes.bytes);
-			if (e->u.rdma_bytes.rflags & WIRE_RDMA_WR_BYTES)
-				out_puts(s, " write");
-			if (e->u.rdma_bytes.rflags & WIRE_RDMA_RD_BYTES)
-				out_puts(s, " read");
-			break;
-		case WIRE_EXT_NPATHS:
-			out_puts(s, " npaths ");
-			out_put_u64(s, e->u.npaths);
-			break;
-		case WIRE_EXT_GEN_NUM:
-			out_puts(s, " gen_num ");
-			out_put_hex(s, e->u.gen_num, 8);
-			break;
-		case WIRE_EXT_CAP_BITS:
-			out_puts(s, " cap_bits ");
-			out_put_hex(s, e->u.cap_bits, 8);
-			break;
-		case WIRE_EXT_SPORT_IDX:
-			out_puts(s, " sport_idx ");
-			out_put_u64(s, e->u.sport_idx);
-			break;
-		default:
-			out_puts(s, " ext ");
-			out_put_u64(s, e->type);
-			break;
-		}
-	}
-}
-
-static const struct wire_cong_map zero_map;
-
-static const struct wire_cong_map *cong_old(const struct dump_msg *m)
-{
-	return m->cong_prev ? m->cong_prev : &zero_map;
-}
-
-static void put_range(struct out *s, const struct wire_port_range *pr)
-{
-	out_put_u64(s, pr->first);
-	if (pr->last != pr->first) {
-		out_putc(s, '-');
-		out_put_u64(s, pr->last);
-	}
-}
-
-static void line_cong(struct out *s, const struct dump_msg *m)
-{
-	struct wire_port_range pr;
-	uint32_t pos = 0;
-	size_t n = 0;
-
-	out_puts(s, ": ");
-	if (!m->cong_cur) {
-		out_puts(s, m->hdr.len == WIRE_CONG_MAP_BYTES ? "map not captured" : "not a map");
-		return;
-	}
-	while (wire_cong_diff_next(cong_old(m), m->cong_cur, &pos, &pr)) {
-		if (n < DUMP_CONG_RANGES_MAX) {
-			out_puts(s, n ? ", " : "ports ");
-			put_range(s, &pr);
-			out_puts(s, pr.congested ? " congested" : " free");
-		}
-		n++;
-	}
-	if (!n) {
-		/* a first map is news even when it holds nothing */
-		out_puts(s, m->cong_prev ? "no change" : "all ports free");
-	} else if (n > DUMP_CONG_RANGES_MAX) {
-		out_puts(s, " ... (");
-		out_put_u64(s, n - DUMP_CONG_RANGES_MAX);
-		out_puts(s, " more)");
-	}
-}
-
-static void line_msg(struct out *s, const struct dump_rec *r)
-{
-	const struct dump_msg *m = &r->u.msg;
-	const struct wire_hdr *h = &m->hdr;
-
-	out_puts(s, wire_kind_name(m->kind));
-	if (m->kind == WIRE_KIND_ACK) {
-		out_putc(s, ' ');
-		out_put_u64(s, h->ack);
-		out_puts(s, " credit ");
-		out_put_u64(s, h->credit);
-	} else {
-		if (m->kind != WIRE_KIND_CONG) {
-			out_putc(s, ' ');
-			out_put_u64(s, h->sport);
-			out_puts(s, " > ");
-			out_put_u64(s, h->dport);
-		}
-		out_puts(s, " seq ");
-		out_put_u64(s, h->seq);
-		out_puts(s, " len ");
-		out_put_u64(s, h->len);
-	}
-	/* a map is exactly CONG_BITMAP: nothing to say; anything else shows */
-	if (h->flags && m->kind != WIRE_KIND_CONG) {
-		out_putc(s, ' ');
-		out_put_flags(s, wire_flag_toks, h->flags, 2);
-	}
-	if (r->xp == DUMP_XP_IB && m->frags > 1) {
-		out_puts(s, " frags ");
-		out_put_u64(s, m->frags);
-	}
-	if (m->kind != WIRE_KIND_ACK) {
-		if (h->ack) {
-			out_puts(s, " ack ");
-			out_put_u64(s, h->ack);
-		}
-		if (h->credit) {
-			out_puts(s, " credit ");
-			out_put_u64(s, h->credit);
-		}
-	}
-	line_exts(s, &m->exts);
-	switch (m->seq) {
-	case DUMP_SEQ_DUP:
-		out_puts(s, " dup (a kernel drops it)");
-		break;
-	case DUMP_SEQ_SKIP:
-		out_puts(s, " skip ");
-		out_put_u64(s, h->seq - m->seq_expected);
-		break;
-	case DUMP_SEQ_BACK:
-		out_puts(s, " back from ");
-		out_put_u64(s, m->seq_expected);
-		break;
-	default:
-		break;
-	}
-	if (m->again)
-		out_puts(s, " again (delivered twice)");
-	if (m->gen_changed) {
-		out_puts(s, " gen_num changed ");
-		out_put_hex(s, m->gen_prev, 8);
-		out_puts(s, " -> ");
-		out_put_hex(s, m->exts.gen_num, 8);
-	}
-	if (m->incomplete)
-		out_puts(s, " incomplete");
-	if (m->kind == WIRE_KIND_CONG)
-		line_cong(s, m);
-}
-
-static void line_note(struct out *s, const struct dump_rec *r)
-{
-	const struct dump_note_rec *n = &r->u.note;
-
-	switch (n->what) {
-	case DUMP_NOTE_SYN:
-		out_puts(s, "tcp syn");
-		return;
-	case DUMP_NOTE_FIN:
-		out_puts(s, "tcp fin");
-		return;
-	case DUMP_NOTE_RST:
-		out_puts(s, "tcp rst");
-		return;
-	case DUMP_NOTE_REOPEN:
-		out_puts(s, "tcp reopen");
-		return;
-	case DUMP_NOTE_MIDSTREAM:
-		out_puts(s, "midstream");
-		return;
-	case DUMP_NOTE_GAP:
-		out_puts(s, "gap ");
-		break;
-	case DUMP_NOTE_TRUNC:
-		out_puts(s, "trunc ");
-		break;
-	case DUMP_NOTE_RESYNC:
-		out_puts(s, "resync skipped ");
-		break;
-	case DUMP_NOTE_RETRANS:
-		out_puts(s, "retrans ");
-		break;
-	case DUMP_NOTE_CONFLICT:
-		out_puts(s, "conflict ");
-		break;
-	case DUMP_NOTE_AFTER_FIN:
-		out_puts(s, "after fin ");
-		break;
-	case DUMP_NOTE_IGNORED:
-		out_puts(s, "ignored ");
-		out_put_u64(s, n->len);
-		out_puts(s, " bytes at seq ");
-		out_put_u64(s, n->aux);
-		return;
-	case DUMP_NOTE_PARTIAL:
-		out_puts(s, "partial message: ");
-		out_put_u64(s, n->len);
-		out_puts(s, " of ");
-		out_put_u64(s, n->aux);
-		break;
-	case DUMP_NOTE_DESYNC:
-		out_puts(s, "desync: h_len ");
-		out_put_u64(s, n->len);
-		out_puts(s, " above limit");
-		return;
-	case DUMP_NOTE_PSN_GAP:
-		out_puts(s, "psn gap ");
-		out_put_u64(s, n->len);
-		out_puts(s, " packets before ");
-		out_put_hex(s, n->aux, 6);
-		return;
-	case DUMP_NOTE_PSN_DUP:
-		out_puts(s, "psn dup ");
-		out_put_hex(s, n->aux, 6);
-		return;
-	case DUMP_NOTE_FRAG_ERR:
-		out_puts(s, "fragments do not reassemble");
-		return;
-	case DUMP_NOTE_PATH_REFUSED:
-		out_puts(s, "path refused (no free slot)");
-		return;
-	case DUMP_NOTE_LARGER:
-		out_puts(s, "opened by the larger address");
-		return;
-	default:
-		out_puts(s, "note ");
-		out_put_u64(s, (uint64_t)n->what);
-		return;
-	}
-	if (n->what != DUMP_NOTE_PARTIAL)
-		out_put_u64(s, n->len);
-	out_puts(s, " bytes");
-}
-
-static void put_version(struct out *s, uint16_t v)
-{
-	if (!v) {
-		out_puts(s, "reject");
-		return;
-	}
-	out_put_u64(s, v >> 8);
-	out_putc(s, '.');
-	out_put_u64(s, v & 0xff);
-}
-
-static bool cm_has_version(const struct wire_ibcm *cm)
-{
-	return cm->attr_id == WIRE_IBCM_REQ || cm->attr_id == WIRE_IBCM_REP;
-}
-
-static void line_cm(struct out *s, const struct dump_rec *r)
-{
-	const struct dump_cm_rec *c = &r->u.cm;
-	const struct wire_ibcm *cm = c->cm;
-	const char *name;
-
-	out_puts(s, "cm ");
-	if (!cm) {
-		out_puts(s, "?");
-		return;
-	}
-	name = wire_ibcm_attr_name(cm->attr_id);
-	if (name) {
-		out_puts(s, name);
-	} else {
-		out_puts(s, "attr ");
-		out_put_hex(s, cm->attr_id, 4);
-	}
-	switch (cm->attr_id) {
-	case WIRE_IBCM_REQ:
-		out_puts(s, " service ");
-		out_put_hex(s, cm->service_id, 16);
-		__attribute__((fallthrough));
-	case WIRE_IBCM_REP:
-		out_puts(s, " qpn ");
-		out_put_hex(s, cm->local_qpn, 6);
-		out_puts(s, " psn ");
-		out_put_hex(s, cm->starting_psn, 6);
-		break;
-	case WIRE_IBCM_REJ:
-		out_puts(s, " reason ");
-		out_put_u64(s, cm->rej_reason);
-		name = wire_tok_name(rej_reason_toks, cm->rej_reason);
-		if (name) {
-			out_puts(s, " (");
-			out_puts(s, name);
-			out_putc(s, ')');
-		}
-		out_puts(s, " msg ");
-		out_puts(s, wire_tok_str(rej_msg_toks, cm->rej_msg, rej_msg_other));
-		break;
-	case WIRE_IBCM_DREQ:
-		out_puts(s, " qpn ");
-		out_put_hex(s, cm->remote_qpn, 6);
-		break;
-	default:
-		break;
-	}
-	if (c->pd) {
-		out_puts(s, " rds ");
-		out_put_u64(s, c->pd->major);
-		out_putc(s, '.');
-		out_put_u64(s, c->pd->minor);
-		out_puts(s, " mask ");
-		out_put_hex(s, c->pd->minor_mask, 4);
-		out_puts(s, " credit ");
-		out_put_u64(s, c->pd->credit);
-	}
-	if (cm_has_version(cm)) {
-		out_puts(s, " -> ");
-		put_version(s, c->version);
-	}
-}
-
-static void put_dev(struct out *s, const struct wire_nl_ls *nl)
-{
-	char buf[WIRE_NL_DEVICE_NAME_MAX * 4 + 1];
-
-	esc_str(buf, sizeof(buf), nl->device_name, WIRE_NL_DEVICE_NAME_MAX);
-	out_puts(s, buf[0] ? buf : "\"\"");
-}
-
-/* Present attributes, comma-joined, by name (or number). */
-static void put_nl_attrs(struct out *s, const struct wire_nl_ls *nl, const bool *which)
-{
-	bool first = true;
-
-	for (unsigned i = 0; i < WIRE_NL_LS_ATTR_MAX; i++) {
-		const char *name;
-
-		if (!which[i])
-			continue;
-		if (!first)
-			out_putc(s, ',');
-		first = false;
-		name = wire_nl_attr_name(i);
-		if (name)
-			out_puts(s, name);
-		else
-			out_put_u64(s, i);
-	}
-}
-
-static void line_nl(struct out *s, const struct dump_rec *r)
-{
-	const struct wire_nl_ls *nl = r->u.nl;
-	const char *op;
-	char buf[INET6_ADDRSTRLEN];
-
-	if (!nl) {
-		out_puts(s, "ls ?");
-		return;
-	}
-	if (nl->client != WIRE_NL_CLIENT_LS) {
-		out_puts(s, "nl client ");
-		out_put_u64(s, nl->client);
-		out_puts(s, " op ");
-		out_put_u64(s, nl->op);
-	} else {
-		out_puts(s, "ls ");
-		op = wire_nl_op_name(nl->op);
-		if (op) {
-			out_puts(s, op);
-		} else {
-			out_puts(s, "op ");
-			out_put_u64(s, nl->op);
-		}
-	}
-	out_puts(s, nl->is_request ? " request" : " response");
-	out_puts(s, " seq ");
-	out_put_u64(s, nl->nl_seq);
-	out_puts(s, " pid ");
-	out_put_u64(s, nl->nl_pid);
-	if (nl->is_err)
-		out_puts(s, " error");
-	if (nl->has_resolve_hdr) {
-		out_puts(s, " dev ");
-		put_dev(s, nl);
-		out_puts(s, " port ");
-		out_put_u64(s, nl->port_num);
-	}
-	if (nl->has_ip_resolve_hdr) {
-		out_puts(s, " ifindex ");
-		out_put_u64(s, nl->ifindex);
-	}
-	if (nl->present[WIRE_NL_LS_TIMEOUT]) {
-		out_puts(s, " timeout ");
-		out_put_u64(s, nl->timeout);
-	}
-	if (nl->present[WIRE_NL_LS_IPV4]) {
-		out_puts(s, " ipv4 ");
-		put_addr(s, 4, nl->ipv4);
-	}
-	if (nl->present[WIRE_NL_LS_IPV6]) {
-		out_puts(s, " ipv6 ");
-		put_addr(s, 6, nl->ipv6);
-	}
-	if (nl->is_request) {
-		bool any = false;
-
-		for (unsigned i = 0; i < WIRE_NL_LS_ATTR_MAX; i++)
-			any |= nl->present[i];
-		if (any) {
-			out_puts(s, " attrs ");
-			put_nl_attrs(s, nl, nl->present);
-		}
-	} else {
-		if (nl->present[WIRE_NL_LS_PATH_RECORD]) {
-			out_puts(s, " paths ");
-			out_put_u64(s, nl->npaths);
-		}
-		if (nl->present[WIRE_NL_LS_DGID]) {
-			out_puts(s, " dgid ");
-			out_puts(s, addr_str(buf, 6, nl->dgid));
-		}
-	}
-}
-
-static void line_bad(struct out *s, const struct dump_rec *r)
-{
-	out_puts(s, r->u.bad.layer ? r->u.bad.layer : "?");
-	out_puts(s, ": ");
-	out_puts(s, wire_strerror(r->u.bad.err));
-}
-
-/* ------------------------------------------------------------------------
  * Field lines (-v, -vv) and JSON: one description per record type
  *
  * A table per JSON object gives its keys in JSON order with their types and
@@ -1043,6 +592,419 @@ static void f_addr(struct out *o, unsigned id, int family, const uint8_t *a)
 	out_str(o, id, family == 4 || family == 6 ? addr_str(buf, family, a) : NULL);
 }
 
+/* The attributes of |which|, by name (or number). */
+static void nl_attrs(struct out *o, unsigned id, const bool *which)
+{
+	out_arr_open(o, id);
+	for (unsigned i = 0; i < WIRE_NL_LS_ATTR_MAX; i++)
+		if (which[i])
+			out_elem_name(o, i);
+	out_close(o);
+}
+
+/* ------------------------------------------------------------------------
+ * One line
+ */
+
+/* A known extension's values, the same in the one line and -v; the one
+ * line says the RDMA_BYTES direction in words. Return: false for a type
+ * with no values. */
+static bool ext_values(struct out *o, const struct wire_ext *e)
+{
+	switch (e->type) {
+	case WIRE_EXT_VERSION:
+		out_hex(o, X_VERSION, e->u.version);
+		return true;
+	case WIRE_EXT_RDMA:
+		out_hex(o, X_RKEY, e->u.rdma_rkey);
+		return true;
+	case WIRE_EXT_RDMA_DEST:
+		out_hex(o, X_RKEY, e->u.rdma_dest.rkey);
+		out_u64(o, X_RDMA_OFFSET, e->u.rdma_dest.offset);
+		return true;
+	case WIRE_EXT_RDMA_BYTES:
+		out_u64(o, X_RDMA_BYTES, e->u.rdma_bytes.bytes);
+		if (!o->line) {
+			out_hex(o, X_RFLAGS, e->u.rdma_bytes.rflags);
+			return true;
+		}
+		if (e->u.rdma_bytes.rflags & WIRE_RDMA_WR_BYTES)
+			out_puts(o, " write");
+		if (e->u.rdma_bytes.rflags & WIRE_RDMA_RD_BYTES)
+			out_puts(o, " read");
+		return true;
+	case WIRE_EXT_NPATHS:
+		out_u64(o, X_NPATHS, e->u.npaths);
+		return true;
+	case WIRE_EXT_GEN_NUM:
+		out_hex(o, X_GEN_NUM, e->u.gen_num);
+		return true;
+	case WIRE_EXT_CAP_BITS:
+		out_hex(o, X_CAP_BITS, e->u.cap_bits);
+		return true;
+	case WIRE_EXT_SPORT_IDX:
+		out_u64(o, X_SPORT_IDX, e->u.sport_idx);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Known extensions' values, in the order they sit in the header. */
+static void line_exts(struct out *s, const struct wire_exts *x)
+{
+	out_arr_open(s, M_EXT);
+	for (unsigned i = 0; i < x->count; i++) {
+		const struct wire_ext *e = &x->e[i];
+
+		if (!e->known)
+			continue;
+		out_elem_obj(s);
+		if (!ext_values(s, e)) {
+			out_puts(s, " ext ");
+			out_put_u64(s, e->type);
+		}
+		out_close(s);
+	}
+	out_close(s);
+}
+
+static const struct wire_cong_map zero_map;
+
+static const struct wire_cong_map *cong_old(const struct dump_msg *m)
+{
+	return m->cong_prev ? m->cong_prev : &zero_map;
+}
+
+static void put_range(struct out *s, const struct wire_port_range *pr)
+{
+	out_put_u64(s, pr->first);
+	if (pr->last != pr->first) {
+		out_putc(s, '-');
+		out_put_u64(s, pr->last);
+	}
+}
+
+static void line_cong(struct out *s, const struct dump_msg *m)
+{
+	struct wire_port_range pr;
+	uint32_t pos = 0;
+	size_t n = 0;
+
+	out_puts(s, ": ");
+	if (!m->cong_cur) {
+		out_puts(s, m->hdr.len == WIRE_CONG_MAP_BYTES ? "map not captured" : "not a map");
+		return;
+	}
+	while (wire_cong_diff_next(cong_old(m), m->cong_cur, &pos, &pr)) {
+		if (n < DUMP_CONG_RANGES_MAX) {
+			out_puts(s, n ? ", " : "ports ");
+			put_range(s, &pr);
+			out_puts(s, pr.congested ? " congested" : " free");
+		}
+		n++;
+	}
+	if (!n) {
+		/* a first map is news even when it holds nothing */
+		out_puts(s, m->cong_prev ? "no change" : "all ports free");
+	} else if (n > DUMP_CONG_RANGES_MAX) {
+		out_puts(s, " ... (");
+		out_put_u64(s, n - DUMP_CONG_RANGES_MAX);
+		out_puts(s, " more)");
+	}
+}
+
+static void line_msg(struct out *s, const struct dump_rec *r)
+{
+	const struct dump_msg *m = &r->u.msg;
+	const struct wire_hdr *h = &m->hdr;
+
+	out_puts(s, wire_kind_name(m->kind));
+	if (m->kind == WIRE_KIND_ACK) {
+		out_putc(s, ' ');
+		out_put_u64(s, h->ack);
+		out_puts(s, " credit ");
+		out_put_u64(s, h->credit);
+	} else {
+		if (m->kind != WIRE_KIND_CONG) {
+			out_putc(s, ' ');
+			out_put_u64(s, h->sport);
+			out_puts(s, " > ");
+			out_put_u64(s, h->dport);
+		}
+		out_u64(s, M_SEQ, h->seq);
+		out_u64(s, M_LEN, h->len);
+	}
+	/* a map is exactly CONG_BITMAP: nothing to say; anything else shows */
+	if (h->flags && m->kind != WIRE_KIND_CONG) {
+		out_putc(s, ' ');
+		out_put_flags(s, wire_flag_toks, h->flags, 2);
+	}
+	if (r->xp == DUMP_XP_IB && m->frags > 1)
+		out_u64(s, M_FRAGS, m->frags);
+	if (m->kind != WIRE_KIND_ACK) {
+		if (h->ack)
+			out_u64(s, M_ACK, h->ack);
+		if (h->credit)
+			out_u64(s, M_CREDIT, h->credit);
+	}
+	line_exts(s, &m->exts);
+	switch (m->seq) {
+	case DUMP_SEQ_DUP:
+		out_puts(s, " dup (a kernel drops it)");
+		break;
+	case DUMP_SEQ_SKIP:
+		out_puts(s, " skip ");
+		out_put_u64(s, h->seq - m->seq_expected);
+		break;
+	case DUMP_SEQ_BACK:
+		out_puts(s, " back from ");
+		out_put_u64(s, m->seq_expected);
+		break;
+	default:
+		break;
+	}
+	if (m->again)
+		out_puts(s, " again (delivered twice)");
+	if (m->gen_changed) {
+		out_puts(s, " gen_num changed ");
+		out_put_hex(s, m->gen_prev, 8);
+		out_puts(s, " -> ");
+		out_put_hex(s, m->exts.gen_num, 8);
+	}
+	if (m->incomplete)
+		out_puts(s, " incomplete");
+	if (m->kind == WIRE_KIND_CONG)
+		line_cong(s, m);
+}
+
+static void line_note(struct out *s, const struct dump_rec *r)
+{
+	const struct dump_note_rec *n = &r->u.note;
+
+	switch (n->what) {
+	case DUMP_NOTE_SYN:
+		out_puts(s, "tcp syn");
+		return;
+	case DUMP_NOTE_FIN:
+		out_puts(s, "tcp fin");
+		return;
+	case DUMP_NOTE_RST:
+		out_puts(s, "tcp rst");
+		return;
+	case DUMP_NOTE_REOPEN:
+		out_puts(s, "tcp reopen");
+		return;
+	case DUMP_NOTE_MIDSTREAM:
+		out_puts(s, "midstream");
+		return;
+	case DUMP_NOTE_GAP:
+		out_puts(s, "gap ");
+		break;
+	case DUMP_NOTE_TRUNC:
+		out_puts(s, "trunc ");
+		break;
+	case DUMP_NOTE_RESYNC:
+		out_puts(s, "resync skipped ");
+		break;
+	case DUMP_NOTE_RETRANS:
+		out_puts(s, "retrans ");
+		break;
+	case DUMP_NOTE_CONFLICT:
+		out_puts(s, "conflict ");
+		break;
+	case DUMP_NOTE_AFTER_FIN:
+		out_puts(s, "after fin ");
+		break;
+	case DUMP_NOTE_IGNORED:
+		out_puts(s, "ignored ");
+		out_put_u64(s, n->len);
+		out_puts(s, " bytes at seq ");
+		out_put_u64(s, n->aux);
+		return;
+	case DUMP_NOTE_PARTIAL:
+		out_puts(s, "partial message: ");
+		out_put_u64(s, n->len);
+		out_puts(s, " of ");
+		out_put_u64(s, n->aux);
+		break;
+	case DUMP_NOTE_DESYNC:
+		out_puts(s, "desync: h_len ");
+		out_put_u64(s, n->len);
+		out_puts(s, " above limit");
+		return;
+	case DUMP_NOTE_PSN_GAP:
+		out_puts(s, "psn gap ");
+		out_put_u64(s, n->len);
+		out_puts(s, " packets before ");
+		out_put_hex(s, n->aux, 6);
+		return;
+	case DUMP_NOTE_PSN_DUP:
+		out_puts(s, "psn dup ");
+		out_put_hex(s, n->aux, 6);
+		return;
+	case DUMP_NOTE_FRAG_ERR:
+		out_puts(s, "fragments do not reassemble");
+		return;
+	case DUMP_NOTE_PATH_REFUSED:
+		out_puts(s, "path refused (no free slot)");
+		return;
+	case DUMP_NOTE_LARGER:
+		out_puts(s, "opened by the larger address");
+		return;
+	default:
+		out_puts(s, "note ");
+		out_put_u64(s, (uint64_t)n->what);
+		return;
+	}
+	if (n->what != DUMP_NOTE_PARTIAL)
+		out_put_u64(s, n->len);
+	out_puts(s, " bytes");
+}
+
+static void put_version(struct out *s, uint16_t v)
+{
+	if (!v) {
+		out_puts(s, "reject");
+		return;
+	}
+	out_put_u64(s, v >> 8);
+	out_putc(s, '.');
+	out_put_u64(s, v & 0xff);
+}
+
+static bool cm_has_version(const struct wire_ibcm *cm)
+{
+	return cm->attr_id == WIRE_IBCM_REQ || cm->attr_id == WIRE_IBCM_REP;
+}
+
+static void line_cm(struct out *s, const struct dump_rec *r)
+{
+	const struct dump_cm_rec *c = &r->u.cm;
+	const struct wire_ibcm *cm = c->cm;
+	const char *name;
+
+	out_puts(s, "cm ");
+	if (!cm) {
+		out_puts(s, "?");
+		return;
+	}
+	name = wire_ibcm_attr_name(cm->attr_id);
+	if (name) {
+		out_puts(s, name);
+	} else {
+		out_puts(s, "attr ");
+		out_put_hex(s, cm->attr_id, 4);
+	}
+	switch (cm->attr_id) {
+	case WIRE_IBCM_REQ:
+		out_puts(s, " service ");
+		out_put_hex(s, cm->service_id, 16);
+		__attribute__((fallthrough));
+	case WIRE_IBCM_REP:
+		out_puts(s, " qpn ");
+		out_put_hex(s, cm->local_qpn, 6);
+		out_puts(s, " psn ");
+		out_put_hex(s, cm->starting_psn, 6);
+		break;
+	case WIRE_IBCM_REJ:
+		out_puts(s, " reason ");
+		out_put_u64(s, cm->rej_reason);
+		name = wire_tok_name(rej_reason_toks, cm->rej_reason);
+		if (name) {
+			out_puts(s, " (");
+			out_puts(s, name);
+			out_putc(s, ')');
+		}
+		out_puts(s, " msg ");
+		out_puts(s, wire_tok_str(rej_msg_toks, cm->rej_msg, rej_msg_other));
+		break;
+	case WIRE_IBCM_DREQ:
+		out_puts(s, " qpn ");
+		out_put_hex(s, cm->remote_qpn, 6);
+		break;
+	default:
+		break;
+	}
+	if (c->pd) {
+		out_puts(s, " rds ");
+		out_put_u64(s, c->pd->major);
+		out_putc(s, '.');
+		out_put_u64(s, c->pd->minor);
+		out_puts(s, " mask ");
+		out_put_hex(s, c->pd->minor_mask, 4);
+		out_puts(s, " credit ");
+		out_put_u64(s, c->pd->credit);
+	}
+	if (cm_has_version(cm)) {
+		out_puts(s, " -> ");
+		put_version(s, c->version);
+	}
+}
+
+static void line_nl(struct out *s, const struct dump_rec *r)
+{
+	const struct wire_nl_ls *nl = r->u.nl;
+	const char *op;
+
+	if (!nl) {
+		out_puts(s, "ls ?");
+		return;
+	}
+	op = nl->client == WIRE_NL_CLIENT_LS ? wire_nl_op_name(nl->op) : NULL;
+	if (nl->client != WIRE_NL_CLIENT_LS) {
+		out_puts(s, "nl");
+		out_u64(s, NL_CLIENT, nl->client);
+	} else {
+		out_puts(s, "ls");
+	}
+	if (op) {
+		out_putc(s, ' ');
+		out_puts(s, op);
+	} else {
+		out_u64(s, NL_OP, nl->op);
+	}
+	out_puts(s, nl->is_request ? " request" : " response");
+	out_u64(s, NL_SEQ, nl->nl_seq);
+	out_u64(s, NL_PID, nl->nl_pid);
+	if (nl->is_err)
+		out_puts(s, " error");
+	if (nl->has_resolve_hdr) {
+		char buf[WIRE_NL_DEVICE_NAME_MAX * 4 + 1];
+
+		esc_str(buf, sizeof(buf), nl->device_name, WIRE_NL_DEVICE_NAME_MAX);
+		out_str(s, NL_DEV, buf);
+		out_u64(s, NL_PORT, nl->port_num);
+	}
+	if (nl->has_ip_resolve_hdr)
+		out_u64(s, NL_IFINDEX, nl->ifindex);
+	if (nl->present[WIRE_NL_LS_TIMEOUT])
+		out_u64(s, NL_TIMEOUT, nl->timeout);
+	if (nl->present[WIRE_NL_LS_IPV4])
+		f_addr(s, NL_IPV4, 4, nl->ipv4);
+	if (nl->present[WIRE_NL_LS_IPV6])
+		f_addr(s, NL_IPV6, 6, nl->ipv6);
+	if (nl->is_request) {
+		nl_attrs(s, NL_ATTRS, nl->present);
+	} else {
+		if (nl->present[WIRE_NL_LS_PATH_RECORD])
+			out_u64(s, NL_PATHS, nl->npaths);
+		if (nl->present[WIRE_NL_LS_DGID])
+			f_addr(s, NL_DGID, 6, nl->dgid);
+	}
+}
+
+static void line_bad(struct out *s, const struct dump_rec *r)
+{
+	out_puts(s, r->u.bad.layer ? r->u.bad.layer : "?");
+	out_puts(s, ": ");
+	out_puts(s, wire_strerror(r->u.bad.err));
+}
+
+/* ------------------------------------------------------------------------
+ * Field lines (-v, -vv) and JSON, in text order
+ */
+
 static void rec_common(struct out *o, const struct dump_rec *r)
 {
 	int64_t ns;
@@ -1144,38 +1106,8 @@ static void rec_ext(struct out *o, const struct wire_ext *e)
 	/* the text says known only when it is not */
 	if (out_is_json(o) || !e->known)
 		out_bool(o, X_KNOWN, e->known);
-	if (e->known) {
-		switch (e->type) {
-		case WIRE_EXT_VERSION:
-			out_hex(o, X_VERSION, e->u.version);
-			break;
-		case WIRE_EXT_RDMA:
-			out_hex(o, X_RKEY, e->u.rdma_rkey);
-			break;
-		case WIRE_EXT_RDMA_DEST:
-			out_hex(o, X_RKEY, e->u.rdma_dest.rkey);
-			out_u64(o, X_RDMA_OFFSET, e->u.rdma_dest.offset);
-			break;
-		case WIRE_EXT_RDMA_BYTES:
-			out_u64(o, X_RDMA_BYTES, e->u.rdma_bytes.bytes);
-			out_hex(o, X_RFLAGS, e->u.rdma_bytes.rflags);
-			break;
-		case WIRE_EXT_NPATHS:
-			out_u64(o, X_NPATHS, e->u.npaths);
-			break;
-		case WIRE_EXT_GEN_NUM:
-			out_hex(o, X_GEN_NUM, e->u.gen_num);
-			break;
-		case WIRE_EXT_CAP_BITS:
-			out_hex(o, X_CAP_BITS, e->u.cap_bits);
-			break;
-		case WIRE_EXT_SPORT_IDX:
-			out_u64(o, X_SPORT_IDX, e->u.sport_idx);
-			break;
-		default:
-			break;
-		}
-	}
+	if (e->known)
+		ext_values(o, e);
 	out_u64(o, X_OFF, e->off);
 	out_u64(o, X_LEN, e->len);
 	if (e->len && e->val)
@@ -1442,15 +1374,6 @@ static bool any_of(const bool *which)
 	return false;
 }
 
-static void rec_nl_attrs(struct out *o, unsigned id, const bool *which)
-{
-	out_arr_open(o, id);
-	for (unsigned i = 0; i < WIRE_NL_LS_ATTR_MAX; i++)
-		if (which[i])
-			out_elem_name(o, i);
-	out_close(o);
-}
-
 /* An address attribute: absent ones are null, and not in the text. */
 static void nl_addr(struct out *o, unsigned id, bool present, int family, const uint8_t *a)
 {
@@ -1506,8 +1429,8 @@ static void rec_nl(struct out *o, const struct dump_rec *r)
 		out_null(o, NL_IFINDEX);
 	}
 	if (out_is_json(o) || any_of(nl->present)) {
-		rec_nl_attrs(o, NL_ATTRS, nl->present);
-		rec_nl_attrs(o, NL_MANDATORY, nl->mandatory);
+		nl_attrs(o, NL_ATTRS, nl->present);
+		nl_attrs(o, NL_MANDATORY, nl->mandatory);
 		out_eol(o);
 	}
 	if (nl->present[WIRE_NL_LS_TIMEOUT])
@@ -1692,6 +1615,7 @@ void dump_print_rec(const struct dump_render *o, const struct dump_rec *r)
 	if (!o->json) {
 		put_ts(&s, o, r);
 		put_flow(&s, r);
+		out_line(&s, true, ' ');
 		switch (r->type) {
 		case DUMP_REC_MSG:
 			line_msg(&s, r);
@@ -1709,6 +1633,7 @@ void dump_print_rec(const struct dump_render *o, const struct dump_rec *r)
 			line_bad(&s, r);
 			break;
 		}
+		out_line(&s, false, 0);
 		if (!wire_rules_empty(&r->rules)) {
 			out_puts(&s, " !");
 			put_rule_list(&s, &r->rules, ',');
