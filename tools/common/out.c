@@ -205,6 +205,19 @@ void out_begin(struct out *o, const struct out_group *g)
 	push(o, g, NULL, o->mode == OUT_JSON ? prefilled(o, g) : NULL);
 }
 
+struct json_object *out_take(struct out *o)
+{
+	struct json_object *j = NULL;
+
+	if (o->mode == OUT_JSON && o->depth > 0) {
+		j = o->st[0].j;
+		prune(o, j);
+	}
+	o->depth = 0;
+	o->open = false;
+	return j;
+}
+
 void out_end(struct out *o)
 {
 	if (o->mode == OUT_JSON && o->depth > 0 && o->st[0].j) {
@@ -456,6 +469,16 @@ void out_null(struct out *o, unsigned id)
 
 	if (f && o->mode == OUT_JSON)
 		jset(o, f, NULL);
+}
+
+void out_json(struct out *o, unsigned id, struct json_object *v)
+{
+	const struct out_field *f = field(o, id);
+
+	if (f && o->mode == OUT_JSON)
+		jset(o, f, v);
+	else
+		json_object_put(v);
 }
 
 /* ------------------------------------------------------------------------

@@ -139,6 +139,13 @@ static inline bool out_is_json(const struct out *o)
 void out_begin(struct out *o, const struct out_group *g);
 void out_end(struct out *o);
 
+/*
+ * out_take() - JSON: finish the record as out_end() does, but hand its
+ * object to the caller (who then owns it) instead of writing it; NULL in
+ * text. For documents put together from parts made at different times.
+ */
+struct json_object *out_take(struct out *o);
+
 /* Field |id| of the innermost group. Text shows it only at its level. */
 void out_u64(struct out *o, unsigned id, uint64_t v);
 void out_i64(struct out *o, unsigned id, int64_t v);
@@ -152,6 +159,9 @@ void out_enum(struct out *o, unsigned id, uint64_t v);
 void out_flags(struct out *o, unsigned id, uint64_t v);
 /* JSON null; no text. */
 void out_null(struct out *o, unsigned id);
+/* JSON: |v| (an object from out_take(), an array of them), which the
+ * field takes over; text: nothing (|v| is dropped). */
+void out_json(struct out *o, unsigned id, struct json_object *v);
 
 /*
  * Nested values. out_obj_open() enters the object of field |id| (entering
