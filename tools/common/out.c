@@ -554,33 +554,34 @@ static bool elem_text(struct out *o, const struct out_field *a)
 	return true;
 }
 
-void out_elem_str(struct out *o, const char *s)
+/* An element of the innermost array: JSON appends |jv| (made by the caller
+ * in JSON mode only); text: true when the caller is to write the value. */
+static bool elem(struct out *o, struct json_object *jv)
 {
 	const struct out_field *a = array(o);
 
-	if (o->mode == OUT_JSON)
-		json_object_array_add(o->st[o->depth - 1].j, json_object_new_string(s));
-	else if (elem_text(o, a))
+	if (o->mode == OUT_JSON) {
+		json_object_array_add(o->st[o->depth - 1].j, jv);
+		return false;
+	}
+	return elem_text(o, a);
+}
+
+void out_elem_str(struct out *o, const char *s)
+{
+	if (elem(o, out_is_json(o) ? json_object_new_string(s) : NULL))
 		out_puts(o, s);
 }
 
 void out_elem_u64(struct out *o, uint64_t v)
 {
-	const struct out_field *a = array(o);
-
-	if (o->mode == OUT_JSON)
-		json_object_array_add(o->st[o->depth - 1].j, json_object_new_uint64(v));
-	else if (elem_text(o, a))
+	if (elem(o, out_is_json(o) ? json_object_new_uint64(v) : NULL))
 		out_put_u64(o, v);
 }
 
 void out_elem_bool(struct out *o, bool v)
 {
-	const struct out_field *a = array(o);
-
-	if (o->mode == OUT_JSON)
-		json_object_array_add(o->st[o->depth - 1].j, json_object_new_boolean(v));
-	else if (elem_text(o, a))
+	if (elem(o, out_is_json(o) ? json_object_new_boolean(v) : NULL))
 		out_puts(o, v ? "true" : "false");
 }
 
@@ -596,17 +597,16 @@ void out_elem_name(struct out *o, uint64_t v)
 {
 	const struct out_field *a = array(o);
 	const char *name = v <= UINT32_MAX ? wire_tok_name(a->names, (uint32_t)v) : NULL;
+	struct json_object *jv = NULL;
 
-	if (o->mode == OUT_JSON) {
-		json_object_array_add(o->st[o->depth - 1].j,
-				      name ? json_object_new_string(name)
-					   : json_object_new_int64((int64_t)v));
-	} else if (elem_text(o, a)) {
-		if (name)
-			out_puts(o, name);
-		else
-			out_put_u64(o, v);
-	}
+	if (out_is_json(o))
+		jv = name ? json_object_new_string(name) : json_object_new_int64((int64_t)v);
+	if (!elem(o, jv))
+		return;
+	if (name)
+		out_puts(o, name);
+	else
+		out_put_u64(o, v);
 }
 
 void out_close(struct out *o)

@@ -109,21 +109,40 @@ static void describe(struct out *o)
 	out_end(o);
 }
 
+/* An out writing to memory; sink_close() gives what it wrote. */
+struct sink {
+	char *buf;
+	size_t len;
+	FILE *f;
+	struct out *o;
+};
+
+static struct out *sink_open(struct sink *k, enum out_mode mode, int verbose)
+{
+	k->buf = NULL;
+	k->len = 0;
+	k->f = open_memstream(&k->buf, &k->len);
+	k->o = malloc(sizeof(*k->o));
+	assert_non_null(k->f);
+	assert_non_null(k->o);
+	out_init(k->o, k->f, mode, verbose, JSON_C_TO_STRING_PLAIN);
+	return k->o;
+}
+
+static char *sink_close(struct sink *k)
+{
+	out_fini(k->o);
+	free(k->o);
+	assert_int_equal(fclose(k->f), 0);
+	return k->buf;
+}
+
 static char *run(enum out_mode mode, int verbose)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	struct out *o = malloc(sizeof(*o));
+	struct sink k;
 
-	assert_non_null(f);
-	assert_non_null(o);
-	out_init(o, f, mode, verbose, JSON_C_TO_STRING_PLAIN);
-	describe(o);
-	out_fini(o);
-	free(o);
-	assert_int_equal(fclose(f), 0);
-	return buf;
+	describe(sink_open(&k, mode, verbose));
+	return sink_close(&k);
 }
 
 static void test_out_text_v(void **state)
@@ -179,28 +198,20 @@ static void test_out_json(void **state)
 static void test_out_empty(void **state)
 {
 	char *got = run(OUT_TEXT, 0);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-	struct out *o = malloc(sizeof(*o));
+	struct sink k;
+	struct out *o = sink_open(&k, OUT_JSON, 0);
 
 	(void)state;
 	assert_string_equal(got, "");
 	free(got);
 
-	f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	assert_non_null(o);
-	out_init(o, f, OUT_JSON, 0, JSON_C_TO_STRING_PLAIN);
 	out_begin(o, &test_group);
 	out_arr_open(o, T_NAMES);
 	out_close(o);
 	out_end(o);
-	out_fini(o);
-	assert_int_equal(fclose(f), 0);
-	assert_string_equal(buf, "{\"names\":[]}\n");
-	free(buf);
-	free(o);
+	got = sink_close(&k);
+	assert_string_equal(got, "{\"names\":[]}\n");
+	free(got);
 }
 
 /* A value longer than the text buffer, in both forms. */
@@ -208,32 +219,25 @@ static void test_out_long_values(void **state)
 {
 	size_t n = 3 * OUT_BUF;
 	uint8_t *p = calloc(n, 1);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-	struct out *o = malloc(sizeof(*o));
 
 	(void)state;
 	assert_non_null(p);
-	assert_non_null(o);
 	p[n - 1] = 0x5a;
 	for (int mode = OUT_TEXT; mode <= OUT_JSON; mode++) {
-		f = open_memstream(&buf, &len);
-		assert_non_null(f);
-		out_init(o, f, (enum out_mode)mode, 1, JSON_C_TO_STRING_PLAIN);
+		struct sink k;
+		struct out *o = sink_open(&k, (enum out_mode)mode, 1);
+		char *got;
+
 		out_begin(o, &test_group);
 		out_bytes(o, T_BYTES, p, n);
 		out_end(o);
-		out_fini(o);
-		assert_int_equal(fclose(f), 0);
-		assert_int_equal(len, (mode == OUT_TEXT ? strlen("    bytes \n")
-							: strlen("{\"bytes\":\"\"}\n")) +
-					      2 * n);
-		assert_memory_equal(strstr(buf, "5a"), "5a", 2);
-		free(buf);
-		buf = NULL;
+		got = sink_close(&k);
+		assert_int_equal(k.len, (mode == OUT_TEXT ? strlen("    bytes \n")
+							  : strlen("{\"bytes\":\"\"}\n")) +
+						2 * n);
+		assert_memory_equal(strstr(got, "5a"), "5a", 2);
+		free(got);
 	}
-	free(o);
 	free(p);
 }
 
@@ -241,15 +245,11 @@ static void test_out_long_values(void **state)
  * of its own. */
 static void test_out_line(void **state)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	struct out *o = malloc(sizeof(*o));
+	struct sink k;
+	struct out *o = sink_open(&k, OUT_TEXT, 0);
+	char *got;
 
 	(void)state;
-	assert_non_null(f);
-	assert_non_null(o);
-	out_init(o, f, OUT_TEXT, 0, 0);
 	out_begin(o, &test_group);
 	out_puts(o, "rec:");
 	out_line(o, true, '=');
@@ -265,24 +265,18 @@ static void test_out_line(void **state)
 	out_putc(o, '\n');
 	out_u64(o, T_U, 7);
 	out_end(o);
-	out_fini(o);
-	assert_int_equal(fclose(f), 0);
-	assert_string_equal(buf, "rec: deep=6 hex=0x0001 names=RED,GREEN\n");
-	free(buf);
-	free(o);
+	got = sink_close(&k);
+	assert_string_equal(got, "rec: deep=6 hex=0x0001 names=RED,GREEN\n");
+	free(got);
 }
 
 static void test_out_put(void **state)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	struct out *o = malloc(sizeof(*o));
+	struct sink k;
+	struct out *o = sink_open(&k, OUT_TEXT, 0);
+	char *got;
 
 	(void)state;
-	assert_non_null(f);
-	assert_non_null(o);
-	out_init(o, f, OUT_TEXT, 0, 0);
 	out_put_u64(o, 0);
 	out_putc(o, ' ');
 	out_put_i64(o, -1);
@@ -292,11 +286,9 @@ static void test_out_put(void **state)
 	out_put_hex(o, UINT64_MAX, 4);
 	out_putc(o, ' ');
 	out_put_flags(o, colours, 0, 2);
-	out_fini(o);
-	assert_int_equal(fclose(f), 0);
-	assert_string_equal(buf, "0 -1 0x0 0xffffffffffffffff []");
-	free(buf);
-	free(o);
+	got = sink_close(&k);
+	assert_string_equal(got, "0 -1 0x0 0xffffffffffffffff []");
+	free(got);
 }
 
 int main(void)
