@@ -17,21 +17,23 @@
 
 #include "out.h"
 
+#define F(k, t, lv, ...) { .key = (k), .type = (t), .level = (lv), __VA_ARGS__ }
+
 static const struct wire_tok colours[] = {
 	{ 1, "RED" }, { 2, "GREEN" }, { 8, "BLUE" }, { 0, NULL },
 };
 
 enum { E_NAME, E_N, E__N };
 static const struct out_field elem_fields[E__N] = {
-	[E_NAME] = { "name", OUT_STR, 1, .label = "items" },
-	[E_N] = { "n", OUT_U64, 2 },
+	[E_NAME] = F("name", OUT_STR, 1, .label = "items"),
+	[E_N] = F("n", OUT_U64, 2),
 };
 static const struct out_group elem_group = OUT_GROUP("item", elem_fields);
 
 enum { S_A, S_B, S__N };
 static const struct out_field sub_fields[S__N] = {
-	[S_A] = { "a", OUT_U64, 1 },
-	[S_B] = { "b", OUT_U64, 2 },
+	[S_A] = F("a", OUT_U64, 1),
+	[S_B] = F("b", OUT_U64, 2),
 };
 static const struct out_group sub_group = OUT_GROUP("sub", sub_fields);
 
@@ -40,24 +42,24 @@ enum {
 	T_PAREN, T_FLAGS, T_NULL, T_JSONLY, T_DEEP, T_SUB, T_NAMES, T_ITEMS, T__N
 };
 static const struct out_field test_fields[T__N] = {
-	[T_ID] = { "id", OUT_STR, 0 },
-	[T_U] = { "u", OUT_U64, 1 },
-	[T_I] = { "i", OUT_I64, 1 },
-	[T_HEX] = { "hex", OUT_HEX, 1, .digits = 4 },
-	[T_BOOL] = { "bool", OUT_BOOL, 1 },
-	[T_STR] = { "str", OUT_STR, 1 },
-	[T_QUOTED] = { "quoted", OUT_QUOTED, 1 },
-	[T_BYTES] = { "bytes", OUT_BYTES, 1 },
-	[T_DBL] = { "dbl", OUT_DOUBLE, 1, .digits = 3 },
-	[T_ENUM] = { "enum", OUT_ENUM, 1, .names = colours, .unknown = "other" },
-	[T_PAREN] = { "paren", OUT_ENUM, 1, .style = OUT_NAME_PAREN, .names = colours },
-	[T_FLAGS] = { "flags", OUT_FLAGS, 1, .digits = 2, .names = colours },
-	[T_NULL] = { "null", OUT_U64, 1 },
-	[T_JSONLY] = { "jsonly", OUT_U64, 0 },
-	[T_DEEP] = { "deep", OUT_U64, 2 },
-	[T_SUB] = { "sub", OUT_OBJECT, 1, .sub = &sub_group },
-	[T_NAMES] = { "names", OUT_ARRAY, 1, .sep = ',', .names = colours },
-	[T_ITEMS] = { "items", OUT_ARRAY, 1, .sub = &elem_group },
+	[T_ID] = F("id", OUT_STR, 0),
+	[T_U] = F("u", OUT_U64, 1),
+	[T_I] = F("i", OUT_I64, 1),
+	[T_HEX] = F("hex", OUT_HEX, 1, .digits = 4),
+	[T_BOOL] = F("bool", OUT_BOOL, 1),
+	[T_STR] = F("str", OUT_STR, 1),
+	[T_QUOTED] = F("quoted", OUT_QUOTED, 1),
+	[T_BYTES] = F("bytes", OUT_BYTES, 1),
+	[T_DBL] = F("dbl", OUT_DOUBLE, 1, .digits = 3),
+	[T_ENUM] = F("enum", OUT_ENUM, 1, .names = colours, .unknown = "other"),
+	[T_PAREN] = F("paren", OUT_ENUM, 1, .style = OUT_NAME_PAREN, .names = colours),
+	[T_FLAGS] = F("flags", OUT_FLAGS, 1, .digits = 2, .names = colours),
+	[T_NULL] = F("null", OUT_U64, 1),
+	[T_JSONLY] = F("jsonly", OUT_U64, 0),
+	[T_DEEP] = F("deep", OUT_U64, 2),
+	[T_SUB] = F("sub", OUT_OBJECT, 1, .sub = &sub_group),
+	[T_NAMES] = F("names", OUT_ARRAY, 1, .sep = ',', .names = colours),
+	[T_ITEMS] = F("items", OUT_ARRAY, 1, .sub = &elem_group),
 };
 static const struct out_group test_group = OUT_GROUP("test", test_fields);
 
