@@ -74,7 +74,6 @@ struct out_field {
 	const char *unknown;  /* OUT_ENUM text name of a value not in .names;
 			       * NULL: the number alone */
 	const struct out_group *sub; /* OUT_OBJECT, OUT_ARRAY of objects */
-	const char *doc;      /* what the value means, one line */
 };
 
 /* The fields of one kind of object (a record type, a nested object). */
