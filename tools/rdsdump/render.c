@@ -298,7 +298,7 @@ static void put_rule_list(struct out *s, const struct wire_rules *set, char sep)
 }
 
 /* ------------------------------------------------------------------------
- * Field lines (-v, -vv) and JSON: one description per record type
+ * Fields: one table per record type and nested object
  *
  * A table per JSON object gives its keys in JSON order with their types and
  * the -v count that shows them in text (0: JSON only); rec_*() make one
@@ -1002,7 +1002,7 @@ static void line_bad(struct out *s, const struct dump_rec *r)
 }
 
 /* ------------------------------------------------------------------------
- * Field lines (-v, -vv) and JSON, in text order
+ * Field lines (-v, -vv) and JSON: a call per field, in text order
  */
 
 static void rec_common(struct out *o, const struct dump_rec *r)
