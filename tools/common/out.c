@@ -131,6 +131,14 @@ void out_put_flags(struct out *o, const struct wire_tok *names, uint64_t v, int 
  * Records
  */
 
+/* |v|, noting in o->err that json-c could not make it. */
+static struct json_object *made(struct out *o, struct json_object *v)
+{
+	if (!v)
+		o->err = true;
+	return v;
+}
+
 void out_init(struct out *o, FILE *f, enum out_mode mode, int verbose, int json_flags)
 {
 	o->f = f;
@@ -139,10 +147,11 @@ void out_init(struct out *o, FILE *f, enum out_mode mode, int verbose, int json_
 	o->json_flags = json_flags;
 	o->indent = "    ";
 	o->open = false;
+	o->err = false;
 	o->line = false;
 	o->kv = ' ';
 	o->depth = 0;
-	o->unset = mode == OUT_JSON ? json_object_new_object() : NULL;
+	o->unset = mode == OUT_JSON ? made(o, json_object_new_object()) : NULL;
 	o->n = 0;
 }
 
@@ -156,12 +165,13 @@ void out_fini(struct out *o)
 /* An object holding every key of |g|, each marked unset. */
 static struct json_object *prefilled(struct out *o, const struct out_group *g)
 {
-	struct json_object *j = json_object_new_object();
+	struct json_object *j = made(o, json_object_new_object());
 
 	for (size_t i = 0; j && g && i < g->n; i++)
-		json_object_object_add_ex(j, g->f[i].key, json_object_get(o->unset),
-					  JSON_C_OBJECT_ADD_KEY_IS_NEW |
-						  JSON_C_OBJECT_ADD_CONSTANT_KEY);
+		if (json_object_object_add_ex(j, g->f[i].key, json_object_get(o->unset),
+					      JSON_C_OBJECT_ADD_KEY_IS_NEW |
+						      JSON_C_OBJECT_ADD_CONSTANT_KEY) < 0)
+			o->err = true;
 	return j;
 }
 
@@ -199,6 +209,7 @@ static void push(struct out *o, const struct out_group *g, const struct out_fiel
 
 void out_begin(struct out *o, const struct out_group *g)
 {
+	o->err = o->mode == OUT_JSON && !o->unset;
 	o->depth = 0;
 	o->open = false;
 	o->line = false;
@@ -215,6 +226,10 @@ struct json_object *out_take(struct out *o)
 	}
 	o->depth = 0;
 	o->open = false;
+	if (o->err) {
+		json_object_put(j);
+		j = NULL;
+	}
 	return j;
 }
 
@@ -280,14 +295,15 @@ static void key(struct out *o, const struct out_field *f)
 	out_putc(o, ' ');
 }
 
+/* Field |f| of the innermost object is |v| (NULL: JSON null). */
 static void jset(struct out *o, const struct out_field *f, struct json_object *v)
 {
 	struct json_object *j = o->st[o->depth - 1].j;
 
-	if (j)
-		json_object_object_add_ex(j, f->key, v, JSON_C_OBJECT_ADD_CONSTANT_KEY);
-	else
+	if (!j || json_object_object_add_ex(j, f->key, v, JSON_C_OBJECT_ADD_CONSTANT_KEY) < 0) {
+		o->err = true;
 		json_object_put(v);
+	}
 }
 
 /* The field to write: NULL when the call is for nothing in this mode. */
@@ -312,7 +328,7 @@ void out_u64(struct out *o, unsigned id, uint64_t v)
 	if (!f)
 		return;
 	if (o->mode == OUT_JSON)
-		jset(o, f, json_object_new_uint64(v));
+		jset(o, f, made(o, json_object_new_uint64(v)));
 	else if (f->type == OUT_HEX)
 		out_put_hex(o, v, f->digits);
 	else
@@ -326,7 +342,7 @@ void out_i64(struct out *o, unsigned id, int64_t v)
 	if (!f)
 		return;
 	if (o->mode == OUT_JSON)
-		jset(o, f, json_object_new_int64(v));
+		jset(o, f, made(o, json_object_new_int64(v)));
 	else
 		out_put_i64(o, v);
 }
@@ -338,7 +354,7 @@ void out_hex(struct out *o, unsigned id, uint64_t v)
 	if (!f)
 		return;
 	if (o->mode == OUT_JSON)
-		jset(o, f, json_object_new_uint64(v));
+		jset(o, f, made(o, json_object_new_uint64(v)));
 	else
 		out_put_hex(o, v, f->digits);
 }
@@ -350,7 +366,7 @@ void out_bool(struct out *o, unsigned id, bool v)
 	if (!f)
 		return;
 	if (o->mode == OUT_JSON)
-		jset(o, f, json_object_new_boolean(v));
+		jset(o, f, made(o, json_object_new_boolean(v)));
 	else
 		out_puts(o, v ? "true" : "false");
 }
@@ -362,7 +378,7 @@ void out_str(struct out *o, unsigned id, const char *v)
 	if (!f)
 		return;
 	if (o->mode == OUT_JSON) {
-		jset(o, f, v ? json_object_new_string(v) : NULL);
+		jset(o, f, v ? made(o, json_object_new_string(v)) : NULL);
 	} else if (f->type == OUT_QUOTED) {
 		out_putc(o, '"');
 		out_puts(o, v ? v : "");
@@ -388,6 +404,7 @@ void out_bytes(struct out *o, unsigned id, const uint8_t *p, size_t len)
 	if (len * 2 + 1 > sizeof(small)) {
 		buf = malloc(len * 2 + 1);
 		if (!buf) {
+			o->err = true;
 			jset(o, f, NULL);
 			return;
 		}
@@ -397,7 +414,7 @@ void out_bytes(struct out *o, unsigned id, const uint8_t *p, size_t len)
 		buf[2 * i + 1] = hexdig[p[i] & 15];
 	}
 	buf[len * 2] = '\0';
-	jset(o, f, json_object_new_string(buf));
+	jset(o, f, made(o, json_object_new_string(buf)));
 	if (buf != small)
 		free(buf);
 }
@@ -410,13 +427,17 @@ void out_double(struct out *o, unsigned id, double v)
 
 	if (!f)
 		return;
-	if (o->mode == OUT_JSON) {
-		jset(o, f, json_object_new_double(v));
-		return;
-	}
 	n = snprintf(t, sizeof(t), "%.*f", (int)f->digits, v);
-	if (n > 0)
-		out_putn(o, t, (size_t)n < sizeof(t) ? (size_t)n : sizeof(t) - 1);
+	if (n < 0)
+		n = 0;
+	else if ((size_t)n >= sizeof(t))
+		n = sizeof(t) - 1;
+	if (o->mode == OUT_TEXT)
+		out_putn(o, t, (size_t)n);
+	else if (f->type == OUT_FIXED)
+		jset(o, f, made(o, json_object_new_double_s(v, t)));
+	else
+		jset(o, f, made(o, json_object_new_double(v)));
 }
 
 void out_enum(struct out *o, unsigned id, uint64_t v)
@@ -427,7 +448,7 @@ void out_enum(struct out *o, unsigned id, uint64_t v)
 	if (!f)
 		return;
 	if (o->mode == OUT_JSON) {
-		jset(o, f, json_object_new_uint64(v));
+		jset(o, f, made(o, json_object_new_uint64(v)));
 		return;
 	}
 	out_put_u64(o, v);
@@ -453,7 +474,7 @@ void out_flags(struct out *o, unsigned id, uint64_t v)
 	if (!f)
 		return;
 	if (o->mode == OUT_JSON) {
-		jset(o, f, json_object_new_uint64(v));
+		jset(o, f, made(o, json_object_new_uint64(v)));
 		return;
 	}
 	out_put_hex(o, v, f->digits);
@@ -512,7 +533,7 @@ void out_arr_open(struct out *o, unsigned id)
 	if (!f)
 		abort();
 	if (o->mode == OUT_JSON) {
-		j = json_object_new_array();
+		j = made(o, json_object_new_array());
 		jset(o, f, j);
 	}
 	push(o, f->sub, f, j);
@@ -534,7 +555,11 @@ void out_elem_obj(struct out *o)
 
 	if (o->mode == OUT_JSON) {
 		j = prefilled(o, a->sub);
-		json_object_array_add(o->st[o->depth - 1].j, j);
+		if (json_object_array_add(o->st[o->depth - 1].j, j) < 0) {
+			o->err = true;
+			json_object_put(j);
+			j = NULL;
+		}
 	}
 	push(o, a->sub, NULL, j);
 }
@@ -561,7 +586,10 @@ static bool elem(struct out *o, struct json_object *jv)
 	const struct out_field *a = array(o);
 
 	if (o->mode == OUT_JSON) {
-		json_object_array_add(o->st[o->depth - 1].j, jv);
+		if (!jv || json_object_array_add(o->st[o->depth - 1].j, jv) < 0) {
+			o->err = true;
+			json_object_put(jv);
+		}
 		return false;
 	}
 	return elem_text(o, a);
@@ -589,8 +617,9 @@ void out_member_u64(struct out *o, const char *key, uint64_t v)
 {
 	struct json_object *j = o->depth > 0 ? o->st[o->depth - 1].j : NULL;
 
-	if (o->mode == OUT_JSON && j && json_object_is_type(j, json_type_object))
-		json_object_object_add(j, key, json_object_new_uint64(v));
+	if (o->mode == OUT_JSON && j && json_object_is_type(j, json_type_object) &&
+	    json_object_object_add(j, key, made(o, json_object_new_uint64(v))) < 0)
+		o->err = true;
 }
 
 void out_elem_name(struct out *o, uint64_t v)

@@ -43,6 +43,7 @@ enum out_type {
 	OUT_QUOTED, /* free text: in double quotes in text */
 	OUT_BYTES,  /* hex digits, no separators, in both */
 	OUT_DOUBLE, /* text %.{digits}f; JSON json-c's double */
+	OUT_FIXED,  /* a double with .digits decimals in both */
 	OUT_ENUM,   /* a number; text adds its name from .names */
 	OUT_FLAGS,  /* bits; text hex and [NAME|NAME] from .names */
 	OUT_OBJECT, /* nested object of .sub's fields; without .sub a map
@@ -65,7 +66,7 @@ struct out_field {
 	uint8_t level;        /* text shows it from this -v count on (1 -v,
 			       * 2 -vv); 0: JSON only */
 	uint8_t digits;       /* OUT_HEX, OUT_FLAGS: least hex digits;
-			       * OUT_DOUBLE: decimals */
+			       * OUT_DOUBLE, OUT_FIXED: decimals */
 	uint8_t style;        /* OUT_ENUM: enum out_name_style */
 	char sep;             /* OUT_ARRAY of names: text separator */
 	const char *label;    /* text label when it is not the key (an array
@@ -109,6 +110,8 @@ struct out {
 	int json_flags;       /* JSON_C_TO_STRING_* for the serialiser */
 	const char *indent;   /* text: before the first field of a line */
 	bool open;            /* text: a field line is open */
+	bool err;             /* JSON: json-c could not allocate (out_take()
+			       * gives NULL; out_end() writes what it has) */
 	bool line;            /* text: fields go on a one-line form */
 	char kv;              /* one-line form: between label and value */
 	int depth;
@@ -141,7 +144,8 @@ void out_end(struct out *o);
 /*
  * out_take() - JSON: finish the record as out_end() does, but hand its
  * object to the caller (who then owns it) instead of writing it; NULL in
- * text. For documents put together from parts made at different times.
+ * text, or when json-c failed to allocate a part of it. For documents put
+ * together from parts made at different times.
  */
 struct json_object *out_take(struct out *o);
 

@@ -272,6 +272,40 @@ static void test_out_line(void **state)
 	free(got);
 }
 
+/* A fixed-decimals double reads the same in text and JSON; out_take()
+ * hands the object over. */
+static void test_out_fixed_take(void **state)
+{
+	static const struct out_field fields[] = { F("secs", OUT_FIXED, 1, .digits = 3) };
+	static const struct out_group g = OUT_GROUP("fixed", fields);
+	struct sink k;
+	struct out *o = sink_open(&k, OUT_JSON, 0);
+	struct json_object *j;
+	char *got;
+
+	(void)state;
+	out_begin(o, &g);
+	out_double(o, 0, 0.25);
+	j = out_take(o);
+	assert_non_null(j);
+	assert_false(o->err);
+	assert_string_equal(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN),
+			    "{\"secs\":0.250}");
+	json_object_put(j);
+	got = sink_close(&k);
+	assert_string_equal(got, "");
+	free(got);
+
+	o = sink_open(&k, OUT_TEXT, 1);
+	out_begin(o, &g);
+	out_double(o, 0, 0.25);
+	assert_null(out_take(o));
+	out_end(o);
+	got = sink_close(&k);
+	assert_string_equal(got, "    secs 0.250");
+	free(got);
+}
+
 static void test_out_put(void **state)
 {
 	struct sink k;
@@ -302,6 +336,7 @@ int main(void)
 		cmocka_unit_test(test_out_empty),
 		cmocka_unit_test(test_out_long_values),
 		cmocka_unit_test(test_out_line),
+		cmocka_unit_test(test_out_fixed_take),
 		cmocka_unit_test(test_out_put),
 	};
 
