@@ -37,9 +37,18 @@ static const int8_t size_all[WIRE_EXT_TYPE_MAX] = {
 	[13] = -1, [14] = -1, [15] = -1,
 };
 
-static const char *const ext_names[WIRE_EXT_TYPE_MAX] = {
-	"NONE", "VERSION", "RDMA", "RDMA_DEST", "RDMA_BYTES", "NPATHS",
-	"GEN_NUM", "CAP_BITS", "SPORT_IDX", "CSUM",
+const struct wire_tok wire_ext_toks[] = {
+	{ WIRE_EXT_NONE, "NONE" },
+	{ WIRE_EXT_VERSION, "VERSION" },
+	{ WIRE_EXT_RDMA, "RDMA" },
+	{ WIRE_EXT_RDMA_DEST, "RDMA_DEST" },
+	{ WIRE_EXT_RDMA_BYTES, "RDMA_BYTES" },
+	{ WIRE_EXT_NPATHS, "NPATHS" },
+	{ WIRE_EXT_GEN_NUM, "GEN_NUM" },
+	{ WIRE_EXT_CAP_BITS, "CAP_BITS" },
+	{ WIRE_EXT_SPORT_IDX, "SPORT_IDX" },
+	{ WIRE_EXT_CSUM, "CSUM" },
+	{ 0, NULL },
 };
 
 static const int8_t *size_table(enum wire_kver kv)
@@ -63,7 +72,7 @@ int wire_ext_size(unsigned type, enum wire_kver kv)
 
 const char *wire_ext_name(unsigned type)
 {
-	return type < WIRE_EXT_TYPE_MAX ? ext_names[type] : NULL;
+	return wire_tok_name(wire_ext_toks, type);
 }
 
 void wire_ext_iter_init(struct wire_ext_iter *it, const uint8_t ext[WIRE_EXT_SPACE],

@@ -94,17 +94,19 @@ bool wire_hdr_csum_ok(const struct wire_hdr *h)
 	return wire_csum(b, sizeof(b)) == 0;
 }
 
-static const char *const flag_names[8] = {
-	"CONG_BITMAP", "ACK_REQUIRED", "RETRANSMITTED", "HB_PING",
-	"HB_PONG", "EXTHDR_EXTENSION", NULL, NULL,
+const struct wire_tok wire_flag_toks[] = {
+	{ WIRE_FLAG_CONG_BITMAP, "CONG_BITMAP" },
+	{ WIRE_FLAG_ACK_REQUIRED, "ACK_REQUIRED" },
+	{ WIRE_FLAG_RETRANSMITTED, "RETRANSMITTED" },
+	{ WIRE_FLAG_HB_PING, "HB_PING" },
+	{ WIRE_FLAG_HB_PONG, "HB_PONG" },
+	{ WIRE_FLAG_EXTHDR_EXTENSION, "EXTHDR_EXTENSION" },
+	{ 0, NULL },
 };
 
 const char *wire_flag_name(uint8_t bit)
 {
-	for (unsigned i = 0; i < 8; i++)
-		if (bit == (1u << i))
-			return flag_names[i];
-	return NULL;
+	return wire_tok_name(wire_flag_toks, bit);
 }
 
 size_t wire_flags_str(uint8_t flags, char *buf, size_t cap)
@@ -115,11 +117,13 @@ size_t wire_flags_str(uint8_t flags, char *buf, size_t cap)
 	if (!flags)
 		n = (size_t)snprintf(all, sizeof(all), "none");
 	for (unsigned i = 0; i < 8; i++) {
+		const char *name = wire_flag_name((uint8_t)(1u << i));
+
 		if (!(flags & (1u << i)))
 			continue;
-		if (flag_names[i])
+		if (name)
 			n += (size_t)snprintf(all + n, sizeof(all) - n, "%s%s",
-					      n ? "|" : "", flag_names[i]);
+					      n ? "|" : "", name);
 		else
 			n += (size_t)snprintf(all + n, sizeof(all) - n, "%s0x%02x",
 					      n ? "|" : "", 1u << i);

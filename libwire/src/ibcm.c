@@ -30,34 +30,20 @@ uint64_t wire_ibcm_rds_service_id(uint16_t port)
 	return (uint64_t)RDMA_PS_TCP << 16 | port;
 }
 
+/* The SIDR and path-migration attributes are named though never decoded
+ * (IBTA table 108). */
+const struct wire_tok wire_ibcm_attr_toks[] = {
+	{ WIRE_IBCM_REQ, "REQ" },   { WIRE_IBCM_MRA, "MRA" },
+	{ WIRE_IBCM_REJ, "REJ" },   { WIRE_IBCM_REP, "REP" },
+	{ WIRE_IBCM_RTU, "RTU" },   { WIRE_IBCM_DREQ, "DREQ" },
+	{ WIRE_IBCM_DREP, "DREP" }, { 0x0017, "SIDR_REQ" },
+	{ 0x0018, "SIDR_REP" },     { 0x0019, "LAP" },
+	{ 0x001a, "APR" },          { 0, NULL },
+};
+
 const char *wire_ibcm_attr_name(uint16_t attr_id)
 {
-	switch (attr_id) {
-	case WIRE_IBCM_REQ:
-		return "REQ";
-	case WIRE_IBCM_MRA:
-		return "MRA";
-	case WIRE_IBCM_REJ:
-		return "REJ";
-	case WIRE_IBCM_REP:
-		return "REP";
-	case WIRE_IBCM_RTU:
-		return "RTU";
-	case WIRE_IBCM_DREQ:
-		return "DREQ";
-	case WIRE_IBCM_DREP:
-		return "DREP";
-	case 0x0017:
-		return "SIDR_REQ";
-	case 0x0018:
-		return "SIDR_REP";
-	case 0x0019:
-		return "LAP";
-	case 0x001a:
-		return "APR";
-	default:
-		return NULL;
-	}
+	return wire_tok_name(wire_ibcm_attr_toks, attr_id);
 }
 
 /*

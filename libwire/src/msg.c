@@ -11,19 +11,20 @@
 
 #include <string.h>
 
-static const char *const kind_names[WIRE_KIND__COUNT] = {
-	[WIRE_KIND_DATA] = "data",
-	[WIRE_KIND_PING] = "ping",
-	[WIRE_KIND_PONG] = "pong",
-	[WIRE_KIND_PROBE_PING] = "probe-ping",
-	[WIRE_KIND_PROBE_PONG] = "probe-pong",
-	[WIRE_KIND_ACK] = "ack",
-	[WIRE_KIND_CONG] = "cong",
+const struct wire_tok wire_kind_toks[] = {
+	{ WIRE_KIND_DATA, "data" },
+	{ WIRE_KIND_PING, "ping" },
+	{ WIRE_KIND_PONG, "pong" },
+	{ WIRE_KIND_PROBE_PING, "probe-ping" },
+	{ WIRE_KIND_PROBE_PONG, "probe-pong" },
+	{ WIRE_KIND_ACK, "ack" },
+	{ WIRE_KIND_CONG, "cong" },
+	{ 0, NULL },
 };
 
 const char *wire_kind_name(enum wire_kind k)
 {
-	return (unsigned)k < WIRE_KIND__COUNT ? kind_names[k] : "?";
+	return wire_tok_str(wire_kind_toks, (uint32_t)k, "?");
 }
 
 enum wire_kind wire_classify(const struct wire_hdr *h, enum wire_xport xp)

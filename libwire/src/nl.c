@@ -144,18 +144,26 @@ static const struct nla_policy ls_policy[WIRE_NL_LS_ATTR_MAX] = {
 	[WIRE_NL_LS_IPV6] = { .type = NLA_UNSPEC, .minlen = 16, .maxlen = 16 },
 };
 
-static const char *const ls_attr_names[WIRE_NL_LS_ATTR_MAX] = {
-	[WIRE_NL_LS_UNSPEC] = "UNSPEC",
-	[WIRE_NL_LS_PATH_RECORD] = "PATH_RECORD",
-	[WIRE_NL_LS_TIMEOUT] = "TIMEOUT",
-	[WIRE_NL_LS_SERVICE_ID] = "SERVICE_ID",
-	[WIRE_NL_LS_DGID] = "DGID",
-	[WIRE_NL_LS_SGID] = "SGID",
-	[WIRE_NL_LS_TCLASS] = "TCLASS",
-	[WIRE_NL_LS_PKEY] = "PKEY",
-	[WIRE_NL_LS_QOS_CLASS] = "QOS_CLASS",
-	[WIRE_NL_LS_IPV4] = "IPV4",
-	[WIRE_NL_LS_IPV6] = "IPV6",
+const struct wire_tok wire_nl_attr_toks[] = {
+	{ WIRE_NL_LS_UNSPEC, "UNSPEC" },
+	{ WIRE_NL_LS_PATH_RECORD, "PATH_RECORD" },
+	{ WIRE_NL_LS_TIMEOUT, "TIMEOUT" },
+	{ WIRE_NL_LS_SERVICE_ID, "SERVICE_ID" },
+	{ WIRE_NL_LS_DGID, "DGID" },
+	{ WIRE_NL_LS_SGID, "SGID" },
+	{ WIRE_NL_LS_TCLASS, "TCLASS" },
+	{ WIRE_NL_LS_PKEY, "PKEY" },
+	{ WIRE_NL_LS_QOS_CLASS, "QOS_CLASS" },
+	{ WIRE_NL_LS_IPV4, "IPV4" },
+	{ WIRE_NL_LS_IPV6, "IPV6" },
+	{ 0, NULL },
+};
+
+const struct wire_tok wire_nl_op_toks[] = {
+	{ WIRE_NL_LS_OP_RESOLVE, "RESOLVE" },
+	{ WIRE_NL_LS_OP_SET_TIMEOUT, "SET_TIMEOUT" },
+	{ WIRE_NL_LS_OP_IP_RESOLVE, "IP_RESOLVE" },
+	{ 0, NULL },
 };
 
 const char *wire_nl_attr_name(unsigned type)
@@ -163,23 +171,12 @@ const char *wire_nl_attr_name(unsigned type)
 	/* Accept a raw nla_type as seen on the wire (RDMA_NLA_TYPE_MASK). */
 	type &= ~(unsigned)(NLA_F_NESTED | NLA_F_NET_BYTEORDER |
 			    WIRE_NL_ATTR_MANDATORY);
-	if (type >= WIRE_NL_LS_ATTR_MAX)
-		return NULL;
-	return ls_attr_names[type];
+	return wire_tok_name(wire_nl_attr_toks, type);
 }
 
 const char *wire_nl_op_name(unsigned op)
 {
-	switch (op) {
-	case WIRE_NL_LS_OP_RESOLVE:
-		return "RESOLVE";
-	case WIRE_NL_LS_OP_SET_TIMEOUT:
-		return "SET_TIMEOUT";
-	case WIRE_NL_LS_OP_IP_RESOLVE:
-		return "IP_RESOLVE";
-	default:
-		return NULL;
-	}
+	return wire_tok_name(wire_nl_op_toks, op);
 }
 
 /*

@@ -139,36 +139,54 @@ static unsigned desc_hdr_len(unsigned d)
 	return n;
 }
 
-#define OPS(t) {							\
-	t " SEND_FIRST", t " SEND_MIDDLE", t " SEND_LAST",		\
-	t " SEND_LAST_IMM", t " SEND_ONLY", t " SEND_ONLY_IMM",		\
-	t " RDMA_WRITE_FIRST", t " RDMA_WRITE_MIDDLE",			\
-	t " RDMA_WRITE_LAST", t " RDMA_WRITE_LAST_IMM",			\
-	t " RDMA_WRITE_ONLY", t " RDMA_WRITE_ONLY_IMM",			\
-	t " RDMA_READ_REQUEST", t " RDMA_READ_RESPONSE_FIRST",		\
-	t " RDMA_READ_RESPONSE_MIDDLE", t " RDMA_READ_RESPONSE_LAST",	\
-	t " RDMA_READ_RESPONSE_ONLY", t " ACKNOWLEDGE",			\
-	t " ATOMIC_ACKNOWLEDGE", t " COMPARE_SWAP", t " FETCH_ADD",	\
-	NULL, t " SEND_LAST_INV", t " SEND_ONLY_INV" }
+/*
+ * Names of exactly the opcodes opcode_desc() accepts: the transport's
+ * prefix and the operation, grouped as the transports share them (UC has
+ * sends and writes; RD adds reads and atomics; RC and XRC add the
+ * invalidating sends; UD has two sends).
+ */
+#define OP(tr, t, op, n) { (uint32_t)(tr) << 5 | (op), t " " n }
+#define SENDS_WRITES(tr, t)						\
+	OP(tr, t, 0x00, "SEND_FIRST"), OP(tr, t, 0x01, "SEND_MIDDLE"),	\
+	OP(tr, t, 0x02, "SEND_LAST"), OP(tr, t, 0x03, "SEND_LAST_IMM"),	\
+	OP(tr, t, 0x04, "SEND_ONLY"), OP(tr, t, 0x05, "SEND_ONLY_IMM"),	\
+	OP(tr, t, 0x06, "RDMA_WRITE_FIRST"),				\
+	OP(tr, t, 0x07, "RDMA_WRITE_MIDDLE"),				\
+	OP(tr, t, 0x08, "RDMA_WRITE_LAST"),				\
+	OP(tr, t, 0x09, "RDMA_WRITE_LAST_IMM"),				\
+	OP(tr, t, 0x0a, "RDMA_WRITE_ONLY"),				\
+	OP(tr, t, 0x0b, "RDMA_WRITE_ONLY_IMM")
+#define READS_ATOMICS(tr, t)						\
+	OP(tr, t, 0x0c, "RDMA_READ_REQUEST"),				\
+	OP(tr, t, 0x0d, "RDMA_READ_RESPONSE_FIRST"),			\
+	OP(tr, t, 0x0e, "RDMA_READ_RESPONSE_MIDDLE"),			\
+	OP(tr, t, 0x0f, "RDMA_READ_RESPONSE_LAST"),			\
+	OP(tr, t, 0x10, "RDMA_READ_RESPONSE_ONLY"),			\
+	OP(tr, t, 0x11, "ACKNOWLEDGE"),					\
+	OP(tr, t, 0x12, "ATOMIC_ACKNOWLEDGE"),				\
+	OP(tr, t, 0x13, "COMPARE_SWAP"), OP(tr, t, 0x14, "FETCH_ADD")
+#define INV_SENDS(tr, t)						\
+	OP(tr, t, 0x16, "SEND_LAST_INV"), OP(tr, t, 0x17, "SEND_ONLY_INV")
 
-static const char *const op_names[6][24] = {
-	[TR_RC] = OPS("RC"),
-	[TR_UC] = OPS("UC"),
-	[TR_RD] = OPS("RD"),
-	[TR_UD] = OPS("UD"),
-	[TR_XRC] = OPS("XRC"),
+const struct wire_tok wire_ib_opcode_toks[] = {
+	SENDS_WRITES(TR_RC, "RC"),   READS_ATOMICS(TR_RC, "RC"),
+	INV_SENDS(TR_RC, "RC"),      SENDS_WRITES(TR_UC, "UC"),
+	SENDS_WRITES(TR_RD, "RD"),   READS_ATOMICS(TR_RD, "RD"),
+	OP(TR_UD, "UD", 0x04, "SEND_ONLY"),
+	OP(TR_UD, "UD", 0x05, "SEND_ONLY_IMM"),
+	{ WIRE_IB_CNP, "CNP" },
+	SENDS_WRITES(TR_XRC, "XRC"), READS_ATOMICS(TR_XRC, "XRC"),
+	INV_SENDS(TR_XRC, "XRC"),
+	{ 0, NULL },
 };
-#undef OPS
+#undef INV_SENDS
+#undef READS_ATOMICS
+#undef SENDS_WRITES
+#undef OP
 
 const char *wire_ib_opcode_name(uint8_t opcode)
 {
-	unsigned tr = opcode >> 5, op = opcode & 0x1f;
-
-	if (opcode == WIRE_IB_CNP)
-		return "CNP";
-	if (!opcode_desc(opcode) || tr >= 6 || op >= 24)
-		return NULL;
-	return op_names[tr][op];
+	return wire_tok_name(wire_ib_opcode_toks, opcode);
 }
 
 enum wire_ib_seg wire_ib_opcode_seg(uint8_t opcode)

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include <rds/rdsu.h>
+#include <wire/wire.h>
 
 /* What the requirement says: the spec's MUST / SHOULD, or a kernel
  * behaviour that is only reported (INFO level cases never fail). */
@@ -83,6 +84,10 @@ struct cf_result {
 	char pcap[256];          /* the saved exchange, "" if none */
 };
 
+/* The verdicts' and levels' names (wire_tok tables, for reports and for
+ * tools that read them back). */
+extern const struct wire_tok cf_verdict_toks[];
+extern const struct wire_tok cf_level_toks[];
 /* cf_verdict_name() - "PASS", "FAIL", "NON-STRICT", "INFO", "SKIP", "ERROR". */
 const char *cf_verdict_name(enum cf_verdict v);
 /* cf_level_name() - "MUST", "SHOULD", "INFO". */

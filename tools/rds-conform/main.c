@@ -26,6 +26,7 @@
 #include "agent.h"
 #include "cases.h"
 #include "craft.h"
+#include "out.h"
 #include "report.h"
 #include "rio.h"
 
@@ -192,6 +193,18 @@ static const char *needs_text(unsigned needs, char *buf, size_t cap)
 	return buf;
 }
 
+/* A case of the --list --format json catalogue. */
+enum { LC_ID, LC_LEVEL, LC_TITLE, LC_REQUIREMENT, LC_SOURCE, LC_NEEDS, LC__N };
+static const struct out_field list_fields[LC__N] = {
+	[LC_ID] = { .key = "id", .type = OUT_STR },
+	[LC_LEVEL] = { .key = "level", .type = OUT_STR, .names = cf_level_toks },
+	[LC_TITLE] = { .key = "title", .type = OUT_STR },
+	[LC_REQUIREMENT] = { .key = "requirement", .type = OUT_STR },
+	[LC_SOURCE] = { .key = "source", .type = OUT_STR },
+	[LC_NEEDS] = { .key = "needs", .type = OUT_STR }, /* as in the text */
+};
+static const struct out_group list_group = OUT_GROUP("case", list_fields);
+
 /* The catalogue: for a terminal, for tools (json), or for the man page
  * (markdown, which tests/cli compares with docs/man/rds-conform.1.md). */
 static int list(const struct opts *o)
@@ -200,23 +213,30 @@ static int list(const struct opts *o)
 
 	if (o->format_s && !strcmp(o->format_s, "json")) {
 		struct json_object *a = json_object_new_array();
+		struct out *j = malloc(sizeof(*j));
 
+		if (!a || !j) {
+			json_object_put(a);
+			free(j);
+			return 2;
+		}
+		out_init(j, stdout, OUT_JSON, 0, 0);
 		for (size_t i = 0; i < cf_n_cases; i++) {
 			const struct cf_case *c = &cf_cases[i];
-			struct json_object *j;
 
 			if (!selected(o, c))
 				continue;
-			j = json_object_new_object();
-			json_object_object_add(j, "id", json_object_new_string(c->id));
-			json_object_object_add(j, "level", json_object_new_string(cf_level_name(c->level)));
-			json_object_object_add(j, "title", json_object_new_string(c->title));
-			json_object_object_add(j, "requirement", json_object_new_string(c->requirement));
-			json_object_object_add(j, "source", json_object_new_string(c->source));
-			json_object_object_add(j, "needs",
-					       json_object_new_string(needs_text(c->needs, nb, sizeof(nb))));
-			json_object_array_add(a, j);
+			out_begin(j, &list_group);
+			out_str(j, LC_ID, c->id);
+			out_str(j, LC_LEVEL, cf_level_name(c->level));
+			out_str(j, LC_TITLE, c->title);
+			out_str(j, LC_REQUIREMENT, c->requirement);
+			out_str(j, LC_SOURCE, c->source);
+			out_str(j, LC_NEEDS, needs_text(c->needs, nb, sizeof(nb)));
+			json_object_array_add(a, out_take(j));
 		}
+		out_fini(j);
+		free(j);
 		printf("%s\n", json_object_to_json_string_ext(a, JSON_C_TO_STRING_PRETTY));
 		json_object_put(a);
 		return 0;

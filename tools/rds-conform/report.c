@@ -24,6 +24,8 @@
 
 #include <json-c/json.h>
 
+#include "out.h"
+
 int cf_format_by_name(const char *name, enum cf_format *f)
 {
 	static const struct {
@@ -125,14 +127,14 @@ static char *display(const char *s, size_t max)
 
 /* Output state: the first error sticks, so the renderers need not check
  * every call. */
-struct out {
+struct rep {
 	FILE *f;
 	bool err;
 };
 
-static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct rep *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static void put(struct out *o, const char *fmt, ...)
+static void put(struct rep *o, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -150,7 +152,7 @@ enum esc {
 };
 
 /* Write the display form of |s| with the escapes of |e|. */
-static void put_text(struct out *o, const char *s, size_t max, enum esc e)
+static void put_text(struct rep *o, const char *s, size_t max, enum esc e)
 {
 	char *d = display(s, max);
 
@@ -221,7 +223,7 @@ static void count(const struct cf_result *res, size_t n, size_t counts[CF__VERDI
  * Text
  */
 
-static void progress(struct out *o, const struct cf_result *r)
+static void progress(struct rep *o, const struct cf_result *r)
 {
 	size_t idl = strlen(c_id(r));
 
@@ -235,13 +237,13 @@ static void progress(struct out *o, const struct cf_result *r)
 
 void cf_progress(FILE *out, const struct cf_result *r)
 {
-	struct out o = { out, false };
+	struct rep o = { out, false };
 
 	progress(&o, r);
 	fflush(out);
 }
 
-static void text_field(struct out *o, const char *label, const char *s, size_t max)
+static void text_field(struct rep *o, const char *label, const char *s, size_t max)
 {
 	if (!*s)
 		return;
@@ -250,7 +252,7 @@ static void text_field(struct out *o, const char *label, const char *s, size_t m
 	put(o, "\n");
 }
 
-static void summary(struct out *o, const size_t counts[CF__VERDICTS], size_t n)
+static void summary(struct rep *o, const size_t counts[CF__VERDICTS], size_t n)
 {
 	put(o, "%zu cases:", n);
 	for (int v = 0; v < CF__VERDICTS; v++)
@@ -259,7 +261,7 @@ static void summary(struct out *o, const size_t counts[CF__VERDICTS], size_t n)
 
 /* The run in one line: the text report's heading, and (with |tap|, its
  * separators plain) the comment after TAP's plan. */
-static void heading(struct out *o, const struct cf_meta *m, bool tap)
+static void heading(struct rep *o, const struct cf_meta *m, bool tap)
 {
 	put(o, tap ? "# rds-conform " : "rds-conform ");
 	put_text(o, m->version, SIZE_MAX, ESC_NONE);
@@ -279,14 +281,14 @@ static void heading(struct out *o, const struct cf_meta *m, bool tap)
 
 void cf_heading(FILE *out, const struct cf_meta *m)
 {
-	struct out o = { out, false };
+	struct rep o = { out, false };
 
 	heading(&o, m, false);
 	put(&o, "\n");
 	fflush(out);
 }
 
-static void report_text(struct out *o, const struct cf_meta *m, const struct cf_result *res,
+static void report_text(struct rep *o, const struct cf_meta *m, const struct cf_result *res,
 			size_t n)
 {
 	size_t counts[CF__VERDICTS];
@@ -327,14 +329,14 @@ static void report_text(struct out *o, const struct cf_meta *m, const struct cf_
  * TAP 13
  */
 
-static void yaml_field(struct out *o, const char *key, const char *s, size_t max)
+static void yaml_field(struct rep *o, const char *key, const char *s, size_t max)
 {
 	put(o, "  %s: \"", key);
 	put_text(o, s, max, ESC_YAML);
 	put(o, "\"\n");
 }
 
-static void report_tap(struct out *o, const struct cf_meta *m, const struct cf_result *res,
+static void report_tap(struct rep *o, const struct cf_meta *m, const struct cf_result *res,
 		       size_t n)
 {
 	size_t counts[CF__VERDICTS];
@@ -382,14 +384,14 @@ static void report_tap(struct out *o, const struct cf_meta *m, const struct cf_r
  * JUnit XML
  */
 
-static void xml_attr(struct out *o, const char *name, const char *s, size_t max)
+static void xml_attr(struct rep *o, const char *name, const char *s, size_t max)
 {
 	put(o, " %s=\"", name);
 	put_text(o, s, max, ESC_XML);
 	put(o, "\"");
 }
 
-static void xml_line(struct out *o, const char *label, const char *s, size_t max)
+static void xml_line(struct rep *o, const char *label, const char *s, size_t max)
 {
 	if (!*s)
 		return;
@@ -399,7 +401,7 @@ static void xml_line(struct out *o, const char *label, const char *s, size_t max
 }
 
 /* The lines of a failure, error or system-out body. */
-static void xml_body(struct out *o, const struct cf_result *r)
+static void xml_body(struct rep *o, const struct cf_result *r)
 {
 	if (r->c)
 		put(o, "level: %s\n", cf_level_name(r->c->level));
@@ -411,7 +413,7 @@ static void xml_body(struct out *o, const struct cf_result *r)
 	xml_line(o, "pcap", r->pcap, sizeof(r->pcap));
 }
 
-static void report_junit(struct out *o, const struct cf_meta *m, const struct cf_result *res,
+static void report_junit(struct rep *o, const struct cf_meta *m, const struct cf_result *res,
 			 size_t n)
 {
 	size_t counts[CF__VERDICTS];
@@ -488,127 +490,145 @@ static void report_junit(struct out *o, const struct cf_meta *m, const struct cf
  * JSON
  */
 
-/* A string member in display form, or null for NULL. */
-static bool j_str(json_object *obj, const char *key, const char *s, size_t max)
-{
-	json_object *v = NULL;
-
-	if (s) {
-		char *d = display(s, max);
-
-		if (!d)
-			return false;
-		v = json_object_new_string(d);
-		free(d);
-		if (!v)
-			return false;
-	}
-	return json_object_object_add(obj, key, v) == 0;
-}
+#define F(k, t, ...) { .key = (k), .type = (t), __VA_ARGS__ }
 
 /* Seconds with three decimals, as the other formats print them, so that a
  * double's 17 digits do not make the document depend on rounding noise. */
-static bool j_secs(json_object *obj, const char *key, double secs)
-{
-	char buf[64];
+#define SECS(k) F(k, OUT_FIXED, .digits = 3)
 
-	snprintf(buf, sizeof(buf), "%.3f", secs);
-	return json_object_object_add(obj, key, json_object_new_double_s(secs, buf)) == 0;
+static const struct wire_tok need_toks[] = {
+	{ CF_NEED_AGENT, "agent" },
+	{ CF_NEED_LARGER, "larger" },
+	{ CF_NEED_HOSTILE, "hostile" },
+	{ 0, NULL },
+};
+
+enum {
+	JC_ID, JC_LEVEL, JC_TITLE, JC_REQUIREMENT, JC_SOURCE, JC_NEEDS, JC_VERDICT,
+	JC_EXPECTED, JC_ACTUAL, JC_REASON, JC_SECS, JC_PCAP, JC__N
+};
+static const struct out_field case_fields[JC__N] = {
+	[JC_ID] = F("id", OUT_STR),
+	[JC_LEVEL] = F("level", OUT_STR, .names = cf_level_toks),
+	[JC_TITLE] = F("title", OUT_STR),
+	[JC_REQUIREMENT] = F("requirement", OUT_STR),
+	[JC_SOURCE] = F("source", OUT_STR),
+	[JC_NEEDS] = F("needs", OUT_ARRAY, .names = need_toks),
+	[JC_VERDICT] = F("verdict", OUT_STR, .names = cf_verdict_toks),
+	[JC_EXPECTED] = F("expected", OUT_STR),
+	[JC_ACTUAL] = F("actual", OUT_STR),
+	[JC_REASON] = F("reason", OUT_STR),
+	[JC_SECS] = SECS("secs"),
+	[JC_PCAP] = F("pcap", OUT_STR),
+};
+static const struct out_group case_group = OUT_GROUP("case", case_fields);
+
+enum { JM_PEER, JM_PEER_STACK, JM_VERSION, JM_STARTED, JM_STRICT, JM_SECS, JM__N };
+static const struct out_field meta_fields[JM__N] = {
+	[JM_PEER] = F("peer", OUT_STR),
+	[JM_PEER_STACK] = F("peer_stack", OUT_STR),
+	[JM_VERSION] = F("version", OUT_STR),
+	[JM_STARTED] = F("started", OUT_STR),
+	[JM_STRICT] = F("strict", OUT_BOOL),
+	[JM_SECS] = SECS("secs"),
+};
+static const struct out_group meta_group = OUT_GROUP("meta", meta_fields);
+
+enum { JD_META, JD_COUNTS, JD_TOTAL, JD_EXIT, JD_CASES, JD__N };
+static const struct out_field doc_fields[JD__N] = {
+	[JD_META] = F("meta", OUT_OBJECT, .sub = &meta_group),
+	[JD_COUNTS] = F("counts", OUT_OBJECT), /* verdict name: cases */
+	[JD_TOTAL] = F("total", OUT_U64),
+	[JD_EXIT] = F("exit", OUT_I64),
+	[JD_CASES] = F("cases", OUT_ARRAY, .sub = &case_group),
+};
+static const struct out_group doc_group = OUT_GROUP("report", doc_fields);
+
+#undef SECS
+#undef F
+
+/* A string in display form, or null for NULL. */
+static void j_str(struct out *j, unsigned id, const char *s, size_t max)
+{
+	char *d = s ? display(s, max) : NULL;
+
+	if (s && !d)
+		j->err = true;
+	out_str(j, id, d);
+	free(d);
 }
 
-static json_object *j_case(const struct cf_result *r)
+static void j_case(struct out *j, const struct cf_result *r)
 {
-	static const struct {
-		unsigned bit;
-		const char *name;
-	} needs[] = {
-		{ CF_NEED_AGENT, "agent" },
-		{ CF_NEED_LARGER, "larger" },
-		{ CF_NEED_HOSTILE, "hostile" },
-	};
-	json_object *c = json_object_new_object(), *nd = json_object_new_array();
-	bool ok = c && nd;
-
-	ok = ok && j_str(c, "id", c_id(r), SIZE_MAX);
-	ok = ok && j_str(c, "level", r->c ? cf_level_name(r->c->level) : NULL, SIZE_MAX);
-	ok = ok && j_str(c, "title", C_STR(r, title), SIZE_MAX);
-	ok = ok && j_str(c, "requirement", C_STR(r, requirement), SIZE_MAX);
-	ok = ok && j_str(c, "source", C_STR(r, source), SIZE_MAX);
-	for (size_t i = 0; ok && i < sizeof(needs) / sizeof(needs[0]); i++)
-		if (r->c && (r->c->needs & needs[i].bit))
-			ok = json_object_array_add(nd, json_object_new_string(needs[i].name)) == 0;
-	ok = ok && json_object_object_add(c, "needs", nd) == 0;
-	if (!ok)
-		json_object_put(nd);
-	nd = NULL;
-	ok = ok && j_str(c, "verdict", cf_verdict_name(r->verdict), SIZE_MAX);
-	ok = ok && j_str(c, "expected", r->expected, CF_TEXT);
-	ok = ok && j_str(c, "actual", r->actual, CF_TEXT);
-	ok = ok && j_str(c, "reason", r->reason, CF_TEXT);
-	ok = ok && j_secs(c, "secs", r->secs);
-	ok = ok && j_str(c, "pcap", r->pcap[0] ? r->pcap : NULL, sizeof(r->pcap));
-	if (!ok) {
-		json_object_put(c);
-		return NULL;
-	}
-	return c;
+	out_elem_obj(j);
+	j_str(j, JC_ID, c_id(r), SIZE_MAX);
+	j_str(j, JC_LEVEL, r->c ? cf_level_name(r->c->level) : NULL, SIZE_MAX);
+	j_str(j, JC_TITLE, C_STR(r, title), SIZE_MAX);
+	j_str(j, JC_REQUIREMENT, C_STR(r, requirement), SIZE_MAX);
+	j_str(j, JC_SOURCE, C_STR(r, source), SIZE_MAX);
+	out_arr_open(j, JC_NEEDS);
+	for (const struct wire_tok *t = need_toks; r->c && t->name; t++)
+		if (r->c->needs & t->value)
+			out_elem_str(j, t->name);
+	out_close(j);
+	j_str(j, JC_VERDICT, cf_verdict_name(r->verdict), SIZE_MAX);
+	j_str(j, JC_EXPECTED, r->expected, CF_TEXT);
+	j_str(j, JC_ACTUAL, r->actual, CF_TEXT);
+	j_str(j, JC_REASON, r->reason, CF_TEXT);
+	out_double(j, JC_SECS, r->secs);
+	j_str(j, JC_PCAP, r->pcap[0] ? r->pcap : NULL, sizeof(r->pcap));
+	out_close(j);
 }
 
-static void report_json(struct out *o, const struct cf_meta *m, const struct cf_result *res,
+static void report_json(struct rep *o, const struct cf_meta *m, const struct cf_result *res,
 			size_t n)
 {
-	json_object *doc = json_object_new_object(), *meta = json_object_new_object(),
-		    *counts = json_object_new_object(), *cases = json_object_new_array();
+	struct out *j = malloc(sizeof(*j));
+	struct json_object *doc;
 	size_t cnt[CF__VERDICTS];
-	bool ok = doc && meta && counts && cases;
 
+	if (!j) {
+		o->err = true;
+		return;
+	}
 	count(res, n, cnt);
-	ok = ok && j_str(meta, "peer", m->peer, SIZE_MAX);
-	ok = ok && j_str(meta, "peer_stack", m->peer_stack, SIZE_MAX);
-	ok = ok && j_str(meta, "version", m->version, SIZE_MAX);
-	ok = ok && j_str(meta, "started", m->started, SIZE_MAX);
-	ok = ok && json_object_object_add(meta, "strict", json_object_new_boolean(m->strict)) == 0;
-	ok = ok && j_secs(meta, "secs", m->secs);
-	for (int v = 0; ok && v < CF__VERDICTS; v++)
-		ok = json_object_object_add(counts, cf_verdict_name(v),
-					    json_object_new_int64((int64_t)cnt[v])) == 0;
-	for (size_t i = 0; ok && i < n; i++) {
-		json_object *c = j_case(&res[i]);
-
-		ok = c && json_object_array_add(cases, c) == 0;
-	}
-	if (ok) {
-		ok = json_object_object_add(doc, "meta", meta) == 0;
-		meta = NULL;
-	}
-	if (ok) {
-		ok = json_object_object_add(doc, "counts", counts) == 0;
-		counts = NULL;
-	}
-	ok = ok && json_object_object_add(doc, "total", json_object_new_int64((int64_t)n)) == 0;
-	ok = ok && json_object_object_add(doc, "exit",
-					  json_object_new_int(cf_exit_code(res, n))) == 0;
-	if (ok) {
-		ok = json_object_object_add(doc, "cases", cases) == 0;
-		cases = NULL;
-	}
-	if (ok)
+	out_init(j, o->f, OUT_JSON, 0, 0);
+	out_begin(j, &doc_group);
+	out_obj_open(j, JD_META);
+	j_str(j, JM_PEER, m->peer, SIZE_MAX);
+	j_str(j, JM_PEER_STACK, m->peer_stack, SIZE_MAX);
+	j_str(j, JM_VERSION, m->version, SIZE_MAX);
+	j_str(j, JM_STARTED, m->started, SIZE_MAX);
+	out_bool(j, JM_STRICT, m->strict);
+	out_double(j, JM_SECS, m->secs);
+	out_close(j);
+	out_obj_open(j, JD_COUNTS);
+	for (int v = 0; v < CF__VERDICTS; v++)
+		out_member_u64(j, cf_verdict_name(v), cnt[v]);
+	out_close(j);
+	out_u64(j, JD_TOTAL, n);
+	out_i64(j, JD_EXIT, cf_exit_code(res, n));
+	out_arr_open(j, JD_CASES);
+	for (size_t i = 0; i < n; i++)
+		j_case(j, &res[i]);
+	out_close(j);
+	doc = out_take(j);
+	if (doc)
 		put(o, "%s\n",
 		    json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
 								 JSON_C_TO_STRING_SPACED |
 								 JSON_C_TO_STRING_NOSLASHESCAPE));
 	else
 		o->err = true;
-	json_object_put(meta);
-	json_object_put(counts);
-	json_object_put(cases);
 	json_object_put(doc);
+	out_fini(j);
+	free(j);
 }
 
 int cf_report(FILE *out, enum cf_format fmt, const struct cf_meta *m,
 	      const struct cf_result *res, size_t n)
 {
-	struct out o = { out, false };
+	struct rep o = { out, false };
 
 	switch (fmt) {
 	case CF_FMT_TEXT:

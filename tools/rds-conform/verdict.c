@@ -9,27 +9,27 @@
 #include <stdio.h>
 #include <string.h>
 
+const struct wire_tok cf_verdict_toks[] = {
+	{ CF_PASS, "PASS" }, { CF_FAIL, "FAIL" }, { CF_NON_STRICT, "NON-STRICT" },
+	{ CF_INFO, "INFO" }, { CF_SKIP, "SKIP" }, { CF_ERROR, "ERROR" },
+	{ 0, NULL },
+};
+
+const struct wire_tok cf_level_toks[] = {
+	{ CF_MUST, "MUST" },
+	{ CF_SHOULD, "SHOULD" },
+	{ CF_INFO_ONLY, "INFO" },
+	{ 0, NULL },
+};
+
 const char *cf_verdict_name(enum cf_verdict v)
 {
-	static const char *const names[CF__VERDICTS] = {
-		[CF_PASS] = "PASS", [CF_FAIL] = "FAIL", [CF_NON_STRICT] = "NON-STRICT",
-		[CF_INFO] = "INFO", [CF_SKIP] = "SKIP", [CF_ERROR] = "ERROR",
-	};
-
-	return (unsigned)v < CF__VERDICTS ? names[v] : "?";
+	return wire_tok_str(cf_verdict_toks, (uint32_t)v, "?");
 }
 
 const char *cf_level_name(enum cf_level l)
 {
-	switch (l) {
-	case CF_MUST:
-		return "MUST";
-	case CF_SHOULD:
-		return "SHOULD";
-	case CF_INFO_ONLY:
-		return "INFO";
-	}
-	return "?";
+	return wire_tok_str(cf_level_toks, (uint32_t)l, "?");
 }
 
 bool cf_case_selected(const struct cf_case *c, const char *prefix)

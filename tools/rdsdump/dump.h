@@ -256,7 +256,11 @@ const struct dump_conn *dump_eng_conn(const struct dump_eng *e, size_t i);
 /* dump_eng_mem() - bytes allocated now (for the memory bench). */
 size_t dump_eng_mem(const struct dump_eng *e);
 
-/* Names used in text and JSON ("gap", "midstream", "dup", ...). */
+/* Names used in text and JSON ("gap", "midstream", "dup", ...): lookups in
+ * the tables, "?" for a value not in them. */
+extern const struct wire_tok dump_note_toks[];
+extern const struct wire_tok dump_seq_toks[];
+extern const struct wire_tok dump_xport_toks[];
 const char *dump_note_name(enum dump_note n);
 const char *dump_seq_name(enum dump_seq s);
 const char *dump_xport_name(enum dump_xport x);

@@ -126,51 +126,57 @@ struct dump_eng {
  * Names
  */
 
-static const char *const note_names[DUMP_NOTE__COUNT] = {
-	[DUMP_NOTE_SYN] = "syn",
-	[DUMP_NOTE_MIDSTREAM] = "midstream",
-	[DUMP_NOTE_FIN] = "fin",
-	[DUMP_NOTE_RST] = "rst",
-	[DUMP_NOTE_GAP] = "gap",
-	[DUMP_NOTE_TRUNC] = "trunc",
-	[DUMP_NOTE_RESYNC] = "resync",
-	[DUMP_NOTE_RETRANS] = "retrans",
-	[DUMP_NOTE_CONFLICT] = "conflict",
-	[DUMP_NOTE_AFTER_FIN] = "after_fin",
-	[DUMP_NOTE_IGNORED] = "ignored",
-	[DUMP_NOTE_REOPEN] = "reopen",
-	[DUMP_NOTE_PARTIAL] = "partial",
-	[DUMP_NOTE_DESYNC] = "desync",
-	[DUMP_NOTE_PSN_GAP] = "psn_gap",
-	[DUMP_NOTE_PSN_DUP] = "psn_dup",
-	[DUMP_NOTE_FRAG_ERR] = "frag_error",
-	[DUMP_NOTE_PATH_REFUSED] = "path_refused",
-	[DUMP_NOTE_LARGER] = "larger_address",
+const struct wire_tok dump_note_toks[] = {
+	{ DUMP_NOTE_SYN, "syn" },
+	{ DUMP_NOTE_MIDSTREAM, "midstream" },
+	{ DUMP_NOTE_FIN, "fin" },
+	{ DUMP_NOTE_RST, "rst" },
+	{ DUMP_NOTE_GAP, "gap" },
+	{ DUMP_NOTE_TRUNC, "trunc" },
+	{ DUMP_NOTE_RESYNC, "resync" },
+	{ DUMP_NOTE_RETRANS, "retrans" },
+	{ DUMP_NOTE_CONFLICT, "conflict" },
+	{ DUMP_NOTE_AFTER_FIN, "after_fin" },
+	{ DUMP_NOTE_IGNORED, "ignored" },
+	{ DUMP_NOTE_REOPEN, "reopen" },
+	{ DUMP_NOTE_PARTIAL, "partial" },
+	{ DUMP_NOTE_DESYNC, "desync" },
+	{ DUMP_NOTE_PSN_GAP, "psn_gap" },
+	{ DUMP_NOTE_PSN_DUP, "psn_dup" },
+	{ DUMP_NOTE_FRAG_ERR, "frag_error" },
+	{ DUMP_NOTE_PATH_REFUSED, "path_refused" },
+	{ DUMP_NOTE_LARGER, "larger_address" },
+	{ 0, NULL },
+};
+
+const struct wire_tok dump_seq_toks[] = {
+	{ DUMP_SEQ_NONE, "none" }, { DUMP_SEQ_FIRST, "first" }, { DUMP_SEQ_NEXT, "next" },
+	{ DUMP_SEQ_SKIP, "skip" }, { DUMP_SEQ_DUP, "dup" },     { DUMP_SEQ_BACK, "back" },
+	{ 0, NULL },
+};
+
+/* The value of the JSON key "xport". The one-line form and -z tag a flow
+ * with its own words (TCP, IB, NL: render.c's flow tags), as tcpdump does. */
+const struct wire_tok dump_xport_toks[] = {
+	{ DUMP_XP_TCP, "tcp" },
+	{ DUMP_XP_IB, "ib" },
+	{ DUMP_XP_NL, "netlink" },
+	{ 0, NULL },
 };
 
 const char *dump_note_name(enum dump_note n)
 {
-	return n > 0 && n < DUMP_NOTE__COUNT && note_names[n] ? note_names[n] : "?";
+	return wire_tok_str(dump_note_toks, (uint32_t)n, "?");
 }
 
 const char *dump_seq_name(enum dump_seq s)
 {
-	static const char *const names[] = { "none", "first", "next", "skip", "dup", "back" };
-
-	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+	return wire_tok_str(dump_seq_toks, (uint32_t)s, "?");
 }
 
 const char *dump_xport_name(enum dump_xport x)
 {
-	switch (x) {
-	case DUMP_XP_TCP:
-		return "tcp";
-	case DUMP_XP_IB:
-		return "ib";
-	case DUMP_XP_NL:
-		return "netlink";
-	}
-	return "?";
+	return wire_tok_str(dump_xport_toks, (uint32_t)x, "?");
 }
 
 /* ------------------------------------------------------------------------

@@ -2,6 +2,9 @@
 /*
  * render.c - dump_print_*: rdsdump's records as text (one line, -v, -vv,
  * -X, -XX) and JSON, and the -z statistics. Formats: docs/man/rdsdump.8.md.
+ * The field lines and JSON are one description per record type (the field
+ * tables and rec_*() below, through tools/common/out.h); the one line is a
+ * summary with words of its own.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -17,183 +20,51 @@
 
 #include <wire/wire.h>
 
-/* ------------------------------------------------------------------------
- * Names shared by text and JSON
- */
-
-/* dump_note_name(), dump_seq_name() and dump_xport_name() live with the
- * engine (engine.c); the text-only labels are here. */
-
-static const char *xport_label(enum dump_xport x)
-{
-	switch (x) {
-	case DUMP_XP_TCP:
-		return "TCP";
-	case DUMP_XP_IB:
-		return "IB";
-	case DUMP_XP_NL:
-		return "NL";
-	}
-	return "?";
-}
-
-static const char *const rec_types[] = {
-	[DUMP_REC_MSG] = "msg", [DUMP_REC_NOTE] = "note", [DUMP_REC_CM] = "cm",
-	[DUMP_REC_NL] = "nl",   [DUMP_REC_BAD] = "bad",
-};
-
-static const char *rec_type_name(enum dump_rec_type t)
-{
-	if ((unsigned)t >= sizeof(rec_types) / sizeof(rec_types[0]) || !rec_types[t])
-		return "?";
-	return rec_types[t];
-}
-
-/* IB CM REJ reasons an RDS capture is likely to show (IBTA table 112,
- * include/rdma/ib_cm.h IB_CM_REJ_*); others print as numbers only. */
-static const char *rej_reason_name(uint16_t r)
-{
-	switch (r) {
-	case 1:
-		return "no_qp";
-	case 3:
-		return "no_resources";
-	case 4:
-		return "timeout";
-	case 5:
-		return "unsupported";
-	case 8:
-		return "invalid_service_id";
-	case 10:
-		return "stale_conn";
-	case 28:
-		return "consumer";
-	default:
-		return NULL;
-	}
-}
-
-static const char *rej_msg_name(uint8_t m)
-{
-	switch (m) {
-	case 0:
-		return "REQ";
-	case 1:
-		return "REP";
-	default:
-		return "other";
-	}
-}
-
-/* ------------------------------------------------------------------------
- * Text buffer: a record's text is gathered here and written at once
- */
-
-#define SB_CAP 8192
-
-struct sb {
-	FILE *f;
-	size_t n;
-	char b[SB_CAP];
-};
-
-static void sb_flush(struct sb *s)
-{
-	if (s->n)
-		fwrite(s->b, 1, s->n, s->f);
-	s->n = 0;
-}
-
-/* Room for |need| (<= SB_CAP) contiguous bytes. */
-static char *sb_room(struct sb *s, size_t need)
-{
-	if (SB_CAP - s->n < need)
-		sb_flush(s);
-	return s->b + s->n;
-}
-
-static void sb_putn(struct sb *s, const char *p, size_t len)
-{
-	while (len) {
-		size_t k;
-
-		if (s->n == SB_CAP)
-			sb_flush(s);
-		k = SB_CAP - s->n < len ? SB_CAP - s->n : len;
-		memcpy(s->b + s->n, p, k);
-		s->n += k;
-		p += k;
-		len -= k;
-	}
-}
-
-static void sb_puts(struct sb *s, const char *p)
-{
-	sb_putn(s, p, strlen(p));
-}
-
-static void sb_putc(struct sb *s, char c)
-{
-	*sb_room(s, 1) = c;
-	s->n++;
-}
-
-static void sb_u64(struct sb *s, uint64_t v)
-{
-	char t[20];
-	int i = sizeof(t);
-
-	do {
-		t[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	sb_putn(s, t + i, sizeof(t) - (size_t)i);
-}
-
-static void sb_i64(struct sb *s, int64_t v)
-{
-	if (v < 0) {
-		sb_putc(s, '-');
-		sb_u64(s, (uint64_t)0 - (uint64_t)v);
-	} else {
-		sb_u64(s, (uint64_t)v);
-	}
-}
+#include "out.h"
 
 static const char hexdig[] = "0123456789abcdef";
 
-/* "0x" and at least |digits| lowercase hex digits. */
-static void sb_hex(struct sb *s, uint64_t v, int digits)
-{
-	char t[18];
-	int i = sizeof(t);
+/* ------------------------------------------------------------------------
+ * Value names (dump_note_toks, dump_seq_toks and dump_xport_toks live with
+ * the engine, engine.c)
+ */
 
-	while (v || digits > 0) {
-		t[--i] = hexdig[v & 15];
-		v >>= 4;
-		digits--;
-	}
-	t[--i] = 'x';
-	t[--i] = '0';
-	sb_putn(s, t + i, sizeof(t) - (size_t)i);
-}
+/* How the one line and -z tag a flow, tcpdump's way. The JSON names the
+ * same transports with dump_xport_toks ("netlink" where this says NL): both
+ * are fixed by docs/man/rdsdump.8.md and the golden files. */
+static const struct wire_tok flow_toks[] = {
+	{ DUMP_XP_TCP, "TCP" },
+	{ DUMP_XP_IB, "IB" },
+	{ DUMP_XP_NL, "NL" },
+	{ 0, NULL },
+};
 
-/* Bytes as plain hex digits, no separators. */
-static void sb_hexbytes(struct sb *s, const uint8_t *p, size_t len)
-{
-	for (size_t i = 0; i < len; i++) {
-		char *w = sb_room(s, 2);
+static const struct wire_tok rec_type_toks[] = {
+	{ DUMP_REC_MSG, "msg" }, { DUMP_REC_NOTE, "note" }, { DUMP_REC_CM, "cm" },
+	{ DUMP_REC_NL, "nl" },   { DUMP_REC_BAD, "bad" },   { 0, NULL },
+};
 
-		w[0] = hexdig[p[i] >> 4];
-		w[1] = hexdig[p[i] & 15];
-		s->n += 2;
-	}
-}
+/* IB CM REJ reasons an RDS capture is likely to show (IBTA table 112,
+ * include/rdma/ib_cm.h IB_CM_REJ_*); others print as numbers only. */
+static const struct wire_tok rej_reason_toks[] = {
+	{ 1, "no_qp" },
+	{ 3, "no_resources" },
+	{ 4, "timeout" },
+	{ 5, "unsupported" },
+	{ 8, "invalid_service_id" },
+	{ 10, "stale_conn" },
+	{ 28, "consumer" },
+	{ 0, NULL },
+};
 
-static void sb_bool(struct sb *s, bool b)
-{
-	sb_puts(s, b ? "true" : "false");
-}
+/* The message a REJ rejects (IBTA: 0 REQ, 1 REP, 2 other). */
+static const struct wire_tok rej_msg_toks[] = {
+	{ 0, "REQ" },
+	{ 1, "REP" },
+	{ 2, "other" },
+	{ 0, NULL },
+};
+static const char rej_msg_other[] = "other";
 
 /*
  * A peer's string, made printable and kept one token: bytes outside
@@ -252,32 +123,32 @@ static const char *addr_str(char *buf, int family, const uint8_t *a)
 	return buf;
 }
 
-static void sb_addr(struct sb *s, int family, const uint8_t *a)
+static void put_addr(struct out *s, int family, const uint8_t *a)
 {
 	char buf[INET6_ADDRSTRLEN];
 
-	sb_puts(s, addr_str(buf, family, a));
+	out_puts(s, addr_str(buf, family, a));
 }
 
 /* tcpdump's form: 10.0.0.1.16385, and [fd00::1].16385 for IPv6 */
-static void sb_addr_port(struct sb *s, const struct dump_ep *e)
+static void put_addr_port(struct out *s, const struct dump_ep *e)
 {
 	if (e->family == 6)
-		sb_putc(s, '[');
-	sb_addr(s, e->family, e->addr);
+		out_putc(s, '[');
+	put_addr(s, e->family, e->addr);
 	if (e->family == 6)
-		sb_putc(s, ']');
-	sb_putc(s, '.');
-	sb_u64(s, e->port);
+		out_putc(s, ']');
+	out_putc(s, '.');
+	out_put_u64(s, e->port);
 }
 
-static void sb_2dig(char *w, unsigned v)
+static void put_2dig(char *w, unsigned v)
 {
 	w[0] = (char)('0' + v / 10 % 10);
 	w[1] = (char)('0' + v % 10);
 }
 
-static void sb_usec(struct sb *s, uint32_t nsec)
+static void put_usec(struct out *s, uint32_t nsec)
 {
 	char t[7];
 	uint32_t us = nsec / 1000;
@@ -287,7 +158,7 @@ static void sb_usec(struct sb *s, uint32_t nsec)
 		t[i] = (char)('0' + us % 10);
 		us /= 10;
 	}
-	sb_putn(s, t, sizeof(t));
+	out_putn(s, t, sizeof(t));
 }
 
 /* Capture time in nanoseconds; false when a file's timestamp is too far
@@ -302,12 +173,12 @@ static bool ts_ns(const struct dump_rec *r, int64_t *out)
 	return true;
 }
 
-static void put_ts(struct sb *s, const struct dump_render *o, const struct dump_rec *r)
+static void put_ts(struct out *s, const struct dump_render *o, const struct dump_rec *r)
 {
 	if (o->tsmode == 1)
 		return;
 	if (o->tsmode == 2) {
-		sb_i64(s, r->ts_sec);
+		out_put_i64(s, r->ts_sec);
 	} else {
 		time_t t = (time_t)r->ts_sec;
 		struct tm tm;
@@ -315,52 +186,52 @@ static void put_ts(struct sb *s, const struct dump_render *o, const struct dump_
 
 		if (!localtime_r(&t, &tm))
 			memset(&tm, 0, sizeof(tm));
-		w = sb_room(s, 8);
-		sb_2dig(w, (unsigned)tm.tm_hour);
+		w = out_room(s, 8);
+		put_2dig(w, (unsigned)tm.tm_hour);
 		w[2] = ':';
-		sb_2dig(w + 3, (unsigned)tm.tm_min);
+		put_2dig(w + 3, (unsigned)tm.tm_min);
 		w[5] = ':';
-		sb_2dig(w + 6, (unsigned)tm.tm_sec);
+		put_2dig(w + 6, (unsigned)tm.tm_sec);
 		s->n += 8;
 	}
-	sb_usec(s, r->ts_nsec);
-	sb_putc(s, ' ');
+	put_usec(s, r->ts_nsec);
+	out_putc(s, ' ');
 }
 
-static void put_flow(struct sb *s, const struct dump_rec *r)
+static void put_flow(struct out *s, const struct dump_rec *r)
 {
 	if (r->type == DUMP_REC_BAD) {
-		sb_puts(s, "frame ");
-		sb_u64(s, r->frame);
-		sb_puts(s, ": ");
+		out_puts(s, "frame ");
+		out_put_u64(s, r->frame);
+		out_puts(s, ": ");
 		return;
 	}
+	out_puts(s, wire_tok_str(flow_toks, r->xp, ""));
 	switch (r->xp) {
 	case DUMP_XP_TCP:
-		sb_puts(s, "TCP ");
-		sb_addr_port(s, &r->src);
-		sb_puts(s, " > ");
-		sb_addr_port(s, &r->dst);
+		out_putc(s, ' ');
+		put_addr_port(s, &r->src);
+		out_puts(s, " > ");
+		put_addr_port(s, &r->dst);
 		if (r->path >= 0) {
-			sb_puts(s, " path ");
-			sb_u64(s, (uint64_t)r->path);
+			out_puts(s, " path ");
+			out_put_u64(s, (uint64_t)r->path);
 		}
 		break;
 	case DUMP_XP_IB:
-		sb_puts(s, "IB ");
-		sb_addr(s, r->src.family, r->src.addr);
-		sb_puts(s, " > ");
-		sb_addr(s, r->dst.family, r->dst.addr);
+		out_putc(s, ' ');
+		put_addr(s, r->src.family, r->src.addr);
+		out_puts(s, " > ");
+		put_addr(s, r->dst.family, r->dst.addr);
 		if (r->type != DUMP_REC_CM) {
-			sb_puts(s, " qp ");
-			sb_hex(s, r->qpn, 6);
+			out_puts(s, " qp ");
+			out_put_hex(s, r->qpn, 6);
 		}
 		break;
 	case DUMP_XP_NL:
-		sb_puts(s, "NL");
 		break;
 	}
-	sb_puts(s, ": ");
+	out_puts(s, ": ");
 }
 
 /* ------------------------------------------------------------------------
@@ -403,20 +274,15 @@ static int rule_it_next(struct rule_it *it, enum wire_rule *out)
 	return 0;
 }
 
-static const char *sev_name(int sev)
-{
-	switch (sev) {
-	case WIRE_SEV_ERROR:
-		return "error";
-	case WIRE_SEV_WARN:
-		return "warn";
-	default:
-		return "info";
-	}
-}
+static const struct wire_tok sev_toks[] = {
+	{ WIRE_SEV_ERROR, "error" },
+	{ WIRE_SEV_WARN, "warn" },
+	{ WIRE_SEV_INFO, "info" },
+	{ 0, NULL },
+};
 
 /* Names joined by |sep|. */
-static void sb_rule_list(struct sb *s, const struct wire_rules *set, char sep)
+static void put_rule_list(struct out *s, const struct wire_rules *set, char sep)
 {
 	struct rule_it it;
 	enum wire_rule r;
@@ -425,92 +291,382 @@ static void sb_rule_list(struct sb *s, const struct wire_rules *set, char sep)
 	rule_it_init(&it, set);
 	while (rule_it_next(&it, &r)) {
 		if (!first)
-			sb_putc(s, sep);
+			out_putc(s, sep);
 		first = false;
-		sb_puts(s, wire_rule_name(r));
+		out_puts(s, wire_rule_name(r));
 	}
+}
+
+/* ------------------------------------------------------------------------
+ * Fields: one table per record type and nested object
+ *
+ * A table per JSON object gives its keys in JSON order with their types and
+ * the -v count that shows them in text (0: JSON only); rec_*() make one
+ * call per field in the order of the text's lines. The labels of the field
+ * lines are the JSON keys by construction (the one exception, an
+ * extension's "ext", names its array).
+ */
+
+#define F(k, t, lv, ...) { .key = (k), .type = (t), .level = (lv), __VA_ARGS__ }
+
+/* Every record starts with these keys and ends with rules and hex. */
+enum {
+	C_TYPE, C_FRAME, C_TS_NS, C_TS, C_XPORT, C_SRC, C_SPORT, C_DST, C_DPORT,
+	C_QPN, C_CONN, C_DIR, C_PATH, C_OFFSET, C_PKT_LEN, C_PKT_CAPLEN, C__N
+};
+
+#define COMMON_FIELDS							\
+	[C_TYPE] = F("type", OUT_STR, 0, .names = rec_type_toks),	\
+	[C_FRAME] = F("frame", OUT_U64, 1),				\
+	[C_TS_NS] = F("ts_ns", OUT_I64, 2),				\
+	[C_TS] = F("ts", OUT_STR, 0),					\
+	[C_XPORT] = F("xport", OUT_STR, 0, .names = dump_xport_toks),	\
+	[C_SRC] = F("src", OUT_STR, 0),					\
+	[C_SPORT] = F("sport", OUT_U64, 0),				\
+	[C_DST] = F("dst", OUT_STR, 0),					\
+	[C_DPORT] = F("dport", OUT_U64, 0),				\
+	[C_QPN] = F("qpn", OUT_HEX, 1, .digits = 6),			\
+	[C_CONN] = F("conn", OUT_I64, 1),				\
+	[C_DIR] = F("dir", OUT_I64, 1),					\
+	[C_PATH] = F("path", OUT_I64, 1),				\
+	[C_OFFSET] = F("offset", OUT_U64, 1),				\
+	[C_PKT_LEN] = F("pkt_len", OUT_U64, 2),				\
+	[C_PKT_CAPLEN] = F("pkt_caplen", OUT_U64, 2)
+
+#define TAIL_FIELDS(rules, hex)						\
+	[rules] = F("rules", OUT_ARRAY, 1, .sep = ','),			\
+	[hex] = F("hex", OUT_BYTES, 0)
+
+/* An extension, an element of a message's "ext". */
+enum {
+	X_TYPE, X_NAME, X_KNOWN, X_OFF, X_LEN, X_VALUE, X_VERSION, X_RKEY,
+	X_RDMA_OFFSET, X_RDMA_BYTES, X_RFLAGS, X_NPATHS, X_GEN_NUM, X_CAP_BITS,
+	X_SPORT_IDX, X__N
+};
+
+static const struct out_field ext_fields[X__N] = {
+	[X_TYPE] = F("type", OUT_ENUM, 1, .label = "ext", .names = wire_ext_toks,
+		     .unknown = "unknown"),
+	[X_NAME] = F("name", OUT_STR, 0, .names = wire_ext_toks),
+	[X_KNOWN] = F("known", OUT_BOOL, 1),
+	[X_OFF] = F("off", OUT_U64, 2),
+	[X_LEN] = F("len", OUT_U64, 2),
+	[X_VALUE] = F("value", OUT_BYTES, 2),
+	[X_VERSION] = F("version", OUT_HEX, 1, .digits = 8),
+	[X_RKEY] = F("rkey", OUT_HEX, 1, .digits = 8),
+	[X_RDMA_OFFSET] = F("rdma_offset", OUT_U64, 1),
+	[X_RDMA_BYTES] = F("rdma_bytes", OUT_U64, 1),
+	[X_RFLAGS] = F("rflags", OUT_HEX, 1, .digits = 2),
+	[X_NPATHS] = F("npaths", OUT_U64, 1),
+	[X_GEN_NUM] = F("gen_num", OUT_HEX, 1, .digits = 8),
+	[X_CAP_BITS] = F("cap_bits", OUT_HEX, 1, .digits = 8),
+	[X_SPORT_IDX] = F("sport_idx", OUT_U64, 1),
+};
+static const struct out_group ext_group = OUT_GROUP("ext", ext_fields);
+
+/* A change of the congestion map, an element of "changes". */
+enum { CH_FIRST, CH_LAST, CH_STATE, CH__N };
+
+static const struct wire_tok cong_state_toks[] = {
+	{ 0, "free" }, { 1, "congested" }, { 0, NULL },
+};
+
+static const struct out_field change_fields[CH__N] = {
+	[CH_FIRST] = F("first", OUT_U64, 0),
+	[CH_LAST] = F("last", OUT_U64, 0),
+	[CH_STATE] = F("state", OUT_STR, 0, .names = cong_state_toks),
+};
+static const struct out_group change_group = OUT_GROUP("change", change_fields);
+
+/* A map's "cong" object. */
+enum { G_MAP, G_CONGESTED, G_NCHANGES, G_FIRST_MAP, G_CHANGES, G__N };
+
+static const struct out_field cong_fields[G__N] = {
+	[G_MAP] = F("map", OUT_BOOL, 1),
+	[G_CONGESTED] = F("congested", OUT_U64, 1),
+	[G_NCHANGES] = F("nchanges", OUT_U64, 1),
+	[G_FIRST_MAP] = F("first_map", OUT_BOOL, 1),
+	/* text: +FIRST[-LAST] became congested, -FIRST[-LAST] free */
+	[G_CHANGES] = F("changes", OUT_ARRAY, 2, .sub = &change_group),
+};
+static const struct out_group cong_group = OUT_GROUP("cong", cong_fields);
+
+enum {
+	M_KIND = C__N, M_SEQ, M_ACK, M_LEN, M_RDS_SPORT, M_RDS_DPORT, M_FLAGS,
+	M_FLAG_NAMES, M_CREDIT, M_CSUM, M_PAD, M_EXTHDR, M_EXT, M_EXT_END,
+	M_EXT_OVERRUN, M_EXT_STOPPED_HIGH, M_SEQ_STATE, M_SEQ_EXPECTED, M_AGAIN,
+	M_CAPLEN, M_INCOMPLETE, M_FRAGS, M_SEGS, M_ICRC_OK, M_CONN_NPATHS,
+	M_GEN_CHANGED, M_GEN_PREV, M_CONG, M_RULES, M_HEX, M__N
+};
+
+static const struct out_field msg_fields[M__N] = {
+	COMMON_FIELDS,
+	[M_KIND] = F("kind", OUT_STR, 1, .names = wire_kind_toks),
+	[M_SEQ] = F("seq", OUT_U64, 1),
+	[M_ACK] = F("ack", OUT_U64, 1),
+	[M_LEN] = F("len", OUT_U64, 1),
+	[M_RDS_SPORT] = F("rds_sport", OUT_U64, 1),
+	[M_RDS_DPORT] = F("rds_dport", OUT_U64, 1),
+	[M_FLAGS] = F("flags", OUT_FLAGS, 1, .digits = 2, .names = wire_flag_toks),
+	[M_FLAG_NAMES] = F("flag_names", OUT_ARRAY, 0, .names = wire_flag_toks),
+	[M_CREDIT] = F("credit", OUT_U64, 1),
+	[M_CSUM] = F("csum", OUT_HEX, 1, .digits = 4),
+	[M_PAD] = F("pad", OUT_BYTES, 2),
+	[M_EXTHDR] = F("exthdr", OUT_BYTES, 2),
+	[M_EXT] = F("ext", OUT_ARRAY, 1, .sub = &ext_group),
+	[M_EXT_END] = F("ext_end", OUT_U64, 2),
+	[M_EXT_OVERRUN] = F("ext_overrun", OUT_BOOL, 2),
+	[M_EXT_STOPPED_HIGH] = F("ext_stopped_high", OUT_BOOL, 2),
+	[M_SEQ_STATE] = F("seq_state", OUT_STR, 1, .names = dump_seq_toks),
+	[M_SEQ_EXPECTED] = F("seq_expected", OUT_U64, 1),
+	[M_AGAIN] = F("again", OUT_BOOL, 1),
+	[M_CAPLEN] = F("caplen", OUT_U64, 1),
+	[M_INCOMPLETE] = F("incomplete", OUT_BOOL, 1),
+	[M_FRAGS] = F("frags", OUT_U64, 1),
+	[M_SEGS] = F("segs", OUT_U64, 1),
+	[M_ICRC_OK] = F("icrc_ok", OUT_BOOL, 1),
+	[M_CONN_NPATHS] = F("conn_npaths", OUT_U64, 1),
+	[M_GEN_CHANGED] = F("gen_changed", OUT_BOOL, 1),
+	[M_GEN_PREV] = F("gen_prev", OUT_HEX, 1, .digits = 8),
+	[M_CONG] = F("cong", OUT_OBJECT, 1, .sub = &cong_group),
+	TAIL_FIELDS(M_RULES, M_HEX),
+};
+
+enum { N_NOTE = C__N, N_LEN, N_AUX, N_RULES, N_HEX, N__N };
+
+static const struct out_field note_fields[N__N] = {
+	COMMON_FIELDS,
+	[N_NOTE] = F("note", OUT_STR, 1, .names = dump_note_toks),
+	[N_LEN] = F("len", OUT_U64, 1),
+	[N_AUX] = F("aux", OUT_U64, 1),
+	TAIL_FIELDS(N_RULES, N_HEX),
+};
+
+/* The RDS private data of a CM REQ or REP, "pd". */
+enum {
+	P_FAMILY, P_SADDR, P_DADDR, P_MAJOR, P_MINOR, P_MINOR_MASK, P_TOS,
+	P_RESERVED1, P_RESERVED2, P_ACK_SEQ, P_CREDIT, P_PAD, P_EXTRA, P__N
+};
+
+static const struct out_field pd_fields[P__N] = {
+	[P_FAMILY] = F("family", OUT_U64, 1),
+	[P_SADDR] = F("saddr", OUT_STR, 1),
+	[P_DADDR] = F("daddr", OUT_STR, 1),
+	[P_MAJOR] = F("major", OUT_U64, 1),
+	[P_MINOR] = F("minor", OUT_U64, 1),
+	[P_MINOR_MASK] = F("minor_mask", OUT_HEX, 1, .digits = 4),
+	[P_TOS] = F("tos", OUT_U64, 1),
+	[P_RESERVED1] = F("reserved1", OUT_U64, 2),
+	[P_RESERVED2] = F("reserved2", OUT_U64, 2),
+	[P_ACK_SEQ] = F("ack_seq", OUT_U64, 1),
+	[P_CREDIT] = F("credit", OUT_U64, 1),
+	[P_PAD] = F("pad", OUT_BYTES, 2),
+	[P_EXTRA] = F("extra", OUT_U64, 2),
+};
+static const struct out_group pd_group = OUT_GROUP("pd", pd_fields);
+
+enum {
+	CM_CM = C__N, CM_ATTR_ID, CM_BASE_VERSION, CM_MGMT_CLASS, CM_CLASS_VERSION,
+	CM_METHOD, CM_STATUS, CM_TID, CM_ATTR_MOD, CM_LOCAL_COMM_ID,
+	CM_REMOTE_COMM_ID, CM_SERVICE_ID, CM_LOCAL_QPN, CM_STARTING_PSN,
+	CM_REMOTE_QPN, CM_REJ_REASON, CM_REJ_MSG, CM_PRIVATE_LEN, CM_CMA_VERSION,
+	CM_CMA_IP_VERSION, CM_CMA_PORT, CM_CMA_SRC, CM_CMA_DST, CM_PD, CM_VERSION,
+	CM_RULES, CM_HEX, CM__N
+};
+
+static const struct out_field cm_fields[CM__N] = {
+	COMMON_FIELDS,
+	[CM_CM] = F("cm", OUT_STR, 0, .names = wire_ibcm_attr_toks),
+	[CM_ATTR_ID] = F("attr_id", OUT_HEX, 1, .digits = 4, .names = wire_ibcm_attr_toks),
+	[CM_BASE_VERSION] = F("base_version", OUT_U64, 2),
+	[CM_MGMT_CLASS] = F("mgmt_class", OUT_HEX, 2, .digits = 2),
+	[CM_CLASS_VERSION] = F("class_version", OUT_U64, 2),
+	[CM_METHOD] = F("method", OUT_HEX, 2, .digits = 2),
+	[CM_STATUS] = F("status", OUT_HEX, 2, .digits = 4),
+	[CM_TID] = F("tid", OUT_HEX, 2, .digits = 16),
+	[CM_ATTR_MOD] = F("attr_mod", OUT_HEX, 2, .digits = 8),
+	[CM_LOCAL_COMM_ID] = F("local_comm_id", OUT_HEX, 1, .digits = 8),
+	[CM_REMOTE_COMM_ID] = F("remote_comm_id", OUT_HEX, 1, .digits = 8),
+	[CM_SERVICE_ID] = F("service_id", OUT_HEX, 1, .digits = 16),
+	[CM_LOCAL_QPN] = F("local_qpn", OUT_HEX, 1, .digits = 6),
+	[CM_STARTING_PSN] = F("starting_psn", OUT_HEX, 1, .digits = 6),
+	[CM_REMOTE_QPN] = F("remote_qpn", OUT_HEX, 1, .digits = 6),
+	[CM_REJ_REASON] = F("rej_reason", OUT_ENUM, 1, .style = OUT_NAME_PAREN,
+			    .names = rej_reason_toks),
+	[CM_REJ_MSG] = F("rej_msg", OUT_ENUM, 1, .names = rej_msg_toks,
+			 .unknown = rej_msg_other),
+	[CM_PRIVATE_LEN] = F("private_len", OUT_U64, 1),
+	[CM_CMA_VERSION] = F("cma_version", OUT_U64, 1),
+	[CM_CMA_IP_VERSION] = F("cma_ip_version", OUT_U64, 1),
+	[CM_CMA_PORT] = F("cma_port", OUT_U64, 1),
+	[CM_CMA_SRC] = F("cma_src", OUT_STR, 1),
+	[CM_CMA_DST] = F("cma_dst", OUT_STR, 1),
+	[CM_PD] = F("pd", OUT_OBJECT, 1, .sub = &pd_group),
+	[CM_VERSION] = F("version", OUT_STR, 1),
+	TAIL_FIELDS(CM_RULES, CM_HEX),
+};
+
+/* A path record of a netlink response, an element of "path_records". */
+enum { PR_FLAGS, PR_RESERVED, PR_REC, PR__N };
+
+static const struct out_field path_fields[PR__N] = {
+	[PR_FLAGS] = F("flags", OUT_HEX, 2, .digits = 8),
+	[PR_RESERVED] = F("reserved", OUT_U64, 2),
+	[PR_REC] = F("rec", OUT_BYTES, 2),
+};
+static const struct out_group path_group = OUT_GROUP("path_record", path_fields);
+
+enum {
+	NL_CLIENT = C__N, NL_OP, NL_OP_NAME, NL_NL_LEN, NL_NL_TYPE, NL_NL_FLAGS,
+	NL_SEQ, NL_PID, NL_REQUEST, NL_ERROR, NL_DEV, NL_PORT, NL_PATH_USE,
+	NL_RESOLVE_PAD, NL_IFINDEX, NL_ATTRS, NL_MANDATORY, NL_TIMEOUT,
+	NL_SERVICE_ID, NL_DGID, NL_SGID, NL_TCLASS, NL_PKEY, NL_QOS_CLASS,
+	NL_IPV4, NL_IPV6, NL_PATHS, NL_PATH_RECORDS, NL_RULES, NL_HEX, NL__N
+};
+
+static const struct out_field nl_fields[NL__N] = {
+	COMMON_FIELDS,
+	[NL_CLIENT] = F("client", OUT_U64, 1),
+	[NL_OP] = F("op", OUT_ENUM, 1, .names = wire_nl_op_toks),
+	[NL_OP_NAME] = F("op_name", OUT_STR, 0, .names = wire_nl_op_toks),
+	[NL_NL_LEN] = F("nl_len", OUT_U64, 1),
+	[NL_NL_TYPE] = F("nl_type", OUT_HEX, 1, .digits = 4),
+	[NL_NL_FLAGS] = F("nl_flags", OUT_HEX, 1, .digits = 4),
+	[NL_SEQ] = F("seq", OUT_U64, 1),
+	[NL_PID] = F("pid", OUT_U64, 1),
+	[NL_REQUEST] = F("request", OUT_BOOL, 1),
+	[NL_ERROR] = F("error", OUT_BOOL, 1),
+	[NL_DEV] = F("dev", OUT_STR, 1),
+	[NL_PORT] = F("port", OUT_U64, 1),
+	[NL_PATH_USE] = F("path_use", OUT_U64, 1),
+	[NL_RESOLVE_PAD] = F("resolve_pad", OUT_BYTES, 2),
+	[NL_IFINDEX] = F("ifindex", OUT_U64, 1),
+	[NL_ATTRS] = F("attrs", OUT_ARRAY, 1, .sep = ',', .names = wire_nl_attr_toks),
+	[NL_MANDATORY] = F("mandatory", OUT_ARRAY, 1, .sep = ',', .names = wire_nl_attr_toks),
+	[NL_TIMEOUT] = F("timeout", OUT_U64, 1),
+	[NL_SERVICE_ID] = F("service_id", OUT_HEX, 1, .digits = 16),
+	[NL_DGID] = F("dgid", OUT_STR, 1),
+	[NL_SGID] = F("sgid", OUT_STR, 1),
+	[NL_TCLASS] = F("tclass", OUT_U64, 1),
+	[NL_PKEY] = F("pkey", OUT_HEX, 1, .digits = 4),
+	[NL_QOS_CLASS] = F("qos_class", OUT_U64, 1),
+	[NL_IPV4] = F("ipv4", OUT_STR, 1),
+	[NL_IPV6] = F("ipv6", OUT_STR, 1),
+	[NL_PATHS] = F("paths", OUT_U64, 1),
+	[NL_PATH_RECORDS] = F("path_records", OUT_ARRAY, 2, .sub = &path_group),
+	TAIL_FIELDS(NL_RULES, NL_HEX),
+};
+
+enum { B_LAYER = C__N, B_ERROR, B_ERR, B_RULES, B_HEX, B__N };
+
+static const struct out_field bad_fields[B__N] = {
+	COMMON_FIELDS,
+	[B_LAYER] = F("layer", OUT_STR, 1),
+	[B_ERROR] = F("error", OUT_QUOTED, 1),
+	[B_ERR] = F("err", OUT_I64, 1),
+	TAIL_FIELDS(B_RULES, B_HEX),
+};
+
+#undef F
+
+static const struct out_group rec_groups[] = {
+	[DUMP_REC_MSG] = OUT_GROUP("msg", msg_fields),
+	[DUMP_REC_NOTE] = OUT_GROUP("note", note_fields),
+	[DUMP_REC_CM] = OUT_GROUP("cm", cm_fields),
+	[DUMP_REC_NL] = OUT_GROUP("nl", nl_fields),
+	[DUMP_REC_BAD] = OUT_GROUP("bad", bad_fields),
+};
+
+const struct out_group *dump_rec_fields(enum dump_rec_type t)
+{
+	if ((unsigned)t >= sizeof(rec_groups) / sizeof(rec_groups[0]) || !rec_groups[t].f)
+		return NULL;
+	return &rec_groups[t];
+}
+
+/* An address, or JSON null and text "?" for a family that is neither. */
+static void f_addr(struct out *o, unsigned id, int family, const uint8_t *a)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	out_str(o, id, family == 4 || family == 6 ? addr_str(buf, family, a) : NULL);
+}
+
+/* The attributes of |which|, by name (or number). */
+static void nl_attrs(struct out *o, unsigned id, const bool *which)
+{
+	out_arr_open(o, id);
+	for (unsigned i = 0; i < WIRE_NL_LS_ATTR_MAX; i++)
+		if (which[i])
+			out_elem_name(o, i);
+	out_close(o);
 }
 
 /* ------------------------------------------------------------------------
  * One line
  */
 
-static void sb_flags(struct sb *s, uint8_t flags)
+/* A known extension's values, the same in the one line and -v; the one
+ * line says the RDMA_BYTES direction in words. Return: false for a type
+ * with no values. */
+static bool ext_values(struct out *o, const struct wire_ext *e)
 {
-	bool first = true;
-
-	sb_putc(s, '[');
-	for (unsigned i = 0; i < 8; i++) {
-		uint8_t bit = (uint8_t)(1u << i);
-		const char *name;
-
-		if (!(flags & bit))
-			continue;
-		if (!first)
-			sb_putc(s, '|');
-		first = false;
-		name = wire_flag_name(bit);
-		if (name)
-			sb_puts(s, name);
-		else
-			sb_hex(s, bit, 2);
+	switch (e->type) {
+	case WIRE_EXT_VERSION:
+		out_hex(o, X_VERSION, e->u.version);
+		return true;
+	case WIRE_EXT_RDMA:
+		out_hex(o, X_RKEY, e->u.rdma_rkey);
+		return true;
+	case WIRE_EXT_RDMA_DEST:
+		out_hex(o, X_RKEY, e->u.rdma_dest.rkey);
+		out_u64(o, X_RDMA_OFFSET, e->u.rdma_dest.offset);
+		return true;
+	case WIRE_EXT_RDMA_BYTES:
+		out_u64(o, X_RDMA_BYTES, e->u.rdma_bytes.bytes);
+		if (!o->line) {
+			out_hex(o, X_RFLAGS, e->u.rdma_bytes.rflags);
+			return true;
+		}
+		if (e->u.rdma_bytes.rflags & WIRE_RDMA_WR_BYTES)
+			out_puts(o, " write");
+		if (e->u.rdma_bytes.rflags & WIRE_RDMA_RD_BYTES)
+			out_puts(o, " read");
+		return true;
+	case WIRE_EXT_NPATHS:
+		out_u64(o, X_NPATHS, e->u.npaths);
+		return true;
+	case WIRE_EXT_GEN_NUM:
+		out_hex(o, X_GEN_NUM, e->u.gen_num);
+		return true;
+	case WIRE_EXT_CAP_BITS:
+		out_hex(o, X_CAP_BITS, e->u.cap_bits);
+		return true;
+	case WIRE_EXT_SPORT_IDX:
+		out_u64(o, X_SPORT_IDX, e->u.sport_idx);
+		return true;
+	default:
+		return false;
 	}
-	sb_putc(s, ']');
 }
 
 /* Known extensions' values, in the order they sit in the header. */
-static void line_exts(struct sb *s, const struct wire_exts *x)
+static void line_exts(struct out *s, const struct wire_exts *x)
 {
+	out_arr_open(s, M_EXT);
 	for (unsigned i = 0; i < x->count; i++) {
 		const struct wire_ext *e = &x->e[i];
 
 		if (!e->known)
 			continue;
-		switch (e->type) {
-		case WIRE_EXT_VERSION:
-			sb_puts(s, " version ");
-			sb_hex(s, e->u.version, 8);
-			break;
-		case WIRE_EXT_RDMA:
-			sb_puts(s, " rkey ");
-			sb_hex(s, e->u.rdma_rkey, 8);
-			break;
-		case WIRE_EXT_RDMA_DEST:
-			sb_puts(s, " rkey ");
-			sb_hex(s, e->u.rdma_dest.rkey, 8);
-			sb_puts(s, " rdma_offset ");
-			sb_u64(s, e->u.rdma_dest.offset);
-			break;
-		case WIRE_EXT_RDMA_BYTES:
-			sb_puts(s, " rdma_bytes ");
-			sb_u64(s, e->u.rdma_bytes.bytes);
-			if (e->u.rdma_bytes.rflags & WIRE_RDMA_WR_BYTES)
-				sb_puts(s, " write");
-			if (e->u.rdma_bytes.rflags & WIRE_RDMA_RD_BYTES)
-				sb_puts(s, " read");
-			break;
-		case WIRE_EXT_NPATHS:
-			sb_puts(s, " npaths ");
-			sb_u64(s, e->u.npaths);
-			break;
-		case WIRE_EXT_GEN_NUM:
-			sb_puts(s, " gen_num ");
-			sb_hex(s, e->u.gen_num, 8);
-			break;
-		case WIRE_EXT_CAP_BITS:
-			sb_puts(s, " cap_bits ");
-			sb_hex(s, e->u.cap_bits, 8);
-			break;
-		case WIRE_EXT_SPORT_IDX:
-			sb_puts(s, " sport_idx ");
-			sb_u64(s, e->u.sport_idx);
-			break;
-		default:
-			sb_puts(s, " ext ");
-			sb_u64(s, e->type);
-			break;
+		out_elem_obj(s);
+		if (!ext_values(s, e)) {
+			out_puts(s, " ext ");
+			out_put_u64(s, e->type);
 		}
+		out_close(s);
 	}
+	out_close(s);
 }
 
 static const struct wire_cong_map zero_map;
@@ -520,209 +676,201 @@ static const struct wire_cong_map *cong_old(const struct dump_msg *m)
 	return m->cong_prev ? m->cong_prev : &zero_map;
 }
 
-static void sb_range(struct sb *s, const struct wire_port_range *pr)
+static void put_range(struct out *s, const struct wire_port_range *pr)
 {
-	sb_u64(s, pr->first);
+	out_put_u64(s, pr->first);
 	if (pr->last != pr->first) {
-		sb_putc(s, '-');
-		sb_u64(s, pr->last);
+		out_putc(s, '-');
+		out_put_u64(s, pr->last);
 	}
 }
 
-static void line_cong(struct sb *s, const struct dump_msg *m)
+static void line_cong(struct out *s, const struct dump_msg *m)
 {
 	struct wire_port_range pr;
 	uint32_t pos = 0;
 	size_t n = 0;
 
-	sb_puts(s, ": ");
+	out_puts(s, ": ");
 	if (!m->cong_cur) {
-		sb_puts(s, m->hdr.len == WIRE_CONG_MAP_BYTES ? "map not captured" : "not a map");
+		out_puts(s, m->hdr.len == WIRE_CONG_MAP_BYTES ? "map not captured" : "not a map");
 		return;
 	}
 	while (wire_cong_diff_next(cong_old(m), m->cong_cur, &pos, &pr)) {
 		if (n < DUMP_CONG_RANGES_MAX) {
-			sb_puts(s, n ? ", " : "ports ");
-			sb_range(s, &pr);
-			sb_puts(s, pr.congested ? " congested" : " free");
+			out_puts(s, n ? ", " : "ports ");
+			put_range(s, &pr);
+			out_puts(s, pr.congested ? " congested" : " free");
 		}
 		n++;
 	}
 	if (!n) {
 		/* a first map is news even when it holds nothing */
-		sb_puts(s, m->cong_prev ? "no change" : "all ports free");
+		out_puts(s, m->cong_prev ? "no change" : "all ports free");
 	} else if (n > DUMP_CONG_RANGES_MAX) {
-		sb_puts(s, " ... (");
-		sb_u64(s, n - DUMP_CONG_RANGES_MAX);
-		sb_puts(s, " more)");
+		out_puts(s, " ... (");
+		out_put_u64(s, n - DUMP_CONG_RANGES_MAX);
+		out_puts(s, " more)");
 	}
 }
 
-static void line_msg(struct sb *s, const struct dump_rec *r)
+static void line_msg(struct out *s, const struct dump_rec *r)
 {
 	const struct dump_msg *m = &r->u.msg;
 	const struct wire_hdr *h = &m->hdr;
 
-	sb_puts(s, wire_kind_name(m->kind));
+	out_puts(s, wire_kind_name(m->kind));
 	if (m->kind == WIRE_KIND_ACK) {
-		sb_putc(s, ' ');
-		sb_u64(s, h->ack);
-		sb_puts(s, " credit ");
-		sb_u64(s, h->credit);
+		out_putc(s, ' ');
+		out_put_u64(s, h->ack);
+		out_puts(s, " credit ");
+		out_put_u64(s, h->credit);
 	} else {
 		if (m->kind != WIRE_KIND_CONG) {
-			sb_putc(s, ' ');
-			sb_u64(s, h->sport);
-			sb_puts(s, " > ");
-			sb_u64(s, h->dport);
+			out_putc(s, ' ');
+			out_put_u64(s, h->sport);
+			out_puts(s, " > ");
+			out_put_u64(s, h->dport);
 		}
-		sb_puts(s, " seq ");
-		sb_u64(s, h->seq);
-		sb_puts(s, " len ");
-		sb_u64(s, h->len);
+		out_u64(s, M_SEQ, h->seq);
+		out_u64(s, M_LEN, h->len);
 	}
 	/* a map is exactly CONG_BITMAP: nothing to say; anything else shows */
 	if (h->flags && m->kind != WIRE_KIND_CONG) {
-		sb_putc(s, ' ');
-		sb_flags(s, h->flags);
+		out_putc(s, ' ');
+		out_put_flags(s, wire_flag_toks, h->flags, 2);
 	}
-	if (r->xp == DUMP_XP_IB && m->frags > 1) {
-		sb_puts(s, " frags ");
-		sb_u64(s, m->frags);
-	}
+	if (r->xp == DUMP_XP_IB && m->frags > 1)
+		out_u64(s, M_FRAGS, m->frags);
 	if (m->kind != WIRE_KIND_ACK) {
-		if (h->ack) {
-			sb_puts(s, " ack ");
-			sb_u64(s, h->ack);
-		}
-		if (h->credit) {
-			sb_puts(s, " credit ");
-			sb_u64(s, h->credit);
-		}
+		if (h->ack)
+			out_u64(s, M_ACK, h->ack);
+		if (h->credit)
+			out_u64(s, M_CREDIT, h->credit);
 	}
 	line_exts(s, &m->exts);
 	switch (m->seq) {
 	case DUMP_SEQ_DUP:
-		sb_puts(s, " dup (a kernel drops it)");
+		out_puts(s, " dup (a kernel drops it)");
 		break;
 	case DUMP_SEQ_SKIP:
-		sb_puts(s, " skip ");
-		sb_u64(s, h->seq - m->seq_expected);
+		out_puts(s, " skip ");
+		out_put_u64(s, h->seq - m->seq_expected);
 		break;
 	case DUMP_SEQ_BACK:
-		sb_puts(s, " back from ");
-		sb_u64(s, m->seq_expected);
+		out_puts(s, " back from ");
+		out_put_u64(s, m->seq_expected);
 		break;
 	default:
 		break;
 	}
 	if (m->again)
-		sb_puts(s, " again (delivered twice)");
+		out_puts(s, " again (delivered twice)");
 	if (m->gen_changed) {
-		sb_puts(s, " gen_num changed ");
-		sb_hex(s, m->gen_prev, 8);
-		sb_puts(s, " -> ");
-		sb_hex(s, m->exts.gen_num, 8);
+		out_puts(s, " gen_num changed ");
+		out_put_hex(s, m->gen_prev, 8);
+		out_puts(s, " -> ");
+		out_put_hex(s, m->exts.gen_num, 8);
 	}
 	if (m->incomplete)
-		sb_puts(s, " incomplete");
+		out_puts(s, " incomplete");
 	if (m->kind == WIRE_KIND_CONG)
 		line_cong(s, m);
 }
 
-static void line_note(struct sb *s, const struct dump_rec *r)
+static void line_note(struct out *s, const struct dump_rec *r)
 {
 	const struct dump_note_rec *n = &r->u.note;
 
 	switch (n->what) {
 	case DUMP_NOTE_SYN:
-		sb_puts(s, "tcp syn");
+		out_puts(s, "tcp syn");
 		return;
 	case DUMP_NOTE_FIN:
-		sb_puts(s, "tcp fin");
+		out_puts(s, "tcp fin");
 		return;
 	case DUMP_NOTE_RST:
-		sb_puts(s, "tcp rst");
+		out_puts(s, "tcp rst");
 		return;
 	case DUMP_NOTE_REOPEN:
-		sb_puts(s, "tcp reopen");
+		out_puts(s, "tcp reopen");
 		return;
 	case DUMP_NOTE_MIDSTREAM:
-		sb_puts(s, "midstream");
+		out_puts(s, "midstream");
 		return;
 	case DUMP_NOTE_GAP:
-		sb_puts(s, "gap ");
+		out_puts(s, "gap ");
 		break;
 	case DUMP_NOTE_TRUNC:
-		sb_puts(s, "trunc ");
+		out_puts(s, "trunc ");
 		break;
 	case DUMP_NOTE_RESYNC:
-		sb_puts(s, "resync skipped ");
+		out_puts(s, "resync skipped ");
 		break;
 	case DUMP_NOTE_RETRANS:
-		sb_puts(s, "retrans ");
+		out_puts(s, "retrans ");
 		break;
 	case DUMP_NOTE_CONFLICT:
-		sb_puts(s, "conflict ");
+		out_puts(s, "conflict ");
 		break;
 	case DUMP_NOTE_AFTER_FIN:
-		sb_puts(s, "after fin ");
+		out_puts(s, "after fin ");
 		break;
 	case DUMP_NOTE_IGNORED:
-		sb_puts(s, "ignored ");
-		sb_u64(s, n->len);
-		sb_puts(s, " bytes at seq ");
-		sb_u64(s, n->aux);
+		out_puts(s, "ignored ");
+		out_put_u64(s, n->len);
+		out_puts(s, " bytes at seq ");
+		out_put_u64(s, n->aux);
 		return;
 	case DUMP_NOTE_PARTIAL:
-		sb_puts(s, "partial message: ");
-		sb_u64(s, n->len);
-		sb_puts(s, " of ");
-		sb_u64(s, n->aux);
+		out_puts(s, "partial message: ");
+		out_put_u64(s, n->len);
+		out_puts(s, " of ");
+		out_put_u64(s, n->aux);
 		break;
 	case DUMP_NOTE_DESYNC:
-		sb_puts(s, "desync: h_len ");
-		sb_u64(s, n->len);
-		sb_puts(s, " above limit");
+		out_puts(s, "desync: h_len ");
+		out_put_u64(s, n->len);
+		out_puts(s, " above limit");
 		return;
 	case DUMP_NOTE_PSN_GAP:
-		sb_puts(s, "psn gap ");
-		sb_u64(s, n->len);
-		sb_puts(s, " packets before ");
-		sb_hex(s, n->aux, 6);
+		out_puts(s, "psn gap ");
+		out_put_u64(s, n->len);
+		out_puts(s, " packets before ");
+		out_put_hex(s, n->aux, 6);
 		return;
 	case DUMP_NOTE_PSN_DUP:
-		sb_puts(s, "psn dup ");
-		sb_hex(s, n->aux, 6);
+		out_puts(s, "psn dup ");
+		out_put_hex(s, n->aux, 6);
 		return;
 	case DUMP_NOTE_FRAG_ERR:
-		sb_puts(s, "fragments do not reassemble");
+		out_puts(s, "fragments do not reassemble");
 		return;
 	case DUMP_NOTE_PATH_REFUSED:
-		sb_puts(s, "path refused (no free slot)");
+		out_puts(s, "path refused (no free slot)");
 		return;
 	case DUMP_NOTE_LARGER:
-		sb_puts(s, "opened by the larger address");
+		out_puts(s, "opened by the larger address");
 		return;
 	default:
-		sb_puts(s, "note ");
-		sb_u64(s, (uint64_t)n->what);
+		out_puts(s, "note ");
+		out_put_u64(s, (uint64_t)n->what);
 		return;
 	}
 	if (n->what != DUMP_NOTE_PARTIAL)
-		sb_u64(s, n->len);
-	sb_puts(s, " bytes");
+		out_put_u64(s, n->len);
+	out_puts(s, " bytes");
 }
 
-static void sb_version(struct sb *s, uint16_t v)
+static void put_version(struct out *s, uint16_t v)
 {
 	if (!v) {
-		sb_puts(s, "reject");
+		out_puts(s, "reject");
 		return;
 	}
-	sb_u64(s, v >> 8);
-	sb_putc(s, '.');
-	sb_u64(s, v & 0xff);
+	out_put_u64(s, v >> 8);
+	out_putc(s, '.');
+	out_put_u64(s, v & 0xff);
 }
 
 static bool cm_has_version(const struct wire_ibcm *cm)
@@ -730,646 +878,647 @@ static bool cm_has_version(const struct wire_ibcm *cm)
 	return cm->attr_id == WIRE_IBCM_REQ || cm->attr_id == WIRE_IBCM_REP;
 }
 
-static void line_cm(struct sb *s, const struct dump_rec *r)
+static void line_cm(struct out *s, const struct dump_rec *r)
 {
 	const struct dump_cm_rec *c = &r->u.cm;
 	const struct wire_ibcm *cm = c->cm;
 	const char *name;
 
-	sb_puts(s, "cm ");
+	out_puts(s, "cm ");
 	if (!cm) {
-		sb_puts(s, "?");
+		out_puts(s, "?");
 		return;
 	}
 	name = wire_ibcm_attr_name(cm->attr_id);
 	if (name) {
-		sb_puts(s, name);
+		out_puts(s, name);
 	} else {
-		sb_puts(s, "attr ");
-		sb_hex(s, cm->attr_id, 4);
+		out_puts(s, "attr ");
+		out_put_hex(s, cm->attr_id, 4);
 	}
 	switch (cm->attr_id) {
 	case WIRE_IBCM_REQ:
-		sb_puts(s, " service ");
-		sb_hex(s, cm->service_id, 16);
+		out_puts(s, " service ");
+		out_put_hex(s, cm->service_id, 16);
 		__attribute__((fallthrough));
 	case WIRE_IBCM_REP:
-		sb_puts(s, " qpn ");
-		sb_hex(s, cm->local_qpn, 6);
-		sb_puts(s, " psn ");
-		sb_hex(s, cm->starting_psn, 6);
+		out_puts(s, " qpn ");
+		out_put_hex(s, cm->local_qpn, 6);
+		out_puts(s, " psn ");
+		out_put_hex(s, cm->starting_psn, 6);
 		break;
 	case WIRE_IBCM_REJ:
-		sb_puts(s, " reason ");
-		sb_u64(s, cm->rej_reason);
-		name = rej_reason_name(cm->rej_reason);
+		out_puts(s, " reason ");
+		out_put_u64(s, cm->rej_reason);
+		name = wire_tok_name(rej_reason_toks, cm->rej_reason);
 		if (name) {
-			sb_puts(s, " (");
-			sb_puts(s, name);
-			sb_putc(s, ')');
+			out_puts(s, " (");
+			out_puts(s, name);
+			out_putc(s, ')');
 		}
-		sb_puts(s, " msg ");
-		sb_puts(s, rej_msg_name(cm->rej_msg));
+		out_puts(s, " msg ");
+		out_puts(s, wire_tok_str(rej_msg_toks, cm->rej_msg, rej_msg_other));
 		break;
 	case WIRE_IBCM_DREQ:
-		sb_puts(s, " qpn ");
-		sb_hex(s, cm->remote_qpn, 6);
+		out_puts(s, " qpn ");
+		out_put_hex(s, cm->remote_qpn, 6);
 		break;
 	default:
 		break;
 	}
 	if (c->pd) {
-		sb_puts(s, " rds ");
-		sb_u64(s, c->pd->major);
-		sb_putc(s, '.');
-		sb_u64(s, c->pd->minor);
-		sb_puts(s, " mask ");
-		sb_hex(s, c->pd->minor_mask, 4);
-		sb_puts(s, " credit ");
-		sb_u64(s, c->pd->credit);
+		out_puts(s, " rds ");
+		out_put_u64(s, c->pd->major);
+		out_putc(s, '.');
+		out_put_u64(s, c->pd->minor);
+		out_puts(s, " mask ");
+		out_put_hex(s, c->pd->minor_mask, 4);
+		out_puts(s, " credit ");
+		out_put_u64(s, c->pd->credit);
 	}
 	if (cm_has_version(cm)) {
-		sb_puts(s, " -> ");
-		sb_version(s, c->version);
+		out_puts(s, " -> ");
+		put_version(s, c->version);
 	}
 }
 
-static void sb_dev(struct sb *s, const struct wire_nl_ls *nl)
-{
-	char buf[WIRE_NL_DEVICE_NAME_MAX * 4 + 1];
-
-	esc_str(buf, sizeof(buf), nl->device_name, WIRE_NL_DEVICE_NAME_MAX);
-	sb_puts(s, buf[0] ? buf : "\"\"");
-}
-
-/* Present attributes, comma-joined, by name (or number). */
-static void sb_nl_attrs(struct sb *s, const struct wire_nl_ls *nl, const bool *which)
-{
-	bool first = true;
-
-	for (unsigned i = 0; i < WIRE_NL_LS_ATTR_MAX; i++) {
-		const char *name;
-
-		if (!which[i])
-			continue;
-		if (!first)
-			sb_putc(s, ',');
-		first = false;
-		name = wire_nl_attr_name(i);
-		if (name)
-			sb_puts(s, name);
-		else
-			sb_u64(s, i);
-	}
-}
-
-static void line_nl(struct sb *s, const struct dump_rec *r)
+static void line_nl(struct out *s, const struct dump_rec *r)
 {
 	const struct wire_nl_ls *nl = r->u.nl;
 	const char *op;
-	char buf[INET6_ADDRSTRLEN];
 
 	if (!nl) {
-		sb_puts(s, "ls ?");
+		out_puts(s, "ls ?");
 		return;
 	}
+	op = nl->client == WIRE_NL_CLIENT_LS ? wire_nl_op_name(nl->op) : NULL;
 	if (nl->client != WIRE_NL_CLIENT_LS) {
-		sb_puts(s, "nl client ");
-		sb_u64(s, nl->client);
-		sb_puts(s, " op ");
-		sb_u64(s, nl->op);
+		out_puts(s, "nl");
+		out_u64(s, NL_CLIENT, nl->client);
 	} else {
-		sb_puts(s, "ls ");
-		op = wire_nl_op_name(nl->op);
-		if (op) {
-			sb_puts(s, op);
-		} else {
-			sb_puts(s, "op ");
-			sb_u64(s, nl->op);
-		}
+		out_puts(s, "ls");
 	}
-	sb_puts(s, nl->is_request ? " request" : " response");
-	sb_puts(s, " seq ");
-	sb_u64(s, nl->nl_seq);
-	sb_puts(s, " pid ");
-	sb_u64(s, nl->nl_pid);
+	if (op) {
+		out_putc(s, ' ');
+		out_puts(s, op);
+	} else {
+		out_u64(s, NL_OP, nl->op);
+	}
+	out_puts(s, nl->is_request ? " request" : " response");
+	out_u64(s, NL_SEQ, nl->nl_seq);
+	out_u64(s, NL_PID, nl->nl_pid);
 	if (nl->is_err)
-		sb_puts(s, " error");
+		out_puts(s, " error");
 	if (nl->has_resolve_hdr) {
-		sb_puts(s, " dev ");
-		sb_dev(s, nl);
-		sb_puts(s, " port ");
-		sb_u64(s, nl->port_num);
-	}
-	if (nl->has_ip_resolve_hdr) {
-		sb_puts(s, " ifindex ");
-		sb_u64(s, nl->ifindex);
-	}
-	if (nl->present[WIRE_NL_LS_TIMEOUT]) {
-		sb_puts(s, " timeout ");
-		sb_u64(s, nl->timeout);
-	}
-	if (nl->present[WIRE_NL_LS_IPV4]) {
-		sb_puts(s, " ipv4 ");
-		sb_addr(s, 4, nl->ipv4);
-	}
-	if (nl->present[WIRE_NL_LS_IPV6]) {
-		sb_puts(s, " ipv6 ");
-		sb_addr(s, 6, nl->ipv6);
-	}
-	if (nl->is_request) {
-		bool any = false;
+		char buf[WIRE_NL_DEVICE_NAME_MAX * 4 + 1];
 
-		for (unsigned i = 0; i < WIRE_NL_LS_ATTR_MAX; i++)
-			any |= nl->present[i];
-		if (any) {
-			sb_puts(s, " attrs ");
-			sb_nl_attrs(s, nl, nl->present);
-		}
+		esc_str(buf, sizeof(buf), nl->device_name, WIRE_NL_DEVICE_NAME_MAX);
+		out_str(s, NL_DEV, buf);
+		out_u64(s, NL_PORT, nl->port_num);
+	}
+	if (nl->has_ip_resolve_hdr)
+		out_u64(s, NL_IFINDEX, nl->ifindex);
+	if (nl->present[WIRE_NL_LS_TIMEOUT])
+		out_u64(s, NL_TIMEOUT, nl->timeout);
+	if (nl->present[WIRE_NL_LS_IPV4])
+		f_addr(s, NL_IPV4, 4, nl->ipv4);
+	if (nl->present[WIRE_NL_LS_IPV6])
+		f_addr(s, NL_IPV6, 6, nl->ipv6);
+	if (nl->is_request) {
+		nl_attrs(s, NL_ATTRS, nl->present);
 	} else {
-		if (nl->present[WIRE_NL_LS_PATH_RECORD]) {
-			sb_puts(s, " paths ");
-			sb_u64(s, nl->npaths);
-		}
-		if (nl->present[WIRE_NL_LS_DGID]) {
-			sb_puts(s, " dgid ");
-			sb_puts(s, addr_str(buf, 6, nl->dgid));
-		}
+		if (nl->present[WIRE_NL_LS_PATH_RECORD])
+			out_u64(s, NL_PATHS, nl->npaths);
+		if (nl->present[WIRE_NL_LS_DGID])
+			f_addr(s, NL_DGID, 6, nl->dgid);
 	}
 }
 
-static void line_bad(struct sb *s, const struct dump_rec *r)
+static void line_bad(struct out *s, const struct dump_rec *r)
 {
-	sb_puts(s, r->u.bad.layer ? r->u.bad.layer : "?");
-	sb_puts(s, ": ");
-	sb_puts(s, wire_strerror(r->u.bad.err));
+	out_puts(s, r->u.bad.layer ? r->u.bad.layer : "?");
+	out_puts(s, ": ");
+	out_puts(s, wire_strerror(r->u.bad.err));
 }
 
 /* ------------------------------------------------------------------------
- * Field lines (-v, -vv): "    label value, label value", labels = JSON keys
+ * Field lines (-v, -vv) and JSON: a call per field, in text order
  */
 
-struct fl {
-	struct sb *s;
-	bool open;
-};
-
-static void fl_key(struct fl *l, const char *key)
+static void rec_common(struct out *o, const struct dump_rec *r)
 {
-	if (!l->open) {
-		sb_puts(l->s, "    ");
-		l->open = true;
-	} else {
-		sb_puts(l->s, ", ");
+	int64_t ns;
+	bool ok = ts_ns(r, &ns);
+
+	if (out_is_json(o)) {
+		time_t t = (time_t)r->ts_sec;
+		struct tm tm;
+		char iso[64];
+
+		out_str(o, C_TYPE, wire_tok_str(rec_type_toks, r->type, "?"));
+		if (gmtime_r(&t, &tm)) {
+			snprintf(iso, sizeof(iso), "%04d-%02d-%02dT%02d:%02d:%02d.%09uZ",
+				 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+				 tm.tm_min, tm.tm_sec, (unsigned)r->ts_nsec);
+			out_str(o, C_TS, iso);
+		} else {
+			out_null(o, C_TS);
+		}
+		out_str(o, C_XPORT, dump_xport_name(r->xp));
+		f_addr(o, C_SRC, r->src.family, r->src.addr);
+		if (r->src.family == 4 || r->src.family == 6)
+			out_u64(o, C_SPORT, r->src.port);
+		else
+			out_null(o, C_SPORT);
+		f_addr(o, C_DST, r->dst.family, r->dst.addr);
+		if (r->dst.family == 4 || r->dst.family == 6)
+			out_u64(o, C_DPORT, r->dst.port);
+		else
+			out_null(o, C_DPORT);
 	}
-	sb_puts(l->s, key);
-	sb_putc(l->s, ' ');
+	out_u64(o, C_FRAME, r->frame);
+	if (r->conn >= 0) {
+		out_i64(o, C_CONN, r->conn);
+		out_i64(o, C_DIR, r->dir);
+	} else {
+		out_null(o, C_CONN);
+		out_null(o, C_DIR);
+	}
+	if (r->path >= 0)
+		out_i64(o, C_PATH, r->path);
+	else
+		out_null(o, C_PATH);
+	if (r->xp == DUMP_XP_TCP && r->type != DUMP_REC_BAD)
+		out_u64(o, C_OFFSET, r->offset);
+	else
+		out_null(o, C_OFFSET);
+	if (r->xp == DUMP_XP_IB && r->type != DUMP_REC_BAD)
+		out_hex(o, C_QPN, r->qpn);
+	else
+		out_null(o, C_QPN);
+	out_eol(o);
+	if (ok)
+		out_i64(o, C_TS_NS, ns);
+	else
+		out_null(o, C_TS_NS);
+	out_u64(o, C_PKT_LEN, r->pkt_len);
+	out_u64(o, C_PKT_CAPLEN, r->pkt_caplen);
+	out_eol(o);
 }
 
-static void fl_end(struct fl *l)
-{
-	if (l->open)
-		sb_putc(l->s, '\n');
-	l->open = false;
-}
-
-static void fl_u64(struct fl *l, const char *key, uint64_t v)
-{
-	fl_key(l, key);
-	sb_u64(l->s, v);
-}
-
-static void fl_hex(struct fl *l, const char *key, uint64_t v, int digits)
-{
-	fl_key(l, key);
-	sb_hex(l->s, v, digits);
-}
-
-static void fl_bool(struct fl *l, const char *key, bool v)
-{
-	fl_key(l, key);
-	sb_bool(l->s, v);
-}
-
-static void fl_str(struct fl *l, const char *key, const char *v)
-{
-	fl_key(l, key);
-	sb_puts(l->s, v);
-}
-
-static void fl_addr(struct fl *l, const char *key, int family, const uint8_t *a)
-{
-	fl_key(l, key);
-	sb_addr(l->s, family, a);
-}
-
-static void fl_bytes(struct fl *l, const char *key, const uint8_t *p, size_t len)
-{
-	fl_key(l, key);
-	sb_hexbytes(l->s, p, len);
-}
-
-static void fl_rules(struct fl *l, const struct wire_rules *set, int verbose)
+/* Worst first; -vv: a line each with its severity and sentence, quoted
+ * since the sentence may hold ", ". */
+static void rec_rules(struct out *o, unsigned id, const struct wire_rules *set)
 {
 	struct rule_it it;
 	enum wire_rule r;
 
-	if (wire_rules_empty(set))
-		return;
-	if (verbose < 2) {
-		fl_key(l, "rules");
-		sb_rule_list(l->s, set, ',');
-		fl_end(l);
+	rule_it_init(&it, set);
+	if (out_is_json(o) || o->verbose < 2) {
+		out_arr_open(o, id);
+		while (rule_it_next(&it, &r))
+			out_elem_str(o, wire_rule_name(r));
+		out_close(o);
+		out_eol(o);
 		return;
 	}
-	/* the sentence is free text: quoted, so ", " inside it is no separator */
-	rule_it_init(&it, set);
 	while (rule_it_next(&it, &r)) {
 		const struct wire_rule_info *ri = wire_rule_info(r);
 
-		fl_key(l, "rules");
-		sb_puts(l->s, wire_rule_name(r));
+		out_label(o, id);
+		out_puts(o, wire_rule_name(r));
 		if (ri) {
-			sb_putc(l->s, ' ');
-			sb_puts(l->s, sev_name((int)ri->sev));
-			sb_puts(l->s, " \"");
-			sb_puts(l->s, ri->text);
-			sb_putc(l->s, '"');
+			out_putc(o, ' ');
+			out_puts(o, wire_tok_str(sev_toks, ri->sev, "info"));
+			out_puts(o, " \"");
+			out_puts(o, ri->text);
+			out_putc(o, '"');
 		}
-		fl_end(l);
+		out_eol(o);
 	}
 }
 
-static void fl_common(struct fl *l, const struct dump_rec *r, int verbose)
+static void rec_ext(struct out *o, const struct wire_ext *e)
 {
-	fl_u64(l, "frame", r->frame);
-	if (r->conn >= 0) {
-		fl_u64(l, "conn", (uint64_t)r->conn);
-		fl_u64(l, "dir", (uint64_t)r->dir);
-	}
-	if (r->path >= 0)
-		fl_u64(l, "path", (uint64_t)r->path);
-	if (r->xp == DUMP_XP_TCP && r->type != DUMP_REC_BAD)
-		fl_u64(l, "offset", r->offset);
-	if (r->xp == DUMP_XP_IB && r->type != DUMP_REC_BAD)
-		fl_hex(l, "qpn", r->qpn, 6);
-	fl_end(l);
-	if (verbose >= 2) {
-		int64_t ns;
-
-		if (ts_ns(r, &ns)) {
-			fl_key(l, "ts_ns");
-			sb_i64(l->s, ns);
-		}
-		fl_u64(l, "pkt_len", r->pkt_len);
-		fl_u64(l, "pkt_caplen", r->pkt_caplen);
-		fl_end(l);
-	}
+	out_elem_obj(o);
+	out_enum(o, X_TYPE, e->type);
+	out_str(o, X_NAME, wire_ext_name(e->type));
+	/* the text says known only when it is not */
+	if (out_is_json(o) || !e->known)
+		out_bool(o, X_KNOWN, e->known);
+	if (e->known)
+		ext_values(o, e);
+	out_u64(o, X_OFF, e->off);
+	out_u64(o, X_LEN, e->len);
+	if (e->len && e->val)
+		out_bytes(o, X_VALUE, e->val, e->len);
+	else
+		out_null(o, X_VALUE);
+	out_eol(o);
+	out_close(o);
 }
 
-static void fl_ext(struct fl *l, const struct wire_ext *e, int verbose)
-{
-	const char *name = wire_ext_name(e->type);
-
-	fl_key(l, "ext");
-	sb_u64(l->s, e->type);
-	sb_putc(l->s, ' ');
-	sb_puts(l->s, name ? name : "unknown");
-	if (!e->known)
-		fl_bool(l, "known", false);
-	if (e->known) {
-		switch (e->type) {
-		case WIRE_EXT_VERSION:
-			fl_hex(l, "version", e->u.version, 8);
-			break;
-		case WIRE_EXT_RDMA:
-			fl_hex(l, "rkey", e->u.rdma_rkey, 8);
-			break;
-		case WIRE_EXT_RDMA_DEST:
-			fl_hex(l, "rkey", e->u.rdma_dest.rkey, 8);
-			fl_u64(l, "rdma_offset", e->u.rdma_dest.offset);
-			break;
-		case WIRE_EXT_RDMA_BYTES:
-			fl_u64(l, "rdma_bytes", e->u.rdma_bytes.bytes);
-			fl_hex(l, "rflags", e->u.rdma_bytes.rflags, 2);
-			break;
-		case WIRE_EXT_NPATHS:
-			fl_u64(l, "npaths", e->u.npaths);
-			break;
-		case WIRE_EXT_GEN_NUM:
-			fl_hex(l, "gen_num", e->u.gen_num, 8);
-			break;
-		case WIRE_EXT_CAP_BITS:
-			fl_hex(l, "cap_bits", e->u.cap_bits, 8);
-			break;
-		case WIRE_EXT_SPORT_IDX:
-			fl_u64(l, "sport_idx", e->u.sport_idx);
-			break;
-		default:
-			break;
-		}
-	}
-	if (verbose >= 2) {
-		fl_u64(l, "off", e->off);
-		fl_u64(l, "len", e->len);
-		if (e->len && e->val)
-			fl_bytes(l, "value", e->val, e->len);
-	}
-	fl_end(l);
-}
-
-static void fl_cong(struct fl *l, const struct dump_msg *m, int verbose)
+static void rec_cong(struct out *o, const struct dump_msg *m)
 {
 	struct wire_port_range pr;
 	uint32_t pos = 0;
 	size_t n = 0;
 
-	fl_bool(l, "map", m->cong_cur != NULL);
-	if (!m->cong_cur) {
-		fl_end(l);
+	if (m->kind != WIRE_KIND_CONG) {
+		out_null(o, M_CONG);
 		return;
 	}
+	out_obj_open(o, M_CONG);
+	out_bool(o, G_MAP, m->cong_cur != NULL);
+	if (!m->cong_cur)
+		goto done;
 	while (wire_cong_diff_next(cong_old(m), m->cong_cur, &pos, &pr))
 		n++;
-	fl_u64(l, "congested", m->cong_count);
-	fl_u64(l, "nchanges", n);
-	fl_bool(l, "first_map", m->cong_prev == NULL);
-	fl_end(l);
-	if (verbose < 2 || !n)
-		return;
-	/* every range, a line per DUMP_CONG_RANGES_MAX: +congested -free */
+	out_u64(o, G_CONGESTED, m->cong_count);
+	out_u64(o, G_NCHANGES, n);
+	out_bool(o, G_FIRST_MAP, m->cong_prev == NULL);
+	out_eol(o);
 	pos = 0;
-	n = 0;
-	while (wire_cong_diff_next(cong_old(m), m->cong_cur, &pos, &pr)) {
-		if (n % DUMP_CONG_RANGES_MAX == 0) {
-			fl_end(l);
-			fl_key(l, "changes");
-		} else {
-			sb_putc(l->s, ' ');
+	if (out_is_json(o)) {
+		out_arr_open(o, G_CHANGES);
+		while (wire_cong_diff_next(cong_old(m), m->cong_cur, &pos, &pr)) {
+			out_elem_obj(o);
+			out_u64(o, CH_FIRST, pr.first);
+			out_u64(o, CH_LAST, pr.last);
+			out_str(o, CH_STATE, wire_tok_name(cong_state_toks, pr.congested));
+			out_close(o);
 		}
-		sb_putc(l->s, pr.congested ? '+' : '-');
-		sb_range(l->s, &pr);
-		n++;
+		out_close(o);
+	} else if (o->verbose >= 2) {
+		/* every range, DUMP_CONG_RANGES_MAX a line */
+		n = 0;
+		while (wire_cong_diff_next(cong_old(m), m->cong_cur, &pos, &pr)) {
+			if (n % DUMP_CONG_RANGES_MAX == 0) {
+				out_eol(o);
+				out_label(o, G_CHANGES);
+			} else {
+				out_putc(o, ' ');
+			}
+			out_putc(o, pr.congested ? '+' : '-');
+			put_range(o, &pr);
+			n++;
+		}
 	}
-	fl_end(l);
+done:
+	out_eol(o);
+	out_close(o);
 }
 
-static void fl_msg(struct fl *l, const struct dump_rec *r, int verbose)
+static void rec_msg(struct out *o, const struct dump_rec *r)
 {
 	const struct dump_msg *m = &r->u.msg;
 	const struct wire_hdr *h = &m->hdr;
+	bool said = m->kind == WIRE_KIND_PROBE_PING || m->kind == WIRE_KIND_PROBE_PONG ||
+		    m->gen_changed;
 
-	fl_u64(l, "seq", h->seq);
-	fl_u64(l, "ack", h->ack);
-	fl_u64(l, "len", h->len);
-	fl_u64(l, "rds_sport", h->sport);
-	fl_u64(l, "rds_dport", h->dport);
-	fl_hex(l, "flags", h->flags, 2);
-	if (h->flags) {
-		sb_putc(l->s, ' ');
-		sb_flags(l->s, h->flags);
+	out_u64(o, M_SEQ, h->seq);
+	out_u64(o, M_ACK, h->ack);
+	out_u64(o, M_LEN, h->len);
+	out_u64(o, M_RDS_SPORT, h->sport);
+	out_u64(o, M_RDS_DPORT, h->dport);
+	out_flags(o, M_FLAGS, h->flags);
+	out_arr_open(o, M_FLAG_NAMES);
+	for (unsigned i = 0; i < 8 && out_is_json(o); i++) {
+		uint8_t bit = (uint8_t)(1u << i);
+		const char *name = wire_flag_name(bit);
+		char tmp[8];
+
+		if (!(h->flags & bit))
+			continue;
+		if (!name) {
+			snprintf(tmp, sizeof(tmp), "0x%02x", bit);
+			name = tmp;
+		}
+		out_elem_str(o, name);
 	}
-	fl_u64(l, "credit", h->credit);
-	fl_hex(l, "csum", h->csum, 4);
-	fl_end(l);
+	out_close(o);
+	out_u64(o, M_CREDIT, h->credit);
+	out_hex(o, M_CSUM, h->csum);
+	out_eol(o);
 
-	fl_str(l, "kind", wire_kind_name(m->kind));
-	fl_str(l, "seq_state", dump_seq_name(m->seq));
+	out_str(o, M_KIND, wire_kind_name(m->kind));
+	out_str(o, M_SEQ_STATE, dump_seq_name(m->seq));
 	if (m->seq == DUMP_SEQ_SKIP || m->seq == DUMP_SEQ_DUP || m->seq == DUMP_SEQ_BACK)
-		fl_u64(l, "seq_expected", m->seq_expected);
-	if (m->again)
-		fl_bool(l, "again", true);
-	fl_u64(l, "caplen", m->caplen);
-	fl_bool(l, "incomplete", m->incomplete);
+		out_u64(o, M_SEQ_EXPECTED, m->seq_expected);
+	else
+		out_null(o, M_SEQ_EXPECTED);
+	if (out_is_json(o) || m->again)
+		out_bool(o, M_AGAIN, m->again);
+	out_u64(o, M_CAPLEN, m->caplen);
+	out_bool(o, M_INCOMPLETE, m->incomplete);
 	if (r->xp == DUMP_XP_IB) {
-		fl_u64(l, "frags", m->frags);
-		fl_bool(l, "icrc_ok", m->icrc_ok);
+		out_u64(o, M_FRAGS, m->frags);
+		out_null(o, M_SEGS);
+		out_bool(o, M_ICRC_OK, m->icrc_ok);
 	} else {
-		fl_u64(l, "segs", m->segs);
+		out_null(o, M_FRAGS);
+		out_u64(o, M_SEGS, m->segs);
+		out_null(o, M_ICRC_OK);
 	}
-	fl_end(l);
+	out_eol(o);
 
+	out_arr_open(o, M_EXT);
 	for (unsigned i = 0; i < m->exts.count; i++)
-		fl_ext(l, &m->exts.e[i], verbose);
-	if (verbose >= 2) {
-		fl_bytes(l, "pad", h->pad, sizeof(h->pad));
-		fl_bytes(l, "exthdr", h->ext, sizeof(h->ext));
-		fl_u64(l, "ext_end", m->exts.end);
-		fl_bool(l, "ext_overrun", m->exts.overrun);
-		fl_bool(l, "ext_stopped_high", m->exts.stopped_high);
-		fl_end(l);
-	}
-	if (m->kind == WIRE_KIND_PROBE_PING || m->kind == WIRE_KIND_PROBE_PONG ||
-	    m->gen_changed) {
-		fl_u64(l, "conn_npaths", m->npaths);
-		fl_bool(l, "gen_changed", m->gen_changed);
-		if (m->gen_changed)
-			fl_hex(l, "gen_prev", m->gen_prev, 8);
-		fl_end(l);
-	}
-	if (m->kind == WIRE_KIND_CONG)
-		fl_cong(l, m, verbose);
+		rec_ext(o, &m->exts.e[i]);
+	out_close(o);
+	out_bytes(o, M_PAD, h->pad, sizeof(h->pad));
+	out_bytes(o, M_EXTHDR, h->ext, sizeof(h->ext));
+	out_u64(o, M_EXT_END, m->exts.end);
+	out_bool(o, M_EXT_OVERRUN, m->exts.overrun);
+	out_bool(o, M_EXT_STOPPED_HIGH, m->exts.stopped_high);
+	out_eol(o);
+
+	/* The text has a line for probes and generation changes, with the
+	 * path count 0 while unknown; JSON has the path count of every
+	 * message once it is known. */
+	if (out_is_json(o) ? m->npaths != 0 : said)
+		out_u64(o, M_CONN_NPATHS, m->npaths);
+	else
+		out_null(o, M_CONN_NPATHS);
+	if (out_is_json(o) || said)
+		out_bool(o, M_GEN_CHANGED, m->gen_changed);
+	if (m->gen_changed)
+		out_hex(o, M_GEN_PREV, m->gen_prev);
+	else
+		out_null(o, M_GEN_PREV);
+	out_eol(o);
+	rec_cong(o, m);
 }
 
-static void fl_note(struct fl *l, const struct dump_rec *r)
+static void rec_note(struct out *o, const struct dump_rec *r)
 {
-	fl_str(l, "note", dump_note_name(r->u.note.what));
-	fl_u64(l, "len", r->u.note.len);
-	fl_u64(l, "aux", r->u.note.aux);
-	fl_end(l);
+	out_str(o, N_NOTE, dump_note_name(r->u.note.what));
+	out_u64(o, N_LEN, r->u.note.len);
+	out_u64(o, N_AUX, r->u.note.aux);
+	out_eol(o);
 }
 
-static void fl_pd(struct fl *l, const struct wire_ibpd *pd)
+static void rec_pd(struct out *o, const struct wire_ibpd *pd)
 {
-	fl_u64(l, "family", (uint64_t)pd->family);
-	fl_addr(l, "saddr", pd->family, pd->saddr);
-	fl_addr(l, "daddr", pd->family, pd->daddr);
-	fl_u64(l, "major", pd->major);
-	fl_u64(l, "minor", pd->minor);
-	fl_hex(l, "minor_mask", pd->minor_mask, 4);
-	fl_u64(l, "tos", pd->tos);
-	fl_u64(l, "ack_seq", pd->ack_seq);
-	fl_u64(l, "credit", pd->credit);
-	fl_end(l);
+	out_obj_open(o, CM_PD);
+	out_u64(o, P_FAMILY, (uint64_t)pd->family);
+	f_addr(o, P_SADDR, pd->family, pd->saddr);
+	f_addr(o, P_DADDR, pd->family, pd->daddr);
+	out_u64(o, P_MAJOR, pd->major);
+	out_u64(o, P_MINOR, pd->minor);
+	out_hex(o, P_MINOR_MASK, pd->minor_mask);
+	out_u64(o, P_TOS, pd->tos);
+	out_u64(o, P_ACK_SEQ, pd->ack_seq);
+	out_u64(o, P_CREDIT, pd->credit);
+	out_eol(o);
+	out_close(o);
 }
 
-static void fl_cm(struct fl *l, const struct dump_rec *r, int verbose)
+static void rec_cm(struct out *o, const struct dump_rec *r)
 {
 	const struct dump_cm_rec *c = &r->u.cm;
 	const struct wire_ibcm *cm = c->cm;
-	const char *name;
+	uint16_t at;
 
-	if (!cm)
+	if (!cm) {
+		out_null(o, CM_CM);
 		return;
-	fl_hex(l, "attr_id", cm->attr_id, 4);
-	fl_hex(l, "local_comm_id", cm->local_comm_id, 8);
-	if (cm->attr_id != WIRE_IBCM_REQ)
-		fl_hex(l, "remote_comm_id", cm->remote_comm_id, 8);
-	switch (cm->attr_id) {
-	case WIRE_IBCM_REQ:
-		fl_hex(l, "service_id", cm->service_id, 16);
-		__attribute__((fallthrough));
-	case WIRE_IBCM_REP:
-		fl_hex(l, "local_qpn", cm->local_qpn, 6);
-		fl_hex(l, "starting_psn", cm->starting_psn, 6);
-		break;
-	case WIRE_IBCM_DREQ:
-		fl_hex(l, "remote_qpn", cm->remote_qpn, 6);
-		break;
-	case WIRE_IBCM_REJ:
-		fl_u64(l, "rej_reason", cm->rej_reason);
-		name = rej_reason_name(cm->rej_reason);
-		if (name) {
-			sb_puts(l->s, " (");
-			sb_puts(l->s, name);
-			sb_putc(l->s, ')');
-		}
-		fl_u64(l, "rej_msg", cm->rej_msg);
-		sb_putc(l->s, ' ');
-		sb_puts(l->s, rej_msg_name(cm->rej_msg));
-		break;
-	default:
-		break;
 	}
-	fl_u64(l, "private_len", cm->private_len);
-	fl_end(l);
+	at = cm->attr_id;
+	out_str(o, CM_CM, wire_ibcm_attr_name(at));
+	out_hex(o, CM_ATTR_ID, at);
+	out_hex(o, CM_LOCAL_COMM_ID, cm->local_comm_id);
+	if (at != WIRE_IBCM_REQ)
+		out_hex(o, CM_REMOTE_COMM_ID, cm->remote_comm_id);
+	else
+		out_null(o, CM_REMOTE_COMM_ID);
+	if (at == WIRE_IBCM_REQ)
+		out_hex(o, CM_SERVICE_ID, cm->service_id);
+	else
+		out_null(o, CM_SERVICE_ID);
+	if (at == WIRE_IBCM_REQ || at == WIRE_IBCM_REP) {
+		out_hex(o, CM_LOCAL_QPN, cm->local_qpn);
+		out_hex(o, CM_STARTING_PSN, cm->starting_psn);
+	} else {
+		out_null(o, CM_LOCAL_QPN);
+		out_null(o, CM_STARTING_PSN);
+	}
+	if (at == WIRE_IBCM_DREQ)
+		out_hex(o, CM_REMOTE_QPN, cm->remote_qpn);
+	else
+		out_null(o, CM_REMOTE_QPN);
+	if (at == WIRE_IBCM_REJ) {
+		out_enum(o, CM_REJ_REASON, cm->rej_reason);
+		out_enum(o, CM_REJ_MSG, cm->rej_msg);
+	} else {
+		out_null(o, CM_REJ_REASON);
+		out_null(o, CM_REJ_MSG);
+	}
+	out_u64(o, CM_PRIVATE_LEN, cm->private_len);
+	out_eol(o);
 	if (cm->has_cma) {
-		fl_u64(l, "cma_version", cm->cma_version);
-		fl_u64(l, "cma_ip_version", cm->cma_ip_version);
-		fl_u64(l, "cma_port", cm->cma_port);
-		fl_addr(l, "cma_src", cm->cma_ip_version, cm->cma_src);
-		fl_addr(l, "cma_dst", cm->cma_ip_version, cm->cma_dst);
-		fl_end(l);
+		out_u64(o, CM_CMA_VERSION, cm->cma_version);
+		out_u64(o, CM_CMA_IP_VERSION, cm->cma_ip_version);
+		out_u64(o, CM_CMA_PORT, cm->cma_port);
+		f_addr(o, CM_CMA_SRC, cm->cma_ip_version, cm->cma_src);
+		f_addr(o, CM_CMA_DST, cm->cma_ip_version, cm->cma_dst);
+		out_eol(o);
+	} else {
+		out_null(o, CM_CMA_VERSION);
+		out_null(o, CM_CMA_IP_VERSION);
+		out_null(o, CM_CMA_PORT);
+		out_null(o, CM_CMA_SRC);
+		out_null(o, CM_CMA_DST);
 	}
 	if (c->pd)
-		fl_pd(l, c->pd);
+		rec_pd(o, c->pd);
+	else
+		out_null(o, CM_PD);
 	if (cm_has_version(cm)) {
-		fl_key(l, "version");
-		sb_version(l->s, c->version);
-		fl_end(l);
+		char v[16];
+
+		if (c->version)
+			snprintf(v, sizeof(v), "%u.%u", (unsigned)(c->version >> 8),
+				 (unsigned)(c->version & 0xff));
+		else
+			snprintf(v, sizeof(v), "reject");
+		out_str(o, CM_VERSION, v);
+		out_eol(o);
+	} else {
+		out_null(o, CM_VERSION);
 	}
-	if (verbose >= 2) {
-		fl_u64(l, "base_version", cm->base_version);
-		fl_hex(l, "mgmt_class", cm->mgmt_class, 2);
-		fl_u64(l, "class_version", cm->class_version);
-		fl_hex(l, "method", cm->method, 2);
-		fl_hex(l, "status", cm->status, 4);
-		fl_hex(l, "tid", cm->tid, 16);
-		fl_hex(l, "attr_mod", cm->attr_mod, 8);
-		fl_end(l);
-		if (c->pd) {
-			fl_u64(l, "reserved1", c->pd->reserved1);
-			fl_u64(l, "reserved2", c->pd->reserved2);
-			fl_bytes(l, "pad", c->pd->pad, sizeof(c->pd->pad));
-			fl_u64(l, "extra", c->pd->extra);
-			fl_end(l);
-		}
+	out_u64(o, CM_BASE_VERSION, cm->base_version);
+	out_hex(o, CM_MGMT_CLASS, cm->mgmt_class);
+	out_u64(o, CM_CLASS_VERSION, cm->class_version);
+	out_hex(o, CM_METHOD, cm->method);
+	out_hex(o, CM_STATUS, cm->status);
+	out_hex(o, CM_TID, cm->tid);
+	out_hex(o, CM_ATTR_MOD, cm->attr_mod);
+	out_eol(o);
+	if (c->pd) {
+		out_obj_open(o, CM_PD);
+		out_u64(o, P_RESERVED1, c->pd->reserved1);
+		out_u64(o, P_RESERVED2, c->pd->reserved2);
+		out_bytes(o, P_PAD, c->pd->pad, sizeof(c->pd->pad));
+		out_u64(o, P_EXTRA, c->pd->extra);
+		out_eol(o);
+		out_close(o);
 	}
 }
 
-static void fl_nl(struct fl *l, const struct dump_rec *r, int verbose)
+static bool any_of(const bool *which)
+{
+	for (unsigned i = 0; i < WIRE_NL_LS_ATTR_MAX; i++)
+		if (which[i])
+			return true;
+	return false;
+}
+
+/* An address attribute: absent ones are null, and not in the text. */
+static void nl_addr(struct out *o, unsigned id, bool present, int family, const uint8_t *a)
+{
+	if (present)
+		f_addr(o, id, family, a);
+	else
+		out_null(o, id);
+}
+
+static void rec_nl(struct out *o, const struct dump_rec *r)
 {
 	const struct wire_nl_ls *nl = r->u.nl;
-	const char *op;
-	bool any;
+	char buf[WIRE_NL_DEVICE_NAME_MAX * 4 + 1];
+	bool ls;
+	unsigned np;
 
-	if (!nl)
+	if (!nl) {
+		out_null(o, NL_OP);
 		return;
-	fl_u64(l, "nl_len", nl->nl_len);
-	fl_hex(l, "nl_type", nl->nl_type, 4);
-	fl_hex(l, "nl_flags", nl->nl_flags, 4);
-	fl_u64(l, "client", nl->client);
-	fl_u64(l, "op", nl->op);
-	op = wire_nl_op_name(nl->op);
-	if (op && nl->client == WIRE_NL_CLIENT_LS) {
-		sb_putc(l->s, ' ');
-		sb_puts(l->s, op);
 	}
-	fl_bool(l, "request", nl->is_request);
-	fl_bool(l, "error", nl->is_err);
-	fl_u64(l, "seq", nl->nl_seq);
-	fl_u64(l, "pid", nl->nl_pid);
-	fl_end(l);
+	ls = nl->client == WIRE_NL_CLIENT_LS;
+	out_u64(o, NL_NL_LEN, nl->nl_len);
+	out_hex(o, NL_NL_TYPE, nl->nl_type);
+	out_hex(o, NL_NL_FLAGS, nl->nl_flags);
+	out_u64(o, NL_CLIENT, nl->client);
+	/* the operations are named for the local-service client only */
+	if (ls)
+		out_enum(o, NL_OP, nl->op);
+	else
+		out_u64(o, NL_OP, nl->op);
+	out_str(o, NL_OP_NAME, ls ? wire_nl_op_name(nl->op) : NULL);
+	out_bool(o, NL_REQUEST, nl->is_request);
+	out_bool(o, NL_ERROR, nl->is_err);
+	out_u64(o, NL_SEQ, nl->nl_seq);
+	out_u64(o, NL_PID, nl->nl_pid);
+	out_eol(o);
 	if (nl->has_resolve_hdr) {
-		fl_key(l, "dev");
-		sb_dev(l->s, nl);
-		fl_u64(l, "port", nl->port_num);
-		fl_u64(l, "path_use", nl->path_use);
-		fl_end(l);
+		esc_str(buf, sizeof(buf), nl->device_name, WIRE_NL_DEVICE_NAME_MAX);
+		out_str(o, NL_DEV, buf);
+		out_u64(o, NL_PORT, nl->port_num);
+		out_u64(o, NL_PATH_USE, nl->path_use);
+		out_eol(o);
+	} else {
+		out_null(o, NL_DEV);
+		out_null(o, NL_PORT);
+		out_null(o, NL_PATH_USE);
+		out_null(o, NL_RESOLVE_PAD);
 	}
 	if (nl->has_ip_resolve_hdr) {
-		fl_u64(l, "ifindex", nl->ifindex);
-		fl_end(l);
+		out_u64(o, NL_IFINDEX, nl->ifindex);
+		out_eol(o);
+	} else {
+		out_null(o, NL_IFINDEX);
 	}
-	any = false;
-	for (unsigned i = 0; i < WIRE_NL_LS_ATTR_MAX; i++)
-		any |= nl->present[i];
-	if (any) {
-		fl_key(l, "attrs");
-		sb_nl_attrs(l->s, nl, nl->present);
-		any = false;
-		for (unsigned i = 0; i < WIRE_NL_LS_ATTR_MAX; i++)
-			any |= nl->mandatory[i];
-		if (any) {
-			fl_key(l, "mandatory");
-			sb_nl_attrs(l->s, nl, nl->mandatory);
-		}
-		fl_end(l);
+	if (out_is_json(o) || any_of(nl->present)) {
+		nl_attrs(o, NL_ATTRS, nl->present);
+		nl_attrs(o, NL_MANDATORY, nl->mandatory);
+		out_eol(o);
 	}
 	if (nl->present[WIRE_NL_LS_TIMEOUT])
-		fl_u64(l, "timeout", nl->timeout);
+		out_u64(o, NL_TIMEOUT, nl->timeout);
+	else
+		out_null(o, NL_TIMEOUT);
 	if (nl->present[WIRE_NL_LS_SERVICE_ID])
-		fl_hex(l, "service_id", nl->service_id, 16);
-	if (nl->present[WIRE_NL_LS_DGID])
-		fl_addr(l, "dgid", 6, nl->dgid);
-	if (nl->present[WIRE_NL_LS_SGID])
-		fl_addr(l, "sgid", 6, nl->sgid);
+		out_hex(o, NL_SERVICE_ID, nl->service_id);
+	else
+		out_null(o, NL_SERVICE_ID);
+	nl_addr(o, NL_DGID, nl->present[WIRE_NL_LS_DGID], 6, nl->dgid);
+	nl_addr(o, NL_SGID, nl->present[WIRE_NL_LS_SGID], 6, nl->sgid);
 	if (nl->present[WIRE_NL_LS_TCLASS])
-		fl_u64(l, "tclass", nl->tclass);
+		out_u64(o, NL_TCLASS, nl->tclass);
+	else
+		out_null(o, NL_TCLASS);
 	if (nl->present[WIRE_NL_LS_PKEY])
-		fl_hex(l, "pkey", nl->pkey, 4);
+		out_hex(o, NL_PKEY, nl->pkey);
+	else
+		out_null(o, NL_PKEY);
 	if (nl->present[WIRE_NL_LS_QOS_CLASS])
-		fl_u64(l, "qos_class", nl->qos_class);
-	if (nl->present[WIRE_NL_LS_IPV4])
-		fl_addr(l, "ipv4", 4, nl->ipv4);
-	if (nl->present[WIRE_NL_LS_IPV6])
-		fl_addr(l, "ipv6", 6, nl->ipv6);
-	if (nl->present[WIRE_NL_LS_PATH_RECORD])
-		fl_u64(l, "paths", nl->npaths);
-	fl_end(l);
-	if (verbose >= 2) {
-		unsigned np = nl->npaths < WIRE_NL_MAX_PATHS ? nl->npaths : WIRE_NL_MAX_PATHS;
-
-		for (unsigned i = 0; i < np; i++) {
-			fl_hex(l, "flags", nl->paths[i].flags, 8);
-			fl_u64(l, "reserved", nl->paths[i].reserved);
-			fl_bytes(l, "rec", nl->paths[i].rec, sizeof(nl->paths[i].rec));
-			fl_end(l);
-		}
-		if (nl->has_resolve_hdr) {
-			fl_bytes(l, "resolve_pad", nl->resolve_pad, sizeof(nl->resolve_pad));
-			fl_end(l);
-		}
+		out_u64(o, NL_QOS_CLASS, nl->qos_class);
+	else
+		out_null(o, NL_QOS_CLASS);
+	nl_addr(o, NL_IPV4, nl->present[WIRE_NL_LS_IPV4], 4, nl->ipv4);
+	nl_addr(o, NL_IPV6, nl->present[WIRE_NL_LS_IPV6], 6, nl->ipv6);
+	/* JSON counts the path records of every message, the text of those
+	 * that carry the attribute */
+	if (out_is_json(o) || nl->present[WIRE_NL_LS_PATH_RECORD])
+		out_u64(o, NL_PATHS, nl->npaths);
+	out_eol(o);
+	np = nl->npaths < WIRE_NL_MAX_PATHS ? nl->npaths : WIRE_NL_MAX_PATHS;
+	out_arr_open(o, NL_PATH_RECORDS);
+	for (unsigned i = 0; i < np; i++) {
+		out_elem_obj(o);
+		out_hex(o, PR_FLAGS, nl->paths[i].flags);
+		out_u64(o, PR_RESERVED, nl->paths[i].reserved);
+		out_bytes(o, PR_REC, nl->paths[i].rec, sizeof(nl->paths[i].rec));
+		out_eol(o);
+		out_close(o);
+	}
+	out_close(o);
+	if (nl->has_resolve_hdr) {
+		out_bytes(o, NL_RESOLVE_PAD, nl->resolve_pad, sizeof(nl->resolve_pad));
+		out_eol(o);
 	}
 }
 
-static void fl_bad(struct fl *l, const struct dump_rec *r)
+static void rec_bad(struct out *o, const struct dump_rec *r)
 {
-	fl_str(l, "layer", r->u.bad.layer ? r->u.bad.layer : "?");
-	fl_key(l, "error");
-	sb_putc(l->s, '"');
-	sb_puts(l->s, wire_strerror(r->u.bad.err));
-	sb_putc(l->s, '"');
-	fl_key(l, "err");
-	sb_i64(l->s, r->u.bad.err);
-	fl_end(l);
+	out_str(o, B_LAYER, r->u.bad.layer ? r->u.bad.layer : "?");
+	out_str(o, B_ERROR, wire_strerror(r->u.bad.err));
+	out_i64(o, B_ERR, r->u.bad.err);
+	out_eol(o);
+}
+
+/* Every field of |r| but the hex bytes, in text order. */
+static void rec_fields(struct out *o, const struct dump_rec *r)
+{
+	size_t n = out_group_cur(o)->n;
+
+	switch (r->type) {
+	case DUMP_REC_MSG:
+		rec_msg(o, r);
+		break;
+	case DUMP_REC_NOTE:
+		rec_note(o, r);
+		break;
+	case DUMP_REC_CM:
+		rec_cm(o, r);
+		break;
+	case DUMP_REC_NL:
+		rec_nl(o, r);
+		break;
+	case DUMP_REC_BAD:
+		rec_bad(o, r);
+		break;
+	}
+	/* TAIL_FIELDS end every table */
+	rec_rules(o, (unsigned)(n - 2), &r->rules);
+	rec_common(o, r);
 }
 
 /* ------------------------------------------------------------------------
  * Hex dumps (-X, -XX), tcpdump's layout
  */
 
-static void sb_hexdump(struct sb *s, const uint8_t *p, size_t len)
+static void put_hexdump(struct out *s, const uint8_t *p, size_t len)
 {
 	for (size_t off = 0; off < len; off += 16) {
 		size_t n = len - off < 16 ? len - off : 16;
@@ -1377,7 +1526,7 @@ static void sb_hexdump(struct sb *s, const uint8_t *p, size_t len)
 		size_t k = 0;
 
 		/* offset up to 16 digits, 8 groups of 5, 2 + 16 ASCII, newline */
-		w = sb_room(s, 1 + 2 + 16 + 2 + 40 + 2 + 16 + 1);
+		w = out_room(s, 1 + 2 + 16 + 2 + 40 + 2 + 16 + 1);
 		w[k++] = '\t';
 		w[k++] = '0';
 		w[k++] = 'x';
@@ -1440,618 +1589,142 @@ static size_t hex_bytes(const struct dump_render *o, const struct dump_rec *r,
 }
 
 /* ------------------------------------------------------------------------
- * JSON
- */
-
-static void j_u64(struct json_object *o, const char *k, uint64_t v)
-{
-	json_object_object_add(o, k, json_object_new_uint64(v));
-}
-
-static void j_i64(struct json_object *o, const char *k, int64_t v)
-{
-	json_object_object_add(o, k, json_object_new_int64(v));
-}
-
-static void j_str(struct json_object *o, const char *k, const char *v)
-{
-	json_object_object_add(o, k, v ? json_object_new_string(v) : NULL);
-}
-
-static void j_bool(struct json_object *o, const char *k, bool v)
-{
-	json_object_object_add(o, k, json_object_new_boolean(v));
-}
-
-static void j_null(struct json_object *o, const char *k)
-{
-	json_object_object_add(o, k, NULL);
-}
-
-static void j_addr(struct json_object *o, const char *k, int family, const uint8_t *a)
-{
-	char buf[INET6_ADDRSTRLEN];
-
-	if (family != 4 && family != 6)
-		j_null(o, k);
-	else
-		j_str(o, k, addr_str(buf, family, a));
-}
-
-static void j_bytes(struct json_object *o, const char *k, const uint8_t *p, size_t len)
-{
-	char small[256];
-	char *buf = small;
-
-	if (len * 2 + 1 > sizeof(small)) {
-		buf = malloc(len * 2 + 1);
-		if (!buf) {
-			j_null(o, k);
-			return;
-		}
-	}
-	for (size_t i = 0; i < len; i++) {
-		buf[2 * i] = hexdig[p[i] >> 4];
-		buf[2 * i + 1] = hexdig[p[i] & 15];
-	}
-	buf[len * 2] = '\0';
-	j_str(o, k, buf);
-	if (buf != small)
-		free(buf);
-}
-
-static void j_rules(struct json_object *o, const struct wire_rules *set)
-{
-	struct json_object *a = json_object_new_array();
-	struct rule_it it;
-	enum wire_rule r;
-
-	rule_it_init(&it, set);
-	while (rule_it_next(&it, &r))
-		json_object_array_add(a, json_object_new_string(wire_rule_name(r)));
-	json_object_object_add(o, "rules", a);
-}
-
-static void j_common(struct json_object *o, const struct dump_rec *r)
-{
-	time_t t = (time_t)r->ts_sec;
-	struct tm tm;
-	char iso[64];
-	int64_t ns;
-
-	j_str(o, "type", rec_type_name(r->type));
-	j_u64(o, "frame", r->frame);
-	if (ts_ns(r, &ns))
-		j_i64(o, "ts_ns", ns);
-	else
-		j_null(o, "ts_ns");
-	if (gmtime_r(&t, &tm)) {
-		snprintf(iso, sizeof(iso), "%04d-%02d-%02dT%02d:%02d:%02d.%09uZ",
-			 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-			 tm.tm_sec, (unsigned)r->ts_nsec);
-		j_str(o, "ts", iso);
-	} else {
-		j_null(o, "ts");
-	}
-	j_str(o, "xport", dump_xport_name(r->xp));
-	j_addr(o, "src", r->src.family, r->src.addr);
-	if (r->src.family == 4 || r->src.family == 6)
-		j_u64(o, "sport", r->src.port);
-	else
-		j_null(o, "sport");
-	j_addr(o, "dst", r->dst.family, r->dst.addr);
-	if (r->dst.family == 4 || r->dst.family == 6)
-		j_u64(o, "dport", r->dst.port);
-	else
-		j_null(o, "dport");
-	if (r->xp == DUMP_XP_IB && r->type != DUMP_REC_BAD)
-		j_u64(o, "qpn", r->qpn);
-	else
-		j_null(o, "qpn");
-	if (r->conn >= 0) {
-		j_i64(o, "conn", r->conn);
-		j_i64(o, "dir", r->dir);
-	} else {
-		j_null(o, "conn");
-		j_null(o, "dir");
-	}
-	if (r->path >= 0)
-		j_i64(o, "path", r->path);
-	else
-		j_null(o, "path");
-	if (r->xp == DUMP_XP_TCP && r->type != DUMP_REC_BAD)
-		j_u64(o, "offset", r->offset);
-	else
-		j_null(o, "offset");
-	j_u64(o, "pkt_len", r->pkt_len);
-	j_u64(o, "pkt_caplen", r->pkt_caplen);
-}
-
-static struct json_object *j_ext(const struct wire_ext *e)
-{
-	struct json_object *o = json_object_new_object();
-	const char *name = wire_ext_name(e->type);
-
-	j_u64(o, "type", e->type);
-	j_str(o, "name", name);
-	j_bool(o, "known", e->known);
-	j_u64(o, "off", e->off);
-	j_u64(o, "len", e->len);
-	if (e->len && e->val)
-		j_bytes(o, "value", e->val, e->len);
-	else
-		j_null(o, "value");
-	if (!e->known)
-		return o;
-	switch (e->type) {
-	case WIRE_EXT_VERSION:
-		j_u64(o, "version", e->u.version);
-		break;
-	case WIRE_EXT_RDMA:
-		j_u64(o, "rkey", e->u.rdma_rkey);
-		break;
-	case WIRE_EXT_RDMA_DEST:
-		j_u64(o, "rkey", e->u.rdma_dest.rkey);
-		j_u64(o, "rdma_offset", e->u.rdma_dest.offset);
-		break;
-	case WIRE_EXT_RDMA_BYTES:
-		j_u64(o, "rdma_bytes", e->u.rdma_bytes.bytes);
-		j_u64(o, "rflags", e->u.rdma_bytes.rflags);
-		break;
-	case WIRE_EXT_NPATHS:
-		j_u64(o, "npaths", e->u.npaths);
-		break;
-	case WIRE_EXT_GEN_NUM:
-		j_u64(o, "gen_num", e->u.gen_num);
-		break;
-	case WIRE_EXT_CAP_BITS:
-		j_u64(o, "cap_bits", e->u.cap_bits);
-		break;
-	case WIRE_EXT_SPORT_IDX:
-		j_u64(o, "sport_idx", e->u.sport_idx);
-		break;
-	default:
-		break;
-	}
-	return o;
-}
-
-static void j_cong(struct json_object *o, const struct dump_msg *m)
-{
-	struct json_object *c, *a;
-	struct wire_port_range pr;
-	uint32_t pos = 0;
-	size_t n = 0;
-
-	if (m->kind != WIRE_KIND_CONG) {
-		j_null(o, "cong");
-		return;
-	}
-	c = json_object_new_object();
-	j_bool(c, "map", m->cong_cur != NULL);
-	if (m->cong_cur) {
-		a = json_object_new_array();
-		while (wire_cong_diff_next(cong_old(m), m->cong_cur, &pos, &pr)) {
-			struct json_object *x = json_object_new_object();
-
-			j_u64(x, "first", pr.first);
-			j_u64(x, "last", pr.last);
-			j_str(x, "state", pr.congested ? "congested" : "free");
-			json_object_array_add(a, x);
-			n++;
-		}
-		j_u64(c, "congested", m->cong_count);
-		j_u64(c, "nchanges", n);
-		j_bool(c, "first_map", m->cong_prev == NULL);
-		json_object_object_add(c, "changes", a);
-	}
-	json_object_object_add(o, "cong", c);
-}
-
-static void j_msg(struct json_object *o, const struct dump_rec *r)
-{
-	const struct dump_msg *m = &r->u.msg;
-	const struct wire_hdr *h = &m->hdr;
-	struct json_object *a;
-
-	j_str(o, "kind", wire_kind_name(m->kind));
-	j_u64(o, "seq", h->seq);
-	j_u64(o, "ack", h->ack);
-	j_u64(o, "len", h->len);
-	j_u64(o, "rds_sport", h->sport);
-	j_u64(o, "rds_dport", h->dport);
-	j_u64(o, "flags", h->flags);
-	a = json_object_new_array();
-	for (unsigned i = 0; i < 8; i++) {
-		uint8_t bit = (uint8_t)(1u << i);
-		const char *name = wire_flag_name(bit);
-		char tmp[8];
-
-		if (!(h->flags & bit))
-			continue;
-		if (!name) {
-			snprintf(tmp, sizeof(tmp), "0x%02x", bit);
-			name = tmp;
-		}
-		json_object_array_add(a, json_object_new_string(name));
-	}
-	json_object_object_add(o, "flag_names", a);
-	j_u64(o, "credit", h->credit);
-	j_u64(o, "csum", h->csum);
-	j_bytes(o, "pad", h->pad, sizeof(h->pad));
-	j_bytes(o, "exthdr", h->ext, sizeof(h->ext));
-	a = json_object_new_array();
-	for (unsigned i = 0; i < m->exts.count; i++)
-		json_object_array_add(a, j_ext(&m->exts.e[i]));
-	json_object_object_add(o, "ext", a);
-	j_u64(o, "ext_end", m->exts.end);
-	j_bool(o, "ext_overrun", m->exts.overrun);
-	j_bool(o, "ext_stopped_high", m->exts.stopped_high);
-	j_str(o, "seq_state", dump_seq_name(m->seq));
-	if (m->seq == DUMP_SEQ_SKIP || m->seq == DUMP_SEQ_DUP || m->seq == DUMP_SEQ_BACK)
-		j_u64(o, "seq_expected", m->seq_expected);
-	else
-		j_null(o, "seq_expected");
-	j_bool(o, "again", m->again);
-	j_u64(o, "caplen", m->caplen);
-	j_bool(o, "incomplete", m->incomplete);
-	if (r->xp == DUMP_XP_IB) {
-		j_u64(o, "frags", m->frags);
-		j_null(o, "segs");
-		j_bool(o, "icrc_ok", m->icrc_ok);
-	} else {
-		j_null(o, "frags");
-		j_u64(o, "segs", m->segs);
-		j_null(o, "icrc_ok");
-	}
-	if (m->npaths)
-		j_u64(o, "conn_npaths", m->npaths);
-	else
-		j_null(o, "conn_npaths");
-	j_bool(o, "gen_changed", m->gen_changed);
-	if (m->gen_changed)
-		j_u64(o, "gen_prev", m->gen_prev);
-	else
-		j_null(o, "gen_prev");
-	j_cong(o, m);
-}
-
-static void j_note(struct json_object *o, const struct dump_rec *r)
-{
-	j_str(o, "note", dump_note_name(r->u.note.what));
-	j_u64(o, "len", r->u.note.len);
-	j_u64(o, "aux", r->u.note.aux);
-}
-
-static void j_cm(struct json_object *o, const struct dump_rec *r)
-{
-	const struct dump_cm_rec *c = &r->u.cm;
-	const struct wire_ibcm *cm = c->cm;
-	const struct wire_ibpd *pd = c->pd;
-	uint16_t at;
-
-	if (!cm) {
-		j_null(o, "cm");
-		return;
-	}
-	at = cm->attr_id;
-	j_str(o, "cm", wire_ibcm_attr_name(at));
-	j_u64(o, "attr_id", at);
-	j_u64(o, "base_version", cm->base_version);
-	j_u64(o, "mgmt_class", cm->mgmt_class);
-	j_u64(o, "class_version", cm->class_version);
-	j_u64(o, "method", cm->method);
-	j_u64(o, "status", cm->status);
-	j_u64(o, "tid", cm->tid);
-	j_u64(o, "attr_mod", cm->attr_mod);
-	j_u64(o, "local_comm_id", cm->local_comm_id);
-	if (at != WIRE_IBCM_REQ)
-		j_u64(o, "remote_comm_id", cm->remote_comm_id);
-	else
-		j_null(o, "remote_comm_id");
-	if (at == WIRE_IBCM_REQ)
-		j_u64(o, "service_id", cm->service_id);
-	else
-		j_null(o, "service_id");
-	if (at == WIRE_IBCM_REQ || at == WIRE_IBCM_REP) {
-		j_u64(o, "local_qpn", cm->local_qpn);
-		j_u64(o, "starting_psn", cm->starting_psn);
-	} else {
-		j_null(o, "local_qpn");
-		j_null(o, "starting_psn");
-	}
-	if (at == WIRE_IBCM_DREQ)
-		j_u64(o, "remote_qpn", cm->remote_qpn);
-	else
-		j_null(o, "remote_qpn");
-	if (at == WIRE_IBCM_REJ) {
-		j_u64(o, "rej_reason", cm->rej_reason);
-		j_u64(o, "rej_msg", cm->rej_msg);
-	} else {
-		j_null(o, "rej_reason");
-		j_null(o, "rej_msg");
-	}
-	j_u64(o, "private_len", cm->private_len);
-	if (cm->has_cma) {
-		j_u64(o, "cma_version", cm->cma_version);
-		j_u64(o, "cma_ip_version", cm->cma_ip_version);
-		j_u64(o, "cma_port", cm->cma_port);
-		j_addr(o, "cma_src", cm->cma_ip_version, cm->cma_src);
-		j_addr(o, "cma_dst", cm->cma_ip_version, cm->cma_dst);
-	} else {
-		j_null(o, "cma_version");
-		j_null(o, "cma_ip_version");
-		j_null(o, "cma_port");
-		j_null(o, "cma_src");
-		j_null(o, "cma_dst");
-	}
-	if (pd) {
-		struct json_object *p = json_object_new_object();
-
-		j_u64(p, "family", (uint64_t)pd->family);
-		j_addr(p, "saddr", pd->family, pd->saddr);
-		j_addr(p, "daddr", pd->family, pd->daddr);
-		j_u64(p, "major", pd->major);
-		j_u64(p, "minor", pd->minor);
-		j_u64(p, "minor_mask", pd->minor_mask);
-		j_u64(p, "tos", pd->tos);
-		j_u64(p, "reserved1", pd->reserved1);
-		j_u64(p, "reserved2", pd->reserved2);
-		j_u64(p, "ack_seq", pd->ack_seq);
-		j_u64(p, "credit", pd->credit);
-		j_bytes(p, "pad", pd->pad, sizeof(pd->pad));
-		j_u64(p, "extra", pd->extra);
-		json_object_object_add(o, "pd", p);
-	} else {
-		j_null(o, "pd");
-	}
-	if (cm_has_version(cm)) {
-		char v[16];
-
-		if (c->version)
-			snprintf(v, sizeof(v), "%u.%u", (unsigned)(c->version >> 8),
-				 (unsigned)(c->version & 0xff));
-		else
-			snprintf(v, sizeof(v), "reject");
-		j_str(o, "version", v);
-	} else {
-		j_null(o, "version");
-	}
-}
-
-static struct json_object *j_nl_attrs(const bool *which)
-{
-	struct json_object *a = json_object_new_array();
-
-	for (unsigned i = 0; i < WIRE_NL_LS_ATTR_MAX; i++) {
-		const char *name;
-
-		if (!which[i])
-			continue;
-		name = wire_nl_attr_name(i);
-		json_object_array_add(a, name ? json_object_new_string(name)
-					      : json_object_new_int64(i));
-	}
-	return a;
-}
-
-static void j_nl(struct json_object *o, const struct dump_rec *r)
-{
-	const struct wire_nl_ls *nl = r->u.nl;
-	struct json_object *a;
-	unsigned np;
-
-	if (!nl) {
-		j_null(o, "op");
-		return;
-	}
-	j_u64(o, "client", nl->client);
-	j_u64(o, "op", nl->op);
-	j_str(o, "op_name", nl->client == WIRE_NL_CLIENT_LS ? wire_nl_op_name(nl->op) : NULL);
-	j_u64(o, "nl_len", nl->nl_len);
-	j_u64(o, "nl_type", nl->nl_type);
-	j_u64(o, "nl_flags", nl->nl_flags);
-	j_u64(o, "seq", nl->nl_seq);
-	j_u64(o, "pid", nl->nl_pid);
-	j_bool(o, "request", nl->is_request);
-	j_bool(o, "error", nl->is_err);
-	if (nl->has_resolve_hdr) {
-		char buf[WIRE_NL_DEVICE_NAME_MAX * 4 + 1];
-
-		esc_str(buf, sizeof(buf), nl->device_name, WIRE_NL_DEVICE_NAME_MAX);
-		j_str(o, "dev", buf);
-		j_u64(o, "port", nl->port_num);
-		j_u64(o, "path_use", nl->path_use);
-		j_bytes(o, "resolve_pad", nl->resolve_pad, sizeof(nl->resolve_pad));
-	} else {
-		j_null(o, "dev");
-		j_null(o, "port");
-		j_null(o, "path_use");
-		j_null(o, "resolve_pad");
-	}
-	if (nl->has_ip_resolve_hdr)
-		j_u64(o, "ifindex", nl->ifindex);
-	else
-		j_null(o, "ifindex");
-	json_object_object_add(o, "attrs", j_nl_attrs(nl->present));
-	json_object_object_add(o, "mandatory", j_nl_attrs(nl->mandatory));
-	if (nl->present[WIRE_NL_LS_TIMEOUT])
-		j_u64(o, "timeout", nl->timeout);
-	else
-		j_null(o, "timeout");
-	if (nl->present[WIRE_NL_LS_SERVICE_ID])
-		j_u64(o, "service_id", nl->service_id);
-	else
-		j_null(o, "service_id");
-	j_addr(o, "dgid", nl->present[WIRE_NL_LS_DGID] ? 6 : 0, nl->dgid);
-	j_addr(o, "sgid", nl->present[WIRE_NL_LS_SGID] ? 6 : 0, nl->sgid);
-	if (nl->present[WIRE_NL_LS_TCLASS])
-		j_u64(o, "tclass", nl->tclass);
-	else
-		j_null(o, "tclass");
-	if (nl->present[WIRE_NL_LS_PKEY])
-		j_u64(o, "pkey", nl->pkey);
-	else
-		j_null(o, "pkey");
-	if (nl->present[WIRE_NL_LS_QOS_CLASS])
-		j_u64(o, "qos_class", nl->qos_class);
-	else
-		j_null(o, "qos_class");
-	j_addr(o, "ipv4", nl->present[WIRE_NL_LS_IPV4] ? 4 : 0, nl->ipv4);
-	j_addr(o, "ipv6", nl->present[WIRE_NL_LS_IPV6] ? 6 : 0, nl->ipv6);
-	j_u64(o, "paths", nl->npaths);
-	a = json_object_new_array();
-	np = nl->npaths < WIRE_NL_MAX_PATHS ? nl->npaths : WIRE_NL_MAX_PATHS;
-	for (unsigned i = 0; i < np; i++) {
-		struct json_object *p = json_object_new_object();
-
-		j_u64(p, "flags", nl->paths[i].flags);
-		j_u64(p, "reserved", nl->paths[i].reserved);
-		j_bytes(p, "rec", nl->paths[i].rec, sizeof(nl->paths[i].rec));
-		json_object_array_add(a, p);
-	}
-	json_object_object_add(o, "path_records", a);
-}
-
-static void j_bad(struct json_object *o, const struct dump_rec *r)
-{
-	j_str(o, "layer", r->u.bad.layer ? r->u.bad.layer : "?");
-	j_str(o, "error", wire_strerror(r->u.bad.err));
-	j_i64(o, "err", r->u.bad.err);
-}
-
-static void j_write(FILE *f, struct json_object *o)
-{
-	size_t len;
-	const char *txt = json_object_to_json_string_length(
-		o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
-
-	fwrite(txt, 1, len, f);
-	fputc('\n', f);
-}
-
-static void print_json(const struct dump_render *o, const struct dump_rec *r)
-{
-	struct json_object *j = json_object_new_object();
-
-	if (!j)
-		return;
-	j_common(j, r);
-	switch (r->type) {
-	case DUMP_REC_MSG:
-		j_msg(j, r);
-		break;
-	case DUMP_REC_NOTE:
-		j_note(j, r);
-		break;
-	case DUMP_REC_CM:
-		j_cm(j, r);
-		break;
-	case DUMP_REC_NL:
-		j_nl(j, r);
-		break;
-	case DUMP_REC_BAD:
-		j_bad(j, r);
-		break;
-	}
-	j_rules(j, &r->rules);
-	if (o->hex) {
-		uint8_t tmp[WIRE_HDR_LEN + DUMP_HEX_PAYLOAD_MAX];
-		const uint8_t *p;
-		size_t len = hex_bytes(o, r, tmp, &p);
-
-		j_bytes(j, "hex", p, len);
-	}
-	j_write(o->out, j);
-	json_object_put(j);
-}
-
-/* ------------------------------------------------------------------------
  * Records
  */
 
 void dump_print_rec(const struct dump_render *o, const struct dump_rec *r)
 {
-	struct sb s;
+	const struct out_group *g = dump_rec_fields(r->type);
+	struct out s;
 
-	if (o->json) {
-		print_json(o, r);
+	out_init(&s, o->out, o->json ? OUT_JSON : OUT_TEXT, o->verbose,
+		 JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!g) {
+		/* a record type without a table has no fields to give */
+		if (!o->json) {
+			put_ts(&s, o, r);
+			put_flow(&s, r);
+			out_puts(&s, "record type ");
+			out_put_u64(&s, (uint64_t)r->type);
+			out_putc(&s, '\n');
+		}
+		out_fini(&s);
 		return;
 	}
-	s.f = o->out;
-	s.n = 0;
-	put_ts(&s, o, r);
-	put_flow(&s, r);
-	switch (r->type) {
-	case DUMP_REC_MSG:
-		line_msg(&s, r);
-		break;
-	case DUMP_REC_NOTE:
-		line_note(&s, r);
-		break;
-	case DUMP_REC_CM:
-		line_cm(&s, r);
-		break;
-	case DUMP_REC_NL:
-		line_nl(&s, r);
-		break;
-	case DUMP_REC_BAD:
-		line_bad(&s, r);
-		break;
-	default:
-		sb_puts(&s, "record type ");
-		sb_u64(&s, (uint64_t)r->type);
-		break;
-	}
-	if (!wire_rules_empty(&r->rules)) {
-		sb_puts(&s, " !");
-		sb_rule_list(&s, &r->rules, ',');
-	}
-	sb_putc(&s, '\n');
-
-	if (o->verbose > 0) {
-		struct fl l = { .s = &s, .open = false };
-
+	out_begin(&s, g);
+	if (!o->json) {
+		put_ts(&s, o, r);
+		put_flow(&s, r);
+		out_line(&s, true, ' ');
 		switch (r->type) {
 		case DUMP_REC_MSG:
-			fl_msg(&l, r, o->verbose);
+			line_msg(&s, r);
 			break;
 		case DUMP_REC_NOTE:
-			fl_note(&l, r);
+			line_note(&s, r);
 			break;
 		case DUMP_REC_CM:
-			fl_cm(&l, r, o->verbose);
+			line_cm(&s, r);
 			break;
 		case DUMP_REC_NL:
-			fl_nl(&l, r, o->verbose);
+			line_nl(&s, r);
 			break;
 		case DUMP_REC_BAD:
-			fl_bad(&l, r);
+			line_bad(&s, r);
 			break;
 		}
-		fl_rules(&l, &r->rules, o->verbose);
-		fl_common(&l, r, o->verbose);
+		out_line(&s, false, 0);
+		if (!wire_rules_empty(&r->rules)) {
+			out_puts(&s, " !");
+			put_rule_list(&s, &r->rules, ',');
+		}
+		out_putc(&s, '\n');
 	}
+	if (o->json || o->verbose > 0)
+		rec_fields(&s, r);
 	if (o->hex) {
 		uint8_t tmp[WIRE_HDR_LEN + DUMP_HEX_PAYLOAD_MAX];
 		const uint8_t *p;
 		size_t len = hex_bytes(o, r, tmp, &p);
 
-		sb_hexdump(&s, p, len);
+		if (o->json)
+			out_bytes(&s, (unsigned)(g->n - 1), p, len);
+		else
+			put_hexdump(&s, p, len);
 	}
-	sb_flush(&s);
+	out_end(&s);
+	out_fini(&s);
 }
 
 /* ------------------------------------------------------------------------
  * -z
  */
 
-static const char *const st_cols[] = {
-	"msgs",      "bytes",     "retransmitted", "dups",    "skips",
-	"skipped",   "backs",     "again",         "cong_updates", "rule_msgs",
-	"gaps",      "gap_bytes", "resyncs",       "conns",
+/* -z JSON: {"type":"stats","conns":[...]}; the text is a table of the
+ * same counters under the same names. */
+#define F(k, t, ...) { .key = (k), .type = (t), __VA_ARGS__ }
+
+enum {
+	SP_PATH, SP_DIR, SP_MSGS, SP_BYTES, SP_RETRANSMITTED, SP_DUPS, SP_SKIPS,
+	SP_SKIPPED, SP_BACKS, SP_AGAIN, SP_CONG_UPDATES, SP_RULE_MSGS, SP_GAPS,
+	SP_GAP_BYTES, SP_RESYNCS, SP_CONNS, SP__N
 };
-#define NCOLS (sizeof(st_cols) / sizeof(st_cols[0]))
+
+/* A path and direction's counters; the columns of the text table are the
+ * counters, SP_MSGS on. */
+static const struct out_field stats_path_fields[SP__N] = {
+	[SP_PATH] = F("path", OUT_I64),
+	[SP_DIR] = F("dir", OUT_I64),
+	[SP_MSGS] = F("msgs", OUT_U64),
+	[SP_BYTES] = F("bytes", OUT_U64),
+	[SP_RETRANSMITTED] = F("retransmitted", OUT_U64),
+	[SP_DUPS] = F("dups", OUT_U64),
+	[SP_SKIPS] = F("skips", OUT_U64),
+	[SP_SKIPPED] = F("skipped", OUT_U64),
+	[SP_BACKS] = F("backs", OUT_U64),
+	[SP_AGAIN] = F("again", OUT_U64),
+	[SP_CONG_UPDATES] = F("cong_updates", OUT_U64),
+	[SP_RULE_MSGS] = F("rule_msgs", OUT_U64),
+	[SP_GAPS] = F("gaps", OUT_U64),
+	[SP_GAP_BYTES] = F("gap_bytes", OUT_U64),
+	[SP_RESYNCS] = F("resyncs", OUT_U64),
+	[SP_CONNS] = F("conns", OUT_U64),
+};
+static const struct out_group stats_path_group = OUT_GROUP("stats_path", stats_path_fields);
+
+enum {
+	SC_CONN, SC_XPORT, SC_A, SC_B, SC_NPATHS, SC_ADV_NPATHS, SC_SPORT_IDX, SC_GEN,
+	SC_GEN_CHANGES, SC_PATHS, SC_RULES, SC__N
+};
+
+/* Pairs are [a>b, b>a]. */
+static const struct out_field stats_conn_fields[SC__N] = {
+	[SC_CONN] = F("conn", OUT_I64),
+	[SC_XPORT] = F("xport", OUT_STR, .names = dump_xport_toks),
+	[SC_A] = F("a", OUT_STR),
+	[SC_B] = F("b", OUT_STR),
+	[SC_NPATHS] = F("npaths", OUT_U64),
+	[SC_ADV_NPATHS] = F("adv_npaths", OUT_ARRAY),
+	[SC_SPORT_IDX] = F("sport_idx", OUT_ARRAY),
+	[SC_GEN] = F("gen", OUT_ARRAY),
+	[SC_GEN_CHANGES] = F("gen_changes", OUT_ARRAY),
+	[SC_PATHS] = F("paths", OUT_ARRAY, .sub = &stats_path_group),
+	[SC_RULES] = F("rules", OUT_OBJECT), /* rule name: messages */
+};
+static const struct out_group stats_conn_group = OUT_GROUP("stats_conn", stats_conn_fields);
+
+enum { ST_TYPE, ST_CONNS, ST__N };
+
+static const struct out_field stats_fields[ST__N] = {
+	[ST_TYPE] = F("type", OUT_STR),
+	[ST_CONNS] = F("conns", OUT_ARRAY, .sub = &stats_conn_group),
+};
+static const struct out_group stats_group = OUT_GROUP("stats", stats_fields);
+
+#undef F
+
+#define NCOLS (SP__N - SP_MSGS)
+#define st_col(i) (stats_path_fields[SP_MSGS + (i)].key)
 
 static void st_values(const struct dump_pstats *p, uint64_t v[NCOLS])
 {
@@ -2093,51 +1766,50 @@ static int udigits(uint64_t v)
 	return n;
 }
 
-static void sb_pad(struct sb *s, int n)
+static void put_pad(struct out *s, int n)
 {
 	while (n-- > 0)
-		sb_putc(s, ' ');
+		out_putc(s, ' ');
 }
 
 static void stats_text(const struct dump_render *o, const struct dump_conn *c)
 {
-	struct sb s;
+	struct out s;
 	int w[NCOLS];
 	bool any = false;
 	bool rules = false;
 
-	s.f = o->out;
-	s.n = 0;
-	sb_puts(&s, "conn ");
-	sb_u64(&s, (uint64_t)c->id);
-	sb_putc(&s, ' ');
-	sb_puts(&s, xport_label(c->xp));
-	sb_putc(&s, ' ');
-	sb_addr(&s, c->a.family, c->a.addr);
-	sb_puts(&s, " <-> ");
-	sb_addr(&s, c->b.family, c->b.addr);
-	sb_puts(&s, " npaths ");
-	sb_u64(&s, c->npaths);
-	sb_puts(&s, " adv_npaths ");
-	sb_u64(&s, c->adv_npaths[0]);
-	sb_putc(&s, ' ');
-	sb_u64(&s, c->adv_npaths[1]);
-	sb_puts(&s, " sport_idx ");
-	sb_u64(&s, c->sport_idx[0]);
-	sb_putc(&s, ' ');
-	sb_u64(&s, c->sport_idx[1]);
-	sb_puts(&s, " gen ");
-	sb_hex(&s, c->gen[0], 8);
-	sb_putc(&s, ' ');
-	sb_hex(&s, c->gen[1], 8);
-	sb_puts(&s, " gen_changes ");
-	sb_u64(&s, c->gen_changes[0]);
-	sb_putc(&s, ' ');
-	sb_u64(&s, c->gen_changes[1]);
-	sb_putc(&s, '\n');
+	out_init(&s, o->out, OUT_TEXT, 0, 0);
+	out_puts(&s, "conn ");
+	out_put_u64(&s, (uint64_t)c->id);
+	out_putc(&s, ' ');
+	out_puts(&s, wire_tok_str(flow_toks, c->xp, "?"));
+	out_putc(&s, ' ');
+	put_addr(&s, c->a.family, c->a.addr);
+	out_puts(&s, " <-> ");
+	put_addr(&s, c->b.family, c->b.addr);
+	out_puts(&s, " npaths ");
+	out_put_u64(&s, c->npaths);
+	out_puts(&s, " adv_npaths ");
+	out_put_u64(&s, c->adv_npaths[0]);
+	out_putc(&s, ' ');
+	out_put_u64(&s, c->adv_npaths[1]);
+	out_puts(&s, " sport_idx ");
+	out_put_u64(&s, c->sport_idx[0]);
+	out_putc(&s, ' ');
+	out_put_u64(&s, c->sport_idx[1]);
+	out_puts(&s, " gen ");
+	out_put_hex(&s, c->gen[0], 8);
+	out_putc(&s, ' ');
+	out_put_hex(&s, c->gen[1], 8);
+	out_puts(&s, " gen_changes ");
+	out_put_u64(&s, c->gen_changes[0]);
+	out_putc(&s, ' ');
+	out_put_u64(&s, c->gen_changes[1]);
+	out_putc(&s, '\n');
 
 	for (size_t i = 0; i < NCOLS; i++)
-		w[i] = (int)strlen(st_cols[i]);
+		w[i] = (int)strlen(st_col(i));
 	for (int p = 0; p < WIRE_MAX_PATHS; p++) {
 		for (int d = 0; d < 2; d++) {
 			uint64_t v[NCOLS];
@@ -2152,15 +1824,15 @@ static void stats_text(const struct dump_render *o, const struct dump_conn *c)
 		}
 	}
 	if (!any) {
-		sb_puts(&s, "  no messages\n");
+		out_puts(&s, "  no messages\n");
 	} else {
-		sb_puts(&s, "  path dir");
+		out_puts(&s, "  path dir");
 		for (size_t i = 0; i < NCOLS; i++) {
-			sb_putc(&s, ' ');
-			sb_pad(&s, w[i] - (int)strlen(st_cols[i]));
-			sb_puts(&s, st_cols[i]);
+			out_putc(&s, ' ');
+			put_pad(&s, w[i] - (int)strlen(st_col(i)));
+			out_puts(&s, st_col(i));
 		}
-		sb_putc(&s, '\n');
+		out_putc(&s, '\n');
 		for (int p = 0; p < WIRE_MAX_PATHS; p++) {
 			for (int d = 0; d < 2; d++) {
 				uint64_t v[NCOLS];
@@ -2168,61 +1840,61 @@ static void stats_text(const struct dump_render *o, const struct dump_conn *c)
 				if (!st_used(&c->st[p][d]))
 					continue;
 				st_values(&c->st[p][d], v);
-				sb_puts(&s, "  ");
-				sb_pad(&s, 4 - udigits((uint64_t)p));
-				sb_u64(&s, (uint64_t)p);
-				sb_puts(&s, d ? " b>a" : " a>b");
+				out_puts(&s, "  ");
+				put_pad(&s, 4 - udigits((uint64_t)p));
+				out_put_u64(&s, (uint64_t)p);
+				out_puts(&s, d ? " b>a" : " a>b");
 				for (size_t i = 0; i < NCOLS; i++) {
-					sb_putc(&s, ' ');
-					sb_pad(&s, w[i] - udigits(v[i]));
-					sb_u64(&s, v[i]);
+					out_putc(&s, ' ');
+					put_pad(&s, w[i] - udigits(v[i]));
+					out_put_u64(&s, v[i]);
 				}
-				sb_putc(&s, '\n');
+				out_putc(&s, '\n');
 			}
 		}
 	}
 	for (unsigned r = 1; r < WIRE_RULE__COUNT; r++) {
 		if (!c->rule_counts[r])
 			continue;
-		sb_puts(&s, rules ? ", " : "  rules ");
+		out_puts(&s, rules ? ", " : "  rules ");
 		rules = true;
-		sb_puts(&s, wire_rule_name((enum wire_rule)r));
-		sb_putc(&s, ' ');
-		sb_u64(&s, c->rule_counts[r]);
+		out_puts(&s, wire_rule_name((enum wire_rule)r));
+		out_putc(&s, ' ');
+		out_put_u64(&s, c->rule_counts[r]);
 	}
 	if (rules)
-		sb_putc(&s, '\n');
-	sb_flush(&s);
+		out_putc(&s, '\n');
+	out_flush(&s);
 }
 
-static struct json_object *j_pair_u64(uint64_t a, uint64_t b)
+static void stats_pair(struct out *o, unsigned id, uint64_t a, uint64_t b)
 {
-	struct json_object *x = json_object_new_array();
-
-	json_object_array_add(x, json_object_new_uint64(a));
-	json_object_array_add(x, json_object_new_uint64(b));
-	return x;
+	out_arr_open(o, id);
+	out_elem_u64(o, a);
+	out_elem_u64(o, b);
+	out_close(o);
 }
 
-static struct json_object *stats_json(const struct dump_conn *c)
+static void stats_json(struct out *o, const struct dump_conn *c)
 {
-	struct json_object *o = json_object_new_object();
-	struct json_object *a, *x;
+	char buf[INET6_ADDRSTRLEN];
 
-	j_i64(o, "conn", c->id);
-	j_str(o, "xport", dump_xport_name(c->xp));
-	j_addr(o, "a", c->a.family, c->a.addr);
-	j_addr(o, "b", c->b.family, c->b.addr);
-	j_u64(o, "npaths", c->npaths);
-	json_object_object_add(o, "adv_npaths", j_pair_u64(c->adv_npaths[0], c->adv_npaths[1]));
-	x = json_object_new_array();
-	json_object_array_add(x, json_object_new_boolean(c->sport_idx[0]));
-	json_object_array_add(x, json_object_new_boolean(c->sport_idx[1]));
-	json_object_object_add(o, "sport_idx", x);
-	json_object_object_add(o, "gen", j_pair_u64(c->gen[0], c->gen[1]));
-	json_object_object_add(o, "gen_changes",
-			       j_pair_u64(c->gen_changes[0], c->gen_changes[1]));
-	a = json_object_new_array();
+	out_elem_obj(o);
+	out_i64(o, SC_CONN, c->id);
+	out_str(o, SC_XPORT, dump_xport_name(c->xp));
+	out_str(o, SC_A, c->a.family == 4 || c->a.family == 6
+				  ? addr_str(buf, c->a.family, c->a.addr) : NULL);
+	out_str(o, SC_B, c->b.family == 4 || c->b.family == 6
+				  ? addr_str(buf, c->b.family, c->b.addr) : NULL);
+	out_u64(o, SC_NPATHS, c->npaths);
+	stats_pair(o, SC_ADV_NPATHS, c->adv_npaths[0], c->adv_npaths[1]);
+	out_arr_open(o, SC_SPORT_IDX);
+	out_elem_bool(o, c->sport_idx[0]);
+	out_elem_bool(o, c->sport_idx[1]);
+	out_close(o);
+	stats_pair(o, SC_GEN, c->gen[0], c->gen[1]);
+	stats_pair(o, SC_GEN_CHANGES, c->gen_changes[0], c->gen_changes[1]);
+	out_arr_open(o, SC_PATHS);
 	for (int p = 0; p < WIRE_MAX_PATHS; p++) {
 		for (int d = 0; d < 2; d++) {
 			uint64_t v[NCOLS];
@@ -2230,36 +1902,39 @@ static struct json_object *stats_json(const struct dump_conn *c)
 			if (!st_used(&c->st[p][d]))
 				continue;
 			st_values(&c->st[p][d], v);
-			x = json_object_new_object();
-			j_i64(x, "path", p);
-			j_i64(x, "dir", d);
+			out_elem_obj(o);
+			out_i64(o, SP_PATH, p);
+			out_i64(o, SP_DIR, d);
 			for (size_t i = 0; i < NCOLS; i++)
-				j_u64(x, st_cols[i], v[i]);
-			json_object_array_add(a, x);
+				out_u64(o, (unsigned)(SP_MSGS + i), v[i]);
+			out_close(o);
 		}
 	}
-	json_object_object_add(o, "paths", a);
-	x = json_object_new_object();
+	out_close(o);
+	out_obj_open(o, SC_RULES);
 	for (unsigned r = 1; r < WIRE_RULE__COUNT; r++)
 		if (c->rule_counts[r])
-			j_u64(x, wire_rule_name((enum wire_rule)r), c->rule_counts[r]);
-	json_object_object_add(o, "rules", x);
-	return o;
+			out_member_u64(o, wire_rule_name((enum wire_rule)r), c->rule_counts[r]);
+	out_close(o);
+	out_close(o);
 }
 
 void dump_print_stats(const struct dump_render *o, const struct dump_conn *const *conns,
 		      size_t n)
 {
 	if (o->json) {
-		struct json_object *j = json_object_new_object();
-		struct json_object *a = json_object_new_array();
+		struct out s;
 
-		j_str(j, "type", "stats");
+		out_init(&s, o->out, OUT_JSON, 0,
+			 JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+		out_begin(&s, &stats_group);
+		out_str(&s, ST_TYPE, "stats");
+		out_arr_open(&s, ST_CONNS);
 		for (size_t i = 0; i < n; i++)
-			json_object_array_add(a, stats_json(conns[i]));
-		json_object_object_add(j, "conns", a);
-		j_write(o->out, j);
-		json_object_put(j);
+			stats_json(&s, conns[i]);
+		out_close(&s);
+		out_end(&s);
+		out_fini(&s);
 		return;
 	}
 	for (size_t i = 0; i < n; i++)

@@ -4,10 +4,10 @@
  *
  * Every form is a rendering of the same decoded record: the one line, the
  * field lines of -v and -vv, the hex dumps of -X and -XX, and one JSON
- * object per line. The field lines use the JSON keys as their labels, so a
- * reader of either can find the other (house style B9); the formats are
- * specified in docs/man/rdsdump.8.md, and tests/unit/dump/test_render.c
- * holds them to it.
+ * object per line. The field lines and the JSON come from one description
+ * of each record's fields (dump_rec_fields()), so the labels are the JSON
+ * keys (house style B9); the formats are specified in
+ * docs/man/rdsdump.8.md, and tests/unit/dump/test_render.c holds them to it.
  *
  * Text is built in a buffer on the stack and written with one fwrite per
  * record (more only when -vv lists thousands of congestion ranges), since
@@ -63,6 +63,16 @@ void dump_print_rec(const struct dump_render *o, const struct dump_rec *r);
  */
 void dump_print_stats(const struct dump_render *o, const struct dump_conn *const *conns,
 		      size_t n);
+
+struct out_group;
+
+/*
+ * dump_rec_fields() - the fields of a record of type |t| (tools/common/out.h):
+ * every JSON key in order, its type, its value names and the -v count that
+ * shows it; nested groups through .sub. NULL for an unknown type. What a
+ * field list or a dissector generated from rdsdump's output reads.
+ */
+const struct out_group *dump_rec_fields(enum dump_rec_type t);
 
 #ifdef __cplusplus
 }

@@ -12,21 +12,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const test_names[] = { "stream", "rr", "pingpong" };
+const struct wire_tok perf_test_toks[] = {
+	{ PERF_STREAM, "stream" },
+	{ PERF_RR, "rr" },
+	{ PERF_PINGPONG, "pingpong" },
+	{ 0, NULL },
+};
 
 const char *perf_test_name(enum perf_test t)
 {
-	return (unsigned)t < 3 ? test_names[t] : "?";
+	return wire_tok_str(perf_test_toks, (uint32_t)t, "?");
 }
 
 int perf_test_parse(const char *s, enum perf_test *out)
 {
-	for (unsigned i = 0; i < 3; i++)
-		if (!strcmp(s, test_names[i])) {
-			*out = (enum perf_test)i;
-			return 0;
-		}
-	return -1;
+	uint32_t v;
+
+	if (wire_tok_value(perf_test_toks, s, &v) < 0)
+		return -1;
+	*out = (enum perf_test)v;
+	return 0;
 }
 
 __attribute__((format(printf, 3, 4)))

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <wire/wire.h>
+
 #define CTL_VERSION 1
 #define CTL_PORT 18515          /* default control port */
 #define CTL_MAX_LINE 65536      /* longer lines are an error, not a buffer */
@@ -58,6 +60,9 @@ struct perf_result {
 	bool kernel;            /* the server ran on AF_RDS */
 };
 
+/* The tests' names, both ways: perf_test_toks, perf_test_name() ("?" if
+ * unknown) and perf_test_parse() (-1 if unknown). */
+extern const struct wire_tok perf_test_toks[];
 const char *perf_test_name(enum perf_test t);
 int perf_test_parse(const char *s, enum perf_test *out);
 

@@ -40,9 +40,15 @@
 #define DRAIN_QUIET (100 * RDSU_MSEC)
 #define DRAIN_MAX (3 * RDSU_SEC)
 
+static const struct wire_tok sched_toks[] = {
+	{ SCHED_POLL, "poll" },
+	{ SCHED_BUSY, "busy" },
+	{ 0, NULL },
+};
+
 const char *perf_sched_name(enum perf_sched s)
 {
-	return s == SCHED_BUSY ? "busy" : "poll";
+	return wire_tok_str(sched_toks, (uint32_t)s, "poll");
 }
 
 void perf_count_add(struct perf_count *into, const struct perf_count *c)

@@ -23,6 +23,7 @@
 #include "ctl.h"
 #include "engine.h"
 #include "hist.h"
+#include "out.h"
 #include "rio.h"
 
 const char *argp_program_version = "rdsperf " RDSTK_VERSION;
@@ -381,43 +382,179 @@ static double us(uint64_t ns)
 	return (double)ns / 1e3;
 }
 
-static struct json_object *lat_json(const struct hist *h)
-{
-	struct json_object *j = json_object_new_object();
+/*
+ * The --json document's fields (docs/man/rdsperf.1.md), one table per
+ * object, JSON only: the text lines are iperf-style sentences.
+ */
+#define F(k, t) { .key = (k), .type = (t) }
 
-	json_object_object_add(j, "samples", json_object_new_int64((int64_t)h->n));
-	json_object_object_add(j, "rtt", json_object_new_string("full round trip"));
-	json_object_object_add(j, "unit", json_object_new_string("us"));
-	json_object_object_add(j, "min", json_object_new_double(us(h->min)));
-	json_object_object_add(j, "mean", json_object_new_double(hist_mean(h) / 1e3));
-	json_object_object_add(j, "p50", json_object_new_double(us(hist_pct(h, 50))));
-	json_object_object_add(j, "p90", json_object_new_double(us(hist_pct(h, 90))));
-	json_object_object_add(j, "p99", json_object_new_double(us(hist_pct(h, 99))));
-	json_object_object_add(j, "p99_9", json_object_new_double(us(hist_pct(h, 99.9))));
-	json_object_object_add(j, "max", json_object_new_double(us(h->max)));
-	return j;
+enum {
+	LT_SAMPLES, LT_RTT, LT_UNIT, LT_MIN, LT_MEAN, LT_P50, LT_P90, LT_P99, LT_P99_9,
+	LT_MAX, LT__N
+};
+static const struct out_field lat_fields[LT__N] = {
+	[LT_SAMPLES] = F("samples", OUT_U64), [LT_RTT] = F("rtt", OUT_STR),
+	[LT_UNIT] = F("unit", OUT_STR),       [LT_MIN] = F("min", OUT_DOUBLE),
+	[LT_MEAN] = F("mean", OUT_DOUBLE),    [LT_P50] = F("p50", OUT_DOUBLE),
+	[LT_P90] = F("p90", OUT_DOUBLE),      [LT_P99] = F("p99", OUT_DOUBLE),
+	[LT_P99_9] = F("p99_9", OUT_DOUBLE),  [LT_MAX] = F("max", OUT_DOUBLE),
+};
+static const struct out_group lat_group = OUT_GROUP("latency", lat_fields);
+
+/* An interval's counts, and the sender's totals (the counts alone). */
+enum {
+	CT_SECONDS, CT_MESSAGES, CT_BYTES, CT_MESSAGES_PER_SECOND, CT_BITS_PER_SECOND,
+	CT_RESPONSES, CT_RESPONSE_BYTES, CT_RESPONSES_PER_SECOND, CT_EAGAIN, CT_ENOBUFS,
+	CT_VERIFY_ERRORS, CT__N, IV_START = CT__N, IV_END, IV_OMITTED, IV_LATENCY, IV__N
+};
+#define COUNT_FIELDS							\
+	[CT_SECONDS] = F("seconds", OUT_DOUBLE),			\
+	[CT_MESSAGES] = F("messages", OUT_U64),				\
+	[CT_BYTES] = F("bytes", OUT_U64),				\
+	[CT_MESSAGES_PER_SECOND] = F("messages_per_second", OUT_DOUBLE), \
+	[CT_BITS_PER_SECOND] = F("bits_per_second", OUT_DOUBLE),	\
+	[CT_RESPONSES] = F("responses", OUT_U64),			\
+	[CT_RESPONSE_BYTES] = F("response_bytes", OUT_U64),		\
+	[CT_RESPONSES_PER_SECOND] = F("responses_per_second", OUT_DOUBLE), \
+	[CT_EAGAIN] = F("eagain", OUT_U64),				\
+	[CT_ENOBUFS] = F("enobufs", OUT_U64),				\
+	[CT_VERIFY_ERRORS] = F("verify_errors", OUT_U64)
+
+static const struct out_field count_fields[CT__N] = { COUNT_FIELDS };
+static const struct out_group count_group = OUT_GROUP("sender", count_fields);
+
+static const struct out_field interval_fields[IV__N] = {
+	COUNT_FIELDS,
+	[IV_START] = F("start", OUT_DOUBLE),
+	[IV_END] = F("end", OUT_DOUBLE),
+	[IV_OMITTED] = F("omitted", OUT_BOOL),
+	[IV_LATENCY] = { .key = "latency", .type = OUT_OBJECT, .sub = &lat_group },
+};
+static const struct out_group interval_group = OUT_GROUP("interval", interval_fields);
+
+enum {
+	ST_TEST, ST_SIZE, ST_RSIZE, ST_DEPTH, ST_SOCKETS, ST_THREADS, ST_PATHS, ST_KVER,
+	ST_PATH_RULE, ST_DURATION, ST_OMIT, ST_WINDOW, ST_VERIFY, ST_SCHED, ST_CLIENT,
+	ST_SERVER, ST_CLIENT_STACK, ST_SERVER_STACK, ST__N
+};
+static const struct out_field start_fields[ST__N] = {
+	[ST_TEST] = { .key = "test", .type = OUT_STR, .names = perf_test_toks },
+	[ST_SIZE] = F("size", OUT_U64),
+	[ST_RSIZE] = F("rsize", OUT_U64),
+	[ST_DEPTH] = F("depth", OUT_U64),
+	[ST_SOCKETS] = F("sockets", OUT_U64),
+	[ST_THREADS] = F("threads", OUT_U64),
+	[ST_PATHS] = F("paths", OUT_U64),
+	[ST_KVER] = F("kver", OUT_U64),
+	[ST_PATH_RULE] = F("path_rule", OUT_STR),
+	[ST_DURATION] = F("duration", OUT_DOUBLE),
+	[ST_OMIT] = F("omit", OUT_DOUBLE),
+	[ST_WINDOW] = F("window", OUT_U64),
+	[ST_VERIFY] = F("verify", OUT_BOOL),
+	[ST_SCHED] = F("sched", OUT_STR),
+	[ST_CLIENT] = F("client", OUT_STR),
+	[ST_SERVER] = F("server", OUT_STR),
+	[ST_CLIENT_STACK] = F("client_stack", OUT_STR),
+	[ST_SERVER_STACK] = F("server_stack", OUT_STR),
+};
+static const struct out_group start_group = OUT_GROUP("start", start_fields);
+
+enum {
+	RX_SECONDS, RX_MESSAGES, RX_BYTES, RX_MESSAGES_PER_SECOND, RX_BITS_PER_SECOND,
+	RX_RESPONSES_SENT, RX_EAGAIN, RX_ENOBUFS, RX_VERIFY_ERRORS, RX__N
+};
+static const struct out_field rx_fields[RX__N] = {
+	[RX_SECONDS] = F("seconds", OUT_DOUBLE),
+	[RX_MESSAGES] = F("messages", OUT_U64),
+	[RX_BYTES] = F("bytes", OUT_U64),
+	[RX_MESSAGES_PER_SECOND] = F("messages_per_second", OUT_DOUBLE),
+	[RX_BITS_PER_SECOND] = F("bits_per_second", OUT_DOUBLE),
+	[RX_RESPONSES_SENT] = F("responses_sent", OUT_U64),
+	[RX_EAGAIN] = F("eagain", OUT_U64),
+	[RX_ENOBUFS] = F("enobufs", OUT_U64),
+	[RX_VERIFY_ERRORS] = F("verify_errors", OUT_U64),
+};
+static const struct out_group rx_group = OUT_GROUP("receiver", rx_fields);
+
+enum { CPU_CLIENT, CPU_SERVER, CPU__N };
+static const struct out_field cpu_fields[CPU__N] = {
+	[CPU_CLIENT] = F("client_percent", OUT_DOUBLE),
+	[CPU_SERVER] = F("server_percent", OUT_DOUBLE),
+};
+static const struct out_group cpu_group = OUT_GROUP("cpu", cpu_fields);
+
+/* null where a count could not be read */
+enum { RT_CLIENT_RDS, RT_SERVER_RDS, RT_HOST_TCP_SEGMENTS, RT__N };
+static const struct out_field rt_fields[RT__N] = {
+	[RT_CLIENT_RDS] = F("client_rds", OUT_I64),
+	[RT_SERVER_RDS] = F("server_rds", OUT_I64),
+	[RT_HOST_TCP_SEGMENTS] = F("host_tcp_segments", OUT_I64),
+};
+static const struct out_group rt_group = OUT_GROUP("retransmits", rt_fields);
+
+enum { EN_SENDER, EN_RECEIVER, EN_LATENCY, EN_CPU, EN_RETRANSMITS, EN__N };
+static const struct out_field end_fields[EN__N] = {
+	[EN_SENDER] = { .key = "sender", .type = OUT_OBJECT, .sub = &count_group },
+	[EN_RECEIVER] = { .key = "receiver", .type = OUT_OBJECT, .sub = &rx_group },
+	[EN_LATENCY] = { .key = "latency", .type = OUT_OBJECT, .sub = &lat_group },
+	[EN_CPU] = { .key = "cpu", .type = OUT_OBJECT, .sub = &cpu_group },
+	[EN_RETRANSMITS] = { .key = "retransmits", .type = OUT_OBJECT, .sub = &rt_group },
+};
+static const struct out_group end_group = OUT_GROUP("end", end_fields);
+
+/* One run, an element of the document's "runs". */
+enum { RUN_START, RUN_INTERVALS, RUN_END, RUN_ERROR, RUN__N };
+static const struct out_field run_fields[RUN__N] = {
+	[RUN_START] = { .key = "start", .type = OUT_OBJECT, .sub = &start_group },
+	[RUN_INTERVALS] = { .key = "intervals", .type = OUT_ARRAY, .sub = &interval_group },
+	[RUN_END] = { .key = "end", .type = OUT_OBJECT, .sub = &end_group },
+	[RUN_ERROR] = F("error", OUT_STR),
+};
+static const struct out_group run_group = OUT_GROUP("run", run_fields);
+
+enum { DOC_RDSPERF, DOC_VERSION, DOC_RUNS, DOC__N };
+static const struct out_field doc_fields[DOC__N] = {
+	[DOC_RDSPERF] = F("rdsperf", OUT_U64),
+	[DOC_VERSION] = F("version", OUT_STR),
+	[DOC_RUNS] = { .key = "runs", .type = OUT_ARRAY, .sub = &run_group },
+};
+static const struct out_group doc_group = OUT_GROUP("rdsperf", doc_fields);
+
+#undef F
+
+/* Into the object |id| of the current group. */
+static void lat_json(struct out *j, unsigned id, const struct hist *h)
+{
+	out_obj_open(j, id);
+	out_u64(j, LT_SAMPLES, h->n);
+	out_str(j, LT_RTT, "full round trip");
+	out_str(j, LT_UNIT, "us");
+	out_double(j, LT_MIN, us(h->min));
+	out_double(j, LT_MEAN, hist_mean(h) / 1e3);
+	out_double(j, LT_P50, us(hist_pct(h, 50)));
+	out_double(j, LT_P90, us(hist_pct(h, 90)));
+	out_double(j, LT_P99, us(hist_pct(h, 99)));
+	out_double(j, LT_P99_9, us(hist_pct(h, 99.9)));
+	out_double(j, LT_MAX, us(h->max));
+	out_close(j);
 }
 
-static struct json_object *count_json(const struct perf_count *c, double secs, bool stream)
+/* The counts into the current object (an interval's or the sender's). */
+static void count_json(struct out *j, const struct perf_count *c, double secs, bool stream)
 {
-	struct json_object *j = json_object_new_object();
-
-	json_object_object_add(j, "seconds", json_object_new_double(secs));
-	json_object_object_add(j, "messages", json_object_new_int64((int64_t)c->msgs));
-	json_object_object_add(j, "bytes", json_object_new_int64((int64_t)c->bytes));
-	json_object_object_add(j, "messages_per_second", json_object_new_double(rate(c->msgs, secs)));
-	json_object_object_add(j, "bits_per_second",
-			       json_object_new_double(rate(c->bytes, secs) * 8));
+	out_double(j, CT_SECONDS, secs);
+	out_u64(j, CT_MESSAGES, c->msgs);
+	out_u64(j, CT_BYTES, c->bytes);
+	out_double(j, CT_MESSAGES_PER_SECOND, rate(c->msgs, secs));
+	out_double(j, CT_BITS_PER_SECOND, rate(c->bytes, secs) * 8);
 	if (!stream) {
-		json_object_object_add(j, "responses", json_object_new_int64((int64_t)c->rmsgs));
-		json_object_object_add(j, "response_bytes", json_object_new_int64((int64_t)c->rbytes));
-		json_object_object_add(j, "responses_per_second",
-				       json_object_new_double(rate(c->rmsgs, secs)));
+		out_u64(j, CT_RESPONSES, c->rmsgs);
+		out_u64(j, CT_RESPONSE_BYTES, c->rbytes);
+		out_double(j, CT_RESPONSES_PER_SECOND, rate(c->rmsgs, secs));
 	}
-	json_object_object_add(j, "eagain", json_object_new_int64((int64_t)c->eagain));
-	json_object_object_add(j, "enobufs", json_object_new_int64((int64_t)c->enobufs));
-	json_object_object_add(j, "verify_errors", json_object_new_int64((int64_t)c->verify_errors));
-	return j;
+	out_u64(j, CT_EAGAIN, c->eagain);
+	out_u64(j, CT_ENOBUFS, c->enobufs);
+	out_u64(j, CT_VERIFY_ERRORS, c->verify_errors);
 }
 
 static void print_lat(const struct hist *h)
@@ -434,14 +571,21 @@ static void on_interval(void *ud, const struct perf_interval *iv)
 	bool stream = o->p.test == PERF_STREAM;
 
 	if (o->json) {
-		struct json_object *j = count_json(&iv->c, secs, stream);
+		struct out *j = malloc(sizeof(*j));
 
-		json_object_object_add(j, "start", json_object_new_double(iv->start));
-		json_object_object_add(j, "end", json_object_new_double(iv->end));
-		json_object_object_add(j, "omitted", json_object_new_boolean(iv->omitted));
+		if (!j)
+			return;
+		out_init(j, stdout, OUT_JSON, 0, 0);
+		out_begin(j, &interval_group);
+		count_json(j, &iv->c, secs, stream);
+		out_double(j, IV_START, iv->start);
+		out_double(j, IV_END, iv->end);
+		out_bool(j, IV_OMITTED, iv->omitted);
 		if (!stream)
-			json_object_object_add(j, "latency", lat_json(&iv->lat));
-		json_object_array_add(rp->intervals, j);
+			lat_json(j, IV_LATENCY, &iv->lat);
+		json_object_array_add(rp->intervals, out_take(j));
+		out_fini(j);
+		free(j);
 		return;
 	}
 	if (o->quiet)
@@ -613,67 +757,88 @@ static int run_one(struct opts *o, struct ctl *cc, struct json_object *runs)
 	if (e < 0)
 		fprintf(stderr, "rdsperf: test stopped: %s\n", rdsu_strerror(e));
 	if (o->json) {
-		struct json_object *j = json_object_new_object(), *st = json_object_new_object();
-		struct json_object *end = json_object_new_object(), *rx = json_object_new_object();
-		struct json_object *cpu = json_object_new_object(), *rt = json_object_new_object();
+		struct out *j = malloc(sizeof(*j));
+		bool stream = p->test == PERF_STREAM;
 
-		json_object_object_add(st, "test", json_object_new_string(perf_test_name(p->test)));
-		json_object_object_add(st, "size", json_object_new_int64(p->size));
-		if (p->test != PERF_STREAM) {
-			json_object_object_add(st, "rsize", json_object_new_int64(p->rsize));
-			json_object_object_add(st, "depth", json_object_new_int64(p->depth));
+		if (!j) {
+			rc = 2;
+			goto out;
 		}
-		json_object_object_add(st, "sockets", json_object_new_int64(p->sockets));
-		json_object_object_add(st, "threads", json_object_new_int64(o->threads));
-		json_object_object_add(st, "paths", cfg.kernel ? NULL : json_object_new_int64(p->paths));
-		json_object_object_add(st, "kver", cfg.kernel ? NULL : json_object_new_int64(p->kver));
-		json_object_object_add(st, "path_rule",
-				       cfg.kernel ? NULL
-						  : json_object_new_string(p->path_by_pair ? "pair" : "port"));
-		json_object_object_add(st, "duration", json_object_new_double(p->duration));
-		json_object_object_add(st, "omit", json_object_new_double(p->omit));
-		json_object_object_add(st, "window", p->buf ? json_object_new_int64(p->buf) : NULL);
-		json_object_object_add(st, "verify", json_object_new_boolean(p->verify));
-		json_object_object_add(st, "sched", json_object_new_string(perf_sched_name(o->sched)));
-		json_object_object_add(st, "client", json_object_new_string(p->client_addr));
-		json_object_object_add(st, "server", json_object_new_string(o->host_s));
-		json_object_object_add(st, "client_stack", json_object_new_string(stack_name(cfg.kernel)));
-		json_object_object_add(st, "server_stack", json_object_new_string(stack_name(server_kernel)));
-		json_object_object_add(j, "start", st);
-		json_object_object_add(j, "intervals", rp.intervals);
-		json_object_object_add(end, "sender",
-				       count_json(&c.total, c.measured, p->test == PERF_STREAM));
-		json_object_object_add(rx, "seconds", json_object_new_double(res.wall));
-		json_object_object_add(rx, "messages", json_object_new_int64((int64_t)res.msgs));
-		json_object_object_add(rx, "bytes", json_object_new_int64((int64_t)res.bytes));
-		json_object_object_add(rx, "messages_per_second",
-				       json_object_new_double(rate(res.msgs, res.wall)));
-		json_object_object_add(rx, "bits_per_second",
-				       json_object_new_double(rate(res.bytes, res.wall) * 8));
-		json_object_object_add(rx, "responses_sent", json_object_new_int64((int64_t)res.sent));
-		json_object_object_add(rx, "eagain", json_object_new_int64((int64_t)res.eagain));
-		json_object_object_add(rx, "enobufs", json_object_new_int64((int64_t)res.enobufs));
-		json_object_object_add(rx, "verify_errors",
-				       json_object_new_int64((int64_t)res.verify_errors));
-		json_object_object_add(end, "receiver", rx);
-		if (p->test != PERF_STREAM)
-			json_object_object_add(end, "latency", lat_json(&c.lat));
-		json_object_object_add(cpu, "client_percent",
-				       json_object_new_double(c.measured > 0 ? 100 * c.cpu / c.measured : 0));
-		json_object_object_add(cpu, "server_percent",
-				       json_object_new_double(res.wall > 0 ? 100 * res.cpu / res.wall : 0));
-		json_object_object_add(end, "cpu", cpu);
-		json_object_object_add(rt, "client_rds", rt0 < 0 ? NULL : json_object_new_int64(rt1 - rt0));
-		json_object_object_add(rt, "server_rds",
-				       res.rds_retransmits < 0 ? NULL
-							       : json_object_new_int64(res.rds_retransmits));
-		json_object_object_add(rt, "host_tcp_segments",
-				       tr0 < 0 || tr1 < 0 ? NULL : json_object_new_int64(tr1 - tr0));
-		json_object_object_add(end, "retransmits", rt);
-		json_object_object_add(j, "end", end);
-		json_object_object_add(j, "error", e < 0 ? json_object_new_string(rdsu_strerror(e)) : NULL);
-		json_object_array_add(runs, j);
+		out_init(j, stdout, OUT_JSON, 0, 0);
+		out_begin(j, &run_group);
+		out_obj_open(j, RUN_START);
+		out_str(j, ST_TEST, perf_test_name(p->test));
+		out_u64(j, ST_SIZE, p->size);
+		if (!stream) {
+			out_u64(j, ST_RSIZE, p->rsize);
+			out_u64(j, ST_DEPTH, p->depth);
+		}
+		out_u64(j, ST_SOCKETS, p->sockets);
+		out_u64(j, ST_THREADS, o->threads);
+		if (cfg.kernel) {
+			out_null(j, ST_PATHS);
+			out_null(j, ST_KVER);
+			out_null(j, ST_PATH_RULE);
+		} else {
+			out_u64(j, ST_PATHS, p->paths);
+			out_u64(j, ST_KVER, p->kver);
+			out_str(j, ST_PATH_RULE, p->path_by_pair ? "pair" : "port");
+		}
+		out_double(j, ST_DURATION, p->duration);
+		out_double(j, ST_OMIT, p->omit);
+		if (p->buf)
+			out_u64(j, ST_WINDOW, p->buf);
+		else
+			out_null(j, ST_WINDOW);
+		out_bool(j, ST_VERIFY, p->verify);
+		out_str(j, ST_SCHED, perf_sched_name(o->sched));
+		out_str(j, ST_CLIENT, p->client_addr);
+		out_str(j, ST_SERVER, o->host_s);
+		out_str(j, ST_CLIENT_STACK, stack_name(cfg.kernel));
+		out_str(j, ST_SERVER_STACK, stack_name(server_kernel));
+		out_close(j);
+		out_json(j, RUN_INTERVALS, rp.intervals);
 		rp.intervals = NULL;
+		out_obj_open(j, RUN_END);
+		out_obj_open(j, EN_SENDER);
+		count_json(j, &c.total, c.measured, stream);
+		out_close(j);
+		out_obj_open(j, EN_RECEIVER);
+		out_double(j, RX_SECONDS, res.wall);
+		out_u64(j, RX_MESSAGES, res.msgs);
+		out_u64(j, RX_BYTES, res.bytes);
+		out_double(j, RX_MESSAGES_PER_SECOND, rate(res.msgs, res.wall));
+		out_double(j, RX_BITS_PER_SECOND, rate(res.bytes, res.wall) * 8);
+		out_u64(j, RX_RESPONSES_SENT, res.sent);
+		out_u64(j, RX_EAGAIN, res.eagain);
+		out_u64(j, RX_ENOBUFS, res.enobufs);
+		out_u64(j, RX_VERIFY_ERRORS, res.verify_errors);
+		out_close(j);
+		if (!stream)
+			lat_json(j, EN_LATENCY, &c.lat);
+		out_obj_open(j, EN_CPU);
+		out_double(j, CPU_CLIENT, c.measured > 0 ? 100 * c.cpu / c.measured : 0);
+		out_double(j, CPU_SERVER, res.wall > 0 ? 100 * res.cpu / res.wall : 0);
+		out_close(j);
+		out_obj_open(j, EN_RETRANSMITS);
+		if (rt0 < 0)
+			out_null(j, RT_CLIENT_RDS);
+		else
+			out_i64(j, RT_CLIENT_RDS, rt1 - rt0);
+		if (res.rds_retransmits < 0)
+			out_null(j, RT_SERVER_RDS);
+		else
+			out_i64(j, RT_SERVER_RDS, res.rds_retransmits);
+		if (tr0 < 0 || tr1 < 0)
+			out_null(j, RT_HOST_TCP_SEGMENTS);
+		else
+			out_i64(j, RT_HOST_TCP_SEGMENTS, tr1 - tr0);
+		out_close(j);
+		out_close(j);
+		out_str(j, RUN_ERROR, e < 0 ? rdsu_strerror(e) : NULL);
+		json_object_array_add(runs, out_take(j));
+		out_fini(j);
+		free(j);
 	} else {
 		bool stream = p->test == PERF_STREAM;
 
@@ -719,7 +884,7 @@ out:
 static int client(struct opts *o)
 {
 	struct ctl *cc = calloc(1, sizeof(*cc));
-	struct json_object *doc = NULL, *runs = NULL;
+	struct json_object *runs = NULL;
 	char a[64];
 	int e, rc = 0;
 
@@ -746,11 +911,7 @@ static int client(struct opts *o)
 		return 2;
 	}
 	if (o->json) {
-		doc = json_object_new_object();
 		runs = json_object_new_array();
-		json_object_object_add(doc, "rdsperf", json_object_new_int(CTL_VERSION));
-		json_object_object_add(doc, "version", json_object_new_string(RDSTK_VERSION));
-		json_object_object_add(doc, "runs", runs);
 	} else {
 		printf("client %s, server %s port %u\n", rdsu_addr_str(&o->src, a, sizeof(a)),
 		       o->host_s, o->ctl_port);
@@ -767,10 +928,22 @@ static int client(struct opts *o)
 		if (r == 2)
 			break;
 	}
-	if (doc) {
-		printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
-								       JSON_C_TO_STRING_SPACED));
-		json_object_put(doc);
+	if (runs) {
+		struct out *doc = malloc(sizeof(*doc));
+
+		if (doc) {
+			out_init(doc, stdout, OUT_JSON, 0,
+				 JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
+			out_begin(doc, &doc_group);
+			out_u64(doc, DOC_RDSPERF, CTL_VERSION);
+			out_str(doc, DOC_VERSION, RDSTK_VERSION);
+			out_json(doc, DOC_RUNS, runs);
+			out_end(doc);
+			out_fini(doc);
+			free(doc);
+		} else {
+			json_object_put(runs);
+		}
 	}
 	close(cc->fd);
 	free(cc);

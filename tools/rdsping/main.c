@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "out.h"
 #include "rio.h"
 
 const char *argp_program_version = "rdsping " RDSTK_VERSION;
@@ -219,10 +220,71 @@ static double ms(rdsu_ns d)
 	return (double)d / 1e6;
 }
 
-static void emit_json(struct json_object *j)
+/*
+ * Each line's fields, described once for the ping(8)-style text
+ * (" seq=1 sock=0") and JSON (docs/man/rdsping.1.md); level 0 is JSON only.
+ */
+#define F(k, t, lv, ...) { .key = (k), .type = (t), .level = (lv), __VA_ARGS__ }
+
+enum { R_TYPE, R_FROM, R_SEQ, R_SOCK, R_PORT, R_RTT_MS, R_CONNECT, R__N };
+static const struct out_field reply_fields[R__N] = {
+	[R_TYPE] = F("type", OUT_STR, 0),
+	[R_FROM] = F("from", OUT_STR, 0),
+	[R_SEQ] = F("seq", OUT_U64, 1),
+	[R_SOCK] = F("sock", OUT_U64, 1),
+	[R_PORT] = F("port", OUT_U64, 1),
+	[R_RTT_MS] = F("rtt_ms", OUT_DOUBLE, 1, .digits = 3, .label = "time"),
+	[R_CONNECT] = F("connect", OUT_BOOL, 0),
+};
+static const struct out_group reply_group = OUT_GROUP("reply", reply_fields);
+
+enum { L_TYPE, L_SEQ, L_SOCK, L_REASON, L__N };
+static const struct out_field lost_fields[L__N] = {
+	[L_TYPE] = F("type", OUT_STR, 0),
+	[L_SEQ] = F("seq", OUT_U64, 1),
+	[L_SOCK] = F("sock", OUT_U64, 1),
+	[L_REASON] = F("reason", OUT_STR, 0),
+};
+static const struct out_group lost_group = OUT_GROUP("lost", lost_fields);
+
+enum {
+	S_TYPE, S_HOST, S_SENT, S_RECEIVED, S_LOST, S_LATE, S_ERRORS, S_LOSS_PCT,
+	S_TIME_MS, S_MIN_MS, S_AVG_MS, S_MAX_MS, S_MDEV_MS, S__N
+};
+static const struct out_field summary_fields[S__N] = {
+	[S_TYPE] = F("type", OUT_STR, 0),
+	[S_HOST] = F("host", OUT_STR, 0),
+	[S_SENT] = F("sent", OUT_U64, 0),
+	[S_RECEIVED] = F("received", OUT_U64, 0),
+	[S_LOST] = F("lost", OUT_U64, 0),
+	[S_LATE] = F("late", OUT_U64, 0),
+	[S_ERRORS] = F("errors", OUT_U64, 0),
+	[S_LOSS_PCT] = F("loss_pct", OUT_DOUBLE, 0, .digits = 1),
+	[S_TIME_MS] = F("time_ms", OUT_DOUBLE, 0),
+	[S_MIN_MS] = F("min_ms", OUT_DOUBLE, 0, .digits = 3),
+	[S_AVG_MS] = F("avg_ms", OUT_DOUBLE, 0, .digits = 3),
+	[S_MAX_MS] = F("max_ms", OUT_DOUBLE, 0, .digits = 3),
+	[S_MDEV_MS] = F("mdev_ms", OUT_DOUBLE, 0, .digits = 3),
+};
+static const struct out_group summary_group = OUT_GROUP("summary", summary_fields);
+
+#undef F
+
+/* A line of |g| on stdout: JSON, or the ping(8)-style text the caller
+ * writes between this and line_end(). */
+static void line_begin(struct out *out, const struct opts *o, const struct out_group *g)
 {
-	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
-	json_object_put(j);
+	out_init(out, stdout, o->json ? OUT_JSON : OUT_TEXT, 1, JSON_C_TO_STRING_PLAIN);
+	out_begin(out, g);
+	out_line(out, true, '=');
+}
+
+static void line_end(struct out *out)
+{
+	if (!out_is_json(out))
+		out_putc(out, '\n');
+	out_end(out);
+	out_fini(out);
 	fflush(stdout);
 }
 
@@ -242,6 +304,7 @@ static void on_reply(const struct opts *o, struct stats *st, unsigned i, uint16_
 		     const struct ping *p, rdsu_ns now, bool setup)
 {
 	double rtt = ms(now - p->sent);
+	struct out out;
 
 	st->received++;
 	st->sum += rtt;
@@ -252,44 +315,48 @@ static void on_reply(const struct opts *o, struct stats *st, unsigned i, uint16_
 		st->max = rtt;
 	if (o->quiet)
 		return;
-	if (o->json) {
-		struct json_object *j = json_object_new_object();
-
-		json_object_object_add(j, "type", json_object_new_string("reply"));
-		json_object_object_add(j, "from", json_object_new_string(o->host_s));
-		json_object_object_add(j, "seq", json_object_new_int64((int64_t)p->seq));
-		json_object_object_add(j, "sock", json_object_new_int((int)i));
-		json_object_object_add(j, "port", json_object_new_int(port));
-		json_object_object_add(j, "rtt_ms", json_object_new_double(rtt));
-		json_object_object_add(j, "connect", json_object_new_boolean(setup));
-		emit_json(j);
-		return;
+	line_begin(&out, o, &reply_group);
+	out_str(&out, R_TYPE, "reply");
+	out_str(&out, R_FROM, o->host_s);
+	if (!o->json) {
+		out_puts(&out, "reply from ");
+		out_puts(&out, o->host_s);
+		out_putc(&out, ':');
 	}
-	printf("reply from %s: seq=%llu sock=%u port=%u time=%.3f ms%s\n", o->host_s,
-	       (unsigned long long)p->seq, i, port, rtt,
-	       setup ? " (includes connection set-up)" : "");
-	fflush(stdout);
+	out_u64(&out, R_SEQ, p->seq);
+	out_u64(&out, R_SOCK, i);
+	out_u64(&out, R_PORT, port);
+	out_double(&out, R_RTT_MS, rtt);
+	out_bool(&out, R_CONNECT, setup);
+	if (!o->json)
+		out_puts(&out, setup ? " ms (includes connection set-up)" : " ms");
+	line_end(&out);
 }
 
 static void on_lost(const struct opts *o, struct stats *st, unsigned i, const struct ping *p,
 		    const char *why)
 {
+	struct out out;
+
 	st->lost++;
 	if (o->quiet)
 		return;
-	if (o->json) {
-		struct json_object *j = json_object_new_object();
-
-		json_object_object_add(j, "type", json_object_new_string("lost"));
-		json_object_object_add(j, "seq", json_object_new_int64((int64_t)p->seq));
-		json_object_object_add(j, "sock", json_object_new_int((int)i));
-		json_object_object_add(j, "reason", json_object_new_string(why));
-		emit_json(j);
-		return;
+	line_begin(&out, o, &lost_group);
+	out_str(&out, L_TYPE, "lost");
+	if (!o->json) {
+		out_puts(&out, "no reply from ");
+		out_puts(&out, o->host_s);
+		out_putc(&out, ':');
 	}
-	printf("no reply from %s: seq=%llu sock=%u (%s)\n", o->host_s, (unsigned long long)p->seq,
-	       i, why);
-	fflush(stdout);
+	out_u64(&out, L_SEQ, p->seq);
+	out_u64(&out, L_SOCK, i);
+	out_str(&out, L_REASON, why);
+	if (!o->json) {
+		out_puts(&out, " (");
+		out_puts(&out, why);
+		out_putc(&out, ')');
+	}
+	line_end(&out);
 }
 
 static int new_sock(struct rio *r, const struct opts *o, struct psock *ps)
@@ -362,26 +429,28 @@ static void summary(const struct opts *o, const struct stats *st, rdsu_ns elapse
 	double mdev = var > 0 ? sqrt(var) : 0;
 
 	if (o->json) {
-		struct json_object *j = json_object_new_object();
+		struct out out;
 
-		json_object_object_add(j, "type", json_object_new_string("summary"));
-		json_object_object_add(j, "host", json_object_new_string(o->host_s));
-		json_object_object_add(j, "sent", json_object_new_int64((int64_t)st->sent));
-		json_object_object_add(j, "received", json_object_new_int64((int64_t)st->received));
-		json_object_object_add(j, "lost", json_object_new_int64((int64_t)st->lost));
-		json_object_object_add(j, "late", json_object_new_int64((int64_t)st->late));
-		json_object_object_add(j, "errors", json_object_new_int64((int64_t)st->errors));
-		json_object_object_add(j, "loss_pct", json_object_new_double(loss));
-		json_object_object_add(j, "time_ms", json_object_new_double(ms(elapsed)));
+		line_begin(&out, o, &summary_group);
+		out_str(&out, S_TYPE, "summary");
+		out_str(&out, S_HOST, o->host_s);
+		out_u64(&out, S_SENT, st->sent);
+		out_u64(&out, S_RECEIVED, st->received);
+		out_u64(&out, S_LOST, st->lost);
+		out_u64(&out, S_LATE, st->late);
+		out_u64(&out, S_ERRORS, st->errors);
+		out_double(&out, S_LOSS_PCT, loss);
+		out_double(&out, S_TIME_MS, ms(elapsed));
 		if (st->received) {
-			json_object_object_add(j, "min_ms", json_object_new_double(st->min));
-			json_object_object_add(j, "avg_ms", json_object_new_double(avg));
-			json_object_object_add(j, "max_ms", json_object_new_double(st->max));
-			json_object_object_add(j, "mdev_ms", json_object_new_double(mdev));
+			out_double(&out, S_MIN_MS, st->min);
+			out_double(&out, S_AVG_MS, avg);
+			out_double(&out, S_MAX_MS, st->max);
+			out_double(&out, S_MDEV_MS, mdev);
 		}
-		emit_json(j);
+		line_end(&out);
 		return;
 	}
+	/* the summary's text is ping(8)'s sentences, not fields */
 	printf("\n--- %s rdsping statistics ---\n", o->host_s);
 	printf("%llu sent, %llu received, %.1f%% loss", (unsigned long long)st->sent,
 	       (unsigned long long)st->received, loss);

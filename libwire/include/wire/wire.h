@@ -50,6 +50,30 @@ enum wire_err {
 WIRE_API const char *wire_strerror(int err);
 
 /* ------------------------------------------------------------------------
+ * Value-name tables
+ *
+ * One table per enum, each an array of {value, name} ended by an entry whose
+ * name is NULL. The wire_*_name() functions below are lookups in these
+ * tables; the tables are exported so that every tool (and a dissector
+ * generated from rdsdump's field list) names a value the same way.
+ */
+
+struct wire_tok {
+	uint32_t value;
+	const char *name;
+};
+
+/* wire_tok_name() - name of |v| in |t|; NULL if |v| is not in it. */
+WIRE_API const char *wire_tok_name(const struct wire_tok *t, uint32_t v);
+/* wire_tok_str() - name of |v| in |t|, or |dflt| if |v| is not in it. */
+WIRE_API const char *wire_tok_str(const struct wire_tok *t, uint32_t v, const char *dflt);
+/*
+ * wire_tok_value() - inverse: the value named |name| (exact, case-sensitive)
+ * in *out. Return: 0, or WIRE_ERR_INVAL if no entry has that name.
+ */
+WIRE_API int wire_tok_value(const struct wire_tok *t, const char *name, uint32_t *out);
+
+/* ------------------------------------------------------------------------
  * Validity rules
  *
  * Syntax errors are WIRE_ERR_* codes; semantic findings are rules. Every
@@ -260,6 +284,8 @@ WIRE_API bool wire_hdr_csum_ok(const struct wire_hdr *h);
 /* wire_flag_name() - name of a single flag bit ("CONG_BITMAP", ...), NULL if
  * the bit is not known. */
 WIRE_API const char *wire_flag_name(uint8_t bit);
+/* wire_flag_toks - the flag bits by value (RDS_FLAG_*). */
+WIRE_API extern const struct wire_tok wire_flag_toks[];
 /*
  * wire_flags_str() - "ACK_REQUIRED|RETRANSMITTED" (unknown bits as "0x40",
  * no flags as "none"), NUL-terminated and truncated to |cap|.
@@ -316,6 +342,8 @@ enum wire_ext_type {
 WIRE_API int wire_ext_size(unsigned type, enum wire_kver kv);
 /* wire_ext_name() - "NPATHS", ...; NULL if unknown. */
 WIRE_API const char *wire_ext_name(unsigned type);
+/* wire_ext_toks - extension types (RDS_EXTHDR_*). */
+WIRE_API extern const struct wire_tok wire_ext_toks[];
 
 struct wire_ext {
 	uint8_t type;
@@ -476,6 +504,8 @@ enum wire_kind {
 /* wire_kind_name() - "data", "ping", "pong", "probe-ping", "probe-pong",
  * "ack", "cong". */
 WIRE_API const char *wire_kind_name(enum wire_kind k);
+/* wire_kind_toks - enum wire_kind. */
+WIRE_API extern const struct wire_tok wire_kind_toks[];
 
 /*
  * wire_classify() - what a kernel receiver on |xp| takes |h| to be, in the
@@ -854,6 +884,8 @@ WIRE_API int wire_roce_decode(struct wire_roce *r, const uint8_t *ip, size_t len
 WIRE_API uint32_t wire_roce_icrc(const uint8_t *ip, size_t len);
 /* wire_ib_opcode_name() - "RC SEND_FIRST", ...; NULL if unknown. */
 WIRE_API const char *wire_ib_opcode_name(uint8_t opcode);
+/* wire_ib_opcode_toks - every BTH opcode libwire knows, by value. */
+WIRE_API extern const struct wire_tok wire_ib_opcode_toks[];
 /* wire_ib_opcode_seg() - position of a SEND opcode within its message. */
 WIRE_API enum wire_ib_seg wire_ib_opcode_seg(uint8_t opcode);
 
@@ -911,6 +943,8 @@ struct wire_ibcm {
 WIRE_API int wire_ibcm_decode(struct wire_ibcm *cm, const uint8_t *mad, size_t len);
 /* wire_ibcm_attr_name() - "REQ", "REP", ...; NULL if unknown. */
 WIRE_API const char *wire_ibcm_attr_name(uint16_t attr_id);
+/* wire_ibcm_attr_toks - CM MAD attribute IDs (enum wire_ibcm_attr). */
+WIRE_API extern const struct wire_tok wire_ibcm_attr_toks[];
 /* wire_ibcm_rds_service_id() - the IB service ID rdma_cm derives for
  * RDMA_PS_TCP and |port| (0x0000000001060000 | port). */
 WIRE_API uint64_t wire_ibcm_rds_service_id(uint16_t port);
@@ -1015,6 +1049,10 @@ WIRE_API ssize_t wire_nl_encode(const struct wire_nl_ls *m, uint8_t *buf, size_t
 WIRE_API const char *wire_nl_attr_name(unsigned type);
 /* wire_nl_op_name() - "RESOLVE", "SET_TIMEOUT", "IP_RESOLVE"; NULL if unknown. */
 WIRE_API const char *wire_nl_op_name(unsigned op);
+/* wire_nl_attr_toks, wire_nl_op_toks - local-service attribute types (after
+ * the flag bits are masked off) and operations. */
+WIRE_API extern const struct wire_tok wire_nl_attr_toks[];
+WIRE_API extern const struct wire_tok wire_nl_op_toks[];
 
 /* ------------------------------------------------------------------------
  * Capture packets: link layer, IP and TCP/UDP, far enough to find RDS/TCP,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_render.c - rdsdump's text and JSON renderings of records: exact lines,
- * -v labels that are the JSON keys, hostile strings, hex dumps, -z. */
+ * the field tables they come from, hostile strings, hex dumps, -z. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <setjmp.h>
@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "out.h"
 #include "render.h"
 
 /* 2023-11-14 22:13:20.123456789 UTC */
@@ -851,95 +852,108 @@ static void test_render_json_hostile(void **state)
 }
 
 /* ------------------------------------------------------------------------
- * -v labels are JSON keys
+ * The field tables: the -v labels and the JSON keys are their entries, so
+ * what is left to check is the tables themselves and that JSON follows them
  */
 
-static void collect_keys(struct json_object *j, struct json_object *set)
+static const struct out_field *find_key(const struct out_group *g, const char *k, size_t from,
+					size_t *at)
 {
-	if (json_object_is_type(j, json_type_object)) {
-		json_object_object_foreach(j, k, v)
-		{
-			json_object_object_add(set, k, json_object_new_boolean(1));
-			collect_keys(v, set);
+	for (size_t i = from; i < g->n; i++) {
+		if (!strcmp(g->f[i].key, k)) {
+			*at = i;
+			return &g->f[i];
 		}
-	} else if (json_object_is_type(j, json_type_array)) {
-		for (size_t i = 0; i < json_object_array_length(j); i++)
-			collect_keys(json_object_array_get_idx(j, i), set);
+	}
+	return NULL;
+}
+
+/* Keys unique; what a type needs is there; a label of its own only on an
+ * element of an array, named after the array. */
+static void check_group(const struct out_group *g, const char *parent)
+{
+	assert_non_null(g);
+	assert_true(g->n > 0);
+	for (size_t i = 0; i < g->n; i++) {
+		const struct out_field *f = &g->f[i];
+		size_t at;
+
+		assert_non_null(f->key);
+		assert_true(find_key(g, f->key, 0, &at) && at == i);
+		assert_true(f->level <= 2);
+		if (f->type == OUT_ENUM || f->type == OUT_FLAGS)
+			assert_non_null(f->names);
+		if (f->type == OUT_OBJECT)
+			assert_non_null(f->sub);
+		if (f->type == OUT_ARRAY && f->level && !f->sub)
+			assert_true(f->sep != 0);
+		if (f->label)
+			assert_string_equal(f->label, parent);
+		if (f->sub)
+			check_group(f->sub, f->key);
 	}
 }
 
-/*
- * Field lines are "    label value, label value"; a value never contains
- * ", " except inside double quotes. Every label must be a key somewhere in
- * the record's JSON object. Return: labels checked.
- */
-static int check_labels(const char *text, struct json_object *keys)
+/* Every key of |j| is in |g|, in the order of |g|, at every depth. */
+static void check_json_order(struct json_object *j, const struct out_group *g)
 {
-	const char *line = strchr(text, '\n');
-	int n = 0;
+	size_t next = 0;
 
-	assert_non_null(line);
-	for (line++; *line; line = strchr(line, '\n') + 1) {
-		const char *end = strchr(line, '\n');
-		const char *p = line + 4;
-		bool start = true, quoted = false;
+	json_object_object_foreach(j, k, v)
+	{
+		size_t at;
+		const struct out_field *f = find_key(g, k, next, &at);
 
-		assert_non_null(end);
-		if (line[0] == '\t')
-			continue; /* hex dump */
-		assert_memory_equal(line, "    ", 4);
-		for (; p < end; p++) {
-			if (start) {
-				const char *sp = p;
-				char label[64];
-
-				while (sp < end && *sp != ' ')
-					sp++;
-				assert_true(sp < end && (size_t)(sp - p) < sizeof(label));
-				memcpy(label, p, (size_t)(sp - p));
-				label[sp - p] = '\0';
-				if (!json_object_object_get_ex(keys, label, NULL)) {
-					print_error("label \"%s\" is no JSON key\n", label);
-					fail();
-				}
-				n++;
-				start = false;
-				p = sp;
-				continue;
-			}
-			if (*p == '"')
-				quoted = !quoted;
-			else if (!quoted && p[0] == ',' && p[1] == ' ') {
-				start = true;
-				p++;
-			}
+		if (!f) {
+			print_error("key \"%s\" not in table %s, or out of order\n", k, g->name);
+			fail();
 		}
-		assert_false(quoted);
+		next = at + 1;
+		if (f->sub && json_object_is_type(v, json_type_object))
+			check_json_order(v, f->sub);
+		if (f->sub && json_object_is_type(v, json_type_array))
+			for (size_t i = 0; i < json_object_array_length(v); i++)
+				check_json_order(json_object_array_get_idx(v, i), f->sub);
 	}
-	return n;
 }
 
-static void labels_are_keys(struct dump_rec *r)
+static void test_render_field_tables(void **state)
 {
-	struct dump_render oj = { .json = true };
+	(void)state;
+	for (int t = DUMP_REC_MSG; t <= DUMP_REC_BAD; t++) {
+		const struct out_group *g = dump_rec_fields((enum dump_rec_type)t);
+		size_t at;
+
+		check_group(g, NULL);
+		/* what dump_print_rec() finds by position */
+		assert_non_null(find_key(g, "rules", 0, &at));
+		assert_int_equal(at, g->n - 2);
+		assert_non_null(find_key(g, "hex", 0, &at));
+		assert_int_equal(at, g->n - 1);
+	}
+	assert_null(dump_rec_fields((enum dump_rec_type)99));
+}
+
+static void json_follows_table(struct dump_rec *r)
+{
+	struct dump_render oj = { .json = true, .hex = 1 };
 	char *js = render(&oj, r);
 	struct json_object *j = parse_json(js);
-	struct json_object *keys = json_object_new_object();
 
-	collect_keys(j, keys);
+	check_json_order(j, dump_rec_fields(r->type));
+	json_object_put(j);
+	free(js);
+	/* and the text forms of the same record come out whole */
 	for (int v = 1; v <= 2; v++) {
 		struct dump_render ov = { .tsmode = 1, .verbose = v };
 		char *text = render(&ov, r);
 
-		assert_true(check_labels(text, keys) > 0);
+		assert_true(strlen(text) > 0 && text[strlen(text) - 1] == '\n');
 		free(text);
 	}
-	json_object_put(keys);
-	json_object_put(j);
-	free(js);
 }
 
-static void test_render_labels_are_json_keys(void **state)
+static void test_render_json_follows_tables(void **state)
 {
 	struct dump_rec r;
 	struct wire_hdr h;
@@ -953,7 +967,7 @@ static void test_render_labels_are_json_keys(void **state)
 	r.pkt_caplen = r.pkt_len = sizeof(pkt);
 	wire_rules_add(&r.rules, WIRE_RULE_HDR_LEN_MAX);
 	wire_rules_add(&r.rules, WIRE_RULE_EXT_TRAILING);
-	labels_are_keys(&r);
+	json_follows_table(&r);
 
 	/* every extension type, including unknown ones */
 	memset(&h, 0, sizeof(h));
@@ -966,57 +980,57 @@ static void test_render_labels_are_json_keys(void **state)
 		memcpy(h.ext, ext, sizeof(ext));
 	}
 	msg(&r, DUMP_XP_IB, &h);
-	labels_are_keys(&r);
+	json_follows_table(&r);
 	wire_build_probe(&h, true, 1, WIRE_KVER_7, 2, 3);
 	msg(&r, DUMP_XP_TCP, &h);
 	r.u.msg.gen_changed = true;
-	labels_are_keys(&r);
+	json_follows_table(&r);
 	memset(&h, 0, sizeof(h));
 	h.ext[0] = WIRE_EXT_VERSION;
 	h.ext[5] = WIRE_EXT_RDMA_DEST;
 	h.ext[14] = WIRE_EXT_CAP_BITS;
 	msg(&r, DUMP_XP_TCP, &h);
-	labels_are_keys(&r);
+	json_follows_table(&r);
 	wire_build_ack(&h, 5, 1);
 	msg(&r, DUMP_XP_IB, &h);
-	labels_are_keys(&r);
+	json_follows_table(&r);
 
 	wire_cong_clear_all(&map_prev);
 	wire_cong_clear_all(&map_cur);
 	wire_cong_set(&map_cur, 1);
 	cong(&r);
-	labels_are_keys(&r);
+	json_follows_table(&r);
 	r.u.msg.cong_cur = NULL;
-	labels_are_keys(&r);
+	json_follows_table(&r);
 
 	note(&r, DUMP_NOTE_GAP, 100, 0);
-	labels_are_keys(&r);
+	json_follows_table(&r);
 
 	cm(&r, WIRE_IBCM_REQ);
 	cmv.has_cma = true;
 	cmv.cma_ip_version = 4;
 	pd(&r, 4, 1);
 	r.u.cm.version = WIRE_IBVER_4_1;
-	labels_are_keys(&r);
+	json_follows_table(&r);
 	cm(&r, WIRE_IBCM_REJ);
-	labels_are_keys(&r);
+	json_follows_table(&r);
 	cm(&r, WIRE_IBCM_DREQ);
-	labels_are_keys(&r);
+	json_follows_table(&r);
 
 	nl(&r, WIRE_NL_LS_OP_RESOLVE, true);
 	nlv.has_resolve_hdr = true;
 	for (unsigned i = 1; i < WIRE_NL_LS_ATTR_MAX; i++)
 		nlv.present[i] = nlv.mandatory[i] = true;
 	nlv.npaths = 2;
-	labels_are_keys(&r);
+	json_follows_table(&r);
 	nl(&r, WIRE_NL_LS_OP_IP_RESOLVE, true);
 	nlv.has_ip_resolve_hdr = true;
-	labels_are_keys(&r);
+	json_follows_table(&r);
 
 	base(&r, DUMP_REC_BAD, DUMP_XP_TCP);
 	r.u.bad.err = WIRE_ERR_MALFORMED;
 	r.u.bad.layer = "ip";
-	labels_are_keys(&r);
+	json_follows_table(&r);
 }
 
 /* ------------------------------------------------------------------------
@@ -1129,7 +1143,8 @@ int main(void)
 		cmocka_unit_test(test_render_json_data),
 		cmocka_unit_test(test_render_json_cong),
 		cmocka_unit_test(test_render_json_hostile),
-		cmocka_unit_test(test_render_labels_are_json_keys),
+		cmocka_unit_test(test_render_field_tables),
+		cmocka_unit_test(test_render_json_follows_tables),
 		cmocka_unit_test(test_render_stats),
 	};
 

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* test_out.c - the output layer: one call sequence as labelled text and as
+ * JSON, each type's text form, JSON keys in table order whatever the call
+ * order, levels, nulls, nested objects re-entered, arrays, long values. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "out.h"
+
+#define F(k, t, lv, ...) { .key = (k), .type = (t), .level = (lv), __VA_ARGS__ }
+
+static const struct wire_tok colours[] = {
+	{ 1, "RED" }, { 2, "GREEN" }, { 8, "BLUE" }, { 0, NULL },
+};
+
+enum { E_NAME, E_N, E__N };
+static const struct out_field elem_fields[E__N] = {
+	[E_NAME] = F("name", OUT_STR, 1, .label = "items"),
+	[E_N] = F("n", OUT_U64, 2),
+};
+static const struct out_group elem_group = OUT_GROUP("item", elem_fields);
+
+enum { S_A, S_B, S__N };
+static const struct out_field sub_fields[S__N] = {
+	[S_A] = F("a", OUT_U64, 1),
+	[S_B] = F("b", OUT_U64, 2),
+};
+static const struct out_group sub_group = OUT_GROUP("sub", sub_fields);
+
+enum {
+	T_ID, T_U, T_I, T_HEX, T_BOOL, T_STR, T_QUOTED, T_BYTES, T_DBL, T_ENUM,
+	T_PAREN, T_FLAGS, T_NULL, T_JSONLY, T_DEEP, T_SUB, T_NAMES, T_ITEMS, T__N
+};
+static const struct out_field test_fields[T__N] = {
+	[T_ID] = F("id", OUT_STR, 0),
+	[T_U] = F("u", OUT_U64, 1),
+	[T_I] = F("i", OUT_I64, 1),
+	[T_HEX] = F("hex", OUT_HEX, 1, .digits = 4),
+	[T_BOOL] = F("bool", OUT_BOOL, 1),
+	[T_STR] = F("str", OUT_STR, 1),
+	[T_QUOTED] = F("quoted", OUT_QUOTED, 1),
+	[T_BYTES] = F("bytes", OUT_BYTES, 1),
+	[T_DBL] = F("dbl", OUT_DOUBLE, 1, .digits = 3),
+	[T_ENUM] = F("enum", OUT_ENUM, 1, .names = colours, .unknown = "other"),
+	[T_PAREN] = F("paren", OUT_ENUM, 1, .style = OUT_NAME_PAREN, .names = colours),
+	[T_FLAGS] = F("flags", OUT_FLAGS, 1, .digits = 2, .names = colours),
+	[T_NULL] = F("null", OUT_U64, 1),
+	[T_JSONLY] = F("jsonly", OUT_U64, 0),
+	[T_DEEP] = F("deep", OUT_U64, 2),
+	[T_SUB] = F("sub", OUT_OBJECT, 1, .sub = &sub_group),
+	[T_NAMES] = F("names", OUT_ARRAY, 1, .sep = ',', .names = colours),
+	[T_ITEMS] = F("items", OUT_ARRAY, 1, .sub = &elem_group),
+};
+static const struct out_group test_group = OUT_GROUP("test", test_fields);
+
+static const uint8_t three[] = { 0x00, 0xab, 0xff };
+
+/* The calls in text order, which is not table order. */
+static void describe(struct out *o)
+{
+	out_begin(o, &test_group);
+	out_u64(o, T_JSONLY, 5);
+	out_u64(o, T_DEEP, 6);
+	out_obj_open(o, T_SUB);
+	out_u64(o, S_A, 1);
+	out_close(o);
+	out_u64(o, T_U, UINT64_MAX);
+	out_i64(o, T_I, INT64_MIN);
+	out_hex(o, T_HEX, 0x1f);
+	out_eol(o);
+	out_bool(o, T_BOOL, false);
+	out_str(o, T_STR, "");
+	out_str(o, T_QUOTED, "a, b");
+	out_bytes(o, T_BYTES, three, sizeof(three));
+	out_double(o, T_DBL, 0.25);
+	out_null(o, T_NULL);
+	out_eol(o);
+	out_enum(o, T_ENUM, 2);
+	out_enum(o, T_PAREN, 3);
+	out_flags(o, T_FLAGS, 0x13);
+	out_arr_open(o, T_NAMES);
+	out_elem_name(o, 8);
+	out_elem_name(o, 4);
+	out_close(o);
+	out_eol(o);
+	out_arr_open(o, T_ITEMS);
+	for (unsigned i = 0; i < 2; i++) {
+		out_elem_obj(o);
+		out_str(o, E_NAME, i ? "y" : "x");
+		out_u64(o, E_N, i);
+		out_eol(o);
+		out_close(o);
+	}
+	out_close(o);
+	/* entered again: adds to the same object */
+	out_obj_open(o, T_SUB);
+	out_u64(o, S_B, 2);
+	out_eol(o);
+	out_close(o);
+	out_str(o, T_ID, "rec");
+	out_end(o);
+}
+
+/* An out writing to memory; sink_close() gives what it wrote. */
+struct sink {
+	char *buf;
+	size_t len;
+	FILE *f;
+	struct out *o;
+};
+
+static struct out *sink_open(struct sink *k, enum out_mode mode, int verbose)
+{
+	k->buf = NULL;
+	k->len = 0;
+	k->f = open_memstream(&k->buf, &k->len);
+	k->o = malloc(sizeof(*k->o));
+	assert_non_null(k->f);
+	assert_non_null(k->o);
+	out_init(k->o, k->f, mode, verbose, JSON_C_TO_STRING_PLAIN);
+	return k->o;
+}
+
+static char *sink_close(struct sink *k)
+{
+	out_fini(k->o);
+	free(k->o);
+	assert_int_equal(fclose(k->f), 0);
+	return k->buf;
+}
+
+static char *run(enum out_mode mode, int verbose)
+{
+	struct sink k;
+
+	describe(sink_open(&k, mode, verbose));
+	return sink_close(&k);
+}
+
+static void test_out_text_v(void **state)
+{
+	char *got = run(OUT_TEXT, 1);
+
+	(void)state;
+	assert_string_equal(got,
+			    "    a 1, u 18446744073709551615, i -9223372036854775808, "
+			    "hex 0x001f\n"
+			    "    bool false, str \"\", quoted \"a, b\", bytes 00abff, dbl 0.250\n"
+			    "    enum 2 GREEN, paren 3, flags 0x13 [RED|GREEN|0x10], "
+			    "names BLUE,4\n"
+			    "    items x\n"
+			    "    items y\n");
+	free(got);
+}
+
+static void test_out_text_vv(void **state)
+{
+	char *got = run(OUT_TEXT, 2);
+
+	(void)state;
+	assert_string_equal(got,
+			    "    deep 6, a 1, u 18446744073709551615, i -9223372036854775808, "
+			    "hex 0x001f\n"
+			    "    bool false, str \"\", quoted \"a, b\", bytes 00abff, dbl 0.250\n"
+			    "    enum 2 GREEN, paren 3, flags 0x13 [RED|GREEN|0x10], "
+			    "names BLUE,4\n"
+			    "    items x, n 0\n"
+			    "    items y, n 1\n"
+			    "    b 2\n");
+	free(got);
+}
+
+static void test_out_json(void **state)
+{
+	char *got = run(OUT_JSON, 0);
+
+	(void)state;
+	/* table order; "null" set to null; nothing for keys never set */
+	assert_string_equal(got,
+			    "{\"id\":\"rec\",\"u\":18446744073709551615,"
+			    "\"i\":-9223372036854775808,\"hex\":31,\"bool\":false,\"str\":\"\","
+			    "\"quoted\":\"a, b\",\"bytes\":\"00abff\",\"dbl\":0.25,\"enum\":2,"
+			    "\"paren\":3,\"flags\":19,\"null\":null,\"jsonly\":5,\"deep\":6,"
+			    "\"sub\":{\"a\":1,\"b\":2},\"names\":[\"BLUE\",4],"
+			    "\"items\":[{\"name\":\"x\",\"n\":0},{\"name\":\"y\",\"n\":1}]}\n");
+	free(got);
+}
+
+/* Nothing shows at -v 0, and a record with nothing set is an empty object. */
+static void test_out_empty(void **state)
+{
+	char *got = run(OUT_TEXT, 0);
+	struct sink k;
+	struct out *o = sink_open(&k, OUT_JSON, 0);
+
+	(void)state;
+	assert_string_equal(got, "");
+	free(got);
+
+	out_begin(o, &test_group);
+	out_arr_open(o, T_NAMES);
+	out_close(o);
+	out_end(o);
+	got = sink_close(&k);
+	assert_string_equal(got, "{\"names\":[]}\n");
+	free(got);
+}
+
+/* A value longer than the text buffer, in both forms. */
+static void test_out_long_values(void **state)
+{
+	size_t n = 3 * OUT_BUF;
+	uint8_t *p = calloc(n, 1);
+
+	(void)state;
+	assert_non_null(p);
+	p[n - 1] = 0x5a;
+	for (int mode = OUT_TEXT; mode <= OUT_JSON; mode++) {
+		struct sink k;
+		struct out *o = sink_open(&k, (enum out_mode)mode, 1);
+		char *got;
+
+		out_begin(o, &test_group);
+		out_bytes(o, T_BYTES, p, n);
+		out_end(o);
+		got = sink_close(&k);
+		assert_int_equal(k.len, (mode == OUT_TEXT ? strlen("    bytes \n")
+							  : strlen("{\"bytes\":\"\"}\n")) +
+						2 * n);
+		assert_memory_equal(strstr(got, "5a"), "5a", 2);
+		free(got);
+	}
+	free(p);
+}
+
+/* The one-line form: any level but JSON-only, " label=value", no newline
+ * of its own. */
+static void test_out_line(void **state)
+{
+	struct sink k;
+	struct out *o = sink_open(&k, OUT_TEXT, 0);
+	char *got;
+
+	(void)state;
+	out_begin(o, &test_group);
+	out_puts(o, "rec:");
+	out_line(o, true, '=');
+	out_u64(o, T_JSONLY, 5);
+	out_u64(o, T_DEEP, 6);
+	out_hex(o, T_HEX, 1);
+	out_arr_open(o, T_NAMES);
+	out_elem_name(o, 1);
+	out_elem_name(o, 2);
+	out_close(o);
+	out_eol(o);
+	out_line(o, false, 0);
+	out_putc(o, '\n');
+	out_u64(o, T_U, 7);
+	out_end(o);
+	got = sink_close(&k);
+	assert_string_equal(got, "rec: deep=6 hex=0x0001 names=RED,GREEN\n");
+	free(got);
+}
+
+/* A fixed-decimals double reads the same in text and JSON; out_take()
+ * hands the object over. */
+static void test_out_fixed_take(void **state)
+{
+	static const struct out_field fields[] = { F("secs", OUT_FIXED, 1, .digits = 3) };
+	static const struct out_group g = OUT_GROUP("fixed", fields);
+	struct sink k;
+	struct out *o = sink_open(&k, OUT_JSON, 0);
+	struct json_object *j;
+	char *got;
+
+	(void)state;
+	out_begin(o, &g);
+	out_double(o, 0, 0.25);
+	j = out_take(o);
+	assert_non_null(j);
+	assert_false(o->err);
+	assert_string_equal(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN),
+			    "{\"secs\":0.250}");
+	json_object_put(j);
+	got = sink_close(&k);
+	assert_string_equal(got, "");
+	free(got);
+
+	o = sink_open(&k, OUT_TEXT, 1);
+	out_begin(o, &g);
+	out_double(o, 0, 0.25);
+	assert_null(out_take(o));
+	out_end(o);
+	got = sink_close(&k);
+	assert_string_equal(got, "    secs 0.250");
+	free(got);
+}
+
+static void test_out_put(void **state)
+{
+	struct sink k;
+	struct out *o = sink_open(&k, OUT_TEXT, 0);
+	char *got;
+
+	(void)state;
+	out_put_u64(o, 0);
+	out_putc(o, ' ');
+	out_put_i64(o, -1);
+	out_putc(o, ' ');
+	out_put_hex(o, 0, 1);
+	out_putc(o, ' ');
+	out_put_hex(o, UINT64_MAX, 4);
+	out_putc(o, ' ');
+	out_put_flags(o, colours, 0, 2);
+	got = sink_close(&k);
+	assert_string_equal(got, "0 -1 0x0 0xffffffffffffffff []");
+	free(got);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_out_text_v),
+		cmocka_unit_test(test_out_text_vv),
+		cmocka_unit_test(test_out_json),
+		cmocka_unit_test(test_out_empty),
+		cmocka_unit_test(test_out_long_values),
+		cmocka_unit_test(test_out_line),
+		cmocka_unit_test(test_out_fixed_take),
+		cmocka_unit_test(test_out_put),
+	};
+
+	return cmocka_run_group_tests_name("out", tests, NULL, NULL);
+}
