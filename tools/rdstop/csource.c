@@ -191,9 +191,17 @@ static void cap_close(void *state)
 	free(c);
 }
 
+static void cap_set_step(void *state, uint64_t step_ns)
+{
+	struct csource *c = state;
+
+	c->step_ns = step_ns;
+}
+
 const struct top_source top_source_capture = {
 	.name = "capture",
 	.open = cap_open,
 	.snapshot = cap_snapshot,
 	.close = cap_close,
+	.set_step = cap_set_step,
 };

@@ -31,6 +31,9 @@ struct top_source {
 	int (*snapshot)(void *state, uint64_t now_ns, struct top_snap *out, char *err,
 			size_t errlen);
 	void (*close)(void *state);
+	/* set_step() - a new delay, for a source that replays on its own
+	 * clock; NULL for others. */
+	void (*set_step)(void *state, uint64_t step_ns);
 };
 
 /* The local kernel's RDS, through AF_RDS getsockopt(RDS_INFO_*) (ksource.c). */
