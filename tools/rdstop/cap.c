@@ -50,7 +50,7 @@ static struct cap_conn *conn_of(struct top_cap *c, int id)
 	return &c->conns[id];
 }
 
-static void push_event(struct top_cap *c, const struct top_cong_event *ev)
+void top_cap_add_event(struct top_cap *c, const struct top_cong_event *ev)
 {
 	if (c->ring_n == TOP_CAP_EVENTS) {
 		c->ring[c->ring_head] = *ev;
@@ -88,7 +88,7 @@ static void on_cong(struct top_cap *c, struct cap_conn *k, const struct dump_rec
 			.congested = pr.congested,
 		};
 
-		push_event(c, &ev);
+		top_cap_add_event(c, &ev);
 	}
 }
 

@@ -30,6 +30,9 @@ void top_cap_packet(struct top_cap *c, const struct dump_pkthdr *ph, const uint8
 		    uint64_t t_ns);
 /* top_cap_finish() - the capture ended: flush what the engine holds. */
 void top_cap_finish(struct top_cap *c, uint64_t t_ns);
+/* top_cap_add_event() - one map update onto the time line; beyond
+ * TOP_CAP_EVENTS the oldest is dropped and counted. */
+void top_cap_add_event(struct top_cap *c, const struct top_cong_event *ev);
 /*
  * top_cap_fill() - what the capture has shown so far into the empty |out|:
  * connections with their paths, maps, the time line and totals as
