@@ -18,13 +18,27 @@ T=true
 trap '$T kill-server 2>/dev/null' EXIT
 fail=0
 
-start() {  # start CAPTURE DELAY
+launch() {  # launch CAPTURE DELAY
 	$T kill-server 2>/dev/null
 	n=$((n + 1))
 	T="tmux -L $sock-$n -f /dev/null"
 	$T new-session -d -x 80 -y 24 \
 		"env TERM=screen NO_COLOR=1 LC_ALL=C $bin -r $src/pcaps/$1 -d $2; sleep 60"
 	$T set-option -g status off >/dev/null
+}
+
+wait_for() {  # wait_for TEXT - until the screen shows TEXT
+	i=0
+	until $T capture-pane -p 2>/dev/null | grep -q -- "$1"; do
+		sleep 0.1
+		i=$((i + 1))
+		[ $i -gt 100 ] && { echo "FAIL: '$1' never shown"; fail=1; return 1; }
+	done
+	return 0
+}
+
+start() {  # start CAPTURE DELAY - and replay it to its end
+	launch "$1" "$2"
 	i=0
 	until $T capture-pane -p 2>/dev/null | grep -q "end of capture"; do
 		$T send-keys ' '
@@ -92,6 +106,23 @@ keys q
 
 start captured/7.2/tcp_multipath.pcap 3
 check multipath
+keys q
+
+# Mid-replay, paused at once: the wall clock would step again only after
+# 6 s. At +6 s the larger address has congested port 5000 (cell 39 of
+# 128 ports) since the start: a recent change.
+launch captured/7.2/tcp_congestion.pcap 6
+if wait_for "+6.000 s"; then
+	keys p 2
+	i=0
+	while [ $i -lt 39 ]; do $T send-keys Right; i=$((i + 1)); done
+	keys Down Up
+	check cong-recent
+	keys Enter
+	check cong-recent-zoom
+	keys ' '
+	check cong-step
+fi
 keys q
 
 [ "$fail" = 0 ] && echo "rdstop-screens: pass"

@@ -136,10 +136,11 @@ static void draw_header(const struct ui *u, const char *msg)
 		mvaddstr(1, x, line);
 		if (v == (int)u->view)
 			attroff(A_BOLD);
-		x += (int)strlen(line) + 1;
+		x += (int)strlen(line);
 	}
-	snprintf(line, sizeof(line), "%s%sh: help", s->ended ? "[end of capture] " : "",
-		 u->paused ? "[paused] " : "");
+	snprintf(line, sizeof(line), "%s%s%s h: help", s->ended ? "[end of capture" : "",
+		 u->paused ? (s->ended ? ", paused" : "[paused") : "",
+		 s->ended || u->paused ? "]" : "");
 	if (x + (int)strlen(line) < COLS)
 		mvaddstr(1, COLS - (int)strlen(line), line);
 	ui_line(LINES - 1, msg[0] ? msg :
