@@ -206,6 +206,7 @@ static bool prompt(const char *what, char *buf, int len)
 struct ui_data {
 	struct top_snap prev, cur;
 	struct top_rates rates;
+	bool have_cur;                 /* cur holds a snapshot */
 	bool have_rates;
 };
 
@@ -222,8 +223,7 @@ static int take(const struct top_source *src, void *state, struct ui_data *d, ch
 		top_snap_fini(&next);
 		return e;
 	}
-	if (top_rates_compute(&r, d->cur.now_ns || d->cur.n_conns || d->cur.n_counters ?
-			      &d->cur : NULL, &next) < 0) {
+	if (top_rates_compute(&r, d->have_cur ? &d->cur : NULL, &next) < 0) {
 		top_snap_fini(&next);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -234,6 +234,7 @@ static int take(const struct top_source *src, void *state, struct ui_data *d, ch
 	top_rates_fini(&d->rates);
 	d->rates = r;
 	d->have_rates = r.seconds > 0;
+	d->have_cur = true;
 	return 0;
 }
 

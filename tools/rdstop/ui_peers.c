@@ -4,6 +4,7 @@
  * under it, sortable by s, filtered by /, and a detail pane for the
  * selected row (enter).
  */
+#define _GNU_SOURCE
 #include <ncurses.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -58,10 +59,9 @@ static double sort_key(const struct ui *u, size_t c)
 	}
 }
 
-static const struct ui *sorting;
-
-static int cmp_conn(const void *a, const void *b)
+static int cmp_conn(const void *a, const void *b, void *arg)
 {
+	const struct ui *sorting = arg;
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
 	double kx, ky;
 	int d;
@@ -156,8 +156,7 @@ void ui_peers_build(struct ui *u)
 		return;
 	for (size_t i = 0; i < s->n_conns; i++)
 		order[i] = i;
-	sorting = u;
-	qsort(order, s->n_conns, sizeof(*order), cmp_conn);
+	qsort_r(order, s->n_conns, sizeof(*order), cmp_conn, u);
 	for (size_t i = 0; i < s->n_conns; i++) {
 		if (!add_row(u, order[i], SIZE_MAX))
 			break;
