@@ -52,16 +52,22 @@ keys() {  # keys KEY... - send, then let the screen settle
 	for k in "$@"; do
 		$T send-keys "$k"
 	done
-	sleep 0.4
+	sleep 0.2
 }
 
-check() {  # check NAME - the screen now against NAME.screen
-	$T capture-pane -p >"$dir/$1.got"
+check() {  # check NAME - the screen against NAME.screen, given a few seconds to get there
 	if [ "${UPDATE_SCREENS:-0}" = 1 ]; then
-		mv "$dir/$1.got" "$dir/$1.screen"
+		sleep 0.5
+		$T capture-pane -p >"$dir/$1.screen"
 		echo "updated $1.screen"
 		return
 	fi
+	i=0
+	while $T capture-pane -p >"$dir/$1.got" && ! cmp -s "$dir/$1.got" "$dir/$1.screen" &&
+	      [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
 	if ! cmp -s "$dir/$1.got" "$dir/$1.screen"; then
 		diff -u "$dir/$1.screen" "$dir/$1.got"
 		echo "FAIL: screen $1 differs (UPDATE_SCREENS=1 to accept)"
