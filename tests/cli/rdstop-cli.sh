@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # rdstop-cli.sh RDSTOP - rdstop's command line: exit statuses 0/2, usage
-# errors said, and --kernel on this host: without the rds module the one
+# errors said, a capture file that is not there, and --kernel on this host: without the rds module the one
 # sentence naming the module to load, with it two snapshots.
 set -u
 bin=$1
@@ -23,8 +23,12 @@ expect 0 "--help" "$bin" --help
 expect 0 "--version" "$bin" --version
 expect 2 "no source" "$bin" -b
 grep -q "a source is needed: --kernel" "$tmp/err" || { echo "FAIL: no source not said"; fail=1; }
-expect 2 "no batch" "$bin" --kernel
-grep -q "only batch mode" "$tmp/err" || { echo "FAIL: no batch not said"; fail=1; }
+expect 2 "no terminal" "$bin" --kernel </dev/null
+grep -q "needs a terminal: use -b" "$tmp/err" || { echo "FAIL: no terminal not said"; fail=1; }
+expect 2 "two sources" "$bin" --kernel -r x.pcap -b
+grep -q "one source only" "$tmp/err" || { echo "FAIL: two sources not said"; fail=1; }
+expect 2 "missing capture" "$bin" -r "$tmp/none.pcap" -b
+grep -q "none.pcap" "$tmp/err" || { echo "FAIL: missing capture not named"; fail=1; }
 expect 2 "bad count" "$bin" --kernel -b -n 0
 grep -q "bad count" "$tmp/err" || { echo "FAIL: bad count not said"; fail=1; }
 expect 2 "bad delay" "$bin" --kernel -b -d 0

@@ -38,11 +38,13 @@ static int kernel_gso(void *ctx, unsigned opt, void *buf, size_t *len)
 	return r < 0 ? -errno : r;
 }
 
-static int kernel_open(void **state, char *err, size_t errlen)
+static int kernel_open(void **state, const struct top_source_args *a, char *err,
+		       size_t errlen)
 {
 	struct ksource *k = calloc(1, sizeof(*k));
 	int e;
 
+	(void)a;
 	if (!k) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;

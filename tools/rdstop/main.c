@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * rdstop - a top for RDS. Batch mode: takes a snapshot of an RDS stack
- * every interval from a source (source.h), computes rates against the
- * previous one (model.c) and prints each as plain text (render.c), like
- * top -b.
+ * rdstop - a top for RDS: takes a snapshot of an RDS stack every interval
+ * from a source (source.h), computes rates against the previous one
+ * (model.c) and shows them in the interactive screen (ui.c) or, in batch
+ * mode, prints each as plain text (render.c), like top -b.
  */
 #define _GNU_SOURCE
 #include <argp.h>
@@ -14,16 +14,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "render.h"
 #include "rio.h"
 #include "source.h"
 #include "top.h"
+#include "ui.h"
 
 const char *argp_program_version = "rdstop " RDSTK_VERSION;
 
 struct opts {
 	const struct top_source *src;
+	struct top_source_args args;
 	bool batch;
 	unsigned long long count;      /* 0 = until interrupted */
 	double delay;
@@ -44,6 +47,9 @@ static const struct argp_option options[] = {
 	{ "iterations", 'n', "COUNT", 0, "stop after COUNT snapshots (default: until interrupted)", 0 },
 	{ "delay", 'd', "SECONDS", 0, "wait SECONDS between snapshots (default 1; fractions allowed)", 0 },
 	{ "kernel", O_KERNEL, NULL, 0, "read the local kernel's RDS (AF_RDS getsockopt RDS_INFO_*)", 0 },
+	{ "read", 'r', "FILE", 0, "replay a capture file through rdsdump's engine, one delay of "
+	  "capture time per snapshot", 0 },
+	{ "interface", 'i', "IFACE", 0, "capture live on IFACE through rdsdump's engine", 0 },
 	{ 0 }
 };
 
@@ -64,16 +70,23 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			argp_error(st, "bad delay '%s': seconds, at least 0.01", arg);
 		return 0;
 	case O_KERNEL:
-		o->src = &top_source_kernel;
+	case 'r':
+	case 'i':
+		if (o->src)
+			argp_error(st, "one source only: --kernel, -r FILE or -i IFACE");
+		o->src = key == O_KERNEL ? &top_source_kernel : &top_source_capture;
+		if (key == 'r')
+			o->args.file = arg;
+		else if (key == 'i')
+			o->args.iface = arg;
 		return 0;
 	case ARGP_KEY_ARG:
 		argp_error(st, "unexpected argument '%s'", arg);
 		return 0;
 	case ARGP_KEY_END:
 		if (!o->src)
-			argp_error(st, "a source is needed: --kernel");
-		if (!o->batch)
-			argp_error(st, "only batch mode is available: -b");
+			argp_error(st, "a source is needed: --kernel, -r FILE or -i IFACE");
+		o->args.step_ns = (uint64_t)(o->delay * 1e9 + 0.5);
 		return 0;
 	}
 	return ARGP_ERR_UNKNOWN;
@@ -121,14 +134,28 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
-	e = o.src->open(&state, err, sizeof(err));
+	if (!o.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		fprintf(stderr, "rdstop: the interactive screen needs a terminal: use -b\n");
+		return 2;
+	}
+	e = o.src->open(&state, &o.args, err, sizeof(err));
 	if (e < 0) {
 		fprintf(stderr, "rdstop: %s\n", err);
 		return 2;
 	}
+	if (!o.batch) {
+		rc = top_ui_run(o.src, state, o.delay, o.count, err, sizeof(err));
+		o.src->close(state);
+		if (rc < 0) {
+			fprintf(stderr, "rdstop: %s\n", err);
+			return 2;
+		}
+		return 0;
+	}
 	top_snap_init(&prev);
 	for (unsigned long long i = 0; !stop && (!o.count || i < o.count); i++) {
-		if (i) {
+		/* a replay runs on the capture's clock: nothing to wait for */
+		if (i && !prev.replay) {
 			pause_for(o.delay);
 			if (stop)
 				break;
@@ -154,6 +181,8 @@ int main(int argc, char **argv)
 		top_rates_fini(&rates);
 		top_snap_fini(&prev);
 		prev = cur;
+		if (cur.ended)
+			break;
 	}
 	top_snap_fini(&prev);
 	o.src->close(state);

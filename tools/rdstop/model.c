@@ -18,8 +18,11 @@ void top_snap_init(struct top_snap *s)
 
 void top_snap_fini(struct top_snap *s)
 {
-	for (size_t i = 0; i < s->n_conns; i++)
+	for (size_t i = 0; i < s->n_conns; i++) {
 		free(s->conns[i].peer_cong);
+		free(s->conns[i].lcl_cong);
+	}
+	free(s->events);
 	free(s->conns);
 	free(s->paths);
 	free(s->counters);
@@ -91,6 +94,11 @@ struct top_ib *top_snap_add_ib(struct top_snap *s)
 	if (b)
 		b->conn = SIZE_MAX;
 	return b;
+}
+
+struct top_cong_event *top_snap_add_event(struct top_snap *s)
+{
+	return grow((void **)&s->events, &s->n_events, &s->cap_events, sizeof(*s->events));
 }
 
 size_t top_snap_find_conn(const struct top_snap *s, const uint8_t laddr[16],
@@ -272,8 +280,14 @@ int top_rates_compute(struct top_rates *r, const struct top_snap *old,
 			continue;
 		o = &old->conns[j];
 		kr->known = true;
-		if (!delta_of(o->next_tx_seq, c->next_tx_seq, &dtx) ||
-		    !delta_of(o->next_rx_seq, c->next_rx_seq, &drx)) {
+		if (c->has_wire && o->has_wire) {
+			if (!delta_of(o->tx_msgs, c->tx_msgs, &dtx) ||
+			    !delta_of(o->rx_msgs, c->rx_msgs, &drx)) {
+				kr->reset = true;
+				continue;
+			}
+		} else if (!delta_of(o->next_tx_seq, c->next_tx_seq, &dtx) ||
+			   !delta_of(o->next_rx_seq, c->next_rx_seq, &drx)) {
 			kr->reset = true;
 			continue;
 		}

@@ -30,6 +30,27 @@ static void rate(FILE *f, int width, bool known, double v)
 		fprintf(f, " %*s", width, "-");
 }
 
+static void print_map_count(FILE *f, const char *what, const struct wire_cong_map *m)
+{
+	if (m)
+		fprintf(f, " %s %zu", what, wire_cong_count(m));
+	else
+		fprintf(f, " %s -", what);
+}
+
+/* What a capture counted on a connection, over all its paths. */
+static void print_wire(FILE *f, const struct top_conn *c)
+{
+	fprintf(f, "  msgs tx %" PRIu64 " rx %" PRIu64 " bytes tx %" PRIu64 " rx %" PRIu64
+		" retransmitted %" PRIu64 " dups %" PRIu64 " reconnects %" PRIu64 "\n",
+		c->tx_msgs, c->rx_msgs, c->tx_bytes, c->rx_bytes, c->retrans, c->dups,
+		c->reconnects);
+	fprintf(f, "  congested ports:");
+	print_map_count(f, "local", c->lcl_cong);
+	print_map_count(f, "peer", c->peer_cong);
+	fprintf(f, "\n");
+}
+
 static void print_conns(FILE *f, const struct top_snap *s, const struct top_rates *r)
 {
 	char la[64], fa[64], st[32], ep1[80], ep2[80];
@@ -43,19 +64,28 @@ static void print_conns(FILE *f, const struct top_snap *s, const struct top_rate
 		const struct top_conn_rate *cr = r && i < r->n_conns ? &r->conns[i] : NULL;
 		bool known = cr && cr->known && !cr->reset;
 
-		fprintf(f, "%-16s %-16s %-10s %-19s %3u %5u %12" PRIu64 " %12" PRIu64,
+		fprintf(f, "%-16s %-16s %-10s %-19s %3u %5u",
 			top_addr_str(c->laddr, la, sizeof(la)),
 			top_addr_str(c->faddr, fa, sizeof(fa)), c->transport,
-			top_conn_state(c->flags, st, sizeof(st)), c->tos, c->npaths,
-			c->next_tx_seq, c->next_rx_seq);
+			top_conn_state(c->flags, st, sizeof(st)), c->tos, c->npaths);
+		/* a capture sees messages, not the ends' sequence counters or queues */
+		if (c->has_wire)
+			fprintf(f, " %12s %12s", "-", "-");
+		else
+			fprintf(f, " %12" PRIu64 " %12" PRIu64, c->next_tx_seq, c->next_rx_seq);
 		rate(f, 8, known, known ? cr->tx_msgs_per_sec : 0);
 		rate(f, 8, known, known ? cr->rx_msgs_per_sec : 0);
-		fprintf(f, " %6" PRIu64 " %6" PRIu64 "\n", c->sendq_msgs, c->retransq_msgs);
+		if (c->has_wire)
+			fprintf(f, " %6s %6s\n", "-", "-");
+		else
+			fprintf(f, " %6" PRIu64 " %6" PRIu64 "\n", c->sendq_msgs, c->retransq_msgs);
 		if (c->has_gen)
 			fprintf(f, "  generation %" PRIu32 "\n", c->gen);
 		if (known && cr->has_bytes)
 			fprintf(f, "  bytes/s tx %.1f rx %.1f\n", cr->tx_bytes_per_sec,
 				cr->rx_bytes_per_sec);
+		if (c->has_wire)
+			print_wire(f, c);
 		for (size_t j = 0; j < s->n_paths; j++) {
 			const struct top_path *p = &s->paths[j];
 
@@ -70,6 +100,11 @@ static void print_conns(FILE *f, const struct top_snap *s, const struct top_rate
 			if (p->has_seq)
 				fprintf(f, " next_tx %" PRIu64 " next_rx %" PRIu64, p->next_tx_seq,
 					p->next_rx_seq);
+			if (p->has_wire)
+				fprintf(f, " msgs tx %" PRIu64 " rx %" PRIu64 " bytes tx %" PRIu64
+					" rx %" PRIu64 " retransmitted %" PRIu64 " dups %" PRIu64
+					" reconnects %" PRIu64, p->tx_msgs, p->rx_msgs, p->tx_bytes,
+					p->rx_bytes, p->retrans, p->dups, p->reconnects);
 			if (p->has_tcp)
 				fprintf(f, " hdr_rem %" PRIu64 " data_rem %" PRIu64
 					" sent_nxt %" PRIu32 " expected_una %" PRIu32
@@ -101,11 +136,36 @@ static void print_ibs(FILE *f, const struct top_snap *s)
 	}
 }
 
+static void print_events(FILE *f, const struct top_snap *s)
+{
+	char a[64];
+
+	fprintf(f, "\nCONGESTION MAP UPDATES\n");
+	if (s->events_lost)
+		fprintf(f, "(%" PRIu64 " earlier updates not kept)\n", s->events_lost);
+	for (size_t i = 0; i < s->n_events; i++) {
+		const struct top_cong_event *ev = &s->events[i];
+		const struct top_conn *c = ev->conn < s->n_conns ? &s->conns[ev->conn] : NULL;
+
+		fprintf(f, "+%.3f %s", (double)ev->t_ns / 1e9,
+			c ? top_addr_str(ev->from_peer ? c->faddr : c->laddr, a, sizeof(a)) : "?");
+		if (ev->first == ev->last)
+			fprintf(f, " port %u", ev->first);
+		else
+			fprintf(f, " ports %u-%u", ev->first, ev->last);
+		fprintf(f, " %s\n", ev->congested ? "congested" : "free");
+	}
+}
+
 static void print_socks(FILE *f, const struct top_snap *s)
 {
 	char ep1[80], ep2[80];
 
 	fprintf(f, "\nSOCKETS\n");
+	if (s->no_sockets) {
+		fprintf(f, "(the %s does not show sockets)\n", s->source ? s->source : "source");
+		return;
+	}
 	fprintf(f, "%-24s %-24s %8s %8s %6s %9s %6s %9s %10s\n", "BOUND", "CONNECTED",
 		"SNDBUF", "RCVBUF", "RECVQ", "RECVQ_B", "SENDQ", "SENDQ_B", "INODE");
 	for (size_t i = 0; i < s->n_socks; i++) {
@@ -153,8 +213,13 @@ void top_print_text(FILE *f, const struct top_snap *s, const struct top_rates *r
 	if (r && r->seconds > 0)
 		fprintf(f, " (over %.3f s)", r->seconds);
 	fprintf(f, "\n");
+	if (s->replay)
+		fprintf(f, "capture time +%.3f s%s\n", (double)s->now_ns / 1e9,
+			s->ended ? ", end of capture" : "");
 	print_conns(f, s, r);
 	print_ibs(f, s);
+	if (s->replay || s->n_events)
+		print_events(f, s);
 	print_socks(f, s);
 	print_counters(f, s, r);
 }

@@ -33,6 +33,14 @@ struct top_conn {
 	uint64_t retransq_msgs, retransq_bytes;
 	/* the peer's congestion map as last received; NULL = unknown */
 	struct wire_cong_map *peer_cong;
+	/* the local side's map as last sent to the peer; NULL = unknown */
+	struct wire_cong_map *lcl_cong;
+	/* what a capture counts: messages each way (these drive the rates
+	 * instead of sequence numbers), RETRANSMITTED messages, duplicates a
+	 * receiver drops, and transport connections after the first */
+	bool has_wire;
+	uint64_t tx_msgs, rx_msgs;
+	uint64_t retrans, dups, reconnects;
 };
 
 /* A path of a connection: for the kernel's TCP transport, one TCP socket. */
@@ -48,6 +56,9 @@ struct top_path {
 	bool has_tcp;                  /* the TCP receive/ack state below is set */
 	uint64_t hdr_rem, data_rem;
 	uint32_t last_sent_nxt, last_expected_una, last_seen_una;
+	bool has_wire;                 /* a capture's counts for this path */
+	uint64_t tx_msgs, rx_msgs, tx_bytes, rx_bytes;
+	uint64_t retrans, dups, reconnects;
 };
 
 struct top_counter {
@@ -85,6 +96,16 @@ struct top_msg {
 	uint8_t flags, tos;
 };
 
+/* A change of a congestion map as it crossed the wire: one run of ports
+ * that became congested or free in one update. */
+struct top_cong_event {
+	uint64_t t_ns;                 /* the snapshot clock's time of the update */
+	size_t conn;                   /* index into top_snap.conns */
+	bool from_peer;                /* the peer's map (else the local side's) */
+	uint16_t first, last;          /* inclusive */
+	bool congested;                /* became congested; false: became free */
+};
+
 /* An IB connection's queue and memory-registration sizes. */
 struct top_ib {
 	size_t conn;                   /* SIZE_MAX if no connection row matched */
@@ -109,6 +130,16 @@ struct top_snap {
 	struct wire_cong_map *local_cong;  /* NULL = unknown */
 	bool has_cong_mask;
 	uint64_t cong_mask;            /* RDS_CMSG_CONG_UPDATE groups since the last snapshot */
+	/* the time line of map updates, oldest first; a source keeps only
+	 * the most recent ones (events_lost counts the rest) */
+	struct top_cong_event *events;
+	size_t n_events, cap_events;
+	uint64_t events_lost;
+	/* a recorded capture: now_ns is capture time since its first packet,
+	 * which makes every screen and rate reproducible */
+	bool replay;
+	bool ended;                    /* the capture has no more packets */
+	bool no_sockets;               /* the source cannot see sockets */
 };
 
 /* top_snap_init() - an empty snapshot. */
@@ -124,6 +155,7 @@ struct top_counter *top_snap_add_counter(struct top_snap *s);
 struct top_sock *top_snap_add_sock(struct top_snap *s);
 struct top_msg *top_snap_add_msg(struct top_snap *s);
 struct top_ib *top_snap_add_ib(struct top_snap *s);
+struct top_cong_event *top_snap_add_event(struct top_snap *s);
 
 /* top_snap_find_conn() - index of the connection with these addresses
  * (and |transport| unless NULL); SIZE_MAX if none. */
