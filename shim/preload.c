@@ -842,16 +842,18 @@ static ssize_t do_recv(struct rdsp_sock *s, struct msghdr *mh, int flags)
 		return -EAGAIN;     /* nothing ever reaches the error queue */
 	if (mh->msg_iovlen > IOV_MAX)
 		return -EMSGSIZE;
+	if (g_child)
+		return -EBADF;
 	nb = nonblocking(s, flags);
 	for (;;) {
 		struct rdsu_rxinfo info;
 		int e;
 
 		s->once_in = false;
-		n = s->us && !g_child ? rdsu_sock_read(s->us, mh->msg_iov, (int)mh->msg_iovlen,
-						      (flags & MSG_PEEK) ? RDSU_READ_PEEK : 0,
-						      &info, rdsu_clock())
-				      : -EAGAIN;
+		n = s->us ? rdsu_sock_read(s->us, mh->msg_iov, (int)mh->msg_iovlen,
+					   (flags & MSG_PEEK) ? RDSU_READ_PEEK : 0, &info,
+					   rdsu_clock())
+			  : -EAGAIN;
 		if (n >= 0) {
 			size_t cap = mh->msg_control ? mh->msg_controllen : 0;
 

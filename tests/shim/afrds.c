@@ -5,7 +5,8 @@
  * rdsrun it checks what the shim gives it against the kernel's answers
  * (kernel-rds-facts.md section 7).
  *
- *   afrds server ADDR PORT         echo on PORT, sink on PORT+2, until "quit"
+ *   afrds server ADDR PORT         echo on PORT, sink on PORT+2, a slow
+ *                                  reader on PORT+3 (read on "drain"), until "quit"
  *   afrds client ADDR PEER PORT    the checks; exit 0 if all passed
  */
 #define _GNU_SOURCE
@@ -15,6 +16,7 @@
 #include <linux/rds.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,8 +78,16 @@ static int bound(const char *addr, unsigned port)
 
 static int server(const char *addr, unsigned port)
 {
-	int echo = bound(addr, port), sink = bound(addr, port + 2);
+	int echo = bound(addr, port), sink = bound(addr, port + 2), slow = rds_socket(), one = 1;
+	struct sockaddr_in sa = sin_of(addr, port + 3);
 	static char buf[1 << 16];
+
+	/* the smallest RCVBUF: a few messages congest the port */
+	if (setsockopt(slow, SOL_SOCKET, SO_RCVBUF, &one, sizeof(one)) < 0 ||
+	    bind(slow, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		perror("afrds: slow socket");
+		return 1;
+	}
 
 	printf("ready\n");
 	fflush(stdout);
@@ -104,6 +114,13 @@ static int server(const char *addr, unsigned port)
 
 				(void)poll(&q, 1, 500);
 				return 0;
+			}
+			if (n == 5 && !memcmp(buf, "drain", 5)) {
+				int k = 0;
+
+				while (recv(slow, buf, sizeof(buf), MSG_DONTWAIT) >= 0)
+					k++;
+				n = snprintf(buf, sizeof(buf), "drained %d", k);
 			}
 			if (n == 3 && !memcmp(buf, "big", 3)) {
 				memset(buf, 'x', 1000);
@@ -155,6 +172,13 @@ static void checks_unbound(const char *me, const struct sockaddr_in *peer)
 	CHECK(getsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &v, &l) == 0 && v == RDS_TRANS_TCP,
 	      "transport tcp");
 	FAILS(listen(fd, 1), EOPNOTSUPP, "listen");
+	l = sizeof(ss);
+	FAILS(getpeername(fd, (struct sockaddr *)&ss, &l), ENOTCONN, "getpeername unconnected");
+	FAILS(setsockopt(fd, SOL_RDS, RDS_CANCEL_SENT_TO, peer, sizeof(*peer)), ENOTCONN,
+	      "RDS_CANCEL_SENT_TO unbound");
+	v = 1;
+	CHECK(setsockopt(fd, SOL_RDS, RDS_CONG_MONITOR, &v, sizeof(v)) == 0, "RDS_CONG_MONITOR");
+	FAILS(setsockopt(fd, SOL_RDS, RDS_CONG_MONITOR, &v, 2), EINVAL, "RDS_CONG_MONITOR short");
 	close(fd);
 }
 
@@ -184,6 +208,8 @@ static int checks_bound(const char *me, unsigned port, const struct sockaddr_in 
 	v = 0;
 	l = sizeof(v);
 	CHECK(getsockopt(fd, SOL_RDS, RDS_RECVERR, &v, &l) == 0 && v == 1, "RDS_RECVERR get");
+	FAILS(setsockopt(fd, SOL_RDS, RDS_CANCEL_SENT_TO, peer, 8), EINVAL, "cancel: short");
+	CHECK(setsockopt(fd, SOL_RDS, RDS_CANCEL_SENT_TO, peer, sizeof(*peer)) == 0, "cancel");
 	close(fd2);
 	return fd;
 }
@@ -324,15 +350,132 @@ static void checks_sndbuf(const char *me, unsigned port, const struct sockaddr_i
 	close(fd);
 }
 
+/* connect() records a default destination: send, write and read then
+ * need no address (rds_connect). */
+static void checks_connected(const char *me, unsigned port, const struct sockaddr_in *peer)
+{
+	int fd = rds_socket();
+	struct sockaddr_in a = sin_of(me, port), any = sin_of("0.0.0.0", 4000), got;
+	socklen_t l = sizeof(got);
+	char buf[64];
+
+	FAILS(connect(fd, (struct sockaddr *)&any, sizeof(any)), EDESTADDRREQ, "connect ANY");
+	CHECK(connect(fd, (const struct sockaddr *)peer, sizeof(*peer)) == 0, "connect");
+	CHECK(getpeername(fd, (struct sockaddr *)&got, &l) == 0 &&
+	      got.sin_port == peer->sin_port, "getpeername");
+	FAILS(send(fd, "x", 1, 0), ENOTCONN, "connected but unbound");
+	CHECK(bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0, "bind connected");
+	CHECK(send(fd, "conn", 4, 0) == 4, "send connected");
+	CHECK(read(fd, buf, sizeof(buf)) == 4 && !memcmp(buf, "conn", 4), "read");
+	CHECK(write(fd, "write", 5) == 5, "write connected");
+	CHECK(recv(fd, buf, sizeof(buf), 0) == 5 && !memcmp(buf, "write", 5), "write echo");
+	close(fd);
+}
+
+struct blocked {
+	int fd;
+	ssize_t n;
+	char buf[64];
+};
+
+static void *blocked_reader(void *arg)
+{
+	struct blocked *b = arg;
+
+	b->n = recv(b->fd, b->buf, sizeof(b->buf), 0);
+	return NULL;
+}
+
+/* One thread blocks in recv while another sends on the same socket. */
+static void checks_threads(int fd, const struct sockaddr_in *peer)
+{
+	struct blocked b = { .fd = fd, .n = -1 };
+	pthread_t th;
+
+	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	CHECK(pthread_create(&th, NULL, blocked_reader, &b) == 0, "pthread_create");
+	send_to(fd, peer, "thread");
+	pthread_join(th, NULL);
+	CHECK(b.n == 6 && !memcmp(b.buf, "thread", 6), "blocked reader got the echo");
+}
+
+/* RDS_CONG_MONITOR: ENOBUFS to a congested port, then, when the port is
+ * freed, a notification: POLLIN, recvmsg returning 0 with no address and
+ * RDS_CMSG_CONG_UPDATE carrying the port's bit (rds_notify_cong). */
+static void checks_cong(const char *me, unsigned port, int ctl, const struct sockaddr_in *peer,
+			const struct sockaddr_in *slow)
+{
+	int fd = rds_socket(), v = 1, enobufs = 0;
+	struct sockaddr_in a = sin_of(me, port);
+	static char msg[2000];
+	char buf[64];
+	union {
+		char b[CMSG_SPACE(sizeof(uint64_t))];
+		struct cmsghdr align;
+	} ctrl;
+	struct sockaddr_in from;
+	struct iovec iov = { buf, sizeof(buf) };
+	struct msghdr mh = { .msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov,
+			     .msg_iovlen = 1, .msg_control = ctrl.b,
+			     .msg_controllen = sizeof(ctrl.b) };
+	struct pollfd p = { fd, POLLIN, 0 };
+	struct cmsghdr *c;
+	uint64_t mask = 0;
+	ssize_t n;
+
+	CHECK(setsockopt(fd, SOL_RDS, RDS_CONG_MONITOR, &v, sizeof(v)) == 0, "monitor");
+	CHECK(bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0, "bind monitor");
+	for (int i = 0; i < 20000 && !enobufs; i++) {
+		n = sendto(fd, msg, sizeof(msg), MSG_DONTWAIT, (const struct sockaddr *)slow,
+			   sizeof(*slow));
+		if (n < 0 && errno == ENOBUFS) {
+			enobufs = 1;
+		} else if (n < 0) {
+			struct pollfd po = { fd, POLLOUT, 0 };
+
+			CHECK(errno == EAGAIN, "to the slow port: EAGAIN or ENOBUFS");
+			(void)poll(&po, 1, 1000);
+		} else {
+			/* give the peer's map time to come; no timing is asserted */
+			(void)poll(NULL, 0, 1);
+		}
+	}
+	CHECK(enobufs, "the slow port never congested");
+	if (!enobufs) {
+		close(fd);
+		return;
+	}
+	p.revents = 0;
+	CHECK(poll(&p, 1, 0) == 0, "no notification while congested");
+	send_to(ctl, peer, "drain");
+	CHECK(recv(ctl, buf, sizeof(buf), 0) > 0 && !memcmp(buf, "drained", 7), "drained");
+	CHECK(poll(&p, 1, 20000) == 1 && (p.revents & POLLIN), "notification: POLLIN");
+	n = recvmsg(fd, &mh, MSG_DONTWAIT);
+	CHECK(n == 0, "notification returns 0: %zd", n);
+	CHECK(mh.msg_namelen == 0, "notification has no address");
+	c = CMSG_FIRSTHDR(&mh);
+	CHECK(c && c->cmsg_level == SOL_RDS && c->cmsg_type == RDS_CMSG_CONG_UPDATE &&
+	      c->cmsg_len == CMSG_LEN(sizeof(uint64_t)), "RDS_CMSG_CONG_UPDATE");
+	if (c)
+		memcpy(&mask, CMSG_DATA(c), sizeof(mask));
+	CHECK(mask & (1ull << (ntohs(slow->sin_port) % 64)), "port bit: %#llx",
+	      (unsigned long long)mask);
+	close(fd);
+}
+
 static int client(const char *me, const char *peer_s, unsigned port)
 {
 	struct sockaddr_in peer = sin_of(peer_s, port), sink = sin_of(peer_s, port + 2);
+	struct sockaddr_in slow = sin_of(peer_s, port + 3);
 	int fd;
 
 	checks_unbound(me, &peer);
 	fd = checks_bound(me, port + 10, &peer);
 	checks_traffic(fd, &peer);
 	checks_sndbuf(me, port + 11, &sink);
+	checks_connected(me, port + 12, &peer);
+	checks_threads(fd, &peer);
+	checks_cong(me, port + 13, fd, &peer, &slow);
 	{
 		char buf[16];
 
