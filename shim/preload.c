@@ -695,7 +695,7 @@ static ssize_t do_send(struct rdsp_sock *s, const struct msghdr *mh, int flags)
 	uint16_t dport;
 	size_t total = 0;
 	int64_t deadline = -1;
-	bool nb;
+	bool nb, looked = false;
 	int e;
 
 	if (flags & ~MSG_DONTWAIT)
@@ -746,6 +746,16 @@ static ssize_t do_send(struct rdsp_sock *s, const struct msghdr *mh, int flags)
 			pump_locked();
 			return e;
 		}
+		if (e == -EAGAIN && !looked) {
+			/* Only a run of the transport looks for acknowledgements
+			 * now that a socket waits for room (rdsu_ep_acks_wanted),
+			 * and sets its timer to look again soon; until then it
+			 * looks every few milliseconds. */
+			looked = true;
+			pump_locked();
+			continue;
+		}
+		looked = false;
 		if (nb || (e != -EAGAIN && e != -ENOBUFS))
 			return e;
 		if (e == -EAGAIN && deadline < 0) {
