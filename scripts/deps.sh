@@ -4,7 +4,9 @@
 # what the kernel peer lab needs (the test suite). Quiet and quick when
 # everything is already there.
 set -eu
-PKGS="build-essential cmake pkg-config clang libcmocka-dev libnl-3-dev libjson-c-dev libpcap-dev liburing-dev python3"
+# qperf: tests/shim runs it, unmodified, through the preload shim.
+PKGS="build-essential cmake pkg-config clang libcmocka-dev libnl-3-dev libjson-c-dev libpcap-dev liburing-dev python3
+      qperf"
 # The kernel peer lab (tests/lab): qemu boots Debian kernels with RDS.
 [ "${1:-}" = "--lab" ] && PKGS="$PKGS qemu-system-x86 busybox-static kmod cpio xz-utils zstd tcpdump iproute2
       rdma-core ibverbs-utils procps"
