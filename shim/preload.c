@@ -216,6 +216,21 @@ static void pump_locked(void)
 		sync_sock(s);
 }
 
+/* Carry out what the application's call made the core queue (a message,
+ * a congestion map after a read freed the port), without the run's poll. */
+static void flush_locked(void)
+{
+	struct rdsu_event ev;
+
+	if (!g_tcp)
+		return;
+	(void)rdsu_tcp_flush(g_tcp);
+	while (rdsu_ep_next_event(rdsu_tcp_ep(g_tcp), &ev) == 1)
+		;
+	for (struct rdsp_sock *s = g_socks; s; s = s->next)
+		sync_sock(s);
+}
+
 static void *io_thread(void *arg)
 {
 	struct pollfd pfd = { .fd = rdsu_tcp_fd(g_tcp), .events = POLLIN };
@@ -322,7 +337,7 @@ static void release_sock_locked(struct rdsp_sock *s)
 		rdsu_sock_free(s->us, rdsu_clock());
 		s->us = NULL;
 		/* Its port's congestion bit may have been cleared: tell the peers. */
-		pump_locked();
+		flush_locked();
 	}
 	REAL(close)(s->b);
 	s->closed = true;
@@ -743,7 +758,7 @@ static ssize_t do_send(struct rdsp_sock *s, const struct msghdr *mh, int flags)
 				     rdsu_clock());
 		if (e >= 0) {
 			s->sent = true;
-			pump_locked();
+			flush_locked();
 			return e;
 		}
 		if (e == -EAGAIN && !looked) {
@@ -897,7 +912,11 @@ static ssize_t do_recv(struct rdsp_sock *s, struct msghdr *mh, int flags)
 						n = (ssize_t)info.len;
 				}
 			}
-			sync_sock(s);
+			/* A read can free the port: its map must leave now. */
+			if (!(flags & MSG_PEEK))
+				flush_locked();
+			else
+				sync_sock(s);
 			return n;
 		}
 		sync_sock(s);
@@ -1015,7 +1034,7 @@ static int set_rds_opt(struct rdsp_sock *s, int name, const void *v, socklen_t l
 		if (rdsu_sockaddr_get(&ss, &a, &port) < 0)
 			return -EINVAL;
 		e = rdsu_sock_cancel_sent_to(s->us, &a, port, rdsu_clock());
-		pump_locked();
+		flush_locked();
 		return e < 0 ? e : 0;
 	}
 	case RDS_RECVERR:
@@ -1087,7 +1106,7 @@ RDSP_EXPORT int setsockopt(int fd, int level, int name, const void *v, socklen_t
 					(void)rdsu_sock_set_rcvbuf(s->us, (uint32_t)val / 2,
 								   rdsu_clock());
 			}
-			pump_locked();
+			flush_locked();
 		}
 	} else {
 		e = -ENOPROTOOPT;
