@@ -17,6 +17,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -463,6 +464,54 @@ static void checks_cong(const char *me, unsigned port, int ctl, const struct soc
 	close(fd);
 }
 
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* Messages to an address nobody serves stay queued (connections retry for
+ * ever), so SNDBUF stays full: a blocking send waits out SO_SNDTIMEO and
+ * fails with ETIMEDOUT (rds_sendmsg), a signal ends a blocking recv with
+ * EINTR. */
+static void checks_waits(const char *me, unsigned port)
+{
+	struct sockaddr_in a = sin_of(me, port), nobody = sin_of("127.0.3.7", 4000);
+	struct timeval tv = { 0, 100000 }, got = { 0 };
+	socklen_t l = sizeof(got);
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval it = { .it_value = { 0, 100000 } };
+	int fd = rds_socket(), v = 4096;
+	static char msg[4096];
+	char buf[16];
+
+	CHECK(setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v)) == 0, "SO_SNDBUF");
+	CHECK(setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) == 0, "SO_SNDTIMEO");
+	CHECK(getsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &got, &l) == 0 && got.tv_usec == 100000,
+	      "SO_SNDTIMEO read back");
+	CHECK(bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0, "bind");
+	CHECK(sendto(fd, msg, sizeof(msg), 0, (struct sockaddr *)&nobody, sizeof(nobody)) ==
+	      (ssize_t)sizeof(msg), "first message queues");
+	FAILS(sendto(fd, msg, sizeof(msg), MSG_DONTWAIT, (struct sockaddr *)&nobody,
+		     sizeof(nobody)), EAGAIN, "SNDBUF full, non-blocking");
+	{
+		struct pollfd p = { fd, POLLOUT, 0 };
+
+		CHECK(poll(&p, 1, 0) == 0, "SNDBUF full: no POLLOUT");
+	}
+	FAILS(sendto(fd, msg, sizeof(msg), 0, (struct sockaddr *)&nobody, sizeof(nobody)),
+	      ETIMEDOUT, "SNDBUF full, SO_SNDTIMEO");
+	/* cancelling the queued message gives the room back */
+	CHECK(setsockopt(fd, SOL_RDS, RDS_CANCEL_SENT_TO, &nobody, sizeof(nobody)) == 0,
+	      "RDS_CANCEL_SENT_TO");
+	CHECK(sendto(fd, msg, sizeof(msg), MSG_DONTWAIT, (struct sockaddr *)&nobody,
+		     sizeof(nobody)) == (ssize_t)sizeof(msg), "room after the cancel");
+
+	CHECK(sigaction(SIGALRM, &sa, NULL) == 0, "sigaction");
+	CHECK(setitimer(ITIMER_REAL, &it, NULL) == 0, "setitimer");
+	FAILS(recv(fd, buf, sizeof(buf), 0), EINTR, "signal during a blocking recv");
+	close(fd);
+}
+
 static int client(const char *me, const char *peer_s, unsigned port)
 {
 	struct sockaddr_in peer = sin_of(peer_s, port), sink = sin_of(peer_s, port + 2);
@@ -476,6 +525,7 @@ static int client(const char *me, const char *peer_s, unsigned port)
 	checks_connected(me, port + 12, &peer);
 	checks_threads(fd, &peer);
 	checks_cong(me, port + 13, fd, &peer, &slow);
+	checks_waits(me, port + 14);
 	{
 		char buf[16];
 
