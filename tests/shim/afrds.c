@@ -80,6 +80,7 @@ static int bound(const char *addr, unsigned port)
 static int server(const char *addr, unsigned port)
 {
 	int echo = bound(addr, port), sink = bound(addr, port + 2), slow = rds_socket(), one = 1;
+	int draining = 0;
 	struct sockaddr_in sa = sin_of(addr, port + 3);
 	static char buf[1 << 16];
 
@@ -93,12 +94,16 @@ static int server(const char *addr, unsigned port)
 	printf("ready\n");
 	fflush(stdout);
 	for (;;) {
-		struct pollfd p[2] = { { echo, POLLIN, 0 }, { sink, POLLIN, 0 } };
+		struct pollfd p[3] = { { echo, POLLIN, 0 }, { sink, POLLIN, 0 },
+				       { draining ? slow : -1, POLLIN, 0 } };
 
-		if (poll(p, 2, -1) < 0)
+		if (poll(p, 3, -1) < 0)
 			return 1;
 		if (p[1].revents & POLLIN)
 			while (recv(sink, buf, sizeof(buf), MSG_DONTWAIT) >= 0)
+				;
+		if (p[2].revents & POLLIN)
+			while (recv(slow, buf, sizeof(buf), MSG_DONTWAIT) >= 0)
 				;
 		if (p[0].revents & POLLIN) {
 			struct sockaddr_in from;
@@ -121,6 +126,8 @@ static int server(const char *addr, unsigned port)
 
 				while (recv(slow, buf, sizeof(buf), MSG_DONTWAIT) >= 0)
 					k++;
+				/* and from now on, whatever was still on its way */
+				draining = 1;
 				n = snprintf(buf, sizeof(buf), "drained %d", k);
 			}
 			if (n == 3 && !memcmp(buf, "big", 3)) {
@@ -400,6 +407,21 @@ static void checks_threads(int fd, const struct sockaddr_in *peer)
 	CHECK(b.n == 6 && !memcmp(b.buf, "thread", 6), "blocked reader got the echo");
 }
 
+struct cong_sender {
+	int fd;
+	const struct sockaddr_in *to;
+	ssize_t n;
+};
+
+static void *cong_sender(void *arg)
+{
+	struct cong_sender *c = arg;
+	static char msg[100];
+
+	c->n = sendto(c->fd, msg, sizeof(msg), 0, (const struct sockaddr *)c->to, sizeof(*c->to));
+	return NULL;
+}
+
 /* RDS_CONG_MONITOR: ENOBUFS to a congested port, then, when the port is
  * freed, a notification: POLLIN, recvmsg returning 0 with no address and
  * RDS_CMSG_CONG_UPDATE carrying the port's bit (rds_notify_cong). */
@@ -448,8 +470,19 @@ static void checks_cong(const char *me, unsigned port, int ctl, const struct soc
 	}
 	p.revents = 0;
 	CHECK(poll(&p, 1, 0) == 0, "no notification while congested");
-	send_to(ctl, peer, "drain");
-	CHECK(recv(ctl, buf, sizeof(buf), 0) > 0 && !memcmp(buf, "drained", 7), "drained");
+	{
+		/* a blocking send to the congested port waits until it is
+		 * free (rds_cong_wait); it returns once the server drains */
+		struct cong_sender cs = { fd, slow, -1 };
+		pthread_t th;
+
+		CHECK(pthread_create(&th, NULL, cong_sender, &cs) == 0, "cong sender");
+		send_to(ctl, peer, "drain");
+		CHECK(recv(ctl, buf, sizeof(buf), 0) > 0 && !memcmp(buf, "drained", 7),
+		      "drained");
+		pthread_join(th, NULL);
+		CHECK(cs.n == 100, "blocking send to a congested port: %zd", cs.n);
+	}
 	CHECK(poll(&p, 1, 20000) == 1 && (p.revents & POLLIN), "notification: POLLIN");
 	n = recvmsg(fd, &mh, MSG_DONTWAIT);
 	CHECK(n == 0, "notification returns 0: %zd", n);
