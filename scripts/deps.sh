@@ -7,9 +7,10 @@ set -eu
 # lowdown renders the man pages (docs/man/md2man.py), man-db's man(1) finds
 # them in the tests; file and dpkg-dev (dpkg-shlibdeps) are what CPack's
 # Debian packages need; ncurses draws rdstop's screen and tmux drives it in
-# its screen tests.
+# its screen tests; qperf runs, unmodified, through the preload shim
+# (tests/shim).
 PKGS="build-essential cmake pkg-config clang libcmocka-dev libnl-3-dev libjson-c-dev libpcap-dev liburing-dev python3
-      lowdown man-db file dpkg-dev libncurses-dev tmux"
+      lowdown man-db file dpkg-dev libncurses-dev tmux qperf"
 # The kernel peer lab (tests/lab): qemu boots Debian kernels with RDS.
 [ "${1:-}" = "--lab" ] && PKGS="$PKGS qemu-system-x86 busybox-static kmod cpio xz-utils zstd tcpdump iproute2
       rdma-core ibverbs-utils procps"

@@ -1,0 +1,1313 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * preload.c - librds-preload.so: AF_RDS sockets for unmodified programs,
+ * backed by librds, loaded with LD_PRELOAD (rdsrun). docs/architecture.md
+ * "The preload shim" has the design, docs/shim.md what differs from the
+ * kernel.
+ *
+ * Every AF_RDS socket is one end (|a|) of an AF_UNIX stream socketpair;
+ * the shim keeps the other end (|b|) and drives |a|'s readiness: one byte
+ * waits in |a| while the RDS socket is readable, and |a|'s (minimal) send
+ * buffer is kept full while SNDBUF is. poll, select and epoll then see the
+ * RDS socket's state on a real descriptor without being interposed, and
+ * blocking calls block in poll() on |a|, so signals and timeouts are the
+ * kernel's own.
+ *
+ * One librds endpoint per process, created by the first bind, run by one
+ * thread of the shim; all librds state is under one mutex. The descriptor
+ * table is read without the mutex, so calls on other descriptors (also
+ * librds's own calls on its TCP sockets, which come back through these
+ * wrappers) pass through without taking it.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/rds.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rds/rdsu_tcp.h>
+
+#ifndef SO_RCVTIMEO_NEW
+#define SO_RCVTIMEO_NEW 66
+#define SO_SNDTIMEO_NEW 67
+#endif
+#ifndef SO_RCVTIMEO_OLD
+#define SO_RCVTIMEO_OLD 20
+#define SO_SNDTIMEO_OLD 21
+#endif
+
+#define RDSP_EXPORT __attribute__((visibility("default")))
+#define RDSP_MAX_MSG (1u << 20)      /* RDS_MAX_MSG_SIZE */
+
+struct rdsp_sock {
+	int a, b;                    /* the application's end, the shim's end */
+	unsigned fds;                /* application descriptors naming it (dup) */
+	unsigned busy;               /* calls under way (they may wait unlocked) */
+	bool closed;                 /* the last descriptor was closed */
+	struct rdsu_sock *us;        /* NULL until bound */
+	bool connected;
+	struct rdsu_addr conn_addr;
+	uint16_t conn_port;
+	int transport;               /* SO_RDS_TRANSPORT set, or RDS_TRANS_NONE */
+	bool cong_monitor, recverr;
+	uint8_t tos;
+	bool sent;                   /* a message left: TOS is fixed */
+	bool in_token;               /* the readable byte waits in |a| */
+	bool out_full;               /* |a|'s send buffer is kept full */
+	bool once_in;                /* a map update's one-shot POLLIN, until read */
+	struct rdsp_sock *next;
+};
+
+/* The real calls, resolved past this library. */
+static int (*real_socket)(int, int, int);
+static int (*real_bind)(int, const struct sockaddr *, socklen_t);
+static int (*real_connect)(int, const struct sockaddr *, socklen_t);
+static ssize_t (*real_sendto)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
+static ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
+static ssize_t (*real_send)(int, const void *, size_t, int);
+static ssize_t (*real_recvfrom)(int, void *, size_t, int, struct sockaddr *, socklen_t *);
+static ssize_t (*real_recvmsg)(int, struct msghdr *, int);
+static ssize_t (*real_recv)(int, void *, size_t, int);
+static ssize_t (*real_read)(int, void *, size_t);
+static ssize_t (*real_write)(int, const void *, size_t);
+static int (*real_getsockname)(int, struct sockaddr *, socklen_t *);
+static int (*real_getpeername)(int, struct sockaddr *, socklen_t *);
+static int (*real_setsockopt)(int, int, int, const void *, socklen_t);
+static int (*real_getsockopt)(int, int, int, void *, socklen_t *);
+static int (*real_close)(int);
+static int (*real_dup)(int);
+static int (*real_dup2)(int, int);
+static int (*real_dup3)(int, int, int);
+static int (*real_fcntl)(int, int, ...);
+static int (*real_fcntl64)(int, int, ...);
+static int (*real_ioctl)(int, unsigned long, ...);
+static int (*real_listen)(int, int);
+static int (*real_accept)(int, struct sockaddr *, socklen_t *);
+static int (*real_accept4)(int, struct sockaddr *, socklen_t *, int);
+static int (*real_shutdown)(int, int);
+
+#define REAL(f) (real_##f ? real_##f : (*(void **)&real_##f = dlsym(RTLD_NEXT, #f), real_##f))
+
+__attribute__((constructor)) static void rdsp_init(void)
+{
+	(void)REAL(socket); (void)REAL(bind); (void)REAL(connect); (void)REAL(sendto);
+	(void)REAL(sendmsg); (void)REAL(send); (void)REAL(recvfrom); (void)REAL(recvmsg);
+	(void)REAL(recv); (void)REAL(read); (void)REAL(write); (void)REAL(getsockname);
+	(void)REAL(getpeername); (void)REAL(setsockopt); (void)REAL(getsockopt);
+	(void)REAL(close); (void)REAL(dup); (void)REAL(dup2); (void)REAL(dup3);
+	(void)REAL(fcntl); (void)REAL(fcntl64); (void)REAL(ioctl); (void)REAL(listen);
+	(void)REAL(accept); (void)REAL(accept4); (void)REAL(shutdown);
+}
+
+/* ------------------------------------------------------------------------
+ * Descriptor table: written under g_lock, read without it
+ */
+
+#define RDSP_CHUNK 1024
+#define RDSP_CHUNKS 1024
+
+static _Atomic(struct rdsp_sock *) *_Atomic g_fdtab[RDSP_CHUNKS];
+
+static struct rdsp_sock *fd_peek(int fd)
+{
+	_Atomic(struct rdsp_sock *) *chunk;
+
+	if (fd < 0 || fd >= RDSP_CHUNK * RDSP_CHUNKS)
+		return NULL;
+	chunk = atomic_load_explicit(&g_fdtab[fd / RDSP_CHUNK], memory_order_acquire);
+	if (!chunk)
+		return NULL;
+	return atomic_load_explicit(&chunk[fd % RDSP_CHUNK], memory_order_acquire);
+}
+
+/* Return: 0; -EMFILE beyond the table; -ENOMEM. */
+static int fd_set_locked(int fd, struct rdsp_sock *s)
+{
+	_Atomic(struct rdsp_sock *) *chunk;
+
+	if (fd < 0 || fd >= RDSP_CHUNK * RDSP_CHUNKS)
+		return -EMFILE;
+	chunk = atomic_load_explicit(&g_fdtab[fd / RDSP_CHUNK], memory_order_acquire);
+	if (!chunk) {
+		if (!s)
+			return 0;
+		chunk = calloc(RDSP_CHUNK, sizeof(*chunk));
+		if (!chunk)
+			return -ENOMEM;
+		atomic_store_explicit(&g_fdtab[fd / RDSP_CHUNK], chunk, memory_order_release);
+	}
+	atomic_store_explicit(&chunk[fd % RDSP_CHUNK], s, memory_order_release);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * The endpoint and its thread
+ */
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rdsu_tcp *g_tcp;
+static struct rdsu_addr g_laddr;
+static struct rdsp_sock *g_socks;
+static bool g_kernel_absent;
+static bool g_child;             /* a fork's child: the endpoint is the parent's */
+
+static int set_errno(int neg)
+{
+	errno = -neg;
+	return -1;
+}
+
+/* Make |a| tell what the RDS socket's state is (see the header comment). */
+static void sync_sock(struct rdsp_sock *s)
+{
+	unsigned m = s->us ? rdsu_sock_poll(s->us) : RDSU_POLLOUT;
+	static char junk[4096];
+	bool in;
+
+	if (!s->cong_monitor && (m & RDSU_POLLWRBAND))
+		s->once_in = true;
+	in = (m & RDSU_POLLIN) || s->once_in;
+	if (in && !s->in_token) {
+		if (REAL(send)(s->b, "r", 1, MSG_DONTWAIT | MSG_NOSIGNAL) == 1)
+			s->in_token = true;
+	} else if (!in && s->in_token) {
+		char c;
+
+		if (REAL(recv)(s->a, &c, 1, MSG_DONTWAIT) == 1)
+			s->in_token = false;
+	}
+	if (!(m & RDSU_POLLOUT) && !s->out_full) {
+		while (REAL(send)(s->a, junk, sizeof(junk), MSG_DONTWAIT | MSG_NOSIGNAL) > 0)
+			;
+		s->out_full = true;
+	} else if ((m & RDSU_POLLOUT) && s->out_full) {
+		while (REAL(recv)(s->b, junk, sizeof(junk), MSG_DONTWAIT) > 0)
+			;
+		s->out_full = false;
+	}
+}
+
+/* Carry out what librds has to do now and update every socket's state. */
+static void pump_locked(void)
+{
+	struct rdsu_event ev;
+
+	if (!g_tcp)
+		return;
+	(void)rdsu_tcp_run(g_tcp, 0);
+	while (rdsu_ep_next_event(rdsu_tcp_ep(g_tcp), &ev) == 1)
+		;
+	for (struct rdsp_sock *s = g_socks; s; s = s->next)
+		sync_sock(s);
+}
+
+/* Carry out what the application's call made the core queue (a message,
+ * a congestion map after a read freed the port), without the run's poll. */
+static void flush_locked(void)
+{
+	struct rdsu_event ev;
+
+	if (!g_tcp)
+		return;
+	(void)rdsu_tcp_flush(g_tcp);
+	while (rdsu_ep_next_event(rdsu_tcp_ep(g_tcp), &ev) == 1)
+		;
+	for (struct rdsp_sock *s = g_socks; s; s = s->next)
+		sync_sock(s);
+}
+
+static void *io_thread(void *arg)
+{
+	struct pollfd pfd = { .fd = rdsu_tcp_fd(g_tcp), .events = POLLIN };
+
+	(void)arg;
+	for (;;) {
+		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+			break;
+		pthread_mutex_lock(&g_lock);
+		pump_locked();
+		pthread_mutex_unlock(&g_lock);
+	}
+	return NULL;
+}
+
+static void atfork_prepare(void)
+{
+	pthread_mutex_lock(&g_lock);
+}
+
+static void atfork_parent(void)
+{
+	pthread_mutex_unlock(&g_lock);
+}
+
+static void atfork_child(void)
+{
+	g_child = true;
+	pthread_mutex_unlock(&g_lock);
+}
+
+/* The endpoint on |addr|, made by the first bind of the process.
+ * Return: 0; -EADDRNOTAVAIL for another address or one not on this host;
+ * what rdsu_tcp_new and pthread_create fail with. */
+static int endpoint_locked(const struct rdsu_addr *addr)
+{
+	struct rdsu_ep_cfg cfg;
+	struct rdsu_tcp_cfg tcfg;
+	sigset_t all, old;
+	pthread_t th;
+	int e;
+
+	if (g_tcp)
+		return memcmp(addr, &g_laddr, sizeof(*addr)) ? -EADDRNOTAVAIL : 0;
+	rdsu_ep_cfg_default(&cfg);
+	cfg.laddrs[0] = *addr;
+	cfg.n_laddrs = 1;
+	rdsu_tcp_cfg_default(&tcfg);
+	tcfg.ring_wait = false;  /* the thread polls rdsu_tcp_fd() */
+	e = rdsu_tcp_new(&g_tcp, &cfg, &tcfg);
+	if (e < 0) {
+		g_tcp = NULL;
+		return e == -EADDRNOTAVAIL || e == -EADDRINUSE || e == -ENOMEM ? e
+		       : -EADDRNOTAVAIL;
+	}
+	g_laddr = *addr;
+	/* Signals stay with the application's threads. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	e = pthread_create(&th, NULL, io_thread, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e) {
+		rdsu_tcp_free(g_tcp);
+		g_tcp = NULL;
+		return -e;
+	}
+	pthread_detach(th);
+	static bool atfork_done;
+	if (!atfork_done) {
+		pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+		atfork_done = true;
+	}
+	return 0;
+}
+
+/* The RDS socket of |fd|, held (busy) and with g_lock taken, or NULL
+ * for a descriptor that is not one. */
+static struct rdsp_sock *get_locked(int fd)
+{
+	struct rdsp_sock *s;
+
+	if (!fd_peek(fd))
+		return NULL;
+	pthread_mutex_lock(&g_lock);
+	s = fd_peek(fd);
+	if (!s) {
+		pthread_mutex_unlock(&g_lock);
+		return NULL;
+	}
+	s->busy++;
+	return s;
+}
+
+static void release_sock_locked(struct rdsp_sock *s)
+{
+	struct rdsp_sock **pp;
+
+	for (pp = &g_socks; *pp; pp = &(*pp)->next)
+		if (*pp == s) {
+			*pp = s->next;
+			break;
+		}
+	if (s->us && !g_child) {
+		rdsu_sock_free(s->us, rdsu_clock());
+		s->us = NULL;
+		/* Its port's congestion bit may have been cleared: tell the peers. */
+		flush_locked();
+	}
+	REAL(close)(s->b);
+	s->closed = true;
+}
+
+static void put_locked(struct rdsp_sock *s)
+{
+	if (--s->busy == 0 && s->closed && s->fds == 0)
+		free(s);
+	pthread_mutex_unlock(&g_lock);
+}
+
+/* Drop |fd|'s name for its socket (close, or dup2 over it). */
+static void forget_fd_locked(int fd)
+{
+	struct rdsp_sock *s = fd_peek(fd);
+
+	if (!s)
+		return;
+	(void)fd_set_locked(fd, NULL);
+	if (--s->fds == 0) {
+		release_sock_locked(s);
+		if (s->busy == 0)
+			free(s);
+	}
+}
+
+static bool nonblocking(const struct rdsp_sock *s, int flags)
+{
+	int fl;
+
+	if (flags & MSG_DONTWAIT)
+		return true;
+	fl = REAL(fcntl)(s->a, F_GETFL);
+	return fl >= 0 && (fl & O_NONBLOCK);
+}
+
+/* SO_RCVTIMEO/SO_SNDTIMEO as the shim's end keeps them: ms, -1 for none. */
+static int timeo_ms(const struct rdsp_sock *s, int opt)
+{
+	struct timeval tv = { 0 };
+	socklen_t len = sizeof(tv);
+
+	if (REAL(getsockopt)(s->b, SOL_SOCKET, opt, &tv, &len) < 0 ||
+	    (tv.tv_sec == 0 && tv.tv_usec == 0))
+		return -1;
+	if (tv.tv_sec > INT_MAX / 1000 - 1)
+		return INT_MAX;
+	return (int)(tv.tv_sec * 1000 + (tv.tv_usec + 999) / 1000);
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait, unlocked, for |ev| on |a|: 0 when it came, -ETIMEDOUT past
+ * |deadline| (-1: none), -EINTR. */
+static int wait_a(int a, short ev, int64_t deadline)
+{
+	struct pollfd pfd = { .fd = a, .events = ev };
+	int ms = -1, n;
+
+	if (deadline >= 0) {
+		int64_t left = deadline - now_ms();
+
+		if (left <= 0)
+			return -ETIMEDOUT;
+		ms = left > INT_MAX ? INT_MAX : (int)left;
+	}
+	n = poll(&pfd, 1, ms);
+	if (n < 0)
+		return -errno;
+	if (n == 0 && deadline >= 0 && now_ms() >= deadline)
+		return -ETIMEDOUT;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Addresses
+ */
+
+/* An RDS destination or bind address from a sockaddr, as rds_bind and
+ * rds_sendmsg read it. Return: 0; -EINVAL. */
+static int addr_in(const struct sockaddr *sa, socklen_t len, struct rdsu_addr *a, uint16_t *port)
+{
+	if (!sa || len < (socklen_t)sizeof(sa_family_t))
+		return -EINVAL;
+	if (sa->sa_family == AF_INET) {
+		struct sockaddr_in sin;
+		uint32_t h;
+
+		if (len < (socklen_t)sizeof(sin))
+			return -EINVAL;
+		memcpy(&sin, sa, sizeof(sin));
+		h = ntohl(sin.sin_addr.s_addr);
+		if (h == INADDR_ANY || h == INADDR_BROADCAST || IN_MULTICAST(h))
+			return -EINVAL;
+		*a = rdsu_addr_v4(h);
+		*port = ntohs(sin.sin_port);
+		return 0;
+	}
+	if (sa->sa_family == AF_INET6) {
+		struct sockaddr_in6 sin6;
+
+		if (len < (socklen_t)sizeof(sin6))
+			return -EINVAL;
+		memcpy(&sin6, sa, sizeof(sin6));
+		static const uint8_t zero[16];
+
+		memcpy(a->a, &sin6.sin6_addr, 16);
+		if (!memcmp(a->a, zero, 16) || a->a[0] == 0xff)
+			return -EINVAL;   /* unspecified, multicast */
+		if (a->a[0] == 0xfe && (a->a[1] & 0xc0) == 0x80 && !sin6.sin6_scope_id)
+			return -EINVAL;   /* link-local needs its scope */
+		*port = ntohs(sin6.sin6_port);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* Copy |ss| (length |klen|) out as the kernel's move_addr_to_user does:
+ * at most the caller's length, and the full length reported. */
+static void addr_out(const struct sockaddr_storage *ss, socklen_t klen, void *uaddr,
+		     socklen_t *ulen)
+{
+	if (!uaddr || !ulen)
+		return;
+	memcpy(uaddr, ss, *ulen < klen ? *ulen : klen);
+	*ulen = klen;
+}
+
+/* ------------------------------------------------------------------------
+ * socket, bind, connect, names
+ */
+
+RDSP_EXPORT int socket(int domain, int type, int protocol)
+{
+	const char *force;
+	struct rdsp_sock *s;
+	int sv[2], e, one = 1;
+
+	if (domain != AF_RDS)
+		return REAL(socket)(domain, type, protocol);
+	force = getenv("RDSRUN_FORCE");
+	if (!(force && !strcmp(force, "1")) && !__atomic_load_n(&g_kernel_absent, __ATOMIC_RELAXED)) {
+		int fd = REAL(socket)(domain, type, protocol);
+
+		if (fd >= 0 || errno != EAFNOSUPPORT)
+			return fd;
+		__atomic_store_n(&g_kernel_absent, true, __ATOMIC_RELAXED);
+	}
+	if ((type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) != SOCK_SEQPACKET || protocol != 0)
+		return set_errno(-ESOCKTNOSUPPORT);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return -1;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		REAL(close)(sv[0]);
+		REAL(close)(sv[1]);
+		return set_errno(-ENOMEM);
+	}
+	s->a = sv[0];
+	s->b = sv[1];
+	s->fds = 1;
+	s->transport = (int)RDS_TRANS_NONE;
+	/* The smallest send buffer: filling it costs one 4 KiB write. */
+	(void)REAL(setsockopt)(s->a, SOL_SOCKET, SO_SNDBUF, &one, sizeof(one));
+	(void)REAL(fcntl)(s->b, F_SETFL, O_NONBLOCK);
+	if (type & SOCK_NONBLOCK)
+		(void)REAL(fcntl)(s->a, F_SETFL, O_NONBLOCK);
+	if (!(type & SOCK_CLOEXEC))
+		(void)REAL(fcntl)(s->a, F_SETFD, 0);
+	pthread_mutex_lock(&g_lock);
+	e = fd_set_locked(s->a, s);
+	if (e == 0) {
+		s->next = g_socks;
+		g_socks = s;
+		sync_sock(s);
+	}
+	pthread_mutex_unlock(&g_lock);
+	if (e < 0) {
+		REAL(close)(sv[0]);
+		REAL(close)(sv[1]);
+		free(s);
+		return set_errno(e);
+	}
+	return s->a;
+}
+
+RDSP_EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	struct rdsp_sock *s = get_locked(fd);
+	struct rdsu_addr addr;
+	uint16_t port;
+	int e;
+
+	if (!s)
+		return REAL(bind)(fd, sa, len);
+	e = addr_in(sa, len, &addr, &port);
+	if (e == 0 && s->us)
+		e = -EINVAL;                 /* no re-bind */
+	if (e == 0 && g_child)
+		e = -EBADF;
+	if (e == 0)
+		e = endpoint_locked(&addr);
+	if (e == 0) {
+		struct rdsu_sock *us;
+		int sb = 0, rb = 0;
+		socklen_t l = sizeof(int);
+		rdsu_ns now = rdsu_clock();
+
+		e = rdsu_sock_new(rdsu_tcp_ep(g_tcp), &us);
+		if (e == 0) {
+			/* The shim's end holds SO_SNDBUF/SO_RCVBUF as the
+			 * kernel reports them (doubled); RDS counts half. */
+			(void)REAL(getsockopt)(s->b, SOL_SOCKET, SO_SNDBUF, &sb, &l);
+			l = sizeof(int);
+			(void)REAL(getsockopt)(s->b, SOL_SOCKET, SO_RCVBUF, &rb, &l);
+			if (sb / 2 > 0)
+				(void)rdsu_sock_set_sndbuf(us, (uint32_t)sb / 2, now);
+			if (rb / 2 > 0)
+				(void)rdsu_sock_set_rcvbuf(us, (uint32_t)rb / 2, now);
+			(void)rdsu_sock_set_cong_monitor(us, s->cong_monitor);
+			rdsu_sock_set_ctx(us, s);
+			e = rdsu_sock_bind(us, &addr, port);
+			if (e < 0)
+				rdsu_sock_free(us, now);
+			else
+				s->us = us;
+		}
+	}
+	if (e == 0)
+		sync_sock(s);
+	put_locked(s);
+	return e < 0 ? set_errno(e) : 0;
+}
+
+RDSP_EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	struct rdsp_sock *s = get_locked(fd);
+	struct rdsu_addr addr;
+	uint16_t port;
+	int e = 0;
+
+	if (!s)
+		return REAL(connect)(fd, sa, len);
+	/* rds_connect: only a default destination is recorded. */
+	if (!sa || len < (socklen_t)sizeof(sa_family_t))
+		e = -EINVAL;
+	else if (sa->sa_family != AF_INET && sa->sa_family != AF_INET6)
+		e = -EAFNOSUPPORT;
+	else if (sa->sa_family == AF_INET && len >= (socklen_t)sizeof(struct sockaddr_in) &&
+		 ((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr == INADDR_ANY)
+		e = -EDESTADDRREQ;
+	else
+		e = addr_in(sa, len, &addr, &port);
+	if (e == 0) {
+		s->connected = true;
+		s->conn_addr = addr;
+		s->conn_port = port;
+	}
+	put_locked(s);
+	return e < 0 ? set_errno(e) : 0;
+}
+
+/* rds_getname: the bound (or connected) address; an unbound, unconnected
+ * socket answers AF_UNSPEC with an IPv4-sized zero address. */
+static int name_of(struct rdsp_sock *s, bool peer, struct sockaddr_storage *ss, socklen_t *klen)
+{
+	struct rdsu_addr a;
+	uint16_t port = 0;
+
+	memset(ss, 0, sizeof(*ss));
+	if (peer) {
+		if (!s->connected)
+			return -ENOTCONN;
+		*klen = rdsu_sockaddr(&s->conn_addr, s->conn_port, ss);
+		return 0;
+	}
+	if (s->us && rdsu_sock_get_name(s->us, &a, &port) == 0) {
+		*klen = rdsu_sockaddr(&a, port, ss);
+		return 0;
+	}
+	if (s->connected) {
+		/* the connected address's family, the address itself zero */
+		if (rdsu_addr_is_v4(&s->conn_addr)) {
+			ss->ss_family = AF_INET;
+			*klen = sizeof(struct sockaddr_in);
+		} else {
+			ss->ss_family = AF_INET6;
+			*klen = sizeof(struct sockaddr_in6);
+		}
+		return 0;
+	}
+	ss->ss_family = AF_UNSPEC;
+	*klen = sizeof(struct sockaddr_in);
+	return 0;
+}
+
+static int getname(int fd, struct sockaddr *sa, socklen_t *len, bool peer)
+{
+	struct rdsp_sock *s = get_locked(fd);
+	struct sockaddr_storage ss;
+	socklen_t klen = 0;
+	int e;
+
+	if (!s)
+		return peer ? REAL(getpeername)(fd, sa, len) : REAL(getsockname)(fd, sa, len);
+	e = name_of(s, peer, &ss, &klen);
+	put_locked(s);
+	if (e < 0)
+		return set_errno(e);
+	if (!len)
+		return set_errno(-EFAULT);
+	addr_out(&ss, klen, sa, len);
+	return 0;
+}
+
+RDSP_EXPORT int getsockname(int fd, struct sockaddr *sa, socklen_t *len)
+{
+	return getname(fd, sa, len, false);
+}
+
+RDSP_EXPORT int getpeername(int fd, struct sockaddr *sa, socklen_t *len)
+{
+	return getname(fd, sa, len, true);
+}
+
+/* sock_no_listen, sock_no_accept, sock_no_shutdown */
+RDSP_EXPORT int listen(int fd, int backlog)
+{
+	if (!fd_peek(fd))
+		return REAL(listen)(fd, backlog);
+	return set_errno(-EOPNOTSUPP);
+}
+
+RDSP_EXPORT int accept(int fd, struct sockaddr *sa, socklen_t *len)
+{
+	if (!fd_peek(fd))
+		return REAL(accept)(fd, sa, len);
+	return set_errno(-EOPNOTSUPP);
+}
+
+RDSP_EXPORT int accept4(int fd, struct sockaddr *sa, socklen_t *len, int flags)
+{
+	if (!fd_peek(fd))
+		return REAL(accept4)(fd, sa, len, flags);
+	return set_errno(-EOPNOTSUPP);
+}
+
+RDSP_EXPORT int shutdown(int fd, int how)
+{
+	if (!fd_peek(fd))
+		return REAL(shutdown)(fd, how);
+	return set_errno(-EOPNOTSUPP);
+}
+
+/* ------------------------------------------------------------------------
+ * Sending
+ */
+
+/* rds_sendmsg with the socket held; the lock is dropped while waiting. */
+static ssize_t do_send(struct rdsp_sock *s, const struct msghdr *mh, int flags)
+{
+	struct rdsu_addr dst;
+	uint16_t dport;
+	size_t total = 0;
+	int64_t deadline = -1;
+	bool nb, looked = false;
+	int e;
+
+	if (flags & ~MSG_DONTWAIT)
+		return -EOPNOTSUPP;   /* MSG_ZEROCOPY: no completions to give */
+	if (mh->msg_name && mh->msg_namelen) {
+		e = addr_in(mh->msg_name, mh->msg_namelen, &dst, &dport);
+		if (e < 0)
+			return e;
+	} else if (s->connected) {
+		dst = s->conn_addr;
+		dport = s->conn_port;
+	} else {
+		return -ENOTCONN;
+	}
+	if (!s->us)
+		return -ENOTCONN;
+	if (g_child)
+		return -EBADF;
+	if (mh->msg_iovlen > IOV_MAX)
+		return -EMSGSIZE;
+	for (size_t i = 0; i < mh->msg_iovlen; i++)
+		total += mh->msg_iov[i].iov_len;
+	if (total > RDSP_MAX_MSG || total > rdsu_sock_get_sndbuf(s->us))
+		return -EMSGSIZE;
+	/* Every SOL_RDS cmsg asks for RDMA, atomics or zero-copy, which a
+	 * TCP socket cannot give; others are ignored, as rds_rm_size does. */
+	if (mh->msg_control && mh->msg_controllen) {
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR((struct msghdr *)mh, c)) {
+			if (c->cmsg_level != SOL_RDS)
+				continue;
+			switch (c->cmsg_type) {
+			case RDS_CMSG_RDMA_ARGS: case RDS_CMSG_RDMA_DEST: case RDS_CMSG_RDMA_MAP:
+			case RDS_CMSG_ATOMIC_FADD: case RDS_CMSG_ATOMIC_CSWP:
+			case RDS_CMSG_MASKED_ATOMIC_FADD: case RDS_CMSG_MASKED_ATOMIC_CSWP:
+			case RDS_CMSG_ZCOPY_COOKIE:
+				return -EOPNOTSUPP;
+			default:
+				return -EINVAL;
+			}
+		}
+	}
+	nb = nonblocking(s, flags);
+	for (;;) {
+		e = rdsu_sock_submit(s->us, &dst, dport, mh->msg_iov, (int)mh->msg_iovlen,
+				     rdsu_clock());
+		if (e >= 0) {
+			s->sent = true;
+			flush_locked();
+			return e;
+		}
+		if (e == -EAGAIN && !looked) {
+			/* Only a run of the transport looks for acknowledgements
+			 * now that a socket waits for room (rdsu_ep_acks_wanted),
+			 * and sets its timer to look again soon; until then it
+			 * looks every few milliseconds. */
+			looked = true;
+			pump_locked();
+			continue;
+		}
+		looked = false;
+		if (nb || (e != -EAGAIN && e != -ENOBUFS))
+			return e;
+		if (e == -EAGAIN && deadline < 0) {
+			int ms = timeo_ms(s, SO_SNDTIMEO);
+
+			if (ms >= 0)
+				deadline = now_ms() + ms;
+		}
+		sync_sock(s);
+		pthread_mutex_unlock(&g_lock);
+		if (e == -EAGAIN) {
+			e = wait_a(s->a, POLLOUT, deadline);
+		} else {
+			/* rds_cong_wait: until the port is free, without a timeout;
+			 * no descriptor tells us, so look again every 5 ms. */
+			struct pollfd none = { .fd = -1 };
+
+			e = poll(&none, 1, 5) < 0 ? -errno : 0;
+		}
+		pthread_mutex_lock(&g_lock);
+		if (s->closed)
+			return -EBADF;
+		if (e < 0)
+			return e;
+	}
+}
+
+static ssize_t send_common(int fd, const struct msghdr *mh, int flags)
+{
+	struct rdsp_sock *s = get_locked(fd);
+	ssize_t n;
+
+	if (!s)
+		return set_errno(-EBADF);
+	n = do_send(s, mh, flags);
+	put_locked(s);
+	return n < 0 ? set_errno((int)n) : n;
+}
+
+RDSP_EXPORT ssize_t sendmsg(int fd, const struct msghdr *mh, int flags)
+{
+	if (!fd_peek(fd))
+		return REAL(sendmsg)(fd, mh, flags);
+	if (!mh)
+		return set_errno(-EFAULT);
+	return send_common(fd, mh, flags);
+}
+
+RDSP_EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags,
+			   const struct sockaddr *sa, socklen_t salen)
+{
+	struct iovec iov = { (void *)buf, len };
+	struct msghdr mh = { .msg_name = (void *)sa, .msg_namelen = sa ? salen : 0,
+			     .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (!fd_peek(fd))
+		return REAL(sendto)(fd, buf, len, flags, sa, salen);
+	return send_common(fd, &mh, flags);
+}
+
+RDSP_EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
+{
+	struct iovec iov = { (void *)buf, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (!fd_peek(fd))
+		return REAL(send)(fd, buf, len, flags);
+	return send_common(fd, &mh, flags);
+}
+
+RDSP_EXPORT ssize_t write(int fd, const void *buf, size_t len)
+{
+	struct iovec iov = { (void *)buf, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (!fd_peek(fd))
+		return REAL(write)(fd, buf, len);
+	return send_common(fd, &mh, 0);
+}
+
+/* ------------------------------------------------------------------------
+ * Receiving
+ */
+
+static ssize_t do_recv(struct rdsp_sock *s, struct msghdr *mh, int flags)
+{
+	int64_t deadline = -1;
+	bool nb;
+	ssize_t n;
+
+	if (flags & MSG_OOB)
+		return 0;
+	if (flags & MSG_ERRQUEUE)
+		return -EAGAIN;     /* nothing ever reaches the error queue */
+	if (mh->msg_iovlen > IOV_MAX)
+		return -EMSGSIZE;
+	if (g_child)
+		return -EBADF;
+	nb = nonblocking(s, flags);
+	for (;;) {
+		struct rdsu_rxinfo info;
+		int e;
+
+		s->once_in = false;
+		n = s->us ? rdsu_sock_read(s->us, mh->msg_iov, (int)mh->msg_iovlen,
+					   (flags & MSG_PEEK) ? RDSU_READ_PEEK : 0, &info,
+					   rdsu_clock())
+			  : -EAGAIN;
+		if (n >= 0) {
+			size_t cap = mh->msg_control ? mh->msg_controllen : 0;
+
+			mh->msg_flags = 0;
+			mh->msg_controllen = 0;
+			if (info.cong) {
+				/* rds_notify_cong: no address, one cmsg */
+				mh->msg_namelen = 0;
+				if (cap >= CMSG_SPACE(sizeof(uint64_t))) {
+					struct cmsghdr *c = mh->msg_control;
+
+					c->cmsg_level = SOL_RDS;
+					c->cmsg_type = RDS_CMSG_CONG_UPDATE;
+					c->cmsg_len = CMSG_LEN(sizeof(uint64_t));
+					memcpy(CMSG_DATA(c), &info.cong_mask, sizeof(uint64_t));
+					mh->msg_controllen = CMSG_SPACE(sizeof(uint64_t));
+				} else {
+					mh->msg_flags |= MSG_CTRUNC;
+				}
+				n = 0;
+			} else {
+				if (mh->msg_name) {
+					struct sockaddr_storage ss;
+					socklen_t klen = rdsu_sockaddr(&info.from, info.sport, &ss);
+
+					addr_out(&ss, klen, mh->msg_name, &mh->msg_namelen);
+				}
+				if (info.trunc) {
+					mh->msg_flags |= MSG_TRUNC;
+					if (flags & MSG_TRUNC)
+						n = (ssize_t)info.len;
+				}
+			}
+			/* A read can free the port: its map must leave now. */
+			if (!(flags & MSG_PEEK))
+				flush_locked();
+			else
+				sync_sock(s);
+			return n;
+		}
+		sync_sock(s);
+		if (n != -EAGAIN || nb)
+			return n;
+		if (deadline < 0) {
+			int ms = timeo_ms(s, SO_RCVTIMEO);
+
+			if (ms >= 0)
+				deadline = now_ms() + ms;
+		}
+		pthread_mutex_unlock(&g_lock);
+		e = wait_a(s->a, POLLIN, deadline);
+		pthread_mutex_lock(&g_lock);
+		if (s->closed)
+			return -EBADF;
+		if (e < 0)
+			return e;
+	}
+}
+
+static ssize_t recv_common(int fd, struct msghdr *mh, int flags)
+{
+	struct rdsp_sock *s = get_locked(fd);
+	ssize_t n;
+
+	if (!s)
+		return set_errno(-EBADF);
+	n = do_recv(s, mh, flags);
+
+	put_locked(s);
+	return n < 0 ? set_errno((int)n) : n;
+}
+
+RDSP_EXPORT ssize_t recvmsg(int fd, struct msghdr *mh, int flags)
+{
+	if (!fd_peek(fd))
+		return REAL(recvmsg)(fd, mh, flags);
+	if (!mh)
+		return set_errno(-EFAULT);
+	return recv_common(fd, mh, flags);
+}
+
+RDSP_EXPORT ssize_t recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *sa,
+			     socklen_t *salen)
+{
+	struct iovec iov = { buf, len };
+	struct msghdr mh = { .msg_name = (sa && salen) ? sa : NULL,
+			     .msg_namelen = (sa && salen) ? *salen : 0,
+			     .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (!fd_peek(fd))
+		return REAL(recvfrom)(fd, buf, len, flags, sa, salen);
+	n = recv_common(fd, &mh, flags);
+	if (n >= 0 && sa && salen)
+		*salen = mh.msg_namelen;
+	return n;
+}
+
+RDSP_EXPORT ssize_t recv(int fd, void *buf, size_t len, int flags)
+{
+	struct iovec iov = { buf, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (!fd_peek(fd))
+		return REAL(recv)(fd, buf, len, flags);
+	return recv_common(fd, &mh, flags);
+}
+
+RDSP_EXPORT ssize_t read(int fd, void *buf, size_t len)
+{
+	struct iovec iov = { buf, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (!fd_peek(fd))
+		return REAL(read)(fd, buf, len);
+	return recv_common(fd, &mh, 0);
+}
+
+/* ------------------------------------------------------------------------
+ * Options
+ */
+
+static int get_int_opt(const void *v, socklen_t len, int *out)
+{
+	if (!v || len < (socklen_t)sizeof(int))
+		return -EINVAL;
+	memcpy(out, v, sizeof(int));
+	return 0;
+}
+
+static int set_rds_opt(struct rdsp_sock *s, int name, const void *v, socklen_t len)
+{
+	int iv, e;
+
+	switch (name) {
+	case RDS_CANCEL_SENT_TO: {
+		struct sockaddr_storage ss = { 0 };
+		struct rdsu_addr a;
+		uint16_t port;
+
+		if (!s->us)
+			return -ENOTCONN;
+		if (!v || len < (socklen_t)sizeof(struct sockaddr_in))
+			return -EINVAL;
+		/* 16 <= len < 28 is IPv4, as rds_cancel_sent_to reads it. */
+		if (len < (socklen_t)sizeof(struct sockaddr_in6)) {
+			memcpy(&ss, v, sizeof(struct sockaddr_in));
+			ss.ss_family = AF_INET;
+		} else {
+			memcpy(&ss, v, sizeof(struct sockaddr_in6));
+			ss.ss_family = AF_INET6;
+		}
+		if (rdsu_sockaddr_get(&ss, &a, &port) < 0)
+			return -EINVAL;
+		e = rdsu_sock_cancel_sent_to(s->us, &a, port, rdsu_clock());
+		flush_locked();
+		return e < 0 ? e : 0;
+	}
+	case RDS_RECVERR:
+		if ((e = get_int_opt(v, len, &iv)) < 0)
+			return e;
+		s->recverr = iv != 0;
+		return 0;
+	case RDS_CONG_MONITOR:
+		if ((e = get_int_opt(v, len, &iv)) < 0)
+			return e;
+		s->cong_monitor = iv != 0;
+		if (s->us)
+			(void)rdsu_sock_set_cong_monitor(s->us, s->cong_monitor);
+		sync_sock(s);
+		return 0;
+	case SO_RDS_TRANSPORT:
+		/* rds_set_transport: once, before bind; IB is absent. */
+		if (s->transport != (int)RDS_TRANS_NONE || s->us)
+			return -EOPNOTSUPP;
+		if (!v || len != (socklen_t)sizeof(int))
+			return -EINVAL;
+		memcpy(&iv, v, sizeof(iv));
+		if (iv < 0 || iv >= RDS_TRANS_COUNT)
+			return -EINVAL;
+		if (iv != RDS_TRANS_TCP)
+			return -ENOPROTOOPT;
+		s->transport = iv;
+		return 0;
+	case RDS_GET_MR:
+	case RDS_GET_MR_FOR_DEST:
+		if (!v || len != (socklen_t)(name == RDS_GET_MR ? sizeof(struct rds_get_mr_args)
+					     : sizeof(struct rds_get_mr_for_dest_args)))
+			return -EINVAL;
+		return s->us ? -EOPNOTSUPP : -ENOTCONN;
+	case RDS_FREE_MR:
+		/* no memory region is ever registered */
+		return -EINVAL;
+	default:
+		return -ENOPROTOOPT;
+	}
+}
+
+RDSP_EXPORT int setsockopt(int fd, int level, int name, const void *v, socklen_t len)
+{
+	struct rdsp_sock *s = get_locked(fd);
+	int e = 0;
+
+	if (!s)
+		return REAL(setsockopt)(fd, level, name, v, len);
+	if (level == SOL_RDS) {
+		e = set_rds_opt(s, name, v, len);
+	} else if (level == SOL_SOCKET) {
+		/* Generic options live on the shim's end, which the kernel's
+		 * socket layer checks and doubles as for any socket. */
+		e = REAL(setsockopt)(s->b, level, name, v, len) < 0 ? -errno : 0;
+		if (e == 0 && s->us && (name == SO_SNDBUF || name == SO_SNDBUFFORCE ||
+					name == SO_RCVBUF || name == SO_RCVBUFFORCE)) {
+			int val = 0;
+			socklen_t l = sizeof(val);
+			bool snd = name == SO_SNDBUF || name == SO_SNDBUFFORCE;
+
+			(void)REAL(getsockopt)(s->b, SOL_SOCKET, snd ? SO_SNDBUF : SO_RCVBUF,
+					       &val, &l);
+			if (val / 2 > 0) {
+				if (snd)
+					(void)rdsu_sock_set_sndbuf(s->us, (uint32_t)val / 2,
+								   rdsu_clock());
+				else
+					(void)rdsu_sock_set_rcvbuf(s->us, (uint32_t)val / 2,
+								   rdsu_clock());
+			}
+			flush_locked();
+		}
+	} else {
+		e = -ENOPROTOOPT;
+	}
+	put_locked(s);
+	return e < 0 ? set_errno(e) : 0;
+}
+
+static int put_int_opt(int val, void *v, socklen_t *len)
+{
+	if (!len || *len < (socklen_t)sizeof(int))
+		return -EINVAL;
+	memcpy(v, &val, sizeof(int));
+	*len = sizeof(int);
+	return 0;
+}
+
+RDSP_EXPORT int getsockopt(int fd, int level, int name, void *v, socklen_t *len)
+{
+	struct rdsp_sock *s = get_locked(fd);
+	int e;
+
+	if (!s)
+		return REAL(getsockopt)(fd, level, name, v, len);
+	if (level == SOL_RDS) {
+		switch (name) {
+		case RDS_RECVERR:
+			e = put_int_opt(s->recverr, v, len);
+			break;
+		case SO_RDS_TRANSPORT:
+			e = put_int_opt(s->us ? RDS_TRANS_TCP : s->transport, v, len);
+			break;
+		default:
+			/* RDS_INFO_* included: not answered yet (docs/shim.md) */
+			e = -ENOPROTOOPT;
+			break;
+		}
+	} else if (level == SOL_SOCKET) {
+		switch (name) {
+		case SO_TYPE:
+			e = put_int_opt(SOCK_SEQPACKET, v, len);
+			break;
+		case SO_DOMAIN:
+			e = put_int_opt(AF_RDS, v, len);
+			break;
+		case SO_PROTOCOL:
+			e = put_int_opt(0, v, len);
+			break;
+		default:
+			e = REAL(getsockopt)(s->b, level, name, v, len) < 0 ? -errno : 0;
+			break;
+		}
+	} else {
+		e = -ENOPROTOOPT;
+	}
+	put_locked(s);
+	return e < 0 ? set_errno(e) : 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Descriptors: close, dup, fcntl, ioctl
+ */
+
+RDSP_EXPORT int close(int fd)
+{
+	if (fd_peek(fd)) {
+		pthread_mutex_lock(&g_lock);
+		forget_fd_locked(fd);
+		pthread_mutex_unlock(&g_lock);
+	}
+	return REAL(close)(fd);
+}
+
+/* |newfd| (>= 0) now names what |oldfd| names. */
+static void dup_done_locked(int oldfd, int newfd)
+{
+	struct rdsp_sock *s = fd_peek(oldfd);
+
+	if (newfd < 0 || newfd == oldfd)
+		return;
+	forget_fd_locked(newfd);
+	if (s && fd_set_locked(newfd, s) == 0)
+		s->fds++;
+}
+
+RDSP_EXPORT int dup(int oldfd)
+{
+	int r;
+
+	if (!fd_peek(oldfd))
+		return REAL(dup)(oldfd);
+	pthread_mutex_lock(&g_lock);
+	r = REAL(dup)(oldfd);
+	dup_done_locked(oldfd, r);
+	pthread_mutex_unlock(&g_lock);
+	return r;
+}
+
+RDSP_EXPORT int dup2(int oldfd, int newfd)
+{
+	int r;
+
+	if (!fd_peek(oldfd) && !fd_peek(newfd))
+		return REAL(dup2)(oldfd, newfd);
+	pthread_mutex_lock(&g_lock);
+	r = REAL(dup2)(oldfd, newfd);
+	dup_done_locked(oldfd, r);
+	pthread_mutex_unlock(&g_lock);
+	return r;
+}
+
+RDSP_EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	int r;
+
+	if (!fd_peek(oldfd) && !fd_peek(newfd))
+		return REAL(dup3)(oldfd, newfd, flags);
+	pthread_mutex_lock(&g_lock);
+	r = REAL(dup3)(oldfd, newfd, flags);
+	dup_done_locked(oldfd, r);
+	pthread_mutex_unlock(&g_lock);
+	return r;
+}
+
+/* O_NONBLOCK and FD_CLOEXEC are the real descriptor's; only a duplicate
+ * needs the table. */
+static int fcntl_common(int (*real)(int, int, ...), int fd, int cmd, void *arg)
+{
+	int r;
+
+	if (!real)
+		return set_errno(-ENOSYS);
+	if ((cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC) || !fd_peek(fd))
+		return real(fd, cmd, arg);
+	pthread_mutex_lock(&g_lock);
+	r = real(fd, cmd, arg);
+	dup_done_locked(fd, r);
+	pthread_mutex_unlock(&g_lock);
+	return r;
+}
+
+RDSP_EXPORT int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	return fcntl_common(REAL(fcntl), fd, cmd, arg);
+}
+
+RDSP_EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	return fcntl_common(REAL(fcntl64) ? real_fcntl64 : REAL(fcntl), fd, cmd, arg);
+}
+
+RDSP_EXPORT int ioctl(int fd, unsigned long req, ...)
+{
+	struct rdsp_sock *s;
+	va_list ap;
+	void *arg;
+	int e = 0;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (!fd_peek(fd))
+		return REAL(ioctl)(fd, req, arg);
+	/* What the VFS answers for any file, and the socket layer's own
+	 * SIOC* requests, are the real descriptor's; rds_ioctl knows only
+	 * the TOS pair and everything else is -ENOTTY (FIONREAD too). */
+	if (req == FIONBIO || req == FIOASYNC || req == FIOCLEX || req == FIONCLEX ||
+	    ((req & 0xff00) == 0x8900 && req != SIOCRDSSETTOS && req != SIOCRDSGETTOS))
+		return REAL(ioctl)(fd, req, arg);
+	if (req != SIOCRDSSETTOS && req != SIOCRDSGETTOS)
+		return set_errno(-ENOTTY);
+	s = get_locked(fd);
+	if (!s)
+		return set_errno(-EBADF);
+	if (!arg) {
+		e = -EFAULT;
+	} else if (req == SIOCRDSGETTOS) {
+		memcpy(arg, &s->tos, 1);
+	} else {
+		uint8_t tos;
+
+		memcpy(&tos, arg, 1);
+		/* rds_ioctl: once, before the first send; TCP maps every
+		 * TOS to 0 (rds_tcp_get_tos_map) once the transport is known. */
+		if (s->tos || s->sent)
+			e = -EINVAL;
+		else
+			s->tos = (s->us || s->transport == RDS_TRANS_TCP) ? 0 : tos;
+	}
+	put_locked(s);
+	return e < 0 ? set_errno(e) : 0;
+}

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * rdsrun - run a program with librds-preload.so, so that its AF_RDS
+ * sockets are librds's when the kernel has no RDS (docs/man/rdsrun.1.md).
+ */
+#define _GNU_SOURCE
+#include <argp.h>
+#include <stdbool.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *argp_program_version = "rdsrun " RDSTK_VERSION;
+
+#define SHIM_NAME "librds-preload.so"
+
+struct opts {
+	const char *library;
+	bool force;
+	int prog;           /* argv index of PROG */
+};
+
+static const struct argp_option options[] = {
+	{ "force", 'f', NULL, 0,
+	  "use librds even where the kernel has AF_RDS (RDSRUN_FORCE=1)", 0 },
+	{ "library", 'L', "PATH", 0, "the shim to preload instead of the one found", 0 },
+	{ 0 }
+};
+
+static error_t parse(int key, char *arg, struct argp_state *st)
+{
+	struct opts *o = st->input;
+
+	switch (key) {
+	case 'f':
+		o->force = true;
+		return 0;
+	case 'L':
+		o->library = arg;
+		return 0;
+	case ARGP_KEY_ARG:
+		/* PROG and everything after it are the program's. */
+		o->prog = st->next - 1;
+		st->next = st->argc;
+		return 0;
+	case ARGP_KEY_END:
+		if (!o->prog)
+			argp_error(st, "no program to run");
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static bool readable(const char *p)
+{
+	return access(p, R_OK) == 0;
+}
+
+/* The shim beside this program (the build tree), in ../lib of its
+ * directory (an install), or where it was installed. */
+static const char *find_library(char *buf, size_t cap)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > 0) {
+		char *dir;
+
+		self[n] = '\0';
+		dir = dirname(self);
+		if ((size_t)snprintf(buf, cap, "%s/%s", dir, SHIM_NAME) < cap && readable(buf))
+			return buf;
+		if ((size_t)snprintf(buf, cap, "%s/../%s/%s", dir, RDSRUN_LIBDIR_NAME, SHIM_NAME) <
+		    cap && readable(buf))
+			return buf;
+	}
+	return RDSRUN_INSTALLED;
+}
+
+int main(int argc, char **argv)
+{
+	static struct opts o;
+	static const struct argp ap = {
+		options, parse, "PROG [ARG...]",
+		"Run PROG with librds-preload.so, which gives it AF_RDS sockets backed by "
+		"librds (RDS over TCP in userspace) when the kernel has no RDS module.\v"
+		"The shim is appended to LD_PRELOAD, so what is already there keeps its "
+		"place. Exit status: PROG's; 2 on usage errors, 126 if PROG could not be "
+		"run, 127 if it was not found.",
+		NULL, NULL, NULL
+	};
+	static char lib[PATH_MAX];
+	const char *path, *old;
+	char *pre;
+
+	argp_err_exit_status = 2;
+	argp_parse(&ap, argc, argv, ARGP_IN_ORDER, NULL, &o);
+	path = o.library ? o.library : find_library(lib, sizeof(lib));
+	if (!readable(path)) {
+		fprintf(stderr, "rdsrun: %s: %s\n", path, strerror(errno));
+		return 2;
+	}
+	old = getenv("LD_PRELOAD");
+	if (old && *old) {
+		if (asprintf(&pre, "%s:%s", old, path) < 0)
+			return 2;
+	} else {
+		pre = strdup(path);
+		if (!pre)
+			return 2;
+	}
+	if (setenv("LD_PRELOAD", pre, 1) < 0 || (o.force && setenv("RDSRUN_FORCE", "1", 1) < 0)) {
+		fprintf(stderr, "rdsrun: %s\n", strerror(errno));
+		return 2;
+	}
+	free(pre);
+	execvp(argv[o.prog], argv + o.prog);
+	fprintf(stderr, "rdsrun: %s: %s\n", argv[o.prog], strerror(errno));
+	return errno == ENOENT ? 127 : 126;
+}
