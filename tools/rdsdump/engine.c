@@ -716,11 +716,17 @@ static void evict(struct dump_eng *e, struct flow *f, enum drop_why why)
 	flow_free(e, f);
 }
 
-/* Stay PKT_HEADROOM below the budget, sparing |keep| (the flow of the
- * packet at hand). */
+/*
+ * Stay PKT_HEADROOM below the budget, and a sixteenth more for what the
+ * count does not see (the allocator's own overhead and the holes it is
+ * left with when rings grow, the capture library's buffers, the program):
+ * the budget is meant for the whole process. |keep| (the flow of the
+ * packet at hand) is spared.
+ */
 static void make_room(struct dump_eng *e, const struct flow *keep)
 {
-	size_t limit = e->cfg.max_mem > PKT_HEADROOM ? e->cfg.max_mem - PKT_HEADROOM : 0;
+	size_t aside = PKT_HEADROOM + e->cfg.max_mem / 16;
+	size_t limit = e->cfg.max_mem > aside ? e->cfg.max_mem - aside : 0;
 
 	while (e->mem > limit && e->lru_tail && e->lru_tail != keep)
 		evict(e, e->lru_tail, DROP_MEM);
