@@ -243,6 +243,9 @@ struct dump_eng_drops {
 				 * declared a gap) */
 	uint64_t partial_bytes; /* bytes of messages in progress cut by those
 				 * closes */
+	uint64_t conns_mem;     /* idle connections whose receiver state
+				 * (congestion maps, accepted messages) was
+				 * dropped for max_mem */
 	uint64_t nomem;         /* allocations that failed (a flow, a buffer) */
 	uint64_t nomem_bytes;   /* stream bytes not kept for want of memory */
 	size_t mem_max;         /* high-water mark of dump_eng_mem() */

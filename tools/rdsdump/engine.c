@@ -105,6 +105,7 @@ struct conn {
 	uint64_t *seen[2];      /* signatures of accepted messages, per direction */
 	uint32_t seen_cap[2];   /* entries at seen[d]: SEEN_SLOTS once full size */
 	uint32_t seen_used[2];
+	unsigned nflows;        /* flows that carry it now */
 };
 
 /* Accepted messages remembered per direction to recognise a resend that
@@ -134,6 +135,7 @@ struct dump_eng {
 	struct conn *cb[NBUCKET];
 	struct conn **conns;
 	size_t nconns, conns_cap;
+	size_t conn_sweep;      /* where make_room() looks for idle state next */
 	struct cmreq reqs[64];
 	unsigned nreq;
 	struct wire_cong_map cong_tmp;
@@ -676,6 +678,8 @@ static void flow_free(struct dump_eng *e, struct flow *f)
 		*pp = f->hnext;
 	lru_unlink(e, f);
 	release_slot(e, f);
+	if (conn_of(e, f->conn))
+		conn_of(e, f->conn)->nflows--;
 	for (int d = 0; d < 2; d++)
 		tdir_free(e, &f->d[d]);
 	zfree(e, f->q.fbuf, FRAME_MAX);
@@ -716,6 +720,36 @@ static void evict(struct dump_eng *e, struct flow *f, enum drop_why why)
 	flow_free(e, f);
 }
 
+static void flow_set_conn(struct flow *f, struct conn *c)
+{
+	f->conn = c ? c->pub.id : -1;
+	if (c)
+		c->nflows++;
+}
+
+/*
+ * The receiver state of a connection no flow carries now (its congestion
+ * maps, 8 KiB each, and its table of accepted messages): kept for when it
+ * reconnects, but not at the cost of the budget. Dropping it makes the
+ * next map count as a first one and may miss a resend accepted twice, so
+ * it is counted as a loss.
+ */
+static void conn_forget(struct dump_eng *e, struct conn *c)
+{
+	size_t before = e->mem;
+
+	for (int d = 0; d < 2; d++) {
+		zfree(e, c->map[d], sizeof(*c->map[d]));
+		c->map[d] = NULL;
+		c->have_map[d] = false;
+		zfree(e, c->seen[d], c->seen_cap[d] * sizeof(uint64_t));
+		c->seen[d] = NULL;
+		c->seen_cap[d] = c->seen_used[d] = 0;
+	}
+	if (before > e->mem)
+		e->drops.conns_mem++;
+}
+
 /*
  * Stay PKT_HEADROOM below the budget, and a sixteenth more for what the
  * count does not see (the allocator's own overhead and the holes it is
@@ -730,6 +764,14 @@ static void make_room(struct dump_eng *e, const struct flow *keep)
 
 	while (e->mem > limit && e->lru_tail && e->lru_tail != keep)
 		evict(e, e->lru_tail, DROP_MEM);
+	/* connections are never evicted (-z reports them all), only the
+	 * state of idle ones, round-robin */
+	for (size_t n = 0; e->mem > limit && n < e->nconns; n++) {
+		struct conn *c = e->conns[e->conn_sweep++ % e->nconns];
+
+		if (!c->nflows)
+			conn_forget(e, c);
+	}
 }
 
 static struct flow *flow_new(struct dump_eng *e, enum fkind k, const struct dump_ep *a,
@@ -1174,7 +1216,7 @@ static struct flow *tcp_flow_new(struct dump_eng *e, const struct wire_pkt *p,
 	if (!f)
 		return NULL;
 	c = conn_get(e, DUMP_XP_TCP, a, b);
-	f->conn = c ? c->pub.id : -1;
+	flow_set_conn(f, c);
 	for (int d = 0; d < 2; d++) {
 		if (tdir_open(e, &f->d[d])) {
 			flow_free(e, f);
@@ -1304,7 +1346,7 @@ static struct flow *qp_flow(struct dump_eng *e, const struct wire_roce *r)
 	}
 	qp_reset(e, f);
 	c = conn_get(e, DUMP_XP_IB, &s, &dst);
-	f->conn = c ? c->pub.id : -1;
+	flow_set_conn(f, c);
 	f->path = 0;            /* IB is not multipath */
 	f->d[0].dir = c ? conn_dir(c, &s) : 0;
 	if (c)

@@ -363,28 +363,33 @@ static bool report_drops(const struct opts *o, const struct dump_eng *eng)
 {
 	const struct dump_eng_drops *dr = dump_eng_drops(eng);
 	size_t max_mem = o->cfg.max_mem ? o->cfg.max_mem : DUMP_MAX_MEM_DEFAULT;
-	bool cut = dr->held_bytes || dr->partial_bytes || dr->nomem || dr->nomem_bytes;
+	bool cut = dr->held_bytes || dr->partial_bytes || dr->conns_mem || dr->nomem ||
+		   dr->nomem_bytes;
 
 	if (!cut && !dr->flows_max && !dr->flows_mem)
 		return false;
 	fprintf(stderr, "rdsdump: %s: %llu flows closed early "
 		"(%llu at --max-flows %u, %llu at --max-mem %zuM), %llu bytes waiting for "
-		"reassembly and %llu bytes of messages in progress dropped; %llu allocations "
-		"failed, %llu stream bytes not kept for want of memory\n",
+		"reassembly and %llu bytes of messages in progress dropped, receiver state of "
+		"%llu idle connections dropped; %llu allocations failed, %llu stream bytes not "
+		"kept for want of memory\n",
 		cut ? "warning: output incomplete" : "note",
 		(unsigned long long)(dr->flows_max + dr->flows_mem),
 		(unsigned long long)dr->flows_max, o->cfg.max_flows ? o->cfg.max_flows : 4096,
 		(unsigned long long)dr->flows_mem, max_mem >> 20,
 		(unsigned long long)dr->held_bytes, (unsigned long long)dr->partial_bytes,
-		(unsigned long long)dr->nomem, (unsigned long long)dr->nomem_bytes);
+		(unsigned long long)dr->conns_mem, (unsigned long long)dr->nomem,
+		(unsigned long long)dr->nomem_bytes);
 	if (o->json)
 		printf("{\"type\":\"%s\",\"flows_evicted_max_flows\":%llu,"
 		       "\"flows_evicted_max_mem\":%llu,\"held_bytes\":%llu,"
-		       "\"partial_bytes\":%llu,\"alloc_failures\":%llu,\"nomem_bytes\":%llu,"
+		       "\"partial_bytes\":%llu,\"conns_state_dropped\":%llu,"
+		       "\"alloc_failures\":%llu,\"nomem_bytes\":%llu,"
 		       "\"max_flows\":%u,\"max_mem\":%zu,\"mem_max\":%zu}\n",
 		       cut ? "incomplete" : "evicted",
 		       (unsigned long long)dr->flows_max, (unsigned long long)dr->flows_mem,
 		       (unsigned long long)dr->held_bytes, (unsigned long long)dr->partial_bytes,
+		       (unsigned long long)dr->conns_mem,
 		       (unsigned long long)dr->nomem, (unsigned long long)dr->nomem_bytes,
 		       o->cfg.max_flows ? o->cfg.max_flows : 4096, max_mem, dr->mem_max);
 	return cut;

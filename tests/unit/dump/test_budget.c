@@ -164,6 +164,40 @@ static void test_budget_holds_under_pressure(void **state)
 	dump_eng_free(e);
 }
 
+static void test_budget_idle_conn_state(void **state)
+{
+	/* 2500 address pairs, each a connection that sends a congestion map
+	 * (8 KiB kept per connection and direction) and closes: 20 MiB of
+	 * receiver state in a 16 MiB budget. Connections stay (-z lists them
+	 * all), the maps of idle ones go, and that is counted. */
+	const size_t budget = DUMP_MAX_MEM_MIN;
+	static uint8_t m[WIRE_HDR_LEN + WIRE_CONG_MAP_BYTES];
+	struct dump_eng *e = eng(budget, 0);
+	struct wire_hdr h;
+
+	(void)state;
+	wire_build_cong(&h);
+	assert_int_equal(wire_hdr_encode(&h, m, sizeof(m)), WIRE_HDR_LEN);
+	for (uint32_t i = 0; i < 2500; i++) {
+		uint32_t isn = i * 2654435761u, seq = isn + 1;
+
+		tcp_pkt(e, i, isn, 0x02, NULL, 0);
+		for (size_t off = 0; off < sizeof(m); off += MSS) {
+			size_t k = sizeof(m) - off < MSS ? sizeof(m) - off : MSS;
+
+			tcp_pkt(e, i, seq, 0x18, m + off, k);
+			seq += (uint32_t)k;
+		}
+		tcp_pkt(e, i, seq, 0x11, NULL, 0);
+		assert_true(dump_eng_mem(e) <= budget);
+	}
+	dump_eng_finish(e);
+	assert_int_equal(msgs, 2500);
+	assert_int_equal(dump_eng_conn_count(e), 2500);
+	assert_true(dump_eng_drops(e)->conns_mem > 0);
+	dump_eng_free(e);
+}
+
 static void test_budget_max_flows_counted(void **state)
 {
 	/* an early close at max_flows is counted too, with what it cut */
@@ -187,6 +221,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_budget_small_flows_cost_little),
 		cmocka_unit_test(test_budget_holds_under_pressure),
+		cmocka_unit_test(test_budget_idle_conn_state),
 		cmocka_unit_test(test_budget_max_flows_counted),
 	};
 
