@@ -8,6 +8,7 @@
 #include <argp.h>
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <pcap/pcap.h>
 #include <signal.h>
 #include <stdio.h>
@@ -410,6 +411,14 @@ int main(int argc, char **argv)
 
 	argp_err_exit_status = 2;
 	argp_parse(&argp, argc, argv, 0, NULL, &o);
+	/*
+	 * Rings and windows grow by doubling and go when a flow is closed.
+	 * glibc would raise its mmap threshold after the first such free and
+	 * serve them from the heap, whose holes then stay resident: a fixed
+	 * threshold gives every large buffer back to the system, so that
+	 * --max-mem bounds what the process really holds.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 
 	run.o = &o;
 	run.rd.out = stdout;
