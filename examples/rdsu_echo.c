@@ -9,6 +9,10 @@
  *
  * Interoperates with the kernel's RDS: the server answers an AF_RDS client
  * (and rds-ping, since every RDS stack answers pings itself).
+ *
+ * The server serves many clients from one socket, so one client that
+ * never reads its echoes must not take the socket's send budget from the
+ * others (see shed_hog); the client gives up when nothing comes back.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -28,6 +32,57 @@ static struct rdsu_addr addr_of(const char *s)
 		exit(2);
 	}
 	return rdsu_addr_v4(ntohl(a.s_addr));
+}
+
+/* With the kernel's semantics a destination that stops reading keeps its
+ * echoes unacknowledged, and they hold the socket's SNDBUF until the
+ * connection drops; as the larger address the server never reconnects, so
+ * nothing would free it and every later echo, to anyone, would fail with
+ * EAGAIN. When the budget is full, the destination holding more than half
+ * of it is taken for one that is not reading and its echoes are cancelled
+ * (RDS_CANCEL_SENT_TO), as a kernel RDS server would do with
+ * setsockopt(RDS_CANCEL_SENT_TO). A reading client never holds that much:
+ * its echoes are acknowledged as fast as they leave.
+ * Return: the number of echoes cancelled (0: no single destination is to
+ * blame, the budget is shared). */
+static int shed_hog(struct rdsu_tcp *t, struct rdsu_sock *s, const struct rdsu_addr *me,
+		    uint16_t port)
+{
+	struct rdsu_ep *ep = rdsu_tcp_ep(t);
+	struct rdsu_msg_iter it = { 0 };
+	struct rdsu_msg_info m;
+	struct {
+		struct rdsu_addr addr;
+		uint16_t port;
+		uint64_t bytes;
+	} dst[16];
+	size_t n = 0, worst = 0;
+
+	/* Bounded table: destinations beyond it are not counted, which can
+	 * only make the server shed less, never the wrong peer. */
+	while (rdsu_ep_msg_next(ep, &it, &m) == 1) {
+		size_t i;
+
+		if (m.sport != port || rdsu_addr_cmp(&m.laddr, me) != 0)
+			continue;
+		for (i = 0; i < n; i++)
+			if (dst[i].port == m.dport && !rdsu_addr_cmp(&dst[i].addr, &m.faddr))
+				break;
+		if (i == n) {
+			if (n == sizeof(dst) / sizeof(dst[0]))
+				continue;
+			dst[n].addr = m.faddr;
+			dst[n].port = m.dport;
+			dst[n].bytes = 0;
+			n++;
+		}
+		dst[i].bytes += m.len;
+		if (dst[i].bytes > dst[worst].bytes)
+			worst = i;
+	}
+	if (n == 0 || dst[worst].bytes * 2 <= rdsu_sock_get_sndbuf(s))
+		return 0;
+	return rdsu_sock_cancel_sent_to(s, &dst[worst].addr, dst[worst].port, rdsu_clock());
 }
 
 /* Sleep in poll() until librds has something to do, then let it run. */
@@ -50,6 +105,9 @@ int main(int argc, char **argv)
 	struct rdsu_addr me, peer = { { 0 } };
 	uint16_t port;
 	long want = 0, sent = 0, echoed = 0;
+	/* The client gives up after this long without an echo. */
+	const rdsu_ns quiet_max = 5000000000ull;
+	rdsu_ns last_echo = rdsu_clock();
 	static uint8_t buf[1 << 20];
 	int e;
 
@@ -108,11 +166,21 @@ int main(int argc, char **argv)
 
 				/* Echo to the sender's port; a congested one gets
 				 * -ENOBUFS and this echo is dropped. */
-				(void)rdsu_sock_submit(s, &info.from, info.sport, &back, 1,
-						       rdsu_clock());
+				e = rdsu_sock_submit(s, &info.from, info.sport, &back, 1,
+						     rdsu_clock());
+				if (e == -EAGAIN && shed_hog(t, s, &me, port) > 0)
+					(void)rdsu_sock_submit(s, &info.from, info.sport, &back,
+							       1, rdsu_clock());
 			} else if (info.sport == port) {
 				echoed++;
+				last_echo = rdsu_clock();
 			}
+		}
+		if (client && rdsu_clock() - last_echo > quiet_max) {
+			fprintf(stderr, "rdsu_echo: no echo from %s port %u for %llu s: "
+				"is an echo server running there?\n", argv[3], port,
+				(unsigned long long)(quiet_max / 1000000000u));
+			break;
 		}
 		if (step(t, client && sent < want ? 0 : 1000) < 0)
 			break;

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-# First README command: install dependencies, build, and run the main job:
+# First README command: install dependencies, build every tool, and run the
+# main job (saying what it does at each step):
 # two librds endpoints talking RDS over TCP on loopback (rdsping, an echo
 # exchange, rdsdump watching the wire when run as root), then rdsdump
 # explaining real kernel captures (a 7.2 reconnect, where the receiver
@@ -9,21 +10,45 @@
 # kernel's behaviour, then libwire decoding the shipped samples.
 set -eu
 cd "$(dirname "$0")/.."
-./scripts/deps.sh
-cmake --preset release >/dev/null
-cmake --build build/release -j"$(nproc)" --target rdsdump wire_decode rdsping rdsu_echo \
-	rds-conform >/dev/null
-dump=build/release/tools/rdsdump/rdsdump
-ping=build/release/tools/rdsping/rdsping
-echo_=build/release/examples/rdsu_echo
-conform=build/release/tools/rds-conform/rds-conform
+# DEMO_BUILD names an existing build tree and skips installing and building
+# (tests/cli/demo-cleanup.sh runs the demo from the ASan tree that way).
+build=${DEMO_BUILD:-}
+if [ -z "$build" ]; then
+	build=build/release
+	echo "== installing what the build needs (scripts/deps.sh; apt-get when something is missing)"
+	./scripts/deps.sh
+	echo "== building every library and tool, release preset ($build; log in $build/demo-build.log)"
+	cmake --preset release >/dev/null
+	if ! cmake --build "$build" -j"$(nproc)" >"$build/demo-build.log" 2>&1; then
+		tail -30 "$build/demo-build.log"
+		echo "demo: the build failed; the whole log is $build/demo-build.log" >&2
+		exit 1
+	fi
+fi
+dump=$build/tools/rdsdump/rdsdump
+ping=$build/tools/rdsping/rdsping
+echo_=$build/examples/rdsu_echo
+conform=$build/tools/rds-conform/rds-conform
 tmp=$(mktemp -d)
 pids=
+# Every process the demo starts is in $pids and is ended here however the
+# demo ends: a failed step (set -e), ^C or a kill. Nothing in here may
+# fail: under set -e the first failure (kill of an echo server that had
+# already exited) ended the loop and left rdsdump -i lo capturing for ever.
+stop_all() {
+	for p in $pids; do
+		kill "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	pids=
+}
 cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null || true; done
+	stop_all
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 echo "== librds on loopback: an echo server on 127.0.0.2, pinged and used from 127.0.0.1"
 if [ "$(id -u)" = 0 ]; then
@@ -39,8 +64,7 @@ echo
 $echo_ client 127.0.0.1 127.0.0.2 7000 1000
 if [ "$(id -u)" = 0 ]; then
 	sleep 0.5
-	for p in $pids; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null || true; done
-	pids=
+	stop_all
 	echo "-- what rdsdump saw on lo: the first records, then per connection and path"
 	$dump -n -r "$tmp/lo.pcap" -c 14
 	$dump -n -q -z -r "$tmp/lo.pcap" | head -20
@@ -70,6 +94,6 @@ $dump -n -r pcaps/captured/7.2/ib_basic.pcap -c 12
 echo
 echo "== libwire: the shipped samples"
 for f in pcaps/samples/*.hex; do
-	build/release/examples/wire_decode "$f" || echo "(exit $?: the sample ends in bytes a receiver must refuse)"
+	$build/examples/wire_decode "$f" || echo "(exit $?: the sample ends in bytes a receiver must refuse)"
 	echo
 done

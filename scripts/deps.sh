@@ -4,7 +4,11 @@
 # what the kernel peer lab needs (the test suite). Quiet and quick when
 # everything is already there.
 set -eu
-PKGS="build-essential cmake pkg-config clang libcmocka-dev libnl-3-dev libjson-c-dev libpcap-dev liburing-dev python3"
+# lowdown renders the man pages (docs/man/md2man.py), man-db's man(1) finds
+# them in the tests; file and dpkg-dev (dpkg-shlibdeps) are what CPack's
+# Debian packages need.
+PKGS="build-essential cmake pkg-config clang libcmocka-dev libnl-3-dev libjson-c-dev libpcap-dev liburing-dev python3
+      lowdown man-db file dpkg-dev"
 # The kernel peer lab (tests/lab): qemu boots Debian kernels with RDS.
 [ "${1:-}" = "--lab" ] && PKGS="$PKGS qemu-system-x86 busybox-static kmod cpio xz-utils zstd tcpdump iproute2
       rdma-core ibverbs-utils procps"

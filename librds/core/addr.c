@@ -6,6 +6,7 @@
  */
 #include "core.h"
 
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -53,7 +54,7 @@ bool rdsu_addr_is_any(const struct rdsu_addr *a)
 
 const char *rdsu_addr_str(const struct rdsu_addr *a, char *buf, size_t cap)
 {
-	size_t off = 0;
+	char tmp[INET6_ADDRSTRLEN];
 
 	if (!cap)
 		return buf;
@@ -61,16 +62,11 @@ const char *rdsu_addr_str(const struct rdsu_addr *a, char *buf, size_t cap)
 		snprintf(buf, cap, "%u.%u.%u.%u", a->a[12], a->a[13], a->a[14], a->a[15]);
 		return buf;
 	}
-	/* Plain groups without zero compression: unambiguous and enough for
-	 * logs and monitors. */
-	buf[0] = '\0';
-	for (int i = 0; i < 8 && off < cap; i++) {
-		int n = snprintf(buf + off, cap - off, i ? ":%x" : "%x",
-				 (unsigned)a->a[2 * i] << 8 | a->a[2 * i + 1]);
-
-		if (n < 0)
-			break;
-		off += (size_t)n;
-	}
+	/* RFC 5952's form, as ip, ping and ss print it, so an address can be
+	 * pasted from one tool's output into another's search. inet_ntop is
+	 * pure: no I/O, no locale. */
+	if (!inet_ntop(AF_INET6, a->a, tmp, sizeof(tmp)))
+		tmp[0] = '\0';
+	snprintf(buf, cap, "%s", tmp);
 	return buf;
 }

@@ -4,13 +4,34 @@
  * the socket-like calls return (without strerror(), which is not
  * thread-safe everywhere and depends on the locale).
  */
+#define _GNU_SOURCE     /* strerrorname_np, strerrordesc_np */
 #include "core.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 
 bool rdsu_err_is_fatal(int err)
 {
 	return err <= RDSU_ERR_FATAL && err > -300;
+}
+
+/* Any other errno a transport passes up (-ECONNREFUSED, -EAFNOSUPPORT,
+ * -EMFILE, ...): glibc's name and description, which, unlike strerror(),
+ * are the same in every locale and thread. */
+static const char *errno_name(int err)
+{
+	/* A few in turn, so that one printf can name several errors. */
+	static _Thread_local char buf[4][128];
+	static _Thread_local unsigned next;
+	const char *name = err < 0 ? strerrorname_np(-err) : NULL;
+	char *b;
+
+	if (!name)
+		return "unknown error";
+	b = buf[next++ % 4];
+	snprintf(b, sizeof(buf[0]), "%s: %s", name, strerrordesc_np(-err));
+	return b;
 }
 
 const char *rdsu_strerror(int err)
@@ -57,6 +78,6 @@ const char *rdsu_strerror(int err)
 	case -ENOMEM:
 		return "ENOMEM: out of memory";
 	default:
-		return "unknown error";
+		return errno_name(err);
 	}
 }

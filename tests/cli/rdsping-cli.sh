@@ -35,6 +35,26 @@ expect 2 "bad interval" "$bin" -i -1 127.0.1.2
 expect 2 "bad sockets" "$bin" -n 65 127.0.1.2
 expect 2 "source not local" "$bin" -c 1 -I 192.0.2.1 127.0.1.2
 expect 2 "two hosts" "$bin" 127.0.1.2 127.0.1.3
+# A name glibc refuses before asking any resolver: nothing leaves the host.
+expect 2 "bad name" "$bin" -c 1 bad..host
+grep -q "bad host 'bad..host'" "$tmp/err" || { echo "FAIL: bad name not said"; cat "$tmp/err"; fail=1; }
+expect 2 "size too large" "$bin" -s 106497 127.0.1.2
+grep -q "bad size" "$tmp/err" || { echo "FAIL: bad size not said"; fail=1; }
+expect 2 "no such interface" "$bin" -c 1 -I nosuchif0 127.0.1.2
+grep -q "neither an address nor an interface" "$tmp/err" ||
+	{ echo "FAIL: unknown interface not said"; cat "$tmp/err"; fail=1; }
+expect 2 "mixed families" "$bin" -c 1 -I 127.0.1.1 ::1
+grep -q "RDS needs both of one family" "$tmp/err" ||
+	{ echo "FAIL: mixed families not refused up front"; cat "$tmp/err"; fail=1; }
+# Names from /etc/hosts and IPv6 as inet_ntop writes it; nobody need answer.
+"$bin" -c 1 -W 0.2 -I 127.0.1.1 localhost >"$tmp/out" 2>&1
+grep -q "^RDSPING localhost (127.0.0.1) from 127.0.1.1 " "$tmp/out" ||
+	{ echo "FAIL: localhost not resolved"; cat "$tmp/out"; fail=1; }
+# -I IFACE takes the interface's address of the host's family: lo's IPv6
+# one is ::1 (a ping to its own address is refused; only the header counts).
+"$bin" -c 1 -W 0.2 -I lo 0:0:0:0:0:0:0:1 >"$tmp/out" 2>&1
+grep -q "^RDSPING ::1 from ::1 " "$tmp/out" ||
+	{ echo "FAIL: -I lo or IPv6 compression"; cat "$tmp/out"; fail=1; }
 
 "$drive" -b 127.0.1.2 serve --timeout 60 >"$tmp/peer.out" 2>"$tmp/peer.err" &
 peer=$!
@@ -46,6 +66,12 @@ n=$(grep -c '^reply from 127.0.1.2: seq=[1-5] sock=0 port=[0-9]* time=[0-9.]* ms
 grep -q "includes connection set-up" "$tmp/out" || { echo "FAIL: first reply not marked"; fail=1; }
 grep -q "^5 sent, 5 received, 0.0% loss" "$tmp/out" || { echo "FAIL: summary"; cat "$tmp/out"; fail=1; }
 grep -q "^rtt min/avg/max/mdev = " "$tmp/out" || { echo "FAIL: rtt line"; fail=1; }
+
+# A ping may carry payload; the pong is empty all the same.
+expect 0 "payload" "$bin" -c 3 -i 0.05 -s 4000 -I 127.0.1.1 127.0.1.2
+grep -q "^RDSPING 127.0.1.2 from 127.0.1.1 (librds, 1 socket, 4000-byte pings)" "$tmp/out" ||
+	{ echo "FAIL: -s not in the header"; cat "$tmp/out"; fail=1; }
+grep -q "^3 sent, 3 received" "$tmp/out" || { echo "FAIL: -s pings unanswered"; cat "$tmp/out"; fail=1; }
 
 expect 0 "quiet" "$bin" -q -c 2 -i 0.05 -I 127.0.1.1 127.0.1.2
 if grep -q "^reply" "$tmp/out"; then echo "FAIL: -q printed replies"; fail=1; fi

@@ -109,9 +109,9 @@ uint64_t drive_snd_held(struct rio *r)
 	size_t pos = 0;
 	uint64_t held = 0;
 
-	if (!rio_tcp(r))
+	if (!rio_io(r))
 		return 0;
-	while (rdsu_ep_sock_next(rdsu_tcp_ep(rio_tcp(r)), &pos, &si) == 1)
+	while (rdsu_ep_sock_next(rdsu_io_ep(rio_io(r)), &pos, &si) == 1)
 		held += si.snd_bytes;
 	return held;
 }
@@ -144,9 +144,9 @@ void drive_json_librds(struct json_object *j, struct rio *r, const struct rdsu_a
 	struct rdsu_tcp_stats ts;
 	size_t pos = 0;
 
-	if (!t)
+	if (!rio_io(r))
 		return;
-	struct rdsu_ep *ep = rdsu_tcp_ep(t);
+	struct rdsu_ep *ep = rdsu_io_ep(rio_io(r));
 	struct json_object *conns = json_object_new_array(), *stats = json_object_new_object();
 
 	while (rdsu_ep_conn_next(ep, &pos, &ci) == 1) {
@@ -178,12 +178,14 @@ void drive_json_librds(struct json_object *j, struct rio *r, const struct rdsu_a
 	rdsu_ep_get_stats(ep, &st);
 	for (int i = 0; i < RDSU_STAT__COUNT; i++)
 		add_int(stats, rdsu_stat_name((enum rdsu_stat)i), (int64_t)st.v[i]);
-	rdsu_tcp_get_stats(t, &ts);
-	add_int(stats, "tcp_connects", (int64_t)ts.connects);
-	add_int(stats, "tcp_accepts", (int64_t)ts.accepts);
-	add_int(stats, "tcp_links_down", (int64_t)ts.links_down);
-	add_int(stats, "tcp_connect_late_reset", (int64_t)ts.connect_late_reset);
-	add_int(stats, "tcp_held_kept", (int64_t)ts.held_kept);
+	if (t) {
+		rdsu_tcp_get_stats(t, &ts);
+		add_int(stats, "tcp_connects", (int64_t)ts.connects);
+		add_int(stats, "tcp_accepts", (int64_t)ts.accepts);
+		add_int(stats, "tcp_links_down", (int64_t)ts.links_down);
+		add_int(stats, "tcp_connect_late_reset", (int64_t)ts.connect_late_reset);
+		add_int(stats, "tcp_held_kept", (int64_t)ts.held_kept);
+	}
 	json_object_object_add(j, "connections", conns);
 	json_object_object_add(j, "stats", stats);
 }

@@ -28,7 +28,7 @@
 
 struct rio {
 	bool kernel;
-	struct rdsu_tcp *tcp;
+	struct rdsu_io *io;
 };
 
 struct rio_sock {
@@ -43,8 +43,9 @@ void rio_cfg_default(struct rio_cfg *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	rdsu_ep_cfg_default(&cfg->ep);
+	rdsu_io_cfg_default(&cfg->io);
 	rdsu_tcp_cfg_default(&cfg->tcp);
-	/* rio waits only in rdsu_tcp_run (never on rdsu_tcp_fd). */
+	/* rio waits only in rdsu_io_run (never on rdsu_io_fd). */
 	cfg->tcp.ring_wait = true;
 }
 
@@ -114,7 +115,10 @@ int rio_open(struct rio **out, const struct rio_cfg *cfg)
 		}
 		close(fd);
 	} else {
-		e = rdsu_tcp_new(&r->tcp, &cfg->ep, &cfg->tcp);
+		struct rdsu_io_cfg ic = cfg->io;
+
+		ic.tcp = &cfg->tcp;
+		e = rdsu_io_new(&r->io, &cfg->ep, &ic);
 		if (e < 0) {
 			free(r);
 			return e;
@@ -128,13 +132,18 @@ void rio_close(struct rio *r)
 {
 	if (!r)
 		return;
-	rdsu_tcp_free(r->tcp);
+	rdsu_io_free(r->io);
 	free(r);
+}
+
+struct rdsu_io *rio_io(struct rio *r)
+{
+	return r ? r->io : NULL;
 }
 
 struct rdsu_tcp *rio_tcp(struct rio *r)
 {
-	return r ? r->tcp : NULL;
+	return rdsu_io_tcp(rio_io(r));
 }
 
 int rio_socket(struct rio *r, const struct rdsu_addr *addr, uint16_t port, struct rio_sock **out)
@@ -174,7 +183,7 @@ int rio_socket(struct rio *r, const struct rdsu_addr *addr, uint16_t port, struc
 	} else {
 		struct rdsu_addr a;
 
-		e = rdsu_sock_new(rdsu_tcp_ep(r->tcp), &s->us);
+		e = rdsu_sock_new(rdsu_io_ep(r->io), &s->us);
 		if (e < 0) {
 			free(s);
 			return e;
@@ -205,7 +214,7 @@ void rio_sock_close(struct rio_sock *s)
 		close(s->fd);
 	if (s->us) {
 		rdsu_sock_free(s->us, rdsu_clock());
-		(void)rdsu_tcp_run(s->r->tcp, 0);
+		(void)rdsu_io_run(s->r->io, 0);
 	}
 	free(s);
 }
@@ -243,7 +252,7 @@ int rio_set_bufs(struct rio_sock *s, uint32_t sndbuf, uint32_t rcvbuf)
 		return e;
 	if (rcvbuf && (e = rdsu_sock_set_rcvbuf(s->us, rcvbuf, now)) < 0)
 		return e;
-	(void)rdsu_tcp_run(s->r->tcp, 0);
+	(void)rdsu_io_run(s->r->io, 0);
 	return 0;
 }
 
@@ -268,7 +277,7 @@ static int send_msg(struct rio_sock *s, const struct rdsu_addr *dst, uint16_t dp
 		return r;
 	/* Start writing now, as sendmsg would. */
 	if (!more)
-		(void)rdsu_tcp_run(s->r->tcp, 0);
+		(void)rdsu_io_run(s->r->io, 0);
 	return 0;
 }
 
@@ -286,7 +295,7 @@ int rio_send_more(struct rio_sock *s, const struct rdsu_addr *dst, uint16_t dpor
 
 int rio_flush(struct rio *r)
 {
-	return r->kernel ? 0 : rdsu_tcp_flush(r->tcp);
+	return r->kernel ? 0 : rdsu_io_flush(r->io);
 }
 
 static uint64_t queued(struct rio *r, bool written_too)
@@ -297,7 +306,7 @@ static uint64_t queued(struct rio *r, bool written_too)
 
 	if (r->kernel)
 		return 0;
-	while (rdsu_ep_conn_next(rdsu_tcp_ep(r->tcp), &pos, &ci) == 1)
+	while (rdsu_ep_conn_next(rdsu_io_ep(r->io), &pos, &ci) == 1)
 		for (unsigned i = 0; i < WIRE_MAX_PATHS; i++)
 			n += ci.path[i].send_q_msgs + (written_too ? ci.path[i].retrans_q_msgs : 0);
 	return n;
@@ -414,7 +423,7 @@ int rio_wait(struct rio *r, struct rio_sock *const *socks, const unsigned *want,
 			return k;
 		if (rdsu_clock() >= deadline)
 			return 0;
-		e = rdsu_tcp_run(r->tcp, ms_until(deadline));
+		e = rdsu_io_run(r->io, ms_until(deadline));
 		if (e < 0 && e != -EINTR)
 			return e;
 		if (e == -EINTR)
@@ -437,7 +446,7 @@ int rio_idle(struct rio *r, rdsu_ns ns)
 	for (;;) {
 		int e, ms = ms_until(end);
 
-		e = rdsu_tcp_run(r->tcp, ms);
+		e = rdsu_io_run(r->io, ms);
 		if (e < 0 && e != -EINTR)
 			return e;
 		if (rdsu_clock() >= end)
@@ -510,4 +519,13 @@ int rio_fault_option(const char *arg, uint32_t *faults)
 		return -1;
 	*faults |= f;
 	return 0;
+}
+
+const char *rio_open_strerror(const struct rio_cfg *cfg, int e)
+{
+	/* socket(AF_RDS) fails so when no RDS module is loaded (most
+	 * distributions build it but load nothing by default). */
+	if (cfg->kernel && e == -EAFNOSUPPORT)
+		return "AF_RDS is not available: load the rds_tcp module (modprobe rds_tcp)";
+	return rdsu_strerror(e);
 }

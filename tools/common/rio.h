@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * rio.h - one small socket API for the tools over two RDS stacks: librds
- * (rdsu_tcp, the default) or the kernel's AF_RDS sockets (--kernel), so
+ * (rdsu_io with its transports, the default) or the kernel's AF_RDS
+ * sockets (--kernel), so
  * rdsping, rdsperf and the test drivers measure and exercise either with
  * the same code. Non-blocking sockets, a wait over several of them, and
  * errors as negative errno values (both stacks report the kernel's).
@@ -15,15 +16,18 @@
 #include <sys/types.h>
 
 #include <rds/rdsu.h>
+#include <rds/rdsu_io.h>
 #include <rds/rdsu_tcp.h>
 
 #define RIO_POLLIN 0x1
 #define RIO_POLLOUT 0x2
 
+/* The stack: the kernel's, or librds with the transports of |io|. */
 struct rio_cfg {
 	bool kernel;                /* AF_RDS (SO_RDS_TRANSPORT TCP) instead of librds */
 	struct rdsu_ep_cfg ep;      /* librds: addresses, kver, npaths, ... */
-	struct rdsu_tcp_cfg tcp;    /* librds: transport */
+	struct rdsu_io_cfg io;      /* librds: which transports (io.tcp is set to &tcp) */
+	struct rdsu_tcp_cfg tcp;    /* librds: the TCP transport's configuration */
 };
 
 struct rio;
@@ -65,8 +69,15 @@ int rio_route_source(const struct rdsu_addr *dst, struct rdsu_addr *src);
 /* rio_open() - start the stack. Return: 0; negative errno or rdsu_err
  * (rdsu_strerror names both). -EAFNOSUPPORT: no AF_RDS in this kernel. */
 int rio_open(struct rio **out, const struct rio_cfg *cfg);
+/* rio_open_strerror() - why rio_open() failed, in words for a user: with
+ * the kernel's stack, -EAFNOSUPPORT names the module to load. */
+const char *rio_open_strerror(const struct rio_cfg *cfg, int e);
 void rio_close(struct rio *r);
-/* rio_tcp() - the librds transport (monitor calls), NULL with --kernel. */
+/* rio_io() - the librds loop: its endpoint (rdsu_io_ep) for monitor
+ * calls; NULL with --kernel. */
+struct rdsu_io *rio_io(struct rio *r);
+/* rio_tcp() - librds's TCP transport, for its counters
+ * (rdsu_tcp_get_stats); NULL with --kernel or without TCP. */
 struct rdsu_tcp *rio_tcp(struct rio *r);
 
 /* rio_socket() - a socket bound to (|addr|, |port|); port 0 picks one.

@@ -758,6 +758,12 @@ int agent_main(int argc, char **argv)
 	memset(&g, 0, sizeof(g));
 	rio_cfg_default(&g.cfg);
 	g.cfg.ep.path_rule = RDSU_PATH_BY_PORT;  /* it stands in for a kernel */
+	{
+		/* argp and getopt name the program after argv[0] */
+		static char name[] = "rds-conform agent";
+
+		argv[0] = name;
+	}
 	if (argp_parse(&argp, argc, argv, 0, NULL, &g))
 		return 2;
 	g.buf = malloc(WIRE_MAX_MSG_LEN);
@@ -770,8 +776,7 @@ int agent_main(int argc, char **argv)
 	e = rio_open(&g.r, &g.cfg);
 	if (e) {
 		fprintf(stderr, "rds-conform agent: cannot start the RDS stack: %s\n",
-			e == -EAFNOSUPPORT ? "no AF_RDS in this kernel (modprobe rds_tcp)" :
-			rdsu_strerror(e));
+			rio_open_strerror(&g.cfg, e));
 		free(g.buf);
 		return 1;
 	}

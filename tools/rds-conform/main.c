@@ -352,6 +352,9 @@ int main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.cfg.timeout_ms = 2000;
 	o.cfg.port = WIRE_TCP_PORT;
+	/* getopt names the program by argv[0] in its complaints: the name,
+	 * not the path it was started by. */
+	argv[0] = program_invocation_short_name;
 	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
 		return 2;
 	if (o.list)

@@ -217,6 +217,12 @@ struct dump_cfg {
 	size_t max_mem;         /* bytes the engine may allocate in all (0 =
 				 * DUMP_MAX_MEM_DEFAULT); the least recently
 				 * active flows are closed early to stay under */
+	/* The capture may hide some of a peer pair's connections (a filter
+	 * expression chose what was read): a path is then named only when
+	 * the capture proves it (the connecting side's SPORT_IDX and the
+	 * path count), never inferred from the order connections arrived,
+	 * since an unseen earlier connection would shift every slot. */
+	bool partial_view;
 	uint16_t tcp_ports[16]; /* RDS/TCP ports (none given: 16385) */
 	unsigned ntcp_ports;
 	dump_sink_fn sink;

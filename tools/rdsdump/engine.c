@@ -1179,6 +1179,8 @@ static void tcp_assign_path(struct dump_eng *e, struct flow *f, int connector)
 	/* With the count unknown (its probes were not captured) the peers
 	 * know more than we do: any of the 8 slots may be meant. */
 	n = c->pub.npaths ? c->pub.npaths : WIRE_MAX_PATHS;
+	if (e->cfg.partial_view && !(c->pub.sport_idx[0] && c->pub.npaths))
+		return;         /* unknown: no slot, no path number */
 	if (c->pub.sport_idx[0] && c->pub.npaths) {
 		f->path = (int)(from->port % c->pub.npaths);
 	} else {

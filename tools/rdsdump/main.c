@@ -410,6 +410,9 @@ int main(int argc, char **argv)
 	int lt, rc = 0, status = 0;
 
 	argp_err_exit_status = 2;
+	/* getopt names the program by argv[0] in its complaints: the name,
+	 * not the path it was started by. */
+	argv[0] = program_invocation_short_name;
 	argp_parse(&argp, argc, argv, 0, NULL, &o);
 	/*
 	 * Rings and windows grow by doubling and go when a flow is closed.
@@ -465,6 +468,9 @@ int main(int argc, char **argv)
 	}
 	o.cfg.sink = sink;
 	o.cfg.ctx = &run;
+	/* Only the user's own expression can hide some of a peer pair's
+	 * connections; the default one keeps every RDS port. */
+	o.cfg.partial_view = o.expr != NULL;
 	if (dump_eng_new(&eng, &o.cfg)) {
 		fprintf(stderr, "rdsdump: out of memory\n");
 		return 2;

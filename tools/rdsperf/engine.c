@@ -280,7 +280,7 @@ static int wait_ready(struct worker *w, rdsu_ns deadline)
 		 * on its own */
 		for (unsigned i = 0; i < w->n; i++)
 			w->cs[i].blocked = false;
-		return rio_tcp(c->r) ? rio_idle(c->r, 0) : 0;
+		return rio_io(c->r) ? rio_idle(c->r, 0) : 0;
 	}
 	k = rio_wait(c->r, socks, want, got, w->n, deadline);
 	if (k < 0)

@@ -501,9 +501,9 @@ static int64_t librds_retransmits(struct rio *r)
 {
 	struct rdsu_stats st;
 
-	if (!rio_tcp(r))
+	if (!rio_io(r))
 		return -1;
-	rdsu_ep_get_stats(rdsu_tcp_ep(rio_tcp(r)), &st);
+	rdsu_ep_get_stats(rdsu_io_ep(rio_io(r)), &st);
 	return (int64_t)st.v[RDSU_STAT_SEND_RETRANSMITTED];
 }
 
@@ -567,7 +567,7 @@ static int run_one(struct opts *o, struct ctl *cc, struct json_object *runs)
 	e = rio_open(&r, &cfg);
 	if (e < 0) {
 		fprintf(stderr, "rdsperf: %s on %s: %s\n", stack_name(cfg.kernel),
-			rdsu_addr_str(&o->src, a, sizeof(a)), rdsu_strerror(e));
+			rdsu_addr_str(&o->src, a, sizeof(a)), rio_open_strerror(&cfg, e));
 		goto out;
 	}
 	for (unsigned i = 0; i < p->sockets; i++) {
@@ -631,7 +631,7 @@ static int run_one(struct opts *o, struct ctl *cc, struct json_object *runs)
 	 * the socket did not take wait in the transport: this process stops
 	 * running librds while it waits for the result; the server drains
 	 * only until its sockets go quiet). 10 s at most. */
-	if (rio_tcp(r)) {
+	if (rio_io(r)) {
 		for (rdsu_ns end = rdsu_clock() + 10 * RDSU_SEC;
 		     rio_unacked(r) && rdsu_clock() < end;)
 			rio_idle(r, 10 * RDSU_MSEC);
@@ -1097,6 +1097,9 @@ int main(int argc, char **argv)
 	o.threads = 1;
 	o.interval = 1;
 	o.ctl_idle = CTL_IDLE_DEFAULT;
+	/* getopt names the program by argv[0] in its complaints: the name,
+	 * not the path it was started by. */
+	argv[0] = program_invocation_short_name;
 	if (argp_parse(&ap, argc, argv, 0, NULL, &o) != 0)
 		return 2;
 	memset(&sa, 0, sizeof(sa));

@@ -15,7 +15,9 @@
 #include <argp.h>
 #include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <json-c/json.h>
+#include <netdb.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -44,9 +46,13 @@ struct psock {
 
 struct opts {
 	struct rio_cfg cfg;
-	const char *host_s;
+	const char *host_s;      /* the host's address as printed (inet_ntop) */
+	const char *name;        /* as given, when that was a name */
+	char host_buf[64];
 	struct rdsu_addr host, src;
 	bool have_src;
+	const char *src_if;      /* -I names an interface */
+	uint32_t size;           /* payload bytes per ping */
 	uint64_t count;          /* 0 = until interrupted */
 	double interval, timeout;
 	unsigned sockets;
@@ -68,10 +74,19 @@ static void on_signal(int sig)
 
 enum { O_JSON = 0x100, O_KERNEL };
 
+/* Largest -s: librds's and the kernel's default SNDBUF (wmem_default / 2),
+ * so a ping never fails with EMSGSIZE on a default socket. */
+#define MAX_SIZE RDSU_DEFAULT_BUF
+
 static const struct argp_option options[] = {
 	{ "count", 'c', "COUNT", 0, "stop after COUNT pings (default: until interrupted)", 0 },
 	{ "interval", 'i', "SECONDS", 0, "wait SECONDS between pings (default 1; fractions allowed)", 0 },
-	{ "source", 'I', "ADDR", 0, "send from local address ADDR (default: the route's source)", 0 },
+	{ "source", 'I', "ADDR|IFACE", 0,
+	  "send from local address ADDR, or from interface IFACE's first address of the host's "
+	  "family (default: the route's source)", 0 },
+	{ "size", 's', "BYTES", 0,
+	  "BYTES of payload in each ping (default 0, at most 106496); the pong carries none: every "
+	  "RDS stack answers a ping with an empty pong, so the time is BYTES out and a header back", 0 },
 	{ "sockets", 'n', "N", 0, "ping from N sockets (ports) in turn, spreading over paths (default 1)", 0 },
 	{ "timeout", 'W', "SECONDS", 0, "count a ping lost after SECONDS without a reply (default 2)", 0 },
 	{ "quiet", 'q', NULL, 0, "print only the summary", 0 },
@@ -79,6 +94,61 @@ static const struct argp_option options[] = {
 	{ "kernel", O_KERNEL, NULL, 0, "use the kernel's AF_RDS sockets instead of librds", 0 },
 	{ 0 }
 };
+
+/* A host name's first address, as ping takes it. Return: 0; an EAI_* code. */
+static int resolve_host(const char *name, struct rdsu_addr *a)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_ADDRCONFIG };
+	struct addrinfo *res;
+	uint16_t port;
+	int e = getaddrinfo(name, NULL, &hints, &res);
+
+	if (e)
+		return e;
+	e = EAI_ADDRFAMILY;
+	for (struct addrinfo *i = res; i && e; i = i->ai_next) {
+		struct sockaddr_storage ss = { 0 };
+
+		if (i->ai_addrlen > sizeof(ss))
+			continue;
+		memcpy(&ss, i->ai_addr, i->ai_addrlen);
+		if (rdsu_sockaddr_get(&ss, a, &port) == 0)
+			e = 0;
+	}
+	freeaddrinfo(res);
+	return e;
+}
+
+/* The first address of interface |ifname| in |want|'s family (IPv4 or
+ * IPv6), as ping -I IFACE binds to it. Return: 0; -ENODEV no such
+ * interface; -EADDRNOTAVAIL none of that family. */
+static int iface_source(const char *ifname, const struct rdsu_addr *want, struct rdsu_addr *a)
+{
+	struct ifaddrs *ifs;
+	bool seen = false;
+	int e = -EADDRNOTAVAIL;
+
+	if (getifaddrs(&ifs) < 0)
+		return -errno;
+	for (struct ifaddrs *i = ifs; i && e; i = i->ifa_next) {
+		struct sockaddr_storage ss = { 0 };
+		uint16_t port;
+
+		if (strcmp(i->ifa_name, ifname))
+			continue;
+		seen = true;
+		if (!i->ifa_addr || (i->ifa_addr->sa_family != AF_INET &&
+				     i->ifa_addr->sa_family != AF_INET6))
+			continue;
+		memcpy(&ss, i->ifa_addr, i->ifa_addr->sa_family == AF_INET ?
+		       sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
+		if (rdsu_sockaddr_get(&ss, a, &port) == 0 &&
+		    rdsu_addr_is_v4(a) == rdsu_addr_is_v4(want))
+			e = 0;
+	}
+	freeifaddrs(ifs);
+	return e && !seen ? -ENODEV : e;
+}
 
 static error_t parse(int key, char *arg, struct argp_state *st)
 {
@@ -101,8 +171,14 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		return 0;
 	case 'I':
 		if (rio_parse_addr(arg, &o->src) < 0)
-			argp_error(st, "bad source address '%s'", arg);
+			o->src_if = arg;        /* an interface: resolved once the host's family is known */
 		o->have_src = true;
+		return 0;
+	case 's':
+		if (rio_parse_count(arg, 0, MAX_SIZE, &v) < 0)
+			argp_error(st, "bad size '%s': 0 to %d bytes (the default SNDBUF)", arg,
+				   MAX_SIZE);
+		o->size = (uint32_t)v;
 		return 0;
 	case 'n':
 		if (rio_parse_count(arg, 1, MAX_SOCKS, &v) < 0)
@@ -121,9 +197,14 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case ARGP_KEY_ARG:
 		if (o->host_s)
 			argp_error(st, "one host only");
-		if (rio_parse_addr(arg, &o->host) < 0)
-			argp_error(st, "bad host '%s': an IPv4 or IPv6 address", arg);
-		o->host_s = arg;
+		if (rio_parse_addr(arg, &o->host) < 0) {
+			int e = resolve_host(arg, &o->host);
+
+			if (e)
+				argp_error(st, "bad host '%s': %s", arg, gai_strerror(e));
+			o->name = arg;
+		}
+		o->host_s = rdsu_addr_str(&o->host, o->host_buf, sizeof(o->host_buf));
 		return 0;
 	case ARGP_KEY_END:
 		if (!o->host_s)
@@ -150,9 +231,9 @@ static bool conn_down(struct rio *r, const struct opts *o)
 {
 	struct rdsu_conn_info ci;
 
-	if (!rio_tcp(r))
+	if (!rio_io(r))
 		return false;
-	if (rdsu_ep_conn_get(rdsu_tcp_ep(rio_tcp(r)), &o->src, &o->host, &ci) < 0)
+	if (rdsu_ep_conn_get(rdsu_io_ep(rio_io(r)), &o->src, &o->host, &ci) < 0)
 		return true;
 	return ci.path[0].state != RDSU_PATH_UP;
 }
@@ -331,6 +412,7 @@ int main(int argc, char **argv)
 	rdsu_ns start, next;
 	uint64_t seq = 0;
 	char src[64];
+	static uint8_t payload[MAX_SIZE];
 	int e;
 
 	argp_err_exit_status = 2;
@@ -338,10 +420,30 @@ int main(int argc, char **argv)
 	o.interval = 1;
 	o.timeout = 2;
 	o.sockets = 1;
+	/* getopt names the program by argv[0] in its complaints: the name,
+	 * not the path it was started by. */
+	argv[0] = program_invocation_short_name;
 	if (argp_parse(&ap, argc, argv, 0, NULL, &o) != 0)
 		return 2;
+	if (o.src_if && (e = iface_source(o.src_if, &o.host, &o.src)) < 0) {
+		if (e == -ENODEV)
+			fprintf(stderr, "rdsping: -I %s: neither an address nor an interface\n",
+				o.src_if);
+		else
+			fprintf(stderr, "rdsping: -I %s: the interface has no %s address\n", o.src_if,
+				rdsu_addr_is_v4(&o.host) ? "IPv4" : "IPv6");
+		return 2;
+	}
 	if (!o.have_src && (e = rio_route_source(&o.host, &o.src)) < 0) {
 		fprintf(stderr, "rdsping: no route to %s: %s\n", o.host_s, strerror(-e));
+		return 2;
+	}
+	/* RDS connects like with like (rds_sendmsg refuses a mixed pair):
+	 * say so now rather than lose every ping to EOPNOTSUPP. */
+	if (rdsu_addr_is_v4(&o.host) != rdsu_addr_is_v4(&o.src)) {
+		fprintf(stderr, "rdsping: %s is %s but the source %s is not: RDS needs both of "
+			"one family\n", o.host_s, rdsu_addr_is_v4(&o.host) ? "IPv4" : "IPv6",
+			rdsu_addr_str(&o.src, src, sizeof(src)));
 		return 2;
 	}
 	if (rio_cfg_add_addr(&o.cfg, &o.src) < 0)
@@ -352,7 +454,7 @@ int main(int argc, char **argv)
 	e = rio_open(&r, &o.cfg);
 	if (e < 0) {
 		fprintf(stderr, "rdsping: %s on %s: %s\n", o.cfg.kernel ? "AF_RDS" : "librds",
-			rdsu_addr_str(&o.src, src, sizeof(src)), rdsu_strerror(e));
+			rdsu_addr_str(&o.src, src, sizeof(src)), rio_open_strerror(&o.cfg, e));
 		return 2;
 	}
 	for (unsigned i = 0; i < o.sockets; i++) {
@@ -364,10 +466,16 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!o.quiet && !o.json)
-		printf("RDSPING %s from %s (%s, %u socket%s)\n", o.host_s,
-		       rdsu_addr_str(&o.src, src, sizeof(src)), o.cfg.kernel ? "kernel" : "librds",
-		       o.sockets, o.sockets == 1 ? "" : "s");
+	if (!o.quiet && !o.json) {
+		printf("RDSPING %s", o.name ? o.name : o.host_s);
+		if (o.name)
+			printf(" (%s)", o.host_s);
+		printf(" from %s (%s, %u socket%s", rdsu_addr_str(&o.src, src, sizeof(src)),
+		       o.cfg.kernel ? "kernel" : "librds", o.sockets, o.sockets == 1 ? "" : "s");
+		if (o.size)
+			printf(", %u-byte pings", o.size);
+		printf(")\n");
+	}
 	start = next = rdsu_clock();
 	for (;;) {
 		rdsu_ns now = rdsu_clock(), wake;
@@ -385,7 +493,7 @@ int main(int argc, char **argv)
 			} else {
 				bool down = conn_down(r, &o);
 
-				e = rio_send(p->s, &o.host, 0, NULL, 0);
+				e = rio_send(p->s, &o.host, 0, payload, o.size);
 				if (e < 0) {
 					struct ping lost = { seq, now };
 

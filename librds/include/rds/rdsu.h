@@ -69,7 +69,10 @@ enum rdsu_err {
 	RDSU_ERR_NOMEM = -281,   /* an allocation failed; the call had no effect */
 };
 
-/* rdsu_strerror() - static text for an rdsu_err or a negative errno value. */
+/* rdsu_strerror() - text for an rdsu_err or a negative errno value: static,
+ * except for an errno librds does not name itself (its glibc name and
+ * description), which stays valid for the calling thread's next three
+ * calls. */
 RDSU_API const char *rdsu_strerror(int err);
 /* rdsu_err_is_fatal() - true for codes at or below RDSU_ERR_FATAL. */
 RDSU_API bool rdsu_err_is_fatal(int err);

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * rdsu_tcp.h - librds over real TCP sockets: the transport that carries the
- * sans-IO core's byte streams (docs/librds.md, "Transport contract"), the
- * clock, and a reference event loop.
+ * sans-IO core's byte streams (docs/librds.md, "Transport contract"), and
+ * the loop of rdsu_io.h with TCP as its only transport under the names it
+ * had before there was a choice (rdsu_tcp_new creates that rdsu_io; the
+ * rdsu_tcp_* calls below act on it; rdsu_tcp_io gives it).
  *
- * One rdsu_tcp owns one endpoint (rdsu_tcp_ep) and every TCP socket that
- * carries it: a listener on port 16385 of each local address, one
+ * One rdsu_tcp, through its rdsu_io, owns one endpoint (rdsu_tcp_ep) and
+ * every TCP socket that carries it: a listener on port 16385 of each local address, one
  * connection per path, and connections being drained after a close. All of
  * them sit in one epoll set; its descriptor (rdsu_tcp_fd) is what an
  * application with a loop of its own polls for POLLIN. A timerfd in the
@@ -35,26 +37,23 @@
 #ifndef RDS_RDSU_TCP_H
 #define RDS_RDSU_TCP_H
 
-#include <sys/socket.h>
-
 #include <rds/rdsu.h>
+#include <rds/rdsu_io.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* rdsu_clock() - CLOCK_MONOTONIC in nanoseconds: the time every core call
- * made next to a transport should be given. */
-RDSU_API rdsu_ns rdsu_clock(void);
-
-/* rdsu_sockaddr() - |a|:|port| as a sockaddr_in (v4-mapped) or sockaddr_in6.
- * Return: its length. */
-RDSU_API socklen_t rdsu_sockaddr(const struct rdsu_addr *a, uint16_t port,
-				 struct sockaddr_storage *ss);
-/* rdsu_sockaddr_get() - the address and port of an AF_INET/AF_INET6 |ss|.
- * Return: 0; -EAFNOSUPPORT for another family. */
-RDSU_API int rdsu_sockaddr_get(const struct sockaddr_storage *ss, struct rdsu_addr *a,
-			       uint16_t *port);
+/* Peer authentication beyond the kernel's RDS (which has none): every
+ * TCP connection, in and out, signed with one key shared by the cluster's
+ * nodes, so a node without it cannot connect, reset or inject (a listener
+ * with a key drops unsigned SYNs). docs/security.md. */
+enum rdsu_tcp_auth {
+	RDSU_TCP_AUTH_NONE = 0,
+	RDSU_TCP_AUTH_AO,     /* TCP-AO (RFC 5925), HMAC-SHA1-96; Linux 6.7 and later */
+	RDSU_TCP_AUTH_MD5,    /* TCP-MD5 (RFC 2385) where TCP-AO is missing */
+};
+#define RDSU_TCP_AUTH_KEY_MAX 80  /* TCP_AO_MAXKEYLEN, TCP_MD5SIG_MAXKEYLEN */
 
 struct rdsu_tcp_cfg {
 	size_t size;            /* sizeof(struct rdsu_tcp_cfg) */
@@ -88,6 +87,14 @@ struct rdsu_tcp_cfg {
 	 * Ignored where io_uring cannot be used (rdsu_tcp_stats
 	 * ring_unavailable). Default false. */
 	bool ring_wait;
+	/* Sign every connection with auth_key (auth_key_len bytes, 1 to
+	 * RDSU_TCP_AUTH_KEY_MAX), for every peer address of the endpoint's
+	 * families (a key per address prefix 0). Only peers with the same
+	 * key and kind connect; a kernel RDS peer has no key and cannot.
+	 * Default RDSU_TCP_AUTH_NONE. */
+	enum rdsu_tcp_auth auth;
+	uint8_t auth_key[RDSU_TCP_AUTH_KEY_MAX];
+	uint8_t auth_key_len;
 };
 
 /* Transport counters; a monitor reads them beside rdsu_ep_get_stats(). */
@@ -130,6 +137,14 @@ struct rdsu_tcp_stats {
 	 * with bytes unread: read and kept for the slot, then reported
 	 * down. */
 	uint64_t held_kept;
+	/* accept() failed for want of a descriptor or of kernel memory
+	 * (EMFILE, ENFILE, ENOBUFS, ENOMEM): the listeners then rest, the
+	 * connections waiting in the kernel's backlog, for 10 ms doubling
+	 * up to 200 ms per failure in a row (never a busy loop on a
+	 * listener that stays readable); accept_paused is 1 while they do. */
+	uint64_t accept_exhausted, accept_paused;
+	/* Sockets whose key could not be set (auth): never connected. */
+	uint64_t auth_failed;
 };
 
 struct rdsu_tcp;
@@ -155,6 +170,9 @@ RDSU_API void rdsu_tcp_free(struct rdsu_tcp *t);
 
 /* rdsu_tcp_ep() - the endpoint: sockets, events and monitor calls. */
 RDSU_API struct rdsu_ep *rdsu_tcp_ep(struct rdsu_tcp *t);
+
+/* rdsu_tcp_io() - the loop object it belongs to (rdsu_io.h). */
+RDSU_API struct rdsu_io *rdsu_tcp_io(struct rdsu_tcp *t);
 
 /* rdsu_tcp_fd() - the descriptor to poll for POLLIN; when it is readable,
  * call rdsu_tcp_run(t, 0). */

@@ -1093,6 +1093,294 @@ WIRE_API int wire_pkt_decode(struct wire_pkt *p, int linktype, const uint8_t *bu
 			     size_t caplen, size_t wirelen);
 
 /* ------------------------------------------------------------------------
+ * RDS_INFO getsockopt items (net/rds/info.c; layouts of uapi <linux/rds.h>
+ * struct rds_info_*, rds6_info_*). getsockopt(SOL_RDS, RDS_INFO_*) fills
+ * the caller's buffer with an array of fixed-size items, one layout per
+ * option number.
+ *
+ * Byte order: fields the uapi header declares __be (addresses, ports) are
+ * big-endian; every other integer (sequence numbers, lengths, buffer
+ * sizes, counter values, inode numbers, IB queue sizes) is in the byte
+ * order of the kernel that wrote it, which for getsockopt is this host's.
+ * Decoded structs hold host-order values either way.
+ *
+ * Addresses are the 16-byte IPv6 form in both layouts, IPv4 as
+ * ::ffff:a.b.c.d (what the kernel reports for IPv4 peers in the RDS6_INFO_*
+ * lists), so an IPv4 item and its RDS6 counterpart decode alike.
+ */
+
+enum wire_info_opt {
+	WIRE_INFO_COUNTERS = 10000,          /* RDS_INFO_COUNTERS */
+	WIRE_INFO_CONNECTIONS = 10001,       /* IPv4 connections, path 0 */
+	WIRE_INFO_SEND_MESSAGES = 10003,
+	WIRE_INFO_RETRANS_MESSAGES = 10004,
+	WIRE_INFO_RECV_MESSAGES = 10005,
+	WIRE_INFO_SOCKETS = 10006,           /* IPv4-bound sockets */
+	WIRE_INFO_TCP_SOCKETS = 10007,
+	WIRE_INFO_IB_CONNECTIONS = 10008,
+	WIRE_INFO6_CONNECTIONS = 10011,      /* RDS6_INFO_CONNECTIONS: all */
+	WIRE_INFO6_SEND_MESSAGES = 10012,
+	WIRE_INFO6_RETRANS_MESSAGES = 10013,
+	WIRE_INFO6_RECV_MESSAGES = 10014,
+	WIRE_INFO6_SOCKETS = 10015,
+	WIRE_INFO6_TCP_SOCKETS = 10016,
+	WIRE_INFO6_IB_CONNECTIONS = 10017,
+};
+
+#define WIRE_INFO_FIRST 10000          /* RDS_INFO_FIRST */
+#define WIRE_INFO_LAST 10017           /* RDS_INFO_LAST */
+
+/* Item sizes (sizeof the uapi structs; all packed but the rdma ones). */
+#define WIRE_INFO_COUNTER_LEN 40
+#define WIRE_INFO_CONN_LEN 42
+#define WIRE_INFO6_CONN_LEN 65
+#define WIRE_INFO_MSG_LEN 26
+#define WIRE_INFO6_MSG_LEN 50
+#define WIRE_INFO_SOCK_LEN 28
+#define WIRE_INFO6_SOCK_LEN 52
+#define WIRE_INFO_TCP_SOCK_LEN 41
+#define WIRE_INFO6_TCP_SOCK_LEN 64
+#define WIRE_INFO_RDMA_CONN_LEN 68
+#define WIRE_INFO6_RDMA_CONN_LEN 92
+#define WIRE_INFO_ITEM_MAX 92          /* the largest of them */
+
+#define WIRE_INFO_NAME_LEN 32          /* rds_info_counter.name */
+#define WIRE_INFO_TRANS_LEN 16         /* TRANSNAMSIZ */
+#define WIRE_INFO_GID_LEN 16           /* RDS_IB_GID_LEN */
+
+/* rds_info_connection.flags (RDS_INFO_CONNECTION_FLAG_*) */
+#define WIRE_INFO_CONN_SENDING 0x01
+#define WIRE_INFO_CONN_CONNECTING 0x02
+#define WIRE_INFO_CONN_CONNECTED 0x04
+/* rds_info_message.flags (RDS_INFO_MESSAGE_FLAG_*; defined, never set) */
+#define WIRE_INFO_MSG_ACK 0x01
+#define WIRE_INFO_MSG_FAST_ACK 0x02
+
+enum wire_info_kind {
+	WIRE_INFO_KIND_NONE = 0,   /* not an item list the kernel answers */
+	WIRE_INFO_KIND_COUNTER,
+	WIRE_INFO_KIND_CONN,
+	WIRE_INFO_KIND_MSG,
+	WIRE_INFO_KIND_SOCK,
+	WIRE_INFO_KIND_TCP_SOCK,
+	WIRE_INFO_KIND_RDMA_CONN,
+};
+
+/*
+ * Text fields keep all their bytes (a kernel pads with NULs, but anything
+ * may follow the first one) plus a NUL of our own, so they are C strings
+ * and re-encode exactly.
+ */
+struct wire_info_counter {
+	char name[WIRE_INFO_NAME_LEN + 1];
+	uint64_t value;                /* host-endian */
+};
+
+/* rds_info_connection (42) / rds6_info_connection (65, no tos) */
+struct wire_info_conn {
+	uint64_t next_tx_seq;
+	uint64_t next_rx_seq;
+	uint8_t laddr[16];
+	uint8_t faddr[16];
+	char transport[WIRE_INFO_TRANS_LEN + 1];  /* "tcp", "infiniband", "loopback" */
+	uint8_t flags;                 /* WIRE_INFO_CONN_* */
+	uint8_t tos;                   /* IPv4 layout only */
+};
+
+/* rds_info_message (26) / rds6_info_message (50). In receive queues the
+ * local side is the receiving socket. */
+struct wire_info_msg {
+	uint64_t seq;
+	uint32_t len;
+	uint8_t laddr[16];
+	uint8_t faddr[16];
+	uint16_t lport;
+	uint16_t fport;
+	uint8_t flags;
+	uint8_t tos;
+};
+
+/* rds_info_socket (28) / rds6_info_socket (52) */
+struct wire_info_sock {
+	uint32_t sndbuf;               /* payload bytes, the SO_SNDBUF value */
+	uint8_t bound_addr[16];
+	uint8_t connected_addr[16];
+	uint16_t bound_port;
+	uint16_t connected_port;
+	uint32_t rcvbuf;
+	uint64_t inum;                 /* socket inode */
+};
+
+/* rds_info_tcp_socket (41) / rds6_info_tcp_socket (64, no tos) */
+struct wire_info_tcp_sock {
+	uint8_t local_addr[16];
+	uint16_t local_port;
+	uint8_t peer_addr[16];
+	uint16_t peer_port;
+	uint64_t hdr_rem;              /* header bytes still expected */
+	uint64_t data_rem;             /* payload bytes still expected */
+	uint32_t last_sent_nxt;
+	uint32_t last_expected_una;
+	uint32_t last_seen_una;
+	uint8_t tos;                   /* IPv4 layout only */
+};
+
+/* rds_info_rdma_connection (68) / rds6_info_rdma_connection (92): not
+ * packed, so two bytes of padding follow sl; they are kept. */
+struct wire_info_rdma_conn {
+	uint8_t src_addr[16];
+	uint8_t dst_addr[16];
+	uint8_t src_gid[WIRE_INFO_GID_LEN];
+	uint8_t dst_gid[WIRE_INFO_GID_LEN];
+	uint32_t max_send_wr;
+	uint32_t max_recv_wr;
+	uint32_t max_send_sge;
+	uint32_t rdma_mr_max;
+	uint32_t rdma_mr_size;
+	uint8_t tos;
+	uint8_t sl;
+	uint8_t pad[2];
+	uint32_t cache_allocs;
+};
+
+/* One item of any list, tagged by its option number. */
+struct wire_info_item {
+	unsigned opt;                  /* enum wire_info_opt */
+	enum wire_info_kind kind;
+	int family;                    /* 4 or 6; 0 for counters */
+	union {
+		struct wire_info_counter counter;
+		struct wire_info_conn conn;
+		struct wire_info_msg msg;
+		struct wire_info_sock sock;
+		struct wire_info_tcp_sock tcp_sock;
+		struct wire_info_rdma_conn rdma_conn;
+	} u;
+};
+
+/* wire_info_item_size() - item size of |opt|; 0 if the kernel registers
+ * nothing for it (10002 FLOWS, 10009 CONNECTION_STATS, 10010 IWARP, and
+ * numbers outside 10000..10017), where getsockopt gives -ENOPROTOOPT. */
+WIRE_API size_t wire_info_item_size(unsigned opt);
+/* wire_info_opt_kind() - the layout of |opt|; WIRE_INFO_KIND_NONE if none. */
+WIRE_API enum wire_info_kind wire_info_opt_kind(unsigned opt);
+/* wire_info_opt_family() - 4 or 6 for the address layout of |opt|; 0 for
+ * counters and unknown numbers. */
+WIRE_API int wire_info_opt_family(unsigned opt);
+/* wire_info_opt_name() - "RDS_INFO_COUNTERS", "RDS6_INFO_SOCKETS", ...;
+ * NULL if |opt| has no item layout. */
+WIRE_API const char *wire_info_opt_name(unsigned opt);
+
+/*
+ * wire_info_decode_<kind>() - one item from the first bytes of |buf|;
+ * |family| (4 or 6) picks the uapi layout. IPv4 addresses come out as
+ * ::ffff:a.b.c.d.
+ * Return: bytes decoded (the item size), WIRE_ERR_TRUNC if |len| is
+ * shorter, WIRE_ERR_INVAL (NULL, another family).
+ *
+ * wire_info_encode_<kind>() - the inverse. In the IPv4 layout an address
+ * must be v4-mapped or all zero (written 0.0.0.0), and fields that layout
+ * lacks are not written (IPv6: conn.tos, tcp_sock.tos).
+ * Return: bytes written, WIRE_ERR_NOSPACE if |cap| is too small,
+ * WIRE_ERR_INVAL (NULL, another family, an IPv6 address in the IPv4 layout).
+ */
+WIRE_API ssize_t wire_info_decode_counter(struct wire_info_counter *c,
+					  const uint8_t *buf, size_t len);
+WIRE_API ssize_t wire_info_encode_counter(const struct wire_info_counter *c,
+					  uint8_t *buf, size_t cap);
+WIRE_API ssize_t wire_info_decode_conn(struct wire_info_conn *c, int family,
+				       const uint8_t *buf, size_t len);
+WIRE_API ssize_t wire_info_encode_conn(const struct wire_info_conn *c, int family,
+				       uint8_t *buf, size_t cap);
+WIRE_API ssize_t wire_info_decode_msg(struct wire_info_msg *m, int family,
+				      const uint8_t *buf, size_t len);
+WIRE_API ssize_t wire_info_encode_msg(const struct wire_info_msg *m, int family,
+				      uint8_t *buf, size_t cap);
+WIRE_API ssize_t wire_info_decode_sock(struct wire_info_sock *s, int family,
+				       const uint8_t *buf, size_t len);
+WIRE_API ssize_t wire_info_encode_sock(const struct wire_info_sock *s, int family,
+				       uint8_t *buf, size_t cap);
+WIRE_API ssize_t wire_info_decode_tcp_sock(struct wire_info_tcp_sock *t, int family,
+					   const uint8_t *buf, size_t len);
+WIRE_API ssize_t wire_info_encode_tcp_sock(const struct wire_info_tcp_sock *t,
+					   int family, uint8_t *buf, size_t cap);
+WIRE_API ssize_t wire_info_decode_rdma_conn(struct wire_info_rdma_conn *r, int family,
+					    const uint8_t *buf, size_t len);
+WIRE_API ssize_t wire_info_encode_rdma_conn(const struct wire_info_rdma_conn *r,
+					    int family, uint8_t *buf, size_t cap);
+
+/*
+ * wire_info_decode() - one item of list |opt| (any kind), tagged.
+ * Return: as the per-kind decoders; WIRE_ERR_UNSUPP if |opt| has no layout.
+ * wire_info_encode() - the inverse, by it->opt.
+ * Return: as the per-kind encoders; WIRE_ERR_UNSUPP if it->opt has no layout.
+ */
+WIRE_API ssize_t wire_info_decode(struct wire_info_item *it, unsigned opt,
+				  const uint8_t *buf, size_t len);
+WIRE_API ssize_t wire_info_encode(const struct wire_info_item *it, uint8_t *buf,
+				  size_t cap);
+
+/* Walks the array a getsockopt returned. Never allocates. */
+struct wire_info_iter {
+	const uint8_t *buf;
+	size_t len;
+	size_t off;
+	size_t size;                   /* item size of opt */
+	unsigned opt;
+};
+
+/*
+ * wire_info_iter_init() - prepare to walk |len| bytes of list |opt|
+ * (the length getsockopt put in optlen).
+ * Return: the number of items; WIRE_ERR_MALFORMED if |len| is not a
+ * multiple of the item size (the kernel only ever returns whole items);
+ * WIRE_ERR_UNSUPP if |opt| has no layout; WIRE_ERR_INVAL (NULL |it|, or
+ * NULL |buf| with a length).
+ */
+WIRE_API ssize_t wire_info_iter_init(struct wire_info_iter *it, unsigned opt,
+				     const uint8_t *buf, size_t len);
+/* wire_info_next() - the next item. Return: 1 with |out| filled, 0 at the
+ * end, WIRE_ERR_INVAL for NULL arguments or an iterator not initialised. */
+WIRE_API int wire_info_next(struct wire_info_iter *it, struct wire_info_item *out);
+
+/*
+ * wire_info_answer() - what rds_info_getsockopt() answers when its producer
+ * has |count| items of |item_size| bytes and the caller's *optlen was
+ * |buflen| (0 is a size probe). The kernel computes in int and takes
+ * 4 KiB pages.
+ * Return: the getsockopt return value: |item_size| (positive) with
+ * *optlen = count * item_size when that fits in |buflen|; -ENOSPC with
+ * *optlen = count * item_size when it does not (a probe with items, too;
+ * a probe of an empty list answers |item_size| and 0). -EINVAL, *optlen
+ * untouched, for |buflen| above INT_MAX - 4095; -ENOPROTOOPT, *optlen
+ * untouched, for |item_size| 0 (a number nothing registered). These are
+ * negative errno values, not WIRE_ERR_* codes, except WIRE_ERR_INVAL
+ * for a NULL |optlen|. Which items reach the buffer on -ENOSPC depends on
+ * the list (docs/protocol/info.md).
+ */
+WIRE_API int wire_info_answer(size_t count, size_t item_size, size_t buflen,
+			      size_t *optlen);
+
+/* Counter sets, in the order RDS_INFO_COUNTERS lists them: core, then
+ * each loaded transport by transport number (rds_trans_stats_info_copy:
+ * IB (0) before TCP (2)). */
+enum wire_info_ctrs {
+	WIRE_INFO_CTRS_CORE = 0,       /* net/rds/stats.c rds_stat_names */
+	WIRE_INFO_CTRS_TCP,            /* tcp_stats.c rds_tcp_stat_names */
+	WIRE_INFO_CTRS_IB,             /* ib_stats.c rds_ib_stat_names */
+};
+
+/*
+ * wire_info_counter_names() - the counter names of |set| as kernel
+ * generation |kv| lists them (7.x appends mprds_catchup_tx0_retries to
+ * the core set; WIRE_KVER_ALL is 7.x).
+ * Return: the number of names, with *names set to a static array; 0 and
+ * *names NULL for an unknown set or a NULL |names|.
+ */
+WIRE_API size_t wire_info_counter_names(enum wire_info_ctrs set, enum wire_kver kv,
+					const char *const **names);
+
+/* ------------------------------------------------------------------------
  * Version
  */
 WIRE_API const char *wire_version(void);

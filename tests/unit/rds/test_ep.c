@@ -118,7 +118,7 @@ static void test_ep_addr(void **state)
 		assert_true(rdsu_addr_cmp(&lo, &hi) < 0);
 	}
 	assert_string_equal(rdsu_addr_str(&a, buf, sizeof(buf)), "127.0.0.1");
-	assert_string_equal(rdsu_addr_str(&v6, buf, sizeof(buf)), "fe80:0:0:0:0:0:0:1");
+	assert_string_equal(rdsu_addr_str(&v6, buf, sizeof(buf)), "fe80::1");
 }
 
 static void test_ep_names(void **state)

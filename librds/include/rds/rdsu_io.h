@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * rdsu_io.h - librds over the operating system: an endpoint with its
+ * transports and the event loop that drives them (docs/librds.md,
+ * "Transports"), the clock and the addresses every transport uses.
+ *
+ * One rdsu_io owns one endpoint (rdsu_io_ep), the transports chosen in
+ * rdsu_io_cfg, and one epoll set holding every descriptor of theirs and a
+ * timerfd armed for the next due time (core deadline, a transport's own
+ * timers). Its descriptor (rdsu_io_fd) is what an application with a loop
+ * of its own polls for POLLIN, then calls rdsu_io_run(io, 0).
+ *
+ * After socket calls that send, cancel, close or change buffers, call
+ * rdsu_io_run(io, 0) or rdsu_io_flush(io): the core queued work for the
+ * transports (a connect, bytes to write) that only the loop carries out.
+ * rdsu_tcp.h is the same loop with TCP alone, under the names it had
+ * before there was a choice of transport.
+ *
+ * Return values: >= 0, or a negative errno value from the system call that
+ * failed, or an rdsu_err code from the core. rdsu_strerror() names both.
+ */
+#ifndef RDS_RDSU_IO_H
+#define RDS_RDSU_IO_H
+
+#include <sys/socket.h>
+
+#include <rds/rdsu.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* rdsu_clock() - CLOCK_MONOTONIC in nanoseconds: the time every core call
+ * made next to a transport should be given. */
+RDSU_API rdsu_ns rdsu_clock(void);
+
+/* rdsu_sockaddr() - |a|:|port| as a sockaddr_in (v4-mapped) or sockaddr_in6.
+ * Return: its length. */
+RDSU_API socklen_t rdsu_sockaddr(const struct rdsu_addr *a, uint16_t port,
+				 struct sockaddr_storage *ss);
+/* rdsu_sockaddr_get() - the address and port of an AF_INET/AF_INET6 |ss|.
+ * Return: 0; -EAFNOSUPPORT for another family. */
+RDSU_API int rdsu_sockaddr_get(const struct sockaddr_storage *ss, struct rdsu_addr *a,
+			       uint16_t *port);
+
+/* Transports, numbered as the kernel's RDS_TRANS_* (SO_RDS_TRANSPORT). */
+#define RDSU_TRANS_IB 0
+#define RDSU_TRANS_TCP 2
+/* rdsu_io_cfg.transports bits */
+#define RDSU_IO_TCP (1u << RDSU_TRANS_TCP)
+
+struct rdsu_tcp_cfg;
+
+struct rdsu_io_cfg {
+	size_t size;            /* sizeof(struct rdsu_io_cfg) */
+	/* RDSU_IO_* bits of the transports to run; 0 = TCP. Only TCP is
+	 * built so far: any other bit is RDSU_ERR_INVAL. */
+	unsigned transports;
+	/* The TCP transport's configuration (rdsu_tcp.h); NULL for the
+	 * defaults. Read only during rdsu_io_new(). */
+	const struct rdsu_tcp_cfg *tcp;
+};
+
+struct rdsu_io;
+struct rdsu_tcp;
+
+/* rdsu_io_cfg_default() - TCP with its defaults. */
+RDSU_API void rdsu_io_cfg_default(struct rdsu_io_cfg *cfg);
+
+/*
+ * rdsu_io_new() - create the endpoint described by |ep_cfg| (see
+ * rdsu_ep_new), its transports, and listen on its addresses. |cfg| may be
+ * NULL for the defaults. When ep_cfg->gen_num is 0 a random non-zero one
+ * is drawn, and when ep_cfg->seed is 0 a random seed, as the kernel does
+ * per module load (rds_gen_num).
+ * Return: 0 and *out set; RDSU_ERR_INVAL (a transport not built, a bad
+ * transport configuration); an rdsu_err from rdsu_ep_new; a negative errno
+ * (-EADDRINUSE: something, perhaps the kernel's rds_tcp, already listens
+ * on the port; -EADDRNOTAVAIL: the address is not on this host).
+ */
+RDSU_API int rdsu_io_new(struct rdsu_io **out, const struct rdsu_ep_cfg *ep_cfg,
+			 const struct rdsu_io_cfg *cfg);
+/* rdsu_io_free() - close every descriptor (no RST, no drain) and free the
+ * endpoint with everything on it. NULL is a no-op. */
+RDSU_API void rdsu_io_free(struct rdsu_io *io);
+
+/* rdsu_io_ep() - the endpoint: sockets, events and monitor calls. */
+RDSU_API struct rdsu_ep *rdsu_io_ep(struct rdsu_io *io);
+
+/* rdsu_io_fd() - the descriptor to poll for POLLIN; when it is readable,
+ * call rdsu_io_run(io, 0). */
+RDSU_API int rdsu_io_fd(const struct rdsu_io *io);
+
+/*
+ * rdsu_io_run() - one round of the loop: carry out what the core asked
+ * for, wait up to |timeout_ms| (-1: until something happens) for activity
+ * or a due timer, hand readiness to the transports, run the core's timers,
+ * and again carry out what that caused. Application events stay queued
+ * for rdsu_ep_next_event(). A transport may wait on its one likely source
+ * instead of the epoll set (TCP: rdsu_tcp_run). rdsu_io_run(io, 0) never
+ * waits.
+ * Return: number of descriptors that had activity (>= 0); -EINTR when a
+ * signal interrupted the wait; another negative errno only for a failure
+ * of the epoll set itself.
+ */
+RDSU_API int rdsu_io_run(struct rdsu_io *io, int timeout_ms);
+
+/*
+ * rdsu_io_flush() - write what the core has queued, now, without waiting
+ * or looking at any other descriptor: the cheap call after a batch of
+ * rdsu_sock_submit().
+ * Return: 0; RDSU_ERR_INVAL for a NULL |io|.
+ */
+RDSU_API int rdsu_io_flush(struct rdsu_io *io);
+
+/*
+ * rdsu_io_wait() - run the loop until rdsu_sock_poll(|s|) has a bit of
+ * |mask| or |deadline| (rdsu_clock() time, RDSU_NS_NEVER for none) passes.
+ * Return: the bits of |mask| that are set (> 0); 0 at the deadline;
+ * -EINTR; a negative errno as rdsu_io_run.
+ */
+RDSU_API int rdsu_io_wait(struct rdsu_io *io, struct rdsu_sock *s, unsigned mask,
+			  rdsu_ns deadline);
+
+/* rdsu_io_tcp() - the TCP transport (rdsu_tcp_get_stats), NULL if |io|
+ * runs without it. */
+RDSU_API struct rdsu_tcp *rdsu_io_tcp(struct rdsu_io *io);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RDS_RDSU_IO_H */

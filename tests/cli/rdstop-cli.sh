@@ -1,0 +1,48 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# rdstop-cli.sh RDSTOP - rdstop's command line: exit statuses 0/2, usage
+# errors said, and --kernel on this host: without the rds module the one
+# sentence naming the module to load, with it two snapshots.
+set -u
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+expect() {  # expect STATUS DESCRIPTION CMD...
+	want=$1 what=$2
+	shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	if [ "$got" != "$want" ]; then
+		echo "FAIL: $what: exit $got, want $want"; cat "$tmp/out" "$tmp/err"; fail=1
+	fi
+}
+
+expect 0 "--help" "$bin" --help
+expect 0 "--version" "$bin" --version
+expect 2 "no source" "$bin" -b
+grep -q "a source is needed: --kernel" "$tmp/err" || { echo "FAIL: no source not said"; fail=1; }
+expect 2 "no batch" "$bin" --kernel
+grep -q "only batch mode" "$tmp/err" || { echo "FAIL: no batch not said"; fail=1; }
+expect 2 "bad count" "$bin" --kernel -b -n 0
+grep -q "bad count" "$tmp/err" || { echo "FAIL: bad count not said"; fail=1; }
+expect 2 "bad delay" "$bin" --kernel -b -d 0
+expect 2 "an argument" "$bin" --kernel -b extra
+
+"$bin" --kernel -b -n 2 -d 0.05 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 2 ]; then
+	if [ "$(cat "$tmp/err")" != "rdstop: AF_RDS is not available: load rds (modprobe rds_tcp)" ]; then
+		echo "FAIL: without AF_RDS:"; cat "$tmp/err"; fail=1
+	fi
+	[ -s "$tmp/out" ] && { echo "FAIL: output without AF_RDS"; fail=1; }
+elif [ "$rc" = 0 ]; then
+	n=$(grep -c '^rdstop - kernel - ' "$tmp/out")
+	[ "$n" = 2 ] || { echo "FAIL: $n snapshots, want 2"; fail=1; }
+	grep -q '^COUNTERS$' "$tmp/out" || { echo "FAIL: no counters"; fail=1; }
+else
+	echo "FAIL: --kernel exit $rc"; cat "$tmp/err"; fail=1
+fi
+[ "$fail" = 0 ] && echo "rdstop-cli: pass"
+exit "$fail"

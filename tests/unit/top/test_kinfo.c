@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * test_kinfo.c - the kernel source's pure half against a fake kernel: the
+ * fake answers getsockopt as rds_info_getsockopt() does (wire_info_answer)
+ * from lists encoded with libwire, so the read loop, the decoding into the
+ * model and the linking run on a host without the rds module.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <wire/wire.h>
+
+#include "kinfo.h"
+#include "top.h"
+
+#define MAX_ITEMS 8
+
+struct fake_list {
+	unsigned opt;
+	uint8_t bytes[MAX_ITEMS * WIRE_INFO_ITEM_MAX];
+	size_t n;
+};
+
+struct fake {
+	struct fake_list lists[12];
+	size_t n_lists;
+	unsigned grow_opt;          /* this list gains an item per call */
+	unsigned grow_calls;        /* ... for this many calls */
+	unsigned calls;
+	int item_size_bias;         /* a kernel of another layout */
+	size_t claim;               /* non-zero: a list of this many bytes */
+};
+
+static struct fake_list *find(struct fake *f, unsigned opt)
+{
+	for (size_t i = 0; i < f->n_lists; i++)
+		if (f->lists[i].opt == opt)
+			return &f->lists[i];
+	return NULL;
+}
+
+static struct fake_list *list(struct fake *f, unsigned opt)
+{
+	struct fake_list *l = find(f, opt);
+
+	if (!l) {
+		l = &f->lists[f->n_lists++];
+		l->opt = opt;
+	}
+	return l;
+}
+
+static void add(struct fake *f, const struct wire_info_item *it)
+{
+	struct fake_list *l = list(f, it->opt);
+	size_t size = wire_info_item_size(it->opt);
+
+	assert_true(l->n < MAX_ITEMS);
+	assert_int_equal(wire_info_encode(it, l->bytes + l->n * size, size), (ssize_t)size);
+	l->n++;
+}
+
+static int fake_gso(void *ctx, unsigned opt, void *buf, size_t *len)
+{
+	struct fake *f = ctx;
+	struct fake_list *l = find(f, opt);
+	size_t size = wire_info_item_size(opt);
+	size_t optlen = 0;
+	int r;
+
+	f->calls++;
+	if (!l)
+		return -ENOPROTOOPT;
+	if (opt == f->grow_opt && f->grow_calls) {
+		f->grow_calls--;
+		memcpy(l->bytes + l->n * size, l->bytes, size);
+		l->n++;
+	}
+	if (f->claim) {
+		*len = f->claim;
+		return -ENOSPC;
+	}
+	r = wire_info_answer(l->n, size, *len, &optlen);
+	if (r > 0) {
+		memcpy(buf, l->bytes, optlen);
+		r += f->item_size_bias;
+	}
+	*len = optlen;
+	return r;
+}
+
+static void v4(uint8_t a[16], uint8_t last)
+{
+	memset(a, 0, 16);
+	a[10] = a[11] = 0xff;
+	a[12] = 10;
+	a[15] = last;
+}
+
+/* A kernel with one RDS/TCP connection 10.0.0.1 -> 10.0.0.2 on two paths,
+ * one socket with a message queued each way, and two counters. */
+static void kernel_with_a_connection(struct fake *f)
+{
+	struct wire_info_item it;
+
+	memset(f, 0, sizeof(*f));
+	memset(&it, 0, sizeof(it));
+	it.opt = WIRE_INFO_COUNTERS;
+	strcpy(it.u.counter.name, "recv_delivered");
+	it.u.counter.value = 12;
+	add(f, &it);
+	strcpy(it.u.counter.name, "tcp_data_ready_calls");
+	it.u.counter.value = 30;
+	add(f, &it);
+
+	memset(&it, 0, sizeof(it));
+	it.opt = WIRE_INFO6_CONNECTIONS;
+	v4(it.u.conn.laddr, 1);
+	v4(it.u.conn.faddr, 2);
+	strcpy(it.u.conn.transport, "tcp");
+	it.u.conn.flags = WIRE_INFO_CONN_CONNECTED;
+	it.u.conn.next_tx_seq = 5;
+	it.u.conn.next_rx_seq = 9;
+	add(f, &it);
+	it.opt = WIRE_INFO_CONNECTIONS;
+	it.u.conn.tos = 4;
+	add(f, &it);
+
+	memset(&it, 0, sizeof(it));
+	it.opt = WIRE_INFO6_SOCKETS;
+	v4(it.u.sock.bound_addr, 1);
+	it.u.sock.bound_port = 4000;
+	it.u.sock.sndbuf = it.u.sock.rcvbuf = 131072;
+	it.u.sock.inum = 777;
+	add(f, &it);
+
+	memset(&it, 0, sizeof(it));
+	it.opt = WIRE_INFO6_SEND_MESSAGES;
+	v4(it.u.msg.laddr, 1);
+	v4(it.u.msg.faddr, 2);
+	it.u.msg.lport = 4000;
+	it.u.msg.fport = 4001;
+	it.u.msg.seq = 4;
+	it.u.msg.len = 300;
+	add(f, &it);
+	it.opt = WIRE_INFO6_RECV_MESSAGES;
+	it.u.msg.len = 20;
+	add(f, &it);
+	list(f, WIRE_INFO6_RETRANS_MESSAGES);    /* registered, empty */
+
+	memset(&it, 0, sizeof(it));
+	it.opt = WIRE_INFO6_TCP_SOCKETS;
+	v4(it.u.tcp_sock.local_addr, 1);
+	v4(it.u.tcp_sock.peer_addr, 2);
+	it.u.tcp_sock.local_port = 40000;
+	it.u.tcp_sock.peer_port = 16385;
+	add(f, &it);
+	it.u.tcp_sock.local_port = 40001;
+	it.u.tcp_sock.hdr_rem = 48;
+	add(f, &it);
+	/* no IB list: rds_rdma is not loaded */
+}
+
+static void test_kinfo_snapshot_of_a_connection(void **state)
+{
+	struct top_kinfo_buf b = { 0 };
+	struct top_snap s;
+	struct fake f;
+	unsigned failed = 0;
+
+	(void)state;
+	kernel_with_a_connection(&f);
+	top_snap_init(&s);
+	assert_int_equal(top_kinfo_snapshot(fake_gso, &f, &b, &s, &failed), 0);
+	assert_int_equal(s.n_counters, 2);
+	assert_string_equal(s.counters[1].name, "tcp_data_ready_calls");
+	assert_true(s.counters[1].value == 30);
+
+	assert_int_equal(s.n_conns, 1);
+	assert_string_equal(s.conns[0].transport, "tcp");
+	assert_int_equal(s.conns[0].tos, 4);          /* from the IPv4 list */
+	assert_true(s.conns[0].next_tx_seq == 5 && s.conns[0].next_rx_seq == 9);
+	assert_int_equal(s.conns[0].npaths, 2);
+	assert_int_equal(s.conns[0].sendq_msgs, 1);
+	assert_int_equal(s.conns[0].sendq_bytes, 300);
+
+	assert_int_equal(s.n_paths, 2);
+	assert_int_equal(s.paths[1].conn, 0);
+	assert_int_equal(s.paths[1].lport, 40001);
+	assert_true(s.paths[1].has_tcp);
+	assert_true(s.paths[1].hdr_rem == 48);
+
+	assert_int_equal(s.n_socks, 1);
+	assert_int_equal(s.socks[0].rcvbuf, 131072);
+	assert_int_equal(s.socks[0].recvq_msgs, 1);
+	assert_int_equal(s.socks[0].recvq_bytes, 20);
+	assert_int_equal(s.socks[0].sendq_bytes, 300);
+	assert_int_equal(s.n_ibs, 0);
+	top_snap_fini(&s);
+	top_kinfo_buf_fini(&b);
+}
+
+static void test_kinfo_read_probes_then_reads(void **state)
+{
+	struct top_kinfo_buf b = { 0 };
+	struct fake f;
+
+	(void)state;
+	kernel_with_a_connection(&f);
+	assert_int_equal(top_kinfo_read(fake_gso, &f, WIRE_INFO6_TCP_SOCKETS, &b),
+			 WIRE_INFO6_TCP_SOCK_LEN);
+	assert_int_equal(f.calls, 2);                 /* probe, read */
+	assert_int_equal(b.len, 2 * WIRE_INFO6_TCP_SOCK_LEN);
+	/* the buffer is kept: the next read needs no probe */
+	f.calls = 0;
+	assert_int_equal(top_kinfo_read(fake_gso, &f, WIRE_INFO6_TCP_SOCKETS, &b),
+			 WIRE_INFO6_TCP_SOCK_LEN);
+	assert_int_equal(f.calls, 1);
+	/* an empty list answers the probe itself */
+	f.calls = 0;
+	assert_int_equal(top_kinfo_read(fake_gso, &f, WIRE_INFO6_RETRANS_MESSAGES, &b),
+			 WIRE_INFO6_MSG_LEN);
+	assert_int_equal(b.len, 0);
+	top_kinfo_buf_fini(&b);
+}
+
+static void test_kinfo_read_retries_a_growing_list(void **state)
+{
+	struct top_kinfo_buf b = { 0 };
+	struct fake f;
+
+	(void)state;
+	kernel_with_a_connection(&f);
+	/* grows by one item on every call: the probe's answer is stale by
+	 * the read, and the room the loop leaves absorbs the growth */
+	f.grow_opt = WIRE_INFO6_SEND_MESSAGES;
+	f.grow_calls = 5;
+	assert_int_equal(top_kinfo_read(fake_gso, &f, WIRE_INFO6_SEND_MESSAGES, &b),
+			 WIRE_INFO6_MSG_LEN);
+	assert_int_equal(f.calls, 2);
+	assert_int_equal(b.len, find(&f, WIRE_INFO6_SEND_MESSAGES)->n * WIRE_INFO6_MSG_LEN);
+	assert_int_equal(b.len, 3 * WIRE_INFO6_MSG_LEN);
+	top_kinfo_buf_fini(&b);
+
+	/* a list that always needs more than it is given: give up after
+	 * TOP_KINFO_TRIES, and never ask for more than TOP_KINFO_MAX */
+	kernel_with_a_connection(&f);
+	f.claim = 4096;
+	assert_int_equal(top_kinfo_read(fake_gso, &f, WIRE_INFO_COUNTERS, &b), -EAGAIN);
+	assert_int_equal(f.calls, TOP_KINFO_TRIES);
+	f.claim = (size_t)TOP_KINFO_MAX + 1;
+	assert_int_equal(top_kinfo_read(fake_gso, &f, WIRE_INFO_COUNTERS, &b), -E2BIG);
+	top_kinfo_buf_fini(&b);
+}
+
+static void test_kinfo_errors(void **state)
+{
+	struct top_kinfo_buf b = { 0 };
+	struct top_snap s;
+	struct fake f;
+	unsigned failed = 0;
+
+	(void)state;
+	/* an item size other than libwire's: refused, not misread */
+	kernel_with_a_connection(&f);
+	f.item_size_bias = 1;
+	top_snap_init(&s);
+	assert_int_equal(top_kinfo_snapshot(fake_gso, &f, &b, &s, &failed), -EPROTO);
+	assert_int_equal(failed, WIRE_INFO_COUNTERS);
+	top_snap_fini(&s);
+
+	/* a list the module does not register is an error when asked alone */
+	assert_int_equal(top_kinfo_read(fake_gso, &f, WIRE_INFO6_IB_CONNECTIONS, &b),
+			 -ENOPROTOOPT);
+	/* a number libwire has no layout for is not asked at all */
+	f.calls = 0;
+	assert_int_equal(top_kinfo_read(fake_gso, &f, 10002, &b), -EINVAL);
+	assert_int_equal(f.calls, 0);
+
+	/* bytes that are not whole items */
+	top_snap_init(&s);
+	assert_int_equal(top_kinfo_fill(&s, WIRE_INFO6_SOCKETS, b.p, 0), 0);
+	{
+		uint8_t bytes[WIRE_INFO6_SOCK_LEN + 1] = { 0 };
+
+		assert_int_equal(top_kinfo_fill(&s, WIRE_INFO6_SOCKETS, bytes, sizeof(bytes)),
+				 -EPROTO);
+		assert_int_equal(top_kinfo_fill(&s, WIRE_INFO6_SOCKETS, bytes,
+						WIRE_INFO6_SOCK_LEN), 1);
+		assert_int_equal(top_kinfo_fill(&s, 10009, bytes, 0), -EINVAL);
+	}
+	top_snap_fini(&s);
+	top_kinfo_buf_fini(&b);
+}
+
+static void test_kinfo_ib_rows(void **state)
+{
+	struct top_kinfo_buf b = { 0 };
+	struct wire_info_item it;
+	struct top_snap s;
+	struct fake f;
+
+	(void)state;
+	kernel_with_a_connection(&f);
+	memset(&it, 0, sizeof(it));
+	it.opt = WIRE_INFO6_IB_CONNECTIONS;
+	v4(it.u.rdma_conn.src_addr, 1);
+	v4(it.u.rdma_conn.dst_addr, 2);
+	it.u.rdma_conn.max_send_wr = 256;
+	add(&f, &it);
+	top_snap_init(&s);
+	assert_int_equal(top_kinfo_snapshot(fake_gso, &f, &b, &s, NULL), 0);
+	assert_int_equal(s.n_ibs, 1);
+	assert_int_equal(s.ibs[0].conn, 0);
+	assert_int_equal(s.ibs[0].r.max_send_wr, 256);
+	top_snap_fini(&s);
+	top_kinfo_buf_fini(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kinfo_snapshot_of_a_connection),
+		cmocka_unit_test(test_kinfo_read_probes_then_reads),
+		cmocka_unit_test(test_kinfo_read_retries_a_growing_list),
+		cmocka_unit_test(test_kinfo_errors),
+		cmocka_unit_test(test_kinfo_ib_rows),
+	};
+	return cmocka_run_group_tests_name("top_kinfo", tests, NULL, NULL);
+}

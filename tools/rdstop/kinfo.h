@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * kinfo.h - the kernel source's pure half: the RDS_INFO read loop over an
+ * injected getsockopt, and the decoding of each list into the model. Only
+ * ksource.c calls the real getsockopt, so everything here runs in unit
+ * tests on hosts without the rds module.
+ */
+#ifndef TOP_KINFO_H
+#define TOP_KINFO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "top.h"
+
+/* Largest buffer one list may take (a list that needs more fails with
+ * -E2BIG): 16 MiB is over 250,000 connections or 320,000 messages. */
+#define TOP_KINFO_MAX (16u << 20)
+/* Size probes tried while a list keeps growing between calls. */
+#define TOP_KINFO_TRIES 8
+
+/*
+ * The getsockopt to call: getsockopt(fd, SOL_RDS, opt, buf, len) with
+ * its return value, or -errno on failure (-ENOSPC included).
+ */
+typedef int (*top_kinfo_gso)(void *ctx, unsigned opt, void *buf, size_t *len);
+
+struct top_kinfo_buf {
+	uint8_t *p;
+	size_t cap;
+	size_t len;                    /* bytes of whole items from the last read */
+};
+
+void top_kinfo_buf_fini(struct top_kinfo_buf *b);
+
+/*
+ * top_kinfo_read() - read list |opt| into |b| as a reader must: probe with
+ * the current capacity, and while -ENOSPC comes back grow to the length
+ * asked for (plus room for growth) and ask again, up to TOP_KINFO_TRIES
+ * times and TOP_KINFO_MAX bytes.
+ * Return: the item size the kernel returned; -ENOPROTOOPT (no such list:
+ * its module is not loaded); -E2BIG (over TOP_KINFO_MAX); -EAGAIN (still
+ * growing after all tries); -ENOMEM; -EPROTO (the kernel's item size or
+ * length disagrees with libwire's); another -errno of |gso|.
+ */
+int top_kinfo_read(top_kinfo_gso gso, void *ctx, unsigned opt, struct top_kinfo_buf *b);
+
+/*
+ * top_kinfo_fill() - decode |len| bytes of list |opt| into |s|:
+ * counters, connections (IPv6 list: all; the IPv4 list only adds the tos
+ * to connections already known), messages, sockets, TCP sockets (as path
+ * rows) and IB connections.
+ * Return: items taken; -EPROTO if libwire refuses the bytes; -EINVAL for
+ * a list the model has no place for; -ENOMEM.
+ */
+int top_kinfo_fill(struct top_snap *s, unsigned opt, const uint8_t *buf, size_t len);
+
+/* The lists a kernel snapshot reads, in this order. */
+extern const unsigned top_kinfo_lists[];
+extern const size_t top_kinfo_n_lists;
+
+/*
+ * top_kinfo_snapshot() - read every list of top_kinfo_lists through |gso|
+ * into |s| and link it; a list answered with -ENOPROTOOPT (its transport
+ * module not loaded) is skipped.
+ * Return: 0; the first other error of top_kinfo_read() or top_kinfo_fill(),
+ * with the list's number in *failed.
+ */
+int top_kinfo_snapshot(top_kinfo_gso gso, void *ctx, struct top_kinfo_buf *b,
+		       struct top_snap *s, unsigned *failed);
+
+#endif /* TOP_KINFO_H */

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * render.c - rdstop's plain-text rendering of one snapshot.
+ */
+#include "render.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+static const uint8_t v4_prefix[12] = { [10] = 0xff, [11] = 0xff };
+
+/* "10.0.0.1:4000" or "[2001:db8::1]:4000" */
+static const char *endpoint(const uint8_t a[16], uint16_t port, char *buf, size_t len)
+{
+	char s[64];
+
+	top_addr_str(a, s, sizeof(s));
+	if (!memcmp(a, v4_prefix, 12))
+		snprintf(buf, len, "%s:%u", s, port);
+	else
+		snprintf(buf, len, "[%s]:%u", s, port);
+	return buf;
+}
+
+static void rate(FILE *f, int width, bool known, double v)
+{
+	if (known)
+		fprintf(f, " %*.1f", width, v);
+	else
+		fprintf(f, " %*s", width, "-");
+}
+
+static void print_conns(FILE *f, const struct top_snap *s, const struct top_rates *r)
+{
+	char la[64], fa[64], st[32], ep1[80], ep2[80];
+
+	fprintf(f, "\nCONNECTIONS\n");
+	fprintf(f, "%-16s %-16s %-10s %-19s %3s %5s %12s %12s %8s %8s %6s %6s\n",
+		"LOCAL", "PEER", "TRANSPORT", "STATE", "TOS", "PATHS", "NEXT_TX", "NEXT_RX",
+		"TX_MSG/s", "RX_MSG/s", "SENDQ", "RETRQ");
+	for (size_t i = 0; i < s->n_conns; i++) {
+		const struct top_conn *c = &s->conns[i];
+		const struct top_conn_rate *cr = r && i < r->n_conns ? &r->conns[i] : NULL;
+		bool known = cr && cr->known && !cr->reset;
+
+		fprintf(f, "%-16s %-16s %-10s %-19s %3u %5u %12" PRIu64 " %12" PRIu64,
+			top_addr_str(c->laddr, la, sizeof(la)),
+			top_addr_str(c->faddr, fa, sizeof(fa)), c->transport,
+			top_conn_state(c->flags, st, sizeof(st)), c->tos, c->npaths,
+			c->next_tx_seq, c->next_rx_seq);
+		rate(f, 8, known, known ? cr->tx_msgs_per_sec : 0);
+		rate(f, 8, known, known ? cr->rx_msgs_per_sec : 0);
+		fprintf(f, " %6" PRIu64 " %6" PRIu64 "\n", c->sendq_msgs, c->retransq_msgs);
+		if (c->has_gen)
+			fprintf(f, "  generation %" PRIu32 "\n", c->gen);
+		if (known && cr->has_bytes)
+			fprintf(f, "  bytes/s tx %.1f rx %.1f\n", cr->tx_bytes_per_sec,
+				cr->rx_bytes_per_sec);
+		for (size_t j = 0; j < s->n_paths; j++) {
+			const struct top_path *p = &s->paths[j];
+
+			if (p->conn != i)
+				continue;
+			if (p->index >= 0)
+				fprintf(f, "  path %d", p->index);
+			else
+				fprintf(f, "  path -");
+			fprintf(f, " %s -> %s", endpoint(p->laddr, p->lport, ep1, sizeof(ep1)),
+				endpoint(p->faddr, p->fport, ep2, sizeof(ep2)));
+			if (p->has_seq)
+				fprintf(f, " next_tx %" PRIu64 " next_rx %" PRIu64, p->next_tx_seq,
+					p->next_rx_seq);
+			if (p->has_tcp)
+				fprintf(f, " hdr_rem %" PRIu64 " data_rem %" PRIu64
+					" sent_nxt %" PRIu32 " expected_una %" PRIu32
+					" seen_una %" PRIu32, p->hdr_rem, p->data_rem,
+					p->last_sent_nxt, p->last_expected_una, p->last_seen_una);
+			fprintf(f, "\n");
+		}
+	}
+}
+
+static void print_ibs(FILE *f, const struct top_snap *s)
+{
+	char la[64], fa[64];
+
+	if (!s->n_ibs)
+		return;
+	fprintf(f, "\nIB CONNECTIONS\n");
+	fprintf(f, "%-16s %-16s %8s %8s %4s %8s %8s %3s %2s %8s\n", "LOCAL", "PEER",
+		"SEND_WR", "RECV_WR", "SGE", "MR_MAX", "MR_SIZE", "TOS", "SL", "CACHE");
+	for (size_t i = 0; i < s->n_ibs; i++) {
+		const struct wire_info_rdma_conn *b = &s->ibs[i].r;
+
+		fprintf(f, "%-16s %-16s %8" PRIu32 " %8" PRIu32 " %4" PRIu32 " %8" PRIu32
+			" %8" PRIu32 " %3u %2u %8" PRIu32 "\n",
+			top_addr_str(b->src_addr, la, sizeof(la)),
+			top_addr_str(b->dst_addr, fa, sizeof(fa)), b->max_send_wr,
+			b->max_recv_wr, b->max_send_sge, b->rdma_mr_max, b->rdma_mr_size,
+			b->tos, b->sl, b->cache_allocs);
+	}
+}
+
+static void print_socks(FILE *f, const struct top_snap *s)
+{
+	char ep1[80], ep2[80];
+
+	fprintf(f, "\nSOCKETS\n");
+	fprintf(f, "%-24s %-24s %8s %8s %6s %9s %6s %9s %10s\n", "BOUND", "CONNECTED",
+		"SNDBUF", "RCVBUF", "RECVQ", "RECVQ_B", "SENDQ", "SENDQ_B", "INODE");
+	for (size_t i = 0; i < s->n_socks; i++) {
+		const struct top_sock *k = &s->socks[i];
+		static const uint8_t zero[16];
+		static const uint8_t v4_zero[16] = { [10] = 0xff, [11] = 0xff };
+		bool conn = memcmp(k->connected_addr, zero, 16) != 0 &&
+			    memcmp(k->connected_addr, v4_zero, 16) != 0;
+
+		fprintf(f, "%-24s %-24s %8" PRIu32 " %8" PRIu32 " %6" PRIu64 " %9" PRIu64
+			" %6" PRIu64 " %9" PRIu64 " %10" PRIu64 "\n",
+			endpoint(k->bound_addr, k->bound_port, ep1, sizeof(ep1)),
+			conn ? endpoint(k->connected_addr, k->connected_port, ep2, sizeof(ep2)) :
+			       "-",
+			k->sndbuf, k->rcvbuf, k->recvq_msgs, k->recvq_bytes, k->sendq_msgs,
+			k->sendq_bytes, k->inum);
+	}
+}
+
+static void print_counters(FILE *f, const struct top_snap *s, const struct top_rates *r)
+{
+	fprintf(f, "\nCOUNTERS\n");
+	fprintf(f, "%-32s %20s %12s\n", "NAME", "VALUE", "PER_SEC");
+	for (size_t i = 0; i < s->n_counters; i++) {
+		const struct top_counter *c = &s->counters[i];
+		const struct top_counter_rate *cr =
+			r && r->seconds > 0 && i < r->n_counters ? &r->counters[i] : NULL;
+
+		fprintf(f, "%-32s %20" PRIu64, c->name, c->value);
+		rate(f, 12, cr && !cr->reset, cr ? cr->per_sec : 0);
+		fprintf(f, "\n");
+	}
+}
+
+void top_print_text(FILE *f, const struct top_snap *s, const struct top_rates *r)
+{
+	fprintf(f, "rdstop - %s - %zu connections, %zu paths, %zu sockets, %zu queued messages\n",
+		s->source ? s->source : "?", s->n_conns, s->n_paths, s->n_socks, s->n_msgs);
+	fprintf(f, "messages/s in");
+	rate(f, 0, r && r->has_msgs, r && r->has_msgs ? r->msgs_in_per_sec : 0);
+	fprintf(f, ", out");
+	rate(f, 0, r && r->has_msgs, r && r->has_msgs ? r->msgs_out_per_sec : 0);
+	fprintf(f, "; bytes/s in");
+	rate(f, 0, r && r->has_bytes_in, r && r->has_bytes_in ? r->bytes_in_per_sec : 0);
+	if (r && r->seconds > 0)
+		fprintf(f, " (over %.3f s)", r->seconds);
+	fprintf(f, "\n");
+	print_conns(f, s, r);
+	print_ibs(f, s);
+	print_socks(f, s);
+	print_counters(f, s, r);
+}

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * top.h - rdstop's model: one snapshot of an RDS stack (connections and
+ * their paths, counters, sockets, queued messages, congestion maps) and
+ * the rates between two snapshots. Pure: filled by a source (source.h),
+ * read by renderers; nothing here does I/O or reads a clock.
+ */
+#ifndef TOP_H
+#define TOP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <wire/wire.h>
+
+/* A connection: one (local, peer, transport, tos) pair and its paths. */
+struct top_conn {
+	uint8_t laddr[16];             /* IPv4 as ::ffff:a.b.c.d */
+	uint8_t faddr[16];
+	char transport[WIRE_INFO_TRANS_LEN + 1];
+	uint8_t flags;                 /* WIRE_INFO_CONN_* of path 0 */
+	uint8_t tos;
+	uint64_t next_tx_seq;          /* path 0 */
+	uint64_t next_rx_seq;
+	unsigned npaths;               /* path rows found; 0 = none known */
+	bool has_gen;
+	uint32_t gen;                  /* peer generation, where the source knows it */
+	bool has_bytes;                /* the source counts payload bytes */
+	uint64_t tx_bytes, rx_bytes;
+	/* filled by top_snap_link() from the message lists */
+	uint64_t sendq_msgs, sendq_bytes;
+	uint64_t retransq_msgs, retransq_bytes;
+	/* the peer's congestion map as last received; NULL = unknown */
+	struct wire_cong_map *peer_cong;
+};
+
+/* A path of a connection: for the kernel's TCP transport, one TCP socket. */
+struct top_path {
+	size_t conn;                   /* index into top_snap.conns; SIZE_MAX if none */
+	int index;                     /* path number; -1 if the source cannot tell */
+	uint8_t laddr[16];
+	uint16_t lport;
+	uint8_t faddr[16];
+	uint16_t fport;
+	bool has_seq;
+	uint64_t next_tx_seq, next_rx_seq;
+	bool has_tcp;                  /* the TCP receive/ack state below is set */
+	uint64_t hdr_rem, data_rem;
+	uint32_t last_sent_nxt, last_expected_una, last_seen_una;
+};
+
+struct top_counter {
+	char name[WIRE_INFO_NAME_LEN + 1];
+	uint64_t value;
+};
+
+struct top_sock {
+	uint8_t bound_addr[16];
+	uint16_t bound_port;
+	uint8_t connected_addr[16];    /* :: if not connected */
+	uint16_t connected_port;
+	uint32_t sndbuf, rcvbuf;       /* payload limits */
+	uint64_t inum;
+	/* filled by top_snap_link() */
+	uint64_t recvq_msgs, recvq_bytes;
+	uint64_t sendq_msgs, sendq_bytes;  /* queued for sending, incl. unacked */
+};
+
+enum top_queue {
+	TOP_Q_SEND = 0,
+	TOP_Q_RETRANS,
+	TOP_Q_RECV,
+};
+
+/* A queued message; in receive queues the local side is the receiver. */
+struct top_msg {
+	enum top_queue q;
+	uint64_t seq;
+	uint32_t len;
+	uint8_t laddr[16];
+	uint16_t lport;
+	uint8_t faddr[16];
+	uint16_t fport;
+	uint8_t flags, tos;
+};
+
+/* An IB connection's queue and memory-registration sizes. */
+struct top_ib {
+	size_t conn;                   /* SIZE_MAX if no connection row matched */
+	struct wire_info_rdma_conn r;
+};
+
+struct top_snap {
+	uint64_t now_ns;               /* monotonic time the source was read */
+	const char *source;            /* "kernel", ... */
+	struct top_conn *conns;
+	size_t n_conns, cap_conns;
+	struct top_path *paths;
+	size_t n_paths, cap_paths;
+	struct top_counter *counters;
+	size_t n_counters, cap_counters;
+	struct top_sock *socks;
+	size_t n_socks, cap_socks;
+	struct top_msg *msgs;
+	size_t n_msgs, cap_msgs;
+	struct top_ib *ibs;
+	size_t n_ibs, cap_ibs;
+	struct wire_cong_map *local_cong;  /* NULL = unknown */
+	bool has_cong_mask;
+	uint64_t cong_mask;            /* RDS_CMSG_CONG_UPDATE groups since the last snapshot */
+};
+
+/* top_snap_init() - an empty snapshot. */
+void top_snap_init(struct top_snap *s);
+/* top_snap_fini() - free everything |s| holds; it is empty afterwards. */
+void top_snap_fini(struct top_snap *s);
+
+/* Appenders. Return: the new element (zeroed, with conn = SIZE_MAX where
+ * it has one), or NULL when memory ran out. */
+struct top_conn *top_snap_add_conn(struct top_snap *s);
+struct top_path *top_snap_add_path(struct top_snap *s);
+struct top_counter *top_snap_add_counter(struct top_snap *s);
+struct top_sock *top_snap_add_sock(struct top_snap *s);
+struct top_msg *top_snap_add_msg(struct top_snap *s);
+struct top_ib *top_snap_add_ib(struct top_snap *s);
+
+/* top_snap_find_conn() - index of the connection with these addresses
+ * (and |transport| unless NULL); SIZE_MAX if none. */
+size_t top_snap_find_conn(const struct top_snap *s, const uint8_t laddr[16],
+			  const uint8_t faddr[16], const char *transport);
+
+/*
+ * top_snap_link() - derive what spans lists: paths and IB rows to their
+ * connection (by address pair), each connection's path count (when its
+ * source gave none) and send/retransmit queue totals, each socket's
+ * receive and send queue totals (by bound address and port). Idempotent.
+ */
+void top_snap_link(struct top_snap *s);
+
+/* top_snap_counter() - the counter named |name|, or NULL. */
+const struct top_counter *top_snap_counter(const struct top_snap *s, const char *name);
+
+struct top_counter_rate {
+	const char *name;              /* points into the newer snapshot */
+	uint64_t value;
+	uint64_t delta;
+	double per_sec;
+	bool reset;                    /* went backwards: module reloaded */
+};
+
+struct top_conn_rate {
+	bool known;                    /* found in the older snapshot too */
+	bool reset;                    /* a sequence number went backwards */
+	double tx_msgs_per_sec;
+	double rx_msgs_per_sec;
+	bool has_bytes;
+	double tx_bytes_per_sec;
+	double rx_bytes_per_sec;
+};
+
+struct top_rates {
+	double seconds;                /* between the snapshots */
+	struct top_counter_rate *counters;  /* one per counter of the newer snapshot */
+	size_t n_counters;
+	struct top_conn_rate *conns;   /* one per connection of the newer snapshot */
+	size_t n_conns;
+	/* stack totals from the core counters, where both snapshots have them */
+	bool has_msgs;
+	double msgs_in_per_sec;        /* recv_delivered */
+	double msgs_out_per_sec;       /* send_queued */
+	bool has_bytes_in;
+	double bytes_in_per_sec;       /* recv_bytes_added_to_sock */
+};
+
+/*
+ * top_rates_compute() - rates from |old| to |cur|, |cur| taken
+ * |cur->now_ns - old->now_ns| later (|old| NULL or no time between them
+ * gives known = false everywhere and zero rates). Connections are matched
+ * by (laddr, faddr, transport, tos); a message is one sequence number.
+ * Return: 0; -ENOMEM (|r| is then empty).
+ */
+int top_rates_compute(struct top_rates *r, const struct top_snap *old,
+		      const struct top_snap *cur);
+/* top_rates_fini() - free the arrays of |r|. */
+void top_rates_fini(struct top_rates *r);
+
+/* top_addr_str() - "10.0.0.1" for a v4-mapped address, else IPv6 text. */
+const char *top_addr_str(const uint8_t a[16], char *buf, size_t len);
+/* top_conn_state() - "connected", "connecting", "down" from the info flags,
+ * with "+sending" when a send is in progress. */
+const char *top_conn_state(uint8_t flags, char *buf, size_t len);
+
+#endif /* TOP_H */
