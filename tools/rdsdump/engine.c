@@ -396,12 +396,6 @@ static void count_rules(struct conn *c, const struct wire_rules *rs)
 		c->pub.rule_counts[id]++;
 }
 
-/*
- * The receiver accepts this message: was it accepted before? A resend
- * carries the same seq, ports and length (rds_send_path_reset resends the
- * message unchanged but for the flag), though the same numbers on another
- * path are a different message: only RETRANSMITTED copies are compared.
- */
 static uint32_t seen_key(uint64_t sig)
 {
 	return (uint32_t)((sig >> 20) % SEEN_SLOTS);
@@ -439,6 +433,12 @@ static bool seen_grow(struct dump_eng *e, struct conn *c, int d)
 	return true;
 }
 
+/*
+ * The receiver accepts this message: was it accepted before? A resend
+ * carries the same seq, ports and length (rds_send_path_reset resends the
+ * message unchanged but for the flag), though the same numbers on another
+ * path are a different message: only RETRANSMITTED copies are compared.
+ */
 static void seen_check(struct dump_eng *e, struct conn *c, int d, struct dump_msg *m)
 {
 	uint64_t sig = 1469598103934665603ull;
