@@ -20,9 +20,10 @@
  *            without consistent data, the captured bytes from the input.
  *
  * Invariants: DATA, GAP and TRUNC tile the stream from 0 and their sum is
- * the next offset; counters equal the sums of their events; the memory is
- * what init allocated; every held byte lies in [next, next + ooo) and the
- * held bitmap's population is held_bytes <= ooo; DATA points into either
+ * the next offset; counters equal the sums of their events; the arena
+ * only grows, within the limits, and the history plus the held bytes fit
+ * in it; every held byte lies in [next, next + ooo) and the held bitmap's
+ * population is held_bytes <= ooo; DATA points into either
  * the segment or the arena; after close nothing is held and input is
  * refused; with consistent data there is no CONFLICT and DATA is exact.
  */
@@ -90,10 +91,15 @@ static void check_state(struct state *st)
 {
 	const struct dump_tcp_dir *d = &st->d;
 	const struct dump_tcp_stats *s = dump_tcp_dir_stats(d);
-	uint64_t all;
+	uint64_t all, ahead, win;
+	size_t max = d->ooo_max + d->hist_max;
 
-	if (dump_tcp_dir_mem(d) != st->mem)
+	/* the arena only grows, up to what the limits allow */
+	if (dump_tcp_dir_mem(d) < st->mem ||
+	    dump_tcp_dir_mem(d) > max + 2 * (max / 64 + 1) * sizeof(uint64_t) ||
+	    d->cap > max)
 		abort();
+	st->mem = dump_tcp_dir_mem(d);
 	if (s->held_bytes > d->ooo_max || s->held_max > d->ooo_max)
 		abort();
 	if (dump_tcp_dir_next_offset(d) != st->pos)
@@ -109,8 +115,18 @@ static void check_state(struct state *st)
 		abort();
 	if (s->unchecked_bytes > s->retrans_bytes)
 		abort();
+	/* the live span (history, then held bytes) fits in the ring */
+	ahead = d->held_end > d->next ? d->held_end - d->next : 0;
+	if (!d->cap) {
+		if (s->held_bytes || d->hist_len)
+			abort();
+		return;
+	}
+	if (d->hist_len + (s->held_bytes ? ahead : 0) > d->cap)
+		abort();
+	win = d->cap - d->hist_len < d->ooo_max ? d->cap - d->hist_len : d->ooo_max;
 	all = held_pop(d, 0, d->cap);
-	if (all != s->held_bytes || held_pop(d, d->next, d->ooo_max) != all)
+	if (all != s->held_bytes || held_pop(d, d->next, win) != all)
 		abort();
 }
 

@@ -5,6 +5,9 @@
 Wrong options exit 2 with a reason; each test runs, verifies and reports
 numbers that agree between the two ends; the control channel refuses
 another version and garbage with a reason and the server keeps serving.
+Hostile clients: one that says nothing is dropped after --ctl-timeout with
+an error line, a line over 64 KiB gets an error line (not a bare reset),
+and while one client is served every other is told "busy" at once.
 Exit 0 pass, 1 fail.
 """
 import json
@@ -61,7 +64,9 @@ rc, out, err = run(["-c", "127.0.0.1", "-p", str(port), "-t", "1"])
 check(rc == 2 and "control connection" in err, "no server: rc %d %r" % (rc, err))
 
 # -- a server ---------------------------------------------------------------
-srv = subprocess.Popen([BIN, "-s", "-B", "127.0.0.1", "-p", str(port)],
+CTL_TIMEOUT = 2
+srv = subprocess.Popen([BIN, "-s", "-B", "127.0.0.1", "-p", str(port),
+                        "--ctl-timeout", str(CTL_TIMEOUT)],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 try:
     for _ in range(100):
@@ -145,6 +150,56 @@ try:
     # still serving
     rc, out, err = run(base + ["-t", "0.3", "-l", "64"])
     check(rc == 0, "server gone after bad clients: %s" % err[-300:])
+
+    def reply_of(c, limit):
+        """Everything the server sends until it closes, or None if it keeps
+        the connection open past |limit| seconds."""
+        c.settimeout(limit)
+        got = b""
+        try:
+            while True:
+                b = c.recv(65536)
+                if not b:
+                    return got
+                got += b
+        except socket.timeout:
+            return None
+        except ConnectionResetError:
+            return got + b"<reset>"
+
+    # a control line over 64 KiB: an error line that says so, then close
+    c = socket.create_connection(("127.0.0.1", port), timeout=10)
+    try:
+        c.sendall(b"x" * 70000)
+    except OSError:
+        pass
+    reply = reply_of(c, 10)
+    c.close()
+    check(reply is not None and b'"op":"error"' in reply and b"longer than 65536" in reply,
+          "oversize line -> %r" % (reply[:200] if reply else reply))
+
+    # a client that says nothing: dropped after --ctl-timeout, with a reason;
+    # meanwhile everyone else hears "busy" at once, and a real test run
+    # says why it could not start
+    idle = socket.create_connection(("127.0.0.1", port), timeout=10)
+    t0 = time.monotonic()
+    time.sleep(0.3)
+    other = socket.create_connection(("127.0.0.1", port), timeout=10)
+    busy = reply_of(other, 3)
+    other.close()
+    check(busy is not None and b'"op":"error"' in busy and b"busy" in busy,
+          "second client while one is served -> %r" % busy)
+    rc, out, err = run(["-c", "127.0.0.1", "-p", str(port), "-t", "0.3", "-l", "64"])
+    check(rc == 2 and "busy" in err, "test while busy: rc %d %r" % (rc, err[-300:]))
+    reply = reply_of(idle, CTL_TIMEOUT + 5)
+    waited = time.monotonic() - t0
+    idle.close()
+    check(reply is not None and b'"op":"error"' in reply and b"no request within" in reply,
+          "silent client -> %r" % reply)
+    check(waited < CTL_TIMEOUT + 4, "silent client held for %.1f s" % waited)
+    # and the server is free again
+    rc, out, err = run(base + ["-t", "0.3", "-l", "64"])
+    check(rc == 0, "server not free after the silent client: %s" % err[-300:])
 finally:
     srv.terminate()
     try:

@@ -56,11 +56,21 @@ static void hostile_judge(struct cf_run *r, struct cf_result *res, struct hostil
 {
 	struct cf_msg m;
 	const char *fate;
-	int err;
 
-	err = cf_wait_close(x->h, r->cfg->timeout_ms / 4 + 1);
-	fate = x->h->closed == CF_RST ? "reset it" : x->h->closed == CF_FIN ? "closed it" :
-	       "kept it open";
+	switch (cf_wait_end(x->h, r->cfg->timeout_ms / 4 + 1)) {
+	case CF_END_RST:
+		fate = "reset it";
+		break;
+	case CF_END_FIN:
+		fate = "closed it";
+		break;
+	case CF_END_GARBAGE:
+		fate = "answered with bytes that are not RDS";
+		break;
+	default:
+		fate = "kept it open";
+		break;
+	}
 	if (cf_ping(x->w, x->p, &m, r->cfg->timeout_ms) <= 0) {
 		cf_set(res, CF_FAIL, "after %s the peer stopped serving its other connection "
 		       "(witness %s)", what,
@@ -80,7 +90,6 @@ static void hostile_judge(struct cf_run *r, struct cf_result *res, struct hostil
 		return;
 	}
 	cf_set(res, CF_PASS, "after %s the peer %s and kept serving", what, fate);
-	(void)err;
 }
 
 static void hostile_close(struct hostile *x)

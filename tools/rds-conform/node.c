@@ -255,6 +255,17 @@ void cf_close(struct cf_conn *c, bool rst)
 	free(c);
 }
 
+/*
+ * How the peer ended it, from the first error a socket call met: Linux
+ * reports a reset of a connection the peer had already closed (its FIN
+ * was in, the RST only answered bytes we sent after it) as EPIPE, and a
+ * reset of an open one as ECONNRESET.
+ */
+static enum cf_close close_of(int err)
+{
+	return err == EPIPE ? CF_FIN : CF_RST;
+}
+
 static void mark_closed(struct cf_conn *c, enum cf_close how)
 {
 	if (c->closed != CF_OPEN)
@@ -286,7 +297,7 @@ int cf_send_raw(struct cf_conn *c, const void *buf, size_t len)
 		}
 		if (n < 0) {
 			if (errno == EPIPE || errno == ECONNRESET)
-				mark_closed(c, CF_RST);
+				mark_closed(c, close_of(errno));
 			return -errno;
 		}
 		done += (size_t)n;
@@ -460,7 +471,7 @@ int cf_recv(struct cf_conn *c, struct cf_msg *m, int ms)
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
 		if (n <= 0) {
-			mark_closed(c, n == 0 ? CF_FIN : CF_RST);
+			mark_closed(c, n == 0 ? CF_FIN : close_of(errno));
 			return -EPIPE;
 		}
 		if (c->r->pcap)
@@ -512,23 +523,40 @@ int cf_drain(struct cf_conn *c, int ms)
 	}
 }
 
-int cf_wait_close(struct cf_conn *c, int ms)
+enum cf_end cf_wait_end(struct cf_conn *c, int ms)
 {
 	rdsu_ns end = rdsu_clock() + (rdsu_ns)ms * RDSU_MSEC;
 
 	for (;;) {
 		rdsu_ns now = rdsu_clock();
 		struct cf_msg m;
-		int got;
 
+		if (c->deframe_err)
+			return CF_END_GARBAGE;
+		if (c->closed == CF_RST)
+			return CF_END_RST;
+		if (c->closed == CF_FIN)
+			/* half a message and then FIN is not a clean close */
+			return wire_deframer_pending(&c->dfr) ? CF_END_GARBAGE : CF_END_FIN;
 		if (now >= end)
-			return -ETIMEDOUT;
-		got = cf_recv(c, &m, (int)((end - now) / RDSU_MSEC) + 1);
-		if (got == -EPIPE)
-			return 0;
-		if (got < 0)
-			return got;
+			return CF_END_OPEN;
+		cf_recv(c, &m, (int)((end - now) / RDSU_MSEC) + 1);
 	}
+}
+
+const char *cf_end_name(enum cf_end e)
+{
+	switch (e) {
+	case CF_END_FIN:
+		return "closed (FIN)";
+	case CF_END_RST:
+		return "reset";
+	case CF_END_GARBAGE:
+		return "sent bytes that are not RDS";
+	case CF_END_OPEN:
+		return "kept it open";
+	}
+	return "?";
 }
 
 static void learn_probe(struct cf_run *r, const struct cf_seen *s)

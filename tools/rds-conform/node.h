@@ -73,8 +73,9 @@ struct cf_seen {
 
 enum cf_close {
 	CF_OPEN = 0,
-	CF_FIN,                     /* the peer closed (read returned 0) */
-	CF_RST,                     /* ECONNRESET / EPIPE */
+	CF_FIN,                     /* the peer closed (read returned 0, or
+				     * EPIPE: a reset after its FIN) */
+	CF_RST,                     /* reset while open (ECONNRESET) */
 };
 
 struct cf_conn {
@@ -156,10 +157,27 @@ int cf_recv_until(struct cf_conn *c, enum wire_kind kind, int dport, struct cf_m
 /* cf_drain() - receive whatever arrives within |ms| (logging it).
  * Return: messages received; -EPIPE / -EPROTO as cf_recv. */
 int cf_drain(struct cf_conn *c, int ms);
-/* cf_wait_close() - wait up to |ms| for the peer to close or reset,
- * receiving (and logging) what comes first. Return: 0 when closed;
- * -ETIMEDOUT; -EPROTO. */
-int cf_wait_close(struct cf_conn *c, int ms);
+/*
+ * How a wait for the peer to end a connection came out. A verdict rests on
+ * exactly one of these, never on "some error": bytes that are not RDS
+ * are not a close, and a close is not a reset.
+ */
+enum cf_end {
+	CF_END_FIN = 1,             /* closed by FIN; whatever came before was
+				     * whole RDS messages (c->n_log of them) */
+	CF_END_RST,                 /* reset while open */
+	CF_END_GARBAGE,             /* bytes that are not RDS: the stream could
+				     * not be framed (c->deframe_err), or it
+				     * ended inside a message */
+	CF_END_OPEN,                /* still open when the wait ran out */
+};
+
+/* cf_wait_end() - wait up to |ms| for the peer to close or reset,
+ * receiving (and logging) what comes first. */
+enum cf_end cf_wait_end(struct cf_conn *c, int ms);
+/* cf_end_name() - "closed (FIN)", "reset", "sent bytes that are not RDS",
+ * "kept it open". */
+const char *cf_end_name(enum cf_end e);
 
 /*
  * cf_session() - connect from |from| and do what a kernel does on a new

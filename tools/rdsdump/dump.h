@@ -199,7 +199,7 @@ struct dump_conn {
 
 /* ------------------------------------------------------------------------
  * The engine: packets in, records out. Pure (no I/O, no clock); memory is
- * bounded by the configuration, never by the capture.
+ * bounded by the configuration (max_mem), never by the capture.
  */
 
 struct dump_eng;
@@ -214,6 +214,9 @@ struct dump_cfg {
 	size_t tcp_history;     /* (0 = 64 KiB) */
 	unsigned max_flows;     /* TCP connections and QPs followed at once (0 = 4096);
 				 * the least recently active is closed to make room */
+	size_t max_mem;         /* bytes the engine may allocate in all (0 =
+				 * DUMP_MAX_MEM_DEFAULT); the least recently
+				 * active flows are closed early to stay under */
 	/* The capture may hide some of a peer pair's connections (a filter
 	 * expression chose what was read): a path is then named only when
 	 * the capture proves it (the connecting side's SPORT_IDX and the
@@ -224,6 +227,34 @@ struct dump_cfg {
 	unsigned ntcp_ports;
 	dump_sink_fn sink;
 	void *ctx;
+};
+
+/* Without a budget, 4096 flows with both directions at their largest
+ * (ring, resync window, message buffer: about 1.8 MiB each) would take
+ * 14 GiB. 1 GiB is what a laptop can spare beside everything else, holds
+ * several hundred flows at their largest and many thousands of ordinary
+ * ones, which keep a few KiB. */
+#define DUMP_MAX_MEM_DEFAULT ((size_t)1 << 30)
+/* Smallest budget: room for the packet at hand (a ring and a resync
+ * window at their largest) and some flows. */
+#define DUMP_MAX_MEM_MIN ((size_t)16 << 20)
+
+/* What the engine gave up to stay within max_flows and max_mem, or for
+ * want of memory. All zero: the output is complete. */
+struct dump_eng_drops {
+	uint64_t flows_max;     /* flows closed before their end: max_flows */
+	uint64_t flows_mem;     /* flows closed before their end: max_mem */
+	uint64_t held_bytes;    /* stream bytes waiting behind a hole when their
+				 * flow was closed early (out at once, the hole
+				 * declared a gap) */
+	uint64_t partial_bytes; /* bytes of messages in progress cut by those
+				 * closes */
+	uint64_t conns_mem;     /* idle connections whose receiver state
+				 * (congestion maps, accepted messages) was
+				 * dropped for max_mem */
+	uint64_t nomem;         /* allocations that failed (a flow, a buffer) */
+	uint64_t nomem_bytes;   /* stream bytes not kept for want of memory */
+	size_t mem_max;         /* high-water mark of dump_eng_mem() */
 };
 
 /* Capture metadata of one packet. */
@@ -255,6 +286,8 @@ size_t dump_eng_conn_count(const struct dump_eng *e);
 const struct dump_conn *dump_eng_conn(const struct dump_eng *e, size_t i);
 /* dump_eng_mem() - bytes allocated now (for the memory bench). */
 size_t dump_eng_mem(const struct dump_eng *e);
+/* dump_eng_drops() - what was given up so far (see struct dump_eng_drops). */
+const struct dump_eng_drops *dump_eng_drops(const struct dump_eng *e);
 
 /* Names used in text and JSON ("gap", "midstream", "dup", ...): lookups in
  * the tables, "?" for a value not in them. */

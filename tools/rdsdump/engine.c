@@ -14,9 +14,13 @@
  * sequence check of rds_recv_incoming, probes, generation numbers and the
  * peer's congestion map.
  *
- * Memory is bounded by the configuration: max_flows flows with fixed
- * buffers each, a connection table with a cap, nothing sized by a length
- * field.
+ * Memory follows what is in flight: a flow's buffers start small and grow
+ * as bytes wait (tcpreasm's ring, the resync window, the table of accepted
+ * messages), never sized by a length field. Two limits hold the total:
+ * max_flows flows at once, and max_mem bytes for everything, kept by
+ * closing the least recently active flows early. Each early close is
+ * counted (dump_eng_drops) so that the tool can say its output is
+ * incomplete instead of leaving it to be noticed.
  */
 #include "dump.h"
 
@@ -31,12 +35,21 @@
 #define MAX_CONNS 65536u
 #define RESYNC_WIN_MAX (16u << 20)
 #define FRAME_MAX (WIRE_HDR_LEN + WIRE_FRAG_SIZE)
+#define RESYNC_WIN_MIN 4096u
+/*
+ * What one packet can add before the budget is looked at again: a ring
+ * grown to its largest while the old one is still held, a resync window
+ * grown to its largest, a new flow, a table of accepted messages. Below
+ * max_mem by this much, the next packet cannot cross it.
+ */
+#define PKT_HEADROOM (4u << 20)
 
 enum fr_mode { FR_FRAME, FR_RESYNC };
 
 /* One direction of a TCP flow. */
 struct tdir {
 	struct dump_tcp_dir tcp;
+	size_t tcp_mem;         /* dump_tcp_dir_mem() as counted in the engine's mem */
 	bool tcp_ok;
 	bool closed;            /* FIN or RST seen, or closed at the end */
 	enum fr_mode mode;
@@ -45,6 +58,7 @@ struct tdir {
 	uint8_t *keep;
 	struct dump_resync rs;
 	uint8_t *win;
+	size_t win_len;         /* allocated at win (grows up to rs.cap) */
 	uint64_t rs_base;       /* stream offset of the first byte given to resync */
 	uint32_t segs;          /* DATA events that carried the message in progress */
 	int dir;                /* relative to the connection */
@@ -89,11 +103,18 @@ struct conn {
 	uint64_t next_rx[WIRE_MAX_PATHS][2];
 	struct flow *slot[WIRE_MAX_PATHS];
 	uint64_t *seen[2];      /* signatures of accepted messages, per direction */
+	uint32_t seen_cap[2];   /* entries at seen[d]: SEEN_SLOTS once full size */
+	uint32_t seen_used[2];
+	unsigned nflows;        /* flows that carry it now */
 };
 
 /* Accepted messages remembered per direction to recognise a resend that
- * is accepted a second time; direct-mapped, older entries overwritten. */
+ * is accepted a second time; direct-mapped, older entries overwritten.
+ * Most connections carry a few messages, so the table starts as a small
+ * open-addressed copy of the direct-mapped one (same keys, same answers)
+ * and becomes the real thing when it would be as big. */
 #define SEEN_SLOTS 4096u
+#define SEEN_FIRST 16u
 
 /* REQs waiting for their REP, to know the family of the private data. */
 struct cmreq {
@@ -102,15 +123,19 @@ struct cmreq {
 	uint16_t proposed;
 };
 
+enum drop_why { DROP_NONE, DROP_MAX_FLOWS, DROP_MEM };
+
 struct dump_eng {
 	struct dump_cfg cfg;
 	size_t mem;
+	struct dump_eng_drops drops;
 	struct flow *fb[NBUCKET];
 	struct flow *lru_head, *lru_tail;
 	unsigned nflows;
 	struct conn *cb[NBUCKET];
 	struct conn **conns;
 	size_t nconns, conns_cap;
+	size_t conn_sweep;      /* where make_room() looks for idle state next */
 	struct cmreq reqs[64];
 	unsigned nreq;
 	struct wire_cong_map cong_tmp;
@@ -183,12 +208,21 @@ const char *dump_xport_name(enum dump_xport x)
  * Helpers
  */
 
+static void mem_add(struct dump_eng *e, size_t n)
+{
+	e->mem += n;
+	if (e->mem > e->drops.mem_max)
+		e->drops.mem_max = e->mem;
+}
+
 static void *zalloc(struct dump_eng *e, size_t n)
 {
 	void *p = calloc(1, n);
 
 	if (p)
-		e->mem += n;
+		mem_add(e, n);
+	else
+		e->drops.nomem++;
 	return p;
 }
 
@@ -336,7 +370,7 @@ static struct conn *conn_get(struct dump_eng *e, enum dump_xport xp, const struc
 
 		if (!n)
 			return NULL;
-		e->mem += (ncap - e->conns_cap) * sizeof(*n);
+		mem_add(e, (ncap - e->conns_cap) * sizeof(*n));
 		e->conns = n;
 		e->conns_cap = ncap;
 	}
@@ -368,13 +402,50 @@ static void count_rules(struct conn *c, const struct wire_rules *rs)
 		c->pub.rule_counts[id]++;
 }
 
+static uint32_t seen_key(uint64_t sig)
+{
+	return (uint32_t)((sig >> 20) % SEEN_SLOTS);
+}
+
+/* Where |key| is (or goes) in a table of |cap| entries. */
+static uint64_t *seen_slot(uint64_t *tab, uint32_t cap, uint32_t key)
+{
+	if (cap == SEEN_SLOTS)
+		return &tab[key];
+	/* at most half full, so an empty entry ends every probe */
+	for (uint32_t i = key % cap;; i = (i + 1) % cap)
+		if (!tab[i] || seen_key(tab[i]) == key)
+			return &tab[i];
+}
+
+/* Room for one more key in direction d's table; false if none could be had. */
+static bool seen_grow(struct dump_eng *e, struct conn *c, int d)
+{
+	uint32_t cap = c->seen_cap[d], ncap;
+	uint64_t *n;
+
+	if (cap == SEEN_SLOTS || (c->seen_used[d] + 1) * 2 <= cap)
+		return true;
+	ncap = cap * 2 >= SEEN_SLOTS / 2 ? SEEN_SLOTS : cap * 2;
+	n = zalloc(e, ncap * sizeof(*n));
+	if (!n)
+		return false;
+	for (uint32_t i = 0; i < cap; i++)
+		if (c->seen[d][i])
+			*seen_slot(n, ncap, seen_key(c->seen[d][i])) = c->seen[d][i];
+	zfree(e, c->seen[d], cap * sizeof(*n));
+	c->seen[d] = n;
+	c->seen_cap[d] = ncap;
+	return true;
+}
+
 /*
  * The receiver accepts this message: was it accepted before? A resend
  * carries the same seq, ports and length (rds_send_path_reset resends the
  * message unchanged but for the flag), though the same numbers on another
  * path are a different message: only RETRANSMITTED copies are compared.
  */
-static void seen_check(struct conn *c, int d, struct dump_msg *m)
+static void seen_check(struct dump_eng *e, struct conn *c, int d, struct dump_msg *m)
 {
 	uint64_t sig = 1469598103934665603ull;
 	uint64_t *slot;
@@ -385,9 +456,15 @@ static void seen_check(struct conn *c, int d, struct dump_msg *m)
 	sig = (sig ^ m->hdr.len) * 1099511628211ull;
 	sig = (sig ^ ((uint64_t)m->hdr.sport << 16 | m->hdr.dport)) * 1099511628211ull;
 	sig |= 1;               /* 0 marks an empty slot */
-	slot = &c->seen[d][(sig >> 20) % SEEN_SLOTS];
+	slot = seen_slot(c->seen[d], c->seen_cap[d], seen_key(sig));
 	if (m->hdr.flags & WIRE_FLAG_RETRANSMITTED && *slot == sig)
 		m->again = true;
+	if (!*slot) {
+		if (!seen_grow(e, c, d))
+			return;
+		slot = seen_slot(c->seen[d], c->seen_cap[d], seen_key(sig));
+		c->seen_used[d]++;
+	}
 	*slot = sig;
 }
 
@@ -404,8 +481,10 @@ static void finish_msg(struct dump_eng *e, struct dump_rec *r, enum wire_xport x
 	bool swap_map = false;
 
 	m->kind = wire_classify(&m->hdr, xp);
-	if (c && !c->seen[d])
-		c->seen[d] = zalloc(e, SEEN_SLOTS * sizeof(uint64_t));
+	if (c && !c->seen[d]) {
+		c->seen[d] = zalloc(e, SEEN_FIRST * sizeof(uint64_t));
+		c->seen_cap[d] = c->seen[d] ? SEEN_FIRST : 0;
+	}
 	wire_exts_decode(&m->exts, m->hdr.ext, e->cfg.kv);
 	wire_hdr_check(&m->hdr, xp, NULL, &r->rules);
 	wire_msg_check(&m->hdr, xp, e->cfg.kv, &r->rules);
@@ -436,7 +515,7 @@ static void finish_msg(struct dump_eng *e, struct dump_rec *r, enum wire_xport x
 		if (m->seq != DUMP_SEQ_DUP) {
 			c->next_rx[p][d] = s + 1;
 			c->have_rx[p][d] = true;
-			seen_check(c, d, m);
+			seen_check(e, c, d, m);
 			if (m->again)
 				st->again++;
 		}
@@ -553,17 +632,29 @@ static struct flow *flow_find(struct dump_eng *e, enum fkind k, const struct dum
 	return NULL;
 }
 
+/* The direction's ring may have grown (or gone): count it in the total. */
+static void tcp_account(struct dump_eng *e, struct tdir *t)
+{
+	size_t now = dump_tcp_dir_mem(&t->tcp);
+
+	e->mem -= t->tcp_mem;
+	mem_add(e, now);
+	t->tcp_mem = now;
+}
+
 static void tdir_free(struct dump_eng *e, struct tdir *t)
 {
 	if (t->tcp_ok) {
-		e->mem -= dump_tcp_dir_mem(&t->tcp);
+		e->drops.nomem_bytes += dump_tcp_dir_stats(&t->tcp)->nomem_bytes;
 		dump_tcp_dir_fini(&t->tcp);
+		tcp_account(e, t);
 		t->tcp_ok = false;
 	}
 	zfree(e, t->keep, e->cfg.keep);
 	t->keep = NULL;
-	zfree(e, t->win, t->rs.cap);
+	zfree(e, t->win, t->win_len);
 	t->win = NULL;
+	t->win_len = 0;
 }
 
 static void release_slot(struct dump_eng *e, struct flow *f)
@@ -593,12 +684,100 @@ static void flow_free(struct dump_eng *e, struct flow *f)
 		*pp = f->hnext;
 	lru_unlink(e, f);
 	release_slot(e, f);
+	if (conn_of(e, f->conn))
+		conn_of(e, f->conn)->nflows--;
 	for (int d = 0; d < 2; d++)
 		tdir_free(e, &f->d[d]);
 	zfree(e, f->q.fbuf, FRAME_MAX);
 	zfree(e, f->q.keep, e->cfg.keep);
 	zfree(e, f, sizeof(*f));
 	e->nflows--;
+}
+
+/* Bytes of |f| that an early close gives up: waiting behind a hole (they
+ * come out now, the hole as a gap) and of messages in progress. */
+static void count_cut(struct dump_eng *e, const struct flow *f)
+{
+	for (int d = 0; f->kind == F_TCP && d < 2; d++) {
+		const struct tdir *t = &f->d[d];
+
+		if (t->tcp_ok)
+			e->drops.held_bytes += dump_tcp_dir_stats(&t->tcp)->held_bytes;
+		if (t->mode == FR_FRAME && wire_deframer_pending(&t->df))
+			e->drops.partial_bytes += t->df.offset - t->df.msg_offset;
+		else if (t->mode == FR_RESYNC && t->win)
+			e->drops.partial_bytes += t->rs.len;
+	}
+	if (f->kind == F_QP && f->q.ra.active)
+		e->drops.partial_bytes += f->q.ra.got;
+}
+
+/* Close |f| before its end to make room; a flow already closed (kept only
+ * to absorb stray packets) gives nothing up. */
+static void evict(struct dump_eng *e, struct flow *f, enum drop_why why)
+{
+	if (!f->closed) {
+		count_cut(e, f);
+		if (why == DROP_MEM)
+			e->drops.flows_mem++;
+		else
+			e->drops.flows_max++;
+	}
+	flow_free(e, f);
+}
+
+static void flow_set_conn(struct flow *f, struct conn *c)
+{
+	f->conn = c ? c->pub.id : -1;
+	if (c)
+		c->nflows++;
+}
+
+/*
+ * The receiver state of a connection no flow carries now (its congestion
+ * maps, 8 KiB each, and its table of accepted messages): kept for when it
+ * reconnects, but not at the cost of the budget. Dropping it makes the
+ * next map count as a first one and may miss a resend accepted twice, so
+ * it is counted as a loss.
+ */
+static void conn_forget(struct dump_eng *e, struct conn *c)
+{
+	size_t before = e->mem;
+
+	for (int d = 0; d < 2; d++) {
+		zfree(e, c->map[d], sizeof(*c->map[d]));
+		c->map[d] = NULL;
+		c->have_map[d] = false;
+		zfree(e, c->seen[d], c->seen_cap[d] * sizeof(uint64_t));
+		c->seen[d] = NULL;
+		c->seen_cap[d] = c->seen_used[d] = 0;
+	}
+	if (before > e->mem)
+		e->drops.conns_mem++;
+}
+
+/*
+ * Stay PKT_HEADROOM below the budget, and a sixteenth more for what the
+ * count does not see (the allocator's own overhead and the holes it is
+ * left with when rings grow, the capture library's buffers, the program):
+ * the budget is meant for the whole process. |keep| (the flow of the
+ * packet at hand) is spared.
+ */
+static void make_room(struct dump_eng *e, const struct flow *keep)
+{
+	size_t aside = PKT_HEADROOM + e->cfg.max_mem / 16;
+	size_t limit = e->cfg.max_mem > aside ? e->cfg.max_mem - aside : 0;
+
+	while (e->mem > limit && e->lru_tail && e->lru_tail != keep)
+		evict(e, e->lru_tail, DROP_MEM);
+	/* connections are never evicted (-z reports them all), only the
+	 * state of idle ones, round-robin */
+	for (size_t n = 0; e->mem > limit && n < e->nconns; n++) {
+		struct conn *c = e->conns[e->conn_sweep++ % e->nconns];
+
+		if (!c->nflows)
+			conn_forget(e, c);
+	}
 }
 
 static struct flow *flow_new(struct dump_eng *e, enum fkind k, const struct dump_ep *a,
@@ -608,7 +787,7 @@ static struct flow *flow_new(struct dump_eng *e, enum fkind k, const struct dump
 	uint32_t h;
 
 	if (e->nflows >= e->cfg.max_flows && e->lru_tail)
-		flow_free(e, e->lru_tail);
+		evict(e, e->lru_tail, DROP_MAX_FLOWS);
 	f = zalloc(e, sizeof(*f));
 	if (!f)
 		return NULL;
@@ -645,7 +824,7 @@ static int tdir_open(struct dump_eng *e, struct tdir *t)
 	if (dump_tcp_dir_init(&t->tcp, &lim))
 		return -1;
 	t->tcp_ok = true;
-	e->mem += dump_tcp_dir_mem(&t->tcp);
+	t->tcp_mem = 0;
 	t->keep = zalloc(e, e->cfg.keep);
 	if (!t->keep)
 		return -1;
@@ -669,13 +848,17 @@ static void start_resync(struct dump_eng *e, struct flow *f, struct tdir *t, uin
 
 	if (!t->win) {
 		size_t cap = (size_t)e->cfg.max_len + 2 * WIRE_HDR_LEN;
+		size_t first = cap < RESYNC_WIN_MIN ? cap : RESYNC_WIN_MIN;
 
 		if (cap > RESYNC_WIN_MAX)
 			cap = RESYNC_WIN_MAX;
-		t->win = zalloc(e, cap);
+		/* judged as a window of cap bytes, allocated as bytes come */
+		t->win = zalloc(e, first);
 		if (!t->win)
 			return;     /* stays in resync, taking nothing: bytes are lost */
+		t->win_len = first;
 		dump_resync_init(&t->rs, t->win, cap, e->cfg.max_len);
+		dump_resync_set_win(&t->rs, t->win, first);
 	}
 	dump_resync_reset(&t->rs, have ? &hint : NULL);
 	t->mode = FR_RESYNC;
@@ -744,6 +927,30 @@ static size_t feed_frames(struct dump_eng *e, struct flow *f, int d, const uint8
 	return used;
 }
 
+/*
+ * Grow the resync window to take |len| more bytes without giving any up
+ * (what it is fed never points into it: tcp_data copies a find out). On
+ * failure the window stays and drops its oldest bytes as a full one does.
+ */
+static void win_grow(struct dump_eng *e, struct tdir *t, size_t len)
+{
+	size_t want = dump_resync_want(&t->rs, len), n = t->win_len;
+	uint8_t *w;
+
+	if (want <= n)
+		return;
+	while (n < want)
+		n = n > t->rs.cap / 2 ? t->rs.cap : n * 2;
+	w = zalloc(e, n);
+	if (!w)
+		return;
+	memcpy(w, t->win, t->rs.len);
+	zfree(e, t->win, t->win_len);
+	t->win = w;
+	t->win_len = n;
+	dump_resync_set_win(&t->rs, w, n);
+}
+
 static void tcp_data(struct dump_eng *e, struct flow *f, int d, const uint8_t *p, size_t len,
 		     uint64_t off)
 {
@@ -767,7 +974,9 @@ static void tcp_data(struct dump_eng *e, struct flow *f, int d, const uint8_t *p
 			n = feed_frames(e, f, d, src, slen, soff);
 		} else if (!t->win) {
 			n = slen;       /* no window could be had: these bytes are lost */
+			e->drops.nomem_bytes += slen;
 		} else {
+			win_grow(e, t, slen);
 			n = dump_resync_feed(&t->rs, src, slen);
 		}
 		if (mine) {
@@ -929,6 +1138,7 @@ static void drain(struct dump_eng *e, struct flow *f, int d, bool *reopen)
 
 	while (dump_tcp_dir_next_event(&f->d[d].tcp, &ev) == 1)
 		tcp_event(e, f, d, &ev, reopen);
+	tcp_account(e, &f->d[d]);
 }
 
 static void tcp_close_flow(struct dump_eng *e, struct flow *f)
@@ -1014,7 +1224,7 @@ static struct flow *tcp_flow_new(struct dump_eng *e, const struct wire_pkt *p,
 	if (!f)
 		return NULL;
 	c = conn_get(e, DUMP_XP_TCP, a, b);
-	f->conn = c ? c->pub.id : -1;
+	flow_set_conn(f, c);
 	for (int d = 0; d < 2; d++) {
 		if (tdir_open(e, &f->d[d])) {
 			flow_free(e, f);
@@ -1067,6 +1277,7 @@ static void tcp_packet(struct dump_eng *e, const struct wire_pkt *p)
 			return;
 	}
 	lru_front(e, f);
+	make_room(e, f);
 	if (f->closed)
 		return;
 	d = ep_cmp(&s, &f->ep[0], true) ? 1 : 0;
@@ -1143,7 +1354,7 @@ static struct flow *qp_flow(struct dump_eng *e, const struct wire_roce *r)
 	}
 	qp_reset(e, f);
 	c = conn_get(e, DUMP_XP_IB, &s, &dst);
-	f->conn = c ? c->pub.id : -1;
+	flow_set_conn(f, c);
 	f->path = 0;            /* IB is not multipath */
 	f->d[0].dir = c ? conn_dir(c, &s) : 0;
 	if (c)
@@ -1205,6 +1416,7 @@ static void qp_packet(struct dump_eng *e, const struct wire_pkt *p, const struct
 	if (!f)
 		return;
 	lru_front(e, f);
+	make_room(e, f);
 	q = &f->q;
 	d = f->d[0].dir;
 	/* RC retransmissions reuse PSNs (24-bit serial arithmetic): behind
@@ -1396,7 +1608,7 @@ int dump_eng_new(struct dump_eng **out, const struct dump_cfg *cfg)
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	e->mem = sizeof(*e);
+	e->mem = e->drops.mem_max = sizeof(*e);
 	e->cfg = *cfg;
 	if (!e->cfg.kv)
 		e->cfg.kv = WIRE_KVER_7;
@@ -1412,6 +1624,8 @@ int dump_eng_new(struct dump_eng **out, const struct dump_cfg *cfg)
 		e->cfg.tcp_history = 64u << 10;
 	if (!e->cfg.max_flows)
 		e->cfg.max_flows = 4096;
+	if (!e->cfg.max_mem)
+		e->cfg.max_mem = DUMP_MAX_MEM_DEFAULT;
 	if (!e->cfg.ntcp_ports) {
 		e->cfg.tcp_ports[0] = WIRE_TCP_PORT;
 		e->cfg.ntcp_ports = 1;
@@ -1492,6 +1706,11 @@ const struct dump_conn *dump_eng_conn(const struct dump_eng *e, size_t i)
 size_t dump_eng_mem(const struct dump_eng *e)
 {
 	return e->mem;
+}
+
+const struct dump_eng_drops *dump_eng_drops(const struct dump_eng *e)
+{
+	return &e->drops;
 }
 
 void dump_eng_free(struct dump_eng *e)

@@ -8,6 +8,7 @@
 #include <argp.h>
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <pcap/pcap.h>
 #include <signal.h>
 #include <stdio.h>
@@ -33,6 +34,7 @@ enum {
 	OPT_KERNEL,
 	OPT_MAX_LEN,
 	OPT_MAX_FLOWS,
+	OPT_MAX_MEM,
 };
 
 static const struct argp_option options[] = {
@@ -70,6 +72,9 @@ static const struct argp_option options[] = {
 	  "largest h_len followed before resynchronising (default 1048576)", 4 },
 	{ "max-flows", OPT_MAX_FLOWS, "N", 0,
 	  "TCP connections and QPs followed at once (default 4096)", 4 },
+	{ "max-mem", OPT_MAX_MEM, "SIZE", 0,
+	  "memory for reassembly and state, with K, M or G (default 1G, at least 16M); "
+	  "the least recently active flows are closed early to stay under", 4 },
 	{ 0 }
 };
 
@@ -80,7 +85,9 @@ static const char doc[] =
 	"16385 or udp port 4791\" (plus each --tcp-port); files are read whole, as rdsdump "
 	"itself picks out RDS traffic. Exit status: 0 success, 1 the input could not be read "
 	"to its end (everything before was printed), 2 bad options or the input could not be "
-	"opened.";
+	"opened, 3 the output is incomplete: flows closed early to stay within --max-flows or "
+	"--max-mem had bytes in flight, or memory ran out (a warning on stderr says what was "
+	"lost).";
 
 struct opts {
 	const char *iface, *rfile, *wfile;
@@ -103,6 +110,28 @@ static long num_arg(struct argp_state *st, const char *opt, const char *arg, lon
 	if (errno || end == arg || *end || v < lo || v > hi)
 		argp_error(st, "%s: '%s' is not a number from %ld to %ld", opt, arg, lo, hi);
 	return v;
+}
+
+/* SIZE: bytes, or with a K, M or G suffix (powers of 1024). */
+static size_t size_arg(struct argp_state *st, const char *opt, const char *arg, size_t lo)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	const char *units = "KMG", *u;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (*end && !end[1] && (*end & ~0x20) && (u = strchr(units, *end & ~0x20)) != NULL) {
+		shift = 10 * (unsigned)(u - units + 1);
+		end++;
+	}
+	if (errno || end == arg || *end || arg[0] == '-' || v > (SIZE_MAX >> shift) ||
+	    (size_t)v << shift < lo)
+		argp_error(st, "%s: '%s' is not a size of at least %zuM (bytes, or with K, M or G)",
+			   opt, arg, lo >> 20);
+	return (size_t)v << shift;
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *st)
@@ -187,6 +216,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_MAX_FLOWS:
 		o->cfg.max_flows = (unsigned)num_arg(st, "--max-flows", arg, 1, 1 << 20);
+		break;
+	case OPT_MAX_MEM:
+		o->cfg.max_mem = size_arg(st, "--max-mem", arg, DUMP_MAX_MEM_MIN);
 		break;
 	case ARGP_KEY_ARG: {
 		/* the filter expression: every remaining word, as tcpdump */
@@ -321,6 +353,49 @@ static int set_filter(struct opts *o, pcap_t *p, int lt)
 	return 0;
 }
 
+/*
+ * What the engine gave up, on stderr (and as a JSON record with --json):
+ * silence would let a cut-short dissection pass for a complete one. Flows
+ * closed early with nothing in flight lost nothing yet (more of one later
+ * shows as a mid-stream start), so they are only noted.
+ * Return: true if bytes were given up or memory ran out.
+ */
+static bool report_drops(const struct opts *o, const struct dump_eng *eng)
+{
+	const struct dump_eng_drops *dr = dump_eng_drops(eng);
+	size_t max_mem = o->cfg.max_mem ? o->cfg.max_mem : DUMP_MAX_MEM_DEFAULT;
+	bool cut = dr->held_bytes || dr->partial_bytes || dr->conns_mem || dr->nomem ||
+		   dr->nomem_bytes;
+
+	if (!cut && !dr->flows_max && !dr->flows_mem)
+		return false;
+	fprintf(stderr, "rdsdump: %s: %llu flows closed early "
+		"(%llu at --max-flows %u, %llu at --max-mem %zuM), %llu bytes waiting for "
+		"reassembly and %llu bytes of messages in progress dropped, receiver state of "
+		"%llu idle connections dropped; %llu allocations failed, %llu stream bytes not "
+		"kept for want of memory\n",
+		cut ? "warning: output incomplete" : "note",
+		(unsigned long long)(dr->flows_max + dr->flows_mem),
+		(unsigned long long)dr->flows_max, o->cfg.max_flows ? o->cfg.max_flows : 4096,
+		(unsigned long long)dr->flows_mem, max_mem >> 20,
+		(unsigned long long)dr->held_bytes, (unsigned long long)dr->partial_bytes,
+		(unsigned long long)dr->conns_mem, (unsigned long long)dr->nomem,
+		(unsigned long long)dr->nomem_bytes);
+	if (o->json)
+		printf("{\"type\":\"%s\",\"flows_evicted_max_flows\":%llu,"
+		       "\"flows_evicted_max_mem\":%llu,\"held_bytes\":%llu,"
+		       "\"partial_bytes\":%llu,\"conns_state_dropped\":%llu,"
+		       "\"alloc_failures\":%llu,\"nomem_bytes\":%llu,"
+		       "\"max_flows\":%u,\"max_mem\":%zu,\"mem_max\":%zu}\n",
+		       cut ? "incomplete" : "evicted",
+		       (unsigned long long)dr->flows_max, (unsigned long long)dr->flows_mem,
+		       (unsigned long long)dr->held_bytes, (unsigned long long)dr->partial_bytes,
+		       (unsigned long long)dr->conns_mem,
+		       (unsigned long long)dr->nomem, (unsigned long long)dr->nomem_bytes,
+		       o->cfg.max_flows ? o->cfg.max_flows : 4096, max_mem, dr->mem_max);
+	return cut;
+}
+
 int main(int argc, char **argv)
 {
 	static struct opts o;
@@ -339,6 +414,14 @@ int main(int argc, char **argv)
 	 * not the path it was started by. */
 	argv[0] = program_invocation_short_name;
 	argp_parse(&argp, argc, argv, 0, NULL, &o);
+	/*
+	 * Rings and windows grow by doubling and go when a flow is closed.
+	 * glibc would raise its mmap threshold after the first such free and
+	 * serve them from the heap, whose holes then stay resident: a fixed
+	 * threshold gives every large buffer back to the system, so that
+	 * --max-mem bounds what the process really holds.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 
 	run.o = &o;
 	run.rd.out = stdout;
@@ -437,6 +520,8 @@ int main(int argc, char **argv)
 			dump_print_stats(&run.rd, cs, n);
 		free(cs);
 	}
+	if (report_drops(&o, eng) && !status)
+		status = 3;
 	if (!o.rfile) {
 		struct pcap_stat ps;
 

@@ -41,7 +41,21 @@ void dump_resync_init(struct dump_resync *r, uint8_t *win, size_t cap, uint32_t 
 	memset(r, 0, sizeof(*r));
 	r->win = win;
 	r->cap = cap;
+	r->room = cap;
 	r->max_len = max_len ? max_len : WIRE_MAX_MSG_LEN;
+}
+
+void dump_resync_set_win(struct dump_resync *r, uint8_t *win, size_t room)
+{
+	r->win = win;
+	r->room = room < r->cap ? room : r->cap;
+}
+
+size_t dump_resync_want(const struct dump_resync *r, size_t len)
+{
+	if (r->found || r->len + len <= r->room || r->room == r->cap)
+		return r->room;
+	return len < r->cap - r->len ? r->len + len : r->cap;
 }
 
 void dump_resync_reset(struct dump_resync *r, const uint64_t *hint)
@@ -152,7 +166,7 @@ size_t dump_resync_feed(struct dump_resync *r, const uint8_t *data, size_t len)
 
 	if (r->found || !len)
 		return 0;
-	if (r->len == r->cap) {
+	if (r->len == r->room) {
 		/* keep what may still start a header: the oldest waiting
 		 * candidate, or the unfinished tail */
 		size_t keep = r->npend ? r->pend[0] : r->scan;
@@ -161,7 +175,7 @@ size_t dump_resync_feed(struct dump_resync *r, const uint8_t *data, size_t len)
 			keep = 1;       /* cannot happen with a big enough window */
 		drop(r, keep);
 	}
-	n = r->cap - r->len;
+	n = r->room - r->len;
 	if (n > len)
 		n = len;
 	/* memmove: the caller may refeed bytes from this very window */
@@ -173,7 +187,7 @@ size_t dump_resync_feed(struct dump_resync *r, const uint8_t *data, size_t len)
 
 		/* bytes before the first possible start are dead; move the
 		 * rest down once they are half the window, not on every call */
-		if (keep > r->cap / 2)
+		if (keep > r->room / 2)
 			drop(r, keep);
 	}
 	return n;

@@ -31,7 +31,8 @@
 
 struct dump_resync {
 	uint8_t *win;           /* caller's window */
-	size_t cap;
+	size_t cap;             /* what the window may grow to: judges by it */
+	size_t room;            /* bytes at win now (<= cap) */
 	size_t len;             /* bytes in the window */
 	size_t scan;            /* offsets below this were looked at */
 	size_t pend[16];        /* candidates waiting for their successor */
@@ -50,6 +51,18 @@ bool dump_hdr_plausible(const struct wire_hdr *h, uint32_t max_len);
 
 /* dump_resync_init() - |win| of |cap| bytes (at least 2 headers' worth). */
 void dump_resync_init(struct dump_resync *r, uint8_t *win, size_t cap, uint32_t max_len);
+/*
+ * A window may also start smaller and grow: the verdicts are those of a
+ * |cap| window as long as the caller grows it to dump_resync_want() before
+ * each feed; where it cannot, the window drops its oldest bytes at |room|
+ * as a full one does at |cap|.
+ * dump_resync_want() - bytes the window should have to take |len| more
+ * without dropping any (never above cap; room when that is enough).
+ * dump_resync_set_win() - the window is now |win| of |room| bytes, holding
+ * the same first r->len bytes (realloc keeps them).
+ */
+size_t dump_resync_want(const struct dump_resync *r, size_t len);
+void dump_resync_set_win(struct dump_resync *r, uint8_t *win, size_t room);
 /* dump_resync_reset() - start looking again; |hint| NULL if no sequence
  * number is expected. */
 void dump_resync_reset(struct dump_resync *r, const uint64_t *hint);

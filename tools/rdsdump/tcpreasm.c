@@ -2,17 +2,20 @@
 /*
  * tcpreasm.c - dump_tcp_*: TCP reassembly of one direction, for rdsdump.
  *
- * One ring of (history + ooo) bytes, indexed by stream offset modulo its
- * size, holds both the last bytes delivered (to compare retransmissions
- * with) and the bytes received ahead of a hole. Because the history ends
- * where the hold window begins and together they are exactly the ring, the
- * two can never overwrite each other, and nothing needs allocating after
- * init. Two bitmaps over the ring say which bytes are held (received, not
- * delivered) and which hold a captured value (as opposed to a placeholder
- * for bytes the snap length cut off, or a hole that became history).
+ * One ring, indexed by stream offset modulo its size, holds both the last
+ * bytes delivered (to compare retransmissions with) and the bytes received
+ * ahead of a hole. The live span [next - hist_len, held_end) always fits
+ * in the ring, so history and held bytes never overwrite each other. The
+ * ring starts empty and doubles (re-laid by offset) only when the span is
+ * about to outgrow it, up to history + ooo: a direction costs what it
+ * actually keeps, and most keep a few KiB. Two bitmaps over the ring say
+ * which bytes are held (received, not delivered) and which hold a captured
+ * value (as opposed to a placeholder for bytes the snap length cut off, or
+ * a hole that became history).
  *
  * Invariants (the fuzzer checks the visible ones):
  *   - every held byte lies in [next, next + ooo_max) and below held_end;
+ *   - the live span [next - hist_len, max(next, held_end)) fits in cap;
  *   - no byte at or beyond a FIN is held;
  *   - DATA, GAP and TRUNC events tile [0, next) in order;
  *   - next == bytes + gap_bytes + trunc_bytes.
@@ -187,6 +190,94 @@ static void ring_write(struct dump_tcp_dir *d, uint64_t off, const uint8_t *src,
 }
 
 /* ------------------------------------------------------------------------
+ * Growing the ring
+ */
+
+/* First ring: a few segments' worth, enough for most directions for good. */
+#define RING_MIN 4096u
+
+static size_t arena_bytes(size_t cap, size_t *words)
+{
+	*words = cap / 64 + 1;
+	return 2 * *words * sizeof(uint64_t) + cap;
+}
+
+/*
+ * Make the ring at least |need| bytes (need <= hist_max + ooo_max). The
+ * live span keeps its offsets: each byte and both its bits move to
+ * off % new cap. Return: false if the memory could not be had (the ring
+ * is then as it was).
+ */
+static bool grow(struct dump_tcp_dir *d, uint64_t need)
+{
+	size_t ncap, words, len, max = d->hist_max + d->ooo_max;
+	uint64_t lo, hi;
+	uint8_t *a, *ring;
+	uint64_t *held, *valid;
+
+	if (need <= d->cap)
+		return true;
+	ncap = d->cap ? d->cap : RING_MIN;
+	while (ncap < need && ncap < max)
+		ncap = ncap > max / 2 ? max : ncap * 2;
+	if (ncap > max)
+		ncap = max;
+	if (ncap < need)
+		return false;
+	len = arena_bytes(ncap, &words);
+	/* calloc: the bitmaps must start clear; the ring contents do not matter */
+	a = calloc(1, len);
+	if (!a)
+		return false;
+	held = (uint64_t *)(void *)a;
+	valid = held + words;
+	ring = a + 2 * words * sizeof(uint64_t);
+	lo = d->next - d->hist_len;
+	hi = d->held_end > d->next ? d->held_end : d->next;
+	for (uint64_t off = lo; d->cap && off < hi; off++) {
+		size_t o = rpos(d, off), n = (size_t)(off % ncap);
+
+		ring[n] = d->ring[o];
+		if (bm_get(d->held, o))
+			bm_put(held, n, 1, true);
+		if (bm_get(d->valid, o))
+			bm_put(valid, n, 1, true);
+	}
+	free(d->arena);
+	d->arena = a;
+	d->arena_len = len;
+	d->cap = ncap;
+	d->held = held;
+	d->valid = valid;
+	d->ring = ring;
+	if (d->arena_len > d->st.mem_max)
+		d->st.mem_max = d->arena_len;
+	return true;
+}
+
+/* Bytes kept ahead of next once next has moved on by |n|. */
+static uint64_t ahead_after(const struct dump_tcp_dir *d, uint64_t n)
+{
+	return d->held_end > d->next + n ? d->held_end - (d->next + n) : 0;
+}
+
+/*
+ * History to keep when next moves on by |n|: all of it if the ring can
+ * grow to hold it, else what the ring holds beside the held bytes (older
+ * retransmissions are then "unchecked", never wrong).
+ */
+static uint64_t hist_room(struct dump_tcp_dir *d, uint64_t n)
+{
+	uint64_t want = d->hist_len + n, ahead = ahead_after(d, n);
+
+	if (want > d->hist_max)
+		want = d->hist_max;
+	if (!want || grow(d, want + ahead))
+		return want;
+	return d->cap > ahead ? d->cap - ahead : 0;
+}
+
+/* ------------------------------------------------------------------------
  * Helpers on the stream
  */
 
@@ -218,23 +309,27 @@ static bool held_at_next(const struct dump_tcp_dir *d)
 }
 
 /* Bytes from next that are not held, at most |n|. Nothing is held beyond the
- * window, so a run that reaches the window's end goes on to |n|. */
+ * window nor a ring's length past next, so a run that reaches either goes
+ * on to |n|. */
 static uint64_t free_run(const struct dump_tcp_dir *d, uint64_t n)
 {
 	uint64_t scan = n < d->ooo_max ? n : d->ooo_max, r;
 
 	if (!d->st.held_bytes)
 		return n;
+	if (scan > d->cap)
+		scan = d->cap;
 	r = run_at(d, d->held, d->next, scan, false);
 	return r == scan ? n : r;
 }
 
-static void advance(struct dump_tcp_dir *d, uint64_t n)
+/* Move next on by |n|; |room| caps the history (what hist_room() allowed). */
+static void advance(struct dump_tcp_dir *d, uint64_t n, uint64_t room)
 {
 	d->next += n;
 	d->hist_len += n;
-	if (d->hist_len > d->hist_max)
-		d->hist_len = d->hist_max;
+	if (d->hist_len > room)
+		d->hist_len = room;
 }
 
 static void ev_set(const struct dump_tcp_dir *d, struct dump_tcp_ev *ev,
@@ -282,27 +377,28 @@ static void emit_held(struct dump_tcp_dir *d, struct dump_tcp_ev *ev)
 		ev_set(d, ev, DUMP_TCP_EV_TRUNC, d->next, n);
 		d->st.trunc_bytes += n;
 	}
-	advance(d, n);
+	/* the bytes were in the ring already: history grows into them */
+	advance(d, n, d->hist_max);
 }
 
 /* The segment's bytes at next, in place. Only their tail is kept, as history. */
 static void emit_direct(struct dump_tcp_dir *d, struct dump_tcp_ev *ev, uint64_t n)
 {
 	const uint8_t *p = seg_at(d, d->next);
-	uint64_t k = n < d->hist_max ? n : d->hist_max;
+	uint64_t room = hist_room(d, n), k = n < room ? n : room;
 
 	ev_set(d, ev, DUMP_TCP_EV_DATA, d->next, n);
 	ev->data = p;
 	ring_write(d, d->next + n - k, p + (n - k), k);
 	d->st.bytes += n;
-	advance(d, n);
+	advance(d, n, room);
 }
 
 /* [next, next + n) is not in the capture; its history must not be compared. */
 static void emit_missing(struct dump_tcp_dir *d, struct dump_tcp_ev *ev,
 			 enum dump_tcp_ev_type t, uint64_t n)
 {
-	uint64_t k = n < d->hist_max ? n : d->hist_max;
+	uint64_t room = hist_room(d, n), k = n < room ? n : room;
 
 	ev_set(d, ev, t, d->next, n);
 	put_at(d, d->valid, d->next + n - k, k, false);
@@ -312,7 +408,7 @@ static void emit_missing(struct dump_tcp_dir *d, struct dump_tcp_ev *ev,
 	} else {
 		d->st.trunc_bytes += n;
 	}
-	advance(d, n);
+	advance(d, n, room);
 }
 
 /* ------------------------------------------------------------------------
@@ -430,10 +526,12 @@ static void compare(struct dump_tcp_dir *d, int64_t s, int64_t c, int64_t e)
 	}
 	if (d->st.held_bytes && e > nx) {
 		uint64_t off = (uint64_t)(s > nx ? s : nx);
-		uint64_t hi = (uint64_t)e, wend = d->next + d->ooo_max;
+		uint64_t hi = (uint64_t)e;
 
-		if (hi > wend)
-			hi = wend;
+		/* nothing is held at or past held_end, and scanning further
+		 * would meet the same ring positions again */
+		if (hi > d->held_end)
+			hi = d->held_end;
 		while (off < hi) {
 			uint64_t r = run_at(d, d->held, off, hi - off, true);
 			uint64_t ce = (uint64_t)c < off + r ? (uint64_t)c : off + r;
@@ -513,7 +611,10 @@ static bool body_step(struct dump_tcp_dir *d, struct dump_tcp_ev *ev)
 			emit_missing(d, ev, DUMP_TCP_EV_GAP, free_run(d, d->s - d->next));
 		return true;
 	}
-	absorb(d, d->s, d->e, true);
+	if (grow(d, d->hist_len + (d->e > d->held_end ? d->e : d->held_end) - d->next))
+		absorb(d, d->s, d->e, true);
+	else
+		d->st.nomem_bytes += d->e - d->s;       /* a GAP when its turn comes */
 	d->s = d->e;
 	return false;
 }
@@ -540,9 +641,8 @@ static bool close_step(struct dump_tcp_dir *d, struct dump_tcp_ev *ev)
 
 int dump_tcp_dir_init(struct dump_tcp_dir *d, const struct dump_tcp_limits *lim)
 {
-	size_t ooo = DUMP_TCP_OOO_DEFAULT, hist = DUMP_TCP_HISTORY_DEFAULT, words;
+	size_t ooo = DUMP_TCP_OOO_DEFAULT, hist = DUMP_TCP_HISTORY_DEFAULT;
 	uint64_t jump = DUMP_TCP_JUMP_DEFAULT;
-	uint8_t *a;
 
 	if (!d)
 		return DUMP_TCP_ERR_INVAL;
@@ -563,20 +663,8 @@ int dump_tcp_dir_init(struct dump_tcp_dir *d, const struct dump_tcp_limits *lim)
 		jump = 0x7fffffff;
 	d->ooo_max = ooo;
 	d->hist_max = hist;
-	d->cap = ooo + hist;
 	d->jump = jump;
-	words = d->cap / 64 + 1;
-	d->arena_len = 2 * words * sizeof(uint64_t) + d->cap;
-	/* calloc: the bitmaps must start clear; the ring contents do not matter */
-	d->arena = calloc(1, d->arena_len);
-	if (!d->arena) {
-		d->arena_len = 0;
-		return DUMP_TCP_ERR_NOMEM;
-	}
-	a = d->arena;
-	d->held = (uint64_t *)(void *)a;
-	d->valid = d->held + words;
-	d->ring = a + 2 * words * sizeof(uint64_t);
+	d->ready = true;
 	return 0;
 }
 
@@ -587,6 +675,8 @@ void dump_tcp_dir_fini(struct dump_tcp_dir *d)
 	free(d->arena);
 	d->arena = NULL;
 	d->arena_len = 0;
+	d->cap = 0;
+	d->ready = false;
 	d->ring = NULL;
 	d->held = d->valid = NULL;
 	d->phase = PH_IDLE;
@@ -604,7 +694,7 @@ int dump_tcp_dir_input(struct dump_tcp_dir *d, const struct dump_tcp_seg *seg)
 	int64_t nx, s, c, e;
 	uint32_t dseq;
 
-	if (!d || !seg || !d->arena || seg->caplen > seg->len ||
+	if (!d || !seg || !d->ready || seg->caplen > seg->len ||
 	    seg->len > DUMP_TCP_SEG_MAX || (seg->caplen && !seg->data))
 		return DUMP_TCP_ERR_INVAL;
 	if (pending(d))
@@ -676,11 +766,8 @@ int dump_tcp_dir_input(struct dump_tcp_dir *d, const struct dump_tcp_seg *seg)
 	d->s = (uint64_t)(s > nx ? s : nx);
 	d->e = (uint64_t)(e > (int64_t)d->s ? e : (int64_t)d->s);
 	d->c = (uint64_t)(c > (int64_t)d->s ? c : (int64_t)d->s);
-	if (d->st.held_bytes && d->c > d->s) {
-		uint64_t wend = d->next + d->ooo_max;
-
-		absorb(d, d->s, d->e < wend ? d->e : wend, false);
-	}
+	if (d->st.held_bytes && d->c > d->s && d->held_end > d->s)
+		absorb(d, d->s, d->e < d->held_end ? d->e : d->held_end, false);
 	d->phase = PH_BODY;
 	return 0;
 }

@@ -9,9 +9,11 @@
  * retransmissions whose bytes differ from the first copy (CONFLICT), a
  * capture that starts mid-connection (MIDSTREAM), SYN, FIN, RST.
  *
- * Pure: no I/O, no clock, no printing. The only allocation is one arena at
- * init whose size follows from the limits, never from packet contents, so
- * memory is fixed for the life of the direction whatever the input.
+ * Pure: no I/O, no clock, no printing. The only allocation is one arena
+ * that starts empty and doubles as bytes actually wait (held ahead of a
+ * hole, or kept as history), up to a size that follows from the limits,
+ * never from a length field: a direction costs what it keeps, and at most
+ * (ooo + history) * 1.25 bytes whatever the input.
  *
  * Stream offsets are 64-bit and count from the first byte after the SYN (or
  * from the first data byte seen when the SYN was not captured), so they
@@ -39,7 +41,7 @@ extern "C" {
 enum dump_tcp_err {
 	DUMP_TCP_OK = 0,
 	DUMP_TCP_ERR_INVAL = -301,  /* NULL, caplen > len, len above the maximum */
-	DUMP_TCP_ERR_NOMEM = -302,  /* init: the arena could not be allocated */
+	DUMP_TCP_ERR_NOMEM = -302,  /* out of memory (no call returns it at present) */
 	DUMP_TCP_ERR_BUSY = -303,   /* events of the previous call not drained */
 	DUMP_TCP_ERR_CLOSED = -304, /* input after dump_tcp_dir_close() */
 };
@@ -72,7 +74,9 @@ enum dump_tcp_err {
  *   not plausibly part of this connection (no receive window is that large)
  *   and is ignored (IGNORED) instead of declaring a huge gap.
  *
- * Memory: (ooo + history) * 1.25 bytes, allocated once at init.
+ * Memory: none at init; grown on demand, at most (ooo + history) * 1.25
+ * bytes. When growing fails, bytes that would be held are not (they come
+ * out as a GAP, counted in nomem_bytes) and less history is kept.
  */
 struct dump_tcp_limits {
 	size_t ooo;
@@ -152,6 +156,8 @@ struct dump_tcp_stats {
 	uint64_t ignored;         /* IGNORED and REOPEN segments */
 	uint64_t held_bytes;      /* held now; never above limits.ooo */
 	uint64_t held_max;        /* high-water mark of held_bytes */
+	uint64_t nomem_bytes;     /* not held for want of memory (later a GAP) */
+	uint64_t mem_max;         /* high-water mark of dump_tcp_dir_mem() */
 };
 
 /*
@@ -163,8 +169,9 @@ struct dump_tcp_dir {
 	/* limits and the arena */
 	size_t ooo_max;
 	size_t hist_max;
-	size_t cap;             /* ring size: hist_max + ooo_max */
+	size_t cap;             /* ring size now: 0 (none) up to hist_max + ooo_max */
 	uint64_t jump;
+	bool ready;             /* init done, fini not yet */
 	void *arena;
 	size_t arena_len;
 	uint8_t *ring;          /* byte of offset o at ring[o % cap] */
@@ -192,11 +199,9 @@ struct dump_tcp_dir {
 };
 
 /*
- * dump_tcp_dir_init() - set up |d| with |lim| (NULL for all defaults) and
- * allocate its arena.
- * Return: 0; DUMP_TCP_ERR_INVAL if |d| is NULL or ooo + history overflows;
- * DUMP_TCP_ERR_NOMEM if the arena cannot be allocated (|d| then needs no
- * fini, though calling it is harmless).
+ * dump_tcp_dir_init() - set up |d| with |lim| (NULL for all defaults).
+ * Allocates nothing: the arena comes with the first bytes to keep.
+ * Return: 0; DUMP_TCP_ERR_INVAL if |d| is NULL or ooo + history overflows.
  */
 int dump_tcp_dir_init(struct dump_tcp_dir *d, const struct dump_tcp_limits *lim);
 
@@ -238,7 +243,8 @@ int dump_tcp_dir_next_event(struct dump_tcp_dir *d, struct dump_tcp_ev *ev);
 /* dump_tcp_dir_stats() - counters of |d|. */
 const struct dump_tcp_stats *dump_tcp_dir_stats(const struct dump_tcp_dir *d);
 
-/* dump_tcp_dir_mem() - bytes allocated by |d|; constant from init to fini. */
+/* dump_tcp_dir_mem() - bytes allocated by |d| now; grows with what it keeps
+ * (only input and close change it), never above the limits' maximum. */
 size_t dump_tcp_dir_mem(const struct dump_tcp_dir *d);
 
 /* dump_tcp_dir_next_offset() - stream offset of the next byte to deliver. */

@@ -13,7 +13,9 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,9 @@ const char *argp_program_version = "rdsperf " RDSTK_VERSION;
 
 #define MAX_SIZES 32
 #define CTL_TIMEOUT_MS 10000
+#define CTL_IDLE_DEFAULT 10     /* seconds a server waits for a client's next line */
+#define CTL_DRAIN_MS 1000       /* at most this long reading what a refused client sent */
+#define BUSY_GRACE_MS 500       /* a newcomer waits this long for the client served to go */
 
 struct opts {
 	struct rio_cfg cfg;
@@ -45,6 +50,8 @@ struct opts {
 	unsigned threads;
 	enum perf_sched sched;
 	double interval;
+	unsigned ctl_idle;      /* server: seconds for a client's next control line */
+	bool ctl_idle_set;
 };
 
 static volatile int stop;
@@ -57,7 +64,7 @@ static void on_signal(int sig)
 
 enum {
 	O_JSON = 0x100, O_KERNEL, O_RSIZE, O_DEPTH, O_PATHS, O_THREADS, O_OMIT, O_VERIFY, O_SCHED,
-	O_KVER, O_ONCE, O_TEST, O_BUF, O_PATH_RULE
+	O_KVER, O_ONCE, O_TEST, O_BUF, O_PATH_RULE, O_CTL_TIMEOUT
 };
 
 static const struct argp_option options[] = {
@@ -65,6 +72,9 @@ static const struct argp_option options[] = {
 	{ "server", 's', NULL, 0, "serve tests (until interrupted; see --one-off)", 1 },
 	{ "client", 'c', "HOST", 0, "run a test against the rdsperf server on HOST", 1 },
 	{ "one-off", O_ONCE, NULL, 0, "server: exit after one client", 1 },
+	{ "ctl-timeout", O_CTL_TIMEOUT, "SECONDS", 0,
+	  "server: drop a client whose next control line does not come within SECONDS "
+	  "(default 10)", 1 },
 	{ "port", 'p', "PORT", 0, "control port (default 18515)", 1 },
 	{ "bind", 'B', "ADDR", 0, "server: listen on ADDR; client: RDS source address", 1 },
 	{ "kernel", O_KERNEL, NULL, 0, "use the kernel's AF_RDS sockets instead of librds", 1 },
@@ -117,6 +127,12 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		return 0;
 	case O_ONCE:
 		o->once = true;
+		return 0;
+	case O_CTL_TIMEOUT:
+		if (rio_parse_count(arg, 1, 3600, &v) < 0)
+			argp_error(st, "bad control timeout '%s': 1 to 3600 seconds", arg);
+		o->ctl_idle = (unsigned)v;
+		o->ctl_idle_set = true;
 		return 0;
 	case 'p':
 		if (rio_parse_count(arg, 1, 65535, &v) < 0)
@@ -239,6 +255,8 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 				argp_error(st, "the client chooses the test; the server takes no test options");
 			return 0;
 		}
+		if (o->ctl_idle_set)
+			argp_error(st, "--ctl-timeout is for the server");
 		if (rio_parse_addr(o->host_s, &o->host) < 0)
 			argp_error(st, "bad host '%s': an IPv4 or IPv6 address", o->host_s);
 		if (o->p.test == PERF_PINGPONG) {
@@ -273,7 +291,8 @@ struct ctl {
 	size_t n;
 };
 
-static int ctl_send(struct ctl *c, char *line)
+/* Send |line| (taken: freed here) on |fd|. Return: 0; negative errno. */
+static int fd_send_line(int fd, char *line)
 {
 	size_t len, off = 0;
 
@@ -281,7 +300,7 @@ static int ctl_send(struct ctl *c, char *line)
 		return -ENOMEM;
 	len = strlen(line);
 	while (off < len) {
-		ssize_t k = send(c->fd, line + off, len - off, MSG_NOSIGNAL);
+		ssize_t k = send(fd, line + off, len - off, MSG_NOSIGNAL);
 
 		if (k < 0 && errno == EINTR)
 			continue;
@@ -297,15 +316,24 @@ static int ctl_send(struct ctl *c, char *line)
 	return 0;
 }
 
-/* The next line into |out| (NUL-terminated, no newline). Return: 0;
+static int ctl_send(struct ctl *c, char *line)
+{
+	return fd_send_line(c->fd, line);
+}
+
+/* The next line into |out| (NUL-terminated, no newline), whole within
+ * |timeout_ms| (-1: no limit), however it trickles in. Return: 0;
  * -ETIMEDOUT; -ECONNRESET at EOF; -EMSGSIZE for an overlong line. */
 static int ctl_recv(struct ctl *c, char *out, int timeout_ms)
 {
+	rdsu_ns end = rdsu_clock() + (rdsu_ns)(timeout_ms < 0 ? 0 : timeout_ms) * RDSU_MSEC;
+
 	for (;;) {
 		char *nl = memchr(c->buf, '\n', c->n);
 		struct pollfd pf = { .fd = c->fd, .events = POLLIN };
+		rdsu_ns now;
 		ssize_t k;
-		int r;
+		int r, wait = -1;
 
 		if (nl) {
 			size_t len = (size_t)(nl - c->buf);
@@ -318,7 +346,13 @@ static int ctl_recv(struct ctl *c, char *out, int timeout_ms)
 		}
 		if (c->n >= CTL_MAX_LINE)
 			return -EMSGSIZE;
-		r = poll(&pf, 1, timeout_ms);
+		if (timeout_ms >= 0) {
+			now = rdsu_clock();
+			if (now >= end)
+				return -ETIMEDOUT;
+			wait = (int)((end - now + RDSU_MSEC - 1) / RDSU_MSEC);
+		}
+		r = poll(&pf, 1, wait);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r == 0)
@@ -954,6 +988,111 @@ static int client(struct opts *o)
  * Server
  */
 
+/*
+ * Tell a client why it is dropped, then let the line reach it: closing
+ * with its bytes unread would send an RST, which can overtake the line.
+ * So: the error line, our FIN, and whatever it still sends read and
+ * thrown away until its FIN or CTL_DRAIN_MS. The caller closes |fd|.
+ */
+static void refuse(int fd, const char *why)
+{
+	char junk[4096];
+	rdsu_ns end;
+
+	if (fd_send_line(fd, ctl_error_line(why)) < 0)
+		return;
+	shutdown(fd, SHUT_WR);
+	end = rdsu_clock() + CTL_DRAIN_MS * RDSU_MSEC;
+	for (;;) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		rdsu_ns now = rdsu_clock();
+
+		if (now >= end || poll(&pf, 1, (int)((end - now) / RDSU_MSEC) + 1) <= 0)
+			return;
+		if (recv(fd, junk, sizeof(junk), 0) <= 0)
+			return;
+	}
+}
+
+/*
+ * While one client is served, others are answered "busy" at once rather
+ * than left waiting in the listen queue for a test of unknown length. A
+ * thread of its own, because the test loop (engine.c) waits only on its
+ * sockets and the client's control line.
+ */
+struct doorman {
+	int lfd;
+	char busy[160];
+	atomic_bool done;
+	pthread_t th;
+	int handoff;            /* a newcomer to serve next, or -1 */
+};
+
+static void *doorman_run(void *arg)
+{
+	struct doorman *d = arg;
+
+	while (!atomic_load(&d->done)) {
+		struct pollfd pf = { .fd = d->lfd, .events = POLLIN };
+		int fd;
+
+		/* a tenth of a second: how long the next client waits for
+		 * the listener once the test ends */
+		if (poll(&pf, 1, 100) <= 0)
+			continue;
+		fd = accept4(d->lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* The client served may be on its way out (a client running a
+		 * sweep reconnects as soon as its last result is in): then the
+		 * newcomer is the next client, not one to turn away. */
+		for (int i = 0; i < BUSY_GRACE_MS / 10 && !atomic_load(&d->done); i++)
+			usleep(10000);
+		if (atomic_load(&d->done)) {
+			d->handoff = fd;
+			return NULL;
+		}
+		refuse(fd, d->busy);
+		close(fd);
+	}
+	return NULL;
+}
+
+/* Start the doorman for the client on |fd|. Return: 0; -1 (no thread:
+ * others wait in the listen queue, as they would without one). After
+ * doorman_stop(), d->handoff is a client accepted meanwhile, or -1. */
+static int doorman_start(struct doorman *d, int lfd, int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	struct rdsu_addr who;
+	uint16_t port;
+	char a[64] = "?";
+	sigset_t all, old;
+	int e;
+
+	if (getpeername(fd, (struct sockaddr *)&ss, &len) == 0 &&
+	    rdsu_sockaddr_get(&ss, &who, &port) == 0)
+		rdsu_addr_str(&who, a, sizeof(a));
+	snprintf(d->busy, sizeof(d->busy),
+		 "busy: serving a test for %s; one client at a time, try again when it ends", a);
+	d->lfd = lfd;
+	d->handoff = -1;
+	atomic_store(&d->done, false);
+	/* signals stay with the main thread, whose loops check |stop| */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	e = pthread_create(&d->th, NULL, doorman_run, d);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return e ? -1 : 0;
+}
+
+static void doorman_stop(struct doorman *d)
+{
+	atomic_store(&d->done, true);
+	pthread_join(d->th, NULL);
+}
+
 static void serve_client(struct opts *o, struct ctl *cc, const struct rdsu_addr *laddr)
 {
 	char *line = malloc(CTL_MAX_LINE + 1), err[256], a[64];
@@ -971,8 +1110,23 @@ static void serve_client(struct opts *o, struct ctl *cc, const struct rdsu_addr 
 		unsigned n = 0;
 		int e;
 
-		e = ctl_recv(cc, line, -1);
-		if (e < 0 || stop)
+		e = ctl_recv(cc, line, (int)o->ctl_idle * 1000);
+		if (stop)
+			break;
+		if (e == -ETIMEDOUT) {
+			snprintf(err, sizeof(err), "no request within %u s: closing", o->ctl_idle);
+			fprintf(stderr, "rdsperf: %s\n", err);
+			refuse(cc->fd, err);
+			break;
+		}
+		if (e == -EMSGSIZE) {
+			snprintf(err, sizeof(err), "control line longer than %u bytes: closing",
+				 CTL_MAX_LINE);
+			fprintf(stderr, "rdsperf: %s\n", err);
+			refuse(cc->fd, err);
+			break;
+		}
+		if (e < 0)
 			break;
 		if (ctl_parse_start(line, &p, err, sizeof(err)) < 0) {
 			fprintf(stderr, "rdsperf: bad request: %s\n", err);
@@ -1034,6 +1188,7 @@ static int server(struct opts *o)
 {
 	struct sockaddr_storage ss;
 	struct rdsu_addr any;
+	struct doorman door;
 	socklen_t len;
 	int lfd, one = 1;
 
@@ -1048,13 +1203,16 @@ static int server(struct opts *o)
 		return 2;
 	}
 	fprintf(stderr, "rdsperf: serving on port %u (%s)\n", o->ctl_port, stack_name(o->cfg.kernel));
+	door.handoff = -1;
 	while (!stop) {
 		struct ctl *cc;
 		struct rdsu_addr laddr;
 		uint16_t port;
-		int fd;
+		int fd = door.handoff;
 
-		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		door.handoff = -1;
+		if (fd < 0)
+			fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno == EINTR)
 				continue;
@@ -1070,12 +1228,18 @@ static int server(struct opts *o)
 			continue;
 		}
 		cc->fd = fd;
+		bool guarded = doorman_start(&door, lfd, fd) == 0;
+
 		serve_client(o, cc, &laddr);
+		if (guarded)
+			doorman_stop(&door);
 		close(fd);
 		free(cc);
 		if (o->once)
 			break;
 	}
+	if (door.handoff >= 0)
+		close(door.handoff);
 	close(lfd);
 	return 0;
 }
@@ -1105,6 +1269,7 @@ int main(int argc, char **argv)
 	o.p.duration = 10;
 	o.threads = 1;
 	o.interval = 1;
+	o.ctl_idle = CTL_IDLE_DEFAULT;
 	/* getopt names the program by argv[0] in its complaints: the name,
 	 * not the path it was started by. */
 	argv[0] = program_invocation_short_name;

@@ -42,7 +42,17 @@ static void col_init(struct col *k, const struct dump_tcp_limits *lim, size_t si
 	k->mark = calloc(1, size ? size : 1);
 	assert_non_null(k->out);
 	assert_non_null(k->mark);
-	k->mem = dump_tcp_dir_mem(&k->d);
+	/* nothing is allocated before there is something to keep */
+	assert_int_equal(dump_tcp_dir_mem(&k->d), 0);
+	k->mem = 0;
+}
+
+/* Most a direction with these limits may ever allocate. */
+static size_t mem_bound(const struct dump_tcp_dir *d)
+{
+	size_t cap = d->ooo_max + d->hist_max;
+
+	return cap + 2 * (cap / 64 + 1) * sizeof(uint64_t);
 }
 
 static void col_fini(struct col *k)
@@ -91,7 +101,11 @@ static void col_drain(struct col *k)
 		assert_true(dump_tcp_dir_stats(&k->d)->held_bytes <= k->d.ooo_max);
 	}
 	assert_int_equal(rc, 0);
-	assert_true(dump_tcp_dir_mem(&k->d) == k->mem);
+	/* the arena only grows while the direction lives, within its limits */
+	assert_true(dump_tcp_dir_mem(&k->d) >= k->mem);
+	assert_true(dump_tcp_dir_mem(&k->d) <= mem_bound(&k->d));
+	k->mem = dump_tcp_dir_mem(&k->d);
+	assert_true(dump_tcp_dir_stats(&k->d)->mem_max == k->mem);
 	assert_true(dump_tcp_dir_next_offset(&k->d) == k->pos);
 }
 
@@ -482,7 +496,7 @@ static void test_tcpreasm_limit_declares_gap(void **state)
 static void test_tcpreasm_memory_bounded(void **state)
 {
 	/* Hostile: one byte held, one byte missing, all over the sequence
-	 * space, plus huge segments. Memory stays what init allocated. */
+	 * space, plus huge segments. Memory stays within the limits. */
 	const struct dump_tcp_limits lim = { .ooo = 4096, .history = 1024 };
 	static uint8_t big[65536];
 	struct col k;
@@ -490,7 +504,6 @@ static void test_tcpreasm_memory_bounded(void **state)
 
 	(void)state;
 	col_init(&k, &lim, 0);
-	assert_true(k.mem < 4096 + 1024 + (4096 + 1024) / 4 + 64);
 	seg(&k, 5000, big, 1);            /* mid-stream start */
 	for (int i = 0; i < 20000; i++) {
 		uint32_t o;
@@ -505,8 +518,59 @@ static void test_tcpreasm_memory_bounded(void **state)
 	}
 	col_close(&k);
 	assert_true(dump_tcp_dir_stats(&k.d)->held_max <= 4096);
+	assert_true(k.mem < 4096 + 1024 + (4096 + 1024) / 4 + 64);
 	check_accounting(&k);
 	col_fini(&k);
+}
+
+static void test_tcpreasm_arena_grows(void **state)
+{
+	/* A direction costs what it keeps: a short in-order stream a few KiB,
+	 * 200 KiB waiting behind a one-byte hole about that much, and the bytes
+	 * come out exact, compared with a retransmission after the arena was
+	 * re-laid, and all of it is gone at fini. */
+	const size_t n = 200000;
+	uint8_t *b = pattern(n + 1, 21), *alt = malloc(1448);
+	struct col k;
+	size_t small;
+
+	(void)state;
+	assert_non_null(alt);
+	col_init(&k, NULL, n + 1);
+	seg_full(&k, ISN, DUMP_TCP_SYN, NULL, 0, 0);
+	assert_int_equal(dump_tcp_dir_mem(&k.d), 0);
+	seg(&k, ISN + 1, b, 100);
+	small = dump_tcp_dir_mem(&k.d);
+	assert_true(small > 0 && small < 8192);
+	/* hold everything after offset 101 (the byte at 100 is late) */
+	for (size_t off = 101; off < n + 1; off += 1448) {
+		size_t len = n + 1 - off < 1448 ? n + 1 - off : 1448;
+
+		seg(&k, ISN + 1 + (uint32_t)off, b + off, len);
+		assert_true(dump_tcp_dir_mem(&k.d) >= dump_tcp_dir_stats(&k.d)->held_bytes);
+	}
+	assert_true(dump_tcp_dir_stats(&k.d)->held_bytes == n - 100);
+	assert_true(dump_tcp_dir_mem(&k.d) > n - 100);
+	assert_true(dump_tcp_dir_mem(&k.d) < 2 * (n + DUMP_TCP_HISTORY_DEFAULT));
+	/* a retransmission of held bytes that differs is still a CONFLICT */
+	memcpy(alt, b + 1000, 1448);
+	alt[7] ^= 0xff;
+	seg(&k, ISN + 1 + 1000, alt, 1448);
+	assert_true(k.cnt[DUMP_TCP_EV_CONFLICT] == 1);
+	seg(&k, ISN + 1 + 100, b + 100, 1);
+	assert_true(dump_tcp_dir_stats(&k.d)->held_bytes == 0);
+	assert_true(k.pos == n + 1);
+	assert_memory_equal(k.out, b, n + 1);
+	/* and a retransmission of delivered bytes too (the history survived) */
+	seg(&k, ISN + 1 + (uint32_t)n - 499, alt, 500);
+	assert_true(k.cnt[DUMP_TCP_EV_CONFLICT] == 2);
+	col_close(&k);
+	check_accounting(&k);
+	dump_tcp_dir_fini(&k.d);
+	assert_int_equal(dump_tcp_dir_mem(&k.d), 0);
+	col_fini(&k);
+	free(alt);
+	free(b);
 }
 
 static void test_tcpreasm_seq_wrap(void **state)
@@ -831,7 +895,7 @@ static void test_tcpreasm_api_errors(void **state)
 	(void)state;
 	assert_int_equal(dump_tcp_dir_init(NULL, NULL), DUMP_TCP_ERR_INVAL);
 	assert_int_equal(dump_tcp_dir_init(&d, NULL), 0);
-	assert_true(dump_tcp_dir_mem(&d) > DUMP_TCP_OOO_DEFAULT + DUMP_TCP_HISTORY_DEFAULT);
+	assert_int_equal(dump_tcp_dir_mem(&d), 0);
 	assert_int_equal(dump_tcp_dir_input(&d, NULL), DUMP_TCP_ERR_INVAL);
 	bad.caplen = 5;
 	assert_int_equal(dump_tcp_dir_input(&d, &bad), DUMP_TCP_ERR_INVAL);
@@ -1047,6 +1111,7 @@ int main(void)
 		cmocka_unit_test(test_tcpreasm_truncated_held),
 		cmocka_unit_test(test_tcpreasm_history_limit),
 		cmocka_unit_test(test_tcpreasm_api_errors),
+		cmocka_unit_test(test_tcpreasm_arena_grows),
 		cmocka_unit_test(test_tcpreasm_random_streams),
 	};
 	return cmocka_run_group_tests_name("dump_tcpreasm", tests, NULL, NULL);
