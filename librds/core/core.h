@@ -158,6 +158,7 @@ struct rdsu_path {
 
 	/* reconnecting (rds_queue_reconnect) */
 	rdsu_ns cp_reconnect_at;        /* RDS_RECONNECT_PENDING when != NEVER */
+	rdsu_ns cp_late_pong_at;        /* FAULT probe-pong-late: when it goes */
 	rdsu_ns cp_backoff;             /* cp_reconnect_jiffies */
 
 	/* transport requests and events */
@@ -349,6 +350,11 @@ void rdsu_cong_remove_sock(struct rdsu_sock *rs);
 /* probe.c */
 void rdsu_probe_build(const struct rdsu_conn *c, struct wire_hdr *h, bool pong, uint64_t seq);
 void rdsu_probe_input(struct rdsu_conn *c, const struct wire_hdr *h, bool pong, rdsu_ns now);
+/* rdsu_probe_answer() - queue the probe pong to a probe ping on |cp|. */
+void rdsu_probe_answer(struct rdsu_path *cp, rdsu_ns now);
+/* rdsu_probe_late_expire() - FAULT probe-pong-late: send a held pong that
+ * is due at |now|. Return: 1 if one was due, 0. */
+int rdsu_probe_late_expire(struct rdsu_path *cp, rdsu_ns now);
 void rdsu_probe_ping(struct rdsu_conn *c, rdsu_ns now);
 unsigned rdsu_probe_pick_path(struct rdsu_conn *c, const struct rdsu_sock *rs, uint16_t dport,
 			      rdsu_ns now);

@@ -41,6 +41,7 @@ void rdsu_path_init(struct rdsu_path *cp, struct rdsu_conn *c, uint8_t index)
 	rdsu_list_init(&cp->cp_ev.e_item);
 	cp->cp_ev.e_kind = RDSU_EVSRC_PATH;
 	cp->cp_reconnect_at = RDSU_NS_NEVER;
+	cp->cp_late_pong_at = RDSU_NS_NEVER;
 }
 
 void rdsu_path_fini(struct rdsu_path *cp)
@@ -243,17 +244,20 @@ void rdsu_path_kick(struct rdsu_path *cp)
 
 rdsu_ns rdsu_path_deadline(const struct rdsu_path *cp)
 {
-	return cp->cp_reconnect_at;
+	return cp->cp_late_pong_at < cp->cp_reconnect_at ? cp->cp_late_pong_at :
+							   cp->cp_reconnect_at;
 }
 
 int rdsu_path_expire(struct rdsu_path *cp, rdsu_ns now)
 {
+	int ran = rdsu_probe_late_expire(cp, now);
+
 	if (cp->cp_reconnect_at > now)
-		return 0;
+		return ran;
 	cp->cp_reconnect_at = RDSU_NS_NEVER;
 	if (cp->cp_state == RDSU_PATH_DOWN && path_may_connect(cp))
 		path_connect(cp);
-	return 1;
+	return ran + 1;
 }
 
 void rdsu_path_info_fill(const struct rdsu_path *cp, struct rdsu_path_info *out)

@@ -91,6 +91,50 @@ void rdsu_probe_build(const struct rdsu_conn *c, struct wire_hdr *h, bool pong, 
 	}
 }
 
+/* FAULT probe-pong-late: long past any reasonable wait for an answer (a
+ * conformance suite's default is 2 s), short enough for a test. */
+#define PROBE_LATE (5 * RDSU_SEC)
+
+void rdsu_probe_answer(struct rdsu_path *cp, rdsu_ns now)
+{
+	struct rdsu_ep *ep = cp->cp_conn->c_ep;
+
+	/* FAULT probe-no-pong: the ping's extension headers are still acted
+	 * on (rdsu_probe_input), only the pong is left out, so the prober
+	 * never learns the count from it. */
+	if (rdsu_faulty(ep, RDSU_FAULT_PROBE_NO_PONG))
+		return;
+	/* FAULT probe-pong-late: held on a timer of the path; one at a time. */
+	if (rdsu_faulty(ep, RDSU_FAULT_PROBE_PONG_LATE)) {
+		if (cp->cp_late_pong_at == RDSU_NS_NEVER)
+			cp->cp_late_pong_at = now + PROBE_LATE;
+		return;
+	}
+	/* FAULT probe-pong-port0: a plain pong to port 0, with no extension
+	 * headers; a kernel ignores it as a ping from port 0. */
+	if (rdsu_faulty(ep, RDSU_FAULT_PROBE_PONG_PORT0)) {
+		(void)rdsu_send_ctl(cp, RDSU_MK_PONG, 0, now);
+		return;
+	}
+	/* FAULT probe-extra-ping: a probe ping in place of the pong, outside
+	 * the one-in-flight rule (c_probe_pending is not consulted). */
+	if (rdsu_faulty(ep, RDSU_FAULT_PROBE_EXTRA_PING)) {
+		(void)rdsu_send_ctl(cp, RDSU_MK_PROBE_PING, 0, now);
+		return;
+	}
+	(void)rdsu_send_ctl(cp, RDSU_MK_PROBE_PONG, WIRE_PROBE_PORT, now);
+}
+
+int rdsu_probe_late_expire(struct rdsu_path *cp, rdsu_ns now)
+{
+	if (cp->cp_late_pong_at > now)
+		return 0;
+	cp->cp_late_pong_at = RDSU_NS_NEVER;
+	if (cp->cp_state == RDSU_PATH_UP)
+		(void)rdsu_send_ctl(cp, RDSU_MK_PROBE_PONG, WIRE_PROBE_PORT, now);
+	return 1;
+}
+
 /* At most one probe ping in flight (c_ping_triggered). */
 static bool probe_send(struct rdsu_conn *c, rdsu_ns now)
 {
