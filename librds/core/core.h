@@ -159,6 +159,7 @@ struct rdsu_path {
 	/* reconnecting (rds_queue_reconnect) */
 	rdsu_ns cp_reconnect_at;        /* RDS_RECONNECT_PENDING when != NEVER */
 	rdsu_ns cp_late_pong_at;        /* FAULT probe-pong-late: when it goes */
+	uint64_t cp_late_pong_link;     /* and on which link (none if that is gone) */
 	rdsu_ns cp_backoff;             /* cp_reconnect_jiffies */
 
 	/* transport requests and events */

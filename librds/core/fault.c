@@ -43,7 +43,7 @@ static const struct rdsu_fault_info faults[RDSU_FAULT__COUNT] = {
 	{ RDSU_FAULT_PROBE_NO_PONG, "probe-no-pong",
 	  "a probe ping is acted on but not answered with a probe pong" },
 	{ RDSU_FAULT_PROBE_PONG_LATE, "probe-pong-late",
-	  "the probe pong leaves 5 s after the probe ping instead of at once" },
+	  "the probe pong leaves 5 s after the probe ping (on its connection) instead of at once" },
 	{ RDSU_FAULT_PROBE_PONG_PORT0, "probe-pong-port0",
 	  "the probe pong goes to port 0 (a pong from 0 to 0) instead of port 1" },
 	{ RDSU_FAULT_PROBE_EXTRA_PING, "probe-extra-ping",

@@ -106,8 +106,10 @@ void rdsu_probe_answer(struct rdsu_path *cp, rdsu_ns now)
 		return;
 	/* FAULT probe-pong-late: held on a timer of the path; one at a time. */
 	if (rdsu_faulty(ep, RDSU_FAULT_PROBE_PONG_LATE)) {
-		if (cp->cp_late_pong_at == RDSU_NS_NEVER)
+		if (cp->cp_late_pong_at == RDSU_NS_NEVER) {
 			cp->cp_late_pong_at = now + PROBE_LATE;
+			cp->cp_late_pong_link = cp->cp_link;
+		}
 		return;
 	}
 	/* FAULT probe-pong-port0: a plain pong to port 0, with no extension
@@ -130,7 +132,9 @@ int rdsu_probe_late_expire(struct rdsu_path *cp, rdsu_ns now)
 	if (cp->cp_late_pong_at > now)
 		return 0;
 	cp->cp_late_pong_at = RDSU_NS_NEVER;
-	if (cp->cp_state == RDSU_PATH_UP)
+	/* The answer to a ping of a connection that is gone would look
+	 * like a prompt one on the next. */
+	if (cp->cp_state == RDSU_PATH_UP && cp->cp_link == cp->cp_late_pong_link)
 		(void)rdsu_send_ctl(cp, RDSU_MK_PROBE_PONG, WIRE_PROBE_PORT, now);
 	return 1;
 }

@@ -241,9 +241,7 @@ CASE(case_paths_accept)
 		return;
 	c->npaths = WIRE_MAX_PATHS;
 	n = r->peer.paths;
-	if (n < 2) {
-		cf_set(res, CF_SKIP, "the peer agreed to %u path", n);
-		cf_text(res->reason, "single-path peer");
+	if (cf_single_path(r, res)) {
 		cf_close(c, true);
 		return;
 	}
@@ -276,9 +274,7 @@ CASE(case_paths_beyond)
 	if (cf_session(r, res, &r->cfg->local, 2, &c))
 		return;
 	c->npaths = 2;
-	if (r->peer.paths < 2) {
-		cf_set(res, CF_SKIP, "the peer agreed to %u path", r->peer.paths);
-		cf_text(res->reason, "single-path peer");
+	if (cf_single_path(r, res)) {
 		cf_close(c, true);
 		return;
 	}
@@ -544,18 +540,29 @@ CASE(case_gen_reset)
 	cf_send_map(c, NULL, 0);
 	cf_send_probe(c, false, 1, WIRE_KVER_7);
 	send_idx(c, q, a, 1, 3, WIRE_FLAG_RETRANSMITTED);
-	if (cf_recv_until(c, WIRE_KIND_PROBE_PONG, -1, &m, r->cfg->timeout_ms) <= 0) {
-		cf_set(res, CF_ERROR, "no probe pong after the new generation's probe ping");
-		goto close;
-	}
+	/* A peer that answers no probe still gets the message: whether it
+	 * learnt our generation shows in the delivery. */
+	bool ponged = cf_recv_until(c, WIRE_KIND_PROBE_PONG, -1, &m,
+				    cf_answer_wait(r, !r->peer.probed, false)) > 0;
+
 	/* The probe pong was queued before the peer read our GEN_NUM; its
 	 * next message shows its numbering after the reset. */
-	if (cf_ping(c, q, &m, r->cfg->timeout_ms) > 0)
+	if (ponged && cf_ping(c, q, &m, r->cfg->timeout_ms) > 0)
 		pong_seq = m.s->h.seq;
 	n = cf_agent_take(r, res, a, 1, d, 8);
-	if (n == 1 && d[0].idx == 3 && pong_seq != 1)
+	if (n == 0 && !ponged) {
+		res->verdict = CF_SKIP;
+		cf_text(res->reason, "the peer answered no probe ping (after ours came %s), so it "
+			"had no way to learn our new GEN_NUM: a kernel reads it only from probes "
+			"(linux/probe/3 judges that)", r->peer.instead);
+		goto close;
+	}
+	if (n == 1 && d[0].idx == 3 && ponged && pong_seq != 1)
 		cf_set(res, CF_FAIL, "seq 1 was delivered, but the peer's first message after the "
 		       "new generation was seq %llu, not 1", (unsigned long long)pong_seq);
+	else if (n == 1 && d[0].idx == 3 && !ponged)
+		cf_set(res, CF_PASS, "seq 1 after the new generation was delivered (the peer sent "
+		       "no probe pong, so its own numbering was not seen)");
 	else if (n == 1 && d[0].idx == 3)
 		cf_set(res, CF_PASS, "seq 1 after the new generation was delivered; the peer's next "
 		       "message was seq 1");

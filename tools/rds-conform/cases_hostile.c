@@ -28,14 +28,9 @@ static int hostile_open(struct cf_run *r, struct cf_result *res, struct hostile 
 	if (cf_session(r, res, &r->cfg->local, 2, &x->w))
 		return -1;
 	x->w->npaths = 2;
-	if (r->peer.paths < 2) {
-		/* One path only: the hostile bytes share the witness's
-		 * connection's peer but take a later one of their own. */
-		res->verdict = CF_SKIP;
-		cf_text(res->reason, "needs a second path for the hostile connection (the peer "
-			"agreed to %u)", r->peer.paths);
+	/* The hostile bytes need a second path of their own. */
+	if (cf_single_path(r, res))
 		return -1;
-	}
 	if (cf_ping(x->w, x->p, &m, r->cfg->timeout_ms) <= 0) {
 		cf_set(res, CF_ERROR, "the witness connection answered no ping");
 		return -1;

@@ -272,6 +272,8 @@ static void run_case(struct opts *o, struct cf_run *r, const struct cf_case *c,
 	memset(res, 0, sizeof(*res));
 	res->c = c;
 	res->verdict = CF__VERDICTS;
+	r->own_ping = false;
+	r->own_probe = false;
 	if ((c->needs & CF_NEED_LARGER) && !o->cfg.have_larger) {
 		res->verdict = CF_SKIP;
 		cf_text(res->reason, "needs a local address larger than the peer's (--larger)");
@@ -382,6 +384,8 @@ int main(int argc, char **argv)
 	r.cfg = &o.cfg;
 	r.gen = o.gen ? o.gen : random_gen();
 	r.tx_seq = 1;
+	r.peer.first_ms = -1;
+	r.peer.pong_ms = -1;
 	if (o.agent_s && cf_agent_connect(o.agent_s, o.cfg.timeout_ms, &r.agent, why, sizeof(why))) {
 		fprintf(stderr, "rds-conform: %s\n", why);
 		return 2;
