@@ -158,8 +158,15 @@ struct rdsu_path {
 
 	/* reconnecting (rds_queue_reconnect) */
 	rdsu_ns cp_reconnect_at;        /* RDS_RECONNECT_PENDING when != NEVER */
-	rdsu_ns cp_late_pong_at;        /* FAULT probe-pong-late: when it goes */
-	uint64_t cp_late_pong_link;     /* and on which link (none if that is gone) */
+	/* FAULT probe-pong-late, answer-delay-*: answers held on a timer,
+	 * each for the link its ping came on (dropped if that is gone). */
+	struct rdsu_held {
+		rdsu_ns at;
+		uint64_t link;
+		uint16_t dport;
+		uint8_t kind;           /* enum rdsu_msg_kind */
+	} cp_held[8];
+	unsigned cp_n_held;
 	rdsu_ns cp_backoff;             /* cp_reconnect_jiffies */
 
 	/* transport requests and events */
@@ -353,9 +360,14 @@ void rdsu_probe_build(const struct rdsu_conn *c, struct wire_hdr *h, bool pong, 
 void rdsu_probe_input(struct rdsu_conn *c, const struct wire_hdr *h, bool pong, rdsu_ns now);
 /* rdsu_probe_answer() - queue the probe pong to a probe ping on |cp|. */
 void rdsu_probe_answer(struct rdsu_path *cp, rdsu_ns now);
-/* rdsu_probe_late_expire() - FAULT probe-pong-late: send a held pong that
- * is due at |now|. Return: 1 if one was due, 0. */
-int rdsu_probe_late_expire(struct rdsu_path *cp, rdsu_ns now);
+/* rdsu_answer() - queue a pong (|kind| RDSU_MK_PONG or _PROBE_PONG) to
+ * |dport| on |cp|: at once, or held under FAULT answer-delay-*. */
+void rdsu_answer(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dport, rdsu_ns now);
+/* rdsu_held_deadline() - the earliest held answer's time, or NEVER. */
+rdsu_ns rdsu_held_deadline(const struct rdsu_path *cp);
+/* rdsu_held_expire() - send the held answers due at |now|. Return: how
+ * many were due. */
+int rdsu_held_expire(struct rdsu_path *cp, rdsu_ns now);
 void rdsu_probe_ping(struct rdsu_conn *c, rdsu_ns now);
 unsigned rdsu_probe_pick_path(struct rdsu_conn *c, const struct rdsu_sock *rs, uint16_t dport,
 			      rdsu_ns now);

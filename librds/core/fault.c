@@ -48,6 +48,10 @@ static const struct rdsu_fault_info faults[RDSU_FAULT__COUNT] = {
 	  "the probe pong goes to port 0 (a pong from 0 to 0) instead of port 1" },
 	{ RDSU_FAULT_PROBE_EXTRA_PING, "probe-extra-ping",
 	  "a probe ping is answered with a probe ping of its own instead of a probe pong" },
+	{ RDSU_FAULT_ANSWER_DELAY_1S, "answer-delay-1s",
+	  "every pong and probe pong leaves 1 s after its ping (a slow peer, not a wrong one)" },
+	{ RDSU_FAULT_ANSWER_DELAY_3S, "answer-delay-3s",
+	  "every pong and probe pong leaves 3 s after its ping (a slow peer, not a wrong one)" },
 };
 
 _Static_assert(RDSU_FAULT__COUNT <= 31, "enum rdsu_fault values fit an int");

@@ -41,7 +41,6 @@ void rdsu_path_init(struct rdsu_path *cp, struct rdsu_conn *c, uint8_t index)
 	rdsu_list_init(&cp->cp_ev.e_item);
 	cp->cp_ev.e_kind = RDSU_EVSRC_PATH;
 	cp->cp_reconnect_at = RDSU_NS_NEVER;
-	cp->cp_late_pong_at = RDSU_NS_NEVER;
 }
 
 void rdsu_path_fini(struct rdsu_path *cp)
@@ -244,13 +243,14 @@ void rdsu_path_kick(struct rdsu_path *cp)
 
 rdsu_ns rdsu_path_deadline(const struct rdsu_path *cp)
 {
-	return cp->cp_late_pong_at < cp->cp_reconnect_at ? cp->cp_late_pong_at :
-							   cp->cp_reconnect_at;
+	rdsu_ns held = rdsu_held_deadline(cp);
+
+	return held < cp->cp_reconnect_at ? held : cp->cp_reconnect_at;
 }
 
 int rdsu_path_expire(struct rdsu_path *cp, rdsu_ns now)
 {
-	int ran = rdsu_probe_late_expire(cp, now);
+	int ran = rdsu_held_expire(cp, now);
 
 	if (cp->cp_reconnect_at > now)
 		return ran;

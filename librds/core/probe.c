@@ -95,6 +95,32 @@ void rdsu_probe_build(const struct rdsu_conn *c, struct wire_hdr *h, bool pong, 
  * conformance suite's default is 2 s), short enough for a test. */
 #define PROBE_LATE (5 * RDSU_SEC)
 
+static void hold(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dport, rdsu_ns at)
+{
+	/* A test peer: more answers outstanding than this are dropped. */
+	if (cp->cp_n_held == sizeof(cp->cp_held) / sizeof(cp->cp_held[0]))
+		return;
+	cp->cp_held[cp->cp_n_held++] = (struct rdsu_held){ .at = at, .link = cp->cp_link,
+							   .dport = dport, .kind = (uint8_t)kind };
+}
+
+void rdsu_answer(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dport, rdsu_ns now)
+{
+	struct rdsu_ep *ep = cp->cp_conn->c_ep;
+	rdsu_ns delay = 0;
+
+	/* FAULT answer-delay-1s, answer-delay-3s (both: 4 s): a slow peer,
+	 * as an emulated or loaded one is; what it sends is right. */
+	if (rdsu_faulty(ep, RDSU_FAULT_ANSWER_DELAY_1S))
+		delay += RDSU_SEC;
+	if (rdsu_faulty(ep, RDSU_FAULT_ANSWER_DELAY_3S))
+		delay += 3 * RDSU_SEC;
+	if (delay)
+		hold(cp, kind, dport, now + delay);
+	else
+		(void)rdsu_send_ctl(cp, kind, dport, now);
+}
+
 void rdsu_probe_answer(struct rdsu_path *cp, rdsu_ns now)
 {
 	struct rdsu_ep *ep = cp->cp_conn->c_ep;
@@ -104,18 +130,20 @@ void rdsu_probe_answer(struct rdsu_path *cp, rdsu_ns now)
 	 * never learns the count from it. */
 	if (rdsu_faulty(ep, RDSU_FAULT_PROBE_NO_PONG))
 		return;
-	/* FAULT probe-pong-late: held on a timer of the path; one at a time. */
+	/* FAULT probe-pong-late: held on a timer of the path, one at a time;
+	 * the answer to a ping of a connection that is gone would look like
+	 * a prompt one on the next, so it goes only on its own. */
 	if (rdsu_faulty(ep, RDSU_FAULT_PROBE_PONG_LATE)) {
-		if (cp->cp_late_pong_at == RDSU_NS_NEVER) {
-			cp->cp_late_pong_at = now + PROBE_LATE;
-			cp->cp_late_pong_link = cp->cp_link;
-		}
+		for (unsigned i = 0; i < cp->cp_n_held; i++)
+			if (cp->cp_held[i].kind == RDSU_MK_PROBE_PONG)
+				return;
+		hold(cp, RDSU_MK_PROBE_PONG, WIRE_PROBE_PORT, now + PROBE_LATE);
 		return;
 	}
 	/* FAULT probe-pong-port0: a plain pong to port 0, with no extension
 	 * headers; a kernel ignores it as a ping from port 0. */
 	if (rdsu_faulty(ep, RDSU_FAULT_PROBE_PONG_PORT0)) {
-		(void)rdsu_send_ctl(cp, RDSU_MK_PONG, 0, now);
+		rdsu_answer(cp, RDSU_MK_PONG, 0, now);
 		return;
 	}
 	/* FAULT probe-extra-ping: a probe ping in place of the pong, outside
@@ -124,19 +152,40 @@ void rdsu_probe_answer(struct rdsu_path *cp, rdsu_ns now)
 		(void)rdsu_send_ctl(cp, RDSU_MK_PROBE_PING, 0, now);
 		return;
 	}
-	(void)rdsu_send_ctl(cp, RDSU_MK_PROBE_PONG, WIRE_PROBE_PORT, now);
+	rdsu_answer(cp, RDSU_MK_PROBE_PONG, WIRE_PROBE_PORT, now);
 }
 
-int rdsu_probe_late_expire(struct rdsu_path *cp, rdsu_ns now)
+rdsu_ns rdsu_held_deadline(const struct rdsu_path *cp)
 {
-	if (cp->cp_late_pong_at > now)
-		return 0;
-	cp->cp_late_pong_at = RDSU_NS_NEVER;
-	/* The answer to a ping of a connection that is gone would look
-	 * like a prompt one on the next. */
-	if (cp->cp_state == RDSU_PATH_UP && cp->cp_link == cp->cp_late_pong_link)
-		(void)rdsu_send_ctl(cp, RDSU_MK_PROBE_PONG, WIRE_PROBE_PORT, now);
-	return 1;
+	rdsu_ns best = RDSU_NS_NEVER;
+
+	for (unsigned i = 0; i < cp->cp_n_held; i++)
+		if (cp->cp_held[i].at < best)
+			best = cp->cp_held[i].at;
+	return best;
+}
+
+int rdsu_held_expire(struct rdsu_path *cp, rdsu_ns now)
+{
+	unsigned i = 0;
+	int ran = 0;
+
+	while (i < cp->cp_n_held) {
+		struct rdsu_held h = cp->cp_held[i];
+
+		if (h.at > now) {
+			i++;
+			continue;
+		}
+		/* in order of holding: the first due goes first */
+		memmove(&cp->cp_held[i], &cp->cp_held[i + 1],
+			(cp->cp_n_held - i - 1) * sizeof(cp->cp_held[0]));
+		cp->cp_n_held--;
+		ran++;
+		if (cp->cp_state == RDSU_PATH_UP && cp->cp_link == h.link)
+			(void)rdsu_send_ctl(cp, (enum rdsu_msg_kind)h.kind, h.dport, now);
+	}
+	return ran;
 }
 
 /* At most one probe ping in flight (c_ping_triggered). */

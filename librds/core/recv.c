@@ -168,7 +168,7 @@ static void incoming(struct rdsu_path *cp, const struct wire_frame *f, rdsu_ns n
 			rdsu_probe_answer(cp, now);
 			rdsu_probe_input(c, h, false, now);
 		} else {
-			rdsu_send_ctl(cp, RDSU_MK_PONG, h->sport, now);
+			rdsu_answer(cp, RDSU_MK_PONG, h->sport, now);
 		}
 		return;
 	}
