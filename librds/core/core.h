@@ -163,6 +163,7 @@ struct rdsu_path {
 	struct rdsu_held {
 		rdsu_ns at;
 		uint64_t link;
+		uint64_t seq;           /* taken when held; 0 when sent */
 		uint16_t dport;
 		uint8_t kind;           /* enum rdsu_msg_kind */
 	} cp_held[8];
@@ -336,6 +337,10 @@ void rdsu_path_info_fill(const struct rdsu_path *cp, struct rdsu_path_info *out)
 int rdsu_send_data(struct rdsu_path *cp, struct rdsu_sock *rs, uint16_t dport,
 		   const struct iovec *iov, int iovcnt, uint32_t len);
 int rdsu_send_ctl(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dport, rdsu_ns now);
+/* rdsu_send_ctl_seq() - as rdsu_send_ctl with the sequence number |seq|
+ * taken earlier (0: the next), for FAULT answer-delay-*. */
+int rdsu_send_ctl_seq(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dport, uint64_t seq,
+		      rdsu_ns now);
 bool rdsu_send_has_output(struct rdsu_path *cp);
 void rdsu_send_peek(struct rdsu_path *cp, const uint8_t **p, size_t *len);
 int rdsu_send_advance(struct rdsu_path *cp, size_t n);

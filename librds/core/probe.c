@@ -95,13 +95,22 @@ void rdsu_probe_build(const struct rdsu_conn *c, struct wire_hdr *h, bool pong, 
  * conformance suite's default is 2 s), short enough for a test. */
 #define PROBE_LATE (5 * RDSU_SEC)
 
-static void hold(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dport, rdsu_ns at)
+static void hold(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dport, rdsu_ns at,
+		 bool numbered)
 {
+	uint64_t seq = 0;
+
 	/* A test peer: more answers outstanding than this are dropped. */
 	if (cp->cp_n_held == sizeof(cp->cp_held) / sizeof(cp->cp_held[0]))
 		return;
+	if (numbered) {
+		seq = cp->cp_next_tx_seq++;
+		if (rdsu_faulty(cp->cp_conn->c_ep, RDSU_FAULT_SEQ_SKIP))
+			cp->cp_next_tx_seq++;
+	}
 	cp->cp_held[cp->cp_n_held++] = (struct rdsu_held){ .at = at, .link = cp->cp_link,
-							   .dport = dport, .kind = (uint8_t)kind };
+							   .seq = seq, .dport = dport,
+							   .kind = (uint8_t)kind };
 }
 
 void rdsu_answer(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dport, rdsu_ns now)
@@ -110,13 +119,16 @@ void rdsu_answer(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dport, 
 	rdsu_ns delay = 0;
 
 	/* FAULT answer-delay-1s, answer-delay-3s (both: 4 s): a slow peer,
-	 * as an emulated or loaded one is; what it sends is right. */
+	 * as an emulated or loaded one is; what it sends is right. The
+	 * answer is numbered now, as a kernel numbers a pong before it acts
+	 * on the ping's extension headers (a new GEN_NUM restarts the
+	 * numbering after it); only its leaving is late. */
 	if (rdsu_faulty(ep, RDSU_FAULT_ANSWER_DELAY_1S))
 		delay += RDSU_SEC;
 	if (rdsu_faulty(ep, RDSU_FAULT_ANSWER_DELAY_3S))
 		delay += 3 * RDSU_SEC;
 	if (delay)
-		hold(cp, kind, dport, now + delay);
+		hold(cp, kind, dport, now + delay, true);
 	else
 		(void)rdsu_send_ctl(cp, kind, dport, now);
 }
@@ -137,7 +149,7 @@ void rdsu_probe_answer(struct rdsu_path *cp, rdsu_ns now)
 		for (unsigned i = 0; i < cp->cp_n_held; i++)
 			if (cp->cp_held[i].kind == RDSU_MK_PROBE_PONG)
 				return;
-		hold(cp, RDSU_MK_PROBE_PONG, WIRE_PROBE_PORT, now + PROBE_LATE);
+		hold(cp, RDSU_MK_PROBE_PONG, WIRE_PROBE_PORT, now + PROBE_LATE, false);
 		return;
 	}
 	/* FAULT probe-pong-port0: a plain pong to port 0, with no extension
@@ -183,7 +195,7 @@ int rdsu_held_expire(struct rdsu_path *cp, rdsu_ns now)
 		cp->cp_n_held--;
 		ran++;
 		if (cp->cp_state == RDSU_PATH_UP && cp->cp_link == h.link)
-			(void)rdsu_send_ctl(cp, (enum rdsu_msg_kind)h.kind, h.dport, now);
+			(void)rdsu_send_ctl_seq(cp, (enum rdsu_msg_kind)h.kind, h.dport, h.seq, now);
 	}
 	return ran;
 }

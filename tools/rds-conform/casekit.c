@@ -80,7 +80,7 @@ bool cf_no_probe_pong(struct cf_run *r, struct cf_result *res, enum cf_verdict v
 		cf_set(res, v, "no probe pong within %d ms", r->peer.waited_ms);
 	}
 	cf_text(res->reason, "after our probe ping came %s%s%s%s", r->peer.instead,
-		r->peer.waited_ms < r->cfg->timeout_ms ? " (no probe of this run has been "
+		r->peer.waited_ms < r->wait_ms ? " (no probe of this run has been "
 		"answered, so the wait was a few of the peer's answer times)" : "",
 		owner ? "; " : "", owner ? owner : "");
 	return true;
@@ -127,7 +127,7 @@ long cf_agent_take(struct cf_run *r, struct cf_result *res, uint16_t port, uint3
 		       struct cf_delivery *d, size_t cap)
 {
 	size_t got = 0, total = 0;
-	rdsu_ns end = rdsu_clock() + (rdsu_ns)r->cfg->timeout_ms * RDSU_MSEC;
+	rdsu_ns end = rdsu_clock() + (rdsu_ns)r->wait_ms * RDSU_MSEC;
 
 	while (total < n && rdsu_clock() < end) {
 		int err = cf_agent_recv(r->agent, port, (uint32_t)(n - total), 200,

@@ -124,10 +124,10 @@ static int knock_and_take(struct cf_run *r, struct cf_result *res, int *lfd, str
 	}
 	if (!cf_connect(r, &r->cfg->larger, 0, 0, &c)) {
 		cf_send_probe(c, false, 1, WIRE_KVER_7);
-		cf_wait_close(c, r->cfg->timeout_ms);
+		cf_wait_close(c, r->wait_ms);
 		cf_close(c, false);
 	}
-	return take_kick(r, *lfd, r->cfg->timeout_ms, k);
+	return take_kick(r, *lfd, r->wait_ms, k);
 }
 
 CASE(case_larger_kick)
@@ -144,7 +144,7 @@ CASE(case_larger_kick)
 		return;
 	if (err) {
 		cf_set(res, CF_NON_STRICT, "no connection from the peer within %d ms",
-		       r->cfg->timeout_ms);
+		       r->wait_ms);
 		cf_text(res->reason, "a SHOULD of the kernel's (rds_tcp_accept_one connects path 0 "
 			"after refusing a larger address); the spec does not say who connects");
 	} else {
@@ -175,9 +175,9 @@ CASE(case_reconnect_smaller)
 	cf_close(k, true);
 	t0 = rdsu_clock();
 	/* The first attempt after a drop is immediate (rds_queue_reconnect). */
-	err = take_kick(r, lfd, r->cfg->timeout_ms, &k);
+	err = take_kick(r, lfd, r->wait_ms, &k);
 	if (err) {
-		cf_set(res, CF_FAIL, "no new connection within %d ms of the reset", r->cfg->timeout_ms);
+		cf_set(res, CF_FAIL, "no new connection within %d ms of the reset", r->wait_ms);
 	} else {
 		cf_set(res, CF_PASS, "reconnected after %.1f ms", ms_since(t0));
 		cf_close(k, true);
@@ -189,7 +189,7 @@ CASE(case_reconnect_larger)
 {
 	struct cf_conn *c, *k;
 	rdsu_ns t0;
-	int lfd, err, wait = r->cfg->timeout_ms < 1500 ? r->cfg->timeout_ms : 1500;
+	int lfd, err, wait = r->wait_ms < 1500 ? r->wait_ms : 1500;
 
 	cf_text(res->expected, "both nodes reconnect after the transport breaks: the peer (the "
 		"larger address here) reconnects to us");
@@ -246,7 +246,7 @@ CASE(case_paths_accept)
 		return;
 	}
 	for (unsigned i = 1; i < n; i++) {
-		int got = path_serves(r, i, n, &p[i], r->cfg->timeout_ms);
+		int got = path_serves(r, i, n, &p[i], r->wait_ms);
 
 		if (got == 1)
 			ok++;
@@ -278,13 +278,13 @@ CASE(case_paths_beyond)
 		cf_close(c, true);
 		return;
 	}
-	got = path_serves(r, 1, 2, &p1, r->cfg->timeout_ms);
+	got = path_serves(r, 1, 2, &p1, r->wait_ms);
 	if (got != 1) {
 		cf_set(res, CF_ERROR, "path 1 of 2 was not served");
 		cf_text(res->reason, "linux/mprds/1 judges that");
 		goto out;
 	}
-	got = path_serves(r, 1, 2, &x, r->cfg->timeout_ms / 2);
+	got = path_serves(r, 1, 2, &x, r->wait_ms / 2);
 	if (got < 0)
 		cf_set(res, CF_PASS, "refused at connect (%s)", strerror(-got));
 	else if (got == 1)
@@ -292,7 +292,7 @@ CASE(case_paths_beyond)
 	else if (x->closed)
 		cf_set(res, CF_PASS, "%s by the peer", x->closed == CF_RST ? "reset" : "closed");
 	else {
-		cf_set(res, CF_PASS, "held open but not served within %d ms", r->cfg->timeout_ms / 2);
+		cf_set(res, CF_PASS, "held open but not served within %d ms", r->wait_ms / 2);
 		cf_text(res->reason, "7.x keeps a connection with no free slot until one frees "
 			"(facts 4.9); 6.x resets it");
 	}
@@ -363,7 +363,7 @@ CASE(case_retrans_flag)
 		const struct cf_seen *sn;
 		uint64_t idx = 0;
 
-		if (i == c->n_log && cf_recv(c, &m, r->cfg->timeout_ms) <= 0)
+		if (i == c->n_log && cf_recv(c, &m, r->wait_ms) <= 0)
 			break;
 		if (i >= c->n_log)
 			break;
@@ -547,7 +547,7 @@ CASE(case_gen_reset)
 
 	/* The probe pong was queued before the peer read our GEN_NUM; its
 	 * next message shows its numbering after the reset. */
-	if (ponged && cf_ping(c, q, &m, r->cfg->timeout_ms) > 0)
+	if (ponged && cf_ping(c, q, &m, r->wait_ms) > 0)
 		pong_seq = m.s->h.seq;
 	n = cf_agent_take(r, res, a, 1, d, 8);
 	if (n == 0 && !ponged) {

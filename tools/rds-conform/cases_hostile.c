@@ -31,7 +31,7 @@ static int hostile_open(struct cf_run *r, struct cf_result *res, struct hostile 
 	/* The hostile bytes need a second path of their own. */
 	if (cf_single_path(r, res))
 		return -1;
-	if (cf_ping(x->w, x->p, &m, r->cfg->timeout_ms) <= 0) {
+	if (cf_ping(x->w, x->p, &m, r->wait_ms) <= 0) {
 		cf_set(res, CF_ERROR, "the witness connection answered no ping");
 		return -1;
 	}
@@ -53,10 +53,10 @@ static void hostile_judge(struct cf_run *r, struct cf_result *res, struct hostil
 	const char *fate;
 	int err;
 
-	err = cf_wait_close(x->h, r->cfg->timeout_ms / 4 + 1);
+	err = cf_wait_close(x->h, r->wait_ms / 4 + 1);
 	fate = x->h->closed == CF_RST ? "reset it" : x->h->closed == CF_FIN ? "closed it" :
 	       "kept it open";
-	if (cf_ping(x->w, x->p, &m, r->cfg->timeout_ms) <= 0) {
+	if (cf_ping(x->w, x->p, &m, r->wait_ms) <= 0) {
 		cf_set(res, CF_FAIL, "after %s the peer stopped serving its other connection "
 		       "(witness %s)", what,
 		       x->w->closed == CF_RST ? "reset" : x->w->closed == CF_FIN ? "closed" :
@@ -65,7 +65,7 @@ static void hostile_judge(struct cf_run *r, struct cf_result *res, struct hostil
 	}
 	cf_close(x->h, true);
 	x->h = NULL;
-	if (cf_ping(x->w, x->p, &m, r->cfg->timeout_ms) <= 0) {
+	if (cf_ping(x->w, x->p, &m, r->wait_ms) <= 0) {
 		cf_set(res, CF_FAIL, "after %s the witness stopped answering once the hostile "
 		       "connection was closed", what);
 		return;
@@ -121,7 +121,7 @@ CASE(case_hostile_map_len)
 		cf_send(x.h, &h, half, WIRE_CONG_MAP_BYTES / 2);
 		/* The next message on the same connection must still be read
 		 * as one: a ping after the short map. */
-		if (cf_ping(x.h, x.p, &m, r->cfg->timeout_ms) <= 0)
+		if (cf_ping(x.h, x.p, &m, r->wait_ms) <= 0)
 			cf_set(res, CF_FAIL, "a ping after the short map went unanswered (%s)",
 			       x.h->closed ? "connection dropped" : "silent");
 		else

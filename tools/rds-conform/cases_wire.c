@@ -23,7 +23,7 @@ static int exchange(struct cf_run *r, struct cf_result *res, struct cf_conn **ou
 	if (cf_session(r, res, &r->cfg->local, 1, out))
 		return -1;
 	for (int i = 0; i < 2; i++)
-		if (cf_ping(*out, p, &m, r->cfg->timeout_ms) < 0)
+		if (cf_ping(*out, p, &m, r->wait_ms) < 0)
 			break;
 	cf_drain(*out, 100);
 	return 0;
@@ -159,7 +159,7 @@ static int session_pong(struct cf_run *r, struct cf_result *res, uint16_t p,
 
 	if (cf_session(r, res, &r->cfg->local, 1, c))
 		return -1;
-	if (cf_ping(*c, p, &m, r->cfg->timeout_ms) <= 0)
+	if (cf_ping(*c, p, &m, r->wait_ms) <= 0)
 		return 1;
 	*seq = m.s->h.seq;
 	return 0;
@@ -270,7 +270,7 @@ CASE(case_seq_step)
 	if (cf_session(r, res, &r->cfg->local, 1, &c))
 		return;
 	for (int i = 0; i < 5; i++)
-		if (cf_ping(c, p, &m, r->cfg->timeout_ms) <= 0)
+		if (cf_ping(c, p, &m, r->wait_ms) <= 0)
 			break;
 	cf_drain(c, 100);
 	if (cf_pings_unanswered(r)) {
@@ -327,7 +327,7 @@ CASE(case_seq_reconnect)
 	cf_text(res->expected, "a new transport connection numbers from 1 again");
 	if (cf_session(r, res, &r->cfg->local, 1, &c))
 		return;
-	if (cf_ping(c, p, &m, r->cfg->timeout_ms) <= 0) {
+	if (cf_ping(c, p, &m, r->wait_ms) <= 0) {
 		no_pongs(res);
 		cf_close(c, true);
 		return;
@@ -336,7 +336,7 @@ CASE(case_seq_reconnect)
 	cf_close(c, true);
 	if (cf_session(r, res, &r->cfg->local, 1, &c))
 		return;
-	if (cf_ping(c, p, &m, r->cfg->timeout_ms) <= 0) {
+	if (cf_ping(c, p, &m, r->wait_ms) <= 0) {
 		cf_set(res, CF_FAIL, "no pong on the second connection, though the first answered");
 		cf_close(c, true);
 		return;
@@ -397,7 +397,7 @@ static int pinged(struct cf_run *r, struct cf_result *res, struct cf_conn **c, u
 	*port = cf_port(r);
 	if (cf_session(r, res, &r->cfg->local, 1, c))
 		return -1;
-	got = cf_ping(*c, *port, m, r->cfg->timeout_ms);
+	got = cf_ping(*c, *port, m, r->wait_ms);
 	if (got < 0) {
 		cf_set(res, CF_FAIL, "the connection ended after our ping (%s)",
 		       (*c)->closed == CF_RST ? "reset" : (*c)->closed == CF_FIN ? "closed" : "not RDS");
@@ -420,7 +420,7 @@ CASE(case_ping_pong)
 		return;
 	cf_text(res->expected, "a reply from port 0 to port %u", p);
 	if (got == 0) {
-		cf_set(res, CF_FAIL, "no reply to port %u within %d ms", p, r->cfg->timeout_ms);
+		cf_set(res, CF_FAIL, "no reply to port %u within %d ms", p, r->wait_ms);
 		cf_text(res->reason, "a Linux node with net.rds.ping_enable=0 answers no ping "
 			"(" KB ": ping_enable=0)");
 	}
@@ -475,7 +475,7 @@ CASE(case_ping_port0)
 	cf_send(c, &h, NULL, 0);
 	/* Then an ordinary ping: its pong bounds the wait, since replies on
 	 * one connection come in order. */
-	got = cf_ping(c, p, &m, r->cfg->timeout_ms);
+	got = cf_ping(c, p, &m, r->wait_ms);
 	for (size_t i = from; i < c->n_log; i++) {
 		const struct cf_seen *s = &c->log[i];
 
@@ -487,7 +487,7 @@ CASE(case_ping_port0)
 		}
 	}
 	if (got == 0 && cf_pings_unanswered(r)) {
-		cf_set(res, CF_PASS, "no reply to port 0 within %d ms", r->cfg->timeout_ms);
+		cf_set(res, CF_PASS, "no reply to port 0 within %d ms", r->wait_ms);
 		cf_text(res->reason, "the peer answers no ping at all (rds31/ping/1 judges that)");
 	} else if (got <= 0)
 		cf_set(res, CF_ERROR, "the ping from port %u that follows got no pong", p);
@@ -516,7 +516,7 @@ CASE(case_probe_answer)
 	int got;
 
 	cf_text(res->expected, "our probe ping is answered by a probe pong (from port 0 to port 1) "
-		"within %d ms, and by no probe ping of its own in its place", r->cfg->timeout_ms);
+		"within %d ms, and by no probe ping of its own in its place", r->wait_ms);
 	r->own_probe = true;
 	if (cf_session(r, res, &r->cfg->local, 8, &c))
 		return;
@@ -532,13 +532,13 @@ CASE(case_probe_answer)
 		extra += c->log[i].kind == WIRE_KIND_PROBE_PING;
 	/* Late is not never: wait as long again, so the reason can say. */
 	t0 = rdsu_clock();
-	got = cf_recv_until(c, WIRE_KIND_PROBE_PONG, -1, &m, r->cfg->timeout_ms);
+	got = cf_recv_until(c, WIRE_KIND_PROBE_PONG, -1, &m, r->wait_ms);
 	if (got > 0)
 		cf_set(res, CF_FAIL, "no probe pong within %d ms; it came %.0f ms later",
-		       r->cfg->timeout_ms, (double)(rdsu_clock() - t0) / 1e6);
+		       r->wait_ms, (double)(rdsu_clock() - t0) / 1e6);
 	else
 		cf_set(res, CF_FAIL, "no probe pong within %d ms (nor in %d ms more)",
-		       r->cfg->timeout_ms, r->cfg->timeout_ms);
+		       r->wait_ms, r->wait_ms);
 	cf_text(res->reason, "after our probe ping came %s%s", r->peer.instead,
 		extra ? "" : "; a Linux node with net.rds.ping_enable=0 answers no probe ping "
 		"(" KB ": ping_enable=0)");
@@ -655,7 +655,7 @@ CASE(case_ext_unknown)
 	h.ext[1] = 0;
 	cf_send(c, &h, NULL, 0);
 	for (;;) {
-		got = cf_recv(c, &m, r->cfg->timeout_ms);
+		got = cf_recv(c, &m, r->wait_ms);
 		if (got <= 0 || m.s->h.dport == p)
 			break;
 	}
@@ -666,7 +666,7 @@ CASE(case_ext_unknown)
 		cf_text(res->reason, "the connection stayed up, but the peer answers no pings, so "
 			"whether the ping was processed cannot be seen (rds31/ping/1 judges that)");
 	} else if (got == 0)
-		cf_set(res, CF_FAIL, "no reply within %d ms", r->cfg->timeout_ms);
+		cf_set(res, CF_FAIL, "no reply within %d ms", r->wait_ms);
 	else
 		cf_set(res, CF_FAIL, "the peer %s the connection",
 		       c->closed == CF_RST ? "reset" : "closed");

@@ -146,7 +146,7 @@ int cf_connect(struct cf_run *r, const struct rdsu_addr *from, uint16_t from_por
 		return err;
 	}
 	p = (struct pollfd){ .fd = fd, .events = POLLOUT };
-	if (poll(&p, 1, r->cfg->timeout_ms) <= 0) {
+	if (poll(&p, 1, r->wait_ms) <= 0) {
 		close(fd);
 		return -ETIMEDOUT;
 	}
@@ -282,7 +282,7 @@ int cf_send_raw(struct cf_conn *c, const void *buf, size_t len)
 			struct pollfd pf = { .fd = c->fd, .events = POLLOUT };
 
 			/* A peer that stopped reading must not hang the suite. */
-			if (poll(&pf, 1, c->r->cfg->timeout_ms) <= 0)
+			if (poll(&pf, 1, c->r->wait_ms) <= 0)
 				return -ETIMEDOUT;
 			continue;
 		}
@@ -554,13 +554,13 @@ int cf_answer_wait(const struct cf_run *r, bool silent, bool owner)
 	int ms;
 
 	if (owner || !silent || r->peer.first_ms < 0)
-		return r->cfg->timeout_ms;
+		return r->wait_ms;
 	/* The peer's map follows our connect by one round trip and its
 	 * answer time: an answer it gives at all comes within a few of
 	 * those, and waiting the whole timeout on every case for one it
 	 * never gives would only make the run long. */
 	ms = 4 * r->peer.first_ms + 100;
-	return ms < r->cfg->timeout_ms ? ms : r->cfg->timeout_ms;
+	return ms < r->wait_ms ? ms : r->wait_ms;
 }
 
 static void note(char *buf, size_t cap, size_t *n, const char *fmt, ...)
@@ -631,14 +631,14 @@ static void describe_instead(const struct cf_conn *c, int got, char *buf, size_t
 		     "bytes that are not RDS");
 }
 
-/* One attempt: connect, map, probe ping, wait for the probe pong. Return:
- * 0 and *out (with or without a probe pong); -ECONNRESET when the peer
- * dropped the connection first; another negative errno. */
+/* One attempt: connect, map, probe ping, wait up to |wait| for the probe
+ * pong (< 0: as cf_answer_wait says). Return: 0 and *out (with or without
+ * a probe pong); -ECONNRESET when the peer dropped the connection first;
+ * another negative errno. */
 static int session_once(struct cf_run *r, const struct rdsu_addr *from, uint16_t npaths,
-			int rcvbuf, struct cf_conn **out, char *why, size_t cap)
+			int rcvbuf, struct cf_conn **out, char *why, size_t cap, int wait)
 {
 	bool silent = r->peer.sessions && r->peer.unanswered == r->peer.sessions;
-	int wait = cf_answer_wait(r, silent, r->own_probe);
 	struct cf_conn *c;
 	struct cf_msg m;
 	rdsu_ns t0;
@@ -646,6 +646,8 @@ static int session_once(struct cf_run *r, const struct rdsu_addr *from, uint16_t
 	int err;
 
 	*out = NULL;
+	if (wait < 0)
+		wait = cf_answer_wait(r, silent, r->own_probe);
 	/* Path 0's source port is 0 mod 8: a 7.x peer that files paths by
 	 * source port re-syncs a path 0 that is not (facts 4.9). */
 	err = cf_connect_path(r, from, 0, WIRE_MAX_PATHS, rcvbuf, &c);
@@ -692,6 +694,52 @@ static int session_once(struct cf_run *r, const struct rdsu_addr *from, uint16_t
 	return 0;
 }
 
+/* Sessions that end in a reset or close before the probe pong are tried
+ * again for |ms|. Return: as session_once. */
+static int session_retry(struct cf_run *r, const struct rdsu_addr *from, uint16_t npaths,
+			 int rcvbuf, struct cf_conn **out, char *why, size_t cap, int wait, int ms)
+{
+	rdsu_ns end = rdsu_clock() + (rdsu_ns)ms * RDSU_MSEC;
+	int err;
+
+	/* The peer may still be tearing down the previous case's path 0: a
+	 * 6.x peer resets a connection for a slot that is not yet down. */
+	for (;;) {
+		err = session_once(r, from, npaths, rcvbuf, out, why, cap, wait);
+		if (err != -ECONNRESET || rdsu_clock() >= end)
+			return err;
+		usleep(100000);
+	}
+}
+
+int cf_calibrate(struct cf_run *r, char *why, size_t cap)
+{
+	long limit = r->cfg->timeout_given ? r->cfg->timeout_ms : 5L * r->cfg->timeout_ms;
+	struct cf_conn *c;
+	int err;
+
+	if (limit > 600000)
+		limit = 600000;
+	err = session_retry(r, &r->cfg->local, 1, 0, &c, why, cap, (int)limit, r->wait_ms);
+	if (err)
+		return err;
+	cf_close(c, true);
+	if (!r->peer.probed)
+		return 0;
+	r->answer_ms = r->peer.pong_ms;
+	if (!r->cfg->timeout_given) {
+		/* Three answer times and a round trip: an answer that comes at
+		 * all comes well within it, whatever pace the peer keeps. */
+		long w = 3L * r->answer_ms + (r->peer.first_ms > 0 ? r->peer.first_ms : 0);
+
+		if (w > 600000)
+			w = 600000;
+		if (w > r->wait_ms)
+			r->wait_ms = (int)w;
+	}
+	return 0;
+}
+
 int cf_session(struct cf_run *r, struct cf_result *res, const struct rdsu_addr *from,
 	       uint16_t npaths, struct cf_conn **out)
 {
@@ -701,24 +749,15 @@ int cf_session(struct cf_run *r, struct cf_result *res, const struct rdsu_addr *
 int cf_session_rcvbuf(struct cf_run *r, struct cf_result *res, const struct rdsu_addr *from,
 		      uint16_t npaths, int rcvbuf, struct cf_conn **out)
 {
-	rdsu_ns end = rdsu_clock() + (rdsu_ns)r->cfg->timeout_ms * RDSU_MSEC;
-	int err;
+	int err = session_retry(r, from, npaths, rcvbuf, out, res->reason, sizeof(res->reason), -1,
+				r->wait_ms);
 
-	/* The peer may still be tearing down the previous case's path 0: a
-	 * 6.x peer resets a connection for a slot that is not yet down, so a
-	 * reset or close before the probe pong is retried for a while. */
-	for (;;) {
-		err = session_once(r, from, npaths, rcvbuf, out, res->reason, sizeof(res->reason));
-		if (err != -ECONNRESET || rdsu_clock() >= end)
-			break;
-		usleep(100000);
-	}
 	if (err == -ECONNRESET) {
 		char last[CF_TEXT];
 
 		memcpy(last, res->reason, sizeof(last));
 		cf_text(res->reason, "every connection to the peer ended before a probe pong for "
-			"%d ms; the last brought %s", r->cfg->timeout_ms, last);
+			"%d ms; the last brought %s", r->wait_ms, last);
 	}
 	if (err)
 		res->verdict = CF_ERROR;

@@ -31,7 +31,9 @@ struct cf_cfg {
 	struct rdsu_addr local;     /* smaller than the peer: the connecting side */
 	struct rdsu_addr larger;    /* larger than the peer, if have_larger */
 	bool have_larger;
-	int timeout_ms;             /* longest wait for one expected event */
+	int timeout_ms;             /* longest wait for one expected event, or
+				     * the floor of it when !timeout_given */
+	bool timeout_given;         /* --timeout: no scaling to the peer */
 	const char *pcap_dir;       /* NULL: no captures */
 	bool strict;
 };
@@ -69,6 +71,10 @@ struct cf_run {
 				     * back (gaps are legal, facts 4.4), so a new
 				     * connection never looks like a retransmission */
 	uint16_t next_port;         /* RDS ports our node sends from */
+	int wait_ms;                /* longest wait for one expected event: the
+				     * timeout, scaled to the peer's answer time
+				     * (cf_calibrate) */
+	int answer_ms;              /* the peer's answer time, -1 unknown */
 	bool own_ping;              /* this case owns the ping requirement, */
 	bool own_probe;             /* or the probe's: it waits the whole timeout
 				     * for an answer even when the peer has left
@@ -197,6 +203,16 @@ int cf_session(struct cf_run *r, struct cf_result *res, const struct rdsu_addr *
 /* cf_session_rcvbuf() - cf_session with SO_RCVBUF |rcvbuf| on the socket. */
 int cf_session_rcvbuf(struct cf_run *r, struct cf_result *res, const struct rdsu_addr *from,
 		      uint16_t npaths, int rcvbuf, struct cf_conn **out);
+
+/*
+ * cf_calibrate() - the run's first exchange: a session whose probe pong
+ * is waited for up to 5 timeouts (1 with --timeout), timing the peer's
+ * map (a round trip) and its answer. Without --timeout every wait of the
+ * run becomes max(timeout, 3 x answer + round trip), so a slow peer gets
+ * the verdicts a fast one does. It counts as the run's first session.
+ * Return: 0; negative errno when no connection could be had (|why| says).
+ */
+int cf_calibrate(struct cf_run *r, char *why, size_t cap);
 
 /* cf_answer_wait() - how long to wait for an answer the peer has never
  * given in this run when |silent| (it answers none): a few of its answer
