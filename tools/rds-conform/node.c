@@ -721,6 +721,13 @@ int cf_calibrate(struct cf_run *r, char *why, size_t cap)
 	if (limit > 600000)
 		limit = 600000;
 	err = session_retry(r, &r->cfg->local, 1, 0, &c, why, cap, (int)limit, r->wait_ms);
+	if (err == -ECONNRESET) {
+		char last[CF_TEXT];
+
+		snprintf(last, sizeof(last), "%s", why);
+		snprintf(why, cap, "every connection to the peer ended before a probe pong for %d "
+			 "ms; the last brought %s", r->wait_ms, last);
+	}
 	if (err)
 		return err;
 	cf_close(c, true);
