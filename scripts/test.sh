@@ -17,7 +17,7 @@ export RDS_PKG_TEST=${RDS_PKG_TEST:-1}
 cmake --preset asan >/dev/null
 cmake --build build/asan -j"$jobs"
 log=$(mktemp)
-(cd build/asan && ctest --output-on-failure -j"$jobs" -LE lab ${CTEST_ARGS:-}) | tee "$log"
+(cd build/asan && ctest --output-on-failure -j"$jobs" -LE 'lab|slow' ${CTEST_ARGS:-}) | tee "$log"
 total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$log")
 # The kernel lab boots qemu guests under TCG; a scenario whose timing
 # precondition was not met gets one more run, and every such retry is

@@ -158,6 +158,16 @@ struct rdsu_path {
 
 	/* reconnecting (rds_queue_reconnect) */
 	rdsu_ns cp_reconnect_at;        /* RDS_RECONNECT_PENDING when != NEVER */
+	/* FAULT probe-pong-late, answer-delay-*: answers held on a timer,
+	 * each for the link its ping came on (dropped if that is gone). */
+	struct rdsu_held {
+		rdsu_ns at;
+		uint64_t link;
+		uint64_t seq;           /* taken when held; 0 when sent */
+		uint16_t dport;
+		uint8_t kind;           /* enum rdsu_msg_kind */
+	} cp_held[8];
+	unsigned cp_n_held;
 	rdsu_ns cp_backoff;             /* cp_reconnect_jiffies */
 
 	/* transport requests and events */
@@ -327,6 +337,10 @@ void rdsu_path_info_fill(const struct rdsu_path *cp, struct rdsu_path_info *out)
 int rdsu_send_data(struct rdsu_path *cp, struct rdsu_sock *rs, uint16_t dport,
 		   const struct iovec *iov, int iovcnt, uint32_t len);
 int rdsu_send_ctl(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dport, rdsu_ns now);
+/* rdsu_send_ctl_seq() - as rdsu_send_ctl with the sequence number |seq|
+ * taken earlier (0: the next), for FAULT answer-delay-*. */
+int rdsu_send_ctl_seq(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dport, uint64_t seq,
+		      rdsu_ns now);
 bool rdsu_send_has_output(struct rdsu_path *cp);
 void rdsu_send_peek(struct rdsu_path *cp, const uint8_t **p, size_t *len);
 int rdsu_send_advance(struct rdsu_path *cp, size_t n);
@@ -349,6 +363,16 @@ void rdsu_cong_remove_sock(struct rdsu_sock *rs);
 /* probe.c */
 void rdsu_probe_build(const struct rdsu_conn *c, struct wire_hdr *h, bool pong, uint64_t seq);
 void rdsu_probe_input(struct rdsu_conn *c, const struct wire_hdr *h, bool pong, rdsu_ns now);
+/* rdsu_probe_answer() - queue the probe pong to a probe ping on |cp|. */
+void rdsu_probe_answer(struct rdsu_path *cp, rdsu_ns now);
+/* rdsu_answer() - queue a pong (|kind| RDSU_MK_PONG or _PROBE_PONG) to
+ * |dport| on |cp|: at once, or held under FAULT answer-delay-*. */
+void rdsu_answer(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dport, rdsu_ns now);
+/* rdsu_held_deadline() - the earliest held answer's time, or NEVER. */
+rdsu_ns rdsu_held_deadline(const struct rdsu_path *cp);
+/* rdsu_held_expire() - send the held answers due at |now|. Return: how
+ * many were due. */
+int rdsu_held_expire(struct rdsu_path *cp, rdsu_ns now);
 void rdsu_probe_ping(struct rdsu_conn *c, rdsu_ns now);
 unsigned rdsu_probe_pick_path(struct rdsu_conn *c, const struct rdsu_sock *rs, uint16_t dport,
 			      rdsu_ns now);

@@ -40,6 +40,18 @@ static const struct rdsu_fault_info faults[RDSU_FAULT__COUNT] = {
 	  "an unknown extension header type resets the path instead of being skipped" },
 	{ RDSU_FAULT_HUGE_HLEN_CRASH, "huge-hlen-crash",
 	  "a header with h_len above 1 MiB calls abort() instead of resetting the path" },
+	{ RDSU_FAULT_PROBE_NO_PONG, "probe-no-pong",
+	  "a probe ping is acted on but not answered with a probe pong" },
+	{ RDSU_FAULT_PROBE_PONG_LATE, "probe-pong-late",
+	  "the probe pong leaves 5 s after the probe ping (on its connection) instead of at once" },
+	{ RDSU_FAULT_PROBE_PONG_PORT0, "probe-pong-port0",
+	  "the probe pong goes to port 0 (a pong from 0 to 0) instead of port 1" },
+	{ RDSU_FAULT_PROBE_EXTRA_PING, "probe-extra-ping",
+	  "a probe ping is answered with a probe ping of its own instead of a probe pong" },
+	{ RDSU_FAULT_ANSWER_DELAY_1S, "answer-delay-1s",
+	  "every pong and probe pong leaves 1 s after its ping (a slow peer, not a wrong one)" },
+	{ RDSU_FAULT_ANSWER_DELAY_3S, "answer-delay-3s",
+	  "every pong and probe pong leaves 3 s after its ping (a slow peer, not a wrong one)" },
 };
 
 _Static_assert(RDSU_FAULT__COUNT <= 31, "enum rdsu_fault values fit an int");

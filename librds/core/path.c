@@ -243,17 +243,21 @@ void rdsu_path_kick(struct rdsu_path *cp)
 
 rdsu_ns rdsu_path_deadline(const struct rdsu_path *cp)
 {
-	return cp->cp_reconnect_at;
+	rdsu_ns held = rdsu_held_deadline(cp);
+
+	return held < cp->cp_reconnect_at ? held : cp->cp_reconnect_at;
 }
 
 int rdsu_path_expire(struct rdsu_path *cp, rdsu_ns now)
 {
+	int ran = rdsu_held_expire(cp, now);
+
 	if (cp->cp_reconnect_at > now)
-		return 0;
+		return ran;
 	cp->cp_reconnect_at = RDSU_NS_NEVER;
 	if (cp->cp_state == RDSU_PATH_DOWN && path_may_connect(cp))
 		path_connect(cp);
-	return 1;
+	return ran + 1;
 }
 
 void rdsu_path_info_fill(const struct rdsu_path *cp, struct rdsu_path_info *out)

@@ -91,6 +91,115 @@ void rdsu_probe_build(const struct rdsu_conn *c, struct wire_hdr *h, bool pong, 
 	}
 }
 
+/* FAULT probe-pong-late: long past any reasonable wait for an answer (a
+ * conformance suite's default is 2 s), short enough for a test. */
+#define PROBE_LATE (5 * RDSU_SEC)
+
+static void hold(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dport, rdsu_ns at,
+		 bool numbered)
+{
+	uint64_t seq = 0;
+
+	/* A test peer: more answers outstanding than this are dropped. */
+	if (cp->cp_n_held == sizeof(cp->cp_held) / sizeof(cp->cp_held[0]))
+		return;
+	if (numbered) {
+		seq = cp->cp_next_tx_seq++;
+		if (rdsu_faulty(cp->cp_conn->c_ep, RDSU_FAULT_SEQ_SKIP))
+			cp->cp_next_tx_seq++;
+	}
+	cp->cp_held[cp->cp_n_held++] = (struct rdsu_held){ .at = at, .link = cp->cp_link,
+							   .seq = seq, .dport = dport,
+							   .kind = (uint8_t)kind };
+}
+
+void rdsu_answer(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dport, rdsu_ns now)
+{
+	struct rdsu_ep *ep = cp->cp_conn->c_ep;
+	rdsu_ns delay = 0;
+
+	/* FAULT answer-delay-1s, answer-delay-3s (both: 4 s): a slow peer,
+	 * as an emulated or loaded one is; what it sends is right. The
+	 * answer is numbered now, as a kernel numbers a pong before it acts
+	 * on the ping's extension headers (a new GEN_NUM restarts the
+	 * numbering after it); only its leaving is late. */
+	if (rdsu_faulty(ep, RDSU_FAULT_ANSWER_DELAY_1S))
+		delay += RDSU_SEC;
+	if (rdsu_faulty(ep, RDSU_FAULT_ANSWER_DELAY_3S))
+		delay += 3 * RDSU_SEC;
+	if (delay)
+		hold(cp, kind, dport, now + delay, true);
+	else
+		(void)rdsu_send_ctl(cp, kind, dport, now);
+}
+
+void rdsu_probe_answer(struct rdsu_path *cp, rdsu_ns now)
+{
+	struct rdsu_ep *ep = cp->cp_conn->c_ep;
+
+	/* FAULT probe-no-pong: the ping's extension headers are still acted
+	 * on (rdsu_probe_input), only the pong is left out, so the prober
+	 * never learns the count from it. */
+	if (rdsu_faulty(ep, RDSU_FAULT_PROBE_NO_PONG))
+		return;
+	/* FAULT probe-pong-late: held on a timer of the path, one at a time;
+	 * the answer to a ping of a connection that is gone would look like
+	 * a prompt one on the next, so it goes only on its own. */
+	if (rdsu_faulty(ep, RDSU_FAULT_PROBE_PONG_LATE)) {
+		for (unsigned i = 0; i < cp->cp_n_held; i++)
+			if (cp->cp_held[i].kind == RDSU_MK_PROBE_PONG)
+				return;
+		hold(cp, RDSU_MK_PROBE_PONG, WIRE_PROBE_PORT, now + PROBE_LATE, false);
+		return;
+	}
+	/* FAULT probe-pong-port0: a plain pong to port 0, with no extension
+	 * headers; a kernel ignores it as a ping from port 0. */
+	if (rdsu_faulty(ep, RDSU_FAULT_PROBE_PONG_PORT0)) {
+		rdsu_answer(cp, RDSU_MK_PONG, 0, now);
+		return;
+	}
+	/* FAULT probe-extra-ping: a probe ping in place of the pong, outside
+	 * the one-in-flight rule (c_probe_pending is not consulted). */
+	if (rdsu_faulty(ep, RDSU_FAULT_PROBE_EXTRA_PING)) {
+		(void)rdsu_send_ctl(cp, RDSU_MK_PROBE_PING, 0, now);
+		return;
+	}
+	rdsu_answer(cp, RDSU_MK_PROBE_PONG, WIRE_PROBE_PORT, now);
+}
+
+rdsu_ns rdsu_held_deadline(const struct rdsu_path *cp)
+{
+	rdsu_ns best = RDSU_NS_NEVER;
+
+	for (unsigned i = 0; i < cp->cp_n_held; i++)
+		if (cp->cp_held[i].at < best)
+			best = cp->cp_held[i].at;
+	return best;
+}
+
+int rdsu_held_expire(struct rdsu_path *cp, rdsu_ns now)
+{
+	unsigned i = 0;
+	int ran = 0;
+
+	while (i < cp->cp_n_held) {
+		struct rdsu_held h = cp->cp_held[i];
+
+		if (h.at > now) {
+			i++;
+			continue;
+		}
+		/* in order of holding: the first due goes first */
+		memmove(&cp->cp_held[i], &cp->cp_held[i + 1],
+			(cp->cp_n_held - i - 1) * sizeof(cp->cp_held[0]));
+		cp->cp_n_held--;
+		ran++;
+		if (cp->cp_state == RDSU_PATH_UP && cp->cp_link == h.link)
+			(void)rdsu_send_ctl_seq(cp, (enum rdsu_msg_kind)h.kind, h.dport, h.seq, now);
+	}
+	return ran;
+}
+
 /* At most one probe ping in flight (c_ping_triggered). */
 static bool probe_send(struct rdsu_conn *c, rdsu_ns now)
 {

@@ -164,10 +164,12 @@ static void incoming(struct rdsu_path *cp, const struct wire_frame *f, rdsu_ns n
 		rdsu_stat_inc(ep, RDSU_STAT_RECV_PING);
 		/* The pong is queued before the probe's extensions are acted
 		 * on, as rds_recv_incoming does. */
-		rdsu_send_ctl(cp, h->sport == WIRE_PROBE_PORT ? RDSU_MK_PROBE_PONG : RDSU_MK_PONG,
-			      h->sport, now);
-		if (h->sport == WIRE_PROBE_PORT)
+		if (h->sport == WIRE_PROBE_PORT) {
+			rdsu_probe_answer(cp, now);
 			rdsu_probe_input(c, h, false, now);
+		} else {
+			rdsu_answer(cp, RDSU_MK_PONG, h->sport, now);
+		}
 		return;
 	}
 	if (h->dport == WIRE_PROBE_PORT && h->sport == 0) {

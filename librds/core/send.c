@@ -33,13 +33,14 @@ static void msg_free(struct rdsu_path *cp, struct rdsu_msg *rm)
 	rdsu_buf_free(cp->cp_conn->c_ep, rm, sizeof(*rm) + rm->m_len);
 }
 
-static void msg_enqueue(struct rdsu_path *cp, struct rdsu_msg *rm)
+/* |seq| 0: the path's next number; else one taken before. */
+static void msg_enqueue(struct rdsu_path *cp, struct rdsu_msg *rm, uint64_t seq)
 {
 	rm->m_cp = cp;
-	rm->m_seq = cp->cp_next_tx_seq++;
+	rm->m_seq = seq ? seq : cp->cp_next_tx_seq++;
 	/* FAULT seq-skip: one number is never used. A kernel receiver takes
 	 * the gap (cp_next_rx_seq = seq + 1); a wire checker sees it. */
-	if (rdsu_faulty(cp->cp_conn->c_ep, RDSU_FAULT_SEQ_SKIP))
+	if (!seq && rdsu_faulty(cp->cp_conn->c_ep, RDSU_FAULT_SEQ_SKIP))
 		cp->cp_next_tx_seq++;
 	rdsu_list_add_tail(&rm->m_conn_item, &cp->cp_send_q);
 	cp->cp_send_msgs++;
@@ -90,7 +91,7 @@ int rdsu_send_data(struct rdsu_path *cp, struct rdsu_sock *rs, uint16_t dport,
 	rm->m_rs = rs;
 	rdsu_list_add_tail(&rm->m_sock_item, &rs->rs_msgs);
 	rs->rs_snd_bytes += len;
-	msg_enqueue(cp, rm);
+	msg_enqueue(cp, rm, 0);
 	rdsu_stat_inc(cp->cp_conn->c_ep, RDSU_STAT_SEND_QUEUED);
 	rdsu_path_kick(cp);
 	return 0;
@@ -102,6 +103,12 @@ int rdsu_send_data(struct rdsu_path *cp, struct rdsu_sock *rs, uint16_t dport,
  * to a port the peer reported congested is silently not sent.
  */
 int rdsu_send_ctl(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dport, rdsu_ns now)
+{
+	return rdsu_send_ctl_seq(cp, kind, dport, 0, now);
+}
+
+int rdsu_send_ctl_seq(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dport, uint64_t seq,
+		      rdsu_ns now)
 {
 	struct rdsu_conn *c = cp->cp_conn;
 	struct rdsu_msg *rm;
@@ -130,7 +137,7 @@ int rdsu_send_ctl(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dport,
 	rm->m_kind = (uint8_t)kind;
 	rm->m_sport = kind == RDSU_MK_PROBE_PING ? WIRE_PROBE_PORT : 0;
 	rm->m_dport = dport;
-	msg_enqueue(cp, rm);
+	msg_enqueue(cp, rm, seq);
 	rdsu_stat_inc(c->c_ep, RDSU_STAT_SEND_PONG);
 	if (kind == RDSU_MK_PROBE_PING)
 		rdsu_stat_inc(c->c_ep, RDSU_STAT_PROBE_SENT);

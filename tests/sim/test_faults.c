@@ -9,7 +9,8 @@
  * that scenario fires.
  *
  * Three defects answer to input no correct librds sends (a ping from port
- * 0, an unknown extension type, an h_len above 1 MiB). For those the peer
+ * 0, an unknown extension type, an h_len above 1 MiB), and four are wrong
+ * answers to a probe ping, told apart best by one ping, and two slow ones. For those the peer
  * is this test itself, writing the bytes to one endpoint by hand
  * (tests/unit/rds/utest.h); huge-hlen-crash runs in a child process that
  * must die of SIGABRT. */
@@ -609,6 +610,104 @@ static void test_fault_unknown_ext_reset(void **state)
 	assert_true(unknown_ext_reset(RDSU_FAULT_UNKNOWN_EXT_RESET));
 }
 
+/* The answers to one probe ping: what came at once and what came by 6 s
+ * later, as wire kinds (a pong to port 0 counted apart). */
+struct probe_ans {
+	unsigned pong, port0, ping, late_pong;
+};
+
+static struct probe_ans probe_answer(uint32_t faults)
+{
+	struct probe_ans a = { 0 };
+	struct script sc;
+	struct wire_hdr h;
+
+	script_open(&sc, faults);
+	wire_build_probe(&h, false, 1, WIRE_KVER_7, 8, 77);
+	assert_int_equal(peer_feed(&sc.p, &h, NULL, false), WIRE_HDR_LEN);
+	peer_pull(&sc.p);
+	for (size_t i = 0; i < sc.p.n; i++) {
+		const struct wire_hdr *o = &sc.p.f[i].h;
+		enum wire_kind k = wire_classify(o, WIRE_XPORT_TCP);
+
+		a.pong += k == WIRE_KIND_PROBE_PONG;
+		a.ping += k == WIRE_KIND_PROBE_PING;
+		a.port0 += k == WIRE_KIND_PING && o->sport == 0;
+	}
+	/* the ping's NPATHS is taken whatever the answer */
+	assert_true(stat(sc.ep, RDSU_STAT_PROBE_RECV) == 1);
+	peer_clear(&sc.p);
+	sc.p.now = T0 + 6 * RDSU_SEC;
+	assert_true(rdsu_ep_deadline(sc.ep) > T0);
+	(void)rdsu_ep_expire(sc.ep, sc.p.now);
+	peer_pull(&sc.p);
+	a.late_pong = find_kind(&sc.p, WIRE_KIND_PROBE_PONG) != NULL;
+	script_close(&sc);
+	return a;
+}
+
+/* probe-no-pong, probe-pong-late, probe-pong-port0, probe-extra-ping: a
+ * correct node answers a probe ping with one probe pong at once and
+ * nothing later; each faulty one answers as its name says and only so. */
+static void test_fault_probe_answers(void **state)
+{
+	struct probe_ans a;
+
+	(void)state;
+	a = probe_answer(0);
+	assert_true(a.pong == 1 && !a.port0 && !a.ping && !a.late_pong);
+	a = probe_answer(RDSU_FAULT_PROBE_NO_PONG);
+	assert_true(!a.pong && !a.port0 && !a.ping && !a.late_pong);
+	a = probe_answer(RDSU_FAULT_PROBE_PONG_LATE);
+	assert_true(!a.pong && !a.port0 && !a.ping && a.late_pong);
+	a = probe_answer(RDSU_FAULT_PROBE_PONG_PORT0);
+	assert_true(!a.pong && a.port0 == 1 && !a.ping && !a.late_pong);
+	a = probe_answer(RDSU_FAULT_PROBE_EXTRA_PING);
+	assert_true(!a.pong && !a.port0 && a.ping == 1 && !a.late_pong);
+}
+
+/* answer-delay-1s, answer-delay-3s: a ping and a probe ping at T0 are
+ * answered, rightly, |d| later and not before: (pongs, probe pongs) at T0,
+ * just before T0 + d, and at it. */
+static void answers_at(uint32_t faults, rdsu_ns d)
+{
+	const rdsu_ns at[3] = { T0, T0 + d - RDSU_MSEC, T0 + d };
+	struct script sc;
+	struct wire_hdr h;
+
+	script_open(&sc, faults);
+	wire_build_ping(&h, 1, 4000);
+	assert_int_equal(peer_feed(&sc.p, &h, NULL, false), WIRE_HDR_LEN);
+	wire_build_probe(&h, false, 2, WIRE_KVER_7, 8, 77);
+	assert_int_equal(peer_feed(&sc.p, &h, NULL, false), WIRE_HDR_LEN);
+	for (int i = d ? 0 : 2; i < 3; i++) {
+		bool due = i == 2;
+
+		sc.p.now = at[i];
+		(void)rdsu_ep_expire(sc.ep, sc.p.now);
+		peer_pull(&sc.p);
+		assert_int_equal(find_kind(&sc.p, WIRE_KIND_PONG) != NULL, due);
+		assert_int_equal(find_kind(&sc.p, WIRE_KIND_PROBE_PONG) != NULL, due);
+		if (due) {
+			assert_int_equal(find_kind(&sc.p, WIRE_KIND_PONG)->h.dport, 4000);
+			assert_true(rdsu_ep_deadline(sc.ep) == RDSU_NS_NEVER);
+		} else {
+			assert_true(rdsu_ep_deadline(sc.ep) == T0 + d);
+		}
+		peer_clear(&sc.p);
+	}
+	script_close(&sc);
+}
+
+static void test_fault_answer_delay(void **state)
+{
+	(void)state;
+	answers_at(0, 0);
+	answers_at(RDSU_FAULT_ANSWER_DELAY_1S, RDSU_SEC);
+	answers_at(RDSU_FAULT_ANSWER_DELAY_3S, 3 * RDSU_SEC);
+	answers_at(RDSU_FAULT_ANSWER_DELAY_1S | RDSU_FAULT_ANSWER_DELAY_3S, 4 * RDSU_SEC);
+}
+
 static void huge_hdr(uint8_t *buf)
 {
 	struct wire_hdr h;
@@ -687,7 +786,9 @@ static void test_fault_table(void **state)
 	assert_int_equal(all, RDSU_FAULT__ALL);
 	/* every fault has its test here: the cases, and the scripted three */
 	all = RDSU_FAULT_PING_PORT0_ANSWERED | RDSU_FAULT_UNKNOWN_EXT_RESET |
-	      RDSU_FAULT_HUGE_HLEN_CRASH;
+	      RDSU_FAULT_HUGE_HLEN_CRASH | RDSU_FAULT_PROBE_NO_PONG | RDSU_FAULT_PROBE_PONG_LATE |
+	      RDSU_FAULT_PROBE_PONG_PORT0 | RDSU_FAULT_PROBE_EXTRA_PING |
+	      RDSU_FAULT_ANSWER_DELAY_1S | RDSU_FAULT_ANSWER_DELAY_3S;
 	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
 		assert_int_equal(all & cases[i].fault, 0);
 		all |= cases[i].fault;
@@ -735,6 +836,8 @@ int main(void)
 		cmocka_unit_test(test_fault_ping_port0_answered),
 		cmocka_unit_test(test_fault_unknown_ext_reset),
 		cmocka_unit_test(test_fault_huge_hlen_crash),
+		cmocka_unit_test(test_fault_probe_answers),
+		cmocka_unit_test(test_fault_answer_delay),
 	};
 	static struct CMUnitTest tests[ARRAY_LEN(fixed) + ARRAY_LEN(cases)];
 	static char names[ARRAY_LEN(cases)][48];

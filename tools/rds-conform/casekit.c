@@ -29,27 +29,75 @@ long cf_first_seq(const struct cf_conn *c, size_t from)
 	return -1;
 }
 
+bool cf_pings_unanswered(const struct cf_run *r)
+{
+	return r->peer.pongs == 0 && r->peer.pings_unanswered > 0;
+}
+
 int cf_ping(struct cf_conn *c, uint16_t sport, struct cf_msg *m, int ms)
 {
+	struct cf_peer *p = &c->r->peer;
+	int wait = cf_answer_wait(c->r, cf_pings_unanswered(c->r), c->r->own_ping);
+	rdsu_ns end;
 	struct wire_hdr h;
 	int err;
 
+	if (wait < ms)
+		ms = wait;
 	wire_build_ping(&h, c->r->tx_seq++, sport);
 	err = cf_send(c, &h, NULL, 0);
 	if (err)
 		return err;
+	end = rdsu_clock() + (rdsu_ns)ms * RDSU_MSEC;
 	/* Whatever comes back to the pinging port: a faulty pong may not
 	 * look like a pong at all. */
 	for (;;) {
-		int got = cf_recv(c, m, ms);
+		rdsu_ns now = rdsu_clock();
+		int got = now >= end ? 0 : cf_recv(c, m, (int)((end - now) / RDSU_MSEC) + 1);
 
+		if (got == 0)
+			p->pings_unanswered++;
 		if (got <= 0)
 			return got;
 		/* Not a resent pong of an earlier connection's ping. */
 		if (m->s->h.dport == sport && m->s->kind != WIRE_KIND_CONG &&
-		    !(m->s->h.flags & WIRE_FLAG_RETRANSMITTED))
+		    !(m->s->h.flags & WIRE_FLAG_RETRANSMITTED)) {
+			p->pongs++;
 			return 1;
+		}
 	}
+}
+
+bool cf_no_probe_pong(struct cf_run *r, struct cf_result *res, enum cf_verdict v,
+		      const char *owner)
+{
+	if (r->peer.probed)
+		return false;
+	if (v == CF_SKIP || v == CF_INFO) {
+		res->verdict = v;
+		cf_text(res->actual, "no probe pong within %d ms", r->peer.waited_ms);
+	} else {
+		cf_set(res, v, "no probe pong within %d ms", r->peer.waited_ms);
+	}
+	cf_text(res->reason, "after our probe ping came %s%s%s%s", r->peer.instead,
+		r->peer.waited_ms < r->wait_ms ? " (no probe of this run has been "
+		"answered, so the wait was a few of the peer's answer times)" : "",
+		owner ? "; " : "", owner ? owner : "");
+	return true;
+}
+
+bool cf_single_path(struct cf_run *r, struct cf_result *res)
+{
+	if (r->peer.paths >= 2)
+		return false;
+	res->verdict = CF_SKIP;
+	if (r->peer.probed)
+		cf_text(res->reason, "single-path peer: it agreed to %u path", r->peer.paths);
+	else
+		cf_text(res->reason, "no probe pong, so no path count agreed: the session stays on "
+			"one path, as a kernel's does (after our probe ping came %s; linux/probe/3 "
+			"judges that)", r->peer.instead);
+	return true;
 }
 
 int cf_conn_path(struct cf_run *r, unsigned i, unsigned n, struct cf_conn **out)
@@ -79,7 +127,7 @@ long cf_agent_take(struct cf_run *r, struct cf_result *res, uint16_t port, uint3
 		       struct cf_delivery *d, size_t cap)
 {
 	size_t got = 0, total = 0;
-	rdsu_ns end = rdsu_clock() + (rdsu_ns)r->cfg->timeout_ms * RDSU_MSEC;
+	rdsu_ns end = rdsu_clock() + (rdsu_ns)r->wait_ms * RDSU_MSEC;
 
 	while (total < n && rdsu_clock() < end) {
 		int err = cf_agent_recv(r->agent, port, (uint32_t)(n - total), 200,

@@ -27,6 +27,18 @@ long cf_first_seq(const struct cf_conn *c, size_t from);
 /* cf_ping() - a ping from |sport| and wait for its pong. Return: 1 and *m
  * (the pong); 0 timeout; negative as cf_recv. */
 int cf_ping(struct cf_conn *c, uint16_t sport, struct cf_msg *m, int ms);
+/* cf_pings_unanswered() - the peer has answered none of our pings in this
+ * run, and left at least one unanswered. */
+bool cf_pings_unanswered(const struct cf_run *r);
+/* cf_no_probe_pong() - when the last session had no probe pong, give the
+ * case |v| with the reason naming what came instead (and |owner|, the
+ * case that judges the missing answer, or NULL). Return: true when it did
+ * (the case is decided). */
+bool cf_no_probe_pong(struct cf_run *r, struct cf_result *res, enum cf_verdict v,
+		      const char *owner);
+/* cf_single_path() - SKIP the case when the last session agreed on fewer
+ * than 2 paths, saying why. Return: true when it did. */
+bool cf_single_path(struct cf_run *r, struct cf_result *res);
 /* cf_conn_path() - connect an extra path for index |i| of |n|: its source
  * port is chosen so that port % n == i, as a 7.x kernel does (SPORT_IDX).
  * Return: 0; negative errno. */
@@ -58,6 +70,7 @@ CASE(case_map_seq);
 CASE(case_ping_pong);
 CASE(case_pong_empty);
 CASE(case_ping_port0);
+CASE(case_probe_answer);
 CASE(case_probe_npaths_spec);
 CASE(case_probe_npaths_linux);
 CASE(case_probe_npaths_range);

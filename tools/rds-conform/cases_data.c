@@ -87,7 +87,7 @@ CASE(case_deliver_out)
 	err = cf_agent_bind(r->agent, a, 0);
 	if (!err)
 		err = cf_agent_send(r->agent, a, &r->cfg->local, q, 0, count, size,
-				    (uint32_t)r->cfg->timeout_ms, &st);
+				    (uint32_t)r->wait_ms, &st);
 	if (err || st.sent != count) {
 		if (err)
 			cf_agent_failed(r, res, "send", err);
@@ -96,7 +96,7 @@ CASE(case_deliver_out)
 			       count, st.enobufs, st.err);
 		goto out;
 	}
-	while (want < count && (got = cf_recv(c, &m, r->cfg->timeout_ms)) > 0) {
+	while (want < count && (got = cf_recv(c, &m, r->wait_ms)) > 0) {
 		uint64_t idx;
 
 		if (m.s->kind != WIRE_KIND_DATA || m.s->h.dport != q)
@@ -166,6 +166,7 @@ static bool wait_map(struct cf_conn *c, uint16_t port, bool set, int ms)
 
 static int cong_fill(struct cf_run *r, struct cf_result *res, struct cong *g)
 {
+	/* maps are no answer to anything: the floor, not the peer's pace */
 	int step = r->cfg->timeout_ms / 10 < 100 ? 100 : r->cfg->timeout_ms / 10;
 
 	memset(g, 0, sizeof(*g));
@@ -318,8 +319,8 @@ CASE(case_cong_clear)
 		goto out;
 	if (cong_release(r, res, &g, NULL, 0, g.sent) < 0)
 		goto out;
-	if (map_has(g.c, g.a) && !wait_map(g.c, g.a, false, r->cfg->timeout_ms))
-		cf_set(res, CF_FAIL, "port %u still set %d ms after the drain", g.a, r->cfg->timeout_ms);
+	if (map_has(g.c, g.a) && !wait_map(g.c, g.a, false, r->wait_ms))
+		cf_set(res, CF_FAIL, "port %u still set %d ms after the drain", g.a, r->wait_ms);
 	else
 		cf_set(res, CF_PASS, "map with port %u clear after the drain", g.a);
 out:

@@ -28,15 +28,10 @@ static int hostile_open(struct cf_run *r, struct cf_result *res, struct hostile 
 	if (cf_session(r, res, &r->cfg->local, 2, &x->w))
 		return -1;
 	x->w->npaths = 2;
-	if (r->peer.paths < 2) {
-		/* One path only: the hostile bytes share the witness's
-		 * connection's peer but take a later one of their own. */
-		res->verdict = CF_SKIP;
-		cf_text(res->reason, "needs a second path for the hostile connection (the peer "
-			"agreed to %u)", r->peer.paths);
+	/* The hostile bytes need a second path of their own. */
+	if (cf_single_path(r, res))
 		return -1;
-	}
-	if (cf_ping(x->w, x->p, &m, r->cfg->timeout_ms) <= 0) {
+	if (cf_ping(x->w, x->p, &m, r->wait_ms) <= 0) {
 		cf_set(res, CF_ERROR, "the witness connection answered no ping");
 		return -1;
 	}
@@ -57,7 +52,7 @@ static void hostile_judge(struct cf_run *r, struct cf_result *res, struct hostil
 	struct cf_msg m;
 	const char *fate;
 
-	switch (cf_wait_end(x->h, r->cfg->timeout_ms / 4 + 1)) {
+	switch (cf_wait_end(x->h, r->wait_ms / 4 + 1)) {
 	case CF_END_RST:
 		fate = "reset it";
 		break;
@@ -71,7 +66,7 @@ static void hostile_judge(struct cf_run *r, struct cf_result *res, struct hostil
 		fate = "kept it open";
 		break;
 	}
-	if (cf_ping(x->w, x->p, &m, r->cfg->timeout_ms) <= 0) {
+	if (cf_ping(x->w, x->p, &m, r->wait_ms) <= 0) {
 		cf_set(res, CF_FAIL, "after %s the peer stopped serving its other connection "
 		       "(witness %s)", what,
 		       x->w->closed == CF_RST ? "reset" : x->w->closed == CF_FIN ? "closed" :
@@ -80,7 +75,7 @@ static void hostile_judge(struct cf_run *r, struct cf_result *res, struct hostil
 	}
 	cf_close(x->h, true);
 	x->h = NULL;
-	if (cf_ping(x->w, x->p, &m, r->cfg->timeout_ms) <= 0) {
+	if (cf_ping(x->w, x->p, &m, r->wait_ms) <= 0) {
 		cf_set(res, CF_FAIL, "after %s the witness stopped answering once the hostile "
 		       "connection was closed", what);
 		return;
@@ -135,7 +130,7 @@ CASE(case_hostile_map_len)
 		cf_send(x.h, &h, half, WIRE_CONG_MAP_BYTES / 2);
 		/* The next message on the same connection must still be read
 		 * as one: a ping after the short map. */
-		if (cf_ping(x.h, x.p, &m, r->cfg->timeout_ms) <= 0)
+		if (cf_ping(x.h, x.p, &m, r->wait_ms) <= 0)
 			cf_set(res, CF_FAIL, "a ping after the short map went unanswered (%s)",
 			       x.h->closed ? "connection dropped" : "silent");
 		else

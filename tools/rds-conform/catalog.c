@@ -58,6 +58,10 @@ const struct cf_case cf_cases[] = {
 	  "answering it would loop.", "rds_recv_incoming (recv.c)", 0, case_ping_port0 },
 
 	/* ---- probe, multipath, generation ---- */
+	{ "linux/probe/3", CF_MUST, "a probe ping is answered by a probe pong",
+	  "A probe ping (port 1 to port 0) gets a pong from port 0 to port 1 on the same path, "
+	  "at once; not a pong to another port, nor a probe ping in its place.",
+	  "rds_recv_incoming, rds_send_probe; kernel-rds-facts 5", 0, case_probe_answer },
 	{ "rds31/mprds/1", CF_SHOULD, "the probe pong carries NPATHS",
 	  "The pong to a probe ping should contain the receiver's number of paths.",
 	  SPEC "Multipath RDS (MPRDS)", 0, case_probe_npaths_spec },

@@ -53,7 +53,7 @@ static const struct argp_option options[] = {
 	{ "local", O_LOCAL, "ADDR", 0, "our address, smaller than the peer's (default: the route's source)", 1 },
 	{ "larger", O_LARGER, "ADDR", 0, "a local address larger than the peer's (cases that need one are skipped without)", 1 },
 	{ "agent", O_AGENT, "ADDR[:PORT]", 0, "the rds-conform agent beside the peer (port default 18600)", 1 },
-	{ "timeout", O_TIMEOUT, "MS", 0, "longest wait for one expected event (default 2000)", 1 },
+	{ "timeout", O_TIMEOUT, "MS", 0, "longest wait for one expected event (default: 2000, raised to 3 answer times of a slow peer)", 1 },
 	{ "gen", O_GEN, "N", 0, "our generation number (default random)", 1 },
 	{ "strict", O_STRICT, NULL, 0, "NON-STRICT results (SHOULDs, kernel departures from the spec) fail", 2 },
 	{ "format", O_FORMAT, "FMT", 0, "text (default), tap, junit, json; with --list: text, json, markdown", 2 },
@@ -110,6 +110,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case O_TIMEOUT:
 		if (parse_ms(arg, &o->cfg.timeout_ms))
 			argp_error(st, "--timeout is 10 to 600000 ms");
+		o->cfg.timeout_given = true;
 		return 0;
 	case O_GEN:
 		v = strtoul(arg, &end, 0);
@@ -292,6 +293,8 @@ static void run_case(struct opts *o, struct cf_run *r, const struct cf_case *c,
 	memset(res, 0, sizeof(*res));
 	res->c = c;
 	res->verdict = CF__VERDICTS;
+	r->own_ping = false;
+	r->own_probe = false;
 	if ((c->needs & CF_NEED_LARGER) && !o->cfg.have_larger) {
 		res->verdict = CF_SKIP;
 		cf_text(res->reason, "needs a local address larger than the peer's (--larger)");
@@ -405,15 +408,22 @@ int main(int argc, char **argv)
 	r.cfg = &o.cfg;
 	r.gen = o.gen ? o.gen : random_gen();
 	r.tx_seq = 1;
+	r.peer.first_ms = -1;
+	r.wait_ms = o.cfg.timeout_ms;
+	r.answer_ms = -1;
+	r.peer.pong_ms = -1;
 	if (o.agent_s && cf_agent_connect(o.agent_s, o.cfg.timeout_ms, &r.agent, why, sizeof(why))) {
 		fprintf(stderr, "rds-conform: %s\n", why);
 		return 2;
 	}
-	if (reachable(&r, why, sizeof(why))) {
+	if (reachable(&r, why, sizeof(why)) || cf_calibrate(&r, why, sizeof(why))) {
 		fprintf(stderr, "rds-conform: %s\n", why);
 		cf_agent_close(r.agent);
 		return 2;
 	}
+	if (r.wait_ms > o.cfg.timeout_ms && !o.quiet)
+		fprintf(stderr, "rds-conform: the peer answered a probe in %d ms: every wait is %d ms "
+			"(--timeout sets it)\n", r.answer_ms, r.wait_ms);
 	res = calloc(cf_n_cases, sizeof(*res));
 	if (!res)
 		return 2;

@@ -16,6 +16,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,7 @@ static struct cf_conn *conn_new(struct cf_run *r, int fd)
 	}
 	c->r = r;
 	c->fd = fd;
+	c->t_open = rdsu_clock();
 	c->answer = true;
 	c->npaths = 1;
 	wire_deframer_init(&c->dfr, WIRE_MAX_MSG_LEN, c->gather, WIRE_MAX_MSG_LEN);
@@ -144,7 +146,7 @@ int cf_connect(struct cf_run *r, const struct rdsu_addr *from, uint16_t from_por
 		return err;
 	}
 	p = (struct pollfd){ .fd = fd, .events = POLLOUT };
-	if (poll(&p, 1, r->cfg->timeout_ms) <= 0) {
+	if (poll(&p, 1, r->wait_ms) <= 0) {
 		close(fd);
 		return -ETIMEDOUT;
 	}
@@ -291,7 +293,7 @@ int cf_send_raw(struct cf_conn *c, const void *buf, size_t len)
 			struct pollfd pf = { .fd = c->fd, .events = POLLOUT };
 
 			/* A peer that stopped reading must not hang the suite. */
-			if (poll(&pf, 1, c->r->cfg->timeout_ms) <= 0)
+			if (poll(&pf, 1, c->r->wait_ms) <= 0)
 				return -ETIMEDOUT;
 			continue;
 		}
@@ -395,6 +397,8 @@ static void log_frame(struct cf_conn *c, const struct wire_frame *f, struct cf_s
 		*out = NULL;
 		return;
 	}
+	if (!c->t_first)
+		c->t_first = rdsu_clock();
 	s = &c->log[c->n_log++];
 	memset(s, 0, sizeof(*s));
 	s->h = f->hdr;
@@ -573,16 +577,105 @@ static void learn_probe(struct cf_run *r, const struct cf_seen *s)
 	r->peer.n_exts = x.count;
 }
 
-/* One attempt: connect, map, probe ping, wait for the probe pong. */
-static int session_once(struct cf_run *r, const struct rdsu_addr *from, uint16_t npaths,
-			int rcvbuf, struct cf_conn **out, char *why, size_t cap)
+int cf_answer_wait(const struct cf_run *r, bool silent, bool owner)
 {
+	int ms;
+
+	if (owner || !silent || r->peer.first_ms < 0)
+		return r->wait_ms;
+	/* The peer's map follows our connect by one round trip and its
+	 * answer time: an answer it gives at all comes within a few of
+	 * those, and waiting the whole timeout on every case for one it
+	 * never gives would only make the run long. */
+	ms = 4 * r->peer.first_ms + 100;
+	return ms < r->wait_ms ? ms : r->wait_ms;
+}
+
+static void note(char *buf, size_t cap, size_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void note(char *buf, size_t cap, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (*n >= cap)
+		return;
+	va_start(ap, fmt);
+	k = vsnprintf(buf + *n, cap - *n, fmt, ap);
+	va_end(ap);
+	if (k > 0)
+		*n += (size_t)k < cap - *n ? (size_t)k : cap - *n - 1;
+}
+
+/* What the peer sent on |c| instead of a probe pong, and how the wait
+ * ended (|got| as cf_recv_until), as words for a reason. */
+static void describe_instead(const struct cf_conn *c, int got, char *buf, size_t cap)
+{
+	unsigned port0 = 0, pings = 0, maps = 0, other = 0;
+	const struct cf_seen *wrong = NULL, *pong = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n_log; i++) {
+		const struct cf_seen *s = &c->log[i];
+
+		/* a replay of an earlier connection's message answers nothing */
+		if (s->h.flags & WIRE_FLAG_RETRANSMITTED)
+			continue;
+		if (s->kind == WIRE_KIND_CONG)
+			maps++;
+		else if (s->kind == WIRE_KIND_PROBE_PING)
+			pings++;
+		else if (s->kind == WIRE_KIND_PING && s->h.sport == 0)
+			port0++;
+		else if (s->h.dport == WIRE_PROBE_PORT && !wrong)
+			wrong = s;
+		else if (s->kind == WIRE_KIND_PONG && !pong)
+			pong = s;
+		else
+			other++;
+	}
+	if (port0)
+		note(buf, cap, &n, "%s%u pong%s to port 0", n ? ", " : "", port0,
+		     port0 == 1 ? "" : "s");
+	if (wrong)
+		note(buf, cap, &n, "%sa message from port %u to port 1 (a probe pong comes from "
+		     "port 0)", n ? ", " : "", wrong->h.sport);
+	if (pong)
+		note(buf, cap, &n, "%sa pong to port %u", n ? ", " : "", pong->h.dport);
+	if (pings)
+		note(buf, cap, &n, "%s%u probe ping%s of its own", n ? ", " : "", pings,
+		     pings == 1 ? "" : "s");
+	if (other)
+		note(buf, cap, &n, "%s%u other message%s", n ? ", " : "", other,
+		     other == 1 ? "" : "s");
+	if (!n)
+		note(buf, cap, &n, "%s", maps ? "only its map" : "nothing");
+	else if (maps)
+		note(buf, cap, &n, " beside its map");
+	if (got < 0)
+		note(buf, cap, &n, ", then %s",
+		     c->closed == CF_RST ? "a reset" : c->closed == CF_FIN ? "a close" :
+		     "bytes that are not RDS");
+}
+
+/* One attempt: connect, map, probe ping, wait up to |wait| for the probe
+ * pong (< 0: as cf_answer_wait says). Return: 0 and *out (with or without
+ * a probe pong); -ECONNRESET when the peer dropped the connection first;
+ * another negative errno. */
+static int session_once(struct cf_run *r, const struct rdsu_addr *from, uint16_t npaths,
+			int rcvbuf, struct cf_conn **out, char *why, size_t cap, int wait)
+{
+	bool silent = r->peer.sessions && r->peer.unanswered == r->peer.sessions;
 	struct cf_conn *c;
 	struct cf_msg m;
+	rdsu_ns t0;
 	char a[64];
 	int err;
 
 	*out = NULL;
+	if (wait < 0)
+		wait = cf_answer_wait(r, silent, r->own_probe);
 	/* Path 0's source port is 0 mod 8: a 7.x peer that files paths by
 	 * source port re-syncs a path 0 that is not (facts 4.9). */
 	err = cf_connect_path(r, from, 0, WIRE_MAX_PATHS, rcvbuf, &c);
@@ -600,19 +693,85 @@ static int session_once(struct cf_run *r, const struct rdsu_addr *from, uint16_t
 		cf_close(c, true);
 		return err;
 	}
-	err = cf_recv_until(c, WIRE_KIND_PROBE_PONG, -1, &m, r->cfg->timeout_ms);
-	if (err <= 0) {
-		snprintf(why, cap, "no probe pong within %d ms after our map and probe ping (%s)",
-			 r->cfg->timeout_ms,
-			 err == 0 ? "nothing more came" : c->closed == CF_RST ? "connection reset" :
-			 c->closed == CF_FIN ? "connection closed" : "its stream is not RDS");
+	t0 = rdsu_clock();
+	err = cf_recv_until(c, WIRE_KIND_PROBE_PONG, -1, &m, wait);
+	if (err < 0) {
+		describe_instead(c, err, why, cap);
 		cf_close(c, true);
-		return err ? err : -ETIMEDOUT;
+		return -ECONNRESET;
+	}
+	r->peer.sessions++;
+	r->peer.first_ms = c->t_first ? (int)((c->t_first - c->t_open) / RDSU_MSEC) : -1;
+	if (err == 0) {
+		/* Single-path, as a kernel that never hears NPATHS stays. */
+		r->peer.unanswered++;
+		r->peer.probed = false;
+		r->peer.pong_ms = -1;
+		r->peer.waited_ms = wait;
+		r->peer.paths = 1;
+		r->peer.instead[0] = '\0';
+		describe_instead(c, 0, r->peer.instead, sizeof(r->peer.instead));
+		*out = c;
+		return 0;
 	}
 	learn_probe(r, m.s);
+	r->peer.pong_ms = (int)((rdsu_clock() - t0) / RDSU_MSEC);
 	/* Paths agree on min(ours, theirs), as rds_recv_hs_exthdrs. */
 	r->peer.paths = r->peer.npaths < npaths ? r->peer.npaths : npaths;
 	*out = c;
+	return 0;
+}
+
+/* Sessions that end in a reset or close before the probe pong are tried
+ * again for |ms|. Return: as session_once. */
+static int session_retry(struct cf_run *r, const struct rdsu_addr *from, uint16_t npaths,
+			 int rcvbuf, struct cf_conn **out, char *why, size_t cap, int wait, int ms)
+{
+	rdsu_ns end = rdsu_clock() + (rdsu_ns)ms * RDSU_MSEC;
+	int err;
+
+	/* The peer may still be tearing down the previous case's path 0: a
+	 * 6.x peer resets a connection for a slot that is not yet down. */
+	for (;;) {
+		err = session_once(r, from, npaths, rcvbuf, out, why, cap, wait);
+		if (err != -ECONNRESET || rdsu_clock() >= end)
+			return err;
+		usleep(100000);
+	}
+}
+
+int cf_calibrate(struct cf_run *r, char *why, size_t cap)
+{
+	long limit = r->cfg->timeout_given ? r->cfg->timeout_ms : 5L * r->cfg->timeout_ms;
+	struct cf_conn *c;
+	int err;
+
+	if (limit > 600000)
+		limit = 600000;
+	err = session_retry(r, &r->cfg->local, 1, 0, &c, why, cap, (int)limit, r->wait_ms);
+	if (err == -ECONNRESET) {
+		char last[CF_TEXT];
+
+		snprintf(last, sizeof(last), "%s", why);
+		snprintf(why, cap, "every connection to the peer ended before a probe pong for %d "
+			 "ms; the last brought %s", r->wait_ms, last);
+	}
+	if (err)
+		return err;
+	cf_close(c, true);
+	if (!r->peer.probed)
+		return 0;
+	r->answer_ms = r->peer.pong_ms;
+	if (!r->cfg->timeout_given) {
+		/* Three answer times and a round trip: an answer that comes at
+		 * all comes well within it, whatever pace the peer keeps. */
+		long w = 3L * r->answer_ms + (r->peer.first_ms > 0 ? r->peer.first_ms : 0);
+
+		if (w > 600000)
+			w = 600000;
+		if (w > r->wait_ms)
+			r->wait_ms = (int)w;
+	}
 	return 0;
 }
 
@@ -625,17 +784,15 @@ int cf_session(struct cf_run *r, struct cf_result *res, const struct rdsu_addr *
 int cf_session_rcvbuf(struct cf_run *r, struct cf_result *res, const struct rdsu_addr *from,
 		      uint16_t npaths, int rcvbuf, struct cf_conn **out)
 {
-	rdsu_ns end = rdsu_clock() + (rdsu_ns)r->cfg->timeout_ms * RDSU_MSEC;
-	int err;
+	int err = session_retry(r, from, npaths, rcvbuf, out, res->reason, sizeof(res->reason), -1,
+				r->wait_ms);
 
-	/* The peer may still be tearing down the previous case's path 0: a
-	 * 6.x peer resets a connection for a slot that is not yet down, so a
-	 * reset or close before the probe pong is retried for a while. */
-	for (;;) {
-		err = session_once(r, from, npaths, rcvbuf, out, res->reason, sizeof(res->reason));
-		if (!err || err == -ETIMEDOUT || rdsu_clock() >= end)
-			break;
-		usleep(100000);
+	if (err == -ECONNRESET) {
+		char last[CF_TEXT];
+
+		memcpy(last, res->reason, sizeof(last));
+		cf_text(res->reason, "every connection to the peer ended before a probe pong for "
+			"%d ms; the last brought %s", r->wait_ms, last);
 	}
 	if (err)
 		res->verdict = CF_ERROR;

@@ -31,19 +31,32 @@ struct cf_cfg {
 	struct rdsu_addr local;     /* smaller than the peer: the connecting side */
 	struct rdsu_addr larger;    /* larger than the peer, if have_larger */
 	bool have_larger;
-	int timeout_ms;             /* longest wait for one expected event */
+	int timeout_ms;             /* longest wait for one expected event, or
+				     * the floor of it when !timeout_given */
+	bool timeout_given;         /* --timeout: no scaling to the peer */
 	const char *pcap_dir;       /* NULL: no captures */
 	bool strict;
 };
 
 /* What earlier cases learnt about the peer (a probe exchange fills it). */
 struct cf_peer {
-	bool probed;
+	bool probed;                /* the last session's probe ping got a probe pong */
 	bool has_npaths, has_gen, has_sport_idx;
 	uint16_t npaths;            /* what it advertised (1 without NPATHS) */
-	uint16_t paths;             /* agreed: min(ours, its) */
+	uint16_t paths;             /* agreed: min(ours, its); 1 without a probe pong */
 	uint32_t gen;
 	unsigned n_exts;            /* extension headers in its probe pong */
+	/* The probe answer of the last session, as observed: a peer that
+	 * answers wrongly or not at all is judged by the probe cases, and
+	 * every other case runs single-path. */
+	int pong_ms;                /* the probe pong came after this long; -1 none */
+	char instead[200];          /* when none came: what did (for reasons) */
+	int waited_ms;              /* how long it was waited for */
+	unsigned sessions;          /* sessions opened in this run */
+	unsigned unanswered;        /* of them, without a probe pong in the wait */
+	unsigned pings_unanswered;  /* ordinary pings of ours that got no pong */
+	unsigned pongs;             /* pongs to ordinary pings */
+	int first_ms;               /* connect to the peer's first message, last session; -1 */
 };
 
 /* The state one case runs with. */
@@ -58,6 +71,15 @@ struct cf_run {
 				     * back (gaps are legal, facts 4.4), so a new
 				     * connection never looks like a retransmission */
 	uint16_t next_port;         /* RDS ports our node sends from */
+	int wait_ms;                /* longest wait for one expected event: the
+				     * timeout, scaled to the peer's answer time
+				     * (cf_calibrate) */
+	int answer_ms;              /* the peer's answer time, -1 unknown */
+	bool own_ping;              /* this case owns the ping requirement, */
+	bool own_probe;             /* or the probe's: it waits the whole timeout
+				     * for an answer even when the peer has left
+				     * earlier ones unanswered (run_case clears
+				     * both) */
 };
 
 /* What the peer sent on a connection: one entry per message. */
@@ -96,6 +118,8 @@ struct cf_conn {
 	uint64_t rx_bytes;
 	struct cf_seen *log;        /* CF_LOG_MAX entries */
 	size_t n_log, n_dropped;
+	rdsu_ns t_open;             /* when the connection was made */
+	rdsu_ns t_first;            /* when the peer's first message came; 0 none */
 	struct wire_cong_map map;   /* the last map the peer sent */
 	unsigned n_maps;
 };
@@ -183,16 +207,36 @@ const char *cf_end_name(enum cf_end e);
  * cf_session() - connect from |from| and do what a kernel does on a new
  * path 0: send an empty map and a probe ping advertising |npaths| (7.x
  * extension headers), then wait for the peer's probe pong (recording its
- * extension headers in r->peer). Return: 0; negative errno; -ETIMEDOUT
- * when no probe pong came. On failure *out is NULL and the case's result
- * has been given ERROR with the reason (or FAIL when |must| and the peer
- * answered wrongly).
+ * extension headers in r->peer). A probe ping that gets no probe pong is
+ * an observation, not a failure: the session goes on single-path, as a
+ * kernel's does, with r->peer.probed false and r->peer.instead naming
+ * what came (the probe cases judge it). Once a peer has left a probe
+ * unanswered, later sessions wait only a few of its answer times for
+ * the pong unless r->own_probe. Return: 0; negative errno when no
+ * connection could be had (*out NULL, the case's result ERROR with the
+ * reason).
  */
 int cf_session(struct cf_run *r, struct cf_result *res, const struct rdsu_addr *from,
 	       uint16_t npaths, struct cf_conn **out);
 /* cf_session_rcvbuf() - cf_session with SO_RCVBUF |rcvbuf| on the socket. */
 int cf_session_rcvbuf(struct cf_run *r, struct cf_result *res, const struct rdsu_addr *from,
 		      uint16_t npaths, int rcvbuf, struct cf_conn **out);
+
+/*
+ * cf_calibrate() - the run's first exchange: a session whose probe pong
+ * is waited for up to 5 timeouts (1 with --timeout), timing the peer's
+ * map (a round trip) and its answer. Without --timeout every wait of the
+ * run becomes max(timeout, 3 x answer + round trip), so a slow peer gets
+ * the verdicts a fast one does. It counts as the run's first session.
+ * Return: 0; negative errno when no connection could be had (|why| says).
+ */
+int cf_calibrate(struct cf_run *r, char *why, size_t cap);
+
+/* cf_answer_wait() - how long to wait for an answer the peer has never
+ * given in this run when |silent| (it answers none): a few of its answer
+ * times, or the whole timeout when |owner| (the case owns the answer) or
+ * not |silent|. */
+int cf_answer_wait(const struct cf_run *r, bool silent, bool owner);
 
 /* cf_port() - a fresh RDS port for our node's messages. */
 uint16_t cf_port(struct cf_run *r);

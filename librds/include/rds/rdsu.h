@@ -231,9 +231,15 @@ enum rdsu_fault {
 	RDSU_FAULT_ACCEPT_LARGER = 1 << 12,   /* accept-larger */
 	RDSU_FAULT_UNKNOWN_EXT_RESET = 1 << 13, /* unknown-ext-reset */
 	RDSU_FAULT_HUGE_HLEN_CRASH = 1 << 14, /* huge-hlen-crash */
+	RDSU_FAULT_PROBE_NO_PONG = 1 << 15,   /* probe-no-pong */
+	RDSU_FAULT_PROBE_PONG_LATE = 1 << 16, /* probe-pong-late */
+	RDSU_FAULT_PROBE_PONG_PORT0 = 1 << 17, /* probe-pong-port0 */
+	RDSU_FAULT_PROBE_EXTRA_PING = 1 << 18, /* probe-extra-ping */
+	RDSU_FAULT_ANSWER_DELAY_1S = 1 << 19, /* answer-delay-1s */
+	RDSU_FAULT_ANSWER_DELAY_3S = 1 << 20, /* answer-delay-3s */
 };
 
-#define RDSU_FAULT__COUNT 15
+#define RDSU_FAULT__COUNT 21
 #define RDSU_FAULT__ALL ((1u << RDSU_FAULT__COUNT) - 1)
 
 struct rdsu_fault_info {
