@@ -58,6 +58,11 @@ for bad in (["--peer", PEER, "nosuch/case"], ["--peer", "not-an-address"],
 r = suite("rds31/ping/1")
 check(r.returncode == 2 and "cannot connect" in r.stderr, "no peer: exit %d %r" %
       (r.returncode, r.stderr[-200:]))
+# ... and a report asked for still comes, each case ERROR with the reason
+# (it was an empty file)
+r = suite("--format", "junit", "rds31/ping")
+check(r.returncode == 2 and r.stdout.count("<error") == 2 and "could not start" in r.stdout,
+      "no peer, JUnit: exit %d %r" % (r.returncode, r.stdout[-300:]))
 
 with tempfile.TemporaryDirectory() as tmp:
     log = open(os.path.join(tmp, "agent.log"), "w+")

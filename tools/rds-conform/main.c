@@ -184,6 +184,37 @@ static bool selected(const struct opts *o, const struct cf_case *c)
 	return false;
 }
 
+/* The suite could not start (the peer unreachable, or it dropped every
+ * connection of the first exchange): each selected case is ERROR with
+ * |why|. */
+static void unrunnable_report(const struct opts *o, FILE *out, const char *why)
+{
+	struct cf_result *res = calloc(cf_n_cases, sizeof(*res));
+	char started[32], peer[80], a[64];
+	time_t now = time(NULL);
+	struct cf_meta meta;
+	size_t n = 0;
+
+	if (!res)
+		return;
+	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	snprintf(peer, sizeof(peer), "%s:%u", cf_addr(&o->cfg.peer, a), o->cfg.port);
+	meta = (struct cf_meta){ .peer = peer, .version = RDSTK_VERSION, .started = started,
+				 .strict = o->cfg.strict };
+	for (size_t i = 0; i < cf_n_cases; i++) {
+		if (!selected(o, &cf_cases[i]))
+			continue;
+		res[n].c = &cf_cases[i];
+		res[n].verdict = CF_ERROR;
+		cf_text(res[n].expected, "%s", cf_cases[i].requirement);
+		cf_text(res[n].reason, "the suite could not start: %s", why);
+		n++;
+	}
+	if (cf_report(out, o->fmt, &meta, res, n) || (out != stdout && fclose(out)))
+		fprintf(stderr, "rds-conform: writing the report failed\n");
+	free(res);
+}
+
 static const char *needs_text(unsigned needs, char *buf, size_t cap)
 {
 	snprintf(buf, cap, "%s%s%s", needs & CF_NEED_AGENT ? "agent " : "",
@@ -419,6 +450,11 @@ int main(int argc, char **argv)
 	if (reachable(&r, why, sizeof(why)) || cf_calibrate(&r, why, sizeof(why))) {
 		fprintf(stderr, "rds-conform: %s\n", why);
 		cf_agent_close(r.agent);
+		/* A report that was asked for (a file, or TAP/JUnit/JSON for a
+		 * CI system) still comes, every case ERROR with the reason,
+		 * rather than an empty file. */
+		if (o.out_s || o.fmt != CF_FMT_TEXT)
+			unrunnable_report(&o, out, why);
 		return 2;
 	}
 	if (r.wait_ms > o.cfg.timeout_ms && !o.quiet)
