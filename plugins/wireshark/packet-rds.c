@@ -628,11 +628,17 @@ static bool looks_rds(tvbuff_t *tvb)
 	return h.csum != 0 && wire_hdr_csum_ok(&h) && h.len <= WIRE_MAX_MSG_LEN;
 }
 
-static struct ib_res *ib_first_pass(tvbuff_t *tvb, packet_info *pinfo, uint8_t op)
+static struct ib_res *ib_first_pass(tvbuff_t *tvb, packet_info *pinfo,
+				    const struct infinibandinfo *info)
 {
 	struct flow *fl = flow_get(pinfo, "ib");
+	uint8_t op = info->opCode;
 	uint32_t n = tvb_captured_length(tvb);
 	struct ib_res *r;
+
+	/* the payload Wireshark hands over still has the BTH pad bytes */
+	if (send_ends(op))
+		n = n > info->pad_count ? n - info->pad_count : 0;
 
 	if (send_starts(op)) {
 		if (!looks_rds(tvb))
@@ -691,7 +697,7 @@ static gboolean dissect_rds_ib(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
 	proto_tree *t = NULL;
 
 	if (!r && !PINFO_FD_VISITED(pinfo) && info) {
-		r = ib_first_pass(tvb, pinfo, info->opCode);
+		r = ib_first_pass(tvb, pinfo, info);
 		if (r)
 			p_add_proto_data(wmem_file_scope(), pinfo, proto_rds, 0, r);
 	}
@@ -733,19 +739,28 @@ static gboolean dissect_rds_ib(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
 
 /*
  * CM private data. The heuristic is handed the private data of a REQ (92
- * bytes) or REP (196); the MAD around it, which holds the service ID and
- * the communication IDs, is in the same data source, so libwire decodes
- * the whole MAD. A REQ to an RDS service ID names its comm ID; the REP
- * answering that comm ID is RDS too.
+ * bytes, or the 56 after the rdma_cm header when Wireshark has taken that
+ * apart) or of a REP (196); the MAD around it, which holds the service ID
+ * and the communication IDs, is in the same data source at a fixed
+ * distance, so libwire decodes the whole MAD. A REQ to an RDS service ID
+ * names its comm ID; the REP answering that comm ID is RDS too.
  */
 static wmem_map_t *cm_reqs;     /* REQ local comm ID: address family */
+
+/* Where the MAD starts, before private data of |plen| bytes; 0 if none. */
+static int mad_back(guint plen, uint16_t *attr)
+{
+	*attr = plen == 196 ? WIRE_IBCM_REP : WIRE_IBCM_REQ;
+	return plen == 92 ? 24 + 140 : plen == 56 ? 24 + 140 + 36 : plen == 196 ? 24 + 36 : 0;
+}
 
 static gboolean dissect_rds_cm(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
 {
 	tvbuff_t *ds = tvb_get_ds_tvb(tvb);
-	guint plen = tvb_reported_length(tvb);
+	uint16_t attr;
+	int back = mad_back(tvb_reported_length(tvb), &attr);
 	int off = tvb_raw_offset(tvb);
-	int mad_off = off - 24 - (plen == 92 ? 140 : plen == 196 ? 36 : 0);
+	int mad_off = off - back;
 	const struct fdesc *d;
 	struct wire_ibcm cm;
 	struct wire_ibpd pd;
@@ -757,11 +772,10 @@ static gboolean dissect_rds_cm(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
 	proto_tree *t, *pt;
 	char addr[64];
 
-	if ((plen != 92 && plen != 196) || mad_off < 0 ||
-	    tvb_captured_length_remaining(ds, mad_off) < WIRE_MAD_LEN)
+	if (!back || mad_off < 0 || tvb_captured_length_remaining(ds, mad_off) < WIRE_MAD_LEN)
 		return false;
 	mad = tvb_get_ptr(ds, mad_off, WIRE_MAD_LEN);
-	if (wire_ibcm_decode(&cm, mad, WIRE_MAD_LEN) != 0)
+	if (wire_ibcm_decode(&cm, mad, WIRE_MAD_LEN) != 0 || cm.attr_id != attr)
 		return false;
 	if (cm.attr_id == WIRE_IBCM_REQ) {
 		if (cm.service_id != wire_ibcm_rds_service_id(WIRE_IB_PORT_V4) &&
@@ -771,19 +785,18 @@ static gboolean dissect_rds_cm(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
 		wmem_map_insert(cm_reqs, GUINT_TO_POINTER(cm.local_comm_id), GINT_TO_POINTER(family));
 		p = cm.has_cma ? cm.user_data : cm.private_data;
 		n = cm.has_cma ? cm.user_len : cm.private_len;
-	} else if (cm.attr_id == WIRE_IBCM_REP) {
+	} else {
 		family = GPOINTER_TO_INT(wmem_map_lookup(cm_reqs,
 							 GUINT_TO_POINTER(cm.remote_comm_id)));
 		if (!family)
 			return false;
 		p = cm.private_data;
 		n = cm.private_len;
-	} else {
-		return false;
 	}
 	memset(&pd, 0, sizeof(pd));
 	wire_ibpd_decode(&pd, family, p, n);
-	off = (int)(p - cm.private_data);
+	/* the pd's offset in |tvb| */
+	off = (int)(p - mad) - back;
 
 	ti = proto_tree_add_item(tree, proto_rds, tvb, 0, -1, ENC_NA);
 	proto_item_append_text(ti, ", CM %s private data, version %u.%u",
@@ -797,9 +810,9 @@ static gboolean dissect_rds_cm(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
 		gen(add_u(t, "service_id", tvb, 0, 0, cm.service_id));
 	gen(add_u(t, "private_len", tvb, 0, 0, cm.private_len));
 	if (cm.has_cma) {
-		gen(add_u(t, "cma_version", tvb, 0, 1, cm.cma_version));
-		gen(add_u(t, "cma_ip_version", tvb, 1, 1, cm.cma_ip_version));
-		gen(add_u(t, "cma_port", tvb, 2, 2, cm.cma_port));
+		gen(add_u(t, "cma_version", tvb, 0, 0, cm.cma_version));
+		gen(add_u(t, "cma_ip_version", tvb, 0, 0, cm.cma_ip_version));
+		gen(add_u(t, "cma_port", tvb, 0, 0, cm.cma_port));
 	}
 	pt = add_obj(t, "pd", tvb, off, (int)(n < WIRE_IBPD_V6_LEN ? n : (size_t)(family == 6 ?
 				WIRE_IBPD_V6_LEN : WIRE_IBPD_V4_LEN)), NULL);
