@@ -5,6 +5,8 @@
 # everything is already there.
 set -eu
 PKGS="build-essential cmake pkg-config clang libcmocka-dev libnl-3-dev libjson-c-dev libpcap-dev liburing-dev python3"
+# The Wireshark plugin (plugins/wireshark) and its tests (tests/wireshark).
+PKGS="$PKGS wireshark-dev tshark"
 # The kernel peer lab (tests/lab): qemu boots Debian kernels with RDS.
 [ "${1:-}" = "--lab" ] && PKGS="$PKGS qemu-system-x86 busybox-static kmod cpio xz-utils zstd tcpdump iproute2
       rdma-core ibverbs-utils procps"
