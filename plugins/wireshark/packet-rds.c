@@ -305,8 +305,6 @@ static void add_rules(proto_tree *t, packet_info *pinfo, proto_item *it, tvbuff_
  */
 
 struct flow {
-	struct wire_cong_map *map;  /* the sender's last map, NULL before one */
-	/* IB */
 	bool rds;                   /* a SEND here carried an RDS header */
 	bool in_send;
 	bool send_bad;              /* longer than an RDS SEND */
@@ -317,6 +315,10 @@ struct flow {
 };
 
 static wmem_map_t *flows;
+/* "src>dst": the sender's last congestion map. A map belongs to the RDS
+ * connection, the address pair, whatever TCP connection or path (or QP)
+ * carries it, as rdsdump keeps it. */
+static wmem_map_t *maps;
 
 static struct flow *flow_get(packet_info *pinfo, const char *xp)
 {
@@ -332,6 +334,20 @@ static struct flow *flow_get(packet_info *pinfo, const char *xp)
 	return f;
 }
 
+static struct wire_cong_map **map_get(packet_info *pinfo)
+{
+	char *key = wmem_strdup_printf(pinfo->pool, "%s>%s",
+				       address_to_str(pinfo->pool, &pinfo->src),
+				       address_to_str(pinfo->pool, &pinfo->dst));
+	struct wire_cong_map **m = wmem_map_lookup(maps, key);
+
+	if (!m) {
+		m = wmem_new0(wmem_file_scope(), struct wire_cong_map *);
+		wmem_map_insert(maps, wmem_strdup(wmem_file_scope(), key), m);
+	}
+	return m;
+}
+
 /* What a congestion map changed, from the first pass. */
 struct cong_res {
 	bool map;
@@ -341,8 +357,9 @@ struct cong_res {
 	struct wire_port_range *r;
 };
 
-static struct cong_res *cong_track(struct flow *fl, const uint8_t *p, uint32_t caplen)
+static struct cong_res *cong_track(packet_info *pinfo, const uint8_t *p, uint32_t caplen)
 {
+	struct wire_cong_map **prev = map_get(pinfo);
 	static const struct wire_cong_map empty;
 	struct cong_res *c = wmem_new0(wmem_file_scope(), struct cong_res);
 	struct wire_cong_map cur;
@@ -352,17 +369,17 @@ static struct cong_res *cong_track(struct flow *fl, const uint8_t *p, uint32_t c
 	if (!p || wire_cong_decode(&cur, p, caplen) < 0)
 		return c;
 	c->map = true;
-	c->first_map = fl->map == NULL;
+	c->first_map = *prev == NULL;
 	c->congested = (uint32_t)wire_cong_count(&cur);
-	while (wire_cong_diff_next(fl->map ? fl->map : &empty, &cur, &pos, &pr))
+	while (wire_cong_diff_next(*prev ? *prev : &empty, &cur, &pos, &pr))
 		c->n++;
 	c->r = wmem_alloc_array(wmem_file_scope(), struct wire_port_range, c->n ? c->n : 1);
 	pos = 0;
 	for (uint32_t i = 0; i < c->n; i++)
-		wire_cong_diff_next(fl->map ? fl->map : &empty, &cur, &pos, &c->r[i]);
-	if (!fl->map)
-		fl->map = wmem_new(wmem_file_scope(), struct wire_cong_map);
-	*fl->map = cur;
+		wire_cong_diff_next(*prev ? *prev : &empty, &cur, &pos, &c->r[i]);
+	if (!*prev)
+		*prev = wmem_new(wmem_file_scope(), struct wire_cong_map);
+	**prev = cur;
 	return c;
 }
 
@@ -566,7 +583,7 @@ static int tcp_pdu(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *da
 			const uint8_t *p = caplen == h.len && h.len == WIRE_CONG_MAP_BYTES ?
 				tvb_get_ptr(tvb, WIRE_HDR_LEN, (gint)caplen) : NULL;
 
-			c = cong_track(flow_get(pinfo, "tcp"), p, caplen);
+			c = cong_track(pinfo, p, caplen);
 			p_add_proto_data(wmem_file_scope(), pinfo, proto_rds, 1 + idx, c);
 		}
 		if (c)
@@ -680,7 +697,7 @@ static struct ib_res *ib_first_pass(tvbuff_t *tvb, packet_info *pinfo,
 		if (r->fr.hdr.sport == 0 && r->fr.hdr.dport == 0 && r->fr.len == 0)
 			r->frags = 1;
 		if (wire_classify(&r->fr.hdr, WIRE_XPORT_IB) == WIRE_KIND_CONG)
-			r->cong = cong_track(fl, r->fr.caplen == WIRE_CONG_MAP_BYTES ?
+			r->cong = cong_track(pinfo, r->fr.caplen == WIRE_CONG_MAP_BYTES ?
 					     r->fr.payload : NULL, r->fr.caplen);
 	}
 	return r;
@@ -914,6 +931,8 @@ void rdsws_register(void)
 		"TCP streams\" must be on too)", &pref_desegment);
 	flows = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_str_hash,
 				       g_str_equal);
+	maps = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_str_hash,
+				      g_str_equal);
 	cm_reqs = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_direct_hash,
 					 g_direct_equal);
 }
