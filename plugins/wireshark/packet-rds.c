@@ -173,7 +173,7 @@ static void register_fields(void)
 		d->f = f;
 		d->ft = ft_of(f, &base);
 		hf[i].p_id = &d->hf;
-		hi->name = f->label && f->type != OUT_ENUM ? f->label : f->key;
+		hi->name = f->key;
 		hi->abbrev = g_strdup_printf("rds.%s", path);
 		hi->type = d->ft;
 		hi->display = base;
@@ -187,13 +187,14 @@ static void register_fields(void)
 	for (size_t b = 0; b < nbits; b++) {
 		header_field_info *hi = &hf[n + b].hfinfo;
 		int *id = g_new(int, 1);
+		char *abbrev = g_strdup_printf("rds.flags.%s", flags->names[b].name);
 
 		*id = -1;
 		flag_bits[b] = id;
 		hf[n + b].p_id = id;
 		hi->name = flags->names[b].name;
-		hi->abbrev = g_ascii_strdown(g_strdup_printf("rds.flags.%s",
-							     flags->names[b].name), -1);
+		hi->abbrev = g_ascii_strdown(abbrev, -1);
+		g_free(abbrev);
 		hi->type = FT_BOOLEAN;
 		hi->display = 8;
 		hi->bitmask = flags->names[b].value;
@@ -398,16 +399,18 @@ static void show_cong(proto_tree *t, tvbuff_t *tvb, int off, int len,
 	gen(add_u(ct, "cong.first_map", tvb, off, 0, c->first_map));
 	for (uint32_t i = 0; i < c->n; i++) {
 		const struct wire_port_range *r = &c->r[i];
-		int b = off + r->first / 8;
-		int e = off + r->last / 8;
+		/* the map's bytes, when they are in |tvb| (not on IB, where
+		 * the message ends in another packet than it starts) */
+		int b = len ? off + r->first / 8 : off;
+		int e = len ? off + r->last / 8 : off - 1;
 		proto_item *it = NULL;
 		proto_tree *rt = add_obj(ct, "cong.changes", tvb, b, e - b + 1, &it);
 
 		if (it)
 			proto_item_append_text(it, ": %c%u-%u", r->congested ? '+' : '-',
 					       r->first, r->last);
-		add_u(rt, "cong.changes.first", tvb, b, 1, r->first);
-		add_u(rt, "cong.changes.last", tvb, e, 1, r->last);
+		add_u(rt, "cong.changes.first", tvb, b, len ? 1 : 0, r->first);
+		add_u(rt, "cong.changes.last", tvb, len ? e : b, len ? 1 : 0, r->last);
 		add_s(rt, "cong.changes.state", tvb, b, e - b + 1,
 		      tok_of("cong.changes.state", r->congested));
 	}
@@ -566,12 +569,14 @@ static int tcp_pdu(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *da
 	enum wire_kind kind;
 	proto_item *ti;
 	proto_tree *t;
-	uint32_t caplen = tvb_captured_length(tvb) - WIRE_HDR_LEN;
+	uint32_t caplen;
 
 	col_set_str(pinfo->cinfo, COL_PROTOCOL, "RDS");
 	if (idx == 0)
 		col_clear(pinfo->cinfo, COL_INFO);
+	/* throws when the capture holds less than a header */
 	t = show_hdr(tvb, pinfo, tree, WIRE_XPORT_TCP, &h, &kind, &ti);
+	caplen = tvb_captured_length(tvb) - WIRE_HDR_LEN;
 	gen(add_s(t, "type", tvb, 0, 0, "msg"));
 	gen(add_u(t, "caplen", tvb, WIRE_HDR_LEN, caplen, caplen));
 	gen(add_u(t, "incomplete", tvb, 0, 0, caplen < h.len));
@@ -683,14 +688,16 @@ static struct ib_res *ib_first_pass(tvbuff_t *tvb, packet_info *pinfo,
 	if (!send_ends(op))
 		return r;
 	fl->in_send = false;
-	/* a SEND longer than an RDS fragment: as the kernel, too long */
-	r->rc = wire_reasm_input(&fl->ra, fl->send,
-				 fl->send_bad ? RDSWS_SEND_MAX : fl->send_len, &r->fr);
-	if (fl->send_bad && r->rc >= 0) {
+	if (fl->send_bad) {
+		/* longer than any RDS SEND: what wire_reasm says of a long
+		 * fragment, without handing it bytes that were not kept */
 		r->rc = WIRE_ERR_MALFORMED;
-		wire_rules_add(&fl->ra.rules, WIRE_RULE_FRAG_LONG);
 		fl->ra.active = false;
+		wire_rules_clear(&r->rules);
+		wire_rules_add(&r->rules, WIRE_RULE_FRAG_LONG);
+		return r;
 	}
+	r->rc = wire_reasm_input(&fl->ra, fl->send, fl->send_len, &r->fr);
 	r->frags = fl->ra.frags;
 	r->rules = fl->ra.rules;
 	if (r->rc == 1) {
