@@ -27,6 +27,14 @@ if [ $rc -ne 0 ] || ! grep -q . "$tmp/json"; then
 	echo "tshark failed ($rc)"
 	exit 1
 fi
+# No packet the plugin dissects may end in an exception (a dissector bug
+# or bytes it reads past).
+ws_tshark -n -r "$input" -o tcp.reassemble_out_of_order:TRUE \
+	-Y 'rds && _ws.malformed' -T fields -e frame.number >"$tmp/malformed" 2>/dev/null
+if grep -q . "$tmp/malformed"; then
+	echo "malformed RDS packets: $(tr '\n' ' ' <"$tmp/malformed")"
+	exit 1
+fi
 TZ=UTC "$rdsdump" -n -r "$input" --json >"$tmp/rd.json" 2>/dev/null
 python3 "$here/rdslayer.py" "$tmp/json" "$tmp/rd.json" "$counts" >"$tmp/out" 2>"$tmp/check"
 check=$?
