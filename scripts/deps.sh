@@ -11,6 +11,8 @@ set -eu
 # (tests/shim).
 PKGS="build-essential cmake pkg-config clang libcmocka-dev libnl-3-dev libjson-c-dev libpcap-dev liburing-dev python3
       lowdown man-db file dpkg-dev libncurses-dev tmux qperf"
+# The Wireshark plugin (plugins/wireshark) and its tests (tests/wireshark).
+PKGS="$PKGS wireshark-dev tshark"
 # The kernel peer lab (tests/lab): qemu boots Debian kernels with RDS.
 [ "${1:-}" = "--lab" ] && PKGS="$PKGS qemu-system-x86 busybox-static kmod cpio xz-utils zstd tcpdump iproute2
       rdma-core ibverbs-utils procps"

@@ -1,0 +1,956 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * packet-rds.c - RDS for Wireshark, decoded by libwire.
+ *
+ * Fields: every key of rdsdump's "msg" and "cm" JSON records becomes the
+ * display-filter field rds.<key> (nested keys rds.<object>.<key>, as
+ * rds.ext.type or rds.pd.ack_seq), registered by walking the same field
+ * tables rdsdump renders with (dump_rec_fields()), so a key can never be
+ * in one and not the other. Labels are the keys; value names come from
+ * libwire's tables through those fields. The flag bits add rds.flags.<name>.
+ *
+ * RDS/TCP: port 16385 through tcp_dissect_pdus(), the PDU length being
+ * 48 + h_len. RDS over IB/RoCE: a heuristic on InfiniBand payloads that
+ * claims an RC SEND whose payload starts with an RDS header with a valid
+ * checksum (an IB sender always sets it), and the later packets of the
+ * SEND and of the flow. A SEND longer than the path MTU arrives in
+ * First/Middle/Last packets, gathered here up to the 48 + 4096 bytes an RDS
+ * SEND can hold; whole SENDs go through libwire's wire_reasm, the same
+ * fragment reassembly rdsdump uses, so that both find the same messages
+ * and the same ib.frag.* rules. The RDS private data of CM REQ and REP
+ * (service IDs 0x10648CA and 0x1064001) is decoded from the MAD by
+ * libwire's CM and private-data decoders.
+ *
+ * libwire's rules become expert info named rds.rule.<rule name>; the rule
+ * names are also the values of rds.rules.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <wireshark.h>
+#include <epan/address.h>
+#include <epan/expert.h>
+#include <epan/packet.h>
+#include <epan/prefs.h>
+#include <epan/proto_data.h>
+#include <epan/to_str.h>
+#include <epan/dissectors/packet-infiniband.h>
+#include <epan/dissectors/packet-tcp.h>
+
+#include <wire/wire.h>
+
+#include "out.h"
+#include "render.h"
+#include "packet-rds.h"
+
+static int proto_rds = -1;
+static gint ett_rds = -1;
+static gint ett_flags = -1;
+static gint ett_obj = -1;
+static expert_field rule_ei[WIRE_RULE__COUNT];
+static gint pref_kver = WIRE_KVER_7;
+static gboolean pref_desegment = TRUE;
+
+/* A SEND holds one fragment: a header and at most this much payload. */
+#define RDSWS_SEND_MAX (WIRE_HDR_LEN + WIRE_FRAG_SIZE)
+
+/* ------------------------------------------------------------------------
+ * Fields from rdsdump's tables
+ */
+
+struct fdesc {
+	int hf;
+	enum ftenum ft;
+	const struct out_field *f;
+};
+
+static GHashTable *fields;      /* "seq", "ext.type": struct fdesc */
+static int *flag_bits[9];       /* rds.flags.<name>, NULL-ended */
+
+static const value_string *vals_of(const struct wire_tok *t)
+{
+	size_t n = 0;
+	value_string *vs;
+
+	while (t[n].name)
+		n++;
+	vs = g_new0(value_string, n + 1);
+	for (size_t i = 0; i < n; i++) {
+		vs[i].value = t[i].value;
+		vs[i].strptr = t[i].name;
+	}
+	return vs;
+}
+
+/* The Wireshark type of |f|: numbers as wide as their values can be. */
+static enum ftenum ft_of(const struct out_field *f, int *base)
+{
+	*base = BASE_NONE;
+	switch (f->type) {
+	case OUT_U64:
+		*base = BASE_DEC;
+		return FT_UINT64;
+	case OUT_I64:
+		*base = BASE_DEC;
+		return FT_INT64;
+	case OUT_HEX:
+	case OUT_FLAGS:
+		*base = BASE_HEX;
+		return f->digits <= 2 ? FT_UINT8 : f->digits <= 4 ? FT_UINT16 :
+		       f->digits <= 8 ? FT_UINT32 : FT_UINT64;
+	case OUT_ENUM:
+		*base = BASE_DEC;
+		return FT_UINT32;
+	case OUT_BOOL:
+		return FT_BOOLEAN;
+	case OUT_STR:
+	case OUT_QUOTED:
+		return FT_STRING;
+	case OUT_BYTES:
+		return FT_BYTES;
+	case OUT_DOUBLE:
+	case OUT_FIXED:
+		return FT_DOUBLE;
+	case OUT_ARRAY:
+		/* of names or strings: one string item per element */
+		return f->sub ? FT_NONE : FT_STRING;
+	case OUT_OBJECT:
+	default:
+		return FT_NONE;
+	}
+}
+
+static void collect(GPtrArray *paths, GPtrArray *fs, const char *prefix,
+		    const struct out_group *g)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		const struct out_field *f = &g->f[i];
+		char *path;
+
+		if (!f->key)
+			continue;
+		path = prefix ? g_strdup_printf("%s.%s", prefix, f->key) : g_strdup(f->key);
+		if (g_hash_table_contains(fields, path)) {
+			g_free(path);
+			continue;
+		}
+		g_hash_table_insert(fields, path, g_new0(struct fdesc, 1));
+		g_ptr_array_add(paths, path);
+		g_ptr_array_add(fs, (gpointer)f);
+		if (f->sub && (f->type == OUT_OBJECT || f->type == OUT_ARRAY))
+			collect(paths, fs, path, f->sub);
+	}
+}
+
+static void register_fields(void)
+{
+	static const enum dump_rec_type recs[] = { DUMP_REC_MSG, DUMP_REC_CM };
+	GPtrArray *paths = g_ptr_array_new();
+	GPtrArray *fs = g_ptr_array_new();
+	hf_register_info *hf;
+	const struct out_field *flags = NULL;
+	size_t n, nbits = 0;
+
+	fields = g_hash_table_new(g_str_hash, g_str_equal);
+	for (size_t i = 0; i < G_N_ELEMENTS(recs); i++)
+		collect(paths, fs, NULL, dump_rec_fields(recs[i]));
+	n = paths->len;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(g_ptr_array_index(paths, i), "flags"))
+			flags = g_ptr_array_index(fs, i);
+	while (flags && flags->names && flags->names[nbits].name && nbits < 8)
+		nbits++;
+	hf = g_new0(hf_register_info, n + nbits);
+	for (size_t i = 0; i < n; i++) {
+		const char *path = g_ptr_array_index(paths, i);
+		const struct out_field *f = g_ptr_array_index(fs, i);
+		struct fdesc *d = g_hash_table_lookup(fields, path);
+		header_field_info *hi = &hf[i].hfinfo;
+		int base;
+
+		d->hf = -1;
+		d->f = f;
+		d->ft = ft_of(f, &base);
+		hf[i].p_id = &d->hf;
+		hi->name = f->key;
+		hi->abbrev = g_strdup_printf("rds.%s", path);
+		hi->type = d->ft;
+		hi->display = base;
+		if (f->names && (f->type == OUT_ENUM || f->type == OUT_HEX))
+			hi->strings = VALS(vals_of(f->names));
+		hi->id = -1;
+		hi->parent = 0;
+		hi->ref_type = HF_REF_TYPE_NONE;
+		hi->same_name_prev_id = -1;
+	}
+	for (size_t b = 0; b < nbits; b++) {
+		header_field_info *hi = &hf[n + b].hfinfo;
+		int *id = g_new(int, 1);
+		char *abbrev = g_strdup_printf("rds.flags.%s", flags->names[b].name);
+
+		*id = -1;
+		flag_bits[b] = id;
+		hf[n + b].p_id = id;
+		hi->name = flags->names[b].name;
+		hi->abbrev = g_ascii_strdown(abbrev, -1);
+		g_free(abbrev);
+		hi->type = FT_BOOLEAN;
+		hi->display = 8;
+		hi->bitmask = flags->names[b].value;
+		hi->id = -1;
+		hi->ref_type = HF_REF_TYPE_NONE;
+		hi->same_name_prev_id = -1;
+	}
+	proto_register_field_array(proto_rds, hf, (int)(n + nbits));
+	/* the hash table owns the paths */
+	g_ptr_array_free(paths, FALSE);
+	g_ptr_array_free(fs, FALSE);
+}
+
+static const struct fdesc *fd(const char *path)
+{
+	const struct fdesc *d = g_hash_table_lookup(fields, path);
+
+	return d && d->hf > 0 ? d : NULL;
+}
+
+static proto_item *gen(proto_item *it)
+{
+	if (it)
+		proto_item_set_generated(it);
+	return it;
+}
+
+/* A number (or boolean) for |path| over |len| bytes at |off|. */
+static proto_item *add_u(proto_tree *t, const char *path, tvbuff_t *tvb, int off,
+			 int len, uint64_t v)
+{
+	const struct fdesc *d = fd(path);
+
+	if (!d)
+		return NULL;
+	switch (d->ft) {
+	case FT_UINT8:
+	case FT_UINT16:
+	case FT_UINT32:
+		return proto_tree_add_uint(t, d->hf, tvb, off, len, (guint32)v);
+	case FT_UINT64:
+		return proto_tree_add_uint64(t, d->hf, tvb, off, len, v);
+	case FT_INT64:
+		return proto_tree_add_int64(t, d->hf, tvb, off, len, (gint64)v);
+	case FT_BOOLEAN:
+		return proto_tree_add_boolean(t, d->hf, tvb, off, len, v != 0);
+	default:
+		return NULL;
+	}
+}
+
+static proto_item *add_s(proto_tree *t, const char *path, tvbuff_t *tvb, int off,
+			 int len, const char *s)
+{
+	const struct fdesc *d = fd(path);
+
+	return d && d->ft == FT_STRING && s ? proto_tree_add_string(t, d->hf, tvb, off, len, s)
+					    : NULL;
+}
+
+static proto_item *add_bytes(proto_tree *t, const char *path, tvbuff_t *tvb, int off,
+			     int len)
+{
+	const struct fdesc *d = fd(path);
+
+	return d && d->ft == FT_BYTES ? proto_tree_add_item(t, d->hf, tvb, off, len, ENC_NA)
+				      : NULL;
+}
+
+/* An object, or an element of an array of objects: its own subtree. */
+static proto_tree *add_obj(proto_tree *t, const char *path, tvbuff_t *tvb, int off,
+			   int len, proto_item **it)
+{
+	const struct fdesc *d = fd(path);
+	proto_item *i;
+
+	if (!d || d->ft != FT_NONE)
+		return NULL;
+	i = proto_tree_add_item(t, d->hf, tvb, off, len, ENC_NA);
+	if (it)
+		*it = i;
+	return proto_item_add_subtree(i, ett_obj);
+}
+
+static const char *tok_of(const char *path, uint32_t v)
+{
+	const struct fdesc *d = fd(path);
+
+	return d && d->f->names ? wire_tok_name(d->f->names, v) : NULL;
+}
+
+/* rds.rules items and one expert info each, on |it|. */
+static void add_rules(proto_tree *t, packet_info *pinfo, proto_item *it, tvbuff_t *tvb,
+		      const struct wire_rules *rs)
+{
+	unsigned pos = 0;
+	enum wire_rule r;
+
+	while (wire_rules_next(rs, &pos, &r)) {
+		gen(add_s(t, "rules", tvb, 0, 0, wire_rule_name(r)));
+		if (r < WIRE_RULE__COUNT)
+			expert_add_info(pinfo, it, &rule_ei[r]);
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Per-flow state (one direction of a TCP connection or of an RC QP pair),
+ * filled on the first pass; what a frame shows is kept with the frame.
+ */
+
+struct flow {
+	bool rds;                   /* a SEND here carried an RDS header */
+	bool in_send;
+	bool send_bad;              /* longer than an RDS SEND */
+	uint8_t *send;
+	uint32_t send_len;
+	struct wire_reasm ra;
+	uint8_t *rbuf;
+};
+
+static wmem_map_t *flows;
+/* "src>dst": the sender's last congestion map. A map belongs to the RDS
+ * connection, the address pair, whatever TCP connection or path (or QP)
+ * carries it, as rdsdump keeps it. */
+static wmem_map_t *maps;
+
+static struct flow *flow_get(packet_info *pinfo, const char *xp)
+{
+	char *key = wmem_strdup_printf(pinfo->pool, "%s %s:%u>%s:%u", xp,
+				       address_to_str(pinfo->pool, &pinfo->src), pinfo->srcport,
+				       address_to_str(pinfo->pool, &pinfo->dst), pinfo->destport);
+	struct flow *f = wmem_map_lookup(flows, key);
+
+	if (!f) {
+		f = wmem_new0(wmem_file_scope(), struct flow);
+		wmem_map_insert(flows, wmem_strdup(wmem_file_scope(), key), f);
+	}
+	return f;
+}
+
+static struct wire_cong_map **map_get(packet_info *pinfo)
+{
+	char *key = wmem_strdup_printf(pinfo->pool, "%s>%s",
+				       address_to_str(pinfo->pool, &pinfo->src),
+				       address_to_str(pinfo->pool, &pinfo->dst));
+	struct wire_cong_map **m = wmem_map_lookup(maps, key);
+
+	if (!m) {
+		m = wmem_new0(wmem_file_scope(), struct wire_cong_map *);
+		wmem_map_insert(maps, wmem_strdup(wmem_file_scope(), key), m);
+	}
+	return m;
+}
+
+/* What a congestion map changed, from the first pass. */
+struct cong_res {
+	bool map;
+	bool first_map;
+	uint32_t congested;
+	uint32_t n;
+	struct wire_port_range *r;
+};
+
+static struct cong_res *cong_track(packet_info *pinfo, const uint8_t *p, uint32_t caplen)
+{
+	struct wire_cong_map **prev = map_get(pinfo);
+	static const struct wire_cong_map empty;
+	struct cong_res *c = wmem_new0(wmem_file_scope(), struct cong_res);
+	struct wire_cong_map cur;
+	struct wire_port_range pr;
+	uint32_t pos = 0;
+
+	if (!p || wire_cong_decode(&cur, p, caplen) < 0)
+		return c;
+	c->map = true;
+	c->first_map = *prev == NULL;
+	c->congested = (uint32_t)wire_cong_count(&cur);
+	while (wire_cong_diff_next(*prev ? *prev : &empty, &cur, &pos, &pr))
+		c->n++;
+	c->r = wmem_alloc_array(wmem_file_scope(), struct wire_port_range, c->n ? c->n : 1);
+	pos = 0;
+	for (uint32_t i = 0; i < c->n; i++)
+		wire_cong_diff_next(*prev ? *prev : &empty, &cur, &pos, &c->r[i]);
+	if (!*prev)
+		*prev = wmem_new(wmem_file_scope(), struct wire_cong_map);
+	**prev = cur;
+	return c;
+}
+
+static void show_cong(proto_tree *t, tvbuff_t *tvb, int off, int len,
+		      const struct cong_res *c)
+{
+	proto_tree *ct = add_obj(t, "cong", tvb, off, len, NULL);
+
+	if (!ct)
+		return;
+	gen(add_u(ct, "cong.map", tvb, off, 0, c->map));
+	if (!c->map)
+		return;
+	gen(add_u(ct, "cong.congested", tvb, off, 0, c->congested));
+	gen(add_u(ct, "cong.nchanges", tvb, off, 0, c->n));
+	gen(add_u(ct, "cong.first_map", tvb, off, 0, c->first_map));
+	for (uint32_t i = 0; i < c->n; i++) {
+		const struct wire_port_range *r = &c->r[i];
+		/* the map's bytes, when they are in |tvb| (not on IB, where
+		 * the message ends in another packet than it starts) */
+		int b = len ? off + r->first / 8 : off;
+		int e = len ? off + r->last / 8 : off - 1;
+		proto_item *it = NULL;
+		proto_tree *rt = add_obj(ct, "cong.changes", tvb, b, e - b + 1, &it);
+
+		if (it)
+			proto_item_append_text(it, ": %c%u-%u", r->congested ? '+' : '-',
+					       r->first, r->last);
+		add_u(rt, "cong.changes.first", tvb, b, len ? 1 : 0, r->first);
+		add_u(rt, "cong.changes.last", tvb, len ? e : b, len ? 1 : 0, r->last);
+		add_s(rt, "cong.changes.state", tvb, b, e - b + 1,
+		      tok_of("cong.changes.state", r->congested));
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * The RDS header
+ */
+
+static void show_ext(proto_tree *t, tvbuff_t *tvb, const struct wire_ext *e)
+{
+	int off = 32 + e->off;
+	proto_item *it = NULL;
+	proto_tree *et = add_obj(t, "ext", tvb, off, 1 + e->len, &it);
+	const char *name = wire_ext_name(e->type);
+
+	if (it)
+		proto_item_append_text(it, ": %s", name ? name : "unknown");
+	add_u(et, "ext.type", tvb, off, 1, e->type);
+	add_s(et, "ext.name", tvb, off, 1, name);
+	gen(add_u(et, "ext.known", tvb, off, 1, e->known));
+	off++;
+	if (e->known) {
+		switch (e->type) {
+		case WIRE_EXT_VERSION:
+			add_u(et, "ext.version", tvb, off, 4, e->u.version);
+			break;
+		case WIRE_EXT_RDMA:
+			add_u(et, "ext.rkey", tvb, off, 4, e->u.rdma_rkey);
+			break;
+		case WIRE_EXT_RDMA_DEST:
+			add_u(et, "ext.rkey", tvb, off, 4, e->u.rdma_dest.rkey);
+			add_u(et, "ext.rdma_offset", tvb, off + 4, 4, e->u.rdma_dest.offset);
+			break;
+		case WIRE_EXT_RDMA_BYTES:
+			add_u(et, "ext.rdma_bytes", tvb, off, 4, e->u.rdma_bytes.bytes);
+			add_u(et, "ext.rflags", tvb, off + 4, 1, e->u.rdma_bytes.rflags);
+			break;
+		case WIRE_EXT_NPATHS:
+			add_u(et, "ext.npaths", tvb, off, 2, e->u.npaths);
+			break;
+		case WIRE_EXT_GEN_NUM:
+			add_u(et, "ext.gen_num", tvb, off, 4, e->u.gen_num);
+			break;
+		case WIRE_EXT_CAP_BITS:
+			add_u(et, "ext.cap_bits", tvb, off, 4, e->u.cap_bits);
+			break;
+		case WIRE_EXT_SPORT_IDX:
+			add_u(et, "ext.sport_idx", tvb, off, 1, e->u.sport_idx);
+			break;
+		default:
+			break;
+		}
+	}
+	gen(add_u(et, "ext.off", tvb, off - 1, 1, e->off));
+	gen(add_u(et, "ext.len", tvb, off - 1, 1, e->len));
+	if (e->len)
+		add_bytes(et, "ext.value", tvb, off, e->len);
+}
+
+/*
+ * The 48 header bytes at the start of |tvb| under a new rds item; the
+ * header's rules (and the kind's, and the extensions' for the chosen
+ * generation) are added to |rs|. Return: the rds subtree.
+ */
+static proto_tree *show_hdr(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			    enum wire_xport xp, struct wire_hdr *h, enum wire_kind *kind,
+			    proto_item **ti)
+{
+	enum wire_kver kv = pref_kver == 6 ? WIRE_KVER_6 : WIRE_KVER_7;
+	uint8_t b[WIRE_HDR_LEN];
+	struct wire_exts x;
+	proto_tree *t;
+	const struct fdesc *d;
+
+	tvb_memcpy(tvb, b, 0, WIRE_HDR_LEN);
+	wire_hdr_decode(h, b, sizeof(b));
+	*kind = wire_classify(h, xp);
+	wire_exts_decode(&x, h->ext, kv);
+
+	*ti = proto_tree_add_item(tree, proto_rds, tvb, 0, -1, ENC_NA);
+	proto_item_append_text(*ti, ", %s, seq %" PRIu64 ", len %u, %u > %u",
+			       wire_kind_name(*kind), h->seq, h->len, h->sport, h->dport);
+	t = proto_item_add_subtree(*ti, ett_rds);
+	col_append_sep_fstr(pinfo->cinfo, COL_INFO, " ; ", "%s seq %" PRIu64 " len %u %u > %u",
+			    wire_kind_name(*kind), h->seq, h->len, h->sport, h->dport);
+
+	gen(add_s(t, "xport", tvb, 0, 0, xp == WIRE_XPORT_TCP ? "tcp" : "ib"));
+	gen(add_s(t, "kind", tvb, 0, 0, wire_kind_name(*kind)));
+	add_u(t, "seq", tvb, 0, 8, h->seq);
+	add_u(t, "ack", tvb, 8, 8, h->ack);
+	add_u(t, "len", tvb, 16, 4, h->len);
+	add_u(t, "rds_sport", tvb, 20, 2, h->sport);
+	add_u(t, "rds_dport", tvb, 22, 2, h->dport);
+	d = fd("flags");
+	if (d)
+		proto_tree_add_bitmask(t, tvb, 24, d->hf, ett_flags, flag_bits, ENC_NA);
+	for (unsigned i = 0; i < 8; i++) {
+		uint8_t bit = (uint8_t)(1u << i);
+		const char *name = wire_flag_name(bit);
+		char tmp[8];
+
+		if (!(h->flags & bit))
+			continue;
+		if (!name) {
+			snprintf(tmp, sizeof(tmp), "0x%02x", bit);
+			name = tmp;
+		}
+		gen(add_s(t, "flag_names", tvb, 24, 1, name));
+	}
+	add_u(t, "credit", tvb, 25, 1, h->credit);
+	add_bytes(t, "pad", tvb, 26, 4);
+	add_u(t, "csum", tvb, 30, 2, h->csum);
+	add_bytes(t, "exthdr", tvb, 32, WIRE_EXT_SPACE);
+	for (unsigned i = 0; i < x.count; i++)
+		show_ext(t, tvb, &x.e[i]);
+	gen(add_u(t, "ext_end", tvb, 32, WIRE_EXT_SPACE, x.end));
+	gen(add_u(t, "ext_overrun", tvb, 32, WIRE_EXT_SPACE, x.overrun));
+	gen(add_u(t, "ext_stopped_high", tvb, 32, WIRE_EXT_SPACE, x.stopped_high));
+	return t;
+}
+
+static void header_rules(const struct wire_hdr *h, enum wire_xport xp, struct wire_rules *rs)
+{
+	enum wire_kver kv = pref_kver == 6 ? WIRE_KVER_6 : WIRE_KVER_7;
+
+	wire_hdr_check(h, xp, NULL, rs);
+	wire_msg_check(h, xp, kv, rs);
+}
+
+/* Which RDS message of the frame this is (a TCP segment can hold several). */
+static unsigned pdu_index(packet_info *pinfo)
+{
+	unsigned n = GPOINTER_TO_UINT(p_get_proto_data(pinfo->pool, pinfo, proto_rds, 0));
+
+	p_add_proto_data(pinfo->pool, pinfo, proto_rds, 0, GUINT_TO_POINTER(n + 1));
+	return n;
+}
+
+/* ------------------------------------------------------------------------
+ * RDS/TCP
+ */
+
+static guint tcp_pdu_len(packet_info *pinfo, tvbuff_t *tvb, int offset, void *data)
+{
+	uint64_t len = WIRE_HDR_LEN + (uint64_t)tvb_get_ntohl(tvb, offset + 16);
+
+	return len > G_MAXUINT32 ? G_MAXUINT32 : (guint)len;
+}
+
+static int tcp_pdu(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+{
+	unsigned idx = pdu_index(pinfo);
+	struct wire_rules rs;
+	struct wire_hdr h;
+	enum wire_kind kind;
+	proto_item *ti;
+	proto_tree *t;
+	uint32_t caplen;
+
+	col_set_str(pinfo->cinfo, COL_PROTOCOL, "RDS");
+	if (idx == 0)
+		col_clear(pinfo->cinfo, COL_INFO);
+	/* throws when the capture holds less than a header */
+	t = show_hdr(tvb, pinfo, tree, WIRE_XPORT_TCP, &h, &kind, &ti);
+	caplen = tvb_captured_length(tvb) - WIRE_HDR_LEN;
+	gen(add_s(t, "type", tvb, 0, 0, "msg"));
+	gen(add_u(t, "caplen", tvb, WIRE_HDR_LEN, caplen, caplen));
+	gen(add_u(t, "incomplete", tvb, 0, 0, caplen < h.len));
+	if (kind == WIRE_KIND_CONG) {
+		/* 1 + idx: key 0 counts the messages of the frame */
+		struct cong_res *c = p_get_proto_data(wmem_file_scope(), pinfo, proto_rds, 1 + idx);
+
+		if (!c && !PINFO_FD_VISITED(pinfo)) {
+			const uint8_t *p = caplen == h.len && h.len == WIRE_CONG_MAP_BYTES ?
+				tvb_get_ptr(tvb, WIRE_HDR_LEN, (gint)caplen) : NULL;
+
+			c = cong_track(pinfo, p, caplen);
+			p_add_proto_data(wmem_file_scope(), pinfo, proto_rds, 1 + idx, c);
+		}
+		if (c)
+			show_cong(t, tvb, WIRE_HDR_LEN, (int)caplen, c);
+	}
+	wire_rules_clear(&rs);
+	header_rules(&h, WIRE_XPORT_TCP, &rs);
+	add_rules(t, pinfo, ti, tvb, &rs);
+	if (caplen)
+		call_data_dissector(tvb_new_subset_remaining(tvb, WIRE_HDR_LEN), pinfo, tree);
+	return tvb_captured_length(tvb);
+}
+
+static int dissect_rds_tcp(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+{
+	tcp_dissect_pdus(tvb, pinfo, tree, pref_desegment, WIRE_HDR_LEN, tcp_pdu_len, tcp_pdu,
+			 data);
+	return tvb_captured_length(tvb);
+}
+
+/* ------------------------------------------------------------------------
+ * RDS over InfiniBand / RoCE
+ */
+
+/* What one IB packet is to RDS, from the first pass. */
+struct ib_res {
+	bool hdr;                /* it starts a SEND with an RDS header */
+	int rc;                  /* wire_reasm_input() on the SEND it ends; 2: none */
+	struct wire_frame fr;    /* rc 1: the message */
+	uint32_t frags;
+	struct wire_rules rules; /* the reassembly's */
+	struct cong_res *cong;
+};
+
+static bool send_starts(uint8_t op)
+{
+	enum wire_ib_seg s = wire_ib_opcode_seg(op);
+
+	return s == WIRE_IB_SEG_FIRST || s == WIRE_IB_SEG_ONLY;
+}
+
+static bool send_ends(uint8_t op)
+{
+	enum wire_ib_seg s = wire_ib_opcode_seg(op);
+
+	return s == WIRE_IB_SEG_LAST || s == WIRE_IB_SEG_ONLY;
+}
+
+/* A header an IB sender wrote: IB always checksums it. */
+static bool looks_rds(tvbuff_t *tvb)
+{
+	uint8_t b[WIRE_HDR_LEN];
+	struct wire_hdr h;
+
+	if (tvb_captured_length(tvb) < WIRE_HDR_LEN)
+		return false;
+	tvb_memcpy(tvb, b, 0, WIRE_HDR_LEN);
+	wire_hdr_decode(&h, b, sizeof(b));
+	return h.csum != 0 && wire_hdr_csum_ok(&h) && h.len <= WIRE_MAX_MSG_LEN;
+}
+
+static struct ib_res *ib_first_pass(tvbuff_t *tvb, packet_info *pinfo,
+				    const struct infinibandinfo *info)
+{
+	struct flow *fl = flow_get(pinfo, "ib");
+	uint8_t op = info->opCode;
+	uint32_t n = tvb_captured_length(tvb);
+	struct ib_res *r;
+
+	/* the payload Wireshark hands over still has the BTH pad bytes */
+	if (send_ends(op))
+		n = n > info->pad_count ? n - info->pad_count : 0;
+
+	if (send_starts(op)) {
+		if (!looks_rds(tvb))
+			return NULL;
+		fl->rds = true;
+		fl->in_send = true;
+		fl->send_bad = false;
+		fl->send_len = 0;
+	} else if (!fl->rds || !fl->in_send || wire_ib_opcode_seg(op) == WIRE_IB_SEG_NONE) {
+		return NULL;
+	}
+	r = wmem_new0(wmem_file_scope(), struct ib_res);
+	r->hdr = send_starts(op);
+	r->rc = 2;
+	if (!fl->send) {
+		fl->send = wmem_alloc(wmem_file_scope(), RDSWS_SEND_MAX);
+		fl->rbuf = wmem_alloc(wmem_file_scope(), WIRE_CONG_MAP_BYTES);
+		wire_reasm_init_prefix(&fl->ra, 0, fl->rbuf, WIRE_CONG_MAP_BYTES);
+	}
+	if (n > RDSWS_SEND_MAX - fl->send_len)
+		fl->send_bad = true;
+	else
+		tvb_memcpy(tvb, fl->send + fl->send_len, 0, n);
+	fl->send_len += fl->send_bad ? 0 : n;
+	if (!send_ends(op))
+		return r;
+	fl->in_send = false;
+	if (fl->send_bad) {
+		/* longer than any RDS SEND: what wire_reasm says of a long
+		 * fragment, without handing it bytes that were not kept */
+		r->rc = WIRE_ERR_MALFORMED;
+		fl->ra.active = false;
+		wire_rules_clear(&r->rules);
+		wire_rules_add(&r->rules, WIRE_RULE_FRAG_LONG);
+		return r;
+	}
+	r->rc = wire_reasm_input(&fl->ra, fl->send, fl->send_len, &r->fr);
+	r->frags = fl->ra.frags;
+	r->rules = fl->ra.rules;
+	if (r->rc == 1) {
+		if (r->fr.hdr.sport == 0 && r->fr.hdr.dport == 0 && r->fr.len == 0)
+			r->frags = 1;
+		if (wire_classify(&r->fr.hdr, WIRE_XPORT_IB) == WIRE_KIND_CONG)
+			r->cong = cong_track(pinfo, r->fr.caplen == WIRE_CONG_MAP_BYTES ?
+					     r->fr.payload : NULL, r->fr.caplen);
+	}
+	return r;
+}
+
+static gboolean dissect_rds_ib(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+{
+	struct infinibandinfo *info = data;
+	struct ib_res *r = p_get_proto_data(wmem_file_scope(), pinfo, proto_rds, 0);
+	struct wire_rules rs;
+	struct wire_hdr h;
+	enum wire_kind kind;
+	proto_item *ti = NULL;
+	proto_tree *t = NULL;
+
+	if (!r && !PINFO_FD_VISITED(pinfo) && info) {
+		r = ib_first_pass(tvb, pinfo, info);
+		if (r)
+			p_add_proto_data(wmem_file_scope(), pinfo, proto_rds, 0, r);
+	}
+	if (!r)
+		return false;
+	col_set_str(pinfo->cinfo, COL_PROTOCOL, "RDS");
+	col_clear(pinfo->cinfo, COL_INFO);
+	wire_rules_clear(&rs);
+	if (r->hdr) {
+		t = show_hdr(tvb, pinfo, tree, WIRE_XPORT_IB, &h, &kind, &ti);
+		header_rules(&h, WIRE_XPORT_IB, &rs);
+	} else {
+		ti = proto_tree_add_item(tree, proto_rds, tvb, 0, -1, ENC_NA);
+		proto_item_append_text(ti, ", fragment continued");
+		t = proto_item_add_subtree(ti, ett_rds);
+		gen(add_s(t, "xport", tvb, 0, 0, "ib"));
+		col_set_str(pinfo->cinfo, COL_INFO, "fragment continued");
+	}
+	if (r->rc == 1) {
+		gen(add_s(t, "type", tvb, 0, 0, "msg"));
+		gen(add_u(t, "frags", tvb, 0, 0, r->frags));
+		gen(add_u(t, "caplen", tvb, 0, 0, r->fr.caplen));
+		proto_item_append_text(ti, ", message of %u fragment%s complete", r->frags,
+				       r->frags == 1 ? "" : "s");
+		if (!r->hdr)
+			col_append_fstr(pinfo->cinfo, COL_INFO, ": %s seq %" PRIu64 " len %u complete",
+					wire_kind_name(wire_classify(&r->fr.hdr, WIRE_XPORT_IB)),
+					r->fr.hdr.seq, r->fr.len);
+		if (r->cong)
+			show_cong(t, tvb, 0, 0, r->cong);
+	}
+	wire_rules_merge(&rs, &r->rules);
+	add_rules(t, pinfo, ti, tvb, &rs);
+	if (tvb_captured_length(tvb) > (r->hdr ? WIRE_HDR_LEN : 0))
+		call_data_dissector(tvb_new_subset_remaining(tvb, r->hdr ? WIRE_HDR_LEN : 0),
+				    pinfo, tree);
+	return true;
+}
+
+/*
+ * CM private data. The heuristic is handed the private data of a REQ (92
+ * bytes, or the 56 after the rdma_cm header when Wireshark has taken that
+ * apart) or of a REP (196); the MAD around it, which holds the service ID
+ * and the communication IDs, is in the same data source at a fixed
+ * distance, so libwire decodes the whole MAD. A REQ to an RDS service ID
+ * names its comm ID; the REP answering that comm ID is RDS too.
+ */
+static wmem_map_t *cm_reqs;     /* REQ local comm ID: address family */
+
+/* Where the MAD starts, before private data of |plen| bytes; 0 if none. */
+static int mad_back(guint plen, uint16_t *attr)
+{
+	*attr = plen == 196 ? WIRE_IBCM_REP : WIRE_IBCM_REQ;
+	return plen == 92 ? 24 + 140 : plen == 56 ? 24 + 140 + 36 : plen == 196 ? 24 + 36 : 0;
+}
+
+static gboolean dissect_rds_cm(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+{
+	tvbuff_t *ds = tvb_get_ds_tvb(tvb);
+	uint16_t attr;
+	int back = mad_back(tvb_reported_length(tvb), &attr);
+	int off = tvb_raw_offset(tvb);
+	int mad_off = off - back;
+	const struct fdesc *d;
+	struct wire_ibcm cm;
+	struct wire_ibpd pd;
+	const uint8_t *mad;
+	const uint8_t *p;
+	size_t n;
+	int family;
+	proto_item *ti;
+	proto_tree *t, *pt;
+	char addr[64];
+
+	if (!back || mad_off < 0 || tvb_captured_length_remaining(ds, mad_off) < WIRE_MAD_LEN)
+		return false;
+	mad = tvb_get_ptr(ds, mad_off, WIRE_MAD_LEN);
+	if (wire_ibcm_decode(&cm, mad, WIRE_MAD_LEN) != 0 || cm.attr_id != attr)
+		return false;
+	if (cm.attr_id == WIRE_IBCM_REQ) {
+		if (cm.service_id != wire_ibcm_rds_service_id(WIRE_IB_PORT_V4) &&
+		    cm.service_id != wire_ibcm_rds_service_id(WIRE_IB_PORT_V6))
+			return false;
+		family = cm.has_cma && cm.cma_ip_version == 6 ? 6 : 4;
+		wmem_map_insert(cm_reqs, GUINT_TO_POINTER(cm.local_comm_id), GINT_TO_POINTER(family));
+		p = cm.has_cma ? cm.user_data : cm.private_data;
+		n = cm.has_cma ? cm.user_len : cm.private_len;
+	} else {
+		family = GPOINTER_TO_INT(wmem_map_lookup(cm_reqs,
+							 GUINT_TO_POINTER(cm.remote_comm_id)));
+		if (!family)
+			return false;
+		p = cm.private_data;
+		n = cm.private_len;
+	}
+	memset(&pd, 0, sizeof(pd));
+	wire_ibpd_decode(&pd, family, p, n);
+	/* the pd's offset in |tvb| */
+	off = (int)(p - mad) - back;
+
+	ti = proto_tree_add_item(tree, proto_rds, tvb, 0, -1, ENC_NA);
+	proto_item_append_text(ti, ", CM %s private data, version %u.%u",
+			       wire_ibcm_attr_name(cm.attr_id), pd.major, pd.minor);
+	col_append_fstr(pinfo->cinfo, COL_INFO, " (RDS %u.%u credit %u ack_seq %" PRIu64 ")",
+			pd.major, pd.minor, pd.credit, pd.ack_seq);
+	t = proto_item_add_subtree(ti, ett_rds);
+	gen(add_s(t, "type", tvb, 0, 0, "cm"));
+	gen(add_s(t, "cm", tvb, 0, 0, wire_ibcm_attr_name(cm.attr_id)));
+	if (cm.attr_id == WIRE_IBCM_REQ)
+		gen(add_u(t, "service_id", tvb, 0, 0, cm.service_id));
+	gen(add_u(t, "private_len", tvb, 0, 0, cm.private_len));
+	if (cm.has_cma) {
+		gen(add_u(t, "cma_version", tvb, 0, 0, cm.cma_version));
+		gen(add_u(t, "cma_ip_version", tvb, 0, 0, cm.cma_ip_version));
+		gen(add_u(t, "cma_port", tvb, 0, 0, cm.cma_port));
+	}
+	pt = add_obj(t, "pd", tvb, off, (int)(n < WIRE_IBPD_V6_LEN ? n : (size_t)(family == 6 ?
+				WIRE_IBPD_V6_LEN : WIRE_IBPD_V4_LEN)), NULL);
+	if (pt) {
+		int c = off + (family == 6 ? 32 : 8);
+		int al = family == 6 ? 16 : 4;
+
+		add_u(pt, "pd.family", tvb, off, 0, (uint64_t)family);
+		if (n >= (size_t)(family == 6 ? WIRE_IBPD_V6_LEN : WIRE_IBPD_V4_LEN)) {
+			address a;
+
+			set_address(&a, family == 6 ? AT_IPv6 : AT_IPv4, al, pd.saddr);
+			address_to_str_buf(&a, addr, sizeof(addr));
+			add_s(pt, "pd.saddr", tvb, off, al, addr);
+			set_address(&a, family == 6 ? AT_IPv6 : AT_IPv4, al, pd.daddr);
+			address_to_str_buf(&a, addr, sizeof(addr));
+			add_s(pt, "pd.daddr", tvb, off + al, al, addr);
+			add_u(pt, "pd.major", tvb, c, 1, pd.major);
+			add_u(pt, "pd.minor", tvb, c + 1, 1, pd.minor);
+			add_u(pt, "pd.minor_mask", tvb, c + 2, 2, pd.minor_mask);
+			add_u(pt, "pd.tos", tvb, c + 4, 1, pd.tos);
+			add_u(pt, "pd.reserved1", tvb, c + 5, 1, pd.reserved1);
+			add_u(pt, "pd.reserved2", tvb, c + 6, 2, pd.reserved2);
+			add_u(pt, "pd.ack_seq", tvb, c + 8, 8, pd.ack_seq);
+			add_u(pt, "pd.credit", tvb, c + 16, 4, pd.credit);
+			add_bytes(pt, "pd.pad", tvb, c + 20, 4);
+			gen(add_u(pt, "pd.extra", tvb, c + 24, 0, pd.extra));
+		}
+	}
+	d = fd("version");
+	if (d) {
+		uint16_t v = cm.attr_id == WIRE_IBCM_REQ ?
+			wire_ib_negotiate(p, n, family) : (uint16_t)(pd.major << 8 | pd.minor);
+
+		snprintf(addr, sizeof(addr), "%u.%u", v >> 8, v & 0xff);
+		gen(add_s(t, "version", tvb, 0, 0, addr));
+	}
+	{
+		struct wire_rules rs = cm.rules;
+
+		wire_rules_merge(&rs, &pd.rules);
+		add_rules(t, pinfo, ti, tvb, &rs);
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------------------
+ * Registration
+ */
+
+static void register_rules(void)
+{
+	static const ei_register_info tmpl = {
+		NULL, { NULL, PI_PROTOCOL, PI_NOTE, NULL, EXPFILL }
+	};
+	ei_register_info *ei = g_new(ei_register_info, WIRE_RULE__COUNT - 1);
+	int n = 0;
+
+	for (int r = 1; r < WIRE_RULE__COUNT; r++) {
+		const struct wire_rule_info *ri = wire_rule_info((enum wire_rule)r);
+
+		rule_ei[r].ei = EI_INIT_EI;
+		rule_ei[r].hf = EI_INIT_HF;
+		if (!ri)
+			continue;
+		ei[n] = tmpl;
+		ei[n].ids = &rule_ei[r];
+		ei[n].eiinfo.name = g_strdup_printf("rds.rule.%s", ri->name);
+		ei[n].eiinfo.severity = ri->sev == WIRE_SEV_ERROR ? PI_ERROR :
+					ri->sev == WIRE_SEV_WARN ? PI_WARN : PI_NOTE;
+		ei[n].eiinfo.summary = g_strdup_printf("%s (%s)", ri->text, ri->name);
+		n++;
+	}
+	expert_register_field_array(expert_register_protocol(proto_rds), ei, n);
+}
+
+void rdsws_register(void)
+{
+	static gint *ett[] = { &ett_rds, &ett_flags, &ett_obj };
+	static const enum_val_t kvers[] = {
+		{ "6", "6.x (one extension header, no RDMA_BYTES or SPORT_IDX)", WIRE_KVER_6 },
+		{ "7", "7.0 and later", WIRE_KVER_7 },
+		{ NULL, NULL, 0 },
+	};
+	module_t *m;
+
+	proto_rds = proto_register_protocol("Reliable Datagram Sockets", "RDS", "rds");
+	register_fields();
+	proto_register_subtree_array(ett, G_N_ELEMENTS(ett));
+	register_rules();
+	m = prefs_register_protocol(proto_rds, NULL);
+	prefs_register_enum_preference(m, "kernel",
+		"Parse extension headers as kernel generation",
+		"A 6.x receiver knows one extension header and not RDMA_BYTES or SPORT_IDX",
+		&pref_kver, kvers, FALSE);
+	prefs_register_bool_preference(m, "desegment",
+		"Reassemble RDS messages spanning multiple TCP segments",
+		"Uses TCP reassembly (the TCP preference \"Allow subdissectors to reassemble "
+		"TCP streams\" must be on too)", &pref_desegment);
+	flows = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_str_hash,
+				       g_str_equal);
+	maps = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_str_hash,
+				      g_str_equal);
+	cm_reqs = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_direct_hash,
+					 g_direct_equal);
+}
+
+void rdsws_handoff(void)
+{
+	dissector_handle_t h = create_dissector_handle(dissect_rds_tcp, proto_rds);
+
+	dissector_add_uint_with_preference("tcp.port", WIRE_TCP_PORT, h);
+	heur_dissector_add("infiniband.payload", dissect_rds_ib, "RDS over InfiniBand",
+			   "rds_ib", proto_rds, HEURISTIC_ENABLE);
+	heur_dissector_add("infiniband.mad.cm.private", dissect_rds_cm,
+			   "RDS CM private data", "rds_ib_cm", proto_rds, HEURISTIC_ENABLE);
+}

@@ -1,0 +1,57 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# run-one.sh PLUGINDIR RDSDUMP INPUT EXPECTED COUNTS - the Wireshark plugin
+# on one capture: tshark with the plugin of the build tree (PLUGINDIR holds
+# 4.0/epan/rds.so) writes the rds layer of every packet as JSON, which must
+# equal EXPECTED byte for byte, and the RDS messages in it are counted
+# against rdsdump's on the same file, and where there are as many the
+# RDS/TCP messages compared with rdsdump's (rdslayer.py). COUNTS is "same",
+# or "rdsdump=N,ws=M" for a capture where they differ by design (said in
+# TESTLIST). UPDATE_GOLDEN=1 rewrites EXPECTED instead.
+#
+# Exit 77 (skipped) without tshark (tshark-env.sh).
+set -u
+plugdir=$1 rdsdump=$2 input=$3 expected=$4 counts=$5
+here=$(dirname "$0")
+. "$here/tshark-env.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ws_setup "$tmp"
+# The preference makes TCP reassembly wait for a segment that arrives out
+# of order (a retransmission), as the kernel's receiver does.
+ws_tshark -n -r "$input" -o tcp.reassemble_out_of_order:TRUE \
+	-Y rds.type -T json -J rds --no-duplicate-keys >"$tmp/json" 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 0 ] || ! grep -q . "$tmp/json"; then
+	cat "$tmp/err"
+	echo "tshark failed ($rc)"
+	exit 1
+fi
+# No packet the plugin dissects may end in an exception (a dissector bug
+# or bytes it reads past).
+ws_tshark -n -r "$input" -o tcp.reassemble_out_of_order:TRUE \
+	-Y 'rds && _ws.malformed' -T fields -e frame.number >"$tmp/malformed" 2>/dev/null
+if grep -q . "$tmp/malformed"; then
+	echo "malformed RDS packets: $(tr '\n' ' ' <"$tmp/malformed")"
+	exit 1
+fi
+TZ=UTC "$rdsdump" -n -r "$input" --json >"$tmp/rd.json" 2>/dev/null
+python3 "$here/rdslayer.py" "$tmp/json" "$tmp/rd.json" "$counts" >"$tmp/out" 2>"$tmp/check"
+check=$?
+if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+	cat "$tmp/out" >"$expected"
+	echo "updated $expected"
+	cat "$tmp/check"
+	exit 0
+fi
+fail=0
+if ! cmp -s "$tmp/out" "$expected"; then
+	diff -u "$expected" "$tmp/out" | head -40
+	echo "wireshark golden: output differs from $expected (UPDATE_GOLDEN=1 to accept)"
+	fail=1
+fi
+if [ $check -ne 0 ]; then
+	cat "$tmp/check"
+	fail=1
+fi
+exit $fail
