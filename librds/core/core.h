@@ -26,6 +26,35 @@
  * for the RSTs of a whole ss -K batch and the peer's shutdown work. */
 #define RDSU_ORDER_SETTLE (50 * RDSU_MSEC)
 
+/*
+ * What a transport is to the core (tprops.c), one constant table each:
+ * the core branches on these properties, never on which transport it is.
+ */
+enum rdsu_tack {
+	RDSU_ACK_STREAM_OFF = 1,        /* the transport reports a stream offset (TCP) */
+	RDSU_ACK_HDR,                   /* h_ack in received frames, ACK-only frames (IB) */
+};
+
+enum rdsu_tconnect {
+	RDSU_CONNECT_SMALLER = 1,       /* only the smaller address connects ("avoid duels") */
+	RDSU_CONNECT_BOTH,              /* both do; the passive side settles races */
+};
+
+struct rdsu_tprops {
+	const char *name;               /* RDS_INFO transport name */
+	unsigned id;                    /* RDSU_TRANS_* */
+	enum rdsu_framing framing;
+	enum rdsu_tack ack;
+	uint8_t max_paths;              /* 1: not t_mp_capable */
+	uint32_t frag_size;             /* payload bytes per frame; 0: none */
+	bool probe_ext;                 /* probes carry NPATHS, GEN_NUM, SPORT_IDX */
+	enum rdsu_tconnect connect;
+	bool csum;                      /* h_csum computed on output, verified on input */
+	bool credits;                   /* h_credit / dp_credit flow control possible */
+	bool loop_maps;                 /* congestion maps sent to our own addresses */
+	uint16_t port_v4, port_v6;      /* RDSU_LREQ_CONNECT dport */
+};
+
 /* Per-object event sources queued on ep->ev_q; coalesced by e_queued. */
 enum rdsu_evsrc_kind {
 	RDSU_EVSRC_SOCK = 1,
@@ -88,6 +117,7 @@ struct rdsu_sock {
 	void *rs_ctx;
 
 	bool rs_bound;
+	unsigned rs_trans;              /* RDSU_TRANS_*, NONE until set or bound */
 	int rs_lidx;                    /* index of the bound address in the set */
 	uint16_t rs_port;
 	struct rdsu_sock *rs_bind_next; /* ep->bind_hash chain */
@@ -175,7 +205,9 @@ struct rdsu_conn {
 	struct rdsu_addr c_laddr;
 	struct rdsu_addr c_faddr;
 	int c_lidx;
-	bool c_active;                  /* laddr < faddr: only we connect */
+	const struct rdsu_tprops *c_tp; /* its transport, part of its key */
+	bool c_active;                  /* we connect (for RDSU_CONNECT_SMALLER:
+					 * laddr < faddr) */
 
 	uint16_t c_npaths;              /* 0 until a probe told us */
 	bool c_with_sport_idx;
@@ -292,9 +324,14 @@ void rdsu_ep_req_clear(struct rdsu_path *cp, unsigned req);
 void rdsu_ep_close_link(struct rdsu_ep *ep, uint64_t link, bool reset);
 uint64_t rdsu_ep_new_link(struct rdsu_ep *ep, const struct rdsu_conn *c);
 
+/* tprops.c */
+const struct rdsu_tprops *rdsu_tprops_get(unsigned trans);
+
 /* conn.c */
-struct rdsu_conn *rdsu_conn_find(const struct rdsu_ep *ep, int lidx, const struct rdsu_addr *faddr);
-struct rdsu_conn *rdsu_conn_get(struct rdsu_ep *ep, int lidx, const struct rdsu_addr *faddr);
+struct rdsu_conn *rdsu_conn_find(const struct rdsu_ep *ep, int lidx, const struct rdsu_addr *faddr,
+				 unsigned trans);
+struct rdsu_conn *rdsu_conn_get(struct rdsu_ep *ep, int lidx, const struct rdsu_addr *faddr,
+				unsigned trans);
 void rdsu_conn_free_all(struct rdsu_ep *ep);
 bool rdsu_conn_slots_by_order(const struct rdsu_conn *c);
 void rdsu_recv_seen_reset(struct rdsu_conn *c);

@@ -178,12 +178,15 @@ void rdsu_path_up(struct rdsu_path *cp, rdsu_ns now)
 	cp->cp_out_armed = false;
 	memset(&cp->cp_xmit, 0, sizeof(cp->cp_xmit));
 	gather_free(cp);
-	wire_deframer_init_lend(&cp->cp_dfr, WIRE_MAX_MSG_LEN);
+	if (cp->cp_conn->c_tp->framing == RDSU_FRAMING_STREAM)
+		wire_deframer_init_lend(&cp->cp_dfr, WIRE_MAX_MSG_LEN);
 	/* rds_connect_path_complete: every path that comes up sends the
 	 * whole map before anything else. FAULT no-map: it does not, so the
 	 * peer never learns our ports' state from a path up (only later
 	 * congestion changes send one). */
-	cp->cp_map_queued = !rdsu_faulty(cp->cp_conn->c_ep, RDSU_FAULT_NO_MAP);
+	cp->cp_map_queued = !rdsu_faulty(cp->cp_conn->c_ep, RDSU_FAULT_NO_MAP) &&
+			    (cp->cp_conn->c_tp->loop_maps ||
+			     rdsu_ep_lidx(cp->cp_conn->c_ep, &cp->cp_conn->c_faddr) < 0);
 	cp->cp_map_sent = false;
 	cp->cp_connects++;
 	path_event(cp);

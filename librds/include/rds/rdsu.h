@@ -109,6 +109,23 @@ struct rdsu_mem {
  */
 
 #define RDSU_MAX_LADDRS 8
+
+/*
+ * Transports, numbered as the kernel's RDS_TRANS_* (SO_RDS_TRANSPORT).
+ * A connection is keyed by (local address, peer address, transport), as
+ * the kernel's; a socket picks its transport at bind (rdsu_ep_cfg.
+ * rdma_laddrs) unless rdsu_sock_set_transport() forced one.
+ */
+#define RDSU_TRANS_IB 0
+#define RDSU_TRANS_TCP 2
+#define RDSU_TRANS_COUNT 3
+#define RDSU_TRANS_NONE 0xffffffffu  /* RDS_TRANS_NONE: not chosen yet */
+
+/* How a transport carries messages (docs/librds.md, "Transports"). */
+enum rdsu_framing {
+	RDSU_FRAMING_STREAM = 1, /* a byte stream (TCP); acked by stream offset */
+	RDSU_FRAMING_FRAMES,     /* whole frames of one fragment (IB); acked by h_ack */
+};
 #define RDSU_DEFAULT_BUF 106496     /* wmem_default / 2, as rds_sk_sndbuf() reads it */
 
 /*
@@ -167,6 +184,11 @@ struct rdsu_ep_cfg {
 	 * rdsu_ep_cfg_default: RDSU_PATH_BY_PAIR; a configuration sized
 	 * before this field gets RDSU_PATH_BY_PORT, the kernel's. */
 	enum rdsu_path_rule path_rule;
+	/* Bit i: laddrs[i] is on an RDMA device, so sockets bound to it use
+	 * RDSU_TRANS_IB unless told otherwise (the kernel's choice at bind,
+	 * IB before TCP); other addresses use RDSU_TRANS_TCP. 0, and any
+	 * configuration sized before this field: TCP everywhere. */
+	uint32_t rdma_laddrs;
 };
 
 struct rdsu_ep;
@@ -328,6 +350,7 @@ struct rdsu_lreq {
 	uint8_t sport_mod;       /* CONNECT: 0 = any source port, else 8 */
 	uint8_t sport_res;       /* CONNECT: wanted source port % sport_mod */
 	bool reset;              /* CLOSE: abort with RST */
+	unsigned trans;          /* CONNECT: the connection's RDSU_TRANS_* */
 };
 
 /*
@@ -366,6 +389,18 @@ RDSU_API int rdsu_link_established(struct rdsu_ep *ep, uint64_t link, uint16_t s
 RDSU_API int rdsu_link_accept(struct rdsu_ep *ep, const struct rdsu_addr *laddr,
 			      const struct rdsu_addr *faddr, uint16_t peer_sport, rdsu_ns now,
 			      uint64_t *link);
+/*
+ * rdsu_link_accept_on() - rdsu_link_accept() for the connection of
+ * transport |trans| (RDSU_TRANS_*). Where both ends connect (IB), as
+ * rds_ib_cm_handle_connect(): a request while path 0 is connecting is
+ * refused (the connect race: the backoff settles it), one while path 0 is
+ * up drops that link as stale and is refused too (the peer retries); a
+ * request while it is down takes it.
+ * Return: as rdsu_link_accept(); RDSU_ERR_INVAL for an unknown |trans|.
+ */
+RDSU_API int rdsu_link_accept_on(struct rdsu_ep *ep, unsigned trans,
+				 const struct rdsu_addr *laddr, const struct rdsu_addr *faddr,
+				 uint16_t peer_sport, rdsu_ns now, uint64_t *link);
 
 /*
  * rdsu_link_input() - bytes read from the link's TCP socket, any chunking.
@@ -373,7 +408,8 @@ RDSU_API int rdsu_link_accept(struct rdsu_ep *ep, const struct rdsu_addr *laddr,
  * RDSU_LREQ_ATTACH) or an outgoing one not yet reported established;
  * RDSU_ERR_PROTO: a header announced more than 1 MiB (or the gather buffer
  * for a split payload could not grow), the path was reset and a close
- * requested; RDSU_ERR_CLOSED.
+ * requested; RDSU_ERR_CLOSED; RDSU_ERR_INVAL for a link of a frame
+ * transport (IB), as for peek, advance, output and acked.
  */
 RDSU_API ssize_t rdsu_link_input(struct rdsu_ep *ep, uint64_t link, const uint8_t *in,
 				 size_t len, rdsu_ns now);
@@ -535,6 +571,16 @@ RDSU_API int rdsu_sock_set_sndbuf(struct rdsu_sock *s, uint32_t bytes, rdsu_ns n
 RDSU_API int rdsu_sock_set_rcvbuf(struct rdsu_sock *s, uint32_t bytes, rdsu_ns now);
 RDSU_API uint32_t rdsu_sock_get_sndbuf(const struct rdsu_sock *s);
 RDSU_API uint32_t rdsu_sock_get_rcvbuf(const struct rdsu_sock *s);
+/*
+ * rdsu_sock_set_transport() - SO_RDS_TRANSPORT: the socket's connections
+ * use transport |trans| (RDSU_TRANS_*) whatever its address would pick.
+ * Return: 0; -EOPNOTSUPP when bound or already set; -ENOPROTOOPT for 1
+ * (the kernel's RDS_TRANS_GAP); -EINVAL for another unknown number.
+ */
+RDSU_API int rdsu_sock_set_transport(struct rdsu_sock *s, unsigned trans);
+/* rdsu_sock_get_transport() - the socket's RDSU_TRANS_*: RDSU_TRANS_NONE
+ * until set or bound. */
+RDSU_API unsigned rdsu_sock_get_transport(const struct rdsu_sock *s);
 /* rdsu_sock_set_cong_monitor() - RDS_CONG_MONITOR on or off. Return: 0. */
 RDSU_API int rdsu_sock_set_cong_monitor(struct rdsu_sock *s, bool on);
 /*
@@ -585,6 +631,12 @@ enum rdsu_stat {
 	RDSU_STAT_ACCEPT_HELD,           /* incoming connections held (7.x stash) */
 	RDSU_STAT_RECV_PORT_SEQ,         /* resent messages the sending port's sequence
 					  * judged otherwise than the slot's would have */
+	RDSU_STAT_ACCEPT_RACED,          /* ib_connect_raced: refused, path connecting */
+	RDSU_STAT_ACCEPT_STALE,          /* ib_listen_closed_stale: up path dropped */
+	RDSU_STAT_RECV_BAD_CSUM,         /* recv_drop_bad_checksum: path reset */
+	RDSU_STAT_RECV_BAD_FRAG,         /* runt or mismatched fragment: path reset */
+	RDSU_STAT_ACK_SENT,              /* ACK-only frames sent */
+	RDSU_STAT_ACK_RECV,              /* ACK-only frames received */
 	RDSU_STAT__COUNT
 };
 
@@ -626,7 +678,7 @@ struct rdsu_path_info {
 struct rdsu_conn_info {
 	struct rdsu_addr laddr;
 	struct rdsu_addr faddr;
-	bool we_connect;            /* laddr < faddr: we open every path */
+	bool we_connect;            /* we open paths (TCP: laddr < faddr; IB: both ends) */
 	uint16_t npaths;            /* c_npaths: 0 until a probe told us */
 	uint32_t my_gen;
 	uint32_t peer_gen;          /* 0 = not seen */
@@ -636,6 +688,7 @@ struct rdsu_conn_info {
 	uint8_t held_links;         /* incoming links held for a slot (7.x stash) */
 	uint32_t peer_congested;    /* ports set in the peer's map */
 	struct rdsu_path_info path[WIRE_MAX_PATHS];
+	unsigned transport;         /* RDSU_TRANS_* */
 };
 
 /*
@@ -644,7 +697,8 @@ struct rdsu_conn_info {
  */
 RDSU_API int rdsu_ep_conn_next(const struct rdsu_ep *ep, size_t *pos,
 			       struct rdsu_conn_info *out);
-/* rdsu_ep_conn_get() - the connection (laddr, faddr).
+/* rdsu_ep_conn_get() - the connection (laddr, faddr), of the first
+ * transport that made one.
  * Return: 0; RDSU_ERR_NOTFOUND. */
 RDSU_API int rdsu_ep_conn_get(const struct rdsu_ep *ep, const struct rdsu_addr *laddr,
 			      const struct rdsu_addr *faddr, struct rdsu_conn_info *out);
