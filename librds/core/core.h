@@ -21,6 +21,12 @@
 
 #define RDSU_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define RDSU_HASH_BUCKETS 256
+/* ACK_REQUIRED countdowns (sysctls max_unacked_packets, _bytes) */
+#define RDSU_MAX_UNACKED_PKTS 8
+#define RDSU_MAX_UNACKED_BYTES (16u << 20)
+/* Posted buffers that force an ACK-only frame to advertise them
+ * (rds_ib_advertise_credits) */
+#define RDSU_ADV_CREDITS_ACK 16
 /* How long a path killed under a peer that files connections in arrival
  * order waits before it reconnects (path.c peer_slots_by_order): ample
  * for the RSTs of a whole ss -K batch and the peer's shutdown work. */
@@ -85,6 +91,7 @@ enum rdsu_msg_kind {
 #define RDSU_MF_FLUSH 0x02      /* RDS_MSG_FLUSH: peer restarted, never resend */
 #define RDSU_MF_ON_RETRANS 0x04 /* on cp_retrans_q (else on cp_send_q) */
 #define RDSU_MF_DROPPED 0x08    /* cancelled/closed while being written */
+#define RDSU_MF_ACK_REQ 0x10    /* RDS_MSG_ACK_REQUIRED: sets the header flag */
 
 struct rdsu_msg {
 	struct rdsu_list m_conn_item;   /* cp_send_q or cp_retrans_q */
@@ -180,8 +187,23 @@ struct rdsu_path {
 	uint64_t cp_acked;              /* ... of which TCP acknowledged */
 	bool cp_out_armed;              /* an OUTPUT request is out and not yet drained */
 
+	/* RDS-level acknowledgement and credits (RDSU_ACK_HDR transports,
+	 * rds_ib_connection's i_ack_next, i_credits; frame.c) */
+	uint64_t cp_rx_ack;             /* seq of the last whole non-map message taken */
+	uint64_t cp_hack;               /* greatest h_ack applied on this link */
+	bool cp_ack_wanted;             /* an ACK-only frame is owed */
+	uint32_t cp_unacked_pkts;       /* ACK_REQUIRED countdowns */
+	uint32_t cp_unacked_bytes;
+	bool cp_fc_send;                /* the peer offered credits: spend them */
+	bool cp_fc_adv;                 /* we offered credits: advertise posted buffers */
+	uint32_t cp_send_credits;
+	uint32_t cp_post_credits;       /* receive buffers posted, not yet advertised */
+	uint16_t cp_version;            /* negotiated protocol version (monitor) */
+	uint32_t cp_frag_off;           /* payload bytes of cp_xmit handed out in frames */
+
 	/* receiving */
 	struct wire_deframer cp_dfr;
+	struct wire_reasm cp_reasm;     /* frame transports */
 	uint8_t *cp_gather;             /* lent to cp_dfr, grown as split payloads arrive */
 	size_t cp_gather_cap;
 	uint64_t cp_rx_bytes;
@@ -375,6 +397,12 @@ int rdsu_send_drop_sock(struct rdsu_sock *rs, const struct rdsu_addr *faddr, uin
 
 /* recv.c */
 ssize_t rdsu_recv_input(struct rdsu_path *cp, const uint8_t *in, size_t len, rdsu_ns now);
+int rdsu_recv_frame(struct rdsu_path *cp, const uint8_t *in, size_t len, rdsu_ns now);
+
+/* send.c, frame transports */
+ssize_t rdsu_send_frame(struct rdsu_path *cp, uint8_t *buf, size_t cap);
+int rdsu_send_hack(struct rdsu_path *cp, uint64_t ack);
+void rdsu_send_credits(struct rdsu_path *cp, uint32_t n);
 
 /* cong.c */
 void rdsu_cong_rcvbuf_delta(struct rdsu_sock *rs, int64_t delta);

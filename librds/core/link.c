@@ -252,6 +252,117 @@ int rdsu_link_down(struct rdsu_ep *ep, uint64_t link, rdsu_ns now)
 	return 0;
 }
 
+/* ------------------------------------------------------------------------
+ * Frame transports (IB)
+ */
+
+int rdsu_link_input_frame(struct rdsu_ep *ep, uint64_t link, const uint8_t *frame, size_t len,
+			  rdsu_ns now)
+{
+	struct rdsu_path *cp;
+	int r;
+
+	if (!ep || (!frame && len))
+		return RDSU_ERR_INVAL;
+	r = up_path_framed(ep, link, RDSU_FRAMING_FRAMES, &cp);
+	if (r <= 0)
+		return r;
+	return rdsu_recv_frame(cp, frame, len, now);
+}
+
+ssize_t rdsu_link_output_frame(struct rdsu_ep *ep, uint64_t link, uint8_t *buf, size_t cap,
+			       rdsu_ns now)
+{
+	struct rdsu_path *cp;
+	int r;
+
+	(void)now;
+	if (!ep || !buf)
+		return RDSU_ERR_INVAL;
+	r = up_path_framed(ep, link, RDSU_FRAMING_FRAMES, &cp);
+	if (r <= 0)
+		return r;
+	return rdsu_send_frame(cp, buf, cap);
+}
+
+/* The path a frame link carries, up or still connecting. */
+static int frame_path(struct rdsu_ep *ep, uint64_t link, struct rdsu_path **cp)
+{
+	struct rdsu_conn *c;
+	int r;
+
+	if (!ep)
+		return RDSU_ERR_INVAL;
+	r = rdsu_conn_find_link(ep, link, &c, cp);
+	if (r < 0)
+		return r;
+	if (c->c_tp->framing != RDSU_FRAMING_FRAMES || r == 0)
+		return RDSU_ERR_INVAL;
+	return 0;
+}
+
+int rdsu_link_hs_offer(struct rdsu_ep *ep, uint64_t link, struct rdsu_link_hs *out)
+{
+	struct rdsu_path *cp;
+	int r;
+
+	if (!out)
+		return RDSU_ERR_INVAL;
+	r = frame_path(ep, link, &cp);
+	if (r < 0)
+		return r;
+	memset(out, 0, sizeof(*out));
+	out->ack_seq = cp->cp_rx_ack;
+	/* Buffers posted before the offer are the credits offered; once
+	 * offered, flow control is ours to keep up (rds_ib_cm_fill_conn_param). */
+	out->credit = cp->cp_post_credits;
+	if (cp->cp_post_credits) {
+		cp->cp_fc_adv = true;
+		cp->cp_post_credits = 0;
+	}
+	return 0;
+}
+
+int rdsu_link_hs_peer(struct rdsu_ep *ep, uint64_t link, const struct rdsu_link_hs *peer,
+		      rdsu_ns now)
+{
+	struct rdsu_path *cp;
+	int r;
+
+	(void)now;
+	if (!peer)
+		return RDSU_ERR_INVAL;
+	r = frame_path(ep, link, &cp);
+	if (r < 0)
+		return r;
+	cp->cp_version = peer->version;
+	/* rds_ib_set_flow_control: on only when the peer offered credits. */
+	cp->cp_fc_send = peer->credit != 0;
+	cp->cp_send_credits = 0;
+	rdsu_send_credits(cp, peer->credit);
+	(void)rdsu_send_hack(cp, peer->ack_seq);
+	rdsu_path_kick(cp);
+	return 0;
+}
+
+int rdsu_link_posted(struct rdsu_ep *ep, uint64_t link, uint32_t n, rdsu_ns now)
+{
+	struct rdsu_path *cp;
+	int r;
+
+	(void)now;
+	r = frame_path(ep, link, &cp);
+	if (r < 0)
+		return r;
+	cp->cp_post_credits = cp->cp_post_credits > UINT32_MAX - n ? UINT32_MAX
+								    : cp->cp_post_credits + n;
+	if (cp->cp_fc_adv && cp->cp_post_credits >= RDSU_ADV_CREDITS_ACK) {
+		cp->cp_ack_wanted = true;
+		rdsu_path_kick(cp);
+	}
+	return 0;
+}
+
 uint16_t rdsu_sport_pick(uint16_t low, uint16_t high, uint8_t res, unsigned n)
 {
 	uint32_t base = ((uint32_t)low + 7u) & ~7u;

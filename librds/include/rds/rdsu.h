@@ -464,6 +464,81 @@ RDSU_API bool rdsu_ep_acks_wanted(const struct rdsu_ep *ep);
  */
 RDSU_API int rdsu_link_down(struct rdsu_ep *ep, uint64_t link, rdsu_ns now);
 
+/* ------------------------------------------------------------------------
+ * Frame transports (IB; docs/librds.md "Transports"). A link carries
+ * whole frames: the 48-byte header and up to 4096 payload bytes, each
+ * the payload of one RC SEND. The connection calls above (accept_on,
+ * established, down) and the requests are shared; these replace input,
+ * peek/advance/output and acked.
+ */
+
+#define RDSU_FRAME_MAX (WIRE_HDR_LEN + WIRE_FRAG_SIZE) /* a posted receive, a send buffer */
+
+/*
+ * rdsu_link_input_frame() - one receive completion: |len| bytes at |frame|.
+ * h_ack frees our messages up to it and returns their SNDBUF, h_credit
+ * adds send credits, an ACK-only frame (ports 0, no payload) ends there,
+ * fragments are reassembled and a whole message is handled as on TCP.
+ * Return: 0; 0 also for a link not up (held or not yet established);
+ * RDSU_ERR_PROTO: shorter than 48 or longer than RDSU_FRAME_MAX, a
+ * non-zero h_csum that does not verify, a fragment whose seq, len or ports
+ * differ from its message's first, a non-final fragment not of 4096
+ * bytes, one longer than what remains, h_len above 1 MiB, or no memory to
+ * gather it: the path was reset and a CLOSE with reset requested;
+ * RDSU_ERR_CLOSED; RDSU_ERR_INVAL (a stream link, or |frame| NULL).
+ */
+RDSU_API int rdsu_link_input_frame(struct rdsu_ep *ep, uint64_t link, const uint8_t *frame,
+				   size_t len, rdsu_ns now);
+/*
+ * rdsu_link_output_frame() - copy the next frame to send into |buf| (cap
+ * at least RDSU_FRAME_MAX): a fragment of a message or map, every one
+ * with the message's full header (h_ack the piggy-back ack, h_csum set),
+ * or an ACK-only frame. An ACK-only frame is owed when a message that
+ * asked for one (ACK_REQUIRED) arrived, or 16 posted receive buffers wait
+ * to be advertised; it is handed out once, before the rest of a message
+ * in progress, and not at all if a message starting now carries the ack.
+ * The core hands out no more than the peer's credits allow when it offered
+ * any (one per frame, the last for a frame that advertises credits).
+ * Call until it returns 0; RDSU_LREQ_OUTPUT comes again when there is more.
+ * Return: the frame's length (>= 48); 0: nothing to send (or no credit);
+ * RDSU_ERR_CLOSED; RDSU_ERR_INVAL (a stream link, |cap| too small).
+ */
+RDSU_API ssize_t rdsu_link_output_frame(struct rdsu_ep *ep, uint64_t link, uint8_t *buf,
+					size_t cap, rdsu_ns now);
+
+/* The connection private data the core decides (struct rds_ib_conn_priv_cmn). */
+struct rdsu_link_hs {
+	uint64_t ack_seq;        /* dp_ack_seq */
+	uint32_t credit;         /* dp_credit */
+	uint16_t version;        /* hs_peer: the negotiated version (WIRE_IBVER_*), kept
+				  * for the monitor; hs_offer leaves it 0 */
+};
+
+/*
+ * rdsu_link_hs_offer() - the values for our private data on |link|
+ * (connecting, or just accepted): ack_seq, and as credit the receive
+ * buffers posted so far with rdsu_link_posted() (non-zero: we advertise
+ * posted buffers in h_credit from then on).
+ * Return: 0; RDSU_ERR_CLOSED; RDSU_ERR_INVAL (a stream or held link).
+ */
+RDSU_API int rdsu_link_hs_offer(struct rdsu_ep *ep, uint64_t link, struct rdsu_link_hs *out);
+/*
+ * rdsu_link_hs_peer() - the peer's private data on |link|, before
+ * rdsu_link_established() on the active side, right after
+ * rdsu_link_accept_on() on the passive one: dp_ack_seq is applied as an
+ * ack; a non-zero dp_credit turns on flow control with that many credits
+ * (off for 0, as the kernel).
+ * Return: 0; RDSU_ERR_CLOSED; RDSU_ERR_INVAL.
+ */
+RDSU_API int rdsu_link_hs_peer(struct rdsu_ep *ep, uint64_t link, const struct rdsu_link_hs *peer,
+			       rdsu_ns now);
+/*
+ * rdsu_link_posted() - the transport posted |n| more receive buffers of
+ * RDSU_FRAME_MAX bytes on |link| (the credits to advertise).
+ * Return: 0; RDSU_ERR_CLOSED; RDSU_ERR_INVAL.
+ */
+RDSU_API int rdsu_link_posted(struct rdsu_ep *ep, uint64_t link, uint32_t n, rdsu_ns now);
+
 /*
  * rdsu_sport_pick() - the n-th source port candidate (n = 0, 1, ...) for a
  * link with sport % 8 == |res|: ALIGN(low, 8) + 8 * n + res, as
@@ -673,6 +748,12 @@ struct rdsu_path_info {
 	rdsu_ns backoff;            /* current backoff ceiling (0 after UP) */
 	uint64_t connects;          /* times this path came up */
 	uint64_t resets;            /* times it went down */
+	/* frame transports (IB) */
+	uint16_t version;           /* negotiated (rdsu_link_hs_peer), 0 = unknown */
+	uint64_t ack_seq;           /* the ack we send: last whole message taken */
+	uint64_t peer_ack;          /* the greatest h_ack the peer sent on this link */
+	bool flow_control;          /* the peer offered credits */
+	uint32_t send_credits;
 };
 
 struct rdsu_conn_info {
