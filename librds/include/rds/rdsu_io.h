@@ -43,10 +43,7 @@ RDSU_API socklen_t rdsu_sockaddr(const struct rdsu_addr *a, uint16_t port,
 RDSU_API int rdsu_sockaddr_get(const struct sockaddr_storage *ss, struct rdsu_addr *a,
 			       uint16_t *port);
 
-/* Transports, numbered as the kernel's RDS_TRANS_* (SO_RDS_TRANSPORT). */
-#define RDSU_TRANS_IB 0
-#define RDSU_TRANS_TCP 2
-/* rdsu_io_cfg.transports bits */
+/* rdsu_io_cfg.transports bits, by RDSU_TRANS_* (rdsu.h) */
 #define RDSU_IO_TCP (1u << RDSU_TRANS_TCP)
 
 struct rdsu_tcp_cfg;
