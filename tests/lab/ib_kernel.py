@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+"""librds on the IB transport against a real kernel's rds_rdma (issue 17).
+
+    ib_kernel.py --kernel 6.1|7.2 --ibpeer PATH [--out DIR]
+
+Two guests with Soft-RoCE (rxe0). Guest 1 (10.199.0.2) unloads its own
+rds_rdma, so rdma_cm port 18634 is librds's, and runs ibpeer (librds, IB
+transport alone) bound to port 4000; guest 2 (10.199.0.3) runs the
+kernel's AF_RDS over IB (SO_RDS_TRANSPORT = RDS_TRANS_IB) on port 5000.
+ibpeer, at the smaller address, connects: 3 pings answered by the
+kernel's pongs; one message of each size in SIZES to the kernel, checked
+there byte for byte and answered with their CRC-32; the same sizes back
+from the kernel, checked by ibpeer and answered with its CRC-32. The
+version the two negotiated is written down from ibpeer's counters.
+The capture (RoCEv2) and every output stay in build/lab/ib_kernel-<k>/.
+Exit: 0 pass, 1 fail, 77 skipped (not root, outside CI).
+"""
+import argparse
+import os
+import re
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import lab  # noqa: E402
+
+A, B = "10.199.0.2", "10.199.0.3"
+SIZES = [0, 1, 4095, 4096, 4097, 65536, 1 << 20]
+PINGS = 3
+
+COMMON = r'''
+import os, subprocess, time, zlib
+D = os.environ["LAB_DIR"]
+SIZES = %r
+
+def flag(name):
+    open(os.path.join(D, name), "w").close()
+
+def wait_flag(name, timeout=300):
+    t = time.time() + timeout
+    while not os.path.exists(os.path.join(D, name)):
+        assert time.time() < t, "peer never got to " + name
+        time.sleep(0.1)
+
+def wait_rxe():
+    for _ in range(120):
+        out = subprocess.run(["rdma", "link"], capture_output=True, text=True).stdout
+        if "ACTIVE" in out:
+            print("rdma:", out.strip(), flush=True)
+            return
+        time.sleep(0.5)
+    raise SystemExit("rxe0 never became ACTIVE")
+
+def pattern(tag, i, n):
+    block = bytes(((k * k + 7 * k + 13 * i + 31 * ord(tag[0]) + ord(tag[1])) & 0xff)
+                  for k in range(251))
+    return (block * (n // 251 + 1))[:n]
+''' % (SIZES,)
+
+ROLE1 = r'''
+python3 - <<'PY'
+%s
+wait_rxe()
+p = subprocess.run(["rmmod", "rds_rdma"], capture_output=True, text=True)
+print("rmmod rds_rdma:", p.returncode, p.stderr.strip(), flush=True)
+args = [] if p.returncode == 0 else ["--no-listen"]
+wait_flag("ready2")
+env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
+rc = None
+for attempt in range(20):
+    with open(os.path.join(D, "ibpeer.out"), "w") as out:
+        rc = subprocess.call(["/run/lab/ibpeer", "--bind", "%s", "--port", "4000",
+                              "--peer", "%s", "--peer-port", "5000", "--pings", "%d",
+                              "--timeout", "240"] + args,
+                             stdout=out, stderr=subprocess.STDOUT, env=env)
+    text = open(os.path.join(D, "ibpeer.out")).read()
+    # the GID table may lag behind the link state
+    if rc == 0 or "rdsu_io_new" not in text:
+        break
+    print("ibpeer set-up failed, again:", text.strip(), flush=True)
+    time.sleep(1)
+open(os.path.join(D, "ibpeer.rc"), "w").write("%%d\n" %% rc)
+print("ibpeer exit", rc, flush=True)
+flag("done1")
+wait_flag("done2", 60)
+PY
+''' % (COMMON, A, B, PINGS)
+
+ROLE2 = r'''
+python3 - <<'PY'
+%s
+import errno, socket
+SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_IB = 276, 8, 0
+SO_SNDBUFFORCE, SO_RCVBUFFORCE = 32, 33
+wait_rxe()
+s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
+s.setsockopt(SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_IB)
+s.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, 8 << 20)
+s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 8 << 20)
+for i in range(60):
+    try:
+        s.bind(("%s", 5000))
+        break
+    except OSError as e:
+        if e.errno != errno.EADDRNOTAVAIL or i == 59:
+            raise
+        time.sleep(0.5)
+s.settimeout(240)
+flag("ready2")
+crc = 0
+for i, n in enumerate(SIZES):
+    data, addr = s.recvfrom(2 << 20)
+    assert addr == ("%s", 4000), addr
+    assert data == pattern("a2b", i, n), "a2b %%d: %%d bytes, want %%d" %% (i, len(data), n)
+    crc = zlib.crc32(data, crc)
+    print("received a2b", i, len(data), flush=True)
+s.sendto(b"%%08x" %% crc, addr)
+crc = 0
+for i, n in enumerate(SIZES):
+    d = pattern("b2a", i, n)
+    s.sendto(d, addr)
+    crc = zlib.crc32(d, crc)
+data, addr = s.recvfrom(100)
+assert data == b"%%08x" %% crc, ("b2a digest", data, crc)
+print("digest ok b2a", flush=True)
+wait_flag("done1")
+flag("done2")
+PY
+''' % (COMMON, B, A)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kernel", required=True, choices=sorted(lab.KERNELS))
+    ap.add_argument("--ibpeer", required=True)
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args()
+    rc = lab.root_or_skip()
+    if rc is not None:
+        return rc
+    out = a.out or os.path.join(HERE, "..", "..", "build", "lab")
+    run_dir, share = lab.run_share(out, "ib_kernel-%s" % a.kernel, (a.ibpeer,))
+    t0 = time.time()
+
+    def log(msg):
+        print("[%5.1f s] %s" % (time.time() - t0, msg), flush=True)
+
+    fails = []
+    with lab.Lab(a.kernel, 2, True, os.path.join(run_dir, "capture.pcap"), keep=share) as l:
+        try:
+            l.role(1, ROLE1)
+            l.role(2, ROLE2)
+            l.start()
+            rcs = l.wait(600)
+            log("guests: %s" % rcs)
+            for g in (1, 2):
+                log("guest %d:\n%s" % (g, l.output(g)))
+                if rcs.get(g) != 0:
+                    fails.append("guest %d role exit %s" % (g, rcs.get(g)))
+            p = os.path.join(share, "ibpeer.out")
+            text = open(p).read() if os.path.exists(p) else ""
+            log("ibpeer:\n%s" % text)
+            if "ibpeer: done" not in text:
+                fails.append("ibpeer did not finish")
+            pongs = re.findall(r"^ibpeer: pong \d+", text, re.M)
+            if len(pongs) != PINGS:
+                fails.append("%d pongs, want %d" % (len(pongs), PINGS))
+            if "a2b digest ok" not in text or "digest ok b2a" not in l.output(2):
+                fails.append("a digest is missing")
+            m = re.search(r"^ibpeer: version (\d+)\.(\d+) .*", text, re.M)
+            if not m:
+                fails.append("no counters line")
+            else:
+                log("negotiated with %s: RDS/IB %s.%s (%s)" % (
+                    a.kernel, m.group(1), m.group(2), m.group(0)))
+                if (m.group(1), m.group(2)) != ("3", "1"):
+                    fails.append("version %s.%s, the kernel answers 3.1" % m.groups())
+        except Exception as e:  # noqa: BLE001 - any failure is reported, the lab cleans up
+            fails.append("%s: %s" % (type(e).__name__, e))
+        if fails:
+            for g in (1, 2):
+                print("--- console %d:\n%s" % (g, l.console(g)[-2000:]))
+    for f in fails:
+        log("FAIL: " + f)
+    log("%s on %s" % ("FAIL" if fails else "PASS", a.kernel))
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
