@@ -13,7 +13,13 @@ kernel's pongs; one message of each size in SIZES to the kernel, checked
 there byte for byte and answered with their CRC-32; the same sizes back
 from the kernel, checked by ibpeer and answered with its CRC-32. The
 version the two negotiated is written down from ibpeer's counters.
-The capture (RoCEv2) and every output stay in build/lab/ib_kernel-<k>/.
+The capture (RoCEv2) is checked for what librds put on the wire: one
+REQ/REP/RTU to service 18634 with 3.1 private data both ways (mask 0x0003,
+the right addresses, no ack_seq or credit), every frame of ours with a
+valid non-zero h_csum, each message in max(1, ceil(len / 4096)) frames
+that all carry its header, all but the last exactly 4096, SOLICITED on
+the last and only there, h_ack piggy-backed, ACK-only frames well formed.
+The capture and every output stay in build/lab/ib_kernel-<k>/.
 Exit: 0 pass, 1 fail, 77 skipped (not root, outside CI).
 """
 import argparse
@@ -25,6 +31,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import lab  # noqa: E402
+import rdscap  # noqa: E402
+from checks import ib_group_messages  # noqa: E402
 
 A, B = "10.199.0.2", "10.199.0.3"
 SIZES = [0, 1, 4095, 4096, 4097, 65536, 1 << 20]
@@ -131,6 +139,51 @@ PY
 ''' % (COMMON, B, A)
 
 
+def check_capture(path, fails):
+    cap = rdscap.analyse(path)
+    if cap["ib_psn_gaps"]:
+        fails.append("the capture lost RoCE packets: %r" % cap["ib_psn_gaps"][:3])
+        return
+    cm = cap["ib_cm"]
+    names = [m["msg"] for m in cm]
+    if names[:3] != ["REQ", "REP", "RTU"]:
+        fails.append("CM exchange %s, want REQ REP RTU" % names[:6])
+        return
+    req, rep = cm[0], cm[1]
+    if (req["src"], req["dst"]) != (A, B) or req["service_id"] != "0x00000000010648ca":
+        fails.append("REQ %s -> %s service %s" % (req["src"], req["dst"], req["service_id"]))
+    for m, (s, d) in ((req, (A, B)), (rep, (B, A))):
+        pd = m["rds_pd"] or {}
+        want = dict(saddr=s, daddr=d, major=3, minor=1, minor_mask=3, tos=0, ack_seq=0, credit=0)
+        if any(pd.get(k) != v for k, v in want.items()):
+            fails.append("%s private data %r" % (m["msg"], pd))
+    mine = [f for f in cap["ib_frames"] if f["src"] == A]
+    if not mine:
+        fails.append("no RDS frame of ours in the capture")
+        return
+    bad = [f for f in mine if not f["csum_ok"] or f["csum"] == 0]
+    if bad:
+        fails.append("%d frames of ours with a bad or zero h_csum" % len(bad))
+    msgs = [m for m in ib_group_messages(cap["ib_frames"]) if m["src"] == A]
+    for m in msgs:
+        fs = m["frames"]
+        want = max(1, -(-m["len"] // 4096))
+        lens = [f["frag_len"] for f in fs]
+        if len(fs) != want or any(n != 4096 for n in lens[:-1]) or \
+                lens[-1] != m["len"] - 4096 * (want - 1):
+            fails.append("seq %d len %d framed as %s" % (m["seq"], m["len"], lens))
+        # SOLICITED on the packet that ends the message's last frame only
+        se = [f["se"][-1] for f in fs]
+        if se != [0] * (len(fs) - 1) + [1]:
+            fails.append("seq %d len %d: SOLICITED on frames %s" % (m["seq"], m["len"], se))
+        if m["kind"] == "ack" and (m["seq"] or m["len"] or m["flags"] or m["ack"] == 0):
+            fails.append("ACK-only frame %r" % m)
+    if not any(m["ack"] for m in msgs if m["kind"] not in ("ack", "cong")):
+        fails.append("no h_ack piggy-backed on our messages")
+    return "%d frames in %d messages from librds, %d ACK-only" % (
+        len(mine), len(msgs), sum(1 for m in msgs if m["kind"] == "ack"))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernel", required=True, choices=sorted(lab.KERNELS))
@@ -177,6 +230,9 @@ def main():
                     a.kernel, m.group(1), m.group(2), m.group(0)))
                 if (m.group(1), m.group(2)) != ("3", "1"):
                     fails.append("version %s.%s, the kernel answers 3.1" % m.groups())
+            summary = check_capture(os.path.join(run_dir, "capture.pcap"), fails)
+            if summary:
+                log("capture: " + summary)
         except Exception as e:  # noqa: BLE001 - any failure is reported, the lab cleans up
             fails.append("%s: %s" % (type(e).__name__, e))
         if fails:
