@@ -12,6 +12,8 @@
 
 #include <string.h>
 
+/* The transport is left out, so a lookup for any transport walks one
+ * chain. */
 static unsigned conn_hash(int lidx, const struct rdsu_addr *faddr)
 {
 	uint32_t h = 2166136261u ^ (uint32_t)lidx;
@@ -21,21 +23,34 @@ static unsigned conn_hash(int lidx, const struct rdsu_addr *faddr)
 	return h % RDSU_HASH_BUCKETS;
 }
 
-struct rdsu_conn *rdsu_conn_find(const struct rdsu_ep *ep, int lidx, const struct rdsu_addr *faddr)
+/* The connection (lidx, faddr, trans); RDSU_TRANS_NONE: of any transport,
+ * the first made. */
+struct rdsu_conn *rdsu_conn_find(const struct rdsu_ep *ep, int lidx, const struct rdsu_addr *faddr,
+				 unsigned trans)
 {
-	struct rdsu_conn *c = ep->conn_hash[conn_hash(lidx, faddr)];
+	struct rdsu_conn *c = ep->conn_hash[conn_hash(lidx, faddr)], *any = NULL;
 
-	for (; c; c = c->c_hash_next)
-		if (c->c_lidx == lidx && rdsu_addr_cmp(&c->c_faddr, faddr) == 0)
+	for (; c; c = c->c_hash_next) {
+		if (c->c_lidx != lidx || rdsu_addr_cmp(&c->c_faddr, faddr) != 0)
+			continue;
+		if (c->c_tp->id == trans)
 			return c;
-	return NULL;
+		if (trans == RDSU_TRANS_NONE && (!any || c->c_index < any->c_index))
+			any = c;
+	}
+	return any;
 }
 
-struct rdsu_conn *rdsu_conn_get(struct rdsu_ep *ep, int lidx, const struct rdsu_addr *faddr)
+struct rdsu_conn *rdsu_conn_get(struct rdsu_ep *ep, int lidx, const struct rdsu_addr *faddr,
+				unsigned trans)
 {
-	struct rdsu_conn *c = rdsu_conn_find(ep, lidx, faddr);
+	const struct rdsu_tprops *tp = rdsu_tprops_get(trans);
+	struct rdsu_conn *c;
 	unsigned h;
 
+	if (!tp)
+		return NULL;
+	c = rdsu_conn_find(ep, lidx, faddr, trans);
 	if (c)
 		return c;
 	if (ep->n_conns > RDSU_LINK_CONN_MASK)
@@ -60,9 +75,15 @@ struct rdsu_conn *rdsu_conn_get(struct rdsu_ep *ep, int lidx, const struct rdsu_
 	c->c_lidx = lidx;
 	c->c_laddr = ep->cfg.laddrs[lidx];
 	c->c_faddr = *faddr;
-	/* Only the smaller address ever connects (rds_addr_cmp use in
-	 * rds_queue_reconnect and rds_tcp_accept_one_path: "avoid duels"). */
-	c->c_active = rdsu_addr_cmp(&c->c_laddr, faddr) < 0;
+	c->c_tp = tp;
+	/* Under RDSU_CONNECT_SMALLER only the smaller address ever connects
+	 * (rds_addr_cmp use in rds_queue_reconnect and
+	 * rds_tcp_accept_one_path: "avoid duels"). */
+	c->c_active = tp->connect == RDSU_CONNECT_BOTH || rdsu_addr_cmp(&c->c_laddr, faddr) < 0;
+	/* A transport that is not multipath capable has its one path from
+	 * the start and never probes for more. */
+	if (tp->max_paths == 1)
+		c->c_npaths = 1;
 	c->c_ev.e_kind = RDSU_EVSRC_CONN;
 	rdsu_list_init(&c->c_ev.e_item);
 	for (unsigned i = 0; i < WIRE_MAX_PATHS; i++)
@@ -240,6 +261,7 @@ void rdsu_conn_info_fill(const struct rdsu_conn *c, struct rdsu_conn_info *out)
 	out->laddr = c->c_laddr;
 	out->faddr = c->c_faddr;
 	out->we_connect = c->c_active;
+	out->transport = c->c_tp->id;
 	out->npaths = c->c_npaths;
 	out->my_gen = c->c_ep->cfg.gen_num;
 	out->peer_gen = c->c_peer_gen;

@@ -40,6 +40,12 @@ static const char *const stat_names[RDSU_STAT__COUNT] = {
 	[RDSU_STAT_ACCEPT_REFUSED] = "accept_refused",
 	[RDSU_STAT_ACCEPT_HELD] = "accept_held",
 	[RDSU_STAT_RECV_PORT_SEQ] = "recv_port_seq",
+	[RDSU_STAT_ACCEPT_RACED] = "connect_raced",
+	[RDSU_STAT_ACCEPT_STALE] = "listen_closed_stale",
+	[RDSU_STAT_RECV_BAD_CSUM] = "recv_drop_bad_checksum",
+	[RDSU_STAT_RECV_BAD_FRAG] = "recv_bad_fragment",
+	[RDSU_STAT_ACK_SENT] = "ack_sent",
+	[RDSU_STAT_ACK_RECV] = "ack_received",
 };
 
 const char *rdsu_stat_name(enum rdsu_stat s)
@@ -92,6 +98,8 @@ static int cfg_check(const struct rdsu_ep_cfg *cfg)
 	if (cfg->reconnect_min == 0 || cfg->reconnect_min > cfg->reconnect_max)
 		return RDSU_ERR_INVAL;
 	if (cfg->sndbuf == 0 || cfg->rcvbuf == 0)
+		return RDSU_ERR_INVAL;
+	if (cfg->rdma_laddrs >> cfg->n_laddrs)
 		return RDSU_ERR_INVAL;
 	for (unsigned i = 0; i < cfg->n_laddrs; i++) {
 		if (rdsu_addr_is_any(&cfg->laddrs[i]) ||
@@ -368,11 +376,12 @@ int rdsu_ep_next_link_req(struct rdsu_ep *ep, struct rdsu_lreq *req)
 	req->path = cp->cp_index;
 	if (cp->cp_req & RDSU_REQ_CONNECT) {
 		req->type = RDSU_LREQ_CONNECT;
-		req->dport = RDSU_TCP_PORT;
+		req->trans = c->c_tp->id;
+		req->dport = rdsu_addr_is_v4(&c->c_faddr) ? c->c_tp->port_v4 : c->c_tp->port_v6;
 		/* 7.x encodes the path in the source port so the acceptor can
 		 * put the connection in the same slot after any reconnect
 		 * (rds_tcp_conn_path_connect). */
-		if (ep->cfg.kver != WIRE_KVER_6) {
+		if (ep->cfg.kver != WIRE_KVER_6 && c->c_tp->max_paths > 1) {
 			req->sport_mod = WIRE_MAX_PATHS;
 			req->sport_res = cp->cp_index;
 		}
@@ -408,7 +417,7 @@ int rdsu_ep_conn_get(const struct rdsu_ep *ep, const struct rdsu_addr *laddr,
 		     const struct rdsu_addr *faddr, struct rdsu_conn_info *out)
 {
 	int lidx = rdsu_ep_lidx(ep, laddr);
-	const struct rdsu_conn *c = lidx < 0 ? NULL : rdsu_conn_find(ep, lidx, faddr);
+	const struct rdsu_conn *c = lidx < 0 ? NULL : rdsu_conn_find(ep, lidx, faddr, RDSU_TRANS_NONE);
 
 	if (!c)
 		return RDSU_ERR_NOTFOUND;
@@ -473,7 +482,7 @@ const struct wire_cong_map *rdsu_ep_peer_map(const struct rdsu_ep *ep,
 					     const struct rdsu_addr *faddr)
 {
 	int lidx = rdsu_ep_lidx(ep, laddr);
-	const struct rdsu_conn *c = lidx < 0 ? NULL : rdsu_conn_find(ep, lidx, faddr);
+	const struct rdsu_conn *c = lidx < 0 ? NULL : rdsu_conn_find(ep, lidx, faddr, RDSU_TRANS_NONE);
 
 	return c ? &c->c_fcong : NULL;
 }

@@ -18,6 +18,31 @@ int rdsu_link_accept(struct rdsu_ep *ep, const struct rdsu_addr *laddr,
 		     const struct rdsu_addr *faddr, uint16_t peer_sport, rdsu_ns now,
 		     uint64_t *link)
 {
+	return rdsu_link_accept_on(ep, RDSU_TRANS_TCP, laddr, faddr, peer_sport, now, link);
+}
+
+/* Where both ends connect, the passive side settles the race
+ * (rds_ib_cm_handle_connect). Return: 0 to take the link, or why not. */
+static int accept_race(struct rdsu_conn *c, rdsu_ns now)
+{
+	struct rdsu_path *cp = &c->c_path[0];
+
+	if (cp->cp_state == RDSU_PATH_DOWN)
+		return 0;
+	if (cp->cp_state == RDSU_PATH_UP) {
+		rdsu_stat_inc(c->c_ep, RDSU_STAT_ACCEPT_STALE);
+		rdsu_path_drop(cp, true, true, now);
+	} else {
+		rdsu_stat_inc(c->c_ep, RDSU_STAT_ACCEPT_RACED);
+	}
+	rdsu_stat_inc(c->c_ep, RDSU_STAT_ACCEPT_REFUSED);
+	return RDSU_ERR_REFUSED;
+}
+
+int rdsu_link_accept_on(struct rdsu_ep *ep, unsigned trans, const struct rdsu_addr *laddr,
+			const struct rdsu_addr *faddr, uint16_t peer_sport, rdsu_ns now,
+			uint64_t *link)
+{
 	struct rdsu_conn *c;
 	int lidx, slot;
 	uint64_t id;
@@ -25,6 +50,8 @@ int rdsu_link_accept(struct rdsu_ep *ep, const struct rdsu_addr *laddr,
 	if (!ep || !laddr || !faddr || !link)
 		return RDSU_ERR_INVAL;
 	*link = 0;
+	if (!rdsu_tprops_get(trans))
+		return RDSU_ERR_INVAL;
 	lidx = rdsu_ep_lidx(ep, laddr);
 	if (lidx < 0)
 		return RDSU_ERR_NOTFOUND;
@@ -34,14 +61,21 @@ int rdsu_link_accept(struct rdsu_ep *ep, const struct rdsu_addr *laddr,
 		rdsu_stat_inc(ep, RDSU_STAT_ACCEPT_REFUSED);
 		return RDSU_ERR_REFUSED;
 	}
-	c = rdsu_conn_get(ep, lidx, faddr);
+	c = rdsu_conn_get(ep, lidx, faddr, trans);
 	if (!c)
 		return RDSU_ERR_NOMEM;
+	if (c->c_tp->connect == RDSU_CONNECT_BOTH) {
+		int r = accept_race(c, now);
+
+		if (r < 0)
+			return r;
+	}
 	/* FAULT accept-larger: take the larger address's connection as if
 	 * it were the smaller's (the duel rds_tcp_accept_one avoids); the
 	 * peer, which never carries a path on its own connection, drops it
 	 * once established (rds_tcp_state_change). */
-	if (c->c_active && !rdsu_faulty(ep, RDSU_FAULT_ACCEPT_LARGER)) {
+	if (c->c_tp->connect == RDSU_CONNECT_SMALLER && c->c_active &&
+	    !rdsu_faulty(ep, RDSU_FAULT_ACCEPT_LARGER)) {
 		/* The larger address knocked: reset it and, while at most one
 		 * path is agreed, connect path 0 ourselves. */
 		rdsu_stat_inc(ep, RDSU_STAT_ACCEPT_REFUSED);
@@ -90,15 +124,19 @@ int rdsu_link_established(struct rdsu_ep *ep, uint64_t link, uint16_t sport, rds
 /*
  * The path carrying |link| when it is up: 1 and *out set; 0 when the link
  * is held or not yet established (the callers' no-op case); an error code
- * for a link the core does not know.
+ * for a link the core does not know, or RDSU_ERR_INVAL for one of a
+ * transport that is not of |framing|.
  */
-static int up_path(struct rdsu_ep *ep, uint64_t link, struct rdsu_path **out)
+static int up_path_framed(struct rdsu_ep *ep, uint64_t link, enum rdsu_framing framing,
+			  struct rdsu_path **out)
 {
 	struct rdsu_conn *c;
 	int r = rdsu_conn_find_link(ep, link, &c, out);
 
 	if (r < 0)
 		return r;
+	if (c->c_tp->framing != framing)
+		return RDSU_ERR_INVAL;
 	return r == 1 && (*out)->cp_state == RDSU_PATH_UP ? 1 : 0;
 }
 
@@ -110,7 +148,7 @@ ssize_t rdsu_link_input(struct rdsu_ep *ep, uint64_t link, const uint8_t *in, si
 
 	if (!ep)
 		return RDSU_ERR_INVAL;
-	r = up_path(ep, link, &cp);
+	r = up_path_framed(ep, link, RDSU_FRAMING_STREAM, &cp);
 	if (r <= 0)
 		return r; /* 0: held, or not yet reported established */
 	if (!in && len)
@@ -129,7 +167,7 @@ int rdsu_link_peek(struct rdsu_ep *ep, uint64_t link, const uint8_t **p, size_t 
 		return RDSU_ERR_INVAL;
 	*p = NULL;
 	*len = 0;
-	r = up_path(ep, link, &cp);
+	r = up_path_framed(ep, link, RDSU_FRAMING_STREAM, &cp);
 	if (r <= 0)
 		return r;
 	rdsu_send_peek(cp, p, len);
@@ -144,7 +182,7 @@ int rdsu_link_advance(struct rdsu_ep *ep, uint64_t link, size_t n, rdsu_ns now)
 	(void)now;
 	if (!ep)
 		return RDSU_ERR_INVAL;
-	r = up_path(ep, link, &cp);
+	r = up_path_framed(ep, link, RDSU_FRAMING_STREAM, &cp);
 	if (r < 0)
 		return r;
 	if (r == 0)
@@ -187,7 +225,7 @@ int rdsu_link_acked(struct rdsu_ep *ep, uint64_t link, uint64_t acked, rdsu_ns n
 	(void)now;
 	if (!ep)
 		return RDSU_ERR_INVAL;
-	r = up_path(ep, link, &cp);
+	r = up_path_framed(ep, link, RDSU_FRAMING_STREAM, &cp);
 	if (r < 0)
 		return r;
 	if (r == 0)
@@ -211,6 +249,117 @@ int rdsu_link_down(struct rdsu_ep *ep, uint64_t link, rdsu_ns now)
 		return 0;
 	}
 	rdsu_path_drop(cp, false, false, now);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Frame transports (IB)
+ */
+
+int rdsu_link_input_frame(struct rdsu_ep *ep, uint64_t link, const uint8_t *frame, size_t len,
+			  rdsu_ns now)
+{
+	struct rdsu_path *cp;
+	int r;
+
+	if (!ep || (!frame && len))
+		return RDSU_ERR_INVAL;
+	r = up_path_framed(ep, link, RDSU_FRAMING_FRAMES, &cp);
+	if (r <= 0)
+		return r;
+	return rdsu_recv_frame(cp, frame, len, now);
+}
+
+ssize_t rdsu_link_output_frame(struct rdsu_ep *ep, uint64_t link, uint8_t *buf, size_t cap,
+			       rdsu_ns now)
+{
+	struct rdsu_path *cp;
+	int r;
+
+	(void)now;
+	if (!ep || !buf)
+		return RDSU_ERR_INVAL;
+	r = up_path_framed(ep, link, RDSU_FRAMING_FRAMES, &cp);
+	if (r <= 0)
+		return r;
+	return rdsu_send_frame(cp, buf, cap);
+}
+
+/* The path a frame link carries, up or still connecting. */
+static int frame_path(struct rdsu_ep *ep, uint64_t link, struct rdsu_path **cp)
+{
+	struct rdsu_conn *c;
+	int r;
+
+	if (!ep)
+		return RDSU_ERR_INVAL;
+	r = rdsu_conn_find_link(ep, link, &c, cp);
+	if (r < 0)
+		return r;
+	if (c->c_tp->framing != RDSU_FRAMING_FRAMES || r == 0)
+		return RDSU_ERR_INVAL;
+	return 0;
+}
+
+int rdsu_link_hs_offer(struct rdsu_ep *ep, uint64_t link, struct rdsu_link_hs *out)
+{
+	struct rdsu_path *cp;
+	int r;
+
+	if (!out)
+		return RDSU_ERR_INVAL;
+	r = frame_path(ep, link, &cp);
+	if (r < 0)
+		return r;
+	memset(out, 0, sizeof(*out));
+	out->ack_seq = cp->cp_rx_ack;
+	/* Buffers posted before the offer are the credits offered; once
+	 * offered, flow control is ours to keep up (rds_ib_cm_fill_conn_param). */
+	out->credit = cp->cp_post_credits;
+	if (cp->cp_post_credits) {
+		cp->cp_fc_adv = true;
+		cp->cp_post_credits = 0;
+	}
+	return 0;
+}
+
+int rdsu_link_hs_peer(struct rdsu_ep *ep, uint64_t link, const struct rdsu_link_hs *peer,
+		      rdsu_ns now)
+{
+	struct rdsu_path *cp;
+	int r;
+
+	(void)now;
+	if (!peer)
+		return RDSU_ERR_INVAL;
+	r = frame_path(ep, link, &cp);
+	if (r < 0)
+		return r;
+	cp->cp_version = peer->version;
+	/* rds_ib_set_flow_control: on only when the peer offered credits. */
+	cp->cp_fc_send = peer->credit != 0;
+	cp->cp_send_credits = 0;
+	rdsu_send_credits(cp, peer->credit);
+	(void)rdsu_send_hack(cp, peer->ack_seq);
+	rdsu_path_kick(cp);
+	return 0;
+}
+
+int rdsu_link_posted(struct rdsu_ep *ep, uint64_t link, uint32_t n, rdsu_ns now)
+{
+	struct rdsu_path *cp;
+	int r;
+
+	(void)now;
+	r = frame_path(ep, link, &cp);
+	if (r < 0)
+		return r;
+	cp->cp_post_credits = cp->cp_post_credits > UINT32_MAX - n ? UINT32_MAX
+								    : cp->cp_post_credits + n;
+	if (cp->cp_fc_adv && cp->cp_post_credits >= RDSU_ADV_CREDITS_ACK) {
+		cp->cp_ack_wanted = true;
+		rdsu_path_kick(cp);
+	}
 	return 0;
 }
 

@@ -92,6 +92,20 @@ static void gather_free(struct rdsu_path *cp)
 	cp->cp_gather_cap = 0;
 }
 
+/* What belongs to one link: its acks, credits and handshake (the
+ * kernel's ib connection state, cleared at every shutdown). */
+static void link_state_reset(struct rdsu_path *cp)
+{
+	cp->cp_rx_ack = 0;
+	cp->cp_hack = 0;
+	cp->cp_ack_wanted = false;
+	cp->cp_fc_send = false;
+	cp->cp_fc_adv = false;
+	cp->cp_send_credits = 0;
+	cp->cp_post_credits = 0;
+	cp->cp_version = 0;
+}
+
 static void path_event(struct rdsu_path *cp)
 {
 	rdsu_ep_ev_queue(cp->cp_conn->c_ep, &cp->cp_ev);
@@ -178,12 +192,17 @@ void rdsu_path_up(struct rdsu_path *cp, rdsu_ns now)
 	cp->cp_out_armed = false;
 	memset(&cp->cp_xmit, 0, sizeof(cp->cp_xmit));
 	gather_free(cp);
-	wire_deframer_init_lend(&cp->cp_dfr, WIRE_MAX_MSG_LEN);
+	if (cp->cp_conn->c_tp->framing == RDSU_FRAMING_STREAM)
+		wire_deframer_init_lend(&cp->cp_dfr, WIRE_MAX_MSG_LEN);
+	else
+		(void)wire_reasm_init(&cp->cp_reasm, WIRE_MAX_MSG_LEN, NULL, 0);
 	/* rds_connect_path_complete: every path that comes up sends the
 	 * whole map before anything else. FAULT no-map: it does not, so the
 	 * peer never learns our ports' state from a path up (only later
 	 * congestion changes send one). */
-	cp->cp_map_queued = !rdsu_faulty(cp->cp_conn->c_ep, RDSU_FAULT_NO_MAP);
+	cp->cp_map_queued = !rdsu_faulty(cp->cp_conn->c_ep, RDSU_FAULT_NO_MAP) &&
+			    (cp->cp_conn->c_tp->loop_maps ||
+			     rdsu_ep_lidx(cp->cp_conn->c_ep, &cp->cp_conn->c_faddr) < 0);
 	cp->cp_map_sent = false;
 	cp->cp_connects++;
 	path_event(cp);
@@ -207,6 +226,7 @@ void rdsu_path_drop(struct rdsu_path *cp, bool close_link, bool reset, rdsu_ns n
 	cp->cp_link = 0;
 	cp->cp_state = RDSU_PATH_DOWN;
 	cp->cp_out_armed = false;
+	link_state_reset(cp);
 	cp->cp_map_queued = false;
 	rdsu_ep_req_clear(cp, ~0u);
 	rdsu_send_path_reset(cp);
@@ -279,6 +299,11 @@ void rdsu_path_info_fill(const struct rdsu_path *cp, struct rdsu_path_info *out)
 	out->backoff = cp->cp_backoff;
 	out->connects = cp->cp_connects;
 	out->resets = cp->cp_resets;
+	out->version = cp->cp_version;
+	out->ack_seq = cp->cp_rx_ack;
+	out->peer_ack = cp->cp_hack;
+	out->flow_control = cp->cp_fc_send;
+	out->send_credits = cp->cp_send_credits;
 }
 
 const char *rdsu_path_state_name(enum rdsu_path_state st)

@@ -77,6 +77,11 @@ void rdsu_probe_build(const struct rdsu_conn *c, struct wire_hdr *h, bool pong, 
 	const struct rdsu_ep_cfg *cfg = &c->c_ep->cfg;
 
 	wire_build_probe(h, pong, seq, cfg->kver, cfg->npaths, cfg->gen_num);
+	/* rds_send_probe adds them only for a t_mp_capable transport. */
+	if (!c->c_tp->probe_ext) {
+		memset(h->ext, 0, sizeof(h->ext));
+		return;
+	}
 	/* FAULT probe-no-npaths: every kernel puts NPATHS in its probes
 	 * (rds_send_probe); leave it out and keep the others. The peer then
 	 * keeps its old count, i.e. one path (rds_recv_hs_exthdrs). */
@@ -103,7 +108,8 @@ static bool probe_send(struct rdsu_conn *c, rdsu_ns now)
 
 void rdsu_probe_ping(struct rdsu_conn *c, rdsu_ns now)
 {
-	if (!c->c_probe_pending)
+	/* Only a multipath transport has a path count to learn. */
+	if (c->c_tp->max_paths > 1 && !c->c_probe_pending)
 		(void)probe_send(c, now);
 }
 
@@ -214,6 +220,8 @@ void rdsu_probe_input(struct rdsu_conn *c, const struct wire_hdr *h, bool pong, 
 		n = x.npaths < ep->cfg.npaths ? x.npaths : ep->cfg.npaths;
 	else
 		n = old;
+	if (n > c->c_tp->max_paths)
+		n = c->c_tp->max_paths;
 	if (n < 1)
 		n = 1;
 	if (ep->cfg.kver != WIRE_KVER_6)

@@ -235,3 +235,71 @@ ssize_t rdsu_recv_input(struct rdsu_path *cp, const uint8_t *in, size_t len, rds
 	}
 	return (ssize_t)used;
 }
+
+/* A frame that breaks the rules is a connection error
+ * (rds_ib_process_recv): the path resets. */
+static int frame_bad(struct rdsu_path *cp, enum rdsu_stat why, rdsu_ns now)
+{
+	rdsu_stat_inc(cp->cp_conn->c_ep, why);
+	rdsu_path_drop(cp, true, true, now);
+	return RDSU_ERR_PROTO;
+}
+
+/*
+ * One received frame of a frame transport, as rds_ib_process_recv: length
+ * and checksum first, then h_ack and h_credit (of every frame), then an
+ * ACK-only frame ends there; fragments are reassembled by libwire into
+ * the gather buffer, grown by what arrived; a whole message is handled as
+ * on TCP, then recorded as the ack to send (not a map) and an ACK-only
+ * frame is owed if it asked for one.
+ */
+int rdsu_recv_frame(struct rdsu_path *cp, const uint8_t *in, size_t len, rdsu_ns now)
+{
+	struct rdsu_conn *c = cp->cp_conn;
+	struct rdsu_ep *ep = c->c_ep;
+	uint64_t link = cp->cp_link;
+	struct wire_frame f;
+	struct wire_hdr h;
+	size_t need;
+	int r;
+
+	if (len < WIRE_HDR_LEN || len > WIRE_HDR_LEN + c->c_tp->frag_size)
+		return frame_bad(cp, RDSU_STAT_RECV_BAD_FRAG, now);
+	(void)wire_hdr_decode(&h, in, len);
+	if (c->c_tp->csum && !wire_hdr_csum_ok(&h))
+		return frame_bad(cp, RDSU_STAT_RECV_BAD_CSUM, now);
+	cp->cp_rx_bytes += len;
+	(void)rdsu_send_hack(cp, h.ack);
+	rdsu_send_credits(cp, h.credit);
+	if (h.sport == 0 && h.dport == 0 && len == WIRE_HDR_LEN) {
+		rdsu_stat_inc(ep, RDSU_STAT_ACK_RECV);
+		return 0;
+	}
+	/* Enough room for what arrived: a header alone sizes nothing. */
+	need = (cp->cp_reasm.active ? cp->cp_reasm.got : 0) + (len - WIRE_HDR_LEN);
+	if (need > WIRE_MAX_MSG_LEN)
+		need = WIRE_MAX_MSG_LEN;
+	while (need > cp->cp_gather_cap)
+		if (rdsu_path_grow_gather(cp, need) < 0)
+			return frame_bad(cp, RDSU_STAT_RECV_DROP_NOMEM, now);
+	cp->cp_reasm.buf = cp->cp_gather;
+	cp->cp_reasm.cap = cp->cp_gather_cap;
+	r = wire_reasm_input(&cp->cp_reasm, in, len, &f);
+	if (r == WIRE_ERR_TOOBIG)
+		return frame_bad(cp, RDSU_STAT_RECV_TOO_BIG, now);
+	if (r < 0)
+		return frame_bad(cp, RDSU_STAT_RECV_BAD_FRAG, now);
+	if (r == 0)
+		return 0;
+	incoming(cp, &f, now);
+	if (cp->cp_link != link)
+		return RDSU_ERR_CLOSED;
+	if (wire_classify(&f.hdr, WIRE_XPORT_TCP) != WIRE_KIND_CONG) {
+		cp->cp_rx_ack = f.hdr.seq;
+		if (f.hdr.flags & WIRE_FLAG_ACK_REQUIRED) {
+			cp->cp_ack_wanted = true;
+			rdsu_path_kick(cp);
+		}
+	}
+	return 0;
+}

@@ -90,6 +90,9 @@ int rdsu_send_data(struct rdsu_path *cp, struct rdsu_sock *rs, uint16_t dport,
 	rm->m_rs = rs;
 	rdsu_list_add_tail(&rm->m_sock_item, &rs->rs_msgs);
 	rs->rs_snd_bytes += len;
+	/* rds_send_queue_rm: a sender close to its SNDBUF asks for an ack. */
+	if (cp->cp_conn->c_tp->ack == RDSU_ACK_HDR && rs->rs_snd_bytes >= rs->rs_sndbuf / 2)
+		rm->m_flags |= RDSU_MF_ACK_REQ;
 	msg_enqueue(cp, rm);
 	rdsu_stat_inc(cp->cp_conn->c_ep, RDSU_STAT_SEND_QUEUED);
 	rdsu_path_kick(cp);
@@ -171,9 +174,31 @@ static bool may_send_head(struct rdsu_path *cp)
 
 bool rdsu_send_has_output(struct rdsu_path *cp)
 {
-	if (cp->cp_xmit.active || cp->cp_map_queued)
+	if (cp->cp_xmit.active || cp->cp_map_queued || cp->cp_ack_wanted)
 		return true;
 	return may_send_head(cp);
+}
+
+/* rds_ib_piggyb_ack: the ack a header carries, which answers any ACK-only
+ * frame owed. */
+static uint64_t hdr_ack(struct rdsu_path *cp)
+{
+	cp->cp_ack_wanted = false;
+	return cp->cp_rx_ack;
+}
+
+/* rds_send_xmit: every max_unacked_packets-th message, or one larger
+ * than the bytes left, asks for an ack; the countdowns start at 0. */
+static void ack_countdown(struct rdsu_path *cp, struct rdsu_msg *rm)
+{
+	if (cp->cp_unacked_pkts == 0 || cp->cp_unacked_bytes < rm->m_len) {
+		rm->m_flags |= RDSU_MF_ACK_REQ;
+		cp->cp_unacked_pkts = RDSU_MAX_UNACKED_PKTS;
+		cp->cp_unacked_bytes = RDSU_MAX_UNACKED_BYTES;
+	} else {
+		cp->cp_unacked_pkts--;
+		cp->cp_unacked_bytes -= rm->m_len;
+	}
 }
 
 static void build_hdr(struct rdsu_path *cp, const struct rdsu_msg *rm, uint8_t *out)
@@ -208,6 +233,11 @@ static void build_hdr(struct rdsu_path *cp, const struct rdsu_msg *rm, uint8_t *
 	 * fill it in as the IB transport's piggy-backed ack would. */
 	if (rdsu_faulty(cp->cp_conn->c_ep, RDSU_FAULT_ACK_SENT))
 		h.ack = cp->cp_next_rx_seq;
+	if (cp->cp_conn->c_tp->ack == RDSU_ACK_HDR) {
+		if (rm->m_flags & RDSU_MF_ACK_REQ)
+			h.flags |= WIRE_FLAG_ACK_REQUIRED;
+		h.ack = hdr_ack(cp);
+	}
 	wire_hdr_encode(&h, out, WIRE_HDR_LEN);
 }
 
@@ -237,6 +267,8 @@ static bool map_start(struct rdsu_path *cp)
 	 * map, only a message from port 0 to port 0, which it ignores. */
 	if (rdsu_faulty(ep, RDSU_FAULT_MAP_FLAGS))
 		h.flags |= WIRE_FLAG_ACK_REQUIRED;
+	if (c->c_tp->ack == RDSU_ACK_HDR)
+		h.ack = hdr_ack(cp);
 	wire_hdr_encode(&h, x->hdr, WIRE_HDR_LEN);
 	x->payload = cp->cp_map_snap;
 	x->plen = plen;
@@ -267,6 +299,8 @@ static bool xmit_start(struct rdsu_path *cp)
 	rm->m_flags |= RDSU_MF_ON_RETRANS;
 	cp->cp_retrans_msgs++;
 	cp->cp_retrans_bytes += rm->m_len;
+	if (cp->cp_conn->c_tp->ack == RDSU_ACK_HDR)
+		ack_countdown(cp, rm);
 	build_hdr(cp, rm, x->hdr);
 	x->payload = rm->m_data;
 	x->plen = rm->m_len;
@@ -359,6 +393,9 @@ void rdsu_send_path_reset(struct rdsu_path *cp)
 	struct rdsu_list again;
 
 	memset(&cp->cp_xmit, 0, sizeof(cp->cp_xmit));
+	cp->cp_frag_off = 0;
+	cp->cp_unacked_pkts = RDSU_MAX_UNACKED_PKTS;
+	cp->cp_unacked_bytes = RDSU_MAX_UNACKED_BYTES;
 	rdsu_list_init(&again);
 	while (!rdsu_list_empty(&cp->cp_retrans_q)) {
 		struct rdsu_msg *rm =
@@ -373,6 +410,9 @@ void rdsu_send_path_reset(struct rdsu_path *cp)
 			continue;
 		}
 		rm->m_flags |= RDSU_MF_RETRANS;
+		/* rds_send_xmit: a resent message asks for an ack */
+		if (cp->cp_conn->c_tp->ack == RDSU_ACK_HDR)
+			rm->m_flags |= RDSU_MF_ACK_REQ;
 		rdsu_list_add_tail(&rm->m_conn_item, &again);
 		cp->cp_send_msgs++;
 		cp->cp_send_bytes += rm->m_len;
@@ -445,4 +485,137 @@ int rdsu_send_drop_sock(struct rdsu_sock *rs, const struct rdsu_addr *faddr, uin
 		dropped++;
 	}
 	return dropped;
+}
+
+/* ------------------------------------------------------------------------
+ * Frame transports (IB): each output is one whole frame, the full header
+ * and up to frag_size payload bytes; acknowledgement is h_ack.
+ * Ref: net/rds/ib_send.c rds_ib_xmit(), rds_ib_send_grab_credits(),
+ * rds_ib_advertise_credits(), rds_ib_send_ack(); net/rds/ib_recv.c
+ * rds_ib_set_ack(); net/rds/send.c rds_send_drop_acked().
+ */
+
+/* One send credit for the next frame when the peer runs flow control;
+ * the last is kept for a frame that advertises credits, or the two ends
+ * could both wait for a credit update. */
+static bool credit_take(struct rdsu_path *cp)
+{
+	if (!cp->cp_fc_send)
+		return true;
+	if (cp->cp_send_credits == 0)
+		return false;
+	if (cp->cp_send_credits == 1 && !(cp->cp_fc_adv && cp->cp_post_credits))
+		return false;
+	cp->cp_send_credits--;
+	return true;
+}
+
+/* h_credit: posted receive buffers not yet advertised, at most 255. */
+static uint8_t credit_adv(struct rdsu_path *cp)
+{
+	uint32_t n;
+
+	if (!cp->cp_fc_adv)
+		return 0;
+	n = cp->cp_post_credits > 255 ? 255 : cp->cp_post_credits;
+	cp->cp_post_credits -= n;
+	return (uint8_t)n;
+}
+
+static ssize_t frame_ack_only(struct rdsu_path *cp, uint8_t *buf)
+{
+	struct wire_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.ack = hdr_ack(cp);
+	h.credit = credit_adv(cp);
+	wire_hdr_csum_set(&h);
+	wire_hdr_encode(&h, buf, WIRE_HDR_LEN);
+	rdsu_stat_inc(cp->cp_conn->c_ep, RDSU_STAT_ACK_SENT);
+	return WIRE_HDR_LEN;
+}
+
+ssize_t rdsu_send_frame(struct rdsu_path *cp, uint8_t *buf, size_t cap)
+{
+	struct rdsu_xmit *x = &cp->cp_xmit;
+	uint32_t fsz = cp->cp_conn->c_tp->frag_size, flen;
+	struct wire_hdr h;
+
+	if (cap < WIRE_HDR_LEN + fsz)
+		return RDSU_ERR_INVAL;
+	/* An owed ack rides on the next message if one starts now. */
+	if (cp->cp_ack_wanted && !x->active)
+		(void)xmit_start(cp);
+	if (cp->cp_ack_wanted) {
+		if (!credit_take(cp))
+			goto dry;
+		return frame_ack_only(cp, buf);
+	}
+	if (!x->active && !xmit_start(cp))
+		goto dry;
+	if (!credit_take(cp))
+		goto dry;
+	/* The header is the message's, fixed when it started; only h_credit
+	 * differs between its frames. */
+	wire_hdr_decode(&h, x->hdr, WIRE_HDR_LEN);
+	h.credit = credit_adv(cp);
+	wire_hdr_csum_set(&h);
+	wire_hdr_encode(&h, buf, WIRE_HDR_LEN);
+	flen = x->plen - cp->cp_frag_off;
+	if (flen > fsz)
+		flen = fsz;
+	if (flen)
+		memcpy(buf + WIRE_HDR_LEN, x->payload + cp->cp_frag_off, flen);
+	cp->cp_frag_off += flen;
+	if (cp->cp_frag_off == x->plen) {
+		x->active = false;
+		cp->cp_frag_off = 0;
+		if (!x->rm && x->payload == cp->cp_map_snap) {
+			rdsu_mem_free(cp->cp_conn->c_ep, cp->cp_map_snap);
+			cp->cp_map_snap = NULL;
+		}
+	}
+	return WIRE_HDR_LEN + flen;
+dry:
+	/* Drained, or out of credits: a new message, an owed ack or a
+	 * credit update raises a new OUTPUT request. */
+	cp->cp_out_armed = false;
+	rdsu_ep_req_clear(cp, RDSU_REQ_OUTPUT);
+	return 0;
+}
+
+/* h_ack or dp_ack_seq |ack|: every message up to it arrived. The one
+ * whose frames are still being handed out stays until a later ack. */
+int rdsu_send_hack(struct rdsu_path *cp, uint64_t ack)
+{
+	struct rdsu_ep *ep = cp->cp_conn->c_ep;
+	int freed = 0;
+
+	if (ack <= cp->cp_hack)
+		return 0;
+	cp->cp_hack = ack;
+	while (!rdsu_list_empty(&cp->cp_retrans_q)) {
+		struct rdsu_msg *rm =
+			rdsu_container_of(cp->cp_retrans_q.next, struct rdsu_msg, m_conn_item);
+
+		if (rm->m_seq > ack || (cp->cp_xmit.active && cp->cp_xmit.rm == rm))
+			break;
+		msg_unqueue(cp, rm);
+		if (!(rm->m_flags & RDSU_MF_DROPPED))
+			rdsu_stat_inc(ep, RDSU_STAT_SEND_DROP_ACKED);
+		rdsu_sock_msg_release(rm);
+		msg_free(cp, rm);
+		freed++;
+	}
+	return freed;
+}
+
+/* h_credit or dp_credit |n| from the peer. */
+void rdsu_send_credits(struct rdsu_path *cp, uint32_t n)
+{
+	if (!cp->cp_fc_send || !n)
+		return;
+	cp->cp_send_credits = cp->cp_send_credits > UINT32_MAX - n ? UINT32_MAX
+								   : cp->cp_send_credits + n;
+	rdsu_path_kick(cp);
 }

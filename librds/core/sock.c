@@ -80,6 +80,7 @@ int rdsu_sock_new(struct rdsu_ep *ep, struct rdsu_sock **out)
 	rdsu_list_init(&rs->rs_msgs);
 	rdsu_list_init(&rs->rs_rx_q);
 	rs->rs_lidx = -1;
+	rs->rs_trans = RDSU_TRANS_NONE;
 	rs->rs_sndbuf = ep->cfg.sndbuf;
 	rs->rs_rcvbuf = ep->cfg.rcvbuf;
 	rs->rs_hash_initval = ep->cfg.hash_initval;
@@ -164,6 +165,10 @@ int rdsu_sock_bind(struct rdsu_sock *rs, const struct rdsu_addr *addr, uint16_t 
 	rs->rs_lidx = lidx;
 	rs->rs_port = port;
 	rs->rs_bound = true;
+	/* rds_bind: a transport not forced is the address's (an address on
+	 * an RDMA device takes IB). */
+	if (rs->rs_trans == RDSU_TRANS_NONE)
+		rs->rs_trans = ep->cfg.rdma_laddrs & (1u << lidx) ? RDSU_TRANS_IB : RDSU_TRANS_TCP;
 	h = bind_hash(lidx, port);
 	rs->rs_bind_next = ep->bind_hash[h];
 	ep->bind_hash[h] = rs;
@@ -212,7 +217,7 @@ int rdsu_sock_submit(struct rdsu_sock *rs, const struct rdsu_addr *dst, uint16_t
 	if (rdsu_ep_lidx(ep, dst) >= 0)
 		return -EOPNOTSUPP;
 
-	c = rdsu_conn_get(ep, rs->rs_lidx, dst);
+	c = rdsu_conn_get(ep, rs->rs_lidx, dst, rs->rs_trans);
 	if (!c)
 		return -ENOMEM;
 	/* As rds_sendmsg: connecting starts before the congestion and
@@ -376,6 +381,24 @@ uint32_t rdsu_sock_get_sndbuf(const struct rdsu_sock *rs)
 uint32_t rdsu_sock_get_rcvbuf(const struct rdsu_sock *rs)
 {
 	return rs->rs_rcvbuf;
+}
+
+int rdsu_sock_set_transport(struct rdsu_sock *rs, unsigned trans)
+{
+	/* rds_set_transport: once, and only before bind. */
+	if (rs->rs_bound || rs->rs_trans != RDSU_TRANS_NONE)
+		return -EOPNOTSUPP;
+	if (trans == RDSU_TRANS_IB + 1)
+		return -ENOPROTOOPT; /* RDS_TRANS_GAP, the iWARP number */
+	if (!rdsu_tprops_get(trans))
+		return -EINVAL;
+	rs->rs_trans = trans;
+	return 0;
+}
+
+unsigned rdsu_sock_get_transport(const struct rdsu_sock *rs)
+{
+	return rs->rs_trans;
 }
 
 int rdsu_sock_set_cong_monitor(struct rdsu_sock *rs, bool on)

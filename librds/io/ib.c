@@ -40,13 +40,9 @@ struct ib_link *rdsu_ib_link_new(struct rdsu_ib *t, struct rdma_cm_id *cm, bool 
 	l->t = t;
 	l->cm = cm;
 	l->active = active;
-	l->oslot_fill = -1;
 	l->ccsrc.fd = -1;
 	l->ccsrc.tr = &t->tr;
 	cm->context = l;
-	/* Headers are checked and payloads handed on fragment by fragment:
-	 * nothing is gathered here, so no buffer sized by a peer's h_len. */
-	(void)wire_reasm_init(&l->reasm, 0, NULL, 0);
 	l->next = t->links;
 	t->links = l;
 	return l;
@@ -95,18 +91,18 @@ int rdsu_ib_link_setup(struct ib_link *l)
 	r = set_nonblock(l->cc->fd);
 	if (r < 0)
 		return r;
-	/* The send CQ holds every slot and the ACK; the receive CQ every
-	 * posted receive. */
+	/* One more than the rings, as the kernel sizes them (its extra
+	 * send is the ACK's, which takes a slot here). */
 	l->scq = ibv_create_cq(ctx, (int)l->nsend + 1, l, l->cc, 0);
 	l->rcq = ibv_create_cq(ctx, (int)l->nrecv + 1, l, l->cc, 0);
 	if (!l->scq || !l->rcq)
 		return -ENOMEM;
 	l->rbuf = page_alloc((size_t)l->nrecv * IB_FRAME);
-	l->sbuf = page_alloc((size_t)(l->nsend + 1) * IB_FRAME);
+	l->sbuf = page_alloc((size_t)l->nsend * IB_FRAME);
 	if (!l->rbuf || !l->sbuf)
 		return -ENOMEM;
 	l->rmr = ibv_reg_mr(l->pd, l->rbuf, (size_t)l->nrecv * IB_FRAME, IBV_ACCESS_LOCAL_WRITE);
-	l->smr = ibv_reg_mr(l->pd, l->sbuf, (size_t)(l->nsend + 1) * IB_FRAME, 0);
+	l->smr = ibv_reg_mr(l->pd, l->sbuf, (size_t)l->nsend * IB_FRAME, 0);
 	if (!l->rmr || !l->smr)
 		return -errno ? -errno : -ENOMEM;
 	memset(&qa, 0, sizeof(qa));
@@ -187,7 +183,6 @@ static void link_free(struct ib_link *l)
 		rdma_destroy_id(l->cm);
 	free(l->rbuf);
 	free(l->sbuf);
-	rdsu_ib_core_free(l);
 	free(l);
 }
 

@@ -11,7 +11,7 @@
  *   ib_recv.c  the receive ring and its completions (ib_recv.c)
  *   ib_send.c  the send ring and its completions (ib_send.c)
  *   ib_core.c  the hand-off to the core: the only file that calls the
- *              core's link API, frames in and out, h_ack (see there)
+ *              core's frame link API (rdsu.h, "Frame transports")
  *
  * Everything runs on the loop's thread, non-blocking: the event channel's
  * and each link's completion channel's descriptors are sources in the
@@ -32,7 +32,6 @@
 #define IB_RESOLVE_MS 5000      /* RDS_RDMA_RESOLVE_TIMEOUT_MS */
 #define IB_REJ_INCOMPAT 1       /* RDS_RDMA_REJ_INCOMPAT, consumer reject data */
 #define IB_UNSIGNALLED_MAX 16   /* max_unsignaled_wr */
-#define IB_ACK_WR_ID UINT64_MAX /* RDS_IB_ACK_WR_ID */
 #define IB_REJ_CONSUMER 28      /* IB_CM_REJ_CONSUMER_DEFINED */
 
 enum ib_state {
@@ -41,12 +40,6 @@ enum ib_state {
 	IL_CONNECTING, /* REQ sent / REP sent, waiting for ESTABLISHED */
 	IL_UP,
 	IL_DEAD,       /* retired: freed at the end of the round */
-};
-
-/* A message the core output whose bytes the peer's h_ack will free. */
-struct ib_sent {
-	uint64_t seq;           /* 0: a map, never acknowledged */
-	uint64_t end;           /* stream offset after it */
 };
 
 struct ib_link {
@@ -71,25 +64,9 @@ struct ib_link {
 	unsigned rposted;       /* receives posted and not completed */
 	uint64_t s_head, s_tail;/* send slots posted / completed, as counters */
 	unsigned unsignalled;   /* SENDs since the last signalled one */
-	bool ack_inflight;      /* one ACK-only frame at a time, as the kernel */
 
-	/* ib_core.c: the stream adapter (see there) */
-	struct wire_reasm reasm;
-	uint64_t ack_next;      /* h_ack to send: last non-map seq received */
-	uint64_t ack_sent;      /* highest h_ack put on the wire */
-	bool ack_wanted;        /* an ACK_REQUIRED message is not acked yet */
-	uint64_t peer_acked;    /* highest h_ack received */
-	uint8_t ohdr[WIRE_HDR_LEN];
-	unsigned ohdr_got;      /* header bytes of the message being framed */
-	uint32_t oleft;         /* its payload bytes not yet framed */
-	bool ofirst;            /* its first fragment is not posted yet */
-	uint64_t oseq;
-	bool omsg;              /* ohdr holds a message being framed */
-	int oslot_fill;         /* -1: no slot; else payload bytes in it */
-	uint64_t out_off;       /* stream bytes taken from the core */
-	uint64_t acked_off;     /* what rdsu_link_acked() was told */
-	struct ib_sent *sent;   /* ring of messages awaiting h_ack */
-	size_t sent_cap, sent_head, sent_n;
+	uint32_t orem;          /* ib_core.c: payload bytes of the message being sent
+				 * still to come after the last frame posted */
 };
 
 struct rdsu_ib {
@@ -133,23 +110,28 @@ bool rdsu_ib_recv_poll(struct ib_link *l, rdsu_ns now);
 /* The next free send slot (IB_FRAME bytes), or NULL when the ring is full. */
 uint8_t *rdsu_ib_send_slot(struct ib_link *l);
 /* Post the slot rdsu_ib_send_slot() gave, |len| bytes; |last|: a
- * message's last frame (signalled and solicited). Return: 0; -errno. */
+ * message's last frame or an ACK-only one (signalled and solicited).
+ * Return: 0; -errno. */
 int rdsu_ib_send_post(struct ib_link *l, size_t len, bool last);
-/* Send an ACK-only frame now. Return: 0; -EAGAIN (ring full or one in
- * flight); -errno. */
-int rdsu_ib_send_ack(struct ib_link *l, const uint8_t *hdr);
+/* Poll the send CQ empty, freeing slots. Return: false if the link was lost. */
 bool rdsu_ib_send_poll(struct ib_link *l, rdsu_ns now);
 
 /* ib_core.c */
-int rdsu_ib_core_accept(struct rdsu_ib *t, struct ib_link *l, rdsu_ns now);
-/* The link is up; |ack_seq| from the peer's private data. Return: false
- * if the core refused it (the link was retired). */
-bool rdsu_ib_core_up(struct ib_link *l, uint64_t ack_seq, rdsu_ns now);
+/* An incoming request for |l| (addresses set) whose private data was
+ * |pd|: ask the core. Return: 0, the core took it; -1 refuse it. */
+int rdsu_ib_core_accept(struct ib_link *l, const struct wire_ibpd *pd, rdsu_ns now);
+/* Our private data's ack_seq and credit for |l|, to send now. */
+void rdsu_ib_core_offer(struct ib_link *l, struct wire_ibpd *pd);
+/* |n| receives were (re)posted on |l|. */
+void rdsu_ib_core_posted(struct ib_link *l, uint32_t n, rdsu_ns now);
+/* ESTABLISHED; |rep| the REP's private data on the active side (NULL
+ * when it did not decode). Return: false if the core refused the link
+ * (it was retired). */
+bool rdsu_ib_core_up(struct ib_link *l, const struct wire_ibpd *rep, rdsu_ns now);
 /* One received frame. Return: 0; -1 when the link was lost or retired. */
 int rdsu_ib_core_frame(struct ib_link *l, const uint8_t *p, size_t len, rdsu_ns now);
-/* Frame what the core has for |l| into send slots, then any ACK owed. */
+/* Copy the core's frames for |l| into send slots and post them. */
 void rdsu_ib_core_output(struct ib_link *l, rdsu_ns now);
 void rdsu_ib_core_down(struct ib_link *l, rdsu_ns now);
-void rdsu_ib_core_free(struct ib_link *l);
 
 #endif /* RDSU_IO_IB_H */

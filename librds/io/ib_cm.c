@@ -68,9 +68,9 @@ static struct rdsu_addr addr_from_pd(const uint8_t in[16], int family)
 }
 
 /* Our private data (rds_ib_cm_fill_conn_param): addresses, the version
- * proposed or chosen, the minors we support, the piggy-back ack (0 on a
- * new link: ack state starts afresh), no credits (no flow control). */
-static size_t build_pd(const struct ib_link *l, uint16_t version, uint8_t *buf)
+ * proposed or chosen, the minors we support, and the core's ack_seq and
+ * credit. */
+static size_t build_pd(struct ib_link *l, uint16_t version, uint8_t *buf)
 {
 	struct wire_ibpd pd;
 	ssize_t n;
@@ -82,7 +82,7 @@ static size_t build_pd(const struct ib_link *l, uint16_t version, uint8_t *buf)
 	pd.major = (uint8_t)(version >> 8);
 	pd.minor = (uint8_t)version;
 	pd.minor_mask = WIRE_IB_SUPPORTED_MINORS;
-	pd.ack_seq = l->ack_next;
+	rdsu_ib_core_offer(l, &pd);
 	n = wire_ibpd_encode(&pd, buf, WIRE_IBPD_V6_LEN);
 	return n > 0 ? (size_t)n : 0;
 }
@@ -192,6 +192,7 @@ static void on_route(struct ib_link *l, rdsu_ns now)
 		return;
 	}
 	n = build_pd(l, l->proposed, pd);
+	rdsu_ib_core_posted(l, l->nrecv, now);
 	conn_param(&cp, pd, n);
 	l->state = IL_CONNECTING;
 	l->t->st.connects++;
@@ -203,10 +204,10 @@ static void on_established(struct ib_link *l, const struct cm_ev *ev, rdsu_ns no
 {
 	struct rdsu_ib *t = l->t;
 	struct wire_ibpd rep;
-	uint64_t ack_seq = 0;
+	bool ok = false;
 
 	if (l->active) {
-		bool ok = wire_ibpd_decode(&rep, l->family, ev->pd, ev->pd_len) > 0;
+		ok = wire_ibpd_decode(&rep, l->family, ev->pd, ev->pd_len) > 0;
 
 		/* The kernel pre-sets 4.1 and takes the REP's version when
 		 * it names one (rds_ib_cm_connect_complete). */
@@ -215,16 +216,11 @@ static void on_established(struct ib_link *l, const struct cm_ev *ev, rdsu_ns no
 			rdsu_ib_link_lost(l, now);
 			return;
 		}
-		if (ok)
-			ack_seq = rep.ack_seq;
-	} else {
-		ack_seq = l->peer_acked;
-		l->peer_acked = 0;
 	}
 	l->state = IL_UP;
 	t->st.established++;
 	t->st.version = l->version;
-	if (rdsu_ib_core_up(l, ack_seq, now))
+	if (rdsu_ib_core_up(l, ok ? &rep : NULL, now))
 		rdsu_ib_core_output(l, now);
 }
 
@@ -264,6 +260,7 @@ static void on_request(struct rdsu_ib *t, const struct cm_ev *ev, rdsu_ns now)
 	uint8_t pd[WIRE_IBPD_V6_LEN];
 	struct wire_ibpd req;
 	struct ib_link *l;
+	bool ok;
 	size_t n;
 
 	if (!version) {
@@ -278,12 +275,12 @@ static void on_request(struct rdsu_ib *t, const struct cm_ev *ev, rdsu_ns now)
 	}
 	l->family = family;
 	l->version = version;
-	if (wire_ibpd_decode(&req, family, ev->pd, ev->pd_len) > 0) {
+	ok = wire_ibpd_decode(&req, family, ev->pd, ev->pd_len) > 0;
+	if (ok) {
 		/* The connection is the one the private data names, as the
 		 * kernel keys it. */
 		l->faddr = addr_from_pd(req.saddr, family);
 		l->laddr = addr_from_pd(req.daddr, family);
-		l->peer_acked = req.ack_seq;
 	} else {
 		struct sockaddr_storage ss;
 
@@ -293,7 +290,7 @@ static void on_request(struct rdsu_ib *t, const struct cm_ev *ev, rdsu_ns now)
 		(void)rdsu_sockaddr_get(&ss, &l->laddr, NULL);
 	}
 	l->state = IL_CONNECTING;
-	if (rdsu_ib_core_accept(t, l, now) < 0) {
+	if (rdsu_ib_core_accept(l, ok ? &req : NULL, now) < 0) {
 		t->st.rejected++;
 		(void)rdma_reject(l->cm, NULL, 0);
 		rdsu_ib_link_retire(l);
@@ -305,6 +302,7 @@ static void on_request(struct rdsu_ib *t, const struct cm_ev *ev, rdsu_ns now)
 		return;
 	}
 	n = build_pd(l, version, pd);
+	rdsu_ib_core_posted(l, l->nrecv, now);
 	conn_param(&cp, pd, n);
 	if (rdma_accept(l->cm, &cp))
 		rdsu_ib_link_lost(l, now);

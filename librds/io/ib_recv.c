@@ -63,6 +63,7 @@ bool rdsu_ib_recv_poll(struct ib_link *l, rdsu_ns now)
 				rdsu_ib_link_lost(l, now);
 				return false;
 			}
+			rdsu_ib_core_posted(l, 1, now);
 		}
 	}
 	if (n < 0) {

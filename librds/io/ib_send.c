@@ -5,15 +5,14 @@
  * free slot and posted as one SEND. Every IB_UNSIGNALLED_MAX-th SEND and
  * every message's last one are signalled (the last also SOLICITED, which
  * is what wakes the peer's receive CQ); a signalled completion frees its
- * slot and every unsignalled one before it. One more slot is kept for an
- * ACK-only frame. Ref: net/rds/ib_send.c rds_ib_xmit(),
+ * slot and every unsignalled one before it. ACK-only frames take a slot
+ * like any other. Ref: net/rds/ib_send.c rds_ib_xmit(),
  * rds_ib_send_cqe_handler(), rds_ib_send_ack().
  */
 #define _GNU_SOURCE
 #include "ib.h"
 
 #include <errno.h>
-#include <string.h>
 
 uint8_t *rdsu_ib_send_slot(struct ib_link *l)
 {
@@ -68,22 +67,6 @@ int rdsu_ib_send_post(struct ib_link *l, size_t len, bool last)
 	return 0;
 }
 
-int rdsu_ib_send_ack(struct ib_link *l, const uint8_t *hdr)
-{
-	uint8_t *p = l->sbuf + (size_t)l->nsend * IB_FRAME;
-	int r;
-
-	if (l->ack_inflight)
-		return -EAGAIN;
-	memcpy(p, hdr, WIRE_HDR_LEN);
-	r = post(l, p, WIRE_HDR_LEN, IB_ACK_WR_ID, true, true);
-	if (r < 0)
-		return r;
-	l->ack_inflight = true;
-	l->t->st.acks_out++;
-	return 0;
-}
-
 bool rdsu_ib_send_poll(struct ib_link *l, rdsu_ns now)
 {
 	struct ibv_wc wc[16];
@@ -94,10 +77,6 @@ bool rdsu_ib_send_poll(struct ib_link *l, rdsu_ns now)
 			if (wc[i].status != IBV_WC_SUCCESS) {
 				rdsu_ib_link_lost(l, now);
 				return false;
-			}
-			if (wc[i].wr_id == IB_ACK_WR_ID) {
-				l->ack_inflight = false;
-				continue;
 			}
 			if (wc[i].wr_id >= l->s_tail && wc[i].wr_id < l->s_head)
 				l->s_tail = wc[i].wr_id + 1;

@@ -43,6 +43,16 @@ void rdsu_loop_unwatch(struct rdsu_io *io, struct rdsu_src *s)
 	s->events = 0;
 }
 
+/* The transport numbered |id|, or NULL when it does not run here: a
+ * connect for it fails at once and the core backs off. */
+static struct rdsu_transport *loop_transport(struct rdsu_io *io, unsigned id)
+{
+	for (unsigned i = 0; i < io->n_tr; i++)
+		if (io->tr[i]->ops->id == id)
+			return io->tr[i];
+	return NULL;
+}
+
 void rdsu_loop_requests(struct rdsu_io *io, rdsu_ns now)
 {
 	struct rdsu_lreq r;
@@ -52,7 +62,11 @@ void rdsu_loop_requests(struct rdsu_io *io, rdsu_ns now)
 		void *lk = NULL;
 
 		if (r.type == RDSU_LREQ_CONNECT) {
-			io->connect_tr->ops->connect(io->connect_tr, &r, now);
+			tr = loop_transport(io, r.trans);
+			if (tr)
+				tr->ops->connect(tr, &r, now);
+			else
+				(void)rdsu_link_down(io->ep, r.link, now);
 			continue;
 		}
 		/* A link id the core let go of is nobody's: ignored. */
@@ -330,9 +344,6 @@ int rdsu_io_new(struct rdsu_io **out, const struct rdsu_ep_cfg *ep_cfg,
 			goto fail;
 		io->tr[io->n_tr++] = ib;
 	}
-	/* Until a connect request names its transport, the core's
-	 * connections use TCP when it runs, else IB. */
-	io->connect_tr = io->tr[0];
 	for (unsigned i = 0; i < io->n_tr; i++) {
 		for (unsigned a = 0; a < ec.n_laddrs; a++) {
 			r = io->tr[i]->ops->listen(io->tr[i], &ec.laddrs[a]);

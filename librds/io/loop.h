@@ -30,9 +30,6 @@ struct rdsu_io {
 	ssize_t rd_budget;            /* RDSU_READ_BUDGET, per round */
 	struct rdsu_transport *tr[RDSU_IO_MAX_TRANSPORTS];
 	unsigned n_tr;
-	/* Where RDSU_LREQ_CONNECT goes: the one transport the core's
-	 * connections use until the request names its own. */
-	struct rdsu_transport *connect_tr;
 	struct rdsu_tcp *tcp;
 	uint64_t runs, sleeps;        /* rdsu_tcp_stats runs, sleeps */
 };

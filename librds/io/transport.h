@@ -42,12 +42,6 @@ struct rdsu_src {
 	uint32_t events;             /* epoll interest registered */
 };
 
-/* What a transport gives rdsu_link_input() (see above). */
-enum rdsu_framing {
-	RDSU_FRAMING_STREAM = 1, /* a byte stream; acked by stream offset */
-	RDSU_FRAMING_FRAMES,     /* whole frames; acked by h_ack */
-};
-
 /* What a transport's wait op did (see there). */
 enum rdsu_twait {
 	RDSU_TWAIT_NONE = 0, /* no wait, or one that timed out: the loop waits */

@@ -18,7 +18,9 @@ REQ/REP/RTU to service 18634 with 3.1 private data both ways (mask 0x0003,
 the right addresses, no ack_seq or credit), every frame of ours with a
 valid non-zero h_csum, each message in max(1, ceil(len / 4096)) frames
 that all carry its header, all but the last exactly 4096, SOLICITED on
-the last and only there, h_ack piggy-backed, ACK-only frames well formed.
+the last and only there, h_ack piggy-backed, ACK-only frames well formed,
+sequence numbers 1, 2, ..., no extension headers, ACK_REQUIRED on the
+first message and every 9th.
 The capture and every output stay in build/lab/ib_kernel-<k>/.
 Exit: 0 pass, 1 fail, 77 skipped (not root, outside CI).
 """
@@ -178,8 +180,18 @@ def check_capture(path, fails):
             fails.append("seq %d len %d: SOLICITED on frames %s" % (m["seq"], m["len"], se))
         if m["kind"] == "ack" and (m["seq"] or m["len"] or m["flags"] or m["ack"] == 0):
             fails.append("ACK-only frame %r" % m)
-    if not any(m["ack"] for m in msgs if m["kind"] not in ("ack", "cong")):
+    seqd = [m for m in msgs if m["kind"] not in ("ack", "cong")]
+    if not any(m["ack"] for m in seqd):
         fails.append("no h_ack piggy-backed on our messages")
+    if [m["seq"] for m in seqd] != list(range(1, len(seqd) + 1)):
+        fails.append("our seqs %s" % [m["seq"] for m in seqd])
+    # IB: no probe extension headers; ACK_REQUIRED on the first message
+    # and every 9th after it (max_unacked_packets 8)
+    if any(m["exthdr"] != "0" * 32 for m in msgs):
+        fails.append("an extension header from librds on IB")
+    flagged = [m["seq"] for m in seqd if m["flags"] & 0x02]
+    if flagged != [q for q in range(1, len(seqd) + 1) if q % 9 == 1]:
+        fails.append("ACK_REQUIRED on %s" % flagged)
     return "%d frames in %d messages from librds, %d ACK-only" % (
         len(mine), len(msgs), sum(1 for m in msgs if m["kind"] == "ack"))
 

@@ -232,6 +232,7 @@ int main(int argc, char **argv)
 	rdsu_ep_cfg_default(&ec);
 	ec.laddrs[0] = me;
 	ec.n_laddrs = 1;
+	ec.rdma_laddrs = 1;  /* the address is on rxe0: its sockets take IB */
 	rdsu_io_cfg_default(&ic);
 	rdsu_ib_cfg_default(&bc);
 	bc.no_listen = no_listen;

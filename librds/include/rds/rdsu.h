@@ -109,6 +109,23 @@ struct rdsu_mem {
  */
 
 #define RDSU_MAX_LADDRS 8
+
+/*
+ * Transports, numbered as the kernel's RDS_TRANS_* (SO_RDS_TRANSPORT).
+ * A connection is keyed by (local address, peer address, transport), as
+ * the kernel's; a socket picks its transport at bind (rdsu_ep_cfg.
+ * rdma_laddrs) unless rdsu_sock_set_transport() forced one.
+ */
+#define RDSU_TRANS_IB 0
+#define RDSU_TRANS_TCP 2
+#define RDSU_TRANS_COUNT 3
+#define RDSU_TRANS_NONE 0xffffffffu  /* RDS_TRANS_NONE: not chosen yet */
+
+/* How a transport carries messages (docs/librds.md, "Transports"). */
+enum rdsu_framing {
+	RDSU_FRAMING_STREAM = 1, /* a byte stream (TCP); acked by stream offset */
+	RDSU_FRAMING_FRAMES,     /* whole frames of one fragment (IB); acked by h_ack */
+};
 #define RDSU_DEFAULT_BUF 106496     /* wmem_default / 2, as rds_sk_sndbuf() reads it */
 
 /*
@@ -167,6 +184,11 @@ struct rdsu_ep_cfg {
 	 * rdsu_ep_cfg_default: RDSU_PATH_BY_PAIR; a configuration sized
 	 * before this field gets RDSU_PATH_BY_PORT, the kernel's. */
 	enum rdsu_path_rule path_rule;
+	/* Bit i: laddrs[i] is on an RDMA device, so sockets bound to it use
+	 * RDSU_TRANS_IB unless told otherwise (the kernel's choice at bind,
+	 * IB before TCP); other addresses use RDSU_TRANS_TCP. 0, and any
+	 * configuration sized before this field: TCP everywhere. */
+	uint32_t rdma_laddrs;
 };
 
 struct rdsu_ep;
@@ -328,6 +350,7 @@ struct rdsu_lreq {
 	uint8_t sport_mod;       /* CONNECT: 0 = any source port, else 8 */
 	uint8_t sport_res;       /* CONNECT: wanted source port % sport_mod */
 	bool reset;              /* CLOSE: abort with RST */
+	unsigned trans;          /* CONNECT: the connection's RDSU_TRANS_* */
 };
 
 /*
@@ -366,6 +389,18 @@ RDSU_API int rdsu_link_established(struct rdsu_ep *ep, uint64_t link, uint16_t s
 RDSU_API int rdsu_link_accept(struct rdsu_ep *ep, const struct rdsu_addr *laddr,
 			      const struct rdsu_addr *faddr, uint16_t peer_sport, rdsu_ns now,
 			      uint64_t *link);
+/*
+ * rdsu_link_accept_on() - rdsu_link_accept() for the connection of
+ * transport |trans| (RDSU_TRANS_*). Where both ends connect (IB), as
+ * rds_ib_cm_handle_connect(): a request while path 0 is connecting is
+ * refused (the connect race: the backoff settles it), one while path 0 is
+ * up drops that link as stale and is refused too (the peer retries); a
+ * request while it is down takes it.
+ * Return: as rdsu_link_accept(); RDSU_ERR_INVAL for an unknown |trans|.
+ */
+RDSU_API int rdsu_link_accept_on(struct rdsu_ep *ep, unsigned trans,
+				 const struct rdsu_addr *laddr, const struct rdsu_addr *faddr,
+				 uint16_t peer_sport, rdsu_ns now, uint64_t *link);
 
 /*
  * rdsu_link_input() - bytes read from the link's TCP socket, any chunking.
@@ -373,7 +408,8 @@ RDSU_API int rdsu_link_accept(struct rdsu_ep *ep, const struct rdsu_addr *laddr,
  * RDSU_LREQ_ATTACH) or an outgoing one not yet reported established;
  * RDSU_ERR_PROTO: a header announced more than 1 MiB (or the gather buffer
  * for a split payload could not grow), the path was reset and a close
- * requested; RDSU_ERR_CLOSED.
+ * requested; RDSU_ERR_CLOSED; RDSU_ERR_INVAL for a link of a frame
+ * transport (IB), as for peek, advance, output and acked.
  */
 RDSU_API ssize_t rdsu_link_input(struct rdsu_ep *ep, uint64_t link, const uint8_t *in,
 				 size_t len, rdsu_ns now);
@@ -427,6 +463,81 @@ RDSU_API bool rdsu_ep_acks_wanted(const struct rdsu_ep *ep);
  * Return: 0; RDSU_ERR_CLOSED if the id is stale (nothing happened).
  */
 RDSU_API int rdsu_link_down(struct rdsu_ep *ep, uint64_t link, rdsu_ns now);
+
+/* ------------------------------------------------------------------------
+ * Frame transports (IB; docs/librds.md "Transports"). A link carries
+ * whole frames: the 48-byte header and up to 4096 payload bytes, each
+ * the payload of one RC SEND. The connection calls above (accept_on,
+ * established, down) and the requests are shared; these replace input,
+ * peek/advance/output and acked.
+ */
+
+#define RDSU_FRAME_MAX (WIRE_HDR_LEN + WIRE_FRAG_SIZE) /* a posted receive, a send buffer */
+
+/*
+ * rdsu_link_input_frame() - one receive completion: |len| bytes at |frame|.
+ * h_ack frees our messages up to it and returns their SNDBUF, h_credit
+ * adds send credits, an ACK-only frame (ports 0, no payload) ends there,
+ * fragments are reassembled and a whole message is handled as on TCP.
+ * Return: 0; 0 also for a link not up (held or not yet established);
+ * RDSU_ERR_PROTO: shorter than 48 or longer than RDSU_FRAME_MAX, a
+ * non-zero h_csum that does not verify, a fragment whose seq, len or ports
+ * differ from its message's first, a non-final fragment not of 4096
+ * bytes, one longer than what remains, h_len above 1 MiB, or no memory to
+ * gather it: the path was reset and a CLOSE with reset requested;
+ * RDSU_ERR_CLOSED; RDSU_ERR_INVAL (a stream link, or |frame| NULL).
+ */
+RDSU_API int rdsu_link_input_frame(struct rdsu_ep *ep, uint64_t link, const uint8_t *frame,
+				   size_t len, rdsu_ns now);
+/*
+ * rdsu_link_output_frame() - copy the next frame to send into |buf| (cap
+ * at least RDSU_FRAME_MAX): a fragment of a message or map, every one
+ * with the message's full header (h_ack the piggy-back ack, h_csum set),
+ * or an ACK-only frame. An ACK-only frame is owed when a message that
+ * asked for one (ACK_REQUIRED) arrived, or 16 posted receive buffers wait
+ * to be advertised; it is handed out once, before the rest of a message
+ * in progress, and not at all if a message starting now carries the ack.
+ * The core hands out no more than the peer's credits allow when it offered
+ * any (one per frame, the last for a frame that advertises credits).
+ * Call until it returns 0; RDSU_LREQ_OUTPUT comes again when there is more.
+ * Return: the frame's length (>= 48); 0: nothing to send (or no credit);
+ * RDSU_ERR_CLOSED; RDSU_ERR_INVAL (a stream link, |cap| too small).
+ */
+RDSU_API ssize_t rdsu_link_output_frame(struct rdsu_ep *ep, uint64_t link, uint8_t *buf,
+					size_t cap, rdsu_ns now);
+
+/* The connection private data the core decides (struct rds_ib_conn_priv_cmn). */
+struct rdsu_link_hs {
+	uint64_t ack_seq;        /* dp_ack_seq */
+	uint32_t credit;         /* dp_credit */
+	uint16_t version;        /* hs_peer: the negotiated version (WIRE_IBVER_*), kept
+				  * for the monitor; hs_offer leaves it 0 */
+};
+
+/*
+ * rdsu_link_hs_offer() - the values for our private data on |link|
+ * (connecting, or just accepted): ack_seq, and as credit the receive
+ * buffers posted so far with rdsu_link_posted() (non-zero: we advertise
+ * posted buffers in h_credit from then on).
+ * Return: 0; RDSU_ERR_CLOSED; RDSU_ERR_INVAL (a stream or held link).
+ */
+RDSU_API int rdsu_link_hs_offer(struct rdsu_ep *ep, uint64_t link, struct rdsu_link_hs *out);
+/*
+ * rdsu_link_hs_peer() - the peer's private data on |link|, before
+ * rdsu_link_established() on the active side, right after
+ * rdsu_link_accept_on() on the passive one: dp_ack_seq is applied as an
+ * ack; a non-zero dp_credit turns on flow control with that many credits
+ * (off for 0, as the kernel).
+ * Return: 0; RDSU_ERR_CLOSED; RDSU_ERR_INVAL.
+ */
+RDSU_API int rdsu_link_hs_peer(struct rdsu_ep *ep, uint64_t link, const struct rdsu_link_hs *peer,
+			       rdsu_ns now);
+/*
+ * rdsu_link_posted() - the transport posted |n| more receive buffers of
+ * RDSU_FRAME_MAX bytes on |link| (the credits to advertise).
+ * Return: 0; RDSU_ERR_CLOSED; RDSU_ERR_INVAL.
+ */
+RDSU_API int rdsu_link_posted(struct rdsu_ep *ep, uint64_t link, uint32_t n, rdsu_ns now);
 
 /*
  * rdsu_sport_pick() - the n-th source port candidate (n = 0, 1, ...) for a
@@ -535,6 +646,16 @@ RDSU_API int rdsu_sock_set_sndbuf(struct rdsu_sock *s, uint32_t bytes, rdsu_ns n
 RDSU_API int rdsu_sock_set_rcvbuf(struct rdsu_sock *s, uint32_t bytes, rdsu_ns now);
 RDSU_API uint32_t rdsu_sock_get_sndbuf(const struct rdsu_sock *s);
 RDSU_API uint32_t rdsu_sock_get_rcvbuf(const struct rdsu_sock *s);
+/*
+ * rdsu_sock_set_transport() - SO_RDS_TRANSPORT: the socket's connections
+ * use transport |trans| (RDSU_TRANS_*) whatever its address would pick.
+ * Return: 0; -EOPNOTSUPP when bound or already set; -ENOPROTOOPT for 1
+ * (the kernel's RDS_TRANS_GAP); -EINVAL for another unknown number.
+ */
+RDSU_API int rdsu_sock_set_transport(struct rdsu_sock *s, unsigned trans);
+/* rdsu_sock_get_transport() - the socket's RDSU_TRANS_*: RDSU_TRANS_NONE
+ * until set or bound. */
+RDSU_API unsigned rdsu_sock_get_transport(const struct rdsu_sock *s);
 /* rdsu_sock_set_cong_monitor() - RDS_CONG_MONITOR on or off. Return: 0. */
 RDSU_API int rdsu_sock_set_cong_monitor(struct rdsu_sock *s, bool on);
 /*
@@ -585,6 +706,12 @@ enum rdsu_stat {
 	RDSU_STAT_ACCEPT_HELD,           /* incoming connections held (7.x stash) */
 	RDSU_STAT_RECV_PORT_SEQ,         /* resent messages the sending port's sequence
 					  * judged otherwise than the slot's would have */
+	RDSU_STAT_ACCEPT_RACED,          /* ib_connect_raced: refused, path connecting */
+	RDSU_STAT_ACCEPT_STALE,          /* ib_listen_closed_stale: up path dropped */
+	RDSU_STAT_RECV_BAD_CSUM,         /* recv_drop_bad_checksum: path reset */
+	RDSU_STAT_RECV_BAD_FRAG,         /* runt or mismatched fragment: path reset */
+	RDSU_STAT_ACK_SENT,              /* ACK-only frames sent */
+	RDSU_STAT_ACK_RECV,              /* ACK-only frames received */
 	RDSU_STAT__COUNT
 };
 
@@ -621,12 +748,18 @@ struct rdsu_path_info {
 	rdsu_ns backoff;            /* current backoff ceiling (0 after UP) */
 	uint64_t connects;          /* times this path came up */
 	uint64_t resets;            /* times it went down */
+	/* frame transports (IB) */
+	uint16_t version;           /* negotiated (rdsu_link_hs_peer), 0 = unknown */
+	uint64_t ack_seq;           /* the ack we send: last whole message taken */
+	uint64_t peer_ack;          /* the greatest h_ack the peer sent on this link */
+	bool flow_control;          /* the peer offered credits */
+	uint32_t send_credits;
 };
 
 struct rdsu_conn_info {
 	struct rdsu_addr laddr;
 	struct rdsu_addr faddr;
-	bool we_connect;            /* laddr < faddr: we open every path */
+	bool we_connect;            /* we open paths (TCP: laddr < faddr; IB: both ends) */
 	uint16_t npaths;            /* c_npaths: 0 until a probe told us */
 	uint32_t my_gen;
 	uint32_t peer_gen;          /* 0 = not seen */
@@ -636,6 +769,7 @@ struct rdsu_conn_info {
 	uint8_t held_links;         /* incoming links held for a slot (7.x stash) */
 	uint32_t peer_congested;    /* ports set in the peer's map */
 	struct rdsu_path_info path[WIRE_MAX_PATHS];
+	unsigned transport;         /* RDSU_TRANS_* */
 };
 
 /*
@@ -644,7 +778,8 @@ struct rdsu_conn_info {
  */
 RDSU_API int rdsu_ep_conn_next(const struct rdsu_ep *ep, size_t *pos,
 			       struct rdsu_conn_info *out);
-/* rdsu_ep_conn_get() - the connection (laddr, faddr).
+/* rdsu_ep_conn_get() - the connection (laddr, faddr), of the first
+ * transport that made one.
  * Return: 0; RDSU_ERR_NOTFOUND. */
 RDSU_API int rdsu_ep_conn_get(const struct rdsu_ep *ep, const struct rdsu_addr *laddr,
 			      const struct rdsu_addr *faddr, struct rdsu_conn_info *out);

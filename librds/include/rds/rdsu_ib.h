@@ -42,9 +42,9 @@ typedef int rdsu_ib_make_fn(struct rdsu_io *io, const struct rdsu_ib_cfg *cfg,
 struct rdsu_ib_cfg {
 	size_t size;            /* sizeof(struct rdsu_ib_cfg) */
 	/* Send slots of 48 + 4096 bytes per connection: SENDs posted and
-	 * not yet completed (RDSU_IB_RING_MIN..RDSU_IB_RING_MAX; the QP
-	 * holds one more for an ACK-only frame). Capped by the device's
-	 * max_qp_wr. */
+	 * not yet completed, ACK-only frames included
+	 * (RDSU_IB_RING_MIN..RDSU_IB_RING_MAX; the QP is sized one more, as
+	 * the kernel's). Capped by the device's max_qp_wr - 1. */
 	unsigned send_ring;
 	/* Receives of 48 + 4096 bytes posted per connection, in one
 	 * registered region (same bounds and cap). */

@@ -43,10 +43,7 @@ RDSU_API socklen_t rdsu_sockaddr(const struct rdsu_addr *a, uint16_t port,
 RDSU_API int rdsu_sockaddr_get(const struct sockaddr_storage *ss, struct rdsu_addr *a,
 			       uint16_t *port);
 
-/* Transports, numbered as the kernel's RDS_TRANS_* (SO_RDS_TRANSPORT). */
-#define RDSU_TRANS_IB 0
-#define RDSU_TRANS_TCP 2
-/* rdsu_io_cfg.transports bits */
+/* rdsu_io_cfg.transports bits, by RDSU_TRANS_* (rdsu.h) */
 #define RDSU_IO_TCP (1u << RDSU_TRANS_TCP)
 #define RDSU_IO_IB (1u << RDSU_TRANS_IB)   /* rdsu_ib.h, library rdsu_ib */
 
@@ -62,9 +59,9 @@ struct rdsu_io_cfg {
 	 * defaults. Read only during rdsu_io_new(). */
 	const struct rdsu_tcp_cfg *tcp;
 	/* The IB transport's configuration, from rdsu_ib_cfg_default() of
-	 * library rdsu_ib (rdsu_ib.h); required with RDSU_IO_IB, which the
-	 * core's connections use when TCP is not also chosen. Read only
-	 * during rdsu_io_new(). */
+	 * library rdsu_ib (rdsu_ib.h); required with RDSU_IO_IB. Read only
+	 * during rdsu_io_new(). Which connections use IB: rdsu_ep_cfg.
+	 * rdma_laddrs and rdsu_sock_set_transport() (rdsu.h). */
 	const struct rdsu_ib_cfg *ib;
 };
 
