@@ -4,16 +4,22 @@
 
     ib_kernel.py --kernel 6.1|7.2 --ibpeer PATH [--out DIR]
 
-Two guests with Soft-RoCE (rxe0). Guest 1 (10.199.0.2) unloads its own
-rds_rdma, so rdma_cm port 18634 is librds's, and runs ibpeer (librds, IB
-transport alone) bound to port 4000; guest 2 (10.199.0.3) runs the
-kernel's AF_RDS over IB (SO_RDS_TRANSPORT = RDS_TRANS_IB) on port 5000.
-ibpeer, at the smaller address, connects: 3 pings answered by the
-kernel's pongs; one message of each size in SIZES to the kernel, checked
-there byte for byte and answered with their CRC-32; the same sizes back
-from the kernel, checked by ibpeer and answered with its CRC-32. The
-version the two negotiated is written down from ibpeer's counters.
-The capture (RoCEv2) is checked for what librds put on the wire: one
+Two guests with Soft-RoCE (rxe0), booted twice. One guest unloads its
+own rds_rdma, so rdma_cm port 18634 is librds's, and runs ibpeer (librds,
+IB transport alone) bound to port 4000; the other runs the kernel's
+AF_RDS over IB (SO_RDS_TRANSPORT = RDS_TRANS_IB) on port 5000.
+
+  active:  ibpeer at the smaller address (10.199.0.2) speaks first, so it
+           connects: 3 pings answered by the kernel's pongs; one message
+           of each size in SIZES to the kernel, checked there byte for
+           byte and answered with their CRC-32; the same sizes back from
+           the kernel, checked by ibpeer and answered with its CRC-32;
+  passive: ibpeer at the larger address (10.199.0.3); the kernel speaks
+           first, so it connects to ibpeer's listener: the kernel's
+           sizes, then the pings, then ibpeer's sizes.
+
+The version negotiated is written down from ibpeer's counters.
+Each capture (RoCEv2) is checked for what librds put on the wire: one
 REQ/REP/RTU to service 18634 with 3.1 private data both ways (mask 0x0003,
 the right addresses, no ack_seq or credit), every frame of ours with a
 valid non-zero h_csum, each message in max(1, ceil(len / 4096)) frames
@@ -21,7 +27,7 @@ that all carry its header, all but the last exactly 4096, SOLICITED on
 the last and only there, h_ack piggy-backed, ACK-only frames well formed,
 sequence numbers 1, 2, ..., no extension headers, ACK_REQUIRED on the
 first message and every 9th.
-The capture and every output stay in build/lab/ib_kernel-<k>/.
+Captures and outputs stay in build/lab/ib_kernel-<k>-<layout>/.
 Exit: 0 pass, 1 fail, 77 skipped (not root, outside CI).
 """
 import argparse
@@ -69,21 +75,22 @@ def pattern(tag, i, n):
     return (block * (n // 251 + 1))[:n]
 ''' % (SIZES,)
 
-ROLE1 = r'''
+PEER_ROLE = r'''
 python3 - <<'PY'
 %s
 wait_rxe()
 p = subprocess.run(["rmmod", "rds_rdma"], capture_output=True, text=True)
 print("rmmod rds_rdma:", p.returncode, p.stderr.strip(), flush=True)
 args = [] if p.returncode == 0 else ["--no-listen"]
-wait_flag("ready2")
+wait_flag("ready_kernel")
 env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
 rc = None
 for attempt in range(20):
     with open(os.path.join(D, "ibpeer.out"), "w") as out:
         rc = subprocess.call(["/run/lab/ibpeer", "--bind", "%s", "--port", "4000",
                               "--peer", "%s", "--peer-port", "5000", "--pings", "%d",
-                              "--timeout", "240"] + args,
+                              "--timeout", "240",
+                              "--ready-file", os.path.join(D, "ready_peer")] + args + %r,
                              stdout=out, stderr=subprocess.STDOUT, env=env)
     text = open(os.path.join(D, "ibpeer.out")).read()
     # the GID table may lag behind the link state
@@ -93,12 +100,12 @@ for attempt in range(20):
     time.sleep(1)
 open(os.path.join(D, "ibpeer.rc"), "w").write("%%d\n" %% rc)
 print("ibpeer exit", rc, flush=True)
-flag("done1")
-wait_flag("done2", 60)
+flag("done_peer")
+wait_flag("done_kernel", 60)
 PY
-''' % (COMMON, A, B, PINGS)
+'''
 
-ROLE2 = r'''
+KERNEL_ROLE = r'''
 python3 - <<'PY'
 %s
 import errno, socket
@@ -118,30 +125,46 @@ for i in range(60):
             raise
         time.sleep(0.5)
 s.settimeout(240)
-flag("ready2")
-crc = 0
-for i, n in enumerate(SIZES):
-    data, addr = s.recvfrom(2 << 20)
-    assert addr == ("%s", 4000), addr
-    assert data == pattern("a2b", i, n), "a2b %%d: %%d bytes, want %%d" %% (i, len(data), n)
-    crc = zlib.crc32(data, crc)
-    print("received a2b", i, len(data), flush=True)
-s.sendto(b"%%08x" %% crc, addr)
-crc = 0
-for i, n in enumerate(SIZES):
-    d = pattern("b2a", i, n)
-    s.sendto(d, addr)
-    crc = zlib.crc32(d, crc)
-data, addr = s.recvfrom(100)
-assert data == b"%%08x" %% crc, ("b2a digest", data, crc)
-print("digest ok b2a", flush=True)
-wait_flag("done1")
-flag("done2")
+flag("ready_kernel")
+PEER = ("%s", 4000)
+
+def recv_sizes():
+    crc = 0
+    for i, n in enumerate(SIZES):
+        data, addr = s.recvfrom(2 << 20)
+        assert addr == PEER, addr
+        assert data == pattern("a2b", i, n), "a2b %%d: %%d bytes, want %%d" %% (i, len(data), n)
+        crc = zlib.crc32(data, crc)
+        print("received a2b", i, len(data), flush=True)
+    s.sendto(b"%%08x" %% crc, PEER)
+
+def send_sizes():
+    crc = 0
+    for i, n in enumerate(SIZES):
+        d = pattern("b2a", i, n)
+        s.sendto(d, PEER)
+        crc = zlib.crc32(d, crc)
+    data, addr = s.recvfrom(100)
+    assert addr == PEER and data == b"%%08x" %% crc, ("b2a digest", addr, data, crc)
+    print("digest ok b2a", flush=True)
+
+if %r:
+    # Only once ibpeer listens: before that this guest's REQ would meet
+    # the other's own rds_rdma (not yet unloaded), which takes and acks
+    # the first messages for a port nobody bound.
+    wait_flag("ready_peer")
+    send_sizes()
+    recv_sizes()
+else:
+    recv_sizes()
+    send_sizes()
+wait_flag("done_peer")
+flag("done_kernel")
 PY
-''' % (COMMON, B, A)
+'''
 
 
-def check_capture(path, fails):
+def check_capture(path, fails, me=A, kern=B, passive=False):
     cap = rdscap.analyse(path)
     if cap["ib_psn_gaps"]:
         fails.append("the capture lost RoCE packets: %r" % cap["ib_psn_gaps"][:3])
@@ -152,21 +175,23 @@ def check_capture(path, fails):
         fails.append("CM exchange %s, want REQ REP RTU" % names[:6])
         return
     req, rep = cm[0], cm[1]
-    if (req["src"], req["dst"]) != (A, B) or req["service_id"] != "0x00000000010648ca":
+    active, passive_end = (kern, me) if passive else (me, kern)
+    if (req["src"], req["dst"]) != (active, passive_end) or \
+            req["service_id"] != "0x00000000010648ca":
         fails.append("REQ %s -> %s service %s" % (req["src"], req["dst"], req["service_id"]))
-    for m, (s, d) in ((req, (A, B)), (rep, (B, A))):
+    for m, (s, d) in ((req, (active, passive_end)), (rep, (passive_end, active))):
         pd = m["rds_pd"] or {}
         want = dict(saddr=s, daddr=d, major=3, minor=1, minor_mask=3, tos=0, ack_seq=0, credit=0)
         if any(pd.get(k) != v for k, v in want.items()):
             fails.append("%s private data %r" % (m["msg"], pd))
-    mine = [f for f in cap["ib_frames"] if f["src"] == A]
+    mine = [f for f in cap["ib_frames"] if f["src"] == me]
     if not mine:
         fails.append("no RDS frame of ours in the capture")
         return
     bad = [f for f in mine if not f["csum_ok"] or f["csum"] == 0]
     if bad:
         fails.append("%d frames of ours with a bad or zero h_csum" % len(bad))
-    msgs = [m for m in ib_group_messages(cap["ib_frames"]) if m["src"] == A]
+    msgs = [m for m in ib_group_messages(cap["ib_frames"]) if m["src"] == me]
     for m in msgs:
         fs = m["frames"]
         want = max(1, -(-m["len"] // 4096))
@@ -196,60 +221,78 @@ def check_capture(path, fails):
         len(mine), len(msgs), sum(1 for m in msgs if m["kind"] == "ack"))
 
 
+LAYOUTS = (("active", A, B, False), ("passive", B, A, True))
+
+
+def run_layout(kernel, ibpeer, out, name, me, kern, passive, log):
+    """One boot of the two guests; returns the list of failures."""
+    run_dir, share = lab.run_share(out, "ib_kernel-%s-%s" % (kernel, name), (ibpeer,))
+    fails = []
+    guest = {me: 1 if me == A else 2, kern: 1 if kern == A else 2}
+    with lab.Lab(kernel, 2, True, os.path.join(run_dir, "capture.pcap"), keep=share) as l:
+        try:
+            l.role(guest[me], PEER_ROLE % (COMMON, me, kern, PINGS,
+                                           ["--passive"] if passive else []))
+            l.role(guest[kern], KERNEL_ROLE % (COMMON, kern, me, passive))
+            l.start()
+            rcs = l.wait(600)
+            log("%s: guests %s" % (name, rcs))
+            for g in (1, 2):
+                log("%s: guest %d:\n%s" % (name, g, l.output(g)))
+                if rcs.get(g) != 0:
+                    fails.append("%s: guest %d role exit %s" % (name, g, rcs.get(g)))
+            p = os.path.join(share, "ibpeer.out")
+            text = open(p).read() if os.path.exists(p) else ""
+            log("%s: ibpeer:\n%s" % (name, text))
+            if "ibpeer: done" not in text:
+                fails.append("%s: ibpeer did not finish" % name)
+            pongs = re.findall(r"^ibpeer: pong \d+", text, re.M)
+            if len(pongs) != PINGS:
+                fails.append("%s: %d pongs, want %d" % (name, len(pongs), PINGS))
+            if "a2b digest ok" not in text or "digest ok b2a" not in l.output(guest[kern]):
+                fails.append("%s: a digest is missing" % name)
+            m = re.search(r"^ibpeer: version (\d+)\.(\d+) .*", text, re.M)
+            if not m:
+                fails.append("%s: no counters line" % name)
+            else:
+                log("%s: negotiated with %s: RDS/IB %s.%s (%s)" % (
+                    name, kernel, m.group(1), m.group(2), m.group(0)))
+                if (m.group(1), m.group(2)) != ("3", "1"):
+                    fails.append("%s: version %s.%s, the kernel answers 3.1" % (
+                        (name,) + m.groups()))
+            summary = check_capture(os.path.join(run_dir, "capture.pcap"), fails, me, kern,
+                                    passive)
+            if summary:
+                log("%s: capture: %s" % (name, summary))
+        except Exception as e:  # noqa: BLE001 - any failure is reported, the lab cleans up
+            fails.append("%s: %s: %s" % (name, type(e).__name__, e))
+        if fails:
+            for g in (1, 2):
+                print("--- %s console %d:\n%s" % (name, g, l.console(g)[-2000:]))
+    return fails
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernel", required=True, choices=sorted(lab.KERNELS))
     ap.add_argument("--ibpeer", required=True)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--layout", choices=[x[0] for x in LAYOUTS], default=None,
+                    help="run one layout only")
     a = ap.parse_args()
     rc = lab.root_or_skip()
     if rc is not None:
         return rc
     out = a.out or os.path.join(HERE, "..", "..", "build", "lab")
-    run_dir, share = lab.run_share(out, "ib_kernel-%s" % a.kernel, (a.ibpeer,))
     t0 = time.time()
 
     def log(msg):
         print("[%5.1f s] %s" % (time.time() - t0, msg), flush=True)
 
     fails = []
-    with lab.Lab(a.kernel, 2, True, os.path.join(run_dir, "capture.pcap"), keep=share) as l:
-        try:
-            l.role(1, ROLE1)
-            l.role(2, ROLE2)
-            l.start()
-            rcs = l.wait(600)
-            log("guests: %s" % rcs)
-            for g in (1, 2):
-                log("guest %d:\n%s" % (g, l.output(g)))
-                if rcs.get(g) != 0:
-                    fails.append("guest %d role exit %s" % (g, rcs.get(g)))
-            p = os.path.join(share, "ibpeer.out")
-            text = open(p).read() if os.path.exists(p) else ""
-            log("ibpeer:\n%s" % text)
-            if "ibpeer: done" not in text:
-                fails.append("ibpeer did not finish")
-            pongs = re.findall(r"^ibpeer: pong \d+", text, re.M)
-            if len(pongs) != PINGS:
-                fails.append("%d pongs, want %d" % (len(pongs), PINGS))
-            if "a2b digest ok" not in text or "digest ok b2a" not in l.output(2):
-                fails.append("a digest is missing")
-            m = re.search(r"^ibpeer: version (\d+)\.(\d+) .*", text, re.M)
-            if not m:
-                fails.append("no counters line")
-            else:
-                log("negotiated with %s: RDS/IB %s.%s (%s)" % (
-                    a.kernel, m.group(1), m.group(2), m.group(0)))
-                if (m.group(1), m.group(2)) != ("3", "1"):
-                    fails.append("version %s.%s, the kernel answers 3.1" % m.groups())
-            summary = check_capture(os.path.join(run_dir, "capture.pcap"), fails)
-            if summary:
-                log("capture: " + summary)
-        except Exception as e:  # noqa: BLE001 - any failure is reported, the lab cleans up
-            fails.append("%s: %s" % (type(e).__name__, e))
-        if fails:
-            for g in (1, 2):
-                print("--- console %d:\n%s" % (g, l.console(g)[-2000:]))
+    for name, me, kern, passive in LAYOUTS:
+        if a.layout in (None, name):
+            fails += run_layout(a.kernel, a.ibpeer, out, name, me, kern, passive, log)
     for f in fails:
         log("FAIL: " + f)
     log("%s on %s" % ("FAIL" if fails else "PASS", a.kernel))

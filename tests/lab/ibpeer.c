@@ -4,14 +4,16 @@
  * the lab (tests/lab/ib_kernel.py).
  *
  *   ibpeer --bind ADDR --port P --peer ADDR --peer-port Q [--pings N]
- *          [--no-listen] [--timeout S]
+ *          [--passive] [--no-listen] [--timeout S] [--ready-file PATH]
  *
  * Binds ADDR:P on an endpoint that runs IB alone, then: N pings to the
  * peer (each answered by a pong from port 0); one message of each size in
  * SIZES to PEER:Q, tag "a2b", after which the peer answers with the CRC-32
  * of everything it received, which must equal ours; one message of each
  * size from the peer (tag "b2a"), each checked byte for byte, answered
- * with our CRC-32. Message i of tag T and size n holds pattern(T, i) (see
+ * with our CRC-32. --passive: the peer's messages come first (so the peer
+ * connects to us), then the pings and ours. --ready-file: created once
+ * the endpoint listens and the socket is bound. Message i of tag T and size n holds pattern(T, i) (see
  * fill()) repeated, which the Python side builds alike. At the end, one
  * line "ibpeer: version V.v frames_in N ..." with the transport's counters.
  * Exit: 0 all done and checked, 1 a check failed or the time ran out,
@@ -127,74 +129,107 @@ static void stats_line(void)
 	fflush(stdout);
 }
 
-static int run(const struct rdsu_addr *peer, uint16_t pport, unsigned pings)
+static int pings_to(const struct rdsu_addr *peer, unsigned pings)
 {
 	struct rdsu_rxinfo info;
-	uint8_t *sbuf = malloc(1u << 20);
-	char want[16], got[32];
-	uint32_t crc = 0;
 	ssize_t n;
 
-	if (!sbuf)
-		return 1;
 	for (unsigned i = 0; i < pings; i++) {
 		rdsu_ns t0 = rdsu_clock();
 
 		if (send_one(peer, 0, "", 0) < 0 || (n = recv_one(&info)) < 0)
-			goto fail;
+			return -1;
 		if (n != 0 || info.sport != 0) {
 			fprintf(stderr, "ibpeer: ping %u answered by %zd bytes from port %u\n", i,
 				n, info.sport);
-			goto fail;
+			return -1;
 		}
 		printf("ibpeer: pong %u in %.1f ms\n", i, (double)(rdsu_clock() - t0) / 1e6);
 		fflush(stdout);
 	}
+	return 0;
+}
+
+/* Every size of "a2b" to the peer, then its CRC-32 of them must be ours. */
+static int send_sizes(const struct rdsu_addr *peer, uint16_t pport, uint8_t *buf)
+{
+	struct rdsu_rxinfo info;
+	char want[16], got[32];
+	uint32_t crc = 0;
+	ssize_t n;
+
 	for (unsigned i = 0; i < N_SIZES; i++) {
-		fill(sbuf, SIZES[i], "a2b", i);
-		crc = crc32_update(crc, sbuf, SIZES[i]);
-		if (send_one(peer, pport, sbuf, SIZES[i]) < 0)
-			goto fail;
+		fill(buf, SIZES[i], "a2b", i);
+		crc = crc32_update(crc, buf, SIZES[i]);
+		if (send_one(peer, pport, buf, SIZES[i]) < 0)
+			return -1;
 	}
 	snprintf(want, sizeof(want), "%08x", crc);
 	n = recv_one(&info);
 	if (n < 0 || (size_t)n >= sizeof(got))
-		goto fail;
+		return -1;
 	memcpy(got, rbuf, (size_t)n);
 	got[n] = 0;
 	if (strcmp(got, want) != 0) {
 		fprintf(stderr, "ibpeer: peer's CRC of a2b %s, ours %s\n", got, want);
-		goto fail;
+		return -1;
 	}
 	printf("ibpeer: a2b digest ok %s\n", want);
 	fflush(stdout);
-	crc = 0;
+	return 0;
+}
+
+/* Every size of "b2a" from the peer, checked, answered with our CRC-32. */
+static int recv_sizes(const struct rdsu_addr *peer, uint16_t pport, uint8_t *buf)
+{
+	struct rdsu_rxinfo info;
+	uint32_t crc = 0;
+	char crc_hex[16];
+	ssize_t n;
+
 	for (unsigned i = 0; i < N_SIZES; i++) {
 		n = recv_one(&info);
 		if (n < 0)
-			goto fail;
-		fill(sbuf, SIZES[i], "b2a", i);
+			return -1;
+		fill(buf, SIZES[i], "b2a", i);
 		if ((uint32_t)n != SIZES[i] || info.sport != pport ||
-		    memcmp(rbuf, sbuf, SIZES[i]) != 0) {
+		    memcmp(rbuf, buf, SIZES[i]) != 0) {
 			fprintf(stderr, "ibpeer: b2a message %u: %zd bytes from port %u, want %u\n",
 				i, n, info.sport, SIZES[i]);
-			goto fail;
+			return -1;
 		}
 		crc = crc32_update(crc, rbuf, (size_t)n);
 		printf("ibpeer: received b2a %u %zd\n", i, n);
 		fflush(stdout);
 	}
-	snprintf(want, sizeof(want), "%08x", crc);
-	if (send_one(peer, pport, want, strlen(want)) < 0)
-		goto fail;
-	printf("ibpeer: b2a digest sent %s\n", want);
-	/* Until the peer has it: its h_ack frees our last message. */
-	(void)rdsu_io_wait(io, sock, 0, rdsu_clock() + 2 * RDSU_SEC);
-	free(sbuf);
+	snprintf(crc_hex, sizeof(crc_hex), "%08x", crc);
+	if (send_one(peer, pport, crc_hex, strlen(crc_hex)) < 0)
+		return -1;
+	printf("ibpeer: b2a digest sent %s\n", crc_hex);
+	fflush(stdout);
 	return 0;
-fail:
-	free(sbuf);
-	return 1;
+}
+
+/* Active: we speak first, so we connect. Passive: the peer speaks first
+ * and connects to our listener. */
+static int run(const struct rdsu_addr *peer, uint16_t pport, unsigned pings, bool passive)
+{
+	uint8_t *buf = malloc(1u << 20);
+	int r;
+
+	if (!buf)
+		return 1;
+	if (passive)
+		r = recv_sizes(peer, pport, buf) || pings_to(peer, pings) ||
+		    send_sizes(peer, pport, buf);
+	else
+		r = pings_to(peer, pings) || send_sizes(peer, pport, buf) ||
+		    recv_sizes(peer, pport, buf);
+	/* Until the peer has our last message: its h_ack frees it. */
+	if (!r)
+		(void)rdsu_io_wait(io, sock, 0, rdsu_clock() + 2 * RDSU_SEC);
+	free(buf);
+	return r ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -203,11 +238,13 @@ int main(int argc, char **argv)
 		{ "bind", 1, NULL, 'b' }, { "port", 1, NULL, 'p' },
 		{ "peer", 1, NULL, 'P' }, { "peer-port", 1, NULL, 'q' },
 		{ "pings", 1, NULL, 'n' }, { "no-listen", 0, NULL, 'L' },
-		{ "timeout", 1, NULL, 't' }, { NULL, 0, NULL, 0 },
+		{ "timeout", 1, NULL, 't' }, { "passive", 0, NULL, 'a' },
+		{ "ready-file", 1, NULL, 'r' }, { NULL, 0, NULL, 0 },
 	};
 	struct rdsu_addr me, peer;
-	bool have_me = false, have_peer = false, no_listen = false;
+	bool have_me = false, have_peer = false, no_listen = false, passive = false;
 	unsigned port = 0, pport = 0, pings = 3, timeout = 300;
+	const char *ready = NULL;
 	struct rdsu_ep_cfg ec;
 	struct rdsu_io_cfg ic;
 	struct rdsu_ib_cfg bc;
@@ -222,6 +259,8 @@ int main(int argc, char **argv)
 		case 'n': pings = (unsigned)atoi(optarg); break;
 		case 'L': no_listen = true; break;
 		case 't': timeout = (unsigned)atoi(optarg); break;
+		case 'a': passive = true; break;
+		case 'r': ready = optarg; break;
 		default: return 2;
 		}
 	}
@@ -251,8 +290,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ibpeer: socket set-up failed\n");
 		return 1;
 	}
+	if (ready) {
+		FILE *f = fopen(ready, "w");
+
+		if (!f || fclose(f) != 0) {
+			fprintf(stderr, "ibpeer: %s: %s\n", ready, strerror(errno));
+			return 1;
+		}
+	}
 	deadline = rdsu_clock() + (rdsu_ns)timeout * RDSU_SEC;
-	r = run(&peer, (uint16_t)pport, pings);
+	r = run(&peer, (uint16_t)pport, pings, passive);
 	stats_line();
 	printf("ibpeer: %s\n", r ? "FAIL" : "done");
 	rdsu_sock_free(sock, rdsu_clock());
