@@ -198,6 +198,7 @@ struct rdsu_path {
 	bool cp_fc_adv;                 /* we offered credits: advertise posted buffers */
 	uint32_t cp_send_credits;
 	uint32_t cp_post_credits;       /* receive buffers posted, not yet advertised */
+	uint32_t cp_peer_credits;       /* advertised and not yet used by the peer */
 	uint16_t cp_version;            /* negotiated protocol version (monitor) */
 	uint32_t cp_frag_off;           /* payload bytes of cp_xmit handed out in frames */
 
@@ -403,6 +404,7 @@ int rdsu_recv_frame(struct rdsu_path *cp, const uint8_t *in, size_t len, rdsu_ns
 ssize_t rdsu_send_frame(struct rdsu_path *cp, uint8_t *buf, size_t cap);
 int rdsu_send_hack(struct rdsu_path *cp, uint64_t ack);
 void rdsu_send_credits(struct rdsu_path *cp, uint32_t n);
+void rdsu_send_adv_check(struct rdsu_path *cp);
 
 /* cong.c */
 void rdsu_cong_rcvbuf_delta(struct rdsu_sock *rs, int64_t delta);

@@ -318,6 +318,7 @@ int rdsu_link_hs_offer(struct rdsu_ep *ep, uint64_t link, struct rdsu_link_hs *o
 	out->credit = cp->cp_post_credits;
 	if (cp->cp_post_credits) {
 		cp->cp_fc_adv = true;
+		cp->cp_peer_credits = cp->cp_post_credits;
 		cp->cp_post_credits = 0;
 	}
 	return 0;
@@ -356,10 +357,7 @@ int rdsu_link_posted(struct rdsu_ep *ep, uint64_t link, uint32_t n, rdsu_ns now)
 		return r;
 	cp->cp_post_credits = cp->cp_post_credits > UINT32_MAX - n ? UINT32_MAX
 								    : cp->cp_post_credits + n;
-	if (cp->cp_fc_adv && cp->cp_post_credits >= RDSU_ADV_CREDITS_ACK) {
-		cp->cp_ack_wanted = true;
-		rdsu_path_kick(cp);
-	}
+	rdsu_send_adv_check(cp);
 	return 0;
 }
 

@@ -103,6 +103,7 @@ static void link_state_reset(struct rdsu_path *cp)
 	cp->cp_fc_adv = false;
 	cp->cp_send_credits = 0;
 	cp->cp_post_credits = 0;
+	cp->cp_peer_credits = 0;
 	cp->cp_version = 0;
 }
 

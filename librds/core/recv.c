@@ -269,6 +269,10 @@ int rdsu_recv_frame(struct rdsu_path *cp, const uint8_t *in, size_t len, rdsu_ns
 	if (c->c_tp->csum && !wire_hdr_csum_ok(&h))
 		return frame_bad(cp, RDSU_STAT_RECV_BAD_CSUM, now);
 	cp->cp_rx_bytes += len;
+	if (cp->cp_fc_adv && cp->cp_peer_credits) {
+		cp->cp_peer_credits--;
+		rdsu_send_adv_check(cp);
+	}
 	(void)rdsu_send_hack(cp, h.ack);
 	rdsu_send_credits(cp, h.credit);
 	if (h.sport == 0 && h.dport == 0 && len == WIRE_HDR_LEN) {

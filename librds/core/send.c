@@ -519,7 +519,24 @@ static uint8_t credit_adv(struct rdsu_path *cp)
 		return 0;
 	n = cp->cp_post_credits > 255 ? 255 : cp->cp_post_credits;
 	cp->cp_post_credits -= n;
+	cp->cp_peer_credits += n;
 	return (uint8_t)n;
+}
+
+/*
+ * Posted buffers wait to be advertised in the next header; an ACK-only
+ * frame carries them when 16 wait (rds_ib_advertise_credits) or when the
+ * peer is down to the last credit, which it keeps for a credit update: a
+ * peer offered fewer than 16 would otherwise wait for ever.
+ */
+void rdsu_send_adv_check(struct rdsu_path *cp)
+{
+	if (!cp->cp_fc_adv || !cp->cp_post_credits)
+		return;
+	if (cp->cp_post_credits >= RDSU_ADV_CREDITS_ACK || cp->cp_peer_credits <= 1) {
+		cp->cp_ack_wanted = true;
+		rdsu_path_kick(cp);
+	}
 }
 
 static ssize_t frame_ack_only(struct rdsu_path *cp, uint8_t *buf)

@@ -14,11 +14,12 @@
  *     acknowledged the stream up to offset N", learnt from the OS
  *     (written - SIOCOUTQ), so the transport must report it when it grows
  *     (the acks op).
- *   frames (IB, not built yet): each receive completion is one whole frame
+ *   frames (IB): each receive completion is one whole frame
  *     (the 48-byte header and up to 4096 payload bytes, every fragment
  *     carrying the full header); acknowledgement is RDS-level, h_ack in
  *     the frames themselves and ACK-only frames, so the core learns it
- *     from its input and the acks op has nothing to do. See
+ *     from its input (rdsu_link_input_frame) and the acks op has nothing
+ *     to do; rdsu_link_output_frame hands out one frame at a time. See
  *     docs/librds.md for what else the core owes such a transport.
  */
 #ifndef RDSU_IO_TRANSPORT_H

@@ -4,6 +4,12 @@
  * a transport like any other: it acts only on link requests, reports TCP
  * events through the rdsu_link_* calls, and lets time pass only to the
  * next thing due (a segment, an acknowledgement, a handshake, a timer).
+ *
+ * A connection of a frame transport (IB) is an RC queue pair instead:
+ * whole frames through the frame calls, in order, each one a segment;
+ * the private data of the handshake carried with the SYN and its answer;
+ * no loss but a broken connection (RC retries until it gives up); the
+ * send completes as the frame arrives. The tap sees only TCP streams.
  */
 #include "sim.h"
 
@@ -59,6 +65,8 @@ struct sim_tcp {
 	rdsu_ns syn_at;
 	rdsu_ns est_at;
 	bool est_pending;       /* the connector has not been told yet */
+	bool frames;            /* an IB connection: frames, not a stream */
+	struct rdsu_link_hs hs[2]; /* private data each end offered */
 };
 
 struct sim_node {
@@ -67,6 +75,7 @@ struct sim_node {
 	struct rdsu_ep_cfg cfg;
 	unsigned sport_group;
 	uint32_t eph;
+	uint32_t ib_post;       /* receive buffers posted per IB link (credits) */
 };
 
 struct rdsu_sim {
@@ -123,7 +132,7 @@ int rdsu_sim_new(struct rdsu_sim **out, const struct rdsu_sim_cfg *cfg)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return RDSU_ERR_NOMEM;
-	s->buf = malloc(cfg->max_chunk);
+	s->buf = malloc(cfg->max_chunk > RDSU_FRAME_MAX ? cfg->max_chunk : RDSU_FRAME_MAX);
 	if (!s->buf) {
 		free(s);
 		return RDSU_ERR_NOMEM;
@@ -365,8 +374,16 @@ static int do_connect(struct rdsu_sim *s, int node, const struct rdsu_lreq *r)
 	t->end[0].port = pick_port(s, node, r);
 	t->end[0].down_at = RDSU_NS_NEVER;
 	t->end[1].node = dst;
-	t->end[1].port = RDSU_TCP_PORT;
+	t->end[1].port = r->dport;
 	t->end[1].down_at = RDSU_NS_NEVER;
+	t->frames = r->trans == RDSU_TRANS_IB;
+	if (t->frames) {
+		struct rdsu_ep *ep = s->nodes[node].ep;
+
+		if (s->nodes[node].ib_post)
+			(void)rdsu_link_posted(ep, r->link, s->nodes[node].ib_post, s->now);
+		(void)rdsu_link_hs_offer(ep, r->link, &t->hs[0]);
+	}
 	s->st.connects++;
 	if (dst < 0 || !s->nodes[dst].ep || s->nodes[dst].down || s->nodes[node].down ||
 	    !t->end[0].port) {
@@ -432,13 +449,18 @@ static void seg_push(struct rdsu_sim *s, struct sim_tcp *t, int e, const uint8_t
 		at += rnd(s) % (s->cfg.jitter + 1);
 	if (at < d->last_at)
 		at = d->last_at;
+	g->rst = false;
 	if (chance(s, s->cfg.loss_ppm)) {
-		at += s->cfg.rto;
 		s->st.losses++;
+		/* RC gives up on a lost frame only with the connection */
+		if (t->frames)
+			g->rst = true;
+		else
+			at += s->cfg.rto;
 	}
 	g->next = NULL;
 	g->at = at;
-	g->rst = chance(s, s->cfg.reset_ppm);
+	g->rst = g->rst || chance(s, s->cfg.reset_ppm);
 	g->len = (uint32_t)n;
 	g->off = 0;
 	memcpy(g->data, p, n);
@@ -451,7 +473,7 @@ static void seg_push(struct rdsu_sim *s, struct sim_tcp *t, int e, const uint8_t
 	d->written += n;
 	s->st.segments++;
 	s->st.bytes += n;
-	if (s->tap_fn)
+	if (s->tap_fn && !t->frames)
 		s->tap_fn(s->tap_ud, t->end[e].node, t->end[!e].node, t->id, t->path, p, n);
 }
 
@@ -474,7 +496,11 @@ static int write_all(struct rdsu_sim *s)
 					break; /* wait for acknowledgements */
 				if (chunk > room)
 					chunk = (size_t)room;
-				n = rdsu_link_output(ep, me->link, s->buf, chunk, s->now);
+				if (t->frames)
+					n = rdsu_link_output_frame(ep, me->link, s->buf, RDSU_FRAME_MAX,
+								   s->now);
+				else
+					n = rdsu_link_output(ep, me->link, s->buf, chunk, s->now);
 				acts++;
 				if (n < 0) {
 					tcp_close_end(s, t, e, true);
@@ -513,8 +539,20 @@ static int deliver(struct rdsu_sim *s, struct sim_tcp *t, int e)
 		}
 		if (!rx->up)
 			return done; /* held: TCP keeps it buffered */
-		n = rdsu_link_input(s->nodes[rx->node].ep, rx->link, g->data + g->off,
-				    g->len - g->off, s->now);
+		if (t->frames) {
+			n = rdsu_link_input_frame(s->nodes[rx->node].ep, rx->link, g->data, g->len,
+						  s->now);
+			if (n == 0) {
+				n = g->len;
+				/* the receive buffer goes back on the ring */
+				if (s->nodes[rx->node].ib_post)
+					(void)rdsu_link_posted(s->nodes[rx->node].ep, rx->link, 1,
+							       s->now);
+			}
+		} else {
+			n = rdsu_link_input(s->nodes[rx->node].ep, rx->link, g->data + g->off,
+					    g->len - g->off, s->now);
+		}
 		if (n < 0) {
 			/* The core dropped the link (and asked for an RST). */
 			rx->link = 0;
@@ -530,6 +568,11 @@ static int deliver(struct rdsu_sim *s, struct sim_tcp *t, int e)
 		if (!d->head)
 			d->tail = NULL;
 		free(g);
+		if (t->frames) {
+			/* the send completed; acknowledgement is in the frames */
+			d->acked = d->delivered;
+			continue;
+		}
 		a = malloc(sizeof(*a));
 		if (!a)
 			abort();
@@ -578,8 +621,9 @@ static int process_due(struct rdsu_sim *s)
 		if (t->state == SIM_SYN && t->syn_at <= s->now) {
 			struct rdsu_ep *ep = s->nodes[t->end[1].node].ep;
 			uint64_t link = 0;
-			int r = ep ? rdsu_link_accept(ep, &t->addr[1], &t->addr[0], t->end[0].port,
-						      s->now, &link)
+			int r = ep ? rdsu_link_accept_on(ep, t->frames ? RDSU_TRANS_IB : RDSU_TRANS_TCP,
+							 &t->addr[1], &t->addr[0], t->end[0].port,
+							 s->now, &link)
 				   : RDSU_ERR_REFUSED;
 
 			acts++;
@@ -590,10 +634,21 @@ static int process_due(struct rdsu_sim *s)
 				s->st.accepted++;
 				t->end[1].link = link;
 				t->end[1].up = r == RDSU_ACCEPT_UP;
+				if (t->frames) {
+					uint32_t post = s->nodes[t->end[1].node].ib_post;
+
+					(void)rdsu_link_hs_peer(ep, link, &t->hs[0], s->now);
+					if (post)
+						(void)rdsu_link_posted(ep, link, post, s->now);
+					(void)rdsu_link_hs_offer(ep, link, &t->hs[1]);
+				}
 			} else {
-				/* Established, then reset straight away. */
+				/* TCP: established, then reset straight away; IB:
+				 * rejected, never established. */
 				s->st.refused++;
 				t->end[0].down_at = t->est_at;
+				if (t->frames)
+					t->est_pending = false;
 			}
 		}
 		if (t->est_pending && t->est_at <= s->now) {
@@ -603,6 +658,9 @@ static int process_due(struct rdsu_sim *s)
 			t->est_pending = false;
 			if (!t->end[0].link)
 				continue;
+			if (t->frames)
+				(void)rdsu_link_hs_peer(s->nodes[t->end[0].node].ep, t->end[0].link,
+							&t->hs[1], s->now);
 			r = rdsu_link_established(s->nodes[t->end[0].node].ep, t->end[0].link,
 						  t->end[0].port, s->now);
 			if (r == 0)
@@ -831,4 +889,10 @@ void rdsu_sim_set_down(struct rdsu_sim *s, int node, bool down)
 		}
 	}
 	pump(s);
+}
+
+void rdsu_sim_set_ib_credits(struct rdsu_sim *s, int node, uint32_t n)
+{
+	if (node >= 0 && node < s->n_nodes)
+		s->nodes[node].ib_post = n;
 }

@@ -101,6 +101,14 @@ int rdsu_sim_reboot(struct rdsu_sim *s, int node, uint32_t gen_num);
  */
 void rdsu_sim_set_down(struct rdsu_sim *s, int node, bool down);
 
+/*
+ * rdsu_sim_set_ib_credits() - node |node| posts |n| receive buffers on
+ * each IB connection before it offers its private data, so it offers |n|
+ * credits, and reposts one per frame it takes. 0 (the default): it offers
+ * none, as the kernel, and the peer runs without flow control.
+ */
+void rdsu_sim_set_ib_credits(struct rdsu_sim *s, int node, uint32_t n);
+
 void rdsu_sim_set_event_cb(struct rdsu_sim *s, rdsu_sim_event_fn fn, void *ud);
 void rdsu_sim_set_tap(struct rdsu_sim *s, rdsu_sim_tap_fn fn, void *ud);
 void rdsu_sim_get_stats(const struct rdsu_sim *s, struct rdsu_sim_stats *out);
