@@ -128,6 +128,35 @@ static void test_io_wait_deadline(void **state)
 	rdsu_sock_free(s, rdsu_clock());
 }
 
+/* RDSU_LREQ_CONNECT goes to the transport it names; one this loop does
+ * not run fails at once, so the core backs off, and TCP never sees it. */
+static void test_io_connect_routing(void **state)
+{
+	struct rdsu_ep_cfg ec;
+	struct rdsu_sock *s;
+	struct rdsu_addr a = addr(A_ADDR), b = addr(B_ADDR);
+	struct rdsu_conn_info ci;
+	struct rdsu_tcp_stats st;
+	struct iovec iov = { "x", 1 };
+
+	(void)state;
+	ep_cfg(&ec, A_ADDR);
+	ec.rdma_laddrs = 1;
+	assert_int_equal(rdsu_io_new(&live_io, &ec, NULL), 0);
+	assert_int_equal(rdsu_sock_new(rdsu_io_ep(live_io), &s), 0);
+	assert_int_equal(rdsu_sock_bind(s, &a, 4000), 0);
+	assert_int_equal(rdsu_sock_get_transport(s), RDSU_TRANS_IB);
+	assert_int_equal(rdsu_sock_submit(s, &b, 5000, &iov, 1, rdsu_clock()), 1);
+	assert_int_equal(rdsu_io_run(live_io, 0), 0);
+	assert_int_equal(rdsu_ep_conn_get(rdsu_io_ep(live_io), &a, &b, &ci), 0);
+	assert_int_equal(ci.transport, RDSU_TRANS_IB);
+	assert_int_equal(ci.path[0].state, RDSU_PATH_DOWN);
+	assert_true(ci.path[0].backoff > 0);
+	rdsu_tcp_get_stats(rdsu_io_tcp(live_io), &st);
+	assert_int_equal(st.connects, 0);
+	rdsu_sock_free(s, rdsu_clock());
+}
+
 /* rdsu_io_new's endpoint and rdsu_tcp_new's talk: one loop each, driven
  * by their two descriptors from one poll. */
 static void test_io_message(void **state)
@@ -188,6 +217,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_io_cfg, teardown),
 		cmocka_unit_test_teardown(test_io_wait_deadline, teardown),
+		cmocka_unit_test_teardown(test_io_connect_routing, teardown),
 		cmocka_unit_test_teardown(test_io_message, teardown),
 	};
 

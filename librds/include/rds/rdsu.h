@@ -209,7 +209,8 @@ RDSU_API void rdsu_ep_cfg_default(struct rdsu_ep_cfg *cfg);
  * Return: 0 and *out set; RDSU_ERR_INVAL (size too small, no or duplicate
  * or unspecified address, mixed families, gen_num 0, npaths not a power of
  * two in 1..8, kver or path_rule unknown, reconnect_min 0 or >
- * reconnect_max, a fault bit that is not RDSU_FAULT__ALL's); RDSU_ERR_NOMEM.
+ * reconnect_max, a fault bit that is not RDSU_FAULT__ALL's, an rdma_laddrs
+ * bit at or beyond n_laddrs); RDSU_ERR_NOMEM.
  */
 RDSU_API int rdsu_ep_new(struct rdsu_ep **out, const struct rdsu_ep_cfg *cfg);
 /* rdsu_ep_free() - free the endpoint, its sockets, connections and queues.
