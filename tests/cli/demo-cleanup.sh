@@ -16,6 +16,9 @@ trap '[ -n "$holder" ] && kill $holder 2>/dev/null; rm -rf "$tmp"' EXIT
 python3 -c '
 import socket, sys, time
 s = socket.socket()
+# Earlier loopback tests leave TIME_WAIT connections on this port; a
+# listener still keeps the demo from binding it.
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("127.0.0.2", 16385))
 s.listen()
 open(sys.argv[1], "w").close()
