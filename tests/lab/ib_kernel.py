@@ -45,6 +45,7 @@ from checks import ib_group_messages  # noqa: E402
 A, B = "10.199.0.2", "10.199.0.3"
 SIZES = [0, 1, 4095, 4096, 4097, 65536, 1 << 20]
 PINGS = 3
+LOST = "the capture lost RoCE packets"
 
 COMMON = r'''
 import os, subprocess, time, zlib
@@ -167,7 +168,7 @@ PY
 def check_capture(path, fails, me=A, kern=B, passive=False):
     cap = rdscap.analyse(path)
     if cap["ib_psn_gaps"]:
-        fails.append("the capture lost RoCE packets: %r" % cap["ib_psn_gaps"][:3])
+        fails.append("%s: %r" % (LOST, cap["ib_psn_gaps"][:3]))
         return
     cm = cap["ib_cm"]
     names = [m["msg"] for m in cm]
@@ -291,8 +292,15 @@ def main():
 
     fails = []
     for name, me, kern, passive in LAYOUTS:
-        if a.layout in (None, name):
-            fails += run_layout(a.kernel, a.ibpeer, out, name, me, kern, passive, log)
+        if a.layout not in (None, name):
+            continue
+        f = run_layout(a.kernel, a.ibpeer, out, name, me, kern, passive, log)
+        # tcpdump on the bridge drops a packet now and then on a loaded
+        # host, and a capture with holes cannot be judged: one more boot.
+        if f and all(LOST in x for x in f):
+            log("%s: %s; once more" % (name, f[0]))
+            f = run_layout(a.kernel, a.ibpeer, out, name, me, kern, passive, log)
+        fails += f
     for f in fails:
         log("FAIL: " + f)
     log("%s on %s" % ("FAIL" if fails else "PASS", a.kernel))
