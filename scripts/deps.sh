@@ -8,14 +8,16 @@ set -eu
 # them in the tests; file and dpkg-dev (dpkg-shlibdeps) are what CPack's
 # Debian packages need; ncurses draws rdstop's screen and tmux drives it in
 # its screen tests; qperf runs, unmodified, through the preload shim
-# (tests/shim).
+# (tests/shim); libibverbs-dev and librdmacm-dev build the IB transport
+# (rdsu_ib, left out without them).
 PKGS="build-essential cmake pkg-config clang libcmocka-dev libnl-3-dev libjson-c-dev libpcap-dev liburing-dev python3
+      libibverbs-dev librdmacm-dev
       lowdown man-db file dpkg-dev libncurses-dev tmux qperf"
 # The Wireshark plugin (plugins/wireshark) and its tests (tests/wireshark).
 PKGS="$PKGS wireshark-dev tshark"
 # The kernel peer lab (tests/lab): qemu boots Debian kernels with RDS.
 [ "${1:-}" = "--lab" ] && PKGS="$PKGS qemu-system-x86 busybox-static kmod cpio xz-utils zstd tcpdump iproute2
-      rdma-core ibverbs-utils procps"
+      rdma-core ibverbs-utils ibverbs-providers procps"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include "loop.h"
 
+#include <rds/rdsu_ib.h>
 #include <rds/rdsu_tcp.h>
 
 #include <errno.h>
@@ -295,16 +296,22 @@ int rdsu_io_new(struct rdsu_io **out, const struct rdsu_ep_cfg *ep_cfg,
 	}
 	if (!c.transports)
 		c.transports = RDSU_IO_TCP;
-	if (c.transports & ~RDSU_IO_TCP)
+	if (c.transports & ~(RDSU_IO_TCP | RDSU_IO_IB))
+		return RDSU_ERR_INVAL;
+	/* IB comes from library rdsu_ib: only its configuration can
+	 * create it, so a TCP-only program never links verbs. */
+	if ((c.transports & RDSU_IO_IB) && (!c.ib || !c.ib->make))
 		return RDSU_ERR_INVAL;
 	io = calloc(1, sizeof(*io));
 	if (!io)
 		return RDSU_ERR_NOMEM;
 	io->epfd = io->timerfd = -1;
-	r = rdsu_tcp_create(&io->tcp, c.tcp);
-	if (r < 0)
-		goto fail;
-	io->tr[io->n_tr++] = rdsu_tcp_transport(io->tcp);
+	if (c.transports & RDSU_IO_TCP) {
+		r = rdsu_tcp_create(&io->tcp, c.tcp);
+		if (r < 0)
+			goto fail;
+		io->tr[io->n_tr++] = rdsu_tcp_transport(io->tcp);
+	}
 	/* No further than the caller's structure goes: rdsu_ep_new also
 	 * takes the shorter one from before rdsu_ep_cfg.faults. */
 	memset(&ec, 0, sizeof(ec));
@@ -327,7 +334,16 @@ int rdsu_io_new(struct rdsu_io **out, const struct rdsu_ep_cfg *ep_cfg,
 	r = rdsu_loop_watch(io, &io->timer, EPOLLIN, EPOLL_CTL_ADD);
 	if (r < 0)
 		goto fail;
-	rdsu_tcp_bind_io(io->tcp, io, ec.seed);
+	if (io->tcp)
+		rdsu_tcp_bind_io(io->tcp, io, ec.seed);
+	if (c.transports & RDSU_IO_IB) {
+		struct rdsu_transport *ib;
+
+		r = c.ib->make(io, c.ib, &ib);
+		if (r < 0)
+			goto fail;
+		io->tr[io->n_tr++] = ib;
+	}
 	for (unsigned i = 0; i < io->n_tr; i++) {
 		for (unsigned a = 0; a < ec.n_laddrs; a++) {
 			r = io->tr[i]->ops->listen(io->tr[i], &ec.laddrs[a]);

@@ -50,7 +50,8 @@ BASE_MODULES = ["virtio_pci", "virtio_net", "9pnet_virtio", "9p",
                 "inet_diag", "tcp_diag"]
 # May be built in, and then the shipped index does not always say so.
 MAYBE_BUILTIN = {"virtio_pci"}
-RDMA_MODULES = ["crc32_generic", "crc32-cryptoapi", "rds_rdma", "rdma_rxe"]
+# ib_uverbs and rdma_ucm: userspace verbs and rdma_cm (librds on IB, ibpeer).
+RDMA_MODULES = ["crc32_generic", "crc32-cryptoapi", "rds_rdma", "rdma_rxe", "ib_uverbs", "rdma_ucm"]
 
 
 def log(msg):

@@ -45,17 +45,24 @@ RDSU_API int rdsu_sockaddr_get(const struct sockaddr_storage *ss, struct rdsu_ad
 
 /* rdsu_io_cfg.transports bits, by RDSU_TRANS_* (rdsu.h) */
 #define RDSU_IO_TCP (1u << RDSU_TRANS_TCP)
+#define RDSU_IO_IB (1u << RDSU_TRANS_IB)   /* rdsu_ib.h, library rdsu_ib */
 
 struct rdsu_tcp_cfg;
+struct rdsu_ib_cfg;
 
 struct rdsu_io_cfg {
 	size_t size;            /* sizeof(struct rdsu_io_cfg) */
-	/* RDSU_IO_* bits of the transports to run; 0 = TCP. Only TCP is
-	 * built so far: any other bit is RDSU_ERR_INVAL. */
+	/* RDSU_IO_* bits of the transports to run; 0 = TCP. RDSU_IO_IB
+	 * needs |ib|; another bit is RDSU_ERR_INVAL. */
 	unsigned transports;
 	/* The TCP transport's configuration (rdsu_tcp.h); NULL for the
 	 * defaults. Read only during rdsu_io_new(). */
 	const struct rdsu_tcp_cfg *tcp;
+	/* The IB transport's configuration, from rdsu_ib_cfg_default() of
+	 * library rdsu_ib (rdsu_ib.h); required with RDSU_IO_IB. Read only
+	 * during rdsu_io_new(). Which connections use IB: rdsu_ep_cfg.
+	 * rdma_laddrs and rdsu_sock_set_transport() (rdsu.h). */
+	const struct rdsu_ib_cfg *ib;
 };
 
 struct rdsu_io;
@@ -71,9 +78,11 @@ RDSU_API void rdsu_io_cfg_default(struct rdsu_io_cfg *cfg);
  * is drawn, and when ep_cfg->seed is 0 a random seed, as the kernel does
  * per module load (rds_gen_num).
  * Return: 0 and *out set; RDSU_ERR_INVAL (a transport not built, a bad
- * transport configuration); an rdsu_err from rdsu_ep_new; a negative errno
- * (-EADDRINUSE: something, perhaps the kernel's rds_tcp, already listens
- * on the port; -EADDRNOTAVAIL: the address is not on this host).
+ * transport configuration, RDSU_IO_IB without |ib|); an rdsu_err from
+ * rdsu_ep_new; a negative errno (-EADDRINUSE: something, perhaps the
+ * kernel's rds_tcp or rds_rdma, already listens on the port;
+ * -EADDRNOTAVAIL: the address is not on this host, or with IB on no RDMA
+ * device; -ENODEV: IB found no RDMA device at all).
  */
 RDSU_API int rdsu_io_new(struct rdsu_io **out, const struct rdsu_ep_cfg *ep_cfg,
 			 const struct rdsu_io_cfg *cfg);

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * rdsu_ib.h - the InfiniBand/RoCE transport of librds (library rdsu_ib,
+ * over librdmacm and libibverbs; docs/librds.md, "The IB transport"),
+ * wire-compatible with the kernel's rds_rdma: rdma_cm RDMA_PS_TCP on
+ * port 18634 (IPv4) and 16385 (IPv6), one RC QP per connection, the CM
+ * private data of net/rds/ib.h, SENDs of a 48-byte header and up to 4096
+ * payload bytes into posted receives of 48 + 4096 bytes.
+ *
+ * It runs inside an rdsu_io (rdsu_io.h) like the TCP transport: ask for
+ * it with RDSU_IO_IB in rdsu_io_cfg.transports and point rdsu_io_cfg.ib at
+ * a configuration from rdsu_ib_cfg_default(). Its rdma_cm event channel
+ * and completion channels sit in the loop's epoll set, so rdsu_io_fd()
+ * stays the one descriptor to poll. Only programs that call into this
+ * header link libibverbs and librdmacm.
+ *
+ * Return values: as rdsu_io.h.
+ */
+#ifndef RDS_RDSU_IB_H
+#define RDS_RDSU_IB_H
+
+#include <rds/rdsu.h>
+#include <rds/rdsu_io.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Ring bounds: the kernel's defaults (net.rds.ib.max_send_wr 256,
+ * max_recv_wr 1024) and how far a configuration may move them. */
+#define RDSU_IB_SEND_RING_DEFAULT 256
+#define RDSU_IB_RECV_RING_DEFAULT 1024
+#define RDSU_IB_RING_MIN 16
+#define RDSU_IB_RING_MAX 16384
+
+struct rdsu_ib_cfg;
+struct rdsu_transport;
+/* How rdsu_io_new() creates the transport (set by rdsu_ib_cfg_default). */
+typedef int rdsu_ib_make_fn(struct rdsu_io *io, const struct rdsu_ib_cfg *cfg,
+			    struct rdsu_transport **out);
+
+struct rdsu_ib_cfg {
+	size_t size;            /* sizeof(struct rdsu_ib_cfg) */
+	/* Send slots of 48 + 4096 bytes per connection: SENDs posted and
+	 * not yet completed, ACK-only frames included
+	 * (RDSU_IB_RING_MIN..RDSU_IB_RING_MAX; the QP is sized one more, as
+	 * the kernel's). Capped by the device's max_qp_wr - 1. */
+	unsigned send_ring;
+	/* Receives of 48 + 4096 bytes posted per connection, in one
+	 * registered region (same bounds and cap). */
+	unsigned recv_ring;
+	bool no_listen;         /* connect only */
+	/* Listen and connect on these rdma_cm ports instead of 18634
+	 * (IPv4) and 16385 (IPv6): tests with several endpoints per
+	 * address. 0 = the kernel's. */
+	uint16_t port_v4, port_v6;
+	/* Set by rdsu_ib_cfg_default(); the loop creates the transport
+	 * through it, so that rdsu_io itself never links verbs. */
+	rdsu_ib_make_fn *make;
+};
+
+/* rdsu_ib_cfg_default() - the kernel's ring sizes and ports. */
+RDSU_API void rdsu_ib_cfg_default(struct rdsu_ib_cfg *cfg);
+
+struct rdsu_ib_stats {
+	uint64_t connects;        /* rdma_connect() calls */
+	uint64_t established;     /* connections up, either side */
+	uint64_t rejected_by_peer;/* REJECTED events (consumer data 1 or other) */
+	uint64_t rejected;        /* requests we refused (version, core) */
+	uint64_t downs;           /* connections reported down */
+	uint64_t frames_in, frames_out;  /* receive / send completions of frames */
+	uint64_t bytes_in, bytes_out;    /* their bytes, headers included */
+	uint64_t acks_out;        /* ACK-only frames sent */
+	uint64_t acks_in;         /* ACK-only frames received */
+	uint64_t send_full;       /* output stopped with every send slot in flight */
+	uint16_t version;         /* the last connection's protocol (0x0301 = 3.1) */
+};
+
+/*
+ * rdsu_ib_get_stats() - the IB transport's counters.
+ * Return: 0; RDSU_ERR_NOTFOUND when |io| runs without IB; RDSU_ERR_INVAL
+ * for a NULL argument.
+ */
+RDSU_API int rdsu_ib_get_stats(struct rdsu_io *io, struct rdsu_ib_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RDS_RDSU_IB_H */

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * ib.c - the IB transport of librds over librdmacm and libibverbs: the
+ * transport object and its ops (transport.h), the link list, and each
+ * link's verbs resources, set up as rds_ib_setup_qp() does: a PD, one
+ * CQ per direction on one completion channel (whose descriptor is a
+ * source in the loop's epoll set), an RC QP through rdma_cm, and one
+ * registered region per ring. Connection management is in ib_cm.c,
+ * the rings in ib_recv.c and ib_send.c, the core in ib_core.c (ib.h).
+ */
+#define _GNU_SOURCE
+#include "ib.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+void rdsu_ib_cfg_default(struct rdsu_ib_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+	cfg->send_ring = RDSU_IB_SEND_RING_DEFAULT;
+	cfg->recv_ring = RDSU_IB_RECV_RING_DEFAULT;
+	cfg->make = rdsu_ib_make;
+}
+
+static struct rdsu_ib *ib_of(struct rdsu_transport *tr)
+{
+	return (struct rdsu_ib *)tr;
+}
+
+struct ib_link *rdsu_ib_link_new(struct rdsu_ib *t, struct rdma_cm_id *cm, bool active)
+{
+	struct ib_link *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	l->t = t;
+	l->cm = cm;
+	l->active = active;
+	l->ccsrc.fd = -1;
+	l->ccsrc.tr = &t->tr;
+	cm->context = l;
+	l->next = t->links;
+	t->links = l;
+	return l;
+}
+
+static unsigned ring_size(unsigned want, int dev_max)
+{
+	unsigned cap = dev_max > 1 ? (unsigned)dev_max - 1 : RDSU_IB_RING_MIN;
+
+	return want < cap ? want : cap;
+}
+
+/* Ring memory, page-aligned as registration pins whole pages anyway. */
+static uint8_t *page_alloc(size_t n)
+{
+	return aligned_alloc(4096, (n + 4095) & ~(size_t)4095);
+}
+
+static int set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
+}
+
+int rdsu_ib_link_setup(struct ib_link *l)
+{
+	struct rdsu_ib *t = l->t;
+	struct ibv_context *ctx = l->cm->verbs;
+	struct ibv_device_attr da;
+	struct ibv_qp_init_attr qa;
+	int r;
+
+	if (!ctx)
+		return -ENODEV;
+	if (ibv_query_device(ctx, &da))
+		return -errno ? -errno : -EIO;
+	l->nsend = ring_size(t->cfg.send_ring, da.max_qp_wr);
+	l->nrecv = ring_size(t->cfg.recv_ring, da.max_qp_wr);
+	l->pd = ibv_alloc_pd(ctx);
+	l->cc = ibv_create_comp_channel(ctx);
+	if (!l->pd || !l->cc)
+		return -ENOMEM;
+	r = set_nonblock(l->cc->fd);
+	if (r < 0)
+		return r;
+	/* One more than the rings, as the kernel sizes them (its extra
+	 * send is the ACK's, which takes a slot here). */
+	l->scq = ibv_create_cq(ctx, (int)l->nsend + 1, l, l->cc, 0);
+	l->rcq = ibv_create_cq(ctx, (int)l->nrecv + 1, l, l->cc, 0);
+	if (!l->scq || !l->rcq)
+		return -ENOMEM;
+	l->rbuf = page_alloc((size_t)l->nrecv * IB_FRAME);
+	l->sbuf = page_alloc((size_t)l->nsend * IB_FRAME);
+	if (!l->rbuf || !l->sbuf)
+		return -ENOMEM;
+	l->rmr = ibv_reg_mr(l->pd, l->rbuf, (size_t)l->nrecv * IB_FRAME, IBV_ACCESS_LOCAL_WRITE);
+	l->smr = ibv_reg_mr(l->pd, l->sbuf, (size_t)l->nsend * IB_FRAME, 0);
+	if (!l->rmr || !l->smr)
+		return -errno ? -errno : -ENOMEM;
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_context = l;
+	qa.send_cq = l->scq;
+	qa.recv_cq = l->rcq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.sq_sig_all = 0;
+	qa.cap.max_send_wr = l->nsend + 1;
+	qa.cap.max_recv_wr = l->nrecv + 1;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	if (rdma_create_qp(l->cm, l->pd, &qa))
+		return -errno ? -errno : -EIO;
+	/* Sends wake us on every signalled completion; receives only on a
+	 * solicited one (a message's last frame), as the kernel arms them. */
+	if (ibv_req_notify_cq(l->scq, 0) || ibv_req_notify_cq(l->rcq, 1))
+		return -EIO;
+	l->ccsrc.fd = l->cc->fd;
+	r = rdsu_loop_watch(t->tr.io, &l->ccsrc, EPOLLIN, EPOLL_CTL_ADD);
+	if (r < 0) {
+		l->ccsrc.fd = -1;
+		return r;
+	}
+	return rdsu_ib_recv_fill(l);
+}
+
+void rdsu_ib_link_retire(struct ib_link *l)
+{
+	struct rdsu_ib *t = l->t;
+
+	if (l->state == IL_DEAD)
+		return;
+	l->state = IL_DEAD;
+	if (l->ccsrc.fd >= 0)
+		rdsu_loop_unwatch(t->tr.io, &l->ccsrc);
+	for (struct ib_link **pp = &t->links; *pp; pp = &(*pp)->next) {
+		if (*pp == l) {
+			*pp = l->next;
+			break;
+		}
+	}
+	l->next = t->dead;
+	t->dead = l;
+}
+
+void rdsu_ib_link_lost(struct ib_link *l, rdsu_ns now)
+{
+	if (l->state == IL_DEAD)
+		return;
+	l->t->st.downs++;
+	rdsu_ib_link_retire(l);
+	rdsu_ib_core_down(l, now);
+}
+
+/* CQs and the channel go before the id: rdma_destroy_id waits for every
+ * event of the id to be acknowledged, which ib_cm.c does as it reads. */
+static void link_free(struct ib_link *l)
+{
+	if (l->cm && l->cm->qp) {
+		/* A DREQ tells the peer now instead of at its next send. */
+		(void)rdma_disconnect(l->cm);
+		rdma_destroy_qp(l->cm);
+	}
+	if (l->rmr)
+		ibv_dereg_mr(l->rmr);
+	if (l->smr)
+		ibv_dereg_mr(l->smr);
+	if (l->scq)
+		ibv_destroy_cq(l->scq);
+	if (l->rcq)
+		ibv_destroy_cq(l->rcq);
+	if (l->cc)
+		ibv_destroy_comp_channel(l->cc);
+	if (l->pd)
+		ibv_dealloc_pd(l->pd);
+	if (l->cm)
+		rdma_destroy_id(l->cm);
+	free(l->rbuf);
+	free(l->sbuf);
+	free(l);
+}
+
+static void ib_ready(struct rdsu_transport *tr, struct rdsu_src *src, uint32_t events,
+		     rdsu_ns now)
+{
+	struct rdsu_ib *t = ib_of(tr);
+	struct ib_link *l;
+	struct ibv_cq *cq;
+	void *cq_ctx;
+
+	(void)events;
+	if (src == &t->chsrc) {
+		rdsu_ib_cm_events(t, now);
+		return;
+	}
+	l = (struct ib_link *)((char *)src - offsetof(struct ib_link, ccsrc));
+	if (l->state == IL_DEAD)
+		return;
+	/* One event per CQ that fired: acknowledge it, re-arm, then poll
+	 * empty, so a completion that lands between poll and arm still
+	 * raises the next event. */
+	while (ibv_get_cq_event(l->cc, &cq, &cq_ctx) == 0) {
+		ibv_ack_cq_events(cq, 1);
+		(void)ibv_req_notify_cq(cq, cq == l->rcq);
+	}
+	if (!rdsu_ib_send_poll(l, now))
+		return;
+	if (!rdsu_ib_recv_poll(l, now))
+		return;
+	rdsu_ib_core_output(l, now);
+}
+
+static void ib_connect(struct rdsu_transport *tr, const struct rdsu_lreq *req, rdsu_ns now)
+{
+	rdsu_ib_cm_connect(ib_of(tr), req, now);
+}
+
+static void *ib_find(struct rdsu_transport *tr, uint64_t link)
+{
+	for (struct ib_link *l = ib_of(tr)->links; l; l = l->next)
+		if (l->id == link && l->core_knows)
+			return l;
+	return NULL;
+}
+
+static void ib_output(struct rdsu_transport *tr, void *lk, rdsu_ns now)
+{
+	struct ib_link *l = lk;
+
+	(void)tr;
+	if (l->state == IL_UP)
+		rdsu_ib_core_output(l, now);
+}
+
+static void ib_close(struct rdsu_transport *tr, void *lk, bool reset, rdsu_ns now)
+{
+	struct ib_link *l = lk;
+
+	(void)tr;
+	(void)reset;
+	(void)now;
+	l->core_knows = false;
+	rdsu_ib_link_retire(l);
+}
+
+static void ib_attach(struct rdsu_transport *tr, void *lk, rdsu_ns now)
+{
+	/* IB links are never held: the core refuses a request instead. */
+	(void)tr;
+	(void)lk;
+	(void)now;
+}
+
+static void ib_reap(struct rdsu_transport *tr)
+{
+	struct rdsu_ib *t = ib_of(tr);
+
+	while (t->dead) {
+		struct ib_link *l = t->dead;
+
+		t->dead = l->next;
+		link_free(l);
+	}
+}
+
+static void ib_free(struct rdsu_transport *tr)
+{
+	struct rdsu_ib *t = ib_of(tr);
+
+	while (t->links) {
+		t->links->core_knows = false;
+		rdsu_ib_link_retire(t->links);
+	}
+	ib_reap(tr);
+	rdsu_ib_cm_close(t);
+	free(t);
+}
+
+static int ib_listen(struct rdsu_transport *tr, const struct rdsu_addr *a)
+{
+	struct rdsu_ib *t = ib_of(tr);
+
+	return t->cfg.no_listen ? 0 : rdsu_ib_cm_listen(t, a);
+}
+
+static const struct rdsu_transport_ops ib_ops = {
+	.name = "ib",
+	.id = RDSU_TRANS_IB,
+	.framing = RDSU_FRAMING_FRAMES,
+	.listen = ib_listen,
+	.ready = ib_ready,
+	.connect = ib_connect,
+	.find = ib_find,
+	.output = ib_output,
+	.close = ib_close,
+	.attach = ib_attach,
+	.reap = ib_reap,
+	.free = ib_free,
+};
+
+int rdsu_ib_make(struct rdsu_io *io, const struct rdsu_ib_cfg *cfg, struct rdsu_transport **out)
+{
+	struct rdsu_ib *t;
+	int r;
+
+	*out = NULL;
+	if (!cfg || cfg->size < sizeof(*cfg) || cfg->send_ring < RDSU_IB_RING_MIN ||
+	    cfg->send_ring > RDSU_IB_RING_MAX || cfg->recv_ring < RDSU_IB_RING_MIN ||
+	    cfg->recv_ring > RDSU_IB_RING_MAX)
+		return RDSU_ERR_INVAL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return RDSU_ERR_NOMEM;
+	t->tr.ops = &ib_ops;
+	t->tr.io = io;
+	t->cfg = *cfg;
+	t->ep = io->ep;
+	r = rdsu_ib_cm_open(t);
+	if (r < 0) {
+		rdsu_ib_cm_close(t);
+		free(t);
+		return r;
+	}
+	*out = &t->tr;
+	return 0;
+}
+
+int rdsu_ib_get_stats(struct rdsu_io *io, struct rdsu_ib_stats *st)
+{
+	if (!io || !st)
+		return RDSU_ERR_INVAL;
+	for (unsigned i = 0; i < io->n_tr; i++) {
+		if (io->tr[i]->ops == &ib_ops) {
+			*st = ib_of(io->tr[i])->st;
+			return 0;
+		}
+	}
+	return RDSU_ERR_NOTFOUND;
+}

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * ib.h - the IB transport's insides (library rdsu_ib), split by role as
+ * net/rds splits ib*.c:
+ *
+ *   ib.c       the transport object, its ops table, links and their
+ *              verbs resources (PD, CQs, completion channel, QP, MRs)
+ *   ib_cm.c    rdma_cm: the event channel, listeners, connect, accept,
+ *              private data and version negotiation (ib_cm.c,
+ *              rdma_transport.c)
+ *   ib_recv.c  the receive ring and its completions (ib_recv.c)
+ *   ib_send.c  the send ring and its completions (ib_send.c)
+ *   ib_core.c  the hand-off to the core: the only file that calls the
+ *              core's frame link API (rdsu.h, "Frame transports")
+ *
+ * Everything runs on the loop's thread, non-blocking: the event channel's
+ * and each link's completion channel's descriptors are sources in the
+ * loop's epoll set.
+ */
+#ifndef RDSU_IO_IB_H
+#define RDSU_IO_IB_H
+
+#include "loop.h"
+
+#include <rds/rdsu_ib.h>
+#include <wire/wire.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#define IB_FRAME (WIRE_HDR_LEN + WIRE_FRAG_SIZE)  /* a receive, a send slot */
+#define IB_RESOLVE_MS 5000      /* RDS_RDMA_RESOLVE_TIMEOUT_MS */
+#define IB_REJ_INCOMPAT 1       /* RDS_RDMA_REJ_INCOMPAT, consumer reject data */
+#define IB_UNSIGNALLED_MAX 16   /* max_unsignaled_wr */
+#define IB_REJ_CONSUMER 28      /* IB_CM_REJ_CONSUMER_DEFINED */
+
+enum ib_state {
+	IL_ADDR = 1,   /* resolving the address */
+	IL_ROUTE,      /* resolving the route */
+	IL_CONNECTING, /* REQ sent / REP sent, waiting for ESTABLISHED */
+	IL_UP,
+	IL_DEAD,       /* retired: freed at the end of the round */
+};
+
+struct ib_link {
+	struct rdsu_ib *t;
+	struct ib_link *next;
+	uint64_t id;            /* the core's link id; 0 while not the core's */
+	enum ib_state state;
+	bool active;            /* we sent the REQ */
+	bool core_knows;        /* the core holds the id: report it down */
+	int family;             /* 4 or 6: which private data */
+	struct rdsu_addr laddr, faddr;
+	uint16_t proposed, version;
+
+	struct rdma_cm_id *cm;
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *cc;
+	struct rdsu_src ccsrc;
+	struct ibv_cq *scq, *rcq;
+	struct ibv_mr *rmr, *smr;
+	uint8_t *rbuf, *sbuf;
+	unsigned nrecv, nsend;
+	unsigned rposted;       /* receives posted and not completed */
+	uint64_t s_head, s_tail;/* send slots posted / completed, as counters */
+	unsigned unsignalled;   /* SENDs since the last signalled one */
+
+	uint32_t orem;          /* ib_core.c: payload bytes of the message being sent
+				 * still to come after the last frame posted */
+};
+
+struct rdsu_ib {
+	struct rdsu_transport tr;
+	struct rdsu_ib_cfg cfg;
+	struct rdsu_ep *ep;
+	struct rdma_event_channel *ch;
+	struct rdsu_src chsrc;
+	struct rdma_cm_id *listen[2 * RDSU_MAX_LADDRS];
+	unsigned n_listen;
+	struct ib_link *links;
+	struct ib_link *dead;   /* retired this round */
+	struct rdsu_ib_stats st;
+};
+
+/* ib.c */
+rdsu_ib_make_fn rdsu_ib_make;
+struct ib_link *rdsu_ib_link_new(struct rdsu_ib *t, struct rdma_cm_id *cm, bool active);
+/* Create PD, CQs, completion channel, QP and rings on the link's device,
+ * and post the receives. Return: 0; a negative errno. */
+int rdsu_ib_link_setup(struct ib_link *l);
+/* The link failed or ended: tell the core (if it knows it) and retire it. */
+void rdsu_ib_link_lost(struct ib_link *l, rdsu_ns now);
+/* Retire without telling the core (it asked for the close). */
+void rdsu_ib_link_retire(struct ib_link *l);
+
+/* ib_cm.c */
+int rdsu_ib_cm_open(struct rdsu_ib *t);
+int rdsu_ib_cm_listen(struct rdsu_ib *t, const struct rdsu_addr *a);
+void rdsu_ib_cm_connect(struct rdsu_ib *t, const struct rdsu_lreq *req, rdsu_ns now);
+void rdsu_ib_cm_events(struct rdsu_ib *t, rdsu_ns now);
+void rdsu_ib_cm_close(struct rdsu_ib *t);
+
+/* ib_recv.c */
+int rdsu_ib_recv_post(struct ib_link *l, unsigned idx);
+int rdsu_ib_recv_fill(struct ib_link *l);
+/* Poll the receive CQ empty. Return: false if the link was lost or retired. */
+bool rdsu_ib_recv_poll(struct ib_link *l, rdsu_ns now);
+
+/* ib_send.c */
+/* The next free send slot (IB_FRAME bytes), or NULL when the ring is full. */
+uint8_t *rdsu_ib_send_slot(struct ib_link *l);
+/* Post the slot rdsu_ib_send_slot() gave, |len| bytes; |last|: a
+ * message's last frame or an ACK-only one (signalled and solicited).
+ * Return: 0; -errno. */
+int rdsu_ib_send_post(struct ib_link *l, size_t len, bool last);
+/* Poll the send CQ empty, freeing slots. Return: false if the link was lost. */
+bool rdsu_ib_send_poll(struct ib_link *l, rdsu_ns now);
+
+/* ib_core.c */
+/* An incoming request for |l| (addresses set) whose private data was
+ * |pd|: ask the core. Return: 0, the core took it; -1 refuse it. */
+int rdsu_ib_core_accept(struct ib_link *l, const struct wire_ibpd *pd, rdsu_ns now);
+/* Our private data's ack_seq and credit for |l|, to send now. */
+void rdsu_ib_core_offer(struct ib_link *l, struct wire_ibpd *pd);
+/* |n| receives were (re)posted on |l|. */
+void rdsu_ib_core_posted(struct ib_link *l, uint32_t n, rdsu_ns now);
+/* ESTABLISHED; |rep| the REP's private data on the active side (NULL
+ * when it did not decode). Return: false if the core refused the link
+ * (it was retired). */
+bool rdsu_ib_core_up(struct ib_link *l, const struct wire_ibpd *rep, rdsu_ns now);
+/* One received frame. Return: 0; -1 when the link was lost or retired. */
+int rdsu_ib_core_frame(struct ib_link *l, const uint8_t *p, size_t len, rdsu_ns now);
+/* Copy the core's frames for |l| into send slots and post them. */
+void rdsu_ib_core_output(struct ib_link *l, rdsu_ns now);
+void rdsu_ib_core_down(struct ib_link *l, rdsu_ns now);
+
+#endif /* RDSU_IO_IB_H */

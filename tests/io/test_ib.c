@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * test_ib.c - the IB transport's configuration as the loop takes it
+ * (rdsu_ib.h, rdsu_io.h): defaults, ring bounds, RDSU_IO_IB without a
+ * configuration, and a host without an RDMA device (this one: IB runs in
+ * the lab's guests, tests/lab/ib_kernel.py) failing rdsu_io_new with an
+ * errno instead of a silent TCP-only endpoint.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <unistd.h>
+
+#include <rds/rdsu_ib.h>
+#include <rds/rdsu_io.h>
+#include <rds/rdsu_tcp.h>
+
+static void ep_cfg(struct rdsu_ep_cfg *c)
+{
+	rdsu_ep_cfg_default(c);
+	c->laddrs[0] = rdsu_addr_v4(0x7f000901);  /* 127.0.9.1 */
+	c->n_laddrs = 1;
+}
+
+static void test_ib_cfg_default(void **state)
+{
+	struct rdsu_ib_cfg c;
+
+	(void)state;
+	rdsu_ib_cfg_default(&c);
+	assert_int_equal(c.size, sizeof(c));
+	assert_int_equal(c.send_ring, 256);
+	assert_int_equal(c.recv_ring, 1024);
+	assert_int_equal(c.port_v4, 0);
+	assert_int_equal(c.port_v6, 0);
+	assert_false(c.no_listen);
+	assert_non_null(c.make);
+}
+
+static void test_ib_cfg_refused(void **state)
+{
+	struct rdsu_ep_cfg ec;
+	struct rdsu_io_cfg ic;
+	struct rdsu_ib_cfg bc;
+	struct rdsu_io *io = NULL;
+
+	(void)state;
+	ep_cfg(&ec);
+	rdsu_io_cfg_default(&ic);
+	rdsu_ib_cfg_default(&bc);
+	/* IB needs the configuration that carries its constructor. */
+	ic.transports = RDSU_IO_IB;
+	assert_int_equal(rdsu_io_new(&io, &ec, &ic), RDSU_ERR_INVAL);
+	bc.make = NULL;
+	ic.ib = &bc;
+	assert_int_equal(rdsu_io_new(&io, &ec, &ic), RDSU_ERR_INVAL);
+	rdsu_ib_cfg_default(&bc);
+	/* Rings outside their bounds. */
+	unsigned bad[] = { 0, RDSU_IB_RING_MIN - 1, RDSU_IB_RING_MAX + 1 };
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		bc.send_ring = bad[i];
+		assert_int_equal(rdsu_io_new(&io, &ec, &ic), RDSU_ERR_INVAL);
+		bc.send_ring = RDSU_IB_SEND_RING_DEFAULT;
+		bc.recv_ring = bad[i];
+		assert_int_equal(rdsu_io_new(&io, &ec, &ic), RDSU_ERR_INVAL);
+		bc.recv_ring = RDSU_IB_RECV_RING_DEFAULT;
+	}
+	bc.size = sizeof(bc) - 1;
+	assert_int_equal(rdsu_io_new(&io, &ec, &ic), RDSU_ERR_INVAL);
+	assert_null(io);
+}
+
+/* No RDMA device here: no rdma_cm, or no device with the address. */
+static void test_ib_no_device(void **state)
+{
+	struct rdsu_ep_cfg ec;
+	struct rdsu_io_cfg ic;
+	struct rdsu_ib_cfg bc;
+	struct rdsu_io *io = NULL;
+	int r;
+
+	(void)state;
+	if (access("/dev/infiniband/rdma_cm", F_OK) == 0)
+		skip();
+	ep_cfg(&ec);
+	rdsu_io_cfg_default(&ic);
+	rdsu_ib_cfg_default(&bc);
+	ic.transports = RDSU_IO_IB;
+	ic.ib = &bc;
+	r = rdsu_io_new(&io, &ec, &ic);
+	assert_true(r == -ENODEV || r == -EADDRNOTAVAIL);
+	assert_null(io);
+}
+
+/* An endpoint without IB has no IB counters. */
+static void test_ib_stats_without_ib(void **state)
+{
+	struct rdsu_ep_cfg ec;
+	struct rdsu_io_cfg ic;
+	struct rdsu_tcp_cfg tc;
+	struct rdsu_ib_stats st;
+	struct rdsu_io *io = NULL;
+
+	(void)state;
+	ep_cfg(&ec);
+	rdsu_tcp_cfg_default(&tc);
+	tc.no_listen = true;
+	rdsu_io_cfg_default(&ic);
+	ic.tcp = &tc;
+	assert_int_equal(rdsu_io_new(&io, &ec, &ic), 0);
+	assert_int_equal(rdsu_ib_get_stats(io, &st), RDSU_ERR_NOTFOUND);
+	assert_int_equal(rdsu_ib_get_stats(NULL, &st), RDSU_ERR_INVAL);
+	assert_int_equal(rdsu_ib_get_stats(io, NULL), RDSU_ERR_INVAL);
+	rdsu_io_free(io);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ib_cfg_default),
+		cmocka_unit_test(test_ib_cfg_refused),
+		cmocka_unit_test(test_ib_no_device),
+		cmocka_unit_test(test_ib_stats_without_ib),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

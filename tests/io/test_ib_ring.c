@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * test_ib_ring.c - the IB transport's send ring (librds/io/ib_send.c)
+ * without a device: its QP and CQ are fakes whose post_send records the
+ * work requests and whose poll_cq hands out queued completions. Checked:
+ * slots run out at send_ring and come back with the signalled
+ * completion that covers them; every 16th SEND and every message end
+ * are signalled, message ends also SOLICITED; a ring about to fill is
+ * signalled so it can drain; a failed completion loses the link.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <string.h>
+
+#include "ib.h"
+
+#define MAX_WR 64
+
+static struct {
+	uint64_t wr_id[MAX_WR];
+	unsigned flags[MAX_WR];
+	uint32_t len[MAX_WR];
+	unsigned n;
+	int fail;                 /* post_send's return, 0 = accept */
+	struct ibv_wc wc[MAX_WR]; /* completions poll_cq hands out */
+	unsigned n_wc, wc_next;
+	unsigned lost;            /* rdsu_ib_link_lost calls */
+} fake;
+
+static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+{
+	(void)qp;
+	if (fake.fail) {
+		*bad = wr;
+		return fake.fail;
+	}
+	assert_true(fake.n < MAX_WR);
+	assert_null(wr->next);
+	assert_int_equal(wr->opcode, IBV_WR_SEND);
+	assert_int_equal(wr->num_sge, 1);
+	fake.wr_id[fake.n] = wr->wr_id;
+	fake.flags[fake.n] = wr->send_flags;
+	fake.len[fake.n] = wr->sg_list[0].length;
+	fake.n++;
+	return 0;
+}
+
+static int fake_poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc)
+{
+	int n = 0;
+
+	(void)cq;
+	while (n < num && fake.wc_next < fake.n_wc)
+		wc[n++] = fake.wc[fake.wc_next++];
+	return n;
+}
+
+/* What ib_send.c needs from ib.c. */
+void rdsu_ib_link_lost(struct ib_link *l, rdsu_ns now)
+{
+	(void)now;
+	l->state = IL_DEAD;
+	fake.lost++;
+}
+
+static struct ibv_context ctx;
+static struct ibv_qp qp;
+static struct ibv_cq cq;
+static struct rdma_cm_id cm;
+static struct ibv_mr mr;
+static struct rdsu_ib tr;
+static uint8_t sbuf[64 * IB_FRAME];
+
+static void link_init(struct ib_link *l, unsigned nsend)
+{
+	memset(&fake, 0, sizeof(fake));
+	memset(l, 0, sizeof(*l));
+	ctx.ops.post_send = fake_post_send;
+	ctx.ops.poll_cq = fake_poll_cq;
+	qp.context = &ctx;
+	cq.context = &ctx;
+	cm.qp = &qp;
+	memset(&tr, 0, sizeof(tr));
+	l->t = &tr;
+	l->cm = &cm;
+	l->scq = &cq;
+	l->smr = &mr;
+	l->sbuf = sbuf;
+	l->nsend = nsend;
+	l->state = IL_UP;
+}
+
+static void complete(uint64_t wr_id, enum ibv_wc_status status)
+{
+	struct ibv_wc *wc = &fake.wc[fake.n_wc++];
+
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = wr_id;
+	wc->status = status;
+	wc->opcode = IBV_WC_SEND;
+}
+
+static void test_ring_fills_and_drains(void **state)
+{
+	struct ib_link l;
+
+	(void)state;
+	link_init(&l, 20);
+	for (unsigned i = 0; i < 20; i++) {
+		uint8_t *p = rdsu_ib_send_slot(&l);
+
+		assert_ptr_equal(p, sbuf + (size_t)i * IB_FRAME);
+		assert_int_equal(rdsu_ib_send_post(&l, WIRE_HDR_LEN + i, false), 0);
+		assert_int_equal(fake.len[i], WIRE_HDR_LEN + i);
+		assert_int_equal(fake.wr_id[i], i);
+	}
+	assert_null(rdsu_ib_send_slot(&l));
+	assert_int_equal(rdsu_ib_send_post(&l, WIRE_HDR_LEN, true), -EAGAIN);
+	assert_int_equal(fake.n, 20);
+	/* Signalled: the 16th by count, the 20th as the ring fills. */
+	for (unsigned i = 0; i < 20; i++) {
+		bool sig = i == 15 || i == 19;
+
+		assert_int_equal(!!(fake.flags[i] & IBV_SEND_SIGNALED), sig);
+		assert_false(fake.flags[i] & IBV_SEND_SOLICITED);
+	}
+	/* The completion of wr 15 frees slots 0..15, in ring order. */
+	complete(15, IBV_WC_SUCCESS);
+	assert_true(rdsu_ib_send_poll(&l, 0));
+	assert_ptr_equal(rdsu_ib_send_slot(&l), sbuf);
+	assert_int_equal(l.s_tail, 16);
+	assert_int_equal(tr.st.frames_out, 20);
+	assert_int_equal(tr.st.bytes_out, 20 * WIRE_HDR_LEN + 19 * 20 / 2);
+}
+
+static void test_message_ends(void **state)
+{
+	struct ib_link l;
+
+	(void)state;
+	link_init(&l, 256);
+	/* A 5-frame message, then an ACK-only frame, then a 1-frame one. */
+	for (unsigned i = 0; i < 5; i++)
+		assert_int_equal(rdsu_ib_send_post(&l, IB_FRAME, i == 4), 0);
+	assert_int_equal(rdsu_ib_send_post(&l, WIRE_HDR_LEN, true), 0);
+	assert_int_equal(rdsu_ib_send_post(&l, WIRE_HDR_LEN + 10, true), 0);
+	for (unsigned i = 0; i < 7; i++) {
+		unsigned want = i >= 4 ? IBV_SEND_SIGNALED | IBV_SEND_SOLICITED : 0;
+
+		assert_int_equal(fake.flags[i], want);
+	}
+	/* The count restarts at every signalled SEND. */
+	for (unsigned i = 0; i < 16; i++)
+		assert_int_equal(rdsu_ib_send_post(&l, IB_FRAME, false), 0);
+	for (unsigned i = 7; i < 23; i++)
+		assert_int_equal(!!(fake.flags[i] & IBV_SEND_SIGNALED), i == 22);
+}
+
+static void test_failures(void **state)
+{
+	struct ib_link l;
+
+	(void)state;
+	link_init(&l, 16);
+	fake.fail = ENOMEM;
+	assert_int_equal(rdsu_ib_send_post(&l, WIRE_HDR_LEN, true), -ENOMEM);
+	assert_int_equal(l.s_head, 0);
+	fake.fail = 0;
+	assert_int_equal(rdsu_ib_send_post(&l, WIRE_HDR_LEN, true), 0);
+	/* A completion out of the posted range frees nothing. */
+	complete(7, IBV_WC_SUCCESS);
+	assert_true(rdsu_ib_send_poll(&l, 0));
+	assert_int_equal(l.s_tail, 0);
+	complete(0, IBV_WC_RETRY_EXC_ERR);
+	assert_false(rdsu_ib_send_poll(&l, 0));
+	assert_int_equal(fake.lost, 1);
+	assert_int_equal(l.state, IL_DEAD);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ring_fills_and_drains),
+		cmocka_unit_test(test_message_ends),
+		cmocka_unit_test(test_failures),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
