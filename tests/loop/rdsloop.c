@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "drive.h"
+#include "parse.h"
 #include "rio.h"
 
 #define MAX_SOCKS 63
@@ -46,7 +47,7 @@ struct opts {
 	uint16_t port, sport, first, last;
 	unsigned sockets;
 	uint64_t count;
-	uint32_t sizes[MAX_SIZES];
+	uint64_t sizes[MAX_SIZES];
 	unsigned n_sizes;
 	uint32_t sndbuf, rcvbuf;
 	double timeout, linger;
@@ -98,7 +99,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 
 	switch (key) {
 	case 'b':
-		if (o->have_bind || rio_parse_addr(arg, &o->bind) < 0)
+		if (o->have_bind || parse_addr(arg, &o->bind) < 0)
 			argp_error(st, "one --bind address is needed, not %s", arg);
 		(void)rio_cfg_add_addr(&o->cfg, &o->bind);
 		o->have_bind = true;
@@ -109,16 +110,16 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		o->cfg.ep.kver = arg[0] == '6' ? WIRE_KVER_6 : WIRE_KVER_7;
 		return 0;
 	case O_GEN:
-		if (drive_num(arg, UINT32_MAX, &v) < 0 || !v)
+		if (parse_uint(arg, 0, 0, UINT32_MAX, &v) < 0 || !v)
 			argp_error(st, "bad --gen");
 		o->cfg.ep.gen_num = (uint32_t)v;
 		return 0;
 	case O_PATH_RULE:
-		if (rio_parse_path_rule(arg, &o->cfg.ep.path_rule) < 0)
+		if (parse_path_rule(arg, &o->cfg.ep.path_rule) < 0)
 			argp_error(st, "--path-rule is port or pair");
 		return 0;
 	case O_TO:
-		if (rio_parse_addr(arg, &o->to) < 0)
+		if (parse_addr(arg, &o->to) < 0)
 			argp_error(st, "bad --to %s", arg);
 		o->have_to = true;
 		return 0;
@@ -126,23 +127,23 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case O_SPORT:
 	case O_FIRST:
 	case O_LAST:
-		if (drive_num(arg, 65535, &v) < 0)
+		if (parse_uint(arg, 0, 0, 65535, &v) < 0)
 			argp_error(st, "bad port %s", arg);
 		*(key == O_PORT ? &o->port : key == O_SPORT ? &o->sport
 				  : key == O_FIRST ? &o->first : &o->last) = (uint16_t)v;
 		return 0;
 	case O_SOCKETS:
-		if (drive_num(arg, MAX_SOCKS, &v) < 0 || !v)
+		if (parse_uint(arg, 0, 0, MAX_SOCKS, &v) < 0 || !v)
 			argp_error(st, "--sockets is 1..%d", MAX_SOCKS);
 		o->sockets = (unsigned)v;
 		return 0;
 	case O_COUNT:
-		if (drive_num(arg, UINT32_MAX, &v) < 0)
+		if (parse_uint(arg, 0, 0, UINT32_MAX, &v) < 0)
 			argp_error(st, "bad --count %s", arg);
 		o->count = v;
 		return 0;
 	case O_SIZES: {
-		int n = drive_sizes(arg, o->sizes, MAX_SIZES, MAX_MSG);
+		int n = parse_list(arg, 0, MAX_MSG, o->sizes, MAX_SIZES);
 
 		if (n < 0)
 			argp_error(st, "bad --sizes (1 to %d sizes, each <= %u)", MAX_SIZES, MAX_MSG);
@@ -151,7 +152,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	}
 	case O_SNDBUF:
 	case O_RCVBUF:
-		if (drive_num(arg, INT32_MAX / 2, &v) < 0 || !v)
+		if (parse_uint(arg, 0, 0, INT32_MAX / 2, &v) < 0 || !v)
 			argp_error(st, "bad buffer size %s", arg);
 		*(key == O_SNDBUF ? &o->sndbuf : &o->rcvbuf) = (uint32_t)v;
 		return 0;
@@ -159,7 +160,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case O_LINGER: {
 		double d;
 
-		if (rio_parse_seconds(arg, 0, 86400, &d) < 0)
+		if (parse_seconds(arg, 0, 86400, &d) < 0)
 			argp_error(st, "bad seconds %s", arg);
 		*(key == O_TIMEOUT ? &o->timeout : &o->linger) = d;
 		return 0;
@@ -322,7 +323,7 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 
 			if (next[i] >= o->count)
 				continue;
-			len = o->sizes[next[i] % o->n_sizes];
+			len = (uint32_t)o->sizes[next[i] % o->n_sizes];
 			drive_fill(buf, len, port, next[i]);
 			e = rio_send(tx[i], &o->to, o->port, buf, len);
 			if (e == -EAGAIN) {
@@ -366,7 +367,7 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 				x->next = 0;
 				x->digest = DRIVE_DIGEST0;
 			}
-			uint32_t len = o->sizes[x->next % o->n_sizes];
+			uint32_t len = (uint32_t)o->sizes[x->next % o->n_sizes];
 
 			drive_fill(ref, len, sport, x->next);
 			if (trunc || (size_t)m != len || memcmp(buf, ref, len)) {

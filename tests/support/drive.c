@@ -65,38 +65,6 @@ uint64_t drive_digest_add(uint64_t h, const uint8_t *p, size_t n)
 	return mix(h ^ n);
 }
 
-int drive_num(const char *s, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-int drive_sizes(const char *arg, uint32_t *sizes, unsigned cap, uint32_t max)
-{
-	char *save = NULL, *tok, *dup = strdup(arg);
-	unsigned n = 0;
-	uint64_t v;
-
-	if (!dup)
-		return -1;
-	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (n == cap || drive_num(tok, max, &v) < 0) {
-			free(dup);
-			return -1;
-		}
-		sizes[n++] = (uint32_t)v;
-	}
-	free(dup);
-	return n ? (int)n : -1;
-}
-
 void drive_fail(const char *what, int err)
 {
 	fprintf(stderr, "%s: %s: %s\n", program_invocation_short_name, what, rdsu_strerror(err));

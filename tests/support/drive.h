@@ -25,11 +25,6 @@ uint64_t drive_index(const uint8_t *p);
 /* A running digest of a stream (start from DRIVE_DIGEST0). */
 #define DRIVE_DIGEST0 0xcbf29ce484222325ull
 uint64_t drive_digest_add(uint64_t h, const uint8_t *p, size_t n);
-/* strtoull of the whole of |s|, at most |max|: 0, or -1. */
-int drive_num(const char *s, uint64_t max, uint64_t *out);
-/* A comma-separated list of at most |cap| sizes, each <= |max|: the count,
- * or -1. */
-int drive_sizes(const char *arg, uint32_t *sizes, unsigned cap, uint32_t max);
 /* Print "PROG: what: error" and exit 1. */
 _Noreturn void drive_fail(const char *what, int err);
 /* Payload bytes every librds socket still holds (SNDBUF in use). */

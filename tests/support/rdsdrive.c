@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "drive.h"
+#include "parse.h"
 #include "rio.h"
 
 #define MAX_SOCKS 64
@@ -52,7 +53,7 @@ struct opts {
 	unsigned sockets;
 	uint64_t count;         /* source: per socket */
 	uint64_t expect;        /* sink: total messages */
-	uint32_t sizes[MAX_SIZES];
+	uint64_t sizes[MAX_SIZES];
 	unsigned n_sizes;
 	uint32_t sndbuf, rcvbuf;
 	double timeout;         /* give up after this long (s) */
@@ -73,7 +74,7 @@ static void on_signal(int sig)
 
 static uint32_t msg_size(const struct opts *o, uint64_t i)
 {
-	return o->sizes[i % o->n_sizes];
+	return (uint32_t)o->sizes[i % o->n_sizes];
 }
 
 /* ------------------------------------------------------------------------
@@ -121,7 +122,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 
 	switch (key) {
 	case 'b':
-		if (rio_parse_addr(arg, &a) < 0 || rio_cfg_add_addr(&o->cfg, &a) < 0)
+		if (parse_addr(arg, &a) < 0 || rio_cfg_add_addr(&o->cfg, &a) < 0)
 			argp_error(st, "bad --bind %s", arg);
 		if (!o->have_bind)
 			o->bind = a;
@@ -136,22 +137,22 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		o->cfg.ep.kver = arg[0] == '6' ? WIRE_KVER_6 : WIRE_KVER_7;
 		return 0;
 	case O_NPATHS:
-		if (drive_num(arg, 8, &v) < 0)
+		if (parse_uint(arg, 0, 0, 8, &v) < 0)
 			argp_error(st, "bad --npaths");
 		o->cfg.ep.npaths = (uint16_t)v;
 		return 0;
 	case O_GEN:
-		if (drive_num(arg, UINT32_MAX, &v) < 0)
+		if (parse_uint(arg, 0, 0, UINT32_MAX, &v) < 0)
 			argp_error(st, "bad --gen");
 		o->cfg.ep.gen_num = (uint32_t)v;
 		return 0;
 	case O_LISTEN_PORT:
-		if (drive_num(arg, 65535, &v) < 0 || !v)
+		if (parse_uint(arg, 0, 0, 65535, &v) < 0 || !v)
 			argp_error(st, "bad --listen-port");
 		o->cfg.tcp.listen_port = (uint16_t)v;
 		return 0;
 	case O_CONNECT_PORT:
-		if (drive_num(arg, 65535, &v) < 0)
+		if (parse_uint(arg, 0, 0, 65535, &v) < 0)
 			argp_error(st, "bad --connect-port");
 		o->cfg.tcp.connect_port = (uint16_t)v;
 		return 0;
@@ -164,13 +165,13 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		}
 		return 0;
 	case O_TO:
-		if (rio_parse_addr(arg, &o->to) < 0)
+		if (parse_addr(arg, &o->to) < 0)
 			argp_error(st, "bad --to %s", arg);
 		o->have_to = true;
 		return 0;
 	case O_PORT:
 	case O_SPORT:
-		if (drive_num(arg, 65535, &v) < 0)
+		if (parse_uint(arg, 0, 0, 65535, &v) < 0)
 			argp_error(st, "bad port %s", arg);
 		*(key == O_PORT ? &o->port : &o->sport) = (uint16_t)v;
 		return 0;
@@ -179,7 +180,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 
 		o->n_sports = 0;
 		for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			if (o->n_sports == MAX_SOCKS || drive_num(tok, 65535, &v) < 0 || !v)
+			if (o->n_sports == MAX_SOCKS || parse_uint(tok, 0, 0, 65535, &v) < 0 || !v)
 				argp_error(st, "bad --sports (up to %d ports)", MAX_SOCKS);
 			o->sports[o->n_sports++] = (uint16_t)v;
 		}
@@ -188,19 +189,19 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		return 0;
 	}
 	case O_SOCKETS:
-		if (drive_num(arg, MAX_SOCKS, &v) < 0 || !v)
+		if (parse_uint(arg, 0, 0, MAX_SOCKS, &v) < 0 || !v)
 			argp_error(st, "--sockets is 1..%d", MAX_SOCKS);
 		o->sockets = (unsigned)v;
 		return 0;
 	case O_COUNT:
 	case O_EXPECT:
 	case O_STALL_AFTER:
-		if (drive_num(arg, UINT64_MAX, &v) < 0)
+		if (parse_uint(arg, 0, 0, UINT64_MAX, &v) < 0)
 			argp_error(st, "bad number %s", arg);
 		*(key == O_COUNT ? &o->count : key == O_EXPECT ? &o->expect : &o->stall_after) = v;
 		return 0;
 	case O_SIZES: {
-		int n = drive_sizes(arg, o->sizes, MAX_SIZES, MAX_MSG);
+		int n = parse_list(arg, 0, MAX_MSG, o->sizes, MAX_SIZES);
 
 		if (n < 0)
 			argp_error(st, "bad --sizes (1 to %d sizes, each <= %u)", MAX_SIZES, MAX_MSG);
@@ -209,7 +210,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	}
 	case O_SNDBUF:
 	case O_RCVBUF:
-		if (drive_num(arg, INT32_MAX / 2, &v) < 0 || !v)
+		if (parse_uint(arg, 0, 0, INT32_MAX / 2, &v) < 0 || !v)
 			argp_error(st, "bad buffer size %s", arg);
 		*(key == O_SNDBUF ? &o->sndbuf : &o->rcvbuf) = (uint32_t)v;
 		return 0;
@@ -219,7 +220,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case O_PACE: {
 		double d;
 
-		if (rio_parse_seconds(arg, 0, 86400, &d) < 0)
+		if (parse_seconds(arg, 0, 86400, &d) < 0)
 			argp_error(st, "bad seconds %s", arg);
 		*(key == O_TIMEOUT ? &o->timeout : key == O_LINGER ? &o->linger
 				   : key == O_STALL ? &o->stall : &o->pace) = d;

@@ -18,6 +18,7 @@
 
 #include "dump.h"
 #include "filter.h"
+#include "parse.h"
 #include "pcaplink.h"
 #include "render.h"
 
@@ -102,36 +103,22 @@ struct opts {
 
 static long num_arg(struct argp_state *st, const char *opt, const char *arg, long lo, long hi)
 {
-	char *end;
-	long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtol(arg, &end, 0);
-	if (errno || end == arg || *end || v < lo || v > hi)
+	if (parse_uint(arg, 0, (uint64_t)lo, (uint64_t)hi, &v) < 0)
 		argp_error(st, "%s: '%s' is not a number from %ld to %ld", opt, arg, lo, hi);
-	return v;
+	return (long)v;
 }
 
 /* SIZE: bytes, or with a K, M or G suffix (powers of 1024). */
 static size_t size_arg(struct argp_state *st, const char *opt, const char *arg, size_t lo)
 {
-	char *end;
-	unsigned long long v;
-	unsigned shift = 0;
+	uint64_t v;
 
-	const char *units = "KMG", *u;
-
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (*end && !end[1] && (*end & ~0x20) && (u = strchr(units, *end & ~0x20)) != NULL) {
-		shift = 10 * (unsigned)(u - units + 1);
-		end++;
-	}
-	if (errno || end == arg || *end || arg[0] == '-' || v > (SIZE_MAX >> shift) ||
-	    (size_t)v << shift < lo)
+	if (parse_size(arg, lo, SIZE_MAX, &v) < 0)
 		argp_error(st, "%s: '%s' is not a size of at least %zuM (bytes, or with K, M or G)",
 			   opt, arg, lo >> 20);
-	return (size_t)v << shift;
+	return (size_t)v;
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *st)

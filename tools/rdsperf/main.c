@@ -26,6 +26,7 @@
 #include "engine.h"
 #include "hist.h"
 #include "out.h"
+#include "parse.h"
 #include "rio.h"
 
 const char *argp_program_version = "rdsperf " RDSTK_VERSION;
@@ -116,7 +117,7 @@ static const struct argp_option options[] = {
 static error_t parse(int key, char *arg, struct argp_state *st)
 {
 	struct opts *o = st->input;
-	unsigned long long v;
+	uint64_t v;
 
 	switch (key) {
 	case 's':
@@ -129,19 +130,19 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		o->once = true;
 		return 0;
 	case O_CTL_TIMEOUT:
-		if (rio_parse_count(arg, 1, 3600, &v) < 0)
+		if (parse_count(arg, 1, 3600, &v) < 0)
 			argp_error(st, "bad control timeout '%s': 1 to 3600 seconds", arg);
 		o->ctl_idle = (unsigned)v;
 		o->ctl_idle_set = true;
 		return 0;
 	case 'p':
-		if (rio_parse_count(arg, 1, 65535, &v) < 0)
+		if (parse_count(arg, 1, 65535, &v) < 0)
 			argp_error(st, "bad port '%s'", arg);
 		o->ctl_port = (uint16_t)v;
 		return 0;
 	case 'B':
 		o->bind_s = arg;
-		if (rio_parse_addr(arg, &o->src) < 0)
+		if (parse_addr(arg, &o->src) < 0)
 			argp_error(st, "bad address '%s'", arg);
 		o->have_src = true;
 		return 0;
@@ -153,53 +154,48 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			argp_error(st, "bad test '%s': stream, rr or pingpong", arg);
 		return 0;
 	case 'l': {
-		char *save = NULL, *tok, *dup = strdup(arg);
+		uint64_t sizes[MAX_SIZES];
+		int n = parse_list(arg, 0, PERF_MAX_SIZE, sizes, MAX_SIZES);
 
-		o->n_sizes = 0;
-		for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			if (o->n_sizes == MAX_SIZES || rio_parse_count(tok, 0, PERF_MAX_SIZE, &v) < 0) {
-				free(dup);
-				argp_error(st, "bad size list '%s': up to %d sizes of 0 to %u bytes", arg,
-					   MAX_SIZES, PERF_MAX_SIZE);
-			}
-			o->sizes[o->n_sizes++] = (uint32_t)v;
-		}
-		free(dup);
-		if (!o->n_sizes)
-			argp_error(st, "bad size list '%s'", arg);
+		if (n < 0)
+			argp_error(st, "bad size list '%s': up to %d sizes of 0 to %u bytes", arg,
+				   MAX_SIZES, PERF_MAX_SIZE);
+		o->n_sizes = (unsigned)n;
+		for (int i = 0; i < n; i++)
+			o->sizes[i] = (uint32_t)sizes[i];
 		return 0;
 	}
 	case O_RSIZE:
-		if (rio_parse_count(arg, 0, PERF_MAX_SIZE, &v) < 0)
+		if (parse_count(arg, 0, PERF_MAX_SIZE, &v) < 0)
 			argp_error(st, "bad response size '%s': 0 to %u", arg, PERF_MAX_SIZE);
 		o->p.rsize = (uint32_t)v;
 		o->rsize_set = true;
 		return 0;
 	case O_DEPTH:
-		if (rio_parse_count(arg, 1, PERF_MAX_DEPTH, &v) < 0)
+		if (parse_count(arg, 1, PERF_MAX_DEPTH, &v) < 0)
 			argp_error(st, "bad depth '%s': 1 to %d", arg, PERF_MAX_DEPTH);
 		o->p.depth = (uint32_t)v;
 		o->depth_set = true;
 		return 0;
 	case 'n':
-		if (rio_parse_count(arg, 1, PERF_MAX_SOCKS, &v) < 0)
+		if (parse_count(arg, 1, PERF_MAX_SOCKS, &v) < 0)
 			argp_error(st, "bad socket count '%s': 1 to %d", arg, PERF_MAX_SOCKS);
 		o->p.sockets = (uint32_t)v;
 		return 0;
 	case 'T':
-		if (rio_parse_count(arg, 1, PERF_MAX_SOCKS, &v) < 0)
+		if (parse_count(arg, 1, PERF_MAX_SOCKS, &v) < 0)
 			argp_error(st, "bad thread count '%s': 1 to %d", arg, PERF_MAX_SOCKS);
 		o->threads = (unsigned)v;
 		return 0;
 	case O_PATHS:
-		if (rio_parse_count(arg, 1, 8, &v) < 0 || (v & (v - 1)))
+		if (parse_count(arg, 1, 8, &v) < 0 || (v & (v - 1)))
 			argp_error(st, "bad path count '%s': 1, 2, 4 or 8", arg);
 		o->p.paths = (uint32_t)v;
 		return 0;
 	case O_PATH_RULE: {
 		enum rdsu_path_rule rule;
 
-		if (rio_parse_path_rule(arg, &rule) < 0)
+		if (parse_path_rule(arg, &rule) < 0)
 			argp_error(st, "bad path rule '%s': pair or port", arg);
 		o->p.path_by_pair = rule == RDSU_PATH_BY_PAIR;
 		return 0;
@@ -210,16 +206,16 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		o->p.kver = (uint32_t)atoi(arg);
 		return 0;
 	case 'w':
-		if (rio_parse_count(arg, 1, PERF_MAX_BUF, &v) < 0)
+		if (parse_count(arg, 1, PERF_MAX_BUF, &v) < 0)
 			argp_error(st, "bad window '%s': 1 byte to 1G", arg);
 		o->p.buf = (uint32_t)v;
 		return 0;
 	case 't':
-		if (rio_parse_seconds(arg, 0.01, 86400, &o->p.duration) < 0)
+		if (parse_seconds(arg, 0.01, 86400, &o->p.duration) < 0)
 			argp_error(st, "bad time '%s': 0.01 to 86400 seconds", arg);
 		return 0;
 	case 'O':
-		if (rio_parse_seconds(arg, 0, 3600, &o->p.omit) < 0)
+		if (parse_seconds(arg, 0, 3600, &o->p.omit) < 0)
 			argp_error(st, "bad omit '%s': 0 to 3600 seconds", arg);
 		return 0;
 	case O_VERIFY:
@@ -234,7 +230,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			argp_error(st, "bad scheduling mode '%s': poll or busy", arg);
 		return 0;
 	case 'i':
-		if (rio_parse_seconds(arg, 0, 3600, &o->interval) < 0 || (o->interval > 0 && o->interval < 0.01))
+		if (parse_seconds(arg, 0, 3600, &o->interval) < 0 || (o->interval > 0 && o->interval < 0.01))
 			argp_error(st, "bad interval '%s': 0 (none) or 0.01 to 3600 seconds", arg);
 		return 0;
 	case O_JSON:
@@ -257,7 +253,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		}
 		if (o->ctl_idle_set)
 			argp_error(st, "--ctl-timeout is for the server");
-		if (rio_parse_addr(o->host_s, &o->host) < 0)
+		if (parse_addr(o->host_s, &o->host) < 0)
 			argp_error(st, "bad host '%s': an IPv4 or IPv6 address", o->host_s);
 		if (o->p.test == PERF_PINGPONG) {
 			if (o->depth_set && o->p.depth != 1)
@@ -1134,7 +1130,7 @@ static void serve_client(struct opts *o, struct ctl *cc, const struct rdsu_addr 
 			break;
 		}
 		memset(&s, 0, sizeof(s));
-		if (rio_parse_addr(p.client_addr, &client) < 0) {
+		if (parse_addr(p.client_addr, &client) < 0) {
 			ctl_send(cc, ctl_error_line("client_addr is not an address"));
 			break;
 		}

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "out.h"
+#include "parse.h"
 #include "rio.h"
 
 const char *argp_program_version = "rdsping " RDSTK_VERSION;
@@ -154,35 +155,35 @@ static int iface_source(const char *ifname, const struct rdsu_addr *want, struct
 static error_t parse(int key, char *arg, struct argp_state *st)
 {
 	struct opts *o = st->input;
-	unsigned long long v;
+	uint64_t v;
 
 	switch (key) {
 	case 'c':
-		if (rio_parse_count(arg, 1, ULLONG_MAX, &v) < 0)
+		if (parse_count(arg, 1, UINT64_MAX, &v) < 0)
 			argp_error(st, "bad count '%s': a number above 0", arg);
 		o->count = v;
 		return 0;
 	case 'i':
-		if (rio_parse_seconds(arg, 0.001, 86400, &o->interval) < 0)
+		if (parse_seconds(arg, 0.001, 86400, &o->interval) < 0)
 			argp_error(st, "bad interval '%s': seconds, at least 0.001", arg);
 		return 0;
 	case 'W':
-		if (rio_parse_seconds(arg, 0.001, 86400, &o->timeout) < 0)
+		if (parse_seconds(arg, 0.001, 86400, &o->timeout) < 0)
 			argp_error(st, "bad timeout '%s': seconds, at least 0.001", arg);
 		return 0;
 	case 'I':
-		if (rio_parse_addr(arg, &o->src) < 0)
+		if (parse_addr(arg, &o->src) < 0)
 			o->src_if = arg;        /* an interface: resolved once the host's family is known */
 		o->have_src = true;
 		return 0;
 	case 's':
-		if (rio_parse_count(arg, 0, MAX_SIZE, &v) < 0)
+		if (parse_count(arg, 0, MAX_SIZE, &v) < 0)
 			argp_error(st, "bad size '%s': 0 to %d bytes (the default SNDBUF)", arg,
 				   MAX_SIZE);
 		o->size = (uint32_t)v;
 		return 0;
 	case 'n':
-		if (rio_parse_count(arg, 1, MAX_SOCKS, &v) < 0)
+		if (parse_count(arg, 1, MAX_SOCKS, &v) < 0)
 			argp_error(st, "bad socket count '%s': 1 to %d", arg, MAX_SOCKS);
 		o->sockets = (unsigned)v;
 		return 0;
@@ -198,7 +199,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case ARGP_KEY_ARG:
 		if (o->host_s)
 			argp_error(st, "one host only");
-		if (rio_parse_addr(arg, &o->host) < 0) {
+		if (parse_addr(arg, &o->host) < 0) {
 			int e = resolve_host(arg, &o->host);
 
 			if (e)
