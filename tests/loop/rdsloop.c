@@ -31,6 +31,7 @@
 #include "drive.h"
 #include "parse.h"
 #include "rio.h"
+#include "rio_opt.h"
 
 #define MAX_SOCKS 63
 #define MAX_SIZES 32
@@ -41,6 +42,7 @@ enum role { ROLE_NONE, ROLE_HASH, ROLE_PING, ROLE_DUPLEX };
 
 struct opts {
 	struct rio_cfg cfg;
+	struct rio_opt ro;          /* the stack options, into cfg */
 	enum role role;
 	struct rdsu_addr bind, to;
 	bool have_bind, have_to;
@@ -66,15 +68,11 @@ static void on_signal(int sig)
  * Options
  */
 
-enum { O_KVER = 0x100, O_GEN, O_TO, O_PORT, O_SPORT, O_SOCKETS, O_COUNT, O_SIZES, O_SNDBUF,
-       O_RCVBUF, O_TIMEOUT, O_LINGER, O_FIRST, O_LAST, O_FAIL_FAST, O_PATH_RULE };
+enum { O_TO = 0x100, O_PORT, O_SPORT, O_SOCKETS, O_COUNT, O_SIZES, O_SNDBUF,
+       O_RCVBUF, O_TIMEOUT, O_LINGER, O_FIRST, O_LAST, O_FAIL_FAST };
 
 static const struct argp_option options[] = {
 	{ "bind", 'b', "ADDR", 0, "local address of the endpoint", 1 },
-	{ "kver", O_KVER, "6|7", 0, "behave like this kernel generation (default 7)", 1 },
-	{ "gen", O_GEN, "N", 0, "generation number (default random)", 1 },
-	{ "path-rule", O_PATH_RULE, "port|pair", 0,
-	  "hash the sending port (the kernel's) or the port pair (librds's default)", 1 },
 	{ "timeout", O_TIMEOUT, "S", 0, "give up after S seconds (default 60)", 1 },
 	{ "linger", O_LINGER, "S", 0, "keep the stack running S seconds at the end (default 0.5)", 1 },
 	{ "to", O_TO, "ADDR", 0, "the peer's address", 2 },
@@ -103,20 +101,6 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			argp_error(st, "one --bind address is needed, not %s", arg);
 		(void)rio_cfg_add_addr(&o->cfg, &o->bind);
 		o->have_bind = true;
-		return 0;
-	case O_KVER:
-		if (strcmp(arg, "6") && strcmp(arg, "7"))
-			argp_error(st, "--kver is 6 or 7");
-		o->cfg.ep.kver = arg[0] == '6' ? WIRE_KVER_6 : WIRE_KVER_7;
-		return 0;
-	case O_GEN:
-		if (parse_uint(arg, 0, 0, UINT32_MAX, &v) < 0 || !v)
-			argp_error(st, "bad --gen");
-		o->cfg.ep.gen_num = (uint32_t)v;
-		return 0;
-	case O_PATH_RULE:
-		if (parse_path_rule(arg, &o->cfg.ep.path_rule) < 0)
-			argp_error(st, "--path-rule is port or pair");
 		return 0;
 	case O_TO:
 		if (parse_addr(arg, &o->to) < 0)
@@ -182,6 +166,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			o->role = ROLE_DUPLEX;
 		else
 			argp_error(st, "unknown role %s", arg);
+		return 0;
+	case ARGP_KEY_INIT:
+		st->child_inputs[0] = &o->ro;
 		return 0;
 	case ARGP_KEY_END:
 		if (o->role == ROLE_NONE)
@@ -460,15 +447,17 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 int main(int argc, char **argv)
 {
 	static struct opts o;
-	static const struct argp ap = { options, parse, "hash|ping|duplex",
+	struct argp_child children[] = { { &o.ro.argp, 0, NULL, 1 }, { 0 } };
+	const struct argp ap = { options, parse, "hash|ping|duplex",
 					"Pings and two-way traffic for the librds loopback suite.",
-					NULL, NULL, NULL };
+					children, NULL, NULL };
 	static const uint32_t dflt[] = { 0, 1, 1000 };
 	struct json_object *j;
 	struct rio *r = NULL;
 	int rc, e;
 
 	rio_cfg_default(&o.cfg);
+	rio_opt_init(&o.ro, RIO_OPT_KVER | RIO_OPT_GEN | RIO_OPT_PATH_RULE, &o.cfg);
 	o.sockets = 1;
 	o.count = 10;
 	o.timeout = 60;

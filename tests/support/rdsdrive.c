@@ -33,6 +33,7 @@
 #include "drive.h"
 #include "parse.h"
 #include "rio.h"
+#include "rio_opt.h"
 
 #define MAX_SOCKS 64
 #define MAX_SIZES 32
@@ -43,6 +44,7 @@ enum role { ROLE_NONE, ROLE_SOURCE, ROLE_SINK, ROLE_SERVE };
 
 struct opts {
 	struct rio_cfg cfg;
+	struct rio_opt ro;          /* the stack options, into cfg */
 	enum role role;
 	struct rdsu_addr bind, to;
 	bool have_bind, have_to;
@@ -81,20 +83,12 @@ static uint32_t msg_size(const struct opts *o, uint64_t i)
  * Options
  */
 
-enum { O_KERNEL = 0x100, O_KVER, O_NPATHS, O_TO, O_PORT, O_SPORT, O_SOCKETS, O_COUNT,
+enum { O_TO = 0x100, O_PORT, O_SPORT, O_SOCKETS, O_COUNT,
        O_EXPECT, O_SIZES, O_SNDBUF, O_RCVBUF, O_TIMEOUT, O_LINGER, O_STALL_AFTER, O_STALL,
-       O_PACE, O_LISTEN_PORT, O_CONNECT_PORT, O_GEN, O_SPORTS, O_FAULT };
+       O_PACE, O_SPORTS };
 
 static const struct argp_option options[] = {
 	{ "bind", 'b', "ADDR", 0, "local address (librds: the endpoint's; repeatable)", 1 },
-	{ "kernel", O_KERNEL, NULL, 0, "use the kernel's AF_RDS sockets instead of librds", 1 },
-	{ "kver", O_KVER, "6|7", 0, "librds: behave like this kernel generation (default 7)", 1 },
-	{ "npaths", O_NPATHS, "N", 0, "librds: paths to advertise (default 8)", 1 },
-	{ "gen", O_GEN, "N", 0, "librds: generation number (default random)", 1 },
-	{ "listen-port", O_LISTEN_PORT, "P", 0, "librds: TCP port to listen on (16385)", 1 },
-	{ "connect-port", O_CONNECT_PORT, "P", 0, "librds: TCP port to connect to (16385)", 1 },
-	{ "fault", O_FAULT, "NAME", 0,
-	  "librds, TESTS ONLY: commit this protocol defect (repeatable; 'list' names them)", 1 },
 	{ "to", O_TO, "ADDR", 0, "source: destination address", 2 },
 	{ "port", O_PORT, "P", 0, "source: destination port; sink: port to receive on", 2 },
 	{ "sport", O_SPORT, "P", 0, "source: first source port (default: ephemeral)", 2 },
@@ -127,42 +121,6 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		if (!o->have_bind)
 			o->bind = a;
 		o->have_bind = true;
-		return 0;
-	case O_KERNEL:
-		o->cfg.kernel = true;
-		return 0;
-	case O_KVER:
-		if (strcmp(arg, "6") && strcmp(arg, "7"))
-			argp_error(st, "--kver is 6 or 7");
-		o->cfg.ep.kver = arg[0] == '6' ? WIRE_KVER_6 : WIRE_KVER_7;
-		return 0;
-	case O_NPATHS:
-		if (parse_uint(arg, 0, 0, 8, &v) < 0)
-			argp_error(st, "bad --npaths");
-		o->cfg.ep.npaths = (uint16_t)v;
-		return 0;
-	case O_GEN:
-		if (parse_uint(arg, 0, 0, UINT32_MAX, &v) < 0)
-			argp_error(st, "bad --gen");
-		o->cfg.ep.gen_num = (uint32_t)v;
-		return 0;
-	case O_LISTEN_PORT:
-		if (parse_uint(arg, 0, 0, 65535, &v) < 0 || !v)
-			argp_error(st, "bad --listen-port");
-		o->cfg.tcp.listen_port = (uint16_t)v;
-		return 0;
-	case O_CONNECT_PORT:
-		if (parse_uint(arg, 0, 0, 65535, &v) < 0)
-			argp_error(st, "bad --connect-port");
-		o->cfg.tcp.connect_port = (uint16_t)v;
-		return 0;
-	case O_FAULT:
-		switch (rio_fault_option(arg, &o->cfg.ep.faults)) {
-		case 1:
-			exit(0);
-		case -1:
-			argp_error(st, "unknown --fault %s (--fault list names them)", arg);
-		}
 		return 0;
 	case O_TO:
 		if (parse_addr(arg, &o->to) < 0)
@@ -240,6 +198,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			o->role = ROLE_SERVE;
 		else
 			argp_error(st, "unknown role %s", arg);
+		return 0;
+	case ARGP_KEY_INIT:
+		st->child_inputs[0] = &o->ro;
 		return 0;
 	case ARGP_KEY_END:
 		if (o->role == ROLE_NONE)
@@ -506,15 +467,16 @@ static int run_serve(struct opts *o, struct rio *r, struct json_object *j)
 int main(int argc, char **argv)
 {
 	static struct opts o;
-	static const struct argp ap = { options, parse, "source|sink|serve",
-					"Traffic driver of the librds interop tests.", NULL, NULL,
-					NULL };
+	struct argp_child children[] = { { &o.ro.argp, 0, NULL, 1 }, { 0 } };
+	const struct argp ap = { options, parse, "source|sink|serve",
+					"Traffic driver of the librds interop tests.", children, NULL, NULL };
 	struct rio *r;
 	struct json_object *j = json_object_new_object();
 	int rc, e;
 
 	argp_err_exit_status = 2;
 	rio_cfg_default(&o.cfg);
+	rio_opt_init(&o.ro, RIO_OPT_KERNEL | RIO_OPT_KVER | RIO_OPT_NPATHS | RIO_OPT_GEN | RIO_OPT_PORTS | RIO_OPT_FAULT, &o.cfg);
 	/* The suites pick ports by the kernel's hash (every path carries
 	 * data, a port that stays on path 0): rdsdrive chooses as it does. */
 	o.cfg.ep.path_rule = RDSU_PATH_BY_PORT;

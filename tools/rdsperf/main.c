@@ -28,6 +28,7 @@
 #include "out.h"
 #include "parse.h"
 #include "rio.h"
+#include "rio_opt.h"
 
 const char *argp_program_version = "rdsperf " RDSTK_VERSION;
 
@@ -39,6 +40,7 @@ const char *argp_program_version = "rdsperf " RDSTK_VERSION;
 
 struct opts {
 	struct rio_cfg cfg;
+	struct rio_opt ro;          /* the stack options, into cfg */
 	bool server, once, json, quiet;
 	const char *host_s, *bind_s;
 	struct rdsu_addr host, src;
@@ -64,8 +66,8 @@ static void on_signal(int sig)
 }
 
 enum {
-	O_JSON = 0x100, O_KERNEL, O_RSIZE, O_DEPTH, O_PATHS, O_THREADS, O_OMIT, O_VERIFY, O_SCHED,
-	O_KVER, O_ONCE, O_TEST, O_BUF, O_PATH_RULE, O_CTL_TIMEOUT
+	O_JSON = 0x100, O_RSIZE, O_DEPTH, O_PATHS, O_THREADS, O_OMIT, O_VERIFY, O_SCHED, O_ONCE,
+	O_TEST, O_BUF, O_CTL_TIMEOUT
 };
 
 static const struct argp_option options[] = {
@@ -78,7 +80,6 @@ static const struct argp_option options[] = {
 	  "(default 10)", 1 },
 	{ "port", 'p', "PORT", 0, "control port (default 18515)", 1 },
 	{ "bind", 'B', "ADDR", 0, "server: listen on ADDR; client: RDS source address", 1 },
-	{ "kernel", O_KERNEL, NULL, 0, "use the kernel's AF_RDS sockets instead of librds", 1 },
 	{ NULL, 0, NULL, 0, "Test (client):", 2 },
 	{ "test", O_TEST, "stream|rr|pingpong", 0,
 	  "stream: one-way throughput; rr: requests and responses with --depth in flight per "
@@ -92,11 +93,7 @@ static const struct argp_option options[] = {
 	{ "threads", 'T', "N", 0,
 	  "client threads sharing the sockets (default 1; librds: one, its endpoint is "
 	  "single-threaded)", 2 },
-	{ "paths", O_PATHS, "N", 0, "librds: paths to advertise, 1, 2, 4 or 8 (default 8)", 2 },
-	{ "kver", O_KVER, "6|7", 0, "librds: behave like this kernel generation (default 7)", 2 },
-	{ "path-rule", O_PATH_RULE, "pair|port", 0,
-	  "librds: a message's path by the port pair (default, librds's) or by the sending port, as the kernel",
-	  2 },
+	{ "paths", O_PATHS, "N", OPTION_HIDDEN, NULL, 2 },
 	{ "window", 'w', "BYTES", 0,
 	  "SNDBUF and RCVBUF of every socket at both ends (default: the stack's, 106496 on "
 	  "librds); a receiver holding more than RCVBUF is congested and its sender gets "
@@ -146,9 +143,6 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			argp_error(st, "bad address '%s'", arg);
 		o->have_src = true;
 		return 0;
-	case O_KERNEL:
-		o->cfg.kernel = true;
-		return 0;
 	case O_TEST:
 		if (perf_test_parse(arg, &o->p.test) < 0)
 			argp_error(st, "bad test '%s': stream, rr or pingpong", arg);
@@ -188,22 +182,13 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		o->threads = (unsigned)v;
 		return 0;
 	case O_PATHS:
-		if (parse_count(arg, 1, 8, &v) < 0 || (v & (v - 1)))
-			argp_error(st, "bad path count '%s': 1, 2, 4 or 8", arg);
-		o->p.paths = (uint32_t)v;
-		return 0;
-	case O_PATH_RULE: {
-		enum rdsu_path_rule rule;
-
-		if (parse_path_rule(arg, &rule) < 0)
-			argp_error(st, "bad path rule '%s': pair or port", arg);
-		o->p.path_by_pair = rule == RDSU_PATH_BY_PAIR;
-		return 0;
-	}
-	case O_KVER:
-		if (strcmp(arg, "6") && strcmp(arg, "7"))
-			argp_error(st, "bad kver '%s': 6 or 7", arg);
-		o->p.kver = (uint32_t)atoi(arg);
+		/* --npaths is the name every tool gives it; scripts may still
+		 * say --paths. */
+		fprintf(stderr, "%s: --paths is deprecated: use --npaths\n",
+			program_invocation_short_name);
+		return rio_opt_take(&o->ro, RIO_KEY_NPATHS, arg, st);
+	case ARGP_KEY_INIT:
+		st->child_inputs[0] = &o->ro;
 		return 0;
 	case 'w':
 		if (parse_count(arg, 1, PERF_MAX_BUF, &v) < 0)
@@ -243,6 +228,10 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		argp_error(st, "unexpected argument '%s'", arg);
 		return 0;
 	case ARGP_KEY_END:
+		/* the client proposes the stack options as part of the test */
+		o->p.paths = o->cfg.ep.npaths;
+		o->p.kver = o->cfg.ep.kver == WIRE_KVER_6 ? 6 : 7;
+		o->p.path_by_pair = o->cfg.ep.path_rule == RDSU_PATH_BY_PAIR;
 		if (o->server == !!o->host_s)
 			argp_error(st, "say -s (serve) or -c HOST (run a test)");
 		if (o->server) {
@@ -267,7 +256,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			argp_error(st, "%u threads need at least %u sockets", o->threads, o->threads);
 		if (o->threads > 1 && !o->cfg.kernel)
 			argp_error(st, "librds runs one endpoint per process, on one thread; use "
-				       "--sockets and --paths, or --kernel for threads");
+				       "--sockets and --npaths, or --kernel for threads");
 		if (!o->n_sizes)
 			o->sizes[o->n_sizes++] = o->p.test == PERF_STREAM ? 65536 : 64;
 		return 0;
@@ -1242,26 +1231,25 @@ static int server(struct opts *o)
 
 int main(int argc, char **argv)
 {
-	static const struct argp ap = {
+	struct opts o;
+	struct argp_child children[] = { { &o.ro.argp, 0, NULL, 2 }, { 0 } };
+	const struct argp ap = {
 		options, parse, "-s | -c HOST",
 		"Measure RDS throughput and latency between two hosts.\v"
 		"rdsperf -s on one host; rdsperf -c HOST [options] on the other. Exit status: 0 "
 		"when every test ran and verified, 1 when a test failed, 2 when it could not run.",
-		NULL, NULL, NULL
+		children, NULL, NULL
 	};
-	struct opts o;
 	struct sigaction sa;
 
 	memset(&o, 0, sizeof(o));
 	argp_err_exit_status = 2;
 	rio_cfg_default(&o.cfg);
+	rio_opt_init(&o.ro, RIO_OPT_KERNEL | RIO_OPT_KVER | RIO_OPT_NPATHS | RIO_OPT_PATH_RULE, &o.cfg);
 	o.ctl_port = CTL_PORT;
 	o.p.test = PERF_STREAM;
 	o.p.depth = 1;
 	o.p.sockets = 1;
-	o.p.paths = 8;
-	o.p.kver = 7;
-	o.p.path_by_pair = o.cfg.ep.path_rule == RDSU_PATH_BY_PAIR;
 	o.p.duration = 10;
 	o.threads = 1;
 	o.interval = 1;

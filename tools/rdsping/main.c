@@ -29,6 +29,7 @@
 #include "out.h"
 #include "parse.h"
 #include "rio.h"
+#include "rio_opt.h"
 
 const char *argp_program_version = "rdsping " RDSTK_VERSION;
 
@@ -48,6 +49,7 @@ struct psock {
 
 struct opts {
 	struct rio_cfg cfg;
+	struct rio_opt ro;          /* the stack options, into cfg */
 	const char *host_s;      /* the host's address as printed (inet_ntop) */
 	const char *name;        /* as given, when that was a name */
 	char host_buf[64];
@@ -74,7 +76,7 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-enum { O_JSON = 0x100, O_KERNEL };
+enum { O_JSON = 0x100 };
 
 /* Largest -s: librds's and the kernel's default SNDBUF (wmem_default / 2),
  * so a ping never fails with EMSGSIZE on a default socket. */
@@ -93,7 +95,6 @@ static const struct argp_option options[] = {
 	{ "timeout", 'W', "SECONDS", 0, "count a ping lost after SECONDS without a reply (default 2)", 0 },
 	{ "quiet", 'q', NULL, 0, "print only the summary", 0 },
 	{ "json", O_JSON, NULL, 0, "one JSON object per reply, loss and the summary", 0 },
-	{ "kernel", O_KERNEL, NULL, 0, "use the kernel's AF_RDS sockets instead of librds", 0 },
 	{ 0 }
 };
 
@@ -193,8 +194,8 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case O_JSON:
 		o->json = true;
 		return 0;
-	case O_KERNEL:
-		o->cfg.kernel = true;
+	case ARGP_KEY_INIT:
+		st->child_inputs[0] = &o->ro;
 		return 0;
 	case ARGP_KEY_ARG:
 		if (o->host_s)
@@ -468,12 +469,13 @@ static void summary(const struct opts *o, const struct stats *st, rdsu_ns elapse
 int main(int argc, char **argv)
 {
 	static struct opts o;
-	static const struct argp ap = {
+	struct argp_child children[] = { { &o.ro.argp, 0, NULL, 0 }, { 0 } };
+	const struct argp ap = {
 		options, parse, "HOST",
 		"Send RDS pings to HOST (its RDS stack answers from port 0) and report the "
 		"round-trip times.\v"
 		"Exit status: 0 if a reply came, 1 if none did, 2 on errors.",
-		NULL, NULL, NULL
+		children, NULL, NULL
 	};
 	static struct psock ps[MAX_SOCKS];
 	static bool setup[MAX_SOCKS];
@@ -487,6 +489,7 @@ int main(int argc, char **argv)
 
 	argp_err_exit_status = 2;
 	rio_cfg_default(&o.cfg);
+	rio_opt_init(&o.ro, RIO_OPT_KERNEL, &o.cfg);
 	o.interval = 1;
 	o.timeout = 2;
 	o.sockets = 1;
