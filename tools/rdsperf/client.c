@@ -68,232 +68,145 @@ const char *perf_stack_name(bool kernel)
 	return kernel ? "kernel AF_RDS" : "librds";
 }
 
-/* One test: propose, run, collect. Return: 0; 1 when the test ran but
- * failed (verification, a socket error); 2 when it could not run. */
-static int run_one(struct opts *o, struct ctl *cc, struct json_object *runs)
+/* The stack and |p->sockets| sockets on o->src, with the test's stack
+ * options. Return: 0; -1 (said on stderr). */
+static int client_open(struct opts *o, struct rio **r, struct perf_client *c)
 {
 	struct perf_params *p = &o->p;
 	struct rio_cfg cfg = o->cfg;
-	struct rio *r = NULL;
-	struct perf_client c;
-	struct perf_result res;
-	struct report rp = { o, NULL };
-	char err[256], *line = malloc(CTL_MAX_LINE + 1), a[64];
-	bool server_kernel = false;
-	int64_t rt0, rt1, tr0, tr1;
-	int e, rc = 2;
+	char a[64];
+	int e;
 
-	memset(&c, 0, sizeof(c));
-	if (!line)
-		return 2;
 	cfg.ep.npaths = (uint16_t)p->paths;
 	cfg.ep.kver = p->kver == 6 ? WIRE_KVER_6 : WIRE_KVER_7;
 	cfg.ep.path_rule = p->path_by_pair ? RDSU_PATH_BY_PAIR : RDSU_PATH_BY_PORT;
 	if (rio_cfg_add_addr(&cfg, &o->src) < 0)
-		goto out;
-	e = rio_open(&r, &cfg);
+		return -1;
+	e = rio_open(r, &cfg);
 	if (e < 0) {
 		fprintf(stderr, "rdsperf: %s on %s: %s\n", perf_stack_name(cfg.kernel),
 			rdsu_addr_str(&o->src, a, sizeof(a)), rio_open_strerror(&cfg, e));
-		goto out;
+		return -1;
 	}
 	for (unsigned i = 0; i < p->sockets; i++) {
-		e = rio_socket(r, &o->src, 0, &c.socks[i]);
+		e = rio_socket(*r, &o->src, 0, &c->socks[i]);
 		if (e == 0)
-			e = rio_set_bufs(c.socks[i], p->buf, p->buf);
+			e = rio_set_bufs(c->socks[i], p->buf, p->buf);
 		if (e < 0) {
 			fprintf(stderr, "rdsperf: bind %s: %s\n", rdsu_addr_str(&o->src, a, sizeof(a)),
 				rdsu_strerror(e));
-			goto out;
+			return -1;
 		}
-		p->client_ports[i] = rio_sock_port(c.socks[i]);
+		p->client_ports[i] = rio_sock_port(c->socks[i]);
 	}
 	rdsu_addr_str(&o->src, p->client_addr, sizeof(p->client_addr));
-	if ((e = ctl_send(cc, ctl_start_line(p))) < 0 || (e = ctl_recv(cc, line, CTL_TIMEOUT_MS)) < 0) {
+	return 0;
+}
+
+/* Propose the test; the server's ports go to c->dports. Return: 0; -1
+ * (said on stderr). */
+static int client_propose(struct opts *o, struct ctl *cc, struct perf_client *c, char *line,
+			  bool *server_kernel)
+{
+	char err[256];
+	int e;
+
+	if ((e = ctl_send(cc, ctl_start_line(&o->p))) < 0 ||
+	    (e = ctl_recv(cc, line, CTL_TIMEOUT_MS)) < 0) {
 		fprintf(stderr, "rdsperf: control connection: %s\n", strerror(-e));
-		goto out;
+		return -1;
 	}
-	if (ctl_parse_ready(line, c.dports, p->sockets, &server_kernel, err, sizeof(err)) < 0) {
+	if (ctl_parse_ready(line, c->dports, o->p.sockets, server_kernel, err, sizeof(err)) < 0) {
 		fprintf(stderr, "rdsperf: server refused the test: %s\n", err);
-		goto out;
+		return -1;
 	}
-	if (!o->json)
-		printf("rdsperf %s -> %s: %s, %u byte%s%s, %u socket%s, %u thread%s, %s, "
-		       "sched %s; client %s, server %s%s\n",
-		       p->client_addr, o->host_s, perf_test_name(p->test), p->size,
-		       p->size == 1 ? "" : "s",
-		       p->test == PERF_STREAM ? "" : (p->rsize == p->size ? " each way" : " requests"),
-		       p->sockets, p->sockets == 1 ? "" : "s", o->threads, o->threads == 1 ? "" : "s",
-		       cfg.kernel          ? "kernel paths"
-		       : p->paths == 1     ? "1 path"
-		       : p->path_by_pair   ? "up to 8 paths, by port pair"
-					   : "up to 8 paths, by sending port",
-		       perf_sched_name(o->sched), perf_stack_name(cfg.kernel), perf_stack_name(server_kernel),
-		       p->verify ? ", verified" : "");
-	if (!o->json && p->test == PERF_RR && p->rsize != p->size)
-		printf("  responses %u bytes, depth %u\n", p->rsize, p->depth);
-	if (!o->json && p->buf)
-		printf("  SNDBUF and RCVBUF %u bytes at both ends\n", p->buf);
-	if (!o->json && !cfg.kernel && p->paths != 8)
-		printf("  librds advertises %u path%s\n", p->paths, p->paths == 1 ? "" : "s");
-	if (o->json)
-		rp.intervals = json_object_new_array();
-	c.p = p;
-	c.r = r;
-	c.dst = o->host;
-	c.threads = o->threads;
-	c.sched = o->sched;
-	c.interval = o->interval;
-	c.on_interval = perf_on_interval;
-	c.ud = &rp;
-	c.stop = &perf_stop;
-	rt0 = perf_librds_retransmits(r);
+	return 0;
+}
+
+/*
+ * Let librds finish writing and answering before the server stops: what
+ * the count calls sent must be in the server's kernel, not merely started
+ * (a slow receiver holds the window shut, and bytes the socket did not
+ * take wait in the transport: this process stops running librds while it
+ * waits for the result; the server drains only until its sockets go
+ * quiet). 10 s at most.
+ */
+static void client_settle(struct rio *r)
+{
+	if (!rio_io(r))
+		return;
+	for (rdsu_ns end = rdsu_clock() + 10 * RDSU_SEC; rio_unacked(r) && rdsu_clock() < end;)
+		rio_idle(r, 10 * RDSU_MSEC);
+	rio_idle(r, 50 * RDSU_MSEC);
+}
+
+/* Run the test proposed, counting retransmits around it, and fetch the
+ * server's result. Return: 0; -1 (no result, said on stderr). */
+static int client_measure(struct opts *o, struct ctl *cc, struct perf_run *run, char *line)
+{
+	struct perf_client *c = run->c;
+	char err[256] = "";
+	int64_t rt0, tr0, tr1;
+
+	c->p = &o->p;
+	c->dst = o->host;
+	c->threads = o->threads;
+	c->sched = o->sched;
+	c->interval = o->interval;
+	c->on_interval = perf_on_interval;
+	c->ud = run;
+	c->stop = &perf_stop;
+	rt0 = perf_librds_retransmits(c->r);
 	tr0 = tcp_retrans_segs();
-	e = perf_client_run(&c);
-	rt1 = perf_librds_retransmits(r);
+	run->err = perf_client_run(c);
+	run->rt_client = rt0 < 0 ? -1 : perf_librds_retransmits(c->r) - rt0;
 	tr1 = tcp_retrans_segs();
-	/* Let librds finish writing and answering before the server stops:
-	 * what the count calls sent must be in the server's kernel, not
-	 * merely started (a slow receiver holds the window shut, and bytes
-	 * the socket did not take wait in the transport: this process stops
-	 * running librds while it waits for the result; the server drains
-	 * only until its sockets go quiet). 10 s at most. */
-	if (rio_io(r)) {
-		for (rdsu_ns end = rdsu_clock() + 10 * RDSU_SEC;
-		     rio_unacked(r) && rdsu_clock() < end;)
-			rio_idle(r, 10 * RDSU_MSEC);
-		rio_idle(r, 50 * RDSU_MSEC);
-	}
+	run->rt_host = tr0 < 0 || tr1 < 0 ? -1 : tr1 - tr0;
+	client_settle(c->r);
 	if (ctl_send(cc, ctl_stop_line()) < 0 || ctl_recv(cc, line, CTL_TIMEOUT_MS + 5000) < 0 ||
-	    ctl_parse_result(line, &res, err, sizeof(err)) < 0) {
+	    ctl_parse_result(line, run->res, err, sizeof(err)) < 0) {
 		fprintf(stderr, "rdsperf: no result from the server: %s\n",
 			err[0] ? err : "control connection lost");
-		goto out;
+		return -1;
 	}
-	rc = e < 0 || c.total.verify_errors || res.verify_errors ? 1 : 0;
-	if (e < 0)
-		fprintf(stderr, "rdsperf: test stopped: %s\n", rdsu_strerror(e));
+	return 0;
+}
+
+/* One test: propose, run, collect. Return: 0; 1 when the test ran but
+ * failed (verification, a socket error); 2 when it could not run. */
+static int run_one(struct opts *o, struct ctl *cc, struct json_object *runs)
+{
+	struct perf_client c;
+	struct perf_result res;
+	struct perf_run run = { .o = o, .c = &c, .res = &res, .kernel = o->cfg.kernel };
+	char *line = malloc(CTL_MAX_LINE + 1);
+	int rc = 2;
+
+	memset(&c, 0, sizeof(c));
+	if (!line)
+		return 2;
+	if (client_open(o, &c.r, &c) < 0 || client_propose(o, cc, &c, line, &run.server_kernel) < 0)
+		goto out;
+	if (o->json)
+		run.intervals = json_object_new_array();
+	else
+		perf_print_start(&run);
+	if (client_measure(o, cc, &run, line) < 0)
+		goto out;
+	rc = run.err < 0 || c.total.verify_errors || res.verify_errors ? 1 : 0;
+	if (run.err < 0)
+		fprintf(stderr, "rdsperf: test stopped: %s\n", rdsu_strerror(run.err));
 	if (o->json) {
-		struct out *j = malloc(sizeof(*j));
-		bool stream = p->test == PERF_STREAM;
-
-		if (!j) {
+		if (perf_json_run(&run, runs) < 0)
 			rc = 2;
-			goto out;
-		}
-		out_init(j, stdout, OUT_JSON, 0, 0);
-		out_begin(j, &perf_run_group);
-		out_obj_open(j, RUN_START);
-		out_str(j, ST_TEST, perf_test_name(p->test));
-		out_u64(j, ST_SIZE, p->size);
-		if (!stream) {
-			out_u64(j, ST_RSIZE, p->rsize);
-			out_u64(j, ST_DEPTH, p->depth);
-		}
-		out_u64(j, ST_SOCKETS, p->sockets);
-		out_u64(j, ST_THREADS, o->threads);
-		if (cfg.kernel) {
-			out_null(j, ST_PATHS);
-			out_null(j, ST_KVER);
-			out_null(j, ST_PATH_RULE);
-		} else {
-			out_u64(j, ST_PATHS, p->paths);
-			out_u64(j, ST_KVER, p->kver);
-			out_str(j, ST_PATH_RULE, p->path_by_pair ? "pair" : "port");
-		}
-		out_double(j, ST_DURATION, p->duration);
-		out_double(j, ST_OMIT, p->omit);
-		if (p->buf)
-			out_u64(j, ST_WINDOW, p->buf);
-		else
-			out_null(j, ST_WINDOW);
-		out_bool(j, ST_VERIFY, p->verify);
-		out_str(j, ST_SCHED, perf_sched_name(o->sched));
-		out_str(j, ST_CLIENT, p->client_addr);
-		out_str(j, ST_SERVER, o->host_s);
-		out_str(j, ST_CLIENT_STACK, perf_stack_name(cfg.kernel));
-		out_str(j, ST_SERVER_STACK, perf_stack_name(server_kernel));
-		out_close(j);
-		out_json(j, RUN_INTERVALS, rp.intervals);
-		rp.intervals = NULL;
-		out_obj_open(j, RUN_END);
-		out_obj_open(j, EN_SENDER);
-		perf_count_json(j, &c.total, c.measured, stream);
-		out_close(j);
-		out_obj_open(j, EN_RECEIVER);
-		out_double(j, RX_SECONDS, res.wall);
-		out_u64(j, RX_MESSAGES, res.msgs);
-		out_u64(j, RX_BYTES, res.bytes);
-		out_double(j, RX_MESSAGES_PER_SECOND, perf_rate(res.msgs, res.wall));
-		out_double(j, RX_BITS_PER_SECOND, perf_rate(res.bytes, res.wall) * 8);
-		out_u64(j, RX_RESPONSES_SENT, res.sent);
-		out_u64(j, RX_EAGAIN, res.eagain);
-		out_u64(j, RX_ENOBUFS, res.enobufs);
-		out_u64(j, RX_VERIFY_ERRORS, res.verify_errors);
-		out_close(j);
-		if (!stream)
-			perf_lat_json(j, EN_LATENCY, &c.lat);
-		out_obj_open(j, EN_CPU);
-		out_double(j, CPU_CLIENT, c.measured > 0 ? 100 * c.cpu / c.measured : 0);
-		out_double(j, CPU_SERVER, res.wall > 0 ? 100 * res.cpu / res.wall : 0);
-		out_close(j);
-		out_obj_open(j, EN_RETRANSMITS);
-		if (rt0 < 0)
-			out_null(j, RT_CLIENT_RDS);
-		else
-			out_i64(j, RT_CLIENT_RDS, rt1 - rt0);
-		if (res.rds_retransmits < 0)
-			out_null(j, RT_SERVER_RDS);
-		else
-			out_i64(j, RT_SERVER_RDS, res.rds_retransmits);
-		if (tr0 < 0 || tr1 < 0)
-			out_null(j, RT_HOST_TCP_SEGMENTS);
-		else
-			out_i64(j, RT_HOST_TCP_SEGMENTS, tr1 - tr0);
-		out_close(j);
-		out_close(j);
-		out_str(j, RUN_ERROR, e < 0 ? rdsu_strerror(e) : NULL);
-		json_object_array_add(runs, out_take(j));
-		out_fini(j);
-		free(j);
 	} else {
-		bool stream = p->test == PERF_STREAM;
-
-		printf("- - - - - - - - - - - - - - - - - - - - - - - - -\n");
-		printf("sender   %6.2f s %10.0f msg/s ", c.measured, perf_rate(c.total.msgs, c.measured));
-		perf_print_bits(perf_rate(c.total.bytes, c.measured));
-		printf("  %llu messages, cpu %.0f %%\n", (unsigned long long)c.total.msgs,
-		       c.measured > 0 ? 100 * c.cpu / c.measured : 0);
-		printf("receiver %6.2f s %10.0f msg/s ", res.wall, perf_rate(res.msgs, res.wall));
-		perf_print_bits(perf_rate(res.bytes, res.wall));
-		printf("  %llu messages, cpu %.0f %%\n", (unsigned long long)res.msgs,
-		       res.wall > 0 ? 100 * res.cpu / res.wall : 0);
-		if (!stream) {
-			printf("responses          %10.0f /s      ", perf_rate(c.total.rmsgs, c.measured));
-			perf_print_lat(&c.lat);
-			printf(" (full round trip, %llu samples)\n", (unsigned long long)c.lat.n);
-		}
-		printf("send errors: eagain %llu enobufs %llu (client), %llu %llu (server)\n",
-		       (unsigned long long)c.total.eagain, (unsigned long long)c.total.enobufs,
-		       (unsigned long long)res.eagain, (unsigned long long)res.enobufs);
-		printf("retransmits: ");
-		if (rt0 >= 0)
-			printf("client librds %lld, ", (long long)(rt1 - rt0));
-		if (res.rds_retransmits >= 0)
-			printf("server librds %lld, ", (long long)res.rds_retransmits);
-		if (tr0 >= 0 && tr1 >= 0)
-			printf("host TCP segments %lld", (long long)(tr1 - tr0));
-		printf("\n");
-		if (p->verify)
-			printf("verify: %llu errors at the client, %llu at the server\n",
-			       (unsigned long long)c.total.verify_errors,
-			       (unsigned long long)res.verify_errors);
+		perf_print_end(&run);
 	}
 out:
-	json_object_put(rp.intervals);
-	for (unsigned i = 0; i < p->sockets; i++)
+	json_object_put(run.intervals);
+	for (unsigned i = 0; i < o->p.sockets; i++)
 		rio_sock_close(c.socks[i]);
-	rio_close(r);
+	rio_close(c.r);
 	free(line);
 	return rc;
 }
@@ -345,23 +258,8 @@ int perf_run_client(struct opts *o)
 		if (r == 2)
 			break;
 	}
-	if (runs) {
-		struct out *doc = malloc(sizeof(*doc));
-
-		if (doc) {
-			out_init(doc, stdout, OUT_JSON, 0,
-				 JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
-			out_begin(doc, &perf_doc_group);
-			out_u64(doc, DOC_RDSPERF, CTL_VERSION);
-			out_str(doc, DOC_VERSION, RDSTK_VERSION);
-			out_json(doc, DOC_RUNS, runs);
-			out_end(doc);
-			out_fini(doc);
-			free(doc);
-		} else {
-			json_object_put(runs);
-		}
-	}
+	if (runs)
+		perf_json_doc(runs);
 	close(cc->fd);
 	free(cc);
 	return rc;

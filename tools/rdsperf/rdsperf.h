@@ -51,34 +51,17 @@ struct ctl {
 	size_t n;
 };
 
-struct report {
+/* One test as the output shows it. */
+struct perf_run {
 	const struct opts *o;
-	struct json_object *intervals; /* --json */
+	bool kernel, server_kernel;     /* each end's stack */
+	struct perf_client *c;          /* the client's side, counted */
+	struct perf_result *res;        /* the server's side */
+	int64_t rt_client, rt_host;     /* retransmits during the test; -1 unknown */
+	int err;                        /* what stopped the test, or 0 */
+	struct json_object *intervals;  /* --json: perf_on_interval's */
 };
 
-enum {
-	LT_SAMPLES, LT_RTT, LT_UNIT, LT_MIN, LT_MEAN, LT_P50, LT_P90, LT_P99, LT_P99_9,
-	LT_MAX, LT__N
-};
-enum {
-	CT_SECONDS, CT_MESSAGES, CT_BYTES, CT_MESSAGES_PER_SECOND, CT_BITS_PER_SECOND,
-	CT_RESPONSES, CT_RESPONSE_BYTES, CT_RESPONSES_PER_SECOND, CT_EAGAIN, CT_ENOBUFS,
-	CT_VERIFY_ERRORS, CT__N, IV_START = CT__N, IV_END, IV_OMITTED, IV_LATENCY, IV__N
-};
-enum {
-	ST_TEST, ST_SIZE, ST_RSIZE, ST_DEPTH, ST_SOCKETS, ST_THREADS, ST_PATHS, ST_KVER,
-	ST_PATH_RULE, ST_DURATION, ST_OMIT, ST_WINDOW, ST_VERIFY, ST_SCHED, ST_CLIENT,
-	ST_SERVER, ST_CLIENT_STACK, ST_SERVER_STACK, ST__N
-};
-enum {
-	RX_SECONDS, RX_MESSAGES, RX_BYTES, RX_MESSAGES_PER_SECOND, RX_BITS_PER_SECOND,
-	RX_RESPONSES_SENT, RX_EAGAIN, RX_ENOBUFS, RX_VERIFY_ERRORS, RX__N
-};
-enum { CPU_CLIENT, CPU_SERVER, CPU__N };
-enum { RT_CLIENT_RDS, RT_SERVER_RDS, RT_HOST_TCP_SEGMENTS, RT__N };
-enum { EN_SENDER, EN_RECEIVER, EN_LATENCY, EN_CPU, EN_RETRANSMITS, EN__N };
-enum { RUN_START, RUN_INTERVALS, RUN_END, RUN_ERROR, RUN__N };
-enum { DOC_RDSPERF, DOC_VERSION, DOC_RUNS, DOC__N };
 
 /* main.c */
 extern volatile int perf_stop;
@@ -97,12 +80,19 @@ int ctl_connect(const struct rdsu_addr *a, uint16_t port);
 double perf_rate(uint64_t n, double secs);
 void perf_print_bits(double bytes_per_s);
 double perf_us(uint64_t ns);
-extern const struct out_group perf_run_group;
-extern const struct out_group perf_doc_group;
 void perf_lat_json(struct out *j, unsigned id, const struct hist *h);
 void perf_count_json(struct out *j, const struct perf_count *c, double secs, bool stream);
 void perf_print_lat(const struct hist *h);
 void perf_on_interval(void *ud, const struct perf_interval *iv);
+/* The test's first lines (text). */
+void perf_print_start(const struct perf_run *run);
+/* The summary after the test (text). */
+void perf_print_end(const struct perf_run *run);
+/* The test as an element of |runs|, taking run->intervals. Return: 0; -1
+ * (no memory). */
+int perf_json_run(struct perf_run *run, struct json_object *runs);
+/* The document with every run (taken), on stdout. */
+void perf_json_doc(struct json_object *runs);
 
 /* client.c */
 int64_t perf_librds_retransmits(struct rio *r);
