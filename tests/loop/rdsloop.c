@@ -311,7 +311,7 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 			if (next[i] >= o->count)
 				continue;
 			len = (uint32_t)o->sizes[next[i] % o->n_sizes];
-			drive_fill(buf, len, port, next[i]);
+			payload_fill(buf, len, port, next[i]);
 			e = rio_send(tx[i], &o->to, o->port, buf, len);
 			if (e == -EAGAIN) {
 				eagain++;
@@ -356,7 +356,7 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 			}
 			uint32_t len = (uint32_t)o->sizes[x->next % o->n_sizes];
 
-			drive_fill(ref, len, sport, x->next);
+			payload_fill(ref, len, sport, x->next);
 			if (trunc || (size_t)m != len || memcmp(buf, ref, len)) {
 				char msg[160], what[64] = "";
 
@@ -364,7 +364,7 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 				 * reordering look alike otherwise. */
 				if (m >= 8 && !trunc)
 					snprintf(what, sizeof(what), " (message %" PRIu64 " of port %u)",
-						 drive_index(buf), (unsigned)buf[6] << 8 | buf[7]);
+						 payload_index(buf), (unsigned)buf[6] << 8 | buf[7]);
 				snprintf(msg, sizeof(msg),
 					 "port %u: message %" PRIu64 " (%u bytes) wrong, got %zd bytes%s",
 					 sport, x->next, len, m, what);

@@ -18,37 +18,6 @@ static uint64_t mix(uint64_t x)
 	return x;
 }
 
-/* Made a word at a time: the driver must outrun the stack it tests. */
-uint64_t drive_index(const uint8_t *p)
-{
-	uint64_t i = 0;
-
-	for (int k = 0; k < 6; k++)
-		i = i << 8 | p[k];
-	return i;
-}
-
-void drive_fill(uint8_t *p, uint32_t len, uint16_t port, uint64_t i)
-{
-	uint8_t head[8] = { (uint8_t)(i >> 40), (uint8_t)(i >> 32), (uint8_t)(i >> 24),
-			    (uint8_t)(i >> 16), (uint8_t)(i >> 8),  (uint8_t)i,
-			    (uint8_t)(port >> 8), (uint8_t)port };
-	uint64_t k = mix(((uint64_t)port << 48) ^ i ^ 0x5244535553ull);
-	uint32_t j;
-
-	memcpy(p, head, len < 8 ? len : 8);
-	for (j = 8; j + 8 <= len; j += 8) {
-		uint64_t w = k + j;
-
-		w ^= w >> 29;
-		w *= 0xbf58476d1ce4e5b9ull;
-		w ^= w >> 32;
-		memcpy(p + j, &w, 8);
-	}
-	for (; j < len; j++)
-		p[j] = (uint8_t)(k >> (j & 7) * 8);
-}
-
 uint64_t drive_digest_add(uint64_t h, const uint8_t *p, size_t n)
 {
 	size_t j = 0;

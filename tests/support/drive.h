@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 #include <stdint.h>
 
+#include "payload.h"
 #include "rio.h"
 
 static inline rdsu_ns drive_secs(double s)
@@ -17,11 +18,6 @@ static inline rdsu_ns drive_secs(double s)
 	return (rdsu_ns)(s * 1e9);
 }
 
-/* Message |i| of the stream from |port|: bytes 0..7 name (index, port) so
- * a misplaced message says what it is; the rest is keyed by both. */
-void drive_fill(uint8_t *p, uint32_t len, uint16_t port, uint64_t i);
-/* The index a message of at least 8 bytes names (drive_fill's bytes 0..5). */
-uint64_t drive_index(const uint8_t *p);
 /* A running digest of a stream (start from DRIVE_DIGEST0). */
 #define DRIVE_DIGEST0 0xcbf29ce484222325ull
 uint64_t drive_digest_add(uint64_t h, const uint8_t *p, size_t n);

@@ -255,7 +255,7 @@ static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 			done = false;
 			uint32_t len = msg_size(o, next[i]);
 
-			drive_fill(buf, len, port, next[i]);
+			payload_fill(buf, len, port, next[i]);
 			int e = rio_send(s[i], &o->to, o->port, buf, len);
 
 			if (e == -EAGAIN) {
@@ -391,10 +391,10 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 		}
 		uint32_t len = msg_size(o, x->next);
 
-		drive_fill(want, len, sport, x->next);
+		payload_fill(want, len, sport, x->next);
 		if (trunc || (size_t)n != len || memcmp(buf, want, len)) {
 			char msg[160];
-			uint64_t idx = n >= 8 ? drive_index(buf) : 0;
+			uint64_t idx = n >= 8 ? payload_index(buf) : 0;
 
 			snprintf(msg, sizeof(msg),
 				 "port %u: expected message %" PRIu64 " (%u bytes), got %zd bytes%s",

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "engine.h"
+#include "payload.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -72,40 +73,6 @@ double perf_cpu_seconds(void)
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
-static uint8_t pattern(uint64_t seq, unsigned sock)
-{
-	return (uint8_t)(seq * 131u + sock * 7u + 1u);
-}
-
-void perf_fill(uint8_t *buf, uint32_t len, uint64_t seq, unsigned sock)
-{
-	uint32_t off = 0;
-
-	if (len >= 8) {
-		for (unsigned i = 0; i < 8; i++)
-			buf[i] = (uint8_t)(seq >> (8 * i));
-		off = 8;
-	}
-	memset(buf + off, pattern(seq, sock), len - off);
-}
-
-bool perf_check(const uint8_t *buf, uint32_t len, uint64_t seq, unsigned sock)
-{
-	uint8_t b = pattern(seq, sock);
-	uint32_t off = 0;
-
-	if (len >= 8) {
-		for (unsigned i = 0; i < 8; i++)
-			if (buf[i] != (uint8_t)(seq >> (8 * i)))
-				return false;
-		off = 8;
-	}
-	for (uint32_t i = off; i < len; i++)
-		if (buf[i] != b)
-			return false;
-	return true;
-}
-
 /* ------------------------------------------------------------------------
  * Client
  */
@@ -141,7 +108,7 @@ static int send_one(struct worker *w, struct csock *cs, uint32_t len, rdsu_ns no
 	int e;
 
 	if (p->verify)
-		perf_fill(w->tx, len, cs->txseq, cs->idx);
+		payload_fill(w->tx, len, (uint16_t)cs->idx, cs->txseq);
 	/* The burst leaves at step()'s flush, in as few writes as it takes. */
 	e = rio_send_more(cs->s, &w->c->dst, cs->dport, w->tx, len);
 	if (e == 0) {
@@ -200,7 +167,7 @@ static int recv_responses(struct worker *w, struct csock *cs, bool *progress)
 			w->tot.rbytes += (uint64_t)n;
 		}
 		if (p->verify && (trunc || (uint32_t)n != p->rsize ||
-				  !perf_check(w->rx, (uint32_t)n, cs->rxseq, cs->idx))) {
+				  !payload_check(w->rx, (uint32_t)n, (uint16_t)cs->idx, cs->rxseq))) {
 			w->cur.verify_errors++;
 			w->tot.verify_errors += counting;
 		}
@@ -469,7 +436,7 @@ static int respond(struct perf_server *s, unsigned i, struct ssock *ss, uint8_t 
 		int e;
 
 		if (p->verify)
-			perf_fill(tx, p->rsize, ss->pend_seq, i);
+			payload_fill(tx, p->rsize, (uint16_t)i, ss->pend_seq);
 		e = rio_send_more(s->socks[i], &ss->to, ss->tport, tx, p->rsize);
 		if (e == -EAGAIN || e == -ENOBUFS) {
 			if (counting) {
@@ -549,7 +516,7 @@ int perf_server_run(struct perf_server *s)
 					s->res.bytes += (uint64_t)n;
 				}
 				if (p->verify && (trunc || (uint32_t)n != p->size ||
-						  !perf_check(rx, (uint32_t)n, x->rxseq, i)))
+						  !payload_check(rx, (uint32_t)n, (uint16_t)i, x->rxseq)))
 					s->res.verify_errors += counting;
 				if (p->test != PERF_STREAM) {
 					if (!x->pend)

@@ -89,11 +89,6 @@ struct perf_server {
  * Return: 0; negative errno. */
 int perf_server_run(struct perf_server *s);
 
-/* Payload: an 8-byte little-endian sequence number (when it fits), then a
- * byte pattern of that number and the socket index. */
-void perf_fill(uint8_t *buf, uint32_t len, uint64_t seq, unsigned sock);
-bool perf_check(const uint8_t *buf, uint32_t len, uint64_t seq, unsigned sock);
-
 double perf_cpu_seconds(void);
 
 #endif /* RDSPERF_ENGINE_H */
