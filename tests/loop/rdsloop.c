@@ -296,7 +296,7 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 			drive_fail("bind", e);
 		if (o->sndbuf && (e = rio_set_bufs(tx[i], o->sndbuf, 0)) < 0)
 			drive_fail("sndbuf", e);
-		dig[i] = DRIVE_DIGEST0;
+		dig[i] = PAYLOAD_DIGEST0;
 	}
 	fprintf(stderr, "rdsloop: ready\n");
 	while (!stop && rdsu_clock() < end && (sent < expect || recvd < expect || drive_snd_held(r)) &&
@@ -324,7 +324,7 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 			}
 			if (e < 0)
 				drive_fail("send", e);
-			dig[i] = drive_digest_add(dig[i], buf, len);
+			dig[i] = payload_digest(dig[i], buf, len);
 			next[i]++;
 			sent++;
 			progress = true;
@@ -352,7 +352,7 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 				x->from = from;
 				x->sport = sport;
 				x->next = 0;
-				x->digest = DRIVE_DIGEST0;
+				x->digest = PAYLOAD_DIGEST0;
 			}
 			uint32_t len = (uint32_t)o->sizes[x->next % o->n_sizes];
 
@@ -375,7 +375,7 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 					break;
 				}
 			} else {
-				x->digest = drive_digest_add(x->digest, buf, len);
+				x->digest = payload_digest(x->digest, buf, len);
 			}
 			x->next++;
 			if (o->verbose && recvd % 10000 == 0)

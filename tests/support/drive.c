@@ -8,32 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
-
-uint64_t drive_digest_add(uint64_t h, const uint8_t *p, size_t n)
-{
-	size_t j = 0;
-
-	for (; j + 8 <= n; j += 8) {
-		uint64_t w;
-
-		memcpy(&w, p + j, 8);
-		h = (h ^ w) * 0x100000001b3ull;
-		h ^= h >> 31;
-	}
-	for (; j < n; j++)
-		h = (h ^ p[j]) * 0x100000001b3ull;
-	return mix(h ^ n);
-}
-
 void drive_fail(const char *what, int err)
 {
 	fprintf(stderr, "%s: %s: %s\n", program_invocation_short_name, what, rdsu_strerror(err));

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * drive.h - what the traffic drivers of the librds interop tests
- * (rdsdrive, rdsloop) share: message content, stream digests, option
- * numbers and the JSON picture of librds's state the test scripts assert on.
+ * (rdsdrive, rdsloop) share beyond tools/common (payload.h: message content
+ * and stream digests; rio_opt.h: the stack options): the JSON picture of
+ * librds's state the test scripts assert on, and small helpers.
  */
 #ifndef RDS_TEST_DRIVE_H
 #define RDS_TEST_DRIVE_H
@@ -18,9 +19,6 @@ static inline rdsu_ns drive_secs(double s)
 	return (rdsu_ns)(s * 1e9);
 }
 
-/* A running digest of a stream (start from DRIVE_DIGEST0). */
-#define DRIVE_DIGEST0 0xcbf29ce484222325ull
-uint64_t drive_digest_add(uint64_t h, const uint8_t *p, size_t n);
 /* Print "PROG: what: error" and exit 1. */
 _Noreturn void drive_fail(const char *what, int err);
 /* Payload bytes every librds socket still holds (SNDBUF in use). */

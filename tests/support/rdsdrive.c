@@ -241,7 +241,7 @@ static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 			drive_fail("bind", e);
 		if ((o->sndbuf || o->rcvbuf) && (e = rio_set_bufs(s[i], o->sndbuf, o->rcvbuf)) < 0)
 			drive_fail("buffers", e);
-		digest[i] = DRIVE_DIGEST0;
+		digest[i] = PAYLOAD_DIGEST0;
 	}
 	while (!done && !stop) {
 		bool blocked = true;
@@ -272,7 +272,7 @@ static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 			if (e < 0)
 				drive_fail("send", e);
 			blocked = false;
-			digest[i] = drive_digest_add(digest[i], buf, len);
+			digest[i] = payload_digest(digest[i], buf, len);
 			next[i]++;
 			sent++;
 			bytes += len;
@@ -387,7 +387,7 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 			x = &st[n_st++];
 			x->from = from;
 			x->sport = sport;
-			x->digest = DRIVE_DIGEST0;
+			x->digest = PAYLOAD_DIGEST0;
 		}
 		uint32_t len = msg_size(o, x->next);
 
@@ -415,7 +415,7 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 			got++;
 			continue;
 		}
-		x->digest = drive_digest_add(x->digest, buf, len);
+		x->digest = payload_digest(x->digest, buf, len);
 		x->next++;
 		got++;
 		bytes += len;

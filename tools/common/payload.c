@@ -86,3 +86,19 @@ bool payload_check(const uint8_t *p, uint32_t len, uint16_t stream, uint64_t i)
 			return false;
 	return true;
 }
+
+uint64_t payload_digest(uint64_t h, const uint8_t *p, size_t n)
+{
+	size_t j = 0;
+
+	for (; j + 8 <= n; j += 8) {
+		uint64_t w;
+
+		memcpy(&w, p + j, 8);
+		h = (h ^ w) * 0x100000001b3ull;
+		h ^= h >> 31;
+	}
+	for (; j < n; j++)
+		h = (h ^ p[j]) * 0x100000001b3ull;
+	return mix(h ^ n);
+}

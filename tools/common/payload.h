@@ -10,6 +10,7 @@
 #define RDSTK_PAYLOAD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* payload_fill() - message |i| of |stream|, |len| bytes. */
@@ -18,5 +19,10 @@ void payload_fill(uint8_t *p, uint32_t len, uint16_t stream, uint64_t i);
 bool payload_check(const uint8_t *p, uint32_t len, uint16_t stream, uint64_t i);
 /* payload_index() - the index a message of at least 8 bytes names. */
 uint64_t payload_index(const uint8_t *p);
+
+/* payload_digest() - a running digest of a stream's bytes, to compare
+ * what arrived with what was sent (start from PAYLOAD_DIGEST0). */
+#define PAYLOAD_DIGEST0 0xcbf29ce484222325ull
+uint64_t payload_digest(uint64_t h, const uint8_t *p, size_t n);
 
 #endif /* RDSTK_PAYLOAD_H */
