@@ -52,7 +52,7 @@ const char *perf_sched_name(enum perf_sched s)
 	return wire_tok_str(sched_toks, (uint32_t)s, "poll");
 }
 
-void perf_count_add(struct perf_count *into, const struct perf_count *c)
+static void count_add(struct perf_count *into, const struct perf_count *c)
 {
 	into->msgs += c->msgs;
 	into->bytes += c->bytes;
@@ -63,7 +63,7 @@ void perf_count_add(struct perf_count *into, const struct perf_count *c)
 	into->verify_errors += c->verify_errors;
 }
 
-double perf_cpu_seconds(void)
+static double cpu_seconds(void)
 {
 	struct rusage ru;
 
@@ -271,7 +271,7 @@ static void fold(struct worker *w, rdsu_ns at)
 	struct perf_client *c = w->c;
 
 	pthread_mutex_lock(&c->lk);
-	perf_count_add(&c->cur.c, &w->cur);
+	count_add(&c->cur.c, &w->cur);
 	hist_merge(&c->cur.lat, w->hcur);
 	if (++c->folded == c->threads) {
 		c->cur.start = c->cur.end;
@@ -300,7 +300,7 @@ static void *worker_main(void *arg)
 
 		if (!counting && now >= w->omit_end) {
 			counting = true;
-			w->cpu0 = perf_cpu_seconds();
+			w->cpu0 = cpu_seconds();
 		}
 		if (now >= w->next_iv || now >= w->t_end || *c->stop) {
 			/* the interval ends on its boundary, not when we looked */
@@ -390,9 +390,9 @@ int perf_client_run(struct perf_client *c)
 			pthread_join(w[t].th, NULL);
 	}
 	t_stop = rdsu_clock();
-	cpu1 = perf_cpu_seconds();
+	cpu1 = cpu_seconds();
 	for (unsigned t = 0; t < c->threads; t++) {
-		perf_count_add(&c->total, &w[t].tot);
+		count_add(&c->total, &w[t].tot);
 		hist_merge(&c->lat, w[t].htot);
 		if (w[t].error && !e)
 			e = w[t].error;
@@ -469,7 +469,7 @@ int perf_server_run(struct perf_server *s)
 	uint8_t *rx = malloc(cap), *tx = calloc(1, cap);
 	rdsu_ns t0 = rdsu_clock(), omit_end = t0 + (rdsu_ns)(p->omit * 1e9);
 	rdsu_ns t_count = t0, last_rx = 0, stop_at = 0, ctl_at = 0;
-	double cpu0 = perf_cpu_seconds();
+	double cpu0 = cpu_seconds();
 	bool counting = p->omit == 0;
 	int e = 0;
 
@@ -485,7 +485,7 @@ int perf_server_run(struct perf_server *s)
 
 		if (!counting && now >= omit_end) {
 			memset(&s->res, 0, sizeof(s->res));
-			cpu0 = perf_cpu_seconds();
+			cpu0 = cpu_seconds();
 			t_count = now;
 			counting = true;
 		}
@@ -574,7 +574,7 @@ int perf_server_run(struct perf_server *s)
 		}
 	}
 	s->res.wall = (double)((last_rx > t_count ? last_rx : rdsu_clock()) - t_count) / 1e9;
-	s->res.cpu = perf_cpu_seconds() - cpu0;
+	s->res.cpu = cpu_seconds() - cpu0;
 out:
 	free(rx);
 	free(tx);

@@ -35,7 +35,6 @@ struct perf_count {
 	uint64_t verify_errors;
 };
 
-void perf_count_add(struct perf_count *into, const struct perf_count *c);
 
 /* One interval as reported: the sum over threads. */
 struct perf_interval {
@@ -89,6 +88,5 @@ struct perf_server {
  * Return: 0; negative errno. */
 int perf_server_run(struct perf_server *s);
 
-double perf_cpu_seconds(void);
 
 #endif /* RDSPERF_ENGINE_H */

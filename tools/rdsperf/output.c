@@ -29,12 +29,12 @@
  * JSON document, both from the same numbers.
  */
 
-double perf_rate(uint64_t n, double secs)
+static double rate(uint64_t n, double secs)
 {
 	return secs > 0 ? (double)n / secs : 0;
 }
 
-void perf_print_bits(double bytes_per_s)
+static void print_bits(double bytes_per_s)
 {
 	double b = bytes_per_s * 8;
 
@@ -44,7 +44,7 @@ void perf_print_bits(double bytes_per_s)
 		printf("%7.2f Mbit/s", b / 1e6);
 }
 
-double perf_us(uint64_t ns)
+static double us(uint64_t ns)
 {
 	return (double)ns / 1e3;
 }
@@ -190,44 +190,44 @@ static const struct out_group doc_group = OUT_GROUP("rdsperf", doc_fields);
 #undef F
 
 /* Into the object |id| of the current group. */
-void perf_lat_json(struct out *j, unsigned id, const struct hist *h)
+static void lat_json(struct out *j, unsigned id, const struct hist *h)
 {
 	out_obj_open(j, id);
 	out_u64(j, LT_SAMPLES, h->n);
 	out_str(j, LT_RTT, "full round trip");
 	out_str(j, LT_UNIT, "us");
-	out_double(j, LT_MIN, perf_us(h->min));
+	out_double(j, LT_MIN, us(h->min));
 	out_double(j, LT_MEAN, hist_mean(h) / 1e3);
-	out_double(j, LT_P50, perf_us(hist_pct(h, 50)));
-	out_double(j, LT_P90, perf_us(hist_pct(h, 90)));
-	out_double(j, LT_P99, perf_us(hist_pct(h, 99)));
-	out_double(j, LT_P99_9, perf_us(hist_pct(h, 99.9)));
-	out_double(j, LT_MAX, perf_us(h->max));
+	out_double(j, LT_P50, us(hist_pct(h, 50)));
+	out_double(j, LT_P90, us(hist_pct(h, 90)));
+	out_double(j, LT_P99, us(hist_pct(h, 99)));
+	out_double(j, LT_P99_9, us(hist_pct(h, 99.9)));
+	out_double(j, LT_MAX, us(h->max));
 	out_close(j);
 }
 
 /* The counts into the current object (an interval's or the sender's). */
-void perf_count_json(struct out *j, const struct perf_count *c, double secs, bool stream)
+static void count_json(struct out *j, const struct perf_count *c, double secs, bool stream)
 {
 	out_double(j, CT_SECONDS, secs);
 	out_u64(j, CT_MESSAGES, c->msgs);
 	out_u64(j, CT_BYTES, c->bytes);
-	out_double(j, CT_MESSAGES_PER_SECOND, perf_rate(c->msgs, secs));
-	out_double(j, CT_BITS_PER_SECOND, perf_rate(c->bytes, secs) * 8);
+	out_double(j, CT_MESSAGES_PER_SECOND, rate(c->msgs, secs));
+	out_double(j, CT_BITS_PER_SECOND, rate(c->bytes, secs) * 8);
 	if (!stream) {
 		out_u64(j, CT_RESPONSES, c->rmsgs);
 		out_u64(j, CT_RESPONSE_BYTES, c->rbytes);
-		out_double(j, CT_RESPONSES_PER_SECOND, perf_rate(c->rmsgs, secs));
+		out_double(j, CT_RESPONSES_PER_SECOND, rate(c->rmsgs, secs));
 	}
 	out_u64(j, CT_EAGAIN, c->eagain);
 	out_u64(j, CT_ENOBUFS, c->enobufs);
 	out_u64(j, CT_VERIFY_ERRORS, c->verify_errors);
 }
 
-void perf_print_lat(const struct hist *h)
+static void print_lat(const struct hist *h)
 {
-	printf("  rtt p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f us", perf_us(hist_pct(h, 50)),
-	       perf_us(hist_pct(h, 90)), perf_us(hist_pct(h, 99)), perf_us(hist_pct(h, 99.9)), perf_us(h->max));
+	printf("  rtt p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f us", us(hist_pct(h, 50)),
+	       us(hist_pct(h, 90)), us(hist_pct(h, 99)), us(hist_pct(h, 99.9)), us(h->max));
 }
 
 void perf_on_interval(void *ud, const struct perf_interval *iv)
@@ -244,12 +244,12 @@ void perf_on_interval(void *ud, const struct perf_interval *iv)
 			return;
 		out_init(j, stdout, OUT_JSON, 0, 0);
 		out_begin(j, &interval_group);
-		perf_count_json(j, &iv->c, secs, stream);
+		count_json(j, &iv->c, secs, stream);
 		out_double(j, IV_START, iv->start);
 		out_double(j, IV_END, iv->end);
 		out_bool(j, IV_OMITTED, iv->omitted);
 		if (!stream)
-			perf_lat_json(j, IV_LATENCY, &iv->lat);
+			lat_json(j, IV_LATENCY, &iv->lat);
 		json_object_array_add(rp->intervals, out_take(j));
 		out_fini(j);
 		free(j);
@@ -259,11 +259,11 @@ void perf_on_interval(void *ud, const struct perf_interval *iv)
 		return;
 	printf("[%6.2f-%6.2f s] ", iv->start, iv->end);
 	if (stream) {
-		printf("%10.0f msg/s ", perf_rate(iv->c.msgs, secs));
-		perf_print_bits(perf_rate(iv->c.bytes, secs));
+		printf("%10.0f msg/s ", rate(iv->c.msgs, secs));
+		print_bits(rate(iv->c.bytes, secs));
 	} else {
-		printf("%10.0f resp/s ", perf_rate(iv->c.rmsgs, secs));
-		perf_print_lat(&iv->lat);
+		printf("%10.0f resp/s ", rate(iv->c.rmsgs, secs));
+		print_lat(&iv->lat);
 	}
 	if (iv->c.eagain || iv->c.enobufs)
 		printf("  eagain %llu enobufs %llu", (unsigned long long)iv->c.eagain,
@@ -305,17 +305,17 @@ void perf_print_end(const struct perf_run *run)
 	const struct perf_result *res = run->res;
 
 	printf("- - - - - - - - - - - - - - - - - - - - - - - - -\n");
-	printf("sender   %6.2f s %10.0f msg/s ", c->measured, perf_rate(c->total.msgs, c->measured));
-	perf_print_bits(perf_rate(c->total.bytes, c->measured));
+	printf("sender   %6.2f s %10.0f msg/s ", c->measured, rate(c->total.msgs, c->measured));
+	print_bits(rate(c->total.bytes, c->measured));
 	printf("  %llu messages, cpu %.0f %%\n", (unsigned long long)c->total.msgs,
 	       c->measured > 0 ? 100 * c->cpu / c->measured : 0);
-	printf("receiver %6.2f s %10.0f msg/s ", res->wall, perf_rate(res->msgs, res->wall));
-	perf_print_bits(perf_rate(res->bytes, res->wall));
+	printf("receiver %6.2f s %10.0f msg/s ", res->wall, rate(res->msgs, res->wall));
+	print_bits(rate(res->bytes, res->wall));
 	printf("  %llu messages, cpu %.0f %%\n", (unsigned long long)res->msgs,
 	       res->wall > 0 ? 100 * res->cpu / res->wall : 0);
 	if (run->o->p.test != PERF_STREAM) {
-		printf("responses          %10.0f /s      ", perf_rate(c->total.rmsgs, c->measured));
-		perf_print_lat(&c->lat);
+		printf("responses          %10.0f /s      ", rate(c->total.rmsgs, c->measured));
+		print_lat(&c->lat);
 		printf(" (full round trip, %llu samples)\n", (unsigned long long)c->lat.n);
 	}
 	printf("send errors: eagain %llu enobufs %llu (client), %llu %llu (server)\n",
@@ -390,21 +390,21 @@ static void json_end(struct out *j, const struct perf_run *run)
 
 	out_obj_open(j, RUN_END);
 	out_obj_open(j, EN_SENDER);
-	perf_count_json(j, &c->total, c->measured, stream);
+	count_json(j, &c->total, c->measured, stream);
 	out_close(j);
 	out_obj_open(j, EN_RECEIVER);
 	out_double(j, RX_SECONDS, res->wall);
 	out_u64(j, RX_MESSAGES, res->msgs);
 	out_u64(j, RX_BYTES, res->bytes);
-	out_double(j, RX_MESSAGES_PER_SECOND, perf_rate(res->msgs, res->wall));
-	out_double(j, RX_BITS_PER_SECOND, perf_rate(res->bytes, res->wall) * 8);
+	out_double(j, RX_MESSAGES_PER_SECOND, rate(res->msgs, res->wall));
+	out_double(j, RX_BITS_PER_SECOND, rate(res->bytes, res->wall) * 8);
 	out_u64(j, RX_RESPONSES_SENT, res->sent);
 	out_u64(j, RX_EAGAIN, res->eagain);
 	out_u64(j, RX_ENOBUFS, res->enobufs);
 	out_u64(j, RX_VERIFY_ERRORS, res->verify_errors);
 	out_close(j);
 	if (!stream)
-		perf_lat_json(j, EN_LATENCY, &c->lat);
+		lat_json(j, EN_LATENCY, &c->lat);
 	out_obj_open(j, EN_CPU);
 	out_double(j, CPU_CLIENT, c->measured > 0 ? 100 * c->cpu / c->measured : 0);
 	out_double(j, CPU_SERVER, res->wall > 0 ? 100 * res->cpu / res->wall : 0);

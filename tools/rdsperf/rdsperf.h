@@ -77,12 +77,6 @@ int ctl_recv(struct ctl *c, char *out, int timeout_ms);
 int ctl_connect(const struct rdsu_addr *a, uint16_t port);
 
 /* output.c */
-double perf_rate(uint64_t n, double secs);
-void perf_print_bits(double bytes_per_s);
-double perf_us(uint64_t ns);
-void perf_lat_json(struct out *j, unsigned id, const struct hist *h);
-void perf_count_json(struct out *j, const struct perf_count *c, double secs, bool stream);
-void perf_print_lat(const struct hist *h);
 void perf_on_interval(void *ud, const struct perf_interval *iv);
 /* The test's first lines (text). */
 void perf_print_start(const struct perf_run *run);
