@@ -451,7 +451,7 @@ int main(int argc, char **argv)
 	const struct argp ap = { options, parse, "hash|ping|duplex",
 					"Pings and two-way traffic for the librds loopback suite.",
 					children, NULL, NULL };
-	static const uint32_t dflt[] = { 0, 1, 1000 };
+	static const uint64_t dflt[] = { 0, 1, 1000 };
 	struct json_object *j;
 	struct rio *r = NULL;
 	int rc, e;

@@ -483,7 +483,7 @@ int main(int argc, char **argv)
 	o.sockets = 1;
 	o.count = 100;
 	o.timeout = 60;
-	const uint32_t dflt[] = { 0, 1, 48, 1000, 4096, 65536 };
+	const uint64_t dflt[] = { 0, 1, 48, 1000, 4096, 65536 };
 
 	memcpy(o.sizes, dflt, sizeof(dflt));
 	o.n_sizes = sizeof(dflt) / sizeof(dflt[0]);
