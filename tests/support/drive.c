@@ -3,10 +3,90 @@
 #define _GNU_SOURCE
 #include "drive.h"
 
+#include "parse.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+enum {
+	D_TO = 0x7300, D_PORT, D_SPORT, D_SOCKETS, D_COUNT, D_SIZES, D_SNDBUF, D_RCVBUF,
+	D_TIMEOUT, D_LINGER
+};
+
+static const struct argp_option drive_options[] = {
+	{ "to", D_TO, "ADDR", 0, "the peer's address (sending roles)", 0 },
+	{ "port", D_PORT, "P", 0, "sending roles: destination port; receiving roles: port to receive on", 0 },
+	{ "sport", D_SPORT, "P", 0, "first sending port (default: ephemeral)", 0 },
+	{ "sockets", D_SOCKETS, "K", 0, "K sending sockets on ports sport.. (default 1)", 0 },
+	{ "count", D_COUNT, "N", 0, "messages (ping: pings) per sending socket", 0 },
+	{ "sizes", D_SIZES, "LIST", 0, "message sizes in turn (K and M suffixes)", 0 },
+	{ "sndbuf", D_SNDBUF, "BYTES", 0, "SNDBUF of the sockets", 0 },
+	{ "rcvbuf", D_RCVBUF, "BYTES", 0, "RCVBUF of the sockets", 0 },
+	{ "timeout", D_TIMEOUT, "S", 0, "give up after S seconds (default 60)", 0 },
+	{ "linger", D_LINGER, "S", 0, "keep the stack running S seconds after the work", 0 },
+	{ "verbose", 'v', NULL, 0, "progress on stderr", 0 },
+	{ 0 }
+};
+
+static error_t drive_parse(int key, char *arg, struct argp_state *st)
+{
+	struct drive_opts *d = st->input;
+	uint64_t v;
+	double s;
+
+	switch (key) {
+	case D_TO:
+		if (parse_addr(arg, &d->to) < 0)
+			argp_error(st, "bad --to %s", arg);
+		d->have_to = true;
+		return 0;
+	case D_PORT:
+	case D_SPORT:
+		if (parse_uint(arg, 0, 0, 65535, &v) < 0)
+			argp_error(st, "bad port %s", arg);
+		*(key == D_PORT ? &d->port : &d->sport) = (uint16_t)v;
+		return 0;
+	case D_SOCKETS:
+		if (parse_uint(arg, 0, 1, d->max_sockets, &v) < 0)
+			argp_error(st, "--sockets is 1..%u", d->max_sockets);
+		d->sockets = (unsigned)v;
+		return 0;
+	case D_COUNT:
+		if (parse_uint(arg, 0, 0, UINT64_MAX, &v) < 0)
+			argp_error(st, "bad number %s", arg);
+		d->count = v;
+		return 0;
+	case D_SIZES: {
+		int n = parse_list(arg, 0, DRIVE_MAX_MSG, d->sizes, DRIVE_MAX_SIZES);
+
+		if (n < 0)
+			argp_error(st, "bad --sizes (1 to %d sizes, each <= %u)", DRIVE_MAX_SIZES,
+				   DRIVE_MAX_MSG);
+		d->n_sizes = (unsigned)n;
+		return 0;
+	}
+	case D_SNDBUF:
+	case D_RCVBUF:
+		if (parse_uint(arg, 0, 1, INT32_MAX / 2, &v) < 0)
+			argp_error(st, "bad buffer size %s", arg);
+		*(key == D_SNDBUF ? &d->sndbuf : &d->rcvbuf) = (uint32_t)v;
+		return 0;
+	case D_TIMEOUT:
+	case D_LINGER:
+		if (parse_seconds(arg, 0, 86400, &s) < 0)
+			argp_error(st, "bad seconds %s", arg);
+		*(key == D_TIMEOUT ? &d->timeout : &d->linger) = s;
+		return 0;
+	case 'v':
+		d->verbose = true;
+		return 0;
+	}
+	return ARGP_ERR_UNKNOWN;
+}
+
+const struct argp drive_argp = { drive_options, drive_parse, NULL, NULL, NULL, NULL, NULL };
 
 void drive_fail(const char *what, int err)
 {

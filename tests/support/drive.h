@@ -8,11 +8,41 @@
 #ifndef RDS_TEST_DRIVE_H
 #define RDS_TEST_DRIVE_H
 
+#include <argp.h>
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "payload.h"
 #include "rio.h"
+
+#define DRIVE_MAX_SIZES 32
+#define DRIVE_MAX_MSG (1u << 20)
+
+/* The traffic options both drivers take: drive_argp, an argp child whose
+ * input is this (st->child_inputs[i] = &opts at ARGP_KEY_INIT). The
+ * driver sets the defaults and max_sockets before parsing. */
+struct drive_opts {
+	struct rdsu_addr to;
+	bool have_to;
+	uint16_t port;          /* a sender's destination, a receiver's own */
+	uint16_t sport;         /* first sending port (0 = ephemeral) */
+	unsigned sockets, max_sockets;
+	uint64_t count;         /* messages (or pings) per sending socket */
+	uint64_t sizes[DRIVE_MAX_SIZES];
+	unsigned n_sizes;
+	uint32_t sndbuf, rcvbuf;
+	double timeout;         /* give up after this long (s) */
+	double linger;          /* after the work, keep the stack running (s) */
+	bool verbose;
+};
+extern const struct argp drive_argp;
+
+/* Message |i|'s size: the size list in turn. */
+static inline uint32_t drive_size(const struct drive_opts *d, uint64_t i)
+{
+	return (uint32_t)d->sizes[i % d->n_sizes];
+}
 
 static inline rdsu_ns drive_secs(double s)
 {

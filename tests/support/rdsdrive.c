@@ -36,34 +36,23 @@
 #include "rio_opt.h"
 
 #define MAX_SOCKS 64
-#define MAX_SIZES 32
 #define MAX_STREAMS 256
-#define MAX_MSG (1u << 20)
 
 enum role { ROLE_NONE, ROLE_SOURCE, ROLE_SINK, ROLE_SERVE };
 
 struct opts {
 	struct rio_cfg cfg;
 	struct rio_opt ro;          /* the stack options, into cfg */
+	struct drive_opts d;        /* the traffic options */
 	enum role role;
-	struct rdsu_addr bind, to;
-	bool have_bind, have_to;
-	uint16_t port;          /* sink: port to receive on; source: destination */
-	uint16_t sport;         /* source: first source port (0 = ephemeral) */
+	struct rdsu_addr bind;
+	bool have_bind;
 	uint16_t sports[MAX_SOCKS]; /* source: explicit ports (--sports) */
 	unsigned n_sports;
-	unsigned sockets;
-	uint64_t count;         /* source: per socket */
 	uint64_t expect;        /* sink: total messages */
-	uint64_t sizes[MAX_SIZES];
-	unsigned n_sizes;
-	uint32_t sndbuf, rcvbuf;
-	double timeout;         /* give up after this long (s) */
-	double linger;          /* after the work, keep the stack running (s) */
 	uint64_t stall_after;   /* sink: stop reading after this many... */
 	double stall;           /* ...for this long (s) */
 	double pace;            /* source: seconds between messages */
-	bool verbose;
 };
 
 static volatile sig_atomic_t stop;
@@ -74,37 +63,20 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static uint32_t msg_size(const struct opts *o, uint64_t i)
-{
-	return (uint32_t)o->sizes[i % o->n_sizes];
-}
 
 /* ------------------------------------------------------------------------
  * Options
  */
 
-enum { O_TO = 0x100, O_PORT, O_SPORT, O_SOCKETS, O_COUNT,
-       O_EXPECT, O_SIZES, O_SNDBUF, O_RCVBUF, O_TIMEOUT, O_LINGER, O_STALL_AFTER, O_STALL,
-       O_PACE, O_SPORTS };
+enum { O_EXPECT = 0x100, O_STALL_AFTER, O_STALL, O_PACE, O_SPORTS };
 
 static const struct argp_option options[] = {
 	{ "bind", 'b', "ADDR", 0, "local address (librds: the endpoint's; repeatable)", 1 },
-	{ "to", O_TO, "ADDR", 0, "source: destination address", 2 },
-	{ "port", O_PORT, "P", 0, "source: destination port; sink: port to receive on", 2 },
-	{ "sport", O_SPORT, "P", 0, "source: first source port (default: ephemeral)", 2 },
-	{ "sockets", O_SOCKETS, "K", 0, "source: K sockets on ports sport.. (default 1)", 2 },
 	{ "sports", O_SPORTS, "LIST", 0, "source: one socket on each of these ports", 2 },
-	{ "count", O_COUNT, "N", 0, "source: messages per socket (default 100)", 2 },
 	{ "expect", O_EXPECT, "N", 0, "sink: messages in total before exiting", 2 },
-	{ "sizes", O_SIZES, "LIST", 0, "message sizes in turn (default 0,1,48,1000,4096,65536)", 2 },
-	{ "sndbuf", O_SNDBUF, "BYTES", 0, "SNDBUF of every socket", 2 },
-	{ "rcvbuf", O_RCVBUF, "BYTES", 0, "RCVBUF of every socket", 2 },
-	{ "timeout", O_TIMEOUT, "S", 0, "give up after S seconds (default 60)", 2 },
-	{ "linger", O_LINGER, "S", 0, "keep serving S seconds after the work is done", 2 },
 	{ "stall-after", O_STALL_AFTER, "N", 0, "sink: stop reading after N messages...", 2 },
 	{ "stall", O_STALL, "S", 0, "sink: ...for S seconds", 2 },
 	{ "pace", O_PACE, "S", 0, "source: wait S seconds between messages", 2 },
-	{ "verbose", 'v', NULL, 0, "progress on stderr", 2 },
 	{ 0 }
 };
 
@@ -122,17 +94,6 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			o->bind = a;
 		o->have_bind = true;
 		return 0;
-	case O_TO:
-		if (parse_addr(arg, &o->to) < 0)
-			argp_error(st, "bad --to %s", arg);
-		o->have_to = true;
-		return 0;
-	case O_PORT:
-	case O_SPORT:
-		if (parse_uint(arg, 0, 0, 65535, &v) < 0)
-			argp_error(st, "bad port %s", arg);
-		*(key == O_PORT ? &o->port : &o->sport) = (uint16_t)v;
-		return 0;
 	case O_SPORTS: {
 		char *save = NULL, *tok, *dup = strdup(arg);
 
@@ -143,50 +104,24 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			o->sports[o->n_sports++] = (uint16_t)v;
 		}
 		free(dup);
-		o->sockets = o->n_sports;
+		o->d.sockets = o->n_sports;
 		return 0;
 	}
-	case O_SOCKETS:
-		if (parse_uint(arg, 0, 0, MAX_SOCKS, &v) < 0 || !v)
-			argp_error(st, "--sockets is 1..%d", MAX_SOCKS);
-		o->sockets = (unsigned)v;
-		return 0;
-	case O_COUNT:
 	case O_EXPECT:
 	case O_STALL_AFTER:
 		if (parse_uint(arg, 0, 0, UINT64_MAX, &v) < 0)
 			argp_error(st, "bad number %s", arg);
-		*(key == O_COUNT ? &o->count : key == O_EXPECT ? &o->expect : &o->stall_after) = v;
+		*(key == O_EXPECT ? &o->expect : &o->stall_after) = v;
 		return 0;
-	case O_SIZES: {
-		int n = parse_list(arg, 0, MAX_MSG, o->sizes, MAX_SIZES);
-
-		if (n < 0)
-			argp_error(st, "bad --sizes (1 to %d sizes, each <= %u)", MAX_SIZES, MAX_MSG);
-		o->n_sizes = (unsigned)n;
-		return 0;
-	}
-	case O_SNDBUF:
-	case O_RCVBUF:
-		if (parse_uint(arg, 0, 0, INT32_MAX / 2, &v) < 0 || !v)
-			argp_error(st, "bad buffer size %s", arg);
-		*(key == O_SNDBUF ? &o->sndbuf : &o->rcvbuf) = (uint32_t)v;
-		return 0;
-	case O_TIMEOUT:
-	case O_LINGER:
 	case O_STALL:
 	case O_PACE: {
 		double d;
 
 		if (parse_seconds(arg, 0, 86400, &d) < 0)
 			argp_error(st, "bad seconds %s", arg);
-		*(key == O_TIMEOUT ? &o->timeout : key == O_LINGER ? &o->linger
-				   : key == O_STALL ? &o->stall : &o->pace) = d;
+		*(key == O_STALL ? &o->stall : &o->pace) = d;
 		return 0;
 	}
-	case 'v':
-		o->verbose = true;
-		return 0;
 	case ARGP_KEY_ARG:
 		if (o->role != ROLE_NONE)
 			argp_error(st, "one role only");
@@ -201,6 +136,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		return 0;
 	case ARGP_KEY_INIT:
 		st->child_inputs[0] = &o->ro;
+		st->child_inputs[1] = &o->d;
 		return 0;
 	case ARGP_KEY_END:
 		if (o->role == ROLE_NONE)
@@ -209,9 +145,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			argp_error(st, "--bind is needed");
 		if (o->cfg.kernel && o->cfg.ep.faults)
 			argp_error(st, "--fault is for librds, not --kernel");
-		if (o->role == ROLE_SOURCE && (!o->have_to || !o->port))
+		if (o->role == ROLE_SOURCE && (!o->d.have_to || !o->d.port))
 			argp_error(st, "source needs --to and --port");
-		if (o->role == ROLE_SINK && (!o->port || !o->expect))
+		if (o->role == ROLE_SINK && (!o->d.port || !o->expect))
 			argp_error(st, "sink needs --port and --expect");
 		return 0;
 	}
@@ -227,19 +163,19 @@ static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 	struct rio_sock *s[MAX_SOCKS];
 	uint64_t next[MAX_SOCKS] = { 0 }, digest[MAX_SOCKS];
 	uint64_t eagain = 0, enobufs = 0, sent = 0, bytes = 0;
-	rdsu_ns end = rdsu_clock() + drive_secs(o->timeout), last_nobufs = 0;
-	uint8_t *buf = malloc(MAX_MSG);
+	rdsu_ns end = rdsu_clock() + drive_secs(o->d.timeout), last_nobufs = 0;
+	uint8_t *buf = malloc(DRIVE_MAX_MSG);
 	bool done = false;
 
 	if (!buf)
 		drive_fail("malloc", -ENOMEM);
-	for (unsigned i = 0; i < o->sockets; i++) {
-		uint16_t port = o->n_sports ? o->sports[i] : o->sport ? (uint16_t)(o->sport + i) : 0;
+	for (unsigned i = 0; i < o->d.sockets; i++) {
+		uint16_t port = o->n_sports ? o->sports[i] : o->d.sport ? (uint16_t)(o->d.sport + i) : 0;
 		int e = rio_socket(r, &o->bind, port, &s[i]);
 
 		if (e < 0)
 			drive_fail("bind", e);
-		if ((o->sndbuf || o->rcvbuf) && (e = rio_set_bufs(s[i], o->sndbuf, o->rcvbuf)) < 0)
+		if ((o->d.sndbuf || o->d.rcvbuf) && (e = rio_set_bufs(s[i], o->d.sndbuf, o->d.rcvbuf)) < 0)
 			drive_fail("buffers", e);
 		digest[i] = PAYLOAD_DIGEST0;
 	}
@@ -247,16 +183,16 @@ static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 		bool blocked = true;
 
 		done = true;
-		for (unsigned i = 0; i < o->sockets; i++) {
+		for (unsigned i = 0; i < o->d.sockets; i++) {
 			uint16_t port = rio_sock_port(s[i]);
 
-			if (next[i] >= o->count)
+			if (next[i] >= o->d.count)
 				continue;
 			done = false;
-			uint32_t len = msg_size(o, next[i]);
+			uint32_t len = drive_size(&o->d, next[i]);
 
 			payload_fill(buf, len, port, next[i]);
-			int e = rio_send(s[i], &o->to, o->port, buf, len);
+			int e = rio_send(s[i], &o->d.to, o->d.port, buf, len);
 
 			if (e == -EAGAIN) {
 				eagain++;
@@ -276,7 +212,7 @@ static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 			next[i]++;
 			sent++;
 			bytes += len;
-			if (o->verbose && sent % 10000 == 0)
+			if (o->d.verbose && sent % 10000 == 0)
 				fprintf(stderr, "rdsdrive: sent %" PRIu64 "\n", sent);
 			if (o->pace > 0)
 				(void)rio_idle(r, drive_secs(o->pace));
@@ -288,23 +224,23 @@ static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 
 			/* A finished socket is always writable: waiting on
 			 * it would return at once and never run the stack. */
-			for (unsigned i = 0; i < o->sockets; i++)
-				want[i] = next[i] < o->count ? RIO_POLLOUT : 0;
+			for (unsigned i = 0; i < o->d.sockets; i++)
+				want[i] = next[i] < o->d.count ? RIO_POLLOUT : 0;
 			if (rdsu_clock() - last_nobufs < 10 * RDSU_MSEC)
 				(void)rio_idle(r, 2 * RDSU_MSEC);
 			else
-				(void)rio_wait(r, s, want, got, o->sockets, rdsu_clock() + 50 * RDSU_MSEC);
+				(void)rio_wait(r, s, want, got, o->d.sockets, rdsu_clock() + 50 * RDSU_MSEC);
 		}
 	}
 	/* Sent is not delivered: keep the stack running until TCP acked it
 	 * all (librds: every socket's SNDBUF back to empty). */
 	while (drive_snd_held(r) && rdsu_clock() <= end && !stop)
 		(void)rio_idle(r, 5 * RDSU_MSEC);
-	if (o->linger > 0)
-		(void)rio_idle(r, drive_secs(o->linger));
+	if (o->d.linger > 0)
+		(void)rio_idle(r, drive_secs(o->d.linger));
 	struct json_object *streams = json_object_new_array();
 
-	for (unsigned i = 0; i < o->sockets; i++) {
+	for (unsigned i = 0; i < o->d.sockets; i++) {
 		struct json_object *st = json_object_new_object();
 		char d[20];
 
@@ -321,10 +257,10 @@ static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 	json_object_object_add(j, "enobufs", json_object_new_int64((int64_t)enobufs));
 	json_object_object_add(j, "streams", streams);
 	drive_json_librds(j, r, NULL);
-	for (unsigned i = 0; i < o->sockets; i++)
+	for (unsigned i = 0; i < o->d.sockets; i++)
 		rio_sock_close(s[i]);
 	free(buf);
-	return sent == (uint64_t)o->sockets * o->count ? 0 : 1;
+	return sent == (uint64_t)o->d.sockets * o->d.count ? 0 : 1;
 }
 
 struct stream {
@@ -339,18 +275,18 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 	struct rio_sock *s;
 	struct stream *st = calloc(MAX_STREAMS, sizeof(*st));
 	unsigned n_st = 0;
-	uint8_t *buf = malloc(MAX_MSG + 1), *want = malloc(MAX_MSG);
+	uint8_t *buf = malloc(DRIVE_MAX_MSG + 1), *want = malloc(DRIVE_MAX_MSG);
 	uint64_t got = 0, bad = 0, bytes = 0, stalls = 0;
-	rdsu_ns end = rdsu_clock() + drive_secs(o->timeout);
+	rdsu_ns end = rdsu_clock() + drive_secs(o->d.timeout);
 	struct json_object *errs = json_object_new_array();
 	int e;
 
 	if (!st || !buf || !want)
 		drive_fail("malloc", -ENOMEM);
-	e = rio_socket(r, &o->bind, o->port, &s);
+	e = rio_socket(r, &o->bind, o->d.port, &s);
 	if (e < 0)
 		drive_fail("bind", e);
-	if ((o->sndbuf || o->rcvbuf) && (e = rio_set_bufs(s, o->sndbuf, o->rcvbuf)) < 0)
+	if ((o->d.sndbuf || o->d.rcvbuf) && (e = rio_set_bufs(s, o->d.sndbuf, o->d.rcvbuf)) < 0)
 		drive_fail("buffers", e);
 	/* Tell a waiting test we are bound (a message to an unbound port is
 	 * dropped, rds_recv_incoming). */
@@ -367,7 +303,7 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 				o->stall, got);
 			(void)rio_idle(r, drive_secs(o->stall));
 		}
-		n = rio_recv(s, buf, MAX_MSG + 1, &from, &sport, &trunc);
+		n = rio_recv(s, buf, DRIVE_MAX_MSG + 1, &from, &sport, &trunc);
 		if (n == -EAGAIN) {
 			unsigned w = RIO_POLLIN, g;
 
@@ -389,7 +325,7 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 			x->sport = sport;
 			x->digest = PAYLOAD_DIGEST0;
 		}
-		uint32_t len = msg_size(o, x->next);
+		uint32_t len = drive_size(&o->d, x->next);
 
 		payload_fill(want, len, sport, x->next);
 		if (trunc || (size_t)n != len || memcmp(buf, want, len)) {
@@ -405,7 +341,7 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 					 " naming index %" PRIu64, idx);
 			if (bad < 20)
 				json_object_array_add(errs, json_object_new_string(msg));
-			if (o->verbose)
+			if (o->d.verbose)
 				fprintf(stderr, "rdsdrive: %s\n", msg);
 			bad++;
 			/* Resynchronise on what it says it is, so one loss is
@@ -419,11 +355,11 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 		x->next++;
 		got++;
 		bytes += len;
-		if (o->verbose && got % 10000 == 0)
+		if (o->d.verbose && got % 10000 == 0)
 			fprintf(stderr, "rdsdrive: received %" PRIu64 "\n", got);
 	}
-	if (o->linger > 0)
-		(void)rio_idle(r, drive_secs(o->linger));
+	if (o->d.linger > 0)
+		(void)rio_idle(r, drive_secs(o->d.linger));
 	struct json_object *streams = json_object_new_array();
 
 	for (unsigned i = 0; i < n_st; i++) {
@@ -454,7 +390,7 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 
 static int run_serve(struct opts *o, struct rio *r, struct json_object *j)
 {
-	rdsu_ns end = o->timeout > 0 ? rdsu_clock() + drive_secs(o->timeout) : RDSU_NS_NEVER;
+	rdsu_ns end = o->d.timeout > 0 ? rdsu_clock() + drive_secs(o->d.timeout) : RDSU_NS_NEVER;
 
 	fprintf(stderr, "rdsdrive: ready\n");
 	while (!stop && rdsu_clock() < end)
@@ -467,7 +403,8 @@ static int run_serve(struct opts *o, struct rio *r, struct json_object *j)
 int main(int argc, char **argv)
 {
 	static struct opts o;
-	struct argp_child children[] = { { &o.ro.argp, 0, NULL, 1 }, { 0 } };
+	struct argp_child children[] = { { &o.ro.argp, 0, NULL, 1 }, { &drive_argp, 0, NULL, 2 },
+					 { 0 } };
 	const struct argp ap = { options, parse, "source|sink|serve",
 					"Traffic driver of the librds interop tests.", children, NULL, NULL };
 	struct rio *r;
@@ -480,13 +417,14 @@ int main(int argc, char **argv)
 	/* The suites pick ports by the kernel's hash (every path carries
 	 * data, a port that stays on path 0): rdsdrive chooses as it does. */
 	o.cfg.ep.path_rule = RDSU_PATH_BY_PORT;
-	o.sockets = 1;
-	o.count = 100;
-	o.timeout = 60;
+	o.d.sockets = 1;
+	o.d.max_sockets = MAX_SOCKS;
+	o.d.count = 100;
+	o.d.timeout = 60;
 	const uint64_t dflt[] = { 0, 1, 48, 1000, 4096, 65536 };
 
-	memcpy(o.sizes, dflt, sizeof(dflt));
-	o.n_sizes = sizeof(dflt) / sizeof(dflt[0]);
+	memcpy(o.d.sizes, dflt, sizeof(dflt));
+	o.d.n_sizes = sizeof(dflt) / sizeof(dflt[0]);
 	if (argp_parse(&ap, argc, argv, 0, NULL, &o) != 0)
 		return 2;
 	signal(SIGINT, on_signal);
