@@ -778,44 +778,36 @@ static void line_msg(struct out *s, const struct dump_rec *r)
 		line_cong(s, m);
 }
 
+/* A note's one-line words, and what follows them: nothing, its length in
+ * bytes, or the PSN it names. The notes with a sentence of their own are
+ * line_note()'s cases. */
+enum note_tail { NOTE_ALONE, NOTE_BYTES, NOTE_PSN };
+static const struct {
+	const char *words;
+	enum note_tail tail;
+} note_lines[DUMP_NOTE__COUNT] = {
+	[DUMP_NOTE_SYN] = { "tcp syn", NOTE_ALONE },
+	[DUMP_NOTE_FIN] = { "tcp fin", NOTE_ALONE },
+	[DUMP_NOTE_RST] = { "tcp rst", NOTE_ALONE },
+	[DUMP_NOTE_REOPEN] = { "tcp reopen", NOTE_ALONE },
+	[DUMP_NOTE_MIDSTREAM] = { "midstream", NOTE_ALONE },
+	[DUMP_NOTE_GAP] = { "gap ", NOTE_BYTES },
+	[DUMP_NOTE_TRUNC] = { "trunc ", NOTE_BYTES },
+	[DUMP_NOTE_RESYNC] = { "resync skipped ", NOTE_BYTES },
+	[DUMP_NOTE_RETRANS] = { "retrans ", NOTE_BYTES },
+	[DUMP_NOTE_CONFLICT] = { "conflict ", NOTE_BYTES },
+	[DUMP_NOTE_AFTER_FIN] = { "after fin ", NOTE_BYTES },
+	[DUMP_NOTE_PSN_DUP] = { "psn dup ", NOTE_PSN },
+	[DUMP_NOTE_FRAG_ERR] = { "fragments do not reassemble", NOTE_ALONE },
+	[DUMP_NOTE_PATH_REFUSED] = { "path refused (no free slot)", NOTE_ALONE },
+	[DUMP_NOTE_LARGER] = { "opened by the larger address", NOTE_ALONE },
+};
+
 static void line_note(struct out *s, const struct dump_rec *r)
 {
 	const struct dump_note_rec *n = &r->u.note;
 
 	switch (n->what) {
-	case DUMP_NOTE_SYN:
-		out_puts(s, "tcp syn");
-		return;
-	case DUMP_NOTE_FIN:
-		out_puts(s, "tcp fin");
-		return;
-	case DUMP_NOTE_RST:
-		out_puts(s, "tcp rst");
-		return;
-	case DUMP_NOTE_REOPEN:
-		out_puts(s, "tcp reopen");
-		return;
-	case DUMP_NOTE_MIDSTREAM:
-		out_puts(s, "midstream");
-		return;
-	case DUMP_NOTE_GAP:
-		out_puts(s, "gap ");
-		break;
-	case DUMP_NOTE_TRUNC:
-		out_puts(s, "trunc ");
-		break;
-	case DUMP_NOTE_RESYNC:
-		out_puts(s, "resync skipped ");
-		break;
-	case DUMP_NOTE_RETRANS:
-		out_puts(s, "retrans ");
-		break;
-	case DUMP_NOTE_CONFLICT:
-		out_puts(s, "conflict ");
-		break;
-	case DUMP_NOTE_AFTER_FIN:
-		out_puts(s, "after fin ");
-		break;
 	case DUMP_NOTE_IGNORED:
 		out_puts(s, "ignored ");
 		out_put_u64(s, n->len);
@@ -827,7 +819,8 @@ static void line_note(struct out *s, const struct dump_rec *r)
 		out_put_u64(s, n->len);
 		out_puts(s, " of ");
 		out_put_u64(s, n->aux);
-		break;
+		out_puts(s, " bytes");
+		return;
 	case DUMP_NOTE_DESYNC:
 		out_puts(s, "desync: h_len ");
 		out_put_u64(s, n->len);
@@ -839,27 +832,21 @@ static void line_note(struct out *s, const struct dump_rec *r)
 		out_puts(s, " packets before ");
 		out_put_hex(s, n->aux, 6);
 		return;
-	case DUMP_NOTE_PSN_DUP:
-		out_puts(s, "psn dup ");
-		out_put_hex(s, n->aux, 6);
-		return;
-	case DUMP_NOTE_FRAG_ERR:
-		out_puts(s, "fragments do not reassemble");
-		return;
-	case DUMP_NOTE_PATH_REFUSED:
-		out_puts(s, "path refused (no free slot)");
-		return;
-	case DUMP_NOTE_LARGER:
-		out_puts(s, "opened by the larger address");
-		return;
 	default:
+		break;
+	}
+	if ((unsigned)n->what >= DUMP_NOTE__COUNT || !note_lines[n->what].words) {
 		out_puts(s, "note ");
 		out_put_u64(s, (uint64_t)n->what);
 		return;
 	}
-	if (n->what != DUMP_NOTE_PARTIAL)
+	out_puts(s, note_lines[n->what].words);
+	if (note_lines[n->what].tail == NOTE_BYTES) {
 		out_put_u64(s, n->len);
-	out_puts(s, " bytes");
+		out_puts(s, " bytes");
+	} else if (note_lines[n->what].tail == NOTE_PSN) {
+		out_put_hex(s, n->aux, 6);
+	}
 }
 
 static void put_version(struct out *s, uint16_t v)
