@@ -92,18 +92,12 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case O_FAIL_FAST:
 		o->fail_fast = true;
 		return 0;
-	case ARGP_KEY_ARG:
-		if (o->role != ROLE_NONE)
-			argp_error(st, "one role only");
-		if (!strcmp(arg, "hash"))
-			o->role = ROLE_HASH;
-		else if (!strcmp(arg, "ping"))
-			o->role = ROLE_PING;
-		else if (!strcmp(arg, "duplex"))
-			o->role = ROLE_DUPLEX;
-		else
-			argp_error(st, "unknown role %s", arg);
+	case ARGP_KEY_ARG: {
+		static const char *const roles[] = { "hash", "ping", "duplex", NULL };
+
+		o->role = (enum role)drive_role(st, arg, roles, o->role);
 		return 0;
+	}
 	case ARGP_KEY_INIT:
 		st->child_inputs[0] = &o->ro;
 		st->child_inputs[1] = &o->d;

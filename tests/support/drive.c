@@ -88,6 +88,17 @@ static error_t drive_parse(int key, char *arg, struct argp_state *st)
 
 const struct argp drive_argp = { drive_options, drive_parse, NULL, NULL, NULL, NULL, NULL };
 
+int drive_role(struct argp_state *st, const char *arg, const char *const *names, int cur)
+{
+	if (cur)
+		argp_error(st, "one role only");
+	for (int i = 0; names[i]; i++)
+		if (!strcmp(arg, names[i]))
+			return i + 1;
+	argp_error(st, "unknown role %s", arg);
+	return 0;
+}
+
 void drive_fail(const char *what, int err)
 {
 	fprintf(stderr, "%s: %s: %s\n", program_invocation_short_name, what, rdsu_strerror(err));

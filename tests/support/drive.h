@@ -38,6 +38,11 @@ struct drive_opts {
 };
 extern const struct argp drive_argp;
 
+/* drive_role() - the role |arg| names: its index in |names| (NULL-ended)
+ * plus one, so 0 can mean none yet (|cur|). A second role or an unknown
+ * one is an argp_error(). */
+int drive_role(struct argp_state *st, const char *arg, const char *const *names, int cur);
+
 /* Message |i|'s size: the size list in turn. */
 static inline uint32_t drive_size(const struct drive_opts *d, uint64_t i)
 {

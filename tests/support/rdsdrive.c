@@ -122,18 +122,12 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		*(key == O_STALL ? &o->stall : &o->pace) = d;
 		return 0;
 	}
-	case ARGP_KEY_ARG:
-		if (o->role != ROLE_NONE)
-			argp_error(st, "one role only");
-		if (!strcmp(arg, "source"))
-			o->role = ROLE_SOURCE;
-		else if (!strcmp(arg, "sink"))
-			o->role = ROLE_SINK;
-		else if (!strcmp(arg, "serve"))
-			o->role = ROLE_SERVE;
-		else
-			argp_error(st, "unknown role %s", arg);
+	case ARGP_KEY_ARG: {
+		static const char *const roles[] = { "source", "sink", "serve", NULL };
+
+		o->role = (enum role)drive_role(st, arg, roles, o->role);
 		return 0;
+	}
 	case ARGP_KEY_INIT:
 		st->child_inputs[0] = &o->ro;
 		st->child_inputs[1] = &o->d;
