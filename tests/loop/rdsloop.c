@@ -195,18 +195,12 @@ static int run_ping(const struct opts *o, struct rio *r, struct json_object *j)
 	return pongs == o->d.count && unexpected == 0 ? 0 : 1;
 }
 
-struct instream {
-	struct rdsu_addr from;
-	uint16_t sport;
-	uint64_t next, digest;
-};
-
 static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j)
 {
 	struct rio_sock *rx, *tx[MAX_SOCKS], *ws[MAX_SOCKS + 1];
 	unsigned want[MAX_SOCKS + 1], got[MAX_SOCKS + 1];
 	uint64_t next[MAX_SOCKS] = { 0 }, dig[MAX_SOCKS];
-	struct instream in[MAX_STREAMS];
+	struct drive_stream in[MAX_STREAMS];
 	unsigned n_in = 0;
 	uint64_t expect = (uint64_t)o->d.sockets * o->d.count, recvd = 0, bad = 0, sent = 0;
 	uint64_t eagain = 0, enobufs = 0;
@@ -266,7 +260,7 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 			uint16_t sport;
 			bool trunc;
 			ssize_t m = rio_recv(rx, buf, DRIVE_MAX_MSG + 1, &from, &sport, &trunc);
-			struct instream *x = NULL;
+			struct drive_stream *x;
 
 			if (m == -EAGAIN)
 				break;
@@ -274,19 +268,8 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 				drive_fail("recv", (int)m);
 			progress = true;
 			recvd++;
-			for (unsigned k = 0; k < n_in; k++)
-				if (in[k].sport == sport && !memcmp(&in[k].from, &from, sizeof(from)))
-					x = &in[k];
-			if (!x) {
-				if (n_in == MAX_STREAMS)
-					drive_fail("streams", -E2BIG);
-				x = &in[n_in++];
-				x->from = from;
-				x->sport = sport;
-				x->next = 0;
-				x->digest = PAYLOAD_DIGEST0;
-			}
-			uint32_t len = (uint32_t)o->d.sizes[x->next % o->d.n_sizes];
+			x = drive_stream_of(in, &n_in, MAX_STREAMS, &from, sport);
+			uint32_t len = drive_size(&o->d, x->next);
 
 			payload_fill(ref, len, sport, x->next);
 			if (trunc || (size_t)m != len || memcmp(buf, ref, len)) {
@@ -345,18 +328,8 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 		json_object_object_add(x, "digest", json_object_new_string(d));
 		json_object_array_add(out, x);
 	}
-	for (unsigned k = 0; k < n_in; k++) {
-		struct json_object *x = json_object_new_object();
-		char d[20], a[64];
-
-		snprintf(d, sizeof(d), "%016" PRIx64, in[k].digest);
-		json_object_object_add(x, "from",
-				       json_object_new_string(rdsu_addr_str(&in[k].from, a, sizeof(a))));
-		json_object_object_add(x, "sport", json_object_new_int(in[k].sport));
-		json_object_object_add(x, "received", json_object_new_int64((int64_t)in[k].next));
-		json_object_object_add(x, "digest", json_object_new_string(d));
-		json_object_array_add(ins, x);
-	}
+	for (unsigned k = 0; k < n_in; k++)
+		json_object_array_add(ins, drive_stream_json(&in[k]));
 	json_object_object_add(j, "role", json_object_new_string("duplex"));
 	json_object_object_add(j, "sent", json_object_new_int64((int64_t)sent));
 	json_object_object_add(j, "received", json_object_new_int64((int64_t)recvd));

@@ -6,6 +6,7 @@
 #include "parse.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,37 @@ static error_t drive_parse(int key, char *arg, struct argp_state *st)
 }
 
 const struct argp drive_argp = { drive_options, drive_parse, NULL, NULL, NULL, NULL, NULL };
+
+struct drive_stream *drive_stream_of(struct drive_stream *st, unsigned *n, unsigned cap,
+				     const struct rdsu_addr *from, uint16_t sport)
+{
+	struct drive_stream *x;
+
+	for (unsigned i = 0; i < *n; i++)
+		if (st[i].sport == sport && !memcmp(&st[i].from, from, sizeof(*from)))
+			return &st[i];
+	if (*n == cap)
+		drive_fail("streams", -E2BIG);
+	x = &st[(*n)++];
+	x->from = *from;
+	x->sport = sport;
+	x->next = 0;
+	x->digest = PAYLOAD_DIGEST0;
+	return x;
+}
+
+struct json_object *drive_stream_json(const struct drive_stream *x)
+{
+	struct json_object *o = json_object_new_object();
+	char d[20], a[64];
+
+	snprintf(d, sizeof(d), "%016" PRIx64, x->digest);
+	json_object_object_add(o, "from", json_object_new_string(rdsu_addr_str(&x->from, a, sizeof(a))));
+	json_object_object_add(o, "sport", json_object_new_int(x->sport));
+	json_object_object_add(o, "received", json_object_new_int64((int64_t)x->next));
+	json_object_object_add(o, "digest", json_object_new_string(d));
+	return o;
+}
 
 int drive_role(struct argp_state *st, const char *arg, const char *const *names, int cur)
 {

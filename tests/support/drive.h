@@ -38,6 +38,20 @@ struct drive_opts {
 };
 extern const struct argp drive_argp;
 
+/* A stream received: its sender, the index it is at and the digest of
+ * what came. */
+struct drive_stream {
+	struct rdsu_addr from;
+	uint16_t sport;
+	uint64_t next, digest;
+};
+/* drive_stream_of() - the stream from (|from|, |sport|) among the |*n| of
+ * |st|, added when new (exits when |cap| are in use). */
+struct drive_stream *drive_stream_of(struct drive_stream *st, unsigned *n, unsigned cap,
+				     const struct rdsu_addr *from, uint16_t sport);
+/* drive_stream_json() - { from, sport, received, digest } for the scripts. */
+struct json_object *drive_stream_json(const struct drive_stream *x);
+
 /* drive_role() - the role |arg| names: its index in |names| (NULL-ended)
  * plus one, so 0 can mean none yet (|cur|). A second role or an unknown
  * one is an argp_error(). */

@@ -257,17 +257,10 @@ static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 	return sent == (uint64_t)o->d.sockets * o->d.count ? 0 : 1;
 }
 
-struct stream {
-	struct rdsu_addr from;
-	uint16_t sport;
-	uint64_t next;
-	uint64_t digest;
-};
-
 static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 {
 	struct rio_sock *s;
-	struct stream *st = calloc(MAX_STREAMS, sizeof(*st));
+	struct drive_stream *st = calloc(MAX_STREAMS, sizeof(*st));
 	unsigned n_st = 0;
 	uint8_t *buf = malloc(DRIVE_MAX_MSG + 1), *want = malloc(DRIVE_MAX_MSG);
 	uint64_t got = 0, bad = 0, bytes = 0, stalls = 0;
@@ -306,19 +299,7 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 		}
 		if (n < 0)
 			drive_fail("recv", (int)n);
-		struct stream *x = NULL;
-
-		for (unsigned i = 0; i < n_st; i++)
-			if (st[i].sport == sport && !memcmp(&st[i].from, &from, sizeof(from)))
-				x = &st[i];
-		if (!x) {
-			if (n_st == MAX_STREAMS)
-				drive_fail("streams", -E2BIG);
-			x = &st[n_st++];
-			x->from = from;
-			x->sport = sport;
-			x->digest = PAYLOAD_DIGEST0;
-		}
+		struct drive_stream *x = drive_stream_of(st, &n_st, MAX_STREAMS, &from, sport);
 		uint32_t len = drive_size(&o->d, x->next);
 
 		payload_fill(want, len, sport, x->next);
@@ -356,18 +337,8 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 		(void)rio_idle(r, drive_secs(o->d.linger));
 	struct json_object *streams = json_object_new_array();
 
-	for (unsigned i = 0; i < n_st; i++) {
-		struct json_object *x = json_object_new_object();
-		char d[20], a[64];
-
-		snprintf(d, sizeof(d), "%016" PRIx64, st[i].digest);
-		json_object_object_add(x, "from",
-				       json_object_new_string(rdsu_addr_str(&st[i].from, a, sizeof(a))));
-		json_object_object_add(x, "sport", json_object_new_int(st[i].sport));
-		json_object_object_add(x, "received", json_object_new_int64((int64_t)st[i].next));
-		json_object_object_add(x, "digest", json_object_new_string(d));
-		json_object_array_add(streams, x);
-	}
+	for (unsigned i = 0; i < n_st; i++)
+		json_object_array_add(streams, drive_stream_json(&st[i]));
 	json_object_object_add(j, "role", json_object_new_string("sink"));
 	json_object_object_add(j, "received", json_object_new_int64((int64_t)got));
 	json_object_object_add(j, "bytes", json_object_new_int64((int64_t)bytes));
