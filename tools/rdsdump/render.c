@@ -1370,6 +1370,18 @@ static void nl_addr(struct out *o, unsigned id, bool present, int family, const 
 		out_null(o, id);
 }
 
+/* An attribute's number (as hex with |hex|), null where the message does
+ * not carry it. */
+static void nl_num(struct out *o, unsigned id, bool present, bool hex, uint64_t v)
+{
+	if (!present)
+		out_null(o, id);
+	else if (hex)
+		out_hex(o, id, v);
+	else
+		out_u64(o, id, v);
+}
+
 static void rec_nl(struct out *o, const struct dump_rec *r)
 {
 	const struct wire_nl_ls *nl = r->u.nl;
@@ -1420,28 +1432,13 @@ static void rec_nl(struct out *o, const struct dump_rec *r)
 		nl_attrs(o, NL_MANDATORY, nl->mandatory);
 		out_eol(o);
 	}
-	if (nl->present[WIRE_NL_LS_TIMEOUT])
-		out_u64(o, NL_TIMEOUT, nl->timeout);
-	else
-		out_null(o, NL_TIMEOUT);
-	if (nl->present[WIRE_NL_LS_SERVICE_ID])
-		out_hex(o, NL_SERVICE_ID, nl->service_id);
-	else
-		out_null(o, NL_SERVICE_ID);
+	nl_num(o, NL_TIMEOUT, nl->present[WIRE_NL_LS_TIMEOUT], false, nl->timeout);
+	nl_num(o, NL_SERVICE_ID, nl->present[WIRE_NL_LS_SERVICE_ID], true, nl->service_id);
 	nl_addr(o, NL_DGID, nl->present[WIRE_NL_LS_DGID], 6, nl->dgid);
 	nl_addr(o, NL_SGID, nl->present[WIRE_NL_LS_SGID], 6, nl->sgid);
-	if (nl->present[WIRE_NL_LS_TCLASS])
-		out_u64(o, NL_TCLASS, nl->tclass);
-	else
-		out_null(o, NL_TCLASS);
-	if (nl->present[WIRE_NL_LS_PKEY])
-		out_hex(o, NL_PKEY, nl->pkey);
-	else
-		out_null(o, NL_PKEY);
-	if (nl->present[WIRE_NL_LS_QOS_CLASS])
-		out_u64(o, NL_QOS_CLASS, nl->qos_class);
-	else
-		out_null(o, NL_QOS_CLASS);
+	nl_num(o, NL_TCLASS, nl->present[WIRE_NL_LS_TCLASS], false, nl->tclass);
+	nl_num(o, NL_PKEY, nl->present[WIRE_NL_LS_PKEY], true, nl->pkey);
+	nl_num(o, NL_QOS_CLASS, nl->present[WIRE_NL_LS_QOS_CLASS], false, nl->qos_class);
 	nl_addr(o, NL_IPV4, nl->present[WIRE_NL_LS_IPV4], 4, nl->ipv4);
 	nl_addr(o, NL_IPV6, nl->present[WIRE_NL_LS_IPV6], 6, nl->ipv6);
 	/* JSON counts the path records of every message, the text of those
