@@ -290,6 +290,16 @@ static void line_end(struct out *out)
 	fflush(stdout);
 }
 
+/* The text line's opening: |words| and the host. */
+static void line_host(struct out *out, const struct opts *o, const char *words)
+{
+	if (o->json)
+		return;
+	out_puts(out, words);
+	out_puts(out, o->host_s);
+	out_putc(out, ':');
+}
+
 /* Is the path to |host| down, so the next ping also sets up the connection? */
 static bool conn_down(struct rio *r, const struct opts *o)
 {
@@ -320,11 +330,7 @@ static void on_reply(const struct opts *o, struct stats *st, unsigned i, uint16_
 	line_begin(&out, o, &reply_group);
 	out_str(&out, R_TYPE, "reply");
 	out_str(&out, R_FROM, o->host_s);
-	if (!o->json) {
-		out_puts(&out, "reply from ");
-		out_puts(&out, o->host_s);
-		out_putc(&out, ':');
-	}
+	line_host(&out, o, "reply from ");
 	out_u64(&out, R_SEQ, p->seq);
 	out_u64(&out, R_SOCK, i);
 	out_u64(&out, R_PORT, port);
@@ -345,11 +351,7 @@ static void on_lost(const struct opts *o, struct stats *st, unsigned i, const st
 		return;
 	line_begin(&out, o, &lost_group);
 	out_str(&out, L_TYPE, "lost");
-	if (!o->json) {
-		out_puts(&out, "no reply from ");
-		out_puts(&out, o->host_s);
-		out_putc(&out, ':');
-	}
+	line_host(&out, o, "no reply from ");
 	out_u64(&out, L_SEQ, p->seq);
 	out_u64(&out, L_SOCK, i);
 	out_str(&out, L_REASON, why);
