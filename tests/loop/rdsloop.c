@@ -74,7 +74,6 @@ static const struct argp_option options[] = {
 static error_t parse(int key, char *arg, struct argp_state *st)
 {
 	struct opts *o = st->input;
-	uint64_t v;
 
 	switch (key) {
 	case 'b':
@@ -85,9 +84,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		return 0;
 	case O_FIRST:
 	case O_LAST:
-		if (parse_uint(arg, 0, 0, 65535, &v) < 0)
-			argp_error(st, "bad port %s", arg);
-		*(key == O_FIRST ? &o->first : &o->last) = (uint16_t)v;
+		*(key == O_FIRST ? &o->first : &o->last) = drive_port(st, arg);
 		return 0;
 	case O_FAIL_FAST:
 		o->fail_fast = true;

@@ -31,6 +31,15 @@ static const struct argp_option drive_options[] = {
 	{ 0 }
 };
 
+uint16_t drive_port(struct argp_state *st, const char *arg)
+{
+	uint64_t v;
+
+	if (parse_uint(arg, 0, 0, 65535, &v) < 0)
+		argp_error(st, "bad port %s", arg);
+	return (uint16_t)v;
+}
+
 static error_t drive_parse(int key, char *arg, struct argp_state *st)
 {
 	struct drive_opts *d = st->input;
@@ -45,9 +54,7 @@ static error_t drive_parse(int key, char *arg, struct argp_state *st)
 		return 0;
 	case D_PORT:
 	case D_SPORT:
-		if (parse_uint(arg, 0, 0, 65535, &v) < 0)
-			argp_error(st, "bad port %s", arg);
-		*(key == D_PORT ? &d->port : &d->sport) = (uint16_t)v;
+		*(key == D_PORT ? &d->port : &d->sport) = drive_port(st, arg);
 		return 0;
 	case D_SOCKETS:
 		if (parse_uint(arg, 0, 1, d->max_sockets, &v) < 0)

@@ -52,6 +52,10 @@ struct drive_stream *drive_stream_of(struct drive_stream *st, unsigned *n, unsig
 /* drive_stream_json() - { from, sport, received, digest } for the scripts. */
 struct json_object *drive_stream_json(const struct drive_stream *x);
 
+/* drive_port() - a port number (0 to 65535); anything else is an
+ * argp_error(). */
+uint16_t drive_port(struct argp_state *st, const char *arg);
+
 /* drive_role() - the role |arg| names: its index in |names| (NULL-ended)
  * plus one, so 0 can mean none yet (|cur|). A second role or an unknown
  * one is an argp_error(). */
