@@ -127,6 +127,13 @@ want = hdr(1, 0, 0, 1, 0, ext=bytes.fromhex("05000806524453310800"), with_csum=T
 check(r.stdout.startswith("message 1: probe-ping 1 > 0 seq 1 len 0 csum 0x%04x npaths 8 "
                           "gen_num 0x52445331 sport_idx 0, 48 bytes\n"
                           % struct.unpack(">H", want[30:32])), "hex probe: %r" % r.stdout)
+# --kver picks the generation; --kernel, its older name, still works but warns
+r6 = craft("--kind", "probe-ping", "--kver", "6")
+check(r6.returncode == 0 and r6.stderr == "" and "probe-ping" in r6.stdout and
+      r6.stdout != r.stdout, "--kver 6: %r %r" % (r6.stdout, r6.stderr))
+r = craft("--kind", "probe-ping", "--kernel", "6")
+check(r.returncode == 0 and "deprecated: use --kver" in r.stderr and r.stdout == r6.stdout,
+      "--kernel 6: %r %r" % (r.stdout, r.stderr))
 r = craft("--kind", "cong", "--cong-ports", "4000,5000-5010")
 check(r.stdout.startswith("message 1: cong 0 > 0 seq 0 len 8192 [CONG_BITMAP], 8240 bytes\n")
       and "\t*\n" in r.stdout and r.stdout.count("\n") < 20, "hex cong: %r" % r.stdout[:300])

@@ -4,7 +4,7 @@
 # started when a step fails. Port 16385 of 127.0.0.2 is taken first, so the
 # demo's echo server cannot start and its rdsping fails; the demo runs in a
 # session of its own, and once it has exited nothing may be left in that
-# session (it used to leave rdsdump -i lo capturing for ever). Needs root
+# session (an rdsdump -i lo would capture for ever). Needs root
 # for the live capture: skipped (77) without it.
 set -u
 build=$(realpath "$1")

@@ -40,6 +40,15 @@ expect 1 "truncated capture" "$bin" -n -r "$tmp/cut.pcap"
 grep -q "truncated" "$tmp/err" || { echo "FAIL: truncation not reported"; cat "$tmp/err"; fail=1; }
 [ "$(wc -l <"$tmp/out")" -gt 20 ] || { echo "FAIL: nothing printed before the cut"; fail=1; }
 
+# --kver is the generation; --kernel, its older name, still works but warns
+expect 0 "--kver 6" "$bin" -n -c 5 --kver 6 -r "$cap"
+[ ! -s "$tmp/err" ] || { echo "FAIL: --kver 6 warned"; cat "$tmp/err"; fail=1; }
+cp "$tmp/out" "$tmp/kver6"
+expect 0 "--kernel 6" "$bin" -n -c 5 --kernel 6 -r "$cap"
+grep -q "deprecated: use --kver" "$tmp/err" || { echo "FAIL: --kernel 6 did not warn"; fail=1; }
+cmp -s "$tmp/out" "$tmp/kver6" || { echo "FAIL: --kernel 6 differs from --kver 6"; fail=1; }
+expect 2 "--kver 5" "$bin" -n --kver 5 -r "$cap"
+
 expect 0 "-c 5" "$bin" -n -c 5 -r "$cap"
 [ "$(wc -l <"$tmp/out")" -eq 5 ] || { echo "FAIL: -c 5 printed $(wc -l <"$tmp/out") lines"; fail=1; }
 expect 0 "--kind data" "$bin" -n --kind data -r "$cap"

@@ -50,6 +50,7 @@ for args, why in [
     (["-c", "127.0.0.1", "-T", "4", "-n", "2", "--kernel"], "4 threads need"),
     (["-c", "127.0.0.1", "-l", "2M"], "bad size list"),
     (["-c", "127.0.0.1", "-l", "64,,x"], "bad size list"),
+    (["-c", "127.0.0.1", "--npaths", "3"], "bad path count"),
     (["-c", "127.0.0.1", "--paths", "3"], "bad path count"),
     (["-c", "127.0.0.1", "--depth", "8"], "--rsize and --depth are for rr"),
     (["-c", "127.0.0.1", "-t", "0"], "bad time"),
@@ -119,7 +120,7 @@ try:
 
     # pingpong over a size sweep, sizes that do and do not carry a sequence
     rc, out, err = run(base + ["--test", "pingpong", "-t", "0.3", "-l", "0,7,8,65536",
-                               "--verify", "--paths", "1"])
+                               "--verify", "--npaths", "1"])
     check(rc == 0, "pingpong rc %d %s" % (rc, err[-500:]))
     runs = json.loads(out)["runs"]
     check([x["start"]["size"] for x in runs] == [0, 7, 8, 65536], "sweep sizes")

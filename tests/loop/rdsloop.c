@@ -29,28 +29,24 @@
 #include <string.h>
 
 #include "drive.h"
+#include "parse.h"
 #include "rio.h"
+#include "rio_opt.h"
 
 #define MAX_SOCKS 63
-#define MAX_SIZES 32
 #define MAX_STREAMS 64
-#define MAX_MSG (1u << 20)
 
 enum role { ROLE_NONE, ROLE_HASH, ROLE_PING, ROLE_DUPLEX };
 
 struct opts {
 	struct rio_cfg cfg;
+	struct rio_opt ro;          /* the stack options, into cfg */
+	struct drive_opts d;        /* the traffic options */
 	enum role role;
-	struct rdsu_addr bind, to;
-	bool have_bind, have_to;
-	uint16_t port, sport, first, last;
-	unsigned sockets;
-	uint64_t count;
-	uint32_t sizes[MAX_SIZES];
-	unsigned n_sizes;
-	uint32_t sndbuf, rcvbuf;
-	double timeout, linger;
-	bool verbose, fail_fast;
+	struct rdsu_addr bind;
+	bool have_bind;
+	uint16_t first, last;       /* hash */
+	bool fail_fast;
 };
 
 static volatile sig_atomic_t stop;
@@ -65,26 +61,10 @@ static void on_signal(int sig)
  * Options
  */
 
-enum { O_KVER = 0x100, O_GEN, O_TO, O_PORT, O_SPORT, O_SOCKETS, O_COUNT, O_SIZES, O_SNDBUF,
-       O_RCVBUF, O_TIMEOUT, O_LINGER, O_FIRST, O_LAST, O_FAIL_FAST, O_PATH_RULE };
+enum { O_FIRST = 0x100, O_LAST, O_FAIL_FAST };
 
 static const struct argp_option options[] = {
 	{ "bind", 'b', "ADDR", 0, "local address of the endpoint", 1 },
-	{ "kver", O_KVER, "6|7", 0, "behave like this kernel generation (default 7)", 1 },
-	{ "gen", O_GEN, "N", 0, "generation number (default random)", 1 },
-	{ "path-rule", O_PATH_RULE, "port|pair", 0,
-	  "hash the sending port (the kernel's) or the port pair (librds's default)", 1 },
-	{ "timeout", O_TIMEOUT, "S", 0, "give up after S seconds (default 60)", 1 },
-	{ "linger", O_LINGER, "S", 0, "keep the stack running S seconds at the end (default 0.5)", 1 },
-	{ "to", O_TO, "ADDR", 0, "the peer's address", 2 },
-	{ "port", O_PORT, "P", 0, "duplex: port to receive on and to send to", 2 },
-	{ "sport", O_SPORT, "P", 0, "first sending port (ping: default ephemeral)", 2 },
-	{ "sockets", O_SOCKETS, "K", 0, "duplex: K sending sockets (default 1)", 2 },
-	{ "count", O_COUNT, "N", 0, "pings, or messages per socket (default 10)", 2 },
-	{ "sizes", O_SIZES, "LIST", 0, "duplex: message sizes in turn (default 0,1,1000)", 2 },
-	{ "sndbuf", O_SNDBUF, "BYTES", 0, "duplex: SNDBUF of the sending sockets", 2 },
-	{ "rcvbuf", O_RCVBUF, "BYTES", 0, "duplex: RCVBUF of the receiving socket", 2 },
-	{ "verbose", 'v', NULL, 0, "duplex: progress on stderr every 10000 messages", 2 },
 	{ "fail-fast", O_FAIL_FAST, NULL, 0, "duplex: stop at the first wrong message", 2 },
 	{ "first", O_FIRST, "P", 0, "hash: first port", 2 },
 	{ "last", O_LAST, "P", 0, "hash: last port", 2 },
@@ -94,104 +74,41 @@ static const struct argp_option options[] = {
 static error_t parse(int key, char *arg, struct argp_state *st)
 {
 	struct opts *o = st->input;
-	uint64_t v;
 
 	switch (key) {
 	case 'b':
-		if (o->have_bind || rio_parse_addr(arg, &o->bind) < 0)
+		if (o->have_bind || parse_addr(arg, &o->bind) < 0)
 			argp_error(st, "one --bind address is needed, not %s", arg);
 		(void)rio_cfg_add_addr(&o->cfg, &o->bind);
 		o->have_bind = true;
 		return 0;
-	case O_KVER:
-		if (strcmp(arg, "6") && strcmp(arg, "7"))
-			argp_error(st, "--kver is 6 or 7");
-		o->cfg.ep.kver = arg[0] == '6' ? WIRE_KVER_6 : WIRE_KVER_7;
-		return 0;
-	case O_GEN:
-		if (drive_num(arg, UINT32_MAX, &v) < 0 || !v)
-			argp_error(st, "bad --gen");
-		o->cfg.ep.gen_num = (uint32_t)v;
-		return 0;
-	case O_PATH_RULE:
-		if (rio_parse_path_rule(arg, &o->cfg.ep.path_rule) < 0)
-			argp_error(st, "--path-rule is port or pair");
-		return 0;
-	case O_TO:
-		if (rio_parse_addr(arg, &o->to) < 0)
-			argp_error(st, "bad --to %s", arg);
-		o->have_to = true;
-		return 0;
-	case O_PORT:
-	case O_SPORT:
 	case O_FIRST:
 	case O_LAST:
-		if (drive_num(arg, 65535, &v) < 0)
-			argp_error(st, "bad port %s", arg);
-		*(key == O_PORT ? &o->port : key == O_SPORT ? &o->sport
-				  : key == O_FIRST ? &o->first : &o->last) = (uint16_t)v;
-		return 0;
-	case O_SOCKETS:
-		if (drive_num(arg, MAX_SOCKS, &v) < 0 || !v)
-			argp_error(st, "--sockets is 1..%d", MAX_SOCKS);
-		o->sockets = (unsigned)v;
-		return 0;
-	case O_COUNT:
-		if (drive_num(arg, UINT32_MAX, &v) < 0)
-			argp_error(st, "bad --count %s", arg);
-		o->count = v;
-		return 0;
-	case O_SIZES: {
-		int n = drive_sizes(arg, o->sizes, MAX_SIZES, MAX_MSG);
-
-		if (n < 0)
-			argp_error(st, "bad --sizes (1 to %d sizes, each <= %u)", MAX_SIZES, MAX_MSG);
-		o->n_sizes = (unsigned)n;
-		return 0;
-	}
-	case O_SNDBUF:
-	case O_RCVBUF:
-		if (drive_num(arg, INT32_MAX / 2, &v) < 0 || !v)
-			argp_error(st, "bad buffer size %s", arg);
-		*(key == O_SNDBUF ? &o->sndbuf : &o->rcvbuf) = (uint32_t)v;
-		return 0;
-	case O_TIMEOUT:
-	case O_LINGER: {
-		double d;
-
-		if (rio_parse_seconds(arg, 0, 86400, &d) < 0)
-			argp_error(st, "bad seconds %s", arg);
-		*(key == O_TIMEOUT ? &o->timeout : &o->linger) = d;
-		return 0;
-	}
-	case 'v':
-		o->verbose = true;
+		*(key == O_FIRST ? &o->first : &o->last) = drive_port(st, arg);
 		return 0;
 	case O_FAIL_FAST:
 		o->fail_fast = true;
 		return 0;
-	case ARGP_KEY_ARG:
-		if (o->role != ROLE_NONE)
-			argp_error(st, "one role only");
-		if (!strcmp(arg, "hash"))
-			o->role = ROLE_HASH;
-		else if (!strcmp(arg, "ping"))
-			o->role = ROLE_PING;
-		else if (!strcmp(arg, "duplex"))
-			o->role = ROLE_DUPLEX;
-		else
-			argp_error(st, "unknown role %s", arg);
+	case ARGP_KEY_ARG: {
+		static const char *const roles[] = { "hash", "ping", "duplex", NULL };
+
+		o->role = (enum role)drive_role(st, arg, roles, o->role);
+		return 0;
+	}
+	case ARGP_KEY_INIT:
+		st->child_inputs[0] = &o->ro;
+		st->child_inputs[1] = &o->d;
 		return 0;
 	case ARGP_KEY_END:
 		if (o->role == ROLE_NONE)
 			argp_error(st, "a role is needed: hash, ping or duplex");
 		if (o->role == ROLE_HASH && o->first > o->last)
 			argp_error(st, "hash needs --first <= --last");
-		if (o->role != ROLE_HASH && (!o->have_bind || !o->have_to))
+		if (o->role != ROLE_HASH && (!o->have_bind || !o->d.have_to))
 			argp_error(st, "%s needs --bind and --to", o->role == ROLE_PING ? "ping" : "duplex");
-		if (o->role == ROLE_DUPLEX && (!o->port || !o->sport))
+		if (o->role == ROLE_DUPLEX && (!o->d.port || !o->d.sport))
 			argp_error(st, "duplex needs --port and --sport");
-		if (o->role == ROLE_DUPLEX && o->sport + o->sockets - 1u > 65535u)
+		if (o->role == ROLE_DUPLEX && o->d.sport + o->d.sockets - 1u > 65535u)
 			argp_error(st, "--sport + --sockets runs past port 65535");
 		return 0;
 	}
@@ -219,16 +136,16 @@ static int run_ping(const struct opts *o, struct rio *r, struct json_object *j)
 {
 	struct rio_sock *s;
 	uint64_t pongs = 0, unexpected = 0, retries = 0;
-	rdsu_ns end = rdsu_clock() + drive_secs(o->timeout), rtt_max = 0;
+	rdsu_ns end = rdsu_clock() + drive_secs(o->d.timeout), rtt_max = 0;
 	uint8_t buf[64];
-	int e = rio_socket(r, &o->bind, o->sport, &s);
+	int e = rio_socket(r, &o->bind, o->d.sport, &s);
 
 	if (e < 0)
 		drive_fail("bind", e);
-	for (uint64_t i = 0; i < o->count && !stop && rdsu_clock() < end; i++) {
+	for (uint64_t i = 0; i < o->d.count && !stop && rdsu_clock() < end; i++) {
 		rdsu_ns t0;
 
-		while ((e = rio_send(s, &o->to, 0, NULL, 0)) == -EAGAIN || e == -ENOBUFS) {
+		while ((e = rio_send(s, &o->d.to, 0, NULL, 0)) == -EAGAIN || e == -ENOBUFS) {
 			retries++;
 			(void)rio_idle(r, 2 * RDSU_MSEC);
 			if (rdsu_clock() >= end || stop)
@@ -251,7 +168,7 @@ static int run_ping(const struct opts *o, struct rio *r, struct json_object *j)
 			}
 			if (n < 0)
 				drive_fail("recv", (int)n);
-			if (n == 0 && sport == 0 && !memcmp(&from, &o->to, sizeof(from))) {
+			if (n == 0 && sport == 0 && !memcmp(&from, &o->d.to, sizeof(from))) {
 				rdsu_ns rtt = rdsu_clock() - t0;
 
 				pongs++;
@@ -262,36 +179,30 @@ static int run_ping(const struct opts *o, struct rio *r, struct json_object *j)
 			unexpected++;
 		}
 	}
-	(void)rio_idle(r, drive_secs(o->linger));
+	(void)rio_idle(r, drive_secs(o->d.linger));
 	json_object_object_add(j, "role", json_object_new_string("ping"));
 	json_object_object_add(j, "sport", json_object_new_int(rio_sock_port(s)));
-	json_object_object_add(j, "sent", json_object_new_int64((int64_t)o->count));
+	json_object_object_add(j, "sent", json_object_new_int64((int64_t)o->d.count));
 	json_object_object_add(j, "pongs", json_object_new_int64((int64_t)pongs));
 	json_object_object_add(j, "unexpected", json_object_new_int64((int64_t)unexpected));
 	json_object_object_add(j, "retries", json_object_new_int64((int64_t)retries));
 	json_object_object_add(j, "rtt_max_us", json_object_new_int64((int64_t)(rtt_max / 1000)));
 	drive_json_librds(j, r, &o->bind);
 	rio_sock_close(s);
-	return pongs == o->count && unexpected == 0 ? 0 : 1;
+	return pongs == o->d.count && unexpected == 0 ? 0 : 1;
 }
-
-struct instream {
-	struct rdsu_addr from;
-	uint16_t sport;
-	uint64_t next, digest;
-};
 
 static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j)
 {
 	struct rio_sock *rx, *tx[MAX_SOCKS], *ws[MAX_SOCKS + 1];
 	unsigned want[MAX_SOCKS + 1], got[MAX_SOCKS + 1];
 	uint64_t next[MAX_SOCKS] = { 0 }, dig[MAX_SOCKS];
-	struct instream in[MAX_STREAMS];
+	struct drive_stream in[MAX_STREAMS];
 	unsigned n_in = 0;
-	uint64_t expect = (uint64_t)o->sockets * o->count, recvd = 0, bad = 0, sent = 0;
+	uint64_t expect = (uint64_t)o->d.sockets * o->d.count, recvd = 0, bad = 0, sent = 0;
 	uint64_t eagain = 0, enobufs = 0;
-	rdsu_ns end = rdsu_clock() + drive_secs(o->timeout);
-	uint8_t *buf = malloc(MAX_MSG + 1), *ref = malloc(MAX_MSG);
+	rdsu_ns end = rdsu_clock() + drive_secs(o->d.timeout);
+	uint8_t *buf = malloc(DRIVE_MAX_MSG + 1), *ref = malloc(DRIVE_MAX_MSG);
 	struct json_object *errs = json_object_new_array();
 	int e;
 
@@ -299,16 +210,16 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 		drive_fail("malloc", -ENOMEM);
 	/* Bound before the stack first runs, so nothing the peer sends early
 	 * finds the port unbound (rds_recv_incoming drops it). */
-	if ((e = rio_socket(r, &o->bind, o->port, &rx)) < 0)
+	if ((e = rio_socket(r, &o->bind, o->d.port, &rx)) < 0)
 		drive_fail("bind", e);
-	if (o->rcvbuf && (e = rio_set_bufs(rx, 0, o->rcvbuf)) < 0)
+	if (o->d.rcvbuf && (e = rio_set_bufs(rx, 0, o->d.rcvbuf)) < 0)
 		drive_fail("rcvbuf", e);
-	for (unsigned i = 0; i < o->sockets; i++) {
-		if ((e = rio_socket(r, &o->bind, (uint16_t)(o->sport + i), &tx[i])) < 0)
+	for (unsigned i = 0; i < o->d.sockets; i++) {
+		if ((e = rio_socket(r, &o->bind, (uint16_t)(o->d.sport + i), &tx[i])) < 0)
 			drive_fail("bind", e);
-		if (o->sndbuf && (e = rio_set_bufs(tx[i], o->sndbuf, 0)) < 0)
+		if (o->d.sndbuf && (e = rio_set_bufs(tx[i], o->d.sndbuf, 0)) < 0)
 			drive_fail("sndbuf", e);
-		dig[i] = DRIVE_DIGEST0;
+		dig[i] = PAYLOAD_DIGEST0;
 	}
 	fprintf(stderr, "rdsloop: ready\n");
 	while (!stop && rdsu_clock() < end && (sent < expect || recvd < expect || drive_snd_held(r)) &&
@@ -316,15 +227,15 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 		bool progress = false, nobufs = false;
 		size_t n = 0;
 
-		for (unsigned i = 0; i < o->sockets; i++) {
+		for (unsigned i = 0; i < o->d.sockets; i++) {
 			uint16_t port = rio_sock_port(tx[i]);
 			uint32_t len;
 
-			if (next[i] >= o->count)
+			if (next[i] >= o->d.count)
 				continue;
-			len = o->sizes[next[i] % o->n_sizes];
-			drive_fill(buf, len, port, next[i]);
-			e = rio_send(tx[i], &o->to, o->port, buf, len);
+			len = (uint32_t)o->d.sizes[next[i] % o->d.n_sizes];
+			payload_fill(buf, len, port, next[i]);
+			e = rio_send(tx[i], &o->d.to, o->d.port, buf, len);
 			if (e == -EAGAIN) {
 				eagain++;
 				continue;
@@ -336,7 +247,7 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 			}
 			if (e < 0)
 				drive_fail("send", e);
-			dig[i] = drive_digest_add(dig[i], buf, len);
+			dig[i] = payload_digest(dig[i], buf, len);
 			next[i]++;
 			sent++;
 			progress = true;
@@ -345,8 +256,8 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 			struct rdsu_addr from;
 			uint16_t sport;
 			bool trunc;
-			ssize_t m = rio_recv(rx, buf, MAX_MSG + 1, &from, &sport, &trunc);
-			struct instream *x = NULL;
+			ssize_t m = rio_recv(rx, buf, DRIVE_MAX_MSG + 1, &from, &sport, &trunc);
+			struct drive_stream *x;
 
 			if (m == -EAGAIN)
 				break;
@@ -354,21 +265,10 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 				drive_fail("recv", (int)m);
 			progress = true;
 			recvd++;
-			for (unsigned k = 0; k < n_in; k++)
-				if (in[k].sport == sport && !memcmp(&in[k].from, &from, sizeof(from)))
-					x = &in[k];
-			if (!x) {
-				if (n_in == MAX_STREAMS)
-					drive_fail("streams", -E2BIG);
-				x = &in[n_in++];
-				x->from = from;
-				x->sport = sport;
-				x->next = 0;
-				x->digest = DRIVE_DIGEST0;
-			}
-			uint32_t len = o->sizes[x->next % o->n_sizes];
+			x = drive_stream_of(in, &n_in, MAX_STREAMS, &from, sport);
+			uint32_t len = drive_size(&o->d, x->next);
 
-			drive_fill(ref, len, sport, x->next);
+			payload_fill(ref, len, sport, x->next);
 			if (trunc || (size_t)m != len || memcmp(buf, ref, len)) {
 				char msg[160], what[64] = "";
 
@@ -376,7 +276,7 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 				 * reordering look alike otherwise. */
 				if (m >= 8 && !trunc)
 					snprintf(what, sizeof(what), " (message %" PRIu64 " of port %u)",
-						 drive_index(buf), (unsigned)buf[6] << 8 | buf[7]);
+						 payload_index(buf), (unsigned)buf[6] << 8 | buf[7]);
 				snprintf(msg, sizeof(msg),
 					 "port %u: message %" PRIu64 " (%u bytes) wrong, got %zd bytes%s",
 					 sport, x->next, len, m, what);
@@ -387,10 +287,10 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 					break;
 				}
 			} else {
-				x->digest = drive_digest_add(x->digest, buf, len);
+				x->digest = payload_digest(x->digest, buf, len);
 			}
 			x->next++;
-			if (o->verbose && recvd % 10000 == 0)
+			if (o->d.verbose && recvd % 10000 == 0)
 				fprintf(stderr, "rdsloop: received %" PRIu64 "\n", recvd);
 			if (recvd % 64 == 0)
 				break; /* let the sending side have a turn */
@@ -403,19 +303,19 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 		}
 		ws[n] = rx;
 		want[n++] = RIO_POLLIN;
-		for (unsigned i = 0; i < o->sockets; i++) {
-			if (next[i] < o->count) {
+		for (unsigned i = 0; i < o->d.sockets; i++) {
+			if (next[i] < o->d.count) {
 				ws[n] = tx[i];
 				want[n++] = RIO_POLLOUT;
 			}
 		}
 		(void)rio_wait(r, ws, want, got, n, rdsu_clock() + 50 * RDSU_MSEC);
 	}
-	(void)rio_idle(r, drive_secs(o->linger));
+	(void)rio_idle(r, drive_secs(o->d.linger));
 
 	struct json_object *out = json_object_new_array(), *ins = json_object_new_array();
 
-	for (unsigned i = 0; i < o->sockets; i++) {
+	for (unsigned i = 0; i < o->d.sockets; i++) {
 		struct json_object *x = json_object_new_object();
 		char d[20];
 
@@ -425,18 +325,8 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 		json_object_object_add(x, "digest", json_object_new_string(d));
 		json_object_array_add(out, x);
 	}
-	for (unsigned k = 0; k < n_in; k++) {
-		struct json_object *x = json_object_new_object();
-		char d[20], a[64];
-
-		snprintf(d, sizeof(d), "%016" PRIx64, in[k].digest);
-		json_object_object_add(x, "from",
-				       json_object_new_string(rdsu_addr_str(&in[k].from, a, sizeof(a))));
-		json_object_object_add(x, "sport", json_object_new_int(in[k].sport));
-		json_object_object_add(x, "received", json_object_new_int64((int64_t)in[k].next));
-		json_object_object_add(x, "digest", json_object_new_string(d));
-		json_object_array_add(ins, x);
-	}
+	for (unsigned k = 0; k < n_in; k++)
+		json_object_array_add(ins, drive_stream_json(&in[k]));
 	json_object_object_add(j, "role", json_object_new_string("duplex"));
 	json_object_object_add(j, "sent", json_object_new_int64((int64_t)sent));
 	json_object_object_add(j, "received", json_object_new_int64((int64_t)recvd));
@@ -448,7 +338,7 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 	json_object_object_add(j, "out", out);
 	json_object_object_add(j, "in", ins);
 	drive_json_librds(j, r, &o->bind);
-	for (unsigned i = 0; i < o->sockets; i++)
+	for (unsigned i = 0; i < o->d.sockets; i++)
 		rio_sock_close(tx[i]);
 	rio_sock_close(rx);
 	free(buf);
@@ -459,21 +349,25 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 int main(int argc, char **argv)
 {
 	static struct opts o;
-	static const struct argp ap = { options, parse, "hash|ping|duplex",
+	struct argp_child children[] = { { &o.ro.argp, 0, NULL, 1 }, { &drive_argp, 0, NULL, 2 },
+					 { 0 } };
+	const struct argp ap = { options, parse, "hash|ping|duplex",
 					"Pings and two-way traffic for the librds loopback suite.",
-					NULL, NULL, NULL };
-	static const uint32_t dflt[] = { 0, 1, 1000 };
+					children, NULL, NULL };
+	static const uint64_t dflt[] = { 0, 1, 1000 };
 	struct json_object *j;
 	struct rio *r = NULL;
 	int rc, e;
 
 	rio_cfg_default(&o.cfg);
-	o.sockets = 1;
-	o.count = 10;
-	o.timeout = 60;
-	o.linger = 0.5;
-	memcpy(o.sizes, dflt, sizeof(dflt));
-	o.n_sizes = sizeof(dflt) / sizeof(dflt[0]);
+	rio_opt_init(&o.ro, RIO_OPT_KVER | RIO_OPT_GEN | RIO_OPT_PATH_RULE, &o.cfg);
+	o.d.sockets = 1;
+	o.d.max_sockets = MAX_SOCKS;
+	o.d.count = 10;
+	o.d.timeout = 60;
+	o.d.linger = 0.5;
+	memcpy(o.d.sizes, dflt, sizeof(dflt));
+	o.d.n_sizes = sizeof(dflt) / sizeof(dflt[0]);
 	if (argp_parse(&ap, argc, argv, 0, NULL, &o) != 0)
 		return 2;
 	signal(SIGINT, on_signal);

@@ -3,98 +3,139 @@
 #define _GNU_SOURCE
 #include "drive.h"
 
+#include "parse.h"
+
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t mix(uint64_t x)
+enum {
+	D_TO = 0x7300, D_PORT, D_SPORT, D_SOCKETS, D_COUNT, D_SIZES, D_SNDBUF, D_RCVBUF,
+	D_TIMEOUT, D_LINGER
+};
+
+static const struct argp_option drive_options[] = {
+	{ "to", D_TO, "ADDR", 0, "the peer's address (sending roles)", 0 },
+	{ "port", D_PORT, "P", 0, "sending roles: destination port; receiving roles: port to receive on", 0 },
+	{ "sport", D_SPORT, "P", 0, "first sending port (default: ephemeral)", 0 },
+	{ "sockets", D_SOCKETS, "K", 0, "K sending sockets on ports sport.. (default 1)", 0 },
+	{ "count", D_COUNT, "N", 0, "messages (ping: pings) per sending socket", 0 },
+	{ "sizes", D_SIZES, "LIST", 0, "message sizes in turn (K and M suffixes)", 0 },
+	{ "sndbuf", D_SNDBUF, "BYTES", 0, "SNDBUF of the sockets", 0 },
+	{ "rcvbuf", D_RCVBUF, "BYTES", 0, "RCVBUF of the sockets", 0 },
+	{ "timeout", D_TIMEOUT, "S", 0, "give up after S seconds (default 60)", 0 },
+	{ "linger", D_LINGER, "S", 0, "keep the stack running S seconds after the work", 0 },
+	{ "verbose", 'v', NULL, 0, "progress on stderr", 0 },
+	{ 0 }
+};
+
+uint16_t drive_port(struct argp_state *st, const char *arg)
 {
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
+	uint64_t v;
+
+	if (parse_uint(arg, 0, 0, 65535, &v) < 0)
+		argp_error(st, "bad port %s", arg);
+	return (uint16_t)v;
+}
+
+static error_t drive_parse(int key, char *arg, struct argp_state *st)
+{
+	struct drive_opts *d = st->input;
+	uint64_t v;
+	double s;
+
+	switch (key) {
+	case D_TO:
+		if (parse_addr(arg, &d->to) < 0)
+			argp_error(st, "bad --to %s", arg);
+		d->have_to = true;
+		return 0;
+	case D_PORT:
+	case D_SPORT:
+		*(key == D_PORT ? &d->port : &d->sport) = drive_port(st, arg);
+		return 0;
+	case D_SOCKETS:
+		if (parse_uint(arg, 0, 1, d->max_sockets, &v) < 0)
+			argp_error(st, "--sockets is 1..%u", d->max_sockets);
+		d->sockets = (unsigned)v;
+		return 0;
+	case D_COUNT:
+		if (parse_uint(arg, 0, 0, UINT64_MAX, &v) < 0)
+			argp_error(st, "bad number %s", arg);
+		d->count = v;
+		return 0;
+	case D_SIZES: {
+		int n = parse_list(arg, 0, DRIVE_MAX_MSG, d->sizes, DRIVE_MAX_SIZES);
+
+		if (n < 0)
+			argp_error(st, "bad --sizes (1 to %d sizes, each <= %u)", DRIVE_MAX_SIZES,
+				   DRIVE_MAX_MSG);
+		d->n_sizes = (unsigned)n;
+		return 0;
+	}
+	case D_SNDBUF:
+	case D_RCVBUF:
+		if (parse_uint(arg, 0, 1, INT32_MAX / 2, &v) < 0)
+			argp_error(st, "bad buffer size %s", arg);
+		*(key == D_SNDBUF ? &d->sndbuf : &d->rcvbuf) = (uint32_t)v;
+		return 0;
+	case D_TIMEOUT:
+	case D_LINGER:
+		if (parse_seconds(arg, 0, 86400, &s) < 0)
+			argp_error(st, "bad seconds %s", arg);
+		*(key == D_TIMEOUT ? &d->timeout : &d->linger) = s;
+		return 0;
+	case 'v':
+		d->verbose = true;
+		return 0;
+	}
+	return ARGP_ERR_UNKNOWN;
+}
+
+const struct argp drive_argp = { drive_options, drive_parse, NULL, NULL, NULL, NULL, NULL };
+
+struct drive_stream *drive_stream_of(struct drive_stream *st, unsigned *n, unsigned cap,
+				     const struct rdsu_addr *from, uint16_t sport)
+{
+	struct drive_stream *x;
+
+	for (unsigned i = 0; i < *n; i++)
+		if (st[i].sport == sport && !memcmp(&st[i].from, from, sizeof(*from)))
+			return &st[i];
+	if (*n == cap)
+		drive_fail("streams", -E2BIG);
+	x = &st[(*n)++];
+	x->from = *from;
+	x->sport = sport;
+	x->next = 0;
+	x->digest = PAYLOAD_DIGEST0;
 	return x;
 }
 
-/* Made a word at a time: the driver must outrun the stack it tests. */
-uint64_t drive_index(const uint8_t *p)
+struct json_object *drive_stream_json(const struct drive_stream *x)
 {
-	uint64_t i = 0;
+	struct json_object *o = json_object_new_object();
+	char d[20], a[64];
 
-	for (int k = 0; k < 6; k++)
-		i = i << 8 | p[k];
-	return i;
+	snprintf(d, sizeof(d), "%016" PRIx64, x->digest);
+	json_object_object_add(o, "from", json_object_new_string(rdsu_addr_str(&x->from, a, sizeof(a))));
+	json_object_object_add(o, "sport", json_object_new_int(x->sport));
+	json_object_object_add(o, "received", json_object_new_int64((int64_t)x->next));
+	json_object_object_add(o, "digest", json_object_new_string(d));
+	return o;
 }
 
-void drive_fill(uint8_t *p, uint32_t len, uint16_t port, uint64_t i)
+int drive_role(struct argp_state *st, const char *arg, const char *const *names, int cur)
 {
-	uint8_t head[8] = { (uint8_t)(i >> 40), (uint8_t)(i >> 32), (uint8_t)(i >> 24),
-			    (uint8_t)(i >> 16), (uint8_t)(i >> 8),  (uint8_t)i,
-			    (uint8_t)(port >> 8), (uint8_t)port };
-	uint64_t k = mix(((uint64_t)port << 48) ^ i ^ 0x5244535553ull);
-	uint32_t j;
-
-	memcpy(p, head, len < 8 ? len : 8);
-	for (j = 8; j + 8 <= len; j += 8) {
-		uint64_t w = k + j;
-
-		w ^= w >> 29;
-		w *= 0xbf58476d1ce4e5b9ull;
-		w ^= w >> 32;
-		memcpy(p + j, &w, 8);
-	}
-	for (; j < len; j++)
-		p[j] = (uint8_t)(k >> (j & 7) * 8);
-}
-
-uint64_t drive_digest_add(uint64_t h, const uint8_t *p, size_t n)
-{
-	size_t j = 0;
-
-	for (; j + 8 <= n; j += 8) {
-		uint64_t w;
-
-		memcpy(&w, p + j, 8);
-		h = (h ^ w) * 0x100000001b3ull;
-		h ^= h >> 31;
-	}
-	for (; j < n; j++)
-		h = (h ^ p[j]) * 0x100000001b3ull;
-	return mix(h ^ n);
-}
-
-int drive_num(const char *s, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || v > max)
-		return -1;
-	*out = v;
+	if (cur)
+		argp_error(st, "one role only");
+	for (int i = 0; names[i]; i++)
+		if (!strcmp(arg, names[i]))
+			return i + 1;
+	argp_error(st, "unknown role %s", arg);
 	return 0;
-}
-
-int drive_sizes(const char *arg, uint32_t *sizes, unsigned cap, uint32_t max)
-{
-	char *save = NULL, *tok, *dup = strdup(arg);
-	unsigned n = 0;
-	uint64_t v;
-
-	if (!dup)
-		return -1;
-	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (n == cap || drive_num(tok, max, &v) < 0) {
-			free(dup);
-			return -1;
-		}
-		sizes[n++] = (uint32_t)v;
-	}
-	free(dup);
-	return n ? (int)n : -1;
 }
 
 void drive_fail(const char *what, int err)

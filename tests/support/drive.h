@@ -1,35 +1,77 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * drive.h - what the traffic drivers of the librds interop tests
- * (rdsdrive, rdsloop) share: message content, stream digests, option
- * numbers and the JSON picture of librds's state the test scripts assert on.
+ * (rdsdrive, rdsloop) share beyond tools/common (payload.h: message content
+ * and stream digests; rio_opt.h: the stack options): the JSON picture of
+ * librds's state the test scripts assert on, and small helpers.
  */
 #ifndef RDS_TEST_DRIVE_H
 #define RDS_TEST_DRIVE_H
 
+#include <argp.h>
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stdint.h>
 
+#include "payload.h"
 #include "rio.h"
+
+#define DRIVE_MAX_SIZES 32
+#define DRIVE_MAX_MSG (1u << 20)
+
+/* The traffic options both drivers take: drive_argp, an argp child whose
+ * input is this (st->child_inputs[i] = &opts at ARGP_KEY_INIT). The
+ * driver sets the defaults and max_sockets before parsing. */
+struct drive_opts {
+	struct rdsu_addr to;
+	bool have_to;
+	uint16_t port;          /* a sender's destination, a receiver's own */
+	uint16_t sport;         /* first sending port (0 = ephemeral) */
+	unsigned sockets, max_sockets;
+	uint64_t count;         /* messages (or pings) per sending socket */
+	uint64_t sizes[DRIVE_MAX_SIZES];
+	unsigned n_sizes;
+	uint32_t sndbuf, rcvbuf;
+	double timeout;         /* give up after this long (s) */
+	double linger;          /* after the work, keep the stack running (s) */
+	bool verbose;
+};
+extern const struct argp drive_argp;
+
+/* A stream received: its sender, the index it is at and the digest of
+ * what came. */
+struct drive_stream {
+	struct rdsu_addr from;
+	uint16_t sport;
+	uint64_t next, digest;
+};
+/* drive_stream_of() - the stream from (|from|, |sport|) among the |*n| of
+ * |st|, added when new (exits when |cap| are in use). */
+struct drive_stream *drive_stream_of(struct drive_stream *st, unsigned *n, unsigned cap,
+				     const struct rdsu_addr *from, uint16_t sport);
+/* drive_stream_json() - { from, sport, received, digest } for the scripts. */
+struct json_object *drive_stream_json(const struct drive_stream *x);
+
+/* drive_port() - a port number (0 to 65535); anything else is an
+ * argp_error(). */
+uint16_t drive_port(struct argp_state *st, const char *arg);
+
+/* drive_role() - the role |arg| names: its index in |names| (NULL-ended)
+ * plus one, so 0 can mean none yet (|cur|). A second role or an unknown
+ * one is an argp_error(). */
+int drive_role(struct argp_state *st, const char *arg, const char *const *names, int cur);
+
+/* Message |i|'s size: the size list in turn. */
+static inline uint32_t drive_size(const struct drive_opts *d, uint64_t i)
+{
+	return (uint32_t)d->sizes[i % d->n_sizes];
+}
 
 static inline rdsu_ns drive_secs(double s)
 {
 	return (rdsu_ns)(s * 1e9);
 }
 
-/* Message |i| of the stream from |port|: bytes 0..7 name (index, port) so
- * a misplaced message says what it is; the rest is keyed by both. */
-void drive_fill(uint8_t *p, uint32_t len, uint16_t port, uint64_t i);
-/* The index a message of at least 8 bytes names (drive_fill's bytes 0..5). */
-uint64_t drive_index(const uint8_t *p);
-/* A running digest of a stream (start from DRIVE_DIGEST0). */
-#define DRIVE_DIGEST0 0xcbf29ce484222325ull
-uint64_t drive_digest_add(uint64_t h, const uint8_t *p, size_t n);
-/* strtoull of the whole of |s|, at most |max|: 0, or -1. */
-int drive_num(const char *s, uint64_t max, uint64_t *out);
-/* A comma-separated list of at most |cap| sizes, each <= |max|: the count,
- * or -1. */
-int drive_sizes(const char *arg, uint32_t *sizes, unsigned cap, uint32_t max);
 /* Print "PROG: what: error" and exit 1. */
 _Noreturn void drive_fail(const char *what, int err);
 /* Payload bytes every librds socket still holds (SNDBUF in use). */

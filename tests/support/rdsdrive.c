@@ -31,36 +31,28 @@
 #include <unistd.h>
 
 #include "drive.h"
+#include "parse.h"
 #include "rio.h"
+#include "rio_opt.h"
 
 #define MAX_SOCKS 64
-#define MAX_SIZES 32
 #define MAX_STREAMS 256
-#define MAX_MSG (1u << 20)
 
 enum role { ROLE_NONE, ROLE_SOURCE, ROLE_SINK, ROLE_SERVE };
 
 struct opts {
 	struct rio_cfg cfg;
+	struct rio_opt ro;          /* the stack options, into cfg */
+	struct drive_opts d;        /* the traffic options */
 	enum role role;
-	struct rdsu_addr bind, to;
-	bool have_bind, have_to;
-	uint16_t port;          /* sink: port to receive on; source: destination */
-	uint16_t sport;         /* source: first source port (0 = ephemeral) */
+	struct rdsu_addr bind;
+	bool have_bind;
 	uint16_t sports[MAX_SOCKS]; /* source: explicit ports (--sports) */
 	unsigned n_sports;
-	unsigned sockets;
-	uint64_t count;         /* source: per socket */
 	uint64_t expect;        /* sink: total messages */
-	uint32_t sizes[MAX_SIZES];
-	unsigned n_sizes;
-	uint32_t sndbuf, rcvbuf;
-	double timeout;         /* give up after this long (s) */
-	double linger;          /* after the work, keep the stack running (s) */
 	uint64_t stall_after;   /* sink: stop reading after this many... */
 	double stall;           /* ...for this long (s) */
 	double pace;            /* source: seconds between messages */
-	bool verbose;
 };
 
 static volatile sig_atomic_t stop;
@@ -71,45 +63,20 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static uint32_t msg_size(const struct opts *o, uint64_t i)
-{
-	return o->sizes[i % o->n_sizes];
-}
 
 /* ------------------------------------------------------------------------
  * Options
  */
 
-enum { O_KERNEL = 0x100, O_KVER, O_NPATHS, O_TO, O_PORT, O_SPORT, O_SOCKETS, O_COUNT,
-       O_EXPECT, O_SIZES, O_SNDBUF, O_RCVBUF, O_TIMEOUT, O_LINGER, O_STALL_AFTER, O_STALL,
-       O_PACE, O_LISTEN_PORT, O_CONNECT_PORT, O_GEN, O_SPORTS, O_FAULT };
+enum { O_EXPECT = 0x100, O_STALL_AFTER, O_STALL, O_PACE, O_SPORTS };
 
 static const struct argp_option options[] = {
 	{ "bind", 'b', "ADDR", 0, "local address (librds: the endpoint's; repeatable)", 1 },
-	{ "kernel", O_KERNEL, NULL, 0, "use the kernel's AF_RDS sockets instead of librds", 1 },
-	{ "kver", O_KVER, "6|7", 0, "librds: behave like this kernel generation (default 7)", 1 },
-	{ "npaths", O_NPATHS, "N", 0, "librds: paths to advertise (default 8)", 1 },
-	{ "gen", O_GEN, "N", 0, "librds: generation number (default random)", 1 },
-	{ "listen-port", O_LISTEN_PORT, "P", 0, "librds: TCP port to listen on (16385)", 1 },
-	{ "connect-port", O_CONNECT_PORT, "P", 0, "librds: TCP port to connect to (16385)", 1 },
-	{ "fault", O_FAULT, "NAME", 0,
-	  "librds, TESTS ONLY: commit this protocol defect (repeatable; 'list' names them)", 1 },
-	{ "to", O_TO, "ADDR", 0, "source: destination address", 2 },
-	{ "port", O_PORT, "P", 0, "source: destination port; sink: port to receive on", 2 },
-	{ "sport", O_SPORT, "P", 0, "source: first source port (default: ephemeral)", 2 },
-	{ "sockets", O_SOCKETS, "K", 0, "source: K sockets on ports sport.. (default 1)", 2 },
 	{ "sports", O_SPORTS, "LIST", 0, "source: one socket on each of these ports", 2 },
-	{ "count", O_COUNT, "N", 0, "source: messages per socket (default 100)", 2 },
 	{ "expect", O_EXPECT, "N", 0, "sink: messages in total before exiting", 2 },
-	{ "sizes", O_SIZES, "LIST", 0, "message sizes in turn (default 0,1,48,1000,4096,65536)", 2 },
-	{ "sndbuf", O_SNDBUF, "BYTES", 0, "SNDBUF of every socket", 2 },
-	{ "rcvbuf", O_RCVBUF, "BYTES", 0, "RCVBUF of every socket", 2 },
-	{ "timeout", O_TIMEOUT, "S", 0, "give up after S seconds (default 60)", 2 },
-	{ "linger", O_LINGER, "S", 0, "keep serving S seconds after the work is done", 2 },
 	{ "stall-after", O_STALL_AFTER, "N", 0, "sink: stop reading after N messages...", 2 },
 	{ "stall", O_STALL, "S", 0, "sink: ...for S seconds", 2 },
 	{ "pace", O_PACE, "S", 0, "source: wait S seconds between messages", 2 },
-	{ "verbose", 'v', NULL, 0, "progress on stderr", 2 },
 	{ 0 }
 };
 
@@ -121,124 +88,49 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 
 	switch (key) {
 	case 'b':
-		if (rio_parse_addr(arg, &a) < 0 || rio_cfg_add_addr(&o->cfg, &a) < 0)
+		if (parse_addr(arg, &a) < 0 || rio_cfg_add_addr(&o->cfg, &a) < 0)
 			argp_error(st, "bad --bind %s", arg);
 		if (!o->have_bind)
 			o->bind = a;
 		o->have_bind = true;
-		return 0;
-	case O_KERNEL:
-		o->cfg.kernel = true;
-		return 0;
-	case O_KVER:
-		if (strcmp(arg, "6") && strcmp(arg, "7"))
-			argp_error(st, "--kver is 6 or 7");
-		o->cfg.ep.kver = arg[0] == '6' ? WIRE_KVER_6 : WIRE_KVER_7;
-		return 0;
-	case O_NPATHS:
-		if (drive_num(arg, 8, &v) < 0)
-			argp_error(st, "bad --npaths");
-		o->cfg.ep.npaths = (uint16_t)v;
-		return 0;
-	case O_GEN:
-		if (drive_num(arg, UINT32_MAX, &v) < 0)
-			argp_error(st, "bad --gen");
-		o->cfg.ep.gen_num = (uint32_t)v;
-		return 0;
-	case O_LISTEN_PORT:
-		if (drive_num(arg, 65535, &v) < 0 || !v)
-			argp_error(st, "bad --listen-port");
-		o->cfg.tcp.listen_port = (uint16_t)v;
-		return 0;
-	case O_CONNECT_PORT:
-		if (drive_num(arg, 65535, &v) < 0)
-			argp_error(st, "bad --connect-port");
-		o->cfg.tcp.connect_port = (uint16_t)v;
-		return 0;
-	case O_FAULT:
-		switch (rio_fault_option(arg, &o->cfg.ep.faults)) {
-		case 1:
-			exit(0);
-		case -1:
-			argp_error(st, "unknown --fault %s (--fault list names them)", arg);
-		}
-		return 0;
-	case O_TO:
-		if (rio_parse_addr(arg, &o->to) < 0)
-			argp_error(st, "bad --to %s", arg);
-		o->have_to = true;
-		return 0;
-	case O_PORT:
-	case O_SPORT:
-		if (drive_num(arg, 65535, &v) < 0)
-			argp_error(st, "bad port %s", arg);
-		*(key == O_PORT ? &o->port : &o->sport) = (uint16_t)v;
 		return 0;
 	case O_SPORTS: {
 		char *save = NULL, *tok, *dup = strdup(arg);
 
 		o->n_sports = 0;
 		for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			if (o->n_sports == MAX_SOCKS || drive_num(tok, 65535, &v) < 0 || !v)
+			if (o->n_sports == MAX_SOCKS || parse_uint(tok, 0, 0, 65535, &v) < 0 || !v)
 				argp_error(st, "bad --sports (up to %d ports)", MAX_SOCKS);
 			o->sports[o->n_sports++] = (uint16_t)v;
 		}
 		free(dup);
-		o->sockets = o->n_sports;
+		o->d.sockets = o->n_sports;
 		return 0;
 	}
-	case O_SOCKETS:
-		if (drive_num(arg, MAX_SOCKS, &v) < 0 || !v)
-			argp_error(st, "--sockets is 1..%d", MAX_SOCKS);
-		o->sockets = (unsigned)v;
-		return 0;
-	case O_COUNT:
 	case O_EXPECT:
 	case O_STALL_AFTER:
-		if (drive_num(arg, UINT64_MAX, &v) < 0)
+		if (parse_uint(arg, 0, 0, UINT64_MAX, &v) < 0)
 			argp_error(st, "bad number %s", arg);
-		*(key == O_COUNT ? &o->count : key == O_EXPECT ? &o->expect : &o->stall_after) = v;
+		*(key == O_EXPECT ? &o->expect : &o->stall_after) = v;
 		return 0;
-	case O_SIZES: {
-		int n = drive_sizes(arg, o->sizes, MAX_SIZES, MAX_MSG);
-
-		if (n < 0)
-			argp_error(st, "bad --sizes (1 to %d sizes, each <= %u)", MAX_SIZES, MAX_MSG);
-		o->n_sizes = (unsigned)n;
-		return 0;
-	}
-	case O_SNDBUF:
-	case O_RCVBUF:
-		if (drive_num(arg, INT32_MAX / 2, &v) < 0 || !v)
-			argp_error(st, "bad buffer size %s", arg);
-		*(key == O_SNDBUF ? &o->sndbuf : &o->rcvbuf) = (uint32_t)v;
-		return 0;
-	case O_TIMEOUT:
-	case O_LINGER:
 	case O_STALL:
 	case O_PACE: {
 		double d;
 
-		if (rio_parse_seconds(arg, 0, 86400, &d) < 0)
+		if (parse_seconds(arg, 0, 86400, &d) < 0)
 			argp_error(st, "bad seconds %s", arg);
-		*(key == O_TIMEOUT ? &o->timeout : key == O_LINGER ? &o->linger
-				   : key == O_STALL ? &o->stall : &o->pace) = d;
+		*(key == O_STALL ? &o->stall : &o->pace) = d;
 		return 0;
 	}
-	case 'v':
-		o->verbose = true;
+	case ARGP_KEY_ARG: {
+		static const char *const roles[] = { "source", "sink", "serve", NULL };
+
+		o->role = (enum role)drive_role(st, arg, roles, o->role);
 		return 0;
-	case ARGP_KEY_ARG:
-		if (o->role != ROLE_NONE)
-			argp_error(st, "one role only");
-		if (!strcmp(arg, "source"))
-			o->role = ROLE_SOURCE;
-		else if (!strcmp(arg, "sink"))
-			o->role = ROLE_SINK;
-		else if (!strcmp(arg, "serve"))
-			o->role = ROLE_SERVE;
-		else
-			argp_error(st, "unknown role %s", arg);
+	}
+	case ARGP_KEY_INIT:
+		st->child_inputs[0] = &o->ro;
+		st->child_inputs[1] = &o->d;
 		return 0;
 	case ARGP_KEY_END:
 		if (o->role == ROLE_NONE)
@@ -247,9 +139,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			argp_error(st, "--bind is needed");
 		if (o->cfg.kernel && o->cfg.ep.faults)
 			argp_error(st, "--fault is for librds, not --kernel");
-		if (o->role == ROLE_SOURCE && (!o->have_to || !o->port))
+		if (o->role == ROLE_SOURCE && (!o->d.have_to || !o->d.port))
 			argp_error(st, "source needs --to and --port");
-		if (o->role == ROLE_SINK && (!o->port || !o->expect))
+		if (o->role == ROLE_SINK && (!o->d.port || !o->expect))
 			argp_error(st, "sink needs --port and --expect");
 		return 0;
 	}
@@ -265,36 +157,36 @@ static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 	struct rio_sock *s[MAX_SOCKS];
 	uint64_t next[MAX_SOCKS] = { 0 }, digest[MAX_SOCKS];
 	uint64_t eagain = 0, enobufs = 0, sent = 0, bytes = 0;
-	rdsu_ns end = rdsu_clock() + drive_secs(o->timeout), last_nobufs = 0;
-	uint8_t *buf = malloc(MAX_MSG);
+	rdsu_ns end = rdsu_clock() + drive_secs(o->d.timeout), last_nobufs = 0;
+	uint8_t *buf = malloc(DRIVE_MAX_MSG);
 	bool done = false;
 
 	if (!buf)
 		drive_fail("malloc", -ENOMEM);
-	for (unsigned i = 0; i < o->sockets; i++) {
-		uint16_t port = o->n_sports ? o->sports[i] : o->sport ? (uint16_t)(o->sport + i) : 0;
+	for (unsigned i = 0; i < o->d.sockets; i++) {
+		uint16_t port = o->n_sports ? o->sports[i] : o->d.sport ? (uint16_t)(o->d.sport + i) : 0;
 		int e = rio_socket(r, &o->bind, port, &s[i]);
 
 		if (e < 0)
 			drive_fail("bind", e);
-		if ((o->sndbuf || o->rcvbuf) && (e = rio_set_bufs(s[i], o->sndbuf, o->rcvbuf)) < 0)
+		if ((o->d.sndbuf || o->d.rcvbuf) && (e = rio_set_bufs(s[i], o->d.sndbuf, o->d.rcvbuf)) < 0)
 			drive_fail("buffers", e);
-		digest[i] = DRIVE_DIGEST0;
+		digest[i] = PAYLOAD_DIGEST0;
 	}
 	while (!done && !stop) {
 		bool blocked = true;
 
 		done = true;
-		for (unsigned i = 0; i < o->sockets; i++) {
+		for (unsigned i = 0; i < o->d.sockets; i++) {
 			uint16_t port = rio_sock_port(s[i]);
 
-			if (next[i] >= o->count)
+			if (next[i] >= o->d.count)
 				continue;
 			done = false;
-			uint32_t len = msg_size(o, next[i]);
+			uint32_t len = drive_size(&o->d, next[i]);
 
-			drive_fill(buf, len, port, next[i]);
-			int e = rio_send(s[i], &o->to, o->port, buf, len);
+			payload_fill(buf, len, port, next[i]);
+			int e = rio_send(s[i], &o->d.to, o->d.port, buf, len);
 
 			if (e == -EAGAIN) {
 				eagain++;
@@ -310,11 +202,11 @@ static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 			if (e < 0)
 				drive_fail("send", e);
 			blocked = false;
-			digest[i] = drive_digest_add(digest[i], buf, len);
+			digest[i] = payload_digest(digest[i], buf, len);
 			next[i]++;
 			sent++;
 			bytes += len;
-			if (o->verbose && sent % 10000 == 0)
+			if (o->d.verbose && sent % 10000 == 0)
 				fprintf(stderr, "rdsdrive: sent %" PRIu64 "\n", sent);
 			if (o->pace > 0)
 				(void)rio_idle(r, drive_secs(o->pace));
@@ -326,23 +218,23 @@ static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 
 			/* A finished socket is always writable: waiting on
 			 * it would return at once and never run the stack. */
-			for (unsigned i = 0; i < o->sockets; i++)
-				want[i] = next[i] < o->count ? RIO_POLLOUT : 0;
+			for (unsigned i = 0; i < o->d.sockets; i++)
+				want[i] = next[i] < o->d.count ? RIO_POLLOUT : 0;
 			if (rdsu_clock() - last_nobufs < 10 * RDSU_MSEC)
 				(void)rio_idle(r, 2 * RDSU_MSEC);
 			else
-				(void)rio_wait(r, s, want, got, o->sockets, rdsu_clock() + 50 * RDSU_MSEC);
+				(void)rio_wait(r, s, want, got, o->d.sockets, rdsu_clock() + 50 * RDSU_MSEC);
 		}
 	}
 	/* Sent is not delivered: keep the stack running until TCP acked it
 	 * all (librds: every socket's SNDBUF back to empty). */
 	while (drive_snd_held(r) && rdsu_clock() <= end && !stop)
 		(void)rio_idle(r, 5 * RDSU_MSEC);
-	if (o->linger > 0)
-		(void)rio_idle(r, drive_secs(o->linger));
+	if (o->d.linger > 0)
+		(void)rio_idle(r, drive_secs(o->d.linger));
 	struct json_object *streams = json_object_new_array();
 
-	for (unsigned i = 0; i < o->sockets; i++) {
+	for (unsigned i = 0; i < o->d.sockets; i++) {
 		struct json_object *st = json_object_new_object();
 		char d[20];
 
@@ -359,36 +251,29 @@ static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 	json_object_object_add(j, "enobufs", json_object_new_int64((int64_t)enobufs));
 	json_object_object_add(j, "streams", streams);
 	drive_json_librds(j, r, NULL);
-	for (unsigned i = 0; i < o->sockets; i++)
+	for (unsigned i = 0; i < o->d.sockets; i++)
 		rio_sock_close(s[i]);
 	free(buf);
-	return sent == (uint64_t)o->sockets * o->count ? 0 : 1;
+	return sent == (uint64_t)o->d.sockets * o->d.count ? 0 : 1;
 }
-
-struct stream {
-	struct rdsu_addr from;
-	uint16_t sport;
-	uint64_t next;
-	uint64_t digest;
-};
 
 static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 {
 	struct rio_sock *s;
-	struct stream *st = calloc(MAX_STREAMS, sizeof(*st));
+	struct drive_stream *st = calloc(MAX_STREAMS, sizeof(*st));
 	unsigned n_st = 0;
-	uint8_t *buf = malloc(MAX_MSG + 1), *want = malloc(MAX_MSG);
+	uint8_t *buf = malloc(DRIVE_MAX_MSG + 1), *want = malloc(DRIVE_MAX_MSG);
 	uint64_t got = 0, bad = 0, bytes = 0, stalls = 0;
-	rdsu_ns end = rdsu_clock() + drive_secs(o->timeout);
+	rdsu_ns end = rdsu_clock() + drive_secs(o->d.timeout);
 	struct json_object *errs = json_object_new_array();
 	int e;
 
 	if (!st || !buf || !want)
 		drive_fail("malloc", -ENOMEM);
-	e = rio_socket(r, &o->bind, o->port, &s);
+	e = rio_socket(r, &o->bind, o->d.port, &s);
 	if (e < 0)
 		drive_fail("bind", e);
-	if ((o->sndbuf || o->rcvbuf) && (e = rio_set_bufs(s, o->sndbuf, o->rcvbuf)) < 0)
+	if ((o->d.sndbuf || o->d.rcvbuf) && (e = rio_set_bufs(s, o->d.sndbuf, o->d.rcvbuf)) < 0)
 		drive_fail("buffers", e);
 	/* Tell a waiting test we are bound (a message to an unbound port is
 	 * dropped, rds_recv_incoming). */
@@ -405,7 +290,7 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 				o->stall, got);
 			(void)rio_idle(r, drive_secs(o->stall));
 		}
-		n = rio_recv(s, buf, MAX_MSG + 1, &from, &sport, &trunc);
+		n = rio_recv(s, buf, DRIVE_MAX_MSG + 1, &from, &sport, &trunc);
 		if (n == -EAGAIN) {
 			unsigned w = RIO_POLLIN, g;
 
@@ -414,25 +299,13 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 		}
 		if (n < 0)
 			drive_fail("recv", (int)n);
-		struct stream *x = NULL;
+		struct drive_stream *x = drive_stream_of(st, &n_st, MAX_STREAMS, &from, sport);
+		uint32_t len = drive_size(&o->d, x->next);
 
-		for (unsigned i = 0; i < n_st; i++)
-			if (st[i].sport == sport && !memcmp(&st[i].from, &from, sizeof(from)))
-				x = &st[i];
-		if (!x) {
-			if (n_st == MAX_STREAMS)
-				drive_fail("streams", -E2BIG);
-			x = &st[n_st++];
-			x->from = from;
-			x->sport = sport;
-			x->digest = DRIVE_DIGEST0;
-		}
-		uint32_t len = msg_size(o, x->next);
-
-		drive_fill(want, len, sport, x->next);
+		payload_fill(want, len, sport, x->next);
 		if (trunc || (size_t)n != len || memcmp(buf, want, len)) {
 			char msg[160];
-			uint64_t idx = n >= 8 ? drive_index(buf) : 0;
+			uint64_t idx = n >= 8 ? payload_index(buf) : 0;
 
 			snprintf(msg, sizeof(msg),
 				 "port %u: expected message %" PRIu64 " (%u bytes), got %zd bytes%s",
@@ -443,7 +316,7 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 					 " naming index %" PRIu64, idx);
 			if (bad < 20)
 				json_object_array_add(errs, json_object_new_string(msg));
-			if (o->verbose)
+			if (o->d.verbose)
 				fprintf(stderr, "rdsdrive: %s\n", msg);
 			bad++;
 			/* Resynchronise on what it says it is, so one loss is
@@ -453,29 +326,19 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 			got++;
 			continue;
 		}
-		x->digest = drive_digest_add(x->digest, buf, len);
+		x->digest = payload_digest(x->digest, buf, len);
 		x->next++;
 		got++;
 		bytes += len;
-		if (o->verbose && got % 10000 == 0)
+		if (o->d.verbose && got % 10000 == 0)
 			fprintf(stderr, "rdsdrive: received %" PRIu64 "\n", got);
 	}
-	if (o->linger > 0)
-		(void)rio_idle(r, drive_secs(o->linger));
+	if (o->d.linger > 0)
+		(void)rio_idle(r, drive_secs(o->d.linger));
 	struct json_object *streams = json_object_new_array();
 
-	for (unsigned i = 0; i < n_st; i++) {
-		struct json_object *x = json_object_new_object();
-		char d[20], a[64];
-
-		snprintf(d, sizeof(d), "%016" PRIx64, st[i].digest);
-		json_object_object_add(x, "from",
-				       json_object_new_string(rdsu_addr_str(&st[i].from, a, sizeof(a))));
-		json_object_object_add(x, "sport", json_object_new_int(st[i].sport));
-		json_object_object_add(x, "received", json_object_new_int64((int64_t)st[i].next));
-		json_object_object_add(x, "digest", json_object_new_string(d));
-		json_object_array_add(streams, x);
-	}
+	for (unsigned i = 0; i < n_st; i++)
+		json_object_array_add(streams, drive_stream_json(&st[i]));
 	json_object_object_add(j, "role", json_object_new_string("sink"));
 	json_object_object_add(j, "received", json_object_new_int64((int64_t)got));
 	json_object_object_add(j, "bytes", json_object_new_int64((int64_t)bytes));
@@ -492,7 +355,7 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 
 static int run_serve(struct opts *o, struct rio *r, struct json_object *j)
 {
-	rdsu_ns end = o->timeout > 0 ? rdsu_clock() + drive_secs(o->timeout) : RDSU_NS_NEVER;
+	rdsu_ns end = o->d.timeout > 0 ? rdsu_clock() + drive_secs(o->d.timeout) : RDSU_NS_NEVER;
 
 	fprintf(stderr, "rdsdrive: ready\n");
 	while (!stop && rdsu_clock() < end)
@@ -505,25 +368,28 @@ static int run_serve(struct opts *o, struct rio *r, struct json_object *j)
 int main(int argc, char **argv)
 {
 	static struct opts o;
-	static const struct argp ap = { options, parse, "source|sink|serve",
-					"Traffic driver of the librds interop tests.", NULL, NULL,
-					NULL };
+	struct argp_child children[] = { { &o.ro.argp, 0, NULL, 1 }, { &drive_argp, 0, NULL, 2 },
+					 { 0 } };
+	const struct argp ap = { options, parse, "source|sink|serve",
+					"Traffic driver of the librds interop tests.", children, NULL, NULL };
 	struct rio *r;
 	struct json_object *j = json_object_new_object();
 	int rc, e;
 
 	argp_err_exit_status = 2;
 	rio_cfg_default(&o.cfg);
+	rio_opt_init(&o.ro, RIO_OPT_KERNEL | RIO_OPT_KVER | RIO_OPT_NPATHS | RIO_OPT_GEN | RIO_OPT_PORTS | RIO_OPT_FAULT, &o.cfg);
 	/* The suites pick ports by the kernel's hash (every path carries
 	 * data, a port that stays on path 0): rdsdrive chooses as it does. */
 	o.cfg.ep.path_rule = RDSU_PATH_BY_PORT;
-	o.sockets = 1;
-	o.count = 100;
-	o.timeout = 60;
-	const uint32_t dflt[] = { 0, 1, 48, 1000, 4096, 65536 };
+	o.d.sockets = 1;
+	o.d.max_sockets = MAX_SOCKS;
+	o.d.count = 100;
+	o.d.timeout = 60;
+	const uint64_t dflt[] = { 0, 1, 48, 1000, 4096, 65536 };
 
-	memcpy(o.sizes, dflt, sizeof(dflt));
-	o.n_sizes = sizeof(dflt) / sizeof(dflt[0]);
+	memcpy(o.d.sizes, dflt, sizeof(dflt));
+	o.d.n_sizes = sizeof(dflt) / sizeof(dflt[0]);
 	if (argp_parse(&ap, argc, argv, 0, NULL, &o) != 0)
 		return 2;
 	signal(SIGINT, on_signal);

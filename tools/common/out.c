@@ -93,7 +93,7 @@ void out_put_hex(struct out *o, uint64_t v, int digits)
 	out_putn(o, t + i, sizeof(t) - (size_t)i);
 }
 
-void out_put_hexbytes(struct out *o, const uint8_t *p, size_t len)
+static void put_hexbytes(struct out *o, const uint8_t *p, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
 		char *w = out_room(o, 2);
@@ -398,7 +398,7 @@ void out_bytes(struct out *o, unsigned id, const uint8_t *p, size_t len)
 	if (!f)
 		return;
 	if (o->mode == OUT_TEXT) {
-		out_put_hexbytes(o, p, len);
+		put_hexbytes(o, p, len);
 		return;
 	}
 	if (len * 2 + 1 > sizeof(small)) {

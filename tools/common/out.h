@@ -221,7 +221,6 @@ void out_putc(struct out *o, char c);
 void out_put_u64(struct out *o, uint64_t v);
 void out_put_i64(struct out *o, int64_t v);
 void out_put_hex(struct out *o, uint64_t v, int digits); /* "0x", >= digits */
-void out_put_hexbytes(struct out *o, const uint8_t *p, size_t len);
 /* "[NAME|NAME]", a bit not in |names| as 0xNN. */
 void out_put_flags(struct out *o, const struct wire_tok *names, uint64_t v, int digits);
 /* Room for |need| (<= OUT_BUF) contiguous bytes; the caller adds to o->n. */

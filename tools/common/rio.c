@@ -60,19 +60,6 @@ int rio_cfg_add_addr(struct rio_cfg *cfg, const struct rdsu_addr *a)
 	return 0;
 }
 
-int rio_parse_addr(const char *s, struct rdsu_addr *a)
-{
-	struct in_addr v4;
-
-	if (inet_pton(AF_INET, s, &v4) == 1) {
-		*a = rdsu_addr_v4(ntohl(v4.s_addr));
-		return 0;
-	}
-	if (inet_pton(AF_INET6, s, a->a) == 1)
-		return 0;
-	return -EINVAL;
-}
-
 /* The address the kernel would send from: a connected UDP socket's name.
  * connect() on UDP sends nothing. */
 int rio_route_source(const struct rdsu_addr *dst, struct rdsu_addr *src)
@@ -452,56 +439,6 @@ int rio_idle(struct rio *r, rdsu_ns ns)
 		if (rdsu_clock() >= end)
 			return 0;
 	}
-}
-
-int rio_parse_seconds(const char *s, double min, double max, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-int rio_parse_count(const char *s, unsigned long long min, unsigned long long max,
-		    unsigned long long *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	if (*s == '-' || *s == '+')
-		return -1;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return -1;
-	if (*end == 'K' || *end == 'k' || *end == 'M' || *end == 'm') {
-		unsigned long long mult = (*end == 'K' || *end == 'k') ? 1024 : 1024 * 1024;
-
-		if (v > ULLONG_MAX / mult)
-			return -1;
-		v *= mult;
-		end++;
-	}
-	if (*end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-int rio_parse_path_rule(const char *s, enum rdsu_path_rule *out)
-{
-	if (!strcmp(s, "pair"))
-		*out = RDSU_PATH_BY_PAIR;
-	else if (!strcmp(s, "port"))
-		*out = RDSU_PATH_BY_PORT;
-	else
-		return -1;
-	return 0;
 }
 
 int rio_fault_option(const char *arg, uint32_t *faults)

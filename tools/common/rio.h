@@ -40,22 +40,6 @@ void rio_cfg_default(struct rio_cfg *cfg);
  * Return: 0; -E2BIG when full. */
 int rio_cfg_add_addr(struct rio_cfg *cfg, const struct rdsu_addr *a);
 
-/* rio_parse_addr() - "10.0.0.1" or "::1" into |a|. Return: 0; -EINVAL. */
-int rio_parse_addr(const char *s, struct rdsu_addr *a);
-
-/* rio_parse_seconds() - a decimal number of seconds within [min, max].
- * Return: 0; -1 for anything else (empty, trailing text, NaN). */
-int rio_parse_seconds(const char *s, double min, double max, double *out);
-
-/* rio_parse_count() - a decimal count within [min, max], with an optional
- * K or M suffix (x1024, x1048576); no sign. Return: 0; -1. */
-int rio_parse_count(const char *s, unsigned long long min, unsigned long long max,
-		    unsigned long long *out);
-
-/* rio_parse_path_rule() - "pair" or "port" (rdsu_ep_cfg.path_rule).
- * Return: 0; -1. */
-int rio_parse_path_rule(const char *s, enum rdsu_path_rule *out);
-
 /* rio_fault_option() - one --fault NAME (librds's faulty-peer mode, tests
  * only): NAME's bit is added to *faults; "list" prints the table to
  * stdout instead. Return: 0 added; 1 listed (the caller exits 0); -1 no

@@ -29,6 +29,7 @@
 
 #include "craft.h"
 #include "node.h"
+#include "parse.h"
 #include "rio.h"
 
 /* ------------------------------------------------------------------------
@@ -190,7 +191,7 @@ int cf_agent_connect(const char *where, int timeout_ms, struct cf_agent **out, c
 	if (json_object_object_get_ex(ans, "stack", &v))
 		snprintf(a->stack, sizeof(a->stack), "%s", json_object_get_string(v));
 	if (json_object_object_get_ex(ans, "addr", &v))
-		rio_parse_addr(json_object_get_string(v), &a->addr);
+		parse_addr(json_object_get_string(v), &a->addr);
 	json_object_put(ans);
 	*out = a;
 	return 0;
@@ -310,7 +311,7 @@ int cf_agent_recv(struct cf_agent *a, uint16_t port, uint32_t want, uint32_t wai
 
 		memset(&out[i], 0, sizeof(out[i]));
 		if (json_object_object_get_ex(m, "from", &v))
-			rio_parse_addr(json_object_get_string(v), &out[i].from);
+			parse_addr(json_object_get_string(v), &out[i].from);
 		out[i].sport = (uint16_t)get_u32(m, "sport");
 		out[i].len = get_u32(m, "len");
 		out[i].idx = json_object_object_get_ex(m, "idx", &v) ?
@@ -384,7 +385,7 @@ static error_t ag_parse(int key, char *arg, struct argp_state *st)
 	case 'b': {
 		struct rdsu_addr a;
 
-		if (rio_parse_addr(arg, &a) < 0)
+		if (parse_addr(arg, &a) < 0)
 			argp_error(st, "bad --bind %s", arg);
 		g->addr = a;
 		if (rio_cfg_add_addr(&g->cfg, &a) < 0)

@@ -12,6 +12,7 @@
 
 #include <wire/wire.h>
 
+#include "parse.h"
 #include "rio.h"
 
 static const char *const op_names[] = {
@@ -93,7 +94,7 @@ static int parse_obj(struct json_object *o, struct cf_agent_req *q, char *err, s
 	case CF_OP_SEND:
 		if (!json_object_object_get_ex(o, "to", &v) ||
 		    !json_object_is_type(v, json_type_string) ||
-		    rio_parse_addr(json_object_get_string(v), &q->to) < 0) {
+		    parse_addr(json_object_get_string(v), &q->to) < 0) {
 			snprintf(err, cap, "\"to\" is missing or not an address");
 			return -1;
 		}

@@ -46,6 +46,7 @@ enum {
 	OPT_KIND,
 	OPT_CONG_PORTS,
 	OPT_KERNEL,
+	OPT_KVER,
 	OPT_PAYLOAD,
 	OPT_PAYLOAD_TEXT,
 	OPT_PAYLOAD_SIZE,
@@ -82,8 +83,9 @@ static const struct argp_option options[] = {
 	{ "ext-raw", OPT_EXT_RAW, "HEX", 0, "the 16 extension bytes verbatim (zero-filled)", 1 },
 	{ "cong-ports", OPT_CONG_PORTS, "LIST", 0,
 	  "--kind cong: ports congested in the map, e.g. 4000,5000-5010", 1 },
-	{ "kernel", OPT_KERNEL, "6|7", 0,
+	{ "kver", OPT_KVER, "6|7", 0,
 	  "--kind probe-*: the generation whose probe to send (default 7)", 1 },
+	{ "kernel", OPT_KERNEL, "6|7", OPTION_HIDDEN, NULL, 1 },
 	{ NULL, 0, NULL, 0, "Payload (one of):", 2 },
 	{ "payload", OPT_PAYLOAD, "HEX", 0, "these bytes", 2 },
 	{ "payload-text", OPT_PAYLOAD_TEXT, "STR", 0, "the bytes of STR", 2 },
@@ -265,9 +267,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		c->cong_ports = true;
 		break;
 	case OPT_KERNEL:
-		m->kv = num(st, "--kernel", arg, 7) == 6 ? WIRE_KVER_6 : WIRE_KVER_7;
+		/* --kernel means "use AF_RDS" in the other tools; scripts may
+		 * still give the generation so. */
+		fprintf(stderr, "%s: --kernel is deprecated: use --kver\n", program_invocation_short_name);
+		/* fall through */
+	case OPT_KVER:
+		m->kv = num(st, "--kver", arg, 7) == 6 ? WIRE_KVER_6 : WIRE_KVER_7;
 		if (strcmp(arg, "6") != 0 && strcmp(arg, "7") != 0)
-			argp_error(st, "--kernel: 6 or 7");
+			argp_error(st, "--kver: 6 or 7");
 		break;
 	case OPT_PAYLOAD: {
 		size_t cap = strlen(arg) / 2 + 1;

@@ -27,6 +27,7 @@
 #include "cases.h"
 #include "craft.h"
 #include "out.h"
+#include "parse.h"
 #include "report.h"
 #include "rio.h"
 
@@ -65,23 +66,11 @@ static const struct argp_option options[] = {
 	{ 0 }
 };
 
-static int parse_ms(const char *s, int *out)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (*end || v < 10 || v > 600000)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
 static error_t parse(int key, char *arg, struct argp_state *st)
 {
 	struct opts *o = st->input;
 	char err[128];
-	char *end;
-	unsigned long v;
+	uint64_t v;
 
 	switch (key) {
 	case O_PEER:
@@ -95,12 +84,12 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		o->have_peer = true;
 		return 0;
 	case O_LOCAL:
-		if (rio_parse_addr(arg, &o->cfg.local) < 0)
+		if (parse_addr(arg, &o->cfg.local) < 0)
 			argp_error(st, "bad --local %s", arg);
 		o->have_local = true;
 		return 0;
 	case O_LARGER:
-		if (rio_parse_addr(arg, &o->cfg.larger) < 0)
+		if (parse_addr(arg, &o->cfg.larger) < 0)
 			argp_error(st, "bad --larger %s", arg);
 		o->cfg.have_larger = true;
 		return 0;
@@ -108,13 +97,13 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		o->agent_s = arg;
 		return 0;
 	case O_TIMEOUT:
-		if (parse_ms(arg, &o->cfg.timeout_ms))
+		if (parse_uint(arg, 10, 10, 600000, &v) < 0)
 			argp_error(st, "--timeout is 10 to 600000 ms");
+		o->cfg.timeout_ms = (int)v;
 		o->cfg.timeout_given = true;
 		return 0;
 	case O_GEN:
-		v = strtoul(arg, &end, 0);
-		if (*end || v == 0 || v > UINT32_MAX)
+		if (parse_uint(arg, 0, 1, UINT32_MAX, &v) < 0)
 			argp_error(st, "bad --gen %s (1 to 4294967295)", arg);
 		o->gen = (uint32_t)v;
 		return 0;

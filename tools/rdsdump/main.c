@@ -18,6 +18,7 @@
 
 #include "dump.h"
 #include "filter.h"
+#include "parse.h"
 #include "pcaplink.h"
 #include "render.h"
 
@@ -32,6 +33,7 @@ enum {
 	OPT_FLAGS,
 	OPT_RULES,
 	OPT_KERNEL,
+	OPT_KVER,
 	OPT_MAX_LEN,
 	OPT_MAX_FLOWS,
 	OPT_MAX_MEM,
@@ -66,8 +68,9 @@ static const struct argp_option options[] = {
 	{ "flags", OPT_FLAGS, "LIST", 0, "show only messages with any of these flags", 3 },
 	{ "rules", OPT_RULES, NULL, 0, "show only records that violate a rule", 3 },
 	{ NULL, 'h', NULL, 0, "give this help list (as -?)", -1 },
-	{ "kernel", OPT_KERNEL, "6|7", 0,
+	{ "kver", OPT_KVER, "6|7", 0,
 	  "receiver generation to model for extension headers (default 7)", 4 },
+	{ "kernel", OPT_KERNEL, "6|7", OPTION_HIDDEN, NULL, 4 },
 	{ "max-len", OPT_MAX_LEN, "BYTES", 0,
 	  "largest h_len followed before resynchronising (default 1048576)", 4 },
 	{ "max-flows", OPT_MAX_FLOWS, "N", 0,
@@ -102,36 +105,22 @@ struct opts {
 
 static long num_arg(struct argp_state *st, const char *opt, const char *arg, long lo, long hi)
 {
-	char *end;
-	long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtol(arg, &end, 0);
-	if (errno || end == arg || *end || v < lo || v > hi)
+	if (parse_uint(arg, 0, (uint64_t)lo, (uint64_t)hi, &v) < 0)
 		argp_error(st, "%s: '%s' is not a number from %ld to %ld", opt, arg, lo, hi);
-	return v;
+	return (long)v;
 }
 
 /* SIZE: bytes, or with a K, M or G suffix (powers of 1024). */
 static size_t size_arg(struct argp_state *st, const char *opt, const char *arg, size_t lo)
 {
-	char *end;
-	unsigned long long v;
-	unsigned shift = 0;
+	uint64_t v;
 
-	const char *units = "KMG", *u;
-
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (*end && !end[1] && (*end & ~0x20) && (u = strchr(units, *end & ~0x20)) != NULL) {
-		shift = 10 * (unsigned)(u - units + 1);
-		end++;
-	}
-	if (errno || end == arg || *end || arg[0] == '-' || v > (SIZE_MAX >> shift) ||
-	    (size_t)v << shift < lo)
+	if (parse_size(arg, lo, SIZE_MAX, &v) < 0)
 		argp_error(st, "%s: '%s' is not a size of at least %zuM (bytes, or with K, M or G)",
 			   opt, arg, lo >> 20);
-	return (size_t)v << shift;
+	return (size_t)v;
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *st)
@@ -209,7 +198,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		o->filter.rules_only = true;
 		break;
 	case OPT_KERNEL:
-		o->cfg.kv = num_arg(st, "--kernel", arg, 6, 7) == 6 ? WIRE_KVER_6 : WIRE_KVER_7;
+		/* --kernel means "use AF_RDS" in the other tools; scripts may
+		 * still give the generation so. */
+		fprintf(stderr, "%s: --kernel is deprecated: use --kver\n", program_invocation_short_name);
+		/* fall through */
+	case OPT_KVER:
+		o->cfg.kv = num_arg(st, "--kver", arg, 6, 7) == 6 ? WIRE_KVER_6 : WIRE_KVER_7;
 		break;
 	case OPT_MAX_LEN:
 		o->cfg.max_len = (uint32_t)num_arg(st, "--max-len", arg, WIRE_HDR_LEN, UINT32_MAX);

@@ -778,44 +778,36 @@ static void line_msg(struct out *s, const struct dump_rec *r)
 		line_cong(s, m);
 }
 
+/* A note's one-line words, and what follows them: nothing, its length in
+ * bytes, or the PSN it names. The notes with a sentence of their own are
+ * line_note()'s cases. */
+enum note_tail { NOTE_ALONE, NOTE_BYTES, NOTE_PSN };
+static const struct {
+	const char *words;
+	enum note_tail tail;
+} note_lines[DUMP_NOTE__COUNT] = {
+	[DUMP_NOTE_SYN] = { "tcp syn", NOTE_ALONE },
+	[DUMP_NOTE_FIN] = { "tcp fin", NOTE_ALONE },
+	[DUMP_NOTE_RST] = { "tcp rst", NOTE_ALONE },
+	[DUMP_NOTE_REOPEN] = { "tcp reopen", NOTE_ALONE },
+	[DUMP_NOTE_MIDSTREAM] = { "midstream", NOTE_ALONE },
+	[DUMP_NOTE_GAP] = { "gap ", NOTE_BYTES },
+	[DUMP_NOTE_TRUNC] = { "trunc ", NOTE_BYTES },
+	[DUMP_NOTE_RESYNC] = { "resync skipped ", NOTE_BYTES },
+	[DUMP_NOTE_RETRANS] = { "retrans ", NOTE_BYTES },
+	[DUMP_NOTE_CONFLICT] = { "conflict ", NOTE_BYTES },
+	[DUMP_NOTE_AFTER_FIN] = { "after fin ", NOTE_BYTES },
+	[DUMP_NOTE_PSN_DUP] = { "psn dup ", NOTE_PSN },
+	[DUMP_NOTE_FRAG_ERR] = { "fragments do not reassemble", NOTE_ALONE },
+	[DUMP_NOTE_PATH_REFUSED] = { "path refused (no free slot)", NOTE_ALONE },
+	[DUMP_NOTE_LARGER] = { "opened by the larger address", NOTE_ALONE },
+};
+
 static void line_note(struct out *s, const struct dump_rec *r)
 {
 	const struct dump_note_rec *n = &r->u.note;
 
 	switch (n->what) {
-	case DUMP_NOTE_SYN:
-		out_puts(s, "tcp syn");
-		return;
-	case DUMP_NOTE_FIN:
-		out_puts(s, "tcp fin");
-		return;
-	case DUMP_NOTE_RST:
-		out_puts(s, "tcp rst");
-		return;
-	case DUMP_NOTE_REOPEN:
-		out_puts(s, "tcp reopen");
-		return;
-	case DUMP_NOTE_MIDSTREAM:
-		out_puts(s, "midstream");
-		return;
-	case DUMP_NOTE_GAP:
-		out_puts(s, "gap ");
-		break;
-	case DUMP_NOTE_TRUNC:
-		out_puts(s, "trunc ");
-		break;
-	case DUMP_NOTE_RESYNC:
-		out_puts(s, "resync skipped ");
-		break;
-	case DUMP_NOTE_RETRANS:
-		out_puts(s, "retrans ");
-		break;
-	case DUMP_NOTE_CONFLICT:
-		out_puts(s, "conflict ");
-		break;
-	case DUMP_NOTE_AFTER_FIN:
-		out_puts(s, "after fin ");
-		break;
 	case DUMP_NOTE_IGNORED:
 		out_puts(s, "ignored ");
 		out_put_u64(s, n->len);
@@ -827,7 +819,8 @@ static void line_note(struct out *s, const struct dump_rec *r)
 		out_put_u64(s, n->len);
 		out_puts(s, " of ");
 		out_put_u64(s, n->aux);
-		break;
+		out_puts(s, " bytes");
+		return;
 	case DUMP_NOTE_DESYNC:
 		out_puts(s, "desync: h_len ");
 		out_put_u64(s, n->len);
@@ -839,27 +832,21 @@ static void line_note(struct out *s, const struct dump_rec *r)
 		out_puts(s, " packets before ");
 		out_put_hex(s, n->aux, 6);
 		return;
-	case DUMP_NOTE_PSN_DUP:
-		out_puts(s, "psn dup ");
-		out_put_hex(s, n->aux, 6);
-		return;
-	case DUMP_NOTE_FRAG_ERR:
-		out_puts(s, "fragments do not reassemble");
-		return;
-	case DUMP_NOTE_PATH_REFUSED:
-		out_puts(s, "path refused (no free slot)");
-		return;
-	case DUMP_NOTE_LARGER:
-		out_puts(s, "opened by the larger address");
-		return;
 	default:
+		break;
+	}
+	if ((unsigned)n->what >= DUMP_NOTE__COUNT || !note_lines[n->what].words) {
 		out_puts(s, "note ");
 		out_put_u64(s, (uint64_t)n->what);
 		return;
 	}
-	if (n->what != DUMP_NOTE_PARTIAL)
+	out_puts(s, note_lines[n->what].words);
+	if (note_lines[n->what].tail == NOTE_BYTES) {
 		out_put_u64(s, n->len);
-	out_puts(s, " bytes");
+		out_puts(s, " bytes");
+	} else if (note_lines[n->what].tail == NOTE_PSN) {
+		out_put_hex(s, n->aux, 6);
+	}
 }
 
 static void put_version(struct out *s, uint16_t v)
@@ -1383,6 +1370,18 @@ static void nl_addr(struct out *o, unsigned id, bool present, int family, const 
 		out_null(o, id);
 }
 
+/* An attribute's number (as hex with |hex|), null where the message does
+ * not carry it. */
+static void nl_num(struct out *o, unsigned id, bool present, bool hex, uint64_t v)
+{
+	if (!present)
+		out_null(o, id);
+	else if (hex)
+		out_hex(o, id, v);
+	else
+		out_u64(o, id, v);
+}
+
 static void rec_nl(struct out *o, const struct dump_rec *r)
 {
 	const struct wire_nl_ls *nl = r->u.nl;
@@ -1433,28 +1432,13 @@ static void rec_nl(struct out *o, const struct dump_rec *r)
 		nl_attrs(o, NL_MANDATORY, nl->mandatory);
 		out_eol(o);
 	}
-	if (nl->present[WIRE_NL_LS_TIMEOUT])
-		out_u64(o, NL_TIMEOUT, nl->timeout);
-	else
-		out_null(o, NL_TIMEOUT);
-	if (nl->present[WIRE_NL_LS_SERVICE_ID])
-		out_hex(o, NL_SERVICE_ID, nl->service_id);
-	else
-		out_null(o, NL_SERVICE_ID);
+	nl_num(o, NL_TIMEOUT, nl->present[WIRE_NL_LS_TIMEOUT], false, nl->timeout);
+	nl_num(o, NL_SERVICE_ID, nl->present[WIRE_NL_LS_SERVICE_ID], true, nl->service_id);
 	nl_addr(o, NL_DGID, nl->present[WIRE_NL_LS_DGID], 6, nl->dgid);
 	nl_addr(o, NL_SGID, nl->present[WIRE_NL_LS_SGID], 6, nl->sgid);
-	if (nl->present[WIRE_NL_LS_TCLASS])
-		out_u64(o, NL_TCLASS, nl->tclass);
-	else
-		out_null(o, NL_TCLASS);
-	if (nl->present[WIRE_NL_LS_PKEY])
-		out_hex(o, NL_PKEY, nl->pkey);
-	else
-		out_null(o, NL_PKEY);
-	if (nl->present[WIRE_NL_LS_QOS_CLASS])
-		out_u64(o, NL_QOS_CLASS, nl->qos_class);
-	else
-		out_null(o, NL_QOS_CLASS);
+	nl_num(o, NL_TCLASS, nl->present[WIRE_NL_LS_TCLASS], false, nl->tclass);
+	nl_num(o, NL_PKEY, nl->present[WIRE_NL_LS_PKEY], true, nl->pkey);
+	nl_num(o, NL_QOS_CLASS, nl->present[WIRE_NL_LS_QOS_CLASS], false, nl->qos_class);
 	nl_addr(o, NL_IPV4, nl->present[WIRE_NL_LS_IPV4], 4, nl->ipv4);
 	nl_addr(o, NL_IPV6, nl->present[WIRE_NL_LS_IPV6], 6, nl->ipv6);
 	/* JSON counts the path records of every message, the text of those

@@ -55,21 +55,33 @@ static uint64_t bm_mask(size_t b, size_t k)
 	return (k == 64 ? ~0ull : (1ull << k) - 1) << b;
 }
 
+/* Bits [i, i + n) a word at a time: the next word's index and the mask of
+ * the range in it; false when the range is done. */
+static bool bm_next(size_t *i, size_t *n, size_t *word, uint64_t *mask)
+{
+	size_t b = *i % 64, k = 64 - b;
+
+	if (!*n)
+		return false;
+	if (k > *n)
+		k = *n;
+	*word = *i / 64;
+	*mask = bm_mask(b, k);
+	*i += k;
+	*n -= k;
+	return true;
+}
+
 static void bm_put(uint64_t *bm, size_t i, size_t n, bool val)
 {
-	while (n) {
-		size_t b = i % 64, k = 64 - b;
-		uint64_t m;
+	size_t w;
+	uint64_t m;
 
-		if (k > n)
-			k = n;
-		m = bm_mask(b, k);
+	while (bm_next(&i, &n, &w, &m)) {
 		if (val)
-			bm[i / 64] |= m;
+			bm[w] |= m;
 		else
-			bm[i / 64] &= ~m;
-		i += k;
-		n -= k;
+			bm[w] &= ~m;
 	}
 }
 
@@ -98,19 +110,11 @@ static size_t bm_run(const uint64_t *bm, size_t i, size_t n, bool val)
 
 static size_t bm_count(const uint64_t *bm, size_t i, size_t n)
 {
-	size_t cnt = 0;
+	size_t cnt = 0, w;
+	uint64_t m;
 
-	while (n) {
-		size_t b = i % 64, k = 64 - b;
-		uint64_t m;
-
-		if (k > n)
-			k = n;
-		m = bm_mask(b, k);
-		cnt += (size_t)__builtin_popcountll(bm[i / 64] & m);
-		i += k;
-		n -= k;
-	}
+	while (bm_next(&i, &n, &w, &m))
+		cnt += (size_t)__builtin_popcountll(bm[w] & m);
 	return cnt;
 }
 

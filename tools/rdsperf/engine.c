@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "engine.h"
+#include "payload.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -51,7 +52,7 @@ const char *perf_sched_name(enum perf_sched s)
 	return wire_tok_str(sched_toks, (uint32_t)s, "poll");
 }
 
-void perf_count_add(struct perf_count *into, const struct perf_count *c)
+static void count_add(struct perf_count *into, const struct perf_count *c)
 {
 	into->msgs += c->msgs;
 	into->bytes += c->bytes;
@@ -62,7 +63,7 @@ void perf_count_add(struct perf_count *into, const struct perf_count *c)
 	into->verify_errors += c->verify_errors;
 }
 
-double perf_cpu_seconds(void)
+static double cpu_seconds(void)
 {
 	struct rusage ru;
 
@@ -70,40 +71,6 @@ double perf_cpu_seconds(void)
 		return 0;
 	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-}
-
-static uint8_t pattern(uint64_t seq, unsigned sock)
-{
-	return (uint8_t)(seq * 131u + sock * 7u + 1u);
-}
-
-void perf_fill(uint8_t *buf, uint32_t len, uint64_t seq, unsigned sock)
-{
-	uint32_t off = 0;
-
-	if (len >= 8) {
-		for (unsigned i = 0; i < 8; i++)
-			buf[i] = (uint8_t)(seq >> (8 * i));
-		off = 8;
-	}
-	memset(buf + off, pattern(seq, sock), len - off);
-}
-
-bool perf_check(const uint8_t *buf, uint32_t len, uint64_t seq, unsigned sock)
-{
-	uint8_t b = pattern(seq, sock);
-	uint32_t off = 0;
-
-	if (len >= 8) {
-		for (unsigned i = 0; i < 8; i++)
-			if (buf[i] != (uint8_t)(seq >> (8 * i)))
-				return false;
-		off = 8;
-	}
-	for (uint32_t i = off; i < len; i++)
-		if (buf[i] != b)
-			return false;
-	return true;
 }
 
 /* ------------------------------------------------------------------------
@@ -141,7 +108,7 @@ static int send_one(struct worker *w, struct csock *cs, uint32_t len, rdsu_ns no
 	int e;
 
 	if (p->verify)
-		perf_fill(w->tx, len, cs->txseq, cs->idx);
+		payload_fill(w->tx, len, (uint16_t)cs->idx, cs->txseq);
 	/* The burst leaves at step()'s flush, in as few writes as it takes. */
 	e = rio_send_more(cs->s, &w->c->dst, cs->dport, w->tx, len);
 	if (e == 0) {
@@ -200,7 +167,7 @@ static int recv_responses(struct worker *w, struct csock *cs, bool *progress)
 			w->tot.rbytes += (uint64_t)n;
 		}
 		if (p->verify && (trunc || (uint32_t)n != p->rsize ||
-				  !perf_check(w->rx, (uint32_t)n, cs->rxseq, cs->idx))) {
+				  !payload_check(w->rx, (uint32_t)n, (uint16_t)cs->idx, cs->rxseq))) {
 			w->cur.verify_errors++;
 			w->tot.verify_errors += counting;
 		}
@@ -304,7 +271,7 @@ static void fold(struct worker *w, rdsu_ns at)
 	struct perf_client *c = w->c;
 
 	pthread_mutex_lock(&c->lk);
-	perf_count_add(&c->cur.c, &w->cur);
+	count_add(&c->cur.c, &w->cur);
 	hist_merge(&c->cur.lat, w->hcur);
 	if (++c->folded == c->threads) {
 		c->cur.start = c->cur.end;
@@ -333,7 +300,7 @@ static void *worker_main(void *arg)
 
 		if (!counting && now >= w->omit_end) {
 			counting = true;
-			w->cpu0 = perf_cpu_seconds();
+			w->cpu0 = cpu_seconds();
 		}
 		if (now >= w->next_iv || now >= w->t_end || *c->stop) {
 			/* the interval ends on its boundary, not when we looked */
@@ -423,9 +390,9 @@ int perf_client_run(struct perf_client *c)
 			pthread_join(w[t].th, NULL);
 	}
 	t_stop = rdsu_clock();
-	cpu1 = perf_cpu_seconds();
+	cpu1 = cpu_seconds();
 	for (unsigned t = 0; t < c->threads; t++) {
-		perf_count_add(&c->total, &w[t].tot);
+		count_add(&c->total, &w[t].tot);
 		hist_merge(&c->lat, w[t].htot);
 		if (w[t].error && !e)
 			e = w[t].error;
@@ -469,7 +436,7 @@ static int respond(struct perf_server *s, unsigned i, struct ssock *ss, uint8_t 
 		int e;
 
 		if (p->verify)
-			perf_fill(tx, p->rsize, ss->pend_seq, i);
+			payload_fill(tx, p->rsize, (uint16_t)i, ss->pend_seq);
 		e = rio_send_more(s->socks[i], &ss->to, ss->tport, tx, p->rsize);
 		if (e == -EAGAIN || e == -ENOBUFS) {
 			if (counting) {
@@ -502,7 +469,7 @@ int perf_server_run(struct perf_server *s)
 	uint8_t *rx = malloc(cap), *tx = calloc(1, cap);
 	rdsu_ns t0 = rdsu_clock(), omit_end = t0 + (rdsu_ns)(p->omit * 1e9);
 	rdsu_ns t_count = t0, last_rx = 0, stop_at = 0, ctl_at = 0;
-	double cpu0 = perf_cpu_seconds();
+	double cpu0 = cpu_seconds();
 	bool counting = p->omit == 0;
 	int e = 0;
 
@@ -518,7 +485,7 @@ int perf_server_run(struct perf_server *s)
 
 		if (!counting && now >= omit_end) {
 			memset(&s->res, 0, sizeof(s->res));
-			cpu0 = perf_cpu_seconds();
+			cpu0 = cpu_seconds();
 			t_count = now;
 			counting = true;
 		}
@@ -549,7 +516,7 @@ int perf_server_run(struct perf_server *s)
 					s->res.bytes += (uint64_t)n;
 				}
 				if (p->verify && (trunc || (uint32_t)n != p->size ||
-						  !perf_check(rx, (uint32_t)n, x->rxseq, i)))
+						  !payload_check(rx, (uint32_t)n, (uint16_t)i, x->rxseq)))
 					s->res.verify_errors += counting;
 				if (p->test != PERF_STREAM) {
 					if (!x->pend)
@@ -607,7 +574,7 @@ int perf_server_run(struct perf_server *s)
 		}
 	}
 	s->res.wall = (double)((last_rx > t_count ? last_rx : rdsu_clock()) - t_count) / 1e9;
-	s->res.cpu = perf_cpu_seconds() - cpu0;
+	s->res.cpu = cpu_seconds() - cpu0;
 out:
 	free(rx);
 	free(tx);

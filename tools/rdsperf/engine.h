@@ -35,7 +35,6 @@ struct perf_count {
 	uint64_t verify_errors;
 };
 
-void perf_count_add(struct perf_count *into, const struct perf_count *c);
 
 /* One interval as reported: the sum over threads. */
 struct perf_interval {
@@ -89,11 +88,5 @@ struct perf_server {
  * Return: 0; negative errno. */
 int perf_server_run(struct perf_server *s);
 
-/* Payload: an 8-byte little-endian sequence number (when it fits), then a
- * byte pattern of that number and the socket index. */
-void perf_fill(uint8_t *buf, uint32_t len, uint64_t seq, unsigned sock);
-bool perf_check(const uint8_t *buf, uint32_t len, uint64_t seq, unsigned sock);
-
-double perf_cpu_seconds(void);
 
 #endif /* RDSPERF_ENGINE_H */

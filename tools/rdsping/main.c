@@ -27,7 +27,9 @@
 #include <unistd.h>
 
 #include "out.h"
+#include "parse.h"
 #include "rio.h"
+#include "rio_opt.h"
 
 const char *argp_program_version = "rdsping " RDSTK_VERSION;
 
@@ -47,6 +49,7 @@ struct psock {
 
 struct opts {
 	struct rio_cfg cfg;
+	struct rio_opt ro;          /* the stack options, into cfg */
 	const char *host_s;      /* the host's address as printed (inet_ntop) */
 	const char *name;        /* as given, when that was a name */
 	char host_buf[64];
@@ -73,7 +76,7 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-enum { O_JSON = 0x100, O_KERNEL };
+enum { O_JSON = 0x100 };
 
 /* Largest -s: librds's and the kernel's default SNDBUF (wmem_default / 2),
  * so a ping never fails with EMSGSIZE on a default socket. */
@@ -92,7 +95,6 @@ static const struct argp_option options[] = {
 	{ "timeout", 'W', "SECONDS", 0, "count a ping lost after SECONDS without a reply (default 2)", 0 },
 	{ "quiet", 'q', NULL, 0, "print only the summary", 0 },
 	{ "json", O_JSON, NULL, 0, "one JSON object per reply, loss and the summary", 0 },
-	{ "kernel", O_KERNEL, NULL, 0, "use the kernel's AF_RDS sockets instead of librds", 0 },
 	{ 0 }
 };
 
@@ -154,35 +156,35 @@ static int iface_source(const char *ifname, const struct rdsu_addr *want, struct
 static error_t parse(int key, char *arg, struct argp_state *st)
 {
 	struct opts *o = st->input;
-	unsigned long long v;
+	uint64_t v;
 
 	switch (key) {
 	case 'c':
-		if (rio_parse_count(arg, 1, ULLONG_MAX, &v) < 0)
+		if (parse_count(arg, 1, UINT64_MAX, &v) < 0)
 			argp_error(st, "bad count '%s': a number above 0", arg);
 		o->count = v;
 		return 0;
 	case 'i':
-		if (rio_parse_seconds(arg, 0.001, 86400, &o->interval) < 0)
+		if (parse_seconds(arg, 0.001, 86400, &o->interval) < 0)
 			argp_error(st, "bad interval '%s': seconds, at least 0.001", arg);
 		return 0;
 	case 'W':
-		if (rio_parse_seconds(arg, 0.001, 86400, &o->timeout) < 0)
+		if (parse_seconds(arg, 0.001, 86400, &o->timeout) < 0)
 			argp_error(st, "bad timeout '%s': seconds, at least 0.001", arg);
 		return 0;
 	case 'I':
-		if (rio_parse_addr(arg, &o->src) < 0)
+		if (parse_addr(arg, &o->src) < 0)
 			o->src_if = arg;        /* an interface: resolved once the host's family is known */
 		o->have_src = true;
 		return 0;
 	case 's':
-		if (rio_parse_count(arg, 0, MAX_SIZE, &v) < 0)
+		if (parse_count(arg, 0, MAX_SIZE, &v) < 0)
 			argp_error(st, "bad size '%s': 0 to %d bytes (the default SNDBUF)", arg,
 				   MAX_SIZE);
 		o->size = (uint32_t)v;
 		return 0;
 	case 'n':
-		if (rio_parse_count(arg, 1, MAX_SOCKS, &v) < 0)
+		if (parse_count(arg, 1, MAX_SOCKS, &v) < 0)
 			argp_error(st, "bad socket count '%s': 1 to %d", arg, MAX_SOCKS);
 		o->sockets = (unsigned)v;
 		return 0;
@@ -192,13 +194,13 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case O_JSON:
 		o->json = true;
 		return 0;
-	case O_KERNEL:
-		o->cfg.kernel = true;
+	case ARGP_KEY_INIT:
+		st->child_inputs[0] = &o->ro;
 		return 0;
 	case ARGP_KEY_ARG:
 		if (o->host_s)
 			argp_error(st, "one host only");
-		if (rio_parse_addr(arg, &o->host) < 0) {
+		if (parse_addr(arg, &o->host) < 0) {
 			int e = resolve_host(arg, &o->host);
 
 			if (e)
@@ -288,6 +290,16 @@ static void line_end(struct out *out)
 	fflush(stdout);
 }
 
+/* The text line's opening: |words| and the host. */
+static void line_host(struct out *out, const struct opts *o, const char *words)
+{
+	if (o->json)
+		return;
+	out_puts(out, words);
+	out_puts(out, o->host_s);
+	out_putc(out, ':');
+}
+
 /* Is the path to |host| down, so the next ping also sets up the connection? */
 static bool conn_down(struct rio *r, const struct opts *o)
 {
@@ -318,11 +330,7 @@ static void on_reply(const struct opts *o, struct stats *st, unsigned i, uint16_
 	line_begin(&out, o, &reply_group);
 	out_str(&out, R_TYPE, "reply");
 	out_str(&out, R_FROM, o->host_s);
-	if (!o->json) {
-		out_puts(&out, "reply from ");
-		out_puts(&out, o->host_s);
-		out_putc(&out, ':');
-	}
+	line_host(&out, o, "reply from ");
 	out_u64(&out, R_SEQ, p->seq);
 	out_u64(&out, R_SOCK, i);
 	out_u64(&out, R_PORT, port);
@@ -343,11 +351,7 @@ static void on_lost(const struct opts *o, struct stats *st, unsigned i, const st
 		return;
 	line_begin(&out, o, &lost_group);
 	out_str(&out, L_TYPE, "lost");
-	if (!o->json) {
-		out_puts(&out, "no reply from ");
-		out_puts(&out, o->host_s);
-		out_putc(&out, ':');
-	}
+	line_host(&out, o, "no reply from ");
 	out_u64(&out, L_SEQ, p->seq);
 	out_u64(&out, L_SOCK, i);
 	out_str(&out, L_REASON, why);
@@ -467,12 +471,13 @@ static void summary(const struct opts *o, const struct stats *st, rdsu_ns elapse
 int main(int argc, char **argv)
 {
 	static struct opts o;
-	static const struct argp ap = {
+	struct argp_child children[] = { { &o.ro.argp, 0, NULL, 0 }, { 0 } };
+	const struct argp ap = {
 		options, parse, "HOST",
 		"Send RDS pings to HOST (its RDS stack answers from port 0) and report the "
 		"round-trip times.\v"
 		"Exit status: 0 if a reply came, 1 if none did, 2 on errors.",
-		NULL, NULL, NULL
+		children, NULL, NULL
 	};
 	static struct psock ps[MAX_SOCKS];
 	static bool setup[MAX_SOCKS];
@@ -486,6 +491,7 @@ int main(int argc, char **argv)
 
 	argp_err_exit_status = 2;
 	rio_cfg_default(&o.cfg);
+	rio_opt_init(&o.ro, RIO_OPT_KERNEL, &o.cfg);
 	o.interval = 1;
 	o.timeout = 2;
 	o.sockets = 1;

@@ -200,7 +200,8 @@ int top_kinfo_fill(struct top_snap *s, unsigned opt, const uint8_t *buf, size_t 
 	return r < 0 ? -EPROTO : taken;
 }
 
-const unsigned top_kinfo_lists[] = {
+/* The lists a kernel snapshot reads, in this order. */
+static const unsigned kinfo_lists[] = {
 	WIRE_INFO_COUNTERS,
 	WIRE_INFO6_CONNECTIONS,
 	WIRE_INFO_CONNECTIONS,
@@ -211,13 +212,12 @@ const unsigned top_kinfo_lists[] = {
 	WIRE_INFO6_TCP_SOCKETS,
 	WIRE_INFO6_IB_CONNECTIONS,
 };
-const size_t top_kinfo_n_lists = sizeof(top_kinfo_lists) / sizeof(top_kinfo_lists[0]);
 
 int top_kinfo_snapshot(top_kinfo_gso gso, void *ctx, struct top_kinfo_buf *b,
 		       struct top_snap *s, unsigned *failed)
 {
-	for (size_t i = 0; i < top_kinfo_n_lists; i++) {
-		unsigned opt = top_kinfo_lists[i];
+	for (size_t i = 0; i < sizeof(kinfo_lists) / sizeof(kinfo_lists[0]); i++) {
+		unsigned opt = kinfo_lists[i];
 		int r = top_kinfo_read(gso, ctx, opt, b);
 
 		if (r == -ENOPROTOOPT)

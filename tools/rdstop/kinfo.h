@@ -55,12 +55,8 @@ int top_kinfo_read(top_kinfo_gso gso, void *ctx, unsigned opt, struct top_kinfo_
  */
 int top_kinfo_fill(struct top_snap *s, unsigned opt, const uint8_t *buf, size_t len);
 
-/* The lists a kernel snapshot reads, in this order. */
-extern const unsigned top_kinfo_lists[];
-extern const size_t top_kinfo_n_lists;
-
 /*
- * top_kinfo_snapshot() - read every list of top_kinfo_lists through |gso|
+ * top_kinfo_snapshot() - read every list a kernel snapshot needs through |gso|
  * into |s| and link it; a list answered with -ENOPROTOOPT (its transport
  * module not loaded) is skipped.
  * Return: 0; the first other error of top_kinfo_read() or top_kinfo_fill(),

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "parse.h"
 #include "render.h"
 #include "rio.h"
 #include "source.h"
@@ -28,7 +29,7 @@ struct opts {
 	const struct top_source *src;
 	struct top_source_args args;
 	bool batch;
-	unsigned long long count;      /* 0 = until interrupted */
+	uint64_t count;               /* 0 = until interrupted */
 	double delay;
 };
 
@@ -62,11 +63,11 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		o->batch = true;
 		return 0;
 	case 'n':
-		if (rio_parse_count(arg, 1, ULLONG_MAX, &o->count) < 0)
+		if (parse_count(arg, 1, UINT64_MAX, &o->count) < 0)
 			argp_error(st, "bad count '%s': a number above 0", arg);
 		return 0;
 	case 'd':
-		if (rio_parse_seconds(arg, 0.01, 86400, &o->delay) < 0)
+		if (parse_seconds(arg, 0.01, 86400, &o->delay) < 0)
 			argp_error(st, "bad delay '%s': seconds, at least 0.01", arg);
 		return 0;
 	case O_KERNEL:
@@ -153,7 +154,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	top_snap_init(&prev);
-	for (unsigned long long i = 0; !stop && (!o.count || i < o.count); i++) {
+	for (uint64_t i = 0; !stop && (!o.count || i < o.count); i++) {
 		/* a replay runs on the capture's clock: nothing to wait for */
 		if (i && !prev.replay) {
 			pause_for(o.delay);

@@ -6,6 +6,7 @@
  * snapshot, in the htop manner of keeping collection apart from views.
  */
 #define _GNU_SOURCE
+#include "parse.h"
 #include "ui.h"
 
 #include <errno.h>
@@ -329,7 +330,7 @@ int top_ui_run(const struct top_source *src, void *state, double delay,
 			if (prompt("delay in seconds: ", in, sizeof(in))) {
 				double v;
 
-				if (rio_parse_seconds(in, 0.01, 86400, &v) < 0) {
+				if (parse_seconds(in, 0.01, 86400, &v) < 0) {
 					snprintf(msg, sizeof(msg), "not a delay: '%s' (seconds, at least 0.01)",
 						 in);
 				} else {

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * rio_opt.c - the stack options every rio tool shares (rio_opt.h).
+ */
+#include "rio_opt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+/* Indexed by key - RIO_KEY_KERNEL; bit i of a set offers entry i (the
+ * ports are one bit for two options). */
+static const struct argp_option all[] = {
+	{ "kernel", RIO_KEY_KERNEL, NULL, 0, "use the kernel's AF_RDS sockets instead of librds", 0 },
+	{ "kver", RIO_KEY_KVER, "6|7", 0, "librds: behave like this kernel generation (default 7)", 0 },
+	{ "npaths", RIO_KEY_NPATHS, "N", 0, "librds: paths to advertise, 1, 2, 4 or 8 (default 8)", 0 },
+	{ "gen", RIO_KEY_GEN, "N", 0, "librds: generation number (default random)", 0 },
+	{ "path-rule", RIO_KEY_PATH_RULE, "pair|port", 0,
+	  "librds: a message's path by the port pair (default, librds's) or by the sending port, "
+	  "as the kernel", 0 },
+	{ "listen-port", RIO_KEY_LISTEN_PORT, "P", 0, "librds: TCP port to listen on (default 16385)", 0 },
+	{ "connect-port", RIO_KEY_CONNECT_PORT, "P", 0, "librds: TCP port to connect to (default 16385)", 0 },
+	{ "fault", RIO_KEY_FAULT, "NAME", 0,
+	  "librds, TESTS ONLY: commit this protocol defect (repeatable; 'list' names them)", 0 },
+};
+
+static unsigned bit_of(int key)
+{
+	return key == RIO_KEY_CONNECT_PORT ? RIO_OPT_PORTS
+	       : key > RIO_KEY_CONNECT_PORT ? 1u << (key - RIO_KEY_KERNEL - 1)
+					    : 1u << (key - RIO_KEY_KERNEL);
+}
+
+static uint16_t port_arg(struct argp_state *st, const char *opt, const char *arg)
+{
+	uint64_t v;
+
+	if (parse_uint(arg, 0, 1, 65535, &v) < 0)
+		argp_error(st, "bad %s '%s': 1 to 65535", opt, arg);
+	return (uint16_t)v;
+}
+
+error_t rio_opt_take(struct rio_opt *ro, int key, char *arg, struct argp_state *st)
+{
+	struct rio_cfg *cfg = ro->cfg;
+	uint64_t v;
+
+	switch (key) {
+	case RIO_KEY_KERNEL:
+		cfg->kernel = true;
+		return 0;
+	case RIO_KEY_KVER:
+		if (strcmp(arg, "6") && strcmp(arg, "7"))
+			argp_error(st, "bad kver '%s': 6 or 7", arg);
+		cfg->ep.kver = arg[0] == '6' ? WIRE_KVER_6 : WIRE_KVER_7;
+		return 0;
+	case RIO_KEY_NPATHS:
+		if (parse_uint(arg, 0, 1, 8, &v) < 0 || (v & (v - 1)))
+			argp_error(st, "bad path count '%s': 1, 2, 4 or 8", arg);
+		cfg->ep.npaths = (uint16_t)v;
+		return 0;
+	case RIO_KEY_GEN:
+		if (parse_uint(arg, 0, 1, UINT32_MAX, &v) < 0)
+			argp_error(st, "bad generation '%s': 1 to 4294967295", arg);
+		cfg->ep.gen_num = (uint32_t)v;
+		return 0;
+	case RIO_KEY_PATH_RULE:
+		if (parse_path_rule(arg, &cfg->ep.path_rule) < 0)
+			argp_error(st, "bad path rule '%s': pair or port", arg);
+		return 0;
+	case RIO_KEY_LISTEN_PORT:
+		cfg->tcp.listen_port = port_arg(st, "--listen-port", arg);
+		return 0;
+	case RIO_KEY_CONNECT_PORT:
+		cfg->tcp.connect_port = port_arg(st, "--connect-port", arg);
+		return 0;
+	case RIO_KEY_FAULT:
+		switch (rio_fault_option(arg, &cfg->ep.faults)) {
+		case 1:
+			exit(0);
+		case -1:
+			argp_error(st, "unknown --fault %s (--fault list names them)", arg);
+		}
+		return 0;
+	}
+	return ARGP_ERR_UNKNOWN;
+}
+
+static error_t parse(int key, char *arg, struct argp_state *st)
+{
+	if (key < RIO_KEY_KERNEL || key >= RIO_KEY__END)
+		return ARGP_ERR_UNKNOWN;
+	return rio_opt_take(st->input, key, arg, st);
+}
+
+void rio_opt_init(struct rio_opt *ro, unsigned set, struct rio_cfg *cfg)
+{
+	unsigned n = 0;
+
+	memset(ro, 0, sizeof(*ro));
+	ro->cfg = cfg;
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (set & bit_of(all[i].key))
+			ro->opts[n++] = all[i];
+	ro->argp.options = ro->opts;
+	ro->argp.parser = parse;
+}

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * client.c - rdsperf's client: one test after another, each proposed, run
+ * and collected.
+ */
+#define _GNU_SOURCE
+#include "rdsperf.h"
+
+#include <argp.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "parse.h"
+
+int64_t perf_librds_retransmits(struct rio *r)
+{
+	struct rdsu_stats st;
+
+	if (!rio_io(r))
+		return -1;
+	rdsu_ep_get_stats(rdsu_io_ep(rio_io(r)), &st);
+	return (int64_t)st.v[RDSU_STAT_SEND_RETRANSMITTED];
+}
+
+/* Host-wide TCP segments retransmitted (/proc/net/snmp Tcp: RetransSegs);
+ * -1 if unreadable. */
+static int64_t tcp_retrans_segs(void)
+{
+	FILE *f = fopen("/proc/net/snmp", "r");
+	char names[1024], vals[1024];
+	int64_t v = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(names, sizeof(names), f) && fgets(vals, sizeof(vals), f)) {
+		char *sn = NULL, *sv = NULL, *n, *x;
+
+		if (strncmp(names, "Tcp:", 4))
+			continue;
+		for (n = strtok_r(names, " \n", &sn), x = strtok_r(vals, " \n", &sv); n && x;
+		     n = strtok_r(NULL, " \n", &sn), x = strtok_r(NULL, " \n", &sv))
+			if (!strcmp(n, "RetransSegs"))
+				v = strtoll(x, NULL, 10);
+		break;
+	}
+	fclose(f);
+	return v;
+}
+
+/* ------------------------------------------------------------------------
+ * Client
+ */
+
+const char *perf_stack_name(bool kernel)
+{
+	return kernel ? "kernel AF_RDS" : "librds";
+}
+
+/* The stack and |p->sockets| sockets on o->src, with the test's stack
+ * options. Return: 0; -1 (said on stderr). */
+static int client_open(struct opts *o, struct rio **r, struct perf_client *c)
+{
+	struct perf_params *p = &o->p;
+	struct rio_cfg cfg = o->cfg;
+	char a[64];
+	int e;
+
+	cfg.ep.npaths = (uint16_t)p->paths;
+	cfg.ep.kver = p->kver == 6 ? WIRE_KVER_6 : WIRE_KVER_7;
+	cfg.ep.path_rule = p->path_by_pair ? RDSU_PATH_BY_PAIR : RDSU_PATH_BY_PORT;
+	if (rio_cfg_add_addr(&cfg, &o->src) < 0)
+		return -1;
+	e = rio_open(r, &cfg);
+	if (e < 0) {
+		fprintf(stderr, "rdsperf: %s on %s: %s\n", perf_stack_name(cfg.kernel),
+			rdsu_addr_str(&o->src, a, sizeof(a)), rio_open_strerror(&cfg, e));
+		return -1;
+	}
+	for (unsigned i = 0; i < p->sockets; i++) {
+		e = rio_socket(*r, &o->src, 0, &c->socks[i]);
+		if (e == 0)
+			e = rio_set_bufs(c->socks[i], p->buf, p->buf);
+		if (e < 0) {
+			fprintf(stderr, "rdsperf: bind %s: %s\n", rdsu_addr_str(&o->src, a, sizeof(a)),
+				rdsu_strerror(e));
+			return -1;
+		}
+		p->client_ports[i] = rio_sock_port(c->socks[i]);
+	}
+	rdsu_addr_str(&o->src, p->client_addr, sizeof(p->client_addr));
+	return 0;
+}
+
+/* Propose the test; the server's ports go to c->dports. Return: 0; -1
+ * (said on stderr). */
+static int client_propose(struct opts *o, struct ctl *cc, struct perf_client *c, char *line,
+			  bool *server_kernel)
+{
+	char err[256];
+	int e;
+
+	if ((e = ctl_send(cc, ctl_start_line(&o->p))) < 0 ||
+	    (e = ctl_recv(cc, line, CTL_TIMEOUT_MS)) < 0) {
+		fprintf(stderr, "rdsperf: control connection: %s\n", strerror(-e));
+		return -1;
+	}
+	if (ctl_parse_ready(line, c->dports, o->p.sockets, server_kernel, err, sizeof(err)) < 0) {
+		fprintf(stderr, "rdsperf: server refused the test: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Let librds finish writing and answering before the server stops: what
+ * the count calls sent must be in the server's kernel, not merely started
+ * (a slow receiver holds the window shut, and bytes the socket did not
+ * take wait in the transport: this process stops running librds while it
+ * waits for the result; the server drains only until its sockets go
+ * quiet). 10 s at most.
+ */
+static void client_settle(struct rio *r)
+{
+	if (!rio_io(r))
+		return;
+	for (rdsu_ns end = rdsu_clock() + 10 * RDSU_SEC; rio_unacked(r) && rdsu_clock() < end;)
+		rio_idle(r, 10 * RDSU_MSEC);
+	rio_idle(r, 50 * RDSU_MSEC);
+}
+
+/* Run the test proposed, counting retransmits around it, and fetch the
+ * server's result. Return: 0; -1 (no result, said on stderr). */
+static int client_measure(struct opts *o, struct ctl *cc, struct perf_run *run, char *line)
+{
+	struct perf_client *c = run->c;
+	char err[256] = "";
+	int64_t rt0, tr0, tr1;
+
+	c->p = &o->p;
+	c->dst = o->host;
+	c->threads = o->threads;
+	c->sched = o->sched;
+	c->interval = o->interval;
+	c->on_interval = perf_on_interval;
+	c->ud = run;
+	c->stop = &perf_stop;
+	rt0 = perf_librds_retransmits(c->r);
+	tr0 = tcp_retrans_segs();
+	run->err = perf_client_run(c);
+	run->rt_client = rt0 < 0 ? -1 : perf_librds_retransmits(c->r) - rt0;
+	tr1 = tcp_retrans_segs();
+	run->rt_host = tr0 < 0 || tr1 < 0 ? -1 : tr1 - tr0;
+	client_settle(c->r);
+	if (ctl_send(cc, ctl_stop_line()) < 0 || ctl_recv(cc, line, CTL_TIMEOUT_MS + 5000) < 0 ||
+	    ctl_parse_result(line, run->res, err, sizeof(err)) < 0) {
+		fprintf(stderr, "rdsperf: no result from the server: %s\n",
+			err[0] ? err : "control connection lost");
+		return -1;
+	}
+	return 0;
+}
+
+/* One test: propose, run, collect. Return: 0; 1 when the test ran but
+ * failed (verification, a socket error); 2 when it could not run. */
+static int run_one(struct opts *o, struct ctl *cc, struct json_object *runs)
+{
+	struct perf_client c;
+	struct perf_result res;
+	struct perf_run run = { .o = o, .c = &c, .res = &res, .kernel = o->cfg.kernel };
+	char *line = malloc(CTL_MAX_LINE + 1);
+	int rc = 2;
+
+	memset(&c, 0, sizeof(c));
+	if (!line)
+		return 2;
+	if (client_open(o, &c.r, &c) < 0 || client_propose(o, cc, &c, line, &run.server_kernel) < 0)
+		goto out;
+	if (o->json)
+		run.intervals = json_object_new_array();
+	else
+		perf_print_start(&run);
+	if (client_measure(o, cc, &run, line) < 0)
+		goto out;
+	rc = run.err < 0 || c.total.verify_errors || res.verify_errors ? 1 : 0;
+	if (run.err < 0)
+		fprintf(stderr, "rdsperf: test stopped: %s\n", rdsu_strerror(run.err));
+	if (o->json) {
+		if (perf_json_run(&run, runs) < 0)
+			rc = 2;
+	} else {
+		perf_print_end(&run);
+	}
+out:
+	json_object_put(run.intervals);
+	for (unsigned i = 0; i < o->p.sockets; i++)
+		rio_sock_close(c.socks[i]);
+	rio_close(c.r);
+	free(line);
+	return rc;
+}
+
+int perf_run_client(struct opts *o)
+{
+	struct ctl *cc = calloc(1, sizeof(*cc));
+	struct json_object *runs = NULL;
+	char a[64];
+	int e, rc = 0;
+
+	if (!cc)
+		return 2;
+	if (!o->have_src) {
+		e = rio_route_source(&o->host, &o->src);
+		if (e < 0) {
+			fprintf(stderr, "rdsperf: no route to %s: %s\n", o->host_s, strerror(-e));
+			free(cc);
+			return 2;
+		}
+		/* On loopback both ends would get the same address, and two
+		 * RDS stacks cannot share one: take the next 127 address. */
+		if (!memcmp(&o->src, &o->host, sizeof(o->src)) && rdsu_addr_is_v4(&o->src) &&
+		    o->src.a[12] == 127)
+			o->src.a[15] = (uint8_t)(o->src.a[15] == 254 ? 1 : o->src.a[15] + 1);
+	}
+	cc->fd = ctl_connect(&o->host, o->ctl_port);
+	if (cc->fd < 0) {
+		fprintf(stderr, "rdsperf: control connection to %s port %u: %s\n", o->host_s,
+			o->ctl_port, strerror(-cc->fd));
+		free(cc);
+		return 2;
+	}
+	if (o->json) {
+		runs = json_object_new_array();
+	} else {
+		printf("client %s, server %s port %u\n", rdsu_addr_str(&o->src, a, sizeof(a)),
+		       o->host_s, o->ctl_port);
+	}
+	for (unsigned i = 0; i < o->n_sizes && !perf_stop; i++) {
+		int r;
+
+		o->p.size = o->sizes[i];
+		if (!o->rsize_set)
+			o->p.rsize = o->p.test == PERF_STREAM ? 0 : o->p.size;
+		r = run_one(o, cc, runs);
+		if (r > rc)
+			rc = r;
+		if (r == 2)
+			break;
+	}
+	if (runs)
+		perf_json_doc(runs);
+	close(cc->fd);
+	free(cc);
+	return rc;
+}

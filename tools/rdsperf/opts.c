@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * opts.c - rdsperf's command line: the options and their checks.
+ */
+#define _GNU_SOURCE
+#include "rdsperf.h"
+
+#include <argp.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "parse.h"
+
+enum {
+	O_JSON = 0x100, O_RSIZE, O_DEPTH, O_PATHS, O_THREADS, O_OMIT, O_VERIFY, O_SCHED, O_ONCE,
+	O_TEST, O_BUF, O_CTL_TIMEOUT
+};
+
+const struct argp_option perf_options[] = {
+	{ NULL, 0, NULL, 0, "Mode:", 1 },
+	{ "server", 's', NULL, 0, "serve tests (until interrupted; see --one-off)", 1 },
+	{ "client", 'c', "HOST", 0, "run a test against the rdsperf server on HOST", 1 },
+	{ "one-off", O_ONCE, NULL, 0, "server: exit after one client", 1 },
+	{ "ctl-timeout", O_CTL_TIMEOUT, "SECONDS", 0,
+	  "server: drop a client whose next control line does not come within SECONDS "
+	  "(default 10)", 1 },
+	{ "port", 'p', "PORT", 0, "control port (default 18515)", 1 },
+	{ "bind", 'B', "ADDR", 0, "server: listen on ADDR; client: RDS source address", 1 },
+	{ NULL, 0, NULL, 0, "Test (client):", 2 },
+	{ "test", O_TEST, "stream|rr|pingpong", 0,
+	  "stream: one-way throughput; rr: requests and responses with --depth in flight per "
+	  "socket; pingpong: one socket, one message in flight (default stream)", 2 },
+	{ "size", 'l', "BYTES[,BYTES...]", 0,
+	  "message (request) size; a list runs one test per size (default 65536 for stream, "
+	  "64 otherwise; K and M suffixes)", 2 },
+	{ "rsize", O_RSIZE, "BYTES", 0, "rr: response size (default: the request size)", 2 },
+	{ "depth", O_DEPTH, "N", 0, "rr: requests in flight per socket (default 1)", 2 },
+	{ "sockets", 'n', "N", 0, "client sockets, each paired with a server socket (default 1)", 2 },
+	{ "threads", 'T', "N", 0,
+	  "client threads sharing the sockets (default 1; librds: one, its endpoint is "
+	  "single-threaded)", 2 },
+	{ "paths", O_PATHS, "N", OPTION_HIDDEN, NULL, 2 },
+	{ "window", 'w', "BYTES", 0,
+	  "SNDBUF and RCVBUF of every socket at both ends (default: the stack's, 106496 on "
+	  "librds); a receiver holding more than RCVBUF is congested and its sender gets "
+	  "ENOBUFS", 2 },
+	{ "time", 't', "SECONDS", 0, "measure for SECONDS (default 10)", 2 },
+	{ "omit", 'O', "SECONDS", 0, "warm up for SECONDS first, not counted (default 0)", 2 },
+	{ "verify", O_VERIFY, NULL, 0, "fill and check every payload byte and sequence", 2 },
+	{ "sched", O_SCHED, "poll|busy", 0,
+	  "poll: send/receive until EAGAIN, then wait for readiness (default); busy: never "
+	  "wait", 2 },
+	{ NULL, 0, NULL, 0, "Output:", 3 },
+	{ "interval", 'i', "SECONDS", 0, "report every SECONDS (default 1; 0 = summary only)", 3 },
+	{ "json", O_JSON, NULL, 0, "one JSON document with everything, at the end", 3 },
+	{ "quiet", 'q', NULL, 0, "no interval lines", 3 },
+	{ 0 }
+};
+
+error_t perf_parse_opt(int key, char *arg, struct argp_state *st)
+{
+	struct opts *o = st->input;
+	uint64_t v;
+
+	switch (key) {
+	case 's':
+		o->server = true;
+		return 0;
+	case 'c':
+		o->host_s = arg;
+		return 0;
+	case O_ONCE:
+		o->once = true;
+		return 0;
+	case O_CTL_TIMEOUT:
+		if (parse_count(arg, 1, 3600, &v) < 0)
+			argp_error(st, "bad control timeout '%s': 1 to 3600 seconds", arg);
+		o->ctl_idle = (unsigned)v;
+		o->ctl_idle_set = true;
+		return 0;
+	case 'p':
+		if (parse_count(arg, 1, 65535, &v) < 0)
+			argp_error(st, "bad port '%s'", arg);
+		o->ctl_port = (uint16_t)v;
+		return 0;
+	case 'B':
+		o->bind_s = arg;
+		if (parse_addr(arg, &o->src) < 0)
+			argp_error(st, "bad address '%s'", arg);
+		o->have_src = true;
+		return 0;
+	case O_TEST:
+		if (perf_test_parse(arg, &o->p.test) < 0)
+			argp_error(st, "bad test '%s': stream, rr or pingpong", arg);
+		return 0;
+	case 'l': {
+		uint64_t sizes[MAX_SIZES];
+		int n = parse_list(arg, 0, PERF_MAX_SIZE, sizes, MAX_SIZES);
+
+		if (n < 0)
+			argp_error(st, "bad size list '%s': up to %d sizes of 0 to %u bytes", arg,
+				   MAX_SIZES, PERF_MAX_SIZE);
+		o->n_sizes = (unsigned)n;
+		for (int i = 0; i < n; i++)
+			o->sizes[i] = (uint32_t)sizes[i];
+		return 0;
+	}
+	case O_RSIZE:
+		if (parse_count(arg, 0, PERF_MAX_SIZE, &v) < 0)
+			argp_error(st, "bad response size '%s': 0 to %u", arg, PERF_MAX_SIZE);
+		o->p.rsize = (uint32_t)v;
+		o->rsize_set = true;
+		return 0;
+	case O_DEPTH:
+		if (parse_count(arg, 1, PERF_MAX_DEPTH, &v) < 0)
+			argp_error(st, "bad depth '%s': 1 to %d", arg, PERF_MAX_DEPTH);
+		o->p.depth = (uint32_t)v;
+		o->depth_set = true;
+		return 0;
+	case 'n':
+		if (parse_count(arg, 1, PERF_MAX_SOCKS, &v) < 0)
+			argp_error(st, "bad socket count '%s': 1 to %d", arg, PERF_MAX_SOCKS);
+		o->p.sockets = (uint32_t)v;
+		return 0;
+	case 'T':
+		if (parse_count(arg, 1, PERF_MAX_SOCKS, &v) < 0)
+			argp_error(st, "bad thread count '%s': 1 to %d", arg, PERF_MAX_SOCKS);
+		o->threads = (unsigned)v;
+		return 0;
+	case O_PATHS:
+		/* --npaths is the name every tool gives it; scripts may still
+		 * say --paths. */
+		fprintf(stderr, "%s: --paths is deprecated: use --npaths\n",
+			program_invocation_short_name);
+		return rio_opt_take(&o->ro, RIO_KEY_NPATHS, arg, st);
+	case ARGP_KEY_INIT:
+		st->child_inputs[0] = &o->ro;
+		return 0;
+	case 'w':
+		if (parse_count(arg, 1, PERF_MAX_BUF, &v) < 0)
+			argp_error(st, "bad window '%s': 1 byte to 1G", arg);
+		o->p.buf = (uint32_t)v;
+		return 0;
+	case 't':
+		if (parse_seconds(arg, 0.01, 86400, &o->p.duration) < 0)
+			argp_error(st, "bad time '%s': 0.01 to 86400 seconds", arg);
+		return 0;
+	case 'O':
+		if (parse_seconds(arg, 0, 3600, &o->p.omit) < 0)
+			argp_error(st, "bad omit '%s': 0 to 3600 seconds", arg);
+		return 0;
+	case O_VERIFY:
+		o->p.verify = true;
+		return 0;
+	case O_SCHED:
+		if (!strcmp(arg, "poll"))
+			o->sched = SCHED_POLL;
+		else if (!strcmp(arg, "busy"))
+			o->sched = SCHED_BUSY;
+		else
+			argp_error(st, "bad scheduling mode '%s': poll or busy", arg);
+		return 0;
+	case 'i':
+		if (parse_seconds(arg, 0, 3600, &o->interval) < 0 || (o->interval > 0 && o->interval < 0.01))
+			argp_error(st, "bad interval '%s': 0 (none) or 0.01 to 3600 seconds", arg);
+		return 0;
+	case O_JSON:
+		o->json = true;
+		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
+	case ARGP_KEY_ARG:
+		argp_error(st, "unexpected argument '%s'", arg);
+		return 0;
+	case ARGP_KEY_END:
+		/* the client proposes the stack options as part of the test */
+		o->p.paths = o->cfg.ep.npaths;
+		o->p.kver = o->cfg.ep.kver == WIRE_KVER_6 ? 6 : 7;
+		o->p.path_by_pair = o->cfg.ep.path_rule == RDSU_PATH_BY_PAIR;
+		if (o->server == !!o->host_s)
+			argp_error(st, "say -s (serve) or -c HOST (run a test)");
+		if (o->server) {
+			if (o->p.verify || o->n_sizes || o->rsize_set || o->depth_set || o->json ||
+			    o->p.buf)
+				argp_error(st, "the client chooses the test; the server takes no test options");
+			return 0;
+		}
+		if (o->ctl_idle_set)
+			argp_error(st, "--ctl-timeout is for the server");
+		if (parse_addr(o->host_s, &o->host) < 0)
+			argp_error(st, "bad host '%s': an IPv4 or IPv6 address", o->host_s);
+		if (o->p.test == PERF_PINGPONG) {
+			if (o->depth_set && o->p.depth != 1)
+				argp_error(st, "pingpong has one message in flight; use --test rr for --depth");
+			if (o->p.sockets != 1 || o->threads != 1)
+				argp_error(st, "pingpong is one socket and one thread; use --test rr");
+		}
+		if (o->p.test == PERF_STREAM && (o->rsize_set || o->depth_set))
+			argp_error(st, "--rsize and --depth are for rr and pingpong");
+		if (o->threads > o->p.sockets)
+			argp_error(st, "%u threads need at least %u sockets", o->threads, o->threads);
+		if (o->threads > 1 && !o->cfg.kernel)
+			argp_error(st, "librds runs one endpoint per process, on one thread; use "
+				       "--sockets and --npaths, or --kernel for threads");
+		if (!o->n_sizes)
+			o->sizes[o->n_sizes++] = o->p.test == PERF_STREAM ? 65536 : 64;
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}

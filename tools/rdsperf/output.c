@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * output.c - rdsperf's output: the interval lines, the summary and the JSON
+ * document.
+ */
+#define _GNU_SOURCE
+#include "rdsperf.h"
+
+#include <argp.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "parse.h"
+
+/* ------------------------------------------------------------------------
+ * Output: the interval lines as they happen; at the end a summary, or the
+ * JSON document, both from the same numbers.
+ */
+
+static double rate(uint64_t n, double secs)
+{
+	return secs > 0 ? (double)n / secs : 0;
+}
+
+static void print_bits(double bytes_per_s)
+{
+	double b = bytes_per_s * 8;
+
+	if (b >= 1e9)
+		printf("%7.2f Gbit/s", b / 1e9);
+	else
+		printf("%7.2f Mbit/s", b / 1e6);
+}
+
+static double us(uint64_t ns)
+{
+	return (double)ns / 1e3;
+}
+
+/*
+ * The --json document's fields (docs/man/rdsperf.1.md), one table per
+ * object, JSON only: the text lines are iperf-style sentences.
+ */
+#define F(k, t) { .key = (k), .type = (t) }
+
+enum {
+	LT_SAMPLES, LT_RTT, LT_UNIT, LT_MIN, LT_MEAN, LT_P50, LT_P90, LT_P99, LT_P99_9,
+	LT_MAX, LT__N
+};
+static const struct out_field lat_fields[LT__N] = {
+	[LT_SAMPLES] = F("samples", OUT_U64), [LT_RTT] = F("rtt", OUT_STR),
+	[LT_UNIT] = F("unit", OUT_STR),       [LT_MIN] = F("min", OUT_DOUBLE),
+	[LT_MEAN] = F("mean", OUT_DOUBLE),    [LT_P50] = F("p50", OUT_DOUBLE),
+	[LT_P90] = F("p90", OUT_DOUBLE),      [LT_P99] = F("p99", OUT_DOUBLE),
+	[LT_P99_9] = F("p99_9", OUT_DOUBLE),  [LT_MAX] = F("max", OUT_DOUBLE),
+};
+static const struct out_group lat_group = OUT_GROUP("latency", lat_fields);
+
+/* An interval's counts, and the sender's totals (the counts alone). */
+enum {
+	CT_SECONDS, CT_MESSAGES, CT_BYTES, CT_MESSAGES_PER_SECOND, CT_BITS_PER_SECOND,
+	CT_RESPONSES, CT_RESPONSE_BYTES, CT_RESPONSES_PER_SECOND, CT_EAGAIN, CT_ENOBUFS,
+	CT_VERIFY_ERRORS, CT__N, IV_START = CT__N, IV_END, IV_OMITTED, IV_LATENCY, IV__N
+};
+#define COUNT_FIELDS							\
+	[CT_SECONDS] = F("seconds", OUT_DOUBLE),			\
+	[CT_MESSAGES] = F("messages", OUT_U64),				\
+	[CT_BYTES] = F("bytes", OUT_U64),				\
+	[CT_MESSAGES_PER_SECOND] = F("messages_per_second", OUT_DOUBLE), \
+	[CT_BITS_PER_SECOND] = F("bits_per_second", OUT_DOUBLE),	\
+	[CT_RESPONSES] = F("responses", OUT_U64),			\
+	[CT_RESPONSE_BYTES] = F("response_bytes", OUT_U64),		\
+	[CT_RESPONSES_PER_SECOND] = F("responses_per_second", OUT_DOUBLE), \
+	[CT_EAGAIN] = F("eagain", OUT_U64),				\
+	[CT_ENOBUFS] = F("enobufs", OUT_U64),				\
+	[CT_VERIFY_ERRORS] = F("verify_errors", OUT_U64)
+
+static const struct out_field count_fields[CT__N] = { COUNT_FIELDS };
+static const struct out_group count_group = OUT_GROUP("sender", count_fields);
+
+static const struct out_field interval_fields[IV__N] = {
+	COUNT_FIELDS,
+	[IV_START] = F("start", OUT_DOUBLE),
+	[IV_END] = F("end", OUT_DOUBLE),
+	[IV_OMITTED] = F("omitted", OUT_BOOL),
+	[IV_LATENCY] = { .key = "latency", .type = OUT_OBJECT, .sub = &lat_group },
+};
+static const struct out_group interval_group = OUT_GROUP("interval", interval_fields);
+
+enum {
+	ST_TEST, ST_SIZE, ST_RSIZE, ST_DEPTH, ST_SOCKETS, ST_THREADS, ST_PATHS, ST_KVER,
+	ST_PATH_RULE, ST_DURATION, ST_OMIT, ST_WINDOW, ST_VERIFY, ST_SCHED, ST_CLIENT,
+	ST_SERVER, ST_CLIENT_STACK, ST_SERVER_STACK, ST__N
+};
+static const struct out_field start_fields[ST__N] = {
+	[ST_TEST] = { .key = "test", .type = OUT_STR, .names = perf_test_toks },
+	[ST_SIZE] = F("size", OUT_U64),
+	[ST_RSIZE] = F("rsize", OUT_U64),
+	[ST_DEPTH] = F("depth", OUT_U64),
+	[ST_SOCKETS] = F("sockets", OUT_U64),
+	[ST_THREADS] = F("threads", OUT_U64),
+	[ST_PATHS] = F("paths", OUT_U64),
+	[ST_KVER] = F("kver", OUT_U64),
+	[ST_PATH_RULE] = F("path_rule", OUT_STR),
+	[ST_DURATION] = F("duration", OUT_DOUBLE),
+	[ST_OMIT] = F("omit", OUT_DOUBLE),
+	[ST_WINDOW] = F("window", OUT_U64),
+	[ST_VERIFY] = F("verify", OUT_BOOL),
+	[ST_SCHED] = F("sched", OUT_STR),
+	[ST_CLIENT] = F("client", OUT_STR),
+	[ST_SERVER] = F("server", OUT_STR),
+	[ST_CLIENT_STACK] = F("client_stack", OUT_STR),
+	[ST_SERVER_STACK] = F("server_stack", OUT_STR),
+};
+static const struct out_group start_group = OUT_GROUP("start", start_fields);
+
+enum {
+	RX_SECONDS, RX_MESSAGES, RX_BYTES, RX_MESSAGES_PER_SECOND, RX_BITS_PER_SECOND,
+	RX_RESPONSES_SENT, RX_EAGAIN, RX_ENOBUFS, RX_VERIFY_ERRORS, RX__N
+};
+static const struct out_field rx_fields[RX__N] = {
+	[RX_SECONDS] = F("seconds", OUT_DOUBLE),
+	[RX_MESSAGES] = F("messages", OUT_U64),
+	[RX_BYTES] = F("bytes", OUT_U64),
+	[RX_MESSAGES_PER_SECOND] = F("messages_per_second", OUT_DOUBLE),
+	[RX_BITS_PER_SECOND] = F("bits_per_second", OUT_DOUBLE),
+	[RX_RESPONSES_SENT] = F("responses_sent", OUT_U64),
+	[RX_EAGAIN] = F("eagain", OUT_U64),
+	[RX_ENOBUFS] = F("enobufs", OUT_U64),
+	[RX_VERIFY_ERRORS] = F("verify_errors", OUT_U64),
+};
+static const struct out_group rx_group = OUT_GROUP("receiver", rx_fields);
+
+enum { CPU_CLIENT, CPU_SERVER, CPU__N };
+static const struct out_field cpu_fields[CPU__N] = {
+	[CPU_CLIENT] = F("client_percent", OUT_DOUBLE),
+	[CPU_SERVER] = F("server_percent", OUT_DOUBLE),
+};
+static const struct out_group cpu_group = OUT_GROUP("cpu", cpu_fields);
+
+/* null where a count could not be read */
+enum { RT_CLIENT_RDS, RT_SERVER_RDS, RT_HOST_TCP_SEGMENTS, RT__N };
+static const struct out_field rt_fields[RT__N] = {
+	[RT_CLIENT_RDS] = F("client_rds", OUT_I64),
+	[RT_SERVER_RDS] = F("server_rds", OUT_I64),
+	[RT_HOST_TCP_SEGMENTS] = F("host_tcp_segments", OUT_I64),
+};
+static const struct out_group rt_group = OUT_GROUP("retransmits", rt_fields);
+
+enum { EN_SENDER, EN_RECEIVER, EN_LATENCY, EN_CPU, EN_RETRANSMITS, EN__N };
+static const struct out_field end_fields[EN__N] = {
+	[EN_SENDER] = { .key = "sender", .type = OUT_OBJECT, .sub = &count_group },
+	[EN_RECEIVER] = { .key = "receiver", .type = OUT_OBJECT, .sub = &rx_group },
+	[EN_LATENCY] = { .key = "latency", .type = OUT_OBJECT, .sub = &lat_group },
+	[EN_CPU] = { .key = "cpu", .type = OUT_OBJECT, .sub = &cpu_group },
+	[EN_RETRANSMITS] = { .key = "retransmits", .type = OUT_OBJECT, .sub = &rt_group },
+};
+static const struct out_group end_group = OUT_GROUP("end", end_fields);
+
+/* One run, an element of the document's "runs". */
+enum { RUN_START, RUN_INTERVALS, RUN_END, RUN_ERROR, RUN__N };
+static const struct out_field run_fields[RUN__N] = {
+	[RUN_START] = { .key = "start", .type = OUT_OBJECT, .sub = &start_group },
+	[RUN_INTERVALS] = { .key = "intervals", .type = OUT_ARRAY, .sub = &interval_group },
+	[RUN_END] = { .key = "end", .type = OUT_OBJECT, .sub = &end_group },
+	[RUN_ERROR] = F("error", OUT_STR),
+};
+static const struct out_group run_group = OUT_GROUP("run", run_fields);
+
+enum { DOC_RDSPERF, DOC_VERSION, DOC_RUNS, DOC__N };
+static const struct out_field doc_fields[DOC__N] = {
+	[DOC_RDSPERF] = F("rdsperf", OUT_U64),
+	[DOC_VERSION] = F("version", OUT_STR),
+	[DOC_RUNS] = { .key = "runs", .type = OUT_ARRAY, .sub = &run_group },
+};
+static const struct out_group doc_group = OUT_GROUP("rdsperf", doc_fields);
+
+#undef F
+
+/* Into the object |id| of the current group. */
+static void lat_json(struct out *j, unsigned id, const struct hist *h)
+{
+	out_obj_open(j, id);
+	out_u64(j, LT_SAMPLES, h->n);
+	out_str(j, LT_RTT, "full round trip");
+	out_str(j, LT_UNIT, "us");
+	out_double(j, LT_MIN, us(h->min));
+	out_double(j, LT_MEAN, hist_mean(h) / 1e3);
+	out_double(j, LT_P50, us(hist_pct(h, 50)));
+	out_double(j, LT_P90, us(hist_pct(h, 90)));
+	out_double(j, LT_P99, us(hist_pct(h, 99)));
+	out_double(j, LT_P99_9, us(hist_pct(h, 99.9)));
+	out_double(j, LT_MAX, us(h->max));
+	out_close(j);
+}
+
+/* The counts into the current object (an interval's or the sender's). */
+static void count_json(struct out *j, const struct perf_count *c, double secs, bool stream)
+{
+	out_double(j, CT_SECONDS, secs);
+	out_u64(j, CT_MESSAGES, c->msgs);
+	out_u64(j, CT_BYTES, c->bytes);
+	out_double(j, CT_MESSAGES_PER_SECOND, rate(c->msgs, secs));
+	out_double(j, CT_BITS_PER_SECOND, rate(c->bytes, secs) * 8);
+	if (!stream) {
+		out_u64(j, CT_RESPONSES, c->rmsgs);
+		out_u64(j, CT_RESPONSE_BYTES, c->rbytes);
+		out_double(j, CT_RESPONSES_PER_SECOND, rate(c->rmsgs, secs));
+	}
+	out_u64(j, CT_EAGAIN, c->eagain);
+	out_u64(j, CT_ENOBUFS, c->enobufs);
+	out_u64(j, CT_VERIFY_ERRORS, c->verify_errors);
+}
+
+static void print_lat(const struct hist *h)
+{
+	printf("  rtt p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f us", us(hist_pct(h, 50)),
+	       us(hist_pct(h, 90)), us(hist_pct(h, 99)), us(hist_pct(h, 99.9)), us(h->max));
+}
+
+void perf_on_interval(void *ud, const struct perf_interval *iv)
+{
+	struct perf_run *rp = ud;
+	const struct opts *o = rp->o;
+	double secs = iv->end - iv->start;
+	bool stream = o->p.test == PERF_STREAM;
+
+	if (o->json) {
+		struct out *j = malloc(sizeof(*j));
+
+		if (!j)
+			return;
+		out_init(j, stdout, OUT_JSON, 0, 0);
+		out_begin(j, &interval_group);
+		count_json(j, &iv->c, secs, stream);
+		out_double(j, IV_START, iv->start);
+		out_double(j, IV_END, iv->end);
+		out_bool(j, IV_OMITTED, iv->omitted);
+		if (!stream)
+			lat_json(j, IV_LATENCY, &iv->lat);
+		json_object_array_add(rp->intervals, out_take(j));
+		out_fini(j);
+		free(j);
+		return;
+	}
+	if (o->quiet)
+		return;
+	printf("[%6.2f-%6.2f s] ", iv->start, iv->end);
+	if (stream) {
+		printf("%10.0f msg/s ", rate(iv->c.msgs, secs));
+		print_bits(rate(iv->c.bytes, secs));
+	} else {
+		printf("%10.0f resp/s ", rate(iv->c.rmsgs, secs));
+		print_lat(&iv->lat);
+	}
+	if (iv->c.eagain || iv->c.enobufs)
+		printf("  eagain %llu enobufs %llu", (unsigned long long)iv->c.eagain,
+		       (unsigned long long)iv->c.enobufs);
+	if (iv->c.verify_errors)
+		printf("  VERIFY ERRORS %llu", (unsigned long long)iv->c.verify_errors);
+	printf("%s\n", iv->omitted ? "  (omitted)" : "");
+	fflush(stdout);
+}
+
+void perf_print_start(const struct perf_run *run)
+{
+	const struct opts *o = run->o;
+	const struct perf_params *p = &o->p;
+
+	printf("rdsperf %s -> %s: %s, %u byte%s%s, %u socket%s, %u thread%s, %s, "
+	       "sched %s; client %s, server %s%s\n",
+	       p->client_addr, o->host_s, perf_test_name(p->test), p->size,
+	       p->size == 1 ? "" : "s",
+	       p->test == PERF_STREAM ? "" : (p->rsize == p->size ? " each way" : " requests"),
+	       p->sockets, p->sockets == 1 ? "" : "s", o->threads, o->threads == 1 ? "" : "s",
+	       run->kernel         ? "kernel paths"
+	       : p->paths == 1     ? "1 path"
+	       : p->path_by_pair   ? "up to 8 paths, by port pair"
+				   : "up to 8 paths, by sending port",
+	       perf_sched_name(o->sched), perf_stack_name(run->kernel),
+	       perf_stack_name(run->server_kernel), p->verify ? ", verified" : "");
+	if (p->test == PERF_RR && p->rsize != p->size)
+		printf("  responses %u bytes, depth %u\n", p->rsize, p->depth);
+	if (p->buf)
+		printf("  SNDBUF and RCVBUF %u bytes at both ends\n", p->buf);
+	if (!run->kernel && p->paths != 8)
+		printf("  librds advertises %u path%s\n", p->paths, p->paths == 1 ? "" : "s");
+}
+
+void perf_print_end(const struct perf_run *run)
+{
+	const struct perf_client *c = run->c;
+	const struct perf_result *res = run->res;
+
+	printf("- - - - - - - - - - - - - - - - - - - - - - - - -\n");
+	printf("sender   %6.2f s %10.0f msg/s ", c->measured, rate(c->total.msgs, c->measured));
+	print_bits(rate(c->total.bytes, c->measured));
+	printf("  %llu messages, cpu %.0f %%\n", (unsigned long long)c->total.msgs,
+	       c->measured > 0 ? 100 * c->cpu / c->measured : 0);
+	printf("receiver %6.2f s %10.0f msg/s ", res->wall, rate(res->msgs, res->wall));
+	print_bits(rate(res->bytes, res->wall));
+	printf("  %llu messages, cpu %.0f %%\n", (unsigned long long)res->msgs,
+	       res->wall > 0 ? 100 * res->cpu / res->wall : 0);
+	if (run->o->p.test != PERF_STREAM) {
+		printf("responses          %10.0f /s      ", rate(c->total.rmsgs, c->measured));
+		print_lat(&c->lat);
+		printf(" (full round trip, %llu samples)\n", (unsigned long long)c->lat.n);
+	}
+	printf("send errors: eagain %llu enobufs %llu (client), %llu %llu (server)\n",
+	       (unsigned long long)c->total.eagain, (unsigned long long)c->total.enobufs,
+	       (unsigned long long)res->eagain, (unsigned long long)res->enobufs);
+	printf("retransmits: ");
+	if (run->rt_client >= 0)
+		printf("client librds %lld, ", (long long)run->rt_client);
+	if (res->rds_retransmits >= 0)
+		printf("server librds %lld, ", (long long)res->rds_retransmits);
+	if (run->rt_host >= 0)
+		printf("host TCP segments %lld", (long long)run->rt_host);
+	printf("\n");
+	if (run->o->p.verify)
+		printf("verify: %llu errors at the client, %llu at the server\n",
+		       (unsigned long long)c->total.verify_errors,
+		       (unsigned long long)res->verify_errors);
+}
+
+static void json_start(struct out *j, const struct perf_run *run)
+{
+	const struct opts *o = run->o;
+	const struct perf_params *p = &o->p;
+
+	out_obj_open(j, RUN_START);
+	out_str(j, ST_TEST, perf_test_name(p->test));
+	out_u64(j, ST_SIZE, p->size);
+	if (p->test != PERF_STREAM) {
+		out_u64(j, ST_RSIZE, p->rsize);
+		out_u64(j, ST_DEPTH, p->depth);
+	}
+	out_u64(j, ST_SOCKETS, p->sockets);
+	out_u64(j, ST_THREADS, o->threads);
+	if (run->kernel) {
+		out_null(j, ST_PATHS);
+		out_null(j, ST_KVER);
+		out_null(j, ST_PATH_RULE);
+	} else {
+		out_u64(j, ST_PATHS, p->paths);
+		out_u64(j, ST_KVER, p->kver);
+		out_str(j, ST_PATH_RULE, p->path_by_pair ? "pair" : "port");
+	}
+	out_double(j, ST_DURATION, p->duration);
+	out_double(j, ST_OMIT, p->omit);
+	if (p->buf)
+		out_u64(j, ST_WINDOW, p->buf);
+	else
+		out_null(j, ST_WINDOW);
+	out_bool(j, ST_VERIFY, p->verify);
+	out_str(j, ST_SCHED, perf_sched_name(o->sched));
+	out_str(j, ST_CLIENT, p->client_addr);
+	out_str(j, ST_SERVER, o->host_s);
+	out_str(j, ST_CLIENT_STACK, perf_stack_name(run->kernel));
+	out_str(j, ST_SERVER_STACK, perf_stack_name(run->server_kernel));
+	out_close(j);
+}
+
+/* A count, or null where it could not be read. */
+static void i64_or_null(struct out *j, unsigned id, int64_t v)
+{
+	if (v < 0)
+		out_null(j, id);
+	else
+		out_i64(j, id, v);
+}
+
+static void json_end(struct out *j, const struct perf_run *run)
+{
+	const struct perf_client *c = run->c;
+	const struct perf_result *res = run->res;
+	bool stream = run->o->p.test == PERF_STREAM;
+
+	out_obj_open(j, RUN_END);
+	out_obj_open(j, EN_SENDER);
+	count_json(j, &c->total, c->measured, stream);
+	out_close(j);
+	out_obj_open(j, EN_RECEIVER);
+	out_double(j, RX_SECONDS, res->wall);
+	out_u64(j, RX_MESSAGES, res->msgs);
+	out_u64(j, RX_BYTES, res->bytes);
+	out_double(j, RX_MESSAGES_PER_SECOND, rate(res->msgs, res->wall));
+	out_double(j, RX_BITS_PER_SECOND, rate(res->bytes, res->wall) * 8);
+	out_u64(j, RX_RESPONSES_SENT, res->sent);
+	out_u64(j, RX_EAGAIN, res->eagain);
+	out_u64(j, RX_ENOBUFS, res->enobufs);
+	out_u64(j, RX_VERIFY_ERRORS, res->verify_errors);
+	out_close(j);
+	if (!stream)
+		lat_json(j, EN_LATENCY, &c->lat);
+	out_obj_open(j, EN_CPU);
+	out_double(j, CPU_CLIENT, c->measured > 0 ? 100 * c->cpu / c->measured : 0);
+	out_double(j, CPU_SERVER, res->wall > 0 ? 100 * res->cpu / res->wall : 0);
+	out_close(j);
+	out_obj_open(j, EN_RETRANSMITS);
+	i64_or_null(j, RT_CLIENT_RDS, run->rt_client);
+	i64_or_null(j, RT_SERVER_RDS, res->rds_retransmits);
+	i64_or_null(j, RT_HOST_TCP_SEGMENTS, run->rt_host);
+	out_close(j);
+	out_close(j);
+}
+
+int perf_json_run(struct perf_run *run, struct json_object *runs)
+{
+	struct out *j = malloc(sizeof(*j));
+
+	if (!j)
+		return -1;
+	out_init(j, stdout, OUT_JSON, 0, 0);
+	out_begin(j, &run_group);
+	json_start(j, run);
+	out_json(j, RUN_INTERVALS, run->intervals);
+	run->intervals = NULL;
+	json_end(j, run);
+	out_str(j, RUN_ERROR, run->err < 0 ? rdsu_strerror(run->err) : NULL);
+	json_object_array_add(runs, out_take(j));
+	out_fini(j);
+	free(j);
+	return 0;
+}
+
+void perf_json_doc(struct json_object *runs)
+{
+	struct out *doc = malloc(sizeof(*doc));
+
+	if (!doc) {
+		json_object_put(runs);
+		return;
+	}
+	out_init(doc, stdout, OUT_JSON, 0, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
+	out_begin(doc, &doc_group);
+	out_u64(doc, DOC_RDSPERF, CTL_VERSION);
+	out_str(doc, DOC_VERSION, RDSTK_VERSION);
+	out_json(doc, DOC_RUNS, runs);
+	out_end(doc);
+	out_fini(doc);
+	free(doc);
+}

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * server.c - rdsperf's server: one client at a time, the others told it is
+ * busy.
+ */
+#define _GNU_SOURCE
+#include "rdsperf.h"
+
+#include <argp.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "parse.h"
+
+/* ------------------------------------------------------------------------
+ * Server
+ */
+
+/*
+ * Tell a client why it is dropped, then let the line reach it: closing
+ * with its bytes unread would send an RST, which can overtake the line.
+ * So: the error line, our FIN, and whatever it still sends read and
+ * thrown away until its FIN or CTL_DRAIN_MS. The caller closes |fd|.
+ */
+static void refuse(int fd, const char *why)
+{
+	char junk[4096];
+	rdsu_ns end;
+
+	if (ctl_send_fd(fd, ctl_error_line(why)) < 0)
+		return;
+	shutdown(fd, SHUT_WR);
+	end = rdsu_clock() + CTL_DRAIN_MS * RDSU_MSEC;
+	for (;;) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		rdsu_ns now = rdsu_clock();
+
+		if (now >= end || poll(&pf, 1, (int)((end - now) / RDSU_MSEC) + 1) <= 0)
+			return;
+		if (recv(fd, junk, sizeof(junk), 0) <= 0)
+			return;
+	}
+}
+
+/*
+ * While one client is served, others are answered "busy" at once rather
+ * than left waiting in the listen queue for a test of unknown length. A
+ * thread of its own, because the test loop (engine.c) waits only on its
+ * sockets and the client's control line.
+ */
+struct doorman {
+	int lfd;
+	char busy[160];
+	atomic_bool done;
+	pthread_t th;
+	int handoff;            /* a newcomer to serve next, or -1 */
+};
+
+static void *doorman_run(void *arg)
+{
+	struct doorman *d = arg;
+
+	while (!atomic_load(&d->done)) {
+		struct pollfd pf = { .fd = d->lfd, .events = POLLIN };
+		int fd;
+
+		/* a tenth of a second: how long the next client waits for
+		 * the listener once the test ends */
+		if (poll(&pf, 1, 100) <= 0)
+			continue;
+		fd = accept4(d->lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* The client served may be on its way out (a client running a
+		 * sweep reconnects as soon as its last result is in): then the
+		 * newcomer is the next client, not one to turn away. */
+		for (int i = 0; i < BUSY_GRACE_MS / 10 && !atomic_load(&d->done); i++)
+			usleep(10000);
+		if (atomic_load(&d->done)) {
+			d->handoff = fd;
+			return NULL;
+		}
+		refuse(fd, d->busy);
+		close(fd);
+	}
+	return NULL;
+}
+
+/* Start the doorman for the client on |fd|. Return: 0; -1 (no thread:
+ * others wait in the listen queue, as they would without one). After
+ * doorman_stop(), d->handoff is a client accepted meanwhile, or -1. */
+static int doorman_start(struct doorman *d, int lfd, int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	struct rdsu_addr who;
+	uint16_t port;
+	char a[64] = "?";
+	sigset_t all, old;
+	int e;
+
+	if (getpeername(fd, (struct sockaddr *)&ss, &len) == 0 &&
+	    rdsu_sockaddr_get(&ss, &who, &port) == 0)
+		rdsu_addr_str(&who, a, sizeof(a));
+	snprintf(d->busy, sizeof(d->busy),
+		 "busy: serving a test for %s; one client at a time, try again when it ends", a);
+	d->lfd = lfd;
+	d->handoff = -1;
+	atomic_store(&d->done, false);
+	/* signals stay with the main thread, whose loops check |perf_stop| */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	e = pthread_create(&d->th, NULL, doorman_run, d);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return e ? -1 : 0;
+}
+
+static void doorman_stop(struct doorman *d)
+{
+	atomic_store(&d->done, true);
+	pthread_join(d->th, NULL);
+}
+
+static void serve_client(struct opts *o, struct ctl *cc, const struct rdsu_addr *laddr)
+{
+	char *line = malloc(CTL_MAX_LINE + 1), err[256], a[64];
+
+	if (!line)
+		return;
+	for (;;) {
+		struct perf_params p;
+		struct perf_server s;
+		struct rdsu_addr client;
+		struct rio_cfg cfg = o->cfg;
+		struct rio *r = NULL;
+		uint16_t ports[PERF_MAX_SOCKS];
+		int64_t rt0;
+		unsigned n = 0;
+		int e;
+
+		e = ctl_recv(cc, line, (int)o->ctl_idle * 1000);
+		if (perf_stop)
+			break;
+		if (e == -ETIMEDOUT) {
+			snprintf(err, sizeof(err), "no request within %u s: closing", o->ctl_idle);
+			fprintf(stderr, "rdsperf: %s\n", err);
+			refuse(cc->fd, err);
+			break;
+		}
+		if (e == -EMSGSIZE) {
+			snprintf(err, sizeof(err), "control line longer than %u bytes: closing",
+				 CTL_MAX_LINE);
+			fprintf(stderr, "rdsperf: %s\n", err);
+			refuse(cc->fd, err);
+			break;
+		}
+		if (e < 0)
+			break;
+		if (ctl_parse_start(line, &p, err, sizeof(err)) < 0) {
+			fprintf(stderr, "rdsperf: bad request: %s\n", err);
+			ctl_send(cc, ctl_error_line(err));
+			break;
+		}
+		memset(&s, 0, sizeof(s));
+		if (parse_addr(p.client_addr, &client) < 0) {
+			ctl_send(cc, ctl_error_line("client_addr is not an address"));
+			break;
+		}
+		cfg.ep.npaths = (uint16_t)p.paths;
+		cfg.ep.kver = p.kver == 6 ? WIRE_KVER_6 : WIRE_KVER_7;
+		cfg.ep.path_rule = p.path_by_pair ? RDSU_PATH_BY_PAIR : RDSU_PATH_BY_PORT;
+		rio_cfg_add_addr(&cfg, laddr);
+		e = rio_open(&r, &cfg);
+		while (e == 0 && n < p.sockets) {
+			e = rio_socket(r, laddr, 0, &s.socks[n]);
+			if (e < 0)
+				break;
+			ports[n] = rio_sock_port(s.socks[n]);
+			e = rio_set_bufs(s.socks[n++], p.buf, p.buf);
+		}
+		if (e < 0) {
+			snprintf(err, sizeof(err), "server %s on %s: %s", perf_stack_name(cfg.kernel),
+				 rdsu_addr_str(laddr, a, sizeof(a)), rdsu_strerror(e));
+			fprintf(stderr, "rdsperf: %s\n", err);
+			ctl_send(cc, ctl_error_line(err));
+		} else if (ctl_send(cc, ctl_ready_line(ports, p.sockets, cfg.kernel)) == 0) {
+			fprintf(stderr, "rdsperf: %s from %s, %u socket%s, %u bytes\n",
+				perf_test_name(p.test), p.client_addr, p.sockets,
+				p.sockets == 1 ? "" : "s", p.size);
+			s.p = &p;
+			s.r = r;
+			s.ctl_fd = cc->fd;
+			rt0 = perf_librds_retransmits(r);
+			e = perf_server_run(&s);
+			s.res.rds_retransmits = rt0 < 0 ? -1 : perf_librds_retransmits(r) - rt0;
+			s.res.kernel = cfg.kernel;
+			if (e < 0)
+				fprintf(stderr, "rdsperf: test failed: %s\n", rdsu_strerror(e));
+			/* the stop line (or EOF) is what ended the loop */
+			if (ctl_recv(cc, line, CTL_TIMEOUT_MS) == 0 &&
+			    ctl_parse_stop(line, err, sizeof(err)) == 0)
+				e = ctl_send(cc, ctl_result_line(&s.res));
+			else
+				e = -ECONNRESET;
+		}
+		for (unsigned i = 0; i < n; i++)
+			rio_sock_close(s.socks[i]);
+		rio_close(r);
+		if (e < 0)
+			break;
+	}
+	free(line);
+}
+
+int perf_run_server(struct opts *o)
+{
+	struct sockaddr_storage ss;
+	struct rdsu_addr any;
+	struct doorman door;
+	socklen_t len;
+	int lfd, one = 1;
+
+	memset(&any, 0, sizeof(any));
+	len = rdsu_sockaddr(o->bind_s ? &o->src : &any, o->ctl_port, &ss);
+	lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(lfd, (struct sockaddr *)&ss, len) < 0 || listen(lfd, 4) < 0) {
+		fprintf(stderr, "rdsperf: control port %u: %s\n", o->ctl_port, strerror(errno));
+		if (lfd >= 0)
+			close(lfd);
+		return 2;
+	}
+	fprintf(stderr, "rdsperf: serving on port %u (%s)\n", o->ctl_port, perf_stack_name(o->cfg.kernel));
+	door.handoff = -1;
+	while (!perf_stop) {
+		struct ctl *cc;
+		struct rdsu_addr laddr;
+		uint16_t port;
+		int fd = door.handoff;
+
+		door.handoff = -1;
+		if (fd < 0)
+			fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "rdsperf: accept: %s\n", strerror(errno));
+			break;
+		}
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		len = sizeof(ss);
+		/* RDS is served on the address the client reached us at */
+		if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0 ||
+		    rdsu_sockaddr_get(&ss, &laddr, &port) < 0 || !(cc = calloc(1, sizeof(*cc)))) {
+			close(fd);
+			continue;
+		}
+		cc->fd = fd;
+		bool guarded = doorman_start(&door, lfd, fd) == 0;
+
+		serve_client(o, cc, &laddr);
+		if (guarded)
+			doorman_stop(&door);
+		close(fd);
+		free(cc);
+		if (o->once)
+			break;
+	}
+	if (door.handoff >= 0)
+		close(door.handoff);
+	close(lfd);
+	return 0;
+}
