@@ -86,6 +86,13 @@ assert len(replies) == 3 and [r["seq"] for r in replies] == [1, 2, 3], objs
 assert all(r["rtt_ms"] > 0 and r["from"] == "127.0.1.2" for r in replies), replies
 assert summ["type"] == "summary" and summ["sent"] == 3 and summ["received"] == 3, summ
 assert summ["min_ms"] <= summ["avg_ms"] <= summ["max_ms"], summ
+# times to the microsecond, as measured and as the text shows them
+for line in open(sys.argv[1]):
+    for key in ("rtt_ms", "min_ms", "avg_ms", "max_ms", "mdev_ms", "time_ms"):
+        i = line.find('"%s":' % key)
+        if i >= 0:
+            num = line[i + len(key) + 3:].split(",")[0].split("}")[0].strip()
+            assert len(num.partition(".")[2]) <= 3, (key, num)
 PY
 
 # -n 8: replies come to 8 sockets with 8 different ports.

@@ -235,7 +235,10 @@ static const struct out_field reply_fields[R__N] = {
 	[R_SEQ] = F("seq", OUT_U64, 1),
 	[R_SOCK] = F("sock", OUT_U64, 1),
 	[R_PORT] = F("port", OUT_U64, 1),
-	[R_RTT_MS] = F("rtt_ms", OUT_DOUBLE, 1, .digits = 3, .label = "time"),
+	/* Times in JSON to the microsecond, as the text prints them: the
+	 * clock reads nanoseconds, but a round trip through two processes'
+	 * wake-ups is not known to better than that. */
+	[R_RTT_MS] = F("rtt_ms", OUT_FIXED, 1, .digits = 3, .label = "time"),
 	[R_CONNECT] = F("connect", OUT_BOOL, 0),
 };
 static const struct out_group reply_group = OUT_GROUP("reply", reply_fields);
@@ -261,12 +264,12 @@ static const struct out_field summary_fields[S__N] = {
 	[S_LOST] = F("lost", OUT_U64, 0),
 	[S_LATE] = F("late", OUT_U64, 0),
 	[S_ERRORS] = F("errors", OUT_U64, 0),
-	[S_LOSS_PCT] = F("loss_pct", OUT_DOUBLE, 0, .digits = 1),
-	[S_TIME_MS] = F("time_ms", OUT_DOUBLE, 0),
-	[S_MIN_MS] = F("min_ms", OUT_DOUBLE, 0, .digits = 3),
-	[S_AVG_MS] = F("avg_ms", OUT_DOUBLE, 0, .digits = 3),
-	[S_MAX_MS] = F("max_ms", OUT_DOUBLE, 0, .digits = 3),
-	[S_MDEV_MS] = F("mdev_ms", OUT_DOUBLE, 0, .digits = 3),
+	[S_LOSS_PCT] = F("loss_pct", OUT_FIXED, 0, .digits = 1),
+	[S_TIME_MS] = F("time_ms", OUT_FIXED, 0, .digits = 3),
+	[S_MIN_MS] = F("min_ms", OUT_FIXED, 0, .digits = 3),
+	[S_AVG_MS] = F("avg_ms", OUT_FIXED, 0, .digits = 3),
+	[S_MAX_MS] = F("max_ms", OUT_FIXED, 0, .digits = 3),
+	[S_MDEV_MS] = F("mdev_ms", OUT_FIXED, 0, .digits = 3),
 };
 static const struct out_group summary_group = OUT_GROUP("summary", summary_fields);
 
