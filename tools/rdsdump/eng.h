@@ -67,6 +67,9 @@ struct flow {
 	struct flow *prev, *next;       /* LRU list, most recent first */
 	int conn;
 	int path;
+	int8_t held;            /* TCP: the connector's ep index while a 7.x
+				 * acceptor holds the connection (its path is
+				 * not known yet), else -1 */
 	bool has_slot;
 	bool closed;
 	bool noted_syn[2];
@@ -156,6 +159,9 @@ struct flow *eng_flow_new(struct dump_eng *e, enum fkind k, const struct dump_ep
 struct conn *eng_conn_get(struct dump_eng *e, enum dump_xport xp, const struct dump_ep *x,
 			  const struct dump_ep *y);
 int eng_conn_dir(const struct conn *c, const struct dump_ep *src);
+/* eng_tcp.c: the connector advertised its path count; place the
+ * connections a 7.x acceptor held until then. */
+void eng_tcp_place_held(struct dump_eng *e, struct conn *c);
 void eng_count_rules(struct conn *c, const struct wire_rules *rs);
 void eng_finish_msg(struct dump_eng *e, struct dump_rec *r, enum wire_xport xp);
 

@@ -202,6 +202,8 @@ void eng_finish_msg(struct dump_eng *e, struct dump_rec *r, enum wire_xport xp)
 			if (c->pub.adv_npaths[!d] && c->pub.adv_npaths[!d] < n)
 				n = c->pub.adv_npaths[!d];
 			c->pub.npaths = n > WIRE_MAX_PATHS ? WIRE_MAX_PATHS : n;
+			if (d == 0)
+				eng_tcp_place_held(e, c);
 		}
 		if (m->exts.has_gen_num && m->exts.gen_num) {
 			if (c->pub.gen[d] && c->pub.gen[d] != m->exts.gen_num) {

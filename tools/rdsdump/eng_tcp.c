@@ -365,34 +365,15 @@ void eng_tcp_close_flow(struct dump_eng *e, struct flow *f)
 	f->closed = true;
 }
 
-/*
- * Which path a new TCP connection is, as the accepting kernel decides
- * (rds_tcp_accept_one_path): 7.x with SPORT_IDX from the connecting side,
- * its source port modulo the path count; otherwise the first free slot.
- */
-static void tcp_assign_path(struct dump_eng *e, struct flow *f, int connector)
+/* Put |f| (from its endpoint |connector|) in the slot the acceptor gives
+ * it: 7.x with SPORT_IDX from the connecting side, its source port modulo
+ * the path count; otherwise the first free slot. */
+static void tcp_place(struct dump_eng *e, struct conn *c, struct flow *f, int connector)
 {
-	struct conn *c = eng_conn_of(e, f->conn);
-	const struct dump_ep *from;
-	unsigned n;
-	int cdir;
+	unsigned n = c->pub.npaths ? c->pub.npaths : WIRE_MAX_PATHS;
 
-	if (!c || connector < 0)
-		return;
-	from = &f->ep[connector];
-	cdir = eng_conn_dir(c, from);
-	if (cdir == 1) {
-		/* rds_tcp_state_change / accept: never used, only a kick */
-		eng_note(e, f, connector, DUMP_NOTE_LARGER, 0, 0, 0);
-		return;
-	}
-	/* With the count unknown (its probes were not captured) the peers
-	 * know more than we do: any of the 8 slots may be meant. */
-	n = c->pub.npaths ? c->pub.npaths : WIRE_MAX_PATHS;
-	if (e->cfg.partial_view && !(c->pub.sport_idx[0] && c->pub.npaths))
-		return;         /* unknown: no slot, no path number */
 	if (c->pub.sport_idx[0] && c->pub.npaths) {
-		f->path = (int)(from->port % c->pub.npaths);
+		f->path = (int)(f->ep[connector].port % c->pub.npaths);
 	} else {
 		for (unsigned i = 0; i < n; i++)
 			if (!c->slot[i]) {
@@ -409,6 +390,56 @@ static void tcp_assign_path(struct dump_eng *e, struct flow *f, int connector)
 		f->has_slot = true;
 	}
 	c->pub.st[f->path][0].conns++;
+}
+
+/*
+ * Which path a new TCP connection is, as the accepting kernel decides
+ * (rds_tcp_accept_one_path). A 7.x acceptor (it advertised SPORT_IDX)
+ * that does not know the connector's path count yet holds the connection
+ * and places it once the count comes: by source port if the connector
+ * sent SPORT_IDX, which a 7.x connector does after opening its paths, not
+ * before. Naming it by arrival order meanwhile printed wrong paths (7.2's
+ * path 2, port 32778, as "path 1"), so until then its path is unknown.
+ */
+static void tcp_assign_path(struct dump_eng *e, struct flow *f, int connector)
+{
+	struct conn *c = eng_conn_of(e, f->conn);
+	const struct dump_ep *from;
+	int cdir;
+
+	if (!c || connector < 0)
+		return;
+	from = &f->ep[connector];
+	cdir = eng_conn_dir(c, from);
+	if (cdir == 1) {
+		/* rds_tcp_state_change / accept: never used, only a kick */
+		eng_note(e, f, connector, DUMP_NOTE_LARGER, 0, 0, 0);
+		return;
+	}
+	/* With the count unknown (its probes were not captured) the peers
+	 * know more than we do: any of the 8 slots may be meant. */
+	if (e->cfg.partial_view && !(c->pub.sport_idx[0] && c->pub.npaths))
+		return;         /* unknown: no slot, no path number */
+	if (c->pub.sport_idx[1] && !c->pub.adv_npaths[0]) {
+		f->held = (int8_t)connector;
+		return;
+	}
+	tcp_place(e, c, f, connector);
+}
+
+void eng_tcp_place_held(struct dump_eng *e, struct conn *c)
+{
+	/* Arrival order first: the LRU list is most recent first, so walk
+	 * it from the tail. */
+	for (struct flow *f = e->lru_tail; f; f = f->prev) {
+		int connector = f->held;
+
+		if (f->kind != F_TCP || f->conn != c->pub.id || connector < 0)
+			continue;
+		f->held = -1;
+		if (!f->closed)
+			tcp_place(e, c, f, connector);
+	}
 }
 
 static struct flow *tcp_flow_new(struct dump_eng *e, const struct wire_pkt *p,

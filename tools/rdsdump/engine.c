@@ -440,6 +440,7 @@ struct flow *eng_flow_new(struct dump_eng *e, enum fkind k, const struct dump_ep
 	f->qpn = qpn;
 	f->conn = -1;
 	f->path = -1;
+	f->held = -1;
 	h = flow_hash(k, a, b, qpn);
 	f->hnext = e->fb[h];
 	e->fb[h] = f;

@@ -14,11 +14,15 @@ static const char *endpoint(const uint8_t a[16], uint16_t port, char *buf, size_
 {
 	char s[64];
 
+	char p[8] = "-";        /* port 0: not seen (no TCP port is 0) */
+
 	top_addr_str(a, s, sizeof(s));
+	if (port)
+		snprintf(p, sizeof(p), "%u", port);
 	if (!memcmp(a, v4_prefix, 12))
-		snprintf(buf, len, "%s:%u", s, port);
+		snprintf(buf, len, "%s:%s", s, p);
 	else
-		snprintf(buf, len, "[%s]:%u", s, port);
+		snprintf(buf, len, "[%s]:%s", s, p);
 	return buf;
 }
 

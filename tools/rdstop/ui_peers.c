@@ -88,12 +88,17 @@ static void row_text(const struct ui *u, const struct ui_row *row, char *buf, si
 
 	if (row->path != SIZE_MAX) {
 		const struct top_path *p = &u->s->paths[row->path];
-		char idx[16] = "-";
+		char idx[16] = "-", lp[8] = "-", fp[8] = "-";
 
 		if (p->index >= 0)
 			snprintf(idx, sizeof(idx), "%d", p->index);
-		snprintf(buf, len, "  path %-2s %5u>%-5u  msgs %s/%s  bytes %s/%s"
-			 "  retr %s  dups %s  rcn %s", idx, p->lport, p->fport,
+		/* port 0: not seen yet (no TCP port is 0) */
+		if (p->lport)
+			snprintf(lp, sizeof(lp), "%u", p->lport);
+		if (p->fport)
+			snprintf(fp, sizeof(fp), "%u", p->fport);
+		snprintf(buf, len, "  path %-2s %5s>%-5s  msgs %s/%s  bytes %s/%s"
+			 "  retr %s  dups %s  rcn %s", idx, lp, fp,
 			 ui_num(p->has_wire, (double)p->tx_msgs, n[0], sizeof(n[0])),
 			 ui_num(p->has_wire, (double)p->rx_msgs, n[1], sizeof(n[1])),
 			 ui_num(p->has_wire, (double)p->tx_bytes, n[2], sizeof(n[2])),
