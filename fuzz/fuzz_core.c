@@ -19,30 +19,12 @@
 #include <rds/rdsu.h>
 #include <wire/wire.h>
 
+#include "fuzz_in.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_LINKS 12
 #define GATHER (WIRE_MAX_MSG_LEN + 64)
-
-struct in {
-	const uint8_t *p;
-	size_t left;
-};
-
-static unsigned u8(struct in *in)
-{
-	if (!in->left)
-		return 0;
-	in->left--;
-	return *in->p++;
-}
-
-static unsigned u16(struct in *in)
-{
-	unsigned hi = u8(in);
-
-	return hi << 8 | u8(in);
-}
 
 struct olink {
 	uint64_t id;

@@ -23,29 +23,11 @@
 #include <rds/rdsu.h>
 #include <wire/wire.h>
 
+#include "fuzz_in.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define REF_RING 4096
-
-struct in {
-	const uint8_t *p;
-	size_t left;
-};
-
-static unsigned u8(struct in *in)
-{
-	if (!in->left)
-		return 0;
-	in->left--;
-	return *in->p++;
-}
-
-static unsigned u16(struct in *in)
-{
-	unsigned hi = u8(in);
-
-	return hi << 8 | u8(in);
-}
 
 /* FNV-1a, to compare delivered payloads with reference ones. */
 static uint64_t hash(const uint8_t *p, size_t n)
