@@ -142,6 +142,15 @@ static const struct wire_rule_info rules[WIRE_RULE__COUNT] = {
 	  "More PATH_RECORD attributes than the decoder keeps (8); the rest were counted, not stored."),
 	R(WIRE_RULE_NL_MISSING, "nl.ls.missing", W, "ib_nl_is_good_resolve_resp, ib_nl_handle_set_timeout",
 	  "An attribute the operation needs is absent (PATH_RECORD in a resolve response, TIMEOUT in SET_TIMEOUT, DGID in an IP_RESOLVE response)."),
+	/* native InfiniBand link */
+	R(WIRE_RULE_IB_ICRC, "ib.icrc", E, "IBTA 7.8.1",
+	  "The invariant CRC of a native InfiniBand packet does not match; the receiving HCA drops the packet."),
+	R(WIRE_RULE_IB_VCRC, "ib.vcrc", E, "IBTA 7.8.2",
+	  "The variant CRC does not match; the link drops the packet."),
+	R(WIRE_RULE_IB_LEN, "ib.lrh.len", E, "IBTA 7.7.8 PktLen, 8.3 PayLen",
+	  "LRH PktLen is shorter than the headers, longer than the frame, or disagrees with the GRH's PayLen."),
+	R(WIRE_RULE_IB_LVER, "ib.lrh.lver", W, "IBTA 7.7.2 LVer",
+	  "LRH link version is not 0."),
 };
 
 const struct wire_rule_info *wire_rule_info(enum wire_rule r)

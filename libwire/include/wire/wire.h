@@ -158,6 +158,11 @@ enum wire_rule {
 	WIRE_RULE_NL_OP,                /* nl.op */
 	WIRE_RULE_NL_PATH_COUNT,        /* nl.ls.paths */
 	WIRE_RULE_NL_MISSING,           /* nl.ls.missing */
+	/* native InfiniBand link */
+	WIRE_RULE_IB_ICRC,              /* ib.icrc */
+	WIRE_RULE_IB_VCRC,              /* ib.vcrc */
+	WIRE_RULE_IB_LEN,               /* ib.lrh.len */
+	WIRE_RULE_IB_LVER,              /* ib.lrh.lver */
 	WIRE_RULE__COUNT
 };
 
@@ -842,7 +847,48 @@ struct wire_deth {
 	uint32_t src_qp;
 };
 
-/* One RoCEv2 packet, decoded from its IP header to its ICRC. */
+/* Link Next Header (IBTA 7.7.3): what follows the LRH. */
+enum wire_ib_lnh {
+	WIRE_IB_LNH_RAW = 0,    /* raw packet, no IBA transport */
+	WIRE_IB_LNH_IP6 = 1,    /* raw IPv6 */
+	WIRE_IB_LNH_LOCAL = 2,  /* IBA local: BTH */
+	WIRE_IB_LNH_GLOBAL = 3, /* IBA global: GRH, then BTH */
+};
+
+#define WIRE_IB_LRH_LEN 8
+#define WIRE_IB_GRH_LEN 40
+#define WIRE_IB_BTH_LEN 12
+#define WIRE_IB_ICRC_LEN 4
+#define WIRE_IB_VCRC_LEN 2
+#define WIRE_IB_GRH_NXTHDR 0x1b /* IBA transport follows the GRH */
+
+/* Local Route Header (IBTA 7.7), every field as on the wire. */
+struct wire_lrh {
+	uint8_t vl;             /* 4 bits */
+	uint8_t lver;           /* 4 bits, 0 */
+	uint8_t sl;             /* 4 bits */
+	uint8_t resv2;          /* 2 bits */
+	uint8_t lnh;            /* 2 bits, enum wire_ib_lnh */
+	uint16_t dlid;
+	uint8_t resv5;          /* 5 bits */
+	uint16_t pktlen;        /* 11 bits: 4-byte words from the LRH through the ICRC */
+	uint16_t slid;
+};
+
+/* Global Route Header (IBTA 8.3), laid out as an IPv6 header. */
+struct wire_grh {
+	uint8_t ipver;          /* 4 bits, 6 */
+	uint8_t tclass;
+	uint32_t flow;          /* 20 bits */
+	uint16_t paylen;        /* bytes after the GRH through the ICRC */
+	uint8_t nxthdr;         /* WIRE_IB_GRH_NXTHDR */
+	uint8_t hoplmt;
+	uint8_t sgid[16];
+	uint8_t dgid[16];
+};
+
+/* One RoCEv2 packet, decoded from its IP header to its ICRC; or one native
+ * InfiniBand packet, from its LRH to its VCRC (has_lrh). */
 struct wire_roce {
 	int ip_version;         /* 4 or 6 */
 	uint8_t src[16];        /* IPv4: first 4 bytes */
@@ -863,6 +909,15 @@ struct wire_roce {
 	uint32_t icrc_computed;
 	bool icrc_checked;      /* false when the packet was truncated */
 	bool icrc_ok;
+	/* native InfiniBand only (wire_ib_decode); zero for RoCEv2 */
+	bool has_lrh;
+	struct wire_lrh lrh;
+	bool has_grh;           /* then ip_version is 6 and src/dst the GIDs */
+	struct wire_grh grh;
+	bool vcrc_checked;      /* the 2 bytes after the ICRC were captured */
+	bool vcrc_ok;
+	uint16_t vcrc;          /* as carried */
+	uint16_t vcrc_computed;
 	struct wire_rules rules;
 };
 
@@ -882,6 +937,61 @@ WIRE_API int wire_roce_decode(struct wire_roce *r, const uint8_t *ip, size_t len
  * little-endian.
  */
 WIRE_API uint32_t wire_roce_icrc(const uint8_t *ip, size_t len);
+/*
+ * wire_roce_encode() - the RoCEv2 packet |r| describes, from its IP header
+ * to a valid ICRC, into |buf|: IPv4 (r->ip_version 4: DF, TTL 64, a valid
+ * header checksum) or IPv6 (hop limit 64), UDP from r->udp_sport to 4791
+ * with checksum 0 as rxe sends it, the BTH, the extended headers the opcode
+ * implies (taken from r->reth, aeth, deth, imm, ieth; those libwire does
+ * not keep are written as zeros), r->payload_len bytes of payload and
+ * bth.padcnt zero bytes of pad. The has_* flags, udp_dport and the ICRC
+ * fields of |r| are ignored.
+ * Return: bytes written, WIRE_ERR_NOSPACE, WIRE_ERR_INVAL (NULL arguments,
+ * an IP version other than 4 or 6, or a packet longer than 65535 bytes).
+ */
+WIRE_API ssize_t wire_roce_encode(const struct wire_roce *r, uint8_t *buf, size_t cap);
+
+/*
+ * wire_ib_decode() - a native InfiniBand packet (LINKTYPE_INFINIBAND):
+ * LRH, a GRH when LNH says so, BTH and what follows as wire_roce_decode()
+ * decodes it, ICRC, and the VCRC when the frame has it. LRH PktLen sizes
+ * the packet; |wire_len| (0 = not known) is the frame's length on the wire.
+ * The ICRC is verified when the packet was captured whole (ib.icrc), the
+ * VCRC when its two bytes were (ib.vcrc). With a GRH, ip_version is 6 and
+ * src/dst hold the source and destination GIDs; without one both are zero
+ * and the LIDs are in r->lrh.
+ * Return: 0; WIRE_ERR_TRUNC if headers are cut short; WIRE_ERR_MALFORMED
+ * when PktLen, the GRH's PayLen and the frame disagree (ib.lrh.len) or
+ * the headers do not fit; WIRE_ERR_UNSUPP for a raw packet (LNH 0 or 1) or
+ * a GRH whose next header is not IBA transport.
+ */
+WIRE_API int wire_ib_decode(struct wire_roce *r, const uint8_t *lrh, size_t len,
+			    size_t wire_len);
+/*
+ * wire_ib_encode() - the native InfiniBand packet |r| describes, as
+ * wire_roce_encode() builds the transport part, behind r->lrh (and r->grh
+ * when r->lrh.lnh is WIRE_IB_LNH_GLOBAL), with a valid ICRC and VCRC.
+ * PktLen and the GRH's PayLen are computed; the other LRH and GRH fields
+ * are written as given.
+ * Return: bytes written, WIRE_ERR_NOSPACE, WIRE_ERR_INVAL (NULL arguments,
+ * LNH not 2 or 3, or a packet longer than PktLen's 11 bits can count).
+ */
+WIRE_API ssize_t wire_ib_encode(const struct wire_roce *r, uint8_t *buf, size_t cap);
+/*
+ * wire_ib_icrc() - the invariant CRC of a native InfiniBand packet, over
+ * |len| bytes from the LRH (the ICRC itself excluded), with the variant
+ * fields as ones (IBTA 7.8.1): LRH VL and BTH Resv8a on a local packet; the
+ * whole LRH, GRH traffic class, flow label and hop limit and BTH Resv8a on
+ * a global one (LNH 3). Return: the value as stored on the wire, read
+ * little-endian.
+ */
+WIRE_API uint32_t wire_ib_icrc(const uint8_t *lrh, size_t len);
+/*
+ * wire_ib_vcrc() - the variant CRC (IBTA 7.8.2: CRC-16, polynomial 0x100B,
+ * seed 0xffff, complemented) over |len| bytes from the LRH through the
+ * ICRC. Return: the value as stored on the wire, read little-endian.
+ */
+WIRE_API uint16_t wire_ib_vcrc(const uint8_t *lrh, size_t len);
 /* wire_ib_opcode_name() - "RC SEND_FIRST", ...; NULL if unknown. */
 WIRE_API const char *wire_ib_opcode_name(uint8_t opcode);
 /* wire_ib_opcode_toks - every BTH opcode libwire knows, by value. */
