@@ -10,7 +10,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const int links[] = {
 	WIRE_LINK_ETHERNET, WIRE_LINK_RAW, WIRE_LINK_LINUX_SLL, WIRE_LINK_IPV4,
-	WIRE_LINK_IPV6, WIRE_LINK_NETLINK, WIRE_LINK_LINUX_SLL2,
+	WIRE_LINK_IPV6, WIRE_LINK_NETLINK, WIRE_LINK_LINUX_SLL2, WIRE_LINK_INFINIBAND,
 };
 
 static void inside(const uint8_t *p, size_t n, const uint8_t *data, size_t size)
@@ -52,6 +52,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct wire_roce r;
 
 		wire_roce_decode(&r, p.l3_hdr, p.l3_caplen, p.l3_len);
+	}
+	if (p.l3 == WIRE_L3_IB) {
+		struct wire_roce r;
+
+		wire_ib_decode(&r, p.l3_hdr, p.l3_caplen, p.l3_len);
 	}
 	if (p.l3 == WIRE_L3_NETLINK) {
 		struct wire_nl_ls m;

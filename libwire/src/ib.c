@@ -689,3 +689,33 @@ ssize_t wire_ib_encode(const struct wire_roce *r, uint8_t *buf, size_t cap)
 	put_le(crc + ICRC_LEN, wire_ib_vcrc(buf, pktlen), 2);
 	return (ssize_t)wr.done;
 }
+
+void wire_ib_send_init(struct wire_ib_send_iter *it, const uint8_t *msg, size_t len,
+		       uint32_t pmtu)
+{
+	memset(it, 0, sizeof(*it));
+	it->msg = msg;
+	it->len = msg ? len : 0;
+	it->pmtu = pmtu == 256 || pmtu == 512 || pmtu == 1024 || pmtu == 2048 ? pmtu : 4096;
+}
+
+int wire_ib_send_next(struct wire_ib_send_iter *it, struct wire_roce *r)
+{
+	size_t n, left = it->len - it->off;
+	bool first = !it->started, last;
+
+	if (it->started && !left)
+		return 0;
+	n = left < it->pmtu ? left : it->pmtu;
+	last = n == left;
+	if (first)
+		r->bth.opcode = last ? WIRE_IB_RC_SEND_ONLY : WIRE_IB_RC_SEND_FIRST;
+	else
+		r->bth.opcode = last ? WIRE_IB_RC_SEND_LAST : WIRE_IB_RC_SEND_MIDDLE;
+	r->bth.padcnt = last ? (uint8_t)(-n & 3) : 0;
+	r->payload = n ? it->msg + it->off : NULL;
+	r->payload_len = n;
+	it->off += n;
+	it->started = true;
+	return 1;
+}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * pkt.c - from a captured frame to the bytes RDS rides in: link layer
- * (Ethernet with VLAN tags, Linux cooked v1/v2, raw IP, nlmon), IPv4 with
+ * (Ethernet with VLAN tags, Linux cooked v1/v2, raw IP, nlmon; native
+ * InfiniBand is handed on whole to wire_ib_decode()), IPv4 with
  * options, IPv6 with extension headers, TCP and UDP.
  * Ref: pcap LINKTYPE_* registry; RFC 791, 8200, 9293, 768.
  *
@@ -283,6 +284,13 @@ int wire_pkt_decode(struct wire_pkt *p, int linktype, const uint8_t *buf, size_t
 	case WIRE_LINK_IPV6:
 		rc = l3_ip(p, &rd);
 		break;
+	case WIRE_LINK_INFINIBAND:
+		/* LRH on: the link's own headers are wire_ib_decode()'s */
+		p->l3 = WIRE_L3_IB;
+		p->l3_hdr = buf;
+		p->l3_caplen = caplen;
+		p->l3_len = wirelen ? wirelen : caplen;
+		return 0;
 	default:
 		return WIRE_ERR_UNSUPP;
 	}

@@ -30,9 +30,13 @@ enum dump_xport {
 };
 
 /* One end of a flow. */
+/* Native InfiniBand without a GRH has no addresses but LIDs (the value of
+ * AF_IB, the kernel's family for native IB addressing). */
+#define DUMP_FAM_LID 27
+
 struct dump_ep {
-	uint8_t family;         /* 4 or 6; 0 for netlink */
-	uint8_t addr[16];       /* IPv4 in the first 4 bytes */
+	uint8_t family;         /* 4, 6, DUMP_FAM_LID; 0 for netlink */
+	uint8_t addr[16];       /* IPv4 in the first 4 bytes; a LID in the first 2 */
 	uint16_t port;          /* TCP port; UDP port for RoCE; 0 for netlink */
 };
 

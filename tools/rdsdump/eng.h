@@ -172,6 +172,7 @@ void eng_tcp_packet(struct dump_eng *e, const struct wire_pkt *p);
 /* eng_roce.c */
 void eng_qp_close_flow(struct dump_eng *e, struct flow *f);
 void eng_roce_packet(struct dump_eng *e, const struct wire_pkt *p);
+void eng_ib_packet(struct dump_eng *e, const struct wire_pkt *p);
 
 /* eng_nl.c */
 int eng_nl_packet(struct dump_eng *e, const struct wire_pkt *p);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * eng_roce.c - rdsdump's engine on RDS over RoCEv2: a QP's SENDs put back
- * in PSN order and reassembled, and the CM exchanges that set up
- * connections.
+ * eng_roce.c - rdsdump's engine on RDS over RoCEv2 and native InfiniBand:
+ * a QP's SENDs put back in PSN order and reassembled, and the CM exchanges
+ * that set up connections. Both links decode to one struct wire_roce, so
+ * everything after the decoder is shared.
  */
 #include "eng.h"
 
@@ -31,15 +32,31 @@ void eng_qp_close_flow(struct dump_eng *e, struct flow *f)
 	f->closed = true;
 }
 
+/* The packet's endpoints: IP addresses (RoCEv2), GIDs (a GRH), or LIDs. */
+static void packet_eps(const struct wire_roce *r, struct dump_ep *s, struct dump_ep *d)
+{
+	memset(s, 0, sizeof(*s));
+	memset(d, 0, sizeof(*d));
+	if (r->has_lrh && !r->has_grh) {
+		s->family = d->family = DUMP_FAM_LID;
+		s->addr[0] = (uint8_t)(r->lrh.slid >> 8);
+		s->addr[1] = (uint8_t)r->lrh.slid;
+		d->addr[0] = (uint8_t)(r->lrh.dlid >> 8);
+		d->addr[1] = (uint8_t)r->lrh.dlid;
+		return;
+	}
+	s->family = d->family = (uint8_t)r->ip_version;
+	memcpy(s->addr, r->src, 16);
+	memcpy(d->addr, r->dst, 16);
+}
+
 static struct flow *qp_flow(struct dump_eng *e, const struct wire_roce *r)
 {
-	struct dump_ep s = { 0 }, dst = { 0 };
+	struct dump_ep s, dst;
 	struct flow *f;
 	struct conn *c;
 
-	s.family = dst.family = (uint8_t)r->ip_version;
-	memcpy(s.addr, r->src, 16);
-	memcpy(dst.addr, r->dst, 16);
+	packet_eps(r, &s, &dst);
 	f = eng_flow_find(e, F_QP, &s, &dst, r->bth.dqpn);
 	if (f)
 		return f;
@@ -171,13 +188,11 @@ static void cm_packet(struct dump_eng *e, const struct wire_roce *r)
 	struct wire_ibcm cm;
 	struct wire_ibpd pd;
 	struct dump_rec rec;
-	struct dump_ep s = { 0 }, dst = { 0 };
+	struct dump_ep s, dst;
 	struct conn *c;
 	int rc = wire_ibcm_decode(&cm, r->payload, r->payload_len);
 
-	s.family = dst.family = (uint8_t)r->ip_version;
-	memcpy(s.addr, r->src, 16);
-	memcpy(dst.addr, r->dst, 16);
+	packet_eps(r, &s, &dst);
 	eng_rec_init(e, &rec, DUMP_REC_CM, NULL, 0);
 	rec.xp = DUMP_XP_IB;
 	rec.src = s;
@@ -231,23 +246,37 @@ static void cm_packet(struct dump_eng *e, const struct wire_roce *r)
 	eng_emit(e, &rec);
 }
 
-void eng_roce_packet(struct dump_eng *e, const struct wire_pkt *p)
+static void transport_packet(struct dump_eng *e, const struct wire_pkt *p,
+			     const struct wire_roce *r, int rc, const char *layer)
 {
-	struct wire_roce r;
-	int rc = wire_roce_decode(&r, p->l3_hdr, p->l3_caplen, p->l3_len);
-
 	if (rc < 0) {
 		struct dump_rec rec;
 
 		eng_rec_init(e, &rec, DUMP_REC_BAD, NULL, 0);
 		rec.xp = DUMP_XP_IB;
 		rec.u.bad.err = rc;
-		rec.u.bad.layer = "roce";
+		rec.u.bad.layer = layer;
 		eng_emit(e, &rec);
 		return;
 	}
-	if (r.bth.dqpn == 1 && r.bth.opcode == WIRE_IB_UD_SEND_ONLY)
-		cm_packet(e, &r);
+	if (r->bth.dqpn == 1 && r->bth.opcode == WIRE_IB_UD_SEND_ONLY)
+		cm_packet(e, r);
 	else
-		qp_packet(e, p, &r);
+		qp_packet(e, p, r);
+}
+
+void eng_roce_packet(struct dump_eng *e, const struct wire_pkt *p)
+{
+	struct wire_roce r;
+	int rc = wire_roce_decode(&r, p->l3_hdr, p->l3_caplen, p->l3_len);
+
+	transport_packet(e, p, &r, rc, "roce");
+}
+
+void eng_ib_packet(struct dump_eng *e, const struct wire_pkt *p)
+{
+	struct wire_roce r;
+	int rc = wire_ib_decode(&r, p->l3_hdr, p->l3_caplen, p->l3_len);
+
+	transport_packet(e, p, &r, rc, "ib");
 }

@@ -10,9 +10,10 @@
  * prefix mode, so a direction holds at most cfg.keep payload bytes). Bytes
  * the capture lost or cut are skipped inside a payload and resynchronised
  * on anywhere else (resync.c).
- * RDS over RoCEv2: RC SEND packets of a QP are put back into SENDs by PSN
- * (a PSN seen before is a retransmission, one too far ahead a loss), each
- * SEND is one RDS fragment, and libwire's reassembler makes messages.
+ * RDS over RoCEv2 and native InfiniBand: RC SEND packets of a QP are put
+ * back into SENDs by PSN (a PSN seen before is a retransmission, one too
+ * far ahead a loss), each SEND is one RDS fragment, and libwire's
+ * reassembler makes messages.
  * Both feed one model of a kernel receiver per connection and path: the
  * sequence check of rds_recv_incoming, probes, generation numbers and the
  * peer's congestion map.
@@ -536,6 +537,9 @@ int dump_eng_packet(struct dump_eng *e, const struct dump_pkthdr *ph, const uint
 		rc = 1;
 	} else if (p.l4 == WIRE_L4_UDP && p.dport == WIRE_ROCE_UDP_PORT) {
 		eng_roce_packet(e, &p);
+		rc = 1;
+	} else if (p.l3 == WIRE_L3_IB) {
+		eng_ib_packet(e, &p);
 		rc = 1;
 	}
 	e->buf = NULL;  /* the caller's packet is gone after this */

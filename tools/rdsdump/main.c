@@ -319,7 +319,9 @@ static int set_filter(struct opts *o, pcap_t *p, int lt)
 	char *expr = o->expr;
 	char *built = NULL;
 
-	if (!expr && !o->rfile && lt != WIRE_LINK_NETLINK) {
+	/* The RDMA sniffer's InfiniBand link has no UDP or TCP for a filter
+	 * to name: everything it gives is IB. */
+	if (!expr && !o->rfile && lt != WIRE_LINK_NETLINK && lt != WIRE_LINK_INFINIBAND) {
 		size_t cap = 64 + 24 * (o->cfg.ntcp_ports + 1);
 		size_t n;
 

@@ -36,6 +36,8 @@ static inline int dump_linktype(int dlt)
 		return WIRE_LINK_IPV4;
 	case DLT_IPV6:
 		return WIRE_LINK_IPV6;
+	case DLT_INFINIBAND:
+		return WIRE_LINK_INFINIBAND;
 	}
 	return -1;
 }

@@ -117,6 +117,9 @@ static const char *addr_str(char *buf, int family, const uint8_t *a)
 	} else if (family == 6) {
 		if (!inet_ntop(AF_INET6, a, buf, INET6_ADDRSTRLEN))
 			strcpy(buf, "?");
+	} else if (family == DUMP_FAM_LID) {
+		/* decimal, as ibstat and the subnet manager print LIDs */
+		snprintf(buf, INET6_ADDRSTRLEN, "lid:%u", (unsigned)a[0] << 8 | a[1]);
 	} else {
 		strcpy(buf, "?");
 	}
@@ -584,12 +587,17 @@ const struct out_group *dump_rec_fields(enum dump_rec_type t)
 	return &rec_groups[t];
 }
 
-/* An address, or JSON null and text "?" for a family that is neither. */
+static bool has_addr(int family)
+{
+	return family == 4 || family == 6 || family == DUMP_FAM_LID;
+}
+
+/* An address, or JSON null and text "?" for a family that is none. */
 static void f_addr(struct out *o, unsigned id, int family, const uint8_t *a)
 {
 	char buf[INET6_ADDRSTRLEN];
 
-	out_str(o, id, family == 4 || family == 6 ? addr_str(buf, family, a) : NULL);
+	out_str(o, id, has_addr(family) ? addr_str(buf, family, a) : NULL);
 }
 
 /* The attributes of |which|, by name (or number). */
@@ -1866,10 +1874,8 @@ static void stats_json(struct out *o, const struct dump_conn *c)
 	out_elem_obj(o);
 	out_i64(o, SC_CONN, c->id);
 	out_str(o, SC_XPORT, dump_xport_name(c->xp));
-	out_str(o, SC_A, c->a.family == 4 || c->a.family == 6
-				  ? addr_str(buf, c->a.family, c->a.addr) : NULL);
-	out_str(o, SC_B, c->b.family == 4 || c->b.family == 6
-				  ? addr_str(buf, c->b.family, c->b.addr) : NULL);
+	out_str(o, SC_A, has_addr(c->a.family) ? addr_str(buf, c->a.family, c->a.addr) : NULL);
+	out_str(o, SC_B, has_addr(c->b.family) ? addr_str(buf, c->b.family, c->b.addr) : NULL);
 	out_u64(o, SC_NPATHS, c->npaths);
 	stats_pair(o, SC_ADV_NPATHS, c->adv_npaths[0], c->adv_npaths[1]);
 	out_arr_open(o, SC_SPORT_IDX);

@@ -992,6 +992,28 @@ WIRE_API uint32_t wire_ib_icrc(const uint8_t *lrh, size_t len);
  * ICRC. Return: the value as stored on the wire, read little-endian.
  */
 WIRE_API uint16_t wire_ib_vcrc(const uint8_t *lrh, size_t len);
+/* One RC SEND cut into packets of at most |pmtu| payload bytes. */
+struct wire_ib_send_iter {
+	const uint8_t *msg;
+	size_t len;
+	size_t off;
+	uint32_t pmtu;
+	bool started;
+};
+
+/* wire_ib_send_init() - iterate over the packets of a SEND of |len| bytes
+ * at |msg| with path MTU |pmtu| (256, 512, 1024, 2048 or 4096; anything
+ * else is taken as 4096). */
+WIRE_API void wire_ib_send_init(struct wire_ib_send_iter *it, const uint8_t *msg,
+				size_t len, uint32_t pmtu);
+/*
+ * wire_ib_send_next() - the next packet: sets r->bth.opcode (RC
+ * SEND_ONLY, or SEND_FIRST, SEND_MIDDLE..., SEND_LAST), r->bth.padcnt (the
+ * last packet padded to a whole word), r->payload and r->payload_len; the
+ * caller owns the rest (PSN, QP, addresses) and encodes each packet.
+ * Return: 1 if |r| was set, 0 after the last packet.
+ */
+WIRE_API int wire_ib_send_next(struct wire_ib_send_iter *it, struct wire_roce *r);
 /* wire_ib_opcode_name() - "RC SEND_FIRST", ...; NULL if unknown. */
 WIRE_API const char *wire_ib_opcode_name(uint8_t opcode);
 /* wire_ib_opcode_toks - every BTH opcode libwire knows, by value. */
@@ -1176,6 +1198,7 @@ enum wire_linktype {
 	WIRE_LINK_RAW = 101,        /* raw IPv4 or IPv6 */
 	WIRE_LINK_LINUX_SLL = 113,  /* Linux cooked v1 ("any") */
 	WIRE_LINK_IPV4 = 228,
+	WIRE_LINK_INFINIBAND = 247, /* native InfiniBand, from the LRH */
 	WIRE_LINK_IPV6 = 229,
 	WIRE_LINK_NETLINK = 253,    /* nlmon */
 	WIRE_LINK_LINUX_SLL2 = 276, /* Linux cooked v2 */
@@ -1186,6 +1209,7 @@ enum wire_l3 {
 	WIRE_L3_IPV4,
 	WIRE_L3_IPV6,
 	WIRE_L3_NETLINK,
+	WIRE_L3_IB,                 /* native InfiniBand: l3_hdr is the LRH */
 };
 
 enum wire_l4 {
@@ -1207,9 +1231,9 @@ struct wire_pkt {
 	uint8_t vlans;              /* 802.1Q/802.1ad tags skipped */
 	uint16_t sll_proto;         /* cooked captures: the protocol field */
 	enum wire_l3 l3;
-	const uint8_t *l3_hdr;      /* IP header, for RoCEv2 ICRC and rdsdump -X */
+	const uint8_t *l3_hdr;      /* IP header (IB: LRH), for the ICRC and rdsdump -X */
 	size_t l3_caplen;           /* captured bytes from l3_hdr on */
-	size_t l3_len;              /* bytes the IP header says the packet has */
+	size_t l3_len;              /* bytes the IP header says the packet has (IB: the frame's) */
 	uint8_t src[16];            /* IPv4 in the first 4 bytes */
 	uint8_t dst[16];
 	uint8_t ip_proto;           /* final next-header value */
@@ -1233,7 +1257,8 @@ struct wire_pkt {
  * Return: 0; WIRE_ERR_TRUNC if the capture ends inside a header we need;
  * WIRE_ERR_MALFORMED for impossible lengths (IHL < 5, a TCP data offset
  * below 5, IP total length below its header); WIRE_ERR_UNSUPP for an
- * unknown link type. A frame that is not IP or netlink decodes with l3 NONE.
+ * unknown link type. A frame that is not IP or netlink decodes with l3 NONE;
+ * an INFINIBAND frame with l3 IB and nothing decoded (wire_ib_decode()).
  * On an error, l3 and l4 say how far decoding got: l4 TCP or UDP means the
  * error is in that header, l3 set with l4 NONE in the IP header.
  */
