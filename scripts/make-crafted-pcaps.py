@@ -6,7 +6,10 @@ length cuts, garbage, reordering, loss, other link types, pcapng, nlmon).
 
 Most are derived from the lab's real captures in pcaps/captured/7.2/; the
 rest are synthesized. Every random choice comes from a fixed seed, so a
-rerun writes the same bytes. pcaps/crafted/manifest.json records, per
+rerun writes the same bytes. The native InfiniBand and RoCEv2 captures of
+crafted RDS traffic are written by tests/support/mkibcap.c with libwire's
+encoders (the build's mkibcap: $MKIBCAP, default build/asan/tests/mkibcap),
+which prints their manifest entries for this script to merge. pcaps/crafted/manifest.json records, per
 file, its source, its frame count and what was done to which frames (frame
 numbers count from 1, as tcpdump and tshark do).
 
@@ -16,6 +19,7 @@ import json
 import os
 import random
 import struct
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -883,6 +887,15 @@ def nlmon_ls():
                notes=notes)
 
 
+def ib_crafted():
+    exe = os.environ.get("MKIBCAP", os.path.join(HERE, "..", "build", "asan", "tests", "mkibcap"))
+    out = subprocess.run([exe, OUT], check=True, capture_output=True, text=True).stdout
+    entries = json.loads(out)
+    for name, e in sorted(entries.items()):
+        print("%-26s %4d frames %7d bytes" % (name, e["frames"], e["bytes"]))
+    MANIFEST.update(entries)
+
+
 def main():
     global RECS
     os.makedirs(OUT, exist_ok=True)
@@ -903,6 +916,7 @@ def main():
     garbage_frames()
     ib_variants()
     nlmon_ls()
+    ib_crafted()
     MANIFEST["_about"] = {
         "script": "scripts/make-crafted-pcaps.py",
         "frames": "numbered from 1 as tcpdump and tshark do; 'base frame' is a frame of the "

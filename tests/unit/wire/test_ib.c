@@ -421,6 +421,49 @@ static void test_roce_encode_v6_round_trip(void **state)
 	assert_memory_equal(back.payload, pay, sizeof(pay));
 }
 
+/* A 4144-byte RDS fragment at PMTU 1024: FIRST, 3 MIDDLE, LAST of 48;
+ * whole multiples and the empty SEND are one ONLY or end on a full LAST. */
+static void test_ib_send_iter(void **state)
+{
+	static uint8_t msg[4144 + 3];
+	static const struct {
+		size_t len;
+		uint32_t pmtu;
+		uint8_t ops[6];
+		size_t n;
+		uint8_t lastpad;
+	} t[] = {
+		{ 4144, 1024, { 0x00, 0x01, 0x01, 0x01, 0x02 }, 5, 0 },
+		{ 4147, 1024, { 0x00, 0x01, 0x01, 0x01, 0x02 }, 5, 1 },
+		{ 2048, 1024, { 0x00, 0x02 }, 2, 0 },
+		{ 53, 4096, { 0x04 }, 1, 3 },
+		{ 0, 4096, { 0x04 }, 1, 0 },
+		{ 4144, 3000, { 0x00, 0x02 }, 2, 0 },   /* not an MTU: 4096 */
+	};
+	struct wire_ib_send_iter it;
+	struct wire_roce r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		size_t k = 0, off = 0;
+
+		wire_ib_send_init(&it, msg, t[i].len, t[i].pmtu);
+		memset(&r, 0, sizeof(r));
+		while (wire_ib_send_next(&it, &r) == 1) {
+			assert_true(k < t[i].n);
+			assert_int_equal(r.bth.opcode, t[i].ops[k]);
+			assert_int_equal(r.bth.padcnt, k + 1 == t[i].n ? t[i].lastpad : 0);
+			if (r.payload_len)
+				assert_ptr_equal(r.payload, msg + off);
+			off += r.payload_len;
+			k++;
+		}
+		assert_int_equal(k, t[i].n);
+		assert_int_equal(off, t[i].len);
+		assert_int_equal(wire_ib_send_next(&it, &r), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -435,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_ib_encode_invalid),
 		cmocka_unit_test(test_roce_encode_kat),
 		cmocka_unit_test(test_roce_encode_v6_round_trip),
+		cmocka_unit_test(test_ib_send_iter),
 	};
 	return cmocka_run_group_tests_name("wire_ib", tests, NULL, NULL);
 }
