@@ -167,6 +167,20 @@ with tempfile.TemporaryDirectory() as tmp:
     d = subprocess.run([RDSDUMP, "-n", "-t", "-r", cap], capture_output=True, text=True)
     check("partial" in d.stdout or "cut" in d.stdout, "truncated in capture: %r" % d.stdout)
 
+    # --ib: RoCEv2 RC SENDs, one per IB fragment, that rdsdump reads back
+    r = craft("-w", cap, "--ib", "--payload-size", "5000", "--csum", "auto", "--to",
+              "[fd00::3]", "--from", "[fd00::2]", "--no-send")
+    check(r.returncode == 0 and r.stdout == "", "ib pcap write: %r %r" % (r.stdout, r.stderr))
+    d = subprocess.run([RDSDUMP, "-n", "-t", "-r", cap], capture_output=True, text=True)
+    check(d.returncode == 0 and d.stdout ==
+          "IB fd00::2 > fd00::3 qp 0x000011: data 4000 > 4001 seq 1 len 5000 frags 2\n",
+          "rdsdump --ib: %r" % d.stdout)
+    for args, word in [(["--ib"], "--pcap"),
+                       (["--ib", "-w", cap, "--to", "127.0.0.1"], "--no-send")]:
+        r = craft(*args)
+        check(r.returncode == 2 and word in r.stderr and r.stdout == "",
+              "%s: exit %d, stderr %r" % (args, r.returncode, r.stderr))
+
     # bad options: exit 2 and a message naming the problem
     for args, word in [
             (["--bogus"], "bogus"), (["--sport", "70000"], "70000"), (["--flags", "urgent"], "urgent"),

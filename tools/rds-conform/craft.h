@@ -156,6 +156,40 @@ int craft_parse_num(const char *s, uint64_t max, uint64_t *out, char *err, size_
  * none is given. */
 int craft_parse_addr(const char *s, struct rdsu_addr *a, uint16_t *port, char *err, size_t cap);
 
+/*
+ * RDS over RoCEv2, for captures and for the live IB node: the RC QP a
+ * crafted frame travels on, as a capture shows it. The defaults
+ * (craft_qp_init) are what rxe would use over a 1500-byte Ethernet: path
+ * MTU 1024, UDP source port from the QP number.
+ */
+struct craft_qp {
+	struct rdsu_addr src, dst;  /* v4-mapped for IPv4 */
+	uint16_t udp_sport;
+	uint32_t dqpn;              /* the receiver's QP */
+	uint32_t psn;               /* of the next packet; advanced per packet */
+	uint32_t pmtu;              /* 256..4096 */
+};
+
+/* craft_qp_init() - |src| to |dst| on QP |dqpn|, PSN 0, path MTU 1024. */
+void craft_qp_init(struct craft_qp *qp, const struct rdsu_addr *src,
+		   const struct rdsu_addr *dst, uint32_t dqpn);
+
+/* Takes one packet (IP header to ICRC); returns 0, or non-zero to stop. */
+typedef int (*craft_pkt_fn)(void *ctx, const uint8_t *pkt, size_t len);
+
+/*
+ * craft_roce_packets() - |frame| (|len| bytes: an RDS frame, right or
+ * wrong, as one RC SEND) as the RoCEv2 packets that carry it on |qp|:
+ * SEND_ONLY, or SEND_FIRST, MIDDLE..., LAST at the path MTU, the last
+ * padded to a word and asking for an ACK, each with a valid ICRC, handed
+ * to |fn| in order. qp->psn advances by the packets made.
+ * Return: packets made; -1 if |src| and |dst| are not of one family or
+ * the frame is longer than a SEND may be (2^31 bytes); |fn|'s non-zero
+ * value if it stopped.
+ */
+int craft_roce_packets(struct craft_qp *qp, const uint8_t *frame, size_t len, craft_pkt_fn fn,
+		       void *ctx);
+
 /* craft_main() - the craft subcommand; argv[0] is "craft". Return: the
  * exit status (0; 1 the connection failed; 2 bad options). */
 int craft_main(int argc, char **argv);

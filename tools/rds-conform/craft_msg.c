@@ -659,3 +659,53 @@ int craft_parse_addr(const char *s, struct rdsu_addr *a, uint16_t *port, char *e
 	}
 	return 0;
 }
+
+void craft_qp_init(struct craft_qp *qp, const struct rdsu_addr *src,
+		   const struct rdsu_addr *dst, uint32_t dqpn)
+{
+	memset(qp, 0, sizeof(*qp));
+	qp->src = *src;
+	qp->dst = *dst;
+	qp->dqpn = dqpn & 0xffffff;
+	/* rxe: a port from the QP number, in the dynamic range */
+	qp->udp_sport = (uint16_t)(0xc000 | (qp->dqpn & 0x3fff));
+	qp->pmtu = 1024;
+}
+
+int craft_roce_packets(struct craft_qp *qp, const uint8_t *frame, size_t len, craft_pkt_fn fn,
+		       void *ctx)
+{
+	uint8_t pkt[40 + 8 + 12 + 4096 + 4 + 4];
+	bool v4 = rdsu_addr_is_v4(&qp->src);
+	struct wire_ib_send_iter it;
+	struct wire_roce r;
+	int n = 0;
+
+	if (v4 != rdsu_addr_is_v4(&qp->dst) || len > 0x7fffffff)
+		return -1;
+	wire_ib_send_init(&it, frame, len, qp->pmtu);
+	memset(&r, 0, sizeof(r));
+	r.ip_version = v4 ? 4 : 6;
+	memcpy(r.src, v4 ? qp->src.a + 12 : qp->src.a, v4 ? 4 : 16);
+	memcpy(r.dst, v4 ? qp->dst.a + 12 : qp->dst.a, v4 ? 4 : 16);
+	r.udp_sport = qp->udp_sport;
+	r.bth.pkey = 0xffff;
+	r.bth.dqpn = qp->dqpn;
+	while (wire_ib_send_next(&it, &r) == 1) {
+		ssize_t k;
+		int rc;
+
+		r.bth.psn = qp->psn;
+		r.bth.ackreq = r.bth.opcode == WIRE_IB_RC_SEND_ONLY ||
+			       r.bth.opcode == WIRE_IB_RC_SEND_LAST;
+		k = wire_roce_encode(&r, pkt, sizeof(pkt));
+		if (k < 0)
+			return -1;      /* a layout bug: pkt holds any MTU's packet */
+		qp->psn = (qp->psn + 1) & 0xffffff;
+		rc = fn(ctx, pkt, (size_t)k);
+		if (rc)
+			return rc;
+		n++;
+	}
+	return n;
+}

@@ -201,6 +201,18 @@ static int segment(struct cf_pcap *p, const struct cf_pcap_flow *f, int dir, uin
 	return ferror(pcap_dump_file(p->d)) ? -EIO : 0;
 }
 
+int cf_pcap_packet(struct cf_pcap *p, const void *pkt, size_t len)
+{
+	struct pcap_pkthdr ph;
+
+	if (len > sizeof(p->pkt))
+		return -EINVAL;
+	ph.ts = stamp(p);
+	ph.caplen = ph.len = (bpf_u_int32)len;
+	pcap_dump((u_char *)p->d, &ph, pkt);
+	return ferror(pcap_dump_file(p->d)) ? -EIO : 0;
+}
+
 int cf_pcap_syn(struct cf_pcap *p, struct cf_pcap_flow *f)
 {
 	int rc;

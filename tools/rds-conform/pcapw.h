@@ -42,6 +42,8 @@ int cf_pcap_syn(struct cf_pcap *p, struct cf_pcap_flow *f);  /* SYN, SYN-ACK, AC
 int cf_pcap_data(struct cf_pcap *p, struct cf_pcap_flow *f, int dir, const void *buf,
 		 size_t len);
 int cf_pcap_fin(struct cf_pcap *p, struct cf_pcap_flow *f, int dir);
+/* One whole IP packet as given (a RoCEv2 packet, say). */
+int cf_pcap_packet(struct cf_pcap *p, const void *pkt, size_t len);
 int cf_pcap_rst(struct cf_pcap *p, struct cf_pcap_flow *f, int dir);
 
 #endif /* CONFORM_PCAPW_H */

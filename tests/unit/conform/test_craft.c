@@ -463,6 +463,67 @@ static void test_craft_describe(void **state)
 	assert_string_equal(line, "data 4000");
 }
 
+struct pkts {
+	uint8_t b[8][2048];
+	size_t len[8];
+	int n;
+	int stop_at;            /* 1-based packet to answer 7 for, 0 none */
+};
+
+static int keep_pkt(void *ctx, const uint8_t *pkt, size_t len)
+{
+	struct pkts *p = ctx;
+
+	assert_true(p->n < 8 && len <= sizeof(p->b[0]));
+	memcpy(p->b[p->n], pkt, len);
+	p->len[p->n++] = len;
+	return p->n == p->stop_at ? 7 : 0;
+}
+
+/* A 4144-byte frame on a PMTU-1024 QP: five packets with valid ICRCs,
+ * opcodes FIRST, MIDDLE x3, LAST, PSNs from the QP's (wrapping), the
+ * payloads the frame in order. */
+static void test_craft_roce_packets(void **state)
+{
+	static const uint8_t sizes[] = { 0x00, 0x01, 0x01, 0x01, 0x02 };
+	static uint8_t frame[4144];
+	static struct pkts p;
+	struct rdsu_addr a = rdsu_addr_v4(0x0ac70002), b = rdsu_addr_v4(0x0ac70003);
+	struct rdsu_addr v6 = { { 0xfd, [15] = 2 } };
+	struct craft_qp qp;
+	size_t off = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(frame); i++)
+		frame[i] = (uint8_t)(i * 13);
+	craft_qp_init(&qp, &a, &b, 0x123);
+	qp.psn = 0xfffffe;
+	assert_int_equal(craft_roce_packets(&qp, frame, sizeof(frame), keep_pkt, &p), 5);
+	assert_int_equal(qp.psn, 3);
+	for (int i = 0; i < 5; i++) {
+		struct wire_roce r;
+
+		assert_int_equal(wire_roce_decode(&r, p.b[i], p.len[i], p.len[i]), 0);
+		assert_true(r.icrc_ok);
+		assert_int_equal(r.ip_version, 4);
+		assert_memory_equal(r.src, "\x0a\xc7\x00\x02", 4);
+		assert_int_equal(r.bth.opcode, sizes[i]);
+		assert_int_equal(r.bth.dqpn, 0x123);
+		assert_int_equal(r.bth.psn, (0xfffffe + (uint32_t)i) & 0xffffff);
+		assert_int_equal(r.bth.ackreq, i == 4);
+		assert_memory_equal(r.payload, frame + off, r.payload_len);
+		off += r.payload_len;
+	}
+	assert_int_equal(off, sizeof(frame));
+	/* the callback stops it; mixed families are refused */
+	memset(&p, 0, sizeof(p));
+	p.stop_at = 2;
+	assert_int_equal(craft_roce_packets(&qp, frame, sizeof(frame), keep_pkt, &p), 7);
+	assert_int_equal(p.n, 2);
+	craft_qp_init(&qp, &a, &v6, 1);
+	assert_int_equal(craft_roce_packets(&qp, frame, 10, keep_pkt, &p), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -476,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_craft_preface),
 		cmocka_unit_test(test_craft_parse),
 		cmocka_unit_test(test_craft_describe),
+		cmocka_unit_test(test_craft_roce_packets),
 	};
 
 	return cmocka_run_group_tests_name("conform_craft", tests, NULL, NULL);
