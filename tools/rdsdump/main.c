@@ -83,10 +83,11 @@ static const struct argp_option options[] = {
 
 static const char doc[] =
 	"rdsdump -- capture and dissect RDS (Reliable Datagram Sockets) traffic: RDS/TCP, "
-	"RDS over RoCEv2 with its IB CM exchange, and RDMA netlink local-service messages."
+	"RDS over RoCEv2 and native InfiniBand with the IB CM exchange, and RDMA netlink "
+	"local-service messages."
 	"\vEXPRESSION is a pcap filter (pcap-filter(7)). Live captures default to \"tcp port "
-	"16385 or udp port 4791\" (plus each --tcp-port); files are read whole, as rdsdump "
-	"itself picks out RDS traffic. Exit status: 0 success, 1 the input could not be read "
+	"16385 or udp port 4791\" (plus each --tcp-port; none on an InfiniBand device); files "
+	"are read whole, as rdsdump itself picks out RDS traffic. Exit status: 0 success, 1 the input could not be read "
 	"to its end (everything before was printed), 2 bad options or the input could not be "
 	"opened, 3 the output is incomplete: flows closed early to stay within --max-flows or "
 	"--max-mem had bytes in flight, or memory ran out (a warning on stderr says what was "
