@@ -29,6 +29,10 @@
  * JSON document, both from the same numbers.
  */
 
+/* The latency histogram after rr and pingpong: fits 80 columns. */
+#define HIST_ROWS 12
+#define HIST_WIDTH 30
+
 static double rate(uint64_t n, double secs)
 {
 	return secs > 0 ? (double)n / secs : 0;
@@ -101,7 +105,7 @@ static const struct out_group interval_group = OUT_GROUP("interval", interval_fi
 
 enum {
 	ST_TEST, ST_SIZE, ST_RSIZE, ST_DEPTH, ST_SOCKETS, ST_THREADS, ST_PATHS, ST_KVER,
-	ST_PATH_RULE, ST_DURATION, ST_OMIT, ST_WINDOW, ST_VERIFY, ST_SCHED, ST_CLIENT,
+	ST_PATH_RULE, ST_DURATION, ST_OMIT, ST_WINDOW, ST_VERIFY, ST_REVERSE, ST_SCHED, ST_CLIENT,
 	ST_SERVER, ST_CLIENT_STACK, ST_SERVER_STACK, ST__N
 };
 static const struct out_field start_fields[ST__N] = {
@@ -118,6 +122,7 @@ static const struct out_field start_fields[ST__N] = {
 	[ST_OMIT] = F("omit", OUT_DOUBLE),
 	[ST_WINDOW] = F("window", OUT_U64),
 	[ST_VERIFY] = F("verify", OUT_BOOL),
+	[ST_REVERSE] = F("reverse", OUT_BOOL),
 	[ST_SCHED] = F("sched", OUT_STR),
 	[ST_CLIENT] = F("client", OUT_STR),
 	[ST_SERVER] = F("server", OUT_STR),
@@ -237,6 +242,9 @@ void perf_on_interval(void *ud, const struct perf_interval *iv)
 	double secs = iv->end - iv->start;
 	bool stream = o->p.test == PERF_STREAM;
 
+	if (rp->plot && !iv->omitted)
+		(void)plot_point(rp->plot, iv->start, iv->end, rate(iv->c.bytes, secs) * 8);
+
 	if (o->json) {
 		struct out *j = malloc(sizeof(*j));
 
@@ -291,6 +299,8 @@ void perf_print_start(const struct perf_run *run)
 				   : "up to 8 paths, by sending port",
 	       perf_sched_name(o->sched), perf_stack_name(run->kernel),
 	       perf_stack_name(run->server_kernel), p->verify ? ", verified" : "");
+	if (p->reverse)
+		printf("  reverse: the server sends, the client receives and counts\n");
 	if (p->test == PERF_RR && p->rsize != p->size)
 		printf("  responses %u bytes, depth %u\n", p->rsize, p->depth);
 	if (p->buf)
@@ -299,20 +309,32 @@ void perf_print_start(const struct perf_run *run)
 		printf("  librds advertises %u path%s\n", p->paths, p->paths == 1 ? "" : "s");
 }
 
+/* One end's summary line. */
+static void print_side(const char *who, const char *end, double secs, uint64_t msgs,
+		       uint64_t bytes, double cpu)
+{
+	printf("%-8s%s %6.2f s %10.0f msg/s ", who, end, secs, rate(msgs, secs));
+	print_bits(rate(bytes, secs));
+	printf("  %llu messages, cpu %.0f %%\n", (unsigned long long)msgs,
+	       secs > 0 ? 100 * cpu / secs : 0);
+}
+
 void perf_print_end(const struct perf_run *run)
 {
 	const struct perf_client *c = run->c;
 	const struct perf_result *res = run->res;
 
+	bool rev = run->o->p.reverse;
+
 	printf("- - - - - - - - - - - - - - - - - - - - - - - - -\n");
-	printf("sender   %6.2f s %10.0f msg/s ", c->measured, rate(c->total.msgs, c->measured));
-	print_bits(rate(c->total.bytes, c->measured));
-	printf("  %llu messages, cpu %.0f %%\n", (unsigned long long)c->total.msgs,
-	       c->measured > 0 ? 100 * c->cpu / c->measured : 0);
-	printf("receiver %6.2f s %10.0f msg/s ", res->wall, rate(res->msgs, res->wall));
-	print_bits(rate(res->bytes, res->wall));
-	printf("  %llu messages, cpu %.0f %%\n", (unsigned long long)res->msgs,
-	       res->wall > 0 ? 100 * res->cpu / res->wall : 0);
+	if (rev) {
+		print_side("sender", " (server)", res->wall, res->msgs, res->bytes, res->cpu);
+		print_side("receiver", " (client)", c->measured, c->total.msgs, c->total.bytes,
+			   c->cpu);
+	} else {
+		print_side("sender", "", c->measured, c->total.msgs, c->total.bytes, c->cpu);
+		print_side("receiver", "", res->wall, res->msgs, res->bytes, res->cpu);
+	}
 	if (run->o->p.test != PERF_STREAM) {
 		printf("responses          %10.0f /s      ", rate(c->total.rmsgs, c->measured));
 		print_lat(&c->lat);
@@ -333,6 +355,8 @@ void perf_print_end(const struct perf_run *run)
 		printf("verify: %llu errors at the client, %llu at the server\n",
 		       (unsigned long long)c->total.verify_errors,
 		       (unsigned long long)res->verify_errors);
+	if (run->o->p.test != PERF_STREAM && c->lat.n)
+		plot_hist_text(stdout, &c->lat, HIST_ROWS, HIST_WIDTH);
 }
 
 static void json_start(struct out *j, const struct perf_run *run)
@@ -365,6 +389,7 @@ static void json_start(struct out *j, const struct perf_run *run)
 	else
 		out_null(j, ST_WINDOW);
 	out_bool(j, ST_VERIFY, p->verify);
+	out_bool(j, ST_REVERSE, p->reverse);
 	out_str(j, ST_SCHED, perf_sched_name(o->sched));
 	out_str(j, ST_CLIENT, p->client_addr);
 	out_str(j, ST_SERVER, o->host_s);
@@ -382,17 +407,8 @@ static void i64_or_null(struct out *j, unsigned id, int64_t v)
 		out_i64(j, id, v);
 }
 
-static void json_end(struct out *j, const struct perf_run *run)
+static void receiver_json(struct out *j, const struct perf_result *res)
 {
-	const struct perf_client *c = run->c;
-	const struct perf_result *res = run->res;
-	bool stream = run->o->p.test == PERF_STREAM;
-
-	out_obj_open(j, RUN_END);
-	out_obj_open(j, EN_SENDER);
-	count_json(j, &c->total, c->measured, stream);
-	out_close(j);
-	out_obj_open(j, EN_RECEIVER);
 	out_double(j, RX_SECONDS, res->wall);
 	out_u64(j, RX_MESSAGES, res->msgs);
 	out_u64(j, RX_BYTES, res->bytes);
@@ -402,6 +418,36 @@ static void json_end(struct out *j, const struct perf_run *run)
 	out_u64(j, RX_EAGAIN, res->eagain);
 	out_u64(j, RX_ENOBUFS, res->enobufs);
 	out_u64(j, RX_VERIFY_ERRORS, res->verify_errors);
+}
+
+static void json_end(struct out *j, const struct perf_run *run)
+{
+	const struct perf_client *c = run->c;
+	const struct perf_result *res = run->res;
+	bool stream = run->o->p.test == PERF_STREAM;
+
+	out_obj_open(j, RUN_END);
+	out_obj_open(j, EN_SENDER);
+	if (run->o->p.reverse) {
+		/* the server sent; what it counted comes in its result */
+		struct perf_count sc = { .msgs = res->msgs, .bytes = res->bytes,
+					 .eagain = res->eagain, .enobufs = res->enobufs };
+
+		count_json(j, &sc, res->wall, stream);
+	} else {
+		count_json(j, &c->total, c->measured, stream);
+	}
+	out_close(j);
+	out_obj_open(j, EN_RECEIVER);
+	if (run->o->p.reverse) {
+		struct perf_result rr = { .msgs = c->total.msgs, .bytes = c->total.bytes,
+					  .verify_errors = c->total.verify_errors,
+					  .wall = c->measured };
+
+		receiver_json(j, &rr);
+	} else {
+		receiver_json(j, res);
+	}
 	out_close(j);
 	if (!stream)
 		lat_json(j, EN_LATENCY, &c->lat);
