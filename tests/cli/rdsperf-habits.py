@@ -11,6 +11,7 @@ Exit 0 pass, 1 fail.
 """
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -101,6 +102,9 @@ try:
                                "--verify"])
     check(rc == 0, "-R rc %d %s" % (rc, err[-500:]))
     r = json.loads(out)["runs"][0] if rc == 0 else {}
+    # numbers to the precision measured: no float with json-c's 17 digits
+    long = re.findall(r"\d+\.\d{7,}", out)
+    check(not long, "-J numbers with more digits than measured: %r" % long[:5])
     if r:
         st, snd, rcv = r["start"], r["end"]["sender"], r["end"]["receiver"]
         check(st["reverse"] is True and st["sockets"] == 2, "-R start %r" % st)

@@ -58,6 +58,16 @@ static double us(uint64_t ns)
  * object, JSON only: the text lines are iperf-style sentences.
  */
 #define F(k, t) { .key = (k), .type = (t) }
+/*
+ * Numbers to the precision they are measured with, not json-c's 17
+ * digits: times from a nanosecond clock to the microsecond, latencies
+ * (nanoseconds, or a bucket's nanosecond bound) in microseconds to the
+ * nanosecond, rates to a tenth of a message and to the bit, CPU (from
+ * getrusage's microseconds over a second or more) to a tenth of a percent.
+ */
+#define FX(k, d) { .key = (k), .type = OUT_FIXED, .digits = (d) }
+#define SECS 6
+#define USECS 3
 
 enum {
 	LT_SAMPLES, LT_RTT, LT_UNIT, LT_MIN, LT_MEAN, LT_P50, LT_P90, LT_P99, LT_P99_9,
@@ -65,10 +75,10 @@ enum {
 };
 static const struct out_field lat_fields[LT__N] = {
 	[LT_SAMPLES] = F("samples", OUT_U64), [LT_RTT] = F("rtt", OUT_STR),
-	[LT_UNIT] = F("unit", OUT_STR),       [LT_MIN] = F("min", OUT_DOUBLE),
-	[LT_MEAN] = F("mean", OUT_DOUBLE),    [LT_P50] = F("p50", OUT_DOUBLE),
-	[LT_P90] = F("p90", OUT_DOUBLE),      [LT_P99] = F("p99", OUT_DOUBLE),
-	[LT_P99_9] = F("p99_9", OUT_DOUBLE),  [LT_MAX] = F("max", OUT_DOUBLE),
+	[LT_UNIT] = F("unit", OUT_STR),       [LT_MIN] = FX("min", USECS),
+	[LT_MEAN] = FX("mean", USECS),    [LT_P50] = FX("p50", USECS),
+	[LT_P90] = FX("p90", USECS),      [LT_P99] = FX("p99", USECS),
+	[LT_P99_9] = FX("p99_9", USECS),  [LT_MAX] = FX("max", USECS),
 };
 static const struct out_group lat_group = OUT_GROUP("latency", lat_fields);
 
@@ -79,14 +89,14 @@ enum {
 	CT_VERIFY_ERRORS, CT__N, IV_START = CT__N, IV_END, IV_OMITTED, IV_LATENCY, IV__N
 };
 #define COUNT_FIELDS							\
-	[CT_SECONDS] = F("seconds", OUT_DOUBLE),			\
+	[CT_SECONDS] = FX("seconds", SECS),			\
 	[CT_MESSAGES] = F("messages", OUT_U64),				\
 	[CT_BYTES] = F("bytes", OUT_U64),				\
-	[CT_MESSAGES_PER_SECOND] = F("messages_per_second", OUT_DOUBLE), \
-	[CT_BITS_PER_SECOND] = F("bits_per_second", OUT_DOUBLE),	\
+	[CT_MESSAGES_PER_SECOND] = FX("messages_per_second", 1), \
+	[CT_BITS_PER_SECOND] = FX("bits_per_second", 0),	\
 	[CT_RESPONSES] = F("responses", OUT_U64),			\
 	[CT_RESPONSE_BYTES] = F("response_bytes", OUT_U64),		\
-	[CT_RESPONSES_PER_SECOND] = F("responses_per_second", OUT_DOUBLE), \
+	[CT_RESPONSES_PER_SECOND] = FX("responses_per_second", 1), \
 	[CT_EAGAIN] = F("eagain", OUT_U64),				\
 	[CT_ENOBUFS] = F("enobufs", OUT_U64),				\
 	[CT_VERIFY_ERRORS] = F("verify_errors", OUT_U64)
@@ -96,8 +106,8 @@ static const struct out_group count_group = OUT_GROUP("sender", count_fields);
 
 static const struct out_field interval_fields[IV__N] = {
 	COUNT_FIELDS,
-	[IV_START] = F("start", OUT_DOUBLE),
-	[IV_END] = F("end", OUT_DOUBLE),
+	[IV_START] = FX("start", SECS),
+	[IV_END] = FX("end", SECS),
 	[IV_OMITTED] = F("omitted", OUT_BOOL),
 	[IV_LATENCY] = { .key = "latency", .type = OUT_OBJECT, .sub = &lat_group },
 };
@@ -118,8 +128,8 @@ static const struct out_field start_fields[ST__N] = {
 	[ST_PATHS] = F("paths", OUT_U64),
 	[ST_KVER] = F("kver", OUT_U64),
 	[ST_PATH_RULE] = F("path_rule", OUT_STR),
-	[ST_DURATION] = F("duration", OUT_DOUBLE),
-	[ST_OMIT] = F("omit", OUT_DOUBLE),
+	[ST_DURATION] = FX("duration", SECS),
+	[ST_OMIT] = FX("omit", SECS),
 	[ST_WINDOW] = F("window", OUT_U64),
 	[ST_VERIFY] = F("verify", OUT_BOOL),
 	[ST_REVERSE] = F("reverse", OUT_BOOL),
@@ -136,11 +146,11 @@ enum {
 	RX_RESPONSES_SENT, RX_EAGAIN, RX_ENOBUFS, RX_VERIFY_ERRORS, RX__N
 };
 static const struct out_field rx_fields[RX__N] = {
-	[RX_SECONDS] = F("seconds", OUT_DOUBLE),
+	[RX_SECONDS] = FX("seconds", SECS),
 	[RX_MESSAGES] = F("messages", OUT_U64),
 	[RX_BYTES] = F("bytes", OUT_U64),
-	[RX_MESSAGES_PER_SECOND] = F("messages_per_second", OUT_DOUBLE),
-	[RX_BITS_PER_SECOND] = F("bits_per_second", OUT_DOUBLE),
+	[RX_MESSAGES_PER_SECOND] = FX("messages_per_second", 1),
+	[RX_BITS_PER_SECOND] = FX("bits_per_second", 0),
 	[RX_RESPONSES_SENT] = F("responses_sent", OUT_U64),
 	[RX_EAGAIN] = F("eagain", OUT_U64),
 	[RX_ENOBUFS] = F("enobufs", OUT_U64),
@@ -150,8 +160,8 @@ static const struct out_group rx_group = OUT_GROUP("receiver", rx_fields);
 
 enum { CPU_CLIENT, CPU_SERVER, CPU__N };
 static const struct out_field cpu_fields[CPU__N] = {
-	[CPU_CLIENT] = F("client_percent", OUT_DOUBLE),
-	[CPU_SERVER] = F("server_percent", OUT_DOUBLE),
+	[CPU_CLIENT] = FX("client_percent", 1),
+	[CPU_SERVER] = FX("server_percent", 1),
 };
 static const struct out_group cpu_group = OUT_GROUP("cpu", cpu_fields);
 
@@ -193,6 +203,7 @@ static const struct out_field doc_fields[DOC__N] = {
 static const struct out_group doc_group = OUT_GROUP("rdsperf", doc_fields);
 
 #undef F
+#undef FX
 
 /* Into the object |id| of the current group. */
 static void lat_json(struct out *j, unsigned id, const struct hist *h)
