@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct perf_params p, q;
 	struct perf_result r;
 	uint16_t ports[PERF_MAX_SOCKS];
-	bool kernel;
+	bool kernel, reverse;
 
 	if (!line)
 		return 0;
@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check(!memcmp(&p, &q, sizeof(p)));
 		free(again);
 	}
-	(void)ctl_parse_ready(line, ports, 1 + (size % PERF_MAX_SOCKS), &kernel, err, sizeof(err));
+	(void)ctl_parse_ready(line, ports, 1 + (size % PERF_MAX_SOCKS), &kernel, &reverse, err, sizeof(err));
 	(void)ctl_parse_result(line, &r, err, sizeof(err));
 	(void)ctl_parse_stop(line, err, sizeof(err));
 	free(line);

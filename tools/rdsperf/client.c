@@ -103,12 +103,31 @@ static int client_open(struct opts *o, struct rio **r, struct perf_client *c)
 	return 0;
 }
 
+/*
+ * RDS refuses a message larger than the sender's SNDBUF (EMSGSIZE): say so
+ * before the test rather than fail on its first send. The server checks
+ * its own sends (responses, a reverse stream). Return: 0; -1 (said).
+ */
+static int check_size(const struct opts *o, const struct perf_client *c)
+{
+	uint32_t budget = rio_sndbuf(c->socks[0]);
+
+	if (o->p.reverse || o->p.size <= budget)
+		return 0;
+	fprintf(stderr,
+		"rdsperf: messages of %u bytes do not fit the send buffer of %u bytes (RDS "
+		"refuses a message larger than SNDBUF): raise it with -w %u\n",
+		o->p.size, budget, o->p.size);
+	return -1;
+}
+
 /* Propose the test; the server's ports go to c->dports. Return: 0; -1
  * (said on stderr). */
 static int client_propose(struct opts *o, struct ctl *cc, struct perf_client *c, char *line,
 			  bool *server_kernel)
 {
 	char err[256];
+	bool reverse = false;
 	int e;
 
 	if ((e = ctl_send(cc, ctl_start_line(&o->p))) < 0 ||
@@ -116,8 +135,14 @@ static int client_propose(struct opts *o, struct ctl *cc, struct perf_client *c,
 		fprintf(stderr, "rdsperf: control connection: %s\n", strerror(-e));
 		return -1;
 	}
-	if (ctl_parse_ready(line, c->dports, o->p.sockets, server_kernel, err, sizeof(err)) < 0) {
+	if (ctl_parse_ready(line, c->dports, o->p.sockets, server_kernel, &reverse, err,
+			    sizeof(err)) < 0) {
 		fprintf(stderr, "rdsperf: server refused the test: %s\n", err);
+		return -1;
+	}
+	if (reverse != o->p.reverse) {
+		fprintf(stderr, "rdsperf: the server does not run reverse tests (an older "
+				"rdsperf): it would not send\n");
 		return -1;
 	}
 	return 0;
@@ -156,9 +181,10 @@ static int client_measure(struct opts *o, struct ctl *cc, struct perf_run *run, 
 	c->on_interval = perf_on_interval;
 	c->ud = run;
 	c->stop = &perf_stop;
+	c->watch_fd = -1;
 	rt0 = perf_librds_retransmits(c->r);
 	tr0 = tcp_retrans_segs();
-	run->err = perf_client_run(c);
+	run->err = o->p.reverse ? perf_recv_run(c) : perf_client_run(c);
 	run->rt_client = rt0 < 0 ? -1 : perf_librds_retransmits(c->r) - rt0;
 	tr1 = tcp_retrans_segs();
 	run->rt_host = tr0 < 0 || tr1 < 0 ? -1 : tr1 - tr0;
@@ -174,19 +200,26 @@ static int client_measure(struct opts *o, struct ctl *cc, struct perf_run *run, 
 
 /* One test: propose, run, collect. Return: 0; 1 when the test ran but
  * failed (verification, a socket error); 2 when it could not run. */
-static int run_one(struct opts *o, struct ctl *cc, struct json_object *runs)
+static int run_one(struct opts *o, struct ctl *cc, struct json_object *runs, struct plot *plot)
 {
 	struct perf_client c;
 	struct perf_result res;
 	struct perf_run run = { .o = o, .c = &c, .res = &res, .kernel = o->cfg.kernel };
+	char label[80];
 	char *line = malloc(CTL_MAX_LINE + 1);
 	int rc = 2;
 
 	memset(&c, 0, sizeof(c));
 	if (!line)
 		return 2;
-	if (client_open(o, &c.r, &c) < 0 || client_propose(o, cc, &c, line, &run.server_kernel) < 0)
+	if (client_open(o, &c.r, &c) < 0 || check_size(o, &c) < 0 ||
+	    client_propose(o, cc, &c, line, &run.server_kernel) < 0)
 		goto out;
+	if (plot) {
+		snprintf(label, sizeof(label), "%s %u B%s", perf_test_name(o->p.test), o->p.size,
+			 o->p.reverse ? " reverse" : "");
+		run.plot = plot_series_new(plot, label);
+	}
 	if (o->json)
 		run.intervals = json_object_new_array();
 	else
@@ -194,6 +227,8 @@ static int run_one(struct opts *o, struct ctl *cc, struct json_object *runs)
 	if (client_measure(o, cc, &run, line) < 0)
 		goto out;
 	rc = run.err < 0 || c.total.verify_errors || res.verify_errors ? 1 : 0;
+	if (run.plot && o->p.test != PERF_STREAM)
+		plot_latency(run.plot, &c.lat);
 	if (run.err < 0)
 		fprintf(stderr, "rdsperf: test stopped: %s\n", rdsu_strerror(run.err));
 	if (o->json) {
@@ -211,21 +246,49 @@ out:
 	return rc;
 }
 
+/* The picture of every run, into the file opened before they started. */
+static int write_plot(const struct opts *o, FILE *f, struct plot *plot)
+{
+	int e = plot_svg(f, plot);
+
+	if (fclose(f) != 0 || e < 0) {
+		fprintf(stderr, "rdsperf: --plot %s: %s\n", o->plot, strerror(errno));
+		return 2;
+	}
+	return 0;
+}
+
 int perf_run_client(struct opts *o)
 {
 	struct ctl *cc = calloc(1, sizeof(*cc));
 	struct json_object *runs = NULL;
+	struct plot *plot = NULL;
+	FILE *pf = NULL;
 	char a[64];
 	int e, rc = 0;
 
 	if (!cc)
 		return 2;
+	/* a file that cannot be written is said before the tests, not after */
+	if (o->plot) {
+		plot = calloc(1, sizeof(*plot));
+		pf = fopen(o->plot, "w");
+		if (!plot || !pf) {
+			fprintf(stderr, "rdsperf: --plot %s: %s\n", o->plot, strerror(errno));
+			if (pf)
+				fclose(pf);
+			free(plot);
+			free(cc);
+			return 2;
+		}
+		snprintf(plot->title, sizeof(plot->title), "rdsperf to %s", o->host_s);
+	}
 	if (!o->have_src) {
 		e = rio_route_source(&o->host, &o->src);
 		if (e < 0) {
 			fprintf(stderr, "rdsperf: no route to %s: %s\n", o->host_s, strerror(-e));
-			free(cc);
-			return 2;
+			rc = 2;
+			goto out;
 		}
 		/* On loopback both ends would get the same address, and two
 		 * RDS stacks cannot share one: take the next 127 address. */
@@ -237,8 +300,8 @@ int perf_run_client(struct opts *o)
 	if (cc->fd < 0) {
 		fprintf(stderr, "rdsperf: control connection to %s port %u: %s\n", o->host_s,
 			o->ctl_port, strerror(-cc->fd));
-		free(cc);
-		return 2;
+		rc = 2;
+		goto out;
 	}
 	if (o->json) {
 		runs = json_object_new_array();
@@ -252,7 +315,7 @@ int perf_run_client(struct opts *o)
 		o->p.size = o->sizes[i];
 		if (!o->rsize_set)
 			o->p.rsize = o->p.test == PERF_STREAM ? 0 : o->p.size;
-		r = run_one(o, cc, runs);
+		r = run_one(o, cc, runs, plot);
 		if (r > rc)
 			rc = r;
 		if (r == 2)
@@ -261,6 +324,14 @@ int perf_run_client(struct opts *o)
 	if (runs)
 		perf_json_doc(runs);
 	close(cc->fd);
+out:
+	if (pf) {
+		int w = write_plot(o, pf, plot);
+
+		rc = w > rc ? w : rc;
+		plot_free(plot);
+		free(plot);
+	}
 	free(cc);
 	return rc;
 }

@@ -65,6 +65,8 @@ int perf_params_check(const struct perf_params *p, char *err, size_t errlen)
 		return fail(err, errlen, "omit must be 0 to 3600 seconds");
 	if (p->test == PERF_PINGPONG && (p->depth != 1 || p->sockets != 1))
 		return fail(err, errlen, "pingpong is one socket with one message in flight");
+	if (p->reverse && p->test != PERF_STREAM)
+		return fail(err, errlen, "reverse is for stream tests (rr and pingpong go both ways)");
 	return 0;
 }
 
@@ -103,6 +105,7 @@ char *ctl_start_line(const struct perf_params *p)
 	json_object_object_add(j, "omit", json_object_new_double(p->omit));
 	json_object_object_add(j, "buf", json_object_new_int64(p->buf));
 	json_object_object_add(j, "verify", json_object_new_boolean(p->verify));
+	json_object_object_add(j, "reverse", json_object_new_boolean(p->reverse));
 	json_object_object_add(j, "client_addr", json_object_new_string(p->client_addr));
 	for (unsigned i = 0; i < p->sockets && i < PERF_MAX_SOCKS; i++)
 		json_object_array_add(ports, json_object_new_int(p->client_ports[i]));
@@ -110,7 +113,7 @@ char *ctl_start_line(const struct perf_params *p)
 	return line_of(j);
 }
 
-char *ctl_ready_line(const uint16_t *ports, unsigned n, bool kernel)
+char *ctl_ready_line(const uint16_t *ports, unsigned n, bool kernel, bool reverse)
 {
 	struct json_object *j = msg("ready"), *a = json_object_new_array();
 
@@ -118,6 +121,7 @@ char *ctl_ready_line(const uint16_t *ports, unsigned n, bool kernel)
 		json_object_array_add(a, json_object_new_int(ports[i]));
 	json_object_object_add(j, "ports", a);
 	json_object_object_add(j, "kernel", json_object_new_boolean(kernel));
+	json_object_object_add(j, "reverse", json_object_new_boolean(reverse));
 	return line_of(j);
 }
 
@@ -242,6 +246,13 @@ static int get_b(struct json_object *j, const char *k, bool *out, char *err, siz
 	return 0;
 }
 
+/* A flag added after version 1's first release: absent is false. */
+static int get_b_opt(struct json_object *j, const char *k, bool *out, char *err, size_t errlen)
+{
+	*out = false;
+	return json_object_object_get_ex(j, k, NULL) ? get_b(j, k, out, err, errlen) : 0;
+}
+
 static int get_ports(struct json_object *j, const char *k, uint16_t *ports, unsigned n, char *err,
 		     size_t errlen)
 {
@@ -287,7 +298,8 @@ int ctl_parse_start(const char *line, struct perf_params *p, char *err, size_t e
 	    get_u(j, "paths", 8, &u[4], err, errlen) || get_u(j, "kver", 7, &u[5], err, errlen) ||
 	    get_u(j, "buf", PERF_MAX_BUF, &u[6], err, errlen) ||
 	    get_d(j, "duration", &p->duration, err, errlen) ||
-	    get_d(j, "omit", &p->omit, err, errlen) || get_b(j, "verify", &p->verify, err, errlen))
+	    get_d(j, "omit", &p->omit, err, errlen) || get_b(j, "verify", &p->verify, err, errlen) ||
+	    get_b_opt(j, "reverse", &p->reverse, err, errlen))
 		goto out;
 	p->size = (uint32_t)u[0];
 	p->rsize = (uint32_t)u[1];
@@ -323,8 +335,8 @@ out:
 	return e;
 }
 
-int ctl_parse_ready(const char *line, uint16_t *ports, unsigned n, bool *kernel, char *err,
-		    size_t errlen)
+int ctl_parse_ready(const char *line, uint16_t *ports, unsigned n, bool *kernel, bool *reverse,
+		    char *err, size_t errlen)
 {
 	struct json_object *j = parse(line, "ready", err, errlen);
 	int e = -1;
@@ -332,7 +344,8 @@ int ctl_parse_ready(const char *line, uint16_t *ports, unsigned n, bool *kernel,
 	if (!j)
 		return -1;
 	if (get_ports(j, "ports", ports, n, err, errlen) == 0 &&
-	    get_b(j, "kernel", kernel, err, errlen) == 0)
+	    get_b(j, "kernel", kernel, err, errlen) == 0 &&
+	    get_b_opt(j, "reverse", reverse, err, errlen) == 0)
 		e = 0;
 	json_object_put(j);
 	return e;

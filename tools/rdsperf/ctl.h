@@ -44,13 +44,14 @@ struct perf_params {
 	uint32_t buf;           /* SNDBUF and RCVBUF of every socket, both ends
 				 * (0: the stack's default) */
 	bool verify;            /* fill and check every payload byte */
+	bool reverse;           /* stream: the server sends, the client receives */
 	char client_addr[64];   /* the client's RDS address */
 	uint16_t client_ports[PERF_MAX_SOCKS];
 };
 
 /* What the server counted between start and stop. */
 struct perf_result {
-	uint64_t msgs, bytes;   /* messages and payload bytes received */
+	uint64_t msgs, bytes;   /* messages and payload bytes received; sent, with reverse */
 	uint64_t sent;          /* responses sent (rr, pingpong) */
 	uint64_t verify_errors; /* messages whose payload or sequence was wrong */
 	uint64_t eagain, enobufs;
@@ -68,7 +69,9 @@ int perf_test_parse(const char *s, enum perf_test *out);
 
 /* The encoders return a newly allocated line (with "\n"); NULL on ENOMEM. */
 char *ctl_start_line(const struct perf_params *p);
-char *ctl_ready_line(const uint16_t *ports, unsigned n, bool kernel);
+/* |reverse|: the server will send. A server that leaves it out predates
+ * reverse tests and would not send: the client refuses to wait for that. */
+char *ctl_ready_line(const uint16_t *ports, unsigned n, bool kernel, bool reverse);
 char *ctl_error_line(const char *why);
 char *ctl_stop_line(void);
 char *ctl_result_line(const struct perf_result *r);
@@ -79,8 +82,8 @@ char *ctl_result_line(const struct perf_result *r);
  * out of range, or an "error" object, whose text is copied).
  */
 int ctl_parse_start(const char *line, struct perf_params *p, char *err, size_t errlen);
-int ctl_parse_ready(const char *line, uint16_t *ports, unsigned n, bool *kernel, char *err,
-		    size_t errlen);
+int ctl_parse_ready(const char *line, uint16_t *ports, unsigned n, bool *kernel, bool *reverse,
+		    char *err, size_t errlen);
 int ctl_parse_stop(const char *line, char *err, size_t errlen);
 int ctl_parse_result(const char *line, struct perf_result *r, char *err, size_t errlen);
 

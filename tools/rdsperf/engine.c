@@ -288,15 +288,29 @@ static void fold(struct worker *w, rdsu_ns at)
 	hist_reset(w->hcur);
 }
 
+static bool fd_readable(int fd)
+{
+	struct pollfd pf = { .fd = fd, .events = POLLIN };
+
+	return poll(&pf, 1, 0) > 0;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct perf_client *c = w->c;
 	bool counting = false;
+	rdsu_ns watch_at = 0;
 
 	for (;;) {
 		rdsu_ns now = rdsu_clock();
 		int e;
+
+		if (c->watch_fd >= 0 && now >= watch_at) {
+			watch_at = now + CTL_CHECK;
+			if (fd_readable(c->watch_fd))
+				w->t_end = now;
+		}
 
 		if (!counting && now >= w->omit_end) {
 			counting = true;
@@ -417,6 +431,113 @@ out:
 }
 
 /* ------------------------------------------------------------------------
+ * The client's end of a reverse stream
+ */
+
+/* Read what is there on every socket. Return: 1 if anything came, 0 if
+ * not, negative errno. */
+static int recv_round(struct perf_client *c, uint64_t *rxseq, uint8_t *rx, uint32_t cap,
+		      struct perf_count *cur, struct perf_count *tot, rdsu_ns omit_end)
+{
+	const struct perf_params *p = c->p;
+	bool progress = false;
+
+	for (unsigned i = 0; i < p->sockets; i++) {
+		struct rdsu_addr from;
+		uint16_t sport;
+		bool trunc;
+		ssize_t n;
+
+		/* a burst at most, so one busy socket cannot starve the others */
+		for (unsigned k = 0; k < BURST; k++) {
+			bool bad;
+
+			n = rio_recv(c->socks[i], rx, cap, &from, &sport, &trunc);
+			if (n < 0)
+				break;
+			progress = true;
+			bad = p->verify && (trunc || (uint32_t)n != p->size ||
+					    !payload_check(rx, (uint32_t)n, (uint16_t)i, rxseq[i]));
+			rxseq[i]++;
+			cur->msgs++;
+			cur->bytes += (uint64_t)n;
+			cur->verify_errors += bad;
+			if (rdsu_clock() >= omit_end) {
+				tot->msgs++;
+				tot->bytes += (uint64_t)n;
+				tot->verify_errors += bad;
+			}
+		}
+		if (n < 0 && n != -EAGAIN)
+			return (int)n;
+	}
+	return progress;
+}
+
+int perf_recv_run(struct perf_client *c)
+{
+	const struct perf_params *p = c->p;
+	uint32_t cap = p->size + 1;
+	uint8_t *rx = malloc(cap);
+	uint64_t rxseq[PERF_MAX_SOCKS] = { 0 };
+	rdsu_ns t0 = rdsu_clock(), omit_end = t0 + (rdsu_ns)(p->omit * 1e9);
+	rdsu_ns t_end = omit_end + (rdsu_ns)(p->duration * 1e9), t_stop;
+	rdsu_ns iv = (rdsu_ns)(c->interval * 1e9), next_iv = iv ? t0 + iv : RDSU_NS_NEVER;
+	double cpu0 = 0;
+	int e = 0;
+
+	memset(&c->cur, 0, sizeof(c->cur));
+	memset(&c->total, 0, sizeof(c->total));
+	hist_reset(&c->lat);
+	if (!rx) {
+		c->error = -ENOMEM;
+		return -ENOMEM;
+	}
+	for (;;) {
+		rdsu_ns now = rdsu_clock();
+
+		if (!cpu0 && now >= omit_end)
+			cpu0 = cpu_seconds();
+		if (now >= next_iv || now >= t_end || *c->stop) {
+			rdsu_ns at = min_ns(min_ns(now, next_iv), t_end);
+
+			c->cur.start = c->cur.end;
+			c->cur.end = (double)(at - t0) / 1e9;
+			c->cur.omitted = at <= omit_end;
+			if (c->on_interval && c->cur.end > c->cur.start)
+				c->on_interval(c->ud, &c->cur);
+			memset(&c->cur.c, 0, sizeof(c->cur.c));
+			while (iv && next_iv <= now)
+				next_iv += iv;
+		}
+		if (now >= t_end || *c->stop)
+			break;
+		e = recv_round(c, rxseq, rx, cap, &c->cur.c, &c->total, omit_end);
+		if (e < 0)
+			break;
+		if (e == 0) {
+			struct rio_sock *socks[PERF_MAX_SOCKS];
+			unsigned want[PERF_MAX_SOCKS], got[PERF_MAX_SOCKS];
+
+			for (unsigned i = 0; i < p->sockets; i++) {
+				socks[i] = c->socks[i];
+				want[i] = RIO_POLLIN;
+			}
+			e = rio_wait(c->r, socks, want, got, p->sockets, min_ns(next_iv, t_end));
+			if (e < 0 && e != -EINTR)
+				break;
+		}
+		e = 0;
+	}
+	t_stop = rdsu_clock();
+	c->measured = t_stop > omit_end ? (double)(t_stop - omit_end) / 1e9 : 0;
+	c->cpu = cpu0 ? cpu_seconds() - cpu0 : 0;
+	free(rx);
+	c->error = e;
+	return e;
+}
+
+/* ------------------------------------------------------------------------
  * Server
  */
 
@@ -452,13 +573,6 @@ static int respond(struct perf_server *s, unsigned i, struct ssock *ss, uint8_t 
 		s->res.sent += counting;
 	}
 	return 1;
-}
-
-static bool ctl_readable(int fd)
-{
-	struct pollfd pf = { .fd = fd, .events = POLLIN };
-
-	return poll(&pf, 1, 0) > 0;
 }
 
 int perf_server_run(struct perf_server *s)
@@ -543,7 +657,7 @@ int perf_server_run(struct perf_server *s)
 		}
 		if (!stop_at && rdsu_clock() >= ctl_at) {
 			ctl_at = rdsu_clock() + CTL_CHECK;
-			if (ctl_readable(s->ctl_fd))
+			if (fd_readable(s->ctl_fd))
 				stop_at = rdsu_clock();
 		}
 		if (stop_at) {

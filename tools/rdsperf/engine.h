@@ -59,6 +59,8 @@ struct perf_client {
 	perf_interval_fn on_interval;
 	void *ud;
 	volatile int *stop;         /* set by a signal: end early */
+	int watch_fd;               /* >= 0: end early when it turns readable (a
+				     * reverse test's sender: the client's "stop") */
 	/* results */
 	struct perf_count total;    /* after the warm-up */
 	struct hist lat;            /* after the warm-up */
@@ -74,6 +76,15 @@ struct perf_client {
 /* perf_client_run() - run the test described by c->p. Return: 0; negative
  * errno when a socket failed (c->error says the same). */
 int perf_client_run(struct perf_client *c);
+
+/*
+ * perf_recv_run() - the receiving end of a reverse stream, on the client:
+ * count what arrives on c->socks (msgs and bytes of c->total and of each
+ * interval) for the test's time, checking payloads with --verify. c->dst,
+ * c->dports and c->threads are unused: one thread reads every socket.
+ * Return: 0; negative errno (c->error says the same).
+ */
+int perf_recv_run(struct perf_client *c);
 
 struct perf_server {
 	const struct perf_params *p;

@@ -91,3 +91,38 @@ double hist_mean(const struct hist *h)
 {
 	return h->n ? h->sum / (double)h->n : 0;
 }
+
+unsigned hist_bins(const struct hist *h, uint64_t lo, uint64_t hi, unsigned n, uint64_t *edges,
+		   uint64_t *counts)
+{
+	double ratio;
+
+	if (!h->n || !n)
+		return 0;
+	if (lo < 1)
+		lo = 1;
+	if (hi <= lo)
+		hi = lo + 1;
+	/* geometric edges: latency tails are read on a log scale */
+	ratio = pow((double)hi / (double)lo, 1.0 / n);
+	edges[0] = lo;
+	for (unsigned k = 1; k < n; k++) {
+		edges[k] = (uint64_t)((double)lo * pow(ratio, k) + 0.5);
+		if (edges[k] <= edges[k - 1])
+			edges[k] = edges[k - 1] + 1;
+	}
+	edges[n] = hi > edges[n - 1] ? hi : edges[n - 1] + 1;
+	memset(counts, 0, n * sizeof(*counts));
+	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+		uint64_t v = bucket_low(i);
+		unsigned k = 0;
+
+		if (!h->b[i])
+			continue;
+		v = v < h->min ? h->min : v > h->max ? h->max : v;
+		while (k + 1 < n && v >= edges[k + 1])
+			k++;
+		counts[k] += h->b[i];
+	}
+	return n;
+}

@@ -30,5 +30,14 @@ void hist_merge(struct hist *into, const struct hist *from);
  * bucket that holds it, but never below min or above max. 0 when empty. */
 uint64_t hist_pct(const struct hist *h, double p);
 double hist_mean(const struct hist *h);
+/*
+ * hist_bins() - the samples regrouped into |n| bins with geometric edges
+ * from |lo| to |hi| (edges[0..n], edges[n] = hi): bin k counts the values
+ * in [edges[k], edges[k+1]); below |lo| counts in the first bin, at or
+ * above edges[n-1] in the last, so the counts add up to h->n. Each value
+ * is its bucket's, so within 1.6 %. Return: |n|; 0 when empty.
+ */
+unsigned hist_bins(const struct hist *h, uint64_t lo, uint64_t hi, unsigned n, uint64_t *edges,
+		   uint64_t *counts);
 
 #endif /* RDSPERF_HIST_H */

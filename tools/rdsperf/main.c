@@ -10,6 +10,7 @@
 
 #include <argp.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -32,6 +33,29 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	perf_stop = 1;
+}
+
+/* --logfile, as iperf3's: everything the run prints, errors too, appended
+ * to FILE. Return: 0; -1 (said on stderr, which is still the terminal). */
+static int to_logfile(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+
+	if (fd < 0) {
+		fprintf(stderr, "rdsperf: --logfile %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	if (dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0) {
+		fprintf(stderr, "rdsperf: --logfile %s: %s\n", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	/* lines reach the file as they are printed, as on a terminal */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -63,6 +87,8 @@ int main(int argc, char **argv)
 	 * not the path it was started by. */
 	argv[0] = program_invocation_short_name;
 	if (argp_parse(&ap, argc, argv, 0, NULL, &o) != 0)
+		return 2;
+	if (o.logfile && to_logfile(o.logfile) < 0)
 		return 2;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;

@@ -24,15 +24,15 @@
 #include "parse.h"
 
 enum {
-	O_JSON = 0x100, O_RSIZE, O_DEPTH, O_PATHS, O_THREADS, O_OMIT, O_VERIFY, O_SCHED, O_ONCE,
-	O_TEST, O_BUF, O_CTL_TIMEOUT
+	O_RSIZE = 0x100, O_DEPTH, O_PATHS, O_THREADS, O_OMIT, O_VERIFY, O_SCHED,
+	O_TEST, O_BUF, O_CTL_TIMEOUT, O_LOGFILE, O_PLOT
 };
 
 const struct argp_option perf_options[] = {
 	{ NULL, 0, NULL, 0, "Mode:", 1 },
 	{ "server", 's', NULL, 0, "serve tests (until interrupted; see --one-off)", 1 },
 	{ "client", 'c', "HOST", 0, "run a test against the rdsperf server on HOST", 1 },
-	{ "one-off", O_ONCE, NULL, 0, "server: exit after one client", 1 },
+	{ "one-off", '1', NULL, 0, "server: exit after one client", 1 },
 	{ "ctl-timeout", O_CTL_TIMEOUT, "SECONDS", 0,
 	  "server: drop a client whose next control line does not come within SECONDS "
 	  "(default 10)", 1 },
@@ -47,7 +47,10 @@ const struct argp_option perf_options[] = {
 	  "64 otherwise; K and M suffixes)", 2 },
 	{ "rsize", O_RSIZE, "BYTES", 0, "rr: response size (default: the request size)", 2 },
 	{ "depth", O_DEPTH, "N", 0, "rr: requests in flight per socket (default 1)", 2 },
-	{ "sockets", 'n', "N", 0, "client sockets, each paired with a server socket (default 1)", 2 },
+	{ "sockets", 'n', "N", 0,
+	  "client sockets, each paired with a server socket: parallel streams (default 1)", 2 },
+	{ "parallel", 'P', NULL, OPTION_ALIAS, NULL, 2 },
+	{ "reverse", 'R', NULL, 0, "stream: the server sends and the client receives", 2 },
 	{ "threads", 'T', "N", 0,
 	  "client threads sharing the sockets (default 1; librds: one, its endpoint is "
 	  "single-threaded)", 2 },
@@ -64,7 +67,11 @@ const struct argp_option perf_options[] = {
 	  "wait", 2 },
 	{ NULL, 0, NULL, 0, "Output:", 3 },
 	{ "interval", 'i', "SECONDS", 0, "report every SECONDS (default 1; 0 = summary only)", 3 },
-	{ "json", O_JSON, NULL, 0, "one JSON document with everything, at the end", 3 },
+	{ "json", 'J', NULL, 0, "one JSON document with everything, at the end", 3 },
+	{ "logfile", O_LOGFILE, "FILE", 0, "append the output and the errors to FILE", 3 },
+	{ "plot", O_PLOT, "FILE", 0,
+	  "write an SVG of the throughput per interval and, for rr and pingpong, the latency "
+	  "distribution", 3 },
 	{ "quiet", 'q', NULL, 0, "no interval lines", 3 },
 	{ 0 }
 };
@@ -81,7 +88,7 @@ error_t perf_parse_opt(int key, char *arg, struct argp_state *st)
 	case 'c':
 		o->host_s = arg;
 		return 0;
-	case O_ONCE:
+	case '1':
 		o->once = true;
 		return 0;
 	case O_CTL_TIMEOUT:
@@ -130,6 +137,7 @@ error_t perf_parse_opt(int key, char *arg, struct argp_state *st)
 		o->depth_set = true;
 		return 0;
 	case 'n':
+	case 'P':
 		if (parse_count(arg, 1, PERF_MAX_SOCKS, &v) < 0)
 			argp_error(st, "bad socket count '%s': 1 to %d", arg, PERF_MAX_SOCKS);
 		o->p.sockets = (uint32_t)v;
@@ -176,8 +184,17 @@ error_t perf_parse_opt(int key, char *arg, struct argp_state *st)
 		if (parse_seconds(arg, 0, 3600, &o->interval) < 0 || (o->interval > 0 && o->interval < 0.01))
 			argp_error(st, "bad interval '%s': 0 (none) or 0.01 to 3600 seconds", arg);
 		return 0;
-	case O_JSON:
+	case 'J':
 		o->json = true;
+		return 0;
+	case 'R':
+		o->p.reverse = true;
+		return 0;
+	case O_LOGFILE:
+		o->logfile = arg;
+		return 0;
+	case O_PLOT:
+		o->plot = arg;
 		return 0;
 	case 'q':
 		o->quiet = true;
@@ -194,7 +211,7 @@ error_t perf_parse_opt(int key, char *arg, struct argp_state *st)
 			argp_error(st, "say -s (serve) or -c HOST (run a test)");
 		if (o->server) {
 			if (o->p.verify || o->n_sizes || o->rsize_set || o->depth_set || o->json ||
-			    o->p.buf)
+			    o->p.buf || o->p.reverse || o->plot)
 				argp_error(st, "the client chooses the test; the server takes no test options");
 			return 0;
 		}
@@ -210,6 +227,10 @@ error_t perf_parse_opt(int key, char *arg, struct argp_state *st)
 		}
 		if (o->p.test == PERF_STREAM && (o->rsize_set || o->depth_set))
 			argp_error(st, "--rsize and --depth are for rr and pingpong");
+		if (o->p.reverse && o->p.test != PERF_STREAM)
+			argp_error(st, "-R is for stream tests: rr and pingpong go both ways already");
+		if (o->p.reverse && o->threads > 1)
+			argp_error(st, "-R reads every socket on one thread; leave out --threads");
 		if (o->threads > o->p.sockets)
 			argp_error(st, "%u threads need at least %u sockets", o->threads, o->threads);
 		if (o->threads > 1 && !o->cfg.kernel)

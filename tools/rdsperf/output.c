@@ -29,6 +29,10 @@
  * JSON document, both from the same numbers.
  */
 
+/* The latency histogram after rr and pingpong: fits 80 columns. */
+#define HIST_ROWS 12
+#define HIST_WIDTH 30
+
 static double rate(uint64_t n, double secs)
 {
 	return secs > 0 ? (double)n / secs : 0;
@@ -54,6 +58,16 @@ static double us(uint64_t ns)
  * object, JSON only: the text lines are iperf-style sentences.
  */
 #define F(k, t) { .key = (k), .type = (t) }
+/*
+ * Numbers to the precision they are measured with, not json-c's 17
+ * digits: times from a nanosecond clock to the microsecond, latencies
+ * (nanoseconds, or a bucket's nanosecond bound) in microseconds to the
+ * nanosecond, rates to a tenth of a message and to the bit, CPU (from
+ * getrusage's microseconds over a second or more) to a tenth of a percent.
+ */
+#define FX(k, d) { .key = (k), .type = OUT_FIXED, .digits = (d) }
+#define SECS 6
+#define USECS 3
 
 enum {
 	LT_SAMPLES, LT_RTT, LT_UNIT, LT_MIN, LT_MEAN, LT_P50, LT_P90, LT_P99, LT_P99_9,
@@ -61,10 +75,10 @@ enum {
 };
 static const struct out_field lat_fields[LT__N] = {
 	[LT_SAMPLES] = F("samples", OUT_U64), [LT_RTT] = F("rtt", OUT_STR),
-	[LT_UNIT] = F("unit", OUT_STR),       [LT_MIN] = F("min", OUT_DOUBLE),
-	[LT_MEAN] = F("mean", OUT_DOUBLE),    [LT_P50] = F("p50", OUT_DOUBLE),
-	[LT_P90] = F("p90", OUT_DOUBLE),      [LT_P99] = F("p99", OUT_DOUBLE),
-	[LT_P99_9] = F("p99_9", OUT_DOUBLE),  [LT_MAX] = F("max", OUT_DOUBLE),
+	[LT_UNIT] = F("unit", OUT_STR),       [LT_MIN] = FX("min", USECS),
+	[LT_MEAN] = FX("mean", USECS),    [LT_P50] = FX("p50", USECS),
+	[LT_P90] = FX("p90", USECS),      [LT_P99] = FX("p99", USECS),
+	[LT_P99_9] = FX("p99_9", USECS),  [LT_MAX] = FX("max", USECS),
 };
 static const struct out_group lat_group = OUT_GROUP("latency", lat_fields);
 
@@ -75,14 +89,14 @@ enum {
 	CT_VERIFY_ERRORS, CT__N, IV_START = CT__N, IV_END, IV_OMITTED, IV_LATENCY, IV__N
 };
 #define COUNT_FIELDS							\
-	[CT_SECONDS] = F("seconds", OUT_DOUBLE),			\
+	[CT_SECONDS] = FX("seconds", SECS),			\
 	[CT_MESSAGES] = F("messages", OUT_U64),				\
 	[CT_BYTES] = F("bytes", OUT_U64),				\
-	[CT_MESSAGES_PER_SECOND] = F("messages_per_second", OUT_DOUBLE), \
-	[CT_BITS_PER_SECOND] = F("bits_per_second", OUT_DOUBLE),	\
+	[CT_MESSAGES_PER_SECOND] = FX("messages_per_second", 1), \
+	[CT_BITS_PER_SECOND] = FX("bits_per_second", 0),	\
 	[CT_RESPONSES] = F("responses", OUT_U64),			\
 	[CT_RESPONSE_BYTES] = F("response_bytes", OUT_U64),		\
-	[CT_RESPONSES_PER_SECOND] = F("responses_per_second", OUT_DOUBLE), \
+	[CT_RESPONSES_PER_SECOND] = FX("responses_per_second", 1), \
 	[CT_EAGAIN] = F("eagain", OUT_U64),				\
 	[CT_ENOBUFS] = F("enobufs", OUT_U64),				\
 	[CT_VERIFY_ERRORS] = F("verify_errors", OUT_U64)
@@ -92,8 +106,8 @@ static const struct out_group count_group = OUT_GROUP("sender", count_fields);
 
 static const struct out_field interval_fields[IV__N] = {
 	COUNT_FIELDS,
-	[IV_START] = F("start", OUT_DOUBLE),
-	[IV_END] = F("end", OUT_DOUBLE),
+	[IV_START] = FX("start", SECS),
+	[IV_END] = FX("end", SECS),
 	[IV_OMITTED] = F("omitted", OUT_BOOL),
 	[IV_LATENCY] = { .key = "latency", .type = OUT_OBJECT, .sub = &lat_group },
 };
@@ -101,7 +115,7 @@ static const struct out_group interval_group = OUT_GROUP("interval", interval_fi
 
 enum {
 	ST_TEST, ST_SIZE, ST_RSIZE, ST_DEPTH, ST_SOCKETS, ST_THREADS, ST_PATHS, ST_KVER,
-	ST_PATH_RULE, ST_DURATION, ST_OMIT, ST_WINDOW, ST_VERIFY, ST_SCHED, ST_CLIENT,
+	ST_PATH_RULE, ST_DURATION, ST_OMIT, ST_WINDOW, ST_VERIFY, ST_REVERSE, ST_SCHED, ST_CLIENT,
 	ST_SERVER, ST_CLIENT_STACK, ST_SERVER_STACK, ST__N
 };
 static const struct out_field start_fields[ST__N] = {
@@ -114,10 +128,11 @@ static const struct out_field start_fields[ST__N] = {
 	[ST_PATHS] = F("paths", OUT_U64),
 	[ST_KVER] = F("kver", OUT_U64),
 	[ST_PATH_RULE] = F("path_rule", OUT_STR),
-	[ST_DURATION] = F("duration", OUT_DOUBLE),
-	[ST_OMIT] = F("omit", OUT_DOUBLE),
+	[ST_DURATION] = FX("duration", SECS),
+	[ST_OMIT] = FX("omit", SECS),
 	[ST_WINDOW] = F("window", OUT_U64),
 	[ST_VERIFY] = F("verify", OUT_BOOL),
+	[ST_REVERSE] = F("reverse", OUT_BOOL),
 	[ST_SCHED] = F("sched", OUT_STR),
 	[ST_CLIENT] = F("client", OUT_STR),
 	[ST_SERVER] = F("server", OUT_STR),
@@ -131,11 +146,11 @@ enum {
 	RX_RESPONSES_SENT, RX_EAGAIN, RX_ENOBUFS, RX_VERIFY_ERRORS, RX__N
 };
 static const struct out_field rx_fields[RX__N] = {
-	[RX_SECONDS] = F("seconds", OUT_DOUBLE),
+	[RX_SECONDS] = FX("seconds", SECS),
 	[RX_MESSAGES] = F("messages", OUT_U64),
 	[RX_BYTES] = F("bytes", OUT_U64),
-	[RX_MESSAGES_PER_SECOND] = F("messages_per_second", OUT_DOUBLE),
-	[RX_BITS_PER_SECOND] = F("bits_per_second", OUT_DOUBLE),
+	[RX_MESSAGES_PER_SECOND] = FX("messages_per_second", 1),
+	[RX_BITS_PER_SECOND] = FX("bits_per_second", 0),
 	[RX_RESPONSES_SENT] = F("responses_sent", OUT_U64),
 	[RX_EAGAIN] = F("eagain", OUT_U64),
 	[RX_ENOBUFS] = F("enobufs", OUT_U64),
@@ -145,8 +160,8 @@ static const struct out_group rx_group = OUT_GROUP("receiver", rx_fields);
 
 enum { CPU_CLIENT, CPU_SERVER, CPU__N };
 static const struct out_field cpu_fields[CPU__N] = {
-	[CPU_CLIENT] = F("client_percent", OUT_DOUBLE),
-	[CPU_SERVER] = F("server_percent", OUT_DOUBLE),
+	[CPU_CLIENT] = FX("client_percent", 1),
+	[CPU_SERVER] = FX("server_percent", 1),
 };
 static const struct out_group cpu_group = OUT_GROUP("cpu", cpu_fields);
 
@@ -188,6 +203,7 @@ static const struct out_field doc_fields[DOC__N] = {
 static const struct out_group doc_group = OUT_GROUP("rdsperf", doc_fields);
 
 #undef F
+#undef FX
 
 /* Into the object |id| of the current group. */
 static void lat_json(struct out *j, unsigned id, const struct hist *h)
@@ -236,6 +252,9 @@ void perf_on_interval(void *ud, const struct perf_interval *iv)
 	const struct opts *o = rp->o;
 	double secs = iv->end - iv->start;
 	bool stream = o->p.test == PERF_STREAM;
+
+	if (rp->plot && !iv->omitted)
+		(void)plot_point(rp->plot, iv->start, iv->end, rate(iv->c.bytes, secs) * 8);
 
 	if (o->json) {
 		struct out *j = malloc(sizeof(*j));
@@ -291,6 +310,8 @@ void perf_print_start(const struct perf_run *run)
 				   : "up to 8 paths, by sending port",
 	       perf_sched_name(o->sched), perf_stack_name(run->kernel),
 	       perf_stack_name(run->server_kernel), p->verify ? ", verified" : "");
+	if (p->reverse)
+		printf("  reverse: the server sends, the client receives and counts\n");
 	if (p->test == PERF_RR && p->rsize != p->size)
 		printf("  responses %u bytes, depth %u\n", p->rsize, p->depth);
 	if (p->buf)
@@ -299,20 +320,32 @@ void perf_print_start(const struct perf_run *run)
 		printf("  librds advertises %u path%s\n", p->paths, p->paths == 1 ? "" : "s");
 }
 
+/* One end's summary line. */
+static void print_side(const char *who, const char *end, double secs, uint64_t msgs,
+		       uint64_t bytes, double cpu)
+{
+	printf("%-8s%s %6.2f s %10.0f msg/s ", who, end, secs, rate(msgs, secs));
+	print_bits(rate(bytes, secs));
+	printf("  %llu messages, cpu %.0f %%\n", (unsigned long long)msgs,
+	       secs > 0 ? 100 * cpu / secs : 0);
+}
+
 void perf_print_end(const struct perf_run *run)
 {
 	const struct perf_client *c = run->c;
 	const struct perf_result *res = run->res;
 
+	bool rev = run->o->p.reverse;
+
 	printf("- - - - - - - - - - - - - - - - - - - - - - - - -\n");
-	printf("sender   %6.2f s %10.0f msg/s ", c->measured, rate(c->total.msgs, c->measured));
-	print_bits(rate(c->total.bytes, c->measured));
-	printf("  %llu messages, cpu %.0f %%\n", (unsigned long long)c->total.msgs,
-	       c->measured > 0 ? 100 * c->cpu / c->measured : 0);
-	printf("receiver %6.2f s %10.0f msg/s ", res->wall, rate(res->msgs, res->wall));
-	print_bits(rate(res->bytes, res->wall));
-	printf("  %llu messages, cpu %.0f %%\n", (unsigned long long)res->msgs,
-	       res->wall > 0 ? 100 * res->cpu / res->wall : 0);
+	if (rev) {
+		print_side("sender", " (server)", res->wall, res->msgs, res->bytes, res->cpu);
+		print_side("receiver", " (client)", c->measured, c->total.msgs, c->total.bytes,
+			   c->cpu);
+	} else {
+		print_side("sender", "", c->measured, c->total.msgs, c->total.bytes, c->cpu);
+		print_side("receiver", "", res->wall, res->msgs, res->bytes, res->cpu);
+	}
 	if (run->o->p.test != PERF_STREAM) {
 		printf("responses          %10.0f /s      ", rate(c->total.rmsgs, c->measured));
 		print_lat(&c->lat);
@@ -333,6 +366,8 @@ void perf_print_end(const struct perf_run *run)
 		printf("verify: %llu errors at the client, %llu at the server\n",
 		       (unsigned long long)c->total.verify_errors,
 		       (unsigned long long)res->verify_errors);
+	if (run->o->p.test != PERF_STREAM && c->lat.n)
+		plot_hist_text(stdout, &c->lat, HIST_ROWS, HIST_WIDTH);
 }
 
 static void json_start(struct out *j, const struct perf_run *run)
@@ -365,6 +400,7 @@ static void json_start(struct out *j, const struct perf_run *run)
 	else
 		out_null(j, ST_WINDOW);
 	out_bool(j, ST_VERIFY, p->verify);
+	out_bool(j, ST_REVERSE, p->reverse);
 	out_str(j, ST_SCHED, perf_sched_name(o->sched));
 	out_str(j, ST_CLIENT, p->client_addr);
 	out_str(j, ST_SERVER, o->host_s);
@@ -382,17 +418,8 @@ static void i64_or_null(struct out *j, unsigned id, int64_t v)
 		out_i64(j, id, v);
 }
 
-static void json_end(struct out *j, const struct perf_run *run)
+static void receiver_json(struct out *j, const struct perf_result *res)
 {
-	const struct perf_client *c = run->c;
-	const struct perf_result *res = run->res;
-	bool stream = run->o->p.test == PERF_STREAM;
-
-	out_obj_open(j, RUN_END);
-	out_obj_open(j, EN_SENDER);
-	count_json(j, &c->total, c->measured, stream);
-	out_close(j);
-	out_obj_open(j, EN_RECEIVER);
 	out_double(j, RX_SECONDS, res->wall);
 	out_u64(j, RX_MESSAGES, res->msgs);
 	out_u64(j, RX_BYTES, res->bytes);
@@ -402,6 +429,36 @@ static void json_end(struct out *j, const struct perf_run *run)
 	out_u64(j, RX_EAGAIN, res->eagain);
 	out_u64(j, RX_ENOBUFS, res->enobufs);
 	out_u64(j, RX_VERIFY_ERRORS, res->verify_errors);
+}
+
+static void json_end(struct out *j, const struct perf_run *run)
+{
+	const struct perf_client *c = run->c;
+	const struct perf_result *res = run->res;
+	bool stream = run->o->p.test == PERF_STREAM;
+
+	out_obj_open(j, RUN_END);
+	out_obj_open(j, EN_SENDER);
+	if (run->o->p.reverse) {
+		/* the server sent; what it counted comes in its result */
+		struct perf_count sc = { .msgs = res->msgs, .bytes = res->bytes,
+					 .eagain = res->eagain, .enobufs = res->enobufs };
+
+		count_json(j, &sc, res->wall, stream);
+	} else {
+		count_json(j, &c->total, c->measured, stream);
+	}
+	out_close(j);
+	out_obj_open(j, EN_RECEIVER);
+	if (run->o->p.reverse) {
+		struct perf_result rr = { .msgs = c->total.msgs, .bytes = c->total.bytes,
+					  .verify_errors = c->total.verify_errors,
+					  .wall = c->measured };
+
+		receiver_json(j, &rr);
+	} else {
+		receiver_json(j, res);
+	}
 	out_close(j);
 	if (!stream)
 		lat_json(j, EN_LATENCY, &c->lat);

@@ -16,6 +16,7 @@
 #include "engine.h"
 #include "hist.h"
 #include "out.h"
+#include "plot.h"
 #include "rio.h"
 #include "rio_opt.h"
 
@@ -42,6 +43,8 @@ struct opts {
 	double interval;
 	unsigned ctl_idle;      /* server: seconds for a client's next control line */
 	bool ctl_idle_set;
+	const char *logfile;    /* --logfile: stdout and stderr appended there */
+	const char *plot;       /* --plot: the SVG written at the end */
 };
 
 
@@ -60,6 +63,7 @@ struct perf_run {
 	int64_t rt_client, rt_host;     /* retransmits during the test; -1 unknown */
 	int err;                        /* what stopped the test, or 0 */
 	struct json_object *intervals;  /* --json: perf_on_interval's */
+	struct plot_series *plot;       /* --plot: this run's, or NULL */
 };
 
 

@@ -133,6 +133,64 @@ static void doorman_stop(struct doorman *d)
 	pthread_join(d->th, NULL);
 }
 
+/*
+ * A reverse stream: the server is the sender, with the client's sender
+ * loop, until its time is up or the client's "stop" comes. What it sent
+ * goes back in the result's message and byte counts.
+ */
+static int serve_reverse(struct perf_server *s, const struct rdsu_addr *client)
+{
+	struct perf_client *c = calloc(1, sizeof(*c));
+	int e;
+
+	if (!c)
+		return -ENOMEM;
+	c->p = s->p;
+	c->r = s->r;
+	c->dst = *client;
+	for (unsigned i = 0; i < s->p->sockets; i++) {
+		c->socks[i] = s->socks[i];
+		c->dports[i] = s->p->client_ports[i];
+	}
+	c->threads = 1;
+	c->sched = SCHED_POLL;
+	/* no lines are printed; the ticks bound how long a blocked sender
+	 * takes to see the client's "stop" */
+	c->interval = 0.05;
+	c->stop = &perf_stop;
+	c->watch_fd = s->ctl_fd;
+	e = perf_client_run(c);
+	s->res.msgs = c->total.msgs;
+	s->res.bytes = c->total.bytes;
+	s->res.eagain = c->total.eagain;
+	s->res.enobufs = c->total.enobufs;
+	s->res.cpu = c->cpu;
+	s->res.wall = c->measured;
+	free(c);
+	return e;
+}
+
+/*
+ * RDS refuses a message larger than the sender's SNDBUF (EMSGSIZE), so a
+ * test whose messages cannot fit is refused before it starts rather than
+ * failing on its first send. Here the server's sends: responses, or the
+ * stream of a reverse test. Return: 0; -1 and |err|.
+ */
+static int check_size(const struct perf_server *s, const struct perf_params *p,
+		      char *err, size_t errlen)
+{
+	uint32_t len = p->reverse ? p->size : p->test == PERF_STREAM ? 0 : p->rsize;
+	uint32_t budget = rio_sndbuf(s->socks[0]);
+
+	if (len <= budget)
+		return 0;
+	snprintf(err, errlen,
+		 "%s of %u bytes do not fit the server's send buffer of %u bytes (RDS refuses a "
+		 "message larger than SNDBUF): raise it with -w %u",
+		 p->reverse ? "messages" : "responses", len, budget, len);
+	return -1;
+}
+
 static void serve_client(struct opts *o, struct ctl *cc, const struct rdsu_addr *laddr)
 {
 	char *line = malloc(CTL_MAX_LINE + 1), err[256], a[64];
@@ -195,7 +253,11 @@ static void serve_client(struct opts *o, struct ctl *cc, const struct rdsu_addr 
 				 rdsu_addr_str(laddr, a, sizeof(a)), rdsu_strerror(e));
 			fprintf(stderr, "rdsperf: %s\n", err);
 			ctl_send(cc, ctl_error_line(err));
-		} else if (ctl_send(cc, ctl_ready_line(ports, p.sockets, cfg.kernel)) == 0) {
+		} else if ((e = check_size(&s, &p, err, sizeof(err))) < 0) {
+			fprintf(stderr, "rdsperf: %s\n", err);
+			ctl_send(cc, ctl_error_line(err));
+			e = 0;  /* the client may propose another */
+		} else if (ctl_send(cc, ctl_ready_line(ports, p.sockets, cfg.kernel, p.reverse)) == 0) {
 			fprintf(stderr, "rdsperf: %s from %s, %u socket%s, %u bytes\n",
 				perf_test_name(p.test), p.client_addr, p.sockets,
 				p.sockets == 1 ? "" : "s", p.size);
@@ -203,7 +265,7 @@ static void serve_client(struct opts *o, struct ctl *cc, const struct rdsu_addr 
 			s.r = r;
 			s.ctl_fd = cc->fd;
 			rt0 = perf_librds_retransmits(r);
-			e = perf_server_run(&s);
+			e = p.reverse ? serve_reverse(&s, &client) : perf_server_run(&s);
 			s.res.rds_retransmits = rt0 < 0 ? -1 : perf_librds_retransmits(r) - rt0;
 			s.res.kernel = cfg.kernel;
 			if (e < 0)

@@ -62,7 +62,7 @@ static void test_ready_result_stop(void **state)
 {
 	uint16_t ports[3] = { 10, 20, 30 }, got[3];
 	struct perf_result r, s;
-	bool kernel = false;
+	bool kernel = false, reverse = false;
 	char *line;
 
 	(void)state;
@@ -78,13 +78,14 @@ static void test_ready_result_stop(void **state)
 	r.cpu = 1.5;
 	r.wall = 2.5;
 	r.kernel = true;
-	line = ctl_ready_line(ports, 3, true);
+	line = ctl_ready_line(ports, 3, true, true);
 	chomp(line);
-	assert_int_equal(ctl_parse_ready(line, got, 3, &kernel, err, sizeof(err)), 0);
+	assert_int_equal(ctl_parse_ready(line, got, 3, &kernel, &reverse, err, sizeof(err)), 0);
 	assert_memory_equal(ports, got, sizeof(ports));
 	assert_true(kernel);
+	assert_true(reverse);
 	/* the client asked for 2 sockets: 3 ports is wrong */
-	assert_int_equal(ctl_parse_ready(line, got, 2, &kernel, err, sizeof(err)), -1);
+	assert_int_equal(ctl_parse_ready(line, got, 2, &kernel, &reverse, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "3 ports"));
 	free(line);
 
@@ -106,12 +107,12 @@ static void test_ready_result_stop(void **state)
 static void test_error_passes_reason(void **state)
 {
 	uint16_t got[1];
-	bool kernel;
+	bool kernel, reverse;
 	char *line = ctl_error_line("no AF_RDS here");
 
 	(void)state;
 	chomp(line);
-	assert_int_equal(ctl_parse_ready(line, got, 1, &kernel, err, sizeof(err)), -1);
+	assert_int_equal(ctl_parse_ready(line, got, 1, &kernel, &reverse, err, sizeof(err)), -1);
 	assert_string_equal(err, "peer: no AF_RDS here");
 	free(line);
 }
@@ -195,6 +196,41 @@ static void test_start_ranges(void **state)
 	check_field("client_ports", "[1,2,\"x\"]", "not a port number");
 	check_field("client_ports", "{}", "not a list");
 	check_field("test", "\"pingpong\"", "pingpong is one socket");
+	check_field("reverse", "true", "reverse is for stream tests");
+	check_field("reverse", "\"yes\"", "true/false");
+}
+
+/* A stream the server sends; and the lines of an rdsperf that has no
+ * reverse tests, which must mean "forward", both ways. */
+static void test_reverse(void **state)
+{
+	struct perf_params p = sample(), q;
+	uint16_t got[1];
+	bool kernel, reverse = true;
+	char *line;
+
+	(void)state;
+	p.test = PERF_STREAM;
+	p.depth = 1;
+	p.reverse = true;
+	line = ctl_start_line(&p);
+	chomp(line);
+	assert_int_equal(ctl_parse_start(line, &q, err, sizeof(err)), 0);
+	assert_true(q.reverse);
+	free(line);
+	assert_int_equal(ctl_parse_start("{\"rdsperf\":1,\"op\":\"start\",\"test\":\"stream\","
+					 "\"size\":64,\"rsize\":0,\"depth\":1,\"sockets\":1,"
+					 "\"paths\":8,\"kver\":7,\"buf\":0,\"duration\":1,"
+					 "\"omit\":0,\"verify\":false,\"client_addr\":\"127.0.0.2\","
+					 "\"client_ports\":[5]}",
+					 &q, err, sizeof(err)),
+			 0);
+	assert_false(q.reverse);
+	assert_int_equal(ctl_parse_ready("{\"rdsperf\":1,\"op\":\"ready\",\"ports\":[7],"
+					 "\"kernel\":false}",
+					 got, 1, &kernel, &reverse, err, sizeof(err)),
+			 0);
+	assert_false(reverse);
 }
 
 static void test_overlong_line(void **state)
@@ -218,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_error_passes_reason),
 		cmocka_unit_test(test_start_refused),
 		cmocka_unit_test(test_start_ranges),
+		cmocka_unit_test(test_reverse),
 		cmocka_unit_test(test_overlong_line),
 	};
 	return cmocka_run_group_tests_name("perf_ctl", tests, NULL, NULL);

@@ -104,6 +104,36 @@ static void test_empty(void **state)
 	assert_true(hist_mean(&h) == 0);
 }
 
+/* Bins add up to every sample, geometric edges, the tail in the last. */
+static void test_bins(void **state)
+{
+	uint64_t edges[11], counts[10], sum = 0;
+
+	(void)state;
+	hist_reset(&h);
+	assert_int_equal(hist_bins(&h, 1, 10, 10, edges, counts), 0);
+	for (int i = 0; i < 900; i++)
+		hist_add(&h, 20000);        /* 20 us */
+	for (int i = 0; i < 99; i++)
+		hist_add(&h, 200000);       /* 200 us */
+	hist_add(&h, 50000000);             /* one 50 ms outlier */
+	assert_int_equal(hist_bins(&h, 10000, 1000000, 10, edges, counts), 10);
+	assert_int_equal(edges[0], 10000);
+	assert_int_equal(edges[10], 1000000);
+	for (unsigned k = 1; k <= 10; k++)
+		assert_true(edges[k] > edges[k - 1]);
+	/* each edge about 1.585 times the one before (100x over 10 bins) */
+	assert_true(edges[5] > 99000 && edges[5] < 101000);
+	for (unsigned k = 0; k < 10; k++)
+		sum += counts[k];
+	assert_int_equal(sum, 1000);
+	/* 20 us sits in [15.8, 25.1) us: bin 1 */
+	assert_int_equal(counts[1], 900);
+	/* 200 us in [158, 251) us: bin 6; the outlier in the last */
+	assert_int_equal(counts[6], 99);
+	assert_int_equal(counts[9], 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -112,6 +142,7 @@ int main(void)
 		cmocka_unit_test(test_tail_and_clamp),
 		cmocka_unit_test(test_merge_equals_one),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_bins),
 	};
 	return cmocka_run_group_tests_name("perf_hist", tests, NULL, NULL);
 }
