@@ -367,7 +367,6 @@ struct rdsu_conn *rdsu_conn_get(struct rdsu_ep *ep, int lidx, const struct rdsu_
 				unsigned trans);
 void rdsu_conn_free_all(struct rdsu_ep *ep);
 bool rdsu_conn_slots_by_order(const struct rdsu_conn *c);
-void rdsu_recv_seen_reset(struct rdsu_conn *c);
 int rdsu_conn_find_link(struct rdsu_ep *ep, uint64_t link, struct rdsu_conn **c,
 			struct rdsu_path **cp);
 bool rdsu_conn_hold(struct rdsu_conn *c, uint64_t link, uint16_t sport);
@@ -413,6 +412,7 @@ int rdsu_send_drop_sock(struct rdsu_sock *rs, const struct rdsu_addr *faddr, uin
 /* recv.c */
 ssize_t rdsu_recv_input(struct rdsu_path *cp, const uint8_t *in, size_t len, rdsu_ns now);
 int rdsu_recv_frame(struct rdsu_path *cp, const uint8_t *in, size_t len, rdsu_ns now);
+void rdsu_recv_seen_reset(struct rdsu_conn *c);
 
 /* send.c, frame transports */
 ssize_t rdsu_send_frame(struct rdsu_path *cp, uint8_t *buf, size_t cap);

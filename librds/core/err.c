@@ -43,12 +43,8 @@ const char *rdsu_strerror(int err)
 		return "nothing to do now";
 	case RDSU_ERR_PROTO:
 		return "peer violated the protocol";
-	case RDSU_ERR_CONG:
-		return "destination port congested";
 	case RDSU_ERR_CLOSED:
 		return "link closed";
-	case RDSU_ERR_IO:
-		return "operating system call failed";
 	case RDSU_ERR_INVAL:
 		return "invalid argument";
 	case RDSU_ERR_REFUSED:

@@ -59,9 +59,9 @@ enum rdsu_err {
 	RDSU_OK = 0,
 	RDSU_ERR_AGAIN = -201,   /* nothing to do now; not an error for loops */
 	RDSU_ERR_PROTO = -202,   /* the peer broke the protocol; the path was reset */
-	RDSU_ERR_CONG = -203,    /* reserved: the socket API says -ENOBUFS */
+	/* -203 and -205 are not used: congestion is -ENOBUFS, as the socket
+	 * API says it, and a failed OS call its own negative errno */
 	RDSU_ERR_CLOSED = -204,  /* the link is not (or no longer) the core's: close it */
-	RDSU_ERR_IO = -205,      /* reserved for transports: an OS call failed */
 	RDSU_ERR_INVAL = -206,   /* caller misuse: NULL, bad value, bad config */
 	RDSU_ERR_REFUSED = -207, /* accept: reset this incoming connection */
 	RDSU_ERR_NOTFOUND = -208,/* no such connection or address */
