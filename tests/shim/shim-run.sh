@@ -10,11 +10,15 @@
 #                            client in a network namespace of their own
 #                            (skipped, 77, without qperf or unshare -n)
 #   qperf-shared RDSRUN      the same, both on 127.0.0.1 through rdsd
+#   rdstools RDSRUN PROG     tests/shim/rdstools.c (rds-tools' calls) through
+#                            rdsd, in a network namespace of its own
 # SHIM_PRELOAD_FIRST (a sanitizer runtime) goes first in LD_PRELOAD.
 set -u
 case=$1 run=$2
-if { [ "$case" = qperf ] || [ "$case" = qperf-shared ]; } && [ "${SHIM_IN_NETNS:-}" != 1 ]; then
-	command -v qperf >/dev/null || { echo "SKIP: no qperf (scripts/deps.sh)"; exit 77; }
+if { [ "$case" = qperf ] || [ "$case" = qperf-shared ] || [ "$case" = rdstools ]; } &&
+   [ "${SHIM_IN_NETNS:-}" != 1 ]; then
+	[ "$case" = rdstools ] || command -v qperf >/dev/null ||
+		{ echo "SKIP: no qperf (scripts/deps.sh)"; exit 77; }
 	for u in "unshare -n" "unshare -rn"; do
 		if $u true 2>/dev/null; then
 			SHIM_IN_NETNS=1 exec $u "$0" "$@"
@@ -82,6 +86,13 @@ rdsping)
 		{ echo "FAIL: rdsping did not use AF_RDS"; exit 1; }
 	grep -q "^3 sent, 3 received" "$tmp/out" || { echo "FAIL: pings unanswered"; exit 1; }
 	;;
+rdstools)
+	ip link set lo up || exit 77
+	RDSRUN_DAEMON=1 timeout 120 $run "$1" 127.0.0.1 127.0.0.2 4000 >"$tmp/out" 2>&1
+	rc=$?
+	cat "$tmp/out"
+	[ $rc = 0 ] && grep -q "all passed" "$tmp/out" || { echo "FAIL: rdstools exit $rc"; exit 1; }
+	;;
 qperf|qperf-shared)
 	# qperf tells the client the RDS address of each side from its TCP
 	# control connections: the server takes the address the client dialled,
@@ -120,7 +131,7 @@ qperf|qperf-shared)
 	done
 	;;
 *)
-	echo "usage: shim-run.sh afrds|python|rdsping|qperf|qperf-shared RDSRUN ..."; exit 2
+	echo "usage: shim-run.sh afrds|python|rdsping|qperf|qperf-shared|rdstools RDSRUN ..."; exit 2
 	;;
 esac
 echo "ok"
