@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -62,6 +63,7 @@
 
 #define RDSP_EXPORT __attribute__((visibility("default")))
 #define RDSP_MAX_MSG (1u << 20)      /* RDS_MAX_MSG_SIZE */
+#define RDSP_COALESCE (20 * 1000ull) /* ns: sends closer than this are batched */
 
 struct rdsp_sock {
 	int a, b;                    /* the application's end, the shim's end */
@@ -250,15 +252,57 @@ static void flush_locked(void)
 		sync_sock(s);
 }
 
+/*
+ * A send's flush is a TCP write per message, where librds in the
+ * application's own loop writes a burst at once. A send soon after the
+ * last flush (within RDSP_COALESCE) leaves its message queued and wakes
+ * the thread, which flushes whatever has been queued by the time it has
+ * the lock: a stream's messages leave in batches, while a send after a
+ * pause (a request, a reply) still leaves at once.
+ */
+static int g_kick = -1;          /* eventfd: a deferred flush is wanted */
+static bool g_flush_pending;
+static rdsu_ns g_last_flush;
+
+static void send_flush_locked(void)
+{
+	rdsu_ns now = rdsu_clock();
+
+	if (g_kick >= 0 && now - g_last_flush < RDSP_COALESCE) {
+		if (!g_flush_pending) {
+			uint64_t one = 1;
+
+			g_flush_pending = true;
+			if (REAL(write)(g_kick, &one, sizeof(one)) != sizeof(one))
+				g_flush_pending = false;
+		}
+		if (g_flush_pending)
+			return;
+	}
+	g_last_flush = now;
+	flush_locked();
+}
+
 static void *io_thread(void *arg)
 {
-	struct pollfd pfd = { .fd = rdsu_tcp_fd(g_tcp), .events = POLLIN };
+	struct pollfd pfd[2] = { { .fd = rdsu_tcp_fd(g_tcp), .events = POLLIN },
+				 { .fd = g_kick, .events = POLLIN } };
 
 	(void)arg;
 	for (;;) {
-		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+		if (poll(pfd, g_kick >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
 			break;
+		if (pfd[1].revents & POLLIN) {
+			uint64_t n;
+
+			(void)REAL(read)(g_kick, &n, sizeof(n));
+		}
 		pthread_mutex_lock(&g_lock);
+		if (g_flush_pending) {
+			g_flush_pending = false;
+			g_last_flush = rdsu_clock();
+			flush_locked();
+		}
 		pump_locked();
 		pthread_mutex_unlock(&g_lock);
 	}
@@ -315,6 +359,7 @@ static int endpoint_locked(const struct rdsu_addr *addr)
 		       : -EADDRNOTAVAIL;
 	}
 	g_laddr = *addr;
+	g_kick = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	/* Signals stay with the application's threads. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -323,6 +368,9 @@ static int endpoint_locked(const struct rdsu_addr *addr)
 	if (e) {
 		rdsu_tcp_free(g_tcp);
 		g_tcp = NULL;
+		if (g_kick >= 0)
+			REAL(close)(g_kick);
+		g_kick = -1;
 		return -e;
 	}
 	pthread_detach(th);
@@ -1360,7 +1408,7 @@ static ssize_t do_send(struct rdsp_sock *s, const struct msghdr *mh, int flags)
 				     rdsu_clock());
 		if (e >= 0) {
 			s->sent = true;
-			flush_locked();
+			send_flush_locked();
 			return e;
 		}
 		if (e == -EAGAIN && !looked) {

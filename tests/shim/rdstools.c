@@ -258,7 +258,7 @@ static int stress_task(const char *me, const char *peer, uint16_t port, int id)
 		for (int i = 0; i < NTASKS; i++)
 			if (unacked[i] || (pending[i] < DEPTH && sent[i] < NREQ))
 				pfd.events |= POLLOUT;
-		if (poll(&pfd, 1, 10000) <= 0) {
+		if (poll(&pfd, 1, 30000) <= 0) {
 			CHECK(0, "stress task %s/%d: stalled", me, id);
 			break;
 		}
