@@ -385,7 +385,7 @@ static void accept_one(void)
 static int do_bind(struct dsock *s, const struct rdsd_req *q)
 {
 	struct rdsu_addr a;
-	struct ep *e;
+	struct ep *e = NULL;
 	int r;
 
 	if (s->bound)
@@ -1124,10 +1124,16 @@ int main(int argc, char **argv)
 					ep_mod(s->fd, s, EPOLLIN);
 				}
 				if ((evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !sock_input(s)) {
-					/* later events of this round may name it */
-					for (int k = i + 1; k < n; k++)
-						if (evs[k].data.ptr == s)
+					/* later events of this round may name it
+					 * or one of its channels */
+					for (int k = i + 1; k < n; k++) {
+						bool gone = evs[k].data.ptr == s;
+
+						for (struct chan *c = s->chans; c && !gone; c = c->next)
+							gone = evs[k].data.ptr == c;
+						if (gone)
 							evs[k].data.ptr = &g_listen;
+					}
 					sock_free(s);
 				}
 				break;
