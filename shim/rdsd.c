@@ -72,6 +72,16 @@ struct parked {
 	struct parked *next;
 };
 
+/* A message from one of our own sockets, waiting for room in the
+ * receiver's connection: the loopback transport queues without limit and
+ * never congests (rds_loop_xmit), and so does this queue. */
+struct local_rx {
+	struct local_rx *next;
+	struct rdsd_rx rx;
+	size_t len;
+	uint8_t data[];
+};
+
 struct dsock {
 	struct obj o;
 	int fd;
@@ -89,6 +99,7 @@ struct dsock {
 	uint8_t tos;
 	uint32_t sndbuf, rcvbuf;  /* payload budgets, as librds takes them */
 	bool push_blocked;        /* the connection is full: wait for EPOLLOUT */
+	struct local_rx *lq, **lq_tail; /* local deliveries the connection had no room for */
 	struct chan *chans;
 	struct parked *parked;
 	struct dsock *next;
@@ -258,25 +269,59 @@ static int push(struct dsock *to, const struct rdsd_rx *rx, const void *data, si
 	return 0;  /* the connection is going away: dropped as on close */
 }
 
-/* The loopback transport: a message from |s| to one of our own addresses.
- * Return: the length; -ENOBUFS while the receiver's connection is full. */
+/* Move |s|'s queued local deliveries into its connection while it has room. */
+static void pump_local(struct dsock *s)
+{
+	while (s->lq && !s->push_blocked) {
+		struct local_rx *m = s->lq;
+
+		if (push(s, &m->rx, m->data, m->len) < 0)
+			break;
+		s->lq = m->next;
+		if (!s->lq)
+			s->lq_tail = &s->lq;
+		free(m);
+	}
+}
+
+/* The loopback transport: a message from |s| to one of our own addresses,
+ * queued behind the receiver's earlier local deliveries when its
+ * connection is full. Return: the length; -ENOMEM. */
 static int local_send(struct dsock *s, const struct rdsu_addr *dst, uint16_t dport,
 		      const void *data, size_t len)
 {
 	struct rdsd_rx rx = { .kind = RDSD_RX_MSG };
+	int sent = (int)len;
+	struct local_rx *m;
 	struct dsock *to;
 
 	if (dport == 0) {
 		/* a ping: the pong comes from the port-0 "socket" at once */
 		addr_to_rx(dst, 0, &rx);
-		(void)push(s, &rx, NULL, 0);
-		return (int)len;
+		to = s;
+		data = NULL;
+		len = 0;
+	} else {
+		to = bound_sock(dst, dport);
+		if (!to)
+			return sent;  /* no socket there: dropped (recv_drop_no_sock) */
+		addr_to_rx(&s->baddr, s->bport, &rx);
 	}
-	to = bound_sock(dst, dport);
-	if (!to)
-		return (int)len;  /* no socket there: dropped (recv_drop_no_sock) */
-	addr_to_rx(&s->baddr, s->bport, &rx);
-	return push(to, &rx, data, len) < 0 ? -ENOBUFS : (int)len;
+	if (!to->lq && push(to, &rx, data, len) == 0)
+		return sent;
+	m = malloc(sizeof(*m) + len);
+	if (!m)
+		return -ENOMEM;
+	m->next = NULL;
+	m->rx = rx;
+	m->len = len;
+	if (len)
+		memcpy(m->data, data, len);
+	if (!to->lq_tail)
+		to->lq_tail = &to->lq;
+	*to->lq_tail = m;
+	to->lq_tail = &m->next;
+	return sent;
 }
 
 /* Move |s|'s received messages into its connection while there is room. */
@@ -347,6 +392,12 @@ static void sock_free(struct dsock *s)
 		s->parked = p->next;
 		parked_free(p);
 	}
+	while (s->lq) {
+		struct local_rx *m = s->lq;
+
+		s->lq = m->next;
+		free(m);
+	}
 	close(s->fd);
 	logf_("socket %d closed", s->fd);
 	free(s);
@@ -370,6 +421,7 @@ static void accept_one(void)
 	s->ino = fstat(fd, &st) == 0 ? st.st_ino : 0;
 	s->transport = RDSU_TRANS_NONE;
 	s->sndbuf = s->rcvbuf = RDSU_DEFAULT_BUF;
+	s->lq_tail = &s->lq;
 	big_sndbuf(fd);
 	if (ep_add(fd, s, EPOLLIN) < 0) {
 		close(fd);
@@ -1151,6 +1203,7 @@ int main(int argc, char **argv)
 		for (struct dsock *s = g_socks; s; s = s->next) {
 			if (s->parked)
 				retry_parked(s);
+			pump_local(s);
 			if (pump_rx(s))
 				(void)rdsu_tcp_flush(s->ep->t);
 		}
