@@ -87,6 +87,11 @@ struct rdsp_sock {
 	int chan;                    /* our end of the reply channel, or -1 */
 	uint32_t chan_id, seq;
 	pthread_mutex_t dlock;       /* one request at a time per process */
+	/* Sends to |ok|'s destination within |credit| bytes are not waited
+	 * for (RDSD_SEND_NOREPLY, rdsd_proto.h). */
+	uint32_t credit;
+	bool ok_valid;
+	struct rdsd_req ok;
 	struct rdsp_sock *next;
 };
 
@@ -329,6 +334,8 @@ static void atfork_child(void)
 			if (s->chan >= 0)
 				REAL(close)(s->chan);
 			s->chan = -1;
+			s->credit = 0;
+			s->ok_valid = false;
 			pthread_mutex_init(&s->dlock, NULL);
 		}
 	pthread_mutex_unlock(&g_lock);
@@ -953,10 +960,26 @@ static ssize_t dm_send(struct rdsp_sock *s, int fd, const struct msghdr *mh, int
 			}
 		}
 	}
+	if (s->ok_valid && s->chan >= 0 && total <= s->credit && q.family == s->ok.family &&
+	    q.port == s->ok.port && !memcmp(q.addr, s->ok.addr, sizeof(q.addr))) {
+		struct iovec iov[IOV_MAX + 1];
+		struct msghdr m = { .msg_iov = iov, .msg_iovlen = mh->msg_iovlen + 1 };
+
+		q.arg = RDSD_SEND_NOREPLY;
+		q.chan = s->chan_id;
+		iov[0] = (struct iovec){ &q, sizeof(q) };
+		for (size_t i = 0; i < mh->msg_iovlen; i++)
+			iov[i + 1] = mh->msg_iov[i];
+		e = dm_write(fd, &m);
+		if (e < 0)
+			return e == -EPIPE || e == -ECONNRESET ? -ENOTCONN : e;
+		s->credit -= (uint32_t)total;
+		return (ssize_t)total;
+	}
 	{
 		int fl = REAL(fcntl)(fd, F_GETFL);
 
-		q.arg = !((flags & MSG_DONTWAIT) || (fl >= 0 && (fl & O_NONBLOCK)));
+		q.arg = (flags & MSG_DONTWAIT) || (fl >= 0 && (fl & O_NONBLOCK)) ? 0 : RDSD_SEND_BLOCK;
 	}
 	if (q.arg) {
 		struct timeval tv = { 0 };
@@ -968,7 +991,17 @@ static ssize_t dm_send(struct rdsp_sock *s, int fd, const struct msghdr *mh, int
 			q.timeout_ms = tv.tv_sec > INT_MAX / 1000 - 1 ? INT_MAX
 				       : (int32_t)(tv.tv_sec * 1000 + (tv.tv_usec + 999) / 1000);
 	}
-	return dm_call(s, fd, &q, mh->msg_iov, (int)mh->msg_iovlen, NULL, NULL, NULL);
+	{
+		struct rdsd_req sent = q;
+		uint32_t credit = 0;
+
+		e = dm_call(s, fd, &q, mh->msg_iov, (int)mh->msg_iovlen, NULL, NULL, &credit);
+		s->ok_valid = e >= 0;
+		s->credit = e >= 0 ? credit : 0;
+		if (e >= 0)
+			s->ok = sent;
+		return e;
+	}
 }
 
 static ssize_t dm_recv(int fd, struct msghdr *mh, int flags, bool nb)
@@ -1243,6 +1276,7 @@ RDSP_EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 		s->conn_port = port;
 		if (s->dm) {
 			dm_enter(s);
+			s->ok_valid = false;
 			e = dm_connect_to(s, fd, &addr, port);
 			dm_leave(s);
 		}
@@ -1794,6 +1828,7 @@ RDSP_EXPORT int setsockopt(int fd, int level, int name, const void *v, socklen_t
 			int val = 0;
 			socklen_t l = sizeof(val);
 
+			s->ok_valid = false;
 			e = dm_chan(s, fd);
 			if (e == 0)
 				e = REAL(setsockopt)(s->chan, level, name, v, len) < 0 ? -errno : 0;

@@ -66,6 +66,7 @@ struct parked {
 	struct rdsu_addr dst;
 	uint16_t dport;
 	bool cong_wait;          /* waits for the port, without a timeout */
+	bool noreply;            /* the sender did not wait (RDSD_SEND_NOREPLY) */
 	int64_t deadline_ms;     /* -1: none */
 	size_t len;
 	uint8_t *data;
@@ -101,7 +102,8 @@ struct dsock {
 	bool push_blocked;        /* the connection is full: wait for EPOLLOUT */
 	struct local_rx *lq, **lq_tail; /* local deliveries the connection had no room for */
 	struct chan *chans;
-	struct parked *parked;
+	struct parked *parked, **parked_tail;   /* in order */
+	size_t parked_bytes;
 	struct dsock *next;
 };
 
@@ -422,6 +424,7 @@ static void accept_one(void)
 	s->transport = RDSU_TRANS_NONE;
 	s->sndbuf = s->rcvbuf = RDSU_DEFAULT_BUF;
 	s->lq_tail = &s->lq;
+	s->parked_tail = &s->parked;
 	big_sndbuf(fd);
 	if (ep_add(fd, s, EPOLLIN) < 0) {
 		close(fd);
@@ -491,8 +494,40 @@ static int try_send(struct dsock *s, const struct rdsu_addr *dst, uint16_t dport
 	return r;
 }
 
+/* What |s| may send without waiting for an answer: SNDBUF room less what
+ * already waits here (no SNDBUF is held for our own addresses). */
+static uint32_t credit_of(struct dsock *s, const struct rdsu_addr *dst)
+{
+	struct rdsu_sock_info si;
+	uint64_t held = 0;
+	size_t pos = 0;
+
+	if (ep_of(dst))
+		return s->sndbuf > s->parked_bytes ? (uint32_t)(s->sndbuf - s->parked_bytes) : 0;
+	while (rdsu_ep_sock_next(rdsu_tcp_ep(s->ep->t), &pos, &si) == 1)
+		if (si.sock == s->us) {
+			held = si.snd_bytes;
+			break;
+		}
+	held += s->parked_bytes;
+	return held < s->sndbuf ? (uint32_t)(s->sndbuf - held) : 0;
+}
+
+static void unpark(struct dsock *s, struct parked **pp)
+{
+	struct parked *p = *pp;
+
+	*pp = p->next;
+	if (s->parked_tail == &p->next)
+		s->parked_tail = pp;
+	if (p->noreply)
+		s->parked_bytes -= p->len;
+	parked_free(p);
+}
+
 static void do_send(struct dsock *s, const struct rdsd_req *q, const uint8_t *data, size_t len)
 {
+	bool noreply = q->arg & RDSD_SEND_NOREPLY, block = q->arg & RDSD_SEND_BLOCK;
 	struct rdsu_addr dst;
 	uint16_t dport;
 	struct parked *p;
@@ -505,31 +540,39 @@ static void do_send(struct dsock *s, const struct rdsd_req *q, const uint8_t *da
 		dst = s->caddr;
 		dport = s->cport;
 	} else {
-		reply(s, q->chan, q->seq, -ENOTCONN, 0, NULL, 0);
-		return;
+		r = -ENOTCONN;
+		goto answer;
 	}
 	if (!s->us) {
-		reply(s, q->chan, q->seq, -ENOTCONN, 0, NULL, 0);
-		return;
+		r = -ENOTCONN;
+		goto answer;
 	}
 	if (len > s->sndbuf) {
-		reply(s, q->chan, q->seq, -EMSGSIZE, 0, NULL, 0);
-		return;
+		r = -EMSGSIZE;
+		goto answer;
 	}
-	r = try_send(s, &dst, dport, data, len);
-	if (r >= 0)
-		s->sent = true;
-	if (r >= 0 || !q->arg || (r != -EAGAIN && r != -ENOBUFS)) {
-		reply(s, q->chan, q->seq, r, 0, NULL, 0);
-		return;
+	if (s->parked) {
+		/* behind sends that wait: a non-blocking one would have met
+		 * the same full SNDBUF or port */
+		if (!noreply && !block) {
+			r = -EAGAIN;
+			goto answer;
+		}
+		r = -EAGAIN;
+	} else {
+		r = try_send(s, &dst, dport, data, len);
+		if (r >= 0)
+			s->sent = true;
+		if (r >= 0 || (!noreply && !block) || (r != -EAGAIN && r != -ENOBUFS))
+			goto answer;
 	}
 	p = calloc(1, sizeof(*p));
 	if (p && len)
 		p->data = malloc(len);
 	if (!p || (len && !p->data)) {
 		free(p);
-		reply(s, q->chan, q->seq, -ENOMEM, 0, NULL, 0);
-		return;
+		r = -ENOMEM;
+		goto answer;
 	}
 	if (len)
 		memcpy(p->data, data, len);
@@ -538,13 +581,24 @@ static void do_send(struct dsock *s, const struct rdsd_req *q, const uint8_t *da
 	p->seq = q->seq;
 	p->dst = dst;
 	p->dport = dport;
+	p->noreply = noreply;
 	p->cong_wait = r == -ENOBUFS;
-	p->deadline_ms = r == -EAGAIN && q->timeout_ms >= 0 ? now_ms() + q->timeout_ms : -1;
-	p->next = s->parked;
-	s->parked = p;
+	p->deadline_ms = !noreply && r == -EAGAIN && q->timeout_ms >= 0 ? now_ms() + q->timeout_ms
+									 : -1;
+	if (noreply)
+		s->parked_bytes += len;
+	*s->parked_tail = p;
+	s->parked_tail = &p->next;
+	return;
+answer:
+	if (noreply) {
+		logf_("socket %d: a send not waited for failed: %s", s->fd, strerror(-r));
+		return;
+	}
+	reply(s, q->chan, q->seq, r, r >= 0 ? credit_of(s, &dst) : 0, NULL, 0);
 }
 
-/* Retry every waiting send of |s|. */
+/* Retry |s|'s waiting sends, in order, as far as they go. */
 static void retry_parked(struct dsock *s)
 {
 	struct parked **pp = &s->parked;
@@ -554,17 +608,17 @@ static void retry_parked(struct dsock *s)
 		int r = try_send(s, &p->dst, p->dport, p->data, p->len);
 
 		if (r == -EAGAIN || r == -ENOBUFS) {
-			if (p->deadline_ms < 0 || now_ms() < p->deadline_ms) {
-				pp = &p->next;
-				continue;
-			}
+			if (p->deadline_ms < 0 || now_ms() < p->deadline_ms)
+				break;
 			r = -ETIMEDOUT;
 		}
 		if (r >= 0)
 			s->sent = true;
-		reply(s, p->chan, p->seq, r, 0, NULL, 0);
-		*pp = p->next;
-		parked_free(p);
+		if (!p->noreply)
+			reply(s, p->chan, p->seq, r, r >= 0 ? credit_of(s, &p->dst) : 0, NULL, 0);
+		else if (r < 0)
+			logf_("socket %d: a send not waited for failed: %s", s->fd, strerror(-r));
+		unpark(s, pp);
 	}
 }
 
@@ -573,13 +627,12 @@ static void do_cancel(struct dsock *s, const struct rdsd_req *q)
 	for (struct parked **pp = &s->parked; *pp; ) {
 		struct parked *p = *pp;
 
-		if (p->chan != q->chan) {
+		if (p->chan != q->chan || p->noreply) {
 			pp = &p->next;
 			continue;
 		}
 		reply(s, p->chan, p->seq, -EINTR, 0, NULL, 0);
-		*pp = p->next;
-		parked_free(p);
+		unpark(s, pp);
 	}
 	reply(s, q->chan, q->seq, 0, 0, NULL, 0);
 }
@@ -962,15 +1015,15 @@ static void chan_gone(struct chan *c)
 			*pp = c->next;
 			break;
 		}
+	/* sends it waits for are dropped; those it did not wait for are
+	 * the socket's, sent in order */
 	for (struct parked **pp = &s->parked; *pp; ) {
 		struct parked *p = *pp;
 
-		if (p->chan == c->id) {
-			*pp = p->next;
-			parked_free(p);
-		} else {
+		if (p->chan == c->id && !p->noreply)
+			unpark(s, pp);
+		else
 			pp = &p->next;
-		}
 	}
 	close(c->fd);
 	free(c);

@@ -30,12 +30,25 @@ enum rdsd_op {
 	RDSD_OP_BIND,        /* addr, port */
 	RDSD_OP_CONNECT,     /* addr, port (family 0: AF_UNSPEC) */
 	RDSD_OP_SEND,        /* payload; addr/port if family, else connected;
-			      * arg: 1 to block, timeout_ms (-1 none) */
+			      * arg: RDSD_SEND_*, timeout_ms (-1 none); the
+			      * reply's pad is the sender's credit */
 	RDSD_OP_SETOPT,      /* level, name, payload = value */
 	RDSD_OP_GETOPT,      /* level, name, arg = buffer length */
 	RDSD_OP_NAME,        /* arg 0: getsockname, 1: getpeername */
 	RDSD_OP_CANCEL,      /* a waiting send of |chan| stops with EINTR */
 };
+
+/*
+ * A send's reply carries a credit: SNDBUF room left, less what waits in
+ * rdsd. Sends to the destination of the last one answered with success,
+ * within that credit, cannot meet a full SNDBUF or an error of their own,
+ * so the shim does not wait for their replies (RDSD_SEND_NOREPLY) and a
+ * stream runs at rdsd's pace, not at a round trip per message. rdsd sends
+ * them in order; one that meets a port congested since (the race a
+ * kernel's sender has with a map in flight) waits in rdsd for the port.
+ */
+#define RDSD_SEND_BLOCK 0x1
+#define RDSD_SEND_NOREPLY 0x2
 
 struct rdsd_req {
 	uint32_t op;
@@ -53,7 +66,7 @@ struct rdsd_rep {
 	uint32_t seq;
 	int32_t ret;             /* >= 0 or -errno */
 	uint32_t len;            /* payload bytes that follow */
-	uint32_t pad;
+	uint32_t pad;            /* GETOPT: the option's length; SEND: credit */
 };
 
 enum rdsd_rx_kind {
