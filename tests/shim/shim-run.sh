@@ -10,14 +10,17 @@
 #                            client in a network namespace of their own
 #                            (skipped, 77, without qperf or unshare -n)
 #   qperf-shared RDSRUN      the same, both on 127.0.0.1 through rdsd
+#   afrds-rdsd RDSRUN AFRDS  afrds through rdsd, in a network namespace of its
+#                            own (AFRDS_RDSD=1: the checks that hold there)
 #   rdstools RDSRUN PROG     tests/shim/rdstools.c (rds-tools' calls) through
 #                            rdsd, in a network namespace of its own
 # SHIM_PRELOAD_FIRST (a sanitizer runtime) goes first in LD_PRELOAD.
 set -u
 case=$1 run=$2
-if { [ "$case" = qperf ] || [ "$case" = qperf-shared ] || [ "$case" = rdstools ]; } &&
+if { [ "$case" = qperf ] || [ "$case" = qperf-shared ] || [ "$case" = rdstools ] ||
+     [ "$case" = afrds-rdsd ]; } &&
    [ "${SHIM_IN_NETNS:-}" != 1 ]; then
-	[ "$case" = rdstools ] || command -v qperf >/dev/null ||
+	case $case in qperf*) command -v qperf >/dev/null ;; *) true ;; esac ||
 		{ echo "SKIP: no qperf (scripts/deps.sh)"; exit 77; }
 	for u in "unshare -n" "unshare -rn"; do
 		if $u true 2>/dev/null; then
@@ -53,8 +56,12 @@ wait_ready() {
 }
 
 case $case in
-afrds|python)
-	if [ "$case" = afrds ]; then
+afrds|afrds-rdsd|python)
+	if [ "$case" = afrds-rdsd ]; then
+		ip link set lo up || exit 77
+		export RDSRUN_DAEMON=1 AFRDS_RDSD=1
+	fi
+	if [ "$case" != python ]; then
 		prog="$1"
 	else
 		prog="python3 $1"
