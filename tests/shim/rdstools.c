@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -76,11 +77,13 @@ static void ping(const char *a, const char *b)
 {
 	struct sockaddr_in dst = sin_of(b, 0);
 	struct pollfd pfd[8];
+	unsigned long tos = 1;       /* -Q 1: rds-ping passes an unsigned long */
 	int got = 0;
 
 	for (int i = 0; i < 8; i++) {
 		pfd[i].fd = bound(a, 0);
 		pfd[i].events = POLLIN;
+		CHECK(ioctl(pfd[i].fd, SIOCRDSSETTOS, &tos) == 0, "ping %d: SIOCRDSSETTOS", i);
 	}
 	for (int i = 0; i < 8; i++)
 		CHECK(sendto(pfd[i].fd, NULL, 0, 0, (struct sockaddr *)&dst, sizeof(dst)) == 0,
@@ -109,6 +112,25 @@ static void ping(const char *a, const char *b)
 	for (int i = 0; i < 8; i++)
 		close(pfd[i].fd);
 	printf("ping: 8 of 8 answered\n");
+}
+
+/* rds-ping with IPv6 addresses: bind(::1, 0), a ping to [::1]:0 */
+static void ping6(void)
+{
+	struct sockaddr_in6 src = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	struct sockaddr_in6 dst = src, from;
+	socklen_t alen = sizeof(from);
+	struct pollfd p = { .events = POLLIN };
+
+	p.fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
+	CHECK(p.fd >= 0 && bind(p.fd, (struct sockaddr *)&src, sizeof(src)) == 0, "ping6: bind ::1");
+	CHECK(sendto(p.fd, NULL, 0, 0, (struct sockaddr *)&dst, sizeof(dst)) == 0, "ping6: sendto");
+	CHECK(poll(&p, 1, 10000) == 1, "ping6: poll");
+	CHECK(recvfrom(p.fd, NULL, 0, MSG_DONTWAIT, (struct sockaddr *)&from, &alen) == 0 &&
+	      alen == sizeof(from) && from.sin6_family == AF_INET6 &&
+	      !memcmp(&from.sin6_addr, &dst.sin6_addr, 16), "ping6: pong from [::1]:0");
+	close(p.fd);
+	printf("ping6: answered\n");
 }
 
 /* ---- rds-info ---- */
@@ -390,6 +412,7 @@ int main(int argc, char **argv)
 	/* B answers pings once something is bound there */
 	keep = bound(argv[2], (uint16_t)(port + 100));
 	ping(argv[1], argv[2]);
+	ping6();
 	info((uint16_t)(port + 101), argv[1]);
 	stress(argv[1], argv[2], port);
 	close(keep);
