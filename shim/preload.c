@@ -125,6 +125,8 @@ static int (*real_shutdown)(int, int);
 
 #define REAL(f) (real_##f ? real_##f : (*(void **)&real_##f = dlsym(RTLD_NEXT, #f), real_##f))
 
+static void dm_adopt_inherited(void);
+
 __attribute__((constructor)) static void rdsp_init(void)
 {
 	(void)REAL(socket); (void)REAL(bind); (void)REAL(connect); (void)REAL(sendto);
@@ -134,6 +136,7 @@ __attribute__((constructor)) static void rdsp_init(void)
 	(void)REAL(close); (void)REAL(dup); (void)REAL(dup2); (void)REAL(dup3);
 	(void)REAL(fcntl); (void)REAL(fcntl64); (void)REAL(ioctl); (void)REAL(listen);
 	(void)REAL(accept); (void)REAL(accept4); (void)REAL(shutdown);
+	dm_adopt_inherited();
 }
 
 /* ------------------------------------------------------------------------
@@ -760,6 +763,30 @@ static void dm_adopt(int fd)
 		free(s);
 	}
 	pthread_mutex_unlock(&g_lock);
+}
+
+/* An rdsd socket survives exec as the kernel's does: the descriptors a
+ * program starts with are looked at once. */
+static void dm_adopt_inherited(void)
+{
+	DIR *d;
+	struct dirent *e;
+
+	if (dm_mode() == DM_OFF)
+		return;
+	d = opendir("/proc/self/fd");
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		struct stat st;
+		int fd = atoi(e->d_name);
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dirfd(d))
+			continue;
+		if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode))
+			dm_adopt(fd);
+	}
+	closedir(d);
 }
 
 /* Write all of |mh| to rdsd, waiting if the descriptor is non-blocking. */

@@ -114,6 +114,7 @@ static struct ep *g_eps;
 static struct dsock *g_socks;
 static unsigned g_nsocks;
 static bool g_verbose;
+static bool g_any_user;      /* --any-user: not only our own uid (and root) */
 static uint8_t *g_buf;       /* one request or one received message */
 static size_t g_bufcap;
 
@@ -413,6 +414,19 @@ static void accept_one(void)
 
 	if (fd < 0)
 		return;
+	if (!g_any_user) {
+		/* an abstract address has no permissions: who may use our
+		 * endpoints is checked here (the user that runs us, and root) */
+		struct ucred cr;
+		socklen_t l = sizeof(cr);
+
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l) < 0 ||
+		    (cr.uid != getuid() && cr.uid != 0)) {
+			logf_("connection of uid %d refused", (int)cr.uid);
+			close(fd);
+			return;
+		}
+	}
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		close(fd);
@@ -1139,7 +1153,7 @@ static int listen_on(const char *name)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: rdsd [-v] [--name NAME] [--listen-fd FD] [--linger SEC]\n"
+		"usage: rdsd [-v] [--name NAME] [--listen-fd FD] [--linger SEC] [--any-user]\n"
 		"  one RDS presence for the shimmed programs of this network namespace\n");
 }
 
@@ -1161,6 +1175,8 @@ int main(int argc, char **argv)
 			g_lfd = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--linger") && i + 1 < argc) {
 			linger = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--any-user")) {
+			g_any_user = true;
 		} else if (!strcmp(argv[i], "--version")) {
 			printf("rdsd " RDSTK_VERSION "\n");
 			return 0;

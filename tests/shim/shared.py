@@ -6,8 +6,12 @@ CPython sockets, run through rdsrun).
   client ADDR PORT PEER PPORT N   N messages to PEER:PPORT, each answered
   hold ADDR PORT                  keep the port until killed
   bind ADDR PORT                  exit 0 if the port can be bound, 3 if in use
+  exec ADDR PORT PEER PPORT       bind, then exec a program that uses the
+                                  inherited socket (as "inherited") to ask PEER
+  inherited FD PEER PPORT         the exec'ed half
 """
 import errno
+import os
 import socket
 import sys
 import time
@@ -20,6 +24,22 @@ def sock(addr, port):
 
 
 def main():
+    if sys.argv[1] == "inherited":
+        fd, peer = int(sys.argv[2]), (sys.argv[3], int(sys.argv[4]))
+        # CPython takes the family from getsockname(): AF_INET, as for a
+        # kernel RDS socket bound to an IPv4 address
+        s = socket.socket(fileno=fd)
+        if s.getsockopt(socket.SOL_SOCKET, socket.SO_DOMAIN) != socket.AF_RDS:
+            print("FAIL: the inherited descriptor is not an RDS socket")
+            return 1
+        s.settimeout(20)
+        s.sendto(b"inherited", peer)
+        data, frm = s.recvfrom(100)
+        if data != b"inherited" or frm != peer:
+            print(f"FAIL: {data!r} from {frm}")
+            return 1
+        print(f"inherited socket {s.getsockname()} answered by {peer[0]}:{peer[1]}")
+        return 0
     role, addr, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
     if role == "bind":
         try:
@@ -32,6 +52,10 @@ def main():
         print("bound")
         return 0
     s = sock(addr, port)
+    if role == "exec":
+        os.set_inheritable(s.fileno(), True)
+        os.execv(sys.executable, [sys.executable, __file__, "inherited", str(s.fileno()),
+                                  sys.argv[4], sys.argv[5]])
     if role == "hold":
         print("ready", flush=True)
         while True:

@@ -4,7 +4,7 @@
 # one RDS presence through rdsd (docs/architecture.md), in a network
 # namespace of their own: two processes on one address talk to each other
 # (local delivery), to a process on librds directly and to a librds peer;
-# a process killed with SIGKILL frees its port.
+# a socket survives exec; a process killed with SIGKILL frees its port.
 set -u
 if [ "${SHIM_IN_NETNS:-}" != 1 ]; then
 	for u in "unshare -n" "unshare -rn"; do
@@ -73,7 +73,12 @@ timeout 60 $run "$ping" --kernel -c 3 -i 0.05 -I $A 127.0.0.3 >"$tmp/ping.out" 2
 grep -q "^3 sent, 3 received" "$tmp/ping.out" || fail "pings unanswered"
 echo "rdsping through rdsd: 3 answered"
 
-# 4. A port is its process's: in use while it lives, free once killed.
+# 4. A socket survives exec, as the kernel's does.
+timeout 60 $run $py exec $A 5004 $A 5000 >"$tmp/exec.out" 2>&1 ||
+	fail "a socket across exec"
+cat "$tmp/exec.out"
+
+# 5. A port is its process's: in use while it lives, free once killed.
 $run $py hold $A 5100 >"$tmp/hold.out" 2>&1 &
 holder=$!
 pids="$pids $holder"
