@@ -9,10 +9,12 @@ set -eu
 # Debian packages need; ncurses draws rdstop's screen and tmux drives it in
 # its screen tests; qperf runs, unmodified, through the preload shim
 # (tests/shim); libibverbs-dev and librdmacm-dev build the IB transport
-# (rdsu_ib, left out without them).
+# (rdsu_ib, left out without them). The kernel's RDS selftest
+# (tests/shim/kselftest-rds.sh) runs ip, tc, tcpdump, ping and killall.
 PKGS="build-essential cmake pkg-config clang libcmocka-dev libnl-3-dev libjson-c-dev libpcap-dev liburing-dev python3
       libibverbs-dev librdmacm-dev
-      lowdown man-db file dpkg-dev libncurses-dev tmux qperf"
+      lowdown man-db file dpkg-dev libncurses-dev tmux qperf
+      iproute2 tcpdump iputils-ping psmisc xz-utils"
 # The Wireshark plugin (plugins/wireshark) and its tests (tests/wireshark).
 PKGS="$PKGS wireshark-dev tshark"
 # The kernel peer lab (tests/lab): qemu boots Debian kernels with RDS.

@@ -34,13 +34,23 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/syscall.h>
+#include <stddef.h>
+#include <stdio.h>
 
 #include <rds/rdsu_tcp.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <dirent.h>
+
+#include "rdsd_proto.h"
 
 #ifndef SO_RCVTIMEO_NEW
 #define SO_RCVTIMEO_NEW 66
@@ -53,6 +63,7 @@
 
 #define RDSP_EXPORT __attribute__((visibility("default")))
 #define RDSP_MAX_MSG (1u << 20)      /* RDS_MAX_MSG_SIZE */
+#define RDSP_COALESCE (20 * 1000ull) /* ns: sends closer than this are batched */
 
 struct rdsp_sock {
 	int a, b;                    /* the application's end, the shim's end */
@@ -70,6 +81,17 @@ struct rdsp_sock {
 	bool in_token;               /* the readable byte waits in |a| */
 	bool out_full;               /* |a|'s send buffer is kept full */
 	bool once_in;                /* a map update's one-shot POLLIN, until read */
+	/* Backed by rdsd (rdsd_proto.h): the descriptor is the connection
+	 * to it; requests are answered on this process's channel. */
+	bool dm;
+	int chan;                    /* our end of the reply channel, or -1 */
+	uint32_t chan_id, seq;
+	pthread_mutex_t dlock;       /* one request at a time per process */
+	/* Sends to |ok|'s destination within |credit| bytes are not waited
+	 * for (RDSD_SEND_NOREPLY, rdsd_proto.h). */
+	uint32_t credit;
+	bool ok_valid;
+	struct rdsd_req ok;
 	struct rdsp_sock *next;
 };
 
@@ -103,6 +125,8 @@ static int (*real_shutdown)(int, int);
 
 #define REAL(f) (real_##f ? real_##f : (*(void **)&real_##f = dlsym(RTLD_NEXT, #f), real_##f))
 
+static void dm_adopt_inherited(void);
+
 __attribute__((constructor)) static void rdsp_init(void)
 {
 	(void)REAL(socket); (void)REAL(bind); (void)REAL(connect); (void)REAL(sendto);
@@ -112,6 +136,7 @@ __attribute__((constructor)) static void rdsp_init(void)
 	(void)REAL(close); (void)REAL(dup); (void)REAL(dup2); (void)REAL(dup3);
 	(void)REAL(fcntl); (void)REAL(fcntl64); (void)REAL(ioctl); (void)REAL(listen);
 	(void)REAL(accept); (void)REAL(accept4); (void)REAL(shutdown);
+	dm_adopt_inherited();
 }
 
 /* ------------------------------------------------------------------------
@@ -175,9 +200,13 @@ static int set_errno(int neg)
 /* Make |a| tell what the RDS socket's state is (see the header comment). */
 static void sync_sock(struct rdsp_sock *s)
 {
-	unsigned m = s->us ? rdsu_sock_poll(s->us) : RDSU_POLLOUT;
+	unsigned m;
 	static char junk[4096];
 	bool in;
+
+	if (s->dm)
+		return;
+	m = s->us ? rdsu_sock_poll(s->us) : RDSU_POLLOUT;
 
 	if (!s->cong_monitor && (m & RDSU_POLLWRBAND))
 		s->once_in = true;
@@ -231,15 +260,57 @@ static void flush_locked(void)
 		sync_sock(s);
 }
 
+/*
+ * A send's flush is a TCP write per message, where librds in the
+ * application's own loop writes a burst at once. A send soon after the
+ * last flush (within RDSP_COALESCE) leaves its message queued and wakes
+ * the thread, which flushes whatever has been queued by the time it has
+ * the lock: a stream's messages leave in batches, while a send after a
+ * pause (a request, a reply) still leaves at once.
+ */
+static int g_kick = -1;          /* eventfd: a deferred flush is wanted */
+static bool g_flush_pending;
+static rdsu_ns g_last_flush;
+
+static void send_flush_locked(void)
+{
+	rdsu_ns now = rdsu_clock();
+
+	if (g_kick >= 0 && now - g_last_flush < RDSP_COALESCE) {
+		if (!g_flush_pending) {
+			uint64_t one = 1;
+
+			g_flush_pending = true;
+			if (REAL(write)(g_kick, &one, sizeof(one)) != sizeof(one))
+				g_flush_pending = false;
+		}
+		if (g_flush_pending)
+			return;
+	}
+	g_last_flush = now;
+	flush_locked();
+}
+
 static void *io_thread(void *arg)
 {
-	struct pollfd pfd = { .fd = rdsu_tcp_fd(g_tcp), .events = POLLIN };
+	struct pollfd pfd[2] = { { .fd = rdsu_tcp_fd(g_tcp), .events = POLLIN },
+				 { .fd = g_kick, .events = POLLIN } };
 
 	(void)arg;
 	for (;;) {
-		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+		if (poll(pfd, g_kick >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
 			break;
+		if (pfd[1].revents & POLLIN) {
+			uint64_t n;
+
+			(void)REAL(read)(g_kick, &n, sizeof(n));
+		}
 		pthread_mutex_lock(&g_lock);
+		if (g_flush_pending) {
+			g_flush_pending = false;
+			g_last_flush = rdsu_clock();
+			flush_locked();
+		}
 		pump_locked();
 		pthread_mutex_unlock(&g_lock);
 	}
@@ -259,6 +330,17 @@ static void atfork_parent(void)
 static void atfork_child(void)
 {
 	g_child = true;
+	/* rdsd's sockets are shared with the parent, as the kernel's are;
+	 * the replies to this process need a channel of its own. */
+	for (struct rdsp_sock *s = g_socks; s; s = s->next)
+		if (s->dm) {
+			if (s->chan >= 0)
+				REAL(close)(s->chan);
+			s->chan = -1;
+			s->credit = 0;
+			s->ok_valid = false;
+			pthread_mutex_init(&s->dlock, NULL);
+		}
 	pthread_mutex_unlock(&g_lock);
 }
 
@@ -287,6 +369,7 @@ static int endpoint_locked(const struct rdsu_addr *addr)
 		       : -EADDRNOTAVAIL;
 	}
 	g_laddr = *addr;
+	g_kick = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	/* Signals stay with the application's threads. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -295,6 +378,9 @@ static int endpoint_locked(const struct rdsu_addr *addr)
 	if (e) {
 		rdsu_tcp_free(g_tcp);
 		g_tcp = NULL;
+		if (g_kick >= 0)
+			REAL(close)(g_kick);
+		g_kick = -1;
 		return -e;
 	}
 	pthread_detach(th);
@@ -339,7 +425,11 @@ static void release_sock_locked(struct rdsp_sock *s)
 		/* Its port's congestion bit may have been cleared: tell the peers. */
 		flush_locked();
 	}
-	REAL(close)(s->b);
+	if (s->b >= 0)
+		REAL(close)(s->b);
+	if (s->dm && s->chan >= 0)
+		REAL(close)(s->chan);
+	s->chan = -1;
 	s->closed = true;
 }
 
@@ -474,6 +564,584 @@ static void addr_out(const struct sockaddr_storage *ss, socklen_t klen, void *ua
 }
 
 /* ------------------------------------------------------------------------
+ * The rdsd backend (docs/architecture.md, "Sharing one RDS presence")
+ */
+
+enum { DM_OFF, DM_AUTO, DM_SPAWN };
+
+/* A call on an rdsd socket runs without g_lock (it may wait for rdsd),
+ * one at a time per socket in this process. */
+static void dm_enter(struct rdsp_sock *s)
+{
+	pthread_mutex_unlock(&g_lock);
+	pthread_mutex_lock(&s->dlock);
+}
+
+static void dm_leave(struct rdsp_sock *s)
+{
+	pthread_mutex_unlock(&s->dlock);
+	pthread_mutex_lock(&g_lock);
+}
+
+/* RDSRUN_DAEMON: 0 never, 1/spawn use rdsd and start one when none runs,
+ * unset: use one that runs. */
+static int dm_mode(void)
+{
+	const char *v = getenv("RDSRUN_DAEMON");
+
+	if (!v || !*v)
+		return DM_AUTO;
+	if (!strcmp(v, "0"))
+		return DM_OFF;
+	return DM_SPAWN;
+}
+
+static const char *dm_daemon_name(void)
+{
+	const char *n = getenv("RDSD_NAME");
+
+	return n && *n ? n : RDSD_DEFAULT_NAME;
+}
+
+static socklen_t dm_sun(struct sockaddr_un *sun)
+{
+	const char *n = dm_daemon_name();
+	size_t len = strlen(n);
+
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	if (len > sizeof(sun->sun_path) - 1)
+		len = sizeof(sun->sun_path) - 1;
+	memcpy(sun->sun_path + 1, n, len);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len);
+}
+
+/* Is |fd| a connection to an rdsd (one received with SCM_RIGHTS)? */
+static bool dm_is_conn(int fd)
+{
+	struct sockaddr_un sun, want;
+	socklen_t l = sizeof(sun), wl = dm_sun(&want);
+	int v = 0;
+	socklen_t vl = sizeof(v);
+
+	if (REAL(getsockopt)(fd, SOL_SOCKET, SO_TYPE, &v, &vl) < 0 || v != SOCK_SEQPACKET)
+		return false;
+	if (REAL(getpeername)(fd, (struct sockaddr *)&sun, &l) < 0)
+		return false;
+	return l == wl && !memcmp(&sun, &want, wl);
+}
+
+/* Where rdsd is: RDSD_PATH, else beside this library. */
+static bool dm_daemon_path(char *out, size_t cap)
+{
+	const char *p = getenv("RDSD_PATH");
+	Dl_info di;
+	const char *slash;
+
+	if (p && *p) {
+		snprintf(out, cap, "%s", p);
+		return true;
+	}
+	if (!dladdr((void *)dm_daemon_path, &di) || !di.dli_fname)
+		return false;
+	slash = strrchr(di.dli_fname, '/');
+	if (!slash)
+		return false;
+	snprintf(out, cap, "%.*s/rdsd", (int)(slash - di.dli_fname), di.dli_fname);
+	return access(out, X_OK) == 0;
+}
+
+/* Start an rdsd in this network namespace on a listener bound here, so
+ * that the connect that follows cannot miss it; a process that loses
+ * the race for the name uses the winner's. */
+static void dm_spawn(void)
+{
+	struct sockaddr_un sun;
+	socklen_t l = dm_sun(&sun);
+	char path[PATH_MAX];
+	pid_t pid;
+	int lfd;
+
+	if (!dm_daemon_path(path, sizeof(path)))
+		return;
+	lfd = REAL(socket)(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (lfd < 0)
+		return;
+	if (REAL(bind)(lfd, (struct sockaddr *)&sun, l) < 0 || REAL(listen)(lfd, 128) < 0) {
+		REAL(close)(lfd);
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		/* the daemon outlives us: a grandchild, in a session of its own */
+		if (fork() == 0) {
+			const char *log = getenv("RDSD_LOG");
+			int nul = open("/dev/null", O_RDWR);
+			int err = log && *log ? open(log, O_WRONLY | O_CREAT | O_APPEND, 0644) : nul;
+
+			setsid();
+			REAL(dup2)(nul, 0);
+			REAL(dup2)(nul, 1);
+			REAL(dup2)(err < 0 ? nul : err, 2);
+			if (lfd == 3)
+				(void)REAL(fcntl)(3, F_SETFD, 0);
+			else
+				REAL(dup2)(lfd, 3);
+			(void)syscall(SYS_close_range, 4, ~0u, 0);
+			unsetenv("LD_PRELOAD");
+			execl(path, "rdsd", "--listen-fd", "3", "--linger", "2",
+			      log && *log ? "-v" : (char *)NULL, (char *)NULL);
+			_exit(127);
+		}
+		_exit(0);
+	}
+	if (pid > 0)
+		(void)waitpid(pid, NULL, 0);
+	REAL(close)(lfd);
+}
+
+/* A new connection to rdsd, or -1 (errno) when none answers. */
+static int dm_connect(int mode, int type)
+{
+	struct sockaddr_un sun;
+	socklen_t l = dm_sun(&sun);
+
+	for (int tries = 0; tries < 2; tries++) {
+		int fd = REAL(socket)(AF_UNIX, SOCK_SEQPACKET | (type & SOCK_CLOEXEC), 0);
+		int v = 4 * (int)RDSD_MAX_MSG;
+
+		if (fd < 0)
+			return -1;
+		if (REAL(connect)(fd, (struct sockaddr *)&sun, l) == 0) {
+			/* a whole message must fit in one request */
+			if (REAL(setsockopt)(fd, SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof(v)) < 0)
+				(void)REAL(setsockopt)(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
+			if (type & SOCK_NONBLOCK)
+				(void)REAL(fcntl)(fd, F_SETFL, O_NONBLOCK);
+			return fd;
+		}
+		REAL(close)(fd);
+		if (mode != DM_SPAWN || tries)
+			return -1;
+		dm_spawn();
+	}
+	return -1;
+}
+
+static struct rdsp_sock *dm_new(int fd)
+{
+	struct rdsp_sock *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->dm = true;
+	s->a = fd;
+	s->b = -1;
+	s->chan = -1;
+	s->fds = 1;
+	s->transport = (int)RDS_TRANS_NONE;
+	pthread_mutex_init(&s->dlock, NULL);
+	return s;
+}
+
+/* Take |fd| (a connection to rdsd this process did not make) as an RDS
+ * socket. */
+static void dm_adopt(int fd)
+{
+	struct rdsp_sock *s;
+
+	if (fd_peek(fd) || !dm_is_conn(fd))
+		return;
+	s = dm_new(fd);
+	if (!s)
+		return;
+	pthread_mutex_lock(&g_lock);
+	if (fd_set_locked(fd, s) == 0) {
+		s->next = g_socks;
+		g_socks = s;
+	} else {
+		free(s);
+	}
+	pthread_mutex_unlock(&g_lock);
+}
+
+/* An rdsd socket survives exec as the kernel's does: the descriptors a
+ * program starts with are looked at once. */
+static void dm_adopt_inherited(void)
+{
+	DIR *d;
+	struct dirent *e;
+
+	if (dm_mode() == DM_OFF)
+		return;
+	d = opendir("/proc/self/fd");
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		struct stat st;
+		int fd = atoi(e->d_name);
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dirfd(d))
+			continue;
+		if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode))
+			dm_adopt(fd);
+	}
+	closedir(d);
+}
+
+/* Write all of |mh| to rdsd, waiting if the descriptor is non-blocking. */
+static int dm_write(int fd, const struct msghdr *mh)
+{
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+
+		if (REAL(sendmsg)(fd, mh, MSG_NOSIGNAL) >= 0)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return -errno;
+		(void)poll(&pfd, 1, -1);
+	}
+}
+
+/* This process's reply channel for |s|, handed to rdsd on first use. */
+static int dm_chan(struct rdsp_sock *s, int fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} cbuf;
+	struct rdsd_req q = { .op = RDSD_OP_CHAN };
+	struct iovec iov = { &q, sizeof(q) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf.buf, .msg_controllen = sizeof(cbuf.buf) };
+	struct cmsghdr *c;
+	int sv[2], e;
+
+	if (s->chan >= 0)
+		return 0;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	s->chan_id = (uint32_t)getpid() ^ ((uint32_t)(uintptr_t)s << 8) ^ (uint32_t)now_ms();
+	q.chan = s->chan_id;
+	memset(cbuf.buf, 0, sizeof(cbuf.buf));
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &sv[1], sizeof(int));
+	e = dm_write(fd, &mh);
+	REAL(close)(sv[1]);
+	if (e < 0) {
+		REAL(close)(sv[0]);
+		return e;
+	}
+	s->chan = sv[0];
+	return 0;
+}
+
+/* One request and its reply: the reply's value, -errno. |out| takes the
+ * reply's payload (|*outlen| bytes at most, set to the bytes given);
+ * |optlen|, if not NULL, the length the reply reports. */
+static int dm_call(struct rdsp_sock *s, int fd, struct rdsd_req *q, const struct iovec *pl,
+		   int npl, void *out, size_t *outlen, uint32_t *optlen)
+{
+	struct iovec iov[IOV_MAX + 1];
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)npl + 1 };
+	bool cancelled = false;
+	uint32_t want;
+	int e;
+
+	e = dm_chan(s, fd);
+	if (e < 0)
+		return e;
+	q->chan = s->chan_id;
+	q->seq = ++s->seq;
+	want = q->seq;
+	iov[0] = (struct iovec){ q, sizeof(*q) };
+	for (int i = 0; i < npl; i++)
+		iov[i + 1] = pl[i];
+	e = dm_write(fd, &mh);
+	if (e < 0)
+		return e == -EPIPE || e == -ECONNRESET ? -ENOTCONN : e;
+	for (;;) {
+		struct rdsd_rep rep;
+		struct iovec riov[2] = { { &rep, sizeof(rep) },
+					 { out, out && outlen ? *outlen : 0 } };
+		struct msghdr rmh = { .msg_iov = riov, .msg_iovlen = 2 };
+		ssize_t n = REAL(recvmsg)(s->chan, &rmh, 0);
+
+		if (n < 0 && errno == EINTR && q->op == RDSD_OP_SEND && !cancelled) {
+			/* a signal stops a waiting send, as rds_sendmsg's wait */
+			struct rdsd_req c = { .op = RDSD_OP_CANCEL, .chan = s->chan_id };
+			struct iovec ci = { &c, sizeof(c) };
+			struct msghdr cmh = { .msg_iov = &ci, .msg_iovlen = 1 };
+
+			c.seq = ++s->seq;
+			if (dm_write(fd, &cmh) == 0)
+				cancelled = true;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -ENOTCONN;    /* rdsd is gone */
+		if ((size_t)n < sizeof(rep) || rep.seq != want)
+			continue;            /* a stale answer */
+		if (outlen)
+			*outlen = (size_t)n - sizeof(rep);
+		if (optlen)
+			*optlen = rep.pad;
+		if (cancelled) {
+			/* the cancel's own answer follows: take it */
+			struct rdsd_rep crep;
+
+			while (REAL(recv)(s->chan, &crep, sizeof(crep), 0) > 0 && crep.seq != s->seq)
+				;
+		}
+		return rep.ret;
+	}
+}
+
+static void dm_put_addr(struct rdsd_req *q, const struct rdsu_addr *a, uint16_t port)
+{
+	q->family = rdsu_addr_is_v4(a) ? AF_INET : AF_INET6;
+	memcpy(q->addr, a->a, 16);
+	q->port = port;
+}
+
+static int dm_bind(struct rdsp_sock *s, int fd, const struct rdsu_addr *a, uint16_t port)
+{
+	struct rdsd_req q = { .op = RDSD_OP_BIND };
+
+	dm_put_addr(&q, a, port);
+	return dm_call(s, fd, &q, NULL, 0, NULL, NULL, NULL);
+}
+
+static int dm_connect_to(struct rdsp_sock *s, int fd, const struct rdsu_addr *a, uint16_t port)
+{
+	struct rdsd_req q = { .op = RDSD_OP_CONNECT };
+
+	dm_put_addr(&q, a, port);
+	return dm_call(s, fd, &q, NULL, 0, NULL, NULL, NULL);
+}
+
+static int dm_name(struct rdsp_sock *s, int fd, bool peer, struct sockaddr_storage *ss,
+		   socklen_t *klen)
+{
+	struct rdsd_req q = { .op = RDSD_OP_NAME, .arg = peer };
+	struct rdsd_rx rx = { 0 };
+	size_t len = sizeof(rx);
+	struct rdsu_addr a;
+	int e = dm_call(s, fd, &q, NULL, 0, &rx, &len, NULL);
+
+	if (e < 0)
+		return e;
+	memset(ss, 0, sizeof(*ss));
+	memcpy(a.a, rx.addr, 16);
+	if (rx.family == 0) {
+		ss->ss_family = AF_UNSPEC;
+		*klen = sizeof(struct sockaddr_in);
+	} else {
+		*klen = rdsu_sockaddr(&a, rx.port, ss);
+	}
+	return 0;
+}
+
+static ssize_t dm_send(struct rdsp_sock *s, int fd, const struct msghdr *mh, int flags)
+{
+	struct rdsd_req q = { .op = RDSD_OP_SEND };
+	size_t total = 0;
+	int e;
+
+	if (flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL))
+		return -EOPNOTSUPP;
+	if (mh->msg_name && mh->msg_namelen) {
+		struct rdsu_addr dst;
+		uint16_t dport;
+
+		e = addr_in(mh->msg_name, mh->msg_namelen, &dst, &dport);
+		if (e < 0)
+			return e;
+		dm_put_addr(&q, &dst, dport);
+	}
+	if (mh->msg_iovlen > IOV_MAX)
+		return -EMSGSIZE;
+	for (size_t i = 0; i < mh->msg_iovlen; i++)
+		total += mh->msg_iov[i].iov_len;
+	if (total > RDSP_MAX_MSG)
+		return -EMSGSIZE;
+	if (mh->msg_control && mh->msg_controllen) {
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR((struct msghdr *)mh, c)) {
+			if (c->cmsg_level != SOL_RDS)
+				continue;
+			switch (c->cmsg_type) {
+			case RDS_CMSG_RDMA_ARGS: case RDS_CMSG_RDMA_DEST: case RDS_CMSG_RDMA_MAP:
+			case RDS_CMSG_ATOMIC_FADD: case RDS_CMSG_ATOMIC_CSWP:
+			case RDS_CMSG_MASKED_ATOMIC_FADD: case RDS_CMSG_MASKED_ATOMIC_CSWP:
+			case RDS_CMSG_ZCOPY_COOKIE:
+				return -EOPNOTSUPP;
+			default:
+				return -EINVAL;
+			}
+		}
+	}
+	if (s->ok_valid && s->chan >= 0 && total <= s->credit && q.family == s->ok.family &&
+	    q.port == s->ok.port && !memcmp(q.addr, s->ok.addr, sizeof(q.addr))) {
+		struct iovec iov[IOV_MAX + 1];
+		struct msghdr m = { .msg_iov = iov, .msg_iovlen = mh->msg_iovlen + 1 };
+
+		q.arg = RDSD_SEND_NOREPLY;
+		q.chan = s->chan_id;
+		iov[0] = (struct iovec){ &q, sizeof(q) };
+		for (size_t i = 0; i < mh->msg_iovlen; i++)
+			iov[i + 1] = mh->msg_iov[i];
+		e = dm_write(fd, &m);
+		if (e < 0)
+			return e == -EPIPE || e == -ECONNRESET ? -ENOTCONN : e;
+		s->credit -= (uint32_t)total;
+		return (ssize_t)total;
+	}
+	{
+		int fl = REAL(fcntl)(fd, F_GETFL);
+
+		q.arg = (flags & MSG_DONTWAIT) || (fl >= 0 && (fl & O_NONBLOCK)) ? 0 : RDSD_SEND_BLOCK;
+	}
+	if (q.arg) {
+		struct timeval tv = { 0 };
+		socklen_t l = sizeof(tv);
+
+		q.timeout_ms = -1;
+		if (REAL(getsockopt)(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, &l) == 0 &&
+		    (tv.tv_sec || tv.tv_usec))
+			q.timeout_ms = tv.tv_sec > INT_MAX / 1000 - 1 ? INT_MAX
+				       : (int32_t)(tv.tv_sec * 1000 + (tv.tv_usec + 999) / 1000);
+	}
+	{
+		struct rdsd_req sent = q;
+		uint32_t credit = 0;
+
+		e = dm_call(s, fd, &q, mh->msg_iov, (int)mh->msg_iovlen, NULL, NULL, &credit);
+		s->ok_valid = e >= 0;
+		s->credit = e >= 0 ? credit : 0;
+		if (e >= 0)
+			s->ok = sent;
+		return e;
+	}
+}
+
+static ssize_t dm_recv(int fd, struct msghdr *mh, int flags, bool nb)
+{
+	struct iovec iov[IOV_MAX + 1];
+	struct rdsd_rx rx;
+	struct msghdr m = { .msg_iov = iov, .msg_iovlen = mh->msg_iovlen + 1 };
+	size_t cap = mh->msg_control ? mh->msg_controllen : 0;
+	ssize_t n;
+
+	iov[0] = (struct iovec){ &rx, sizeof(rx) };
+	for (size_t i = 0; i < mh->msg_iovlen; i++)
+		iov[i + 1] = mh->msg_iov[i];
+	n = REAL(recvmsg)(fd, &m, flags & (MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT));
+	if (n < 0) {
+		if (errno == EAGAIN && !nb)
+			return -ETIMEDOUT;   /* SO_RCVTIMEO ran out: rds_recvmsg's answer */
+		return -errno;
+	}
+	if ((size_t)n < sizeof(rx))
+		return -EAGAIN;          /* rdsd is gone: nothing will come */
+	n -= (ssize_t)sizeof(rx);
+	mh->msg_flags = m.msg_flags & MSG_TRUNC;
+	mh->msg_controllen = 0;
+	if (rx.kind == RDSD_RX_CONG) {
+		mh->msg_namelen = 0;
+		mh->msg_flags = 0;
+		if (cap >= CMSG_SPACE(sizeof(uint64_t))) {
+			struct cmsghdr *c = mh->msg_control;
+
+			c->cmsg_level = SOL_RDS;
+			c->cmsg_type = RDS_CMSG_CONG_UPDATE;
+			c->cmsg_len = CMSG_LEN(sizeof(uint64_t));
+			memcpy(CMSG_DATA(c), &rx.cong, sizeof(uint64_t));
+			mh->msg_controllen = CMSG_SPACE(sizeof(uint64_t));
+		} else {
+			mh->msg_flags |= MSG_CTRUNC;
+		}
+		return 0;
+	}
+	if (mh->msg_name) {
+		struct sockaddr_storage ss;
+		struct rdsu_addr a;
+		socklen_t klen;
+
+		memcpy(a.a, rx.addr, 16);
+		klen = rdsu_sockaddr(&a, rx.port, &ss);
+		addr_out(&ss, klen, mh->msg_name, &mh->msg_namelen);
+	}
+	return n;
+}
+
+static int dm_setopt(struct rdsp_sock *s, int fd, int level, int name, const void *v,
+		     socklen_t len)
+{
+	struct rdsd_req q = { .op = RDSD_OP_SETOPT, .level = level, .name = name };
+	struct iovec pl = { (void *)v, v ? len : 0 };
+
+	if (level == SOL_RDS && name == RDS_CANCEL_SENT_TO) {
+		struct sockaddr_storage ss = { 0 };
+		struct rdsu_addr a;
+		uint16_t port;
+
+		if (!v || len < (socklen_t)sizeof(struct sockaddr_in))
+			return -EINVAL;
+		if (len < (socklen_t)sizeof(struct sockaddr_in6)) {
+			memcpy(&ss, v, sizeof(struct sockaddr_in));
+			ss.ss_family = AF_INET;
+		} else {
+			memcpy(&ss, v, sizeof(struct sockaddr_in6));
+			ss.ss_family = AF_INET6;
+		}
+		if (rdsu_sockaddr_get(&ss, &a, &port) < 0)
+			return -EINVAL;
+		dm_put_addr(&q, &a, port);
+		pl.iov_len = 0;
+	}
+	if (level == SOL_RDS && (name == RDS_GET_MR || name == RDS_GET_MR_FOR_DEST)) {
+		struct rdsd_rx rx;
+		size_t l = sizeof(rx);
+		struct rdsd_req nq = { .op = RDSD_OP_NAME };
+		int e;
+
+		if (!v || len != (socklen_t)(name == RDS_GET_MR ? sizeof(struct rds_get_mr_args)
+					     : sizeof(struct rds_get_mr_for_dest_args)))
+			return -EINVAL;
+		e = dm_call(s, fd, &nq, NULL, 0, &rx, &l, NULL);
+		return e < 0 ? e : rx.family ? -EOPNOTSUPP : -ENOTCONN;
+	}
+	if (level == SOL_RDS && name == RDS_FREE_MR)
+		return -EINVAL;
+	return dm_call(s, fd, &q, &pl, 1, NULL, NULL, NULL);
+}
+
+static int dm_getopt(struct rdsp_sock *s, int fd, int level, int name, void *v, socklen_t *len)
+{
+	struct rdsd_req q = { .op = RDSD_OP_GETOPT, .level = level, .name = name };
+	uint32_t optlen = 0;
+	size_t got;
+	int e;
+
+	if (!len)
+		return -EFAULT;
+	q.arg = *len > INT_MAX ? INT_MAX : (int32_t)*len;
+	got = v ? (size_t)*len : 0;
+	e = dm_call(s, fd, &q, NULL, 0, v, &got, &optlen);
+	if (e < 0 && e != -ENOSPC)
+		return e;
+	*len = (socklen_t)optlen;
+	return e;
+}
+
+/* ------------------------------------------------------------------------
  * socket, bind, connect, names
  */
 
@@ -495,6 +1163,30 @@ RDSP_EXPORT int socket(int domain, int type, int protocol)
 	}
 	if ((type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) != SOCK_SEQPACKET || protocol != 0)
 		return set_errno(-ESOCKTNOSUPPORT);
+	if (dm_mode() != DM_OFF) {
+		int fd = dm_connect(dm_mode(), type);
+
+		if (fd >= 0) {
+			s = dm_new(fd);
+			if (!s) {
+				REAL(close)(fd);
+				return set_errno(-ENOMEM);
+			}
+			pthread_mutex_lock(&g_lock);
+			e = fd_set_locked(fd, s);
+			if (e == 0) {
+				s->next = g_socks;
+				g_socks = s;
+			}
+			pthread_mutex_unlock(&g_lock);
+			if (e < 0) {
+				REAL(close)(fd);
+				free(s);
+				return set_errno(e);
+			}
+			return fd;
+		}
+	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return -1;
 	s = calloc(1, sizeof(*s));
@@ -541,6 +1233,13 @@ RDSP_EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
 	if (!s)
 		return REAL(bind)(fd, sa, len);
 	e = addr_in(sa, len, &addr, &port);
+	if (e == 0 && s->dm) {
+		dm_enter(s);
+		e = dm_bind(s, fd, &addr, port);
+		dm_leave(s);
+		put_locked(s);
+		return e < 0 ? set_errno(e) : 0;
+	}
 	if (e == 0 && s->us)
 		e = -EINVAL;                 /* no re-bind */
 	if (e == 0 && g_child)
@@ -602,6 +1301,12 @@ RDSP_EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 		s->connected = true;
 		s->conn_addr = addr;
 		s->conn_port = port;
+		if (s->dm) {
+			dm_enter(s);
+			s->ok_valid = false;
+			e = dm_connect_to(s, fd, &addr, port);
+			dm_leave(s);
+		}
 	}
 	put_locked(s);
 	return e < 0 ? set_errno(e) : 0;
@@ -650,7 +1355,13 @@ static int getname(int fd, struct sockaddr *sa, socklen_t *len, bool peer)
 
 	if (!s)
 		return peer ? REAL(getpeername)(fd, sa, len) : REAL(getsockname)(fd, sa, len);
-	e = name_of(s, peer, &ss, &klen);
+	if (s->dm) {
+		dm_enter(s);
+		e = dm_name(s, fd, peer, &ss, &klen);
+		dm_leave(s);
+	} else {
+		e = name_of(s, peer, &ss, &klen);
+	}
 	put_locked(s);
 	if (e < 0)
 		return set_errno(e);
@@ -758,7 +1469,7 @@ static ssize_t do_send(struct rdsp_sock *s, const struct msghdr *mh, int flags)
 				     rdsu_clock());
 		if (e >= 0) {
 			s->sent = true;
-			flush_locked();
+			send_flush_locked();
 			return e;
 		}
 		if (e == -EAGAIN && !looked) {
@@ -805,7 +1516,13 @@ static ssize_t send_common(int fd, const struct msghdr *mh, int flags)
 
 	if (!s)
 		return set_errno(-EBADF);
-	n = do_send(s, mh, flags);
+	if (s->dm) {
+		dm_enter(s);
+		n = dm_send(s, fd, mh, flags);
+		dm_leave(s);
+	} else {
+		n = do_send(s, mh, flags);
+	}
 	put_locked(s);
 	return n < 0 ? set_errno((int)n) : n;
 }
@@ -945,16 +1662,58 @@ static ssize_t recv_common(int fd, struct msghdr *mh, int flags)
 
 	if (!s)
 		return set_errno(-EBADF);
-	n = do_recv(s, mh, flags);
+	if (s->dm) {
+		int fl = REAL(fcntl)(fd, F_GETFL);
+		bool nb = (flags & MSG_DONTWAIT) || (fl >= 0 && (fl & O_NONBLOCK));
+
+		if (flags & MSG_OOB) {
+			n = 0;
+		} else if (flags & MSG_ERRQUEUE) {
+			n = -EAGAIN;
+		} else if (mh->msg_iovlen > IOV_MAX) {
+			n = -EMSGSIZE;
+		} else {
+			pthread_mutex_unlock(&g_lock);
+			n = dm_recv(fd, mh, flags, nb);
+			pthread_mutex_lock(&g_lock);
+		}
+	} else {
+		n = do_recv(s, mh, flags);
+	}
 
 	put_locked(s);
 	return n < 0 ? set_errno((int)n) : n;
 }
 
+/* Descriptors of rdsd's sockets that come over SCM_RIGHTS are sockets. */
+static void adopt_rights(const struct msghdr *mh)
+{
+	if (!mh->msg_control || mh->msg_controllen == 0 || dm_mode() == DM_OFF)
+		return;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR((struct msghdr *)mh, c)) {
+		size_t n;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < n; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			dm_adopt(fd);
+		}
+	}
+}
+
 RDSP_EXPORT ssize_t recvmsg(int fd, struct msghdr *mh, int flags)
 {
-	if (!fd_peek(fd))
-		return REAL(recvmsg)(fd, mh, flags);
+	if (!fd_peek(fd)) {
+		ssize_t n = REAL(recvmsg)(fd, mh, flags);
+
+		if (n >= 0 && mh)
+			adopt_rights(mh);
+		return n;
+	}
 	if (!mh)
 		return set_errno(-EFAULT);
 	return recv_common(fd, mh, flags);
@@ -1084,6 +1843,36 @@ RDSP_EXPORT int setsockopt(int fd, int level, int name, const void *v, socklen_t
 
 	if (!s)
 		return REAL(setsockopt)(fd, level, name, v, len);
+	if (s->dm) {
+		dm_enter(s);
+		if (level == SOL_RDS) {
+			e = dm_setopt(s, fd, level, name, v, len);
+		} else if (level == SOL_SOCKET && (name == SO_SNDBUF || name == SO_SNDBUFFORCE ||
+						   name == SO_RCVBUF || name == SO_RCVBUFFORCE)) {
+			/* The kernel's socket layer on a real socket of ours (the
+			 * reply channel) gives the value it keeps; rdsd takes it. */
+			bool snd = name == SO_SNDBUF || name == SO_SNDBUFFORCE;
+			int val = 0;
+			socklen_t l = sizeof(val);
+
+			s->ok_valid = false;
+			e = dm_chan(s, fd);
+			if (e == 0)
+				e = REAL(setsockopt)(s->chan, level, name, v, len) < 0 ? -errno : 0;
+			if (e == 0 &&
+			    REAL(getsockopt)(s->chan, SOL_SOCKET, snd ? SO_SNDBUF : SO_RCVBUF,
+					     &val, &l) == 0)
+				e = dm_setopt(s, fd, SOL_SOCKET, snd ? SO_SNDBUF : SO_RCVBUF,
+					      &val, sizeof(val));
+		} else if (level == SOL_SOCKET) {
+			e = REAL(setsockopt)(fd, level, name, v, len) < 0 ? -errno : 0;
+		} else {
+			e = -ENOPROTOOPT;
+		}
+		dm_leave(s);
+		put_locked(s);
+		return e < 0 ? set_errno(e) : 0;
+	}
 	if (level == SOL_RDS) {
 		e = set_rds_opt(s, name, v, len);
 	} else if (level == SOL_SOCKET) {
@@ -1131,6 +1920,26 @@ RDSP_EXPORT int getsockopt(int fd, int level, int name, void *v, socklen_t *len)
 
 	if (!s)
 		return REAL(getsockopt)(fd, level, name, v, len);
+	if (s->dm) {
+		dm_enter(s);
+		if (level == SOL_RDS) {
+			e = dm_getopt(s, fd, level, name, v, len);
+		} else if (level == SOL_SOCKET && (name == SO_SNDBUF || name == SO_RCVBUF)) {
+			e = dm_getopt(s, fd, level, name, v, len);
+		} else if (level == SOL_SOCKET && (name == SO_TYPE || name == SO_DOMAIN ||
+						   name == SO_PROTOCOL)) {
+			e = put_int_opt(name == SO_TYPE ? SOCK_SEQPACKET : name == SO_DOMAIN ? AF_RDS : 0,
+					v, len);
+		} else if (level == SOL_SOCKET) {
+			e = REAL(getsockopt)(fd, level, name, v, len) < 0 ? -errno : 0;
+		} else {
+			e = -ENOPROTOOPT;
+		}
+		dm_leave(s);
+		put_locked(s);
+		/* RDS_INFO_* answer with the item size, as rds_info_getsockopt */
+		return e < 0 ? set_errno(e) : e;
+	}
 	if (level == SOL_RDS) {
 		switch (name) {
 		case RDS_RECVERR:
@@ -1293,6 +2102,21 @@ RDSP_EXPORT int ioctl(int fd, unsigned long req, ...)
 	s = get_locked(fd);
 	if (!s)
 		return set_errno(-EBADF);
+	if (s->dm) {
+		dm_enter(s);
+		if (!arg) {
+			e = -EFAULT;
+		} else if (req == SIOCRDSGETTOS) {
+			socklen_t l = 1;
+
+			e = dm_getopt(s, fd, RDSD_LEVEL_IOCTL, 0, arg, &l);
+		} else {
+			e = dm_setopt(s, fd, RDSD_LEVEL_IOCTL, 0, arg, 1);
+		}
+		dm_leave(s);
+		put_locked(s);
+		return e < 0 ? set_errno(e) : 0;
+	}
 	if (!arg) {
 		e = -EFAULT;
 	} else if (req == SIOCRDSGETTOS) {

@@ -9,11 +9,19 @@
 #   qperf RDSRUN             Debian's qperf rds_lat and rds_bw, server and
 #                            client in a network namespace of their own
 #                            (skipped, 77, without qperf or unshare -n)
+#   qperf-shared RDSRUN      the same, both on 127.0.0.1 through rdsd
+#   afrds-rdsd RDSRUN AFRDS  afrds through rdsd, in a network namespace of its
+#                            own (AFRDS_RDSD=1: the checks that hold there)
+#   rdstools RDSRUN PROG     tests/shim/rdstools.c (rds-tools' calls) through
+#                            rdsd, in a network namespace of its own
 # SHIM_PRELOAD_FIRST (a sanitizer runtime) goes first in LD_PRELOAD.
 set -u
 case=$1 run=$2
-if [ "$case" = qperf ] && [ "${SHIM_IN_NETNS:-}" != 1 ]; then
-	command -v qperf >/dev/null || { echo "SKIP: no qperf (scripts/deps.sh)"; exit 77; }
+if { [ "$case" = qperf ] || [ "$case" = qperf-shared ] || [ "$case" = rdstools ] ||
+     [ "$case" = afrds-rdsd ]; } &&
+   [ "${SHIM_IN_NETNS:-}" != 1 ]; then
+	case $case in qperf*) command -v qperf >/dev/null ;; *) true ;; esac ||
+		{ echo "SKIP: no qperf (scripts/deps.sh)"; exit 77; }
 	for u in "unshare -n" "unshare -rn"; do
 		if $u true 2>/dev/null; then
 			SHIM_IN_NETNS=1 exec $u "$0" "$@"
@@ -48,8 +56,12 @@ wait_ready() {
 }
 
 case $case in
-afrds|python)
-	if [ "$case" = afrds ]; then
+afrds|afrds-rdsd|python)
+	if [ "$case" = afrds-rdsd ]; then
+		ip link set lo up || exit 77
+		export RDSRUN_DAEMON=1 AFRDS_RDSD=1
+	fi
+	if [ "$case" != python ]; then
 		prog="$1"
 	else
 		prog="python3 $1"
@@ -81,7 +93,14 @@ rdsping)
 		{ echo "FAIL: rdsping did not use AF_RDS"; exit 1; }
 	grep -q "^3 sent, 3 received" "$tmp/out" || { echo "FAIL: pings unanswered"; exit 1; }
 	;;
-qperf)
+rdstools)
+	ip link set lo up || exit 77
+	RDSRUN_DAEMON=1 timeout 120 $run "$1" 127.0.0.1 127.0.0.2 4000 >"$tmp/out" 2>&1
+	rc=$?
+	cat "$tmp/out"
+	[ $rc = 0 ] && grep -q "all passed" "$tmp/out" || { echo "FAIL: rdstools exit $rc"; exit 1; }
+	;;
+qperf|qperf-shared)
 	# qperf tells the client the RDS address of each side from its TCP
 	# control connections: the server takes the address the client dialled,
 	# the client the source address routing gave it (127.0.0.1 for any
@@ -89,6 +108,12 @@ qperf)
 	# whatever else runs on the host; the two sides still need two
 	# addresses (one process per address: docs/shim.md).
 	ip link set lo up || exit 77
+	dial=127.0.0.2
+	if [ "$case" = qperf-shared ]; then
+		# both sides on 127.0.0.1, sharing it through rdsd
+		export RDSRUN_DAEMON=1
+		dial=127.0.0.1
+	fi
 	qport=19783
 	$run qperf -lp $qport >"$tmp/server.out" 2>"$tmp/server.err" &
 	peer=$!
@@ -101,7 +126,7 @@ qperf)
 		# a client scheduled first is refused ("connect failed"); nice
 		# makes that rare, and such a run is retried.
 		for try in 1 2 3 4 5; do
-			timeout 60 nice -n 19 $run qperf -lp $qport -t 1 127.0.0.2 $t \
+			timeout 60 nice -n 19 $run qperf -lp $qport -t 1 $dial $t \
 				>"$tmp/out" 2>&1
 			rc=$?
 			grep -q "connect failed" "$tmp/out" || break
@@ -113,7 +138,7 @@ qperf)
 	done
 	;;
 *)
-	echo "usage: shim-run.sh afrds|python|rdsping|qperf RDSRUN ..."; exit 2
+	echo "usage: shim-run.sh afrds|python|rdsping|qperf|qperf-shared|rdstools RDSRUN ..."; exit 2
 	;;
 esac
 echo "ok"
