@@ -309,7 +309,7 @@ static void sndbuf_tune(struct rdsu_sock *rs, const struct rdsu_msg *rm, rdsu_ns
 	dt = now - rs->rs_tune_t0;
 	if (rm->m_queued > rs->rs_tune_q0 && rm->m_queued - rs->rs_tune_q0 > dt)
 		dt = rm->m_queued - rs->rs_tune_q0;
-	/* at most 5 MiB over a nanosecond or more: no overflow */
+	/* under 2^32 + 1 MiB bytes over a nanosecond or more: no overflow */
 	rate = rs->rs_tune_bytes * RDSU_SEC / dt;
 	if (rs->rs_tune_limited) {
 		if (rate > rs->rs_tune_rate)
