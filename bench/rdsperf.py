@@ -1,40 +1,47 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-"""rdsperf against iperf3 and sockperf on loopback, scaling, and memory per peer.
+"""rdsperf against iperf3 and sockperf on loopback, with every tool's
+defaults, unpinned and pinned; scaling; memory per idle peer.
 
-    bench/rdsperf.py [--build build/release] [--time 10] [--repeat 3] [--out DIR]
-                     [--only throughput|rate|pingpong] [--no-pin]
+    bench/rdsperf.py [--build build/release] [--time 5] [--repeat 5]
+                     [--out DIR] [--only stream|pingpong|rate]
+                     [--conditions unpinned,pinned] [--variants] [--no-extras]
 
-Every server runs on CPU 0 and every client on CPU 1 (taskset), for the
-reference tools as for rdsperf, unless --no-pin: unpinned, the scheduler
-now and then puts both ends of a loopback test on one of this machine's
-two vCPUs, and a ratio then measured the scheduler's luck (iperf3 alone
-gave 11.5 to 23 Gbit/s from run to run).
+What a user gets is the unpinned run: the scheduler places both ends as
+it likes (on this two-vCPU machine, a ping-pong's two ends mostly share
+one vCPU, which is where sockperf's blocking calls are fastest). The
+pinned run puts every server on CPU 0 and every client on CPU 1
+(taskset), for the reference tools as for rdsperf. Both run with every
+tool's defaults: no -w for rdsperf, no -w for iperf3, nothing for
+sockperf but the size.
 
-Needs a release build (cmake --preset release && cmake --build --preset
-release), iperf3 and sockperf (apt-get install iperf3 sockperf). Everything
-runs on 127.5.0.0/16 so it stays out of the way of the tests' addresses;
-run it on a quiet machine. Prints a markdown table of ratios and raw
-figures (what docs/performance.md shows) and keeps every tool's raw output
-in --out.
+Each ratio is measured in --repeat rounds; a round runs every condition,
+and within it every measure as reference then rdsperf, so a noisy
+minute hits both; the report gives the median and the range of the
+per-round ratios, and every round's figures. Warm-up: rdsperf -O 1,
+iperf3 -O 1, sockperf's own.
 
-Comparisons, each measured in this one run (the three ratios in --repeat
-rounds that alternate reference and rdsperf; medians and ranges reported):
-  throughput, 64 KiB      rdsperf stream -l 64K     vs iperf3 -l 64K (TCP)
-  rate, 64-byte messages  rdsperf stream -l 64      vs sockperf tp -m 64 (TCP)
-  ping-pong p50           rdsperf pingpong -l 64    vs sockperf pp -m 64 (TCP);
-                          sockperf reports half the round trip, so its
-                          figure is doubled. Also --sched busy, --paths 1
-                          (one TCP connection, as sockperf has) and
-                          --path-rule port (the kernel's rule: the reply
-                          comes on another connection than the request;
-                          librds's default puts both on one)
-  scaling                 --paths 1..8 with 8 sockets; --sockets 1..16
-  memory per idle peer    bench_peers 1, 100, 1000 (8 paths each)
+  stream, 64 KiB          rdsperf -l 64K            vs iperf3 -l 64K (TCP)
+  ping-pong, 64 bytes     rdsperf --test pingpong   vs sockperf pp --tcp -m 64
+                          -l 64: p50 and p99 of the    --full-rtt: p50 and p99 of
+                          round trip                   the round trip
+  rate, 64-byte messages  rdsperf -l 64             vs sockperf tp --tcp -m 64
+  --variants              ping-pong also with --sched busy, --npaths 1 and
+                          --path-rule port
+  extras (unless --no-extras, and not with --only): scaling over --npaths
+  1..8 and --sockets 1..16 (stream, 64 KiB, defaults, pinned), and librds
+  core bytes per idle peer at 1, 100 and 1000 peers (bench_peers).
+
+Needs a release build (cmake --preset release && cmake --build
+build/release), iperf3 and sockperf (apt-get install iperf3 sockperf).
+Everything runs on 127.5.0.0/16, away from the tests' addresses; run it
+on a quiet machine (the load average is printed at the start and the
+end) or in a network namespace of its own (unshare -n). Prints markdown
+tables (what docs/performance.md shows) and keeps every tool's raw
+output in --out.
 """
 import argparse
 import json
-from statistics import median
 import os
 import re
 import shutil
@@ -42,8 +49,9 @@ import socket
 import subprocess
 import sys
 import time
+from statistics import median
 
-SRV = "127.5.0.1"
+SRV, CLI = "127.5.0.1", "127.5.0.2"
 
 
 def wait_port(port, host=SRV):
@@ -56,15 +64,24 @@ def wait_port(port, host=SRV):
     sys.exit("bench: nothing listens on %s:%d" % (host, port))
 
 
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
 class Bench:
     def __init__(self, a):
         self.a = a
-        self.srv_cpu = [] if a.no_pin else ["taskset", "-c", "0"]
-        self.cli_cpu = [] if a.no_pin else ["taskset", "-c", "1"]
         self.perf = os.path.join(a.build, "tools/rdsperf/rdsperf")
         self.peers = os.path.join(a.build, "bench/bench_peers")
         os.makedirs(a.out, exist_ok=True)
-        self.n = 0
+        self.pin = False
+
+    def srv_cpu(self):
+        return ["taskset", "-c", "0"] if self.pin else []
+
+    def cli_cpu(self):
+        return ["taskset", "-c", "1"] if self.pin else []
 
     def save(self, name, text):
         with open(os.path.join(self.a.out, name), "w") as f:
@@ -75,185 +92,209 @@ class Bench:
                            timeout=timeout or self.a.time * 4 + 60)
         self.save(name + ".txt", " ".join(argv) + "\n" + p.stdout + p.stderr)
         if p.returncode != 0:
-            sys.exit("bench: %s failed (%d): %s" % (" ".join(argv), p.returncode, p.stderr[-500:]))
+            sys.exit("bench: %s failed (%d): %s" % (" ".join(argv), p.returncode,
+                                                    p.stderr[-500:]))
         return p.stdout
 
     def rdsperf(self, name, args):
-        out = self.run(name, self.cli_cpu + [self.perf, "-c", SRV, "-B", "127.5.0.2", "-p", "18600",
-                              "-t", str(self.a.time),
-                              "-O", "1", "-i", "0", "--json"] + args)
-        return json.loads(out)["runs"][0]
+        srv = subprocess.Popen(self.srv_cpu() + [self.perf, "-s", "-B", SRV, "-p", "18600"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            wait_port(18600)
+            out = self.run(name, self.cli_cpu() + [self.perf, "-c", SRV, "-B", CLI,
+                                                   "-p", "18600", "-t", str(self.a.time),
+                                                   "-O", "1", "-i", "0", "--json"] + args)
+        finally:
+            srv.terminate()
+            srv.wait(timeout=30)
+        return json.loads(out)["runs"][0]["end"]
 
-    def iperf3(self, name="iperf3"):
-        s = subprocess.Popen(self.srv_cpu + ["iperf3", "-s", "-B", SRV, "-p", "5301"],
+    def iperf3(self, name):
+        s = subprocess.Popen(self.srv_cpu() + ["iperf3", "-s", "-B", SRV, "-p", "5301", "-1"],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             time.sleep(1)  # (a probe connection would count as iperf3's client)
-            out = self.run(name, self.cli_cpu + ["iperf3", "-c", SRV, "-p", "5301", "-l", "64K", "-O", "1",
-                                      "-t", str(self.a.time), "-J"])
+            out = self.run(name, self.cli_cpu() + ["iperf3", "-c", SRV, "-p", "5301",
+                                                   "-l", "64K", "-O", "1",
+                                                   "-t", str(self.a.time), "-J"])
         finally:
             s.terminate()
             s.wait(timeout=30)
         return json.loads(out)["end"]["sum_received"]["bits_per_second"]
 
-    def sockperf(self, mode, name):
-        s = subprocess.Popen(self.srv_cpu + ["sockperf", "sr", "--tcp", "-i", SRV, "-p", "11111"],
+    def sockperf(self, mode, name, extra=()):
+        s = subprocess.Popen(self.srv_cpu() + ["sockperf", "sr", "--tcp", "-i", SRV,
+                                               "-p", "11111"],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             wait_port(11111)
-            out = self.run(name, self.cli_cpu + ["sockperf", mode, "--tcp", "-i", SRV, "-p", "11111", "-m", "64",
-                                  "-t", str(self.a.time)])
+            out = self.run(name, self.cli_cpu() + ["sockperf", mode, "--tcp", "-i", SRV,
+                                                   "-p", "11111", "-m", "64",
+                                                   "-t", str(self.a.time)] + list(extra))
         finally:
             s.terminate()
             s.wait(timeout=30)
         return out
 
 
+def pct(out, p):
+    m = re.search(r"percentile %s =\s+([\d.]+)" % re.escape(p), out)
+    return float(m.group(1)) if m else float("nan")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build/release")
-    ap.add_argument("--time", type=int, default=10)
+    ap.add_argument("--time", type=int, default=5)
     ap.add_argument("--out", default="/tmp/rdsperf-bench")
-    ap.add_argument("--repeat", type=int, default=3,
-                    help="rounds of each ratio measurement (medians are reported)")
-    ap.add_argument("--only", choices=("throughput", "rate", "pingpong"),
-                    help="measure this ratio alone (no scaling, no memory)")
-    ap.add_argument("--no-pin", action="store_true",
-                    help="let the scheduler place servers and clients")
+    ap.add_argument("--repeat", type=int, default=5,
+                    help="rounds of each ratio measurement (medians and ranges are reported)")
+    ap.add_argument("--only", choices=("stream", "pingpong", "rate"),
+                    help="measure this ratio alone (no extras)")
+    ap.add_argument("--conditions", default="unpinned,pinned",
+                    help="comma-separated: unpinned (the scheduler places every process), "
+                         "pinned (servers on CPU 0, clients on CPU 1)")
+    ap.add_argument("--variants", action="store_true",
+                    help="ping-pong also with --sched busy, --npaths 1, --path-rule port")
+    ap.add_argument("--no-extras", action="store_true", help="no scaling, no memory")
     a = ap.parse_args()
+    conds = [c for c in a.conditions.split(",") if c]
+    if not conds or any(c not in ("unpinned", "pinned") for c in conds):
+        sys.exit("bench: --conditions takes unpinned and/or pinned")
     for tool in ("iperf3", "sockperf"):
         if not shutil.which(tool):
             sys.exit("bench: %s is not installed (apt-get install iperf3 sockperf)" % tool)
     b = Bench(a)
     if not os.access(b.perf, os.X_OK):
         sys.exit("bench: no %s; build the release preset first" % b.perf)
-    rows = []
-    srv = subprocess.Popen(b.srv_cpu + [b.perf, "-s", "-B", SRV, "-p", "18600"],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        wait_port(18600)
-        # 1-3: the three ratios, each measured in --repeat rounds that
-        # alternate reference and rdsperf, so that a noisy VM's slow
-        # minute hits both; the table gives medians and the range of the
-        # per-round ratios.
-        def throughput(i):
-            ip = b.iperf3("iperf3-%d" % i)
-            st = b.rdsperf("stream-64k-%d" % i, ["-l", "64K"])
-            stw = b.rdsperf("stream-64k-w4m-%d" % i, ["-l", "64K", "-w", "4M"])
-            best = max(st, stw, key=lambda r: r["end"]["receiver"]["bits_per_second"])
-            return best["end"]["receiver"]["bits_per_second"], ip, best is stw
+    want = lambda what: a.only in (None, what)  # noqa: E731
+    load0 = loadavg()
+    # rounds[cond] = list of dicts, one per round
+    rounds = {c: [] for c in conds}
+    for i in range(a.repeat):
+        for c in conds:
+            b.pin = c == "pinned"
+            r = {}
+            tag = "%s-%d" % (c, i)
+            if want("stream"):
+                r["iperf3"] = b.iperf3("iperf3-" + tag)
+                e = b.rdsperf("stream-64k-" + tag, ["-l", "64K"])
+                r["stream"] = e["receiver"]["bits_per_second"]
+            if want("pingpong"):
+                out = b.sockperf("pp", "sockperf-pp-" + tag, ["--full-rtt"])
+                r["sp50"], r["sp99"] = pct(out, "50.000"), pct(out, "99.000")
+                e = b.rdsperf("pingpong-64-" + tag, ["--test", "pingpong", "-l", "64"])
+                r["p50"], r["p99"] = e["latency"]["p50"], e["latency"]["p99"]
+                r["cpu"] = (e["cpu"]["client_percent"], e["cpu"]["server_percent"])
+                if a.variants:
+                    for k, args in (("busy", ["--sched", "busy"]), ("one", ["--npaths", "1"]),
+                                    ("port", ["--path-rule", "port"])):
+                        e = b.rdsperf("pingpong-64-%s-%s" % (k, tag),
+                                      ["--test", "pingpong", "-l", "64"] + args)
+                        r[k] = e["latency"]["p50"]
+            if want("rate"):
+                out = b.sockperf("tp", "sockperf-tp-" + tag)
+                m = re.search(r"Message Rate is (\d+) \[msg/sec\]", out)
+                r["stp"] = float(m.group(1)) if m else float("nan")
+                e = b.rdsperf("stream-64-" + tag, ["-l", "64"])
+                r["rate"] = e["receiver"]["messages_per_second"]
+            rounds[c].append(r)
+    # extras
+    scale, mem = [], []
+    if a.only is None and not a.no_extras:
+        b.pin = True
+        for p in (1, 2, 4, 8):
+            e = b.rdsperf("paths-%d" % p, ["-l", "64K", "-n", "8", "--npaths", str(p)])
+            scale.append(("npaths %d, 8 sockets" % p, e))
+        for n in (1, 2, 4, 8, 16):
+            e = b.rdsperf("sockets-%d" % n, ["-l", "64K", "-n", str(n)])
+            scale.append(("sockets %d, 8 paths" % n, e))
+        for n in (1, 100, 1000):
+            out = b.run("peers-%d" % n, [b.peers, str(n)], timeout=600)
+            mem.append(dict(kv.split("=") for kv in out.split()))
+    load1 = loadavg()
 
-        def rate(i):
-            tp = b.sockperf("tp", "sockperf-tp-%d" % i)
-            m = re.search(r"Message Rate is (\d+) \[msg/sec\]", tp)
-            sm = b.rdsperf("stream-64-%d" % i, ["-l", "64", "-w", "4M"])
-            return (sm["end"]["receiver"]["messages_per_second"],
-                    float(m.group(1)) if m else float("nan"))
+    def stat(xs):
+        return median(xs), min(xs), max(xs)
 
-        def pingpong(i):
-            pp = b.sockperf("pp", "sockperf-pp-%d" % i)
-            m = re.search(r"percentile 50\.000 =\s+([\d.]+)", pp)
-            pr = b.rdsperf("pingpong-64-%d" % i, ["--test", "pingpong", "-l", "64"])
-            busy = b.rdsperf("pingpong-64-busy-%d" % i,
-                             ["--test", "pingpong", "-l", "64", "--sched", "busy"])
-            one = b.rdsperf("pingpong-64-paths1-%d" % i,
-                            ["--test", "pingpong", "-l", "64", "--paths", "1"])
-            byport = b.rdsperf("pingpong-64-byport-%d" % i,
-                               ["--test", "pingpong", "-l", "64", "--path-rule", "port"])
-            return (pr["end"]["latency"]["p50"], 2 * float(m.group(1)) if m else float("nan"),
-                    busy["end"]["latency"]["p50"], one["end"]["latency"]["p50"],
-                    pr["end"]["cpu"], one["end"]["cpu"], byport["end"]["latency"]["p50"])
-
-        want = lambda what: a.only in (None, what)  # noqa: E731
-        tps = [throughput(i) for i in range(a.repeat)] if want("throughput") else []
-        rts = [rate(i) for i in range(a.repeat)] if want("rate") else []
-        pps = [pingpong(i) for i in range(a.repeat)] if want("pingpong") else []
-        rng = lambda xs: "%.2f-%.2f" % (min(xs), max(xs))  # noqa: E731
-        if tps:
-            r1 = [x[0] / x[1] for x in tps]
-            rows.append(("Throughput, 64 KiB messages",
-                         "rdsperf stream -l 64K (best of -w default, 4M)",
-                         "%.2f Gbit/s" % (median([x[0] for x in tps]) / 1e9),
-                         "iperf3 -l 64K", "%.2f Gbit/s" % (median([x[1] for x in tps]) / 1e9),
-                         median(r1), rng(r1), ">= 0.90"))
-        if rts:
-            r2 = [x[0] / x[1] for x in rts]
-            rows.append(("Rate, 64-byte messages", "rdsperf stream -l 64 -w 4M",
-                         "%.0f msg/s" % median([x[0] for x in rts]), "sockperf tp --tcp -m 64",
-                         "%.0f msg/s" % median([x[1] for x in rts]), median(r2), rng(r2),
-                         ">= 1.00"))
-        if pps:
-            r3 = [x[0] / x[1] for x in pps]
-            rows.append(("Ping-pong p50 round trip, 64 bytes", "rdsperf --test pingpong -l 64",
-                         "%.1f us" % median([x[0] for x in pps]), "sockperf pp --tcp -m 64 (x2)",
-                         "%.1f us" % median([x[1] for x in pps]), median(r3), rng(r3), "<= 1.20"))
-            r4 = [x[2] / x[1] for x in pps]
-            rows.append(("", "... --sched busy", "%.1f us" % median([x[2] for x in pps]), "", "",
-                         median(r4), rng(r4), ""))
-            r5 = [x[3] / x[1] for x in pps]
-            rows.append(("", "... --paths 1", "%.1f us" % median([x[3] for x in pps]), "", "",
-                         median(r5), rng(r5), ""))
-            r6 = [x[6] / x[1] for x in pps]
-            rows.append(("", "... --path-rule port", "%.1f us" % median([x[6] for x in pps]),
-                         "", "", median(r6), rng(r6), ""))
-        # 4. scaling
-        scale = []
-        for p in (1, 2, 4, 8) if a.only is None else ():
-            r = b.rdsperf("paths-%d" % p, ["-l", "64K", "-n", "8", "--paths", str(p), "-w", "1M"])
-            scale.append(("paths %d, 8 sockets" % p, r))
-        for n in (1, 2, 4, 8, 16) if a.only is None else ():
-            r = b.rdsperf("sockets-%d" % n, ["-l", "64K", "-n", str(n), "-w", "1M"])
-            scale.append(("sockets %d, 8 paths" % n, r))
-    finally:
-        srv.terminate()
-        srv.wait(timeout=30)
-    # 5. memory per idle peer
-    mem = []
-    for n in (1, 100, 1000) if a.only is None else ():
-        out = b.run("peers-%d" % n, [b.peers, str(n)], timeout=600)
-        mem.append(dict(kv.split("=") for kv in out.split()))
-
-    print("Medians of %d rounds (reference and rdsperf alternating):" % a.repeat)
+    print("Load average (1, 5, 15 min): %s at the start, %s at the end; %d rounds, -t %d."
+          % (load0, load1, a.repeat, a.time))
     print()
-    print("| Measure | rdsperf | | reference | | ratio | ratio range | target |")
-    print("|---|---|---:|---|---:|---:|---|---|")
-    for name, cmd, val, ref, refval, ratio, span, target in rows:
-        print("| %s | `%s` | %s | %s | %s | %s | %s | %s |" % (
-            name, cmd, val, ("`%s`" % ref) if ref else "", refval,
-            "" if ratio is None else "%.2f" % ratio, span, target))
+    print("| Measure | condition | rdsperf (median) | reference (median) "
+          "| ratio (median) | ratio range | target |")
+    print("|---|---|---:|---:|---:|---|---|")
+    for c in conds:
+        rs = rounds[c]
+        if want("stream"):
+            rt = stat([r["stream"] / r["iperf3"] for r in rs])
+            print("| 64 KiB stream: `rdsperf -l 64K` / `iperf3 -l 64K` | %s | %.2f Gbit/s "
+                  "| %.2f Gbit/s | %.2f | %.2f-%.2f | %s |" % (
+                      c, median([r["stream"] for r in rs]) / 1e9,
+                      median([r["iperf3"] for r in rs]) / 1e9, rt[0], rt[1], rt[2],
+                      ">= 0.9 every round" if c == "unpinned" else ">= 1.0"))
+        if want("pingpong"):
+            rt = stat([r["p50"] / r["sp50"] for r in rs])
+            r99 = stat([r["p99"] / r["sp99"] for r in rs])
+            print("| 64 B ping-pong p50: `rdsperf --test pingpong -l 64` / `sockperf pp "
+                  "--tcp -m 64 --full-rtt` | %s | %.1f us | %.1f us | %.2f | %.2f-%.2f "
+                  "| <= 1.0 median, <= 1.2 every round |" % (
+                      c, median([r["p50"] for r in rs]), median([r["sp50"] for r in rs]),
+                      rt[0], rt[1], rt[2]))
+            print("| ... p99 | %s | %.1f us | %.1f us | %.2f | %.2f-%.2f | reported |" % (
+                c, median([r["p99"] for r in rs]), median([r["sp99"] for r in rs]),
+                r99[0], r99[1], r99[2]))
+            if a.variants:
+                for k, what in (("busy", "--sched busy"), ("one", "--npaths 1"),
+                                ("port", "--path-rule port")):
+                    rt = stat([r[k] / r["sp50"] for r in rs])
+                    print("| ... p50 with `%s` | %s | %.1f us | | %.2f | %.2f-%.2f | |" % (
+                        what, c, median([r[k] for r in rs]), rt[0], rt[1], rt[2]))
+        if want("rate"):
+            rt = stat([r["rate"] / r["stp"] for r in rs])
+            print("| 64 B rate: `rdsperf -l 64` / `sockperf tp --tcp -m 64` | %s "
+                  "| %.0f msg/s | %.0f msg/s | %.2f | %.2f-%.2f | >= 3 |" % (
+                      c, median([r["rate"] for r in rs]), median([r["stp"] for r in rs]),
+                      rt[0], rt[1], rt[2]))
+    for c in conds:
+        print()
+        print("Rounds, %s:" % c)
+        print()
+        cols = []
+        if want("stream"):
+            cols += [("iperf3 Gbit/s", lambda r: "%.2f" % (r["iperf3"] / 1e9)),
+                     ("rdsperf Gbit/s", lambda r: "%.2f" % (r["stream"] / 1e9))]
+        if want("pingpong"):
+            cols += [("sockperf p50/p99 us", lambda r: "%.1f / %.1f" % (r["sp50"], r["sp99"])),
+                     ("rdsperf p50/p99 us", lambda r: "%.1f / %.1f" % (r["p50"], r["p99"])),
+                     ("rdsperf CPU % client, server", lambda r: "%.0f, %.0f" % r["cpu"])]
+            if a.variants:
+                cols += [("busy p50", lambda r: "%.1f" % r["busy"]),
+                         ("--npaths 1 p50", lambda r: "%.1f" % r["one"]),
+                         ("--path-rule port p50", lambda r: "%.1f" % r["port"])]
+        if want("rate"):
+            cols += [("sockperf tp msg/s", lambda r: "%.0f" % r["stp"]),
+                     ("rdsperf msg/s", lambda r: "%.0f" % r["rate"])]
+        print("| round | " + " | ".join(h for h, _ in cols) + " |")
+        print("|---:|" + "---:|" * len(cols))
+        for i, r in enumerate(rounds[c]):
+            print("| %d | " % (i + 1) + " | ".join(f(r) for _, f in cols) + " |")
     if scale:
         print()
-        print("| Scaling (stream, 64 KiB, -w 1M) | receiver Gbit/s | client CPU % | server CPU % |")
+        print("| Scaling (stream, 64 KiB, defaults, pinned) | receiver Gbit/s "
+              "| client CPU % | server CPU % |")
         print("|---|---:|---:|---:|")
-    for name, r in scale:
-        e = r["end"]
+    for name, e in scale:
         print("| %s | %.2f | %.0f | %.0f |" % (name, e["receiver"]["bits_per_second"] / 1e9,
-                                              e["cpu"]["client_percent"], e["cpu"]["server_percent"]))
+                                              e["cpu"]["client_percent"],
+                                              e["cpu"]["server_percent"]))
     if mem:
         print()
         print("| Idle peers (8 paths each) | connections | librds core bytes/peer "
               "| RSS bytes/peer | target |")
         print("|---:|---:|---:|---:|---|")
     for m in mem:
-        print("| %s | %s | %s | %s | <= 65536 |" % (m["peers"], m["connections"],
-                                                    m["core_bytes_per_peer"],
-                                                    m["rss_bytes_per_peer"]))
-    if tps:
-        print()
-        print("| Throughput round | iperf3 Gbit/s | rdsperf Gbit/s | window |")
-        print("|---:|---:|---:|---|")
-        for i, x in enumerate(tps):
-            print("| %d | %.2f | %.2f | %s |" % (i + 1, x[1] / 1e9, x[0] / 1e9,
-                                                 "4M" if x[2] else "default"))
-    if pps:
-        print()
-        print("| Ping-pong round | sockperf (x2) us | rdsperf us | CPU % client, server "
-              "| --paths 1 us | CPU % client, server | busy us | --path-rule port us |")
-        print("|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for i, x in enumerate(pps):
-            print("| %d | %.1f | %.1f | %.0f, %.0f | %.1f | %.0f, %.0f | %.1f | %.1f |" % (
-                i + 1, x[1], x[0], x[4]["client_percent"], x[4]["server_percent"],
-                x[3], x[5]["client_percent"], x[5]["server_percent"], x[2], x[6]))
+        print("| %s | %s | %s | %s | <= 16384 core bytes |" % (
+            m["peers"], m["connections"], m["core_bytes_per_peer"], m["rss_bytes_per_peer"]))
     print("\nraw output in %s" % a.out)
 
 

@@ -57,6 +57,8 @@ void rdsu_cong_rcvbuf_delta(struct rdsu_sock *rs, int64_t delta)
 	else
 		rdsu_stat_add(ep, RDSU_STAT_RECV_BYTES_FREED, (uint64_t)-delta);
 	now_congested = rs->rs_rcv_bytes > rs->rs_rcvbuf;
+	if (!rs->rs_congested && now_congested && rdsu_sock_rcvbuf_grow(rs))
+		now_congested = false;
 	if (!rs->rs_congested && now_congested) {
 		rs->rs_congested = true;
 		wire_cong_set(ep->lmaps[rs->rs_lidx], rs->rs_port);

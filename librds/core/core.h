@@ -100,6 +100,7 @@ struct rdsu_msg {
 	struct rdsu_path *m_cp;
 	uint64_t m_seq;
 	uint64_t m_ack_off;             /* stream offset past its last byte (m_ack_seq) */
+	rdsu_ns m_queued;               /* data: when the application submitted it */
 	uint32_t m_len;
 	uint16_t m_sport;
 	uint16_t m_dport;
@@ -135,6 +136,15 @@ struct rdsu_sock {
 	uint64_t rs_snd_bytes;
 	uint64_t rs_rcv_bytes;
 	bool rs_want_out;               /* saw -EAGAIN: tell when SNDBUF has room */
+	/* auto-tuning (sock.c): only of a buffer the application left alone */
+	bool rs_sndbuf_auto, rs_rcvbuf_auto;
+	bool rs_tune_limited;           /* saw -EAGAIN since rs_tune_t0 */
+	bool rs_rcv_drained;            /* the application emptied rs_rx_q since RCVBUF grew */
+	rdsu_ns rs_tune_t0;             /* this measurement started */
+	rdsu_ns rs_tune_q0;             /* ... m_queued of the message that started it */
+	uint64_t rs_tune_bytes;         /* ... bytes acknowledged since */
+	uint64_t rs_tune_rate;          /* best rate (bytes/s) at the current SNDBUF */
+	uint64_t rs_tune_prev;          /* ... at the SNDBUF before it */
 	struct rdsu_list rs_msgs;       /* our messages not yet acknowledged */
 
 	struct rdsu_list rs_rx_q;
@@ -393,7 +403,7 @@ int rdsu_path_expire(struct rdsu_path *cp, rdsu_ns now);
 void rdsu_path_info_fill(const struct rdsu_path *cp, struct rdsu_path_info *out);
 
 /* send.c */
-int rdsu_send_data(struct rdsu_path *cp, struct rdsu_sock *rs, uint16_t dport,
+int rdsu_send_data(struct rdsu_path *cp, struct rdsu_sock *rs, uint16_t dport, rdsu_ns now,
 		   const struct iovec *iov, int iovcnt, uint32_t len);
 int rdsu_send_ctl(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dport, rdsu_ns now);
 /* rdsu_send_ctl_seq() - as rdsu_send_ctl with the sequence number |seq|
@@ -403,7 +413,7 @@ int rdsu_send_ctl_seq(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dp
 bool rdsu_send_has_output(struct rdsu_path *cp);
 void rdsu_send_peek(struct rdsu_path *cp, const uint8_t **p, size_t *len);
 int rdsu_send_advance(struct rdsu_path *cp, size_t n);
-int rdsu_send_acked(struct rdsu_path *cp, uint64_t acked);
+int rdsu_send_acked(struct rdsu_path *cp, uint64_t acked, rdsu_ns now);
 void rdsu_send_path_reset(struct rdsu_path *cp);
 void rdsu_send_flush_retrans(struct rdsu_path *cp);
 void rdsu_send_free_all(struct rdsu_path *cp);
@@ -416,7 +426,7 @@ void rdsu_recv_seen_reset(struct rdsu_conn *c);
 
 /* send.c, frame transports */
 ssize_t rdsu_send_frame(struct rdsu_path *cp, uint8_t *buf, size_t cap);
-int rdsu_send_hack(struct rdsu_path *cp, uint64_t ack);
+int rdsu_send_hack(struct rdsu_path *cp, uint64_t ack, rdsu_ns now);
 void rdsu_send_credits(struct rdsu_path *cp, uint32_t n);
 void rdsu_send_adv_check(struct rdsu_path *cp);
 
@@ -453,6 +463,8 @@ struct rdsu_sock *rdsu_sock_find_bound(const struct rdsu_ep *ep, int lidx, uint1
 int rdsu_sock_deliver(struct rdsu_sock *rs, const struct rdsu_addr *faddr, uint16_t sport,
 		      const uint8_t *data, uint32_t len);
 void rdsu_sock_msg_release(struct rdsu_msg *rm);
+void rdsu_sock_msg_acked(struct rdsu_msg *rm, rdsu_ns now);
+bool rdsu_sock_rcvbuf_grow(struct rdsu_sock *rs);
 void rdsu_sock_ev(struct rdsu_sock *rs, unsigned mask);
 void rdsu_sock_info_fill(const struct rdsu_sock *rs, struct rdsu_sock_info *out);
 

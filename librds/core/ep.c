@@ -67,6 +67,10 @@ void rdsu_ep_cfg_default(struct rdsu_ep_cfg *cfg)
 	/* Not the kernel's rule: a request and its reply share a connection
 	 * (docs/librds.md, "Path choice"). */
 	cfg->path_rule = RDSU_PATH_BY_PAIR;
+	/* Not the kernel's either: its RDS buffers stay at 106496, which
+	 * holds fewer than two 64 KiB messages (docs/librds.md, "Socket
+	 * buffers"). */
+	cfg->buf_max = RDSU_AUTO_BUF_MAX;
 }
 
 /* The configuration as it was before |faults|: still accepted, faults off. */

@@ -230,7 +230,7 @@ int rdsu_link_acked(struct rdsu_ep *ep, uint64_t link, uint64_t acked, rdsu_ns n
 		return r;
 	if (r == 0)
 		return acked ? RDSU_ERR_INVAL : 0;
-	return rdsu_send_acked(cp, acked);
+	return rdsu_send_acked(cp, acked, now);
 }
 
 int rdsu_link_down(struct rdsu_ep *ep, uint64_t link, rdsu_ns now)
@@ -330,7 +330,6 @@ int rdsu_link_hs_peer(struct rdsu_ep *ep, uint64_t link, const struct rdsu_link_
 	struct rdsu_path *cp;
 	int r;
 
-	(void)now;
 	if (!peer)
 		return RDSU_ERR_INVAL;
 	r = frame_path(ep, link, &cp);
@@ -341,7 +340,7 @@ int rdsu_link_hs_peer(struct rdsu_ep *ep, uint64_t link, const struct rdsu_link_
 	cp->cp_fc_send = peer->credit != 0;
 	cp->cp_send_credits = 0;
 	rdsu_send_credits(cp, peer->credit);
-	(void)rdsu_send_hack(cp, peer->ack_seq);
+	(void)rdsu_send_hack(cp, peer->ack_seq, now);
 	rdsu_path_kick(cp);
 	return 0;
 }

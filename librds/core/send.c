@@ -70,7 +70,7 @@ static void catchup_check(struct rdsu_conn *c)
 		rdsu_path_kick(&c->c_path[i]);
 }
 
-int rdsu_send_data(struct rdsu_path *cp, struct rdsu_sock *rs, uint16_t dport,
+int rdsu_send_data(struct rdsu_path *cp, struct rdsu_sock *rs, uint16_t dport, rdsu_ns now,
 		   const struct iovec *iov, int iovcnt, uint32_t len)
 {
 	struct rdsu_msg *rm = msg_new(cp->cp_conn->c_ep, len);
@@ -89,6 +89,7 @@ int rdsu_send_data(struct rdsu_path *cp, struct rdsu_sock *rs, uint16_t dport,
 	rm->m_sport = rs->rs_port;
 	rm->m_dport = dport;
 	rm->m_rs = rs;
+	rm->m_queued = now;
 	rdsu_list_add_tail(&rm->m_sock_item, &rs->rs_msgs);
 	rs->rs_snd_bytes += len;
 	/* rds_send_queue_rm: a sender close to its SNDBUF asks for an ack. */
@@ -366,7 +367,7 @@ int rdsu_send_advance(struct rdsu_path *cp, size_t n)
 	return 0;
 }
 
-int rdsu_send_acked(struct rdsu_path *cp, uint64_t acked)
+int rdsu_send_acked(struct rdsu_path *cp, uint64_t acked, rdsu_ns now)
 {
 	struct rdsu_ep *ep = cp->cp_conn->c_ep;
 	int freed = 0;
@@ -385,7 +386,7 @@ int rdsu_send_acked(struct rdsu_path *cp, uint64_t acked)
 		msg_unqueue(cp, rm);
 		if (!(rm->m_flags & RDSU_MF_DROPPED))
 			rdsu_stat_inc(ep, RDSU_STAT_SEND_DROP_ACKED);
-		rdsu_sock_msg_release(rm);
+		rdsu_sock_msg_acked(rm, now);
 		msg_free(cp, rm);
 		freed++;
 	}
@@ -610,7 +611,7 @@ dry:
 
 /* h_ack or dp_ack_seq |ack|: every message up to it arrived. The one
  * whose frames are still being handed out stays until a later ack. */
-int rdsu_send_hack(struct rdsu_path *cp, uint64_t ack)
+int rdsu_send_hack(struct rdsu_path *cp, uint64_t ack, rdsu_ns now)
 {
 	struct rdsu_ep *ep = cp->cp_conn->c_ep;
 	int freed = 0;
@@ -627,7 +628,7 @@ int rdsu_send_hack(struct rdsu_path *cp, uint64_t ack)
 		msg_unqueue(cp, rm);
 		if (!(rm->m_flags & RDSU_MF_DROPPED))
 			rdsu_stat_inc(ep, RDSU_STAT_SEND_DROP_ACKED);
-		rdsu_sock_msg_release(rm);
+		rdsu_sock_msg_acked(rm, now);
 		msg_free(cp, rm);
 		freed++;
 	}

@@ -7,6 +7,9 @@
  * checks: size, SNDBUF, connect, congestion, queue), net/rds/recv.c
  * rds_recvmsg() (congestion notification first, MSG_TRUNC, MSG_PEEK).
  * Errors are negative errno values, as the system calls return them.
+ * Buffer auto-tuning, which the kernel's RDS does not have (its SNDBUF and
+ * RCVBUF stay at half of wmem_default and rmem_default), is here too:
+ * sndbuf_tune() and rdsu_sock_rcvbuf_grow().
  */
 #include "core.h"
 
@@ -83,6 +86,8 @@ int rdsu_sock_new(struct rdsu_ep *ep, struct rdsu_sock **out)
 	rs->rs_trans = RDSU_TRANS_NONE;
 	rs->rs_sndbuf = ep->cfg.sndbuf;
 	rs->rs_rcvbuf = ep->cfg.rcvbuf;
+	rs->rs_sndbuf_auto = ep->cfg.buf_max > ep->cfg.sndbuf;
+	rs->rs_rcvbuf_auto = ep->cfg.buf_max > ep->cfg.rcvbuf;
 	rs->rs_hash_initval = ep->cfg.hash_initval;
 	rs->rs_cong_gen = ep->cong_gen;
 	rs->rs_index = ep->n_socks;
@@ -212,7 +217,9 @@ int rdsu_sock_submit(struct rdsu_sock *rs, const struct rdsu_addr *dst, uint16_t
 		return -EINVAL;
 	if (rdsu_addr_is_v4(dst) != rdsu_addr_is_v4(laddr))
 		return -EOPNOTSUPP;
-	if (total > rs->rs_sndbuf)
+	/* An auto-tuned SNDBUF is a size the socket grows into: a message
+	 * is refused for what it could never get, not for the moment. */
+	if (total > (rs->rs_sndbuf_auto ? ep->cfg.buf_max : rs->rs_sndbuf))
 		return -EMSGSIZE;
 	if (rdsu_ep_lidx(ep, dst) >= 0)
 		return -EOPNOTSUPP;
@@ -236,9 +243,10 @@ int rdsu_sock_submit(struct rdsu_sock *rs, const struct rdsu_addr *dst, uint16_t
 	if (rs->rs_snd_bytes >= rs->rs_sndbuf) {
 		rdsu_stat_inc(ep, RDSU_STAT_SEND_QUEUE_FULL);
 		want_out(rs, true);
+		rs->rs_tune_limited = true;
 		return -EAGAIN;
 	}
-	err = rdsu_send_data(cp, rs, dport, iov, iovcnt, (uint32_t)total);
+	err = rdsu_send_data(cp, rs, dport, now, iov, iovcnt, (uint32_t)total);
 	if (err)
 		return -ENOMEM;
 	return (int)total;
@@ -258,6 +266,97 @@ void rdsu_sock_msg_release(struct rdsu_msg *rm)
 		want_out(rs, false);
 		rdsu_sock_ev(rs, RDSU_POLLOUT);
 	}
+}
+
+/*
+ * SNDBUF auto-tuning. The window a stream needs is the path's
+ * bandwidth-delay product, which a sender cannot see directly: a window
+ * that is too small shows only as a delivery rate that grows with the
+ * window. So the rate is measured once per window's worth of
+ * acknowledged bytes (a round trip of the window), and while the sender
+ * was held back by SNDBUF (EAGAIN) and the rate is a quarter or more above
+ * the best rate of the window before, the window doubles, up to buf_max
+ * (BBR's startup ends on the same test: the pipe is full once doubling
+ * stops raising the rate by a quarter). A sender that never fills its
+ * window, or whose rate no longer follows the window (a slow receiver, a
+ * slow link: what is acknowledged does not come faster), keeps the window
+ * it has. It never shrinks: its memory is the messages in flight, and
+ * those are freed as they are acknowledged.
+ *
+ * The time a measurement covers is the longer of the time over which its
+ * bytes were acknowledged and the time over which they were submitted,
+ * as tcp_rate.c takes the longer of the ACK and send intervals: one
+ * SIOCOUTQ frees at once what TCP acknowledged over a while, and would
+ * otherwise read as a rate no link has.
+ */
+static void sndbuf_tune(struct rdsu_sock *rs, const struct rdsu_msg *rm, rdsu_ns now)
+{
+	uint32_t max = rs->rs_ep->cfg.buf_max;
+	rdsu_ns dt;
+	uint64_t rate;
+
+	/* The first acknowledgement starts the clock; what is acknowledged
+	 * in the instant a measurement starts belongs to the one before. */
+	if (!rs->rs_tune_t0) {
+		rs->rs_tune_t0 = now;
+		rs->rs_tune_q0 = rm->m_queued;
+	}
+	if (now <= rs->rs_tune_t0)
+		return;
+	rs->rs_tune_bytes += rm->m_len;
+	if (rs->rs_tune_bytes < rs->rs_sndbuf)
+		return;
+	dt = now - rs->rs_tune_t0;
+	if (rm->m_queued > rs->rs_tune_q0 && rm->m_queued - rs->rs_tune_q0 > dt)
+		dt = rm->m_queued - rs->rs_tune_q0;
+	/* under 2^32 + 1 MiB bytes over a nanosecond or more: no overflow */
+	rate = rs->rs_tune_bytes * RDSU_SEC / dt;
+	if (rs->rs_tune_limited) {
+		if (rate > rs->rs_tune_rate)
+			rs->rs_tune_rate = rate;
+		if (rs->rs_sndbuf < max && rate / 5 * 4 >= rs->rs_tune_prev) {
+			rs->rs_sndbuf = rs->rs_sndbuf > max / 2 ? max : rs->rs_sndbuf * 2;
+			rs->rs_tune_prev = rs->rs_tune_rate;
+			rs->rs_tune_rate = 0;
+		}
+	}
+	rs->rs_tune_t0 = now;
+	rs->rs_tune_q0 = rm->m_queued;
+	rs->rs_tune_bytes = 0;
+	rs->rs_tune_limited = rs->rs_want_out;
+}
+
+/* A message of ours arrived: its bytes back to SNDBUF, and a sample of
+ * the rate the window gives. */
+void rdsu_sock_msg_acked(struct rdsu_msg *rm, rdsu_ns now)
+{
+	struct rdsu_sock *rs = rm->m_rs;
+
+	if (rs && rs->rs_sndbuf_auto)
+		sndbuf_tune(rs, rm, now);
+	rdsu_sock_msg_release(rm);
+}
+
+/*
+ * RCVBUF auto-tuning: the port is about to turn congested (its queue
+ * holds more than RCVBUF). An application that emptied the queue since
+ * RCVBUF last grew keeps up with what comes: what overflows is a burst
+ * (the transport hands over up to RDSU_READ_BUDGET per round before the
+ * application runs), and RCVBUF doubles to hold it, up to buf_max. One
+ * that did not (it reads slower than the sender writes, or not at all)
+ * gets the kernel's answer at the size RCVBUF has. Return: true if RCVBUF
+ * now holds the queue.
+ */
+bool rdsu_sock_rcvbuf_grow(struct rdsu_sock *rs)
+{
+	uint32_t max = rs->rs_ep->cfg.buf_max;
+
+	if (!rs->rs_rcvbuf_auto || !rs->rs_rcv_drained)
+		return false;
+	rs->rs_rcv_drained = false;
+	while (rs->rs_rcvbuf < max && rs->rs_rcv_bytes > rs->rs_rcvbuf)
+		rs->rs_rcvbuf = rs->rs_rcvbuf > max / 2 ? max : rs->rs_rcvbuf * 2;
+	return rs->rs_rcv_bytes <= rs->rs_rcvbuf;
 }
 
 int rdsu_sock_deliver(struct rdsu_sock *rs, const struct rdsu_addr *faddr, uint16_t sport,
@@ -325,6 +424,8 @@ ssize_t rdsu_sock_read(struct rdsu_sock *rs, const struct iovec *iov, int iovcnt
 		rs->rs_rx_count--;
 		rdsu_buf_free(rs->rs_ep, rx, sizeof(*rx) + len);
 		rdsu_cong_rcvbuf_delta(rs, -(int64_t)len);
+		if (rdsu_list_empty(&rs->rs_rx_q))
+			rs->rs_rcv_drained = true;
 	}
 	return (ssize_t)off;
 }
@@ -354,6 +455,7 @@ int rdsu_sock_set_sndbuf(struct rdsu_sock *rs, uint32_t bytes, rdsu_ns now)
 	if (!bytes)
 		return -EINVAL;
 	rs->rs_sndbuf = bytes;
+	rs->rs_sndbuf_auto = false;
 	if (rs->rs_want_out && rs->rs_snd_bytes < rs->rs_sndbuf) {
 		want_out(rs, false);
 		rdsu_sock_ev(rs, RDSU_POLLOUT);
@@ -367,6 +469,7 @@ int rdsu_sock_set_rcvbuf(struct rdsu_sock *rs, uint32_t bytes, rdsu_ns now)
 	if (!bytes)
 		return -EINVAL;
 	rs->rs_rcvbuf = bytes;
+	rs->rs_rcvbuf_auto = false;
 	/* Re-judge the port against the new limit. */
 	if (rs->rs_bound)
 		rdsu_cong_rcvbuf_delta(rs, 0);
@@ -376,6 +479,13 @@ int rdsu_sock_set_rcvbuf(struct rdsu_sock *rs, uint32_t bytes, rdsu_ns now)
 uint32_t rdsu_sock_get_sndbuf(const struct rdsu_sock *rs)
 {
 	return rs->rs_sndbuf;
+}
+
+uint32_t rdsu_sock_max_msg(const struct rdsu_sock *rs)
+{
+	uint32_t b = rs->rs_sndbuf_auto ? rs->rs_ep->cfg.buf_max : rs->rs_sndbuf;
+
+	return b < WIRE_MAX_MSG_LEN ? b : WIRE_MAX_MSG_LEN;
 }
 
 uint32_t rdsu_sock_get_rcvbuf(const struct rdsu_sock *rs)

@@ -61,6 +61,19 @@
  * rare. The same 4 ms as a direct wait's bound at HZ=250.
  */
 #define RING_HOT (4 * RDSU_MSEC)
+/*
+ * A direct wait is also taken with several links once every other link
+ * has been quiet this long: nothing read on one since the hot link's
+ * streak began, nothing written on one since. A ring wait costs more than
+ * a blocking recv() (measured on one vCPU, where an unpinned ping-pong's
+ * two ends run: 15.0-15.9 against 13.8-14.3 us a round trip, the
+ * io_uring recv's poll arming, task work and timer), and one flow alone
+ * on an endpoint of several links is what a ping-pong is. A link that
+ * wakes after such a silence is heard at most twice the direct bound late
+ * (its first bytes; its second read makes it the hot one, or the ring
+ * wait takes over).
+ */
+#define DIRECT_QUIET (500 * RDSU_MSEC)
 
 /* A socket closed while an epoll batch may still name it becomes TS_DEAD
  * and is freed at the end of the round. */
@@ -114,6 +127,8 @@ struct rdsu_tcp {
 	unsigned n_links;             /* in links[], in any state */
 	struct tsock *last_in;        /* the link read last, while it is in links[] */
 	unsigned in_streak;           /* reads in a row by last_in, up to 2 */
+	rdsu_ns streak_at;            /* last_in's first read of its streak */
+	rdsu_ns other_out_at;         /* the last write on a link not last_in */
 	rdsu_ns direct_max;           /* bound of a direct wait (SO_RCVTIMEO read back) */
 	struct tsock *ack_head;       /* links whose written > acked */
 	struct tsock *drain_head;

@@ -68,8 +68,10 @@ bool rdsu_tcp_took_buf(struct rdsu_tcp *t, struct tsock *l, const uint8_t *buf, 
 	}
 	l->in_gap = l->in_at ? now - l->in_at : RDSU_NS_NEVER;
 	l->in_at = now;
-	if (t->last_in != l)
+	if (t->last_in != l) {
 		t->in_streak = 0;
+		t->streak_at = now;
+	}
 	if (t->in_streak < 2)
 		t->in_streak++;
 	t->last_in = l;

@@ -96,6 +96,8 @@ static ssize_t wrv(struct rdsu_tcp *t, struct tsock *l, struct iovec *iov, int n
 	t->st.writes++;
 	t->st.bytes_out += (uint64_t)w;
 	l->written += (uint64_t)w;
+	if (l != t->last_in)
+		t->other_out_at = now;
 	ack_list_add(t, l, now);
 	return w;
 }

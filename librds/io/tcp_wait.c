@@ -57,9 +57,17 @@ static bool direct_ready(struct rdsu_tcp *t, struct tsock *l)
 	return true;
 }
 
+/* Every link but last_in quiet for DIRECT_QUIET: none read or written. */
+static bool others_quiet(const struct rdsu_tcp *t, rdsu_ns now)
+{
+	return t->n_links == 1 ||
+	       (now - t->streak_at >= DIRECT_QUIET && t->other_out_at < t->streak_at);
+}
+
 /*
  * The link a wait until |until| may block on directly, or NULL. Only one
- * link's bytes can end such a wait: it is the endpoint's only link, up and
+ * link's bytes can end such a wait: it is the endpoint's only link, or
+ * the others have been quiet for DIRECT_QUIET (others_quiet), up and
  * with nothing to write (EPOLLOUT would be missed), no drain is reading,
  * and no socket waits for acknowledgements (their 200 us timer would be).
  * The wait must end before the core's next deadline and the caller's,
@@ -72,8 +80,8 @@ static struct tsock *direct_link(struct rdsu_tcp *t, rdsu_ns now, rdsu_ns until)
 {
 	struct tsock *l = t->last_in;
 
-	if (!l || t->n_links != 1 || t->drain_head || l->state != TL_UP || l->want_out ||
-	    l->rem_len || rdsu_ep_acks_wanted(t->ep))
+	if (!l || t->drain_head || l->state != TL_UP || l->want_out || l->rem_len ||
+	    rdsu_ep_acks_wanted(t->ep) || !others_quiet(t, now))
 		return NULL;
 	if (!direct_ready(t, l))
 		return NULL;
@@ -345,6 +353,13 @@ int rdsu_tcp_wait_hot(struct rdsu_transport *tr, bool alone, int *wait_ms, rdsu_
 	}
 	if (*wait_ms != 0) {
 		struct tsock *h = ring_link(t, now);
+
+		/* The others are quiet: a direct wait does it for less
+		 * (DIRECT_QUIET), and where one may not start (the epoll
+		 * round it needs every direct_max, a deadline too near) an
+		 * epoll wait that sees everything does. */
+		if (h && alone && others_quiet(t, now))
+			h = NULL;
 
 		/* Cooled, or another link took over: its bytes to epoll again,
 		 * and whatever the cancelled recv still read to the core

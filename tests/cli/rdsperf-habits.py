@@ -124,8 +124,8 @@ try:
 
     # sizes against SNDBUF, before the test: RDS refuses a message larger
     # than SNDBUF, so these could only ever fail
-    rc, out, err = run(base + ["-t", "1", "-l", "200000"])
-    check(rc == 2 and "messages of 200000 bytes do not fit the send buffer of 106496" in err
+    rc, out, err = run(base + ["-t", "1", "-l", "200000", "-w", "100000"])
+    check(rc == 2 and "messages of 200000 bytes do not fit the send buffer of 100000" in err
           and "sender" not in out, "client size check: rc %d %r" % (rc, err[-300:]))
     rc, out, err = run(base + ["--test", "rr", "-t", "1", "-l", "64", "--rsize", "200000",
                                "-w", "100000"])
@@ -134,9 +134,12 @@ try:
     rc, out, err = run(base + ["-R", "-t", "1", "-l", "200000", "-w", "100000"])
     check(rc == 2 and "messages of 200000 bytes do not fit the server's send buffer" in err,
           "server size check (-R): rc %d %r" % (rc, err[-300:]))
-    # what fits still runs, and the server is still there
+    # what fits still runs, and the server is still there: with -w, and
+    # with librds's buffers left to grow (up to 4 MiB), as they may
     rc, out, err = run(base + ["-t", "0.5", "-l", "200000", "-w", "1M", "-q"])
     check(rc == 0, "200000 bytes with -w 1M: rc %d %r" % (rc, err[-300:]))
+    rc, out, err = run(base + ["-t", "0.5", "-l", "1M", "-q"])
+    check(rc == 0, "1 MiB with auto-tuned buffers: rc %d %r" % (rc, err[-300:]))
 
     # the histogram after a ping-pong run
     rc, out, err = run(base + ["--test", "pingpong", "-t", "0.5", "-q"])

@@ -1283,6 +1283,48 @@ static void test_ring_other_link(void **state)
 	tcp_free(rp.hi);
 }
 
+/* One flow alone on an endpoint of 8 links: once the other links have
+ * been quiet for DIRECT_QUIET (500 ms), its waits are direct recv()s,
+ * which cost less than ring waits; a message on another link still
+ * arrives (the direct wait is bounded, and an epoll round comes at least
+ * every bound), and makes the next waits ring waits again. Counts only. */
+static void test_direct_wait_quiet_others(void **state)
+{
+	(void)state;
+	struct ring_pair rp;
+	struct rdsu_tcp_stats a, b;
+	uint32_t seq, got = 0;
+
+	ring_pair(&rp, NULL);
+	(void)ring_heat(&rp);
+	skip_without_ring(rp.hi);
+	usleep(600 * 1000); /* the others quiet; asserts nothing */
+	for (unsigned i = 0; i < 5; i++)
+		ring_round(&rp);
+	a = tstats(rp.hi);
+	for (unsigned i = 0; i < 50; i++)
+		ring_round(&rp);
+	b = tstats(rp.hi);
+	if (b.direct_waits < a.direct_waits + 25)
+		fail_msg("direct waits %llu, ring waits %llu in 50 rounds",
+			 (unsigned long long)(b.direct_waits - a.direct_waits),
+			 (unsigned long long)(b.ring_waits - a.ring_waits));
+	seq = ++rp.seq;
+	assert_int_equal(submit(rp.lo, rp.other, HI, rp.ph, &seq, sizeof(seq)), 4);
+	WAIT_UNTIL(sock_read(rp.sh, &got, sizeof(got), NULL) == 4, 5, rp.lo, rp.hi);
+	assert_int_equal(got, seq);
+	a = tstats(rp.hi);
+	for (unsigned i = 0; i < 50; i++)
+		ring_round(&rp);
+	b = tstats(rp.hi);
+	if (b.ring_waits < a.ring_waits + 25)
+		fail_msg("after the other link: ring waits %llu, direct waits %llu in 50 rounds",
+			 (unsigned long long)(b.ring_waits - a.ring_waits),
+			 (unsigned long long)(b.direct_waits - a.direct_waits));
+	tcp_free(rp.lo);
+	tcp_free(rp.hi);
+}
+
 /* A core timer (the reconnect of a path to 127.0.0.3, where nobody
  * listens) and a new connection end a ring wait: the timerfd and the
  * listener are in the polled epoll set. Without the poll, each would wait
@@ -1769,6 +1811,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_ring_needs_opt_in, teardown),
 		cmocka_unit_test_teardown(test_ring_pingpong, teardown),
 		cmocka_unit_test_teardown(test_ring_other_link, teardown),
+		cmocka_unit_test_teardown(test_direct_wait_quiet_others, teardown),
 		cmocka_unit_test_teardown(test_ring_wait_timer_accept, teardown),
 		cmocka_unit_test_teardown(test_ring_free_armed, teardown),
 		cmocka_unit_test_teardown(test_held_then_attached, teardown),

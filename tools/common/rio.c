@@ -243,17 +243,18 @@ int rio_set_bufs(struct rio_sock *s, uint32_t sndbuf, uint32_t rcvbuf)
 	return 0;
 }
 
-uint32_t rio_sndbuf(const struct rio_sock *s)
+uint32_t rio_max_msg(const struct rio_sock *s)
 {
 	int v = 0;
 	socklen_t len = sizeof(v);
 
 	if (s->fd < 0)
-		return rdsu_sock_get_sndbuf(s->us);
+		return rdsu_sock_max_msg(s->us);
 	/* SO_SNDBUF reads back doubled; rds_sk_sndbuf() is half of it */
 	if (getsockopt(s->fd, SOL_SOCKET, SO_SNDBUF, &v, &len) < 0 || v < 0)
 		return 0;
-	return (uint32_t)v / 2;
+	v /= 2;
+	return (uint32_t)v < WIRE_MAX_MSG_LEN ? (uint32_t)v : WIRE_MAX_MSG_LEN;
 }
 
 static int send_msg(struct rio_sock *s, const struct rdsu_addr *dst, uint16_t dport,

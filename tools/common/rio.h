@@ -76,9 +76,9 @@ uint16_t rio_sock_port(const struct rio_sock *s);
  * else SO_SNDBUF/SO_RCVBUF (capped by wmem_max/rmem_max).
  * Return: 0; negative errno. */
 int rio_set_bufs(struct rio_sock *s, uint32_t sndbuf, uint32_t rcvbuf);
-/* rio_sndbuf() - the payload bytes a socket may have queued: the largest
- * message it can send (a larger one is EMSGSIZE). */
-uint32_t rio_sndbuf(const struct rio_sock *s);
+/* rio_max_msg() - the largest message a socket can send (a larger one is
+ * EMSGSIZE): the kernel's SNDBUF, librds's rdsu_sock_max_msg(). */
+uint32_t rio_max_msg(const struct rio_sock *s);
 
 /* rio_send() - one message, never blocking.
  * Return: 0; -EAGAIN, -ENOBUFS, -EMSGSIZE, ... as sendmsg on AF_RDS. */

@@ -110,7 +110,7 @@ static int client_open(struct opts *o, struct rio **r, struct perf_client *c)
  */
 static int check_size(const struct opts *o, const struct perf_client *c)
 {
-	uint32_t budget = rio_sndbuf(c->socks[0]);
+	uint32_t budget = rio_max_msg(c->socks[0]);
 
 	if (o->p.reverse || o->p.size <= budget)
 		return 0;

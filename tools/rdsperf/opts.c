@@ -56,9 +56,9 @@ const struct argp_option perf_options[] = {
 	  "single-threaded)", 2 },
 	{ "paths", O_PATHS, "N", OPTION_HIDDEN, NULL, 2 },
 	{ "window", 'w', "BYTES", 0,
-	  "SNDBUF and RCVBUF of every socket at both ends (default: the stack's, 106496 on "
-	  "librds); a receiver holding more than RCVBUF is congested and its sender gets "
-	  "ENOBUFS", 2 },
+	  "SNDBUF and RCVBUF of every socket at both ends, fixed (default: the stack's; librds "
+	  "starts at 106496 and grows with use up to 4M, the kernel keeps 106496); a receiver "
+	  "holding more than RCVBUF is congested and its sender gets ENOBUFS", 2 },
 	{ "time", 't', "SECONDS", 0, "measure for SECONDS (default 10)", 2 },
 	{ "omit", 'O', "SECONDS", 0, "warm up for SECONDS first, not counted (default 0)", 2 },
 	{ "verify", O_VERIFY, NULL, 0, "fill and check every payload byte and sequence", 2 },

@@ -180,7 +180,7 @@ static int check_size(const struct perf_server *s, const struct perf_params *p,
 		      char *err, size_t errlen)
 {
 	uint32_t len = p->reverse ? p->size : p->test == PERF_STREAM ? 0 : p->rsize;
-	uint32_t budget = rio_sndbuf(s->socks[0]);
+	uint32_t budget = rio_max_msg(s->socks[0]);
 
 	if (len <= budget)
 		return 0;

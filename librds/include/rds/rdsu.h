@@ -127,6 +127,10 @@ enum rdsu_framing {
 	RDSU_FRAMING_FRAMES,     /* whole frames of one fragment (IB); acked by h_ack */
 };
 #define RDSU_DEFAULT_BUF 106496     /* wmem_default / 2, as rds_sk_sndbuf() reads it */
+/* How far SNDBUF and RCVBUF of a socket the application left alone grow
+ * (rdsu_ep_cfg.buf_max): tcp_wmem[2], the bound of TCP's own send buffer
+ * auto-tuning. */
+#define RDSU_AUTO_BUF_MAX (4u << 20)
 
 /*
  * How a socket's message picks one of the negotiated paths. The kernel
@@ -189,6 +193,16 @@ struct rdsu_ep_cfg {
 	 * IB before TCP); other addresses use RDSU_TRANS_TCP. 0, and any
 	 * configuration sized before this field: TCP everywhere. */
 	uint32_t rdma_laddrs;
+	/*
+	 * Buffer auto-tuning (docs/librds.md, "Socket buffers"): a socket
+	 * whose SNDBUF or RCVBUF the application did not set starts at
+	 * |sndbuf| and |rcvbuf| and grows with use up to |buf_max| payload
+	 * bytes; a value set on the socket is kept as given, as the kernel
+	 * keeps it. rdsu_ep_cfg_default: RDSU_AUTO_BUF_MAX. 0, a value not
+	 * above |sndbuf| (|rcvbuf|), and any configuration sized before this
+	 * field: that buffer stays fixed, as the kernel's.
+	 */
+	uint32_t buf_max;
 };
 
 struct rdsu_ep;
@@ -198,8 +212,9 @@ struct rdsu_sock;
  * rdsu_ep_cfg_default() - fill |cfg| with the kernel's defaults: 7.x
  * behaviour, npaths 8, ping_enable, SNDBUF/RCVBUF 106496, reconnect 1 ms ..
  * 1 s; but for the path rule, RDSU_PATH_BY_PAIR (set RDSU_PATH_BY_PORT
- * to choose paths as the kernel does). The caller still sets laddrs,
- * n_laddrs, gen_num and seed.
+ * to choose paths as the kernel does), and buffers that grow with use up
+ * to RDSU_AUTO_BUF_MAX (buf_max; 0 keeps them at 106496). The caller
+ * still sets laddrs, n_laddrs, gen_num and seed.
  */
 RDSU_API void rdsu_ep_cfg_default(struct rdsu_ep_cfg *cfg);
 /*
@@ -607,7 +622,9 @@ RDSU_API int rdsu_sock_get_name(const struct rdsu_sock *s, struct rdsu_addr *add
  * Return: the payload length; -ENOTCONN (unbound); -EINVAL (iovcnt < 0,
  * unspecified destination); -EOPNOTSUPP (IPv4/IPv6 mismatch with the bound
  * address, or a destination in our own address set: there is no loopback
- * transport); -EMSGSIZE (payload > 1 MiB or > SNDBUF); -ENOBUFS
+ * transport); -EMSGSIZE (payload > 1 MiB, or > SNDBUF as set on the
+ * socket; a socket with an auto-tuned SNDBUF takes up to buf_max, the
+ * size its SNDBUF may grow to); -ENOBUFS
  * (destination port congested in the peer's map; with the congestion
  * monitor on, the port's bit is remembered for notification); -EAGAIN
  * (SNDBUF full: the socket already holds >= SNDBUF unacknowledged bytes;
@@ -646,13 +663,20 @@ RDSU_API unsigned rdsu_sock_poll(struct rdsu_sock *s);
 
 /*
  * rdsu_sock_set_sndbuf() / _rcvbuf() - the payload byte budgets, exactly
- * the value given (the kernel doubles SO_SNDBUF and rds_sk_sndbuf halves it).
+ * the value given (the kernel doubles SO_SNDBUF and rds_sk_sndbuf halves it),
+ * kept from then on: auto-tuning (rdsu_ep_cfg.buf_max) stops for that
+ * buffer, as setting SO_SNDBUF stops TCP's. _get_ gives the current
+ * budget, auto-tuned or set.
  * Return: 0; -EINVAL for 0.
  */
 RDSU_API int rdsu_sock_set_sndbuf(struct rdsu_sock *s, uint32_t bytes, rdsu_ns now);
 RDSU_API int rdsu_sock_set_rcvbuf(struct rdsu_sock *s, uint32_t bytes, rdsu_ns now);
 RDSU_API uint32_t rdsu_sock_get_sndbuf(const struct rdsu_sock *s);
 RDSU_API uint32_t rdsu_sock_get_rcvbuf(const struct rdsu_sock *s);
+/* rdsu_sock_max_msg() - the largest payload a send takes (above it:
+ * -EMSGSIZE): SNDBUF as set, the size an auto-tuned SNDBUF may grow to,
+ * and never above 1 MiB. */
+RDSU_API uint32_t rdsu_sock_max_msg(const struct rdsu_sock *s);
 /*
  * rdsu_sock_set_transport() - SO_RDS_TRANSPORT: the socket's connections
  * use transport |trans| (RDSU_TRANS_*) whatever its address would pick.
