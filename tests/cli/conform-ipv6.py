@@ -73,6 +73,8 @@ def suite(tmp, fam, peer, local, larger, ctl):
     except ValueError:
         check(False, "%s: no JSON report: %r" % (fam, r.stdout[-300:]))
         return {}, pc
+    want = "[%s]:16385" % peer if ":" in peer else "%s:16385" % peer
+    check(doc["meta"]["peer"] == want, "%s: peer %r, not %r" % (fam, doc["meta"]["peer"], want))
     v = {c["id"]: c["verdict"] for c in doc["cases"]}
     bad = {k: x for k, x in v.items() if x in ("SKIP", "ERROR", "FAIL")}
     check(not bad, "%s: %r" % (fam, bad))
