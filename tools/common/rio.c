@@ -223,6 +223,16 @@ static int ksetbuf(int fd, int force, int plain, uint32_t v)
 	return -errno;
 }
 
+const char *rio_addr_port_str(const struct rdsu_addr *a, uint16_t port, char *buf, size_t cap)
+{
+	char s[64];
+
+	rdsu_addr_str(a, s, sizeof(s));
+	/* brackets, or an IPv6 address's last group reads as the port */
+	snprintf(buf, cap, rdsu_addr_is_v4(a) ? "%s:%u" : "[%s]:%u", s, port);
+	return buf;
+}
+
 int rio_set_bufs(struct rio_sock *s, uint32_t sndbuf, uint32_t rcvbuf)
 {
 	int e = 0;

@@ -64,6 +64,10 @@ struct rdsu_io *rio_io(struct rio *r);
  * (rdsu_tcp_get_stats); NULL with --kernel or without TCP. */
 struct rdsu_tcp *rio_tcp(struct rio *r);
 
+/* rio_addr_port_str() - "10.0.0.1:16385" or "[fd00::1]:16385" into |buf|,
+ * as a user would type it back; returns |buf|. */
+const char *rio_addr_port_str(const struct rdsu_addr *a, uint16_t port, char *buf, size_t cap);
+
 /* rio_socket() - a socket bound to (|addr|, |port|); port 0 picks one.
  * Return: 0; negative errno. */
 int rio_socket(struct rio *r, const struct rdsu_addr *addr, uint16_t port,

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "pcapw.h"
+#include "rio.h"
 
 #define PAYLOAD_MAX (64u << 20)  /* a payload option's limit: well past 1 MiB */
 #define COUNT_MAX 1000000
@@ -446,14 +447,6 @@ struct run {
 	int send_errno;
 };
 
-static void addr_port_str(const struct rdsu_addr *a, uint16_t port, char *buf, size_t cap)
-{
-	char s[64];
-
-	rdsu_addr_str(a, s, sizeof(s));
-	snprintf(buf, cap, rdsu_addr_is_v4(a) ? "%s:%u" : "[%s]:%u", s, port);
-}
-
 static int ib_packet(void *ctx, const uint8_t *pkt, size_t len)
 {
 	return cf_pcap_packet(ctx, pkt, len);
@@ -726,7 +719,7 @@ static int run(struct cli *c)
 		fprintf(stderr, "rds-conform craft: warning: %zu extension bytes did not fit into "
 				"the 16 and were cut off\n", cut);
 	if (c->has_to && !c->no_send) {
-		addr_port_str(&c->to, c->to_port, r.peer, sizeof(r.peer));
+		rio_addr_port_str(&c->to, c->to_port, r.peer, sizeof(r.peer));
 		r.fd = connect_to(c);
 		if (r.fd < 0) {
 			fprintf(stderr, "rds-conform craft: connect to %s: %s\n", r.peer,

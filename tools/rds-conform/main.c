@@ -179,7 +179,7 @@ static bool selected(const struct opts *o, const struct cf_case *c)
 static void unrunnable_report(const struct opts *o, FILE *out, const char *why)
 {
 	struct cf_result *res = calloc(cf_n_cases, sizeof(*res));
-	char started[32], peer[80], a[64];
+	char started[32], peer[80];
 	time_t now = time(NULL);
 	struct cf_meta meta;
 	size_t n = 0;
@@ -187,7 +187,7 @@ static void unrunnable_report(const struct opts *o, FILE *out, const char *why)
 	if (!res)
 		return;
 	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	snprintf(peer, sizeof(peer), "%s:%u", cf_addr(&o->cfg.peer, a), o->cfg.port);
+	rio_addr_port_str(&o->cfg.peer, o->cfg.port, peer, sizeof(peer));
 	meta = (struct cf_meta){ .peer = peer, .version = RDSTK_VERSION, .started = started,
 				 .strict = o->cfg.strict };
 	for (size_t i = 0; i < cf_n_cases; i++) {
@@ -454,7 +454,7 @@ int main(int argc, char **argv)
 		return 2;
 	now = time(NULL);
 	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	snprintf(peer, sizeof(peer), "%s:%u", cf_addr(&o.cfg.peer, why), o.cfg.port);
+	rio_addr_port_str(&o.cfg.peer, o.cfg.port, peer, sizeof(peer));
 	/* A text report on the terminal: its case lines are the progress. */
 	bool inline_lines = !o.quiet && o.fmt == CF_FMT_TEXT && out == stdout;
 

@@ -691,7 +691,10 @@ static int session_once(struct cf_run *r, const struct rdsu_addr *from, uint16_t
 	if (err) {
 		snprintf(why, cap, "sending our map and probe ping failed: %s", strerror(-err));
 		cf_close(c, true);
-		return err;
+		/* A reset that came before our writes did is the same drop as
+		 * one that comes while we wait: a 6.x kernel still tearing the
+		 * previous path 0 down (seen in back-to-back runs). */
+		return err == -EPIPE ? -ECONNRESET : err;
 	}
 	t0 = rdsu_clock();
 	err = cf_recv_until(c, WIRE_KIND_PROBE_PONG, -1, &m, wait);
