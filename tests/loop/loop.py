@@ -378,7 +378,13 @@ def case_paths(s):
 
     def one(src):
         dst = other(src)
-        jo, ji = one_way(s, src, dst, port=5000, sport=sport, sockets=k, count=count, sizes=sizes)
+        # Paced, so that the path count is known before the last messages
+        # are queued: a message queued before it goes on path 0 (7.x), and
+        # an unpaced source could queue all of a port's messages first
+        # (the larger address, whose data waits for the peer's first
+        # header on the connection it accepted, often did under load).
+        jo, ji = one_way(s, src, dst, port=5000, sport=sport, sockets=k, count=count, sizes=sizes,
+                         src_args=("--pace", "0.0005"))
         check_paths(f"{src} sending", jo, dst, by_path, sports=src == LO)
         check_paths(f"{dst} receiving", ji, src, None)
         rx = [p["next_rx_seq"] for p in conn(ji, src)["paths"]]
