@@ -30,7 +30,7 @@ void rdsu_cong_queue_updates(struct rdsu_ep *ep, int lidx)
 	for (size_t i = 0; i < ep->n_conns; i++) {
 		struct rdsu_conn *c = ep->conns[i];
 
-		if (c->c_lidx != lidx)
+		if (!c || c->c_lidx != lidx)
 			continue;
 		bool first = true;
 

@@ -41,11 +41,38 @@ struct rdsu_conn *rdsu_conn_find(const struct rdsu_ep *ep, int lidx, const struc
 	return any;
 }
 
+/* A free index of ep->conns, growing it when none is. Return: the index,
+ * or -1. */
+static ssize_t conn_slot(struct rdsu_ep *ep)
+{
+	if (ep->n_live < ep->n_conns)
+		for (size_t i = 0; i < ep->n_conns; i++)
+			if (!ep->conns[i])
+				return (ssize_t)i;
+	if (ep->n_conns > RDSU_LINK_CONN_MASK)
+		return -1;
+	if (ep->n_conns == ep->cap_conns) {
+		size_t cap = ep->cap_conns ? ep->cap_conns * 2 : 8;
+		struct rdsu_conn **v = rdsu_mem_alloc(ep, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		if (ep->n_conns)
+			memcpy(v, ep->conns, ep->n_conns * sizeof(*v));
+		rdsu_mem_free(ep, ep->conns);
+		ep->conns = v;
+		ep->cap_conns = cap;
+	}
+	ep->conns[ep->n_conns] = NULL;
+	return (ssize_t)ep->n_conns++;
+}
+
 struct rdsu_conn *rdsu_conn_get(struct rdsu_ep *ep, int lidx, const struct rdsu_addr *faddr,
-				unsigned trans)
+				unsigned trans, rdsu_ns now)
 {
 	const struct rdsu_tprops *tp = rdsu_tprops_get(trans);
 	struct rdsu_conn *c;
+	ssize_t at;
 	unsigned h;
 
 	if (!tp)
@@ -53,25 +80,20 @@ struct rdsu_conn *rdsu_conn_get(struct rdsu_ep *ep, int lidx, const struct rdsu_
 	c = rdsu_conn_find(ep, lidx, faddr, trans);
 	if (c)
 		return c;
-	if (ep->n_conns > RDSU_LINK_CONN_MASK)
+	if (ep->n_live >= ep->cfg.max_conns) {
+		rdsu_stat_inc(ep, RDSU_STAT_LIMIT_CONNS);
 		return NULL;
-	if (ep->n_conns == ep->cap_conns) {
-		size_t cap = ep->cap_conns ? ep->cap_conns * 2 : 8;
-		struct rdsu_conn **v = rdsu_mem_alloc(ep, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		if (ep->n_conns)
-			memcpy(v, ep->conns, ep->n_conns * sizeof(*v));
-		rdsu_mem_free(ep, ep->conns);
-		ep->conns = v;
-		ep->cap_conns = cap;
 	}
 	c = rdsu_mem_zalloc(ep, sizeof(*c));
 	if (!c)
 		return NULL;
+	at = conn_slot(ep);
+	if (at < 0) {
+		rdsu_mem_free(ep, c);
+		return NULL;
+	}
 	c->c_ep = ep;
-	c->c_index = ep->n_conns;
+	c->c_index = (size_t)at;
 	c->c_lidx = lidx;
 	c->c_laddr = ep->cfg.laddrs[lidx];
 	c->c_faddr = *faddr;
@@ -84,6 +106,7 @@ struct rdsu_conn *rdsu_conn_get(struct rdsu_ep *ep, int lidx, const struct rdsu_
 	 * the start and never probes for more. */
 	if (tp->max_paths == 1)
 		c->c_npaths = 1;
+	c->c_idle_since = now;
 	c->c_ev.e_kind = RDSU_EVSRC_CONN;
 	rdsu_list_init(&c->c_ev.e_item);
 	for (unsigned i = 0; i < WIRE_MAX_PATHS; i++)
@@ -91,22 +114,142 @@ struct rdsu_conn *rdsu_conn_get(struct rdsu_ep *ep, int lidx, const struct rdsu_
 	h = conn_hash(lidx, faddr);
 	c->c_hash_next = ep->conn_hash[h];
 	ep->conn_hash[h] = c;
-	ep->conns[ep->n_conns++] = c;
+	ep->conns[at] = c;
+	ep->n_live++;
 	return c;
+}
+
+static void conn_release(struct rdsu_ep *ep, struct rdsu_conn *c)
+{
+	for (unsigned p = 0; p < WIRE_MAX_PATHS; p++)
+		rdsu_path_fini(&c->c_path[p]);
+	rdsu_ep_ev_cancel(&c->c_ev);
+	rdsu_mem_free(ep, c->c_rx_seen);
+	rdsu_mem_free(ep, c);
 }
 
 void rdsu_conn_free_all(struct rdsu_ep *ep)
 {
-	for (size_t i = 0; i < ep->n_conns; i++) {
-		struct rdsu_conn *c = ep->conns[i];
-
-		for (unsigned p = 0; p < WIRE_MAX_PATHS; p++)
-			rdsu_path_fini(&c->c_path[p]);
-		rdsu_mem_free(ep, c->c_rx_seen);
-		rdsu_mem_free(ep, c);
-	}
+	for (size_t i = 0; i < ep->n_conns; i++)
+		if (ep->conns[i])
+			conn_release(ep, ep->conns[i]);
 	ep->n_conns = 0;
+	ep->n_live = 0;
 	memset(ep->conn_hash, 0, sizeof(ep->conn_hash));
+}
+
+/* Links of |c|: on its paths (connecting or up) and held. */
+unsigned rdsu_conn_links(const struct rdsu_conn *c)
+{
+	unsigned n = c->c_n_held;
+
+	for (unsigned i = 0; i < WIRE_MAX_PATHS; i++)
+		n += c->c_path[i].cp_link != 0;
+	return n;
+}
+
+/*
+ * Whether |c| may be forgotten: no path up or carried by a peer's
+ * connection, none held, and no data of ours for the peer (control
+ * messages, pongs and probes, go with it). Our own connects still in
+ * flight are abandoned.
+ */
+static bool conn_unused(const struct rdsu_conn *c)
+{
+	if (c->c_n_held || c->c_data_msgs)
+		return false;
+	for (unsigned i = 0; i < WIRE_MAX_PATHS; i++) {
+		const struct rdsu_path *cp = &c->c_path[i];
+
+		if (cp->cp_state == RDSU_PATH_UP || (cp->cp_link && !cp->cp_outgoing))
+			return false;
+	}
+	return true;
+}
+
+/* Drop |c| from the table and free it. The kernel never does (a
+ * connection lives as long as the module): a peer that kicked us once
+ * from an address nobody listens on was retried for ever. */
+static void conn_give_up(struct rdsu_conn *c)
+{
+	struct rdsu_ep *ep = c->c_ep;
+	struct rdsu_conn **pp = &ep->conn_hash[conn_hash(c->c_lidx, &c->c_faddr)];
+
+	for (unsigned i = 0; i < WIRE_MAX_PATHS; i++) {
+		struct rdsu_path *cp = &c->c_path[i];
+
+		if (!cp->cp_link)
+			continue;
+		rdsu_path_connecting_done(cp);
+		rdsu_ep_close_link(ep, cp->cp_link, false);
+		cp->cp_link = 0;
+		ep->n_links--;
+	}
+	while (*pp != c)
+		pp = &(*pp)->c_hash_next;
+	*pp = c->c_hash_next;
+	ep->conns[c->c_index] = NULL;
+	ep->n_live--;
+	rdsu_stat_inc(ep, RDSU_STAT_CONN_GIVEN_UP);
+	conn_release(ep, c);
+}
+
+rdsu_ns rdsu_conn_deadline(const struct rdsu_conn *c)
+{
+	const struct rdsu_ep_cfg *cfg = &c->c_ep->cfg;
+	rdsu_ns best = RDSU_NS_NEVER;
+
+	for (unsigned p = 0; p < WIRE_MAX_PATHS; p++) {
+		rdsu_ns d = rdsu_path_deadline(&c->c_path[p]);
+
+		if (d < best)
+			best = d;
+	}
+	if (cfg->handshake_timeout != RDSU_NS_NEVER)
+		for (unsigned i = 0; i < c->c_n_held; i++)
+			if (c->c_held[i].at + cfg->handshake_timeout < best)
+				best = c->c_held[i].at + cfg->handshake_timeout;
+	if (c->c_idle_since != RDSU_NS_NEVER && cfg->give_up != RDSU_NS_NEVER && !c->c_data_msgs &&
+	    c->c_idle_since + cfg->give_up < best)
+		best = c->c_idle_since + cfg->give_up;
+	return best;
+}
+
+int rdsu_conn_expire(struct rdsu_conn *c, rdsu_ns now)
+{
+	struct rdsu_ep *ep = c->c_ep;
+	const struct rdsu_ep_cfg *cfg = &ep->cfg;
+	int ran = 0;
+	unsigned i = 0;
+
+	for (unsigned p = 0; p < WIRE_MAX_PATHS; p++)
+		ran += rdsu_path_expire(&c->c_path[p], now);
+	/* A held connection waits for a slot that a live path of the same
+	 * peer keeps; one that waits longer than a handshake is not that
+	 * peer's (or its old path is dead and will be replaced again). */
+	while (cfg->handshake_timeout != RDSU_NS_NEVER && i < c->c_n_held) {
+		uint64_t link = c->c_held[i].link;
+
+		if (now < c->c_held[i].at + cfg->handshake_timeout) {
+			i++;
+			continue;
+		}
+		rdsu_conn_unhold(c, link);
+		rdsu_ep_close_link(ep, link, true);
+		rdsu_stat_inc(ep, RDSU_STAT_HANDSHAKE_TIMEOUT);
+		ran++;
+	}
+	if (c->c_idle_since == RDSU_NS_NEVER || cfg->give_up == RDSU_NS_NEVER || c->c_data_msgs ||
+	    now < c->c_idle_since + cfg->give_up)
+		return ran;
+	if (!conn_unused(c)) {
+		/* A peer's connection is held or up: looked at again after
+		 * another give_up. */
+		c->c_idle_since = now;
+		return ran;
+	}
+	conn_give_up(c);
+	return ran + 1;
 }
 
 /*
@@ -132,7 +275,7 @@ int rdsu_conn_find_link(struct rdsu_ep *ep, uint64_t link, struct rdsu_conn **co
 	struct rdsu_conn *c;
 
 	*cp = NULL;
-	if (!link || idx >= ep->n_conns)
+	if (!link || idx >= ep->n_conns || !ep->conns[idx])
 		return RDSU_ERR_CLOSED;
 	c = ep->conns[idx];
 	*cout = c;
@@ -183,6 +326,39 @@ int rdsu_conn_pick_slot(struct rdsu_conn *c, uint16_t peer_sport)
 	return -1;
 }
 
+/* Whether a connection that found no slot waits for one: 7.x stashes it,
+ * 6.x resets it. */
+static bool conn_may_hold(const struct rdsu_conn *c)
+{
+	return c->c_ep->cfg.kver != WIRE_KVER_6;
+}
+
+int rdsu_conn_accept(struct rdsu_conn *c, uint64_t link, uint16_t peer_sport, rdsu_ns now)
+{
+	struct rdsu_ep *ep = c->c_ep;
+	int slot;
+
+	if (rdsu_conn_links(c) >= ep->cfg.max_peer_links) {
+		rdsu_stat_inc(ep, RDSU_STAT_LIMIT_PEER_LINKS);
+		return RDSU_ERR_REFUSED;
+	}
+	if (ep->n_links >= ep->cfg.max_links) {
+		rdsu_stat_inc(ep, RDSU_STAT_LIMIT_LINKS);
+		return RDSU_ERR_REFUSED;
+	}
+	slot = rdsu_conn_pick_slot(c, peer_sport);
+	if (slot >= 0) {
+		if (rdsu_conn_attach(c, slot, link, peer_sport, now) < 0)
+			return RDSU_ERR_NOMEM;
+		return RDSU_ACCEPT_UP;
+	}
+	if (conn_may_hold(c) && rdsu_conn_hold(c, link, peer_sport, now)) {
+		rdsu_stat_inc(ep, RDSU_STAT_ACCEPT_HELD);
+		return RDSU_ACCEPT_HELD;
+	}
+	return RDSU_ERR_REFUSED;
+}
+
 int rdsu_conn_attach(struct rdsu_conn *c, int slot, uint64_t link, uint16_t peer_sport,
 		     rdsu_ns now)
 {
@@ -191,23 +367,32 @@ int rdsu_conn_attach(struct rdsu_conn *c, int slot, uint64_t link, uint16_t peer
 	if (cp->cp_link) {
 		/* Our own kick loses to the peer's connection. */
 		rdsu_ep_req_clear(cp, RDSU_REQ_CONNECT);
+		rdsu_path_connecting_done(cp);
 		rdsu_ep_close_link(c->c_ep, cp->cp_link, false);
+	} else {
+		c->c_ep->n_links++;
 	}
 	cp->cp_link = link;
 	cp->cp_outgoing = false;
 	cp->cp_peer_sport = peer_sport;
 	cp->cp_local_sport = RDSU_TCP_PORT;
+	cp->cp_link_at = now;
+	/* What a stream peer sends is all a connection's credentials (see
+	 * rdsu_path_proven); a frame transport's handshake came first. */
+	cp->cp_proven = c->c_tp->framing != RDSU_FRAMING_STREAM;
 	rdsu_path_up(cp, now);
 	return 0;
 }
 
-bool rdsu_conn_hold(struct rdsu_conn *c, uint64_t link, uint16_t sport)
+bool rdsu_conn_hold(struct rdsu_conn *c, uint64_t link, uint16_t sport, rdsu_ns now)
 {
 	if (c->c_n_held == WIRE_MAX_PATHS)
 		return false;
 	c->c_held[c->c_n_held].link = link;
+	c->c_held[c->c_n_held].at = now;
 	c->c_held[c->c_n_held].sport = sport;
 	c->c_n_held++;
+	c->c_ep->n_links++;
 	return true;
 }
 
@@ -218,6 +403,7 @@ void rdsu_conn_unhold(struct rdsu_conn *c, uint64_t link)
 			for (unsigned j = i + 1; j < c->c_n_held; j++)
 				c->c_held[j - 1] = c->c_held[j];
 			c->c_n_held--;
+			c->c_ep->n_links--;
 			return;
 		}
 }

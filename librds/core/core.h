@@ -232,6 +232,16 @@ struct rdsu_path {
 	} cp_held[8];
 	unsigned cp_n_held;
 	rdsu_ns cp_backoff;             /* cp_reconnect_jiffies */
+	bool cp_connecting;             /* counted in ep->n_connecting */
+
+	/* Limits (docs/security.md). An incoming stream link proves itself
+	 * with its first whole message; until then it carries no data of
+	 * ours and is closed at cp_link_at + handshake_timeout. A link with
+	 * a message begun is reset when no byte came for idle_timeout. */
+	bool cp_proven;
+	rdsu_ns cp_link_at;             /* accepted */
+	rdsu_ns cp_rx_at;               /* last bytes in */
+	uint64_t cp_rx_msg_end;         /* cp_rx_bytes at the last whole message */
 
 	/* transport requests and events */
 	struct rdsu_list cp_req_item;
@@ -272,6 +282,7 @@ struct rdsu_conn {
 	 * overtakes the probe telling us the path count is not refused) */
 	struct {
 		uint64_t link;
+		rdsu_ns at;             /* held since: closed at at + handshake_timeout */
 		uint16_t sport;
 	} c_held[WIRE_MAX_PATHS];
 	unsigned c_n_held;
@@ -284,6 +295,10 @@ struct rdsu_conn {
 	struct rdsu_rx_seen *c_rx_seen;
 
 	struct wire_cong_map c_fcong;   /* the peer's map */
+	/* Since when no path is up (NEVER while one is): a peer nobody here
+	 * sends to is forgotten give_up after that (conn.c). */
+	rdsu_ns c_idle_since;
+	uint32_t c_data_msgs;           /* our data messages on its path queues */
 	struct rdsu_evsrc c_ev;
 	struct rdsu_path c_path[WIRE_MAX_PATHS];
 };
@@ -303,8 +318,13 @@ struct rdsu_ep {
 	struct rdsu_buf_cache bufs;
 	struct wire_cong_map *lmaps[RDSU_MAX_LADDRS]; /* one map per local address */
 
+	/* conns[i] is NULL once that connection was given up; its index is
+	 * reused, and link ids stay unique by their generation bits. */
 	struct rdsu_conn **conns;
-	size_t n_conns, cap_conns;
+	size_t n_conns, cap_conns;      /* n_conns: used length of conns[] */
+	size_t n_live;                  /* non-NULL entries */
+	size_t n_links;                 /* links on paths, connecting or up, and held */
+	size_t n_connecting;            /* outgoing links not yet established */
 	struct rdsu_conn *conn_hash[RDSU_HASH_BUCKETS];
 
 	struct rdsu_sock **socks;
@@ -374,17 +394,26 @@ const struct rdsu_tprops *rdsu_tprops_get(unsigned trans);
 struct rdsu_conn *rdsu_conn_find(const struct rdsu_ep *ep, int lidx, const struct rdsu_addr *faddr,
 				 unsigned trans);
 struct rdsu_conn *rdsu_conn_get(struct rdsu_ep *ep, int lidx, const struct rdsu_addr *faddr,
-				unsigned trans);
+				unsigned trans, rdsu_ns now);
 void rdsu_conn_free_all(struct rdsu_ep *ep);
+rdsu_ns rdsu_conn_deadline(const struct rdsu_conn *c);
+/* rdsu_conn_expire() - close held links past their handshake time, and
+ * forget |c| once given up (then it is freed). Return: timers run. */
+int rdsu_conn_expire(struct rdsu_conn *c, rdsu_ns now);
+unsigned rdsu_conn_links(const struct rdsu_conn *c);
 bool rdsu_conn_slots_by_order(const struct rdsu_conn *c);
 int rdsu_conn_find_link(struct rdsu_ep *ep, uint64_t link, struct rdsu_conn **c,
 			struct rdsu_path **cp);
-bool rdsu_conn_hold(struct rdsu_conn *c, uint64_t link, uint16_t sport);
+bool rdsu_conn_hold(struct rdsu_conn *c, uint64_t link, uint16_t sport, rdsu_ns now);
 void rdsu_conn_unhold(struct rdsu_conn *c, uint64_t link);
 void rdsu_conn_info_fill(const struct rdsu_conn *c, struct rdsu_conn_info *out);
 int rdsu_conn_pick_slot(struct rdsu_conn *c, uint16_t peer_sport);
 int rdsu_conn_attach(struct rdsu_conn *c, int slot, uint64_t link, uint16_t peer_sport,
 		     rdsu_ns now);
+/* rdsu_conn_accept() - give incoming |link| a slot, hold it, or refuse it
+ * (the caps, 6.x's reset). Return: RDSU_ACCEPT_UP, _HELD; RDSU_ERR_REFUSED,
+ * RDSU_ERR_NOMEM. */
+int rdsu_conn_accept(struct rdsu_conn *c, uint64_t link, uint16_t peer_sport, rdsu_ns now);
 void rdsu_conn_retry_held(struct rdsu_conn *c, rdsu_ns now);
 void rdsu_conn_check_all_paths(struct rdsu_conn *c, rdsu_ns now);
 void rdsu_conn_event(struct rdsu_conn *c);
@@ -398,6 +427,8 @@ int rdsu_path_grow_gather(struct rdsu_path *cp, size_t need);
 void rdsu_path_up(struct rdsu_path *cp, rdsu_ns now);
 void rdsu_path_drop(struct rdsu_path *cp, bool close_link, bool reset, rdsu_ns now);
 void rdsu_path_kick(struct rdsu_path *cp);
+void rdsu_path_proven(struct rdsu_path *cp);
+void rdsu_path_connecting_done(struct rdsu_path *cp);
 rdsu_ns rdsu_path_deadline(const struct rdsu_path *cp);
 int rdsu_path_expire(struct rdsu_path *cp, rdsu_ns now);
 void rdsu_path_info_fill(const struct rdsu_path *cp, struct rdsu_path_info *out);

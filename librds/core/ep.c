@@ -46,11 +46,38 @@ static const char *const stat_names[RDSU_STAT__COUNT] = {
 	[RDSU_STAT_RECV_BAD_FRAG] = "recv_bad_fragment",
 	[RDSU_STAT_ACK_SENT] = "ack_sent",
 	[RDSU_STAT_ACK_RECV] = "ack_received",
+	[RDSU_STAT_CONN_GIVEN_UP] = "conn_given_up",
+	[RDSU_STAT_CONNECT_DEFERRED] = "connect_deferred",
+	[RDSU_STAT_CONNECTING_PEAK] = "connecting_peak",
+	[RDSU_STAT_LIMIT_CONNS] = "limit_conns",
+	[RDSU_STAT_LIMIT_LINKS] = "limit_links",
+	[RDSU_STAT_LIMIT_PEER_LINKS] = "limit_peer_links",
+	[RDSU_STAT_HANDSHAKE_TIMEOUT] = "handshake_timeout",
+	[RDSU_STAT_IDLE_TIMEOUT] = "idle_timeout",
 };
 
 const char *rdsu_stat_name(enum rdsu_stat s)
 {
 	return (unsigned)s < RDSU_STAT__COUNT ? stat_names[s] : "?";
+}
+
+/* The limits' defaults (rdsu.h, docs/security.md), for every one left 0. */
+static void limits_default(struct rdsu_ep_cfg *cfg)
+{
+	if (!cfg->max_conns)
+		cfg->max_conns = 4096;
+	if (!cfg->max_links)
+		cfg->max_links = 4096;
+	if (!cfg->max_peer_links)
+		cfg->max_peer_links = 16;
+	if (!cfg->max_connecting)
+		cfg->max_connecting = 64;
+	if (!cfg->handshake_timeout)
+		cfg->handshake_timeout = 10 * RDSU_SEC;
+	if (!cfg->idle_timeout)
+		cfg->idle_timeout = 60 * RDSU_SEC;
+	if (!cfg->give_up)
+		cfg->give_up = 60 * RDSU_SEC;
 }
 
 void rdsu_ep_cfg_default(struct rdsu_ep_cfg *cfg)
@@ -71,6 +98,7 @@ void rdsu_ep_cfg_default(struct rdsu_ep_cfg *cfg)
 	 * holds fewer than two 64 KiB messages (docs/librds.md, "Socket
 	 * buffers"). */
 	cfg->buf_max = RDSU_AUTO_BUF_MAX;
+	limits_default(cfg);
 }
 
 /* The configuration as it was before |faults|: still accepted, faults off. */
@@ -130,6 +158,7 @@ int rdsu_ep_new(struct rdsu_ep **out, const struct rdsu_ep_cfg *cfg)
 	/* Checked on our copy, so a short structure is never read beyond
 	 * its size. */
 	cfg_copy(&c, cfg);
+	limits_default(&c);
 	err = cfg_check(&c);
 	if (err)
 		return err;
@@ -214,13 +243,15 @@ rdsu_ns rdsu_ep_deadline(const struct rdsu_ep *ep)
 {
 	rdsu_ns best = RDSU_NS_NEVER;
 
-	for (size_t i = 0; i < ep->n_conns; i++)
-		for (unsigned p = 0; p < WIRE_MAX_PATHS; p++) {
-			rdsu_ns d = rdsu_path_deadline(&ep->conns[i]->c_path[p]);
+	for (size_t i = 0; i < ep->n_conns; i++) {
+		rdsu_ns d;
 
-			if (d < best)
-				best = d;
-		}
+		if (!ep->conns[i])
+			continue;
+		d = rdsu_conn_deadline(ep->conns[i]);
+		if (d < best)
+			best = d;
+	}
 	return best;
 }
 
@@ -229,8 +260,8 @@ int rdsu_ep_expire(struct rdsu_ep *ep, rdsu_ns now)
 	int ran = 0;
 
 	for (size_t i = 0; i < ep->n_conns; i++)
-		for (unsigned p = 0; p < WIRE_MAX_PATHS; p++)
-			ran += rdsu_path_expire(&ep->conns[i]->c_path[p], now);
+		if (ep->conns[i])
+			ran += rdsu_conn_expire(ep->conns[i], now);
 	return ran;
 }
 
@@ -411,6 +442,8 @@ void rdsu_ep_get_stats(const struct rdsu_ep *ep, struct rdsu_stats *out)
 
 int rdsu_ep_conn_next(const struct rdsu_ep *ep, size_t *pos, struct rdsu_conn_info *out)
 {
+	while (*pos < ep->n_conns && !ep->conns[*pos])
+		(*pos)++;
 	if (*pos >= ep->n_conns)
 		return 0;
 	rdsu_conn_info_fill(ep->conns[(*pos)++], out);
@@ -443,6 +476,8 @@ int rdsu_ep_msg_next(const struct rdsu_ep *ep, struct rdsu_msg_iter *it,
 	for (; it->conn < ep->n_conns; it->conn++, it->path = 0) {
 		const struct rdsu_conn *c = ep->conns[it->conn];
 
+		if (!c)
+			continue;
 		for (; it->path < WIRE_MAX_PATHS; it->path++, it->queue = 0) {
 			const struct rdsu_path *cp = &c->c_path[it->path];
 

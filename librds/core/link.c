@@ -44,7 +44,7 @@ int rdsu_link_accept_on(struct rdsu_ep *ep, unsigned trans, const struct rdsu_ad
 			uint64_t *link)
 {
 	struct rdsu_conn *c;
-	int lidx, slot;
+	int lidx, r;
 	uint64_t id;
 
 	if (!ep || !laddr || !faddr || !link)
@@ -61,12 +61,17 @@ int rdsu_link_accept_on(struct rdsu_ep *ep, unsigned trans, const struct rdsu_ad
 		rdsu_stat_inc(ep, RDSU_STAT_ACCEPT_REFUSED);
 		return RDSU_ERR_REFUSED;
 	}
-	c = rdsu_conn_get(ep, lidx, faddr, trans);
+	c = rdsu_conn_find(ep, lidx, faddr, trans);
+	if (!c && ep->n_live >= ep->cfg.max_conns) {
+		rdsu_stat_inc(ep, RDSU_STAT_LIMIT_CONNS);
+		rdsu_stat_inc(ep, RDSU_STAT_ACCEPT_REFUSED);
+		return RDSU_ERR_REFUSED;
+	}
+	c = rdsu_conn_get(ep, lidx, faddr, trans, now);
 	if (!c)
 		return RDSU_ERR_NOMEM;
 	if (c->c_tp->connect == RDSU_CONNECT_BOTH) {
-		int r = accept_race(c, now);
-
+		r = accept_race(c, now);
 		if (r < 0)
 			return r;
 	}
@@ -84,20 +89,14 @@ int rdsu_link_accept_on(struct rdsu_ep *ep, unsigned trans, const struct rdsu_ad
 		return RDSU_ERR_REFUSED;
 	}
 	id = rdsu_ep_new_link(ep, c);
-	slot = rdsu_conn_pick_slot(c, peer_sport);
-	if (slot >= 0) {
-		if (rdsu_conn_attach(c, slot, id, peer_sport, now) < 0)
-			return RDSU_ERR_NOMEM;
-		*link = id;
-		return RDSU_ACCEPT_UP;
+	r = rdsu_conn_accept(c, id, peer_sport, now);
+	if (r < 0) {
+		if (r == RDSU_ERR_REFUSED)
+			rdsu_stat_inc(ep, RDSU_STAT_ACCEPT_REFUSED);
+		return r;
 	}
-	if (ep->cfg.kver != WIRE_KVER_6 && rdsu_conn_hold(c, id, peer_sport)) {
-		rdsu_stat_inc(ep, RDSU_STAT_ACCEPT_HELD);
-		*link = id;
-		return RDSU_ACCEPT_HELD;
-	}
-	rdsu_stat_inc(ep, RDSU_STAT_ACCEPT_REFUSED);
-	return RDSU_ERR_REFUSED;
+	*link = id;
+	return r;
 }
 
 int rdsu_link_established(struct rdsu_ep *ep, uint64_t link, uint16_t sport, rdsu_ns now)

@@ -112,10 +112,36 @@ static void path_event(struct rdsu_path *cp)
 	rdsu_ep_ev_queue(cp->cp_conn->c_ep, &cp->cp_ev);
 }
 
-static void path_connect(struct rdsu_path *cp)
+void rdsu_path_connecting_done(struct rdsu_path *cp)
+{
+	if (!cp->cp_connecting)
+		return;
+	cp->cp_connecting = false;
+	cp->cp_conn->c_ep->n_connecting--;
+}
+
+/*
+ * Start connecting, unless max_connecting connects are in flight or
+ * max_links links exist: then try again on the reconnect timer, within
+ * reconnect_max. Kicks from a thousand addresses nobody listens on
+ * would otherwise all connect at once, and again after each failure.
+ */
+static void path_connect(struct rdsu_path *cp, rdsu_ns now)
 {
 	struct rdsu_conn *c = cp->cp_conn;
+	struct rdsu_ep *ep = c->c_ep;
 
+	if (ep->n_connecting >= ep->cfg.max_connecting || ep->n_links >= ep->cfg.max_links) {
+		rdsu_stat_inc(ep, RDSU_STAT_CONNECT_DEFERRED);
+		cp->cp_reconnect_at = now + ep->cfg.reconnect_min +
+				      rdsu_ep_rand(ep) % ep->cfg.reconnect_max;
+		return;
+	}
+	ep->n_links++;
+	cp->cp_connecting = true;
+	if (++ep->n_connecting > ep->stats[RDSU_STAT_CONNECTING_PEAK])
+		ep->stats[RDSU_STAT_CONNECTING_PEAK] = ep->n_connecting;
+	cp->cp_proven = true;
 	cp->cp_link = rdsu_ep_new_link(c->c_ep, c);
 	cp->cp_outgoing = true;
 	cp->cp_peer_sport = 0;
@@ -146,13 +172,12 @@ static bool path_may_connect(const struct rdsu_path *cp)
 
 void rdsu_path_connect_if_down(struct rdsu_path *cp, rdsu_ns now)
 {
-	(void)now;
 	/* A pending backoff timer is RDS_RECONNECT_PENDING: let it run. */
 	if (cp->cp_state != RDSU_PATH_DOWN || cp->cp_reconnect_at != RDSU_NS_NEVER)
 		return;
 	if (!path_may_connect(cp))
 		return;
-	path_connect(cp);
+	path_connect(cp, now);
 }
 
 static void queue_reconnect(struct rdsu_path *cp, rdsu_ns now)
@@ -173,7 +198,7 @@ static void queue_reconnect(struct rdsu_path *cp, rdsu_ns now)
 			cp->cp_reconnect_at = now + RDSU_ORDER_SETTLE;
 			return;
 		}
-		path_connect(cp);
+		path_connect(cp, now);
 		return;
 	}
 	delay = rdsu_ep_rand(c->c_ep) % cp->cp_backoff;
@@ -184,6 +209,10 @@ static void queue_reconnect(struct rdsu_path *cp, rdsu_ns now)
 
 void rdsu_path_up(struct rdsu_path *cp, rdsu_ns now)
 {
+	rdsu_path_connecting_done(cp);
+	cp->cp_conn->c_idle_since = RDSU_NS_NEVER;
+	cp->cp_rx_at = now;
+	cp->cp_rx_msg_end = 0;
 	cp->cp_state = RDSU_PATH_UP;
 	cp->cp_backoff = 0;
 	cp->cp_reconnect_at = RDSU_NS_NEVER;
@@ -224,6 +253,9 @@ void rdsu_path_drop(struct rdsu_path *cp, bool close_link, bool reset, rdsu_ns n
 		return;
 	if (close_link)
 		rdsu_ep_close_link(c->c_ep, cp->cp_link, reset);
+	if (cp->cp_link)
+		c->c_ep->n_links--;
+	rdsu_path_connecting_done(cp);
 	cp->cp_link = 0;
 	cp->cp_state = RDSU_PATH_DOWN;
 	cp->cp_out_armed = false;
@@ -250,6 +282,52 @@ void rdsu_path_drop(struct rdsu_path *cp, bool close_link, bool reset, rdsu_ns n
 	path_event(cp);
 	queue_reconnect(cp, now);
 	rdsu_conn_retry_held(c, now);
+	if (c->c_idle_since == RDSU_NS_NEVER) {
+		bool up = false;
+
+		for (unsigned i = 0; i < WIRE_MAX_PATHS; i++)
+			up |= c->c_path[i].cp_state == RDSU_PATH_UP;
+		if (!up)
+			c->c_idle_since = now;
+	}
+}
+
+/*
+ * A stream connection's first whole header: from then on it is the
+ * peer's path and carries our data. A TCP connection from the peer's
+ * address is all RDS knows of a peer, so one that anyone on that address
+ * opened and that has said nothing RDS yet gets no data of ours (a peer
+ * that TCP-acknowledges and never reads would lose it for us), and
+ * cannot keep the peer's own connection from a slot for longer than
+ * handshake_timeout. Every kernel sends its congestion map first thing
+ * (rds_connect_path_complete), so a real peer proves itself within a
+ * round trip. (Any 48 bytes are a header to RDS over TCP, which checks
+ * nothing in them but h_len; only authentication, rdsu_tcp_cfg.auth,
+ * tells the peer from someone else on its address.)
+ */
+void rdsu_path_proven(struct rdsu_path *cp)
+{
+	if (cp->cp_proven)
+		return;
+	cp->cp_proven = true;
+	rdsu_path_kick(cp);
+}
+
+/* When a link of |cp| is due to be reset by handshake_timeout or
+ * idle_timeout, or NEVER. */
+static rdsu_ns limit_deadline(const struct rdsu_path *cp)
+{
+	const struct rdsu_ep_cfg *cfg = &cp->cp_conn->c_ep->cfg;
+
+	if (cp->cp_state != RDSU_PATH_UP)
+		return RDSU_NS_NEVER;
+	if (!cp->cp_proven)
+		return cfg->handshake_timeout == RDSU_NS_NEVER ? RDSU_NS_NEVER
+							       : cp->cp_link_at + cfg->handshake_timeout;
+	if (cp->cp_conn->c_tp->framing != RDSU_FRAMING_STREAM ||
+	    cp->cp_rx_bytes == cp->cp_rx_msg_end || cfg->idle_timeout == RDSU_NS_NEVER)
+		return RDSU_NS_NEVER;
+	return cp->cp_rx_at + cfg->idle_timeout;
 }
 
 void rdsu_path_kick(struct rdsu_path *cp)
@@ -265,19 +343,29 @@ void rdsu_path_kick(struct rdsu_path *cp)
 rdsu_ns rdsu_path_deadline(const struct rdsu_path *cp)
 {
 	rdsu_ns held = rdsu_held_deadline(cp);
+	rdsu_ns lim = limit_deadline(cp);
+	rdsu_ns d = held < cp->cp_reconnect_at ? held : cp->cp_reconnect_at;
 
-	return held < cp->cp_reconnect_at ? held : cp->cp_reconnect_at;
+	return lim < d ? lim : d;
 }
 
 int rdsu_path_expire(struct rdsu_path *cp, rdsu_ns now)
 {
 	int ran = rdsu_held_expire(cp, now);
+	rdsu_ns lim = limit_deadline(cp);
+
+	if (lim <= now) {
+		rdsu_stat_inc(cp->cp_conn->c_ep, cp->cp_proven ? RDSU_STAT_IDLE_TIMEOUT
+							       : RDSU_STAT_HANDSHAKE_TIMEOUT);
+		rdsu_path_drop(cp, true, true, now);
+		ran++;
+	}
 
 	if (cp->cp_reconnect_at > now)
 		return ran;
 	cp->cp_reconnect_at = RDSU_NS_NEVER;
 	if (cp->cp_state == RDSU_PATH_DOWN && path_may_connect(cp))
-		path_connect(cp);
+		path_connect(cp, now);
 	return ran + 1;
 }
 

@@ -217,8 +217,14 @@ ssize_t rdsu_recv_input(struct rdsu_path *cp, const uint8_t *in, size_t len, rds
 		}
 		used += (size_t)n;
 		cp->cp_rx_bytes += (uint64_t)n;
+		cp->cp_rx_at = now;
 		if (!ready) {
 			size_t need = wire_deframer_need(&cp->cp_dfr);
+
+			/* A whole header is as much as a message proves: 48 bytes
+			 * with h_len 0 are one (rdsu_path_proven). */
+			if (cp->cp_dfr.in_data)
+				rdsu_path_proven(cp);
 
 			if (need && rdsu_path_grow_gather(cp, need) < 0) {
 				rdsu_stat_inc(cp->cp_conn->c_ep, RDSU_STAT_RECV_DROP_NOMEM);
@@ -229,11 +235,13 @@ ssize_t rdsu_recv_input(struct rdsu_path *cp, const uint8_t *in, size_t len, rds
 				break; /* cannot happen: the deframer always progresses */
 			continue;
 		}
+		cp->cp_rx_msg_end = cp->cp_rx_bytes;
 		incoming(cp, &f, now);
 		/* Handling a probe can drop this very path (7.x resync of
 		 * slot 0); the rest of the bytes belong to a dead link. */
 		if (cp->cp_link != link)
 			return RDSU_ERR_CLOSED;
+		rdsu_path_proven(cp);
 	}
 	return (ssize_t)used;
 }

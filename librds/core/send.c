@@ -30,6 +30,8 @@ static struct rdsu_msg *msg_new(struct rdsu_ep *ep, uint32_t len)
 
 static void msg_free(struct rdsu_path *cp, struct rdsu_msg *rm)
 {
+	if (rm->m_kind == RDSU_MK_DATA)
+		cp->cp_conn->c_data_msgs--;
 	rdsu_buf_free(cp->cp_conn->c_ep, rm, sizeof(*rm) + rm->m_len);
 }
 
@@ -45,6 +47,8 @@ static void msg_enqueue(struct rdsu_path *cp, struct rdsu_msg *rm, uint64_t seq)
 	rdsu_list_add_tail(&rm->m_conn_item, &cp->cp_send_q);
 	cp->cp_send_msgs++;
 	cp->cp_send_bytes += rm->m_len;
+	if (rm->m_kind == RDSU_MK_DATA)
+		cp->cp_conn->c_data_msgs++;
 }
 
 /* Take |rm| off whichever path queue it is on. */
@@ -174,9 +178,13 @@ static bool may_send_head(struct rdsu_path *cp)
 
 	if (rdsu_list_empty(&cp->cp_send_q))
 		return false;
+	rm = rdsu_container_of(cp->cp_send_q.next, struct rdsu_msg, m_conn_item);
+	/* No data to a connection that has not spoken RDS (rdsu_path_proven);
+	 * a ping may go, as its pong is what a silent peer answers with. */
+	if (rm->m_kind == RDSU_MK_DATA && rm->m_dport && !cp->cp_proven)
+		return false;
 	if (cp->cp_index > 0)
 		return rdsu_probe_cp0_caught_up(cp->cp_conn);
-	rm = rdsu_container_of(cp->cp_send_q.next, struct rdsu_msg, m_conn_item);
 	return rm->m_kind != RDSU_MK_DATA || !path0_unsure(cp);
 }
 

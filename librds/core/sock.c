@@ -224,7 +224,7 @@ int rdsu_sock_submit(struct rdsu_sock *rs, const struct rdsu_addr *dst, uint16_t
 	if (rdsu_ep_lidx(ep, dst) >= 0)
 		return -EOPNOTSUPP;
 
-	c = rdsu_conn_get(ep, rs->rs_lidx, dst, rs->rs_trans);
+	c = rdsu_conn_get(ep, rs->rs_lidx, dst, rs->rs_trans, now);
 	if (!c)
 		return -ENOMEM;
 	/* As rds_sendmsg: connecting starts before the congestion and

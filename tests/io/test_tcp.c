@@ -380,6 +380,21 @@ static void raw_send(int fd, const struct wire_hdr *h, const void *payload)
 	assert_int_equal(send(fd, buf, n, MSG_NOSIGNAL), (ssize_t)n);
 }
 
+/* A raw peer's first words, as a kernel's: its all-clear congestion map.
+ * Until a connection it accepted has said that much, an endpoint sends
+ * no data on it. */
+static void raw_hello(int fd)
+{
+	static uint8_t buf[WIRE_HDR_LEN + WIRE_CONG_MAP_BYTES];
+	struct wire_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.flags = WIRE_FLAG_CONG_BITMAP;
+	h.len = WIRE_CONG_MAP_BYTES;
+	assert_int_equal(wire_hdr_encode(&h, buf, WIRE_HDR_LEN), WIRE_HDR_LEN);
+	assert_int_equal(send(fd, buf, sizeof(buf), MSG_NOSIGNAL), (ssize_t)sizeof(buf));
+}
+
 /* The first thing on every path that comes up is the whole congestion
  * map (rds_connect_path_complete): flags exactly 0x01, seq 0, 8192 bytes. */
 static void expect_map(int fd, struct rdsu_tcp *a, struct rdsu_tcp *b)
@@ -1748,6 +1763,7 @@ static void test_fanout_fence(void **state)
 	struct rdsu_sock *tx = sock_at(hi, HI, port);
 	int k0 = raw_connect_res(LO, 0, HI);
 
+	raw_hello(k0);
 	expect_map(k0, hi, NULL);
 	assert_int_equal(raw_msg(k0, &h, NULL, 0, hi, NULL), 1);
 	assert_int_equal(wire_classify(&h, WIRE_XPORT_TCP), WIRE_KIND_PROBE_PING);
@@ -1763,6 +1779,7 @@ static void test_fanout_fence(void **state)
 	raw_send(k0, &h, NULL);
 	int k1 = raw_connect_res(LO, 1, HI);
 
+	raw_hello(k1);
 	expect_map(k1, hi, NULL);
 	assert_int_equal(submit(hi, tx, LO, 5000, "later", 5), 5);
 	/* Until the pongs: the probe's pong and the fence's ping on path 0,

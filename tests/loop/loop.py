@@ -16,7 +16,8 @@ state.
 
   loop.py --rdsdrive PATH --rdsloop PATH [--path-rule port|pair] CASE...
   CASE: ping sizes paths stall kill killboth gen kver (the issue's cases a-f
-        and 6.x with 7.x); replay (a known problem, see case_replay)
+        and 6.x with 7.x); replay (a known problem, see case_replay); soak
+        (issue 21: --duration seconds in a network namespace under netem)
 
 Exit: 0 passed, 1 failed, 77 skipped (kill, killboth: not root, or no ss -K),
 2 usage.
@@ -377,7 +378,13 @@ def case_paths(s):
 
     def one(src):
         dst = other(src)
-        jo, ji = one_way(s, src, dst, port=5000, sport=sport, sockets=k, count=count, sizes=sizes)
+        # Paced, so that the path count is known before the last messages
+        # are queued: a message queued before it goes on path 0 (7.x), and
+        # an unpaced source could queue all of a port's messages first
+        # (the larger address, whose data waits for the peer's first
+        # header on the connection it accepted, often did under load).
+        jo, ji = one_way(s, src, dst, port=5000, sport=sport, sockets=k, count=count, sizes=sizes,
+                         src_args=("--pace", "0.0005"))
         check_paths(f"{src} sending", jo, dst, by_path, sports=src == LO)
         check_paths(f"{dst} receiving", ji, src, None)
         rx = [p["next_rx_seq"] for p in conn(ji, src)["paths"]]
@@ -730,19 +737,129 @@ def case_kver(s):
     timed(f"{LO} 7.x-mode, {HI} 6.x-mode, both ways", one, 7)
 
 
+# ---------------------------------------------------------------------------
+# soak: both ways at once for --duration seconds, in a network namespace of
+# its own, with netem on its loopback (delay, loss, duplication,
+# reordering) where the kernel has it, and connections killed now and
+# then: every message exactly once, in order, intact; memory flat.
+
+SOAK_NETEM = ["delay", "2ms", "1ms", "loss", "0.5%", "duplicate", "0.5%", "reorder", "2%", "50%"]
+# Without sch_netem: a token bucket whose short queue drops what a burst
+# brings beyond it, so TCP still loses and resends segments.
+SOAK_TBF = ["rate", "400mbit", "burst", "160kb", "limit", "200kb"]
+SOAK_SECONDS = 50.0
+
+
+def soak_impair():
+    """netem on lo if this kernel has it (sch_netem). Corruption is left
+    out: loopback does not verify TCP checksums, so corrupted bytes would
+    reach RDS, which has no checksum of its own on TCP; across a real link
+    TCP drops them. Returns what was applied."""
+    r = subprocess.run(["tc", "qdisc", "add", "dev", "lo", "root", "netem"] + SOAK_NETEM,
+                       capture_output=True, text=True, timeout=10)
+    if r.returncode == 0:
+        return "netem " + " ".join(SOAK_NETEM)
+    why = r.stderr.strip() or r.returncode
+    r = subprocess.run(["tc", "qdisc", "add", "dev", "lo", "root", "tbf"] + SOAK_TBF,
+                       capture_output=True, text=True, timeout=10)
+    if r.returncode == 0:
+        return f"no netem here ({why}): tbf " + " ".join(SOAK_TBF) + " (drops), kills"
+    return f"no netem here ({why}), nor tbf: kills only"
+
+
+def soak_drops():
+    """Packets the qdisc on lo dropped so far."""
+    r = subprocess.run(["tc", "-s", "qdisc", "show", "dev", "lo"], capture_output=True, text=True,
+                       timeout=10)
+    m = re.search(r"dropped (\d+)", r.stdout)
+    return int(m.group(1)) if m else 0
+
+
+def case_soak(s):
+    if os.environ.get("LOOP_SOAK_NETNS") != "1":
+        if os.geteuid() != 0:
+            raise Skip("the soak runs in a network namespace of its own: needs root")
+        env = dict(os.environ, LOOP_SOAK_NETNS="1")
+        argv = [sys.executable, os.path.abspath(__file__), "--rdsdrive", s.rdsdrive,
+                "--rdsloop", s.rdsloop, "--path-rule", s.path_rule, "--duration",
+                str(SOAK_SECONDS), "soak"]
+        r = subprocess.run(["unshare", "-n"] + argv, env=env, timeout=SOAK_SECONDS * 3 + 300)
+        if r.returncode == 77:
+            raise Skip("inner run skipped")
+        check(r.returncode == 0, f"soak in its namespace: exit {r.returncode}")
+        raise Passed()
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=True, timeout=10)
+    impair = soak_impair()
+    print(f"  {impair}; {SOAK_SECONDS:.0f} s", flush=True)
+    kills_ok = os.geteuid() == 0 and ss_kill_works()
+    # ASan keeps freed memory in quarantine (256 MB by default), which
+    # would read as growth.
+    os.environ["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "") + ":quarantine_size_mb=4"
+    sizes = ",".join(str(x) for x in (0, 1, 48, 333, 1000, 1499, 2000, 65536))
+    common = ["-v", "--fail-fast", "--port", 5000, "--sport", 7000, "--sockets", 4,
+              "--duration", SOAK_SECONDS, "--sizes", sizes, "--timeout", SOAK_SECONDS + 120,
+              "--linger", 1]
+    t0 = time.monotonic()
+    hi = s.loop(HI, "duplex", "--to", LO, *common)
+    hi.wait_ready()
+    lo = s.loop(LO, "duplex", "--to", HI, *common)
+    kills = []
+    side = LO
+    while lo.running() and hi.running():
+        time.sleep(1.0)
+        if kills_ok and time.monotonic() - t0 < SOAK_SECONDS and ss_kill(side):
+            kills.append(time.monotonic())
+        side = other(side)
+    time.sleep(0.2)
+    if any(p.p.poll() not in (None, 0) for p in (lo, hi)):
+        for p in (lo, hi):
+            p.signal(15)
+    jl, jh = lo.finish(SOAK_SECONDS + 150, allow_rc=(0, 1)), hi.finish(SOAK_SECONDS + 150,
+                                                                        allow_rc=(0, 1))
+    total = 0
+    for me, peer, a, b in ((jl, jh, LO, HI), (jh, jl, HI, LO)):
+        check(me["bad"] == 0, f"soak: {a} got a wrong message after {len(kills)} kills: "
+              f"{me['errors'][:3]}")
+        check(me["ok"], f"soak: {a}: {summary(me)}")
+        check(me["unacked"] == 0, f"soak: {a} still holds {me['unacked']} unacked bytes")
+        ins = {(x["from"], x["sport"]): x for x in me["in"]}
+        for st in peer["out"]:
+            x = ins.get((b, st["sport"]))
+            check(x is not None and x["received"] == st["sent"] and x["digest"] == st["digest"],
+                  f"soak: {b}:{st['sport']} sent {st['sent']}, {a} took "
+                  f"{x and x['received']} (digests {st['digest']}, {x and x['digest']})")
+            total += st["sent"]
+        q, e = me["rss_kb_quarter"], me["rss_kb_end"]
+        check(q > 0 and e <= q + q // 4 + 8192,
+              f"soak: {a}'s memory grew from {q} KiB at a quarter of the run to {e} KiB")
+    check(total > 0, "soak: nothing was sent")
+    print(f"  {total} messages exactly once, {len(kills)} kills, {soak_drops()} packets dropped; "
+          f"RSS {LO} "
+          f"{jl['rss_kb_quarter']} -> {jl['rss_kb_end']} KiB, {HI} {jh['rss_kb_quarter']} -> "
+          f"{jh['rss_kb_end']} KiB ({time.monotonic() - t0:.1f} s)", flush=True)
+
+
+class Passed(Exception):
+    pass
+
+
 CASES = {"ping": case_ping, "sizes": case_sizes, "paths": case_paths, "stall": case_stall,
          "kill": case_kill, "killboth": case_killboth, "gen": case_gen, "kver": case_kver,
-         "replay": case_replay}
+         "replay": case_replay, "soak": case_soak}
 
 
 def main():
+    global SOAK_SECONDS
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rdsdrive", required=True)
     ap.add_argument("--rdsloop", required=True)
     ap.add_argument("--path-rule", choices=("port", "pair"), default="port",
                     help="rdsloop endpoints' path rule (rdsdrive's is the kernel's)")
+    ap.add_argument("--duration", type=float, default=SOAK_SECONDS,
+                    help="soak: seconds of traffic (default %(default)s)")
     ap.add_argument("cases", nargs="+", choices=sorted(CASES))
     a = ap.parse_args()
+    SOAK_SECONDS = a.duration
     for tool in (a.rdsdrive, a.rdsloop):
         if not os.access(tool, os.X_OK):
             print(f"loop.py: {tool}: not an executable", file=sys.stderr)
@@ -754,6 +871,8 @@ def main():
         print(f"{name}:", flush=True)
         try:
             CASES[name](s)
+            print(f"{name}: PASS ({time.monotonic() - t0:.1f} s)", flush=True)
+        except Passed:
             print(f"{name}: PASS ({time.monotonic() - t0:.1f} s)", flush=True)
         except Skip as e:
             print(f"{name}: SKIP: {e}", flush=True)

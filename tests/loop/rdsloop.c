@@ -47,6 +47,7 @@ struct opts {
 	bool have_bind;
 	uint16_t first, last;       /* hash */
 	bool fail_fast;
+	double duration;            /* duplex: send this long instead of --count */
 };
 
 static volatile sig_atomic_t stop;
@@ -61,11 +62,14 @@ static void on_signal(int sig)
  * Options
  */
 
-enum { O_FIRST = 0x100, O_LAST, O_FAIL_FAST };
+enum { O_FIRST = 0x100, O_LAST, O_FAIL_FAST, O_DURATION };
 
 static const struct argp_option options[] = {
 	{ "bind", 'b', "ADDR", 0, "local address of the endpoint", 1 },
 	{ "fail-fast", O_FAIL_FAST, NULL, 0, "duplex: stop at the first wrong message", 2 },
+	{ "duration", O_DURATION, "S", 0,
+	  "duplex: send for S seconds, then end when all is acknowledged and the peer has been "
+	  "quiet for 2 s (the soak; --count is then ignored)", 2 },
 	{ "first", O_FIRST, "P", 0, "hash: first port", 2 },
 	{ "last", O_LAST, "P", 0, "hash: last port", 2 },
 	{ 0 }
@@ -89,6 +93,14 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case O_FAIL_FAST:
 		o->fail_fast = true;
 		return 0;
+	case O_DURATION: {
+		char *end;
+
+		o->duration = strtod(arg, &end);
+		if (*end || !(o->duration > 0))
+			argp_error(st, "bad --duration '%s'", arg);
+		return 0;
+	}
 	case ARGP_KEY_ARG: {
 		static const char *const roles[] = { "hash", "ping", "duplex", NULL };
 
@@ -192,6 +204,22 @@ static int run_ping(const struct opts *o, struct rio *r, struct json_object *j)
 	return pongs == o->d.count && unexpected == 0 ? 0 : 1;
 }
 
+/* The process's resident memory now (VmRSS), in KiB; -1 if unknown. */
+static long rss_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[128];
+	long kb = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
 static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j)
 {
 	struct rio_sock *rx, *tx[MAX_SOCKS], *ws[MAX_SOCKS + 1];
@@ -201,7 +229,13 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 	unsigned n_in = 0;
 	uint64_t expect = (uint64_t)o->d.sockets * o->d.count, recvd = 0, bad = 0, sent = 0;
 	uint64_t eagain = 0, enobufs = 0;
-	rdsu_ns end = rdsu_clock() + drive_secs(o->d.timeout);
+	rdsu_ns t0 = rdsu_clock(), end = t0 + drive_secs(o->d.timeout);
+	/* --duration: the count is the time; the peer's messages are done when
+	 * it has been quiet a while after ours are all acknowledged. */
+	rdsu_ns send_end = o->duration > 0 ? t0 + (rdsu_ns)(o->duration * 1e9) : RDSU_NS_NEVER;
+	rdsu_ns last_in = t0, quarter = o->duration > 0 ? t0 + (send_end - t0) / 4 : RDSU_NS_NEVER;
+	uint64_t count = o->duration > 0 ? UINT64_MAX : o->d.count;
+	long rss_quarter = -1;
 	uint8_t *buf = malloc(DRIVE_MAX_MSG + 1), *ref = malloc(DRIVE_MAX_MSG);
 	struct json_object *errs = json_object_new_array();
 	int e;
@@ -222,16 +256,27 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 		dig[i] = PAYLOAD_DIGEST0;
 	}
 	fprintf(stderr, "rdsloop: ready\n");
-	while (!stop && rdsu_clock() < end && (sent < expect || recvd < expect || drive_snd_held(r)) &&
-	       !(o->fail_fast && bad)) {
+	while (!stop && rdsu_clock() < end && !(o->fail_fast && bad)) {
 		bool progress = false, nobufs = false;
+		rdsu_ns now = rdsu_clock();
 		size_t n = 0;
 
+		if (o->duration > 0) {
+			if (rss_quarter < 0 && now >= quarter)
+				rss_quarter = rss_kb();
+			if (now >= send_end) {
+				count = 0;
+				if (!drive_snd_held(r) && now - last_in >= 2 * RDSU_SEC)
+					break;
+			}
+		} else if (!(sent < expect || recvd < expect || drive_snd_held(r))) {
+			break;
+		}
 		for (unsigned i = 0; i < o->d.sockets; i++) {
 			uint16_t port = rio_sock_port(tx[i]);
 			uint32_t len;
 
-			if (next[i] >= o->d.count)
+			if (next[i] >= count)
 				continue;
 			len = (uint32_t)o->d.sizes[next[i] % o->d.n_sizes];
 			payload_fill(buf, len, port, next[i]);
@@ -264,6 +309,7 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 			if (m < 0)
 				drive_fail("recv", (int)m);
 			progress = true;
+			last_in = rdsu_clock();
 			recvd++;
 			x = drive_stream_of(in, &n_in, MAX_STREAMS, &from, sport);
 			uint32_t len = drive_size(&o->d, x->next);
@@ -304,7 +350,7 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 		ws[n] = rx;
 		want[n++] = RIO_POLLIN;
 		for (unsigned i = 0; i < o->d.sockets; i++) {
-			if (next[i] < o->d.count) {
+			if (next[i] < count) {
 				ws[n] = tx[i];
 				want[n++] = RIO_POLLOUT;
 			}
@@ -335,6 +381,10 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 	json_object_object_add(j, "eagain", json_object_new_int64((int64_t)eagain));
 	json_object_object_add(j, "enobufs", json_object_new_int64((int64_t)enobufs));
 	json_object_object_add(j, "errors", errs);
+	if (o->duration > 0) {
+		json_object_object_add(j, "rss_kb_quarter", json_object_new_int64(rss_quarter));
+		json_object_object_add(j, "rss_kb_end", json_object_new_int64(rss_kb()));
+	}
 	json_object_object_add(j, "out", out);
 	json_object_object_add(j, "in", ins);
 	drive_json_librds(j, r, &o->bind);
@@ -343,6 +393,8 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 	rio_sock_close(rx);
 	free(buf);
 	free(ref);
+	if (o->duration > 0)
+		return bad == 0 && !drive_snd_held(r) ? 0 : 1;
 	return sent == expect && recvd == expect && bad == 0 ? 0 : 1;
 }
 

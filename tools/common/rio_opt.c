@@ -2,10 +2,14 @@
 /*
  * rio_opt.c - the stack options every rio tool shares (rio_opt.h).
  */
+#define _GNU_SOURCE
 #include "rio_opt.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "parse.h"
 
@@ -23,10 +27,15 @@ static const struct argp_option all[] = {
 	{ "connect-port", RIO_KEY_CONNECT_PORT, "P", 0, "librds: TCP port to connect to (default 16385)", 0 },
 	{ "fault", RIO_KEY_FAULT, "NAME", 0,
 	  "librds, TESTS ONLY: commit this protocol defect (repeatable; 'list' names them)", 0 },
+	{ "auth-key", RIO_KEY_AUTH, "ao|md5:FILE", 0,
+	  "librds: sign every TCP connection with the key in FILE (TCP-AO or TCP-MD5); "
+	  "only peers with the same key connect", 0 },
 };
 
 static unsigned bit_of(int key)
 {
+	if (key == RIO_KEY_AUTH)
+		return RIO_OPT_AUTH;
 	return key == RIO_KEY_CONNECT_PORT ? RIO_OPT_PORTS
 	       : key > RIO_KEY_CONNECT_PORT ? 1u << (key - RIO_KEY_KERNEL - 1)
 					    : 1u << (key - RIO_KEY_KERNEL);
@@ -39,6 +48,42 @@ static uint16_t port_arg(struct argp_state *st, const char *opt, const char *arg
 	if (parse_uint(arg, 0, 1, 65535, &v) < 0)
 		argp_error(st, "bad %s '%s': 1 to 65535", opt, arg);
 	return (uint16_t)v;
+}
+
+/*
+ * --auth-key KIND:FILE: the key is read from a file, so that it is never
+ * on a command line that ps shows; all of the file's bytes are the key but
+ * one final newline. Return: 0, or what is wrong (argp_error's text).
+ */
+static const char *auth_key(struct rdsu_tcp_cfg *tc, const char *arg)
+{
+	uint8_t buf[RDSU_TCP_AUTH_KEY_MAX + 2];
+	const char *file;
+	ssize_t n;
+	int fd;
+
+	if (!strncmp(arg, "ao:", 3))
+		tc->auth = RDSU_TCP_AUTH_AO;
+	else if (!strncmp(arg, "md5:", 4))
+		tc->auth = RDSU_TCP_AUTH_MD5;
+	else
+		return "ao:FILE or md5:FILE";
+	file = strchr(arg, ':') + 1;
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return strerror(errno);
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n < 0)
+		return strerror(errno);
+	if (n > 0 && buf[n - 1] == '\n')
+		n--;
+	if (n < 1 || n > RDSU_TCP_AUTH_KEY_MAX)
+		return "the key must be 1 to 80 bytes";
+	memcpy(tc->auth_key, buf, (size_t)n);
+	tc->auth_key_len = (uint8_t)n;
+	memset(buf, 0, sizeof(buf));
+	return NULL;
 }
 
 error_t rio_opt_take(struct rio_opt *ro, int key, char *arg, struct argp_state *st)
@@ -75,6 +120,13 @@ error_t rio_opt_take(struct rio_opt *ro, int key, char *arg, struct argp_state *
 	case RIO_KEY_CONNECT_PORT:
 		cfg->tcp.connect_port = port_arg(st, "--connect-port", arg);
 		return 0;
+	case RIO_KEY_AUTH: {
+		const char *why = auth_key(&cfg->tcp, arg);
+
+		if (why)
+			argp_error(st, "bad --auth-key '%s': %s", arg, why);
+		return 0;
+	}
 	case RIO_KEY_FAULT:
 		switch (rio_fault_option(arg, &cfg->ep.faults)) {
 		case 1:
@@ -89,7 +141,11 @@ error_t rio_opt_take(struct rio_opt *ro, int key, char *arg, struct argp_state *
 
 static error_t parse(int key, char *arg, struct argp_state *st)
 {
-	if (key < RIO_KEY_KERNEL || key >= RIO_KEY__END)
+	const struct rio_opt *ro = st->input;
+
+	if (key == ARGP_KEY_END && ro->cfg->kernel && ro->cfg->tcp.auth)
+		argp_error(st, "--auth-key is for librds, not --kernel");
+	if ((key < RIO_KEY_KERNEL || key >= RIO_KEY__END) && key != RIO_KEY_AUTH)
 		return ARGP_ERR_UNKNOWN;
 	return rio_opt_take(st->input, key, arg, st);
 }

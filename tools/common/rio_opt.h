@@ -22,6 +22,7 @@ enum rio_opt_set {
 	RIO_OPT_PATH_RULE = 1u << 4,  /* --path-rule pair|port */
 	RIO_OPT_PORTS = 1u << 5,      /* --listen-port P, --connect-port P */
 	RIO_OPT_FAULT = 1u << 6,      /* --fault NAME (tests only) */
+	RIO_OPT_AUTH = 1u << 15,      /* --auth-key ao|md5:FILE */
 };
 
 /* The argp keys of the options, for a tool that keeps an old spelling as
@@ -35,13 +36,16 @@ enum rio_opt_key {
 	RIO_KEY_LISTEN_PORT,
 	RIO_KEY_CONNECT_PORT,
 	RIO_KEY_FAULT,
-	RIO_KEY__END
+	RIO_KEY__END,
+	/* Outside the run above, so that options added to it keep their
+	 * bits (bit_of). */
+	RIO_KEY_AUTH = 0x72a0,
 };
 
 struct rio_opt {
 	struct rio_cfg *cfg;
 	struct argp argp;
-	struct argp_option opts[RIO_KEY__END - RIO_KEY_KERNEL + 1];
+	struct argp_option opts[RIO_KEY__END - RIO_KEY_KERNEL + 2];
 };
 
 /*

@@ -30,7 +30,7 @@
 #include "craft.h"
 #include "node.h"
 #include "parse.h"
-#include "rio.h"
+#include "rio_opt.h"
 
 /* ------------------------------------------------------------------------
  * The suite's side
@@ -371,6 +371,8 @@ static const struct argp_option ag_options[] = {
 	{ "listen-port", AO_PORT, "P", 0, "librds: RDS/TCP port (default 16385)", 0 },
 	{ "fault", AO_FAULT, "NAME", 0,
 	  "librds, TESTS ONLY: be a faulty peer committing this defect (repeatable; 'list')", 0 },
+	{ "auth-key", RIO_KEY_AUTH, "ao|md5:FILE", 0,
+	  "librds: sign every TCP connection with the key in FILE (TCP-AO or TCP-MD5)", 0 },
 	{ "once", AO_ONCE, NULL, 0, "exit when the first control client disconnects", 0 },
 	{ 0 }
 };
@@ -432,6 +434,11 @@ static error_t ag_parse(int key, char *arg, struct argp_state *st)
 			argp_error(st, "unknown --fault %s (--fault list names them)", arg);
 		}
 		return 0;
+	case RIO_KEY_AUTH: {
+		struct rio_opt ro = { .cfg = &g->cfg };
+
+		return rio_opt_take(&ro, key, arg, st);
+	}
 	case AO_ONCE:
 		g->once = true;
 		return 0;
@@ -443,6 +450,8 @@ static error_t ag_parse(int key, char *arg, struct argp_state *st)
 			argp_error(st, "--bind is needed");
 		if (g->cfg.kernel && g->cfg.ep.faults)
 			argp_error(st, "--fault is for librds, not --kernel");
+		if (g->cfg.kernel && g->cfg.tcp.auth)
+			argp_error(st, "--auth-key is for librds, not --kernel");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -494,7 +494,7 @@ int main(int argc, char **argv)
 
 	argp_err_exit_status = 2;
 	rio_cfg_default(&o.cfg);
-	rio_opt_init(&o.ro, RIO_OPT_KERNEL, &o.cfg);
+	rio_opt_init(&o.ro, RIO_OPT_KERNEL | RIO_OPT_AUTH, &o.cfg);
 	o.interval = 1;
 	o.timeout = 2;
 	o.sockets = 1;

@@ -203,6 +203,38 @@ struct rdsu_ep_cfg {
 	 * field: that buffer stays fixed, as the kernel's.
 	 */
 	uint32_t buf_max;
+	/*
+	 * Limits against hostile peers (docs/security.md). 0, and any
+	 * configuration sized before these fields, means the default.
+	 * max_conns: peers (connections) in the table (default 4096); a
+	 * send to a new peer beyond it fails with -ENOMEM, a connection
+	 * from one is refused. max_links: TCP connections in any state,
+	 * held ones included (default 4096); max_peer_links: of those, per
+	 * peer (default 16: 8 paths, and 8 held while a peer that lost all
+	 * at once reconnects faster than we see the old ones go; a held
+	 * connection may carry messages TCP acknowledged, which a reset
+	 * would lose); max_connecting: outgoing
+	 * connections in flight at once (default 64). A connect over a cap
+	 * waits, on its path's reconnect timer, for up to reconnect_max.
+	 * UINT32_MAX: no cap.
+	 */
+	uint32_t max_conns;
+	uint32_t max_links;
+	uint32_t max_peer_links;
+	uint32_t max_connecting;
+	/* An incoming TCP connection whose first whole RDS message has not
+	 * arrived this long after it was accepted (or held) is reset; until
+	 * it arrives, no data of ours goes on it (default 10 s). */
+	rdsu_ns handshake_timeout;
+	/* A connection with a message begun that then brings no byte for
+	 * this long is reset (default 60 s). */
+	rdsu_ns idle_timeout;
+	/* A peer with no path up and no data of ours queued for it is
+	 * forgotten this long after its last path went down (or it was
+	 * made): reconnecting stops and its memory is freed, sequence
+	 * numbers with it (default 60 s). RDSU_NS_NEVER for any of the
+	 * three: never (the kernel's behaviour). */
+	rdsu_ns give_up;
 };
 
 struct rdsu_ep;
@@ -743,6 +775,14 @@ enum rdsu_stat {
 	RDSU_STAT_RECV_BAD_FRAG,         /* runt or mismatched fragment: path reset */
 	RDSU_STAT_ACK_SENT,              /* ACK-only frames sent */
 	RDSU_STAT_ACK_RECV,              /* ACK-only frames received */
+	RDSU_STAT_CONN_GIVEN_UP,         /* peers forgotten (give_up) */
+	RDSU_STAT_CONNECT_DEFERRED,      /* connects delayed by max_connecting or max_links */
+	RDSU_STAT_CONNECTING_PEAK,       /* most outgoing connections in flight at once */
+	RDSU_STAT_LIMIT_CONNS,           /* new peers refused by max_conns */
+	RDSU_STAT_LIMIT_LINKS,           /* incoming connections refused by max_links */
+	RDSU_STAT_LIMIT_PEER_LINKS,      /* ... by max_peer_links */
+	RDSU_STAT_HANDSHAKE_TIMEOUT,     /* incoming connections reset by handshake_timeout */
+	RDSU_STAT_IDLE_TIMEOUT,          /* connections reset by idle_timeout */
 	RDSU_STAT__COUNT
 };
 

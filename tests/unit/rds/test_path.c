@@ -106,6 +106,7 @@ static void test_path_larger_kicks_only(void **state)
 		struct peer p;
 
 		peer_init(&p, ep, link);
+		peer_hello(&p);
 		peer_pull(&p);
 		assert_int_equal(count_kind(&p, WIRE_KIND_DATA), 2);
 		assert_int_equal(count_kind(&p, WIRE_KIND_PROBE_PING), 1);

@@ -258,6 +258,7 @@ static void test_probe_unsure_slot0_holds_data(void **state)
 		uint64_t link = accept_from_small(ep, wrong ? 32787 : 32784);
 
 		peer_init(&p, ep, link);
+		peer_hello(&p);
 		assert_int_equal(rdsu_sock_submit(s, &small, 6000, &iov, 1, T0), 4);
 		peer_pull(&p);
 		assert_int_equal(count_kind(&p, WIRE_KIND_PROBE_PING), 1);
@@ -474,6 +475,7 @@ static void test_probe_fence_stale_pong(void **state)
 	/* The acceptor: its probe ping 1 while the count is unknown, then
 	 * the data on path 0. */
 	peer_init(&p, ep, accept_from_small(ep, 40000));
+	peer_hello(&p);
 	assert_int_equal(rdsu_sock_submit(s, &to, 5000, &iov, 1, T0), 4);
 	peer_pull(&p);
 	/* The peer's probe brings the count: the fence's ping is queued. */
@@ -483,6 +485,7 @@ static void test_probe_fence_stale_pong(void **state)
 	peer_pull(&p);          /* our pong, the fence's probe ping */
 	assert_int_equal(rdsu_link_down(ep, p.link, T0), 0);
 	peer_relink(&p, accept_from_small(ep, 40008));
+	peer_hello(&p);
 	peer_pull(&p);
 	peer_ack_all(&p);
 	/* The peer's pong to probe ping 1, resent on the new connection. */

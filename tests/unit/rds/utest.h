@@ -183,6 +183,20 @@ static inline ssize_t peer_feed(struct peer *p, const struct wire_hdr *h, const 
 	return r;
 }
 
+/* The peer's first words on a connection, as every kernel's: its
+ * congestion map (rds_connect_path_complete). Until then no data of the
+ * endpoint goes on a connection it accepted. */
+static inline void peer_hello(struct peer *p)
+{
+	static const uint8_t clear[WIRE_CONG_MAP_BYTES];
+	struct wire_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.flags = WIRE_FLAG_CONG_BITMAP;
+	h.len = WIRE_CONG_MAP_BYTES;
+	assert_int_equal(peer_feed(p, &h, clear, false), WIRE_HDR_LEN + WIRE_CONG_MAP_BYTES);
+}
+
 static inline size_t count_kind(const struct peer *p, enum wire_kind k)
 {
 	size_t n = 0;
