@@ -13,7 +13,8 @@
  * 48 + h_len. RDS over IB/RoCE: a heuristic on InfiniBand payloads that
  * claims an RC SEND whose payload starts with an RDS header with a valid
  * checksum (an IB sender always sets it), and the later packets of the
- * SEND and of the flow. A SEND longer than the path MTU arrives in
+ * SEND and of the flow; on a flow so known, a SEND whose h_csum does not
+ * verify is a message with that rule broken, as in rdsdump. A SEND longer than the path MTU arrives in
  * First/Middle/Last packets, gathered here up to the 48 + 4096 bytes an RDS
  * SEND can hold; whole SENDs go through libwire's wire_reasm, the same
  * fragment reassembly rdsdump uses, so that both find the same messages
@@ -637,8 +638,13 @@ static bool send_ends(uint8_t op)
 	return s == WIRE_IB_SEG_LAST || s == WIRE_IB_SEG_ONLY;
 }
 
-/* A header an IB sender wrote: IB always checksums it. */
-static bool looks_rds(tvbuff_t *tvb)
+/*
+ * A header an IB sender wrote: IB always checksums it, so on a flow not
+ * yet known as RDS only a verifying h_csum makes a SEND RDS. On a flow that
+ * is, every SEND is an RDS message as rdsdump takes it, a bad h_csum being
+ * a rule broken, not a reason to look away.
+ */
+static bool looks_rds(tvbuff_t *tvb, bool known)
 {
 	uint8_t b[WIRE_HDR_LEN];
 	struct wire_hdr h;
@@ -647,7 +653,9 @@ static bool looks_rds(tvbuff_t *tvb)
 		return false;
 	tvb_memcpy(tvb, b, 0, WIRE_HDR_LEN);
 	wire_hdr_decode(&h, b, sizeof(b));
-	return h.csum != 0 && wire_hdr_csum_ok(&h) && h.len <= WIRE_MAX_MSG_LEN;
+	if (h.len > WIRE_MAX_MSG_LEN)
+		return false;
+	return known || (h.csum != 0 && wire_hdr_csum_ok(&h));
 }
 
 static struct ib_res *ib_first_pass(tvbuff_t *tvb, packet_info *pinfo,
@@ -663,7 +671,7 @@ static struct ib_res *ib_first_pass(tvbuff_t *tvb, packet_info *pinfo,
 		n = n > info->pad_count ? n - info->pad_count : 0;
 
 	if (send_starts(op)) {
-		if (!looks_rds(tvb))
+		if (!looks_rds(tvb, fl->rds))
 			return NULL;
 		fl->rds = true;
 		fl->in_send = true;
