@@ -312,6 +312,8 @@ struct flow {
 	bool rds;                   /* a SEND here carried an RDS header */
 	bool in_send;
 	bool send_bad;              /* longer than an RDS SEND */
+	bool have_psn;
+	uint32_t next_psn;          /* of the SEND packet expected next */
 	uint8_t *send;
 	uint32_t send_len;
 	struct wire_reasm ra;
@@ -817,7 +819,7 @@ static int dissect_rds_tcp(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 	while (off < rep) {
 		struct wire_hdr h;
 		uint8_t b[WIRE_HDR_LEN];
-		int at, need, found;
+		int at = 0, need = 0, found;
 		uint64_t pdu;
 
 		if (st.mode == T_RESYNC) {
@@ -900,12 +902,20 @@ static int dissect_rds_tcp(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 /* What one IB packet is to RDS, from the first pass. */
 struct ib_res {
 	bool hdr;                /* it starts a SEND with an RDS header */
+	uint8_t stray;           /* enum ib_stray: on an RDS flow, in no message */
 	int rc;                  /* wire_reasm_input() on the SEND it ends; 2: none */
 	struct wire_frame fr;    /* rc 1: the message */
 	uint32_t frags;
 	struct wire_rules rules; /* the reassembly's */
 	struct cong_res *cong;
 };
+
+/*
+ * A SEND packet of a flow known as RDS that is part of no message: still
+ * RDS's, or a heuristic such as RPC-over-RDMA's takes it and with it the
+ * rest of the conversation.
+ */
+enum ib_stray { IB_IN_MSG, IB_PSN_DUP, IB_NO_START };
 
 static bool send_starts(uint8_t op)
 {
@@ -941,6 +951,15 @@ static bool looks_rds(tvbuff_t *tvb, bool known)
 	return known || (h.csum != 0 && wire_hdr_csum_ok(&h));
 }
 
+static struct ib_res *ib_stray(enum ib_stray why)
+{
+	struct ib_res *r = wmem_new0(wmem_file_scope(), struct ib_res);
+
+	r->stray = (uint8_t)why;
+	r->rc = 2;
+	return r;
+}
+
 static struct ib_res *ib_first_pass(tvbuff_t *tvb, packet_info *pinfo,
 				    const struct infinibandinfo *info)
 {
@@ -953,6 +972,31 @@ static struct ib_res *ib_first_pass(tvbuff_t *tvb, packet_info *pinfo,
 	if (send_ends(op))
 		n = n > info->pad_count ? n - info->pad_count : 0;
 
+	/*
+	 * rdsdump's rule for a QP's SEND packets (24-bit serial arithmetic):
+	 * a PSN behind the expected one was seen already (a retransmission);
+	 * one ahead means packets were lost or come later, and the SEND and
+	 * message in progress cannot be completed.
+	 */
+	if (wire_ib_opcode_seg(op) != WIRE_IB_SEG_NONE) {
+		uint32_t psn = info->packet_seq_num & 0xffffff;
+
+		if (fl->have_psn) {
+			uint32_t gap = (psn - fl->next_psn) & 0xffffff;
+
+			if (gap >= 0x800000)
+				return fl->rds ? ib_stray(IB_PSN_DUP) : NULL;
+			if (gap) {
+				fl->in_send = false;
+				fl->send_len = 0;
+				if (fl->send)
+					wire_reasm_init_prefix(&fl->ra, 0, fl->rbuf, WIRE_CONG_MAP_BYTES);
+			}
+		}
+		fl->have_psn = true;
+		fl->next_psn = (psn + 1) & 0xffffff;
+	}
+
 	if (send_starts(op)) {
 		if (!looks_rds(tvb, fl->rds))
 			return NULL;
@@ -960,8 +1004,10 @@ static struct ib_res *ib_first_pass(tvbuff_t *tvb, packet_info *pinfo,
 		fl->in_send = true;
 		fl->send_bad = false;
 		fl->send_len = 0;
-	} else if (!fl->rds || !fl->in_send || wire_ib_opcode_seg(op) == WIRE_IB_SEG_NONE) {
+	} else if (!fl->rds || wire_ib_opcode_seg(op) == WIRE_IB_SEG_NONE) {
 		return NULL;
+	} else if (!fl->in_send) {
+		return ib_stray(IB_NO_START);
 	}
 	r = wmem_new0(wmem_file_scope(), struct ib_res);
 	r->hdr = send_starts(op);
@@ -1021,7 +1067,17 @@ static gboolean dissect_rds_ib(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
 	col_set_str(pinfo->cinfo, COL_PROTOCOL, "RDS");
 	col_clear(pinfo->cinfo, COL_INFO);
 	wire_rules_clear(&rs);
-	if (r->hdr) {
+	if (r->stray) {
+		const char *why = r->stray == IB_PSN_DUP ?
+			"PSN seen already (retransmission)" :
+			"SEND packet whose first packet was not seen in order";
+
+		ti = proto_tree_add_item(tree, proto_rds, tvb, 0, -1, ENC_NA);
+		proto_item_append_text(ti, ", %s", why);
+		t = proto_item_add_subtree(ti, ett_rds);
+		gen(add_s(t, "xport", tvb, 0, 0, "ib"));
+		col_set_str(pinfo->cinfo, COL_INFO, why);
+	} else if (r->hdr) {
 		t = show_hdr(tvb, pinfo, tree, WIRE_XPORT_IB, &h, &kind, &ti);
 		header_rules(&h, WIRE_XPORT_IB, &rs);
 	} else {
