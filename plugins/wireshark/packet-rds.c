@@ -634,22 +634,22 @@ struct tstate {
 #define TCP_SAW_OPEN 0x03
 
 struct tflow {
-	bool init;
 	struct tstate st;
 };
 
 static wmem_map_t *tflows;
 
+/* One direction of one TCP connection: a 4-tuple used again is a new
+ * stream to Wireshark, with sequence numbers of its own. */
 static struct tflow *tflow_get(packet_info *pinfo)
 {
-	char *key = wmem_strdup_printf(pinfo->pool, "%s:%u>%s:%u",
+	struct tcp_analysis *tcpd = get_tcp_conversation_data(NULL, pinfo);
+	char *key = wmem_strdup_printf(pinfo->pool, "%u %s:%u>%s:%u", tcpd ? tcpd->stream : 0,
 				       address_to_str(pinfo->pool, &pinfo->src), pinfo->srcport,
 				       address_to_str(pinfo->pool, &pinfo->dst), pinfo->destport);
 	struct tflow *f = wmem_map_lookup(tflows, key);
 
 	if (!f) {
-		struct tcp_analysis *tcpd = get_tcp_conversation_data(NULL, pinfo);
-
 		f = wmem_new0(wmem_file_scope(), struct tflow);
 		f->st.mode = tcpd && (tcpd->conversation_completeness & TCP_SAW_OPEN) ?
 			     T_FRAME : T_RESYNC;
