@@ -12,11 +12,14 @@
  * RDS/TCP: port 16385, each PDU 48 + h_len bytes, through Wireshark's TCP
  * reassembly by its own loop rather than tcp_dissect_pdus(), which cannot
  * skip bytes: lost framing is found again by libwire's wire_resync, as
- * rdsdump does (see "Framing" below). RDS over IB/RoCE: a heuristic on InfiniBand payloads that
- * claims an RC SEND whose payload starts with an RDS header with a valid
- * checksum (an IB sender always sets it), and the later packets of the
- * SEND and of the flow; on a flow so known, a SEND whose h_csum does not
- * verify is a message with that rule broken, as in rdsdump. A SEND longer than the path MTU arrives in
+ * rdsdump does (see "Framing" below).
+ *
+ * RDS over IB/RoCE: a heuristic on InfiniBand payloads that claims an RC
+ * SEND whose payload starts with an RDS header with a valid checksum (an
+ * IB sender always sets it), and the later packets of the SEND and of the
+ * flow; on a flow so known, a SEND whose h_csum does not verify is a
+ * message with that rule broken, as in rdsdump, and SEND packets follow
+ * rdsdump's PSN rule. A SEND longer than the path MTU arrives in
  * First/Middle/Last packets, gathered here up to the 48 + 4096 bytes an RDS
  * SEND can hold; whole SENDs go through libwire's wire_reasm, the same
  * fragment reassembly rdsdump uses, so that both find the same messages
@@ -972,29 +975,20 @@ static struct ib_res *ib_first_pass(tvbuff_t *tvb, packet_info *pinfo,
 	if (send_ends(op))
 		n = n > info->pad_count ? n - info->pad_count : 0;
 
-	/*
-	 * rdsdump's rule for a QP's SEND packets (24-bit serial arithmetic):
-	 * a PSN behind the expected one was seen already (a retransmission);
-	 * one ahead means packets were lost or come later, and the SEND and
-	 * message in progress cannot be completed.
-	 */
+	/* rdsdump's PSN rule: a packet seen already is RDS's but in no message;
+	 * one after a hole ends the SEND and message in progress */
 	if (wire_ib_opcode_seg(op) != WIRE_IB_SEG_NONE) {
-		uint32_t psn = info->packet_seq_num & 0xffffff;
+		int32_t gap = wire_ib_psn_step(&fl->have_psn, &fl->next_psn,
+					       info->packet_seq_num & 0xffffff);
 
-		if (fl->have_psn) {
-			uint32_t gap = (psn - fl->next_psn) & 0xffffff;
-
-			if (gap >= 0x800000)
-				return fl->rds ? ib_stray(IB_PSN_DUP) : NULL;
-			if (gap) {
-				fl->in_send = false;
-				fl->send_len = 0;
-				if (fl->send)
-					wire_reasm_init_prefix(&fl->ra, 0, fl->rbuf, WIRE_CONG_MAP_BYTES);
-			}
+		if (gap < 0)
+			return fl->rds ? ib_stray(IB_PSN_DUP) : NULL;
+		if (gap) {
+			fl->in_send = false;
+			fl->send_len = 0;
+			if (fl->send)
+				wire_reasm_init_prefix(&fl->ra, 0, fl->rbuf, WIRE_CONG_MAP_BYTES);
 		}
-		fl->have_psn = true;
-		fl->next_psn = (psn + 1) & 0xffffff;
 	}
 
 	if (send_starts(op)) {

@@ -1100,6 +1100,16 @@ WIRE_API const char *wire_ib_opcode_name(uint8_t opcode);
 WIRE_API extern const struct wire_tok wire_ib_opcode_toks[];
 /* wire_ib_opcode_seg() - position of a SEND opcode within its message. */
 WIRE_API enum wire_ib_seg wire_ib_opcode_seg(uint8_t opcode);
+/*
+ * wire_ib_psn_step() - a reader's rule for the next SEND packet of a QP
+ * (24-bit serial arithmetic): a PSN behind the expected one was seen
+ * already (an RC retransmission reuses it); one ahead means packets before
+ * it were lost or come later, and the SEND in progress cannot complete.
+ * *have false: any PSN is the expected one. Return: -1 behind (*next
+ * unchanged), else the packets missed before it (0 in order), *next and
+ * *have set past it.
+ */
+WIRE_API int32_t wire_ib_psn_step(bool *have, uint32_t *next, uint32_t psn);
 
 /* IB CM (IBTA vol. 1 ch. 12), carried in MADs on QP1. */
 enum wire_ibcm_attr {
