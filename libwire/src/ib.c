@@ -190,6 +190,19 @@ const char *wire_ib_opcode_name(uint8_t opcode)
 	return wire_tok_name(wire_ib_opcode_toks, opcode);
 }
 
+int32_t wire_ib_psn_step(bool *have, uint32_t *next, uint32_t psn)
+{
+	uint32_t gap = (psn - *next) & 0xffffff;
+
+	if (!*have)
+		gap = 0;
+	else if (gap >= 0x800000)
+		return -1;
+	*have = true;
+	*next = (psn + 1) & 0xffffff;
+	return (int32_t)gap;
+}
+
 enum wire_ib_seg wire_ib_opcode_seg(uint8_t opcode)
 {
 	unsigned tr = opcode >> 5;

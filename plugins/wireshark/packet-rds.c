@@ -9,11 +9,17 @@
  * in one and not the other. Labels are the keys; value names come from
  * libwire's tables through those fields. The flag bits add rds.flags.<name>.
  *
- * RDS/TCP: port 16385 through tcp_dissect_pdus(), the PDU length being
- * 48 + h_len. RDS over IB/RoCE: a heuristic on InfiniBand payloads that
- * claims an RC SEND whose payload starts with an RDS header with a valid
- * checksum (an IB sender always sets it), and the later packets of the
- * SEND and of the flow. A SEND longer than the path MTU arrives in
+ * RDS/TCP: port 16385, each PDU 48 + h_len bytes, through Wireshark's TCP
+ * reassembly by its own loop rather than tcp_dissect_pdus(), which cannot
+ * skip bytes: lost framing is found again by libwire's wire_resync, as
+ * rdsdump does (see "Framing" below).
+ *
+ * RDS over IB/RoCE: a heuristic on InfiniBand payloads that claims an RC
+ * SEND whose payload starts with an RDS header with a valid checksum (an
+ * IB sender always sets it), and the later packets of the SEND and of the
+ * flow; on a flow so known, a SEND whose h_csum does not verify is a
+ * message with that rule broken, as in rdsdump, and SEND packets follow
+ * rdsdump's PSN rule. A SEND longer than the path MTU arrives in
  * First/Middle/Last packets, gathered here up to the 48 + 4096 bytes an RDS
  * SEND can hold; whole SENDs go through libwire's wire_reasm, the same
  * fragment reassembly rdsdump uses, so that both find the same messages
@@ -309,6 +315,8 @@ struct flow {
 	bool rds;                   /* a SEND here carried an RDS header */
 	bool in_send;
 	bool send_bad;              /* longer than an RDS SEND */
+	bool have_psn;
+	uint32_t next_psn;          /* of the SEND packet expected next */
 	uint8_t *send;
 	uint32_t send_len;
 	struct wire_reasm ra;
@@ -554,13 +562,6 @@ static unsigned pdu_index(packet_info *pinfo)
  * RDS/TCP
  */
 
-static guint tcp_pdu_len(packet_info *pinfo, tvbuff_t *tvb, int offset, void *data)
-{
-	uint64_t len = WIRE_HDR_LEN + (uint64_t)tvb_get_ntohl(tvb, offset + 16);
-
-	return len > G_MAXUINT32 ? G_MAXUINT32 : (guint)len;
-}
-
 static int tcp_pdu(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
 {
 	unsigned idx = pdu_index(pinfo);
@@ -602,11 +603,299 @@ static int tcp_pdu(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *da
 	return tvb_captured_length(tvb);
 }
 
+/*
+ * Framing of one TCP direction. Wireshark's TCP reassembly hands over the
+ * stream from where the last call asked it to continue, so a header is
+ * expected at offset 0 unless the framing was lost: the capture started
+ * mid-connection, a header claimed more than a message can hold, or the
+ * snap length cut a header. Then libwire's wire_resync, the rule rdsdump
+ * resynchronises by, says where the next header is, and the bytes before
+ * it are skipped (a subdissector may leave bytes undissected; only what it
+ * asks to be reassembled comes back). Where the capture cut a segment,
+ * TCP cannot reassemble: a message that runs past the captured bytes is
+ * shown incomplete, and the segments its payload fills are skipped by
+ * their TCP sequence numbers rather than framed as new messages.
+ */
+enum tmode { T_FRAME, T_RESYNC };
+
+struct tstate {
+	uint8_t mode;            /* enum tmode */
+	bool have_pos;
+	bool have_hint;
+	guint32 pos;             /* TCP sequence number framing goes on from */
+	bool have_pend;          /* a message at pos waits for reassembly */
+	uint8_t pend[WIRE_HDR_LEN]; /* its header */
+	uint64_t hint;           /* next sequence number the flow expects */
+};
+
+/* pinfo->pool key: calls so far in this frame; file-scope keys from
+ * TCALL_KEY: the framing state each call started with. */
+#define NCALL_KEY 1
+#define TCALL_KEY 0x10000u
+
+/* TCP saw the connection open (conversation completeness SYN or SYN-ACK). */
+#define TCP_SAW_OPEN 0x03
+
+struct tflow {
+	struct tstate st;
+};
+
+static wmem_map_t *tflows;
+
+/* One direction of one TCP connection: a 4-tuple used again is a new
+ * stream to Wireshark, with sequence numbers of its own. */
+static struct tflow *tflow_get(packet_info *pinfo)
+{
+	struct tcp_analysis *tcpd = get_tcp_conversation_data(NULL, pinfo);
+	char *key = wmem_strdup_printf(pinfo->pool, "%u %s:%u>%s:%u", tcpd ? tcpd->stream : 0,
+				       address_to_str(pinfo->pool, &pinfo->src), pinfo->srcport,
+				       address_to_str(pinfo->pool, &pinfo->dst), pinfo->destport);
+	struct tflow *f = wmem_map_lookup(tflows, key);
+
+	if (!f) {
+		f = wmem_new0(wmem_file_scope(), struct tflow);
+		f->st.mode = tcpd && (tcpd->conversation_completeness & TCP_SAW_OPEN) ?
+			     T_FRAME : T_RESYNC;
+		wmem_map_insert(tflows, wmem_strdup(wmem_file_scope(), key), f);
+	}
+	return f;
+}
+
+/*
+ * Where the next header starts in |len| bytes at |off|, by wire_resync.
+ * Return: 1 found at *at; 0 not yet: *at is the first byte that may still
+ * start one and *need how many more bytes would settle it (0: any more).
+ */
+static int tcp_find(tvbuff_t *tvb, packet_info *pinfo, int off, int len,
+		    const struct tstate *st, int *at, int *need)
+{
+	uint8_t *buf = tvb_memdup(pinfo->pool, tvb, off, len);
+	struct wire_resync rs;
+	size_t pos;
+
+	/* judged as rdsdump's window of a message and two headers */
+	wire_resync_init(&rs, buf, (size_t)WIRE_MAX_MSG_LEN + 2 * WIRE_HDR_LEN, 0);
+	wire_resync_set_win(&rs, buf, (size_t)len);
+	wire_resync_reset(&rs, st->have_hint ? &st->hint : NULL);
+	wire_resync_feed(&rs, buf, (size_t)len);
+	*need = 0;
+	if (rs.found) {
+		*at = off + (int)rs.skipped;
+		return 1;
+	}
+	if (rs.npend) {
+		struct wire_hdr h;
+
+		pos = rs.pend[0];
+		wire_hdr_decode(&h, rs.win + pos, rs.len - pos);
+		*need = (int)(pos + 2 * WIRE_HDR_LEN + h.len - rs.len);
+	} else {
+		pos = rs.scan;
+	}
+	*at = off + (int)(rs.skipped + pos);
+	return 0;
+}
+
+/* Bytes the framing gave up: data, and said so in the info column. */
+static void tcp_skipped(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int off, int len,
+			const char *why)
+{
+	if (len <= 0)
+		return;
+	col_set_str(pinfo->cinfo, COL_PROTOCOL, "RDS");
+	col_append_sep_fstr(pinfo->cinfo, COL_INFO, " ; ", "%d bytes %s", len, why);
+	call_data_dissector(tvb_new_subset_length(tvb, off, len), pinfo, tree);
+}
+
+/* A header whose h_len no message can have: rdsdump's desync. */
+static void tcp_desync(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int off,
+		       uint32_t hlen)
+{
+	proto_item *ti = proto_tree_add_item(tree, proto_rds, tvb, off, WIRE_HDR_LEN, ENC_NA);
+	proto_tree *t = proto_item_add_subtree(ti, ett_rds);
+	struct wire_rules rs;
+
+	proto_item_append_text(ti, ", desync: h_len %u above limit", hlen);
+	col_set_str(pinfo->cinfo, COL_PROTOCOL, "RDS");
+	wire_rules_clear(&rs);
+	wire_rules_add(&rs, WIRE_RULE_HDR_LEN_MAX);
+	add_rules(t, pinfo, ti, tvb, &rs);
+}
+
+static struct tstate *tcall(packet_info *pinfo, struct tflow *f)
+{
+	unsigned n = GPOINTER_TO_UINT(p_get_proto_data(pinfo->pool, pinfo, proto_rds, NCALL_KEY));
+	struct tstate *st = p_get_proto_data(wmem_file_scope(), pinfo, proto_rds, TCALL_KEY + n);
+
+	p_add_proto_data(pinfo->pool, pinfo, proto_rds, NCALL_KEY, GUINT_TO_POINTER(n + 1));
+	if (!st && !PINFO_FD_VISITED(pinfo)) {
+		st = wmem_new(wmem_file_scope(), struct tstate);
+		*st = f->st;
+		p_add_proto_data(wmem_file_scope(), pinfo, proto_rds, TCALL_KEY + n, st);
+	}
+	return st;
+}
+
+/*
+ * The segment starts past where framing stood: the bytes between were
+ * never captured, and the reassembly asked for cannot complete (Wireshark
+ * then passes the segment on as if it began a PDU). As in rdsdump, a
+ * message whose payload the hole fell into is shown incomplete here and
+ * framing goes on after it; a hole over a header loses the framing.
+ * Return: where framing goes on in |tvb| (its length: nothing here).
+ */
+static int tcp_hole(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, struct tstate *st,
+		    const struct tcpinfo *ti, void *data)
+{
+	int rep = (int)tvb_reported_length(tvb);
+	struct wire_hdr h;
+	int64_t d;
+
+	if (st->mode != T_FRAME || !st->have_pend) {
+		st->mode = T_RESYNC;
+		st->have_hint = false;
+		return 0;
+	}
+	st->have_pend = false;
+	wire_hdr_decode(&h, st->pend, sizeof(st->pend));
+	{
+		uint8_t *copy = wmem_memdup(pinfo->pool, st->pend, sizeof(st->pend));
+		tvbuff_t *ht = tvb_new_child_real_data(tvb, copy, WIRE_HDR_LEN, WIRE_HDR_LEN);
+
+		add_new_data_source(pinfo, ht, "RDS header of an incomplete message");
+		tcp_pdu(ht, pinfo, tree, data);
+	}
+	d = (int64_t)(gint32)(st->pos + WIRE_HDR_LEN + h.len - ti->seq);
+	if (d < 0) {
+		st->mode = T_RESYNC;
+		st->have_hint = false;
+		return 0;
+	}
+	if (d > 0)
+		tcp_skipped(tvb, pinfo, tree, 0, d < rep ? (int)d : rep, "of a message's payload");
+	if (d >= rep) {
+		/* framing goes on in a later segment */
+		st->pos += WIRE_HDR_LEN + h.len;
+		return rep;
+	}
+	return (int)d;
+}
+
 static int dissect_rds_tcp(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
 {
-	tcp_dissect_pdus(tvb, pinfo, tree, pref_desegment, WIRE_HDR_LEN, tcp_pdu_len, tcp_pdu,
-			 data);
-	return tvb_captured_length(tvb);
+	struct tcpinfo *ti = data;
+	struct tflow *f = tflow_get(pinfo);
+	struct tstate *entry = tcall(pinfo, f);
+	struct tstate st;
+	int off = 0, end;
+	int cap = (int)tvb_captured_length(tvb), rep = (int)tvb_reported_length(tvb);
+	bool reasm = pref_desegment && pinfo->can_desegment && cap == rep;
+
+	if (!entry)
+		return rep;
+	st = *entry;
+	/*
+	 * TCP hands a reassembly over from its first segment again when more
+	 * was asked for at an offset into it, and a segment the capture cut
+	 * may lie inside a message's payload: either way, what comes before
+	 * the position framing reached was dealt with.
+	 */
+	if (st.have_pos && ti) {
+		gint32 d = (gint32)(st.pos - ti->seq);
+
+		if (d > 0 && !ti->is_reassembled)
+			tcp_skipped(tvb, pinfo, tree, 0, d < rep ? d : rep, "of a message's payload");
+		if (d >= rep)
+			return rep;
+		if (d > 0)
+			off = d;
+		if (d < 0 && !ti->is_reassembled)
+			off = tcp_hole(tvb, pinfo, tree, &st, ti, data);
+		if (off >= rep) {
+			if (!PINFO_FD_VISITED(pinfo))
+				f->st = st;
+			return rep;
+		}
+	}
+	st.have_pend = false;
+	end = rep;
+	while (off < rep) {
+		struct wire_hdr h;
+		uint8_t b[WIRE_HDR_LEN];
+		int at = 0, need = 0, found;
+		uint64_t pdu;
+
+		if (st.mode == T_RESYNC) {
+			found = off + WIRE_HDR_LEN <= cap ?
+				tcp_find(tvb, pinfo, off, cap - off, &st, &at, &need) : 0;
+			if (!found && off + WIRE_HDR_LEN > cap)
+				at = off;
+			tcp_skipped(tvb, pinfo, tree, off, at - off, "skipped to find a header");
+			if (found) {
+				off = at;
+				st.mode = T_FRAME;
+				continue;
+			}
+			if (reasm) {
+				pinfo->desegment_offset = at;
+				pinfo->desegment_len = need > 0 ? (guint32)need :
+						       DESEGMENT_ONE_MORE_SEGMENT;
+				off = at;
+			}
+			break;
+		}
+		if (off + WIRE_HDR_LEN > rep) {
+			if (reasm) {
+				pinfo->desegment_offset = off;
+				pinfo->desegment_len = (guint32)(off + WIRE_HDR_LEN - rep);
+			}
+			break;
+		}
+		if (off + WIRE_HDR_LEN > cap) {
+			/* the capture cut the header: the framing is lost */
+			st.mode = T_RESYNC;
+			st.have_hint = false;
+			tcp_skipped(tvb, pinfo, tree, off, cap - off, "of a header cut by the capture");
+			off = rep;
+			break;
+		}
+		tvb_memcpy(tvb, b, off, WIRE_HDR_LEN);
+		wire_hdr_decode(&h, b, sizeof(b));
+		if (h.len > WIRE_MAX_MSG_LEN) {
+			tcp_desync(tvb, pinfo, tree, off, h.len);
+			off += WIRE_HDR_LEN;
+			st.mode = T_RESYNC;
+			continue;
+		}
+		if (wire_classify(&h, WIRE_XPORT_TCP) != WIRE_KIND_CONG && h.seq) {
+			st.have_hint = true;
+			st.hint = h.seq + 1;
+		}
+		pdu = WIRE_HDR_LEN + (uint64_t)h.len;
+		if ((uint64_t)(rep - off) < pdu && reasm) {
+			pinfo->desegment_offset = off;
+			pinfo->desegment_len = (guint32)(pdu - (uint64_t)(rep - off));
+			st.have_pend = true;
+			memcpy(st.pend, b, sizeof(b));
+			break;
+		}
+		if ((uint64_t)(rep - off) < pdu) {
+			/* no reassembly here: what the segment holds of it */
+			tcp_pdu(tvb_new_subset_remaining(tvb, off), pinfo, tree, data);
+			end = off + (int)pdu;
+			off = rep;
+			break;
+		}
+		tcp_pdu(tvb_new_subset_length(tvb, off, (gint)pdu), pinfo, tree, data);
+		off += (int)pdu;
+	}
+	if (pinfo->desegment_len)
+		end = pinfo->desegment_offset;
+	st.have_pos = ti != NULL;
+	st.pos = ti ? ti->seq + (guint32)end : 0;
+	if (!PINFO_FD_VISITED(pinfo))
+		f->st = st;
+	return rep;
 }
 
 /* ------------------------------------------------------------------------
@@ -616,12 +905,20 @@ static int dissect_rds_tcp(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 /* What one IB packet is to RDS, from the first pass. */
 struct ib_res {
 	bool hdr;                /* it starts a SEND with an RDS header */
+	uint8_t stray;           /* enum ib_stray: on an RDS flow, in no message */
 	int rc;                  /* wire_reasm_input() on the SEND it ends; 2: none */
 	struct wire_frame fr;    /* rc 1: the message */
 	uint32_t frags;
 	struct wire_rules rules; /* the reassembly's */
 	struct cong_res *cong;
 };
+
+/*
+ * A SEND packet of a flow known as RDS that is part of no message: still
+ * RDS's, or a heuristic such as RPC-over-RDMA's takes it and with it the
+ * rest of the conversation.
+ */
+enum ib_stray { IB_IN_MSG, IB_PSN_DUP, IB_NO_START };
 
 static bool send_starts(uint8_t op)
 {
@@ -637,8 +934,13 @@ static bool send_ends(uint8_t op)
 	return s == WIRE_IB_SEG_LAST || s == WIRE_IB_SEG_ONLY;
 }
 
-/* A header an IB sender wrote: IB always checksums it. */
-static bool looks_rds(tvbuff_t *tvb)
+/*
+ * A header an IB sender wrote: IB always checksums it, so on a flow not
+ * yet known as RDS only a verifying h_csum makes a SEND RDS. On a flow that
+ * is, every SEND is an RDS message as rdsdump takes it, a bad h_csum being
+ * a rule broken, not a reason to look away.
+ */
+static bool looks_rds(tvbuff_t *tvb, bool known)
 {
 	uint8_t b[WIRE_HDR_LEN];
 	struct wire_hdr h;
@@ -647,7 +949,18 @@ static bool looks_rds(tvbuff_t *tvb)
 		return false;
 	tvb_memcpy(tvb, b, 0, WIRE_HDR_LEN);
 	wire_hdr_decode(&h, b, sizeof(b));
-	return h.csum != 0 && wire_hdr_csum_ok(&h) && h.len <= WIRE_MAX_MSG_LEN;
+	if (h.len > WIRE_MAX_MSG_LEN)
+		return false;
+	return known || (h.csum != 0 && wire_hdr_csum_ok(&h));
+}
+
+static struct ib_res *ib_stray(enum ib_stray why)
+{
+	struct ib_res *r = wmem_new0(wmem_file_scope(), struct ib_res);
+
+	r->stray = (uint8_t)why;
+	r->rc = 2;
+	return r;
 }
 
 static struct ib_res *ib_first_pass(tvbuff_t *tvb, packet_info *pinfo,
@@ -662,15 +975,33 @@ static struct ib_res *ib_first_pass(tvbuff_t *tvb, packet_info *pinfo,
 	if (send_ends(op))
 		n = n > info->pad_count ? n - info->pad_count : 0;
 
+	/* rdsdump's PSN rule: a packet seen already is RDS's but in no message;
+	 * one after a hole ends the SEND and message in progress */
+	if (wire_ib_opcode_seg(op) != WIRE_IB_SEG_NONE) {
+		int32_t gap = wire_ib_psn_step(&fl->have_psn, &fl->next_psn,
+					       info->packet_seq_num & 0xffffff);
+
+		if (gap < 0)
+			return fl->rds ? ib_stray(IB_PSN_DUP) : NULL;
+		if (gap) {
+			fl->in_send = false;
+			fl->send_len = 0;
+			if (fl->send)
+				wire_reasm_init_prefix(&fl->ra, 0, fl->rbuf, WIRE_CONG_MAP_BYTES);
+		}
+	}
+
 	if (send_starts(op)) {
-		if (!looks_rds(tvb))
+		if (!looks_rds(tvb, fl->rds))
 			return NULL;
 		fl->rds = true;
 		fl->in_send = true;
 		fl->send_bad = false;
 		fl->send_len = 0;
-	} else if (!fl->rds || !fl->in_send || wire_ib_opcode_seg(op) == WIRE_IB_SEG_NONE) {
+	} else if (!fl->rds || wire_ib_opcode_seg(op) == WIRE_IB_SEG_NONE) {
 		return NULL;
+	} else if (!fl->in_send) {
+		return ib_stray(IB_NO_START);
 	}
 	r = wmem_new0(wmem_file_scope(), struct ib_res);
 	r->hdr = send_starts(op);
@@ -730,7 +1061,17 @@ static gboolean dissect_rds_ib(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
 	col_set_str(pinfo->cinfo, COL_PROTOCOL, "RDS");
 	col_clear(pinfo->cinfo, COL_INFO);
 	wire_rules_clear(&rs);
-	if (r->hdr) {
+	if (r->stray) {
+		const char *why = r->stray == IB_PSN_DUP ?
+			"PSN seen already (retransmission)" :
+			"SEND packet whose first packet was not seen in order";
+
+		ti = proto_tree_add_item(tree, proto_rds, tvb, 0, -1, ENC_NA);
+		proto_item_append_text(ti, ", %s", why);
+		t = proto_item_add_subtree(ti, ett_rds);
+		gen(add_s(t, "xport", tvb, 0, 0, "ib"));
+		col_set_str(pinfo->cinfo, COL_INFO, why);
+	} else if (r->hdr) {
 		t = show_hdr(tvb, pinfo, tree, WIRE_XPORT_IB, &h, &kind, &ti);
 		header_rules(&h, WIRE_XPORT_IB, &rs);
 	} else {
@@ -940,6 +1281,8 @@ void rdsws_register(void)
 				       g_str_equal);
 	maps = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_str_hash,
 				      g_str_equal);
+	tflows = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_str_hash,
+					g_str_equal);
 	cm_reqs = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_direct_hash,
 					 g_direct_equal);
 }

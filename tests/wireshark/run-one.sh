@@ -1,25 +1,32 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-# run-one.sh PLUGINDIR RDSDUMP INPUT EXPECTED COUNTS - the Wireshark plugin
+# run-one.sh PLUGINDIR RDSDUMP INPUT EXPECTED COUNTS [OOO] - the Wireshark plugin
 # on one capture: tshark with the plugin of the build tree (PLUGINDIR holds
 # 4.0/epan/rds.so) writes the rds layer of every packet as JSON, which must
 # equal EXPECTED byte for byte, and the RDS messages in it are counted
 # against rdsdump's on the same file, and where there are as many the
 # RDS/TCP messages compared with rdsdump's (rdslayer.py). COUNTS is "same",
 # or "rdsdump=N,ws=M" for a capture where they differ by design (said in
-# TESTLIST). UPDATE_GOLDEN=1 rewrites EXPECTED instead.
+# TESTLIST). OOO "ooo=off" leaves TCP's out-of-order reassembly off, as
+# Wireshark has it by default (see below). UPDATE_GOLDEN=1 rewrites
+# EXPECTED instead.
 #
 # Exit 77 (skipped) without tshark (tshark-env.sh).
 set -u
-plugdir=$1 rdsdump=$2 input=$3 expected=$4 counts=$5
+plugdir=$1 rdsdump=$2 input=$3 expected=$4 counts=$5 ooo=${6:-}
 here=$(dirname "$0")
 . "$here/tshark-env.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ws_setup "$tmp"
 # The preference makes TCP reassembly wait for a segment that arrives out
-# of order (a retransmission), as the kernel's receiver does.
-ws_tshark -n -r "$input" -o tcp.reassemble_out_of_order:TRUE \
+# of order (a retransmission), as the kernel's receiver does. It also makes
+# it wait for ever for a segment the capture never had: every segment after
+# that hole is held back from the subdissector. So a capture with such a
+# hole is read with the preference off (ooo=off in TESTLIST).
+ooo_pref=TRUE
+[ "$ooo" = ooo=off ] && ooo_pref=FALSE
+ws_tshark -n -r "$input" -o tcp.reassemble_out_of_order:$ooo_pref \
 	-Y rds.type -T json -J rds --no-duplicate-keys >"$tmp/json" 2>"$tmp/err"
 rc=$?
 if [ $rc -ne 0 ] || ! grep -q . "$tmp/json"; then
@@ -29,7 +36,7 @@ if [ $rc -ne 0 ] || ! grep -q . "$tmp/json"; then
 fi
 # No packet the plugin dissects may end in an exception (a dissector bug
 # or bytes it reads past).
-ws_tshark -n -r "$input" -o tcp.reassemble_out_of_order:TRUE \
+ws_tshark -n -r "$input" -o tcp.reassemble_out_of_order:$ooo_pref \
 	-Y 'rds && _ws.malformed' -T fields -e frame.number >"$tmp/malformed" 2>/dev/null
 if grep -q . "$tmp/malformed"; then
 	echo "malformed RDS packets: $(tr '\n' ' ' <"$tmp/malformed")"

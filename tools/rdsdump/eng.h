@@ -8,7 +8,7 @@
 #define RDS_DUMP_ENG_H
 
 #include "dump.h"
-#include "resync.h"
+#include <wire/wire.h>
 #include "tcpreasm.h"
 
 #define NBUCKET 4096u
@@ -36,7 +36,7 @@ struct tdir {
 	struct wire_deframer df;
 	uint64_t df_base;       /* stream offset where the deframer started */
 	uint8_t *keep;
-	struct dump_resync rs;
+	struct wire_resync rs;
 	uint8_t *win;
 	size_t win_len;         /* allocated at win (grows up to rs.cap) */
 	uint64_t rs_base;       /* stream offset of the first byte given to resync */

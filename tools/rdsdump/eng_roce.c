@@ -125,6 +125,7 @@ static void qp_packet(struct dump_eng *e, const struct wire_pkt *p, const struct
 	enum wire_ib_seg seg = wire_ib_opcode_seg(r->bth.opcode);
 	struct flow *f;
 	struct qstate *q;
+	int32_t gap;
 	int d;
 
 	if (seg == WIRE_IB_SEG_NONE)
@@ -136,22 +137,15 @@ static void qp_packet(struct dump_eng *e, const struct wire_pkt *p, const struct
 	eng_make_room(e, f);
 	q = &f->q;
 	d = f->d[0].dir;
-	/* RC retransmissions reuse PSNs (24-bit serial arithmetic): behind
-	 * the next expected one was seen already; ahead means lost packets */
-	if (q->have_psn) {
-		uint32_t gap = (r->bth.psn - q->next_psn) & 0xffffff;
-
-		if (gap >= 0x800000) {
-			eng_note(e, f, d, DUMP_NOTE_PSN_DUP, 1, r->bth.psn, 0);
-			return;
-		}
-		if (gap) {
-			eng_note(e, f, d, DUMP_NOTE_PSN_GAP, gap, r->bth.psn, 0);
-			qp_reset(e, f);
-		}
+	gap = wire_ib_psn_step(&q->have_psn, &q->next_psn, r->bth.psn);
+	if (gap < 0) {
+		eng_note(e, f, d, DUMP_NOTE_PSN_DUP, 1, r->bth.psn, 0);
+		return;
 	}
-	q->have_psn = true;
-	q->next_psn = (r->bth.psn + 1) & 0xffffff;
+	if (gap) {
+		eng_note(e, f, d, DUMP_NOTE_PSN_GAP, (uint64_t)gap, r->bth.psn, 0);
+		qp_reset(e, f);
+	}
 	if (p->l3_caplen < p->l3_len) {
 		eng_note(e, f, d, DUMP_NOTE_TRUNC, p->l3_len - p->l3_caplen, r->bth.psn, 0);
 		qp_reset(e, f);

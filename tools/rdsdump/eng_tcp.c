@@ -61,10 +61,10 @@ static void start_resync(struct dump_eng *e, struct flow *f, struct tdir *t, uin
 		if (!t->win)
 			return;     /* stays in resync, taking nothing: bytes are lost */
 		t->win_len = first;
-		dump_resync_init(&t->rs, t->win, cap, e->cfg.max_len);
-		dump_resync_set_win(&t->rs, t->win, first);
+		wire_resync_init(&t->rs, t->win, cap, e->cfg.max_len);
+		wire_resync_set_win(&t->rs, t->win, first);
 	}
-	dump_resync_reset(&t->rs, have ? &hint : NULL);
+	wire_resync_reset(&t->rs, have ? &hint : NULL);
 	t->mode = FR_RESYNC;
 	t->rs_base = at;
 	t->segs = 0;
@@ -138,7 +138,7 @@ static size_t feed_frames(struct dump_eng *e, struct flow *f, int d, const uint8
  */
 static void win_grow(struct dump_eng *e, struct tdir *t, size_t len)
 {
-	size_t want = dump_resync_want(&t->rs, len), n = t->win_len;
+	size_t want = wire_resync_want(&t->rs, len), n = t->win_len;
 	uint8_t *w;
 
 	if (want <= n)
@@ -152,7 +152,7 @@ static void win_grow(struct dump_eng *e, struct tdir *t, size_t len)
 	eng_zfree(e, t->win, t->win_len);
 	t->win = w;
 	t->win_len = n;
-	dump_resync_set_win(&t->rs, w, n);
+	wire_resync_set_win(&t->rs, w, n);
 }
 
 static void tcp_data(struct dump_eng *e, struct flow *f, int d, const uint8_t *p, size_t len,
@@ -181,7 +181,7 @@ static void tcp_data(struct dump_eng *e, struct flow *f, int d, const uint8_t *p
 			e->drops.nomem_bytes += slen;
 		} else {
 			win_grow(e, t, slen);
-			n = dump_resync_feed(&t->rs, src, slen);
+			n = wire_resync_feed(&t->rs, src, slen);
 		}
 		if (mine) {
 			q += n;
@@ -199,7 +199,7 @@ static void tcp_data(struct dump_eng *e, struct flow *f, int d, const uint8_t *p
 
 			resync_note(e, f, d, t->rs.skipped);
 			if (!nb) {
-				dump_resync_reset(&t->rs, NULL);
+				wire_resync_reset(&t->rs, NULL);
 				t->rs_base = mine ? qoff : off;
 				continue;
 			}
@@ -211,7 +211,7 @@ static void tcp_data(struct dump_eng *e, struct flow *f, int d, const uint8_t *p
 			q = own;
 			qlen += wlen;
 			qoff = hdr_off;
-			dump_resync_reset(&t->rs, NULL);
+			wire_resync_reset(&t->rs, NULL);
 			frame_from(e, t, hdr_off);
 			t->segs = 1;
 		}
@@ -227,7 +227,7 @@ static void tcp_missing(struct dump_eng *e, struct flow *f, int d, uint64_t len,
 
 	if (t->mode == FR_RESYNC) {
 		/* what the window holds cannot continue across the hole */
-		resync_note(e, f, d, dump_resync_flush(&t->rs));
+		resync_note(e, f, d, wire_resync_flush(&t->rs));
 		start_resync(e, f, t, off + len);
 		return;
 	}
@@ -254,18 +254,18 @@ static void tdir_end(struct dump_eng *e, struct flow *f, int d, uint64_t off)
 {
 	struct tdir *t = &f->d[d];
 
-	if (t->mode == FR_RESYNC && t->win && dump_resync_finish(&t->rs)) {
+	if (t->mode == FR_RESYNC && t->win && wire_resync_finish(&t->rs)) {
 		uint64_t hdr_off = t->rs_base + t->rs.skipped;
 
 		resync_note(e, f, d, t->rs.skipped);
 		frame_from(e, t, hdr_off);
 		/* whole messages by construction: nothing is left pending */
 		feed_frames(e, f, d, t->win + t->rs.start, t->rs.len - t->rs.start, hdr_off);
-		dump_resync_reset(&t->rs, NULL);
+		wire_resync_reset(&t->rs, NULL);
 	}
 	if (t->mode == FR_RESYNC && t->win) {
-		resync_note(e, f, d, dump_resync_flush(&t->rs));
-		dump_resync_reset(&t->rs, NULL);
+		resync_note(e, f, d, wire_resync_flush(&t->rs));
+		wire_resync_reset(&t->rs, NULL);
 		t->rs_base = off;
 	} else if (t->mode == FR_FRAME && wire_deframer_pending(&t->df)) {
 		const struct wire_hdr *h = wire_deframer_hdr(&t->df);

@@ -652,6 +652,86 @@ WIRE_API const struct wire_hdr *wire_deframer_hdr(const struct wire_deframer *d)
 WIRE_API bool wire_deframer_pending(const struct wire_deframer *d);
 
 /* ------------------------------------------------------------------------
+ * RDS/TCP resynchronisation (src/resync.c): find the next RDS header in a
+ * TCP stream whose framing was lost (the capture started mid-connection,
+ * bytes were never captured, or a header claimed an absurd length). One
+ * rule for every reader of captures: rdsdump and the Wireshark plugin.
+ *
+ * RDS/TCP has no record marker, so a header is recognised by what the
+ * kernel always writes into one on TCP: h_ack 0, h_credit 0, zero padding,
+ * only flags a TCP sender sets, an extension area a receiver can walk, a
+ * length within the limit, and a sequence number that is not 0 unless the
+ * message is a congestion map. One such header could be payload by chance;
+ * two in a row at the distance the first one's h_len gives almost cannot,
+ * so a candidate is accepted when its successor is plausible too, or when
+ * its sequence number is the one the path expects next. A candidate whose
+ * successor has not arrived yet waits, but does not block a later candidate
+ * that confirms first: the typical false candidate is a real header seen a
+ * few bytes off, whose length field then reads as something huge. With a
+ * window of max_len + 2 headers every candidate can be confirmed; a smaller
+ * window accepts one too large for it on its own.
+ *
+ * Pure; the window is the caller's buffer, so memory is fixed.
+ */
+struct wire_resync {
+	uint8_t *win;           /* caller's window */
+	size_t cap;             /* what the window may grow to: judges by it */
+	size_t room;            /* bytes at win now (<= cap) */
+	size_t len;             /* bytes in the window */
+	size_t scan;            /* offsets below this were looked at */
+	size_t pend[16];        /* candidates waiting for their successor */
+	unsigned npend;
+	uint32_t max_len;
+	bool have_hint;
+	uint64_t hint_seq;      /* next sequence number the path expects */
+	uint64_t skipped;       /* bytes given up since the last reset */
+	bool found;             /* win[start..len) begins with a header */
+	size_t start;
+};
+
+/* wire_hdr_plausible() - could these 48 bytes be a header a kernel wrote
+ * on TCP? */
+WIRE_API bool wire_hdr_plausible(const struct wire_hdr *h, uint32_t max_len);
+
+/* wire_resync_init() - |win| of |cap| bytes (at least 2 headers' worth). */
+WIRE_API void wire_resync_init(struct wire_resync *r, uint8_t *win, size_t cap,
+			       uint32_t max_len);
+/*
+ * A window may also start smaller and grow: the verdicts are those of a
+ * |cap| window as long as the caller grows it to wire_resync_want() before
+ * each feed; where it cannot, the window drops its oldest bytes at |room|
+ * as a full one does at |cap|.
+ * wire_resync_want() - bytes the window should have to take |len| more
+ * without dropping any (never above cap; room when that is enough).
+ * wire_resync_set_win() - the window is now |win| of |room| bytes, holding
+ * the same first r->len bytes (realloc keeps them).
+ */
+WIRE_API size_t wire_resync_want(const struct wire_resync *r, size_t len);
+WIRE_API void wire_resync_set_win(struct wire_resync *r, uint8_t *win, size_t room);
+/* wire_resync_reset() - start looking again; |hint| NULL if no sequence
+ * number is expected. */
+WIRE_API void wire_resync_reset(struct wire_resync *r, const uint64_t *hint);
+/*
+ * wire_resync_feed() - take stream bytes. Return: bytes taken (> 0 when
+ * len > 0 and nothing was found yet; 0 once found). When r->found is set,
+ * win[start..len) is the stream from the header on, and r->skipped the
+ * bytes before it that were given up.
+ */
+WIRE_API size_t wire_resync_feed(struct wire_resync *r, const uint8_t *data, size_t len);
+/*
+ * wire_resync_finish() - the stream ends here: a waiting candidate whose
+ * chain of plausible headers ends exactly at the last byte is confirmed by
+ * that (a capture that starts mid-stream and holds one message more).
+ * Return: true and r->found set, or false.
+ */
+WIRE_API bool wire_resync_finish(struct wire_resync *r);
+/*
+ * wire_resync_flush() - the stream ended (or broke) while looking: every
+ * byte in the window is given up. Return: r->skipped after that.
+ */
+WIRE_API uint64_t wire_resync_flush(struct wire_resync *r);
+
+/* ------------------------------------------------------------------------
  * InfiniBand CM private data (net/rds/ib.h)
  *
  * IPv4, 32 bytes:             IPv6, 56 bytes:
@@ -1020,6 +1100,16 @@ WIRE_API const char *wire_ib_opcode_name(uint8_t opcode);
 WIRE_API extern const struct wire_tok wire_ib_opcode_toks[];
 /* wire_ib_opcode_seg() - position of a SEND opcode within its message. */
 WIRE_API enum wire_ib_seg wire_ib_opcode_seg(uint8_t opcode);
+/*
+ * wire_ib_psn_step() - a reader's rule for the next SEND packet of a QP
+ * (24-bit serial arithmetic): a PSN behind the expected one was seen
+ * already (an RC retransmission reuses it); one ahead means packets before
+ * it were lost or come later, and the SEND in progress cannot complete.
+ * *have false: any PSN is the expected one. Return: -1 behind (*next
+ * unchanged), else the packets missed before it (0 in order), *next and
+ * *have set past it.
+ */
+WIRE_API int32_t wire_ib_psn_step(bool *have, uint32_t *next, uint32_t psn);
 
 /* IB CM (IBTA vol. 1 ch. 12), carried in MADs on QP1. */
 enum wire_ibcm_attr {

@@ -464,6 +464,30 @@ static void test_ib_send_iter(void **state)
 	}
 }
 
+/* Behind, in order and ahead, across the 24-bit wrap. */
+static void test_ib_psn_step(void **state)
+{
+	bool have = false;
+	uint32_t next = 0;
+
+	(void)state;
+	assert_int_equal(wire_ib_psn_step(&have, &next, 0xfffffe), 0);
+	assert_true(have);
+	assert_int_equal(next, 0xffffff);
+	assert_int_equal(wire_ib_psn_step(&have, &next, 0xffffff), 0);
+	assert_int_equal(next, 0);
+	assert_int_equal(wire_ib_psn_step(&have, &next, 2), 2);
+	assert_int_equal(next, 3);
+	/* behind: a retransmission, and the expected PSN stays */
+	assert_int_equal(wire_ib_psn_step(&have, &next, 0xffffff), -1);
+	assert_int_equal(wire_ib_psn_step(&have, &next, 2), -1);
+	assert_int_equal(next, 3);
+	assert_int_equal(wire_ib_psn_step(&have, &next, 3), 0);
+	/* half the space ahead is behind */
+	assert_int_equal(wire_ib_psn_step(&have, &next, (4 + 0x800000) & 0xffffff), -1);
+	assert_int_equal(wire_ib_psn_step(&have, &next, 4 + 0x7fffff), 0x7fffff);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -479,6 +503,7 @@ int main(void)
 		cmocka_unit_test(test_roce_encode_kat),
 		cmocka_unit_test(test_roce_encode_v6_round_trip),
 		cmocka_unit_test(test_ib_send_iter),
+		cmocka_unit_test(test_ib_psn_step),
 	};
 	return cmocka_run_group_tests_name("wire_ib", tests, NULL, NULL);
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * resync.c - finding a header again in an RDS/TCP stream; see resync.h.
+ * resync.c - finding a header again in an RDS/TCP stream; see wire.h.
  */
-#include "resync.h"
+#include <wire/wire.h>
 
 #include <string.h>
 
@@ -15,7 +15,7 @@
  * like a header mostly has random high bytes here. */
 #define SEQ_MAX (1ull << 40)
 
-bool dump_hdr_plausible(const struct wire_hdr *h, uint32_t max_len)
+bool wire_hdr_plausible(const struct wire_hdr *h, uint32_t max_len)
 {
 	if (!max_len)
 		max_len = WIRE_MAX_MSG_LEN;
@@ -36,7 +36,7 @@ bool dump_hdr_plausible(const struct wire_hdr *h, uint32_t max_len)
 	return h->ext[0] < WIRE_EXT_TYPE_MAX;
 }
 
-void dump_resync_init(struct dump_resync *r, uint8_t *win, size_t cap, uint32_t max_len)
+void wire_resync_init(struct wire_resync *r, uint8_t *win, size_t cap, uint32_t max_len)
 {
 	memset(r, 0, sizeof(*r));
 	r->win = win;
@@ -45,20 +45,20 @@ void dump_resync_init(struct dump_resync *r, uint8_t *win, size_t cap, uint32_t 
 	r->max_len = max_len ? max_len : WIRE_MAX_MSG_LEN;
 }
 
-void dump_resync_set_win(struct dump_resync *r, uint8_t *win, size_t room)
+void wire_resync_set_win(struct wire_resync *r, uint8_t *win, size_t room)
 {
 	r->win = win;
 	r->room = room < r->cap ? room : r->cap;
 }
 
-size_t dump_resync_want(const struct dump_resync *r, size_t len)
+size_t wire_resync_want(const struct wire_resync *r, size_t len)
 {
 	if (r->found || r->len + len <= r->room || r->room == r->cap)
 		return r->room;
 	return len < r->cap - r->len ? r->len + len : r->cap;
 }
 
-void dump_resync_reset(struct dump_resync *r, const uint64_t *hint)
+void wire_resync_reset(struct wire_resync *r, const uint64_t *hint)
 {
 	r->len = 0;
 	r->scan = 0;
@@ -70,14 +70,14 @@ void dump_resync_reset(struct dump_resync *r, const uint64_t *hint)
 	r->hint_seq = hint ? *hint : 0;
 }
 
-static bool plausible_at(const struct dump_resync *r, size_t off, struct wire_hdr *h)
+static bool plausible_at(const struct wire_resync *r, size_t off, struct wire_hdr *h)
 {
 	if (wire_hdr_decode(h, r->win + off, r->len - off) != WIRE_HDR_LEN)
 		return false;
-	return dump_hdr_plausible(h, r->max_len);
+	return wire_hdr_plausible(h, r->max_len);
 }
 
-static bool near_hint(const struct dump_resync *r, const struct wire_hdr *h)
+static bool near_hint(const struct wire_resync *r, const struct wire_hdr *h)
 {
 	/*
 	 * A few dozen messages fit in a lost segment. The window must stay
@@ -88,7 +88,7 @@ static bool near_hint(const struct dump_resync *r, const struct wire_hdr *h)
 }
 
 /* Give up the first |n| bytes of the window. */
-static void drop(struct dump_resync *r, size_t n)
+static void drop(struct wire_resync *r, size_t n)
 {
 	unsigned j = 0;
 
@@ -102,7 +102,7 @@ static void drop(struct dump_resync *r, size_t n)
 	r->npend = j;
 }
 
-static void accept(struct dump_resync *r, size_t at)
+static void accept(struct wire_resync *r, size_t at)
 {
 	r->found = true;
 	r->start = at;
@@ -111,7 +111,7 @@ static void accept(struct dump_resync *r, size_t at)
 }
 
 /* 1: confirmed, 0: rejected, -1: its successor is not here yet. */
-static int judge(const struct dump_resync *r, size_t at)
+static int judge(const struct wire_resync *r, size_t at)
 {
 	struct wire_hdr h, next;
 	uint64_t end;
@@ -126,7 +126,7 @@ static int judge(const struct dump_resync *r, size_t at)
 	return plausible_at(r, (size_t)end, &next) ? 1 : 0;
 }
 
-static void scan(struct dump_resync *r)
+static void scan(struct wire_resync *r)
 {
 	unsigned j = 0;
 
@@ -160,7 +160,7 @@ static void scan(struct dump_resync *r)
 	}
 }
 
-size_t dump_resync_feed(struct dump_resync *r, const uint8_t *data, size_t len)
+size_t wire_resync_feed(struct wire_resync *r, const uint8_t *data, size_t len)
 {
 	size_t n;
 
@@ -193,7 +193,7 @@ size_t dump_resync_feed(struct dump_resync *r, const uint8_t *data, size_t len)
 	return n;
 }
 
-bool dump_resync_finish(struct dump_resync *r)
+bool wire_resync_finish(struct wire_resync *r)
 {
 	if (r->found)
 		return true;
@@ -212,7 +212,7 @@ bool dump_resync_finish(struct dump_resync *r)
 	return false;
 }
 
-uint64_t dump_resync_flush(struct dump_resync *r)
+uint64_t wire_resync_flush(struct wire_resync *r)
 {
 	if (!r->found) {
 		r->skipped += r->len;
