@@ -123,11 +123,11 @@ void top_snap_link(struct top_snap *s)
 {
 	unsigned *rows = NULL;
 
-	for (size_t i = 0; i < s->n_conns; i++) {
+	for (size_t i = 0; !s->queue_totals && i < s->n_conns; i++) {
 		s->conns[i].sendq_msgs = s->conns[i].sendq_bytes = 0;
 		s->conns[i].retransq_msgs = s->conns[i].retransq_bytes = 0;
 	}
-	for (size_t i = 0; i < s->n_socks; i++) {
+	for (size_t i = 0; !s->queue_totals && i < s->n_socks; i++) {
 		s->socks[i].recvq_msgs = s->socks[i].recvq_bytes = 0;
 		s->socks[i].sendq_msgs = s->socks[i].sendq_bytes = 0;
 	}
@@ -283,6 +283,12 @@ int top_rates_compute(struct top_rates *r, const struct top_snap *old,
 		if (c->has_wire && o->has_wire) {
 			if (!delta_of(o->tx_msgs, c->tx_msgs, &dtx) ||
 			    !delta_of(o->rx_msgs, c->rx_msgs, &drx)) {
+				kr->reset = true;
+				continue;
+			}
+		} else if (c->seq_sum && o->seq_sum) {
+			if (!delta_of(o->tx_seq_sum, c->tx_seq_sum, &dtx) ||
+			    !delta_of(o->rx_seq_sum, c->rx_seq_sum, &drx)) {
 				kr->reset = true;
 				continue;
 			}
