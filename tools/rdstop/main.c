@@ -28,7 +28,7 @@ const char *argp_program_version = "rdstop " RDSTK_VERSION;
 struct opts {
 	const struct top_source *src;
 	struct top_source_args args;
-	bool batch, list;
+	bool batch, list, json;
 	uint64_t count;               /* 0 = until interrupted */
 	double delay;
 };
@@ -41,10 +41,11 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-enum { O_KERNEL = 0x100, O_LIBRDS, O_LIST };
+enum { O_KERNEL = 0x100, O_LIBRDS, O_LIST, O_JSON };
 
 static const struct argp_option options[] = {
 	{ "batch", 'b', NULL, 0, "print plain-text snapshots to standard output (like top -b)", 0 },
+	{ "json", O_JSON, NULL, 0, "batch mode: each snapshot as one JSON object on a line", 0 },
 	{ "iterations", 'n', "COUNT", 0, "stop after COUNT snapshots (default: until interrupted)", 0 },
 	{ "delay", 'd', "SECONDS", 0, "wait SECONDS between snapshots (default 1; fractions allowed)", 0 },
 	{ "kernel", O_KERNEL, NULL, 0, "read the local kernel's RDS (AF_RDS getsockopt RDS_INFO_*)", 0 },
@@ -74,6 +75,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		if (parse_seconds(arg, 0.01, 86400, &o->delay) < 0)
 			argp_error(st, "bad delay '%s': seconds, at least 0.01", arg);
 		return 0;
+	case O_JSON:
+		o->json = true;
+		return 0;
 	case O_LIST:
 		o->list = true;
 		return 0;
@@ -98,6 +102,8 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case ARGP_KEY_END:
 		if (!o->src && !o->list)
 			argp_error(st, "a source is needed: --kernel, --librds, -r FILE or -i IFACE");
+		if (o->json && !o->batch)
+			argp_error(st, "--json is for batch mode: add -b");
 		o->args.step_ns = (uint64_t)(o->delay * 1e9 + 0.5);
 		return 0;
 	}
@@ -189,9 +195,13 @@ int main(int argc, char **argv)
 			rc = 2;
 			break;
 		}
-		if (i)
-			printf("\n");
-		top_print_text(stdout, &cur, i ? &rates : NULL);
+		if (o.json) {
+			top_print_json(stdout, &cur, i ? &rates : NULL);
+		} else {
+			if (i)
+				printf("\n");
+			top_print_text(stdout, &cur, i ? &rates : NULL);
+		}
 		fflush(stdout);
 		top_rates_fini(&rates);
 		top_snap_fini(&prev);
