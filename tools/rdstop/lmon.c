@@ -17,7 +17,7 @@
 /* A map as the previous snapshot had it, for the time line. */
 struct prev_map {
 	uint8_t laddr[16], faddr[16];  /* faddr all 0xff: the local node's */
-	struct wire_cong_map m;
+	struct wire_cong_map *m;       /* NULL: all clear (most maps, most of the time) */
 };
 
 /* A map update with its connection's addresses: snapshots may list the
@@ -46,11 +46,18 @@ int top_lmon_new(struct top_lmon **out)
 	return *out ? 0 : -ENOMEM;
 }
 
+static void prev_free(struct prev_map *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(p[i].m);
+	free(p);
+}
+
 void top_lmon_free(struct top_lmon *l)
 {
 	if (!l)
 		return;
-	free(l->prev);
+	prev_free(l->prev, l->n_prev);
 	free(l);
 }
 
@@ -71,9 +78,18 @@ static void add_event(struct top_lmon *l, const struct top_cong_event *e,
 	memcpy(v->faddr, faddr, 16);
 }
 
-static const struct prev_map *find_prev(const struct top_lmon *l, const uint8_t laddr[16],
-					const uint8_t faddr[16])
+static bool same_pair(const struct prev_map *p, const uint8_t laddr[16],
+		      const uint8_t faddr[16])
 {
+	return !memcmp(p->laddr, laddr, 16) && !memcmp(p->faddr, faddr, 16);
+}
+
+/* The previous map of a pair; |hint| first, as the order is stable. */
+static const struct prev_map *find_prev(const struct top_lmon *l, const uint8_t laddr[16],
+					const uint8_t faddr[16], size_t hint)
+{
+	if (hint < l->n_prev && same_pair(&l->prev[hint], laddr, faddr))
+		return &l->prev[hint];
 	for (size_t i = 0; i < l->n_prev; i++)
 		if (!memcmp(l->prev[i].laddr, laddr, 16) && !memcmp(l->prev[i].faddr, faddr, 16))
 			return &l->prev[i];
@@ -82,18 +98,19 @@ static const struct prev_map *find_prev(const struct top_lmon *l, const uint8_t 
 
 /* Changes from the previous snapshot's map of the same pair, as runs. */
 static void diff(struct top_lmon *l, const uint8_t laddr[16], const uint8_t faddr[16],
-		 const struct wire_cong_map *cur, size_t conn, bool from_peer, uint64_t now)
+		 const struct wire_cong_map *cur, size_t cur_n, size_t conn, bool from_peer,
+		 uint64_t now)
 {
 	static const struct wire_cong_map clear;
-	const struct prev_map *p = find_prev(l, laddr, faddr);
-	const struct wire_cong_map *old = p ? &p->m : &clear;
+	const struct prev_map *p = find_prev(l, laddr, faddr, conn);
+	const struct wire_cong_map *old = p && p->m ? p->m : &clear;
 	struct top_cong_event e = { .t_ns = now, .conn = conn, .from_peer = from_peer };
 	struct wire_port_range pr;
 	uint32_t pos = 0;
 
-	if (!p && !wire_cong_count(cur))
+	if (!cur_n && old == &clear)
 		return;
-	if (p && !memcmp(old->bits, cur->bits, sizeof(cur->bits)))
+	if (!memcmp(old->bits, cur->bits, sizeof(cur->bits)))
 		return;
 	while (wire_cong_diff_next(old, cur, &pos, &pr) == 1) {
 		e.first = pr.first;
@@ -103,8 +120,25 @@ static void diff(struct top_lmon *l, const uint8_t laddr[16], const uint8_t fadd
 	}
 }
 
-/* Every map of |s| becomes the one to compare the next snapshot with. */
-static int keep_maps(struct top_lmon *l, const struct top_snap *s)
+/* A map to keep: NULL when all clear. Return: 0; -ENOMEM. */
+static int keep_one(struct prev_map *p, const uint8_t laddr[16], const uint8_t faddr[16],
+		    const struct wire_cong_map *m, size_t n)
+{
+	memcpy(p->laddr, laddr, 16);
+	memcpy(p->faddr, faddr, 16);
+	p->m = NULL;
+	if (!n)
+		return 0;
+	p->m = malloc(sizeof(*p->m));
+	if (!p->m)
+		return -ENOMEM;
+	*p->m = *m;
+	return 0;
+}
+
+/* Every map of |s| becomes the one to compare the next snapshot with;
+ * counts[i] is conns[i]'s peer map's, counts[n_conns] the local node's. */
+static int keep_maps(struct top_lmon *l, const struct top_snap *s, const size_t *counts)
 {
 	size_t n = 0, k = 0;
 	struct prev_map *p;
@@ -112,25 +146,26 @@ static int keep_maps(struct top_lmon *l, const struct top_snap *s)
 	for (size_t i = 0; i < s->n_conns; i++)
 		n += s->conns[i].peer_cong != NULL;
 	n += s->local_cong != NULL;
-	p = n ? malloc(n * sizeof(*p)) : NULL;
+	p = n ? calloc(n, sizeof(*p)) : NULL;
 	if (n && !p)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->n_conns; i++) {
 		if (!s->conns[i].peer_cong)
 			continue;
-		memcpy(p[k].laddr, s->conns[i].laddr, 16);
-		memcpy(p[k].faddr, s->conns[i].faddr, 16);
-		p[k++].m = *s->conns[i].peer_cong;
+		if (keep_one(&p[k++], s->conns[i].laddr, s->conns[i].faddr, s->conns[i].peer_cong,
+			     counts[i]) < 0)
+			goto nomem;
 	}
-	if (s->local_cong) {
-		memcpy(p[k].laddr, node_key, 16);
-		memcpy(p[k].faddr, node_key, 16);
-		p[k++].m = *s->local_cong;
-	}
-	free(l->prev);
+	if (s->local_cong &&
+	    keep_one(&p[k++], node_key, node_key, s->local_cong, counts[s->n_conns]) < 0)
+		goto nomem;
+	prev_free(l->prev, l->n_prev);
 	l->prev = p;
 	l->n_prev = k;
 	return 0;
+nomem:
+	prev_free(p, k);
+	return -ENOMEM;
 }
 
 static struct wire_cong_map *map_copy(const struct wire_mon_map *m)
@@ -229,7 +264,7 @@ int top_lmon_decode(struct top_lmon *l, const uint8_t *body, size_t len, uint64_
 		    size_t errlen)
 {
 	struct conn_acc acc = { .conn = SIZE_MAX };
-	size_t off = 0;
+	size_t off = 0, *counts;
 	bool have_proc = false;
 	int r;
 
@@ -335,13 +370,24 @@ int top_lmon_decode(struct top_lmon *l, const uint8_t *body, size_t len, uint64_
 	}
 	top_snap_link(out);
 
-	for (size_t i = 0; i < out->n_conns; i++)
-		if (out->conns[i].peer_cong)
-			diff(l, out->conns[i].laddr, out->conns[i].faddr, out->conns[i].peer_cong, i,
-			     true, now_ns);
-	if (out->local_cong)
-		diff(l, node_key, node_key, out->local_cong, SIZE_MAX, false, now_ns);
-	if (keep_maps(l, out) < 0)
+	counts = calloc(out->n_conns + 1, sizeof(*counts));
+	if (!counts)
+		return -ENOMEM;
+	for (size_t i = 0; i < out->n_conns; i++) {
+		if (!out->conns[i].peer_cong)
+			continue;
+		counts[i] = wire_cong_count(out->conns[i].peer_cong);
+		diff(l, out->conns[i].laddr, out->conns[i].faddr, out->conns[i].peer_cong,
+		     counts[i], i, true, now_ns);
+	}
+	if (out->local_cong) {
+		counts[out->n_conns] = wire_cong_count(out->local_cong);
+		diff(l, node_key, node_key, out->local_cong, counts[out->n_conns], SIZE_MAX, false,
+		     now_ns);
+	}
+	r = keep_maps(l, out, counts);
+	free(counts);
+	if (r < 0)
 		return -ENOMEM;
 	out->events_lost = l->ev_lost;
 	for (size_t i = 0; i < l->n_ev; i++) {

@@ -264,6 +264,7 @@ int top_ui_run(const struct top_source *src, void *state, double delay,
 	unsigned long long taken = 0;
 	uint64_t due;
 	char msg[160] = "", in[64];
+	bool dirty = true;
 	int rc = 0, ch;
 
 	u.zspan[0] = 65536;
@@ -285,14 +286,22 @@ int top_ui_run(const struct top_source *src, void *state, double delay,
 	for (;;) {
 		bool refresh_now = false;
 
-		u.s = &d.cur;
-		u.r = d.have_rates ? &d.rates : NULL;
-		u.prev_ns = d.have_rates ? d.prev.now_ns : 0;
-		ui_peers_build(&u);
-		draw(&u, msg);
+		/* Drawn again only when something changed (a key, a resize,
+		 * a snapshot): with a thousand peers a redraw is most of what
+		 * rdstop costs, and the loop wakes ten times a second. */
+		if (dirty) {
+			u.s = &d.cur;
+			u.r = d.have_rates ? &d.rates : NULL;
+			u.prev_ns = d.have_rates ? d.prev.now_ns : 0;
+			ui_peers_build(&u);
+			draw(&u, msg);
+			dirty = false;
+		}
 		ch = getch();
-		if (ch != ERR)
+		if (ch != ERR) {
 			msg[0] = '\0';
+			dirty = true;
+		}
 		if (u.help && ch != ERR && ch != KEY_RESIZE) {
 			u.help = false;
 			continue;
@@ -374,6 +383,7 @@ int top_ui_run(const struct top_source *src, void *state, double delay,
 		if (count && taken >= count)
 			break;
 		rc = take(src, state, &d, err, errlen);
+		dirty = true;
 		if (rc == -ESRCH) {
 			/* the last snapshot stays on the screen */
 			u.gone = true;
