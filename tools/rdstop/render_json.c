@@ -162,10 +162,11 @@ static const struct out_group snap_group = OUT_GROUP("snapshot", snap_fields);
 static const uint8_t zero16[16];
 static const uint8_t v4_zero[16] = { [10] = 0xff, [11] = 0xff };
 
-/* A map's congested ports as runs ("4000", "4000-4003"), or null. */
-static void ports(struct out *o, unsigned id, const struct wire_cong_map *m)
+/* A map's |n| congested ports as runs ("4000", "4000-4003"), or null. */
+static void ports(struct out *o, unsigned id, const struct wire_cong_map *m, size_t n)
 {
-	int32_t p = m ? wire_cong_next(m, 0) : -1;
+	/* most maps are all clear: no walk over 65536 bits for them */
+	int32_t p = m && n ? wire_cong_next(m, 0) : -1;
 
 	if (!m) {
 		out_null(o, id);
@@ -188,12 +189,16 @@ static void ports(struct out *o, unsigned id, const struct wire_cong_map *m)
 	out_close(o);
 }
 
-static void count(struct out *o, unsigned id, const struct wire_cong_map *m)
+/* The number of ports set in |m| (null if unknown); returns it. */
+static size_t count(struct out *o, unsigned id, const struct wire_cong_map *m)
 {
+	size_t n = m ? wire_cong_count(m) : 0;
+
 	if (m)
-		out_u64(o, id, wire_cong_count(m));
+		out_u64(o, id, n);
 	else
 		out_null(o, id);
+	return n;
 }
 
 static void rate(struct out *o, unsigned id, bool known, double v)
@@ -309,10 +314,8 @@ static void conn_json(struct out *o, const struct top_snap *s, size_t i,
 		out_u64(o, C_RECONNECTS, c->reconnects);
 	else
 		out_null(o, C_RECONNECTS);
-	count(o, C_LOCAL_CONGESTED, c->lcl_cong);
-	count(o, C_PEER_CONGESTED, c->peer_cong);
-	ports(o, C_LOCAL_CONGESTED_PORTS, c->lcl_cong);
-	ports(o, C_PEER_CONGESTED_PORTS, c->peer_cong);
+	ports(o, C_LOCAL_CONGESTED_PORTS, c->lcl_cong, count(o, C_LOCAL_CONGESTED, c->lcl_cong));
+	ports(o, C_PEER_CONGESTED_PORTS, c->peer_cong, count(o, C_PEER_CONGESTED, c->peer_cong));
 	out_arr_open(o, C_PATH);
 	for (size_t j = 0; j < s->n_paths; j++)
 		if (s->paths[j].conn == i)
@@ -384,8 +387,8 @@ void top_print_json(FILE *f, const struct top_snap *s, const struct top_rates *r
 	rate(&o, S_MSGS_IN_PER_SEC, r && r->has_msgs, r ? r->msgs_in_per_sec : 0);
 	rate(&o, S_MSGS_OUT_PER_SEC, r && r->has_msgs, r ? r->msgs_out_per_sec : 0);
 	rate(&o, S_BYTES_IN_PER_SEC, r && r->has_bytes_in, r ? r->bytes_in_per_sec : 0);
-	count(&o, S_LOCAL_CONGESTED, s->local_cong);
-	ports(&o, S_LOCAL_CONGESTED_PORTS, s->local_cong);
+	ports(&o, S_LOCAL_CONGESTED_PORTS, s->local_cong,
+	      count(&o, S_LOCAL_CONGESTED, s->local_cong));
 	out_arr_open(&o, S_CONNECTIONS);
 	for (size_t i = 0; i < s->n_conns; i++)
 		conn_json(&o, s, i, r && i < r->n_conns ? &r->conns[i] : NULL);
