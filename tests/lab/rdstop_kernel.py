@@ -48,9 +48,11 @@ SO_RDS_TRANSPORT = 8
 RDS_TRANS_TCP = 2
 D = os.environ["LAB_DIR"]
 
-def rds_socket(port):
+def rds_socket(port, rcvbuf=None):
     s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
     s.setsockopt(SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_TCP)
+    if rcvbuf:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
     s.bind((os.environ["LAB_IP"], port))
     s.settimeout(60)
     return s
@@ -91,8 +93,7 @@ python3 - <<'PY'
 import signal
 watch = rdstop_json(1)
 s = rds_socket(4000)
-c = rds_socket(4001)
-c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RCVBUF)
+c = rds_socket(4001, RCVBUF)
 flag("ready1")
 # traffic
 for i in range(%d):
