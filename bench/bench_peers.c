@@ -2,7 +2,7 @@
 /*
  * bench_peers.c - memory a librds endpoint spends per idle peer.
  *
- *   bench_peers PEERS [NPATHS]
+ *   bench_peers PEERS [NPATHS [HOLD]]
  *
  * A centre endpoint on 127.3.0.1 (this process) and PEERS endpoints on
  * 127.4.x.y (a child process). Every peer sends one 64-byte message to the
@@ -17,6 +17,11 @@
  *
  * Prints one line: peers, paths, connections, core bytes per peer, RSS
  * bytes per peer, seconds to bring all up.
+ *
+ * With HOLD (seconds), the centre then publishes its monitor state
+ * (rdsu_io_monitor(), the default path) and keeps running its loop that
+ * long, for rdstop --librds to watch a thousand peers (bench/rdstop.sh);
+ * a second line says "monitor=PATH pid=PID".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -137,6 +143,7 @@ static void peers(unsigned n, unsigned npaths, int ready_fd)
 int main(int argc, char **argv)
 {
 	unsigned n = argc > 1 ? (unsigned)atoi(argv[1]) : 0, npaths = argc > 2 ? (unsigned)atoi(argv[2]) : 8;
+	unsigned hold = argc > 3 ? (unsigned)atoi(argv[3]) : 0;
 	struct rlimit rl;
 	struct rdsu_tcp *c;
 	struct rdsu_sock *s;
@@ -167,6 +174,8 @@ int main(int argc, char **argv)
 		return 2;
 	pid = fork();
 	if (pid == 0) {
+		/* go with the centre, however it ends */
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(pfd[0]);
 		peers(n, npaths, pfd[1]);
 		_exit(0);
@@ -212,6 +221,17 @@ int main(int argc, char **argv)
 	       "up_s=%.2f\n",
 	       n, npaths, n * npaths, (double)(core_bytes - core0) / n,
 	       (double)(rss_bytes() - rss0) / n, (double)(idle_since - t0) / 1e9);
+	if (hold) {
+		rdsu_ns until;
+
+		if ((e = rdsu_io_monitor(rdsu_tcp_io(c), NULL)) < 0)
+			die("rdsu_io_monitor", e);
+		printf("monitor=%s pid=%d\n", rdsu_io_monitor_path(rdsu_tcp_io(c)), (int)getpid());
+		fflush(stdout);
+		until = rdsu_clock() + (rdsu_ns)hold * RDSU_SEC;
+		while (rdsu_clock() < until)
+			(void)rdsu_tcp_run(c, 100);
+	}
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	rdsu_sock_free(s, rdsu_clock());

@@ -130,6 +130,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rdsu_echo: %s\n", rdsu_strerror(e));
 		return 1;
 	}
+	/* Let rdstop --librds watch (it costs nothing while nobody does); a
+	 * monitor socket that cannot be made is no reason to stop. */
+	(void)rdsu_io_monitor(rdsu_tcp_io(t), NULL);
 	/* A client binds an ephemeral port; the server the one it serves. */
 	if ((e = rdsu_sock_new(rdsu_tcp_ep(t), &s)) < 0 ||
 	    (e = rdsu_sock_bind(s, &me, server ? port : 0)) < 0) {

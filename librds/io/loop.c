@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include "loop.h"
+#include "mon.h"
 
 #include <rds/rdsu_ib.h>
 #include <rds/rdsu_tcp.h>
@@ -180,7 +181,7 @@ static int epoll_round(struct rdsu_io *io, int wait_ms)
 
 		if (s->tr)
 			s->tr->ops->ready(s->tr, s, evs[i].events, now);
-		else
+		else if (!rdsu_mon_ready(io, s, evs[i].events, now))
 			timers(io, now);
 		rdsu_loop_requests(io, now);
 	}
@@ -324,6 +325,8 @@ int rdsu_io_new(struct rdsu_io **out, const struct rdsu_ep_cfg *ep_cfg,
 	r = rdsu_ep_new(&io->ep, &ec);
 	if (r < 0)
 		goto fail;
+	memcpy(io->laddrs, ec.laddrs, sizeof(io->laddrs));
+	io->n_laddrs = ec.n_laddrs;
 	io->epfd = epoll_create1(EPOLL_CLOEXEC);
 	io->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (io->epfd < 0 || io->timerfd < 0) {
@@ -351,6 +354,7 @@ int rdsu_io_new(struct rdsu_io **out, const struct rdsu_ep_cfg *ep_cfg,
 				goto fail;
 		}
 	}
+	rdsu_mon_env(io);
 	*out = io;
 	return 0;
 fail:
@@ -362,6 +366,7 @@ void rdsu_io_free(struct rdsu_io *io)
 {
 	if (!io)
 		return;
+	rdsu_mon_free(io);
 	/* Transports first: their descriptors leave the epoll set as they
 	 * close, and nothing of theirs calls the endpoint while freeing. */
 	for (unsigned i = 0; i < io->n_tr; i++)

@@ -32,6 +32,9 @@ struct rdsu_io {
 	unsigned n_tr;
 	struct rdsu_tcp *tcp;
 	uint64_t runs, sleeps;        /* rdsu_tcp_stats runs, sleeps */
+	struct rdsu_mon *mon;         /* the monitor socket (mon.c), NULL if none */
+	struct rdsu_addr laddrs[RDSU_MAX_LADDRS];  /* for their local maps */
+	unsigned n_laddrs;
 };
 
 /* Register, change (|op| EPOLL_CTL_ADD/MOD) the interest of |s|.

@@ -4,8 +4,19 @@
 
     rdstop_kernel.py --kernel 6.1|7.2 --rdstop PATH [--out DIR]
 
-Two guests with RDS/TCP: guest 2 (10.199.0.3) pings guest 1 (10.199.0.2)
-and sends it messages from port 5000 to port 4000; then each guest runs
+Two guests with RDS/TCP, each running `rdstop --kernel -b --json -d 1` in
+the background for the whole scenario: guest 2 (10.199.0.3) pings guest 1
+(10.199.0.2) and sends it messages from port 5000 to port 4000; then
+sends 4 KiB messages to guest 1's port 4001 (SO_RCVBUF 64 KiB, not read)
+until sendto fails with ENOBUFS (the map said congested); guest 1 waits,
+drains 4001, then drops every RDS/TCP path (rds_tcp_sndbuf sysctl, as
+tcp_reconnect does) and guest 2 sends more messages over the reconnected
+paths. The JSON is compared with that: guest 1's recv_delivered and
+cong_update_queued rose, port 4001 shows congested in the local node's map,
+on its socket and on the connection's local side with exactly the messages
+the sender got through queued, then free again; conn_reset rose and the
+paths came back on other TCP ports, connected; guest 2's send_queued and
+cong_update_received rose. Then each guest runs
 `rdstop --kernel -b -n 2 -d 1` while its socket and the connection are up.
 Asserted for each guest: rdstop exits 0 with two snapshots; both list the
 connection (addresses, tcp, connected) with a path row on port 16385 and
@@ -16,6 +27,7 @@ Outputs are kept in the run directory (build/lab/rdstop_kernel-<kernel>/).
 Exit: 0 pass, 1 fail, 77 skipped (not root, outside CI).
 """
 import argparse
+import json
 import os
 import re
 import sys
@@ -29,15 +41,18 @@ G1, G2 = "10.199.0.2", "10.199.0.3"
 MSGS = 5
 
 COMMON = r'''
-import os, socket, subprocess, sys, time
+import os, signal, socket, subprocess, sys, time
+SIZE, RCVBUF = 4096, 65536
 SOL_RDS = 276
 SO_RDS_TRANSPORT = 8
 RDS_TRANS_TCP = 2
 D = os.environ["LAB_DIR"]
 
-def rds_socket(port):
+def rds_socket(port, rcvbuf=None):
     s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
     s.setsockopt(SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_TCP)
+    if rcvbuf:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
     s.bind((os.environ["LAB_IP"], port))
     s.settimeout(60)
     return s
@@ -51,6 +66,18 @@ def wait_flag(name, timeout=180):
         assert time.time() < t, "peer never got to " + name
         time.sleep(0.05)
 
+def rdstop_json(me):
+    """rdstop -b --json --kernel every second for the whole scenario."""
+    out = open(os.path.join(D, "rdstop%d.json" % me), "w")
+    err = open(os.path.join(D, "rdstop%d.json.err" % me), "w")
+    return subprocess.Popen(["/run/lab/rdstop", "--kernel", "-b", "--json", "-d", "1"],
+                            stdout=out, stderr=err)
+
+def stop_json(p):
+    p.send_signal(signal.SIGINT)
+    rc = p.wait(30)
+    open(os.path.join(D, "rdstop%d.json.rc" % int(os.environ["LAB_ID"])), "w").write("%d\n" % rc)
+
 def rdstop(me):
     with open(os.path.join(D, "rdstop%d.out" % me), "w") as out, \
          open(os.path.join(D, "rdstop%d.err" % me), "w") as err:
@@ -60,24 +87,54 @@ def rdstop(me):
     print("rdstop exit", rc)
 '''
 
-ROLE1 = r'''
+ROLE1 = r"""
 python3 - <<'PY'
 %s
+import signal
+watch = rdstop_json(1)
 s = rds_socket(4000)
+c = rds_socket(4001, RCVBUF)
 flag("ready1")
+# traffic
 for i in range(%d):
     data, addr = s.recvfrom(4096)
     assert addr == ("%s", 5000), addr
 print("received all")
+# congestion: port 4001 is not read until the sender met ENOBUFS
+wait_flag("congested")
+time.sleep(2.5)                     # two snapshots see it congested
+n = 0
+c.settimeout(5)
+while True:
+    try:
+        c.recvfrom(SIZE + 100)
+        n += 1
+    except socket.timeout:
+        break
+print("drained", n, "from 4001")
+flag("drained")
+time.sleep(2.5)                     # two snapshots see it free
+# reconnect: rds_tcp_sysctl_reset() -> rds_conn_path_drop() on every path
+with open("/proc/sys/net/rds/tcp/rds_tcp_sndbuf", "w") as f:
+    f.write("2097152\n")
+print("paths dropped")
+flag("dropped")
+for i in range(%d):
+    data, addr = s.recvfrom(4096)
+print("received after the reconnect")
+time.sleep(2.5)
+stop_json(watch)
 rdstop(1)
 flag("done1")
 wait_flag("done2")
 PY
-''' % (COMMON, MSGS, G2)
+""" % (COMMON, MSGS, G2, MSGS)
 
-ROLE2 = r'''
+ROLE2 = r"""
 python3 - <<'PY'
 %s
+import errno
+watch = rdstop_json(2)
 s = rds_socket(5000)
 wait_flag("ready1")
 for i in range(3):
@@ -86,12 +143,37 @@ for i in range(3):
 for i in range(%d):
     s.sendto(b"x" * 1000, ("%s", 4000))
 print("sent all")
+# congestion: 4 KiB messages to port 4001 until its map says congested
+s.setblocking(False)
+sent = 0
+deadline = time.time() + 60
+while True:
+    try:
+        s.sendto(b"c" * SIZE, ("%s", 4001))
+        sent += 1
+    except OSError as e:
+        if e.errno == errno.ENOBUFS:
+            break
+        if e.errno != errno.EAGAIN:
+            raise
+    assert time.time() < deadline, "port 4001 never congested"
+    time.sleep(0.05)
+print("ENOBUFS after", sent, "messages to 4001")
+open(os.path.join(D, "sent4001"), "w").write("%%d\n" %% sent)
+flag("congested")
+s.settimeout(60)
+wait_flag("dropped")
 time.sleep(1)
+for i in range(%d):
+    s.sendto(b"y" * 1000, ("%s", 4000))
+print("sent after the reconnect")
+time.sleep(3)
+stop_json(watch)
 rdstop(2)
 flag("done2")
 wait_flag("done1")
 PY
-''' % (COMMON, G1, MSGS, G1)
+""" % (COMMON, G1, MSGS, G1, G1, MSGS, G1)
 
 
 def snapshots(text):
@@ -154,6 +236,85 @@ def check_guest(me, text, kernel, fails):
         fails.append("guest %d: the second snapshot has no rates" % me)
 
 
+def check_json(me, lines, sent4001, fails):
+    """The background rdstop -b --json --kernel against the scenario."""
+    where = "guest %d json" % me
+    local, peer = (G1, G2) if me == 1 else (G2, G1)
+    try:
+        snaps = [json.loads(l) for l in lines if l.strip()]
+    except ValueError as e:
+        fails.append("%s: not JSON lines: %s" % (where, e))
+        return
+    if len(snaps) < 8:
+        fails.append("%s: %d snapshots, want at least 8" % (where, len(snaps)))
+        return
+
+    def ctr(snap, name):
+        return {c["name"]: c["value"] for c in snap["counters"]}.get(name)
+
+    def conn(snap):
+        c = [c for c in snap["connections"] if c["local"] == local and c["peer"] == peer
+             and c["transport"] == "tcp"]
+        return c[0] if c else None
+
+    def rose(name, least):
+        a, b = ctr(snaps[0], name), ctr(snaps[-1], name)
+        if a is None or b is None or b - a < least:
+            fails.append("%s: %s went %r -> %r, want a rise of %d or more" % (
+                where, name, a, b, least))
+        return (b or 0) - (a or 0)
+
+    if any(s["source"] != "kernel" for s in snaps):
+        fails.append("%s: a source other than kernel" % where)
+    if any(s["local_congested"] is None for s in snaps):
+        fails.append("%s: a snapshot without the local node's map" % where)
+    if snaps[-1]["interval_s"] is None:
+        fails.append("%s: no rates" % where)
+    last = conn(snaps[-1])
+    if not last or last["state"] != "connected":
+        fails.append("%s: %s -> %s not connected at the end" % (where, local, peer))
+    if me == 1:
+        rose("recv_delivered", 2 * MSGS)
+        rose("cong_update_queued", 2)
+        # the port that was not read: congested, with every message the
+        # sender got through before ENOBUFS queued, then free again
+        cong = [i for i, s in enumerate(snaps) if "4001" in (s["local_congested_ports"] or [])]
+        if not cong:
+            fails.append("%s: port 4001 never congested in the local map" % where)
+        else:
+            s = snaps[cong[0]]
+            k = [k for k in s["sockets"] if k["bound_port"] == 4001]
+            c = conn(s)
+            if not k or not k[0]["congested"]:
+                fails.append("%s: socket 4001 not marked congested" % where)
+            if not c or "4001" not in (c["local_congested_ports"] or []):
+                fails.append("%s: the connection's local side does not show 4001" % where)
+            queued = max(k["recvq_msgs"] for s in snaps for k in s["sockets"]
+                         if k["bound_port"] == 4001)
+            if sent4001 is not None and queued != sent4001:
+                fails.append("%s: at most %d messages queued on 4001, the sender got %d "
+                             "through" % (where, queued, sent4001))
+            if not any("4001" not in (s["local_congested_ports"] or [])
+                       for s in snaps[cong[-1] + 1:]):
+                fails.append("%s: port 4001 never free again" % where)
+        # the reconnect: paths dropped and up again on other TCP ports
+        resets = rose("conn_reset", 1)
+        first = next((conn(s) for s in snaps if conn(s) and conn(s)["state"] == "connected"),
+                     None)
+        ports = lambda c: {p["local_port"] for p in c["path"]} if c else set()
+        if not first or not last or ports(first) == ports(last):
+            fails.append("%s: the paths' TCP ports did not change over the reconnect: %r" % (
+                where, sorted(ports(first))))
+        print("%s: %d snapshots, conn_reset +%d, 4001 congested in %d" % (
+            where, len(snaps), resets, len(cong)))
+    else:
+        rose("send_queued", 2 * MSGS)
+        rose("cong_update_received", 2)
+        print("%s: %d snapshots, conn_reset +%d" % (
+            where, len(snaps), (ctr(snaps[-1], "conn_reset") or 0) -
+            (ctr(snaps[0], "conn_reset") or 0)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernel", required=True, choices=sorted(lab.KERNELS))
@@ -193,6 +354,18 @@ def main():
                     fails.append("guest %d: rdstop exit %d: %s" % (
                         g, r, open(os.path.join(share, "rdstop%d.err" % g)).read()))
                 check_guest(g, text, a.kernel, fails)
+                jp = os.path.join(share, "rdstop%d.json" % g)
+                jrc = os.path.join(share, "rdstop%d.json.rc" % g)
+                if not os.path.exists(jrc):
+                    fails.append("guest %d: rdstop --json did not finish" % g)
+                    continue
+                if int(open(jrc).read()) != 0:
+                    fails.append("guest %d: rdstop --json exit %s: %s" % (
+                        g, open(jrc).read().strip(),
+                        open(os.path.join(share, "rdstop%d.json.err" % g)).read()))
+                sp = os.path.join(share, "sent4001")
+                sent = int(open(sp).read()) if os.path.exists(sp) else None
+                check_json(g, open(jp).read().splitlines(), sent, fails)
         except Exception as e:  # noqa: BLE001 - any failure is reported, the lab cleans up
             fails.append("%s: %s" % (type(e).__name__, e))
             for g in (1, 2):

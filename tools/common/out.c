@@ -193,7 +193,8 @@ static void prune(struct out *o, struct json_object *j)
 
 		if (v == o->unset)
 			lh_table_delete_entry(json_object_get_object(j), e);
-		else
+		else if (json_object_is_type(v, json_type_object) ||
+			 json_object_is_type(v, json_type_array))
 			prune(o, v);
 		e = next;
 	}

@@ -110,6 +110,8 @@ int rio_open(struct rio **out, const struct rio_cfg *cfg)
 			free(r);
 			return e;
 		}
+		if (cfg->monitor && !rdsu_io_monitor_path(r->io))
+			(void)rdsu_io_monitor(r->io, NULL);
 	}
 	*out = r;
 	return 0;

@@ -28,6 +28,9 @@ struct rio_cfg {
 	struct rdsu_ep_cfg ep;      /* librds: addresses, kver, npaths, ... */
 	struct rdsu_io_cfg io;      /* librds: which transports (io.tcp is set to &tcp) */
 	struct rdsu_tcp_cfg tcp;    /* librds: the TCP transport's configuration */
+	/* librds: publish the monitor state for rdstop (rdsu_io_monitor()
+	 * at the default path); a failure to is not the tool's */
+	bool monitor;
 };
 
 struct rio;

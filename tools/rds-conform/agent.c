@@ -767,6 +767,8 @@ int agent_main(int argc, char **argv)
 	argp_err_exit_status = 2;
 	memset(&g, 0, sizeof(g));
 	rio_cfg_default(&g.cfg);
+	/* rdstop --librds can watch the node under test */
+	g.cfg.monitor = true;
 	g.cfg.ep.path_rule = RDSU_PATH_BY_PORT;  /* it stands in for a kernel */
 	{
 		/* argp and getopt name the program after argv[0] */

@@ -74,6 +74,8 @@ int main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	argp_err_exit_status = 2;
 	rio_cfg_default(&o.cfg);
+	/* rdstop --librds can watch every run */
+	o.cfg.monitor = true;
 	rio_opt_init(&o.ro, RIO_OPT_KERNEL | RIO_OPT_KVER | RIO_OPT_NPATHS | RIO_OPT_PATH_RULE |
 			     RIO_OPT_AUTH, &o.cfg);
 	o.ctl_port = CTL_PORT;

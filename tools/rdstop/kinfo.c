@@ -233,3 +233,42 @@ int top_kinfo_snapshot(top_kinfo_gso gso, void *ctx, struct top_kinfo_buf *b,
 	top_snap_link(s);
 	return 0;
 }
+
+int top_kinfo_local_map(struct top_snap *s, const struct wire_cong_map *prev)
+{
+	struct wire_cong_map *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n_socks; i++) {
+		struct top_sock *k = &s->socks[i];
+		bool was = prev && wire_cong_test(prev, k->bound_port);
+
+		if (!k->bound_port)
+			continue;
+		k->has_cong = true;
+		k->congested = k->recvq_bytes > k->rcvbuf ||
+			       (was && k->recvq_bytes >= k->rcvbuf / 2);
+		if (k->congested)
+			wire_cong_set(m, k->bound_port);
+	}
+	for (size_t c = 0; c < s->n_conns; c++) {
+		struct top_conn *tc = &s->conns[c];
+
+		free(tc->lcl_cong);
+		tc->lcl_cong = calloc(1, sizeof(*tc->lcl_cong));
+		if (!tc->lcl_cong) {
+			free(m);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < s->n_socks; i++) {
+			const struct top_sock *k = &s->socks[i];
+
+			if (k->congested && !memcmp(k->bound_addr, tc->laddr, 16))
+				wire_cong_set(tc->lcl_cong, k->bound_port);
+		}
+	}
+	free(s->local_cong);
+	s->local_cong = m;
+	return 0;
+}

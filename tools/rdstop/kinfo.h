@@ -65,4 +65,16 @@ int top_kinfo_fill(struct top_snap *s, unsigned opt, const uint8_t *buf, size_t 
 int top_kinfo_snapshot(top_kinfo_gso gso, void *ctx, struct top_kinfo_buf *b,
 		       struct top_snap *s, unsigned *failed);
 
+/*
+ * top_kinfo_local_map() - the local node's congestion map as the kernel
+ * keeps it, from what the lists show: a bound socket's port is congested
+ * once its queued receive bytes exceed its RCVBUF (the socket list's
+ * rcvbuf is already rds_sk_rcvbuf) and free again once they are below
+ * half of it (rds_recv_rcvbuf_delta); in between it stays as |prev| had
+ * it (NULL: free). Sets s->local_cong, and each connection's lcl_cong
+ * to its local address's ports. Call after top_snap_link().
+ * Return: 0; -ENOMEM.
+ */
+int top_kinfo_local_map(struct top_snap *s, const struct wire_cong_map *prev);
+
 #endif /* TOP_KINFO_H */

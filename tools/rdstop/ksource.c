@@ -26,6 +26,8 @@
 struct ksource {
 	int fd;
 	struct top_kinfo_buf buf;
+	struct wire_cong_map local;   /* the last snapshot's local node map */
+	bool have_local;
 };
 
 static int kernel_gso(void *ctx, unsigned opt, void *buf, size_t *len)
@@ -74,6 +76,16 @@ static int kernel_snapshot(void *state, uint64_t now_ns, struct top_snap *out, c
 	out->now_ns = now_ns;
 	out->source = "kernel";
 	r = top_kinfo_snapshot(kernel_gso, k, &k->buf, out, &failed);
+	if (r == 0) {
+		r = top_kinfo_local_map(out, k->have_local ? &k->local : NULL);
+		if (r < 0) {
+			snprintf(err, errlen, "out of memory");
+			return r;
+		}
+		k->local = *out->local_cong;
+		k->have_local = true;
+		return 0;
+	}
 	if (r < 0) {
 		const char *name = wire_info_opt_name(failed);
 

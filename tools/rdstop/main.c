@@ -28,7 +28,7 @@ const char *argp_program_version = "rdstop " RDSTK_VERSION;
 struct opts {
 	const struct top_source *src;
 	struct top_source_args args;
-	bool batch;
+	bool batch, list, json;
 	uint64_t count;               /* 0 = until interrupted */
 	double delay;
 };
@@ -41,16 +41,21 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-enum { O_KERNEL = 0x100 };
+enum { O_KERNEL = 0x100, O_LIBRDS, O_LIST, O_JSON };
 
 static const struct argp_option options[] = {
 	{ "batch", 'b', NULL, 0, "print plain-text snapshots to standard output (like top -b)", 0 },
+	{ "json", O_JSON, NULL, 0, "batch mode: each snapshot as one JSON object on a line", 0 },
 	{ "iterations", 'n', "COUNT", 0, "stop after COUNT snapshots (default: until interrupted)", 0 },
 	{ "delay", 'd', "SECONDS", 0, "wait SECONDS between snapshots (default 1; fractions allowed)", 0 },
 	{ "kernel", O_KERNEL, NULL, 0, "read the local kernel's RDS (AF_RDS getsockopt RDS_INFO_*)", 0 },
 	{ "read", 'r', "FILE", 0, "replay a capture file through rdsdump's engine, one delay of "
 	  "capture time per snapshot", 0 },
 	{ "interface", 'i', "IFACE", 0, "capture live on IFACE through rdsdump's engine", 0 },
+	{ "librds", O_LIBRDS, "PID|PATH", 0, "watch a librds process that publishes its monitor "
+	  "state (by process id, or its socket's path)", 0 },
+	{ "list", O_LIST, NULL, 0, "list the librds processes that publish their monitor state, "
+	  "and exit", 0 },
 	{ 0 }
 };
 
@@ -70,23 +75,35 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		if (parse_seconds(arg, 0.01, 86400, &o->delay) < 0)
 			argp_error(st, "bad delay '%s': seconds, at least 0.01", arg);
 		return 0;
+	case O_JSON:
+		o->json = true;
+		return 0;
+	case O_LIST:
+		o->list = true;
+		return 0;
 	case O_KERNEL:
+	case O_LIBRDS:
 	case 'r':
 	case 'i':
 		if (o->src)
-			argp_error(st, "one source only: --kernel, -r FILE or -i IFACE");
-		o->src = key == O_KERNEL ? &top_source_kernel : &top_source_capture;
+			argp_error(st, "one source only: --kernel, --librds, -r FILE or -i IFACE");
+		o->src = key == O_KERNEL ? &top_source_kernel :
+			 key == O_LIBRDS ? &top_source_librds : &top_source_capture;
 		if (key == 'r')
 			o->args.file = arg;
 		else if (key == 'i')
 			o->args.iface = arg;
+		else if (key == O_LIBRDS)
+			o->args.librds = arg;
 		return 0;
 	case ARGP_KEY_ARG:
 		argp_error(st, "unexpected argument '%s'", arg);
 		return 0;
 	case ARGP_KEY_END:
-		if (!o->src)
-			argp_error(st, "a source is needed: --kernel, -r FILE or -i IFACE");
+		if (!o->src && !o->list)
+			argp_error(st, "a source is needed: --kernel, --librds, -r FILE or -i IFACE");
+		if (o->json && !o->batch)
+			argp_error(st, "--json is for batch mode: add -b");
 		o->args.step_ns = (uint64_t)(o->delay * 1e9 + 0.5);
 		return 0;
 	}
@@ -120,7 +137,8 @@ int main(int argc, char **argv)
 		options, parse, NULL,
 		"Show an RDS stack's connections, paths, sockets, queues and counters, "
 		"with rates between snapshots.\v"
-		"Exit status: 0 after the last snapshot or an interrupt, 2 on errors.",
+		"Exit status: 0 after the last snapshot or an interrupt, 1 when the watched "
+		"librds process went away (batch mode), 2 on errors.",
 		NULL, NULL, NULL
 	};
 	struct top_snap prev, cur;
@@ -132,6 +150,8 @@ int main(int argc, char **argv)
 	argp_err_exit_status = 2;
 	if (argp_parse(&ap, argc, argv, 0, NULL, &o) != 0)
 		return 2;
+	if (o.list)
+		return top_librds_list(stdout);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
@@ -166,7 +186,7 @@ int main(int argc, char **argv)
 		if (e < 0) {
 			fprintf(stderr, "rdstop: %s\n", err);
 			top_snap_fini(&cur);
-			rc = 2;
+			rc = e == -ESRCH ? 1 : 2;
 			break;
 		}
 		if (top_rates_compute(&rates, i ? &prev : NULL, &cur) < 0) {
@@ -175,9 +195,13 @@ int main(int argc, char **argv)
 			rc = 2;
 			break;
 		}
-		if (i)
-			printf("\n");
-		top_print_text(stdout, &cur, i ? &rates : NULL);
+		if (o.json) {
+			top_print_json(stdout, &cur, i ? &rates : NULL);
+		} else {
+			if (i)
+				printf("\n");
+			top_print_text(stdout, &cur, i ? &rates : NULL);
+		}
 		fflush(stdout);
 		top_rates_fini(&rates);
 		top_snap_fini(&prev);

@@ -123,11 +123,11 @@ void top_snap_link(struct top_snap *s)
 {
 	unsigned *rows = NULL;
 
-	for (size_t i = 0; i < s->n_conns; i++) {
+	for (size_t i = 0; !s->queue_totals && i < s->n_conns; i++) {
 		s->conns[i].sendq_msgs = s->conns[i].sendq_bytes = 0;
 		s->conns[i].retransq_msgs = s->conns[i].retransq_bytes = 0;
 	}
-	for (size_t i = 0; i < s->n_socks; i++) {
+	for (size_t i = 0; !s->queue_totals && i < s->n_socks; i++) {
 		s->socks[i].recvq_msgs = s->socks[i].recvq_bytes = 0;
 		s->socks[i].sendq_msgs = s->socks[i].sendq_bytes = 0;
 	}
@@ -209,15 +209,22 @@ static bool delta_of(uint64_t old, uint64_t cur, uint64_t *delta)
 	return true;
 }
 
-static size_t find_conn_exact(const struct top_snap *s, const struct top_conn *c)
+static bool same_conn(const struct top_conn *o, const struct top_conn *c)
 {
-	for (size_t i = 0; i < s->n_conns; i++) {
-		const struct top_conn *o = &s->conns[i];
+	return o->tos == c->tos && !memcmp(o->laddr, c->laddr, 16) &&
+	       !memcmp(o->faddr, c->faddr, 16) && !strcmp(o->transport, c->transport);
+}
 
-		if (o->tos == c->tos && !memcmp(o->laddr, c->laddr, 16) &&
-		    !memcmp(o->faddr, c->faddr, 16) && !strcmp(o->transport, c->transport))
+/* |c| (the |hint|th of its snapshot) in |s|. Sources list connections in
+ * a stable order, so the same place is tried first: a thousand peers cost
+ * a thousand comparisons, not half a million. */
+static size_t find_conn_exact(const struct top_snap *s, const struct top_conn *c, size_t hint)
+{
+	if (hint < s->n_conns && same_conn(&s->conns[hint], c))
+		return hint;
+	for (size_t i = 0; i < s->n_conns; i++)
+		if (same_conn(&s->conns[i], c))
 			return i;
-	}
 	return SIZE_MAX;
 }
 
@@ -272,7 +279,7 @@ int top_rates_compute(struct top_rates *r, const struct top_snap *old,
 	for (size_t i = 0; i < cur->n_conns; i++) {
 		struct top_conn_rate *kr = &r->conns[i];
 		const struct top_conn *c = &cur->conns[i];
-		size_t j = old && r->seconds > 0 ? find_conn_exact(old, c) : SIZE_MAX;
+		size_t j = old && r->seconds > 0 ? find_conn_exact(old, c, i) : SIZE_MAX;
 		const struct top_conn *o;
 		uint64_t dtx, drx;
 
@@ -283,6 +290,12 @@ int top_rates_compute(struct top_rates *r, const struct top_snap *old,
 		if (c->has_wire && o->has_wire) {
 			if (!delta_of(o->tx_msgs, c->tx_msgs, &dtx) ||
 			    !delta_of(o->rx_msgs, c->rx_msgs, &drx)) {
+				kr->reset = true;
+				continue;
+			}
+		} else if (c->seq_sum && o->seq_sum) {
+			if (!delta_of(o->tx_seq_sum, c->tx_seq_sum, &dtx) ||
+			    !delta_of(o->rx_seq_sum, c->rx_seq_sum, &drx)) {
 				kr->reset = true;
 				continue;
 			}

@@ -88,8 +88,17 @@ static void print_conns(FILE *f, const struct top_snap *s, const struct top_rate
 		if (known && cr->has_bytes)
 			fprintf(f, "  bytes/s tx %.1f rx %.1f\n", cr->tx_bytes_per_sec,
 				cr->rx_bytes_per_sec);
-		if (c->has_wire)
+		if (c->has_wire) {
 			print_wire(f, c);
+		} else if (c->lcl_cong || c->peer_cong || c->has_reconnects) {
+			/* a librds endpoint knows both maps; the kernel only its own */
+			if (c->has_reconnects)
+				fprintf(f, "  reconnects %" PRIu64 "\n", c->reconnects);
+			fprintf(f, "  congested ports:");
+			print_map_count(f, "local", c->lcl_cong);
+			print_map_count(f, "peer", c->peer_cong);
+			fprintf(f, "\n");
+		}
 		for (size_t j = 0; j < s->n_paths; j++) {
 			const struct top_path *p = &s->paths[j];
 
@@ -101,6 +110,10 @@ static void print_conns(FILE *f, const struct top_snap *s, const struct top_rate
 				fprintf(f, "  path -");
 			fprintf(f, " %s -> %s", endpoint(p->laddr, p->lport, ep1, sizeof(ep1)),
 				endpoint(p->faddr, p->fport, ep2, sizeof(ep2)));
+			if (p->has_state)
+				fprintf(f, " %s connects %" PRIu64 " resets %" PRIu64,
+					p->state == 2 ? "up" : p->state == 1 ? "connecting" : "down",
+					p->connects, p->resets);
 			if (p->has_seq)
 				fprintf(f, " next_tx %" PRIu64 " next_rx %" PRIu64, p->next_tx_seq,
 					p->next_rx_seq);
@@ -152,13 +165,39 @@ static void print_events(FILE *f, const struct top_snap *s)
 		const struct top_conn *c = ev->conn < s->n_conns ? &s->conns[ev->conn] : NULL;
 
 		fprintf(f, "+%.3f %s", (double)ev->t_ns / 1e9,
-			c ? top_addr_str(ev->from_peer ? c->faddr : c->laddr, a, sizeof(a)) : "?");
+			c ? top_addr_str(ev->from_peer ? c->faddr : c->laddr, a, sizeof(a)) :
+			    ev->from_peer ? "?" : "local node");
 		if (ev->first == ev->last)
 			fprintf(f, " port %u", ev->first);
 		else
 			fprintf(f, " ports %u-%u", ev->first, ev->last);
 		fprintf(f, " %s\n", ev->congested ? "congested" : "free");
 	}
+}
+
+/* The local node's map as runs of ports, where the source knows it. */
+static void print_local_map(FILE *f, const struct top_snap *s)
+{
+	int32_t p = wire_cong_next(s->local_cong, 0);
+	unsigned runs = 0;
+
+	fprintf(f, "\nLOCAL CONGESTION MAP\n%zu ports congested", wire_cong_count(s->local_cong));
+	while (p >= 0) {
+		int32_t q = p;
+
+		while (q < 65535 && wire_cong_test(s->local_cong, (uint16_t)(q + 1)))
+			q++;
+		if (++runs > 32) {
+			fprintf(f, " ...");
+			break;
+		}
+		if (q == p)
+			fprintf(f, "%s %d", runs == 1 ? ":" : ",", p);
+		else
+			fprintf(f, "%s %d-%d", runs == 1 ? ":" : ",", p, q);
+		p = q < 65535 ? wire_cong_next(s->local_cong, (uint32_t)q + 1) : -1;
+	}
+	fprintf(f, "\n");
 }
 
 static void print_socks(FILE *f, const struct top_snap *s)
@@ -186,6 +225,8 @@ static void print_socks(FILE *f, const struct top_snap *s)
 			       "-",
 			k->sndbuf, k->rcvbuf, k->recvq_msgs, k->recvq_bytes, k->sendq_msgs,
 			k->sendq_bytes, k->inum);
+		if (k->has_cong && k->congested)
+			fprintf(f, "  (port congested)\n");
 	}
 }
 
@@ -222,6 +263,10 @@ void top_print_text(FILE *f, const struct top_snap *s, const struct top_rates *r
 			s->ended ? ", end of capture" : "");
 	print_conns(f, s, r);
 	print_ibs(f, s);
+	if (s->truncated)
+		fprintf(f, "(the publisher cut this snapshot at its size limit)\n");
+	if (s->local_cong)
+		print_local_map(f, s);
 	if (s->replay || s->n_events)
 		print_events(f, s);
 	print_socks(f, s);

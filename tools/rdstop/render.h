@@ -18,5 +18,11 @@
  * rates.
  */
 void top_print_text(FILE *f, const struct top_snap *s, const struct top_rates *r);
+/*
+ * top_print_json() - the same snapshot as one JSON object on one line
+ * (--json), through the output layer's field tables (render_json.c);
+ * what the source cannot know is null.
+ */
+void top_print_json(FILE *f, const struct top_snap *s, const struct top_rates *r);
 
 #endif /* TOP_RENDER_H */

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "top.h"
 
@@ -16,6 +17,7 @@
 struct top_source_args {
 	const char *file;              /* -r: a capture file */
 	const char *iface;             /* -i: an interface to capture on */
+	const char *librds;            /* --librds: a process id or a socket path */
 	uint64_t step_ns;              /* the delay: a replay's step of capture time */
 };
 
@@ -41,5 +43,13 @@ extern const struct top_source top_source_kernel;
 /* A capture through rdsdump's engine, from a file or an interface
  * (csource.c, cap.c). */
 extern const struct top_source top_source_capture;
+
+/* A librds process's published monitor state (lsource.c, lmon.c); a
+ * snapshot fails with -ESRCH once the process is gone. */
+extern const struct top_source top_source_librds;
+
+/* top_librds_list() - the processes that publish, one line each, on |f|.
+ * Return: 0. */
+int top_librds_list(FILE *f);
 
 #endif /* TOP_SOURCE_H */

@@ -41,6 +41,10 @@ struct top_conn {
 	bool has_wire;
 	uint64_t tx_msgs, rx_msgs;
 	uint64_t retrans, dups, reconnects;
+	/* a librds endpoint: messages sent and received over all paths
+	 * (these drive the rates), and reconnects (above) counted by it */
+	bool seq_sum, has_reconnects;
+	uint64_t tx_seq_sum, rx_seq_sum;
 };
 
 /* A path of a connection: for the kernel's TCP transport, one TCP socket. */
@@ -59,6 +63,9 @@ struct top_path {
 	bool has_wire;                 /* a capture's counts for this path */
 	uint64_t tx_msgs, rx_msgs, tx_bytes, rx_bytes;
 	uint64_t retrans, dups, reconnects;
+	bool has_state;                /* a librds endpoint's own path state */
+	uint8_t state;                 /* 0 down, 1 connecting, 2 up */
+	uint64_t connects, resets;
 };
 
 struct top_counter {
@@ -76,6 +83,8 @@ struct top_sock {
 	/* filled by top_snap_link() */
 	uint64_t recvq_msgs, recvq_bytes;
 	uint64_t sendq_msgs, sendq_bytes;  /* queued for sending, incl. unacked */
+	bool has_cong;                 /* the source says whether its port is congested */
+	bool congested;
 };
 
 enum top_queue {
@@ -140,6 +149,10 @@ struct top_snap {
 	bool replay;
 	bool ended;                    /* the capture has no more packets */
 	bool no_sockets;               /* the source cannot see sockets */
+	/* the source gave queue totals per connection and socket, not a
+	 * list of messages: top_snap_link() keeps them */
+	bool queue_totals;
+	bool truncated;                /* the source cut the snapshot short */
 };
 
 /* top_snap_init() - an empty snapshot. */

@@ -139,9 +139,10 @@ static void draw_header(const struct ui *u, const char *msg)
 			attroff(A_BOLD);
 		x += (int)strlen(line);
 	}
-	snprintf(line, sizeof(line), "%s%s%s h: help", s->ended ? "[end of capture" : "",
-		 u->paused ? (s->ended ? ", paused" : "[paused") : "",
-		 s->ended || u->paused ? "]" : "");
+	snprintf(line, sizeof(line), "%s%s%s h: help",
+		 u->gone ? "[process gone" : s->ended ? "[end of capture" : "",
+		 u->paused ? (s->ended || u->gone ? ", paused" : "[paused") : "",
+		 s->ended || u->gone || u->paused ? "]" : "");
 	if (x + (int)strlen(line) < COLS)
 		mvaddstr(1, COLS - (int)strlen(line), line);
 	ui_line(LINES - 1, msg[0] ? msg :
@@ -263,6 +264,7 @@ int top_ui_run(const struct top_source *src, void *state, double delay,
 	unsigned long long taken = 0;
 	uint64_t due;
 	char msg[160] = "", in[64];
+	bool dirty = true;
 	int rc = 0, ch;
 
 	u.zspan[0] = 65536;
@@ -284,14 +286,22 @@ int top_ui_run(const struct top_source *src, void *state, double delay,
 	for (;;) {
 		bool refresh_now = false;
 
-		u.s = &d.cur;
-		u.r = d.have_rates ? &d.rates : NULL;
-		u.prev_ns = d.have_rates ? d.prev.now_ns : 0;
-		ui_peers_build(&u);
-		draw(&u, msg);
+		/* Drawn again only when something changed (a key, a resize,
+		 * a snapshot): with a thousand peers a redraw is most of what
+		 * rdstop costs, and the loop wakes ten times a second. */
+		if (dirty) {
+			u.s = &d.cur;
+			u.r = d.have_rates ? &d.rates : NULL;
+			u.prev_ns = d.have_rates ? d.prev.now_ns : 0;
+			ui_peers_build(&u);
+			draw(&u, msg);
+			dirty = false;
+		}
 		ch = getch();
-		if (ch != ERR)
+		if (ch != ERR) {
 			msg[0] = '\0';
+			dirty = true;
+		}
 		if (u.help && ch != ERR && ch != KEY_RESIZE) {
 			u.help = false;
 			continue;
@@ -364,14 +374,23 @@ int top_ui_run(const struct top_source *src, void *state, double delay,
 					    (size_t)(LINES > 5 ? LINES - 5 : 1), ch);
 			break;
 		}
-		/* a replay that reached its end has nothing more to show */
-		if (d.cur.ended)
+		/* a replay that reached its end, or a process that exited,
+		 * has nothing more to show */
+		if (d.cur.ended || u.gone)
 			continue;
 		if (!refresh_now && (u.paused || mono_ns() < due))
 			continue;
 		if (count && taken >= count)
 			break;
 		rc = take(src, state, &d, err, errlen);
+		dirty = true;
+		if (rc == -ESRCH) {
+			/* the last snapshot stays on the screen */
+			u.gone = true;
+			snprintf(msg, sizeof(msg), "%s", err);
+			rc = 0;
+			continue;
+		}
 		if (rc < 0)
 			break;
 		taken++;

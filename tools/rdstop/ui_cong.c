@@ -55,8 +55,11 @@ static bool recent(const struct ui *u, size_t c, uint32_t first, uint32_t last)
 	for (size_t i = 0; i < u->s->n_events; i++) {
 		const struct top_cong_event *ev = &u->s->events[i];
 
-		if (ev->t_ns > u->prev_ns && ev->conn == c && ev->from_peer == (u->side == 0) &&
-		    u->side != 2 && ev->first <= last && ev->last >= first)
+		/* the local node's own updates have no connection */
+		bool mine = u->side == 2 ? ev->conn == SIZE_MAX && !ev->from_peer :
+			    ev->conn == c && ev->from_peer == (u->side == 0);
+
+		if (ev->t_ns > u->prev_ns && mine && ev->first <= last && ev->last >= first)
 			return true;
 	}
 	return false;
@@ -101,7 +104,9 @@ static void draw_timeline(const struct ui *u, size_t c, int y, int bottom)
 		const struct top_conn *k = ev->conn < u->s->n_conns ? &u->s->conns[ev->conn] : NULL;
 		char ports[32];
 
-		if (ev->conn != c || !k)
+		bool node = u->side == 2 && ev->conn == SIZE_MAX && !ev->from_peer;
+
+		if (!node && (ev->conn != c || !k))
 			continue;
 		if (ev->first == ev->last)
 			snprintf(ports, sizeof(ports), "port %u", ev->first);
@@ -110,7 +115,8 @@ static void draw_timeline(const struct ui *u, size_t c, int y, int bottom)
 		snprintf(line, sizeof(line), "%c %c%.3f  %-15s %-17s %s",
 			 ev->t_ns > u->prev_ns ? '*' : ' ', u->s->replay ? '+' : '@',
 			 (double)ev->t_ns / 1e9,
-			 top_addr_str(ev->from_peer ? k->faddr : k->laddr, a, sizeof(a)), ports,
+			 node ? "local node" :
+				top_addr_str(ev->from_peer ? k->faddr : k->laddr, a, sizeof(a)), ports,
 			 ev->congested ? "congested" : "free");
 		ui_line(y++, line);
 	}

@@ -35,6 +35,7 @@ struct ui {
 	uint64_t prev_ns;              /* the previous snapshot's time: later map updates are recent */
 	enum ui_view view;
 	bool help, paused, color, detail;
+	bool gone;                     /* the watched process exited */
 	double delay;
 	/* peers */
 	struct ui_row *rows;

@@ -97,6 +97,17 @@ static void row_text(const struct ui *u, const struct ui_row *row, char *buf, si
 			snprintf(lp, sizeof(lp), "%u", p->lport);
 		if (p->fport)
 			snprintf(fp, sizeof(fp), "%u", p->fport);
+		/* a librds endpoint's own path: its state and counts */
+		if (p->has_state) {
+			snprintf(buf, len, "  path %-2s %5s>%-5s  %-4s next tx %s rx %s"
+				 "  connects %s resets %s", idx, lp, fp,
+				 p->state == 2 ? "up" : p->state == 1 ? "con" : "dwn",
+				 ui_num(true, (double)p->next_tx_seq, n[0], sizeof(n[0])),
+				 ui_num(true, (double)p->next_rx_seq, n[1], sizeof(n[1])),
+				 ui_num(true, (double)p->connects, n[2], sizeof(n[2])),
+				 ui_num(true, (double)p->resets, n[3], sizeof(n[3])));
+			return;
+		}
 		snprintf(buf, len, "  path %-2s %5s>%-5s  msgs %s/%s  bytes %s/%s"
 			 "  retr %s  dups %s  rcn %s", idx, lp, fp,
 			 ui_num(p->has_wire, (double)p->tx_msgs, n[0], sizeof(n[0])),
@@ -120,7 +131,8 @@ static void row_text(const struct ui *u, const struct ui_row *row, char *buf, si
 		 c->has_wire ? "-" : ui_num(true, (double)c->sendq_msgs, n[4], sizeof(n[4])),
 		 ui_num(c->has_wire, (double)c->retrans, n[5], sizeof(n[5])),
 		 ui_num(c->has_wire, (double)c->dups, n[6], sizeof(n[6])),
-		 ui_num(c->has_wire, (double)c->reconnects, n[7], sizeof(n[7])),
+		 ui_num(c->has_wire || c->has_reconnects, (double)c->reconnects, n[7],
+			sizeof(n[7])),
 		 ui_num(c->lcl_cong, c->lcl_cong ? (double)wire_cong_count(c->lcl_cong) : 0,
 			n[8], sizeof(n[8])),
 		 ui_num(c->peer_cong, c->peer_cong ? (double)wire_cong_count(c->peer_cong) : 0,

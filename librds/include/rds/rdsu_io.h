@@ -128,6 +128,33 @@ RDSU_API int rdsu_io_flush(struct rdsu_io *io);
 RDSU_API int rdsu_io_wait(struct rdsu_io *io, struct rdsu_sock *s, unsigned mask,
 			  rdsu_ns deadline);
 
+/*
+ * rdsu_io_monitor() - publish the endpoint's monitor state (the read-only
+ * calls of rdsu.h: counters, connections with their paths and congestion
+ * maps, the local maps, sockets) on a local Unix stream socket, for
+ * rdstop --librds (docs/librds.md, "Monitor socket"). It costs nothing
+ * until a watcher connects and asks: a snapshot is made on request, in
+ * the thread that runs the loop, so the loop must run (rdsu_io_run) for
+ * a watcher to be answered. At most 8 watchers; a snapshot is at most
+ * 64 MiB. |path| NULL: the default, <dir>/<pid>.sock (<pid>-<n>.sock for
+ * a process's further endpoints), where <dir> is $RDSU_MONITOR_DIR, else
+ * $XDG_RUNTIME_DIR/rdsu, else /run/rdsu for root and /tmp/rdsu-<uid> for
+ * others; the socket file is mode 0600 and removed by rdsu_io_free().
+ * With RDSU_MONITOR=0 in the environment nothing is published (and 0 is
+ * returned); with RDSU_MONITOR set to anything else, rdsu_io_new()
+ * publishes at the default path by itself.
+ * Return: 0; -EALREADY (published already); RDSU_ERR_INVAL; RDSU_ERR_NOMEM;
+ * a negative errno (the directory could not be made, -EADDRINUSE: a live
+ * process serves |path|, -ENAMETOOLONG).
+ */
+RDSU_API int rdsu_io_monitor(struct rdsu_io *io, const char *path);
+/* rdsu_io_monitor_path() - where |io| publishes; NULL if it does not. */
+RDSU_API const char *rdsu_io_monitor_path(const struct rdsu_io *io);
+/* rdsu_io_monitor_dir() - the directory of the default paths, as this
+ * process's environment names it (for a watcher; nothing is created).
+ * Return: 0; RDSU_ERR_INVAL; -ENAMETOOLONG. */
+RDSU_API int rdsu_io_monitor_dir(char *buf, size_t len);
+
 /* rdsu_io_tcp() - the TCP transport (rdsu_tcp_get_stats), NULL if |io|
  * runs without it. */
 RDSU_API struct rdsu_tcp *rdsu_io_tcp(struct rdsu_io *io);

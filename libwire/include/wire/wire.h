@@ -1644,6 +1644,184 @@ WIRE_API size_t wire_info_counter_names(enum wire_info_ctrs set, enum wire_kver 
 					const char *const **names);
 
 /* ------------------------------------------------------------------------
+ * The librds monitor protocol (docs/protocol/monitor.md): what a librds
+ * process that publishes its monitor state (rdsu_io_monitor()) answers on
+ * its local socket, and what rdstop --librds reads. Not an RDS wire
+ * format, but bytes from another process all the same: rdstop decodes
+ * them here, through the one cursor.
+ *
+ * Every message is a 12-byte header and |len| bytes of body:
+ *
+ *    0        4         5      6          8                12
+ *    +--------+---------+------+----------+----------------+
+ *    | "RDSM" | version | type | reserved | len (be32)     | body ...
+ *    +--------+---------+------+----------+----------------+
+ *
+ * A request (WIRE_MON_REQ) has no body. A snapshot (WIRE_MON_SNAP) is a
+ * sequence of records, each a be16 type, a be32 length and that many
+ * bytes of value; integers are big-endian, addresses 16 bytes (IPv4 as
+ * ::ffff:a.b.c.d). A record longer than its type's fixed part carries
+ * fields of a later version at its end, which a reader skips; a record of
+ * a type it does not know it skips whole. The last record of a whole
+ * snapshot is WIRE_MON_R_END; a publisher that reached its size limit
+ * stops before it.
+ */
+#define WIRE_MON_MAGIC 0x5244534du      /* "RDSM" */
+#define WIRE_MON_VERSION 1
+#define WIRE_MON_HDR_LEN 12
+#define WIRE_MON_REC_HDR_LEN 6
+#define WIRE_MON_MAX_BODY (64u << 20)   /* the largest body either end takes */
+#define WIRE_MON_NAME_LEN 31            /* longest counter or program name */
+
+enum wire_mon_type {
+	WIRE_MON_REQ = 1,                /* please send a snapshot */
+	WIRE_MON_SNAP = 2,               /* a snapshot */
+};
+
+struct wire_mon_hdr {
+	uint8_t version;
+	uint8_t type;                    /* enum wire_mon_type */
+	uint16_t reserved;
+	uint32_t len;                    /* of the body */
+};
+
+/*
+ * wire_mon_hdr_decode() - a message header from the first bytes of |buf|.
+ * Return: WIRE_MON_HDR_LEN; WIRE_ERR_TRUNC (|len| < 12); WIRE_ERR_MALFORMED
+ * (not "RDSM"); WIRE_ERR_UNSUPP (another version, whose records may mean
+ * other things); WIRE_ERR_TOOBIG (a body above WIRE_MON_MAX_BODY, reported
+ * before anything is taken in its name); WIRE_ERR_INVAL (NULL).
+ * wire_mon_hdr_encode() - the inverse, magic included.
+ * Return: WIRE_MON_HDR_LEN; WIRE_ERR_NOSPACE; WIRE_ERR_INVAL.
+ */
+WIRE_API ssize_t wire_mon_hdr_decode(struct wire_mon_hdr *h, const uint8_t *buf, size_t len);
+WIRE_API ssize_t wire_mon_hdr_encode(const struct wire_mon_hdr *h, uint8_t *buf, size_t cap);
+
+enum wire_mon_rec {
+	WIRE_MON_R_PROC = 1,             /* the publishing process; first */
+	WIRE_MON_R_COUNTER = 2,          /* one counter */
+	WIRE_MON_R_CONN = 3,             /* a connection; its paths follow */
+	WIRE_MON_R_PATH = 4,             /* a path of the last connection */
+	WIRE_MON_R_MAP = 5,              /* a congestion map */
+	WIRE_MON_R_SOCK = 6,             /* a socket */
+	WIRE_MON_R_END = 7,              /* the snapshot is whole */
+};
+
+/* Fixed value sizes; a value may be longer (later fields), never shorter. */
+#define WIRE_MON_PROC_LEN (4 + 4 + 8 + 1 + 1 + WIRE_MON_NAME_LEN)
+#define WIRE_MON_COUNTER_LEN (1 + 1 + WIRE_MON_NAME_LEN + 8)
+#define WIRE_MON_CONN_LEN (16 + 16 + 1 + 2 + 4 + 4 + 1 + 1 + 4)
+#define WIRE_MON_PATH_LEN (1 + 1 + 1 + 2 + 2 + 8 * 3 + 4 + 8 + 4 + 8 + 8 * 5 + 1)
+#define WIRE_MON_MAP_LEN (1 + 16 + 4)   /* + WIRE_CONG_MAP_BYTES when set */
+#define WIRE_MON_SOCK_LEN (16 + 2 + 1 + 4 + 4 + 8 + 8 + 4)
+
+struct wire_mon_proc {
+	uint32_t pid;
+	uint32_t laddrs;                 /* local addresses of the endpoint */
+	uint64_t now_ns;                 /* the publisher's monotonic clock */
+	uint8_t transports;              /* bit RDS_TRANS_TCP (2), RDS_TRANS_IB (0) */
+	char name[WIRE_MON_NAME_LEN + 1];  /* program name, NUL-terminated */
+};
+
+enum wire_mon_group {
+	WIRE_MON_G_CORE = 0,             /* rdsu_stat_name() counters */
+	WIRE_MON_G_TCP = 1,              /* the TCP transport's */
+	WIRE_MON_G_IB = 2,               /* the IB transport's */
+};
+
+struct wire_mon_counter {
+	uint8_t group;                   /* enum wire_mon_group */
+	char name[WIRE_MON_NAME_LEN + 1];
+	uint64_t value;
+};
+
+#define WIRE_MON_CONN_WE_CONNECT 0x01
+#define WIRE_MON_CONN_SPORT_IDX 0x02    /* the peer advertised SPORT_IDX */
+#define WIRE_MON_CONN_PROBE 0x04        /* our probe awaits its answer */
+#define WIRE_MON_CONN_FANOUT_HOLD 0x08
+
+struct wire_mon_conn {
+	uint8_t laddr[16], faddr[16];
+	uint8_t transport;               /* RDS_TRANS_* */
+	uint16_t npaths;                 /* 0 until a probe said */
+	uint32_t my_gen, peer_gen;       /* peer_gen 0: not seen */
+	uint8_t flags;                   /* WIRE_MON_CONN_* */
+	uint8_t held_links;
+	uint32_t peer_congested;         /* ports set in the peer's map */
+};
+
+struct wire_mon_path {
+	uint8_t index;
+	uint8_t state;                   /* 0 down, 1 connecting, 2 up */
+	uint8_t outgoing;                /* 1: this end connected it */
+	uint16_t local_sport, peer_sport;
+	uint64_t link;                   /* 0: no link */
+	uint64_t next_tx_seq, next_rx_seq;
+	uint32_t send_q_msgs;
+	uint64_t send_q_bytes;
+	uint32_t retrans_q_msgs;
+	uint64_t retrans_q_bytes;
+	uint64_t tx_bytes, acked_bytes, rx_bytes;
+	uint64_t connects, resets;
+	uint8_t map_queued;
+};
+
+enum wire_mon_map_kind {
+	WIRE_MON_MAP_LOCAL = 0,          /* the map of local address |addr| */
+	WIRE_MON_MAP_PEER = 1,           /* the last connection's peer's */
+};
+
+struct wire_mon_map {
+	uint8_t kind;                    /* enum wire_mon_map_kind */
+	uint8_t addr[16];                /* MAP_LOCAL: the address; else zero */
+	uint32_t count;                  /* ports set */
+	const uint8_t *bits;             /* WIRE_CONG_MAP_BYTES in the caller's
+					  * buffer; NULL when count is 0 */
+};
+
+#define WIRE_MON_SOCK_BOUND 0x01
+#define WIRE_MON_SOCK_CONGESTED 0x02    /* the local map has its port set */
+#define WIRE_MON_SOCK_MONITOR 0x04      /* RDS_CONG_MONITOR on */
+
+struct wire_mon_sock {
+	uint8_t laddr[16];
+	uint16_t port;
+	uint8_t flags;                   /* WIRE_MON_SOCK_* */
+	uint32_t sndbuf, rcvbuf;
+	uint64_t snd_bytes, rcv_bytes;
+	uint32_t rx_msgs;
+};
+
+struct wire_mon_item {
+	uint16_t type;                   /* enum wire_mon_rec, or one unknown */
+	union {
+		struct wire_mon_proc proc;
+		struct wire_mon_counter counter;
+		struct wire_mon_conn conn;
+		struct wire_mon_path path;
+		struct wire_mon_map map;
+		struct wire_mon_sock sock;
+	} u;
+};
+
+/*
+ * wire_mon_rec_decode() - the record at the start of |buf| (a snapshot's
+ * body from some record on). A type this library does not know decodes
+ * to it->type alone and is skipped whole.
+ * Return: bytes of the record (header and value); WIRE_ERR_TRUNC (|len|
+ * ends inside it: in a whole body the body is malformed); WIRE_ERR_MALFORMED
+ * (a value shorter than its type's fixed part; a name without its NUL or
+ * longer than WIRE_MON_NAME_LEN; a map whose bitmap is missing or whose
+ * count is not the number of bits set; an END with a value);
+ * WIRE_ERR_INVAL (NULL).
+ * wire_mon_rec_encode() - the inverse, by it->type.
+ * Return: bytes written; WIRE_ERR_NOSPACE; WIRE_ERR_INVAL (NULL, an
+ * unknown type, a name too long, a map whose count does not match bits).
+ */
+WIRE_API ssize_t wire_mon_rec_decode(struct wire_mon_item *it, const uint8_t *buf, size_t len);
+WIRE_API ssize_t wire_mon_rec_encode(const struct wire_mon_item *it, uint8_t *buf, size_t cap);
+
+/* ------------------------------------------------------------------------
  * Version
  */
 WIRE_API const char *wire_version(void);
