@@ -23,6 +23,9 @@ static const struct argp_option all[] = {
 	{ "connect-port", RIO_KEY_CONNECT_PORT, "P", 0, "librds: TCP port to connect to (default 16385)", 0 },
 	{ "fault", RIO_KEY_FAULT, "NAME", 0,
 	  "librds, TESTS ONLY: commit this protocol defect (repeatable; 'list' names them)", 0 },
+	{ "transport", RIO_KEY_TRANSPORT, "tcp|ib|auto", 0,
+	  "RDS over TCP or over InfiniBand/RoCE, with either stack (default auto: as the "
+	  "kernel chooses, IB when the address is on an RDMA device, else TCP)", 0 },
 };
 
 static unsigned bit_of(int key)
@@ -75,6 +78,10 @@ error_t rio_opt_take(struct rio_opt *ro, int key, char *arg, struct argp_state *
 	case RIO_KEY_CONNECT_PORT:
 		cfg->tcp.connect_port = port_arg(st, "--connect-port", arg);
 		return 0;
+	case RIO_KEY_TRANSPORT:
+		if (rio_trans_parse(arg, &cfg->transport) < 0)
+			argp_error(st, "bad transport '%s': tcp, ib or auto", arg);
+		return 0;
 	case RIO_KEY_FAULT:
 		switch (rio_fault_option(arg, &cfg->ep.faults)) {
 		case 1:
@@ -89,6 +96,14 @@ error_t rio_opt_take(struct rio_opt *ro, int key, char *arg, struct argp_state *
 
 static error_t parse(int key, char *arg, struct argp_state *st)
 {
+	const struct rio_opt *ro = st->input;
+
+	/* Known at once, whatever the order of --kernel and --transport. */
+	if (key == ARGP_KEY_END && ro->cfg->transport == RIO_TRANS_IB && !ro->cfg->kernel &&
+	    !rio_have_ib)
+		argp_error(st, "--transport ib: this build has no IB transport in librds (building "
+			       "it needs libibverbs-dev and librdmacm-dev); --kernel uses the "
+			       "kernel's");
 	if (key < RIO_KEY_KERNEL || key >= RIO_KEY__END)
 		return ARGP_ERR_UNKNOWN;
 	return rio_opt_take(st->input, key, arg, st);

@@ -50,7 +50,8 @@ int main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	argp_err_exit_status = 2;
 	rio_cfg_default(&o.cfg);
-	rio_opt_init(&o.ro, RIO_OPT_KERNEL | RIO_OPT_KVER | RIO_OPT_NPATHS | RIO_OPT_PATH_RULE, &o.cfg);
+	rio_opt_init(&o.ro, RIO_OPT_KERNEL | RIO_OPT_TRANSPORT | RIO_OPT_KVER | RIO_OPT_NPATHS |
+			    RIO_OPT_PATH_RULE, &o.cfg);
 	o.ctl_port = CTL_PORT;
 	o.p.test = PERF_STREAM;
 	o.p.depth = 1;
