@@ -84,6 +84,9 @@ struct rdsu_ib_stats {
 	uint64_t acks_in;         /* ACK-only frames received */
 	uint64_t send_full;       /* output stopped with every send slot in flight */
 	uint16_t version;         /* the last connection's protocol (0x0301 = 3.1) */
+	/* QPs given the kernel's minimum RNR timer (0.32 ms); one short of
+	 * established means the device refused it for one */
+	uint64_t rnr_timer_set;
 };
 
 /*
