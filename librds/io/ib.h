@@ -33,6 +33,8 @@
 #define IB_REJ_INCOMPAT 1       /* RDS_RDMA_REJ_INCOMPAT, consumer reject data */
 #define IB_UNSIGNALLED_MAX 16   /* max_unsignaled_wr */
 #define IB_REJ_CONSUMER 28      /* IB_CM_REJ_CONSUMER_DEFINED */
+#define IB_RETRY_COUNT 1        /* RDS_IB_DEFAULT_RETRY_COUNT */
+#define IB_RNR_TIMER 10         /* IB_RNR_TIMER_000_32: 0.32 ms */
 
 enum ib_state {
 	IL_ADDR = 1,   /* resolving the address */

@@ -94,11 +94,27 @@ static void conn_param(struct rdma_conn_param *cp, const uint8_t *pd, size_t len
 	cp->private_data_len = (uint8_t)len;
 	cp->responder_resources = 1;
 	cp->initiator_depth = 1;
-	/* The kernel's rds_ib_retry_count is 1; emulated links (Soft-RoCE
-	 * under qemu) lose more than that allows, and a retry is invisible
-	 * on the wire otherwise. */
-	cp->retry_count = 7;
+	/* rds_ib_retry_count: one transport retry, then the QP fails and
+	 * RDS reconnects and resends (the REQ carries it, so the passive
+	 * side's QP gets the active side's value). */
+	cp->retry_count = IB_RETRY_COUNT;
 	cp->rnr_retry_count = 7;  /* infinite, as the kernel: no credits */
+}
+
+/* rdma_set_min_rnr_timer() has no librdmacm counterpart, and without it
+ * the CM leaves the QP's timer at 0, which means 655.36 ms: a peer that
+ * meets our receive ring empty would wait that long per retry. The QP is
+ * in RTS here (rdma_accept and the REP's handling move it), where the
+ * timer may still be changed: the kernel's 0.32 ms. On failure the CM's
+ * value stays (slower under receive overrun, nothing else). */
+static void min_rnr_timer(struct ib_link *l)
+{
+	struct ibv_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.min_rnr_timer = IB_RNR_TIMER;
+	if (l->cm->qp && ibv_modify_qp(l->cm->qp, &a, IBV_QP_MIN_RNR_TIMER) == 0)
+		l->t->st.rnr_timer_set++;
 }
 
 int rdsu_ib_cm_open(struct rdsu_ib *t)
@@ -217,6 +233,8 @@ static void on_established(struct ib_link *l, const struct cm_ev *ev, rdsu_ns no
 			return;
 		}
 	}
+	if (l->active)
+		min_rnr_timer(l);
 	l->state = IL_UP;
 	t->st.established++;
 	t->st.version = l->version;
@@ -306,6 +324,8 @@ static void on_request(struct rdsu_ib *t, const struct cm_ev *ev, rdsu_ns now)
 	conn_param(&cp, pd, n);
 	if (rdma_accept(l->cm, &cp))
 		rdsu_ib_link_lost(l, now);
+	else
+		min_rnr_timer(l);
 }
 
 static void dispatch(struct rdsu_ib *t, const struct cm_ev *ev, rdsu_ns now)

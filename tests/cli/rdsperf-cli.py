@@ -11,6 +11,7 @@ and while one client is served every other is told "busy" at once.
 Exit 0 pass, 1 fail.
 """
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -56,6 +57,8 @@ for args, why in [
     (["-c", "127.0.0.1", "-t", "0"], "bad time"),
     (["-c", "127.0.0.1", "--sched", "spin"], "bad scheduling mode"),
     (["-c", "nohost"], "bad host"),
+    (["-c", "127.0.0.1", "--transport", "udp"], "bad transport"),
+    (["-s", "--transport", "IB"], "bad transport"),
 ]:
     rc, out, err = run(args)
     check(rc == 2 and why in err, "%r: rc %d, %r" % (args, rc, err[-300:]))
@@ -99,6 +102,14 @@ try:
                                                    snd["messages"]))
     check(r["end"]["cpu"]["client_percent"] > 0 and r["end"]["retransmits"]["client_rds"] == 0,
           "stream cpu/retransmits %r" % r["end"])
+
+    # --transport: tcp is what ran above; ib on loopback cannot start (no
+    # RDMA device has a 127 address, or this build has no IB), said so
+    rc, out, err = run(base + ["--test", "pingpong", "-t", "0.3", "--transport", "tcp"])
+    check(rc == 0, "pingpong --transport tcp rc %d %s" % (rc, err[-500:]))
+    rc, out, err = run(base + ["--test", "pingpong", "-t", "0.3", "--transport", "ib"])
+    check(rc == 2 and re.search(r"RDMA device|RoCE device|libibverbs-dev", err),
+          "--transport ib on loopback: rc %d %r" % (rc, err[-300:]))
 
     # rr: several sockets, depth, different response size, verified both ways
     rc, out, err = run(base + ["--test", "rr", "-t", "1", "-l", "100", "--rsize", "3000",

@@ -46,6 +46,16 @@ grep -q "neither an address nor an interface" "$tmp/err" ||
 expect 2 "mixed families" "$bin" -c 1 -I 127.0.1.1 ::1
 grep -q "RDS needs both of one family" "$tmp/err" ||
 	{ echo "FAIL: mixed families not refused up front"; cat "$tmp/err"; fail=1; }
+expect 2 "bad transport" "$bin" --transport rdma 127.0.1.2
+grep -q "bad transport 'rdma': tcp, ib or auto" "$tmp/err" ||
+	{ echo "FAIL: bad transport not said"; cat "$tmp/err"; fail=1; }
+# No RDMA device has a loopback address (or this build has no IB): librds
+# on IB cannot start there, and says what is missing.
+expect 2 "librds on IB, loopback" "$bin" --transport ib -c 1 -I 127.0.1.1 127.0.1.2
+grep -Eq "RDMA device|RoCE device|libibverbs-dev" "$tmp/err" ||
+	{ echo "FAIL: --transport ib failure not explained"; cat "$tmp/err"; fail=1; }
+# The kernel's: no AF_RDS, no rds_rdma, or no IB on a loopback address.
+expect 2 "AF_RDS on IB, loopback" "$bin" --kernel --transport ib -c 1 -I 127.0.1.1 127.0.1.2
 # Names from /etc/hosts and IPv6 as inet_ntop writes it; nobody need answer.
 "$bin" -c 1 -W 0.2 -I 127.0.1.1 localhost >"$tmp/out" 2>&1
 grep -q "^RDSPING localhost (127.0.0.1) from 127.0.1.1 " "$tmp/out" ||
@@ -72,6 +82,13 @@ expect 0 "payload" "$bin" -c 3 -i 0.05 -s 4000 -I 127.0.1.1 127.0.1.2
 grep -q "^RDSPING 127.0.1.2 from 127.0.1.1 (librds, 1 socket, 4000-byte pings)" "$tmp/out" ||
 	{ echo "FAIL: -s not in the header"; cat "$tmp/out"; fail=1; }
 grep -q "^3 sent, 3 received" "$tmp/out" || { echo "FAIL: -s pings unanswered"; cat "$tmp/out"; fail=1; }
+
+# TCP forced or chosen on loopback: the header names no transport
+for t in tcp auto; do
+	expect 0 "--transport $t" "$bin" --transport $t -c 2 -i 0.05 -I 127.0.1.1 127.0.1.2
+	grep -q "^RDSPING 127.0.1.2 from 127.0.1.1 (librds, 1 socket)" "$tmp/out" ||
+		{ echo "FAIL: --transport $t header"; cat "$tmp/out"; fail=1; }
+done
 
 expect 0 "quiet" "$bin" -q -c 2 -i 0.05 -I 127.0.1.1 127.0.1.2
 if grep -q "^reply" "$tmp/out"; then echo "FAIL: -q printed replies"; fail=1; fi

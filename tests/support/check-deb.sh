@@ -45,7 +45,10 @@ for p in $names; do
 		exit 1
 	fi
 done
-for p in libwire0 libwire-dev librds0 librds-dev rdsping rdsdump; do
+want="libwire0 libwire-dev librds0 librds-dev rdsping rdsdump"
+# librds_ib where the build has the IB transport
+[ -f "$build/librds/librds-ib.pc" ] && want="$want librds-ib0 librds-ib-dev"
+for p in $want; do
 	echo "$names" | grep -qw -- "$p" || { echo "no package $p"; exit 1; }
 done
 # Every path the packages bring that does not exist yet must be gone after
@@ -93,6 +96,27 @@ for l in librds libwire; do
 	[ -n "$got" ] && [ "$(readlink -f "$got")" = "$(readlink -f "$want")" ] ||
 		{ echo "the program did not load the installed $l ($got)"; exit 1; }
 done
+
+# librds0 must not need verbs; librds-ib0 brings them
+if dpkg-deb -f "$tmp"/deb/librds0_*.deb Depends | grep -q ibverbs; then
+	echo "librds0 depends on libibverbs"; exit 1
+fi
+if echo "$names" | grep -qw librds-ib0; then
+	cat >"$tmp/use_ib.c" <<'C'
+#include <rds/rdsu_ib.h>
+#include <stdio.h>
+int main(void)
+{
+	struct rdsu_ib_cfg ib;
+
+	rdsu_ib_cfg_default(&ib);
+	printf("librds_ib: send ring %u\n", ib.send_ring);
+	return ib.send_ring != RDSU_IB_SEND_RING_DEFAULT;
+}
+C
+	cc $cflags "$tmp/use_ib.c" -o "$tmp/use_ib" $(pkg-config --cflags --libs librds-ib libwire)
+	"$tmp/use_ib"
+fi
 
 dpkg --purge $names >"$tmp/dpkg.log" 2>&1 || { cat "$tmp/dpkg.log"; exit 1; }
 pkgs=""

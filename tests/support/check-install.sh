@@ -89,3 +89,47 @@ cmake -S "$tmp/proj" -B "$tmp/proj/b" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
 cmake --build "$tmp/proj/b" >/dev/null
 "$tmp/proj/b/use"
 "$tmp/proj/b/use_static"
+
+# librds_ib, when this build has the IB transport: librds with it, linked
+# instead of librds. No RDMA device is needed: the program only asks
+# whether loopback is on one (it never is).
+pcib=$(find "$tmp/prefix" -name librds-ib.pc -printf '%h\n' | head -1)
+[ -n "$pcib" ] || exit 0
+test -f "$tmp/prefix/include/rds/rdsu_ib.h" || { echo "not installed: include/rds/rdsu_ib.h"; exit 1; }
+cat > "$tmp/use_ib.c" <<'C'
+#include <rds/rdsu_ib.h>
+#include <errno.h>
+#include <stdio.h>
+int main(void)
+{
+	struct rdsu_ib_cfg ib;
+	struct rdsu_addr a = rdsu_addr_v4(0x7f000001);
+	int r = rdsu_ib_laddr_check(&a);
+
+	rdsu_ib_cfg_default(&ib);
+	if (ib.send_ring != RDSU_IB_SEND_RING_DEFAULT || (r != 0 && r != -ENODEV)) {
+		fprintf(stderr, "rdsu_ib: rings %u, loopback on RDMA: %d\n", ib.send_ring, r);
+		return 1;
+	}
+	printf("librds_ib: loopback on no RDMA device (%s)\n", r ? rdsu_strerror(r) : "checked");
+	return 0;
+}
+C
+cc $cflags "$tmp/use_ib.c" -o "$tmp/use_ib-pc" \
+	$(PKG_CONFIG_PATH=$pcib pkg-config --cflags --libs librds-ib libwire)
+LD_LIBRARY_PATH=$(dirname "$pcib") "$tmp/use_ib-pc"
+mkdir "$tmp/projib"
+cat > "$tmp/projib/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.20)
+project(use_ib C)
+find_package(rds REQUIRED COMPONENTS rds_ib)
+add_executable(use_ib ../use_ib.c)
+target_link_libraries(use_ib PRIVATE rds::rds_ib)
+add_executable(use_ib_static ../use_ib.c)
+target_link_libraries(use_ib_static PRIVATE rds::rds_ib_static)
+CM
+cmake -S "$tmp/projib" -B "$tmp/projib/b" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
+	-DCMAKE_C_FLAGS="$cflags" -DCMAKE_EXE_LINKER_FLAGS="$cflags" >/dev/null
+cmake --build "$tmp/projib/b" >/dev/null
+"$tmp/projib/b/use_ib"
+"$tmp/projib/b/use_ib_static"

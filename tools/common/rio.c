@@ -28,8 +28,16 @@
 
 struct rio {
 	bool kernel;
+	enum rio_trans transport;
+	unsigned trans;         /* librds: RDSU_TRANS_* its sockets take */
 	struct rdsu_io *io;
 };
+
+#ifdef RIO_HAVE_IB
+const bool rio_have_ib = true;
+#else
+const bool rio_have_ib = false;
+#endif
 
 struct rio_sock {
 	struct rio *r;
@@ -47,6 +55,83 @@ void rio_cfg_default(struct rio_cfg *cfg)
 	rdsu_tcp_cfg_default(&cfg->tcp);
 	/* rio waits only in rdsu_io_run (never on rdsu_io_fd). */
 	cfg->tcp.ring_wait = true;
+#ifdef RIO_HAVE_IB
+	rdsu_ib_cfg_default(&cfg->ib);
+#endif
+}
+
+int rio_trans_parse(const char *s, enum rio_trans *t)
+{
+	if (!strcmp(s, "tcp"))
+		*t = RIO_TRANS_TCP;
+	else if (!strcmp(s, "ib"))
+		*t = RIO_TRANS_IB;
+	else if (!strcmp(s, "auto"))
+		*t = RIO_TRANS_AUTO;
+	else
+		return -1;
+	return 0;
+}
+
+const char *rio_trans_name(unsigned trans)
+{
+	switch (trans) {
+	case RDSU_TRANS_IB:
+		return "IB";
+	case RDSU_TRANS_TCP:
+		return "TCP";
+	case 3: /* RDS_TRANS_LOOP */
+		return "loopback";
+	}
+	return "none";
+}
+
+/* RDS_TRANS_* for SO_RDS_TRANSPORT, or -1 to leave the choice to bind. */
+static int kernel_trans(enum rio_trans t)
+{
+	return t == RIO_TRANS_IB ? RDS_TRANS_IB : t == RIO_TRANS_TCP ? RDS_TRANS_TCP : -1;
+}
+
+/* Is every address of |ep| on an RDMA device? Anything that cannot be
+ * told (no rdma_cm, no IB transport built) says no: TCP. */
+static bool all_rdma(const struct rdsu_ep_cfg *ep)
+{
+#ifdef RIO_HAVE_IB
+	for (unsigned i = 0; i < ep->n_laddrs; i++)
+		if (rdsu_ib_laddr_check(&ep->laddrs[i]) != 1)
+			return false;
+	return ep->n_laddrs > 0;
+#else
+	(void)ep;
+	return false;
+#endif
+}
+
+/* librds's transports for |cfg|: the loop's set and which addresses take
+ * IB at bind. */
+static int librds_transports(const struct rio_cfg *cfg, struct rdsu_ep_cfg *ep,
+			     struct rdsu_io_cfg *io, unsigned *trans)
+{
+	bool ib = cfg->transport == RIO_TRANS_IB ||
+		  (cfg->transport == RIO_TRANS_AUTO && all_rdma(ep));
+
+	io->tcp = &cfg->tcp;
+	io->ib = NULL;
+	ep->rdma_laddrs = 0;
+	*trans = ib ? RDSU_TRANS_IB : RDSU_TRANS_TCP;
+	if (!ib) {
+		io->transports = RDSU_IO_TCP;
+		return 0;
+	}
+	if (!rio_have_ib)
+		return -EPROTONOSUPPORT;
+	io->ib = &cfg->ib;
+	ep->rdma_laddrs = (uint32_t)((1u << ep->n_laddrs) - 1);
+	/* Forced, IB alone (no TCP listener, as a socket pinned to IB
+	 * never uses one); chosen, TCP beside it as the kernel listens
+	 * with both. */
+	io->transports = RDSU_IO_IB | (cfg->transport == RIO_TRANS_IB ? 0 : RDSU_IO_TCP);
+	return 0;
 }
 
 int rio_cfg_add_addr(struct rio_cfg *cfg, const struct rdsu_addr *a)
@@ -91,21 +176,33 @@ int rio_open(struct rio **out, const struct rio_cfg *cfg)
 	if (!r)
 		return -ENOMEM;
 	r->kernel = cfg->kernel;
+	r->transport = cfg->transport;
 	if (r->kernel) {
 		/* Is AF_RDS there at all? (Most distributions blacklist it.) */
-		int fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
+		int fd = socket(AF_RDS, SOCK_SEQPACKET, 0), tr = kernel_trans(cfg->transport);
 
 		if (fd < 0) {
 			e = -errno;
 			free(r);
 			return e;
 		}
+		/* ... and the transport asked for (ENOPROTOOPT: its module is
+		 * not loaded), so that the error names the module, not bind. */
+		e = tr >= 0 && setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &tr, sizeof(tr)) < 0 ? -errno
+											    : 0;
 		close(fd);
+		if (e < 0) {
+			free(r);
+			return e;
+		}
+		r->trans = tr >= 0 ? (unsigned)tr : RDSU_TRANS_NONE;
 	} else {
+		struct rdsu_ep_cfg ec = cfg->ep;
 		struct rdsu_io_cfg ic = cfg->io;
 
-		ic.tcp = &cfg->tcp;
-		e = rdsu_io_new(&r->io, &cfg->ep, &ic);
+		e = librds_transports(cfg, &ec, &ic, &r->trans);
+		if (e == 0)
+			e = rdsu_io_new(&r->io, &ec, &ic);
 		if (e < 0) {
 			free(r);
 			return e;
@@ -135,6 +232,11 @@ struct rdsu_tcp *rio_tcp(struct rio *r)
 	return rdsu_io_tcp(rio_io(r));
 }
 
+unsigned rio_transport(const struct rio *r)
+{
+	return r->trans;
+}
+
 int rio_socket(struct rio *r, const struct rdsu_addr *addr, uint16_t port, struct rio_sock **out)
 {
 	struct rio_sock *s = calloc(1, sizeof(*s));
@@ -149,13 +251,13 @@ int rio_socket(struct rio *r, const struct rdsu_addr *addr, uint16_t port, struc
 	if (r->kernel) {
 		struct sockaddr_storage ss;
 		socklen_t len = rdsu_sockaddr(addr, port, &ss);
-		int tr = RDS_TRANS_TCP;
+		int tr = kernel_trans(r->transport);
 
 		s->fd = socket(AF_RDS, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (s->fd < 0)
 			goto err;
-		/* Pin TCP: without it the first bind picks IB if it can. */
-		if (setsockopt(s->fd, SOL_RDS, SO_RDS_TRANSPORT, &tr, sizeof(tr)) < 0 ||
+		/* Unset, bind picks IB if the address can take it, else TCP. */
+		if ((tr >= 0 && setsockopt(s->fd, SOL_RDS, SO_RDS_TRANSPORT, &tr, sizeof(tr)) < 0) ||
 		    bind(s->fd, (struct sockaddr *)&ss, len) < 0)
 			goto err;
 		len = sizeof(ss);
@@ -177,7 +279,11 @@ int rio_socket(struct rio *r, const struct rdsu_addr *addr, uint16_t port, struc
 			free(s);
 			return e;
 		}
-		e = rdsu_sock_bind(s->us, addr, port);
+		/* What the endpoint's addresses already give, said as
+		 * SO_RDS_TRANSPORT when the user forced it. */
+		e = r->transport == RIO_TRANS_AUTO ? 0 : rdsu_sock_set_transport(s->us, r->trans);
+		if (e == 0)
+			e = rdsu_sock_bind(s->us, addr, port);
 		if (e < 0) {
 			rdsu_sock_free(s->us, rdsu_clock());
 			free(s);
@@ -211,6 +317,18 @@ void rio_sock_close(struct rio_sock *s)
 uint16_t rio_sock_port(const struct rio_sock *s)
 {
 	return s->port;
+}
+
+unsigned rio_sock_transport(const struct rio_sock *s)
+{
+	int tr = -1;
+	socklen_t len = sizeof(tr);
+
+	if (s->us)
+		return rdsu_sock_get_transport(s->us);
+	if (getsockopt(s->fd, SOL_RDS, SO_RDS_TRANSPORT, &tr, &len) < 0)
+		return RDSU_TRANS_NONE;
+	return (unsigned)tr;
 }
 
 static int ksetbuf(int fd, int force, int plain, uint32_t v)
@@ -486,9 +604,31 @@ int rio_fault_option(const char *arg, uint32_t *faults)
 
 const char *rio_open_strerror(const struct rio_cfg *cfg, int e)
 {
-	/* socket(AF_RDS) fails so when no RDS module is loaded (most
-	 * distributions build it but load nothing by default). */
-	if (cfg->kernel && e == -EAFNOSUPPORT)
-		return "AF_RDS is not available: load the rds_tcp module (modprobe rds_tcp)";
+	bool ib = cfg->transport == RIO_TRANS_IB;
+
+	if (cfg->kernel) {
+		/* socket(AF_RDS) fails so when no RDS module is loaded (most
+		 * distributions build it but load nothing by default). */
+		if (e == -EAFNOSUPPORT)
+			return ib ? "AF_RDS is not available: load the rds_rdma module (modprobe rds_rdma)"
+				  : "AF_RDS is not available: load the rds_tcp module (modprobe rds_tcp)";
+		if (e == -ENOPROTOOPT)
+			return ib ? "the kernel has no RDS over IB: load the rds_rdma module (modprobe "
+				    "rds_rdma)"
+				  : "the kernel has no RDS over TCP: load the rds_tcp module (modprobe "
+				    "rds_tcp)";
+		return rdsu_strerror(e);
+	}
+	if (e == -EPROTONOSUPPORT && ib && !rio_have_ib)
+		return "--transport ib: built without librds's IB transport (rdsu_ib needs "
+		       "libibverbs-dev and librdmacm-dev when the toolkit is built)";
+	if (ib && e == -ENODEV)
+		return "no RDMA device (librds on IB needs an InfiniBand or RoCE device, e.g. "
+		       "'rdma link add rxe0 type rxe netdev eth0', and the rdma_ucm module)";
+	if (ib && e == -EADDRNOTAVAIL)
+		return "the address is on no InfiniBand or RoCE device";
+	if (ib && e == -EADDRINUSE)
+		return "rdma_cm port 18634 (16385 for IPv6) is taken, perhaps by the kernel's "
+		       "rds_rdma (rmmod rds_rdma, or use --kernel)";
 	return rdsu_strerror(e);
 }

@@ -16,22 +16,45 @@
 #include <sys/types.h>
 
 #include <rds/rdsu.h>
+#include <rds/rdsu_ib.h>
 #include <rds/rdsu_io.h>
 #include <rds/rdsu_tcp.h>
 
 #define RIO_POLLIN 0x1
 #define RIO_POLLOUT 0x2
 
+/*
+ * The RDS transport under either stack (--transport). AUTO is the kernel's
+ * choice at bind: an address on an InfiniBand or RoCE device takes IB,
+ * any other TCP; the kernel decides it itself, librds asks
+ * rdsu_ib_laddr_check() for every address of the endpoint (IB only when
+ * all of them are on such a device) and takes TCP when that cannot be
+ * known (no IB transport built, no rdma_cm). TCP and IB are
+ * SO_RDS_TRANSPORT RDS_TRANS_TCP and RDS_TRANS_IB on every socket.
+ */
+enum rio_trans {
+	RIO_TRANS_AUTO,
+	RIO_TRANS_TCP,
+	RIO_TRANS_IB,
+};
+
 /* The stack: the kernel's, or librds with the transports of |io|. */
 struct rio_cfg {
-	bool kernel;                /* AF_RDS (SO_RDS_TRANSPORT TCP) instead of librds */
+	bool kernel;                /* AF_RDS instead of librds */
+	enum rio_trans transport;
 	struct rdsu_ep_cfg ep;      /* librds: addresses, kver, npaths, ... */
-	struct rdsu_io_cfg io;      /* librds: which transports (io.tcp is set to &tcp) */
+	/* librds: which transports; rio_open() sets transports, tcp and ib
+	 * from |transport| and the addresses. */
+	struct rdsu_io_cfg io;
 	struct rdsu_tcp_cfg tcp;    /* librds: the TCP transport's configuration */
 	/* librds: publish the monitor state for rdstop (rdsu_io_monitor()
 	 * at the default path); a failure to is not the tool's */
 	bool monitor;
+	struct rdsu_ib_cfg ib;      /* librds: the IB transport's (when built) */
 };
+
+/* Whether this build has librds's IB transport (library rdsu_ib). */
+extern const bool rio_have_ib;
 
 struct rio;
 struct rio_sock;
@@ -53,12 +76,27 @@ int rio_fault_option(const char *arg, uint32_t *faults);
  * to |dst| from. Return: 0; negative errno (no route). */
 int rio_route_source(const struct rdsu_addr *dst, struct rdsu_addr *src);
 
+/* rio_trans_parse() - "tcp", "ib" or "auto". Return: 0; -1 none of them. */
+int rio_trans_parse(const char *s, enum rio_trans *t);
+
 /* rio_open() - start the stack. Return: 0; negative errno or rdsu_err
- * (rdsu_strerror names both). -EAFNOSUPPORT: no AF_RDS in this kernel. */
+ * (rdsu_strerror names both). -EAFNOSUPPORT: no AF_RDS in this kernel;
+ * -ENOPROTOOPT: the kernel lacks the transport asked for (rds_tcp,
+ * rds_rdma); -EPROTONOSUPPORT: IB asked of a librds built without it;
+ * from librds on IB also -ENODEV (no RDMA), -EADDRNOTAVAIL (an address
+ * on no RDMA device), -EADDRINUSE (port 18634 taken). */
 int rio_open(struct rio **out, const struct rio_cfg *cfg);
-/* rio_open_strerror() - why rio_open() failed, in words for a user: with
- * the kernel's stack, -EAFNOSUPPORT names the module to load. */
+/* rio_open_strerror() - why rio_open() failed, in words for a user: the
+ * module to load, the packages a build lacked, the device missing. */
 const char *rio_open_strerror(const struct rio_cfg *cfg, int e);
+/* rio_transport() - the transport librds runs sockets on after
+ * rio_open(): RDSU_TRANS_IB or RDSU_TRANS_TCP; with --kernel
+ * RDSU_TRANS_NONE unless forced (the kernel picks per socket,
+ * rio_sock_transport). */
+unsigned rio_transport(const struct rio *r);
+/* rio_trans_name() - "IB", "TCP", "loopback" (RDS_TRANS_LOOP, the
+ * kernel's for 127.0.0.0/8 and ::1) or "none". */
+const char *rio_trans_name(unsigned trans);
 void rio_close(struct rio *r);
 /* rio_io() - the librds loop: its endpoint (rdsu_io_ep) for monitor
  * calls; NULL with --kernel. */
@@ -78,6 +116,9 @@ int rio_socket(struct rio *r, const struct rdsu_addr *addr, uint16_t port,
 void rio_sock_close(struct rio_sock *s);
 /* rio_sock_port() - the bound port. */
 uint16_t rio_sock_port(const struct rio_sock *s);
+/* rio_sock_transport() - the socket's transport as SO_RDS_TRANSPORT reads
+ * it (RDSU_TRANS_*, 3 for the kernel's loopback). */
+unsigned rio_sock_transport(const struct rio_sock *s);
 /* rio_set_bufs() - SNDBUF/RCVBUF as the kernel's payload budgets (0 =
  * leave). The kernel is given SO_SNDBUFFORCE/SO_RCVBUFFORCE when allowed,
  * else SO_SNDBUF/SO_RCVBUF (capped by wmem_max/rmem_max).

@@ -30,6 +30,9 @@ static const struct argp_option all[] = {
 	{ "auth-key", RIO_KEY_AUTH, "ao|md5:FILE", 0,
 	  "librds: sign every TCP connection with the key in FILE (TCP-AO or TCP-MD5); "
 	  "only peers with the same key connect", 0 },
+	{ "transport", RIO_KEY_TRANSPORT, "tcp|ib|auto", 0,
+	  "RDS over TCP or over InfiniBand/RoCE, with either stack (default auto: as the "
+	  "kernel chooses, IB when the address is on an RDMA device, else TCP)", 0 },
 };
 
 static unsigned bit_of(int key)
@@ -127,6 +130,10 @@ error_t rio_opt_take(struct rio_opt *ro, int key, char *arg, struct argp_state *
 			argp_error(st, "bad --auth-key '%s': %s", arg, why);
 		return 0;
 	}
+	case RIO_KEY_TRANSPORT:
+		if (rio_trans_parse(arg, &cfg->transport) < 0)
+			argp_error(st, "bad transport '%s': tcp, ib or auto", arg);
+		return 0;
 	case RIO_KEY_FAULT:
 		switch (rio_fault_option(arg, &cfg->ep.faults)) {
 		case 1:
@@ -145,6 +152,12 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 
 	if (key == ARGP_KEY_END && ro->cfg->kernel && ro->cfg->tcp.auth)
 		argp_error(st, "--auth-key is for librds, not --kernel");
+	/* Known at once, whatever the order of --kernel and --transport. */
+	if (key == ARGP_KEY_END && ro->cfg->transport == RIO_TRANS_IB && !ro->cfg->kernel &&
+	    !rio_have_ib)
+		argp_error(st, "--transport ib: this build has no IB transport in librds (building "
+			       "it needs libibverbs-dev and librdmacm-dev); --kernel uses the "
+			       "kernel's");
 	if ((key < RIO_KEY_KERNEL || key >= RIO_KEY__END) && key != RIO_KEY_AUTH)
 		return ARGP_ERR_UNKNOWN;
 	return rio_opt_take(st->input, key, arg, st);

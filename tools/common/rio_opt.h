@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * rio_opt.h - the options that choose and configure the stack under rio
- * (--kernel, --kver, --npaths, ...), declared once as an argp child so
+ * (--kernel, --transport, --kver, --npaths, ...), declared once as an argp child so
  * every tool and test driver spells and checks them alike. A tool offers
  * the subset it has a use for; each option writes to the tool's struct
  * rio_cfg as it is parsed.
@@ -22,6 +22,7 @@ enum rio_opt_set {
 	RIO_OPT_PATH_RULE = 1u << 4,  /* --path-rule pair|port */
 	RIO_OPT_PORTS = 1u << 5,      /* --listen-port P, --connect-port P */
 	RIO_OPT_FAULT = 1u << 6,      /* --fault NAME (tests only) */
+	RIO_OPT_TRANSPORT = 1u << 7,  /* --transport tcp|ib|auto */
 	RIO_OPT_AUTH = 1u << 15,      /* --auth-key ao|md5:FILE */
 };
 
@@ -36,6 +37,7 @@ enum rio_opt_key {
 	RIO_KEY_LISTEN_PORT,
 	RIO_KEY_CONNECT_PORT,
 	RIO_KEY_FAULT,
+	RIO_KEY_TRANSPORT,
 	RIO_KEY__END,
 	/* Outside the run above, so that options added to it keep their
 	 * bits (bit_of). */

@@ -76,8 +76,8 @@ int main(int argc, char **argv)
 	rio_cfg_default(&o.cfg);
 	/* rdstop --librds can watch every run */
 	o.cfg.monitor = true;
-	rio_opt_init(&o.ro, RIO_OPT_KERNEL | RIO_OPT_KVER | RIO_OPT_NPATHS | RIO_OPT_PATH_RULE |
-			     RIO_OPT_AUTH, &o.cfg);
+	rio_opt_init(&o.ro, RIO_OPT_KERNEL | RIO_OPT_TRANSPORT | RIO_OPT_KVER | RIO_OPT_NPATHS |
+			    RIO_OPT_PATH_RULE | RIO_OPT_AUTH, &o.cfg);
 	o.ctl_port = CTL_PORT;
 	o.p.test = PERF_STREAM;
 	o.p.depth = 1;

@@ -494,7 +494,7 @@ int main(int argc, char **argv)
 
 	argp_err_exit_status = 2;
 	rio_cfg_default(&o.cfg);
-	rio_opt_init(&o.ro, RIO_OPT_KERNEL | RIO_OPT_AUTH, &o.cfg);
+	rio_opt_init(&o.ro, RIO_OPT_KERNEL | RIO_OPT_TRANSPORT | RIO_OPT_AUTH, &o.cfg);
 	o.interval = 1;
 	o.timeout = 2;
 	o.sockets = 1;
@@ -545,11 +545,16 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!o.quiet && !o.json) {
+		/* TCP is what a line without a transport has always meant */
+		unsigned tr = rio_sock_transport(ps[0].s);
+
 		printf("RDSPING %s", o.name ? o.name : o.host_s);
 		if (o.name)
 			printf(" (%s)", o.host_s);
-		printf(" from %s (%s, %u socket%s", rdsu_addr_str(&o.src, src, sizeof(src)),
-		       o.cfg.kernel ? "kernel" : "librds", o.sockets, o.sockets == 1 ? "" : "s");
+		printf(" from %s (%s%s%s, %u socket%s", rdsu_addr_str(&o.src, src, sizeof(src)),
+		       o.cfg.kernel ? "kernel" : "librds", tr == RDSU_TRANS_IB ? " over " : "",
+		       tr == RDSU_TRANS_IB ? rio_trans_name(tr) : "", o.sockets,
+		       o.sockets == 1 ? "" : "s");
 		if (o.size)
 			printf(", %u-byte pings", o.size);
 		printf(")\n");

@@ -62,6 +62,16 @@ struct rdsu_ib_cfg {
 /* rdsu_ib_cfg_default() - the kernel's ring sizes and ports. */
 RDSU_API void rdsu_ib_cfg_default(struct rdsu_ib_cfg *cfg);
 
+/*
+ * rdsu_ib_laddr_check() - is local address |a| on an InfiniBand or RoCE
+ * device (Soft-RoCE included; not iWARP), so that the kernel's bind would
+ * give a socket on it IB? What sets a bit of rdsu_ep_cfg.rdma_laddrs.
+ * Return: 1 it is; 0 it is not (or is no local address); -ENODEV no
+ * rdma_cm here at all (no RDMA device, or rdma_ucm not loaded); another
+ * negative errno from rdma_cm; RDSU_ERR_INVAL for NULL.
+ */
+RDSU_API int rdsu_ib_laddr_check(const struct rdsu_addr *a);
+
 struct rdsu_ib_stats {
 	uint64_t connects;        /* rdma_connect() calls */
 	uint64_t established;     /* connections up, either side */
@@ -74,6 +84,9 @@ struct rdsu_ib_stats {
 	uint64_t acks_in;         /* ACK-only frames received */
 	uint64_t send_full;       /* output stopped with every send slot in flight */
 	uint16_t version;         /* the last connection's protocol (0x0301 = 3.1) */
+	/* QPs given the kernel's minimum RNR timer (0.32 ms); one short of
+	 * established means the device refused it for one */
+	uint64_t rnr_timer_set;
 };
 
 /*
