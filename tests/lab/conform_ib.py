@@ -161,7 +161,13 @@ def check_report(run_dir, name, rdsdump, want, says, fails, log, pcaps=True):
         fails.append("%s: no report (%s)" % (name, open(prog).read().strip()[-500:]
                                               if os.path.exists(prog) else "no output"))
         return None
-    doc = json.load(open(rep))
+    try:
+        doc = json.load(open(rep))
+    except ValueError:
+        prog = os.path.join(out, "progress.txt")
+        fails.append("%s: the report is not JSON (%s)" % (name, open(prog).read().strip()[-800:]
+                                                        if os.path.exists(prog) else "no output"))
+        return None
     rc = int(open(rc_path).read()) if os.path.exists(rc_path) else None
     verdicts = {}
     for c in doc["cases"]:

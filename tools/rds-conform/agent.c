@@ -378,8 +378,8 @@ static const struct argp_option ag_options[] = {
 	{ "gen", AO_GEN, "N", 0, "librds: generation number (default random)", 0 },
 	{ "listen-port", AO_PORT, "P", 0, "librds: RDS/TCP port (default 16385)", 0 },
 	{ "transport", AO_TRANSPORT, "tcp|ib", 0,
-	  "librds: the --bind address is on an RDMA device and takes IB (rdma_cm port 18634) "
-	  "besides TCP; the kernel delivers what comes over IB to its bound sockets anyway", 0 },
+	  "librds: IB alone, on the --bind address (an RDMA device's; rdma_cm port 18634); "
+	  "the kernel delivers what comes over IB to its bound sockets anyway", 0 },
 	{ "fault", AO_FAULT, "NAME", 0,
 	  "librds, TESTS ONLY: be a faulty peer committing this defect (repeatable; 'list')", 0 },
 	{ "once", AO_ONCE, NULL, 0, "exit when the first control client disconnects", 0 },
@@ -461,11 +461,11 @@ static error_t ag_parse(int key, char *arg, struct argp_state *st)
 			argp_error(st, "--fault is for librds, not --kernel");
 		if (g->ib && !g->cfg.kernel) {
 #ifdef CF_HAVE_IB
-			/* IB for the one address, TCP still there: the
-			 * kernel's choice at bind for an address on an RDMA
-			 * device. */
+			/* IB alone: the kernel beside it keeps RDS/TCP's
+			 * port, and an address on an RDMA device takes IB
+			 * at bind anyway. */
 			rdsu_ib_cfg_default(&g->ibcfg);
-			g->cfg.io.transports = RDSU_IO_TCP | RDSU_IO_IB;
+			g->cfg.io.transports = RDSU_IO_IB;
 			g->cfg.io.ib = &g->ibcfg;
 			g->cfg.ep.rdma_laddrs = 1;
 #else

@@ -79,6 +79,7 @@ static bool ifname_of(const struct rdsu_addr *a, char name[IF_NAMESIZE])
 	for (i = ifs; i && !found; i = i->ifa_next) {
 		struct sockaddr_storage ss;
 		struct rdsu_addr x;
+		uint16_t port;
 
 		if (!i->ifa_addr || (i->ifa_addr->sa_family != AF_INET &&
 				     i->ifa_addr->sa_family != AF_INET6))
@@ -86,7 +87,7 @@ static bool ifname_of(const struct rdsu_addr *a, char name[IF_NAMESIZE])
 		memset(&ss, 0, sizeof(ss));
 		memcpy(&ss, i->ifa_addr, i->ifa_addr->sa_family == AF_INET ?
 		       sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
-		if (rdsu_sockaddr_get(&ss, &x, NULL) == 0 && rdsu_addr_cmp(&x, a) == 0) {
+		if (rdsu_sockaddr_get(&ss, &x, &port) == 0 && rdsu_addr_cmp(&x, a) == 0) {
 			snprintf(name, IF_NAMESIZE, "%s", i->ifa_name);
 			found = true;
 		}
@@ -168,6 +169,9 @@ void cf_ib_capture_stop(int pid)
 #define NRECV 256
 #define NSEND 64
 #define RESOLVE_MS 5000          /* RDS_RDMA_RESOLVE_TIMEOUT_MS */
+/* Rings in whole pages: aligned_alloc wants a multiple of the alignment,
+ * and registration pins whole pages anyway. */
+#define PAGES(n) (((n) + 4095) & ~(size_t)4095)
 
 struct cf_ibv {
 	struct rdma_event_channel *ch;
@@ -267,8 +271,8 @@ static int setup_qp(struct cf_ibconn *c)
 	v->pd = ibv_alloc_pd(v->id->verbs);
 	v->scq = ibv_create_cq(v->id->verbs, NSEND + 1, NULL, NULL, 0);
 	v->rcq = ibv_create_cq(v->id->verbs, NRECV + 1, NULL, NULL, 0);
-	v->rbuf = aligned_alloc(4096, (size_t)NRECV * CF_IB_FRAME + 4096);
-	v->sbuf = aligned_alloc(4096, (size_t)NSEND * CF_IB_FRAME + 4096);
+	v->rbuf = aligned_alloc(4096, PAGES((size_t)NRECV * CF_IB_FRAME));
+	v->sbuf = aligned_alloc(4096, PAGES((size_t)NSEND * CF_IB_FRAME));
 	if (!v->pd || !v->scq || !v->rcq || !v->rbuf || !v->sbuf)
 		return -ENOMEM;
 	v->rmr = ibv_reg_mr(v->pd, v->rbuf, (size_t)NRECV * CF_IB_FRAME, IBV_ACCESS_LOCAL_WRITE);
