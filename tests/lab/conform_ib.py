@@ -15,7 +15,9 @@ Guest 2 (10.199.0.3) is the peer: the kernel's rds_rdma with
 Asserted: the suite exits 0; every case's verdict is the one in EXPECT
 (every departure from the rules NON-STRICT or INFO with its reason, as
 docs/kernel-behaviour.md records it); every case has its capture, and
-each opens in rdsdump, which finds RDS over RoCEv2 in it.
+each opens in rdsdump, which finds RDS over RoCEv2 in it; and
+`rds-conform craft --transport ib` sends a ping as an RC SEND and prints
+the pong.
 
 --faults: guest 2 runs librds instead (`rds-conform agent --transport ib`,
 its own rds_rdma unloaded too), once without a fault (every case must pass)
@@ -26,6 +28,7 @@ skipped (not root, outside CI).
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -144,6 +147,14 @@ for name, cases in RUNS:
         time.sleep(1)
     open(os.path.join(out, "rc"), "w").write("%%d\n" %% rc)
     print(name, "suite exit", rc, flush=True)
+    if name == "clean":
+        # craft over IB: a crafted ping as an RC SEND, the pong printed
+        with open(os.path.join(D, "craft.out"), "w") as o:
+            rc = subprocess.call(["/run/lab/rds-conform", "craft", "--transport", "ib",
+                                  "--to", "%s", "--from", "%s", "--kind", "ping",
+                                  "--csum", "auto", "--wait", "3000"],
+                                 stdout=o, stderr=subprocess.STDOUT, env=ENV)
+        print("craft exit", rc, flush=True)
     flag(name + ".done")
 PY
 '''
@@ -210,7 +221,8 @@ def run(kernel, conform, rdsdump, out, faults, log):
     fails = []
     with lab.Lab(kernel, 2, True, os.path.join(run_dir, "capture.pcap"), keep=share) as l:
         try:
-            l.role(1, TESTER_ROLE % (COMMON, [(n, c) for n, _, c in runs], PEER, TESTER, CTL))
+            l.role(1, TESTER_ROLE % (COMMON, [(n, c) for n, _, c in runs], PEER, TESTER, CTL,
+                                     PEER, TESTER))
             l.role(2, PEER_ROLE % (COMMON, [(n, (["--kernel"] if not faults else []) + a)
                                             for n, a, _ in runs], not faults, PEER, CTL))
             l.start()
@@ -227,6 +239,12 @@ def run(kernel, conform, rdsdump, out, faults, log):
                 got = check_report(run_dir, name, rdsdump, want, says, fails, log)
                 if got and got[0] != (0 if name == "clean" else 1):
                     fails.append("%s: suite exit %s" % (name, got[0]))
+            craft = os.path.join(share, "craft.out")
+            text = open(craft).read() if os.path.exists(craft) else ""
+            log("craft over IB:\n" + text)
+            if "sent 48 bytes to %s:18634 over IB" % PEER not in text or \
+                    not re.search(r"^recv: pong .*> 4000", text, re.M):
+                fails.append("craft --transport ib: no pong to the crafted ping")
         except Exception as e:  # noqa: BLE001 - any failure is reported, the lab cleans up
             fails.append("%s: %s" % (type(e).__name__, e))
         if fails:
