@@ -83,6 +83,8 @@ struct cf_result {
 	char reason[CF_TEXT];    /* for NON_STRICT, INFO, SKIP, ERROR, and
 				  * FAIL when --strict made it one */
 	double secs;             /* wall time the case took */
+	double t0, t1;           /* when it ran (CLOCK_REALTIME, s): its part
+				  * of a capture of the whole run */
 	char pcap[256];          /* the saved exchange, "" if none */
 };
 

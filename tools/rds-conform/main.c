@@ -325,6 +325,37 @@ static void pcap_name(char *buf, size_t cap, const char *dir, const char *id)
 	snprintf(buf + n, cap - n, ".pcap");
 }
 
+static double wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Over IB: the run's one capture (tcpdump on our address's netdev)
+ * becomes each case's. */
+static void ib_split(struct cf_result *res, size_t n, int dump, const char *all)
+{
+	char why[200];
+
+	cf_ib_capture_stop(dump);
+	for (size_t i = 0; i < n && dump; i++) {
+		if (!res[i].pcap[0])
+			continue;
+		/* a little either side: the clocks are the same, the
+		 * packets' stamps come from the capture's own read */
+		if (cf_ib_capture_split(all, res[i].pcap, res[i].t0 - 0.05, res[i].t1 + 0.3, why,
+					sizeof(why)) < 0) {
+			fprintf(stderr, "rds-conform: %s: %s\n", res[i].pcap, why);
+			res[i].pcap[0] = '\0';
+		}
+	}
+	if (!dump)
+		for (size_t i = 0; i < n; i++)
+			res[i].pcap[0] = '\0';
+}
+
 static void run_case(struct opts *o, struct cf_run *r, const struct cf_case *c,
 		     struct cf_result *res)
 {
@@ -342,27 +373,19 @@ static void run_case(struct opts *o, struct cf_run *r, const struct cf_case *c,
 		res->verdict = CF_SKIP;
 		cf_text(res->reason, "needs the agent beside the peer (--agent ADDR[:PORT])");
 	} else {
-		int dump = 0;
-
 		if (o->cfg.pcap_dir) {
 			pcap_name(res->pcap, sizeof(res->pcap), o->cfg.pcap_dir, c->id);
-			if (o->cfg.ib) {
-				char why[160];
-
-				dump = cf_ib_capture_start(r, res->pcap, why, sizeof(why));
-				if (!dump) {
-					fprintf(stderr, "rds-conform: %s: no capture: %s\n", c->id, why);
-					res->pcap[0] = '\0';
-				}
-			} else if (cf_pcap_open(&r->pcap, res->pcap)) {
+			/* over IB the run's capture is split after the run */
+			if (!o->cfg.ib && cf_pcap_open(&r->pcap, res->pcap)) {
 				r->pcap = NULL;
 				res->pcap[0] = '\0';
 			}
 		}
+		res->t0 = wall();
 		c->run(r, res);
+		res->t1 = wall();
 		cf_pcap_close(r->pcap);
 		r->pcap = NULL;
-		cf_ib_capture_stop(dump);
 	}
 	if (res->verdict == CF__VERDICTS) {
 		res->verdict = CF_ERROR;
@@ -431,7 +454,8 @@ int main(int argc, char **argv)
 	struct cf_run r;
 	struct cf_result *res;
 	struct cf_meta meta;
-	char why[256], peer[80], started[32];
+	char why[256], peer[80], started[32], all[300];
+	int dump = 0;
 	FILE *out = stdout;
 	size_t n = 0;
 	rdsu_ns t0;
@@ -520,6 +544,14 @@ int main(int argc, char **argv)
 	};
 	if (inline_lines)
 		cf_heading(stdout, &meta);
+	if (o.cfg.ib && o.cfg.pcap_dir) {
+		snprintf(all, sizeof(all), "%s/run.pcap", o.cfg.pcap_dir);
+		dump = cf_ib_capture_start(&r, all, why, sizeof(why));
+		if (!dump)
+			fprintf(stderr, "rds-conform: no capture: %s\n", why);
+		else
+			sleep(1);  /* "listening" comes before packets do */
+	}
 	t0 = rdsu_clock();
 	for (size_t i = 0; i < cf_n_cases; i++) {
 		if (!selected(&o, &cf_cases[i]))
@@ -529,6 +561,8 @@ int main(int argc, char **argv)
 			cf_progress(inline_lines ? stdout : stderr, &res[n]);
 		n++;
 	}
+	if (o.cfg.ib && o.cfg.pcap_dir)
+		ib_split(res, n, dump, all);
 	meta.secs = (double)(rdsu_clock() - t0) / 1e9;
 	if (cf_report(out, o.fmt, &meta, res, n) || (out != stdout && fclose(out))) {
 		fprintf(stderr, "rds-conform: writing the report failed\n");

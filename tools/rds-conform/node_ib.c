@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include "node_ib.h"
 
+
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
@@ -25,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <pcap/pcap.h>
 #include <rds/rdsu_io.h>
 
 #include "cases.h"
@@ -155,10 +157,44 @@ void cf_ib_capture_stop(int pid)
 {
 	if (pid <= 0)
 		return;
-	/* A moment for the last packets to reach the socket it reads. */
-	usleep(200000);
+	/* Time for the last packets to be read: SIGINT ends its loop with
+	 * whatever is still queued unread. */
+	sleep(1);
 	kill(pid, SIGINT);
 	waitpid(pid, NULL, 0);
+}
+
+long cf_ib_capture_split(const char *all, const char *out, double t0, double t1, char *why,
+			 size_t cap)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	pcap_t *in = pcap_open_offline(all, err);
+	pcap_dumper_t *d;
+	struct pcap_pkthdr *ph;
+	const u_char *data;
+	long n = 0;
+
+	if (!in) {
+		snprintf(why, cap, "%s", err);
+		return -1;
+	}
+	d = pcap_dump_open(in, out);
+	if (!d) {
+		snprintf(why, cap, "%s", pcap_geterr(in));
+		pcap_close(in);
+		return -1;
+	}
+	while (pcap_next_ex(in, &ph, &data) == 1) {
+		double t = (double)ph->ts.tv_sec + (double)ph->ts.tv_usec / 1e6;
+
+		if (t >= t0 && t <= t1) {
+			pcap_dump((u_char *)d, ph, data);
+			n++;
+		}
+	}
+	pcap_dump_close(d);
+	pcap_close(in);
+	return n;
 }
 
 #ifdef CF_HAVE_IB

@@ -149,10 +149,18 @@ const char *cf_ib_rej_text(const struct cf_ibconn *c, char *buf, size_t cap);
 /*
  * Per-case capture over IB: the exchange is RoCEv2 on the netdev that
  * carries our address, so tcpdump there writes it (the node does not
- * synthesise IB packets). cf_ib_capture_start() returns the tcpdump's
- * pid (0: none could start, |why| says), cf_ib_capture_stop() ends it.
+ * synthesise IB packets). One tcpdump runs for the whole run: one
+ * started and stopped around each case misses what the first and last
+ * moments carry on a slow machine (a guest under emulation lost whole
+ * short cases). cf_ib_capture_start() returns its pid (0: none could
+ * start, |why| says); cf_ib_capture_stop() ends it, after a second for
+ * the last packets; cf_ib_capture_split() then copies the packets of
+ * [t0, t1] (CLOCK_REALTIME, seconds) into a case's own file.
+ * Return (split): packets copied; -1 with |why|.
  */
 int cf_ib_capture_start(const struct cf_run *r, const char *path, char *why, size_t cap);
 void cf_ib_capture_stop(int pid);
+long cf_ib_capture_split(const char *all, const char *out, double t0, double t1, char *why,
+			 size_t cap);
 
 #endif /* CONFORM_NODE_IB_H */
