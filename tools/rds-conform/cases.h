@@ -114,6 +114,7 @@ CASE(case_ib_csum_peer);
 CASE(case_ib_ack_required);
 CASE(case_ib_hack);
 CASE(case_ib_ack_only);
+CASE(case_ib_hack_honoured);
 CASE(case_ib_ping);
 CASE(case_ib_seq);
 CASE(case_ib_cong_map);

@@ -455,6 +455,99 @@ CASE(case_ib_ack_only)
 	cf_ib_close(c);
 }
 
+/* The sequence numbers the peer resent (RETRANSMITTED) on |c| within
+ * |ms|, among |want| (n of them): a bit per entry. */
+static unsigned resent_of(struct cf_ibconn *c, const uint64_t *want, size_t n, int ms)
+{
+	unsigned bits = 0;
+
+	(void)cf_ib_drain(c, ms);
+	for (size_t i = 0; i < c->n_msgs; i++)
+		for (size_t k = 0; k < n; k++)
+			if ((c->msgs[i].h.flags & WIRE_FLAG_RETRANSMITTED) &&
+			    c->msgs[i].h.seq == want[k])
+				bits |= 1u << k;
+	return bits;
+}
+
+/* A session that acknowledges nothing of its own accord. */
+static int quiet_session(struct cf_run *r, struct cf_result *res, uint64_t ack_seq,
+			 struct cf_ibconn **c)
+{
+	uint8_t pd[WIRE_IBPD_V6_LEN];
+	int err = cf_ib_connect(r, pd, cf_ib_pd(r, WIRE_IBVER_3_1, ack_seq, pd), 1000, c);
+
+	if (err) {
+		res->verdict = CF_ERROR;
+		cf_text(res->reason, "no IB connection to the peer: %s", *c ? (*c)->why :
+			strerror(-err));
+		cf_ib_close(*c);
+		*c = NULL;
+		return err;
+	}
+	(*c)->ack = false;
+	(*c)->hold_ack = true;
+	return 0;
+}
+
+CASE(case_ib_hack_honoured)
+{
+	struct cf_ibconn *c;
+	struct cf_ibmsg m;
+	uint64_t q[3];
+	unsigned b1, b2;
+	int half = r->wait_ms / 2 < 1000 ? 1000 : r->wait_ms / 2;
+
+	cf_text(res->expected, "of three pongs, the two our h_ack acknowledged are not resent "
+		"after a reconnect and the third is, flagged RETRANSMITTED; once our private "
+		"data's ack_seq acknowledges it, it is not resent either");
+	if (quiet_session(r, res, 0, &c))
+		return;
+	(void)cf_ib_drain(c, 300);
+	/* whatever came before is acknowledged; from here we say when */
+	c->tx_ack = c->rx_ack;
+	for (int i = 0; i < 3; i++) {
+		if (cf_ib_ping(c, cf_port(r), &m, r->wait_ms) <= 0) {
+			cf_set(res, CF_ERROR, "ping %d got no pong", i + 1);
+			cf_text(res->reason, "%s", c->closed ? c->why : "ib/ping/1 judges that");
+			cf_ib_close(c);
+			return;
+		}
+		q[i] = m.h.seq;
+	}
+	(void)cf_ib_ack_only(c, q[1]);
+	(void)cf_ib_drain(c, 300);
+	cf_ib_close(c);
+
+	if (quiet_session(r, res, 0, &c))
+		return;
+	b1 = resent_of(c, q, 3, half);
+	c->tx_ack = q[1];
+	cf_ib_close(c);
+	if (b1 & 3) {
+		cf_set(res, CF_FAIL, "pong seq %llu resent although our h_ack %llu acknowledged it",
+		       (unsigned long long)q[b1 & 1 ? 0 : 1], (unsigned long long)q[1]);
+		return;
+	}
+	if (!(b1 & 4)) {
+		cf_set(res, CF_FAIL, "pong seq %llu, never acknowledged, was not resent within %d ms "
+		       "of the reconnect", (unsigned long long)q[2], half);
+		return;
+	}
+	if (quiet_session(r, res, q[2], &c))
+		return;
+	b2 = resent_of(c, q, 3, half);
+	cf_ib_close(c);
+	if (b2 & 4)
+		cf_set(res, CF_FAIL, "pong seq %llu resent although our private data's ack_seq "
+		       "acknowledged it", (unsigned long long)q[2]);
+	else
+		cf_set(res, CF_PASS, "pongs %llu, %llu acknowledged by h_ack %llu, not resent; %llu "
+		       "resent flagged; after ack_seq %llu in our REQ, not resent",
+		       (unsigned long long)q[0], (unsigned long long)q[1], (unsigned long long)q[1],
+		       (unsigned long long)q[2], (unsigned long long)q[2]);
+}
+
 CASE(case_ib_ping)
 {
 	struct cf_ibconn *c;

@@ -202,6 +202,11 @@ const struct cf_case cf_cases[] = {
 	  "A header-only frame with ports 0 and no payload is an acknowledgement, never a "
 	  "message or a fragment: a message it interrupts still completes.",
 	  "rds_ib_process_recv; kernel-rds-facts 6.7, 6.8", IB, case_ib_ack_only },
+	{ "ib/ack/4", CF_MUST, "h_ack and the private data's ack_seq are honoured",
+	  "Messages our h_ack acknowledged are freed, not resent after a reconnect; the others "
+	  "are resent first, flagged RETRANSMITTED; an ack_seq in our REQ's private data frees "
+	  "as h_ack does.", "rds_ib_process_recv, rds_send_drop_acked, rds_ib_cm_handle_connect; "
+	  "kernel-rds-facts 6.7, 6.9", IB, case_ib_hack_honoured },
 	{ "ib/csum/1", CF_MUST, "the peer's frames carry a valid h_csum",
 	  "Every frame over IB carries the header checksum.",
 	  "rds_ib_xmit, rds_message_make_checksum; kernel-rds-facts 1 (h_csum)", IB,
