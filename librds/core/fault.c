@@ -68,6 +68,8 @@ static const struct rdsu_fault_info faults[RDSU_FAULT__COUNT] = {
 	  "the IB REP's private data names 4.0 whatever version was negotiated" },
 	{ RDSU_FAULT_IB_VERSION_ACCEPT, "ib-version-accept",
 	  "an IB REQ proposing an unknown version is accepted as 3.1 instead of rejected" },
+	{ RDSU_FAULT_IB_ACK_IGNORED, "ib-ack-ignored",
+	  "h_ack over IB frees nothing: acknowledged messages are resent after a reconnect" },
 };
 
 _Static_assert(RDSU_FAULT__COUNT <= 31, "enum rdsu_fault values fit an int");

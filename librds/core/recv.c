@@ -278,7 +278,10 @@ int rdsu_recv_frame(struct rdsu_path *cp, const uint8_t *in, size_t len, rdsu_ns
 		cp->cp_peer_credits--;
 		rdsu_send_adv_check(cp);
 	}
-	(void)rdsu_send_hack(cp, h.ack);
+	/* FAULT ib-ack-ignored: what the peer acknowledged stays on the
+	 * retransmit queue, to be resent on the next connection. */
+	if (!rdsu_faulty(ep, RDSU_FAULT_IB_ACK_IGNORED))
+		(void)rdsu_send_hack(cp, h.ack);
 	rdsu_send_credits(cp, h.credit);
 	if (h.sport == 0 && h.dport == 0 && len == WIRE_HDR_LEN) {
 		rdsu_stat_inc(ep, RDSU_STAT_ACK_RECV);

@@ -59,7 +59,7 @@ SLOW = ["answer-delay-1s", "answer-delay-3s"]
 # Over IB: the loopback here has no RDMA device; the lab catches these
 # (tests/lab/conform_ib.py --faults names the case for each).
 IB = ["ib-csum-bad", "ib-csum-ignored", "ib-no-ack", "ib-ack-zero", "ib-frag-mismatch",
-      "ib-frag-accept", "ib-version", "ib-version-accept"]
+      "ib-frag-accept", "ib-version", "ib-version-accept", "ib-ack-ignored"]
 
 # Handshake defects: the whole catalogue runs against each. The owner
 # (CATCH) FAILs; the cases that read the probe pong give their level's

@@ -62,6 +62,7 @@ FAULTS = {
     "ib-frag-accept": "ib/frag/1",
     "ib-version": "ib/cm/1",
     "ib-version-accept": "ib/cm/3",
+    "ib-ack-ignored": "ib/ack/4",
 }
 
 COMMON = r'''

@@ -269,9 +269,10 @@ enum rdsu_fault {
 	RDSU_FAULT_IB_FRAG_ACCEPT = 1 << 26,  /* ib-frag-accept */
 	RDSU_FAULT_IB_VERSION = 1 << 27,      /* ib-version (the IB transport's CM) */
 	RDSU_FAULT_IB_VERSION_ACCEPT = 1 << 28, /* ib-version-accept (likewise) */
+	RDSU_FAULT_IB_ACK_IGNORED = 1 << 29,  /* ib-ack-ignored */
 };
 
-#define RDSU_FAULT__COUNT 29
+#define RDSU_FAULT__COUNT 30
 #define RDSU_FAULT__ALL ((1u << RDSU_FAULT__COUNT) - 1)
 
 struct rdsu_fault_info {

@@ -559,6 +559,21 @@ static void test_frames_fault_acks(void **state)
 		assert_int_equal(nine(&p), 1);
 		assert_int_equal(conn_of(p.a, SMALL, LARGE).path[0].peer_ack, bad ? 0 : 10);
 		pair_free(&p);
+
+		/* ten messages from b, the first and the tenth asking for
+		 * an ack: a's ACK-only frames free them all, unless b is
+		 * deaf to h_ack */
+		pair_new_f(&p, 0, bad ? RDSU_FAULT_IB_ACK_IGNORED : 0);
+		pump(&p);
+		for (int i = 0; i < 10; i++) {
+			struct rdsu_addr d = rdsu_addr_v4(SMALL);
+			struct iovec iov = { "y", 1 };
+
+			assert_int_equal(rdsu_sock_submit(p.sb, &d, APORT, &iov, 1, p.now), 1);
+			pump(&p);
+		}
+		assert_int_equal(conn_of(p.b, LARGE, SMALL).path[0].retrans_q_msgs, bad ? 10 : 0);
+		pair_free(&p);
 	}
 }
 
