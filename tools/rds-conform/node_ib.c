@@ -98,11 +98,17 @@ static bool ifname_of(const struct rdsu_addr *a, char name[IF_NAMESIZE])
 	return found;
 }
 
+/* tcpdump's standard error, read up to "listening on" */
+static int cap_err = -1;
+
 int cf_ib_capture_start(const struct cf_run *r, const char *path, char *why, size_t cap)
 {
 	char ifn[IF_NAMESIZE], line[256];
-	char *argv[] = { "tcpdump", "-i", ifn, "-s", "0", "-U", "--immediate-mode", "-w",
-			 (char *)path, "udp", "port", "4791", NULL };
+	/* -Z root: the file is written by the user who asked for it (a
+	 * tcpdump that drops to its own user wrote nothing into a guest's
+	 * 9p share) */
+	char *argv[] = { "tcpdump", "-i", ifn, "-s", "0", "-U", "--immediate-mode", "-Z", "root",
+			 "-w", (char *)path, "udp", "port", "4791", NULL };
 	posix_spawn_file_actions_t fa;
 	int p[2], pid, rc;
 	size_t got = 0;
@@ -140,7 +146,9 @@ int cf_ib_capture_start(const struct cf_run *r, const char *path, char *why, siz
 		got += (size_t)n;
 		line[got] = '\0';
 		if (strstr(line, "listening on")) {
-			close(p[0]);
+			/* kept open: what it says at its end must not kill it
+			 * (SIGPIPE) before the file is closed */
+			cap_err = p[0];
 			return pid;
 		}
 		if (got == sizeof(line) - 1)
@@ -162,6 +170,9 @@ void cf_ib_capture_stop(int pid)
 	sleep(1);
 	kill(pid, SIGINT);
 	waitpid(pid, NULL, 0);
+	if (cap_err >= 0)
+		close(cap_err);
+	cap_err = -1;
 }
 
 long cf_ib_capture_split(const char *all, const char *out, double t0, double t1, char *why,
