@@ -543,9 +543,10 @@ CASE(case_ib_hack_honoured)
 		       "resent flagged), but pong %llu resent again although our REQ's ack_seq "
 		       "acknowledged it", (unsigned long long)q[0], (unsigned long long)q[1],
 		       (unsigned long long)q[2], (unsigned long long)q[2]);
-		cf_text(res->reason, "kernels apply dp_ack_seq with rds_send_drop_acked, which "
-			"looks at the retransmit list only, and by then the path reset has moved "
-			"what was unacknowledged to the send queue (" KB ": rds-conform over IB)");
+		cf_text(res->reason, "as the kernels do: they apply dp_ack_seq with "
+			"rds_send_drop_acked, which looks at the retransmit list only, and by then "
+			"the path reset has moved what was unacknowledged to the send queue (" KB
+			": rds-conform over IB)");
 	} else
 		cf_set(res, CF_PASS, "pongs %llu, %llu acknowledged by h_ack %llu, not resent; %llu "
 		       "resent flagged; after ack_seq %llu in our REQ, not resent",
