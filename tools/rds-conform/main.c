@@ -343,10 +343,13 @@ static void ib_split(struct cf_result *res, size_t n, int dump, const char *all)
 	for (size_t i = 0; i < n && dump; i++) {
 		if (!res[i].pcap[0])
 			continue;
-		/* a little either side: the clocks are the same, the
-		 * packets' stamps come from the capture's own read */
-		if (cf_ib_capture_split(all, res[i].pcap, res[i].t0 - 0.05, res[i].t1 + 0.3, why,
-					sizeof(why)) < 0) {
+		/* a little after its end, for the last packets' stamps
+		 * (the capture reads them), but none of the next case's */
+		double end = res[i].t1 + 0.3;
+
+		if (i + 1 < n && res[i + 1].t0 < end)
+			end = res[i + 1].t0;
+		if (cf_ib_capture_split(all, res[i].pcap, res[i].t0, end, why, sizeof(why)) < 0) {
 			fprintf(stderr, "rds-conform: %s: %s\n", res[i].pcap, why);
 			res[i].pcap[0] = '\0';
 		}
