@@ -166,6 +166,17 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			argp_error(st, "--peer is needed");
 		if (o->cfg.have_larger && rdsu_addr_cmp(&o->cfg.larger, &o->cfg.peer) <= 0)
 			argp_error(st, "--larger must be larger than the peer's address");
+		for (size_t k = 0; k < o->n_prefixes; k++) {
+			bool any = false;
+
+			for (size_t i = 0; i < cf_n_cases; i++)
+				any |= cf_case_selected(&cf_cases[i], o->prefixes[k]) &&
+				       !(cf_cases[i].needs & CF_NEED_IB) == !o->cfg.ib;
+			if (!any)
+				argp_error(st, "%s: no case of that prefix runs over %s%s", o->prefixes[k],
+					   o->cfg.ib ? "IB" : "TCP",
+					   o->cfg.ib ? "" : " (the ib/ cases need --transport ib)");
+		}
 		if (o->cfg.ib && !o->port_given)
 			o->cfg.port = rdsu_addr_is_v4(&o->cfg.peer) ? WIRE_IB_PORT_V4 : WIRE_IB_PORT_V6;
 		if (o->cfg.ib && o->cfg.have_larger)
