@@ -52,6 +52,24 @@ static const struct rdsu_fault_info faults[RDSU_FAULT__COUNT] = {
 	  "every pong and probe pong leaves 1 s after its ping (a slow peer, not a wrong one)" },
 	{ RDSU_FAULT_ANSWER_DELAY_3S, "answer-delay-3s",
 	  "every pong and probe pong leaves 3 s after its ping (a slow peer, not a wrong one)" },
+	{ RDSU_FAULT_IB_CSUM_BAD, "ib-csum-bad",
+	  "frames over IB carry the header checksum plus one instead of the checksum" },
+	{ RDSU_FAULT_IB_CSUM_IGNORED, "ib-csum-ignored",
+	  "a frame over IB whose h_csum does not verify is processed instead of resetting the path" },
+	{ RDSU_FAULT_IB_NO_ACK, "ib-no-ack",
+	  "ACK_REQUIRED over IB is ignored: no ACK-only frame is sent for it" },
+	{ RDSU_FAULT_IB_ACK_ZERO, "ib-ack-zero",
+	  "h_ack over IB is 0 instead of the last sequence number received" },
+	{ RDSU_FAULT_IB_FRAG_MISMATCH, "ib-frag-mismatch",
+	  "fragments after a message's first carry seq + 1, so their headers disagree" },
+	{ RDSU_FAULT_IB_FRAG_ACCEPT, "ib-frag-accept",
+	  "a fragment whose header disagrees with the first's is dropped instead of resetting the path" },
+	{ RDSU_FAULT_IB_VERSION, "ib-version",
+	  "the IB REP's private data names 4.0 whatever version was negotiated" },
+	{ RDSU_FAULT_IB_VERSION_ACCEPT, "ib-version-accept",
+	  "an IB REQ proposing an unknown version is accepted as 3.1 instead of rejected" },
+	{ RDSU_FAULT_IB_ACK_IGNORED, "ib-ack-ignored",
+	  "h_ack over IB frees nothing: acknowledged messages are resent after a reconnect" },
 };
 
 _Static_assert(RDSU_FAULT__COUNT <= 31, "enum rdsu_fault values fit an int");
@@ -59,6 +77,11 @@ _Static_assert(RDSU_FAULT__COUNT <= 31, "enum rdsu_fault values fit an int");
 const struct rdsu_fault_info *rdsu_fault_info(unsigned bit)
 {
 	return bit < RDSU_FAULT__COUNT ? &faults[bit] : NULL;
+}
+
+uint32_t rdsu_ep_faults(const struct rdsu_ep *ep)
+{
+	return ep ? ep->cfg.faults : 0;
 }
 
 const char *rdsu_fault_name(unsigned bit)

@@ -276,14 +276,20 @@ int rdsu_recv_frame(struct rdsu_path *cp, const uint8_t *in, size_t len, rdsu_ns
 	if (len < WIRE_HDR_LEN || len > WIRE_HDR_LEN + c->c_tp->frag_size)
 		return frame_bad(cp, RDSU_STAT_RECV_BAD_FRAG, now);
 	(void)wire_hdr_decode(&h, in, len);
-	if (c->c_tp->csum && !wire_hdr_csum_ok(&h))
+	/* FAULT ib-csum-ignored: a header that fails its checksum is taken
+	 * as it is. */
+	if (c->c_tp->csum && !wire_hdr_csum_ok(&h) &&
+	    !rdsu_faulty(ep, RDSU_FAULT_IB_CSUM_IGNORED))
 		return frame_bad(cp, RDSU_STAT_RECV_BAD_CSUM, now);
 	cp->cp_rx_bytes += len;
 	if (cp->cp_fc_adv && cp->cp_peer_credits) {
 		cp->cp_peer_credits--;
 		rdsu_send_adv_check(cp);
 	}
-	(void)rdsu_send_hack(cp, h.ack, now);
+	/* FAULT ib-ack-ignored: what the peer acknowledged stays on the
+	 * retransmit queue, to be resent on the next connection. */
+	if (!rdsu_faulty(ep, RDSU_FAULT_IB_ACK_IGNORED))
+		(void)rdsu_send_hack(cp, h.ack, now);
 	rdsu_send_credits(cp, h.credit);
 	if (h.sport == 0 && h.dport == 0 && len == WIRE_HDR_LEN) {
 		rdsu_stat_inc(ep, RDSU_STAT_ACK_RECV);
@@ -301,6 +307,11 @@ int rdsu_recv_frame(struct rdsu_path *cp, const uint8_t *in, size_t len, rdsu_ns
 	r = wire_reasm_input(&cp->cp_reasm, in, len, &f);
 	if (r == WIRE_ERR_TOOBIG)
 		return frame_bad(cp, RDSU_STAT_RECV_TOO_BIG, now);
+	/* FAULT ib-frag-accept: the message of a fragment that disagrees
+	 * with its first is dropped and the connection goes on. */
+	if (r < 0 && wire_rules_has(&cp->cp_reasm.rules, WIRE_RULE_FRAG_MISMATCH) &&
+	    rdsu_faulty(ep, RDSU_FAULT_IB_FRAG_ACCEPT))
+		return 0;
 	if (r < 0)
 		return frame_bad(cp, RDSU_STAT_RECV_BAD_FRAG, now);
 	if (r == 0)
@@ -310,7 +321,10 @@ int rdsu_recv_frame(struct rdsu_path *cp, const uint8_t *in, size_t len, rdsu_ns
 		return RDSU_ERR_CLOSED;
 	if (wire_classify(&f.hdr, WIRE_XPORT_TCP) != WIRE_KIND_CONG) {
 		cp->cp_rx_ack = f.hdr.seq;
-		if (f.hdr.flags & WIRE_FLAG_ACK_REQUIRED) {
+		/* FAULT ib-no-ack: the request goes unheard; an ack leaves
+		 * only on the next message we happen to send. */
+		if ((f.hdr.flags & WIRE_FLAG_ACK_REQUIRED) &&
+		    !rdsu_faulty(ep, RDSU_FAULT_IB_NO_ACK)) {
 			cp->cp_ack_wanted = true;
 			rdsu_path_kick(cp);
 		}

@@ -200,7 +200,20 @@ bool rdsu_send_has_output(struct rdsu_path *cp)
 static uint64_t hdr_ack(struct rdsu_path *cp)
 {
 	cp->cp_ack_wanted = false;
+	/* FAULT ib-ack-zero: nothing is ever acknowledged, so the peer
+	 * keeps every message for a retransmission and its SNDBUF fills. */
+	if (rdsu_faulty(cp->cp_conn->c_ep, RDSU_FAULT_IB_ACK_ZERO))
+		return 0;
 	return cp->cp_rx_ack;
+}
+
+/* The valid h_csum, or with FAULT ib-csum-bad one the receiver refuses
+ * (rds_ib_process_recv drops the connection). */
+static void frame_csum(struct rdsu_path *cp, struct wire_hdr *h)
+{
+	wire_hdr_csum_set(h);
+	if (rdsu_faulty(cp->cp_conn->c_ep, RDSU_FAULT_IB_CSUM_BAD))
+		h->csum = (uint16_t)(h->csum + 1 ? h->csum + 1 : 2);
 }
 
 /* rds_send_xmit: every max_unacked_packets-th message, or one larger
@@ -562,7 +575,7 @@ static ssize_t frame_ack_only(struct rdsu_path *cp, uint8_t *buf)
 	memset(&h, 0, sizeof(h));
 	h.ack = hdr_ack(cp);
 	h.credit = credit_adv(cp);
-	wire_hdr_csum_set(&h);
+	frame_csum(cp, &h);
 	wire_hdr_encode(&h, buf, WIRE_HDR_LEN);
 	rdsu_stat_inc(cp->cp_conn->c_ep, RDSU_STAT_ACK_SENT);
 	return WIRE_HDR_LEN;
@@ -592,7 +605,11 @@ ssize_t rdsu_send_frame(struct rdsu_path *cp, uint8_t *buf, size_t cap)
 	 * differs between its frames. */
 	wire_hdr_decode(&h, x->hdr, WIRE_HDR_LEN);
 	h.credit = credit_adv(cp);
-	wire_hdr_csum_set(&h);
+	/* FAULT ib-frag-mismatch: a later fragment names the next sequence
+	 * number, which a receiver takes for a fragment header mismatch. */
+	if (cp->cp_frag_off && rdsu_faulty(cp->cp_conn->c_ep, RDSU_FAULT_IB_FRAG_MISMATCH))
+		h.seq++;
+	frame_csum(cp, &h);
 	wire_hdr_encode(&h, buf, WIRE_HDR_LEN);
 	flen = x->plen - cp->cp_frag_off;
 	if (flen > fsz)

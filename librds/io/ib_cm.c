@@ -79,6 +79,10 @@ static size_t build_pd(struct ib_link *l, uint16_t version, uint8_t *buf)
 	pd.family = l->family;
 	addr_to_pd(&l->laddr, l->family, pd.saddr);
 	addr_to_pd(&l->faddr, l->family, pd.daddr);
+	/* FAULT ib-version: the REP names a version the REQ did not agree
+	 * to (the faulty-peer mode, rdsu.h; tests only). */
+	if (!l->active && (rdsu_ep_faults(l->t->ep) & RDSU_FAULT_IB_VERSION))
+		version = WIRE_IBVER_4_0;
 	pd.major = (uint8_t)(version >> 8);
 	pd.minor = (uint8_t)version;
 	pd.minor_mask = WIRE_IB_SUPPORTED_MINORS;
@@ -281,6 +285,10 @@ static void on_request(struct rdsu_ib *t, const struct cm_ev *ev, rdsu_ns now)
 	bool ok;
 	size_t n;
 
+	/* FAULT ib-version-accept: what rds_ib_protocol_compatible refuses
+	 * is taken as 3.1. */
+	if (!version && ev->pd_full && (rdsu_ep_faults(t->ep) & RDSU_FAULT_IB_VERSION_ACCEPT))
+		version = WIRE_IBVER_3_1;
 	if (!version) {
 		t->st.rejected++;
 		reject(ev->id, true);

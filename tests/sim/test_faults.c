@@ -789,6 +789,11 @@ static void test_fault_table(void **state)
 	      RDSU_FAULT_HUGE_HLEN_CRASH | RDSU_FAULT_PROBE_NO_PONG | RDSU_FAULT_PROBE_PONG_LATE |
 	      RDSU_FAULT_PROBE_PONG_PORT0 | RDSU_FAULT_PROBE_EXTRA_PING |
 	      RDSU_FAULT_ANSWER_DELAY_1S | RDSU_FAULT_ANSWER_DELAY_3S;
+	/* over IB: the frame calls' seven in tests/unit/rds/test_frames.c,
+	 * the CM's two only over RC in the lab (tests/lab/conform_ib.py) */
+	all |= RDSU_FAULT_IB_CSUM_BAD | RDSU_FAULT_IB_CSUM_IGNORED | RDSU_FAULT_IB_NO_ACK |
+	       RDSU_FAULT_IB_ACK_ZERO | RDSU_FAULT_IB_FRAG_MISMATCH | RDSU_FAULT_IB_FRAG_ACCEPT |
+	       RDSU_FAULT_IB_VERSION | RDSU_FAULT_IB_VERSION_ACCEPT | RDSU_FAULT_IB_ACK_IGNORED;
 	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
 		assert_int_equal(all & cases[i].fault, 0);
 		all |= cases[i].fault;

@@ -26,6 +26,9 @@
 #include <unistd.h>
 
 #include <rds/rdsu_tcp.h>
+#ifdef CF_HAVE_IB
+#include <rds/rdsu_ib.h>
+#endif
 
 #include "craft.h"
 #include "node.h"
@@ -349,6 +352,10 @@ struct ag {
 	size_t n_socks;
 	uint8_t *buf;
 	char stack[128];
+	bool ib;                    /* --transport ib */
+#ifdef CF_HAVE_IB
+	struct rdsu_ib_cfg ibcfg;
+#endif
 };
 
 static volatile sig_atomic_t ag_stop;
@@ -359,7 +366,8 @@ static void on_signal(int sig)
 	ag_stop = 1;
 }
 
-enum { AO_KERNEL = 0x100, AO_KVER, AO_NPATHS, AO_GEN, AO_FAULT, AO_CTL, AO_ONCE, AO_PORT };
+enum { AO_KERNEL = 0x100, AO_KVER, AO_NPATHS, AO_GEN, AO_FAULT, AO_CTL, AO_ONCE, AO_PORT,
+       AO_TRANSPORT };
 
 static const struct argp_option ag_options[] = {
 	{ "bind", 'b', "ADDR", 0, "the peer's RDS address (the stack's local address)", 0 },
@@ -369,6 +377,9 @@ static const struct argp_option ag_options[] = {
 	{ "npaths", AO_NPATHS, "N", 0, "librds: paths to advertise (default 8)", 0 },
 	{ "gen", AO_GEN, "N", 0, "librds: generation number (default random)", 0 },
 	{ "listen-port", AO_PORT, "P", 0, "librds: RDS/TCP port (default 16385)", 0 },
+	{ "transport", AO_TRANSPORT, "tcp|ib", 0,
+	  "librds: IB alone, on the --bind address (an RDMA device's; rdma_cm port 18634); "
+	  "the kernel delivers what comes over IB to its bound sockets anyway", 0 },
 	{ "fault", AO_FAULT, "NAME", 0,
 	  "librds, TESTS ONLY: be a faulty peer committing this defect (repeatable; 'list')", 0 },
 	{ "auth-key", RIO_KEY_AUTH, "ao|md5:FILE", 0,
@@ -442,6 +453,11 @@ static error_t ag_parse(int key, char *arg, struct argp_state *st)
 	case AO_ONCE:
 		g->once = true;
 		return 0;
+	case AO_TRANSPORT:
+		if (strcmp(arg, "ib") && strcmp(arg, "tcp"))
+			argp_error(st, "--transport is tcp or ib");
+		g->ib = !strcmp(arg, "ib");
+		return 0;
 	case ARGP_KEY_ARG:
 		argp_error(st, "unexpected argument %s", arg);
 		return 0;
@@ -452,6 +468,19 @@ static error_t ag_parse(int key, char *arg, struct argp_state *st)
 			argp_error(st, "--fault is for librds, not --kernel");
 		if (g->cfg.kernel && g->cfg.tcp.auth)
 			argp_error(st, "--auth-key is for librds, not --kernel");
+		if (g->ib && !g->cfg.kernel) {
+#ifdef CF_HAVE_IB
+			/* IB alone: the kernel beside it keeps RDS/TCP's
+			 * port, and an address on an RDMA device takes IB
+			 * at bind anyway. */
+			rdsu_ib_cfg_default(&g->ibcfg);
+			g->cfg.io.transports = RDSU_IO_IB;
+			g->cfg.io.ib = &g->ibcfg;
+			g->cfg.ep.rdma_laddrs = 1;
+#else
+			argp_error(st, "--transport ib: built without libibverbs and librdmacm");
+#endif
+		}
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -689,10 +718,11 @@ static void ag_stack_name(struct ag *g)
 
 	if (g->cfg.kernel) {
 		uname(&u);
-		snprintf(g->stack, sizeof(g->stack), "kernel %s (AF_RDS)", u.release);
+		snprintf(g->stack, sizeof(g->stack), "kernel %s (AF_RDS%s)", u.release,
+			 g->ib ? ", IB" : "");
 	} else {
-		snprintf(g->stack, sizeof(g->stack), "librds %s (kver %d, npaths %u%s)",
-			 RDSTK_VERSION, g->cfg.ep.kver, g->cfg.ep.npaths,
+		snprintf(g->stack, sizeof(g->stack), "librds %s (kver %d, npaths %u%s%s)",
+			 RDSTK_VERSION, g->cfg.ep.kver, g->cfg.ep.npaths, g->ib ? ", IB" : "",
 			 g->cfg.ep.faults ? ", FAULTY" : "");
 	}
 }

@@ -102,4 +102,22 @@ CASE(case_hostile_map_len);
 CASE(case_hostile_truncated);
 CASE(case_hostile_garbage);
 
+/* cases_ib.c */
+CASE(case_ib_pd_31);
+CASE(case_ib_pd_4x);
+CASE(case_ib_pd_reject);
+CASE(case_ib_pd_major0);
+CASE(case_ib_frag_mismatch);
+CASE(case_ib_frag_runt);
+CASE(case_ib_csum_bad);
+CASE(case_ib_csum_peer);
+CASE(case_ib_ack_required);
+CASE(case_ib_hack);
+CASE(case_ib_ack_only);
+CASE(case_ib_hack_honoured);
+CASE(case_ib_ping);
+CASE(case_ib_seq);
+CASE(case_ib_cong_map);
+CASE(case_ib_cong_set);
+
 #endif /* CONFORM_CASES_H */

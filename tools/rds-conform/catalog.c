@@ -5,12 +5,15 @@
  *
  * IDs: rds31/<topic>/<n> for requirements of the RDS 3.1 wire spec (which
  * has no numbered sections; the topic names the spec's heading), linux/...
- * for kernel behaviour the spec does not state. IDs never change meaning;
- * a retired case keeps its number unused.
+ * for kernel behaviour the spec does not state, ib/<topic>/<n> for RDS over
+ * InfiniBand as net/rds/ib*.c does it (the spec frames RDS/TCP only; these
+ * run with --transport ib, and only they do). IDs never change meaning; a
+ * retired case keeps its number unused.
  */
 #include "cases.h"
 
 #define SPEC "RDS 3.1 wire spec, "
+#define IB CF_NEED_IB
 
 const struct cf_case cf_cases[] = {
 	/* ---- the header ---- */
@@ -159,6 +162,70 @@ const struct cf_case cf_cases[] = {
 	{ "linux/hostile/4", CF_MUST, "garbage does not take the peer down",
 	  "Random bytes on a connection cost at most that connection.", "rds_tcp_data_recv",
 	  CF_NEED_HOSTILE, case_hostile_garbage },
+
+	/* ---- RDS over IB (--transport ib) ---- */
+	{ "ib/cm/1", CF_MUST, "a 3.1 proposal is answered with 3.1",
+	  "A REQ whose private data proposes 3.1 is accepted with REP private data naming 3.1, "
+	  "from the peer's address to ours.",
+	  "rds_ib_protocol_compatible, rds_ib_cm_fill_conn_param; kernel-rds-facts 6.2, 6.3", IB,
+	  case_ib_pd_31 },
+	{ "ib/cm/2", CF_MUST, "a 4.x proposal is answered with the highest common minor",
+	  "Major 4 with minor mask 0x3 is answered 4.1, with mask 0x1 4.0.",
+	  "rds_ib_protocol_compatible; kernel-rds-facts 6.3", IB, case_ib_pd_4x },
+	{ "ib/cm/3", CF_MUST, "an incompatible version is rejected with consumer data 1",
+	  "A REQ proposing 3.0 or 5.0 gets a REJ, reason consumer defined, consumer data 1 "
+	  "(RDS_RDMA_REJ_INCOMPAT).", "rds_ib_cm_handle_connect; kernel-rds-facts 6.3", IB,
+	  case_ib_pd_reject },
+	{ "ib/cm/4", CF_INFO_ONLY, "what a proposal of major 0 is answered with",
+	  "Reports the answer to private data whose major version is 0.",
+	  "rds_ib_protocol_compatible; kernel-rds-facts 6.3", IB, case_ib_pd_major0 },
+	{ "ib/cong/1", CF_MUST, "a congestion map when the IB connection comes up",
+	  "The peer sends its whole map: h_len 8192, h_flags exactly 0x01, seq 0, as two "
+	  "fragments of 4096 bytes that carry the same header.",
+	  "rds_connect_path_complete, rds_ib_xmit; kernel-rds-facts 6.5", IB, case_ib_cong_map },
+	{ "ib/ping/1", CF_MUST, "a ping over IB is answered, without extension headers",
+	  "A ping gets a pong from port 0 to the pinging port with no payload; on IB no probe "
+	  "extension header rides on it.", "rds_send_pong; kernel-rds-facts 6.9", IB,
+	  case_ib_ping },
+	{ "ib/seq/1", CF_MUST, "messages over IB are numbered one after another",
+	  "Each message the peer sends takes the next sequence number.",
+	  SPEC "Sequence numbers and acknowledgements", IB, case_ib_seq },
+	{ "ib/ack/1", CF_MUST, "h_ack acknowledges the last message received",
+	  "Every header the peer sends carries in h_ack the sequence number of the last whole "
+	  "message it received: the pong to our ping acknowledges the ping.",
+	  "rds_ib_piggyb_ack, rds_ib_set_ack; kernel-rds-facts 6.7", IB, case_ib_hack },
+	{ "ib/ack/2", CF_MUST, "ACK_REQUIRED is answered",
+	  "A message flagged ACK_REQUIRED is acknowledged at once, by an ACK-only frame when "
+	  "nothing else is sent.", "rds_ib_attempt_ack, rds_ib_send_ack; kernel-rds-facts 6.7",
+	  IB, case_ib_ack_required },
+	{ "ib/ack/3", CF_MUST, "an ACK-only frame is recognised, even between fragments",
+	  "A header-only frame with ports 0 and no payload is an acknowledgement, never a "
+	  "message or a fragment: a message it interrupts still completes.",
+	  "rds_ib_process_recv; kernel-rds-facts 6.7, 6.8", IB, case_ib_ack_only },
+	{ "ib/ack/4", CF_MUST, "h_ack and the private data's ack_seq are honoured",
+	  "Messages our h_ack acknowledged are freed, not resent after a reconnect; the others "
+	  "are resent first, flagged RETRANSMITTED; an ack_seq in our REQ's private data frees "
+	  "as h_ack does.", "rds_ib_process_recv, rds_send_drop_acked, rds_ib_cm_handle_connect; "
+	  "kernel-rds-facts 6.7, 6.9", IB, case_ib_hack_honoured },
+	{ "ib/csum/1", CF_MUST, "the peer's frames carry a valid h_csum",
+	  "Every frame over IB carries the header checksum.",
+	  "rds_ib_xmit, rds_message_make_checksum; kernel-rds-facts 1 (h_csum)", IB,
+	  case_ib_csum_peer },
+	{ "ib/cong/2", CF_MUST, "a congested port is announced in a map over IB",
+	  "When a port's receive queue passes its receive buffer, a map with its bit set goes "
+	  "to us over the IB connection.", SPEC "Congestion control; rds_cong_queue_updates",
+	  IB | CF_NEED_AGENT, case_ib_cong_set },
+	/* each of these ends the peer's connection */
+	{ "ib/csum/2", CF_MUST, "a frame with a wrong h_csum ends the connection",
+	  "A frame whose non-zero h_csum does not verify is not processed: the connection is "
+	  "dropped.", "rds_ib_process_recv; kernel-rds-facts 6.8", IB, case_ib_csum_bad },
+	{ "ib/frag/1", CF_MUST, "fragments whose headers disagree end the connection",
+	  "A later fragment whose seq, len, sport or dport differ from the first fragment's is a "
+	  "fragment header mismatch: the connection is dropped.",
+	  "rds_ib_process_recv; kernel-rds-facts 6.8", IB, case_ib_frag_mismatch },
+	{ "ib/frag/2", CF_MUST, "a completion shorter than a header ends the connection",
+	  "A receive completion of fewer than 48 bytes is a connection error.",
+	  "rds_ib_process_recv; kernel-rds-facts 6.8", IB, case_ib_frag_runt },
 };
 
 const size_t cf_n_cases = sizeof(cf_cases) / sizeof(cf_cases[0]);

@@ -56,6 +56,8 @@ enum cf_verdict {
 #define CF_NEED_AGENT 0x1        /* the side channel (rds-conform agent) */
 #define CF_NEED_LARGER 0x2       /* a local address larger than the peer's */
 #define CF_NEED_HOSTILE 0x4      /* may crash a faulty peer: runs last */
+#define CF_NEED_IB 0x8           /* an IB case: runs with --transport ib, and
+				  * only the IB cases run then */
 
 #define CF_TEXT 480              /* expected / actual / reason, one line each */
 
@@ -63,7 +65,7 @@ struct cf_run;
 struct cf_result;
 
 struct cf_case {
-	const char *id;          /* "rds31/cong/1", "linux/tcp/3": stable */
+	const char *id;          /* "rds31/cong/1", "linux/tcp/3", "ib/ack/1": stable */
 	enum cf_level level;
 	const char *title;       /* one line: what is checked */
 	const char *requirement; /* the rule in words */
@@ -81,6 +83,8 @@ struct cf_result {
 	char reason[CF_TEXT];    /* for NON_STRICT, INFO, SKIP, ERROR, and
 				  * FAIL when --strict made it one */
 	double secs;             /* wall time the case took */
+	double t0, t1;           /* when it ran (CLOCK_REALTIME, s): its part
+				  * of a capture of the whole run */
 	char pcap[256];          /* the saved exchange, "" if none */
 };
 

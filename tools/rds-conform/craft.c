@@ -60,6 +60,7 @@ enum {
 	OPT_WAIT,
 	OPT_NO_SEND,
 	OPT_IB,
+	OPT_TRANSPORT,
 };
 
 static const struct argp_option options[] = {
@@ -116,6 +117,9 @@ static const struct argp_option options[] = {
 	{ "wait", OPT_WAIT, "MS", 0,
 	  "then print what the peer sends for MS milliseconds, and whether it closed", 4 },
 	{ "no-send", OPT_NO_SEND, NULL, 0, "with --to: do not connect (for -w and -X)", 4 },
+	{ "transport", OPT_TRANSPORT, "tcp|ib", 0,
+	  "with --to: TCP (default), or IB: an RC connection to rdma_cm port 18634 (IPv6 16385) "
+	  "and each message as RC SENDs of the header and up to 4096 payload bytes", 4 },
 	{ NULL, 'h', NULL, 0, "give this help list (as -?)", -1 },
 	{ 0 }
 };
@@ -139,6 +143,7 @@ struct cli {
 	bool has_to, has_from, no_send;
 	struct rdsu_addr to, from;
 	uint16_t to_port, from_port;
+	bool to_port_given, ib_live; /* --transport ib: sent over an RC QP */
 	long wait_ms;
 };
 
@@ -350,6 +355,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		c->to_port = WIRE_TCP_PORT;
 		if (craft_parse_addr(arg, &c->to, &c->to_port, err, sizeof(err)))
 			argp_error(st, "--to: %s", err);
+		/* ADDR:PORT, or [V6]:PORT; a bare IPv6 address has several ':' */
+		c->to_port_given = arg[0] == '[' ? strstr(arg, "]:") != NULL :
+			strchr(arg, ':') && strchr(arg, ':') == strrchr(arg, ':');
 		c->has_to = true;
 		break;
 	case OPT_FROM:
@@ -366,6 +374,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_NO_SEND:
 		c->no_send = true;
+		break;
+	case OPT_TRANSPORT:
+		if (strcmp(arg, "tcp") && strcmp(arg, "ib"))
+			argp_error(st, "--transport is tcp or ib");
+		c->ib_live = !strcmp(arg, "ib");
 		break;
 	case 'h':
 		argp_state_help(st, stdout, ARGP_HELP_STD_HELP);
@@ -393,6 +406,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			argp_error(st, "--ib needs --pcap");
 		if (c->ib && c->has_to && !c->no_send)
 			argp_error(st, "--ib writes a capture only: give --no-send with --to");
+		if (c->ib_live && (!c->has_to || c->no_send))
+			argp_error(st, "--transport ib needs --to");
+		/* the RoCEv2 capture of an IB exchange is not written here */
+		if (c->ib_live && c->pcap)
+			argp_error(st, "--transport ib does not write -w captures (--ib draws one without sending)");
+		if (c->ib_live && !c->to_port_given)
+			c->to_port = rdsu_addr_is_v4(&c->to) ? WIRE_IB_PORT_V4 : WIRE_IB_PORT_V6;
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -439,6 +459,7 @@ static void hexdump(const uint8_t *b, size_t n)
 struct run {
 	struct cli *c;
 	int fd;
+	struct craft_ib *ib;        /* --transport ib: instead of fd */
 	struct cf_pcap *pc;
 	struct cf_pcap_flow flow;
 	struct craft_qp qp;     /* --ib */
@@ -499,6 +520,11 @@ static int emit(struct run *r, const char *what, const struct wire_hdr *h, const
 			fprintf(stderr, "rds-conform craft: %s: %s\n", r->c->pcap, strerror(-rc));
 			return 1;
 		}
+	}
+	if (r->ib) {
+		if (craft_ib_send(r->ib, b, n))
+			return 1;
+		r->sent += n;
 	}
 	if (r->fd >= 0) {
 		size_t off = 0;
@@ -718,7 +744,17 @@ static int run(struct cli *c)
 	if (cut)
 		fprintf(stderr, "rds-conform craft: warning: %zu extension bytes did not fit into "
 				"the 16 and were cut off\n", cut);
-	if (c->has_to && !c->no_send) {
+	if (c->ib_live) {
+		char why[200];
+
+		rio_addr_port_str(&c->to, c->to_port, r.peer, sizeof(r.peer));
+		if (craft_ib_open(&c->to, c->to_port, c->has_from ? &c->from : NULL, &r.ib, why,
+				  sizeof(why))) {
+			fprintf(stderr, "rds-conform craft: IB connection to %s: %s\n", r.peer, why);
+			free(buf);
+			return 1;
+		}
+	} else if (c->has_to && !c->no_send) {
 		rio_addr_port_str(&c->to, c->to_port, r.peer, sizeof(r.peer));
 		r.fd = connect_to(c);
 		if (r.fd < 0) {
@@ -784,10 +820,13 @@ static int run(struct cli *c)
 			goto out;
 		}
 	}
-	if (r.fd >= 0) {
-		printf("sent %llu bytes to %s\n", (unsigned long long)r.sent, r.peer);
+	if (r.fd >= 0 || r.ib) {
+		printf("sent %llu bytes to %s%s\n", (unsigned long long)r.sent, r.peer,
+		       r.ib ? " over IB" : "");
 		fflush(stdout);
-		if (c->wait_ms)
+		if (c->wait_ms && r.ib)
+			craft_ib_receive(r.ib, c->wait_ms);
+		else if (c->wait_ms)
 			receive(&r);
 	}
 out:
@@ -798,6 +837,7 @@ out:
 	}
 	if (r.fd >= 0)
 		close(r.fd);
+	craft_ib_close(r.ib);
 	free(buf);
 	return rc;
 }

@@ -194,4 +194,24 @@ int craft_roce_packets(struct craft_qp *qp, const uint8_t *frame, size_t len, cr
  * exit status (0; 1 the connection failed; 2 bad options). */
 int craft_main(int argc, char **argv);
 
+/*
+ * Over IB (craft_ib.c, --transport ib): an RC connection through the
+ * conformance suite's IB node, 3.1 private data from |from| to |to|.
+ * Each message goes as a kernel sends it, a SEND per 4096 payload bytes
+ * each led by the header as built (so a wrong h_len is sent as it is);
+ * a message cut below 48 bytes (--truncate) is one short SEND. What the
+ * peer sends back is printed as whole messages, ACK-only frames counted.
+ */
+struct craft_ib;
+
+/* craft_ib_open() - Return: 0 and *out; negative errno with |why|. */
+int craft_ib_open(const struct rdsu_addr *to, uint16_t port, const struct rdsu_addr *from,
+		  struct craft_ib **out, char *why, size_t cap);
+/* craft_ib_send() - one message's bytes |b| (|n| of them). Return: 0;
+ * negative errno with the reason on stderr. */
+int craft_ib_send(struct craft_ib *x, const uint8_t *b, size_t n);
+/* craft_ib_receive() - print what the peer sends for |ms|. */
+void craft_ib_receive(struct craft_ib *x, long ms);
+void craft_ib_close(struct craft_ib *x);
+
 #endif /* CONFORM_CRAFT_H */

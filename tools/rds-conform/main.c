@@ -4,6 +4,7 @@
  * (subcommands) run the agent beside a peer, or craft messages.
  *
  *   rds-conform --peer ADDR [--agent ADDR[:PORT]] [--larger ADDR] [ID-PREFIX...]
+ *   rds-conform --transport ib --peer ADDR [--agent ADDR[:PORT]] [ID-PREFIX...]
  *   rds-conform --list [--format text|json|markdown]
  *   rds-conform agent --bind ADDR [--kernel] ...
  *   rds-conform craft ...
@@ -26,6 +27,7 @@
 #include "agent.h"
 #include "cases.h"
 #include "craft.h"
+#include "node_ib.h"
 #include "out.h"
 #include "parse.h"
 #include "report.h"
@@ -38,7 +40,7 @@ const char *argp_program_version = "rds-conform " RDSTK_VERSION;
 struct opts {
 	struct cf_cfg cfg;
 	const char *peer_s, *agent_s, *out_s, *format_s;
-	bool have_peer, have_local, list, quiet;
+	bool have_peer, have_local, list, quiet, port_given;
 	enum cf_format fmt;
 	bool markdown;
 	uint32_t gen;
@@ -47,10 +49,11 @@ struct opts {
 };
 
 enum { O_PEER = 0x100, O_LOCAL, O_LARGER, O_AGENT, O_TIMEOUT, O_FORMAT, O_JSON, O_PCAP, O_STRICT,
-       O_LIST, O_GEN };
+       O_LIST, O_GEN, O_TRANSPORT };
 
 static const struct argp_option options[] = {
-	{ "peer", O_PEER, "ADDR[:PORT]", 0, "the RDS/TCP node under test (port default 16385)", 1 },
+	{ "peer", O_PEER, "ADDR[:PORT]", 0, "the RDS node under test (port default 16385; IB: 18634, IPv6 16385)", 1 },
+	{ "transport", O_TRANSPORT, "tcp|ib", 0, "RDS/TCP (default) or RDS over InfiniBand/RoCE: the ib/ cases through an RC QP", 1 },
 	{ "local", O_LOCAL, "ADDR", 0, "our address, smaller than the peer's (default: the route's source)", 1 },
 	{ "larger", O_LARGER, "ADDR", 0, "a local address larger than the peer's (cases that need one are skipped without)", 1 },
 	{ "agent", O_AGENT, "ADDR[:PORT]", 0, "the rds-conform agent beside the peer (port default 18600)", 1 },
@@ -82,6 +85,15 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 				   o->cfg.port ? err : " (port 0)");
 		o->peer_s = arg;
 		o->have_peer = true;
+		/* ADDR:PORT, or [V6]:PORT; a bare IPv6 address has several ':' */
+		o->port_given = arg[0] == '[' ? strstr(arg, "]:") != NULL :
+			strchr(arg, ':') && strchr(arg, ':') == strrchr(arg, ':');
+		return 0;
+	case O_TRANSPORT:
+		if (!strcmp(arg, "ib"))
+			o->cfg.ib = true;
+		else if (strcmp(arg, "tcp"))
+			argp_error(st, "--transport is tcp or ib");
 		return 0;
 	case O_LOCAL:
 		if (parse_addr(arg, &o->cfg.local) < 0)
@@ -154,7 +166,22 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			argp_error(st, "--peer is needed");
 		if (o->cfg.have_larger && rdsu_addr_cmp(&o->cfg.larger, &o->cfg.peer) <= 0)
 			argp_error(st, "--larger must be larger than the peer's address");
-		if (o->have_local && rdsu_addr_cmp(&o->cfg.local, &o->cfg.peer) >= 0)
+		for (size_t k = 0; k < o->n_prefixes; k++) {
+			bool any = false;
+
+			for (size_t i = 0; i < cf_n_cases; i++)
+				any |= cf_case_selected(&cf_cases[i], o->prefixes[k]) &&
+				       !(cf_cases[i].needs & CF_NEED_IB) == !o->cfg.ib;
+			if (!any)
+				argp_error(st, "%s: no case of that prefix runs over %s%s", o->prefixes[k],
+					   o->cfg.ib ? "IB" : "TCP",
+					   o->cfg.ib ? "" : " (the ib/ cases need --transport ib)");
+		}
+		if (o->cfg.ib && !o->port_given)
+			o->cfg.port = rdsu_addr_is_v4(&o->cfg.peer) ? WIRE_IB_PORT_V4 : WIRE_IB_PORT_V6;
+		if (o->cfg.ib && o->cfg.have_larger)
+			argp_error(st, "--larger is for RDS/TCP: on IB both sides connect");
+		if (!o->cfg.ib && o->have_local && rdsu_addr_cmp(&o->cfg.local, &o->cfg.peer) >= 0)
 			argp_error(st, "--local must be smaller than the peer's address (only the "
 				   "smaller address carries RDS/TCP)");
 		return 0;
@@ -165,6 +192,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 
 static bool selected(const struct opts *o, const struct cf_case *c)
 {
+	/* A run is over one transport; --list shows every case. */
+	if (!o->list && !(c->needs & CF_NEED_IB) != !o->cfg.ib)
+		return false;
 	if (o->n_prefixes == 0)
 		return true;
 	for (size_t i = 0; i < o->n_prefixes; i++)
@@ -206,7 +236,8 @@ static void unrunnable_report(const struct opts *o, FILE *out, const char *why)
 
 static const char *needs_text(unsigned needs, char *buf, size_t cap)
 {
-	snprintf(buf, cap, "%s%s%s", needs & CF_NEED_AGENT ? "agent " : "",
+	snprintf(buf, cap, "%s%s%s%s", needs & CF_NEED_IB ? "ib " : "",
+		 needs & CF_NEED_AGENT ? "agent " : "",
 		 needs & CF_NEED_LARGER ? "larger-address " : "",
 		 needs & CF_NEED_HOSTILE ? "hostile " : "");
 	if (buf[0])
@@ -305,6 +336,40 @@ static void pcap_name(char *buf, size_t cap, const char *dir, const char *id)
 	snprintf(buf + n, cap - n, ".pcap");
 }
 
+static double wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Over IB: the run's one capture (tcpdump on our address's netdev)
+ * becomes each case's. */
+static void ib_split(struct cf_result *res, size_t n, int dump, const char *all)
+{
+	char why[200];
+
+	cf_ib_capture_stop(dump);
+	for (size_t i = 0; i < n && dump; i++) {
+		if (!res[i].pcap[0])
+			continue;
+		/* a little after its end, for the last packets' stamps
+		 * (the capture reads them), but none of the next case's */
+		double end = res[i].t1 + 0.3;
+
+		if (i + 1 < n && res[i + 1].t0 < end)
+			end = res[i + 1].t0;
+		if (cf_ib_capture_split(all, res[i].pcap, res[i].t0, end, why, sizeof(why)) < 0) {
+			fprintf(stderr, "rds-conform: %s: %s\n", res[i].pcap, why);
+			res[i].pcap[0] = '\0';
+		}
+	}
+	if (!dump)
+		for (size_t i = 0; i < n; i++)
+			res[i].pcap[0] = '\0';
+}
+
 static void run_case(struct opts *o, struct cf_run *r, const struct cf_case *c,
 		     struct cf_result *res)
 {
@@ -324,12 +389,15 @@ static void run_case(struct opts *o, struct cf_run *r, const struct cf_case *c,
 	} else {
 		if (o->cfg.pcap_dir) {
 			pcap_name(res->pcap, sizeof(res->pcap), o->cfg.pcap_dir, c->id);
-			if (cf_pcap_open(&r->pcap, res->pcap)) {
+			/* over IB the run's capture is split after the run */
+			if (!o->cfg.ib && cf_pcap_open(&r->pcap, res->pcap)) {
 				r->pcap = NULL;
 				res->pcap[0] = '\0';
 			}
 		}
+		res->t0 = wall();
 		c->run(r, res);
+		res->t1 = wall();
 		cf_pcap_close(r->pcap);
 		r->pcap = NULL;
 	}
@@ -349,12 +417,31 @@ static void run_case(struct opts *o, struct cf_run *r, const struct cf_case *c,
 	res->secs = (double)(rdsu_clock() - t0) / 1e9;
 }
 
+/* Over IB: can an RC connection be had at all? */
+static int ib_reachable(struct cf_run *r, char *why, size_t cap)
+{
+	struct cf_ibconn *c;
+	uint8_t pd[WIRE_IBPD_V6_LEN];
+	char a[64];
+	int err = cf_ib_connect(r, pd, cf_ib_pd(r, WIRE_IBVER_3_1, 0, pd), 1000, &c);
+
+	if (err)
+		snprintf(why, cap, "no IB connection from %s to the peer at rdma_cm port %u: %s",
+			 cf_addr(&r->cfg->local, a), r->cfg->port, c ? c->why : strerror(-err));
+	cf_ib_close(c);
+	return err;
+}
+
 /* Before the catalogue: can the peer be reached at all? */
 static int reachable(struct cf_run *r, char *why, size_t cap)
 {
 	struct cf_conn *c;
 	char a[64];
-	int err = cf_connect(r, &r->cfg->local, 0, 0, &c);
+	int err;
+
+	if (r->cfg->ib)
+		return ib_reachable(r, why, cap);
+	err = cf_connect(r, &r->cfg->local, 0, 0, &c);
 
 	if (err) {
 		snprintf(why, cap, "cannot connect from %s to the peer at port %u: %s",
@@ -370,8 +457,8 @@ int main(int argc, char **argv)
 {
 	static const struct argp argp = {
 		options, parse, "[ID-PREFIX...]",
-		"Check an RDS/TCP peer against the RDS 3.1 wire spec and the Linux kernel's "
-		"behaviour.\v"
+		"Check an RDS/TCP peer (or with --transport ib an RDS-over-IB peer) against the "
+		"RDS 3.1 wire spec and the Linux kernel's behaviour.\v"
 		"Subcommands: 'rds-conform agent --help' (run beside the peer), "
 		"'rds-conform craft --help' (build and send any message).\n"
 		"Exit: 0 every MUST passed, 1 a case failed, 2 the suite could not run.",
@@ -381,7 +468,8 @@ int main(int argc, char **argv)
 	struct cf_run r;
 	struct cf_result *res;
 	struct cf_meta meta;
-	char why[256], peer[80], started[32];
+	char why[256], peer[80], started[32], all[300];
+	int dump = 0;
 	FILE *out = stdout;
 	size_t n = 0;
 	rdsu_ns t0;
@@ -407,7 +495,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rds-conform: no route to the peer; give --local\n");
 		return 2;
 	}
-	if (!o.have_local && rdsu_addr_cmp(&o.cfg.local, &o.cfg.peer) >= 0) {
+	if (!o.cfg.ib && !o.have_local && rdsu_addr_cmp(&o.cfg.local, &o.cfg.peer) >= 0) {
 		fprintf(stderr, "rds-conform: our address %s is not smaller than the peer's: only "
 			"the smaller address carries RDS/TCP; give --local\n",
 			cf_addr(&o.cfg.local, peer));
@@ -436,7 +524,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rds-conform: %s\n", why);
 		return 2;
 	}
-	if (reachable(&r, why, sizeof(why)) || cf_calibrate(&r, why, sizeof(why))) {
+	/* Over IB every wait is the timeout: the calibration's exchange is
+	 * RDS/TCP's. */
+	if (reachable(&r, why, sizeof(why)) || (!o.cfg.ib && cf_calibrate(&r, why, sizeof(why)))) {
 		fprintf(stderr, "rds-conform: %s\n", why);
 		cf_agent_close(r.agent);
 		/* A report that was asked for (a file, or TAP/JUnit/JSON for a
@@ -468,6 +558,14 @@ int main(int argc, char **argv)
 	};
 	if (inline_lines)
 		cf_heading(stdout, &meta);
+	if (o.cfg.ib && o.cfg.pcap_dir) {
+		snprintf(all, sizeof(all), "%s/run.pcap", o.cfg.pcap_dir);
+		dump = cf_ib_capture_start(&r, all, why, sizeof(why));
+		if (!dump)
+			fprintf(stderr, "rds-conform: no capture: %s\n", why);
+		else
+			sleep(1);  /* "listening" comes before packets do */
+	}
 	t0 = rdsu_clock();
 	for (size_t i = 0; i < cf_n_cases; i++) {
 		if (!selected(&o, &cf_cases[i]))
@@ -477,6 +575,8 @@ int main(int argc, char **argv)
 			cf_progress(inline_lines ? stdout : stderr, &res[n]);
 		n++;
 	}
+	if (o.cfg.ib && o.cfg.pcap_dir)
+		ib_split(res, n, dump, all);
 	meta.secs = (double)(rdsu_clock() - t0) / 1e9;
 	if (cf_report(out, o.fmt, &meta, res, n) || (out != stdout && fclose(out))) {
 		fprintf(stderr, "rds-conform: writing the report failed\n");

@@ -27,7 +27,9 @@ struct cf_agent;
 /* The run's settings (main.c fills them from the options). */
 struct cf_cfg {
 	struct rdsu_addr peer;
-	uint16_t port;              /* the peer's RDS/TCP port, 16385 */
+	uint16_t port;              /* the peer's RDS/TCP port, 16385, or with
+				     * |ib| its rdma_cm port, 18634 (IPv6 16385) */
+	bool ib;                    /* --transport ib: the IB node and cases */
 	struct rdsu_addr local;     /* smaller than the peer: the connecting side */
 	struct rdsu_addr larger;    /* larger than the peer, if have_larger */
 	bool have_larger;

@@ -307,9 +307,19 @@ enum rdsu_fault {
 	RDSU_FAULT_PROBE_EXTRA_PING = 1 << 18, /* probe-extra-ping */
 	RDSU_FAULT_ANSWER_DELAY_1S = 1 << 19, /* answer-delay-1s */
 	RDSU_FAULT_ANSWER_DELAY_3S = 1 << 20, /* answer-delay-3s */
+	/* over IB (frame transports) */
+	RDSU_FAULT_IB_CSUM_BAD = 1 << 21,     /* ib-csum-bad */
+	RDSU_FAULT_IB_CSUM_IGNORED = 1 << 22, /* ib-csum-ignored */
+	RDSU_FAULT_IB_NO_ACK = 1 << 23,       /* ib-no-ack */
+	RDSU_FAULT_IB_ACK_ZERO = 1 << 24,     /* ib-ack-zero */
+	RDSU_FAULT_IB_FRAG_MISMATCH = 1 << 25, /* ib-frag-mismatch */
+	RDSU_FAULT_IB_FRAG_ACCEPT = 1 << 26,  /* ib-frag-accept */
+	RDSU_FAULT_IB_VERSION = 1 << 27,      /* ib-version (the IB transport's CM) */
+	RDSU_FAULT_IB_VERSION_ACCEPT = 1 << 28, /* ib-version-accept (likewise) */
+	RDSU_FAULT_IB_ACK_IGNORED = 1 << 29,  /* ib-ack-ignored */
 };
 
-#define RDSU_FAULT__COUNT 21
+#define RDSU_FAULT__COUNT 30
 #define RDSU_FAULT__ALL ((1u << RDSU_FAULT__COUNT) - 1)
 
 struct rdsu_fault_info {
@@ -325,6 +335,10 @@ RDSU_API const struct rdsu_fault_info *rdsu_fault_info(unsigned bit);
 RDSU_API const char *rdsu_fault_name(unsigned bit);
 /* rdsu_fault_by_name() - the fault mask named |name|, 0 if none is. */
 RDSU_API uint32_t rdsu_fault_by_name(const char *name);
+/* rdsu_ep_faults() - the faults |ep| commits: for a transport whose own
+ * layer holds the behaviour a defect breaks (the IB transport's CM
+ * version negotiation). */
+RDSU_API uint32_t rdsu_ep_faults(const struct rdsu_ep *ep);
 
 /* ------------------------------------------------------------------------
  * Events for the application (pulled, coalesced: at most one pending event

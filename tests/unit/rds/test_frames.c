@@ -75,12 +75,31 @@ static void pair_link(struct pair *p, uint32_t a_posted)
 	drain(p->b);
 }
 
-static void pair_new(struct pair *p, uint32_t a_posted)
+/* An endpoint of the faulty-peer mode (|faults| 0: a correct one). */
+static struct rdsu_ep *ep_faulty(uint32_t addr, uint32_t gen, uint32_t faults)
+{
+	struct rdsu_ep_cfg c;
+	struct rdsu_ep *ep;
+
+	rdsu_ep_cfg_default(&c);
+	c.laddrs[0] = rdsu_addr_v4(addr);
+	c.n_laddrs = 1;
+	c.kver = WIRE_KVER_7;
+	c.gen_num = gen;
+	c.seed = 99;
+	c.path_rule = RDSU_PATH_BY_PORT;
+	c.faults = faults;
+	assert_int_equal(rdsu_ep_new(&ep, &c), 0);
+	return ep;
+}
+
+/* b commits |b_faults| (tests of the faulty-peer mode). */
+static void pair_new_f(struct pair *p, uint32_t a_posted, uint32_t b_faults)
 {
 	memset(p, 0, sizeof(*p));
 	p->now = T0;
 	p->a = ep_make(SMALL, WIRE_KVER_7, 11);
-	p->b = ep_make(LARGE, WIRE_KVER_7, 22);
+	p->b = ep_faulty(LARGE, 22, b_faults);
 	p->sa = ib_sock(p->a, SMALL, APORT);
 	p->sb = ib_sock(p->b, LARGE, BPORT);
 	/* a first message brings the connection up */
@@ -91,6 +110,11 @@ static void pair_new(struct pair *p, uint32_t a_posted)
 		assert_int_equal(rdsu_sock_submit(p->sa, &d, BPORT, &iov, 1, p->now), 5);
 	}
 	pair_link(p, a_posted);
+}
+
+static void pair_new(struct pair *p, uint32_t a_posted)
+{
+	pair_new_f(p, a_posted, 0);
 }
 
 static void pair_free(struct pair *p)
@@ -454,6 +478,143 @@ static void test_frames_csum_zero_probe(void **state)
 	pair_free(&p);
 }
 
+/* ------------------------------------------------------------------------
+ * The faulty-peer mode over IB: each defect of the frame calls shows on
+ * the frames, and does not without it.
+ */
+
+/* b's next frame to a, and what a makes of it. */
+static int frame_b_to_a(struct pair *p, struct wire_hdr *h)
+{
+	static uint8_t buf[RDSU_FRAME_MAX];
+	ssize_t n = rdsu_link_output_frame(p->b, p->lb, buf, sizeof(buf), p->now);
+
+	assert_true(n >= WIRE_HDR_LEN);
+	(void)wire_hdr_decode(h, buf, (size_t)n);
+	return rdsu_link_input_frame(p->a, p->la, buf, (size_t)n, p->now);
+}
+
+static void test_frames_fault_csum_bad(void **state)
+{
+	(void)state;
+	for (int bad = 0; bad < 2; bad++) {
+		struct wire_hdr h;
+		struct pair p;
+		int r;
+
+		pair_new_f(&p, 0, bad ? RDSU_FAULT_IB_CSUM_BAD : 0);
+		r = frame_b_to_a(&p, &h);  /* the first fragment of b's map */
+		assert_int_equal(wire_hdr_csum_ok(&h), !bad);
+		assert_int_equal(r, bad ? RDSU_ERR_PROTO : 0);
+		pair_free(&p);
+	}
+}
+
+static void test_frames_fault_frag_mismatch(void **state)
+{
+	(void)state;
+	for (int bad = 0; bad < 2; bad++) {
+		struct wire_hdr h0, h1;
+		struct pair p;
+
+		pair_new_f(&p, 0, bad ? RDSU_FAULT_IB_FRAG_MISMATCH : 0);
+		assert_int_equal(frame_b_to_a(&p, &h0), 0);
+		assert_int_equal(frame_b_to_a(&p, &h1), bad ? RDSU_ERR_PROTO : 0);
+		assert_true(h0.flags == WIRE_FLAG_CONG_BITMAP && h1.flags == WIRE_FLAG_CONG_BITMAP);
+		assert_int_equal(h1.seq, h0.seq + (uint64_t)bad);
+		pair_free(&p);
+	}
+}
+
+/* Nine messages from a: the ninth asks for an ack. Return: ACK-only
+ * frames b sent for them. */
+static size_t nine(struct pair *p)
+{
+	uint8_t in[64];
+	size_t acks = 0;
+
+	pump(p);
+	assert_int_equal(read_b(p, in, sizeof(in)), 5);
+	for (int i = 1; i <= 9; i++) {
+		assert_int_equal(submit_a(p, (const uint8_t *)"x", 1), 1);
+		pump(p);
+		acks += p->acks_ba;
+		assert_int_equal(read_b(p, in, sizeof(in)), 1);
+	}
+	return acks;
+}
+
+static void test_frames_fault_acks(void **state)
+{
+	(void)state;
+	for (int bad = 0; bad < 2; bad++) {
+		struct pair p;
+
+		pair_new_f(&p, 0, bad ? RDSU_FAULT_IB_NO_ACK : 0);
+		assert_int_equal(nine(&p), bad ? 0 : 1);
+		assert_int_equal(conn_of(p.a, SMALL, LARGE).path[0].retrans_q_msgs, bad ? 9 : 0);
+		pair_free(&p);
+
+		pair_new_f(&p, 0, bad ? RDSU_FAULT_IB_ACK_ZERO : 0);
+		assert_int_equal(nine(&p), 1);
+		assert_int_equal(conn_of(p.a, SMALL, LARGE).path[0].peer_ack, bad ? 0 : 10);
+		pair_free(&p);
+
+		/* ten messages from b, the first and the tenth asking for
+		 * an ack: a's ACK-only frames free them all, unless b is
+		 * deaf to h_ack */
+		pair_new_f(&p, 0, bad ? RDSU_FAULT_IB_ACK_IGNORED : 0);
+		pump(&p);
+		for (int i = 0; i < 10; i++) {
+			struct rdsu_addr d = rdsu_addr_v4(SMALL);
+			struct iovec iov = { "y", 1 };
+
+			assert_int_equal(rdsu_sock_submit(p.sb, &d, APORT, &iov, 1, p.now), 1);
+			pump(&p);
+		}
+		assert_int_equal(conn_of(p.b, LARGE, SMALL).path[0].retrans_q_msgs, bad ? 10 : 0);
+		pair_free(&p);
+	}
+}
+
+/* A ping with a wrong h_csum, and a message whose second fragment names
+ * another sequence number, to b. */
+static void test_frames_fault_recv(void **state)
+{
+	static uint8_t buf[RDSU_FRAME_MAX];
+
+	(void)state;
+	for (int bad = 0; bad < 2; bad++) {
+		struct wire_hdr h;
+		struct pair p;
+
+		pair_new_f(&p, 0, bad ? RDSU_FAULT_IB_CSUM_IGNORED : 0);
+		pump(&p);
+		wire_build_ping(&h, 2, APORT);
+		wire_hdr_csum_set(&h);
+		h.csum ^= 0x0100;
+		wire_hdr_encode(&h, buf, WIRE_HDR_LEN);
+		assert_int_equal(rdsu_link_input_frame(p.b, p.lb, buf, WIRE_HDR_LEN, p.now),
+				 bad ? 0 : RDSU_ERR_PROTO);
+		assert_int_equal(stat(p.b, RDSU_STAT_RECV_BAD_CSUM), !bad);
+		pair_free(&p);
+
+		pair_new_f(&p, 0, bad ? RDSU_FAULT_IB_FRAG_ACCEPT : 0);
+		pump(&p);
+		wire_build_data(&h, 2, APORT, BPORT, 2 * WIRE_FRAG_SIZE);
+		wire_hdr_csum_set(&h);
+		wire_hdr_encode(&h, buf, WIRE_HDR_LEN);
+		assert_int_equal(rdsu_link_input_frame(p.b, p.lb, buf, sizeof(buf), p.now), 0);
+		h.seq = 3;
+		wire_hdr_csum_set(&h);
+		wire_hdr_encode(&h, buf, WIRE_HDR_LEN);
+		assert_int_equal(rdsu_link_input_frame(p.b, p.lb, buf, sizeof(buf), p.now),
+				 bad ? 0 : RDSU_ERR_PROTO);
+		assert_int_equal(conn_of(p.b, LARGE, SMALL).path[0].resets, !bad);
+		pair_free(&p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -464,6 +625,10 @@ int main(void)
 		cmocka_unit_test(test_frames_credits),
 		cmocka_unit_test(test_frames_errors),
 		cmocka_unit_test(test_frames_csum_zero_probe),
+		cmocka_unit_test(test_frames_fault_csum_bad),
+		cmocka_unit_test(test_frames_fault_frag_mismatch),
+		cmocka_unit_test(test_frames_fault_acks),
+		cmocka_unit_test(test_frames_fault_recv),
 	};
 	return cmocka_run_group_tests_name("rds_frames", tests, NULL, NULL);
 }
