@@ -23,6 +23,7 @@ void rdsu_ib_cfg_default(struct rdsu_ib_cfg *cfg)
 	cfg->size = sizeof(*cfg);
 	cfg->send_ring = RDSU_IB_SEND_RING_DEFAULT;
 	cfg->recv_ring = RDSU_IB_RECV_RING_DEFAULT;
+	cfg->retry_count = RDSU_IB_RETRY_DEFAULT;
 	cfg->make = rdsu_ib_make;
 }
 
@@ -312,7 +313,7 @@ int rdsu_ib_make(struct rdsu_io *io, const struct rdsu_ib_cfg *cfg, struct rdsu_
 	*out = NULL;
 	if (!cfg || cfg->size < sizeof(*cfg) || cfg->send_ring < RDSU_IB_RING_MIN ||
 	    cfg->send_ring > RDSU_IB_RING_MAX || cfg->recv_ring < RDSU_IB_RING_MIN ||
-	    cfg->recv_ring > RDSU_IB_RING_MAX)
+	    cfg->recv_ring > RDSU_IB_RING_MAX || cfg->retry_count > RDSU_IB_RETRY_MAX)
 		return RDSU_ERR_INVAL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
@@ -337,7 +338,15 @@ int rdsu_ib_get_stats(struct rdsu_io *io, struct rdsu_ib_stats *st)
 		return RDSU_ERR_INVAL;
 	for (unsigned i = 0; i < io->n_tr; i++) {
 		if (io->tr[i]->ops == &ib_ops) {
-			*st = ib_of(io->tr[i])->st;
+			struct rdsu_ib *t = ib_of(io->tr[i]);
+
+			*st = t->st;
+			for (struct ib_link *l = t->links; l; l = l->next) {
+				if (l->state != IL_UP)
+					continue;
+				st->send_inflight += (uint32_t)(l->s_head - l->s_tail);
+				st->recv_posted += l->rposted;
+			}
 			return 0;
 		}
 	}

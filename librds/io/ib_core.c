@@ -47,8 +47,9 @@ int rdsu_ib_core_accept(struct ib_link *l, const struct wire_ibpd *pd, rdsu_ns n
 	return 0;
 }
 
-/* Called before any receive is reported posted: like the kernel we then
- * offer no credits, and flow control stays off unless the peer offers. */
+/* The core offers as credits the receives reported posted before this
+ * (ib_cm.c offer_pd: none unless rdsu_ib_cfg.offer_credits, as the
+ * kernel); flow control toward us stays off without an offer. */
 void rdsu_ib_core_offer(struct ib_link *l, struct wire_ibpd *pd)
 {
 	struct rdsu_link_hs hs;
