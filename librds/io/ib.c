@@ -119,8 +119,12 @@ int rdsu_ib_link_setup(struct ib_link *l)
 	if (rdma_create_qp(l->cm, l->pd, &qa))
 		return -errno ? -errno : -EIO;
 	/* Sends wake us on every signalled completion; receives only on a
-	 * solicited one (a message's last frame), as the kernel arms them. */
-	if (ibv_req_notify_cq(l->scq, 0) || ibv_req_notify_cq(l->rcq, 1))
+	 * solicited one (a message's last frame), as the kernel arms them,
+	 * unless the ring is shorter than a whole message: a sender without
+	 * credits would fill it before the solicited frame and wait on RNR
+	 * for ever. */
+	l->rsolicited = l->nrecv > IB_MSG_FRAMES;
+	if (ibv_req_notify_cq(l->scq, 0) || ibv_req_notify_cq(l->rcq, l->rsolicited))
 		return -EIO;
 	l->ccsrc.fd = l->cc->fd;
 	r = rdsu_loop_watch(t->tr.io, &l->ccsrc, EPOLLIN, EPOLL_CTL_ADD);
@@ -208,7 +212,7 @@ static void ib_ready(struct rdsu_transport *tr, struct rdsu_src *src, uint32_t e
 	 * raises the next event. */
 	while (ibv_get_cq_event(l->cc, &cq, &cq_ctx) == 0) {
 		ibv_ack_cq_events(cq, 1);
-		(void)ibv_req_notify_cq(cq, cq == l->rcq);
+		(void)ibv_req_notify_cq(cq, cq == l->rcq && l->rsolicited);
 	}
 	if (!rdsu_ib_send_poll(l, now))
 		return;

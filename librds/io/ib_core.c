@@ -143,7 +143,10 @@ void rdsu_ib_core_output(struct ib_link *l, rdsu_ns now)
 		}
 		/* A message's last frame is signalled and SOLICITED (what
 		 * wakes the peer); an ACK-only frame, which may come between
-		 * two fragments, is both and leaves the count alone. */
+		 * two fragments, is both and leaves the count alone; so is the
+		 * last frame the peer's credits let out mid-message, or the
+		 * peer would sleep on its filled receives and never advertise
+		 * more. */
 		if (ack_only(slot, (size_t)n)) {
 			last = true;
 			l->t->st.acks_out++;
@@ -153,7 +156,8 @@ void rdsu_ib_core_output(struct ib_link *l, rdsu_ns now)
 			if (!l->orem)
 				l->orem = h.len;
 			l->orem = frag < l->orem ? l->orem - frag : 0;
-			last = l->orem == 0;
+			last = l->orem == 0 ||
+			       rdsu_link_output_stalled(l->t->ep, l->id) == 1;
 		}
 		if (rdsu_ib_send_post(l, (size_t)n, last) < 0) {
 			rdsu_ib_link_lost(l, now);
