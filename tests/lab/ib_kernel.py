@@ -77,6 +77,13 @@ def pattern(tag, i, n):
 
 _runs = {}
 
+def dmesg(what):
+    """The kernel's RDMA and RDS lines, for the log."""
+    p = subprocess.run(["dmesg"], capture_output=True, text=True)
+    lines = [x for x in p.stdout.splitlines()
+             if any(k in x for k in ("RDS", "rds", "rxe", "infiniband", "ib_"))]
+    print("dmesg (%%s):\n  %%s" %% (what, "\n  ".join(lines[-40:])), flush=True)
+
 def hw_watch(name):
     """rxe0's counters (RNR, retries, errors) into LAB_DIR/hw-NAME.txt every
     5 s: what the RC layer did when a run stalls."""
@@ -215,7 +222,7 @@ out_path = os.path.join(D, %(out)r)
 rc = None
 for attempt in range(20):
     with open(out_path, "w") as out:
-        rc = subprocess.call(["/run/lab/ibpeer", "--timeout", "400",
+        rc = subprocess.call(["/run/lab/ibpeer", "--timeout", "240",
                               "--ready-file", os.path.join(D, %(ready)r)] + %(args)r,
                              stdout=out, stderr=subprocess.STDOUT, env=env)
     text = open(out_path).read()
@@ -225,6 +232,7 @@ for attempt in range(20):
     print("ibpeer set-up failed, again:", text.strip(), flush=True)
     time.sleep(1)
 print("ibpeer exit", rc, flush=True)
+dmesg("at the end")
 flag(%(done)r)
 wait_flag(%(other)r, 60)
 raise SystemExit(rc)
@@ -257,10 +265,12 @@ def sock(port, rcvbuf):
             if e.errno != errno.EADDRNOTAVAIL or i == 59:
                 raise
             time.sleep(0.5)
-    s.settimeout(400)
+    s.settimeout(240)
     return s
 
 s = sock(5000, 8 << 20)
+# as ibpeer's: a few hundred messages in flight
+s.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, 1 << 20)
 c = sock(%(cport)d, 8 << 20)
 c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, %(crcvbuf)d)
 flag("ready_kernel")
@@ -296,12 +306,14 @@ t.start()
 got = [0]
 
 def watch():
-    last = None
+    last = said = None
     while True:
         time.sleep(5)
         now = (got[0], sent[0])
-        if now == last:
+        if now == last and now != said:
             print("many: stalled at received %%d sent %%d" %% now, flush=True)
+            dmesg("stalled")
+            said = now
         last = now
 
 threading.Thread(target=watch, daemon=True).start()
@@ -319,7 +331,7 @@ for i in range(N):
     got[0] = i + 1
     if i %% 10000 == 9999:
         print("many received", i + 1, "sent", sent[0], flush=True)
-t.join(400)
+t.join(240)
 assert not err, err
 print("many ok %%d each way in %%.1f s" %% (N, time.time() - t0), flush=True)
 for i in range(%(ccount)d):
@@ -330,6 +342,7 @@ for i in range(%(ccount)d):
     assert addr == PEER and data == many_msg("cg", i, 4096), ("cong", i, addr, len(data))
 c.sendto(b"cong %%d" %% %(ccount)d, PEER)
 print("cong ok %%d" %% %(ccount)d, flush=True)
+dmesg("at the end")
 flag("done_kernel")
 wait_flag("done_peer", 60)
 PY

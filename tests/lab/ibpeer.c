@@ -295,10 +295,13 @@ static void stall_line(const char *what, uint32_t rx, uint32_t tx, int last)
 	}
 	if (rdsu_ib_get_stats(io, &st) == 0)
 		printf(" frames_in %llu frames_out %llu send_full %llu downs %llu inflight %u "
-		       "posted %u",
+		       "posted %u connects %llu established %llu rejected_by_peer %llu "
+		       "rejected %llu",
 		       (unsigned long long)st.frames_in, (unsigned long long)st.frames_out,
 		       (unsigned long long)st.send_full, (unsigned long long)st.downs,
-		       st.send_inflight, st.recv_posted);
+		       st.send_inflight, st.recv_posted, (unsigned long long)st.connects,
+		       (unsigned long long)st.established, (unsigned long long)st.rejected_by_peer,
+		       (unsigned long long)st.rejected);
 	printf("\n");
 	fflush(stdout);
 }
@@ -335,6 +338,11 @@ static int many(const struct rdsu_addr *peer, uint16_t pport, uint32_t count,
 	uint32_t tx = 0, rx = 0, shown = 0;
 	rdsu_ns t0 = rdsu_clock(), moved_at = t0;
 	int last = 0;
+
+	/* A few hundred messages in flight: whatever a break catches
+	 * unacknowledged is resent, and the emulated link is not flooded. */
+	if (rdsu_sock_set_sndbuf(sock, 1u << 20, rdsu_clock()) < 0)
+		return -1;
 
 	while (tx < count || rx < count) {
 		bool moved = false;
