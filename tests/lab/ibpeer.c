@@ -400,10 +400,20 @@ static int many(const struct rdsu_addr *peer, uint16_t pport, uint32_t count,
 			stall_line("many", rx, tx, last);
 			moved_at = rdsu_clock();
 		}
-		if (!moved && rdsu_io_wait(io, sock,
-					   RDSU_POLLIN | (tx < count && may_send ? RDSU_POLLOUT : 0),
-					   rdsu_clock() + 100 * RDSU_MSEC) < 0)
-			return -1;
+		if (!moved) {
+			unsigned mask = RDSU_POLLIN;
+			rdsu_ns until = rdsu_clock() + 100 * RDSU_MSEC;
+
+			/* ENOBUFS leaves POLLOUT set: waiting on it would
+			 * return at once without running the loop, which is
+			 * what brings the map that clears the port. */
+			if (last == -ENOBUFS)
+				until = rdsu_clock() + 2 * RDSU_MSEC;
+			else if (tx < count && may_send)
+				mask |= RDSU_POLLOUT;
+			if (rdsu_io_wait(io, sock, mask, until) < 0)
+				return -1;
+		}
 	}
 	printf("ibpeer: many done %u each way in %.1f s\n", count,
 	       (double)(rdsu_clock() - t0) / 1e9);
