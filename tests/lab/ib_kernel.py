@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """librds on the IB transport against a real kernel's rds_rdma (issue 17).
 
-    ib_kernel.py --kernel 6.1|7.2 --ibpeer PATH [--out DIR]
+    ib_kernel.py --kernel 6.1|7.2 --ibpeer PATH [--suite basic|stress|pair]
+                 [--layout NAME] [--out DIR]
 
 Two guests with Soft-RoCE (rxe0), booted twice. One guest unloads its
 own rds_rdma, so rdma_cm port 18634 is librds's, and runs ibpeer (librds,
@@ -28,6 +29,18 @@ the last and only there, h_ack piggy-backed, ACK-only frames well formed,
 sequence numbers 1, 2, ..., no extension headers, ACK_REQUIRED on the
 first message and every 9th.
 Captures and outputs stay in build/lab/ib_kernel-<k>-<layout>/.
+
+--suite stress (no capture), both layouts: MANY messages each way at once,
+each checked against its index on arrival, while the harness cuts one
+guest's bridge port for CUT seconds BREAKS times (librds and the kernel
+with the kernel's retry_count 1, so a cut ends the QP): every cut must
+reset librds's connection and something must be resent; then librds sends
+to a kernel port that stops reading (SO_RCVBUF 40000): ENOBUFS, maps, and
+everything after the drain. Outputs in build/lab/ib_stress-<k>-<layout>/.
+--suite pair: two ibpeers, rds_rdma unloaded in both guests; boot
+"credits" (captured): both offer credits, pings and the sizes both ways,
+the capture judged by check_credits(); boot "breaks": the stress run
+between them. Outputs in build/lab/ib_pair-<k>-<boot>/.
 Exit: 0 pass, 1 fail, 77 skipped (not root, outside CI).
 """
 import argparse
