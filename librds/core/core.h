@@ -442,6 +442,7 @@ int rdsu_send_ctl(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dport,
 int rdsu_send_ctl_seq(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dport, uint64_t seq,
 		      rdsu_ns now);
 bool rdsu_send_has_output(struct rdsu_path *cp);
+bool rdsu_send_credit_stalled(struct rdsu_path *cp);
 void rdsu_send_peek(struct rdsu_path *cp, const uint8_t **p, size_t *len);
 int rdsu_send_advance(struct rdsu_path *cp, size_t n);
 int rdsu_send_acked(struct rdsu_path *cp, uint64_t acked, rdsu_ns now);

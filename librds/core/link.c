@@ -284,6 +284,19 @@ ssize_t rdsu_link_output_frame(struct rdsu_ep *ep, uint64_t link, uint8_t *buf, 
 	return rdsu_send_frame(cp, buf, cap);
 }
 
+int rdsu_link_output_stalled(struct rdsu_ep *ep, uint64_t link)
+{
+	struct rdsu_path *cp;
+	int r;
+
+	if (!ep)
+		return RDSU_ERR_INVAL;
+	r = up_path_framed(ep, link, RDSU_FRAMING_FRAMES, &cp);
+	if (r <= 0)
+		return r;
+	return rdsu_send_credit_stalled(cp) ? 1 : 0;
+}
+
 /* The path a frame link carries, up or still connecting. */
 static int frame_path(struct rdsu_ep *ep, uint64_t link, struct rdsu_path **cp)
 {

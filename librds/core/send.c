@@ -524,19 +524,31 @@ int rdsu_send_drop_sock(struct rdsu_sock *rs, const struct rdsu_addr *faddr, uin
  * rds_ib_set_ack(); net/rds/send.c rds_send_drop_acked().
  */
 
-/* One send credit for the next frame when the peer runs flow control;
- * the last is kept for a frame that advertises credits, or the two ends
+/* Whether the next frame may go under the peer's flow control: the last
+ * credit is kept for a frame that advertises credits, or the two ends
  * could both wait for a credit update. */
-static bool credit_take(struct rdsu_path *cp)
+static bool credit_ok(const struct rdsu_path *cp)
 {
 	if (!cp->cp_fc_send)
 		return true;
 	if (cp->cp_send_credits == 0)
 		return false;
-	if (cp->cp_send_credits == 1 && !(cp->cp_fc_adv && cp->cp_post_credits))
+	return cp->cp_send_credits > 1 || (cp->cp_fc_adv && cp->cp_post_credits);
+}
+
+/* One send credit for the next frame when the peer runs flow control. */
+static bool credit_take(struct rdsu_path *cp)
+{
+	if (!credit_ok(cp))
 		return false;
-	cp->cp_send_credits--;
+	if (cp->cp_fc_send)
+		cp->cp_send_credits--;
 	return true;
+}
+
+bool rdsu_send_credit_stalled(struct rdsu_path *cp)
+{
+	return cp->cp_fc_send && !credit_ok(cp) && rdsu_send_has_output(cp);
 }
 
 /* h_credit: posted receive buffers not yet advertised, at most 255. */

@@ -23,6 +23,7 @@ void rdsu_ib_cfg_default(struct rdsu_ib_cfg *cfg)
 	cfg->size = sizeof(*cfg);
 	cfg->send_ring = RDSU_IB_SEND_RING_DEFAULT;
 	cfg->recv_ring = RDSU_IB_RECV_RING_DEFAULT;
+	cfg->retry_count = RDSU_IB_RETRY_DEFAULT;
 	cfg->make = rdsu_ib_make;
 }
 
@@ -118,8 +119,12 @@ int rdsu_ib_link_setup(struct ib_link *l)
 	if (rdma_create_qp(l->cm, l->pd, &qa))
 		return -errno ? -errno : -EIO;
 	/* Sends wake us on every signalled completion; receives only on a
-	 * solicited one (a message's last frame), as the kernel arms them. */
-	if (ibv_req_notify_cq(l->scq, 0) || ibv_req_notify_cq(l->rcq, 1))
+	 * solicited one (a message's last frame), as the kernel arms them,
+	 * unless the ring is shorter than a whole message: a sender without
+	 * credits would fill it before the solicited frame and wait on RNR
+	 * for ever. */
+	l->rsolicited = l->nrecv > IB_MSG_FRAMES;
+	if (ibv_req_notify_cq(l->scq, 0) || ibv_req_notify_cq(l->rcq, l->rsolicited))
 		return -EIO;
 	l->ccsrc.fd = l->cc->fd;
 	r = rdsu_loop_watch(t->tr.io, &l->ccsrc, EPOLLIN, EPOLL_CTL_ADD);
@@ -207,7 +212,7 @@ static void ib_ready(struct rdsu_transport *tr, struct rdsu_src *src, uint32_t e
 	 * raises the next event. */
 	while (ibv_get_cq_event(l->cc, &cq, &cq_ctx) == 0) {
 		ibv_ack_cq_events(cq, 1);
-		(void)ibv_req_notify_cq(cq, cq == l->rcq);
+		(void)ibv_req_notify_cq(cq, cq == l->rcq && l->rsolicited);
 	}
 	if (!rdsu_ib_send_poll(l, now))
 		return;
@@ -312,7 +317,7 @@ int rdsu_ib_make(struct rdsu_io *io, const struct rdsu_ib_cfg *cfg, struct rdsu_
 	*out = NULL;
 	if (!cfg || cfg->size < sizeof(*cfg) || cfg->send_ring < RDSU_IB_RING_MIN ||
 	    cfg->send_ring > RDSU_IB_RING_MAX || cfg->recv_ring < RDSU_IB_RING_MIN ||
-	    cfg->recv_ring > RDSU_IB_RING_MAX)
+	    cfg->recv_ring > RDSU_IB_RING_MAX || cfg->retry_count > RDSU_IB_RETRY_MAX)
 		return RDSU_ERR_INVAL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
@@ -337,7 +342,15 @@ int rdsu_ib_get_stats(struct rdsu_io *io, struct rdsu_ib_stats *st)
 		return RDSU_ERR_INVAL;
 	for (unsigned i = 0; i < io->n_tr; i++) {
 		if (io->tr[i]->ops == &ib_ops) {
-			*st = ib_of(io->tr[i])->st;
+			struct rdsu_ib *t = ib_of(io->tr[i]);
+
+			*st = t->st;
+			for (struct ib_link *l = t->links; l; l = l->next) {
+				if (l->state != IL_UP)
+					continue;
+				st->send_inflight += (uint32_t)(l->s_head - l->s_tail);
+				st->recv_posted += l->rposted;
+			}
 			return 0;
 		}
 	}

@@ -33,8 +33,9 @@
 #define IB_REJ_INCOMPAT 1       /* RDS_RDMA_REJ_INCOMPAT, consumer reject data */
 #define IB_UNSIGNALLED_MAX 16   /* max_unsignaled_wr */
 #define IB_REJ_CONSUMER 28      /* IB_CM_REJ_CONSUMER_DEFINED */
-#define IB_RETRY_COUNT 1        /* RDS_IB_DEFAULT_RETRY_COUNT */
 #define IB_RNR_TIMER 10         /* IB_RNR_TIMER_000_32: 0.32 ms */
+/* Frames of the largest message, and an ACK-only frame among them. */
+#define IB_MSG_FRAMES (WIRE_MAX_MSG_LEN / WIRE_FRAG_SIZE + 1)
 
 enum ib_state {
 	IL_ADDR = 1,   /* resolving the address */
@@ -66,6 +67,7 @@ struct ib_link {
 	unsigned rposted;       /* receives posted and not completed */
 	uint64_t s_head, s_tail;/* send slots posted / completed, as counters */
 	unsigned unsignalled;   /* SENDs since the last signalled one */
+	bool rsolicited;        /* the receive CQ wakes on solicited completions only */
 
 	uint32_t orem;          /* ib_core.c: payload bytes of the message being sent
 				 * still to come after the last frame posted */

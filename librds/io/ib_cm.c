@@ -91,17 +91,33 @@ static size_t build_pd(struct ib_link *l, uint16_t version, uint8_t *buf)
 	return n > 0 ? (size_t)n : 0;
 }
 
-static void conn_param(struct rdma_conn_param *cp, const uint8_t *pd, size_t len)
+/* Our private data, with the receives just posted reported to the core:
+ * reported first, the core offers them as credits (dp_credit) and keeps
+ * advertising reposted ones; reported after, it offers none. */
+static size_t offer_pd(struct ib_link *l, uint16_t version, uint8_t *buf, rdsu_ns now)
+{
+	bool credits = l->t->cfg.offer_credits;
+	size_t n;
+
+	if (credits)
+		rdsu_ib_core_posted(l, l->nrecv, now);
+	n = build_pd(l, version, buf);
+	if (!credits)
+		rdsu_ib_core_posted(l, l->nrecv, now);
+	return n;
+}
+
+static void conn_param(const struct rdsu_ib *t, struct rdma_conn_param *cp, const uint8_t *pd,
+		       size_t len)
 {
 	memset(cp, 0, sizeof(*cp));
 	cp->private_data = pd;
 	cp->private_data_len = (uint8_t)len;
 	cp->responder_resources = 1;
 	cp->initiator_depth = 1;
-	/* rds_ib_retry_count: one transport retry, then the QP fails and
-	 * RDS reconnects and resends (the REQ carries it, so the passive
-	 * side's QP gets the active side's value). */
-	cp->retry_count = IB_RETRY_COUNT;
+	/* Finite (rdsu_ib_cfg.retry_count): a link that stays cut ends the
+	 * QP with a failed completion, which is what brings the path down. */
+	cp->retry_count = t->cfg.retry_count;
 	cp->rnr_retry_count = 7;  /* infinite, as the kernel: no credits */
 }
 
@@ -211,9 +227,8 @@ static void on_route(struct ib_link *l, rdsu_ns now)
 		rdsu_ib_link_lost(l, now);
 		return;
 	}
-	n = build_pd(l, l->proposed, pd);
-	rdsu_ib_core_posted(l, l->nrecv, now);
-	conn_param(&cp, pd, n);
+	n = offer_pd(l, l->proposed, pd, now);
+	conn_param(l->t, &cp, pd, n);
 	l->state = IL_CONNECTING;
 	l->t->st.connects++;
 	if (rdma_connect(l->cm, &cp))
@@ -327,9 +342,8 @@ static void on_request(struct rdsu_ib *t, const struct cm_ev *ev, rdsu_ns now)
 		rdsu_ib_link_lost(l, now);
 		return;
 	}
-	n = build_pd(l, version, pd);
-	rdsu_ib_core_posted(l, l->nrecv, now);
-	conn_param(&cp, pd, n);
+	n = offer_pd(l, version, pd, now);
+	conn_param(l->t, &cp, pd, n);
 	if (rdma_accept(l->cm, &cp))
 		rdsu_ib_link_lost(l, now);
 	else

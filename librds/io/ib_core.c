@@ -47,8 +47,9 @@ int rdsu_ib_core_accept(struct ib_link *l, const struct wire_ibpd *pd, rdsu_ns n
 	return 0;
 }
 
-/* Called before any receive is reported posted: like the kernel we then
- * offer no credits, and flow control stays off unless the peer offers. */
+/* The core offers as credits the receives reported posted before this
+ * (ib_cm.c offer_pd: none unless rdsu_ib_cfg.offer_credits, as the
+ * kernel); flow control toward us stays off without an offer. */
 void rdsu_ib_core_offer(struct ib_link *l, struct wire_ibpd *pd)
 {
 	struct rdsu_link_hs hs;
@@ -142,7 +143,10 @@ void rdsu_ib_core_output(struct ib_link *l, rdsu_ns now)
 		}
 		/* A message's last frame is signalled and SOLICITED (what
 		 * wakes the peer); an ACK-only frame, which may come between
-		 * two fragments, is both and leaves the count alone. */
+		 * two fragments, is both and leaves the count alone; so is the
+		 * last frame the peer's credits let out mid-message, or the
+		 * peer would sleep on its filled receives and never advertise
+		 * more. */
 		if (ack_only(slot, (size_t)n)) {
 			last = true;
 			l->t->st.acks_out++;
@@ -152,7 +156,8 @@ void rdsu_ib_core_output(struct ib_link *l, rdsu_ns now)
 			if (!l->orem)
 				l->orem = h.len;
 			l->orem = frag < l->orem ? l->orem - frag : 0;
-			last = l->orem == 0;
+			last = l->orem == 0 ||
+			       rdsu_link_output_stalled(l->t->ep, l->id) == 1;
 		}
 		if (rdsu_ib_send_post(l, (size_t)n, last) < 0) {
 			rdsu_ib_link_lost(l, now);

@@ -40,6 +40,10 @@ static void test_ib_cfg_default(void **state)
 	assert_int_equal(c.port_v6, 0);
 	assert_false(c.no_listen);
 	assert_non_null(c.make);
+	/* as the kernel: no credits offered; finite RC retries */
+	assert_false(c.offer_credits);
+	assert_int_equal(c.retry_count, RDSU_IB_RETRY_DEFAULT);
+	assert_true(c.retry_count < 7);
 }
 
 static void test_ib_cfg_refused(void **state)
@@ -71,6 +75,11 @@ static void test_ib_cfg_refused(void **state)
 		assert_int_equal(rdsu_io_new(&io, &ec, &ic), RDSU_ERR_INVAL);
 		bc.recv_ring = RDSU_IB_RECV_RING_DEFAULT;
 	}
+	/* 7 is "retry for ever" to rdma_rxe: a cut link would never end
+	 * the QP. */
+	bc.retry_count = 7;
+	assert_int_equal(rdsu_io_new(&io, &ec, &ic), RDSU_ERR_INVAL);
+	bc.retry_count = RDSU_IB_RETRY_DEFAULT;
 	bc.size = sizeof(bc) - 1;
 	assert_int_equal(rdsu_io_new(&io, &ec, &ic), RDSU_ERR_INVAL);
 	assert_null(io);

@@ -5,6 +5,9 @@
  *
  *   ibpeer --bind ADDR --port P --peer ADDR --peer-port Q [--pings N]
  *          [--passive] [--no-listen] [--timeout S] [--ready-file PATH]
+ *          [--mirror] [--no-sizes] [--many N] [--cong-port C --cong-count K]
+ *          [--cong-recv-port C] [--offer-credits] [--recv-ring R] [--send-ring S]
+ *          [--retry-count N]
  *
  * Binds ADDR:P on an endpoint that runs IB alone, then: N pings to the
  * peer (each answered by a pong from port 0); one message of each size in
@@ -12,10 +15,27 @@
  * of everything it received, which must equal ours; one message of each
  * size from the peer (tag "b2a"), each checked byte for byte, answered
  * with our CRC-32. --passive: the peer's messages come first (so the peer
- * connects to us), then the pings and ours. --ready-file: created once
- * the endpoint listens and the socket is bound. Message i of tag T and size n holds pattern(T, i) (see
- * fill()) repeated, which the Python side builds alike. At the end, one
- * line "ibpeer: version V.v frames_in N ..." with the transport's counters.
+ * connects to us), then the pings and ours. --mirror: the other side of
+ * that exchange (what the kernel's role in ib_kernel.py does), for a
+ * second ibpeer: tags swapped, no pings. --no-sizes: skip it all.
+ * --ready-file: created once the endpoint listens and the sockets are
+ * bound. Message i of tag T and size n holds pattern(T, i) (see fill())
+ * repeated, which the Python side builds alike.
+ *
+ * --many N: then N messages each way at once (tags "ma" out and "mb" in,
+ * swapped by --mirror), sizes MANY_SIZES in turn, each checked on arrival
+ * against its index (many_fill()): exactly once and in order, whatever
+ * breaks the connection meanwhile. Progress lines "ibpeer: many rx R tx T"
+ * let the harness time its breaks.
+ * --cong-port C --cong-count K: then K messages of 4096 bytes (tag "cg")
+ * to PEER:C, whose receiver stops reading for a while: ENOBUFS counted and
+ * retried until PEER:C answers "cong K" (its count of good ones).
+ * --cong-recv-port C: that receiver (a second socket on C, SO_RCVBUF
+ * 40000): reads 20, stops for 6 s, reads the rest, answers from C.
+ * --offer-credits: the IB transport offers credits (rdsu_ib_cfg);
+ * --recv-ring / --send-ring / --retry-count: its ring sizes and RC retries.
+ * At the end, one line "ibpeer: version V.v frames_in N ..." with the
+ * transport's and the endpoint's counters.
  * Exit: 0 all done and checked, 1 a check failed or the time ran out,
  * 2 usage.
  */
@@ -33,11 +53,21 @@
 static const uint32_t SIZES[] = { 0, 1, 4095, 4096, 4097, 65536, 1u << 20 };
 #define N_SIZES (sizeof(SIZES) / sizeof(SIZES[0]))
 #define BLOCK 251  /* a prime: fragments of 4096 never repeat in step */
+/* Small to two fragments and a bit: what a break can cut in the middle. */
+static const uint32_t MANY_SIZES[] = { 8, 100, 1000, 4097, 9000 };
+#define N_MANY (sizeof(MANY_SIZES) / sizeof(MANY_SIZES[0]))
+#define CONG_SIZE 4096
+#define CONG_RCVBUF 40000
+#define CONG_READ_FIRST 20
+#define CONG_STALL (6 * RDSU_SEC)
 
 static struct rdsu_io *io;
-static struct rdsu_sock *sock;
+static struct rdsu_sock *sock, *cong_sock;
 static rdsu_ns deadline;
 static uint8_t *rbuf;
+/* The basic exchange's and --many's tags, out and in (--mirror swaps). */
+static const char *tag_out = "a2b", *tag_in = "b2a";
+static const char *many_out = "ma", *many_in = "mb";
 
 static uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n)
 {
@@ -63,6 +93,24 @@ static void fill(uint8_t *p, uint32_t n, const char *tag, unsigned i)
 		p[j] = block[j % BLOCK];
 }
 
+/* Message |i| of a --many stream of |tag|, |n| >= 4 bytes: |i| big-endian,
+ * then byte j is block[(i + j) % 251] with block[k] = (k*k + 7k +
+ * 31*tag[0] + tag[1]) mod 256. A message out of place fails its index;
+ * one torn or mixed fails the bytes. */
+static void many_fill(uint8_t *p, uint32_t n, const char *tag, uint32_t i)
+{
+	uint8_t block[BLOCK];
+
+	for (unsigned k = 0; k < BLOCK; k++)
+		block[k] = (uint8_t)(k * k + 7 * k + 31u * (uint8_t)tag[0] + (uint8_t)tag[1]);
+	p[0] = (uint8_t)(i >> 24);
+	p[1] = (uint8_t)(i >> 16);
+	p[2] = (uint8_t)(i >> 8);
+	p[3] = (uint8_t)i;
+	for (uint32_t j = 4; j < n; j++)
+		p[j] = block[(i + j) % BLOCK];
+}
+
 static int parse_addr(const char *s, struct rdsu_addr *a)
 {
 	struct in_addr v4;
@@ -75,12 +123,12 @@ static int parse_addr(const char *s, struct rdsu_addr *a)
 
 /* Run the loop until a message arrives. Return: its length, -1 at the
  * deadline. */
-static ssize_t recv_one(struct rdsu_rxinfo *info)
+static ssize_t recv_on(struct rdsu_sock *s, struct rdsu_rxinfo *info)
 {
 	struct iovec iov = { .iov_base = rbuf, .iov_len = (1u << 20) + 1 };
 
 	for (;;) {
-		ssize_t n = rdsu_sock_read(sock, &iov, 1, 0, info, rdsu_clock());
+		ssize_t n = rdsu_sock_read(s, &iov, 1, 0, info, rdsu_clock());
 
 		if (n >= 0 && !info->cong)
 			return n;
@@ -88,9 +136,14 @@ static ssize_t recv_one(struct rdsu_rxinfo *info)
 			return -1;
 		if (n >= 0)
 			continue;  /* a congestion notification */
-		if (rdsu_io_wait(io, sock, RDSU_POLLIN, deadline) <= 0)
+		if (rdsu_io_wait(io, s, RDSU_POLLIN, deadline) <= 0)
 			return -1;
 	}
+}
+
+static ssize_t recv_one(struct rdsu_rxinfo *info)
+{
+	return recv_on(sock, info);
 }
 
 static int send_one(const struct rdsu_addr *to, uint16_t port, const void *p, size_t n)
@@ -115,8 +168,19 @@ static int send_one(const struct rdsu_addr *to, uint16_t port, const void *p, si
 
 static void stats_line(void)
 {
+	static const enum rdsu_stat shown[] = {
+		RDSU_STAT_CONN_RESET, RDSU_STAT_SEND_RETRANSMITTED, RDSU_STAT_RECV_DROP_OLD_SEQ,
+		RDSU_STAT_CONG_SEND_ERROR, RDSU_STAT_CONG_UPDATE_RECEIVED,
+		RDSU_STAT_ACCEPT_REFUSED, RDSU_STAT_CONNECT_REQ,
+	};
 	struct rdsu_ib_stats st;
+	struct rdsu_stats es;
 
+	rdsu_ep_get_stats(rdsu_io_ep(io), &es);
+	printf("ibpeer: stats");
+	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
+		printf(" %s %llu", rdsu_stat_name(shown[i]), (unsigned long long)es.v[shown[i]]);
+	printf("\n");
 	if (rdsu_ib_get_stats(io, &st) < 0)
 		return;
 	printf("ibpeer: version %u.%u established %llu connects %llu rejected_by_peer %llu "
@@ -150,7 +214,7 @@ static int pings_to(const struct rdsu_addr *peer, unsigned pings)
 	return 0;
 }
 
-/* Every size of "a2b" to the peer, then its CRC-32 of them must be ours. */
+/* Every size of tag_out to the peer, then its CRC-32 of them must be ours. */
 static int send_sizes(const struct rdsu_addr *peer, uint16_t pport, uint8_t *buf)
 {
 	struct rdsu_rxinfo info;
@@ -159,7 +223,7 @@ static int send_sizes(const struct rdsu_addr *peer, uint16_t pport, uint8_t *buf
 	ssize_t n;
 
 	for (unsigned i = 0; i < N_SIZES; i++) {
-		fill(buf, SIZES[i], "a2b", i);
+		fill(buf, SIZES[i], tag_out, i);
 		crc = crc32_update(crc, buf, SIZES[i]);
 		if (send_one(peer, pport, buf, SIZES[i]) < 0)
 			return -1;
@@ -171,15 +235,15 @@ static int send_sizes(const struct rdsu_addr *peer, uint16_t pport, uint8_t *buf
 	memcpy(got, rbuf, (size_t)n);
 	got[n] = 0;
 	if (strcmp(got, want) != 0) {
-		fprintf(stderr, "ibpeer: peer's CRC of a2b %s, ours %s\n", got, want);
+		fprintf(stderr, "ibpeer: peer's CRC of %s %s, ours %s\n", tag_out, got, want);
 		return -1;
 	}
-	printf("ibpeer: a2b digest ok %s\n", want);
+	printf("ibpeer: %s digest ok %s\n", tag_out, want);
 	fflush(stdout);
 	return 0;
 }
 
-/* Every size of "b2a" from the peer, checked, answered with our CRC-32. */
+/* Every size of tag_in from the peer, checked, answered with our CRC-32. */
 static int recv_sizes(const struct rdsu_addr *peer, uint16_t pport, uint8_t *buf)
 {
 	struct rdsu_rxinfo info;
@@ -191,59 +255,327 @@ static int recv_sizes(const struct rdsu_addr *peer, uint16_t pport, uint8_t *buf
 		n = recv_one(&info);
 		if (n < 0)
 			return -1;
-		fill(buf, SIZES[i], "b2a", i);
+		fill(buf, SIZES[i], tag_in, i);
 		if ((uint32_t)n != SIZES[i] || info.sport != pport ||
 		    memcmp(rbuf, buf, SIZES[i]) != 0) {
-			fprintf(stderr, "ibpeer: b2a message %u: %zd bytes from port %u, want %u\n",
-				i, n, info.sport, SIZES[i]);
+			fprintf(stderr, "ibpeer: %s message %u: %zd bytes from port %u, want %u\n",
+				tag_in, i, n, info.sport, SIZES[i]);
 			return -1;
 		}
 		crc = crc32_update(crc, rbuf, (size_t)n);
-		printf("ibpeer: received b2a %u %zd\n", i, n);
+		printf("ibpeer: received %s %u %zd\n", tag_in, i, n);
 		fflush(stdout);
 	}
 	snprintf(crc_hex, sizeof(crc_hex), "%08x", crc);
 	if (send_one(peer, pport, crc_hex, strlen(crc_hex)) < 0)
 		return -1;
-	printf("ibpeer: b2a digest sent %s\n", crc_hex);
+	printf("ibpeer: %s digest sent %s\n", tag_in, crc_hex);
 	fflush(stdout);
 	return 0;
 }
 
-/* Active: we speak first, so we connect. Passive: the peer speaks first
- * and connects to our listener. */
-static int run(const struct rdsu_addr *peer, uint16_t pport, unsigned pings, bool passive)
+/* Where the connection stands, when a run stalls: the path's state and
+ * queues and the transport's counters. */
+static void stall_line(const char *what, uint32_t rx, uint32_t tx, int last)
 {
-	uint8_t *buf = malloc(1u << 20);
-	int r;
+	struct rdsu_conn_info ci;
+	struct rdsu_ib_stats st;
+	size_t pos = 0;
 
-	if (!buf)
+	printf("ibpeer: %s stalled at rx %u tx %u (last submit %d)", what, rx, tx, last);
+	if (rdsu_ep_conn_next(rdsu_io_ep(io), &pos, &ci) == 1) {
+		const struct rdsu_path_info *p = &ci.path[0];
+
+		printf(" path %s next_tx %llu next_rx %llu send_q %u retrans_q %u ack_seq %llu "
+		       "peer_ack %llu resets %llu fc %d credits %u",
+		       rdsu_path_state_name(p->state), (unsigned long long)p->next_tx_seq,
+		       (unsigned long long)p->next_rx_seq, p->send_q_msgs, p->retrans_q_msgs,
+		       (unsigned long long)p->ack_seq, (unsigned long long)p->peer_ack,
+		       (unsigned long long)p->resets, p->flow_control, p->send_credits);
+	}
+	if (rdsu_ib_get_stats(io, &st) == 0)
+		printf(" frames_in %llu frames_out %llu send_full %llu downs %llu inflight %u "
+		       "posted %u connects %llu established %llu rejected_by_peer %llu "
+		       "rejected %llu",
+		       (unsigned long long)st.frames_in, (unsigned long long)st.frames_out,
+		       (unsigned long long)st.send_full, (unsigned long long)st.downs,
+		       st.send_inflight, st.recv_posted, (unsigned long long)st.connects,
+		       (unsigned long long)st.established, (unsigned long long)st.rejected_by_peer,
+		       (unsigned long long)st.rejected);
+	printf("\n");
+	fflush(stdout);
+}
+
+/* One --many message from the peer, number |i|: in its place, whole.
+ * Return: 0; -1 (said why). */
+static int many_check(const struct rdsu_rxinfo *info, ssize_t n, uint32_t i, uint16_t pport,
+		      uint8_t *want)
+{
+	uint32_t len = MANY_SIZES[i % N_MANY];
+	uint32_t idx = (uint32_t)rbuf[0] << 24 | (uint32_t)rbuf[1] << 16 |
+		       (uint32_t)rbuf[2] << 8 | rbuf[3];
+
+	if (n >= 4 && idx != i) {
+		fprintf(stderr, "ibpeer: many: message %u of %zd bytes where %u was due\n", idx,
+			n, i);
+		return -1;
+	}
+	many_fill(want, len, many_in, i);
+	if ((uint32_t)n != len || info->sport != pport || memcmp(rbuf, want, len) != 0) {
+		fprintf(stderr, "ibpeer: many: message %u: %zd bytes from port %u, want %u\n", i,
+			n, info->sport, len);
+		return -1;
+	}
+	return 0;
+}
+
+/* |count| messages each way at once, every one checked on arrival;
+ * |listen_first|: ours only after the peer's first (it connects). */
+static int many(const struct rdsu_addr *peer, uint16_t pport, uint32_t count,
+		bool listen_first, uint8_t *buf, uint8_t *want)
+{
+	struct iovec riov = { .iov_base = rbuf, .iov_len = (1u << 20) + 1 };
+	uint32_t tx = 0, rx = 0, shown = 0;
+	rdsu_ns t0 = rdsu_clock(), moved_at = t0;
+	int last = 0;
+
+	/* A few hundred messages in flight: whatever a break catches
+	 * unacknowledged is resent, and the emulated link is not flooded. */
+	if (rdsu_sock_set_sndbuf(sock, 1u << 20, rdsu_clock()) < 0)
+		return -1;
+
+	while (tx < count || rx < count) {
+		bool moved = false;
+		bool may_send = !(listen_first && rx == 0);
+
+		while (tx < count && may_send) {
+			uint32_t len = MANY_SIZES[tx % N_MANY];
+			struct iovec iov = { .iov_base = buf, .iov_len = len };
+			int r;
+
+			many_fill(buf, len, many_out, tx);
+			r = rdsu_sock_submit(sock, peer, pport, &iov, 1, rdsu_clock());
+			last = r;
+			if (r == -EAGAIN || r == -ENOBUFS)
+				break;
+			if (r < 0) {
+				fprintf(stderr, "ibpeer: many: submit: %s\n", rdsu_strerror(r));
+				return -1;
+			}
+			tx++;
+			moved = true;
+		}
+		(void)rdsu_io_flush(io);
+		for (;;) {
+			struct rdsu_rxinfo info;
+			ssize_t n = rdsu_sock_read(sock, &riov, 1, 0, &info, rdsu_clock());
+
+			if (n == -EAGAIN)
+				break;
+			if (n < 0)
+				return -1;
+			if (info.cong)
+				continue;
+			if (rx >= count) {
+				fprintf(stderr, "ibpeer: many: a message past the last (%zd bytes)\n", n);
+				return -1;
+			}
+			if (many_check(&info, n, rx, pport, want) < 0)
+				return -1;
+			rx++;
+			moved = true;
+		}
+		if (rx + tx >= shown + 2000 || (rx == count && tx == count)) {
+			shown = rx + tx;
+			printf("ibpeer: many rx %u tx %u\n", rx, tx);
+			fflush(stdout);
+		}
+		if (rdsu_clock() > deadline) {
+			fprintf(stderr, "ibpeer: many: out of time at rx %u tx %u\n", rx, tx);
+			return -1;
+		}
+		if (moved) {
+			moved_at = rdsu_clock();
+		} else if (rdsu_clock() - moved_at > 5 * RDSU_SEC) {
+			stall_line("many", rx, tx, last);
+			moved_at = rdsu_clock();
+		}
+		if (!moved) {
+			unsigned mask = RDSU_POLLIN;
+			rdsu_ns until = rdsu_clock() + 100 * RDSU_MSEC;
+
+			/* ENOBUFS leaves POLLOUT set: waiting on it would
+			 * return at once without running the loop, which is
+			 * what brings the map that clears the port. */
+			if (last == -ENOBUFS)
+				until = rdsu_clock() + 2 * RDSU_MSEC;
+			else if (tx < count && may_send)
+				mask |= RDSU_POLLOUT;
+			if (rdsu_io_wait(io, sock, mask, until) < 0)
+				return -1;
+		}
+	}
+	printf("ibpeer: many done %u each way in %.1f s\n", count,
+	       (double)(rdsu_clock() - t0) / 1e9);
+	fflush(stdout);
+	return 0;
+}
+
+/* |count| messages to a receiver that stops reading: ENOBUFS while its
+ * port is in the peer's map, retried a moment later. */
+static int cong_send(const struct rdsu_addr *peer, uint16_t cport, uint32_t count,
+		     uint8_t *buf)
+{
+	struct rdsu_rxinfo info;
+	uint64_t nobufs = 0;
+	char want[32];
+	ssize_t n;
+
+	/* A few messages in flight, not all: the sends that come after the
+	 * peer's map are the ones that must meet ENOBUFS. */
+	if (rdsu_sock_set_sndbuf(sock, 16 * CONG_SIZE, rdsu_clock()) < 0)
+		return -1;
+	for (uint32_t i = 0; i < count; i++) {
+		struct iovec iov = { .iov_base = buf, .iov_len = CONG_SIZE };
+
+		many_fill(buf, CONG_SIZE, "cg", i);
+		for (;;) {
+			int r = rdsu_sock_submit(sock, peer, cport, &iov, 1, rdsu_clock());
+
+			if (r >= 0)
+				break;
+			if (r == -ENOBUFS) {
+				nobufs++;
+				(void)rdsu_io_wait(io, sock, 0, rdsu_clock() + 2 * RDSU_MSEC);
+			} else if (r != -EAGAIN) {
+				fprintf(stderr, "ibpeer: cong: submit: %s\n", rdsu_strerror(r));
+				return -1;
+			} else if (rdsu_io_wait(io, sock, RDSU_POLLOUT, deadline) <= 0) {
+				return -1;
+			}
+			if (rdsu_clock() > deadline)
+				return -1;
+		}
+		(void)rdsu_io_flush(io);
+	}
+	snprintf(want, sizeof(want), "cong %u", count);
+	n = recv_one(&info);
+	if (n < 0 || (size_t)n != strlen(want) || memcmp(rbuf, want, (size_t)n) != 0 ||
+	    info.sport != cport) {
+		fprintf(stderr, "ibpeer: cong: answer of %zd bytes from port %u\n", n, info.sport);
+		return -1;
+	}
+	printf("ibpeer: cong sent %u enobufs %llu answered\n", count, (unsigned long long)nobufs);
+	fflush(stdout);
+	return 0;
+}
+
+/* The receiver that stops reading, on its own socket. */
+static int cong_recv(const struct rdsu_addr *peer, uint16_t pport, uint32_t count,
+		     uint8_t *want)
+{
+	struct rdsu_rxinfo info;
+	char ans[32];
+
+	for (uint32_t i = 0; i < count; i++) {
+		ssize_t n;
+
+		if (i == CONG_READ_FIRST) {
+			printf("ibpeer: cong stalls after %u\n", i);
+			fflush(stdout);
+			(void)rdsu_io_wait(io, cong_sock, 0, rdsu_clock() + CONG_STALL);
+		}
+		n = recv_on(cong_sock, &info);
+		many_fill(want, CONG_SIZE, "cg", i);
+		if (n != CONG_SIZE || memcmp(rbuf, want, CONG_SIZE) != 0) {
+			fprintf(stderr, "ibpeer: cong: message %u: %zd bytes, not ours\n", i, n);
+			return -1;
+		}
+	}
+	snprintf(ans, sizeof(ans), "cong %u", count);
+	{
+		struct iovec iov = { .iov_base = ans, .iov_len = strlen(ans) };
+
+		while (rdsu_sock_submit(cong_sock, peer, pport, &iov, 1, rdsu_clock()) < 0)
+			if (rdsu_io_wait(io, cong_sock, RDSU_POLLOUT, deadline) <= 0)
+				return -1;
+	}
+	(void)rdsu_io_flush(io);
+	printf("ibpeer: cong received %u\n", count);
+	fflush(stdout);
+	return 0;
+}
+
+struct plan {
+	unsigned pings;
+	bool passive, sizes;
+	uint32_t many;
+	uint16_t cong_port, cong_recv_port;
+	uint32_t cong_count;
+};
+
+/* Active: we speak first, so we connect. Passive: the peer speaks first
+ * and connects to our listener. Then --many, then congestion. */
+static int run(const struct rdsu_addr *peer, uint16_t pport, const struct plan *pl)
+{
+	uint8_t *buf = malloc(1u << 20), *want = malloc(1u << 20);
+	int r = 0;
+
+	if (!buf || !want) {
+		free(buf);
+		free(want);
 		return 1;
-	if (passive)
-		r = recv_sizes(peer, pport, buf) || pings_to(peer, pings) ||
+	}
+	if (pl->sizes && pl->passive)
+		r = recv_sizes(peer, pport, buf) || pings_to(peer, pl->pings) ||
 		    send_sizes(peer, pport, buf);
-	else
-		r = pings_to(peer, pings) || send_sizes(peer, pport, buf) ||
+	else if (pl->sizes)
+		r = pings_to(peer, pl->pings) || send_sizes(peer, pport, buf) ||
 		    recv_sizes(peer, pport, buf);
+	if (!r && pl->many)
+		r = many(peer, pport, pl->many, pl->passive, buf, want);
+	if (!r && pl->cong_port)
+		r = cong_send(peer, pl->cong_port, pl->cong_count, buf);
+	if (!r && pl->cong_recv_port)
+		r = cong_recv(peer, pport, pl->cong_count, want);
 	/* Until the peer has our last message: its h_ack frees it. */
 	if (!r)
 		(void)rdsu_io_wait(io, sock, 0, rdsu_clock() + 2 * RDSU_SEC);
 	free(buf);
+	free(want);
 	return r ? 1 : 0;
+}
+
+static int set_up_socket(struct rdsu_sock **s, const struct rdsu_addr *me, unsigned port,
+			 uint32_t rcvbuf)
+{
+	return rdsu_sock_new(rdsu_io_ep(io), s) < 0 || rdsu_sock_bind(*s, me, (uint16_t)port) < 0 ||
+	       rdsu_sock_set_sndbuf(*s, 8u << 20, rdsu_clock()) < 0 ||
+	       rdsu_sock_set_rcvbuf(*s, rcvbuf, rdsu_clock()) < 0 ? -1 : 0;
 }
 
 int main(int argc, char **argv)
 {
+	enum { O_MIRROR = 0x100, O_NO_SIZES, O_MANY, O_CONG_PORT, O_CONG_COUNT,
+	       O_CONG_RECV, O_CREDITS, O_RECV_RING, O_SEND_RING, O_RETRY };
 	static const struct option lo[] = {
 		{ "bind", 1, NULL, 'b' }, { "port", 1, NULL, 'p' },
 		{ "peer", 1, NULL, 'P' }, { "peer-port", 1, NULL, 'q' },
 		{ "pings", 1, NULL, 'n' }, { "no-listen", 0, NULL, 'L' },
 		{ "timeout", 1, NULL, 't' }, { "passive", 0, NULL, 'a' },
-		{ "ready-file", 1, NULL, 'r' }, { NULL, 0, NULL, 0 },
+		{ "ready-file", 1, NULL, 'r' }, { "mirror", 0, NULL, O_MIRROR },
+		{ "no-sizes", 0, NULL, O_NO_SIZES }, { "many", 1, NULL, O_MANY },
+		{ "cong-port", 1, NULL, O_CONG_PORT }, { "cong-count", 1, NULL, O_CONG_COUNT },
+		{ "cong-recv-port", 1, NULL, O_CONG_RECV },
+		{ "offer-credits", 0, NULL, O_CREDITS }, { "recv-ring", 1, NULL, O_RECV_RING },
+		{ "send-ring", 1, NULL, O_SEND_RING }, { "retry-count", 1, NULL, O_RETRY },
+		{ NULL, 0, NULL, 0 },
 	};
+	struct plan pl = { .pings = 3, .sizes = true, .cong_count = 300 };
 	struct rdsu_addr me, peer;
-	bool have_me = false, have_peer = false, no_listen = false, passive = false;
-	unsigned port = 0, pport = 0, pings = 3, timeout = 300;
+	bool have_me = false, have_peer = false, no_listen = false, credits = false;
+	unsigned port = 0, pport = 0, timeout = 300, rring = 0, sring = 0;
+	int retry = -1;
 	const char *ready = NULL;
 	struct rdsu_ep_cfg ec;
 	struct rdsu_io_cfg ic;
@@ -256,11 +588,27 @@ int main(int argc, char **argv)
 		case 'P': have_peer = parse_addr(optarg, &peer) == 0; break;
 		case 'p': port = (unsigned)atoi(optarg); break;
 		case 'q': pport = (unsigned)atoi(optarg); break;
-		case 'n': pings = (unsigned)atoi(optarg); break;
+		case 'n': pl.pings = (unsigned)atoi(optarg); break;
 		case 'L': no_listen = true; break;
 		case 't': timeout = (unsigned)atoi(optarg); break;
-		case 'a': passive = true; break;
+		case 'a': pl.passive = true; break;
 		case 'r': ready = optarg; break;
+		case O_MIRROR:
+			tag_out = "b2a";
+			tag_in = "a2b";
+			many_out = "mb";
+			many_in = "ma";
+			pl.pings = 0;
+			break;
+		case O_NO_SIZES: pl.sizes = false; break;
+		case O_MANY: pl.many = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case O_CONG_PORT: pl.cong_port = (uint16_t)atoi(optarg); break;
+		case O_CONG_COUNT: pl.cong_count = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case O_CONG_RECV: pl.cong_recv_port = (uint16_t)atoi(optarg); break;
+		case O_CREDITS: credits = true; break;
+		case O_RECV_RING: rring = (unsigned)atoi(optarg); break;
+		case O_SEND_RING: sring = (unsigned)atoi(optarg); break;
+		case O_RETRY: retry = atoi(optarg); break;
 		default: return 2;
 		}
 	}
@@ -275,6 +623,13 @@ int main(int argc, char **argv)
 	rdsu_io_cfg_default(&ic);
 	rdsu_ib_cfg_default(&bc);
 	bc.no_listen = no_listen;
+	bc.offer_credits = credits;
+	if (rring)
+		bc.recv_ring = rring;
+	if (sring)
+		bc.send_ring = sring;
+	if (retry >= 0)
+		bc.retry_count = (uint8_t)retry;
 	ic.transports = RDSU_IO_IB;
 	ic.ib = &bc;
 	r = rdsu_io_new(&io, &ec, &ic);
@@ -283,10 +638,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	rbuf = malloc((1u << 20) + 1);
-	if (!rbuf || rdsu_sock_new(rdsu_io_ep(io), &sock) < 0 ||
-	    rdsu_sock_bind(sock, &me, (uint16_t)port) < 0 ||
-	    rdsu_sock_set_sndbuf(sock, 8u << 20, rdsu_clock()) < 0 ||
-	    rdsu_sock_set_rcvbuf(sock, 8u << 20, rdsu_clock()) < 0) {
+	if (!rbuf || set_up_socket(&sock, &me, port, 8u << 20) < 0 ||
+	    (pl.cong_recv_port &&
+	     set_up_socket(&cong_sock, &me, pl.cong_recv_port, CONG_RCVBUF) < 0)) {
 		fprintf(stderr, "ibpeer: socket set-up failed\n");
 		return 1;
 	}
@@ -299,9 +653,11 @@ int main(int argc, char **argv)
 		}
 	}
 	deadline = rdsu_clock() + (rdsu_ns)timeout * RDSU_SEC;
-	r = run(&peer, (uint16_t)pport, pings, passive);
+	r = run(&peer, (uint16_t)pport, &pl);
 	stats_line();
 	printf("ibpeer: %s\n", r ? "FAIL" : "done");
+	if (cong_sock)
+		rdsu_sock_free(cong_sock, rdsu_clock());
 	rdsu_sock_free(sock, rdsu_clock());
 	rdsu_io_free(io);
 	free(rbuf);

@@ -573,6 +573,18 @@ RDSU_API int rdsu_link_input_frame(struct rdsu_ep *ep, uint64_t link, const uint
  */
 RDSU_API ssize_t rdsu_link_output_frame(struct rdsu_ep *ep, uint64_t link, uint8_t *buf,
 					size_t cap, rdsu_ns now);
+/*
+ * rdsu_link_output_stalled() - whether the peer's credits stop output with
+ * more to send, asked right after rdsu_link_output_frame(): the frame just
+ * handed out is then the last until the peer advertises credits, and must
+ * wake the peer (IB: signalled and SOLICITED, as rds_ib_xmit marks the
+ * last send before a flow-control stop). A peer woken only at the end of
+ * a message would otherwise never repost and advertise while the sender
+ * waits for credits in the middle of one.
+ * Return: 1 stalled; 0 not (the peer offered no credits, credits are
+ * left, or nothing waits); RDSU_ERR_CLOSED; RDSU_ERR_INVAL (a stream link).
+ */
+RDSU_API int rdsu_link_output_stalled(struct rdsu_ep *ep, uint64_t link);
 
 /* The connection private data the core decides (struct rds_ib_conn_priv_cmn). */
 struct rdsu_link_hs {

@@ -32,6 +32,8 @@ extern "C" {
 #define RDSU_IB_RECV_RING_DEFAULT 1024
 #define RDSU_IB_RING_MIN 16
 #define RDSU_IB_RING_MAX 16384
+#define RDSU_IB_RETRY_DEFAULT 6
+#define RDSU_IB_RETRY_MAX 6
 
 struct rdsu_ib_cfg;
 struct rdsu_transport;
@@ -57,6 +59,19 @@ struct rdsu_ib_cfg {
 	/* Set by rdsu_ib_cfg_default(); the loop creates the transport
 	 * through it, so that rdsu_io itself never links verbs. */
 	rdsu_ib_make_fn *make;
+	/* Offer credits: the receives posted at set-up go into the CM
+	 * private data's dp_credit and every receive reposted later into
+	 * h_credit, so a peer that honours them never sends into an empty
+	 * ring (RNR). The kernel never offers (net.rds.ib.flow_control is
+	 * 0); it honours a peer's offer. Default off, as the kernel. */
+	bool offer_credits;
+	/* RC transport retries of a SEND the peer does not acknowledge
+	 * (0..6, as rdma_conn_param.retry_count; the active side's value
+	 * holds for both QPs). 7 is not allowed: Soft-RoCE (rdma_rxe) never
+	 * counts a 7 down, so a dead peer or a cut link would never end the
+	 * QP. Default 6; the kernel's rds_ib_retry_count is 1, which an
+	 * emulated link's losses exhaust now and then. */
+	uint8_t retry_count;
 };
 
 /* rdsu_ib_cfg_default() - the kernel's ring sizes and ports. */
@@ -87,6 +102,9 @@ struct rdsu_ib_stats {
 	/* QPs given the kernel's minimum RNR timer (0.32 ms); one short of
 	 * established means the device refused it for one */
 	uint64_t rnr_timer_set;
+	/* Snapshots over the links now up: SENDs posted and not yet
+	 * completed, receives posted and not yet completed. */
+	uint32_t send_inflight, recv_posted;
 };
 
 /*

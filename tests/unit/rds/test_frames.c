@@ -383,6 +383,48 @@ static void test_frames_credits(void **state)
 	pair_free(&p);
 }
 
+/* A message longer than the peer's credits: the last frame they let out
+ * is reported as a stall (the transport makes it wake the peer, or the
+ * peer sleeps on its filled receives), the ones before it are not; once
+ * the peer advertises more the rest goes and nothing stalls. Without
+ * credits offered nothing ever does. */
+static void test_frames_credit_stall(void **state)
+{
+	static uint8_t msg[10 * 4096], buf[RDSU_FRAME_MAX];
+	struct pair p;
+	struct rdsu_addr d = rdsu_addr_v4(SMALL);
+	struct iovec iov = { msg, sizeof(msg) };
+	int frames = 0, stalls = 0;
+	ssize_t n;
+
+	(void)state;
+	pair_new(&p, 4);
+	pump(&p);
+	/* the map took two of b's four credits: two left, one kept back */
+	assert_int_equal(conn_of(p.b, LARGE, SMALL).path[0].send_credits, 2);
+	assert_int_equal(rdsu_link_output_stalled(p.b, p.lb), 0);
+	assert_int_equal(rdsu_sock_submit(p.sb, &d, APORT, &iov, 1, p.now), (int)sizeof(msg));
+	while ((n = rdsu_link_output_frame(p.b, p.lb, buf, sizeof(buf), p.now)) > 0) {
+		frames++;
+		stalls += rdsu_link_output_stalled(p.b, p.lb);
+		assert_int_equal(rdsu_link_input_frame(p.a, p.la, buf, (size_t)n, p.now), 0);
+	}
+	assert_int_equal(frames, 1);
+	assert_int_equal(stalls, 1);
+	assert_int_equal(rdsu_link_output_stalled(p.b, p.lb), 1);
+	/* a reposts what it took and advertises plenty: the rest goes */
+	assert_int_equal(rdsu_link_posted(p.a, p.la, 64, p.now), 0);
+	p.post_a = true;
+	pump(&p);
+	assert_int_equal(rdsu_link_output_stalled(p.b, p.lb), 0);
+	assert_int_equal(conn_of(p.a, SMALL, LARGE).path[0].next_rx_seq, 2);
+	/* a was offered nothing: its output never stalls on credits */
+	assert_int_equal(submit_a(&p, msg, sizeof(msg)), (int)sizeof(msg));
+	while ((n = rdsu_link_output_frame(p.a, p.la, buf, sizeof(buf), p.now)) > 0)
+		assert_int_equal(rdsu_link_output_stalled(p.a, p.la), 0);
+	pair_free(&p);
+}
+
 /* rds_ib_process_recv's connection errors reset the path. */
 enum bad { BAD_RUNT, BAD_LONG, BAD_CSUM, BAD_MISMATCH, BAD_SHORT, BAD_OVER };
 
@@ -623,6 +665,7 @@ int main(void)
 		cmocka_unit_test(test_frames_sndbuf),
 		cmocka_unit_test(test_frames_retransmit),
 		cmocka_unit_test(test_frames_credits),
+		cmocka_unit_test(test_frames_credit_stall),
 		cmocka_unit_test(test_frames_errors),
 		cmocka_unit_test(test_frames_csum_zero_probe),
 		cmocka_unit_test(test_frames_fault_csum_bad),
