@@ -61,8 +61,8 @@ def main():
     ap.add_argument("--kernel", required=True, choices=sorted(lab.KERNELS))
     ap.add_argument("--rdsrun", required=True)
     ap.add_argument("--script", required=True)
-    ap.add_argument("--timeout", type=int, default=900,
-                    help="test.py's alarm in the guest (run.sh gives 400)")
+    ap.add_argument("--timeout", type=int, default=400,
+                    help="test.py's alarm in the guest (run.sh's 400 s)")
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
     rc = lab.root_or_skip()
