@@ -228,8 +228,9 @@ def module_root(tree):
     raise SystemExit("lab: no modules in the kernel package")
 
 
-def build_initramfs(work, tree, kver):
-    """busybox + the modules the guest needs, in load order + /init."""
+def module_view(work, tree, kver):
+    """A directory that modprobe -d takes for the kernel's modules in |tree|.
+    Returns (view, link, moddir): paths modprobe prints start with link."""
     _, base = module_root(tree)
     moddir = os.path.join(tree, base, kver)
     # modprobe -d wants <dir>/lib/modules/<kver>; make that view if needed.
@@ -243,8 +244,14 @@ def build_initramfs(work, tree, kver):
     # them to postinst.
     if not os.path.exists(os.path.join(moddir, "modules.dep")):
         run(["depmod", "-b", view, kver])
+    return view, link, moddir
+
+
+def load_order(view, kver, groups):
+    """The module files to insmod for |groups| [(modules, optional)], with
+    their dependencies first."""
     order = []
-    for group, optional in ((BASE_MODULES, False), (RDMA_MODULES, True)):
+    for group, optional in groups:
         for mod in group:
             p = subprocess.run(["modprobe", "-d", view, "-S", kver, "--show-depends", mod],
                                capture_output=True, text=True)
@@ -258,16 +265,17 @@ def build_initramfs(work, tree, kver):
                 m = re.match(r"insmod (\S+)", line)
                 if m and m.group(1) not in order:
                     order.append(m.group(1))
-    root = os.path.join(work, "initramfs")
-    shutil.rmtree(root, ignore_errors=True)
-    for d in ("bin", "sbin", "proc", "sys", "dev", "host", "mod", "tmp"):
-        os.makedirs(os.path.join(root, d))
-    shutil.copy("/bin/busybox", os.path.join(root, "bin", "busybox"))
+    return order
+
+
+def copy_modules(order, link, moddir, dst_dir, prefix):
+    """Uncompressed copies of the |order| files in |dst_dir|, named
+    <prefix><index>-<module>.ko; returns the names in order."""
     names = []
     for i, path in enumerate(order):
         real = path.replace(link, moddir) if path.startswith(link) else path
-        name = "%02d-%s" % (i, os.path.basename(real))
-        dst = os.path.join(root, "mod", name)
+        name = "%s%02d-%s" % (prefix, i, os.path.basename(real))
+        dst = os.path.join(dst_dir, name)
         if real.endswith(".xz"):
             run(["xz", "-dc", real], stdout=open(dst[:-3], "wb"))
             name = name[:-3]
@@ -277,18 +285,93 @@ def build_initramfs(work, tree, kver):
         else:
             shutil.copy(real, dst)
         names.append(name)
+    return names
+
+
+def write_cpio_gz(root, out):
+    cpio = subprocess.run("cd %s && find . | cpio -o -H newc --quiet" % root, shell=True,
+                          check=True, capture_output=True).stdout
+    with gzip.open(out, "wb", compresslevel=1) as f:
+        f.write(cpio)
+
+
+def build_initramfs(work, tree, kver):
+    """busybox + the modules the guest needs, in load order + /init."""
+    view, link, moddir = module_view(work, tree, kver)
+    order = load_order(view, kver, ((BASE_MODULES, False), (RDMA_MODULES, True)))
+    root = os.path.join(work, "initramfs")
+    shutil.rmtree(root, ignore_errors=True)
+    for d in ("bin", "sbin", "proc", "sys", "dev", "host", "mod", "tmp"):
+        os.makedirs(os.path.join(root, d))
+    shutil.copy("/bin/busybox", os.path.join(root, "bin", "busybox"))
+    names = copy_modules(order, link, moddir, os.path.join(root, "mod"), "")
     with open(os.path.join(root, "mod", "order"), "w") as f:
         f.write("\n".join(names) + "\n")
     init = os.path.join(root, "init")
     with open(init, "w") as f:
         f.write(GUEST_INIT)
     os.chmod(init, 0o755)
-    cpio = subprocess.run("cd %s && find . | cpio -o -H newc --quiet" % root, shell=True,
-                          check=True, capture_output=True).stdout
-    with gzip.open(os.path.join(work, "initramfs.gz"), "wb", compresslevel=1) as f:
-        f.write(cpio)
+    write_cpio_gz(root, os.path.join(work, "initramfs.gz"))
     shutil.rmtree(root)
     log("initramfs for %s: %d modules" % (kver, len(names)))
+
+
+def module_variant(work, add, drop):
+    """The initramfs of |work| with the modules |add| (and what they need)
+    loaded too and those named in |drop| not loaded, for one test's guests.
+
+    The shared initramfs.gz and its key (module_list()) stay as every other
+    test has them: the variant is that archive followed by a small second
+    one holding the added modules and a new /mod/order (the kernel unpacks
+    concatenated archives in turn, a later file replacing an earlier one).
+    It is cached beside the shared one, keyed by both lists and by the
+    shared archive it was made from. Returns its path."""
+    base = os.path.join(work, "initramfs.gz")
+    with open(os.path.join(work, "version")) as f:
+        kver = f.read().strip()
+    key = "add %s\ndrop %s\nbase %d %s" % (
+        " ".join(add), " ".join(drop), os.stat(base).st_mtime_ns, module_list())
+    tag = "-".join(add) + ("-no-" + "-".join(drop) if drop else "")
+    out = os.path.join(work, "initramfs-%s.gz" % tag)
+    keyfile = out + ".key"
+    try:
+        with open(keyfile) as f:
+            if f.read() == key and os.path.exists(out):
+                return out
+    except OSError:
+        pass
+    p = subprocess.run("gzip -dc %s | cpio -i --quiet --to-stdout '*mod/order'" % base,
+                       shell=True, check=True, capture_output=True, text=True)
+    base_names = p.stdout.split()
+    if not base_names:
+        raise SystemExit("lab: no /mod/order in %s" % base)
+    loaded = {re.sub(r"^\d+-", "", n) for n in base_names}
+    kept = [n for n in base_names if re.sub(r"^\d+-(.*)\.ko$", r"\1", n) not in drop]
+    tmp = tempfile.mkdtemp(prefix="variant-", dir=work)
+    try:
+        tree = os.path.join(tmp, "tree")
+        for deb in glob.glob(os.path.join(work, "debs", "*.deb")):
+            run(["dpkg-deb", "-x", deb, tree])
+        view, link, moddir = module_view(tmp, tree, kver)
+        order = [m for m in load_order(view, kver, ((add, False),))
+                 if re.sub(r"\.(xz|zst)$", "", os.path.basename(m)) not in loaded]
+        root = os.path.join(tmp, "root")
+        os.makedirs(os.path.join(root, "mod"))
+        names = copy_modules(order, link, moddir, os.path.join(root, "mod"), "x")
+        with open(os.path.join(root, "mod", "order"), "w") as f:
+            f.write("\n".join(kept + names) + "\n")
+        write_cpio_gz(root, os.path.join(tmp, "extra.gz"))
+        with open(out + ".tmp", "wb") as f:
+            for part in (base, os.path.join(tmp, "extra.gz")):
+                with open(part, "rb") as src:
+                    shutil.copyfileobj(src, f)
+        os.replace(out + ".tmp", out)
+        with open(keyfile, "w") as f:
+            f.write(key)
+    finally:
+        shutil.rmtree(tmp)
+    log("initramfs variant for %s: +%s -%s" % (kver, " ".join(names), " ".join(drop)))
+    return out
 
 
 # The guest's /init. Parameters come on the kernel command line:
@@ -348,7 +431,7 @@ class Lab:
 
     def __init__(self, kernel, guests=2, rxe=False, capture=None, keep=None,
                  capture_filter="tcp port 16385 or udp port 4791", memory=768,
-                 capture_if="br0"):
+                 capture_if="br0", add_modules=(), drop_modules=()):
         self.kernel = kernel
         self.guests = guests
         self.rxe = rxe
@@ -366,6 +449,9 @@ class Lab:
         self.kdir = cached(kernel) or fetch(kernel)
         with open(os.path.join(self.kdir, "version")) as f:
             self.kver = f.read().strip()
+        self.initrd = os.path.join(self.kdir, "initramfs.gz")
+        if add_modules or drop_modules:
+            self.initrd = module_variant(self.kdir, list(add_modules), list(drop_modules))
 
     # -- set-up ------------------------------------------------------------
     def __enter__(self):
@@ -433,7 +519,7 @@ class Lab:
                    "-accel", "tcg", "-m", str(self.memory), "-smp", "1",
                    "-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio",
                    "-kernel", os.path.join(self.kdir, "vmlinuz"),
-                   "-initrd", os.path.join(self.kdir, "initramfs.gz"),
+                   "-initrd", self.initrd,
                    "-append", cmdline,
                    "-netdev", "tap,id=n0,ifname=tap%d,script=no,downscript=no" % i,
                    "-device", "virtio-net-pci,netdev=n0,mac=%s" % mac,
