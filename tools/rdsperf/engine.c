@@ -264,6 +264,19 @@ static int wait_ready(struct worker *w, rdsu_ns deadline)
 	return 0;
 }
 
+/* The interval c->cur, ending at |at|, to c->on_interval; then a new one
+ * begins. */
+static void report_interval(struct perf_client *c, rdsu_ns at, rdsu_ns t0, rdsu_ns omit_end)
+{
+	c->cur.start = c->cur.end;
+	c->cur.end = (double)(at - t0) / 1e9;
+	c->cur.omitted = at <= omit_end;
+	if (c->on_interval && c->cur.end > c->cur.start)
+		c->on_interval(c->ud, &c->cur);
+	memset(&c->cur.c, 0, sizeof(c->cur.c));
+	hist_reset(&c->cur.lat);
+}
+
 /* Add this worker's interval into the shared one; the last thread to do
  * so reports it. */
 static void fold(struct worker *w, rdsu_ns at)
@@ -274,13 +287,7 @@ static void fold(struct worker *w, rdsu_ns at)
 	count_add(&c->cur.c, &w->cur);
 	hist_merge(&c->cur.lat, w->hcur);
 	if (++c->folded == c->threads) {
-		c->cur.start = c->cur.end;
-		c->cur.end = (double)(at - w->t0) / 1e9;
-		c->cur.omitted = at <= w->omit_end;
-		if (c->on_interval && c->cur.end > c->cur.start)
-			c->on_interval(c->ud, &c->cur);
-		memset(&c->cur.c, 0, sizeof(c->cur.c));
-		hist_reset(&c->cur.lat);
+		report_interval(c, at, w->t0, w->omit_end);
 		c->folded = 0;
 	}
 	pthread_mutex_unlock(&c->lk);
@@ -501,12 +508,7 @@ int perf_recv_run(struct perf_client *c)
 		if (now >= next_iv || now >= t_end || *c->stop) {
 			rdsu_ns at = min_ns(min_ns(now, next_iv), t_end);
 
-			c->cur.start = c->cur.end;
-			c->cur.end = (double)(at - t0) / 1e9;
-			c->cur.omitted = at <= omit_end;
-			if (c->on_interval && c->cur.end > c->cur.start)
-				c->on_interval(c->ud, &c->cur);
-			memset(&c->cur.c, 0, sizeof(c->cur.c));
+			report_interval(c, at, t0, omit_end);
 			while (iv && next_iv <= now)
 				next_iv += iv;
 		}
