@@ -949,6 +949,32 @@ static int dm_name(struct rdsp_sock *s, int fd, bool peer, struct sockaddr_stora
 	return 0;
 }
 
+/*
+ * The send's SOL_RDS cmsgs: every one asks for RDMA, atomics or
+ * zero-copy, which a TCP socket cannot give (-EOPNOTSUPP), or is unknown
+ * (-EINVAL); others are ignored, as rds_rm_size does. Return: 0 or that
+ * error. One check for both paths, a socket of its own and an rdsd one.
+ */
+static int send_cmsgs_refused(const struct msghdr *mh)
+{
+	if (!mh->msg_control || !mh->msg_controllen)
+		return 0;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR((struct msghdr *)mh, c)) {
+		if (c->cmsg_level != SOL_RDS)
+			continue;
+		switch (c->cmsg_type) {
+		case RDS_CMSG_RDMA_ARGS: case RDS_CMSG_RDMA_DEST: case RDS_CMSG_RDMA_MAP:
+		case RDS_CMSG_ATOMIC_FADD: case RDS_CMSG_ATOMIC_CSWP:
+		case RDS_CMSG_MASKED_ATOMIC_FADD: case RDS_CMSG_MASKED_ATOMIC_CSWP:
+		case RDS_CMSG_ZCOPY_COOKIE:
+			return -EOPNOTSUPP;
+		default:
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static ssize_t dm_send(struct rdsp_sock *s, int fd, const struct msghdr *mh, int flags)
 {
 	struct rdsd_req q = { .op = RDSD_OP_SEND };
@@ -972,21 +998,9 @@ static ssize_t dm_send(struct rdsp_sock *s, int fd, const struct msghdr *mh, int
 		total += mh->msg_iov[i].iov_len;
 	if (total > RDSP_MAX_MSG)
 		return -EMSGSIZE;
-	if (mh->msg_control && mh->msg_controllen) {
-		for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR((struct msghdr *)mh, c)) {
-			if (c->cmsg_level != SOL_RDS)
-				continue;
-			switch (c->cmsg_type) {
-			case RDS_CMSG_RDMA_ARGS: case RDS_CMSG_RDMA_DEST: case RDS_CMSG_RDMA_MAP:
-			case RDS_CMSG_ATOMIC_FADD: case RDS_CMSG_ATOMIC_CSWP:
-			case RDS_CMSG_MASKED_ATOMIC_FADD: case RDS_CMSG_MASKED_ATOMIC_CSWP:
-			case RDS_CMSG_ZCOPY_COOKIE:
-				return -EOPNOTSUPP;
-			default:
-				return -EINVAL;
-			}
-		}
-	}
+	e = send_cmsgs_refused(mh);
+	if (e)
+		return e;
 	if (s->ok_valid && s->chan >= 0 && total <= s->credit && q.family == s->ok.family &&
 	    q.port == s->ok.port && !memcmp(q.addr, s->ok.addr, sizeof(q.addr))) {
 		struct iovec iov[IOV_MAX + 1];
@@ -1446,22 +1460,11 @@ static ssize_t do_send(struct rdsp_sock *s, const struct msghdr *mh, int flags)
 		total += mh->msg_iov[i].iov_len;
 	if (total > RDSP_MAX_MSG || total > rdsu_sock_get_sndbuf(s->us))
 		return -EMSGSIZE;
-	/* Every SOL_RDS cmsg asks for RDMA, atomics or zero-copy, which a
-	 * TCP socket cannot give; others are ignored, as rds_rm_size does. */
-	if (mh->msg_control && mh->msg_controllen) {
-		for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR((struct msghdr *)mh, c)) {
-			if (c->cmsg_level != SOL_RDS)
-				continue;
-			switch (c->cmsg_type) {
-			case RDS_CMSG_RDMA_ARGS: case RDS_CMSG_RDMA_DEST: case RDS_CMSG_RDMA_MAP:
-			case RDS_CMSG_ATOMIC_FADD: case RDS_CMSG_ATOMIC_CSWP:
-			case RDS_CMSG_MASKED_ATOMIC_FADD: case RDS_CMSG_MASKED_ATOMIC_CSWP:
-			case RDS_CMSG_ZCOPY_COOKIE:
-				return -EOPNOTSUPP;
-			default:
-				return -EINVAL;
-			}
-		}
+	{
+		int ce = send_cmsgs_refused(mh);
+
+		if (ce)
+			return ce;
 	}
 	nb = nonblocking(s, flags);
 	for (;;) {
