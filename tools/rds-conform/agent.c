@@ -26,9 +26,6 @@
 #include <unistd.h>
 
 #include <rds/rdsu_tcp.h>
-#ifdef CF_HAVE_IB
-#include <rds/rdsu_ib.h>
-#endif
 
 #include "craft.h"
 #include "node.h"
@@ -353,9 +350,6 @@ struct ag {
 	uint8_t *buf;
 	char stack[128];
 	bool ib;                    /* --transport ib */
-#ifdef CF_HAVE_IB
-	struct rdsu_ib_cfg ibcfg;
-#endif
 };
 
 static volatile sig_atomic_t ag_stop;
@@ -457,6 +451,7 @@ static error_t ag_parse(int key, char *arg, struct argp_state *st)
 		if (strcmp(arg, "ib") && strcmp(arg, "tcp"))
 			argp_error(st, "--transport is tcp or ib");
 		g->ib = !strcmp(arg, "ib");
+		g->cfg.transport = g->ib ? RIO_TRANS_IB : RIO_TRANS_TCP;
 		return 0;
 	case ARGP_KEY_ARG:
 		argp_error(st, "unexpected argument %s", arg);
@@ -468,19 +463,10 @@ static error_t ag_parse(int key, char *arg, struct argp_state *st)
 			argp_error(st, "--fault is for librds, not --kernel");
 		if (g->cfg.kernel && g->cfg.tcp.auth)
 			argp_error(st, "--auth-key is for librds, not --kernel");
-		if (g->ib && !g->cfg.kernel) {
-#ifdef CF_HAVE_IB
-			/* IB alone: the kernel beside it keeps RDS/TCP's
-			 * port, and an address on an RDMA device takes IB
-			 * at bind anyway. */
-			rdsu_ib_cfg_default(&g->ibcfg);
-			g->cfg.io.transports = RDSU_IO_IB;
-			g->cfg.io.ib = &g->ibcfg;
-			g->cfg.ep.rdma_laddrs = 1;
-#else
+		/* IB alone, through rio as every tool asks for it: the kernel
+		 * beside a librds agent keeps RDS/TCP's port. */
+		if (g->ib && !g->cfg.kernel && !rio_have_ib)
 			argp_error(st, "--transport ib: built without libibverbs and librdmacm");
-#endif
-		}
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
