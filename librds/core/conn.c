@@ -149,14 +149,15 @@ unsigned rdsu_conn_links(const struct rdsu_conn *c)
 }
 
 /*
- * Whether |c| may be forgotten: no path up or carried by a peer's
- * connection, none held, and no data of ours for the peer (control
- * messages, pongs and probes, go with it). Our own connects still in
- * flight are abandoned.
+ * Whether |c| may be forgotten: it never had a path up (so neither side
+ * has taken a sequence number of the other's), no path is carried by a
+ * peer's connection, none is held, and no data of ours is queued or
+ * unacknowledged for the peer (control messages, pongs and probes, go
+ * with it). Our own connects still in flight are abandoned.
  */
 static bool conn_unused(const struct rdsu_conn *c)
 {
-	if (c->c_n_held || c->c_data_msgs)
+	if (c->c_was_up || c->c_n_held || c->c_data_msgs)
 		return false;
 	for (unsigned i = 0; i < WIRE_MAX_PATHS; i++) {
 		const struct rdsu_path *cp = &c->c_path[i];
@@ -169,7 +170,10 @@ static bool conn_unused(const struct rdsu_conn *c)
 
 /* Drop |c| from the table and free it. The kernel never does (a
  * connection lives as long as the module): a peer that kicked us once
- * from an address nobody listens on was retried for ever. */
+ * from an address nobody listens on was retried for ever. Only such
+ * peers go (conn_unused): one that had a path up may have taken our
+ * messages up to a sequence number we would reuse, or owe us resends we
+ * would take a second time. */
 static void conn_give_up(struct rdsu_conn *c)
 {
 	struct rdsu_ep *ep = c->c_ep;
@@ -194,6 +198,14 @@ static void conn_give_up(struct rdsu_conn *c)
 	conn_release(ep, c);
 }
 
+/* Whether |c|'s give_up timer runs: no path up since it was made or
+ * last went down, never one up before, and no data of ours for it. */
+static bool conn_may_give_up(const struct rdsu_conn *c)
+{
+	return c->c_idle_since != RDSU_NS_NEVER && c->c_ep->cfg.give_up != RDSU_NS_NEVER &&
+	       !c->c_was_up && !c->c_data_msgs;
+}
+
 rdsu_ns rdsu_conn_deadline(const struct rdsu_conn *c)
 {
 	const struct rdsu_ep_cfg *cfg = &c->c_ep->cfg;
@@ -205,12 +217,7 @@ rdsu_ns rdsu_conn_deadline(const struct rdsu_conn *c)
 		if (d < best)
 			best = d;
 	}
-	if (cfg->handshake_timeout != RDSU_NS_NEVER)
-		for (unsigned i = 0; i < c->c_n_held; i++)
-			if (c->c_held[i].at + cfg->handshake_timeout < best)
-				best = c->c_held[i].at + cfg->handshake_timeout;
-	if (c->c_idle_since != RDSU_NS_NEVER && cfg->give_up != RDSU_NS_NEVER && !c->c_data_msgs &&
-	    c->c_idle_since + cfg->give_up < best)
+	if (conn_may_give_up(c) && c->c_idle_since + cfg->give_up < best)
 		best = c->c_idle_since + cfg->give_up;
 	return best;
 }
@@ -220,27 +227,17 @@ int rdsu_conn_expire(struct rdsu_conn *c, rdsu_ns now)
 	struct rdsu_ep *ep = c->c_ep;
 	const struct rdsu_ep_cfg *cfg = &ep->cfg;
 	int ran = 0;
-	unsigned i = 0;
 
+	/* A held connection has no timer: the peer took it for its path
+	 * when TCP said established and wrote on it, and TCP acknowledged
+	 * what our socket buffered, so a reset would lose messages the peer
+	 * has freed. It waits, as in the kernel's stash, for the slot's old
+	 * connection to go; max_peer_links bounds how many a peer (or
+	 * whoever uses its address) can have. One placed in a slot that
+	 * then says nothing RDS meets handshake_timeout there. */
 	for (unsigned p = 0; p < WIRE_MAX_PATHS; p++)
 		ran += rdsu_path_expire(&c->c_path[p], now);
-	/* A held connection waits for a slot that a live path of the same
-	 * peer keeps; one that waits longer than a handshake is not that
-	 * peer's (or its old path is dead and will be replaced again). */
-	while (cfg->handshake_timeout != RDSU_NS_NEVER && i < c->c_n_held) {
-		uint64_t link = c->c_held[i].link;
-
-		if (now < c->c_held[i].at + cfg->handshake_timeout) {
-			i++;
-			continue;
-		}
-		rdsu_conn_unhold(c, link);
-		rdsu_ep_close_link(ep, link, true);
-		rdsu_stat_inc(ep, RDSU_STAT_HANDSHAKE_TIMEOUT);
-		ran++;
-	}
-	if (c->c_idle_since == RDSU_NS_NEVER || cfg->give_up == RDSU_NS_NEVER || c->c_data_msgs ||
-	    now < c->c_idle_since + cfg->give_up)
+	if (!conn_may_give_up(c) || now < c->c_idle_since + cfg->give_up)
 		return ran;
 	if (!conn_unused(c)) {
 		/* A peer's connection is held or up: looked at again after
@@ -352,7 +349,12 @@ int rdsu_conn_accept(struct rdsu_conn *c, uint64_t link, uint16_t peer_sport, rd
 			return RDSU_ERR_NOMEM;
 		return RDSU_ACCEPT_UP;
 	}
-	if (conn_may_hold(c) && rdsu_conn_hold(c, link, peer_sport, now)) {
+	if (conn_may_hold(c)) {
+		if (!rdsu_conn_hold(c, link, peer_sport, now)) {
+			/* one per path already waits: a per-peer bound too */
+			rdsu_stat_inc(ep, RDSU_STAT_LIMIT_PEER_LINKS);
+			return RDSU_ERR_REFUSED;
+		}
 		rdsu_stat_inc(ep, RDSU_STAT_ACCEPT_HELD);
 		return RDSU_ACCEPT_HELD;
 	}

@@ -282,7 +282,7 @@ struct rdsu_conn {
 	 * overtakes the probe telling us the path count is not refused) */
 	struct {
 		uint64_t link;
-		rdsu_ns at;             /* held since: closed at at + handshake_timeout */
+		rdsu_ns at;             /* held since */
 		uint16_t sport;
 	} c_held[WIRE_MAX_PATHS];
 	unsigned c_n_held;
@@ -296,8 +296,14 @@ struct rdsu_conn {
 
 	struct wire_cong_map c_fcong;   /* the peer's map */
 	/* Since when no path is up (NEVER while one is): a peer nobody here
-	 * sends to is forgotten give_up after that (conn.c). */
+	 * sends to that never had a path up is forgotten give_up after that
+	 * (conn.c). */
 	rdsu_ns c_idle_since;
+	/* A path of this peer came up and could carry messages (ours, or
+	 * the peer's once it proved itself): what each side knows of the
+	 * other's sequence numbers is kept for good, as the kernel keeps
+	 * every peer. */
+	bool c_was_up;
 	uint32_t c_data_msgs;           /* our data messages on its path queues */
 	struct rdsu_evsrc c_ev;
 	struct rdsu_path c_path[WIRE_MAX_PATHS];

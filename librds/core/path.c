@@ -211,6 +211,8 @@ void rdsu_path_up(struct rdsu_path *cp, rdsu_ns now)
 {
 	rdsu_path_connecting_done(cp);
 	cp->cp_conn->c_idle_since = RDSU_NS_NEVER;
+	if (cp->cp_proven)
+		cp->cp_conn->c_was_up = true;
 	cp->cp_rx_at = now;
 	cp->cp_rx_msg_end = 0;
 	cp->cp_state = RDSU_PATH_UP;
@@ -310,6 +312,7 @@ void rdsu_path_proven(struct rdsu_path *cp)
 	if (cp->cp_proven)
 		return;
 	cp->cp_proven = true;
+	cp->cp_conn->c_was_up = true;
 	rdsu_path_kick(cp);
 }
 

@@ -44,7 +44,7 @@ static unsigned link_bucket(uint64_t id)
 	return (unsigned)((id * 0x9e3779b97f4a7c15ull) >> 52) & (LINK_BUCKETS - 1);
 }
 
-static struct tsock *link_find(struct rdsu_tcp *t, uint64_t id)
+struct tsock *rdsu_tcp_link_find(struct rdsu_tcp *t, uint64_t id)
 {
 	for (struct tsock *l = t->links[link_bucket(id)]; l; l = l->hnext)
 		if (l->id == id)
@@ -225,7 +225,7 @@ void rdsu_tcp_tune(const struct rdsu_tcp *t, int fd)
 
 static void *tcp_find(struct rdsu_transport *tr, uint64_t link)
 {
-	return link_find(tcp_of(tr), link);
+	return rdsu_tcp_link_find(tcp_of(tr), link);
 }
 
 static void tcp_close(struct rdsu_transport *tr, void *lk, bool reset, rdsu_ns now)

@@ -161,6 +161,7 @@ static inline struct rdsu_tcp *tcp_of(struct rdsu_transport *tr)
 
 /* tcp.c */
 void rdsu_tcp_link_hash(struct rdsu_tcp *t, struct tsock *l);
+struct tsock *rdsu_tcp_link_find(struct rdsu_tcp *t, uint64_t id);
 int rdsu_tcp_watch(struct rdsu_tcp *t, struct tsock *s, uint32_t events, int op);
 uint32_t rdsu_tcp_link_events(const struct tsock *l);
 void rdsu_tcp_link_rewatch(struct rdsu_tcp *t, struct tsock *l);

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -89,6 +90,54 @@ void rdsu_tcp_accept_resume(struct rdsu_tcp *t)
 		(void)rdsu_tcp_watch(t, t->listen[i], EPOLLIN, EPOLL_CTL_MOD);
 }
 
+/* Whether the peer has reset or closed |l|: what it holds is all it will
+ * ever bring. */
+static bool link_ended(const struct tsock *l)
+{
+	struct pollfd p = { .fd = l->src.fd, .events = POLLIN | POLLRDHUP };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
+/*
+ * Before a new connection from |faddr| is filed: read each of the peer's
+ * path links that the peer has already ended to its end, so that the
+ * core frees its slot first, and do the same for the held links that
+ * then take those slots. The peer reconnects a path only after its old
+ * connection died, so by the time we accept the new one the old one's
+ * reset is in its socket, but our reads of it wait their turn in the
+ * epoll rounds; under load a path's connections piled up behind a slot
+ * still draining, each held, until the stash was full and the next one
+ * was refused with messages TCP had acknowledged in it: lost (loop-kill
+ * under two CPU hogs). The kernel reads each socket as its bytes come,
+ * so it files a new connection only after the old one's end.
+ */
+static void settle_peer(struct rdsu_tcp *t, const struct rdsu_addr *laddr,
+			const struct rdsu_addr *faddr, rdsu_ns now)
+{
+	/* each pass ends at least one link of the peer's, at most 16 */
+	for (unsigned pass = 0; pass < 2 * WIRE_MAX_PATHS; pass++) {
+		struct rdsu_conn_info ci;
+		bool ended = false;
+
+		if (rdsu_ep_conn_get(t->ep, laddr, faddr, &ci) < 0)
+			return;
+		for (unsigned i = 0; i < WIRE_MAX_PATHS; i++) {
+			struct tsock *l = ci.path[i].link ? rdsu_tcp_link_find(t, ci.path[i].link)
+							  : NULL;
+
+			if (!l || l->kind != TS_LINK || l->state != TL_UP || !link_ended(l))
+				continue;
+			rdsu_tcp_salvage(t, l, now);
+			ended = true;
+		}
+		if (!ended)
+			return;
+		/* the held links given those slots are attached (and read) */
+		rdsu_loop_requests(t->io, now);
+	}
+}
+
 void rdsu_tcp_accept(struct rdsu_tcp *t, struct tsock *ls, rdsu_ns now)
 {
 	if (t->st.accept_paused)
@@ -119,6 +168,7 @@ void rdsu_tcp_accept(struct rdsu_tcp *t, struct tsock *ls, rdsu_ns now)
 			continue;
 		}
 		rdsu_tcp_tune(t, fd);
+		settle_peer(t, &laddr, &faddr, now);
 		int r = rdsu_link_accept(t->ep, &laddr, &faddr, fport, now, &id);
 		if (r != RDSU_ACCEPT_UP && r != RDSU_ACCEPT_HELD) {
 			/* rds_tcp_accept_one resets: SO_LINGER 0. */

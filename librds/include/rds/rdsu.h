@@ -213,7 +213,8 @@ struct rdsu_ep_cfg {
 	 * peer (default 16: 8 paths, and 8 held while a peer that lost all
 	 * at once reconnects faster than we see the old ones go; a held
 	 * connection may carry messages TCP acknowledged, which a reset
-	 * would lose); max_connecting: outgoing
+	 * would lose, so this is the only bound on held connections: they
+	 * have no timer); max_connecting: outgoing
 	 * connections in flight at once (default 64). A connect over a cap
 	 * waits, on its path's reconnect timer, for up to reconnect_max.
 	 * UINT32_MAX: no cap.
@@ -222,18 +223,20 @@ struct rdsu_ep_cfg {
 	uint32_t max_links;
 	uint32_t max_peer_links;
 	uint32_t max_connecting;
-	/* An incoming TCP connection whose first whole RDS message has not
-	 * arrived this long after it was accepted (or held) is reset; until
-	 * it arrives, no data of ours goes on it (default 10 s). */
+	/* An incoming TCP connection on a path whose first whole RDS message
+	 * has not arrived this long after it got the path is reset; until
+	 * it arrives, no data of ours goes on it (default 10 s). A held
+	 * connection waits for its path without this limit. */
 	rdsu_ns handshake_timeout;
 	/* A connection with a message begun that then brings no byte for
 	 * this long is reset (default 60 s). */
 	rdsu_ns idle_timeout;
-	/* A peer with no path up and no data of ours queued for it is
-	 * forgotten this long after its last path went down (or it was
-	 * made): reconnecting stops and its memory is freed, sequence
-	 * numbers with it (default 60 s). RDSU_NS_NEVER for any of the
-	 * three: never (the kernel's behaviour). */
+	/* A peer that never had a path up, with no connection held and no
+	 * data of ours queued or unacknowledged for it, is forgotten this
+	 * long after it was made: reconnecting stops and its memory is
+	 * freed (default 60 s). A peer that was up once is kept, sequence
+	 * numbers and all, as the kernel keeps every peer. RDSU_NS_NEVER
+	 * for any of the three: never (the kernel's behaviour). */
 	rdsu_ns give_up;
 };
 

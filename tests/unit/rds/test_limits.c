@@ -291,28 +291,95 @@ static void test_raw_first_then_peer(void **state)
 	rdsu_ep_free(ep);
 }
 
-/* ... and made after the peer's connection spoke: held, never given the
- * peer's slot, reset at handshake_timeout; the peer's path stays up on
- * its own connection throughout. */
+/*
+ * ... and made after the peer's connection spoke: held, never given the
+ * peer's slot while the peer's path lives, and never reset for its
+ * silence, since a held connection may be the peer's own with messages
+ * TCP acknowledged (test_held_outlives_handshake). What bounds them is
+ * max_peer_links: 8 held at most beside the peer's path, the rest
+ * refused. The peer's path stays up on its own connection throughout.
+ * When that path goes, the first held one gets the slot, and as a path
+ * that has said nothing RDS it is reset at handshake_timeout.
+ */
 static void test_raw_after_peer(void **state)
 {
 	struct rdsu_ep *ep = ep_limits(LARGE, NULL);
 	struct rdsu_addr l = rdsu_addr_v4(LARGE), small = rdsu_addr_v4(SMALL);
-	uint64_t real = accept_from_small(ep, 32768), raw;
+	uint64_t real = accept_from_small(ep, 32768), raw[WIRE_MAX_PATHS], extra;
 	struct rdsu_lreq r;
 	struct peer p;
 
 	(void)state;
 	peer_init(&p, ep, real);
 	peer_hello(&p);
-	assert_int_equal(rdsu_link_accept(ep, &l, &small, 50000, T0, &raw), RDSU_ACCEPT_HELD);
-	assert_int_equal(rdsu_ep_expire(ep, T0 + 10 * RDSU_SEC), 1);
-	assert_int_equal(next_req(ep, RDSU_LREQ_CLOSE, &r), 1);
-	assert_true(r.link == raw && r.reset);
-	assert_int_equal(conn_of(ep, LARGE, SMALL).held_links, 0);
+	for (unsigned i = 0; i < WIRE_MAX_PATHS; i++)
+		assert_int_equal(rdsu_link_accept(ep, &l, &small, (uint16_t)(50000 + i), T0, &raw[i]),
+				 RDSU_ACCEPT_HELD);
+	assert_int_equal(rdsu_link_accept(ep, &l, &small, 50100, T0, &extra), RDSU_ERR_REFUSED);
+	assert_int_equal(stat(ep, RDSU_STAT_LIMIT_PEER_LINKS), 1);
+	assert_true(rdsu_ep_deadline(ep) == RDSU_NS_NEVER);
+	assert_int_equal(rdsu_ep_expire(ep, T0 + 3600 * RDSU_SEC), 0);
+	assert_int_equal(next_req(ep, RDSU_LREQ_CLOSE, &r), 0);
+	assert_int_equal(conn_of(ep, LARGE, SMALL).held_links, WIRE_MAX_PATHS);
 	assert_true(conn_of(ep, LARGE, SMALL).path[0].link == real);
 	assert_int_equal(conn_of(ep, LARGE, SMALL).path[0].state, RDSU_PATH_UP);
+	assert_int_equal(stat(ep, RDSU_STAT_HANDSHAKE_TIMEOUT), 0);
+
+	/* the peer's own connection goes: the oldest held one takes slot 0 */
+	assert_int_equal(rdsu_link_down(ep, real, T0 + 3600 * RDSU_SEC), 0);
+	assert_int_equal(next_req(ep, RDSU_LREQ_ATTACH, &r), 1);
+	assert_true(r.link == raw[0]);
+	assert_int_equal(conn_of(ep, LARGE, SMALL).held_links, WIRE_MAX_PATHS - 1);
+	assert_int_equal(rdsu_ep_expire(ep, T0 + 3610 * RDSU_SEC), 1);
+	assert_int_equal(next_req(ep, RDSU_LREQ_CLOSE, &r), 1);
+	assert_true(r.link == raw[0] && r.reset);
 	assert_int_equal(stat(ep, RDSU_STAT_HANDSHAKE_TIMEOUT), 1);
+	peer_fini(&p);
+	rdsu_ep_free(ep);
+}
+
+/*
+ * The peer reconnects while we still have its old connection on the
+ * slot (we have not seen it go yet): the new one is held, and the peer,
+ * for which it is established, writes its messages on it, which TCP
+ * acknowledges from our socket buffer. However long the old one takes
+ * to go, the held one is not reset: it gets the slot and its messages.
+ */
+static void test_held_outlives_handshake(void **state)
+{
+	struct rdsu_ep *ep = ep_limits(LARGE, NULL);
+	struct rdsu_sock *rx = sock_at(ep, LARGE, 5000);
+	struct rdsu_addr l = rdsu_addr_v4(LARGE), small = rdsu_addr_v4(SMALL);
+	uint64_t old = accept_from_small(ep, 32768), again;
+	uint8_t buf[16];
+	struct iovec in = { buf, sizeof(buf) };
+	struct rdsu_rxinfo info;
+	struct wire_hdr h;
+	struct rdsu_lreq r;
+	struct peer p;
+
+	(void)state;
+	peer_init(&p, ep, old);
+	peer_hello(&p);
+	assert_int_equal(rdsu_link_accept(ep, &l, &small, 32769, T0 + RDSU_SEC, &again),
+			 RDSU_ACCEPT_HELD);
+	assert_int_equal(rdsu_ep_expire(ep, T0 + 60 * RDSU_SEC), 0);
+	assert_int_equal(next_req(ep, RDSU_LREQ_CLOSE, &r), 0);
+	assert_int_equal(conn_of(ep, LARGE, SMALL).held_links, 1);
+
+	assert_int_equal(rdsu_link_down(ep, old, T0 + 61 * RDSU_SEC), 0);
+	assert_int_equal(next_req(ep, RDSU_LREQ_ATTACH, &r), 1);
+	assert_true(r.link == again);
+	/* what the socket buffered while it was held */
+	peer_relink(&p, again);
+	p.now = T0 + 61 * RDSU_SEC;
+	peer_hello(&p);
+	wire_build_data(&h, 1, 4000, 5000, 4);
+	assert_int_equal(peer_feed(&p, &h, (const uint8_t *)"late", false), WIRE_HDR_LEN + 4);
+	assert_int_equal(rdsu_sock_read(rx, &in, 1, 0, &info, p.now), 4);
+	assert_memory_equal(buf, "late", 4);
+	assert_int_equal(stat(ep, RDSU_STAT_HANDSHAKE_TIMEOUT), 0);
+	assert_int_equal(conn_of(ep, LARGE, SMALL).path[0].state, RDSU_PATH_UP);
 	peer_fini(&p);
 	rdsu_ep_free(ep);
 }
@@ -372,6 +439,7 @@ int main(void)
 		cmocka_unit_test(test_handshake_timeout),
 		cmocka_unit_test(test_raw_first_then_peer),
 		cmocka_unit_test(test_raw_after_peer),
+		cmocka_unit_test(test_held_outlives_handshake),
 		cmocka_unit_test(test_idle_timeout),
 		cmocka_unit_test(test_never),
 	};
