@@ -17,7 +17,9 @@ state.
   loop.py --rdsdrive PATH --rdsloop PATH [--path-rule port|pair] CASE...
   CASE: ping sizes paths stall kill killboth gen kver (the issue's cases a-f
         and 6.x with 7.x); replay (a known problem, see case_replay); soak
-        (issue 21: --duration seconds in a network namespace under netem)
+        (issue 21: --duration seconds in a network namespace under netem;
+        with --veth the two endpoints sit in two namespaces joined by a veth
+        pair with netem, corruption included, on both ends)
 
 Exit: 0 passed, 1 failed, 77 skipped (kill, killboth: not root, or no ss -K),
 2 usage.
@@ -37,6 +39,9 @@ import threading
 import time
 
 LO, HI = "127.0.0.1", "127.0.0.2"   # LO < HI: LO connects every path
+# Commands run in front of an endpoint's programs, by its address: the
+# veth soak puts HI in a namespace of its own.
+WRAP = {}
 RDS_TCP_PORT = 16385
 START_TIMEOUT = 30.0                # ASan start-up on a busy two-core machine
 # A message above SNDBUF is refused with EMSGSIZE, as the kernel does; the
@@ -170,7 +175,7 @@ class Suite:
     def _start(self, tool, label, addr, args):
         self.seq += 1
         name = f"{label}@{addr}#{self.seq}"
-        p = Proc(name, [tool, "-b", addr] + list(args))
+        p = Proc(name, WRAP.get(addr, []) + [tool, "-b", addr] + list(args))
         self.procs.append(p)
         return p
 
@@ -440,7 +445,7 @@ def ss_kill(side):
         filt = ["src", LO, "and", "dst", HI, "and", "dport", "=", f":{RDS_TCP_PORT}"]
     else:
         filt = ["src", HI, "and", "sport", "=", f":{RDS_TCP_PORT}", "and", "dst", LO]
-    r = subprocess.run(["ss", "-K", "-tnH", "state", "established"] + filt,
+    r = subprocess.run(WRAP.get(side, []) + ["ss", "-K", "-tnH", "state", "established"] + filt,
                        capture_output=True, text=True, timeout=10)
     if r.returncode != 0:
         raise Fail(f"ss -K failed: {r.stderr.strip()}")
@@ -453,14 +458,15 @@ def ss_kill_works():
     ls = socket.socket()
     c = socket.socket()
     try:
-        ls.bind((HI, 0))
+        # Both ends on LO, which is this namespace's in either soak.
+        ls.bind((LO, 0))
         ls.listen(1)
         port = ls.getsockname()[1]
         c.bind((LO, 0))
-        c.connect((HI, port))
+        c.connect((LO, port))
         a, _ = ls.accept()
         with a:
-            subprocess.run(["ss", "-K", "-tn", "src", LO, "and", "dst", HI, "and", "dport", "=",
+            subprocess.run(["ss", "-K", "-tn", "src", LO, "and", "dst", LO, "and", "dport", "=",
                             f":{port}"], capture_output=True, timeout=10)
             c.settimeout(2)
             try:
@@ -748,6 +754,71 @@ SOAK_NETEM = ["delay", "2ms", "1ms", "loss", "0.5%", "duplicate", "0.5%", "reord
 # brings beyond it, so TCP still loses and resends segments.
 SOAK_TBF = ["rate", "400mbit", "burst", "160kb", "limit", "200kb"]
 SOAK_SECONDS = 50.0
+# --veth: the endpoints in two namespaces, a veth pair between them and
+# netem on both of its ends, so both directions are impaired; corruption
+# too, since TCP there verifies checksums (see veth_rx_csum_off).
+SOAK_VETH = False
+VETH_LO, VETH_HI = "10.201.0.1", "10.201.0.2"
+SOAK_CORRUPT = ["corrupt", "0.5%"]
+# What the kernel's TCP and IP counted: segments refused for a bad
+# checksum (netem's corruption), resent, queued out of order (its
+# reordering), and duplicates reported back (its duplication).
+SOAK_NSTAT = ["TcpInCsumErrors", "IpInHdrErrors", "TcpRetransSegs", "TcpExtTCPOFOQueue",
+              "TcpExtTCPDSACKOldSent", "TcpExtTCPDSACKRecv"]
+
+
+def veth_rx_csum_off(dev):
+    """Receive checksum offload off on |dev| (SIOCETHTOOL, ETHTOOL_SRXCSUM;
+    no ethtool needed). veth marks a segment without a checksum as
+    verified while its peer offers offload, and netem's corruption leaves
+    one so (it computes the checksum, then flips a bit), so TCP would take
+    the corrupted segment; with offload off TCP checks it and drops it, as
+    on a real link."""
+    import ctypes
+    import fcntl
+    import struct
+    siocethtool, get, set_ = 0x8946, 0x14, 0x15
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sk:
+        for cmd in (set_, get):
+            val = ctypes.create_string_buffer(struct.pack("II", cmd, 0), 8)
+            ifr = struct.pack("16sP", dev.encode(), ctypes.addressof(val)).ljust(40, b"\0")
+            fcntl.ioctl(sk.fileno(), siocethtool, ifr)
+        check(struct.unpack("II", val.raw)[1] == 0, f"{dev}: receive checksum offload still on")
+
+
+def soak_veth():
+    """Two namespaces joined by a veth pair, netem on both ends. Returns
+    what was applied; the devices and namespace go in SOAK_DEVS."""
+    global LO, HI
+    ns = f"loopsoak{os.getpid()}"
+    LO, HI = VETH_LO, VETH_HI
+    WRAP[HI] = ["ip", "netns", "exec", ns]
+    SOAK_DEVS.extend([("soaklo", []), ("soakhi", ["-n", ns])])
+    SOAK_NS.append(ns)
+
+    def ip(*args):
+        subprocess.run(["ip"] + list(args), check=True, timeout=10)
+    ip("netns", "add", ns)
+    ip("link", "add", "soaklo", "type", "veth", "peer", "name", "soakhi")
+    veth_rx_csum_off("soaklo")
+    veth_rx_csum_off("soakhi")
+    ip("link", "set", "soakhi", "netns", ns)
+    ip("addr", "add", f"{LO}/24", "dev", "soaklo")
+    ip("link", "set", "soaklo", "up")
+    ip("-n", ns, "link", "set", "lo", "up")
+    ip("-n", ns, "addr", "add", f"{HI}/24", "dev", "soakhi")
+    ip("-n", ns, "link", "set", "soakhi", "up")
+    netem = SOAK_NETEM + SOAK_CORRUPT
+    for dev, n in SOAK_DEVS:
+        r = subprocess.run(["tc"] + n + ["qdisc", "add", "dev", dev, "root", "netem"] + netem,
+                           capture_output=True, text=True, timeout=10)
+        if r.returncode != 0:
+            raise Skip(f"no netem here: {r.stderr.strip() or r.returncode}")
+    return "veth soaklo/soakhi, netem on both ends: " + " ".join(netem)
+
+
+SOAK_DEVS = []   # (device, tc's namespace option) carrying the qdisc
+SOAK_NS = []     # namespaces soak_veth made
 
 
 def soak_impair():
@@ -755,6 +826,7 @@ def soak_impair():
     out: loopback does not verify TCP checksums, so corrupted bytes would
     reach RDS, which has no checksum of its own on TCP; across a real link
     TCP drops them. Returns what was applied."""
+    SOAK_DEVS.append(("lo", []))
     r = subprocess.run(["tc", "qdisc", "add", "dev", "lo", "root", "netem"] + SOAK_NETEM,
                        capture_output=True, text=True, timeout=10)
     if r.returncode == 0:
@@ -767,12 +839,29 @@ def soak_impair():
     return f"no netem here ({why}), nor tbf: kills only"
 
 
-def soak_drops():
-    """Packets the qdisc on lo dropped so far."""
-    r = subprocess.run(["tc", "-s", "qdisc", "show", "dev", "lo"], capture_output=True, text=True,
-                       timeout=10)
-    m = re.search(r"dropped (\d+)", r.stdout)
-    return int(m.group(1)) if m else 0
+def soak_qdiscs():
+    """Each soak device's `tc -s qdisc` on one line, and the packets its
+    qdisc dropped: [(device, line, dropped)]."""
+    out = []
+    for dev, n in SOAK_DEVS:
+        r = subprocess.run(["tc"] + n + ["-s", "qdisc", "show", "dev", dev], capture_output=True,
+                           text=True, timeout=10)
+        line = " ".join(r.stdout.split())
+        m = re.search(r"dropped (\d+)", line)
+        out.append((dev, line, int(m.group(1)) if m else 0))
+    return out
+
+
+def soak_nstat(addr):
+    """SOAK_NSTAT's counters in |addr|'s namespace."""
+    r = subprocess.run(WRAP.get(addr, []) + ["nstat", "-asz"] + SOAK_NSTAT, capture_output=True,
+                       text=True, timeout=10)
+    got = {}
+    for line in r.stdout.splitlines():
+        f = line.split()
+        if len(f) >= 2 and f[0] in SOAK_NSTAT:
+            got[f[0]] = int(f[1])
+    return got
 
 
 def case_soak(s):
@@ -782,14 +871,22 @@ def case_soak(s):
         env = dict(os.environ, LOOP_SOAK_NETNS="1")
         argv = [sys.executable, os.path.abspath(__file__), "--rdsdrive", s.rdsdrive,
                 "--rdsloop", s.rdsloop, "--path-rule", s.path_rule, "--duration",
-                str(SOAK_SECONDS), "soak"]
+                str(SOAK_SECONDS)] + (["--veth"] if SOAK_VETH else []) + ["soak"]
         r = subprocess.run(["unshare", "-n"] + argv, env=env, timeout=SOAK_SECONDS * 3 + 300)
         if r.returncode == 77:
             raise Skip("inner run skipped")
         check(r.returncode == 0, f"soak in its namespace: exit {r.returncode}")
         raise Passed()
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True, timeout=10)
-    impair = soak_impair()
+    try:
+        soak_run(s)
+    finally:
+        for ns in SOAK_NS:
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=10)
+
+
+def soak_run(s):
+    impair = soak_veth() if SOAK_VETH else soak_impair()
     print(f"  {impair}; {SOAK_SECONDS:.0f} s", flush=True)
     kills_ok = os.geteuid() == 0 and ss_kill_works()
     # ASan keeps freed memory in quarantine (256 MB by default), which
@@ -816,6 +913,13 @@ def case_soak(s):
             p.signal(15)
     jl, jh = lo.finish(SOAK_SECONDS + 150, allow_rc=(0, 1)), hi.finish(SOAK_SECONDS + 150,
                                                                         allow_rc=(0, 1))
+    qdiscs = soak_qdiscs()
+    for dev, line, _ in qdiscs:
+        print(f"  {dev}: {line}", flush=True)
+    # One namespace's counters, or each of the two under --veth.
+    nstat = {a: soak_nstat(a) for a in ((LO, HI) if SOAK_VETH else (LO,))}
+    for a, got in nstat.items():
+        print(f"  {a}: " + ", ".join(f"{k} {got.get(k, 0)}" for k in SOAK_NSTAT), flush=True)
     total = 0
     for me, peer, a, b in ((jl, jh, LO, HI), (jh, jl, HI, LO)):
         check(me["bad"] == 0, f"soak: {a} got a wrong message after {len(kills)} kills: "
@@ -833,8 +937,16 @@ def case_soak(s):
         check(q > 0 and e <= q + q // 4 + 8192,
               f"soak: {a}'s memory grew from {q} KiB at a quarter of the run to {e} KiB")
     check(total > 0, "soak: nothing was sent")
-    print(f"  {total} messages exactly once, {len(kills)} kills, {soak_drops()} packets dropped; "
-          f"RSS {LO} "
+    if SOAK_VETH:
+        # Each direction lost packets, and corrupted ones reached TCP,
+        # which refused them (had it not, the receivers' checks would
+        # have to catch the damage).
+        for dev, _, dropped in qdiscs:
+            check(dropped > 0, f"soak: netem on {dev} dropped nothing")
+        check(sum(got.get("TcpInCsumErrors", 0) for got in nstat.values()) > 0,
+              "soak: no segment with a bad checksum reached TCP: was anything corrupted?")
+    print(f"  {total} messages exactly once, {len(kills)} kills, "
+          f"{sum(d for _, _, d in qdiscs)} packets dropped; RSS {LO} "
           f"{jl['rss_kb_quarter']} -> {jl['rss_kb_end']} KiB, {HI} {jh['rss_kb_quarter']} -> "
           f"{jh['rss_kb_end']} KiB ({time.monotonic() - t0:.1f} s)", flush=True)
 
@@ -849,7 +961,7 @@ CASES = {"ping": case_ping, "sizes": case_sizes, "paths": case_paths, "stall": c
 
 
 def main():
-    global SOAK_SECONDS
+    global SOAK_SECONDS, SOAK_VETH
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rdsdrive", required=True)
     ap.add_argument("--rdsloop", required=True)
@@ -857,9 +969,13 @@ def main():
                     help="rdsloop endpoints' path rule (rdsdrive's is the kernel's)")
     ap.add_argument("--duration", type=float, default=SOAK_SECONDS,
                     help="soak: seconds of traffic (default %(default)s)")
+    ap.add_argument("--veth", action="store_true",
+                    help="soak: two namespaces and a veth pair, netem with corruption on both "
+                         "ends")
     ap.add_argument("cases", nargs="+", choices=sorted(CASES))
     a = ap.parse_args()
     SOAK_SECONDS = a.duration
+    SOAK_VETH = a.veth
     for tool in (a.rdsdrive, a.rdsloop):
         if not os.access(tool, os.X_OK):
             print(f"loop.py: {tool}: not an executable", file=sys.stderr)
