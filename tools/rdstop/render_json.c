@@ -11,8 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include "out.h"
 
 #define F(k, t, ...) { .key = (k), .type = (t), __VA_ARGS__ }
@@ -376,7 +374,7 @@ void top_print_json(FILE *f, const struct top_snap *s, const struct top_rates *r
 	struct out o;
 	bool per = r && r->seconds > 0;
 
-	out_init(&o, f, OUT_JSON, 0, JSON_C_TO_STRING_PLAIN);
+	out_init(&o, f, OUT_JSON, 0, 0);
 	out_begin(&o, &snap_group);
 	out_str(&o, S_SOURCE, s->source ? s->source : "?");
 	out_double(&o, S_TIME_S, (double)s->now_ns / 1e9);
