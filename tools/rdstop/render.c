@@ -158,12 +158,19 @@ static void print_events(FILE *f, const struct top_snap *s)
 	char a[64];
 
 	fprintf(f, "\nCONGESTION MAP UPDATES\n");
+	if (s->cong_news)
+		fprintf(f, "(%s)\n", s->cong_news);
 	if (s->events_lost)
 		fprintf(f, "(%" PRIu64 " earlier updates not kept)\n", s->events_lost);
 	for (size_t i = 0; i < s->n_events; i++) {
 		const struct top_cong_event *ev = &s->events[i];
 		const struct top_conn *c = ev->conn < s->n_conns ? &s->conns[ev->conn] : NULL;
 
+		if (ev->groups) {
+			fprintf(f, "+%.3f peers' maps, port groups 0x%016" PRIx64
+				" (port %% 64) updated\n", (double)ev->t_ns / 1e9, ev->groups);
+			continue;
+		}
 		fprintf(f, "+%.3f %s", (double)ev->t_ns / 1e9,
 			c ? top_addr_str(ev->from_peer ? c->faddr : c->laddr, a, sizeof(a)) :
 			    ev->from_peer ? "?" : "local node");

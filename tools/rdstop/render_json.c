@@ -88,7 +88,7 @@ static const struct out_field conn_fields[C__N] = {
 };
 static const struct out_group conn_group = OUT_GROUP("connection", conn_fields);
 
-enum { E_TIME_S, E_LOCAL, E_PEER, E_SIDE, E_FIRST, E_LAST, E_CONGESTED, E__N };
+enum { E_TIME_S, E_LOCAL, E_PEER, E_SIDE, E_FIRST, E_LAST, E_CONGESTED, E_GROUPS, E__N };
 static const struct out_field event_fields[E__N] = {
 	[E_TIME_S] = F("time_s", OUT_FIXED, .digits = 3),
 	[E_LOCAL] = F("local", OUT_STR),
@@ -97,6 +97,7 @@ static const struct out_field event_fields[E__N] = {
 	[E_FIRST] = F("first", OUT_U64),
 	[E_LAST] = F("last", OUT_U64),
 	[E_CONGESTED] = F("congested", OUT_BOOL),
+	[E_GROUPS] = F("groups", OUT_U64),
 };
 static const struct out_group event_group = OUT_GROUP("cong_event", event_fields);
 
@@ -131,8 +132,8 @@ static const struct out_group ctr_group = OUT_GROUP("counter", ctr_fields);
 enum {
 	S_SOURCE, S_TIME_S, S_REPLAY, S_ENDED, S_TRUNCATED, S_INTERVAL_S, S_MSGS_IN_PER_SEC,
 	S_MSGS_OUT_PER_SEC, S_BYTES_IN_PER_SEC, S_LOCAL_CONGESTED, S_LOCAL_CONGESTED_PORTS,
-	S_CONNECTIONS, S_IB_CONNECTIONS, S_CONG_EVENTS, S_CONG_EVENTS_LOST, S_SOCKETS,
-	S_COUNTERS, S__N
+	S_CONNECTIONS, S_IB_CONNECTIONS, S_CONG_EVENTS, S_CONG_EVENTS_LOST, S_CONG_NEWS,
+	S_CONG_MONITOR, S_SOCKETS, S_COUNTERS, S__N
 };
 static const struct out_field snap_fields[S__N] = {
 	[S_SOURCE] = F("source", OUT_STR),
@@ -150,6 +151,8 @@ static const struct out_field snap_fields[S__N] = {
 	[S_IB_CONNECTIONS] = F("ib_connections", OUT_U64),
 	[S_CONG_EVENTS] = F("cong_events", OUT_ARRAY, .sub = &event_group),
 	[S_CONG_EVENTS_LOST] = F("cong_events_lost", OUT_U64),
+	[S_CONG_NEWS] = F("cong_news", OUT_STR),
+	[S_CONG_MONITOR] = F("cong_monitor", OUT_BOOL),
 	[S_SOCKETS] = F("sockets", OUT_ARRAY, .sub = &sock_group),
 	[S_COUNTERS] = F("counters", OUT_ARRAY, .sub = &ctr_group),
 };
@@ -334,9 +337,13 @@ static void event_json(struct out *o, const struct top_snap *s, const struct top
 		out_str(o, E_PEER, top_addr_str(c->faddr, a, sizeof(a)));
 	}
 	out_str(o, E_SIDE, e->from_peer ? "peer" : c ? "local" : "node");
-	out_u64(o, E_FIRST, e->first);
-	out_u64(o, E_LAST, e->last);
-	out_bool(o, E_CONGESTED, e->congested);
+	if (e->groups) {
+		out_u64(o, E_GROUPS, e->groups);
+	} else {
+		out_u64(o, E_FIRST, e->first);
+		out_u64(o, E_LAST, e->last);
+		out_bool(o, E_CONGESTED, e->congested);
+	}
 	out_close(o);
 }
 
@@ -397,6 +404,10 @@ void top_print_json(FILE *f, const struct top_snap *s, const struct top_rates *r
 		event_json(&o, s, &s->events[i]);
 	out_close(&o);
 	out_u64(&o, S_CONG_EVENTS_LOST, s->events_lost);
+	if (s->cong_news) {
+		out_str(&o, S_CONG_NEWS, s->cong_news);
+		out_bool(&o, S_CONG_MONITOR, s->has_cong_mask);
+	}
 	if (s->no_sockets) {
 		out_null(&o, S_SOCKETS);
 	} else {

@@ -113,6 +113,10 @@ struct top_cong_event {
 	bool from_peer;                /* the peer's map (else the local side's) */
 	uint16_t first, last;          /* inclusive */
 	bool congested;                /* became congested; false: became free */
+	/* a monitor socket's RDS_CMSG_CONG_UPDATE instead of a run: the port
+	 * groups (bit port % 64) of peers' maps that were updated, which
+	 * peer not said; first, last and congested do not apply */
+	uint64_t groups;
 };
 
 /* An IB connection's queue and memory-registration sizes. */
@@ -137,8 +141,11 @@ struct top_snap {
 	struct top_ib *ibs;
 	size_t n_ibs, cap_ibs;
 	struct wire_cong_map *local_cong;  /* NULL = unknown */
-	bool has_cong_mask;
+	bool has_cong_mask;            /* a RDS_CONG_MONITOR socket is open */
 	uint64_t cong_mask;            /* RDS_CMSG_CONG_UPDATE groups since the last snapshot */
+	/* the kernel source: where the time line comes from, for the header
+	 * of the time line; NULL for the other sources */
+	const char *cong_news;
 	/* the time line of map updates, oldest first; a source keeps only
 	 * the most recent ones (events_lost counts the rest) */
 	struct top_cong_event *events;
