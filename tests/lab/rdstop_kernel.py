@@ -90,7 +90,11 @@ TMUX = ["tmux", "-L", "rdstop", "-f", "/dev/null"]
 
 def screen_start():
     """The ncurses screen, 80x24, in a tmux of the guest (the host's tmux;
-    its socket goes to the guest's own /tmp)."""
+    its socket goes to the guest's own /tmp; its pty needs a devpts, which
+    the guest's init does not mount)."""
+    os.makedirs("/dev/pts", exist_ok=True)
+    if not os.path.exists("/dev/pts/ptmx"):
+        subprocess.call(["mount", "-t", "devpts", "devpts", "/dev/pts"])
     subprocess.call(TMUX + ["new-session", "-d", "-x", "80", "-y", "24",
                             "env TERM=screen NO_COLOR=1 LC_ALL=C /run/lab/rdstop --kernel -d 1; "
                             "sleep 60"])
@@ -177,7 +181,7 @@ for i in range(%d):
     s.sendto(b"x" * 1000, ("%s", 4000))
 print("sent all")
 # congestion: 4 KiB messages to port 4001 until its map says congested;
-# monitoring, the refused send arms group 4001 % 64 for a notification
+# monitoring, the refused send arms group 4001 %% 64 for a notification
 s.setsockopt(SOL_RDS, RDS_CONG_MONITOR, 1)
 s.setblocking(False)
 sent = 0
