@@ -259,8 +259,8 @@ static void path_json(struct out *o, const struct top_path *p)
 	out_close(o);
 }
 
-static void conn_json(struct out *o, const struct top_snap *s, size_t i,
-		      const struct top_conn_rate *cr)
+static void conn_json(struct out *o, const struct top_snap *s, const struct top_paths *pi,
+		      size_t i, const struct top_conn_rate *cr)
 {
 	const struct top_conn *c = &s->conns[i];
 	bool known = cr && cr->known && !cr->reset;
@@ -318,9 +318,8 @@ static void conn_json(struct out *o, const struct top_snap *s, size_t i,
 	ports(o, C_LOCAL_CONGESTED_PORTS, c->lcl_cong, count(o, C_LOCAL_CONGESTED, c->lcl_cong));
 	ports(o, C_PEER_CONGESTED_PORTS, c->peer_cong, count(o, C_PEER_CONGESTED, c->peer_cong));
 	out_arr_open(o, C_PATH);
-	for (size_t j = 0; j < s->n_paths; j++)
-		if (s->paths[j].conn == i)
-			path_json(o, &s->paths[j]);
+	for (size_t j = top_paths_first(pi, i); j != SIZE_MAX; j = top_paths_next(pi, i, j))
+		path_json(o, &s->paths[j]);
 	out_close(o);
 	out_close(o);
 }
@@ -379,6 +378,7 @@ static void sock_json(struct out *o, const struct top_sock *k)
 void top_print_json(FILE *f, const struct top_snap *s, const struct top_rates *r)
 {
 	struct out o;
+	struct top_paths pi;
 	bool per = r && r->seconds > 0;
 
 	out_init(&o, f, OUT_JSON, 0, 0);
@@ -394,10 +394,12 @@ void top_print_json(FILE *f, const struct top_snap *s, const struct top_rates *r
 	rate(&o, S_BYTES_IN_PER_SEC, r && r->has_bytes_in, r ? r->bytes_in_per_sec : 0);
 	ports(&o, S_LOCAL_CONGESTED_PORTS, s->local_cong,
 	      count(&o, S_LOCAL_CONGESTED, s->local_cong));
+	top_paths_init(&pi, s);
 	out_arr_open(&o, S_CONNECTIONS);
 	for (size_t i = 0; i < s->n_conns; i++)
-		conn_json(&o, s, i, r && i < r->n_conns ? &r->conns[i] : NULL);
+		conn_json(&o, s, &pi, i, r && i < r->n_conns ? &r->conns[i] : NULL);
 	out_close(&o);
+	top_paths_fini(&pi);
 	out_u64(&o, S_IB_CONNECTIONS, s->n_ibs);
 	out_arr_open(&o, S_CONG_EVENTS);
 	for (size_t i = 0; i < s->n_events; i++)
