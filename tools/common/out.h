@@ -240,7 +240,8 @@ void out_elem_bool(struct out *o, bool v);
 void out_elem_name(struct out *o, uint64_t v);
 /*
  * out_member_u64() - a key of the caller's into the innermost object, for
- * an OUT_OBJECT field without .sub (a map: names to counts). JSON only.
+ * an OUT_OBJECT field without .sub (a map: names to counts), in call
+ * order; each key once (a map's keys are not looked up). JSON only.
  */
 void out_member_u64(struct out *o, const char *key, uint64_t v);
 void out_close(struct out *o);
