@@ -104,6 +104,10 @@ static struct rdsu_tcp *endpoint(struct rdsu_addr a, unsigned npaths, bool count
 	cfg.npaths = (uint16_t)npaths;
 	cfg.gen_num = 1 + (uint32_t)rand();
 	cfg.seed = (uint64_t)rand();
+	/* the centre holds PEERS x PATHS links, past the defaults against
+	 * hostile peers (4096 links and peers) */
+	cfg.max_links = 1u << 20;
+	cfg.max_conns = 1u << 20;
 	if (counted) {
 		cfg.mem.alloc = count_alloc;
 		cfg.mem.free = count_free;

@@ -4,7 +4,7 @@
 ncurses screen with `tmux capture-pane -p` (80x24, TERM=screen,
 NO_COLOR=1), none is drawn by hand.
 
-    scripts/rdstop-doc.py BUILD_DIR [--out docs/rdstop.md]
+    scripts/rdstop-doc.py BUILD_DIR [--out docs/rdstop.md] [--kernel DIR]
 
 BUILD_DIR holds tools/rdstop/rdstop, tests/rdsdrive. The capture views are
 a replay of pcaps/captured/7.2/tcp_congestion.pcap on its own clock (the
@@ -13,6 +13,11 @@ reading until its port 4000 is congested (addresses, ports and rates vary
 from run to run). Needs tmux and loopback (run it as
 `unshare -n sh -c 'ip link set lo up; scripts/rdstop-doc.py build/asan'`
 to keep its ports to itself).
+
+The kernel views need a kernel with RDS, which only the lab guests have:
+lab-rdstop-7.2 (tests/lab/rdstop_kernel.py) captures them in guest 1 into
+its run directory, and --kernel BUILD_DIR/lab/rdstop_kernel-7.2/share
+puts them in; without --kernel the page keeps the kernel views it has.
 """
 import argparse
 import os
@@ -155,8 +160,9 @@ first ones were taken while `rdstop -r pcaps/captured/7.2/tcp_congestion.pcap`
 replayed a capture of two Linux 7.2 guests, one congesting port 4000 and
 then the other port 5000. The replay runs on the capture's clock, so the
 same commands give the same screens; `tests/screens/rdstop-screens.sh`
-drives the same views in its checks (`tests/screens/*.screen`). The last
-ones watch a live librds process (`--librds`).
+drives the same views in its checks (`tests/screens/*.screen`). Then
+views of a live librds process (`--librds`), and last the kernel's
+(`--kernel`), taken in a lab guest.
 
 ## 1 Peers
 
@@ -229,10 +235,40 @@ RCVBUF, and is congested:
 {l-sockets}"""
 
 
+KERNEL = """## Watching the kernel
+
+`rdstop --kernel` in guest 1 (10.199.0.2) of the 7.2 lab (`lab-rdstop-7.2`,
+which takes these screens with the host's tmux inside the guest), while
+guest 2 (10.199.0.3) sends 4 KiB messages to its port 4001 (RCVBUF 64 KiB,
+not read) until its send fails with ENOBUFS. The kernel's lists
+(`RDS_INFO_*`) give the connection with its send queue and its eight
+paths' TCP ports, but no byte counts, no counters per path and no peer's
+map (so TXB/s, RXB/s, CGP and the path rows' counters are "-"), and the
+local map only as the receive queues imply it:
+
+{k-peers}
+The sockets: 4001 holds 17 messages, 106 % of its RCVBUF, and is
+congested; the unbound rows are the two rdstops' own sockets, each with
+its `RDS_INFO` socket and its congestion monitor:
+
+{k-sockets}
+The local node's map (`2`, `m` twice). The line under the time line's title
+says where its news comes from: the local map's changes from the receive
+queues, and peers' maps from the `RDS_CONG_MONITOR` socket, which the
+kernel tells only of port groups where that socket's own send was refused,
+so for a watcher that sends nothing it stays silent:
+
+{k-congested}
+After guest 1 read port 4001 empty:
+
+{k-free}"""
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs/rdstop.md"))
+    ap.add_argument("--kernel", help="the share directory of a lab-rdstop-7.2 run")
     a = ap.parse_args()
     if not shutil.which("tmux"):
         sys.exit("rdstop-doc: tmux is needed")
@@ -243,7 +279,15 @@ def main():
     doc = DOC
     for k, v in shots.items():
         doc = doc.replace("{%s}" % k, block(v))
-    open(a.out, "w").write(doc)
+    if a.kernel:
+        kern = KERNEL
+        for k in ("peers", "sockets", "congested", "free"):
+            kern = kern.replace("{k-%s}" % k,
+                                block(open(os.path.join(a.kernel, k + ".screen")).read()))
+    else:
+        old = open(a.out).read() if os.path.exists(a.out) else ""
+        kern = old[old.find("## Watching the kernel"):] if "## Watching the kernel" in old else ""
+    open(a.out, "w").write(doc + ("\n" + kern if kern else ""))
     print("wrote", a.out)
 
 

@@ -14,9 +14,15 @@ tcp_reconnect does) and guest 2 sends more messages over the reconnected
 paths. The JSON is compared with that: guest 1's recv_delivered and
 cong_update_queued rose, port 4001 shows congested in the local node's map,
 on its socket and on the connection's local side with exactly the messages
-the sender got through queued, then free again; conn_reset rose and the
+the sender got through queued, then free again, and the time line has
+both changes of 4001 as the local node's; conn_reset rose and the
 paths came back on other TCP ports, connected; guest 2's send_queued and
-cong_update_received rose. Then each guest runs
+cong_update_received rose. Both rdstops had their RDS_CONG_MONITOR socket
+open in every snapshot (cong_monitor, cong_news) and, never having sent,
+were told nothing by it (no "groups" event), while guest 2's sending
+socket, monitoring too, gets the RDS_CMSG_CONG_UPDATE of group 33 (4001 %
+64) once guest 1 drained: what the kernel tells a monitor and what it
+does not. Then each guest runs
 `rdstop --kernel -b -n 2 -d 1` while its socket and the connection are up.
 Asserted for each guest: rdstop exits 0 with two snapshots; both list the
 connection (addresses, tcp, connected) with a path row on port 16385 and
@@ -45,6 +51,8 @@ import os, signal, socket, subprocess, sys, time
 SIZE, RCVBUF = 4096, 65536
 SOL_RDS = 276
 SO_RDS_TRANSPORT = 8
+RDS_CONG_MONITOR = 6
+RDS_CMSG_CONG_UPDATE = 5
 RDS_TRANS_TCP = 2
 D = os.environ["LAB_DIR"]
 
@@ -78,6 +86,29 @@ def stop_json(p):
     rc = p.wait(30)
     open(os.path.join(D, "rdstop%d.json.rc" % int(os.environ["LAB_ID"])), "w").write("%d\n" % rc)
 
+TMUX = ["tmux", "-L", "rdstop", "-f", "/dev/null"]
+
+def screen_start():
+    """The ncurses screen, 80x24, in a tmux of the guest (the host's tmux;
+    its socket goes to the guest's own /tmp; its pty needs a devpts, which
+    the guest's init does not mount)."""
+    os.makedirs("/dev/pts", exist_ok=True)
+    if not os.path.exists("/dev/pts/ptmx"):
+        subprocess.call(["mount", "-t", "devpts", "devpts", "/dev/pts"])
+    subprocess.call(TMUX + ["new-session", "-d", "-x", "80", "-y", "24",
+                            "env TERM=screen NO_COLOR=1 LC_ALL=C /run/lab/rdstop --kernel -d 1; "
+                            "sleep 60"])
+    subprocess.call(TMUX + ["set-option", "-g", "status", "off"], stdout=subprocess.DEVNULL)
+
+def screen_shot(name, *keys):
+    """Keys, a refresh, and the screen as text into $LAB_DIR/NAME.screen."""
+    for k in keys:
+        subprocess.call(TMUX + ["send-keys", k])
+        time.sleep(0.3)
+    time.sleep(1.5)
+    with open(os.path.join(D, name + ".screen"), "w") as f:
+        subprocess.call(TMUX + ["capture-pane", "-p"], stdout=f)
+
 def rdstop(me):
     with open(os.path.join(D, "rdstop%d.out" % me), "w") as out, \
          open(os.path.join(D, "rdstop%d.err" % me), "w") as err:
@@ -92,6 +123,7 @@ python3 - <<'PY'
 %s
 import signal
 watch = rdstop_json(1)
+screen_start()
 s = rds_socket(4000)
 c = rds_socket(4001, RCVBUF)
 flag("ready1")
@@ -103,6 +135,9 @@ print("received all")
 # congestion: port 4001 is not read until the sender met ENOBUFS
 wait_flag("congested")
 time.sleep(2.5)                     # two snapshots see it congested
+screen_shot("peers", "1")
+screen_shot("sockets", "4")
+screen_shot("congested", "2", "m", "m")
 n = 0
 c.settimeout(5)
 while True:
@@ -114,6 +149,8 @@ while True:
 print("drained", n, "from 4001")
 flag("drained")
 time.sleep(2.5)                     # two snapshots see it free
+screen_shot("free")
+subprocess.call(TMUX + ["kill-server"])
 # reconnect: rds_tcp_sysctl_reset() -> rds_conn_path_drop() on every path
 with open("/proc/sys/net/rds/tcp/rds_tcp_sndbuf", "w") as f:
     f.write("2097152\n")
@@ -143,7 +180,9 @@ for i in range(3):
 for i in range(%d):
     s.sendto(b"x" * 1000, ("%s", 4000))
 print("sent all")
-# congestion: 4 KiB messages to port 4001 until its map says congested
+# congestion: 4 KiB messages to port 4001 until its map says congested;
+# monitoring, the refused send arms group 4001 %% 64 for a notification
+s.setsockopt(SOL_RDS, RDS_CONG_MONITOR, 1)
 s.setblocking(False)
 sent = 0
 deadline = time.time() + 60
@@ -162,6 +201,12 @@ print("ENOBUFS after", sent, "messages to 4001")
 open(os.path.join(D, "sent4001"), "w").write("%%d\n" %% sent)
 flag("congested")
 s.settimeout(60)
+wait_flag("drained")
+data, anc, fl, addr = s.recvmsg(0, socket.CMSG_SPACE(8))
+groups = [int.from_bytes(d[:8], sys.byteorder) for lv, ty, d in anc
+          if lv == SOL_RDS and ty == RDS_CMSG_CONG_UPDATE]
+print("monitor groups", [hex(g) for g in groups])
+open(os.path.join(D, "mon2"), "w").write("%%s\n" %% " ".join("%%x" %% g for g in groups))
 wait_flag("dropped")
 time.sleep(1)
 for i in range(%d):
@@ -266,6 +311,14 @@ def check_json(me, lines, sent4001, fails):
 
     if any(s["source"] != "kernel" for s in snaps):
         fails.append("%s: a source other than kernel" % where)
+    if not all(s.get("cong_monitor") is True and
+               "from RDS_CONG_MONITOR" in (s.get("cong_news") or "") for s in snaps):
+        fails.append("%s: a snapshot without the RDS_CONG_MONITOR socket: %r" % (
+            where, snaps[0].get("cong_news")))
+    told = [e for e in snaps[-1]["cong_events"] if "groups" in e]
+    if told:
+        fails.append("%s: the monitor socket of rdstop, which sent nothing, was told %r" % (
+            where, told))
     if any(s["local_congested"] is None for s in snaps):
         fails.append("%s: a snapshot without the local node's map" % where)
     if snaps[-1]["interval_s"] is None:
@@ -297,6 +350,11 @@ def check_json(me, lines, sent4001, fails):
             if not any("4001" not in (s["local_congested_ports"] or [])
                        for s in snaps[cong[-1] + 1:]):
                 fails.append("%s: port 4001 never free again" % where)
+            line = [(e["congested"], e["first"], e["last"]) for e in snaps[-1]["cong_events"]
+                    if e["side"] == "node" and e.get("first", 65536) <= 4001 <= e.get("last", -1)]
+            if [c for c, _, _ in line] != [True, False]:
+                fails.append("%s: the time line of 4001 is %r, want congested then free" % (
+                    where, line))
         # the reconnect: paths dropped and up again on other TCP ports
         resets = rose("conn_reset", 1)
         first = next((conn(s) for s in snaps if conn(s) and conn(s)["state"] == "connected"),
@@ -366,6 +424,11 @@ def main():
                 sp = os.path.join(share, "sent4001")
                 sent = int(open(sp).read()) if os.path.exists(sp) else None
                 check_json(g, open(jp).read().splitlines(), sent, fails)
+            mp = os.path.join(share, "mon2")
+            mon = open(mp).read().split() if os.path.exists(mp) else None
+            if not mon or not any(int(g, 16) & (1 << (4001 % 64)) for g in mon):
+                fails.append("guest 2: the sending socket's monitor was not told of group "
+                             "%d: %r" % (4001 % 64, mon))
         except Exception as e:  # noqa: BLE001 - any failure is reported, the lab cleans up
             fails.append("%s: %s" % (type(e).__name__, e))
             for g in (1, 2):

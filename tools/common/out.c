@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * out.c - out_*: fields described once, rendered as labelled text or JSON
- * (json-c). See out.h for the model.
+ * written as it comes. See out.h for the model.
  */
 #include "out.h"
 
+#include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <json-c/json.h>
 
 static const char hexdig[] = "0123456789abcdef";
 
@@ -128,16 +128,425 @@ void out_put_flags(struct out *o, const struct wire_tok *names, uint64_t v, int 
 }
 
 /* ------------------------------------------------------------------------
- * Records
+ * The JSON record: its text, written as the calls come
  */
 
-/* |v|, noting in o->err that json-c could not make it. */
-static struct json_object *made(struct out *o, struct json_object *v)
+/* Room for |need| more bytes of the record; NULL (and o->err) without
+ * memory. The buffer keeps the size of the largest record. */
+static char *jroom(struct out *o, size_t need)
 {
-	if (!v)
-		o->err = true;
-	return v;
+	if (o->err)
+		return NULL;
+	if (o->jcap - o->jn < need) {
+		size_t cap = o->jcap ? o->jcap : 4096;
+		char *p;
+
+		while (cap - o->jn < need)
+			cap *= 2;
+		p = realloc(o->jb, cap);
+		if (!p) {
+			o->err = true;
+			return NULL;
+		}
+		o->jb = p;
+		o->jcap = cap;
+	}
+	return o->jb + o->jn;
 }
+
+static void jput(struct out *o, const char *p, size_t len)
+{
+	char *w = jroom(o, len);
+
+	if (w) {
+		memcpy(w, p, len);
+		o->jn += len;
+	}
+}
+
+static void jputc(struct out *o, char c)
+{
+	char *w = jroom(o, 1);
+
+	if (w) {
+		*w = c;
+		o->jn++;
+	}
+}
+
+static void jput_u64(struct out *o, uint64_t v)
+{
+	char t[20];
+	int i = sizeof(t);
+
+	do {
+		t[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	jput(o, t + i, sizeof(t) - (size_t)i);
+}
+
+static void jput_i64(struct out *o, int64_t v)
+{
+	if (v < 0) {
+		jputc(o, '-');
+		jput_u64(o, (uint64_t)0 - (uint64_t)v);
+	} else {
+		jput_u64(o, (uint64_t)v);
+	}
+}
+
+/* The escape of byte |c| in a JSON string into |t| (its length), or 0 when
+ * it stands for itself: json-c's choice of escapes. */
+static size_t esc(unsigned char c, bool slash, char t[6])
+{
+	char e;
+
+	if (c >= 0x20 && c != '"' && c != '\\' && (c != '/' || !slash))
+		return 0;
+	switch (c) {
+	case '\b': e = 'b'; break;
+	case '\f': e = 'f'; break;
+	case '\n': e = 'n'; break;
+	case '\r': e = 'r'; break;
+	case '\t': e = 't'; break;
+	case '"':
+	case '\\':
+	case '/': e = (char)c; break;
+	default:
+		memcpy(t, "\\u00", 4);
+		t[4] = hexdig[c >> 4];
+		t[5] = hexdig[c & 15];
+		return 6;
+	}
+	t[0] = '\\';
+	t[1] = e;
+	return 2;
+}
+
+static void jput_str(struct out *o, const char *s)
+{
+	bool slash = !(o->json_flags & OUT_JSON_NOSLASH);
+	size_t from = 0, i;
+
+	jputc(o, '"');
+	for (i = 0; s[i]; i++) {
+		char t[6];
+		size_t k = esc((unsigned char)s[i], slash, t);
+
+		if (!k)
+			continue;
+		jput(o, s + from, i - from);
+		jput(o, t, k);
+		from = i + 1;
+	}
+	jput(o, s + from, i - from);
+	jputc(o, '"');
+}
+
+/* json-c's double: "%.17g", a decimal point where a locale put a comma,
+ * ".0" after a whole number, NaN and Infinity as words. */
+static void jput_double(struct out *o, double v)
+{
+	char t[48];
+	char *c;
+	int n;
+
+	if (isnan(v)) {
+		jput(o, "NaN", 3);
+		return;
+	}
+	if (isinf(v)) {
+		if (v > 0)
+			jput(o, "Infinity", 8);
+		else
+			jput(o, "-Infinity", 9);
+		return;
+	}
+	n = snprintf(t, sizeof(t), "%.17g", v);
+	if (n < 0 || (size_t)n >= sizeof(t)) {
+		jput(o, "null", 4);
+		return;
+	}
+	c = strchr(t, ',');
+	if (c)
+		*c = '.';
+	jput(o, t, (size_t)n);
+	if (!strchr(t, '.') && !strchr(t, 'e'))
+		jput(o, ".0", 2);
+}
+
+/* Past the JSON string that starts at s[i] (a '"'). */
+static size_t skip_string(const char *s, size_t i, size_t n)
+{
+	for (i++; i < n; i++) {
+		if (s[i] == '\\')
+			i++;
+		else if (s[i] == '"')
+			return i + 1;
+	}
+	return n;
+}
+
+/* Past the JSON value that starts at s[i]. */
+static size_t skip_value(const char *s, size_t i, size_t n)
+{
+	int depth = 0;
+
+	while (i < n) {
+		char c = s[i];
+
+		if (c == '"') {
+			i = skip_string(s, i, n);
+			continue;
+		}
+		if (c == '{' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ']') {
+			if (--depth < 0)
+				break;
+		} else if (c == ',' && depth == 0) {
+			break;
+		}
+		i++;
+	}
+	return i;
+}
+
+/* ------------------------------------------------------------------------
+ * Frames and members
+ */
+
+static struct out_frame *top(struct out *o)
+{
+	return &o->st[o->depth - 1];
+}
+
+/* Enter a frame; in JSON its text starts with |br|. */
+static void push(struct out *o, const struct out_group *g, const struct out_field *arr,
+		 size_t mem, char br)
+{
+	if (o->depth >= OUT_DEPTH)
+		abort(); /* a field table nested deeper than OUT_DEPTH */
+	o->st[o->depth++] = (struct out_frame){ .g = g, .arr = arr, .start = o->jn,
+						.m0 = o->nmem, .mem = mem, .last = -1,
+						.sorted = true, .first = true };
+	if (o->mode == OUT_JSON)
+		jputc(o, br);
+}
+
+/* The id a map's key gets: after the group's fields and the keys so far. */
+static unsigned map_id(const struct out_frame *fr)
+{
+	unsigned n = fr->g ? (unsigned)fr->g->n : 0;
+
+	return (unsigned)(fr->last + 1) > n ? (unsigned)(fr->last + 1) : n;
+}
+
+/* A member entry for field |id| of the innermost object, whose text starts
+ * at |start|; NULL without memory. */
+static struct out_mem *mem_add(struct out *o, unsigned id, size_t start)
+{
+	struct out_frame *fr = top(o);
+	struct out_mem *m;
+
+	if (o->nmem == o->capmem) {
+		size_t cap = o->capmem ? 2 * o->capmem : 64;
+
+		m = realloc(o->mem, cap * sizeof(*m));
+		if (!m) {
+			o->err = true;
+			return NULL;
+		}
+		o->mem = m;
+		o->capmem = cap;
+	}
+	if ((int)id <= fr->last)
+		fr->sorted = false;
+	else
+		fr->last = (int)id;
+	fr->first = false;
+	m = &o->mem[o->nmem++];
+	*m = (struct out_mem){ .id = id, .start = start };
+	return m;
+}
+
+/* Start member |id| named |key| of the innermost object: its key, for the
+ * caller to write the value and then jdone(). SIZE_MAX: nothing to write. */
+static size_t jkey(struct out *o, unsigned id, const char *key, bool obj)
+{
+	struct out_mem *m;
+	size_t start;
+
+	if (o->err)
+		return SIZE_MAX;
+	if (!top(o)->first)
+		jputc(o, ',');
+	start = o->jn;
+	m = mem_add(o, id, start);
+	if (!m)
+		return SIZE_MAX;
+	m->obj = obj;
+	jput_str(o, key);
+	jputc(o, ':');
+	o->mem[o->nmem - 1].val = o->jn;
+	return o->err ? SIZE_MAX : o->nmem - 1;
+}
+
+static size_t jfield(struct out *o, const struct out_field *f)
+{
+	return jkey(o, (unsigned)(f - top(o)->g->f), f->key, false);
+}
+
+static void jdone(struct out *o, size_t m)
+{
+	if (m != SIZE_MAX && !o->err)
+		o->mem[m].end = o->jn;
+}
+
+/* Close the innermost object, whose members came out of table order, more
+ * than once or were moved: its text again with each field once (its last
+ * value) in field order. */
+static void reorder(struct out *o, const struct out_frame *fr)
+{
+	const struct out_mem *m = o->mem + fr->m0;
+	size_t n = o->nmem - fr->m0, k = 0, len = 2, w = 0;
+	size_t *ord = malloc((n ? n : 1) * sizeof(*ord));
+	char *t;
+
+	if (!ord) {
+		o->err = true;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		bool later = false;
+		size_t p;
+
+		for (size_t j = i + 1; j < n && !later; j++)
+			later = !m[j].dead && m[j].id == m[i].id;
+		if (m[i].dead || later)
+			continue;
+		for (p = k++; p > 0 && m[ord[p - 1]].id > m[i].id; p--)
+			ord[p] = ord[p - 1];
+		ord[p] = i;
+		len += m[i].end - m[i].start + 1;
+	}
+	t = malloc(len);
+	if (!t || !jroom(o, 1)) {
+		o->err = true;
+		free(ord);
+		free(t);
+		return;
+	}
+	t[w++] = '{';
+	for (size_t i = 0; i < k; i++) {
+		const struct out_mem *e = &m[ord[i]];
+
+		if (i)
+			t[w++] = ',';
+		memcpy(t + w, o->jb + e->start, e->end - e->start);
+		w += e->end - e->start;
+	}
+	t[w++] = '}';
+	memcpy(o->jb + fr->start, t, w);
+	o->jn = fr->start + w;
+	free(t);
+	free(ord);
+}
+
+/* Leave the innermost frame; in JSON close its text. */
+static void pop(struct out *o)
+{
+	struct out_frame *fr = top(o);
+
+	if (o->mode == OUT_JSON && !o->err) {
+		if (fr->arr)
+			jputc(o, ']');
+		else if (fr->sorted)
+			jputc(o, '}');
+		else
+			reorder(o, fr);
+		o->nmem = fr->m0;
+		if (fr->mem != SIZE_MAX && !o->err)
+			o->mem[fr->mem].end = o->jn;
+	}
+	o->depth--;
+}
+
+/* Whether the escaped key text |s| (|n| bytes) is |key|. */
+static bool key_is(const char *s, size_t n, const char *key, bool slash)
+{
+	size_t p = 0;
+
+	for (; *key; key++) {
+		char t[6];
+		size_t k = esc((unsigned char)*key, slash, t);
+
+		if (!k) {
+			t[0] = *key;
+			k = 1;
+		}
+		if (n - p < k || memcmp(s + p, t, k))
+			return false;
+		p += k;
+	}
+	return p == n;
+}
+
+/* The member entries of the innermost object from its text (an object
+ * entered again, whose entries went when it closed). */
+static void rescan(struct out *o)
+{
+	struct out_frame *fr = top(o);
+	bool slash = !(o->json_flags & OUT_JSON_NOSLASH);
+	size_t p = fr->start + 1;
+
+	while (p < o->jn && !o->err) {
+		size_t ks = p, ke = skip_string(o->jb, p, o->jn);
+		unsigned id = map_id(fr);
+		struct out_mem *m;
+
+		for (size_t i = 0; fr->g && i < fr->g->n; i++)
+			if (key_is(o->jb + ks + 1, ke - ks - 2, fr->g->f[i].key, slash)) {
+				id = (unsigned)i;
+				break;
+			}
+		m = mem_add(o, id, ks);
+		if (!m)
+			return;
+		m->val = ke + 1;
+		m->obj = m->val < o->jn && o->jb[m->val] == '{';
+		m->end = skip_value(o->jb, m->val, o->jn);
+		p = m->end + 1;
+	}
+}
+
+/* Enter again the object of member |mi| of the innermost object: its text
+ * without the '}' moves to the end, where members can be added. */
+static void reopen(struct out *o, const struct out_field *f, size_t mi)
+{
+	size_t val = o->mem[mi].val, len = o->mem[mi].end - val - 1;
+	unsigned id = o->mem[mi].id;
+	size_t m;
+
+	o->mem[mi].dead = true;
+	top(o)->sorted = false;
+	m = jkey(o, id, f->key, true);
+	if (m == SIZE_MAX || !jroom(o, len)) {
+		push(o, f->sub, NULL, SIZE_MAX, '{');
+		return;
+	}
+	o->st[o->depth++] = (struct out_frame){ .g = f->sub, .start = o->jn, .m0 = o->nmem,
+						.mem = m, .last = -1, .sorted = true,
+						.first = true };
+	memcpy(o->jb + o->jn, o->jb + val, len);
+	o->jn += len;
+	rescan(o);
+}
+
+/* ------------------------------------------------------------------------
+ * Records
+ */
 
 void out_init(struct out *o, FILE *f, enum out_mode mode, int verbose, int json_flags)
 {
@@ -151,105 +560,214 @@ void out_init(struct out *o, FILE *f, enum out_mode mode, int verbose, int json_
 	o->line = false;
 	o->kv = ' ';
 	o->depth = 0;
-	o->unset = mode == OUT_JSON ? made(o, json_object_new_object()) : NULL;
+	o->jb = NULL;
+	o->jn = o->jcap = 0;
+	o->mem = NULL;
+	o->nmem = o->capmem = 0;
 	o->n = 0;
 }
 
 void out_fini(struct out *o)
 {
 	out_flush(o);
-	json_object_put(o->unset);
-	o->unset = NULL;
-}
-
-/* An object holding every key of |g|, each marked unset. */
-static struct json_object *prefilled(struct out *o, const struct out_group *g)
-{
-	struct json_object *j = made(o, json_object_new_object());
-
-	for (size_t i = 0; j && g && i < g->n; i++)
-		if (json_object_object_add_ex(j, g->f[i].key, json_object_get(o->unset),
-					      JSON_C_OBJECT_ADD_KEY_IS_NEW |
-						      JSON_C_OBJECT_ADD_CONSTANT_KEY) < 0)
-			o->err = true;
-	return j;
-}
-
-/* Drop the keys no call set, at every depth. */
-static void prune(struct out *o, struct json_object *j)
-{
-	if (json_object_is_type(j, json_type_array)) {
-		size_t n = json_object_array_length(j);
-
-		for (size_t i = 0; i < n; i++)
-			prune(o, json_object_array_get_idx(j, i));
-		return;
-	}
-	if (!json_object_is_type(j, json_type_object))
-		return;
-	for (struct lh_entry *e = json_object_get_object(j)->head; e;) {
-		struct lh_entry *next = e->next;
-		struct json_object *v = (struct json_object *)lh_entry_v(e);
-
-		if (v == o->unset)
-			lh_table_delete_entry(json_object_get_object(j), e);
-		else if (json_object_is_type(v, json_type_object) ||
-			 json_object_is_type(v, json_type_array))
-			prune(o, v);
-		e = next;
-	}
-}
-
-static void push(struct out *o, const struct out_group *g, const struct out_field *arr,
-		 struct json_object *j)
-{
-	if (o->depth >= OUT_DEPTH)
-		abort(); /* a field table nested deeper than OUT_DEPTH */
-	o->st[o->depth++] = (struct out_frame){ .g = g, .arr = arr, .j = j, .first = true };
+	free(o->jb);
+	free(o->mem);
+	o->jb = NULL;
+	o->mem = NULL;
+	o->jn = o->jcap = o->nmem = o->capmem = 0;
 }
 
 void out_begin(struct out *o, const struct out_group *g)
 {
-	o->err = o->mode == OUT_JSON && !o->unset;
+	o->err = false;
 	o->depth = 0;
 	o->open = false;
 	o->line = false;
-	push(o, g, NULL, o->mode == OUT_JSON ? prefilled(o, g) : NULL);
+	o->jn = 0;
+	o->nmem = 0;
+	push(o, g, NULL, SIZE_MAX, '{');
 }
 
-struct json_object *out_take(struct out *o)
+static void indent(struct out *o, int level)
 {
-	struct json_object *j = NULL;
+	for (int i = 0; i < level; i++)
+		out_putn(o, "  ", 2);
+}
 
-	if (o->mode == OUT_JSON && o->depth > 0) {
-		j = o->st[0].j;
-		prune(o, j);
+/* The compact JSON text |s| laid out as json-c's SPACED and PRETTY do,
+ * into the text buffer. */
+static void layout(struct out *o, const char *s, size_t n)
+{
+	bool pretty = o->json_flags & OUT_JSON_PRETTY;
+	bool spaced = (o->json_flags & OUT_JSON_SPACED) && !pretty;
+	int level = 0;
+
+	for (size_t i = 0; i < n;) {
+		char c = s[i];
+		size_t e;
+
+		switch (c) {
+		case '"':
+			e = skip_string(s, i, n);
+			out_putn(o, s + i, e - i);
+			i = e;
+			continue;
+		case '{':
+		case '[':
+			out_putc(o, c);
+			if (i + 1 < n && (s[i + 1] == '}' || s[i + 1] == ']')) {
+				/* as json-c: an empty one breaks its line */
+				if (pretty) {
+					out_putc(o, '\n');
+					indent(o, level);
+				} else if (spaced) {
+					out_putc(o, ' ');
+				}
+				out_putc(o, s[i + 1]);
+				i += 2;
+				continue;
+			}
+			level++;
+			break;
+		case ',':
+			out_putc(o, ',');
+			break;
+		case ':':
+			out_putc(o, ':');
+			if (o->json_flags & OUT_JSON_SPACED)
+				out_putc(o, ' ');
+			i++;
+			continue;
+		case '}':
+		case ']':
+			level--;
+			if (pretty) {
+				out_putc(o, '\n');
+				indent(o, level);
+			} else if (spaced) {
+				out_putc(o, ' ');
+			}
+			out_putc(o, c);
+			i++;
+			continue;
+		default:
+			for (e = i; e < n && !strchr("\"{}[],:", s[e]); e++)
+				;
+			out_putn(o, s + i, e - i);
+			i = e;
+			continue;
+		}
+		/* after an opening bracket or a comma: the next member */
+		if (pretty) {
+			out_putc(o, '\n');
+			indent(o, level);
+		} else if (spaced) {
+			out_putc(o, ' ');
+		}
+		i++;
+	}
+}
+
+/* Close every frame of the record: true when its text is whole. */
+static bool finish(struct out *o)
+{
+	while (o->depth > 0)
+		pop(o);
+	return o->mode == OUT_JSON && !o->err;
+}
+
+char *out_take(struct out *o)
+{
+	char *t = NULL;
+
+	if (o->mode == OUT_JSON && o->depth > 0 && finish(o)) {
+		t = malloc(o->jn + 1);
+		if (t) {
+			memcpy(t, o->jb, o->jn);
+			t[o->jn] = '\0';
+		}
 	}
 	o->depth = 0;
 	o->open = false;
-	if (o->err) {
-		json_object_put(j);
-		j = NULL;
-	}
-	return j;
+	return t;
 }
 
 void out_end(struct out *o)
 {
-	if (o->mode == OUT_JSON && o->depth > 0 && o->st[0].j) {
-		struct json_object *j = o->st[0].j;
-		size_t len;
-		const char *txt;
-
-		prune(o, j);
-		txt = json_object_to_json_string_length(j, o->json_flags, &len);
-		out_putn(o, txt, len);
-		out_putc(o, '\n');
-		json_object_put(j);
+	if (o->mode == OUT_JSON && o->depth > 0 && finish(o)) {
+		if (o->json_flags & (OUT_JSON_SPACED | OUT_JSON_PRETTY)) {
+			layout(o, o->jb, o->jn);
+			out_putc(o, '\n');
+		} else {
+			/* a record can be a megabyte: written from where it is */
+			jputc(o, '\n');
+			if (!o->err) {
+				out_flush(o);
+				fwrite(o->jb, 1, o->jn, o->f);
+			}
+		}
 	}
 	out_eol(o);
 	o->depth = 0;
 	out_flush(o);
+}
+
+void out_write_json(struct out *o, const char *json)
+{
+	if (!json)
+		return;
+	if (o->json_flags & (OUT_JSON_SPACED | OUT_JSON_PRETTY))
+		layout(o, json, strlen(json));
+	else
+		out_puts(o, json);
+	out_putc(o, '\n');
+	out_flush(o);
+}
+
+void out_list_add(struct out_list *l, const char *json)
+{
+	size_t len;
+
+	if (!json || l->err) {
+		l->err = true;
+		return;
+	}
+	len = strlen(json);
+	if (l->cap - l->n < len + 3) {
+		size_t cap = l->cap ? 2 * l->cap : 256;
+		char *s;
+
+		while (cap - l->n < len + 3)
+			cap *= 2;
+		s = realloc(l->s, cap);
+		if (!s) {
+			l->err = true;
+			return;
+		}
+		l->s = s;
+		l->cap = cap;
+	}
+	l->s[l->n] = l->n ? ',' : '[';
+	memcpy(l->s + l->n + 1, json, len);
+	l->n += len + 1;
+}
+
+const char *out_list_text(struct out_list *l)
+{
+	if (l->err)
+		return NULL;
+	if (!l->n)
+		return "[]";
+	/* out_list_add() leaves room for these two */
+	l->s[l->n] = ']';
+	l->s[l->n + 1] = '\0';
+	return l->s;
+}
+
+void out_list_free(struct out_list *l)
+{
+	free(l->s);
+	*l = (struct out_list){ 0 };
 }
 
 const struct out_group *out_group_cur(const struct out *o)
@@ -296,26 +814,22 @@ static void key(struct out *o, const struct out_field *f)
 	out_putc(o, ' ');
 }
 
-/* Field |f| of the innermost object is |v| (NULL: JSON null). */
-static void jset(struct out *o, const struct out_field *f, struct json_object *v)
-{
-	struct json_object *j = o->st[o->depth - 1].j;
-
-	if (!j || json_object_object_add_ex(j, f->key, v, JSON_C_OBJECT_ADD_CONSTANT_KEY) < 0) {
-		o->err = true;
-		json_object_put(v);
-	}
-}
-
-/* The field to write: NULL when the call is for nothing in this mode. */
-static const struct out_field *target(struct out *o, unsigned id)
+/*
+ * The field to write: NULL when the call is for nothing in this mode. In
+ * JSON *|m| is its member entry (SIZE_MAX: nothing to write), the key
+ * written; the caller writes the value and calls jdone().
+ */
+static const struct out_field *target(struct out *o, unsigned id, size_t *m)
 {
 	const struct out_field *f = field(o, id);
 
+	*m = SIZE_MAX;
 	if (!f)
 		return NULL;
-	if (o->mode == OUT_JSON)
-		return f;
+	if (o->mode == OUT_JSON) {
+		*m = jfield(o, f);
+		return *m == SIZE_MAX ? NULL : f;
+	}
 	if (!shown(o, f))
 		return NULL;
 	key(o, f);
@@ -324,62 +838,79 @@ static const struct out_field *target(struct out *o, unsigned id)
 
 void out_u64(struct out *o, unsigned id, uint64_t v)
 {
-	const struct out_field *f = target(o, id);
-
-	if (!f)
-		return;
-	if (o->mode == OUT_JSON)
-		jset(o, f, made(o, json_object_new_uint64(v)));
-	else if (f->type == OUT_HEX)
-		out_put_hex(o, v, f->digits);
-	else
-		out_put_u64(o, v);
-}
-
-void out_i64(struct out *o, unsigned id, int64_t v)
-{
-	const struct out_field *f = target(o, id);
-
-	if (!f)
-		return;
-	if (o->mode == OUT_JSON)
-		jset(o, f, made(o, json_object_new_int64(v)));
-	else
-		out_put_i64(o, v);
-}
-
-void out_hex(struct out *o, unsigned id, uint64_t v)
-{
-	const struct out_field *f = target(o, id);
-
-	if (!f)
-		return;
-	if (o->mode == OUT_JSON)
-		jset(o, f, made(o, json_object_new_uint64(v)));
-	else
-		out_put_hex(o, v, f->digits);
-}
-
-void out_bool(struct out *o, unsigned id, bool v)
-{
-	const struct out_field *f = target(o, id);
-
-	if (!f)
-		return;
-	if (o->mode == OUT_JSON)
-		jset(o, f, made(o, json_object_new_boolean(v)));
-	else
-		out_puts(o, v ? "true" : "false");
-}
-
-void out_str(struct out *o, unsigned id, const char *v)
-{
-	const struct out_field *f = target(o, id);
+	size_t m;
+	const struct out_field *f = target(o, id, &m);
 
 	if (!f)
 		return;
 	if (o->mode == OUT_JSON) {
-		jset(o, f, v ? made(o, json_object_new_string(v)) : NULL);
+		jput_u64(o, v);
+		jdone(o, m);
+	} else if (f->type == OUT_HEX) {
+		out_put_hex(o, v, f->digits);
+	} else {
+		out_put_u64(o, v);
+	}
+}
+
+void out_i64(struct out *o, unsigned id, int64_t v)
+{
+	size_t m;
+	const struct out_field *f = target(o, id, &m);
+
+	if (!f)
+		return;
+	if (o->mode == OUT_JSON) {
+		jput_i64(o, v);
+		jdone(o, m);
+	} else {
+		out_put_i64(o, v);
+	}
+}
+
+void out_hex(struct out *o, unsigned id, uint64_t v)
+{
+	size_t m;
+	const struct out_field *f = target(o, id, &m);
+
+	if (!f)
+		return;
+	if (o->mode == OUT_JSON) {
+		jput_u64(o, v);
+		jdone(o, m);
+	} else {
+		out_put_hex(o, v, f->digits);
+	}
+}
+
+void out_bool(struct out *o, unsigned id, bool v)
+{
+	size_t m;
+	const struct out_field *f = target(o, id, &m);
+
+	if (!f)
+		return;
+	if (o->mode == OUT_JSON) {
+		jput(o, v ? "true" : "false", v ? 4 : 5);
+		jdone(o, m);
+	} else {
+		out_puts(o, v ? "true" : "false");
+	}
+}
+
+void out_str(struct out *o, unsigned id, const char *v)
+{
+	size_t m;
+	const struct out_field *f = target(o, id, &m);
+
+	if (!f)
+		return;
+	if (o->mode == OUT_JSON) {
+		if (v)
+			jput_str(o, v);
+		else
+			jput(o, "null", 4);
+		jdone(o, m);
 	} else if (f->type == OUT_QUOTED) {
 		out_putc(o, '"');
 		out_puts(o, v ? v : "");
@@ -392,9 +923,9 @@ void out_str(struct out *o, unsigned id, const char *v)
 
 void out_bytes(struct out *o, unsigned id, const uint8_t *p, size_t len)
 {
-	const struct out_field *f = target(o, id);
-	char small[256];
-	char *buf = small;
+	size_t m;
+	const struct out_field *f = target(o, id, &m);
+	char *w;
 
 	if (!f)
 		return;
@@ -402,54 +933,57 @@ void out_bytes(struct out *o, unsigned id, const uint8_t *p, size_t len)
 		put_hexbytes(o, p, len);
 		return;
 	}
-	if (len * 2 + 1 > sizeof(small)) {
-		buf = malloc(len * 2 + 1);
-		if (!buf) {
-			o->err = true;
-			jset(o, f, NULL);
-			return;
-		}
-	}
+	w = jroom(o, 2 * len + 2);
+	if (!w)
+		return;
+	*w++ = '"';
 	for (size_t i = 0; i < len; i++) {
-		buf[2 * i] = hexdig[p[i] >> 4];
-		buf[2 * i + 1] = hexdig[p[i] & 15];
+		*w++ = hexdig[p[i] >> 4];
+		*w++ = hexdig[p[i] & 15];
 	}
-	buf[len * 2] = '\0';
-	jset(o, f, made(o, json_object_new_string(buf)));
-	if (buf != small)
-		free(buf);
+	*w = '"';
+	o->jn += 2 * len + 2;
+	jdone(o, m);
 }
 
 void out_double(struct out *o, unsigned id, double v)
 {
-	const struct out_field *f = target(o, id);
+	size_t m;
+	const struct out_field *f = target(o, id, &m);
 	char t[64];
 	int n;
 
 	if (!f)
 		return;
+	if (o->mode == OUT_JSON && f->type != OUT_FIXED) {
+		jput_double(o, v);
+		jdone(o, m);
+		return;
+	}
 	n = snprintf(t, sizeof(t), "%.*f", (int)f->digits, v);
 	if (n < 0)
 		n = 0;
 	else if ((size_t)n >= sizeof(t))
 		n = sizeof(t) - 1;
-	if (o->mode == OUT_TEXT)
+	if (o->mode == OUT_TEXT) {
 		out_putn(o, t, (size_t)n);
-	else if (f->type == OUT_FIXED)
-		jset(o, f, made(o, json_object_new_double_s(v, t)));
-	else
-		jset(o, f, made(o, json_object_new_double(v)));
+	} else {
+		jput(o, t, (size_t)n);
+		jdone(o, m);
+	}
 }
 
 void out_enum(struct out *o, unsigned id, uint64_t v)
 {
-	const struct out_field *f = target(o, id);
+	size_t m;
+	const struct out_field *f = target(o, id, &m);
 	const char *name;
 
 	if (!f)
 		return;
 	if (o->mode == OUT_JSON) {
-		jset(o, f, made(o, json_object_new_uint64(v)));
+		jput_u64(o, v);
+		jdone(o, m);
 		return;
 	}
 	out_put_u64(o, v);
@@ -470,12 +1004,14 @@ void out_enum(struct out *o, unsigned id, uint64_t v)
 
 void out_flags(struct out *o, unsigned id, uint64_t v)
 {
-	const struct out_field *f = target(o, id);
+	size_t m;
+	const struct out_field *f = target(o, id, &m);
 
 	if (!f)
 		return;
 	if (o->mode == OUT_JSON) {
-		jset(o, f, made(o, json_object_new_uint64(v)));
+		jput_u64(o, v);
+		jdone(o, m);
 		return;
 	}
 	out_put_hex(o, v, f->digits);
@@ -488,19 +1024,34 @@ void out_flags(struct out *o, unsigned id, uint64_t v)
 void out_null(struct out *o, unsigned id)
 {
 	const struct out_field *f = field(o, id);
+	size_t m;
 
-	if (f && o->mode == OUT_JSON)
-		jset(o, f, NULL);
+	if (!f || o->mode != OUT_JSON)
+		return;
+	m = jfield(o, f);
+	if (m != SIZE_MAX) {
+		jput(o, "null", 4);
+		jdone(o, m);
+	}
 }
 
-void out_json(struct out *o, unsigned id, struct json_object *v)
+void out_json(struct out *o, unsigned id, const char *json)
 {
 	const struct out_field *f = field(o, id);
+	size_t m;
 
-	if (f && o->mode == OUT_JSON)
-		jset(o, f, v);
-	else
-		json_object_put(v);
+	if (!f || o->mode != OUT_JSON)
+		return;
+	m = jfield(o, f);
+	if (m == SIZE_MAX)
+		return;
+	if (json) {
+		jput(o, json, strlen(json));
+		o->mem[m].obj = json[0] == '{';
+	} else {
+		jput(o, "null", 4);
+	}
+	jdone(o, m);
 }
 
 /* ------------------------------------------------------------------------
@@ -510,34 +1061,37 @@ void out_json(struct out *o, unsigned id, struct json_object *v)
 void out_obj_open(struct out *o, unsigned id)
 {
 	const struct out_field *f = field(o, id);
-	struct json_object *j = NULL;
+	size_t m = SIZE_MAX;
 
 	if (!f)
 		abort(); /* a call that does not match its table */
-	if (o->mode == OUT_JSON) {
-		struct json_object *parent = o->st[o->depth - 1].j;
+	if (o->mode == OUT_JSON && !o->err) {
+		const struct out_frame *fr = top(o);
 
-		if (!json_object_object_get_ex(parent, f->key, &j) || j == o->unset ||
-		    !json_object_is_type(j, json_type_object)) {
-			j = prefilled(o, f->sub);
-			jset(o, f, j);
-		}
+		/* the latest value of the field: an object is entered again */
+		for (size_t i = o->nmem; i-- > fr->m0;)
+			if (!o->mem[i].dead && o->mem[i].id == id) {
+				if (o->mem[i].obj) {
+					reopen(o, f, i);
+					return;
+				}
+				break;
+			}
+		m = jkey(o, id, f->key, true);
 	}
-	push(o, f->sub, NULL, j);
+	push(o, f->sub, NULL, m, '{');
 }
 
 void out_arr_open(struct out *o, unsigned id)
 {
 	const struct out_field *f = field(o, id);
-	struct json_object *j = NULL;
+	size_t m = SIZE_MAX;
 
 	if (!f)
 		abort();
-	if (o->mode == OUT_JSON) {
-		j = made(o, json_object_new_array());
-		jset(o, f, j);
-	}
-	push(o, f->sub, f, j);
+	if (o->mode == OUT_JSON)
+		m = jfield(o, f);
+	push(o, f->sub, f, m, '[');
 }
 
 static const struct out_field *array(const struct out *o)
@@ -547,22 +1101,6 @@ static const struct out_field *array(const struct out *o)
 	if (!fr || !fr->arr)
 		abort(); /* an element outside an array */
 	return fr->arr;
-}
-
-void out_elem_obj(struct out *o)
-{
-	const struct out_field *a = array(o);
-	struct json_object *j = NULL;
-
-	if (o->mode == OUT_JSON) {
-		j = prefilled(o, a->sub);
-		if (json_object_array_add(o->st[o->depth - 1].j, j) < 0) {
-			o->err = true;
-			json_object_put(j);
-			j = NULL;
-		}
-	}
-	push(o, a->sub, NULL, j);
 }
 
 /* Text: the array's label before the first element, its separator after. */
@@ -580,60 +1118,88 @@ static bool elem_text(struct out *o, const struct out_field *a)
 	return true;
 }
 
-/* An element of the innermost array: JSON appends |jv| (made by the caller
- * in JSON mode only); text: true when the caller is to write the value. */
-static bool elem(struct out *o, struct json_object *jv)
+/* An element of the innermost array: true when the caller is to write its
+ * value (in JSON after the separator written here). */
+static bool elem(struct out *o)
+{
+	const struct out_field *a = array(o);
+	struct out_frame *fr = top(o);
+
+	if (o->mode == OUT_TEXT)
+		return elem_text(o, a);
+	if (o->err)
+		return false;
+	if (!fr->first)
+		jputc(o, ',');
+	fr->first = false;
+	return true;
+}
+
+void out_elem_obj(struct out *o)
 {
 	const struct out_field *a = array(o);
 
-	if (o->mode == OUT_JSON) {
-		if (!jv || json_object_array_add(o->st[o->depth - 1].j, jv) < 0) {
-			o->err = true;
-			json_object_put(jv);
-		}
-		return false;
-	}
-	return elem_text(o, a);
+	if (o->mode == OUT_JSON)
+		elem(o);
+	push(o, a->sub, NULL, SIZE_MAX, '{');
 }
 
 void out_elem_str(struct out *o, const char *s)
 {
-	if (elem(o, out_is_json(o) ? json_object_new_string(s) : NULL))
+	if (!elem(o))
+		return;
+	if (out_is_json(o))
+		jput_str(o, s);
+	else
 		out_puts(o, s);
 }
 
 void out_elem_u64(struct out *o, uint64_t v)
 {
-	if (elem(o, out_is_json(o) ? json_object_new_uint64(v) : NULL))
+	if (!elem(o))
+		return;
+	if (out_is_json(o))
+		jput_u64(o, v);
+	else
 		out_put_u64(o, v);
 }
 
 void out_elem_bool(struct out *o, bool v)
 {
-	if (elem(o, out_is_json(o) ? json_object_new_boolean(v) : NULL))
+	if (!elem(o))
+		return;
+	if (out_is_json(o))
+		jput(o, v ? "true" : "false", v ? 4 : 5);
+	else
 		out_puts(o, v ? "true" : "false");
 }
 
 void out_member_u64(struct out *o, const char *key, uint64_t v)
 {
-	struct json_object *j = o->depth > 0 ? o->st[o->depth - 1].j : NULL;
+	struct out_frame *fr = o->depth > 0 ? top(o) : NULL;
+	size_t m;
 
-	if (o->mode == OUT_JSON && j && json_object_is_type(j, json_type_object) &&
-	    json_object_object_add(j, key, made(o, json_object_new_uint64(v))) < 0)
-		o->err = true;
+	if (o->mode != OUT_JSON || !fr || fr->arr)
+		return;
+	m = jkey(o, map_id(fr), key, false);
+	if (m != SIZE_MAX) {
+		jput_u64(o, v);
+		jdone(o, m);
+	}
 }
 
 void out_elem_name(struct out *o, uint64_t v)
 {
 	const struct out_field *a = array(o);
 	const char *name = v <= UINT32_MAX ? wire_tok_name(a->names, (uint32_t)v) : NULL;
-	struct json_object *jv = NULL;
 
-	if (out_is_json(o))
-		jv = name ? json_object_new_string(name) : json_object_new_int64((int64_t)v);
-	if (!elem(o, jv))
+	if (!elem(o))
 		return;
-	if (name)
+	if (out_is_json(o) && name)
+		jput_str(o, name);
+	else if (out_is_json(o))
+		jput_i64(o, (int64_t)v);
+	else if (name)
 		out_puts(o, name);
 	else
 		out_put_u64(o, v);
@@ -642,7 +1208,7 @@ void out_elem_name(struct out *o, uint64_t v)
 void out_close(struct out *o)
 {
 	if (o->depth > 1)
-		o->depth--;
+		pop(o);
 }
 
 void out_line(struct out *o, bool on, char kv)

@@ -3,16 +3,25 @@
  * out.h - the tools' output layer: each field of a record is described once
  * (struct out_field: key, type, text level, value names) and one sequence
  * of calls renders it as labelled text lines ("    key value, key value",
- * rdsdump's -v and -vv) or as one JSON object (json-c). The shape follows
+ * rdsdump's -v and -vv) or as one JSON object. The shape follows
  * iproute2's print_*(PRINT_ANY, key, fmt, value) (include/json_print.h);
  * unlike there the fields are data, so a tool can list every field it can
  * print, with its type and value names, without printing anything.
  *
  * The calls come in text order. JSON keys come in the order of the field
- * table: out_begin() and out_obj_open() give the object every key of the
- * group, and out_end() drops the keys no call set, so a record has the keys
- * its calls set (out_null() sets JSON null and prints no text) in table
- * order, whatever order the text wants.
+ * table: a record has the keys its calls set (out_null() sets JSON null and
+ * prints no text) in table order, whatever order the text wants; a key set
+ * twice keeps its last value.
+ *
+ * JSON is written as the calls come, into a buffer that holds one record
+ * (grown to the largest record and kept): values are not objects in a tree
+ * but their text. Calls in table order only append; an object whose calls
+ * came out of order is put in order once when it closes, by moving the
+ * text of its members. The serialisation is json-c's (0.16) byte for byte,
+ * which the tools used before and which the golden files hold: '/' escaped
+ * unless OUT_JSON_NOSLASH, control bytes as \u00xx, other bytes as they
+ * are; OUT_DOUBLE as "%.17g" with ".0" added to a whole number, NaN and
+ * Infinity as words.
  *
  * Text is gathered in a buffer and written with one fwrite per record (or
  * per OUT_BUF bytes), so the same buffer serves a tool's free-form lines
@@ -32,8 +41,6 @@
 extern "C" {
 #endif
 
-struct json_object;
-
 enum out_type {
 	OUT_U64,    /* decimal; JSON unsigned */
 	OUT_I64,    /* decimal; JSON signed */
@@ -42,7 +49,7 @@ enum out_type {
 	OUT_STR,    /* one word; NULL is JSON null and text "?", "" text "" */
 	OUT_QUOTED, /* free text: in double quotes in text */
 	OUT_BYTES,  /* hex digits, no separators, in both */
-	OUT_DOUBLE, /* text %.{digits}f; JSON json-c's double */
+	OUT_DOUBLE, /* text %.{digits}f; JSON %.17g (json-c's double) */
 	OUT_FIXED,  /* a double with .digits decimals in both */
 	OUT_ENUM,   /* a number; text adds its name from .names */
 	OUT_FLAGS,  /* bits; text hex and [NAME|NAME] from .names */
@@ -92,38 +99,65 @@ enum out_mode {
 	OUT_JSON, /* one object a record, a line each */
 };
 
+/* JSON layout (out_init()'s |json_flags|): json-c's PLAIN (0), SPACED,
+ * PRETTY and NOSLASHESCAPE. */
+enum {
+	OUT_JSON_SPACED = 1,  /* "{ "a": 1, "b": [ 2 ] }" */
+	OUT_JSON_PRETTY = 2,  /* a member a line, indented by two spaces */
+	OUT_JSON_NOSLASH = 4, /* '/' in strings as it is, not "\/" */
+};
+
 #define OUT_BUF 8192
 #define OUT_DEPTH 6
 
 struct out_frame {
 	const struct out_group *g;
 	const struct out_field *arr; /* array frame: the array's field */
-	struct json_object *j;
-	bool first;                  /* array frame: no element yet */
+	size_t start;                /* JSON: offset of its '{' or '[' */
+	size_t m0;                   /* JSON: its first entry in out.mem */
+	size_t mem;                  /* JSON: its entry in the parent's members;
+				      * SIZE_MAX: an array element or the record */
+	int last;                    /* JSON: highest field id set */
+	bool sorted;                 /* JSON: members in table order, each once */
+	bool first;                  /* nothing in it yet */
 };
 
-/* Caller-owned; out_init() fills it. */
+/* JSON: a member of an open object, as text in out.jb. */
+struct out_mem {
+	unsigned id;  /* field id; a map's keys count on from the group's end */
+	bool obj;     /* the value is an object (out_obj_open() enters it again) */
+	bool dead;    /* moved or replaced: left out when the object closes */
+	size_t start; /* the '"' of its key */
+	size_t val;   /* its value */
+	size_t end;   /* past its value */
+};
+
+/* Caller-owned; out_init() fills it, out_fini() frees what it holds. */
 struct out {
 	FILE *f;
 	enum out_mode mode;
 	int verbose;          /* text: fields of level 1..verbose show */
-	int json_flags;       /* JSON_C_TO_STRING_* for the serialiser */
+	int json_flags;       /* OUT_JSON_* */
 	const char *indent;   /* text: before the first field of a line */
 	bool open;            /* text: a field line is open */
-	bool err;             /* JSON: json-c could not allocate (out_take()
-			       * gives NULL; out_end() writes what it has) */
+	bool err;             /* JSON: no memory for the record (out_take()
+			       * gives NULL; out_end() writes nothing) */
 	bool line;            /* text: fields go on a one-line form */
 	char kv;              /* one-line form: between label and value */
 	int depth;
 	struct out_frame st[OUT_DEPTH];
-	struct json_object *unset;
+	char *jb;             /* JSON: the record's text */
+	size_t jn, jcap;
+	struct out_mem *mem;  /* JSON: members of the open objects, innermost last */
+	size_t nmem, capmem;
 	size_t n;
 	char b[OUT_BUF];
 };
 
 /*
- * out_init() - |o| writes to |f| in |mode|; JSON serialised with
- * |json_flags|, text field lines start with "    ". out_fini() flushes.
+ * out_init() - |o| writes to |f| in |mode|; JSON laid out by |json_flags|
+ * (OUT_JSON_*), text field lines start with "    ". out_fini() flushes
+ * and frees the record buffers.
  */
 void out_init(struct out *o, FILE *f, enum out_mode mode, int verbose, int json_flags);
 void out_fini(struct out *o);
@@ -143,11 +177,12 @@ void out_end(struct out *o);
 
 /*
  * out_take() - JSON: finish the record as out_end() does, but hand its
- * object to the caller (who then owns it) instead of writing it; NULL in
- * text, or when json-c failed to allocate a part of it. For documents put
- * together from parts made at different times.
+ * text (compact, '/' as |o|'s flags say; malloc'd, the caller frees it) to
+ * the caller instead of writing it; NULL in text, or without memory. For
+ * documents put together from parts made at different times (out_json(),
+ * out_list_add()).
  */
-struct json_object *out_take(struct out *o);
+char *out_take(struct out *o);
 
 /* Field |id| of the innermost group. Text shows it only at its level. */
 void out_u64(struct out *o, unsigned id, uint64_t v);
@@ -162,9 +197,29 @@ void out_enum(struct out *o, unsigned id, uint64_t v);
 void out_flags(struct out *o, unsigned id, uint64_t v);
 /* JSON null; no text. */
 void out_null(struct out *o, unsigned id);
-/* JSON: |v| (an object from out_take(), an array of them), which the
- * field takes over; text: nothing (|v| is dropped). */
-void out_json(struct out *o, unsigned id, struct json_object *v);
+/* JSON: the compact JSON text |json| (from out_take() or out_list_text();
+ * NULL: null) as the field's value, laid out as |o|'s flags say; text:
+ * nothing. */
+void out_json(struct out *o, unsigned id, const char *json);
+
+/*
+ * A list of compact JSON texts (out_take()'s) that becomes an array for
+ * out_json(): zeroed to start, out_list_add() each part (NULL marks the
+ * list failed), out_list_text() "[a,b]" (NULL when failed or without
+ * memory), out_list_free().
+ */
+struct out_list {
+	char *s;
+	size_t n, cap;
+	bool err;
+};
+void out_list_add(struct out_list *l, const char *json);
+const char *out_list_text(struct out_list *l);
+void out_list_free(struct out_list *l);
+
+/* out_write_json() - the compact JSON text |json| on a line of its own,
+ * laid out as |o|'s flags say; for a document that is not one record. */
+void out_write_json(struct out *o, const char *json);
 
 /*
  * Nested values. out_obj_open() enters the object of field |id| (entering
@@ -185,7 +240,8 @@ void out_elem_bool(struct out *o, bool v);
 void out_elem_name(struct out *o, uint64_t v);
 /*
  * out_member_u64() - a key of the caller's into the innermost object, for
- * an OUT_OBJECT field without .sub (a map: names to counts). JSON only.
+ * an OUT_OBJECT field without .sub (a map: names to counts), in call
+ * order; each key once (a map's keys are not looked up). JSON only.
  */
 void out_member_u64(struct out *o, const char *key, uint64_t v);
 void out_close(struct out *o);

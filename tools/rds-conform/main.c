@@ -12,7 +12,6 @@
 #define _GNU_SOURCE
 #include <argp.h>
 #include <errno.h>
-#include <json-c/json.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -264,17 +263,16 @@ static int list(const struct opts *o)
 	char nb[64];
 
 	if (o->format_s && !strcmp(o->format_s, "json")) {
-		struct json_object *a = json_object_new_array();
+		struct out_list a = { 0 };
 		struct out *j = malloc(sizeof(*j));
+		const char *txt;
 
-		if (!a || !j) {
-			json_object_put(a);
-			free(j);
+		if (!j)
 			return 2;
-		}
-		out_init(j, stdout, OUT_JSON, 0, 0);
+		out_init(j, stdout, OUT_JSON, 0, OUT_JSON_PRETTY);
 		for (size_t i = 0; i < cf_n_cases; i++) {
 			const struct cf_case *c = &cf_cases[i];
+			char *t;
 
 			if (!selected(o, c))
 				continue;
@@ -285,12 +283,17 @@ static int list(const struct opts *o)
 			out_str(j, LC_REQUIREMENT, c->requirement);
 			out_str(j, LC_SOURCE, c->source);
 			out_str(j, LC_NEEDS, needs_text(c->needs, nb, sizeof(nb)));
-			json_object_array_add(a, out_take(j));
+			t = out_take(j);
+			out_list_add(&a, t);
+			free(t);
 		}
+		txt = out_list_text(&a);
+		out_write_json(j, txt);
+		out_list_free(&a);
 		out_fini(j);
 		free(j);
-		printf("%s\n", json_object_to_json_string_ext(a, JSON_C_TO_STRING_PRETTY));
-		json_object_put(a);
+		if (!txt)
+			return 2;
 		return 0;
 	}
 	if (o->markdown) {

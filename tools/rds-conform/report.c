@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
 
 #include "out.h"
 
@@ -584,7 +583,6 @@ static void report_json(struct rep *o, const struct cf_meta *m, const struct cf_
 			size_t n)
 {
 	struct out *j = malloc(sizeof(*j));
-	struct json_object *doc;
 	size_t cnt[CF__VERDICTS];
 
 	if (!j) {
@@ -592,7 +590,7 @@ static void report_json(struct rep *o, const struct cf_meta *m, const struct cf_
 		return;
 	}
 	count(res, n, cnt);
-	out_init(j, o->f, OUT_JSON, 0, 0);
+	out_init(j, o->f, OUT_JSON, 0, OUT_JSON_PRETTY | OUT_JSON_SPACED | OUT_JSON_NOSLASH);
 	out_begin(j, &doc_group);
 	out_obj_open(j, JD_META);
 	j_str(j, JM_PEER, m->peer, SIZE_MAX);
@@ -612,15 +610,9 @@ static void report_json(struct rep *o, const struct cf_meta *m, const struct cf_
 	for (size_t i = 0; i < n; i++)
 		j_case(j, &res[i]);
 	out_close(j);
-	doc = out_take(j);
-	if (doc)
-		put(o, "%s\n",
-		    json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
-								 JSON_C_TO_STRING_SPACED |
-								 JSON_C_TO_STRING_NOSLASHESCAPE));
-	else
+	out_end(j);
+	if (j->err || ferror(o->f))
 		o->err = true;
-	json_object_put(doc);
 	out_fini(j);
 	free(j);
 }

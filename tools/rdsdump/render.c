@@ -16,7 +16,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <json-c/json.h>
 
 #include <wire/wire.h>
 
@@ -1590,7 +1589,7 @@ void dump_print_rec(const struct dump_render *o, const struct dump_rec *r)
 	struct out s;
 
 	out_init(&s, o->out, o->json ? OUT_JSON : OUT_TEXT, o->verbose,
-		 JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+		 OUT_JSON_NOSLASH);
 	if (!g) {
 		/* a record type without a table has no fields to give */
 		if (!o->json) {
@@ -1916,7 +1915,7 @@ void dump_print_stats(const struct dump_render *o, const struct dump_conn *const
 		struct out s;
 
 		out_init(&s, o->out, OUT_JSON, 0,
-			 JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+			 OUT_JSON_NOSLASH);
 		out_begin(&s, &stats_group);
 		out_str(&s, ST_TYPE, "stats");
 		out_arr_open(&s, ST_CONNS);

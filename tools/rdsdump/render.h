@@ -11,8 +11,8 @@
  *
  * Text is built in a buffer on the stack and written with one fwrite per
  * record (more only when -vv lists thousands of congestion ranges), since
- * the one-line form runs for millions of messages; JSON goes through
- * json-c, which does the escaping. Values a peer controls (netlink device
+ * the one-line form runs for millions of messages; JSON is written by the
+ * output layer, which does the escaping. Values a peer controls (netlink device
  * names, payload bytes) are made printable, so they can never break a line
  * or a JSON string.
  */

@@ -8,7 +8,6 @@
 
 #include <argp.h>
 #include <errno.h>
-#include <json-c/json.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -200,7 +199,7 @@ static int client_measure(struct opts *o, struct ctl *cc, struct perf_run *run, 
 
 /* One test: propose, run, collect. Return: 0; 1 when the test ran but
  * failed (verification, a socket error); 2 when it could not run. */
-static int run_one(struct opts *o, struct ctl *cc, struct json_object *runs, struct plot *plot)
+static int run_one(struct opts *o, struct ctl *cc, struct out_list *runs, struct plot *plot)
 {
 	struct perf_client c;
 	struct perf_result res;
@@ -220,9 +219,7 @@ static int run_one(struct opts *o, struct ctl *cc, struct json_object *runs, str
 			 o->p.reverse ? " reverse" : "");
 		run.plot = plot_series_new(plot, label);
 	}
-	if (o->json)
-		run.intervals = json_object_new_array();
-	else
+	if (!o->json)
 		perf_print_start(&run);
 	if (client_measure(o, cc, &run, line) < 0)
 		goto out;
@@ -238,7 +235,7 @@ static int run_one(struct opts *o, struct ctl *cc, struct json_object *runs, str
 		perf_print_end(&run);
 	}
 out:
-	json_object_put(run.intervals);
+	out_list_free(&run.intervals);
 	for (unsigned i = 0; i < o->p.sockets; i++)
 		rio_sock_close(c.socks[i]);
 	rio_close(c.r);
@@ -261,7 +258,7 @@ static int write_plot(const struct opts *o, FILE *f, struct plot *plot)
 int perf_run_client(struct opts *o)
 {
 	struct ctl *cc = calloc(1, sizeof(*cc));
-	struct json_object *runs = NULL;
+	struct out_list runs = { 0 };
 	struct plot *plot = NULL;
 	FILE *pf = NULL;
 	char a[64];
@@ -303,26 +300,23 @@ int perf_run_client(struct opts *o)
 		rc = 2;
 		goto out;
 	}
-	if (o->json) {
-		runs = json_object_new_array();
-	} else {
+	if (!o->json)
 		printf("client %s, server %s port %u\n", rdsu_addr_str(&o->src, a, sizeof(a)),
 		       o->host_s, o->ctl_port);
-	}
 	for (unsigned i = 0; i < o->n_sizes && !perf_stop; i++) {
 		int r;
 
 		o->p.size = o->sizes[i];
 		if (!o->rsize_set)
 			o->p.rsize = o->p.test == PERF_STREAM ? 0 : o->p.size;
-		r = run_one(o, cc, runs, plot);
+		r = run_one(o, cc, &runs, plot);
 		if (r > rc)
 			rc = r;
 		if (r == 2)
 			break;
 	}
-	if (runs)
-		perf_json_doc(runs);
+	if (o->json)
+		perf_json_doc(&runs);
 	close(cc->fd);
 out:
 	if (pf) {

@@ -8,7 +8,6 @@
 
 #include <argp.h>
 #include <errno.h>
-#include <json-c/json.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -59,7 +58,7 @@ static double us(uint64_t ns)
  */
 #define F(k, t) { .key = (k), .type = (t) }
 /*
- * Numbers to the precision they are measured with, not json-c's 17
+ * Numbers to the precision they are measured with, not a double's 17
  * digits: times from a nanosecond clock to the microsecond, latencies
  * (nanoseconds, or a bucket's nanosecond bound) in microseconds to the
  * nanosecond, rates to a tenth of a message and to the bit, CPU (from
@@ -258,6 +257,7 @@ void perf_on_interval(void *ud, const struct perf_interval *iv)
 
 	if (o->json) {
 		struct out *j = malloc(sizeof(*j));
+		char *t;
 
 		if (!j)
 			return;
@@ -269,7 +269,9 @@ void perf_on_interval(void *ud, const struct perf_interval *iv)
 		out_bool(j, IV_OMITTED, iv->omitted);
 		if (!stream)
 			lat_json(j, IV_LATENCY, &iv->lat);
-		json_object_array_add(rp->intervals, out_take(j));
+		t = out_take(j);
+		out_list_add(&rp->intervals, t);
+		free(t);
 		out_fini(j);
 		free(j);
 		return;
@@ -474,38 +476,42 @@ static void json_end(struct out *j, const struct perf_run *run)
 	out_close(j);
 }
 
-int perf_json_run(struct perf_run *run, struct json_object *runs)
+int perf_json_run(struct perf_run *run, struct out_list *runs)
 {
 	struct out *j = malloc(sizeof(*j));
+	char *t;
 
 	if (!j)
 		return -1;
 	out_init(j, stdout, OUT_JSON, 0, 0);
 	out_begin(j, &run_group);
 	json_start(j, run);
-	out_json(j, RUN_INTERVALS, run->intervals);
-	run->intervals = NULL;
+	out_json(j, RUN_INTERVALS, out_list_text(&run->intervals));
+	out_list_free(&run->intervals);
 	json_end(j, run);
 	out_str(j, RUN_ERROR, run->err < 0 ? rdsu_strerror(run->err) : NULL);
-	json_object_array_add(runs, out_take(j));
+	t = out_take(j);
+	out_list_add(runs, t);
+	free(t);
 	out_fini(j);
 	free(j);
 	return 0;
 }
 
-void perf_json_doc(struct json_object *runs)
+void perf_json_doc(struct out_list *runs)
 {
 	struct out *doc = malloc(sizeof(*doc));
 
 	if (!doc) {
-		json_object_put(runs);
+		out_list_free(runs);
 		return;
 	}
-	out_init(doc, stdout, OUT_JSON, 0, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
+	out_init(doc, stdout, OUT_JSON, 0, OUT_JSON_PRETTY | OUT_JSON_SPACED);
 	out_begin(doc, &doc_group);
 	out_u64(doc, DOC_RDSPERF, CTL_VERSION);
 	out_str(doc, DOC_VERSION, RDSTK_VERSION);
-	out_json(doc, DOC_RUNS, runs);
+	out_json(doc, DOC_RUNS, out_list_text(runs));
+	out_list_free(runs);
 	out_end(doc);
 	out_fini(doc);
 	free(doc);

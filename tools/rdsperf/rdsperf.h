@@ -62,7 +62,7 @@ struct perf_run {
 	struct perf_result *res;        /* the server's side */
 	int64_t rt_client, rt_host;     /* retransmits during the test; -1 unknown */
 	int err;                        /* what stopped the test, or 0 */
-	struct json_object *intervals;  /* --json: perf_on_interval's */
+	struct out_list intervals;      /* --json: perf_on_interval's */
 	struct plot_series *plot;       /* --plot: this run's, or NULL */
 };
 
@@ -88,9 +88,9 @@ void perf_print_start(const struct perf_run *run);
 void perf_print_end(const struct perf_run *run);
 /* The test as an element of |runs|, taking run->intervals. Return: 0; -1
  * (no memory). */
-int perf_json_run(struct perf_run *run, struct json_object *runs);
+int perf_json_run(struct perf_run *run, struct out_list *runs);
 /* The document with every run (taken), on stdout. */
-void perf_json_doc(struct json_object *runs);
+void perf_json_doc(struct out_list *runs);
 
 /* client.c */
 int64_t perf_librds_retransmits(struct rio *r);

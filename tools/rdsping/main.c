@@ -16,7 +16,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <ifaddrs.h>
-#include <json-c/json.h>
 #include <netdb.h>
 #include <limits.h>
 #include <math.h>
@@ -279,7 +278,7 @@ static const struct out_group summary_group = OUT_GROUP("summary", summary_field
  * writes between this and line_end(). */
 static void line_begin(struct out *out, const struct opts *o, const struct out_group *g)
 {
-	out_init(out, stdout, o->json ? OUT_JSON : OUT_TEXT, 1, JSON_C_TO_STRING_PLAIN);
+	out_init(out, stdout, o->json ? OUT_JSON : OUT_TEXT, 1, 0);
 	out_begin(out, g);
 	out_line(out, true, '=');
 }

@@ -272,3 +272,47 @@ int top_kinfo_local_map(struct top_snap *s, const struct wire_cong_map *prev)
 	s->local_cong = m;
 	return 0;
 }
+
+static void news_add(struct top_kinfo_news *nw, const struct top_cong_event *e)
+{
+	if (nw->n == TOP_KINFO_EVENTS) {
+		nw->first = (nw->first + 1) % TOP_KINFO_EVENTS;
+		nw->n--;
+		nw->lost++;
+	}
+	nw->ev[(nw->first + nw->n++) % TOP_KINFO_EVENTS] = *e;
+}
+
+int top_kinfo_news(struct top_kinfo_news *nw, const struct wire_cong_map *prev,
+		   struct top_snap *s)
+{
+	static const struct wire_cong_map clear;
+	struct top_cong_event e = { .t_ns = s->now_ns, .conn = SIZE_MAX };
+
+	if (s->local_cong) {
+		struct wire_port_range pr;
+		uint32_t pos = 0;
+
+		while (wire_cong_diff_next(prev ? prev : &clear, s->local_cong, &pos, &pr) == 1) {
+			e.first = pr.first;
+			e.last = pr.last;
+			e.congested = pr.congested;
+			news_add(nw, &e);
+		}
+	}
+	if (s->has_cong_mask && s->cong_mask) {
+		/* which peer's map is not said, nor which way each port went */
+		e = (struct top_cong_event){ .t_ns = s->now_ns, .conn = SIZE_MAX,
+					     .from_peer = true, .groups = s->cong_mask };
+		news_add(nw, &e);
+	}
+	s->events_lost = nw->lost;
+	for (size_t i = 0; i < nw->n; i++) {
+		struct top_cong_event *d = top_snap_add_event(s);
+
+		if (!d)
+			return -ENOMEM;
+		*d = nw->ev[(nw->first + i) % TOP_KINFO_EVENTS];
+	}
+	return 0;
+}

@@ -77,4 +77,23 @@ int top_kinfo_snapshot(top_kinfo_gso gso, void *ctx, struct top_kinfo_buf *b,
  */
 int top_kinfo_local_map(struct top_snap *s, const struct wire_cong_map *prev);
 
+/* The kernel source's time line, the most recent TOP_KINFO_EVENTS kept. */
+#define TOP_KINFO_EVENTS 256
+struct top_kinfo_news {
+	struct top_cong_event ev[TOP_KINFO_EVENTS];
+	size_t first, n;
+	uint64_t lost;
+};
+
+/*
+ * top_kinfo_news() - add to |nw| at s->now_ns what changed: the runs of
+ * s->local_cong that differ from |prev| (NULL: all free), and, when
+ * s->has_cong_mask, the RDS_CMSG_CONG_UPDATE groups s->cong_mask of the
+ * monitor socket as one peer-side event; then copy the time line into
+ * |s| (events, events_lost). Call after top_kinfo_local_map().
+ * Return: 0; -ENOMEM.
+ */
+int top_kinfo_news(struct top_kinfo_news *nw, const struct wire_cong_map *prev,
+		   struct top_snap *s);
+
 #endif /* TOP_KINFO_H */

@@ -1,7 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * ksource.c - the kernel source's thin half: an AF_RDS socket and the
- * getsockopt calls that kinfo.c's loop drives. Nothing else here.
+ * getsockopt calls that kinfo.c's loop drives, and a second one with
+ * RDS_CONG_MONITOR whose RDS_CMSG_CONG_UPDATE notifications are read at
+ * each snapshot. The kernel notifies a monitor socket only of peers'
+ * maps, and only of the port groups (port % 64) where that socket's own
+ * send was refused with ENOBUFS (rds_cong_wait() arms rs_cong_mask,
+ * rds_cong_map_updated() reports rs_cong_mask & the updated groups): a
+ * watcher that sends nothing hears nothing, and no socket hears of the
+ * local map. So the local map and its time line are derived from the
+ * receive queues (kinfo.c), and what the monitor socket says joins the
+ * time line as peer-side news when it says anything.
  */
 #include "source.h"
 
@@ -10,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <wire/wire.h>
@@ -22,13 +32,74 @@
 #ifndef SOL_RDS
 #define SOL_RDS 276
 #endif
+#ifndef RDS_CONG_MONITOR
+#define RDS_CONG_MONITOR 6
+#endif
+#ifndef RDS_CMSG_CONG_UPDATE
+#define RDS_CMSG_CONG_UPDATE 5
+#endif
 
 struct ksource {
 	int fd;
+	int mon;                      /* the RDS_CONG_MONITOR socket; -1: none */
+	char news[160];               /* top_snap.cong_news */
 	struct top_kinfo_buf buf;
 	struct wire_cong_map local;   /* the last snapshot's local node map */
 	bool have_local;
+	struct top_kinfo_news nw;
 };
+
+/* The monitor socket, or -1 with the reason in k->news. It is left
+ * unbound: the kernel keeps one list of monitors for every map, and a
+ * bound port would be one more socket in the lists rdstop shows. */
+static int monitor_open(struct ksource *k)
+{
+	int one = 1;
+	int fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
+
+	if (fd >= 0 && setsockopt(fd, SOL_RDS, RDS_CONG_MONITOR, &one, sizeof(one)) == 0) {
+		snprintf(k->news, sizeof(k->news),
+			 "local map from receive queues; peers' from RDS_CONG_MONITOR");
+		return fd;
+	}
+	snprintf(k->news, sizeof(k->news),
+		 "local map from receive queues; no RDS_CONG_MONITOR socket: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/* The groups of every RDS_CMSG_CONG_UPDATE waiting on the monitor socket. */
+static uint64_t monitor_read(struct ksource *k)
+{
+	uint64_t groups = 0;
+
+	/* each read takes one notification; a bound keeps a storm of them
+	 * from holding up the snapshot */
+	for (int i = 0; i < 64; i++) {
+		union {
+			struct cmsghdr h;
+			char b[CMSG_SPACE(sizeof(uint64_t)) * 4];
+		} c;
+		char one;
+		struct iovec iov = { &one, 1 };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b,
+				    .msg_controllen = sizeof(c.b) };
+
+		if (recvmsg(k->mon, &m, MSG_DONTWAIT) < 0)
+			break;
+		for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h)) {
+			uint64_t g;
+
+			if (h->cmsg_level != SOL_RDS || h->cmsg_type != RDS_CMSG_CONG_UPDATE ||
+			    h->cmsg_len < CMSG_LEN(sizeof(g)))
+				continue;
+			memcpy(&g, CMSG_DATA(h), sizeof(g));
+			groups |= g;
+		}
+	}
+	return groups;
+}
 
 static int kernel_gso(void *ctx, unsigned opt, void *buf, size_t *len)
 {
@@ -62,6 +133,7 @@ static int kernel_open(void **state, const struct top_source_args *a, char *err,
 		free(k);
 		return -e;
 	}
+	k->mon = monitor_open(k);
 	*state = k;
 	return 0;
 }
@@ -75,9 +147,16 @@ static int kernel_snapshot(void *state, uint64_t now_ns, struct top_snap *out, c
 
 	out->now_ns = now_ns;
 	out->source = "kernel";
+	out->cong_news = k->news;
+	if (k->mon >= 0) {
+		out->has_cong_mask = true;
+		out->cong_mask = monitor_read(k);
+	}
 	r = top_kinfo_snapshot(kernel_gso, k, &k->buf, out, &failed);
 	if (r == 0) {
 		r = top_kinfo_local_map(out, k->have_local ? &k->local : NULL);
+		if (r == 0)
+			r = top_kinfo_news(&k->nw, k->have_local ? &k->local : NULL, out);
 		if (r < 0) {
 			snprintf(err, errlen, "out of memory");
 			return r;
@@ -108,6 +187,8 @@ static void kernel_close(void *state)
 	if (!k)
 		return;
 	close(k->fd);
+	if (k->mon >= 0)
+		close(k->mon);
 	top_kinfo_buf_fini(&k->buf);
 	free(k);
 }

@@ -358,3 +358,55 @@ const char *top_conn_state(uint8_t flags, char *buf, size_t len)
 	snprintf(buf, len, "%s%s", st, flags & WIRE_INFO_CONN_SENDING ? "+sending" : "");
 	return buf;
 }
+
+void top_paths_init(struct top_paths *pi, const struct top_snap *s)
+{
+	size_t *m = s->n_paths ? malloc((s->n_conns + s->n_paths) * sizeof(*m)) : NULL;
+
+	pi->s = s;
+	pi->first = m;
+	pi->next = m ? m + s->n_conns : NULL;
+	if (!m)
+		return;
+	for (size_t c = 0; c < s->n_conns; c++)
+		pi->first[c] = SIZE_MAX;
+	/* backwards, each path in front of the later ones of its connection */
+	for (size_t j = s->n_paths; j-- > 0;) {
+		size_t c = s->paths[j].conn;
+
+		pi->next[j] = SIZE_MAX;
+		if (c < s->n_conns) {
+			pi->next[j] = pi->first[c];
+			pi->first[c] = j;
+		}
+	}
+}
+
+/* Without the lists: the next path of |conn| from |j| on. */
+static size_t paths_search(const struct top_snap *s, size_t conn, size_t j)
+{
+	for (; j < s->n_paths; j++)
+		if (s->paths[j].conn == conn)
+			return j;
+	return SIZE_MAX;
+}
+
+size_t top_paths_first(const struct top_paths *pi, size_t conn)
+{
+	if (!pi->first)
+		return paths_search(pi->s, conn, 0);
+	return conn < pi->s->n_conns ? pi->first[conn] : SIZE_MAX;
+}
+
+size_t top_paths_next(const struct top_paths *pi, size_t conn, size_t path)
+{
+	if (!pi->next)
+		return paths_search(pi->s, conn, path + 1);
+	return pi->next[path];
+}
+
+void top_paths_fini(struct top_paths *pi)
+{
+	free(pi->first);
+	pi->first = pi->next = NULL;
+}

@@ -58,7 +58,9 @@ static void print_wire(FILE *f, const struct top_conn *c)
 static void print_conns(FILE *f, const struct top_snap *s, const struct top_rates *r)
 {
 	char la[64], fa[64], st[32], ep1[80], ep2[80];
+	struct top_paths pi;
 
+	top_paths_init(&pi, s);
 	fprintf(f, "\nCONNECTIONS\n");
 	fprintf(f, "%-16s %-16s %-10s %-19s %3s %5s %12s %12s %8s %8s %6s %6s\n",
 		"LOCAL", "PEER", "TRANSPORT", "STATE", "TOS", "PATHS", "NEXT_TX", "NEXT_RX",
@@ -99,11 +101,10 @@ static void print_conns(FILE *f, const struct top_snap *s, const struct top_rate
 			print_map_count(f, "peer", c->peer_cong);
 			fprintf(f, "\n");
 		}
-		for (size_t j = 0; j < s->n_paths; j++) {
+		for (size_t j = top_paths_first(&pi, i); j != SIZE_MAX;
+		     j = top_paths_next(&pi, i, j)) {
 			const struct top_path *p = &s->paths[j];
 
-			if (p->conn != i)
-				continue;
 			if (p->index >= 0)
 				fprintf(f, "  path %d", p->index);
 			else
@@ -130,6 +131,7 @@ static void print_conns(FILE *f, const struct top_snap *s, const struct top_rate
 			fprintf(f, "\n");
 		}
 	}
+	top_paths_fini(&pi);
 }
 
 static void print_ibs(FILE *f, const struct top_snap *s)
@@ -158,12 +160,19 @@ static void print_events(FILE *f, const struct top_snap *s)
 	char a[64];
 
 	fprintf(f, "\nCONGESTION MAP UPDATES\n");
+	if (s->cong_news)
+		fprintf(f, "(%s)\n", s->cong_news);
 	if (s->events_lost)
 		fprintf(f, "(%" PRIu64 " earlier updates not kept)\n", s->events_lost);
 	for (size_t i = 0; i < s->n_events; i++) {
 		const struct top_cong_event *ev = &s->events[i];
 		const struct top_conn *c = ev->conn < s->n_conns ? &s->conns[ev->conn] : NULL;
 
+		if (ev->groups) {
+			fprintf(f, "+%.3f peers' maps, port groups 0x%016" PRIx64
+				" (port %% 64) updated\n", (double)ev->t_ns / 1e9, ev->groups);
+			continue;
+		}
 		fprintf(f, "+%.3f %s", (double)ev->t_ns / 1e9,
 			c ? top_addr_str(ev->from_peer ? c->faddr : c->laddr, a, sizeof(a)) :
 			    ev->from_peer ? "?" : "local node");

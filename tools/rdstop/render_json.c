@@ -11,8 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include "out.h"
 
 #define F(k, t, ...) { .key = (k), .type = (t), __VA_ARGS__ }
@@ -90,7 +88,7 @@ static const struct out_field conn_fields[C__N] = {
 };
 static const struct out_group conn_group = OUT_GROUP("connection", conn_fields);
 
-enum { E_TIME_S, E_LOCAL, E_PEER, E_SIDE, E_FIRST, E_LAST, E_CONGESTED, E__N };
+enum { E_TIME_S, E_LOCAL, E_PEER, E_SIDE, E_FIRST, E_LAST, E_CONGESTED, E_GROUPS, E__N };
 static const struct out_field event_fields[E__N] = {
 	[E_TIME_S] = F("time_s", OUT_FIXED, .digits = 3),
 	[E_LOCAL] = F("local", OUT_STR),
@@ -99,6 +97,7 @@ static const struct out_field event_fields[E__N] = {
 	[E_FIRST] = F("first", OUT_U64),
 	[E_LAST] = F("last", OUT_U64),
 	[E_CONGESTED] = F("congested", OUT_BOOL),
+	[E_GROUPS] = F("groups", OUT_U64),
 };
 static const struct out_group event_group = OUT_GROUP("cong_event", event_fields);
 
@@ -133,8 +132,8 @@ static const struct out_group ctr_group = OUT_GROUP("counter", ctr_fields);
 enum {
 	S_SOURCE, S_TIME_S, S_REPLAY, S_ENDED, S_TRUNCATED, S_INTERVAL_S, S_MSGS_IN_PER_SEC,
 	S_MSGS_OUT_PER_SEC, S_BYTES_IN_PER_SEC, S_LOCAL_CONGESTED, S_LOCAL_CONGESTED_PORTS,
-	S_CONNECTIONS, S_IB_CONNECTIONS, S_CONG_EVENTS, S_CONG_EVENTS_LOST, S_SOCKETS,
-	S_COUNTERS, S__N
+	S_CONNECTIONS, S_IB_CONNECTIONS, S_CONG_EVENTS, S_CONG_EVENTS_LOST, S_CONG_NEWS,
+	S_CONG_MONITOR, S_SOCKETS, S_COUNTERS, S__N
 };
 static const struct out_field snap_fields[S__N] = {
 	[S_SOURCE] = F("source", OUT_STR),
@@ -152,6 +151,8 @@ static const struct out_field snap_fields[S__N] = {
 	[S_IB_CONNECTIONS] = F("ib_connections", OUT_U64),
 	[S_CONG_EVENTS] = F("cong_events", OUT_ARRAY, .sub = &event_group),
 	[S_CONG_EVENTS_LOST] = F("cong_events_lost", OUT_U64),
+	[S_CONG_NEWS] = F("cong_news", OUT_STR),
+	[S_CONG_MONITOR] = F("cong_monitor", OUT_BOOL),
 	[S_SOCKETS] = F("sockets", OUT_ARRAY, .sub = &sock_group),
 	[S_COUNTERS] = F("counters", OUT_ARRAY, .sub = &ctr_group),
 };
@@ -258,8 +259,8 @@ static void path_json(struct out *o, const struct top_path *p)
 	out_close(o);
 }
 
-static void conn_json(struct out *o, const struct top_snap *s, size_t i,
-		      const struct top_conn_rate *cr)
+static void conn_json(struct out *o, const struct top_snap *s, const struct top_paths *pi,
+		      size_t i, const struct top_conn_rate *cr)
 {
 	const struct top_conn *c = &s->conns[i];
 	bool known = cr && cr->known && !cr->reset;
@@ -317,9 +318,8 @@ static void conn_json(struct out *o, const struct top_snap *s, size_t i,
 	ports(o, C_LOCAL_CONGESTED_PORTS, c->lcl_cong, count(o, C_LOCAL_CONGESTED, c->lcl_cong));
 	ports(o, C_PEER_CONGESTED_PORTS, c->peer_cong, count(o, C_PEER_CONGESTED, c->peer_cong));
 	out_arr_open(o, C_PATH);
-	for (size_t j = 0; j < s->n_paths; j++)
-		if (s->paths[j].conn == i)
-			path_json(o, &s->paths[j]);
+	for (size_t j = top_paths_first(pi, i); j != SIZE_MAX; j = top_paths_next(pi, i, j))
+		path_json(o, &s->paths[j]);
 	out_close(o);
 	out_close(o);
 }
@@ -336,9 +336,13 @@ static void event_json(struct out *o, const struct top_snap *s, const struct top
 		out_str(o, E_PEER, top_addr_str(c->faddr, a, sizeof(a)));
 	}
 	out_str(o, E_SIDE, e->from_peer ? "peer" : c ? "local" : "node");
-	out_u64(o, E_FIRST, e->first);
-	out_u64(o, E_LAST, e->last);
-	out_bool(o, E_CONGESTED, e->congested);
+	if (e->groups) {
+		out_u64(o, E_GROUPS, e->groups);
+	} else {
+		out_u64(o, E_FIRST, e->first);
+		out_u64(o, E_LAST, e->last);
+		out_bool(o, E_CONGESTED, e->congested);
+	}
 	out_close(o);
 }
 
@@ -374,9 +378,10 @@ static void sock_json(struct out *o, const struct top_sock *k)
 void top_print_json(FILE *f, const struct top_snap *s, const struct top_rates *r)
 {
 	struct out o;
+	struct top_paths pi;
 	bool per = r && r->seconds > 0;
 
-	out_init(&o, f, OUT_JSON, 0, JSON_C_TO_STRING_PLAIN);
+	out_init(&o, f, OUT_JSON, 0, 0);
 	out_begin(&o, &snap_group);
 	out_str(&o, S_SOURCE, s->source ? s->source : "?");
 	out_double(&o, S_TIME_S, (double)s->now_ns / 1e9);
@@ -389,16 +394,22 @@ void top_print_json(FILE *f, const struct top_snap *s, const struct top_rates *r
 	rate(&o, S_BYTES_IN_PER_SEC, r && r->has_bytes_in, r ? r->bytes_in_per_sec : 0);
 	ports(&o, S_LOCAL_CONGESTED_PORTS, s->local_cong,
 	      count(&o, S_LOCAL_CONGESTED, s->local_cong));
+	top_paths_init(&pi, s);
 	out_arr_open(&o, S_CONNECTIONS);
 	for (size_t i = 0; i < s->n_conns; i++)
-		conn_json(&o, s, i, r && i < r->n_conns ? &r->conns[i] : NULL);
+		conn_json(&o, s, &pi, i, r && i < r->n_conns ? &r->conns[i] : NULL);
 	out_close(&o);
+	top_paths_fini(&pi);
 	out_u64(&o, S_IB_CONNECTIONS, s->n_ibs);
 	out_arr_open(&o, S_CONG_EVENTS);
 	for (size_t i = 0; i < s->n_events; i++)
 		event_json(&o, s, &s->events[i]);
 	out_close(&o);
 	out_u64(&o, S_CONG_EVENTS_LOST, s->events_lost);
+	if (s->cong_news) {
+		out_str(&o, S_CONG_NEWS, s->cong_news);
+		out_bool(&o, S_CONG_MONITOR, s->has_cong_mask);
+	}
 	if (s->no_sockets) {
 		out_null(&o, S_SOCKETS);
 	} else {

@@ -113,6 +113,10 @@ struct top_cong_event {
 	bool from_peer;                /* the peer's map (else the local side's) */
 	uint16_t first, last;          /* inclusive */
 	bool congested;                /* became congested; false: became free */
+	/* a monitor socket's RDS_CMSG_CONG_UPDATE instead of a run: the port
+	 * groups (bit port % 64) of peers' maps that were updated, which
+	 * peer not said; first, last and congested do not apply */
+	uint64_t groups;
 };
 
 /* An IB connection's queue and memory-registration sizes. */
@@ -137,8 +141,11 @@ struct top_snap {
 	struct top_ib *ibs;
 	size_t n_ibs, cap_ibs;
 	struct wire_cong_map *local_cong;  /* NULL = unknown */
-	bool has_cong_mask;
+	bool has_cong_mask;            /* a RDS_CONG_MONITOR socket is open */
 	uint64_t cong_mask;            /* RDS_CMSG_CONG_UPDATE groups since the last snapshot */
+	/* the kernel source: where the time line comes from, for the header
+	 * of the time line; NULL for the other sources */
+	const char *cong_news;
 	/* the time line of map updates, oldest first; a source keeps only
 	 * the most recent ones (events_lost counts the rest) */
 	struct top_cong_event *events;
@@ -182,6 +189,23 @@ size_t top_snap_find_conn(const struct top_snap *s, const uint8_t laddr[16],
  * receive and send queue totals (by bound address and port). Idempotent.
  */
 void top_snap_link(struct top_snap *s);
+
+/*
+ * The paths of each connection, in snapshot order, found in one pass over
+ * the paths instead of one pass per connection (1000 peers of 8 paths:
+ * 8 million comparisons a refresh). top_paths_init() cannot fail: without
+ * memory first() and next() search. For a connection c:
+ *	for (j = top_paths_first(&pi, c); j != SIZE_MAX; j = top_paths_next(&pi, c, j))
+ */
+struct top_paths {
+	const struct top_snap *s;
+	size_t *first;  /* [n_conns]: its first path; NULL: search */
+	size_t *next;   /* [n_paths]: the next path of the same connection */
+};
+void top_paths_init(struct top_paths *pi, const struct top_snap *s);
+size_t top_paths_first(const struct top_paths *pi, size_t conn);
+size_t top_paths_next(const struct top_paths *pi, size_t conn, size_t path);
+void top_paths_fini(struct top_paths *pi);
 
 /* top_snap_counter() - the counter named |name|, or NULL. */
 const struct top_counter *top_snap_counter(const struct top_snap *s, const char *name);

@@ -94,6 +94,10 @@ static void draw_timeline(const struct ui *u, size_t c, int y, int bottom)
 	char line[160], a[64];
 
 	ui_line(y++, "TIME LINE (newest first; * since the last refresh)");
+	if (u->s->cong_news && y <= bottom) {
+		snprintf(line, sizeof(line), "  %s", u->s->cong_news);
+		ui_line(y++, line);
+	}
 	if (u->s->events_lost && y <= bottom) {
 		snprintf(line, sizeof(line), "  (%llu earlier updates not kept)",
 			 (unsigned long long)u->s->events_lost);
@@ -106,6 +110,14 @@ static void draw_timeline(const struct ui *u, size_t c, int y, int bottom)
 
 		bool node = u->side == 2 && ev->conn == SIZE_MAX && !ev->from_peer;
 
+		if (ev->groups) {
+			/* the monitor socket does not say whose map */
+			snprintf(line, sizeof(line), "%c %c%.3f  peers' maps, port groups 0x%016llx",
+				 ev->t_ns > u->prev_ns ? '*' : ' ', u->s->replay ? '+' : '@',
+				 (double)ev->t_ns / 1e9, (unsigned long long)ev->groups);
+			ui_line(y++, line);
+			continue;
+		}
 		if (!node && (ev->conn != c || !k))
 			continue;
 		if (ev->first == ev->last)

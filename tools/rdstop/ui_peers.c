@@ -167,6 +167,7 @@ void ui_peers_build(struct ui *u)
 {
 	const struct top_snap *s = u->s;
 	size_t *order = s->n_conns ? malloc(s->n_conns * sizeof(*order)) : NULL;
+	struct top_paths pi;
 
 	u->n_rows = 0;
 	if (!order)
@@ -174,13 +175,16 @@ void ui_peers_build(struct ui *u)
 	for (size_t i = 0; i < s->n_conns; i++)
 		order[i] = i;
 	qsort_r(order, s->n_conns, sizeof(*order), cmp_conn, u);
+	top_paths_init(&pi, s);
 	for (size_t i = 0; i < s->n_conns; i++) {
 		if (!add_row(u, order[i], SIZE_MAX))
 			break;
-		for (size_t j = 0; j < s->n_paths; j++)
-			if (s->paths[j].conn == order[i] && !add_row(u, order[i], j))
+		for (size_t j = top_paths_first(&pi, order[i]); j != SIZE_MAX;
+		     j = top_paths_next(&pi, order[i], j))
+			if (!add_row(u, order[i], j))
 				break;
 	}
+	top_paths_fini(&pi);
 	free(order);
 	if (u->sel >= u->n_rows)
 		u->sel = u->n_rows ? u->n_rows - 1 : 0;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_out.c - the output layer: one call sequence as labelled text and as
  * JSON, each type's text form, JSON keys in table order whatever the call
- * order, levels, nulls, nested objects re-entered, arrays, long values. */
+ * order, levels, nulls, nested objects re-entered, arrays, long values, and
+ * the JSON bytes against json-c's serialiser (escapes, doubles, layouts). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <setjmp.h>
@@ -127,7 +128,7 @@ static struct out *sink_open(struct sink *k, enum out_mode mode, int verbose)
 	k->o = malloc(sizeof(*k->o));
 	assert_non_null(k->f);
 	assert_non_null(k->o);
-	out_init(k->o, k->f, mode, verbose, JSON_C_TO_STRING_PLAIN);
+	out_init(k->o, k->f, mode, verbose, 0);
 	return k->o;
 }
 
@@ -273,14 +274,14 @@ static void test_out_line(void **state)
 }
 
 /* A fixed-decimals double reads the same in text and JSON; out_take()
- * hands the object over. */
+ * hands the text over. */
 static void test_out_fixed_take(void **state)
 {
 	static const struct out_field fields[] = { F("secs", OUT_FIXED, 1, .digits = 3) };
 	static const struct out_group g = OUT_GROUP("fixed", fields);
 	struct sink k;
 	struct out *o = sink_open(&k, OUT_JSON, 0);
-	struct json_object *j;
+	char *j;
 	char *got;
 
 	(void)state;
@@ -289,9 +290,8 @@ static void test_out_fixed_take(void **state)
 	j = out_take(o);
 	assert_non_null(j);
 	assert_false(o->err);
-	assert_string_equal(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN),
-			    "{\"secs\":0.250}");
-	json_object_put(j);
+	assert_string_equal(j, "{\"secs\":0.250}");
+	free(j);
 	got = sink_close(&k);
 	assert_string_equal(got, "");
 	free(got);
@@ -327,6 +327,204 @@ static void test_out_put(void **state)
 	free(got);
 }
 
+/* A field set twice keeps its place and its last value; an object entered
+ * again after others were set, in an object itself out of order. */
+static void test_out_twice(void **state)
+{
+	struct sink k;
+	struct out *o = sink_open(&k, OUT_JSON, 0);
+	char *got;
+
+	(void)state;
+	out_begin(o, &test_group);
+	out_u64(o, T_U, 1);
+	out_obj_open(o, T_SUB);
+	out_u64(o, S_B, 2);
+	out_close(o);
+	out_str(o, T_ID, "first");
+	out_u64(o, T_U, 3);
+	out_obj_open(o, T_SUB);
+	out_u64(o, S_A, 4);
+	out_u64(o, S_B, 5);
+	out_close(o);
+	out_null(o, T_ID);
+	out_end(o);
+	got = sink_close(&k);
+	assert_string_equal(got, "{\"id\":null,\"u\":3,\"sub\":{\"a\":4,\"b\":5}}\n");
+	free(got);
+}
+
+enum { J_S, J_D, J_M, J_SUB, J_E, J_A, J_EA, J_EO, J__N };
+static const struct out_field jc_fields[J__N] = {
+	[J_S] = F("s/\"", OUT_STR, 0),
+	[J_D] = F("d", OUT_DOUBLE, 0),
+	[J_M] = F("m", OUT_OBJECT, 0),
+	[J_SUB] = F("sub", OUT_OBJECT, 0, .sub = &sub_group),
+	[J_E] = F("e", OUT_OBJECT, 0, .sub = &sub_group),
+	[J_A] = F("a", OUT_ARRAY, 0, .sub = &elem_group),
+	[J_EA] = F("ea", OUT_ARRAY, 0, .names = colours),
+	[J_EO] = F("eo", OUT_ARRAY, 0, .sub = &elem_group),
+};
+static const struct out_group jc_group = OUT_GROUP("jc", jc_fields);
+
+/* The record below with |flags|, and json-c's serialisation of it. */
+static void check_json_c(const char *s, int flags, int jflags)
+{
+	struct sink k;
+	struct out *o = sink_open(&k, OUT_JSON, 0);
+	struct json_object *j;
+	char *got;
+
+	o->json_flags = flags;
+	out_begin(o, &jc_group);
+	out_obj_open(o, J_E);
+	out_close(o);
+	out_str(o, J_S, s);
+	out_obj_open(o, J_M);
+	out_member_u64(o, "x/y", 1);
+	out_member_u64(o, "z", 2);
+	out_close(o);
+	out_arr_open(o, J_A);
+	for (unsigned i = 0; i < 2; i++) {
+		out_elem_obj(o);
+		out_u64(o, E_N, i);
+		out_str(o, E_NAME, s + i);
+		out_close(o);
+	}
+	out_close(o);
+	out_arr_open(o, J_EA);
+	out_close(o);
+	out_arr_open(o, J_EO);
+	out_elem_obj(o);
+	out_close(o);
+	out_close(o);
+	out_double(o, J_D, 0.1);
+	out_obj_open(o, J_SUB);
+	out_u64(o, S_B, 2);
+	out_close(o);
+	out_end(o);
+	got = sink_close(&k);
+
+	/* json-c keeps an object's keys in the order they were added */
+	j = json_object_new_object();
+	json_object_object_add(j, "s/\"", json_object_new_string(s));
+	json_object_object_add(j, "d", json_object_new_double(0.1));
+	{
+		struct json_object *m = json_object_new_object(), *a = json_object_new_array();
+		struct json_object *sub = json_object_new_object(), *eo = json_object_new_array();
+
+		json_object_object_add(m, "x/y", json_object_new_int64(1));
+		json_object_object_add(m, "z", json_object_new_int64(2));
+		json_object_object_add(j, "m", m);
+		json_object_object_add(sub, "b", json_object_new_int64(2));
+		json_object_object_add(j, "sub", sub);
+		json_object_object_add(j, "e", json_object_new_object());
+		for (int i = 0; i < 2; i++) {
+			struct json_object *e = json_object_new_object();
+
+			json_object_object_add(e, "name", json_object_new_string(s + i));
+			json_object_object_add(e, "n", json_object_new_int64(i));
+			json_object_array_add(a, e);
+		}
+		json_object_object_add(j, "a", a);
+		json_object_object_add(j, "ea", json_object_new_array());
+		json_object_array_add(eo, json_object_new_object());
+		json_object_object_add(j, "eo", eo);
+	}
+	{
+		const char *want = json_object_to_json_string_ext(j, jflags);
+		size_t n = strlen(want);
+
+		assert_int_equal(strlen(got), n + 1);
+		assert_memory_equal(got, want, n);
+		assert_int_equal(got[n], '\n');
+	}
+	json_object_put(j);
+	free(got);
+}
+
+static void test_out_json_c(void **state)
+{
+	char s[256];
+	static const double dbl[] = { 0.1, 100, -0.0, 1e20, 1e-300, 123456789012345678.0,
+				      -2.5, 1.0 / 3 };
+	static const int layouts[][2] = {
+		{ 0, JSON_C_TO_STRING_PLAIN },
+		{ OUT_JSON_SPACED, JSON_C_TO_STRING_SPACED },
+		{ OUT_JSON_PRETTY, JSON_C_TO_STRING_PRETTY },
+		{ OUT_JSON_PRETTY | OUT_JSON_SPACED,
+		  JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED },
+		{ OUT_JSON_NOSLASH, JSON_C_TO_STRING_NOSLASHESCAPE },
+		{ OUT_JSON_PRETTY | OUT_JSON_SPACED | OUT_JSON_NOSLASH,
+		  JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+			  JSON_C_TO_STRING_NOSLASHESCAPE },
+	};
+
+	(void)state;
+	/* every byte but NUL, and a path */
+	for (int i = 1; i < 256; i++)
+		s[i - 1] = (char)i;
+	s[255] = '\0';
+	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
+		check_json_c(s, layouts[i][0], layouts[i][1]);
+		check_json_c("/a/b", layouts[i][0], layouts[i][1]);
+	}
+	for (size_t i = 0; i < sizeof(dbl) / sizeof(dbl[0]); i++) {
+		static const struct out_field fd[] = { F("d", OUT_DOUBLE, 0) };
+		static const struct out_group gd = OUT_GROUP("d", fd);
+		struct sink k;
+		struct out *o = sink_open(&k, OUT_JSON, 0);
+		struct json_object *j = json_object_new_object();
+		char *got;
+
+		out_begin(o, &gd);
+		out_double(o, 0, dbl[i]);
+		out_end(o);
+		got = sink_close(&k);
+		json_object_object_add(j, "d", json_object_new_double(dbl[i]));
+		assert_int_equal(strncmp(got, json_object_to_json_string_ext(j, 0), strlen(got) - 1),
+				 0);
+		json_object_put(j);
+		free(got);
+	}
+}
+
+/* Parts taken and put together later, laid out with the document's flags. */
+static void test_out_parts(void **state)
+{
+	static const struct out_field df[] = {
+		{ .key = "items", .type = OUT_ARRAY, .sub = &elem_group },
+	};
+	static const struct out_group dg = OUT_GROUP("doc", df);
+	struct out_list l = { 0 };
+	struct sink k;
+	struct out *o = sink_open(&k, OUT_JSON, 0);
+	char *got;
+
+	(void)state;
+	assert_string_equal(out_list_text(&l), "[]");
+	for (unsigned i = 0; i < 2; i++) {
+		out_begin(o, &elem_group);
+		out_u64(o, E_N, i);
+		got = out_take(o);
+		out_list_add(&l, got);
+		free(got);
+	}
+	o->json_flags = OUT_JSON_PRETTY | OUT_JSON_SPACED;
+	out_begin(o, &dg);
+	out_json(o, 0, out_list_text(&l));
+	out_end(o);
+	out_write_json(o, "[]");
+	out_list_free(&l);
+	got = sink_close(&k);
+	assert_string_equal(got, "{\n  \"items\": [\n    {\n      \"n\": 0\n    },\n"
+				 "    {\n      \"n\": 1\n    }\n  ]\n}\n[\n]\n");
+	free(got);
+	out_list_add(&l, NULL);
+	assert_null(out_list_text(&l));
+	out_list_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -338,6 +536,9 @@ int main(void)
 		cmocka_unit_test(test_out_line),
 		cmocka_unit_test(test_out_fixed_take),
 		cmocka_unit_test(test_out_put),
+		cmocka_unit_test(test_out_twice),
+		cmocka_unit_test(test_out_json_c),
+		cmocka_unit_test(test_out_parts),
 	};
 
 	return cmocka_run_group_tests_name("out", tests, NULL, NULL);

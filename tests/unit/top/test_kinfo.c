@@ -323,6 +323,72 @@ static void test_kinfo_ib_rows(void **state)
 	top_kinfo_buf_fini(&b);
 }
 
+/* The kernel's time line: runs of the local map that changed since the
+ * last snapshot, the monitor socket's groups as a peer-side event, the
+ * oldest dropped past TOP_KINFO_EVENTS. */
+static void test_kinfo_news(void **state)
+{
+	struct top_kinfo_news *nw = calloc(1, sizeof(*nw));
+	struct wire_cong_map prev;
+	struct top_snap s;
+
+	(void)state;
+	assert_non_null(nw);
+	top_snap_init(&s);
+	s.now_ns = 1000;
+	s.local_cong = calloc(1, sizeof(*s.local_cong));
+	assert_non_null(s.local_cong);
+	wire_cong_set(s.local_cong, 4000);
+	wire_cong_set(s.local_cong, 4001);
+	assert_int_equal(top_kinfo_news(nw, NULL, &s), 0);
+	assert_int_equal(s.n_events, 1);
+	assert_int_equal(s.events[0].first, 4000);
+	assert_int_equal(s.events[0].last, 4001);
+	assert_true(s.events[0].congested);
+	assert_false(s.events[0].from_peer);
+	assert_true(s.events[0].conn == SIZE_MAX);
+	top_snap_fini(&s);
+
+	/* 4001 free again; the monitor heard of group 33 (port 4001 % 64) */
+	wire_cong_clear_all(&prev);
+	wire_cong_set(&prev, 4000);
+	wire_cong_set(&prev, 4001);
+	top_snap_init(&s);
+	s.now_ns = 2000;
+	s.local_cong = calloc(1, sizeof(*s.local_cong));
+	assert_non_null(s.local_cong);
+	wire_cong_set(s.local_cong, 4000);
+	s.has_cong_mask = true;
+	s.cong_mask = UINT64_C(1) << 33;
+	assert_int_equal(top_kinfo_news(nw, &prev, &s), 0);
+	assert_int_equal(s.n_events, 3);
+	assert_int_equal(s.events[1].first, 4001);
+	assert_false(s.events[1].congested);
+	assert_int_equal(s.events[1].t_ns, 2000);
+	assert_true(s.events[2].from_peer);
+	assert_true(s.events[2].groups == UINT64_C(1) << 33);
+	top_snap_fini(&s);
+
+	/* nothing changed: the same time line, no new event */
+	top_snap_init(&s);
+	s.now_ns = 3000;
+	s.has_cong_mask = true;
+	for (unsigned i = 0; i < TOP_KINFO_EVENTS; i++) {
+		s.cong_mask = 1;
+		assert_int_equal(top_kinfo_news(nw, NULL, &s), 0);
+		free(s.events);
+		s.events = NULL;
+		s.n_events = s.cap_events = 0;
+	}
+	s.cong_mask = 0;
+	assert_int_equal(top_kinfo_news(nw, NULL, &s), 0);
+	assert_int_equal(s.n_events, TOP_KINFO_EVENTS);
+	assert_int_equal(s.events_lost, 3);
+	assert_true(s.events[0].groups == 1);
+	top_snap_fini(&s);
+	free(nw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +397,7 @@ int main(void)
 		cmocka_unit_test(test_kinfo_read_retries_a_growing_list),
 		cmocka_unit_test(test_kinfo_errors),
 		cmocka_unit_test(test_kinfo_ib_rows),
+		cmocka_unit_test(test_kinfo_news),
 	};
 	return cmocka_run_group_tests_name("top_kinfo", tests, NULL, NULL);
 }
