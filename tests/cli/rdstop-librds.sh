@@ -77,13 +77,26 @@ if c and not (c[0]["rx_msgs_per_sec"] or 0) > 0: bad("no receive rate: %r" % c[0
 sys.exit(0 if ok else 1)
 PY
 
-# 3. the server exits (its client's test ends) while rdstop watches it
-"$top" -b -d 0.3 --librds "$srv" >/dev/null 2>"$dir/gone.err"
+wait "$cli" "$srv" 2>/dev/null
+
+# 3. a server exits while watched: a fresh one-off server, which
+# publishes once its client's test starts; rdstop attaches then, with the
+# whole test still to run (the first server could be gone before rdstop
+# attached on a loaded machine)
+"$perf" -s -B 127.19.0.1 -p $((port + 1)) --one-off >"$dir/srv2.out" 2>&1 &
+srv2=$!
+pids="$pids $srv2"
+sleep 0.5
+"$perf" -c 127.19.0.1 -B 127.19.0.2 -p $((port + 1)) -t 4 -l 8192 >"$dir/cli2.out" 2>&1 &
+cli2=$!
+pids="$pids $cli2"
+for i in $(seq 1 100); do [ -S "$RDSU_MONITOR_DIR/$srv2.sock" ] && break; sleep 0.05; done
+"$top" -b -d 0.3 --librds "$srv2" >/dev/null 2>"$dir/gone.err"
 rc=$?
 [ "$rc" = 1 ] || bad "rdstop on an exiting process: exit $rc, want 1"
 grep -q "is gone: its monitor socket closed" "$dir/gone.err" ||
 	bad "no gone message: $(cat "$dir/gone.err")"
-wait "$cli" "$srv" 2>/dev/null
+wait "$cli2" "$srv2" 2>/dev/null
 
 # 2. congestion: a sink that stops reading after one message
 RDSU_MONITOR=1 "$drive" -b 127.19.0.3 sink --port 4000 --expect 40 --stall-after 1 --stall 4 \
