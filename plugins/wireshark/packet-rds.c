@@ -935,10 +935,10 @@ static bool send_ends(uint8_t op)
 }
 
 /*
- * A header an IB sender wrote: IB always checksums it, so on a flow not
- * yet known as RDS only a verifying h_csum makes a SEND RDS. On a flow that
- * is, every SEND is an RDS message as rdsdump takes it, a bad h_csum being
- * a rule broken, not a reason to look away.
+ * A SEND that starts with an RDS header: on a flow not yet known as RDS,
+ * by the rule rdsdump takes a QP by (wire_ib_claims_qp: a set h_csum that
+ * verifies); on a flow that is, every SEND whose length an RDS message can
+ * have, a bad h_csum being a rule broken, not a reason to look away.
  */
 static bool looks_rds(tvbuff_t *tvb, bool known)
 {
@@ -948,10 +948,10 @@ static bool looks_rds(tvbuff_t *tvb, bool known)
 	if (tvb_captured_length(tvb) < WIRE_HDR_LEN)
 		return false;
 	tvb_memcpy(tvb, b, 0, WIRE_HDR_LEN);
+	if (!known)
+		return wire_ib_claims_qp(b, sizeof(b));
 	wire_hdr_decode(&h, b, sizeof(b));
-	if (h.len > WIRE_MAX_MSG_LEN)
-		return false;
-	return known || (h.csum != 0 && wire_hdr_csum_ok(&h));
+	return h.len <= WIRE_MAX_MSG_LEN;
 }
 
 static struct ib_res *ib_stray(enum ib_stray why)
