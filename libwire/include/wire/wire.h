@@ -1115,9 +1115,9 @@ WIRE_API int32_t wire_ib_psn_step(bool *have, uint32_t *next, uint32_t psn);
  * carry RDS as RDS, by the payload of a SEND's first packet: |len| bytes
  * that start with an RDS header whose h_len is within WIRE_MAX_MSG_LEN and
  * whose h_csum is set and verifies. Every kernel RDS/IB sender checksums
- * every header it sends; the other ULPs that share an RDMA link (NFS, iSER,
- * NVMe, SMB Direct) do not put one there, and their bytes pass a zero
- * h_csum (the receiver's "absent") and a length check alike. Once a QP is
+ * every header it sends; the bytes of another ULP on the same link (NFS,
+ * iSER, NVMe, SMB Direct) pass that only by chance, where they pass a zero
+ * h_csum (the receiver's "absent") and a length check easily. Once a QP is
  * taken, its later SENDs are RDS whatever their checksum, which is then a
  * rule (hdr.csum.*), not a reason to look away.
  */
