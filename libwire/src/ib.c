@@ -203,6 +203,15 @@ int32_t wire_ib_psn_step(bool *have, uint32_t *next, uint32_t psn)
 	return (int32_t)gap;
 }
 
+bool wire_ib_claims_qp(const uint8_t *payload, size_t len)
+{
+	struct wire_hdr h;
+
+	if (wire_hdr_decode(&h, payload, len) != WIRE_HDR_LEN)
+		return false;
+	return h.len <= WIRE_MAX_MSG_LEN && h.csum != 0 && wire_hdr_csum_ok(&h);
+}
+
 enum wire_ib_seg wire_ib_opcode_seg(uint8_t opcode)
 {
 	unsigned tr = opcode >> 5;

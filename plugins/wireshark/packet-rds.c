@@ -12,7 +12,9 @@
  * RDS/TCP: port 16385, each PDU 48 + h_len bytes, through Wireshark's TCP
  * reassembly by its own loop rather than tcp_dissect_pdus(), which cannot
  * skip bytes: lost framing is found again by libwire's wire_resync, as
- * rdsdump does (see "Framing" below).
+ * rdsdump does (see "Framing" below). The first pass frames; a later one
+ * shows what the first found in each frame, and what the end of a stream
+ * confirmed, which only a later pass can know (tcp_replay).
  *
  * RDS over IB/RoCE: a heuristic on InfiniBand payloads that claims an RC
  * SEND whose payload starts with an RDS header with a valid checksum (an
@@ -562,6 +564,115 @@ static unsigned pdu_index(packet_info *pinfo)
  * RDS/TCP
  */
 
+/*
+ * What the first pass showed in a frame, to show again on a later one
+ * (tshark -2, the GUI dissecting a packet again). Wireshark's TCP then
+ * hands over less than it did: a reassembly asked to grow is handed over
+ * once, complete, in its last frame, and one that never completed (a hole,
+ * the end of the stream) not at all, so framing again from what arrives
+ * would lose messages the first pass found. Later passes show each
+ * frame's record instead: bytes of the frame itself by their offset in
+ * it, bytes TCP reassembled by a copy taken on the first pass.
+ */
+enum trec_op { TR_PDU, TR_SKIPPED, TR_DESYNC };
+
+struct tspan {
+	const uint8_t *copy;     /* NULL: at raw in the frame */
+	gint raw;
+	gint cap, rep;
+};
+
+struct trec {
+	uint8_t op;              /* enum trec_op */
+	const char *why;         /* TR_SKIPPED */
+	uint32_t hlen;           /* TR_DESYNC */
+	struct tspan sp;
+	struct trec *next;
+};
+
+/* A header that waits for the one after it as the stream ends here: what
+ * rdsdump confirms by wire_resync_finish when nothing follows. */
+struct teos {
+	uint8_t *bytes;          /* the header and its payload (a chain of them) */
+	gint len;
+};
+
+struct tflow;
+
+struct tframe {
+	struct tflow *f;
+	struct trec *head, **tail;
+	struct teos *eos;
+};
+
+/* file-scope key of a frame's struct tframe */
+#define TFRAME_KEY 0x20000u
+
+static struct tframe *tframe_get(packet_info *pinfo)
+{
+	struct tframe *fr = p_get_proto_data(wmem_file_scope(), pinfo, proto_rds, TFRAME_KEY);
+
+	if (!fr) {
+		fr = wmem_new0(wmem_file_scope(), struct tframe);
+		fr->tail = &fr->head;
+		p_add_proto_data(wmem_file_scope(), pinfo, proto_rds, TFRAME_KEY, fr);
+	}
+	return fr;
+}
+
+/* The frame's own bytes, as the first of the packet's data sources. */
+static tvbuff_t *frame_tvb(packet_info *pinfo)
+{
+	return pinfo->data_src ? get_data_source_tvb(pinfo->data_src->data) : NULL;
+}
+
+static void tspan_take(packet_info *pinfo, tvbuff_t *tvb, struct tspan *sp)
+{
+	tvbuff_t *fr = frame_tvb(pinfo);
+
+	sp->cap = (gint)tvb_captured_length(tvb);
+	sp->rep = (gint)tvb_reported_length(tvb);
+	sp->raw = tvb_raw_offset(tvb);
+	sp->copy = NULL;
+	if (fr && sp->cap > 0 && sp->raw >= 0 &&
+	    (guint)sp->raw + (guint)sp->cap <= tvb_captured_length(fr) &&
+	    tvb_get_ptr(fr, sp->raw, sp->cap) == tvb_get_ptr(tvb, 0, sp->cap))
+		return;
+	/* reassembled by TCP, or made here: gone by the next pass */
+	sp->copy = sp->cap ? tvb_memdup(wmem_file_scope(), tvb, 0, sp->cap) : NULL;
+	sp->raw = 0;
+}
+
+static tvbuff_t *tspan_tvb(tvbuff_t *frame, packet_info *pinfo, const struct tspan *sp)
+{
+	tvbuff_t *t;
+
+	if (!sp->copy)
+		return tvb_new_subset_length_caplen(frame, sp->raw, sp->cap, sp->rep);
+	t = tvb_new_child_real_data(frame, sp->copy, (guint)sp->cap, sp->rep);
+	add_new_data_source(pinfo, t, "RDS message");
+	return t;
+}
+
+/* On the first pass: |tvb| shown as |op|, to be shown again. */
+static void trec_add(packet_info *pinfo, enum trec_op op, tvbuff_t *tvb, const char *why,
+		     uint32_t hlen)
+{
+	struct tframe *fr;
+	struct trec *r;
+
+	if (PINFO_FD_VISITED(pinfo))
+		return;
+	fr = tframe_get(pinfo);
+	r = wmem_new0(wmem_file_scope(), struct trec);
+	r->op = (uint8_t)op;
+	r->why = why;
+	r->hlen = hlen;
+	tspan_take(pinfo, tvb, &r->sp);
+	*fr->tail = r;
+	fr->tail = &r->next;
+}
+
 static int tcp_pdu(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
 {
 	unsigned idx = pdu_index(pinfo);
@@ -577,6 +688,7 @@ static int tcp_pdu(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *da
 		col_clear(pinfo->cinfo, COL_INFO);
 	/* throws when the capture holds less than a header */
 	t = show_hdr(tvb, pinfo, tree, WIRE_XPORT_TCP, &h, &kind, &ti);
+	trec_add(pinfo, TR_PDU, tvb, NULL, 0);
 	caplen = tvb_captured_length(tvb) - WIRE_HDR_LEN;
 	gen(add_s(t, "type", tvb, 0, 0, "msg"));
 	gen(add_u(t, "caplen", tvb, WIRE_HDR_LEN, caplen, caplen));
@@ -628,16 +740,12 @@ struct tstate {
 	uint64_t hint;           /* next sequence number the flow expects */
 };
 
-/* pinfo->pool key: calls so far in this frame; file-scope keys from
- * TCALL_KEY: the framing state each call started with. */
-#define NCALL_KEY 1
-#define TCALL_KEY 0x10000u
-
 /* TCP saw the connection open (conversation completeness SYN or SYN-ACK). */
 #define TCP_SAW_OPEN 0x03
 
 struct tflow {
 	struct tstate st;
+	struct teos *eos;        /* the flow's last call left one */
 };
 
 static wmem_map_t *tflows;
@@ -664,10 +772,12 @@ static struct tflow *tflow_get(packet_info *pinfo)
 /*
  * Where the next header starts in |len| bytes at |off|, by wire_resync.
  * Return: 1 found at *at; 0 not yet: *at is the first byte that may still
- * start one and *need how many more bytes would settle it (0: any more).
+ * start one and *need how many more bytes would settle it (0: any more),
+ * and *eos where a header starts that the stream ending right here would
+ * confirm (wire_resync_finish), or -1.
  */
 static int tcp_find(tvbuff_t *tvb, packet_info *pinfo, int off, int len,
-		    const struct tstate *st, int *at, int *need)
+		    const struct tstate *st, int *at, int *need, int *eos)
 {
 	uint8_t *buf = tvb_memdup(pinfo->pool, tvb, off, len);
 	struct wire_resync rs;
@@ -679,6 +789,7 @@ static int tcp_find(tvbuff_t *tvb, packet_info *pinfo, int off, int len,
 	wire_resync_reset(&rs, st->have_hint ? &st->hint : NULL);
 	wire_resync_feed(&rs, buf, (size_t)len);
 	*need = 0;
+	*eos = -1;
 	if (rs.found) {
 		*at = off + (int)rs.skipped;
 		return 1;
@@ -693,18 +804,48 @@ static int tcp_find(tvbuff_t *tvb, packet_info *pinfo, int off, int len,
 		pos = rs.scan;
 	}
 	*at = off + (int)(rs.skipped + pos);
+	if (wire_resync_finish(&rs))
+		*eos = off + (int)rs.skipped;
 	return 0;
+}
+
+/* The flow's last call no longer ends where the stream could. */
+static void teos_drop(struct tflow *f)
+{
+	if (!f->eos)
+		return;
+	wmem_free(wmem_file_scope(), f->eos->bytes);
+	f->eos->bytes = NULL;
+	f->eos->len = 0;
+	f->eos = NULL;
+}
+
+/* The bytes from |at| in |tvb| are whole messages if the stream ends here. */
+static void teos_keep(packet_info *pinfo, struct tflow *f, tvbuff_t *tvb, int at)
+{
+	struct tframe *fr = tframe_get(pinfo);
+	struct teos *e = wmem_new(wmem_file_scope(), struct teos);
+
+	e->len = (gint)tvb_captured_length(tvb) - at;
+	e->bytes = tvb_memdup(wmem_file_scope(), tvb, at, e->len);
+	fr->f = f;
+	fr->eos = e;
+	f->eos = e;
 }
 
 /* Bytes the framing gave up: data, and said so in the info column. */
 static void tcp_skipped(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int off, int len,
 			const char *why)
 {
+	tvbuff_t *sub;
+
 	if (len <= 0)
 		return;
+	sub = tvb_new_subset_length(tvb, off, len);
+	trec_add(pinfo, TR_SKIPPED, sub, why, 0);
 	col_set_str(pinfo->cinfo, COL_PROTOCOL, "RDS");
 	col_append_sep_fstr(pinfo->cinfo, COL_INFO, " ; ", "%d bytes %s", len, why);
-	call_data_dissector(tvb_new_subset_length(tvb, off, len), pinfo, tree);
+	call_data_dissector(sub, pinfo, tree);
 }
 
 /* A header whose h_len no message can have: rdsdump's desync. */
@@ -715,25 +856,12 @@ static void tcp_desync(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int 
 	proto_tree *t = proto_item_add_subtree(ti, ett_rds);
 	struct wire_rules rs;
 
+	trec_add(pinfo, TR_DESYNC, tvb_new_subset_length(tvb, off, WIRE_HDR_LEN), NULL, hlen);
 	proto_item_append_text(ti, ", desync: h_len %u above limit", hlen);
 	col_set_str(pinfo->cinfo, COL_PROTOCOL, "RDS");
 	wire_rules_clear(&rs);
 	wire_rules_add(&rs, WIRE_RULE_HDR_LEN_MAX);
 	add_rules(t, pinfo, ti, tvb, &rs);
-}
-
-static struct tstate *tcall(packet_info *pinfo, struct tflow *f)
-{
-	unsigned n = GPOINTER_TO_UINT(p_get_proto_data(pinfo->pool, pinfo, proto_rds, NCALL_KEY));
-	struct tstate *st = p_get_proto_data(wmem_file_scope(), pinfo, proto_rds, TCALL_KEY + n);
-
-	p_add_proto_data(pinfo->pool, pinfo, proto_rds, NCALL_KEY, GUINT_TO_POINTER(n + 1));
-	if (!st && !PINFO_FD_VISITED(pinfo)) {
-		st = wmem_new(wmem_file_scope(), struct tstate);
-		*st = f->st;
-		p_add_proto_data(wmem_file_scope(), pinfo, proto_rds, TCALL_KEY + n, st);
-	}
-	return st;
 }
 
 /*
@@ -784,16 +912,17 @@ static int tcp_hole(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, struct 
 static int dissect_rds_tcp(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
 {
 	struct tcpinfo *ti = data;
-	struct tflow *f = tflow_get(pinfo);
-	struct tstate *entry = tcall(pinfo, f);
+	struct tflow *f;
 	struct tstate st;
 	int off = 0, end;
 	int cap = (int)tvb_captured_length(tvb), rep = (int)tvb_reported_length(tvb);
 	bool reasm = pref_desegment && pinfo->can_desegment && cap == rep;
 
-	if (!entry)
-		return rep;
-	st = *entry;
+	if (PINFO_FD_VISITED(pinfo))
+		return rep;     /* the frame's record is shown again (tcp_replay) */
+	f = tflow_get(pinfo);
+	teos_drop(f);
+	st = f->st;
 	/*
 	 * TCP hands a reassembly over from its first segment again when more
 	 * was asked for at an offset into it, and a segment the capture cut
@@ -812,8 +941,7 @@ static int dissect_rds_tcp(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 		if (d < 0 && !ti->is_reassembled)
 			off = tcp_hole(tvb, pinfo, tree, &st, ti, data);
 		if (off >= rep) {
-			if (!PINFO_FD_VISITED(pinfo))
-				f->st = st;
+			f->st = st;
 			return rep;
 		}
 	}
@@ -822,12 +950,12 @@ static int dissect_rds_tcp(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 	while (off < rep) {
 		struct wire_hdr h;
 		uint8_t b[WIRE_HDR_LEN];
-		int at = 0, need = 0, found;
+		int at = 0, need = 0, eos = -1, found;
 		uint64_t pdu;
 
 		if (st.mode == T_RESYNC) {
 			found = off + WIRE_HDR_LEN <= cap ?
-				tcp_find(tvb, pinfo, off, cap - off, &st, &at, &need) : 0;
+				tcp_find(tvb, pinfo, off, cap - off, &st, &at, &need, &eos) : 0;
 			if (!found && off + WIRE_HDR_LEN > cap)
 				at = off;
 			tcp_skipped(tvb, pinfo, tree, off, at - off, "skipped to find a header");
@@ -841,6 +969,8 @@ static int dissect_rds_tcp(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 				pinfo->desegment_len = need > 0 ? (guint32)need :
 						       DESEGMENT_ONE_MORE_SEGMENT;
 				off = at;
+				if (eos >= 0)
+					teos_keep(pinfo, f, tvb, eos);
 			}
 			break;
 		}
@@ -893,9 +1023,63 @@ static int dissect_rds_tcp(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 		end = pinfo->desegment_offset;
 	st.have_pos = ti != NULL;
 	st.pos = ti ? ti->seq + (guint32)end : 0;
-	if (!PINFO_FD_VISITED(pinfo))
-		f->st = st;
+	f->st = st;
 	return rep;
+}
+
+/*
+ * A later pass: the frame shows what the first pass showed in it, and the
+ * messages its flow's last call held back for a header that was to follow
+ * when none did: the stream ended there (end of the capture, FIN, RST),
+ * which rdsdump confirms them by and which the first pass could not know.
+ */
+static int tcp_replay(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
+{
+	struct tframe *fr;
+	struct teos *e;
+
+	if (!PINFO_FD_VISITED(pinfo))
+		return 0;
+	fr = p_get_proto_data(wmem_file_scope(), pinfo, proto_rds, TFRAME_KEY);
+	if (!fr)
+		return 0;
+	for (struct trec *r = fr->head; r; r = r->next) {
+		tvbuff_t *t = tspan_tvb(tvb, pinfo, &r->sp);
+
+		switch (r->op) {
+		case TR_PDU:
+			tcp_pdu(t, pinfo, tree, NULL);
+			break;
+		case TR_SKIPPED:
+			tcp_skipped(t, pinfo, tree, 0, r->sp.rep, r->why);
+			break;
+		case TR_DESYNC:
+			tcp_desync(t, pinfo, tree, 0, r->hlen);
+			break;
+		default:
+			break;
+		}
+	}
+	e = fr->eos;
+	if (e && fr->f && fr->f->eos == e && e->bytes) {
+		tvbuff_t *t = tvb_new_child_real_data(tvb, e->bytes, (guint)e->len, e->len);
+		int off = 0;
+
+		add_new_data_source(pinfo, t, "RDS at the end of the stream");
+		while (off + WIRE_HDR_LEN <= e->len) {
+			struct wire_hdr h;
+			uint8_t b[WIRE_HDR_LEN];
+
+			tvb_memcpy(t, b, off, WIRE_HDR_LEN);
+			wire_hdr_decode(&h, b, sizeof(b));
+			if (h.len > (uint32_t)(e->len - off - WIRE_HDR_LEN))
+				break;
+			tcp_pdu(tvb_new_subset_length(t, off, WIRE_HDR_LEN + (gint)h.len), pinfo,
+				tree, NULL);
+			off += WIRE_HDR_LEN + (int)h.len;
+		}
+	}
+	return (int)tvb_captured_length(tvb);
 }
 
 /* ------------------------------------------------------------------------
@@ -935,10 +1119,10 @@ static bool send_ends(uint8_t op)
 }
 
 /*
- * A header an IB sender wrote: IB always checksums it, so on a flow not
- * yet known as RDS only a verifying h_csum makes a SEND RDS. On a flow that
- * is, every SEND is an RDS message as rdsdump takes it, a bad h_csum being
- * a rule broken, not a reason to look away.
+ * A SEND that starts with an RDS header: on a flow not yet known as RDS,
+ * by the rule rdsdump takes a QP by (wire_ib_claims_qp: a set h_csum that
+ * verifies); on a flow that is, every SEND whose length an RDS message can
+ * have, a bad h_csum being a rule broken, not a reason to look away.
  */
 static bool looks_rds(tvbuff_t *tvb, bool known)
 {
@@ -948,10 +1132,10 @@ static bool looks_rds(tvbuff_t *tvb, bool known)
 	if (tvb_captured_length(tvb) < WIRE_HDR_LEN)
 		return false;
 	tvb_memcpy(tvb, b, 0, WIRE_HDR_LEN);
+	if (!known)
+		return wire_ib_claims_qp(b, sizeof(b));
 	wire_hdr_decode(&h, b, sizeof(b));
-	if (h.len > WIRE_MAX_MSG_LEN)
-		return false;
-	return known || (h.csum != 0 && wire_hdr_csum_ok(&h));
+	return h.len <= WIRE_MAX_MSG_LEN;
 }
 
 static struct ib_res *ib_stray(enum ib_stray why)
@@ -1292,6 +1476,7 @@ void rdsws_handoff(void)
 	dissector_handle_t h = create_dissector_handle(dissect_rds_tcp, proto_rds);
 
 	dissector_add_uint_with_preference("tcp.port", WIRE_TCP_PORT, h);
+	register_postdissector(create_dissector_handle(tcp_replay, proto_rds));
 	heur_dissector_add("infiniband.payload", dissect_rds_ib, "RDS over InfiniBand",
 			   "rds_ib", proto_rds, HEURISTIC_ENABLE);
 	heur_dissector_add("infiniband.mad.cm.private", dissect_rds_cm,

@@ -3,12 +3,15 @@
 # run-one.sh PLUGINDIR RDSDUMP INPUT EXPECTED COUNTS [OOO] - the Wireshark plugin
 # on one capture: tshark with the plugin of the build tree (PLUGINDIR holds
 # 4.0/epan/rds.so) writes the rds layer of every packet as JSON, which must
-# equal EXPECTED byte for byte, and the RDS messages in it are counted
-# against rdsdump's on the same file, and where there are as many the
-# RDS/TCP messages compared with rdsdump's (rdslayer.py). COUNTS is "same",
-# or "rdsdump=N,ws=M" for a capture where they differ by design (said in
-# TESTLIST). OOO "ooo=off" leaves TCP's out-of-order reassembly off, as
-# Wireshark has it by default (see below). UPDATE_GOLDEN=1 rewrites
+# equal EXPECTED byte for byte. Then tshark -2, which shows what Wireshark
+# shows once it has read the file (a second pass, as the GUI dissects a
+# packet again), gives the RDS messages that are counted against rdsdump's
+# on the same file, and where there are as many the RDS/TCP messages
+# compared with rdsdump's (rdslayer.py): one pass cannot know where a
+# stream ends, which confirms a header rdsdump confirms there. COUNTS is
+# "same", or "rdsdump=N,ws=M" for a capture where they differ by design
+# (said in TESTLIST). OOO "ooo=off" leaves TCP's out-of-order reassembly
+# off, as Wireshark has it by default (see below). UPDATE_GOLDEN=1 rewrites
 # EXPECTED instead.
 #
 # Exit 77 (skipped) without tshark (tshark-env.sh).
@@ -36,14 +39,25 @@ if [ $rc -ne 0 ] || ! grep -q . "$tmp/json"; then
 fi
 # No packet the plugin dissects may end in an exception (a dissector bug
 # or bytes it reads past).
-ws_tshark -n -r "$input" -o tcp.reassemble_out_of_order:$ooo_pref \
-	-Y 'rds && _ws.malformed' -T fields -e frame.number >"$tmp/malformed" 2>/dev/null
-if grep -q . "$tmp/malformed"; then
-	echo "malformed RDS packets: $(tr '\n' ' ' <"$tmp/malformed")"
+for pass in "" -2; do
+	ws_tshark $pass -n -r "$input" -o tcp.reassemble_out_of_order:$ooo_pref \
+		-Y 'rds && _ws.malformed' -T fields -e frame.number >"$tmp/malformed" 2>/dev/null
+	if grep -q . "$tmp/malformed"; then
+		echo "malformed RDS packets${pass:+ ($pass)}: $(tr '\n' ' ' <"$tmp/malformed")"
+		exit 1
+	fi
+done
+ws_tshark -2 -n -r "$input" -o tcp.reassemble_out_of_order:$ooo_pref \
+	-Y rds.type -T json -J rds --no-duplicate-keys >"$tmp/json2" 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 0 ] || ! grep -q . "$tmp/json2"; then
+	cat "$tmp/err"
+	echo "tshark -2 failed ($rc)"
 	exit 1
 fi
 TZ=UTC "$rdsdump" -n -r "$input" --json >"$tmp/rd.json" 2>/dev/null
-python3 "$here/rdslayer.py" "$tmp/json" "$tmp/rd.json" "$counts" >"$tmp/out" 2>"$tmp/check"
+python3 "$here/rdslayer.py" "$tmp/json" "$tmp/rd.json" none >"$tmp/out"
+python3 "$here/rdslayer.py" "$tmp/json2" "$tmp/rd.json" "$counts" >/dev/null 2>"$tmp/check"
 check=$?
 if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
 	cat "$tmp/out" >"$expected"

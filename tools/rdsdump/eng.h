@@ -46,6 +46,7 @@ struct tdir {
 
 /* Reassembly of one QP's SENDs (one direction of an RC connection). */
 struct qstate {
+	bool rds;               /* a SEND here was taken as RDS (wire_ib_claims_qp) */
 	bool have_psn;
 	uint32_t next_psn;
 	uint8_t *fbuf;          /* FRAME_MAX: the SEND being assembled */

@@ -152,6 +152,13 @@ static void qp_packet(struct dump_eng *e, const struct wire_pkt *p, const struct
 		return;
 	}
 	if (seg == WIRE_IB_SEG_FIRST || seg == WIRE_IB_SEG_ONLY) {
+		/* the rule the Wireshark plugin claims a flow by: another ULP's
+		 * SENDs on the same link are not RDS messages with broken rules */
+		if (!q->rds && !wire_ib_claims_qp(r->payload, r->payload_len)) {
+			q->in_send = false;
+			return;
+		}
+		q->rds = true;
 		q->flen = 0;
 		q->in_send = true;
 	} else if (!q->in_send) {

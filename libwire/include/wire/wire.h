@@ -1110,6 +1110,18 @@ WIRE_API enum wire_ib_seg wire_ib_opcode_seg(uint8_t opcode);
  * *have set past it.
  */
 WIRE_API int32_t wire_ib_psn_step(bool *have, uint32_t *next, uint32_t psn);
+/*
+ * wire_ib_claims_qp() - a reader's rule for taking a QP it has not seen
+ * carry RDS as RDS, by the payload of a SEND's first packet: |len| bytes
+ * that start with an RDS header whose h_len is within WIRE_MAX_MSG_LEN and
+ * whose h_csum is set and verifies. Every kernel RDS/IB sender checksums
+ * every header it sends; the bytes of another ULP on the same link (NFS,
+ * iSER, NVMe, SMB Direct) pass that only by chance, where they pass a zero
+ * h_csum (the receiver's "absent") and a length check easily. Once a QP is
+ * taken, its later SENDs are RDS whatever their checksum, which is then a
+ * rule (hdr.csum.*), not a reason to look away.
+ */
+WIRE_API bool wire_ib_claims_qp(const uint8_t *payload, size_t len);
 
 /* IB CM (IBTA vol. 1 ch. 12), carried in MADs on QP1. */
 enum wire_ibcm_attr {

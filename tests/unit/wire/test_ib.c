@@ -488,6 +488,35 @@ static void test_ib_psn_step(void **state)
 	assert_int_equal(wire_ib_psn_step(&have, &next, 4 + 0x7fffff), 0x7fffff);
 }
 
+/* A QP is taken by a header whose h_csum is set and verifies, nothing less. */
+static void test_ib_claims_qp(void **state)
+{
+	struct wire_hdr h = { .seq = 1, .sport = 4000, .len = 0 };
+	uint8_t b[WIRE_HDR_LEN + 4] = { 0 };
+
+	(void)state;
+	wire_hdr_encode(&h, b, sizeof(b));
+	/* 0 is the receiver's "absent", and any ULP's bytes can have it */
+	assert_false(wire_ib_claims_qp(b, sizeof(b)));
+	wire_hdr_csum_set(&h);
+	wire_hdr_encode(&h, b, sizeof(b));
+	assert_true(wire_ib_claims_qp(b, sizeof(b)));
+	assert_true(wire_ib_claims_qp(b, WIRE_HDR_LEN));
+	assert_false(wire_ib_claims_qp(b, WIRE_HDR_LEN - 1));
+	h.csum++;
+	wire_hdr_encode(&h, b, sizeof(b));
+	assert_false(wire_ib_claims_qp(b, sizeof(b)));
+	/* a verifying header with a length no message can have */
+	h.len = WIRE_MAX_MSG_LEN + 1;
+	wire_hdr_csum_set(&h);
+	wire_hdr_encode(&h, b, sizeof(b));
+	assert_false(wire_ib_claims_qp(b, sizeof(b)));
+	h.len = WIRE_MAX_MSG_LEN;
+	wire_hdr_csum_set(&h);
+	wire_hdr_encode(&h, b, sizeof(b));
+	assert_true(wire_ib_claims_qp(b, sizeof(b)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -504,6 +533,7 @@ int main(void)
 		cmocka_unit_test(test_roce_encode_v6_round_trip),
 		cmocka_unit_test(test_ib_send_iter),
 		cmocka_unit_test(test_ib_psn_step),
+		cmocka_unit_test(test_ib_claims_qp),
 	};
 	return cmocka_run_group_tests_name("wire_ib", tests, NULL, NULL);
 }
