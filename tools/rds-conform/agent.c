@@ -44,7 +44,6 @@ struct cf_agent {
 	char buf[1 << 20];          /* a recv answer can list many messages */
 	size_t len;
 	char stack[128];
-	struct rdsu_addr addr;
 	char err[256];
 	int timeout_ms;
 };
@@ -193,8 +192,6 @@ int cf_agent_connect(const char *where, int timeout_ms, struct cf_agent **out, c
 	}
 	if (json_object_object_get_ex(ans, "stack", &v))
 		snprintf(a->stack, sizeof(a->stack), "%s", json_object_get_string(v));
-	if (json_object_object_get_ex(ans, "addr", &v))
-		parse_addr(json_object_get_string(v), &a->addr);
 	json_object_put(ans);
 	*out = a;
 	return 0;
@@ -216,11 +213,6 @@ void cf_agent_close(struct cf_agent *a)
 const char *cf_agent_stack(const struct cf_agent *a)
 {
 	return a->stack;
-}
-
-const struct rdsu_addr *cf_agent_addr(const struct cf_agent *a)
-{
-	return &a->addr;
 }
 
 const char *cf_agent_error(const struct cf_agent *a)
@@ -391,8 +383,7 @@ static const struct argp_option ag_options[] = {
 static error_t ag_parse(int key, char *arg, struct argp_state *st)
 {
 	struct ag *g = st->input;
-	unsigned long v;
-	char *end;
+	uint64_t v;
 
 	switch (key) {
 	case 'b': {
@@ -419,20 +410,17 @@ static error_t ag_parse(int key, char *arg, struct argp_state *st)
 		g->cfg.ep.kver = arg[0] == '6' ? WIRE_KVER_6 : WIRE_KVER_7;
 		return 0;
 	case AO_NPATHS:
-		v = strtoul(arg, &end, 0);
-		if (*end || v == 0 || v > 8 || (v & (v - 1)))
+		if (parse_uint(arg, 0, 1, 8, &v) || (v & (v - 1)))
 			argp_error(st, "--npaths is 1, 2, 4 or 8");
 		g->cfg.ep.npaths = (uint16_t)v;
 		return 0;
 	case AO_GEN:
-		v = strtoul(arg, &end, 0);
-		if (*end || v == 0 || v > UINT32_MAX)
+		if (parse_uint(arg, 0, 1, UINT32_MAX, &v))
 			argp_error(st, "bad --gen %s", arg);
 		g->cfg.ep.gen_num = (uint32_t)v;
 		return 0;
 	case AO_PORT:
-		v = strtoul(arg, &end, 0);
-		if (*end || v == 0 || v > 65535)
+		if (parse_uint(arg, 0, 1, 65535, &v))
 			argp_error(st, "bad --listen-port %s", arg);
 		g->cfg.tcp.listen_port = (uint16_t)v;
 		g->cfg.tcp.connect_port = (uint16_t)v;
