@@ -393,7 +393,7 @@ CASE(case_retrans_flag)
 	 * resends first): walk the log, receiving more at its end. */
 	for (size_t i = 0; want < (uint64_t)count; i++) {
 		const struct cf_seen *sn;
-		uint64_t idx = 0;
+		uint64_t idx;
 
 		if (i == c->n_log && cf_recv(c, &m, r->wait_ms) <= 0)
 			break;
@@ -402,8 +402,7 @@ CASE(case_retrans_flag)
 		sn = &c->log[i];
 		if (sn->kind != WIRE_KIND_DATA || sn->h.dport != q || sn->caplen < 8)
 			continue;
-		for (int b = 0; b < 8; b++)
-			idx = idx << 8 | sn->head[b];
+		idx = cf_idx_head(sn->head);
 		if (idx < want) {
 			/* acknowledged before the reset but not read: gone,
 			 * as RDS/TCP defines delivery (facts 4.3) */
