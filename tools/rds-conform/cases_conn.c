@@ -461,6 +461,24 @@ unbind:
 }
 
 /* Send |idx| to the agent's |a| with |seq| and |flags| from our port. */
+/* The agent's port |a| bound, and a session to the peer in *c. Return: 0;
+ * -1 with the verdict set (SKIP without an agent, ERROR) and |a| unbound. */
+static int agent_session(struct cf_run *r, struct cf_result *res, uint16_t a,
+			 struct cf_conn **c)
+{
+	if (!cf_need_agent(r, res))
+		return -1;
+	if (cf_agent_bind(r->agent, a, 0)) {
+		cf_agent_failed(r, res, "bind", -EREMOTEIO);
+		return -1;
+	}
+	if (cf_session(r, res, &r->cfg->local, 1, c)) {
+		cf_agent_unbind(r->agent, a);
+		return -1;
+	}
+	return 0;
+}
+
 static int send_idx(struct cf_conn *c, uint16_t q, uint16_t a, uint64_t seq, uint64_t idx,
 		    uint8_t flags)
 {
@@ -482,14 +500,8 @@ CASE(case_dup_dropped)
 	long n;
 
 	cf_text(res->expected, "a RETRANSMITTED message whose seq was already received is dropped");
-	if (!cf_need_agent(r, res))
+	if (agent_session(r, res, a, &c))
 		return;
-	if (cf_agent_bind(r->agent, a, 0)) {
-		cf_agent_failed(r, res, "bind", -EREMOTEIO);
-		return;
-	}
-	if (cf_session(r, res, &r->cfg->local, 1, &c))
-		goto unbind;
 	s1 = r->tx_seq;
 	send_idx(c, q, a, r->tx_seq++, 0, 0);
 	send_idx(c, q, a, r->tx_seq++, 1, 0);
@@ -535,14 +547,8 @@ CASE(case_gen_reset)
 
 	cf_text(res->expected, "a new GEN_NUM resets the peer's sequence state: seq 1 flagged "
 		"RETRANSMITTED is new again, and the peer numbers from 1");
-	if (!cf_need_agent(r, res))
+	if (agent_session(r, res, a, &c))
 		return;
-	if (cf_agent_bind(r->agent, a, 0)) {
-		cf_agent_failed(r, res, "bind", -EREMOTEIO);
-		return;
-	}
-	if (cf_session(r, res, &r->cfg->local, 1, &c))
-		goto unbind;
 	for (int i = 0; i < 3; i++)
 		send_idx(c, q, a, r->tx_seq++, (uint64_t)i, 0);
 	n = cf_agent_take(r, res, a, 3, d, 8);
