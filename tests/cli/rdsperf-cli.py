@@ -18,7 +18,7 @@ import sys
 import time
 
 import clitest
-from clitest import check, done, free_port
+from clitest import check, done, free_port, stop
 
 BIN = sys.argv[1]
 
@@ -200,10 +200,6 @@ try:
     rc, out, err = run(base + ["-t", "0.3", "-l", "64"])
     check(rc == 0, "server not free after the silent client: %s" % err[-300:])
 finally:
-    srv.terminate()
-    try:
-        srv.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        srv.kill()
+    stop(srv)
 check(srv.returncode == 0, "server exit %s" % srv.returncode)
 done()

@@ -19,7 +19,7 @@ import time
 import xml.etree.ElementTree as ET
 
 import clitest
-from clitest import check, done, free_port
+from clitest import check, done, free_port, stop
 
 BIN = sys.argv[1]
 SVG = "{http://www.w3.org/2000/svg}"
@@ -172,10 +172,6 @@ try:
     check(rc == 2 and "control connection" in text and err == "",
           "--logfile error: rc %d, %r" % (rc, text[-300:]))
 finally:
-    srv.terminate()
-    try:
-        srv.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        srv.kill()
+    stop(srv)
 check(srv.returncode == 0, "server exit %s" % srv.returncode)
 done()
