@@ -61,20 +61,15 @@ int line_recv(struct line_in *c, int timeout_ms, char **line, size_t *len)
 			wait = now >= end ? 0 : (int)((end - now + RDSU_MSEC - 1) / RDSU_MSEC);
 		}
 		r = poll(&pf, 1, wait);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
 		if (r == 0)
 			return -ETIMEDOUT;
-		k = recv(c->fd, c->buf + c->n, c->cap - c->n, 0);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -errno;
+		k = r < 0 ? -1 : recv(c->fd, c->buf + c->n, c->cap - c->n, 0);
 		if (k == 0)
 			return -ECONNRESET;
-		c->n += (size_t)k;
+		if (k > 0)
+			c->n += (size_t)k;
+		else if (errno != EINTR)
+			return -errno;
 	}
 }
 
