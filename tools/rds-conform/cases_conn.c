@@ -460,7 +460,6 @@ unbind:
 	cf_agent_unbind(r->agent, a);
 }
 
-/* Send |idx| to the agent's |a| with |seq| and |flags| from our port. */
 /* The agent's port |a| bound, and a session to the peer in *c. Return: 0;
  * -1 with the verdict set (SKIP without an agent, ERROR) and |a| unbound. */
 static int agent_session(struct cf_run *r, struct cf_result *res, uint16_t a,
@@ -479,6 +478,7 @@ static int agent_session(struct cf_run *r, struct cf_result *res, uint16_t a,
 	return 0;
 }
 
+/* Send |idx| to the agent's |a| with |seq| and |flags| from our port. */
 static int send_idx(struct cf_conn *c, uint16_t q, uint16_t a, uint64_t seq, uint64_t idx,
 		    uint8_t flags)
 {
