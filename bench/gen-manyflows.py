@@ -25,20 +25,13 @@ import argparse
 import struct
 import sys
 
+from inetcsum import csum
+
 RDS_PORT = 16385
 MSS = 1448
 EPOCH = 1767225600
 HDR = struct.Struct(">QQIHHBB4sH16s")
 REC = struct.Struct("<IIII")
-
-
-def csum(b):
-    if len(b) & 1:
-        b += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
 
 
 class Writer:

@@ -34,6 +34,8 @@ import struct
 import sys
 import time
 
+from inetcsum import csum
+
 RDS_PORT = 16385
 MSS = 1448
 SNAPLEN = 262144
@@ -286,15 +288,6 @@ class Gen:
         for c, s, _ in self.conns:
             self.close(c, s)
         self.flush()
-
-
-def csum(b):
-    if len(b) & 1:
-        b += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
 
 
 def main(argv):

@@ -563,6 +563,42 @@ static void addr_out(const struct sockaddr_storage *ss, socklen_t klen, void *ua
 	*ulen = klen;
 }
 
+/* rds_notify_cong's message: no address, the congestion mask as one
+ * RDS_CMSG_CONG_UPDATE if |cap| bytes of control room hold it. */
+static void cong_msg_out(struct msghdr *mh, size_t cap, uint64_t mask)
+{
+	mh->msg_namelen = 0;
+	if (cap >= CMSG_SPACE(sizeof(uint64_t))) {
+		struct cmsghdr *c = mh->msg_control;
+
+		c->cmsg_level = SOL_RDS;
+		c->cmsg_type = RDS_CMSG_CONG_UPDATE;
+		c->cmsg_len = CMSG_LEN(sizeof(uint64_t));
+		memcpy(CMSG_DATA(c), &mask, sizeof(uint64_t));
+		mh->msg_controllen = CMSG_SPACE(sizeof(uint64_t));
+	} else {
+		mh->msg_flags |= MSG_CTRUNC;
+	}
+}
+
+/* RDS_CANCEL_SENT_TO's value: 16 <= len < 28 is IPv4, as
+ * rds_cancel_sent_to reads it. Return: 0; -EINVAL. */
+static int cancel_addr(const void *v, socklen_t len, struct rdsu_addr *a, uint16_t *port)
+{
+	struct sockaddr_storage ss = { 0 };
+
+	if (!v || len < (socklen_t)sizeof(struct sockaddr_in))
+		return -EINVAL;
+	if (len < (socklen_t)sizeof(struct sockaddr_in6)) {
+		memcpy(&ss, v, sizeof(struct sockaddr_in));
+		ss.ss_family = AF_INET;
+	} else {
+		memcpy(&ss, v, sizeof(struct sockaddr_in6));
+		ss.ss_family = AF_INET6;
+	}
+	return rdsu_sockaddr_get(&ss, a, port) < 0 ? -EINVAL : 0;
+}
+
 /* ------------------------------------------------------------------------
  * The rdsd backend (docs/architecture.md, "Sharing one RDS presence")
  */
@@ -1068,19 +1104,8 @@ static ssize_t dm_recv(int fd, struct msghdr *mh, int flags, bool nb)
 	mh->msg_flags = m.msg_flags & MSG_TRUNC;
 	mh->msg_controllen = 0;
 	if (rx.kind == RDSD_RX_CONG) {
-		mh->msg_namelen = 0;
 		mh->msg_flags = 0;
-		if (cap >= CMSG_SPACE(sizeof(uint64_t))) {
-			struct cmsghdr *c = mh->msg_control;
-
-			c->cmsg_level = SOL_RDS;
-			c->cmsg_type = RDS_CMSG_CONG_UPDATE;
-			c->cmsg_len = CMSG_LEN(sizeof(uint64_t));
-			memcpy(CMSG_DATA(c), &rx.cong, sizeof(uint64_t));
-			mh->msg_controllen = CMSG_SPACE(sizeof(uint64_t));
-		} else {
-			mh->msg_flags |= MSG_CTRUNC;
-		}
+		cong_msg_out(mh, cap, rx.cong);
 		return 0;
 	}
 	if (mh->msg_name) {
@@ -1102,20 +1127,10 @@ static int dm_setopt(struct rdsp_sock *s, int fd, int level, int name, const voi
 	struct iovec pl = { (void *)v, v ? len : 0 };
 
 	if (level == SOL_RDS && name == RDS_CANCEL_SENT_TO) {
-		struct sockaddr_storage ss = { 0 };
 		struct rdsu_addr a;
 		uint16_t port;
 
-		if (!v || len < (socklen_t)sizeof(struct sockaddr_in))
-			return -EINVAL;
-		if (len < (socklen_t)sizeof(struct sockaddr_in6)) {
-			memcpy(&ss, v, sizeof(struct sockaddr_in));
-			ss.ss_family = AF_INET;
-		} else {
-			memcpy(&ss, v, sizeof(struct sockaddr_in6));
-			ss.ss_family = AF_INET6;
-		}
-		if (rdsu_sockaddr_get(&ss, &a, &port) < 0)
+		if (cancel_addr(v, len, &a, &port))
 			return -EINVAL;
 		dm_put_addr(&q, &a, port);
 		pl.iov_len = 0;
@@ -1605,19 +1620,7 @@ static ssize_t do_recv(struct rdsp_sock *s, struct msghdr *mh, int flags)
 			mh->msg_flags = 0;
 			mh->msg_controllen = 0;
 			if (info.cong) {
-				/* rds_notify_cong: no address, one cmsg */
-				mh->msg_namelen = 0;
-				if (cap >= CMSG_SPACE(sizeof(uint64_t))) {
-					struct cmsghdr *c = mh->msg_control;
-
-					c->cmsg_level = SOL_RDS;
-					c->cmsg_type = RDS_CMSG_CONG_UPDATE;
-					c->cmsg_len = CMSG_LEN(sizeof(uint64_t));
-					memcpy(CMSG_DATA(c), &info.cong_mask, sizeof(uint64_t));
-					mh->msg_controllen = CMSG_SPACE(sizeof(uint64_t));
-				} else {
-					mh->msg_flags |= MSG_CTRUNC;
-				}
+				cong_msg_out(mh, cap, info.cong_mask);
 				n = 0;
 			} else {
 				if (mh->msg_name) {
@@ -1777,23 +1780,12 @@ static int set_rds_opt(struct rdsp_sock *s, int name, const void *v, socklen_t l
 
 	switch (name) {
 	case RDS_CANCEL_SENT_TO: {
-		struct sockaddr_storage ss = { 0 };
 		struct rdsu_addr a;
 		uint16_t port;
 
 		if (!s->us)
 			return -ENOTCONN;
-		if (!v || len < (socklen_t)sizeof(struct sockaddr_in))
-			return -EINVAL;
-		/* 16 <= len < 28 is IPv4, as rds_cancel_sent_to reads it. */
-		if (len < (socklen_t)sizeof(struct sockaddr_in6)) {
-			memcpy(&ss, v, sizeof(struct sockaddr_in));
-			ss.ss_family = AF_INET;
-		} else {
-			memcpy(&ss, v, sizeof(struct sockaddr_in6));
-			ss.ss_family = AF_INET6;
-		}
-		if (rdsu_sockaddr_get(&ss, &a, &port) < 0)
+		if (cancel_addr(v, len, &a, &port))
 			return -EINVAL;
 		e = rdsu_sock_cancel_sent_to(s->us, &a, port, rdsu_clock());
 		flush_locked();

@@ -517,16 +517,27 @@ ssize_t wire_info_encode_rdma_conn(const struct wire_info_rdma_conn *r, int fami
 	return wr_done(&wr, need);
 }
 
+/* What the entry points that take an option number check first: |out|
+ * (|size| bytes, cleared) and the bytes; *o the option's description.
+ * Return: 0; WIRE_ERR_INVAL; WIRE_ERR_UNSUPP. */
+static int opt_args(void *out, size_t size, unsigned opt, const uint8_t *buf, size_t len,
+		    const struct info_opt **o)
+{
+	if (!out || (!buf && len))
+		return WIRE_ERR_INVAL;
+	memset(out, 0, size);
+	*o = info_opt(opt);
+	return *o ? 0 : WIRE_ERR_UNSUPP;
+}
+
 ssize_t wire_info_decode(struct wire_info_item *it, unsigned opt, const uint8_t *buf,
 			 size_t len)
 {
-	const struct info_opt *o = info_opt(opt);
+	const struct info_opt *o;
+	int rc = opt_args(it, sizeof(*it), opt, buf, len, &o);
 
-	if (!it || (!buf && len))
-		return WIRE_ERR_INVAL;
-	memset(it, 0, sizeof(*it));
-	if (!o)
-		return WIRE_ERR_UNSUPP;
+	if (rc)
+		return rc;
 	it->opt = opt;
 	it->kind = o->kind;
 	it->family = o->family;
@@ -580,13 +591,11 @@ ssize_t wire_info_encode(const struct wire_info_item *it, uint8_t *buf, size_t c
 ssize_t wire_info_iter_init(struct wire_info_iter *it, unsigned opt, const uint8_t *buf,
 			    size_t len)
 {
-	const struct info_opt *o = info_opt(opt);
+	const struct info_opt *o;
+	int rc = opt_args(it, sizeof(*it), opt, buf, len, &o);
 
-	if (!it || (!buf && len))
-		return WIRE_ERR_INVAL;
-	memset(it, 0, sizeof(*it));
-	if (!o)
-		return WIRE_ERR_UNSUPP;
+	if (rc)
+		return rc;
 	/* rds_info_getsockopt() sets optlen to count * size, nothing else. */
 	if (len % o->size)
 		return WIRE_ERR_MALFORMED;

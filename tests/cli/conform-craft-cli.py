@@ -19,18 +19,13 @@ import sys
 import tempfile
 import threading
 
+from clitest import check, done, free_port
+
 BIN, RDSDUMP, MANPAGE = sys.argv[1], sys.argv[2], sys.argv[3]
-fails = []
 
 
 def craft(*args, stdin=None):
     return subprocess.run([BIN, "craft", *args], capture_output=True, text=True, timeout=60)
-
-
-def check(cond, what):
-    if not cond:
-        fails.append(what)
-    return cond
 
 
 def csum(b):
@@ -83,14 +78,6 @@ def listener(reply=b"", quiet=None):
     t.start()
     result["thread"] = t
     return srv.getsockname()[1], result
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 # --help, --usage
@@ -257,8 +244,4 @@ r = craft("--to", "127.0.0.1:%d" % port, "--wait", "200")
 check(r.returncode == 0 and r.stdout.splitlines()[-1] == "received 0 bytes; connection still open",
       "silent peer: %r" % r.stdout)
 
-for m in fails:
-    print("FAIL:", m)
-if not fails:
-    print("conform craft cli: all passed")
-sys.exit(1 if fails else 0)
+done("conform craft cli: all passed")

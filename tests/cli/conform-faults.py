@@ -21,11 +21,12 @@ times are printed).
 """
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
 import time
+
+from clitest import start_agent, stop
 
 PEER, LOCAL, LARGER = "127.0.9.2", "127.0.9.1", "127.0.9.3"
 CTL = PEER + ":18600"
@@ -72,33 +73,6 @@ PROBE_READERS = {"rds31/mprds/1": "NON-STRICT", "linux/probe/1": "FAIL",
                  "linux/probe/2": "INFO", "rds31/exthdr/1": "SKIP"}
 MULTIPATH = ["linux/mprds/1", "linux/mprds/2", "linux/hostile/1", "linux/hostile/2",
              "linux/hostile/3", "linux/hostile/4"]
-
-
-def start_agent(tool, faults, log):
-    argv = [tool, "agent", "--bind", PEER, "--ctl", CTL, "--gen", "0x5eed"]
-    for f in faults:
-        argv += ["--fault", f]
-    p = subprocess.Popen(argv, stdout=log, stderr=log)
-    # ready when the side channel answers (the agent prints "ready")
-    for _ in range(100):
-        time.sleep(0.05)
-        if p.poll() is not None:
-            raise SystemExit("agent exited at start (rc %s)" % p.returncode)
-        log.flush()
-        with open(log.name) as f:
-            if "ready" in f.read():
-                return p
-    raise SystemExit("agent not ready")
-
-
-def stop(p):
-    if p.poll() is None:
-        p.send_signal(signal.SIGTERM)
-        try:
-            p.wait(10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
 
 
 def suite(tool, prefixes, tmp, name):
@@ -166,7 +140,7 @@ def main():
         # defects' unrelated cases are held to)
         if not only or only in HANDSHAKE:
             log = open(os.path.join(tmp, "agent-clean.log"), "w+")
-            a = start_agent(tool, [], log)
+            a = start_agent(tool, PEER, CTL, log, "--gen", "0x5eed")
             try:
                 rc, doc, err = suite(tool, [], tmp, "clean")
             finally:
@@ -189,7 +163,7 @@ def main():
             if only and f != only or f not in CATCH:
                 continue
             log = open(os.path.join(tmp, "agent-%s.log" % f), "w+")
-            a = start_agent(tool, [f], log)
+            a = start_agent(tool, PEER, CTL, log, "--gen", "0x5eed", faults=[f])
             try:
                 rc, doc, err = suite(tool, [] if f in HANDSHAKE else CATCH[f], tmp, f)
             finally:

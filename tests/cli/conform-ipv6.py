@@ -16,7 +16,9 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
+
+import clitest
+from clitest import check, done, start_agent, stop
 
 tool, rdsdump = sys.argv[1], sys.argv[2]
 
@@ -32,13 +34,6 @@ if os.environ.get("CONFORM_IPV6_NS") != "1":
         print("SKIP: unshare: %s" % e)
         sys.exit(77)
 
-fails = []
-
-
-def check(ok, what):
-    if not ok:
-        fails.append(what)
-        print("FAIL:", what)
 
 
 def sh(*cmd):
@@ -52,21 +47,14 @@ for a in ("fd00::1", "fd00::2", "fd00::3"):
 
 def suite(tmp, fam, peer, local, larger, ctl):
     log = open(os.path.join(tmp, "agent-%s.log" % fam), "w+")
-    agent = subprocess.Popen([tool, "agent", "--bind", peer, "--ctl", ctl, "--once"],
-                             stdout=log, stderr=log)
+    agent = start_agent(tool, peer, ctl, log, "--once")
     try:
-        for _ in range(200):
-            time.sleep(0.05)
-            log.flush()
-            if "ready" in open(log.name).read():
-                break
         pc = os.path.join(tmp, "pcap-" + fam)
         r = subprocess.run([tool, "--peer", peer, "--local", local, "--larger", larger,
                             "--agent", ctl, "--timeout", "3000", "--json", "--pcap", pc],
                            capture_output=True, text=True, timeout=600)
     finally:
-        agent.terminate()
-        agent.wait(timeout=10)
+        stop(agent)
     check(r.returncode == 0, "%s: exit %d %s" % (fam, r.returncode, r.stderr[-400:]))
     try:
         doc = json.loads(r.stdout)
@@ -94,5 +82,5 @@ with tempfile.TemporaryDirectory() as tmp:
           "fd00::2" in d.stdout and "probe-pong" in d.stdout,
           "rdsdump of an IPv6 case: %r" % ((d.stdout[-400:] + d.stderr[-200:]) if d else cap))
 
-print("%d failures" % len(fails))
-sys.exit(1 if fails else 0)
+print("%d failures" % len(clitest.FAILS))
+done()

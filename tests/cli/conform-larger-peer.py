@@ -30,17 +30,12 @@ import tempfile
 import threading
 import time
 
+from clitest import check, done
+
 PEER, LOCAL, LARGER = "127.0.14.2", "127.0.14.1", "127.0.14.3"
 PORT = 16385
 TIMEOUT_MS = 1500
 tool = sys.argv[1]
-fails = []
-
-
-def check(ok, what):
-    if not ok:
-        fails.append(what)
-        print("FAIL:", what)
 
 
 class Peer(threading.Thread):
@@ -167,6 +162,4 @@ for mode, want, text in WANT:
           "%s: %s '%s', want %s with '%s'" % (mode, got, actual, want, text))
     time.sleep(0.2)
 
-if fails:
-    sys.exit(1)
-print("conform larger-address peers: all passed")
+done("conform larger-address peers: all passed")

@@ -14,22 +14,15 @@
 """
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
-import time
 import xml.etree.ElementTree as ET
+
+from clitest import check, done, start_agent, stop
 
 PEER, LOCAL, LARGER, CTL = "127.0.10.2", "127.0.10.1", "127.0.10.3", "127.0.10.2:18601"
 tool, rdsdump = sys.argv[1], sys.argv[2]
-fails = []
-
-
-def check(ok, what):
-    if not ok:
-        fails.append(what)
-        print("FAIL:", what)
 
 
 def run(*args, timeout=300):
@@ -66,14 +59,8 @@ check(r.returncode == 2 and r.stdout.count("<error") == 2 and "could not start" 
 
 with tempfile.TemporaryDirectory() as tmp:
     log = open(os.path.join(tmp, "agent.log"), "w+")
-    agent = subprocess.Popen([tool, "agent", "--bind", PEER, "--ctl", CTL], stdout=log,
-                             stderr=log)
+    agent = start_agent(tool, PEER, CTL, log)
     try:
-        for _ in range(100):
-            time.sleep(0.05)
-            log.flush()
-            if "ready" in open(log.name).read():
-                break
         r = suite("--agent", "127.0.10.2:18699", "rds31/ping/1")
         check(r.returncode == 2 and "agent" in r.stderr, "no agent: exit %d" % r.returncode)
 
@@ -120,8 +107,7 @@ with tempfile.TemporaryDirectory() as tmp:
               "probe-pong" in d.stdout and "[RETRANSMITTED] dup" in d.stdout,
               "rdsdump of the dup case: %r" % d.stdout[:600])
     finally:
-        agent.send_signal(signal.SIGTERM)
-        agent.wait(10)
+        stop(agent)
     check(agent.returncode == 0, "agent exit %s: %s" % (agent.returncode,
                                                        open(log.name).read()[-500:]))
-sys.exit(1 if fails else 0)
+done()

@@ -12,45 +12,20 @@ and the slowed run must say its waits grew. The run times are printed.
 """
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
 import time
 
+from clitest import start_agent, stop
+
 PEER, LOCAL, LARGER = "127.0.12.2", "127.0.12.1", "127.0.12.3"
 CTL = PEER + ":18602"
 
 
-def start_agent(tool, faults, log):
-    argv = [tool, "agent", "--bind", PEER, "--ctl", CTL, "--gen", "0x5eed"]
-    for f in faults:
-        argv += ["--fault", f]
-    p = subprocess.Popen(argv, stdout=log, stderr=log)
-    for _ in range(100):
-        time.sleep(0.05)
-        if p.poll() is not None:
-            raise SystemExit("agent exited at start (rc %s)" % p.returncode)
-        log.flush()
-        with open(log.name) as f:
-            if "ready" in f.read():
-                return p
-    raise SystemExit("agent not ready")
-
-
-def stop(p):
-    if p.poll() is None:
-        p.send_signal(signal.SIGTERM)
-        try:
-            p.wait(10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
-
-
 def run(tool, faults, tmp, name):
     log = open(os.path.join(tmp, "agent-%s.log" % name), "w+")
-    a = start_agent(tool, faults, log)
+    a = start_agent(tool, PEER, CTL, log, "--gen", "0x5eed", faults=faults)
     out = os.path.join(tmp, name + ".json")
     t0 = time.monotonic()
     try:

@@ -17,15 +17,7 @@ stop_peer() {
 trap 'stop_peer; rm -rf "$tmp"' EXIT
 fail=0
 
-expect() {  # expect STATUS DESCRIPTION CMD...
-	want=$1 what=$2
-	shift 2
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	if [ "$got" != "$want" ]; then
-		echo "FAIL: $what: exit $got, want $want"; cat "$tmp/out" "$tmp/err"; fail=1
-	fi
-}
+. "$(dirname "$0")/clitest.sh"
 
 expect 0 "--fault list" "$drive" --fault list
 for f in seq-zero pong-wrong-port no-map short-map dup-deliver probe-no-npaths \

@@ -11,15 +11,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 
-expect() {  # expect STATUS DESCRIPTION CMD...
-	want=$1 what=$2
-	shift 2
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	if [ "$got" != "$want" ]; then
-		echo "FAIL: $what: exit $got, want $want"; cat "$tmp/err"; fail=1
-	fi
-}
+. "$(dirname "$0")/clitest.sh"
 
 expect 0 "--help" "$bin" --help
 grep -q -- "--tcp-port" "$tmp/out" || { echo "FAIL: --help lacks --tcp-port"; fail=1; }

@@ -17,27 +17,14 @@ import subprocess
 import sys
 import time
 
+import clitest
+from clitest import check, done, free_port, stop
+
 BIN = sys.argv[1]
-FAILS = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what, file=sys.stderr)
 
 
 def run(args, timeout=60):
-    p = subprocess.run([BIN] + args, capture_output=True, text=True, timeout=timeout)
-    return p.returncode, p.stdout, p.stderr
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+    return clitest.run([BIN] + args, timeout)
 
 
 # -- options ---------------------------------------------------------------
@@ -213,10 +200,6 @@ try:
     rc, out, err = run(base + ["-t", "0.3", "-l", "64"])
     check(rc == 0, "server not free after the silent client: %s" % err[-300:])
 finally:
-    srv.terminate()
-    try:
-        srv.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        srv.kill()
+    stop(srv)
 check(srv.returncode == 0, "server exit %s" % srv.returncode)
-sys.exit(1 if FAILS else 0)
+done()

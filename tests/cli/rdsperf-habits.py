@@ -12,35 +12,21 @@ Exit 0 pass, 1 fail.
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
 
+import clitest
+from clitest import check, done, free_port, stop
+
 BIN = sys.argv[1]
-FAILS = []
 SVG = "{http://www.w3.org/2000/svg}"
 
 
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what, file=sys.stderr)
-
-
 def run(args, timeout=60):
-    p = subprocess.run([BIN] + args, capture_output=True, text=True, timeout=timeout)
-    return p.returncode, p.stdout, p.stderr
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+    return clitest.run([BIN] + args, timeout)
 
 
 def listening(port):
@@ -186,10 +172,6 @@ try:
     check(rc == 2 and "control connection" in text and err == "",
           "--logfile error: rc %d, %r" % (rc, text[-300:]))
 finally:
-    srv.terminate()
-    try:
-        srv.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        srv.kill()
+    stop(srv)
 check(srv.returncode == 0, "server exit %s" % srv.returncode)
-sys.exit(1 if FAILS else 0)
+done()

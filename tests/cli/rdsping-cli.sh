@@ -15,15 +15,7 @@ cleanup() {
 trap cleanup EXIT
 fail=0
 
-expect() {  # expect STATUS DESCRIPTION CMD...
-	want=$1 what=$2
-	shift 2
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	if [ "$got" != "$want" ]; then
-		echo "FAIL: $what: exit $got, want $want"; cat "$tmp/out" "$tmp/err"; fail=1
-	fi
-}
+. "$(dirname "$0")/clitest.sh"
 
 expect 0 "--help" "$bin" --help
 expect 0 "--version" "$bin" --version

@@ -93,14 +93,10 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case O_FAIL_FAST:
 		o->fail_fast = true;
 		return 0;
-	case O_DURATION: {
-		char *end;
-
-		o->duration = strtod(arg, &end);
-		if (*end || !(o->duration > 0))
+	case O_DURATION:
+		if (parse_seconds(arg, 0, 86400, &o->duration) < 0 || !(o->duration > 0))
 			argp_error(st, "bad --duration '%s'", arg);
 		return 0;
-	}
 	case ARGP_KEY_ARG: {
 		static const char *const roles[] = { "hash", "ping", "duplex", NULL };
 

@@ -14,8 +14,6 @@
 #include <argp.h>
 #include <errno.h>
 #include <json-c/json.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +26,7 @@
 #include <rds/rdsu_tcp.h>
 
 #include "craft.h"
+#include "line.h"
 #include "node.h"
 #include "parse.h"
 #include "rio_opt.h"
@@ -37,11 +36,9 @@
  */
 
 struct cf_agent {
-	int fd;
+	struct line_in in;          /* in.fd: the side channel, -1 once lost */
 	char buf[1 << 20];          /* a recv answer can list many messages */
-	size_t len;
 	char stack[128];
-	struct rdsu_addr addr;
 	char err[256];
 	int timeout_ms;
 };
@@ -62,54 +59,39 @@ static int parse_ctl(const char *where, struct rdsu_addr *a, uint16_t *port)
  * request's. */
 static struct json_object *call(struct cf_agent *a, struct json_object *req, int wait_ms)
 {
-	const char *s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
-	size_t sl = strlen(s);
-	struct json_object *ans, *ok, *e;
-	bool sent;
-	char *nl;
+	int limit = wait_ms + a->timeout_ms + 5000, e;
+	struct json_object *ans, *ok, *why;
+	size_t len;
+	char *line;
 
-	if (a->fd < 0) {
+	if (a->in.fd < 0) {
 		json_object_put(req);
 		snprintf(a->err, sizeof(a->err), "agent connection lost");
 		return NULL;
 	}
-	sent = send(a->fd, s, sl, MSG_NOSIGNAL) == (ssize_t)sl &&
-	       send(a->fd, "\n", 1, MSG_NOSIGNAL) == 1;
+	e = line_send(a->in.fd, json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN));
+	if (!e)
+		e = line_send(a->in.fd, "\n");
 	json_object_put(req);
-	if (!sent)
-		goto lost;
-	for (;;) {
-		struct pollfd p = { .fd = a->fd, .events = POLLIN };
-		ssize_t n;
-
-		nl = memchr(a->buf, '\n', a->len);
-		if (nl)
-			break;
-		if (a->len == sizeof(a->buf) - 1)
-			goto lost;
-		if (poll(&p, 1, wait_ms + a->timeout_ms + 5000) <= 0) {
-			snprintf(a->err, sizeof(a->err), "agent did not answer within %d ms",
-				 wait_ms + a->timeout_ms + 5000);
-			close(a->fd);
-			a->fd = -1;
-			return NULL;
-		}
-		n = recv(a->fd, a->buf + a->len, sizeof(a->buf) - 1 - a->len, 0);
-		if (n <= 0)
-			goto lost;
-		a->len += (size_t)n;
+	if (!e)
+		e = line_recv(&a->in, limit, &line, &len);
+	if (e == -ETIMEDOUT) {
+		snprintf(a->err, sizeof(a->err), "agent did not answer within %d ms", limit);
+		close(a->in.fd);
+		a->in.fd = -1;
+		return NULL;
 	}
-	*nl = '\0';
-	ans = json_tokener_parse(a->buf);
-	a->len -= (size_t)(nl + 1 - a->buf);
-	memmove(a->buf, nl + 1, a->len);
+	if (e)
+		goto lost;
+	ans = json_tokener_parse(line);
 	if (!ans) {
 		snprintf(a->err, sizeof(a->err), "agent answered something that is not JSON");
 		return NULL;
 	}
 	if (!json_object_object_get_ex(ans, "ok", &ok) || !json_object_get_boolean(ok)) {
 		snprintf(a->err, sizeof(a->err), "agent refused: %s",
-			 json_object_object_get_ex(ans, "error", &e) ? json_object_get_string(e) : "?");
+			 json_object_object_get_ex(ans, "error", &why) ?
+			 json_object_get_string(why) : "?");
 		json_object_put(ans);
 		errno = EREMOTEIO;
 		return NULL;
@@ -118,8 +100,8 @@ static struct json_object *call(struct cf_agent *a, struct json_object *req, int
 	return ans;
 lost:
 	snprintf(a->err, sizeof(a->err), "agent connection lost");
-	close(a->fd);
-	a->fd = -1;
+	close(a->in.fd);
+	a->in.fd = -1;
 	errno = EPIPE;
 	return NULL;
 }
@@ -139,7 +121,7 @@ static int simple(struct cf_agent *a, struct json_object *req)
 	struct json_object *ans = call(a, req, 0);
 
 	if (!ans)
-		return a->fd < 0 ? -EPIPE : -EREMOTEIO;
+		return a->in.fd < 0 ? -EPIPE : -EREMOTEIO;
 	json_object_put(ans);
 	return 0;
 }
@@ -147,14 +129,11 @@ static int simple(struct cf_agent *a, struct json_object *req)
 int cf_agent_connect(const char *where, int timeout_ms, struct cf_agent **out, char *why,
 		     size_t cap)
 {
-	struct sockaddr_storage ss;
 	struct rdsu_addr ad;
 	struct cf_agent *a;
 	struct json_object *ans, *v;
-	struct pollfd p;
 	uint16_t port;
-	int err = 0;
-	socklen_t el = sizeof(err);
+	int fd;
 
 	*out = NULL;
 	if (parse_ctl(where, &ad, &port)) {
@@ -167,21 +146,13 @@ int cf_agent_connect(const char *where, int timeout_ms, struct cf_agent **out, c
 		return -ENOMEM;
 	}
 	a->timeout_ms = timeout_ms;
-	socklen_t sl = rdsu_sockaddr(&ad, port, &ss);
-	a->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (a->fd < 0 || (connect(a->fd, (struct sockaddr *)&ss, sl) < 0 && errno != EINPROGRESS)) {
-		err = -errno;
-		goto fail;
+	fd = line_connect(&ad, port, timeout_ms);
+	if (fd < 0) {
+		snprintf(why, cap, "cannot reach the agent at %s: %s", where, strerror(-fd));
+		free(a);
+		return fd;
 	}
-	p = (struct pollfd){ .fd = a->fd, .events = POLLOUT };
-	if (poll(&p, 1, timeout_ms) <= 0) {
-		err = -ETIMEDOUT;
-		goto fail;
-	}
-	if (getsockopt(a->fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err) {
-		err = err ? -err : -EIO;
-		goto fail;
-	}
+	line_in_init(&a->in, fd, a->buf, sizeof(a->buf));
 	ans = call(a, req_new("hello", -1), 0);
 	if (!ans) {
 		snprintf(why, cap, "agent %s: %s", where, a->err);
@@ -190,34 +161,23 @@ int cf_agent_connect(const char *where, int timeout_ms, struct cf_agent **out, c
 	}
 	if (json_object_object_get_ex(ans, "stack", &v))
 		snprintf(a->stack, sizeof(a->stack), "%s", json_object_get_string(v));
-	if (json_object_object_get_ex(ans, "addr", &v))
-		parse_addr(json_object_get_string(v), &a->addr);
 	json_object_put(ans);
 	*out = a;
 	return 0;
-fail:
-	snprintf(why, cap, "cannot reach the agent at %s: %s", where, strerror(-err));
-	cf_agent_close(a);
-	return err;
 }
 
 void cf_agent_close(struct cf_agent *a)
 {
 	if (!a)
 		return;
-	if (a->fd >= 0)
-		close(a->fd);
+	if (a->in.fd >= 0)
+		close(a->in.fd);
 	free(a);
 }
 
 const char *cf_agent_stack(const struct cf_agent *a)
 {
 	return a->stack;
-}
-
-const struct rdsu_addr *cf_agent_addr(const struct cf_agent *a)
-{
-	return &a->addr;
 }
 
 const char *cf_agent_error(const struct cf_agent *a)
@@ -277,7 +237,7 @@ int cf_agent_send(struct cf_agent *a, uint16_t port, const struct rdsu_addr *to,
 	ans = call(a, o, (int)wait_ms);
 	memset(out, 0, sizeof(*out));
 	if (!ans)
-		return a->fd < 0 ? -EPIPE : -EREMOTEIO;
+		return a->in.fd < 0 ? -EPIPE : -EREMOTEIO;
 	out->sent = get_u32(ans, "sent");
 	out->enobufs = get_u32(ans, "enobufs");
 	out->eagain = get_u32(ans, "eagain");
@@ -297,7 +257,7 @@ int cf_agent_recv(struct cf_agent *a, uint16_t port, uint32_t want, uint32_t wai
 	ans = call(a, o, (int)wait_ms);
 	*n = 0;
 	if (!ans)
-		return a->fd < 0 ? -EPIPE : -EREMOTEIO;
+		return a->in.fd < 0 ? -EPIPE : -EREMOTEIO;
 	if (!json_object_object_get_ex(ans, "msgs", &msgs) ||
 	    !json_object_is_type(msgs, json_type_array)) {
 		json_object_put(ans);
@@ -385,8 +345,7 @@ static const struct argp_option ag_options[] = {
 static error_t ag_parse(int key, char *arg, struct argp_state *st)
 {
 	struct ag *g = st->input;
-	unsigned long v;
-	char *end;
+	uint64_t v;
 
 	switch (key) {
 	case 'b': {
@@ -413,20 +372,17 @@ static error_t ag_parse(int key, char *arg, struct argp_state *st)
 		g->cfg.ep.kver = arg[0] == '6' ? WIRE_KVER_6 : WIRE_KVER_7;
 		return 0;
 	case AO_NPATHS:
-		v = strtoul(arg, &end, 0);
-		if (*end || v == 0 || v > 8 || (v & (v - 1)))
+		if (parse_uint(arg, 0, 1, 8, &v) || (v & (v - 1)))
 			argp_error(st, "--npaths is 1, 2, 4 or 8");
 		g->cfg.ep.npaths = (uint16_t)v;
 		return 0;
 	case AO_GEN:
-		v = strtoul(arg, &end, 0);
-		if (*end || v == 0 || v > UINT32_MAX)
+		if (parse_uint(arg, 0, 1, UINT32_MAX, &v))
 			argp_error(st, "bad --gen %s", arg);
 		g->cfg.ep.gen_num = (uint32_t)v;
 		return 0;
 	case AO_PORT:
-		v = strtoul(arg, &end, 0);
-		if (*end || v == 0 || v > 65535)
+		if (parse_uint(arg, 0, 1, 65535, &v))
 			argp_error(st, "bad --listen-port %s", arg);
 		g->cfg.tcp.listen_port = (uint16_t)v;
 		g->cfg.tcp.connect_port = (uint16_t)v;
@@ -679,25 +635,6 @@ static void ag_request(struct ag *g, const char *line, size_t len, struct json_o
 		json_object_object_add(ans, "ok", json_object_new_boolean(true));
 }
 
-static int ag_listen(struct ag *g)
-{
-	struct sockaddr_storage ss;
-	socklen_t sl = rdsu_sockaddr(g->have_ctl_addr ? &g->ctl_addr : &g->addr,
-				     g->ctl_port ? g->ctl_port : CF_AGENT_PORT, &ss);
-	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
-
-	if (fd < 0)
-		return -errno;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&ss, sl) < 0 || listen(fd, 4) < 0) {
-		int e = -errno;
-
-		close(fd);
-		return e;
-	}
-	return fd;
-}
-
 static void ag_stack_name(struct ag *g)
 {
 	struct utsname u;
@@ -716,58 +653,51 @@ static void ag_stack_name(struct ag *g)
 /* Serve one control client until it goes. */
 static void ag_serve(struct ag *g, int cfd)
 {
-	char *line = malloc(CF_AGENT_LINE_MAX + 2);
-	size_t len = 0;
+	char *buf = malloc(CF_AGENT_LINE_MAX + 1);
 	bool skipping = false;
+	struct line_in in;
 
-	if (!line)
+	if (!buf)
 		return;
+	line_in_init(&in, cfd, buf, CF_AGENT_LINE_MAX + 1);
 	while (!ag_stop) {
-		struct pollfd p = { .fd = cfd, .events = POLLIN };
-		char *nl;
-		ssize_t n;
+		struct json_object *ans;
+		size_t len;
+		char *line;
+		int e;
 
 		ag_pump(g, 2);
-		if (poll(&p, 1, 0) <= 0)
+		e = line_recv(&in, 0, &line, &len);
+		if (e == -ETIMEDOUT)
 			continue;
-		n = recv(cfd, line + len, CF_AGENT_LINE_MAX + 1 - len, 0);
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-		while ((nl = memchr(line, '\n', len))) {
-			size_t ll = (size_t)(nl - line);
-			struct json_object *ans = json_object_new_object();
-			const char *s;
-
-			if (ll && line[ll - 1] == '\r')
-				ll--;
-			if (skipping) {
-				json_object_object_add(ans, "ok", json_object_new_boolean(false));
-				json_object_object_add(ans, "error",
-						       json_object_new_string("request line too long"));
-				skipping = false;
-			} else {
-				ag_request(g, line, ll, ans);
-			}
-			s = json_object_to_json_string_ext(ans, JSON_C_TO_STRING_PLAIN);
-			if (send(cfd, s, strlen(s), MSG_NOSIGNAL) < 0 ||
-			    send(cfd, "\n", 1, MSG_NOSIGNAL) < 0) {
-				json_object_put(ans);
-				goto out;
-			}
-			json_object_put(ans);
-			len -= (size_t)(nl + 1 - line);
-			memmove(line, nl + 1, len);
-		}
-		if (len > CF_AGENT_LINE_MAX) {
+		if (e == -EMSGSIZE) {
 			/* No newline in a whole line's worth: drop it and
 			 * answer the error when its end comes. */
-			len = 0;
+			line_discard(&in);
 			skipping = true;
+			continue;
 		}
+		if (e)
+			break;
+		ans = json_object_new_object();
+		if (len && line[len - 1] == '\r')
+			len--;
+		if (skipping) {
+			json_object_object_add(ans, "ok", json_object_new_boolean(false));
+			json_object_object_add(ans, "error",
+					       json_object_new_string("request line too long"));
+			skipping = false;
+		} else {
+			ag_request(g, line, len, ans);
+		}
+		e = line_send(cfd, json_object_to_json_string_ext(ans, JSON_C_TO_STRING_PLAIN));
+		if (!e)
+			e = line_send(cfd, "\n");
+		json_object_put(ans);
+		if (e)
+			break;
 	}
-out:
-	free(line);
+	free(buf);
 }
 
 int agent_main(int argc, char **argv)
@@ -808,7 +738,8 @@ int agent_main(int argc, char **argv)
 		free(g.buf);
 		return 1;
 	}
-	lfd = ag_listen(&g);
+	lfd = line_listen(g.have_ctl_addr ? &g.ctl_addr : &g.addr,
+			  g.ctl_port ? g.ctl_port : CF_AGENT_PORT);
 	if (lfd < 0) {
 		fprintf(stderr, "rds-conform agent: cannot listen for the suite: %s\n", strerror(-lfd));
 		rio_close(g.r);

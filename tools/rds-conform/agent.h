@@ -85,9 +85,8 @@ struct cf_sent {
 int cf_agent_connect(const char *where, int timeout_ms, struct cf_agent **out, char *why,
 		     size_t cap);
 void cf_agent_close(struct cf_agent *a);
-/* The peer's stack as the agent names it; its RDS address. */
+/* The peer's stack as the agent names it. */
 const char *cf_agent_stack(const struct cf_agent *a);
-const struct rdsu_addr *cf_agent_addr(const struct cf_agent *a);
 /* The agent's last error text ("" if none). */
 const char *cf_agent_error(const struct cf_agent *a);
 /* The agent answers; false once its connection is gone. */

@@ -393,7 +393,7 @@ CASE(case_retrans_flag)
 	 * resends first): walk the log, receiving more at its end. */
 	for (size_t i = 0; want < (uint64_t)count; i++) {
 		const struct cf_seen *sn;
-		uint64_t idx = 0;
+		uint64_t idx;
 
 		if (i == c->n_log && cf_recv(c, &m, r->wait_ms) <= 0)
 			break;
@@ -402,8 +402,7 @@ CASE(case_retrans_flag)
 		sn = &c->log[i];
 		if (sn->kind != WIRE_KIND_DATA || sn->h.dport != q || sn->caplen < 8)
 			continue;
-		for (int b = 0; b < 8; b++)
-			idx = idx << 8 | sn->head[b];
+		idx = cf_idx_head(sn->head);
 		if (idx < want) {
 			/* acknowledged before the reset but not read: gone,
 			 * as RDS/TCP defines delivery (facts 4.3) */
@@ -461,6 +460,24 @@ unbind:
 	cf_agent_unbind(r->agent, a);
 }
 
+/* The agent's port |a| bound, and a session to the peer in *c. Return: 0;
+ * -1 with the verdict set (SKIP without an agent, ERROR) and |a| unbound. */
+static int agent_session(struct cf_run *r, struct cf_result *res, uint16_t a,
+			 struct cf_conn **c)
+{
+	if (!cf_need_agent(r, res))
+		return -1;
+	if (cf_agent_bind(r->agent, a, 0)) {
+		cf_agent_failed(r, res, "bind", -EREMOTEIO);
+		return -1;
+	}
+	if (cf_session(r, res, &r->cfg->local, 1, c)) {
+		cf_agent_unbind(r->agent, a);
+		return -1;
+	}
+	return 0;
+}
+
 /* Send |idx| to the agent's |a| with |seq| and |flags| from our port. */
 static int send_idx(struct cf_conn *c, uint16_t q, uint16_t a, uint64_t seq, uint64_t idx,
 		    uint8_t flags)
@@ -483,14 +500,8 @@ CASE(case_dup_dropped)
 	long n;
 
 	cf_text(res->expected, "a RETRANSMITTED message whose seq was already received is dropped");
-	if (!cf_need_agent(r, res))
+	if (agent_session(r, res, a, &c))
 		return;
-	if (cf_agent_bind(r->agent, a, 0)) {
-		cf_agent_failed(r, res, "bind", -EREMOTEIO);
-		return;
-	}
-	if (cf_session(r, res, &r->cfg->local, 1, &c))
-		goto unbind;
 	s1 = r->tx_seq;
 	send_idx(c, q, a, r->tx_seq++, 0, 0);
 	send_idx(c, q, a, r->tx_seq++, 1, 0);
@@ -536,14 +547,8 @@ CASE(case_gen_reset)
 
 	cf_text(res->expected, "a new GEN_NUM resets the peer's sequence state: seq 1 flagged "
 		"RETRANSMITTED is new again, and the peer numbers from 1");
-	if (!cf_need_agent(r, res))
+	if (agent_session(r, res, a, &c))
 		return;
-	if (cf_agent_bind(r->agent, a, 0)) {
-		cf_agent_failed(r, res, "bind", -EREMOTEIO);
-		return;
-	}
-	if (cf_session(r, res, &r->cfg->local, 1, &c))
-		goto unbind;
 	for (int i = 0; i < 3; i++)
 		send_idx(c, q, a, r->tx_seq++, (uint64_t)i, 0);
 	n = cf_agent_take(r, res, a, 3, d, 8);

@@ -170,6 +170,8 @@ static int cong_fill(struct cf_run *r, struct cf_result *res, struct cong *g)
 	int step = r->cfg->timeout_ms / 10 < 100 ? 100 : r->cfg->timeout_ms / 10;
 
 	memset(g, 0, sizeof(*g));
+	if (!cf_need_agent(r, res))
+		return -1;
 	g->q = cf_port(r);
 	g->a = cf_port(r);
 	if (cf_agent_bind(r->agent, g->a, CONG_RCVBUF) || cf_agent_hold(r->agent, g->a, true)) {
@@ -214,11 +216,20 @@ static bool cong_never(struct cf_run *r, struct cf_result *res, struct cong *g)
 	return true;
 }
 
+/* cong_fill() and, when the port never congested, cong_never(): what the
+ * cases that judge a congested port start with. Return: 0; -1 with the
+ * verdict set. */
+static int cong_start(struct cf_run *r, struct cf_result *res, struct cong *g)
+{
+	return cong_fill(r, res, g) || cong_never(r, res, g) ? -1 : 0;
+}
+
 static void cong_end(struct cf_run *r, struct cong *g)
 {
 	if (g->c)
 		cf_close(g->c, true);
-	cf_agent_unbind(r->agent, g->a);
+	if (g->a)
+		cf_agent_unbind(r->agent, g->a);
 }
 
 CASE(case_cong_set)
@@ -227,8 +238,6 @@ CASE(case_cong_set)
 
 	cf_text(res->expected, "a port whose queue exceeds its receive buffer is set in a map "
 		"sent to us");
-	if (!cf_need_agent(r, res))
-		return;
 	if (!cong_fill(r, res, &g)) {
 		if (g.at)
 			cf_set(res, CF_PASS, "map with port %u set after %u x %u bytes (%u ports set)",
@@ -248,8 +257,6 @@ CASE(case_cong_threshold)
 
 	cf_text(res->expected, "congested when the queued bytes reach the receive buffer "
 		"(%u x %u = %u)", eq, CONG_MSG, CONG_RCVBUF);
-	if (!cf_need_agent(r, res))
-		return;
 	if (!cong_fill(r, res, &g)) {
 		if (g.at == eq)
 			cf_set(res, CF_PASS, "congested at %u bytes queued", g.at * CONG_MSG);
@@ -279,11 +286,7 @@ CASE(case_cong_accept)
 
 	cf_text(res->expected, "messages sent to a port while it is congested are still accepted "
 		"and delivered");
-	if (!cf_need_agent(r, res))
-		return;
-	if (cong_fill(r, res, &g))
-		goto out;
-	if (cong_never(r, res, &g))
+	if (cong_start(r, res, &g))
 		goto out;
 	for (int i = 0; i < 3; i++)
 		cf_send_data(g.c, g.q, g.a, g.sent++, CONG_MSG, 0);
@@ -311,11 +314,7 @@ CASE(case_cong_clear)
 	struct cong g;
 
 	cf_text(res->expected, "when the congested port drains, a map with its bit clear follows");
-	if (!cf_need_agent(r, res))
-		return;
-	if (cong_fill(r, res, &g))
-		goto out;
-	if (cong_never(r, res, &g))
+	if (cong_start(r, res, &g))
 		goto out;
 	if (cong_release(r, res, &g, NULL, 0, g.sent) < 0)
 		goto out;

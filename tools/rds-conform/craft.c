@@ -14,7 +14,6 @@
 #include <argp.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -548,52 +547,14 @@ static int emit(struct run *r, const char *what, const struct wire_hdr *h, const
 	return 0;
 }
 
-static int sockaddr_of(const struct rdsu_addr *a, uint16_t port, struct sockaddr_storage *ss,
-		       socklen_t *len)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (rdsu_addr_is_v4(a)) {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons(port);
-		memcpy(&s4->sin_addr, a->a + 12, 4);
-		*len = sizeof(*s4);
-		return AF_INET;
-	}
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-
-	s6->sin6_family = AF_INET6;
-	s6->sin6_port = htons(port);
-	memcpy(&s6->sin6_addr, a->a, 16);
-	*len = sizeof(*s6);
-	return AF_INET6;
-}
-
-static void addr_of(const struct sockaddr_storage *ss, struct rdsu_addr *a, uint16_t *port)
-{
-	if (ss->ss_family == AF_INET) {
-		const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
-
-		*a = rdsu_addr_v4(ntohl(s4->sin_addr.s_addr));
-		*port = ntohs(s4->sin_port);
-	} else {
-		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
-
-		memcpy(a->a, &s6->sin6_addr, 16);
-		*port = ntohs(s6->sin6_port);
-	}
-}
-
 /* Connect with a time limit: an unreachable peer should not hold the
  * command for the kernel's two minutes. Return: the socket, or -1 with
  * errno set. */
 static int connect_to(struct cli *c)
 {
 	struct sockaddr_storage ss;
-	socklen_t len;
-	int fam = sockaddr_of(&c->to, c->to_port, &ss, &len);
-	int fd = socket(fam, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	socklen_t len = rdsu_sockaddr(&c->to, c->to_port, &ss);
+	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	struct pollfd p;
 	int err = 0, one = 1;
 	socklen_t elen = sizeof(err);
@@ -602,9 +563,8 @@ static int connect_to(struct cli *c)
 		return -1;
 	if (c->has_from) {
 		struct sockaddr_storage fs;
-		socklen_t flen;
+		socklen_t flen = rdsu_sockaddr(&c->from, c->from_port, &fs);
 
-		sockaddr_of(&c->from, c->from_port, &fs, &flen);
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		if (bind(fd, (struct sockaddr *)&fs, flen) < 0)
 			goto fail;
@@ -779,7 +739,7 @@ static int run(struct cli *c)
 			socklen_t len = sizeof(ss);
 
 			if (getsockname(r.fd, (struct sockaddr *)&ss, &len) == 0)
-				addr_of(&ss, &a, &aport);
+				(void)rdsu_sockaddr_get(&ss, &a, &aport);
 		}
 		e = cf_pcap_open(&r.pc, c->pcap);
 		if (e) {

@@ -14,12 +14,13 @@
 
 #include <arpa/inet.h>
 #include <ctype.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "parse.h"
 
 static int fail(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -288,15 +289,10 @@ size_t craft_describe(const struct wire_hdr *h, char *buf, size_t cap)
 
 int craft_parse_num(const char *s, uint64_t max, uint64_t *out, char *err, size_t cap)
 {
-	unsigned long long v;
-	char *end;
+	uint64_t v;
 
-	errno = 0;
-	if (!s || !*s || *s == '-' || isspace((unsigned char)*s))
+	if (!s || parse_uint(s, 0, 0, UINT64_MAX, &v))
 		return fail(err, cap, "'%s' is not a number", s ? s : "");
-	v = strtoull(s, &end, 0);
-	if (errno || *end)
-		return fail(err, cap, "'%s' is not a number", s);
 	if (v > max)
 		return fail(err, cap, "%s is above %llu", s, (unsigned long long)max);
 	*out = v;

@@ -25,6 +25,8 @@
 
 #include <rds/rdsu_tcp.h>
 
+#include "payload.h"
+
 const char *cf_addr(const struct rdsu_addr *a, char buf[64])
 {
 	return rdsu_addr_str(a, buf, 64);
@@ -39,42 +41,29 @@ uint16_t cf_port(struct cf_run *r)
 	return r->next_port++;
 }
 
+/* One stream for every message the suite and the agent number: a case
+ * tells its messages apart by index and port, not by stream. */
+#define CF_STREAM 0
+
 void cf_idx_payload(uint8_t *buf, uint32_t len, uint64_t idx)
 {
-	uint64_t x = idx * 0x9e3779b97f4a7c15ull + 1;
-
-	for (uint32_t i = 0; i < len; i++) {
-		if (i < 8) {
-			buf[i] = (uint8_t)(idx >> (56 - 8 * i));
-			continue;
-		}
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		buf[i] = (uint8_t)x;
-	}
+	if (len)
+		payload_fill(buf, len, CF_STREAM, idx);
 }
 
 bool cf_idx_check(const uint8_t *buf, uint32_t len, uint64_t *idx)
 {
-	uint64_t v = 0, x;
-
 	if (len < 8) {
 		*idx = UINT64_MAX;
 		return len == 0;
 	}
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | buf[i];
-	x = v * 0x9e3779b97f4a7c15ull + 1;
-	for (uint32_t i = 8; i < len; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		if (buf[i] != (uint8_t)x)
-			return false;
-	}
-	*idx = v;
-	return true;
+	*idx = payload_index(buf);
+	return payload_check(buf, len, CF_STREAM, *idx);
+}
+
+uint64_t cf_idx_head(const uint8_t head[8])
+{
+	return payload_index(head);
 }
 
 static struct cf_conn *conn_new(struct cf_run *r, int fd)

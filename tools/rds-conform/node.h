@@ -243,12 +243,16 @@ int cf_answer_wait(const struct cf_run *r, bool silent, bool owner);
 /* cf_port() - a fresh RDS port for our node's messages. */
 uint16_t cf_port(struct cf_run *r);
 
-/* cf_idx_payload() - the content of message |idx| (size |len|), as our
- * node and the agent write and check it. */
+/* cf_idx_payload() - the content of message |idx| (below 2^48; size
+ * |len|), as our node and the agent write and check it: payload.h's
+ * numbered contents, which rdsperf --verify and the test drivers use too. */
 void cf_idx_payload(uint8_t *buf, uint32_t len, uint64_t idx);
 /* cf_idx_check() - the index a payload names, if its content matches.
  * Return: true and *idx; false. */
 bool cf_idx_check(const uint8_t *buf, uint32_t len, uint64_t *idx);
+/* cf_idx_head() - the index the first 8 bytes of such a message name,
+ * unchecked (the rest may not have been kept). */
+uint64_t cf_idx_head(const uint8_t head[8]);
 
 /* cf_addr() - an address as text (static buffer per call site; for
  * messages). */

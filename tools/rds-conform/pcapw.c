@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include <pcap/pcap.h>
+#include <wire/wire.h>
 
 #define SEG_MAX 65000u           /* payload per segment: fits IPv4's 16-bit length */
 #define IP4_LEN 20
@@ -110,21 +111,18 @@ static void put32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
-/* One's-complement sum of big-endian words, not yet folded or inverted. */
-static uint32_t sum16(uint32_t s, const uint8_t *b, size_t n)
+/* The TCP checksum over the pseudo-header (|addrs|: source then
+ * destination, |alen| bytes; then the protocol and the TCP length) and the
+ * segment. One's-complement sums of even-length parts add (RFC 1071), so
+ * wire_csum's sum of each part, uncomplemented, is summed once more. */
+static uint16_t tcp_csum(const uint8_t *addrs, size_t alen, const uint8_t *seg, size_t len)
 {
-	for (size_t i = 0; i + 1 < n; i += 2)
-		s += (uint32_t)b[i] << 8 | b[i + 1];
-	if (n & 1)
-		s += (uint32_t)b[n - 1] << 8;
-	return s;
-}
+	uint8_t tail[4] = { 0, 6, (uint8_t)(len >> 8), (uint8_t)len }, parts[6];
 
-static uint16_t fold(uint32_t s)
-{
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
+	put16(parts, (uint16_t)~wire_csum(addrs, alen));
+	put16(parts + 2, (uint16_t)~wire_csum(tail, sizeof(tail)));
+	put16(parts + 4, (uint16_t)~wire_csum(seg, len));
+	return wire_csum(parts, sizeof(parts));
 }
 
 /* Stamps never go backwards, even if the wall clock does: readers order
@@ -158,7 +156,6 @@ static int segment(struct cf_pcap *p, const struct cf_pcap_flow *f, int dir, uin
 	size_t ip = v4 ? IP4_LEN : IP6_LEN, tcplen = TCP_LEN + len;
 	uint8_t *h = p->pkt, *t = p->pkt + ip;
 	struct pcap_pkthdr ph;
-	uint32_t s;
 
 	if (v4 != rdsu_addr_is_v4(dst) || len > SEG_MAX)
 		return -EINVAL;
@@ -172,9 +169,7 @@ static int segment(struct cf_pcap *p, const struct cf_pcap_flow *f, int dir, uin
 		h[9] = 6;
 		memcpy(h + 12, src->a + 12, 4);
 		memcpy(h + 16, dst->a + 12, 4);
-		put16(h + 10, fold(sum16(0, h, IP4_LEN)));
-		/* pseudo-header: addresses, protocol, TCP length */
-		s = sum16(0, h + 12, 8) + 6 + (uint32_t)tcplen;
+		put16(h + 10, wire_csum(h, IP4_LEN));
 	} else {
 		h[0] = 0x60;
 		put16(h + 4, (uint16_t)tcplen);
@@ -182,7 +177,6 @@ static int segment(struct cf_pcap *p, const struct cf_pcap_flow *f, int dir, uin
 		h[7] = 64;
 		memcpy(h + 8, src->a, 16);
 		memcpy(h + 24, dst->a, 16);
-		s = sum16(0, h + 8, 32) + 6 + (uint32_t)tcplen;
 	}
 	put16(t, dir ? f->bport : f->aport);
 	put16(t + 2, dir ? f->aport : f->bport);
@@ -193,7 +187,7 @@ static int segment(struct cf_pcap *p, const struct cf_pcap_flow *f, int dir, uin
 	put16(t + 14, 65535);
 	if (len)
 		memcpy(t + TCP_LEN, data, len);
-	put16(t + 16, fold(sum16(s, t, tcplen)));
+	put16(t + 16, v4 ? tcp_csum(h + 12, 8, t, tcplen) : tcp_csum(h + 8, 32, t, tcplen));
 
 	ph.ts = stamp(p);
 	ph.caplen = ph.len = (bpf_u_int32)(ip + tcplen);

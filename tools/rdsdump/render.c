@@ -1746,6 +1746,25 @@ static bool st_used(const struct dump_pstats *p)
 	return false;
 }
 
+/* The next path and direction of |c| that carried anything, from *k (0
+ * to start), path-major: *p, *d and its values in |v|. Return: false past
+ * the last. */
+static bool st_next(const struct dump_conn *c, int *k, int *p, int *d, uint64_t v[NCOLS])
+{
+	while (*k < WIRE_MAX_PATHS * 2) {
+		const struct dump_pstats *ps = &c->st[*k / 2][*k % 2];
+
+		*p = *k / 2;
+		*d = *k % 2;
+		(*k)++;
+		if (st_used(ps)) {
+			st_values(ps, v);
+			return true;
+		}
+	}
+	return false;
+}
+
 static int udigits(uint64_t v)
 {
 	int n = 1;
@@ -1765,8 +1784,9 @@ static void put_pad(struct out *s, int n)
 
 static void stats_text(const struct dump_render *o, const struct dump_conn *c)
 {
+	uint64_t v[NCOLS];
 	struct out s;
-	int w[NCOLS];
+	int w[NCOLS], k, p, d;
 	bool any = false;
 	bool rules = false;
 
@@ -1801,18 +1821,11 @@ static void stats_text(const struct dump_render *o, const struct dump_conn *c)
 
 	for (size_t i = 0; i < NCOLS; i++)
 		w[i] = (int)strlen(st_col(i));
-	for (int p = 0; p < WIRE_MAX_PATHS; p++) {
-		for (int d = 0; d < 2; d++) {
-			uint64_t v[NCOLS];
-
-			if (!st_used(&c->st[p][d]))
-				continue;
-			any = true;
-			st_values(&c->st[p][d], v);
-			for (size_t i = 0; i < NCOLS; i++)
-				if (udigits(v[i]) > w[i])
-					w[i] = udigits(v[i]);
-		}
+	for (k = 0; st_next(c, &k, &p, &d, v);) {
+		any = true;
+		for (size_t i = 0; i < NCOLS; i++)
+			if (udigits(v[i]) > w[i])
+				w[i] = udigits(v[i]);
 	}
 	if (!any) {
 		out_puts(&s, "  no messages\n");
@@ -1824,24 +1837,17 @@ static void stats_text(const struct dump_render *o, const struct dump_conn *c)
 			out_puts(&s, st_col(i));
 		}
 		out_putc(&s, '\n');
-		for (int p = 0; p < WIRE_MAX_PATHS; p++) {
-			for (int d = 0; d < 2; d++) {
-				uint64_t v[NCOLS];
-
-				if (!st_used(&c->st[p][d]))
-					continue;
-				st_values(&c->st[p][d], v);
-				out_puts(&s, "  ");
-				put_pad(&s, 4 - udigits((uint64_t)p));
-				out_put_u64(&s, (uint64_t)p);
-				out_puts(&s, d ? " b>a" : " a>b");
-				for (size_t i = 0; i < NCOLS; i++) {
-					out_putc(&s, ' ');
-					put_pad(&s, w[i] - udigits(v[i]));
-					out_put_u64(&s, v[i]);
-				}
-				out_putc(&s, '\n');
+		for (k = 0; st_next(c, &k, &p, &d, v);) {
+			out_puts(&s, "  ");
+			put_pad(&s, 4 - udigits((uint64_t)p));
+			out_put_u64(&s, (uint64_t)p);
+			out_puts(&s, d ? " b>a" : " a>b");
+			for (size_t i = 0; i < NCOLS; i++) {
+				out_putc(&s, ' ');
+				put_pad(&s, w[i] - udigits(v[i]));
+				out_put_u64(&s, v[i]);
 			}
+			out_putc(&s, '\n');
 		}
 	}
 	for (unsigned r = 1; r < WIRE_RULE__COUNT; r++) {
@@ -1869,6 +1875,8 @@ static void stats_pair(struct out *o, unsigned id, uint64_t a, uint64_t b)
 static void stats_json(struct out *o, const struct dump_conn *c)
 {
 	char buf[INET6_ADDRSTRLEN];
+	uint64_t v[NCOLS];
+	int k, p, d;
 
 	out_elem_obj(o);
 	out_i64(o, SC_CONN, c->id);
@@ -1884,20 +1892,13 @@ static void stats_json(struct out *o, const struct dump_conn *c)
 	stats_pair(o, SC_GEN, c->gen[0], c->gen[1]);
 	stats_pair(o, SC_GEN_CHANGES, c->gen_changes[0], c->gen_changes[1]);
 	out_arr_open(o, SC_PATHS);
-	for (int p = 0; p < WIRE_MAX_PATHS; p++) {
-		for (int d = 0; d < 2; d++) {
-			uint64_t v[NCOLS];
-
-			if (!st_used(&c->st[p][d]))
-				continue;
-			st_values(&c->st[p][d], v);
-			out_elem_obj(o);
-			out_i64(o, SP_PATH, p);
-			out_i64(o, SP_DIR, d);
-			for (size_t i = 0; i < NCOLS; i++)
-				out_u64(o, (unsigned)(SP_MSGS + i), v[i]);
-			out_close(o);
-		}
+	for (k = 0; st_next(c, &k, &p, &d, v);) {
+		out_elem_obj(o);
+		out_i64(o, SP_PATH, p);
+		out_i64(o, SP_DIR, d);
+		for (size_t i = 0; i < NCOLS; i++)
+			out_u64(o, (unsigned)(SP_MSGS + i), v[i]);
+		out_close(o);
 	}
 	out_close(o);
 	out_obj_open(o, SC_RULES);

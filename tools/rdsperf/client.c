@@ -293,13 +293,14 @@ int perf_run_client(struct opts *o)
 		    o->src.a[12] == 127)
 			o->src.a[15] = (uint8_t)(o->src.a[15] == 254 ? 1 : o->src.a[15] + 1);
 	}
-	cc->fd = ctl_connect(&o->host, o->ctl_port);
-	if (cc->fd < 0) {
+	e = ctl_connect(&o->host, o->ctl_port);
+	if (e < 0) {
 		fprintf(stderr, "rdsperf: control connection to %s port %u: %s\n", o->host_s,
-			o->ctl_port, strerror(-cc->fd));
+			o->ctl_port, strerror(-e));
 		rc = 2;
 		goto out;
 	}
+	ctl_init(cc, e);
 	if (!o->json)
 		printf("client %s, server %s port %u\n", rdsu_addr_str(&o->src, a, sizeof(a)),
 		       o->host_s, o->ctl_port);
@@ -317,7 +318,7 @@ int perf_run_client(struct opts *o)
 	}
 	if (o->json)
 		perf_json_doc(&runs);
-	close(cc->fd);
+	close(cc->in.fd);
 out:
 	if (pf) {
 		int w = write_plot(o, pf, plot);

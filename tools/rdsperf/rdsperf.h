@@ -15,6 +15,7 @@
 #include "ctl.h"
 #include "engine.h"
 #include "hist.h"
+#include "line.h"
 #include "out.h"
 #include "plot.h"
 #include "rio.h"
@@ -48,10 +49,10 @@ struct opts {
 };
 
 
+/* The control connection (in.fd) and its lines' buffer. */
 struct ctl {
-	int fd;
-	char buf[CTL_MAX_LINE + 1];
-	size_t n;
+	struct line_in in;
+	char buf[CTL_MAX_LINE];
 };
 
 /* One test as the output shows it. */
@@ -79,6 +80,7 @@ int ctl_send_fd(int fd, char *line);
 int ctl_send(struct ctl *c, char *line);
 int ctl_recv(struct ctl *c, char *out, int timeout_ms);
 int ctl_connect(const struct rdsu_addr *a, uint16_t port);
+void ctl_init(struct ctl *c, int fd);
 
 /* output.c */
 void perf_on_interval(void *ud, const struct perf_interval *iv);

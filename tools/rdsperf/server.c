@@ -214,14 +214,14 @@ static void serve_client(struct opts *o, struct ctl *cc, const struct rdsu_addr 
 		if (e == -ETIMEDOUT) {
 			snprintf(err, sizeof(err), "no request within %u s: closing", o->ctl_idle);
 			fprintf(stderr, "rdsperf: %s\n", err);
-			refuse(cc->fd, err);
+			refuse(cc->in.fd, err);
 			break;
 		}
 		if (e == -EMSGSIZE) {
 			snprintf(err, sizeof(err), "control line longer than %u bytes: closing",
 				 CTL_MAX_LINE);
 			fprintf(stderr, "rdsperf: %s\n", err);
-			refuse(cc->fd, err);
+			refuse(cc->in.fd, err);
 			break;
 		}
 		if (e < 0)
@@ -263,7 +263,7 @@ static void serve_client(struct opts *o, struct ctl *cc, const struct rdsu_addr 
 				p.sockets == 1 ? "" : "s", p.size);
 			s.p = &p;
 			s.r = r;
-			s.ctl_fd = cc->fd;
+			s.ctl_fd = cc->in.fd;
 			rt0 = perf_librds_retransmits(r);
 			e = p.reverse ? serve_reverse(&s, &client) : perf_server_run(&s);
 			s.res.rds_retransmits = rt0 < 0 ? -1 : perf_librds_retransmits(r) - rt0;
@@ -295,13 +295,9 @@ int perf_run_server(struct opts *o)
 	int lfd, one = 1;
 
 	memset(&any, 0, sizeof(any));
-	len = rdsu_sockaddr(o->bind_s ? &o->src : &any, o->ctl_port, &ss);
-	lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    bind(lfd, (struct sockaddr *)&ss, len) < 0 || listen(lfd, 4) < 0) {
-		fprintf(stderr, "rdsperf: control port %u: %s\n", o->ctl_port, strerror(errno));
-		if (lfd >= 0)
-			close(lfd);
+	lfd = line_listen(o->bind_s ? &o->src : &any, o->ctl_port);
+	if (lfd < 0) {
+		fprintf(stderr, "rdsperf: control port %u: %s\n", o->ctl_port, strerror(-lfd));
 		return 2;
 	}
 	fprintf(stderr, "rdsperf: serving on port %u (%s)\n", o->ctl_port, perf_stack_name(o->cfg.kernel));
@@ -329,7 +325,7 @@ int perf_run_server(struct opts *o)
 			close(fd);
 			continue;
 		}
-		cc->fd = fd;
+		ctl_init(cc, fd);
 		bool guarded = doorman_start(&door, lfd, fd) == 0;
 
 		serve_client(o, cc, &laddr);

@@ -14,6 +14,7 @@
 #include <wire/wire.h>
 
 #include "hex.h"
+#include "verbs.h"
 
 /*
  * Known answers computed outside libwire, in Python: the ICRC is
@@ -58,34 +59,15 @@ static const char ROCE_ENCODED[] =
 	"68656c6c6f 000000\n"
 	"a1955ed9\n";
 
-static size_t vec(const char *hex, uint8_t *buf, size_t cap)
-{
-	return hex_decode(hex, buf, cap);
-}
-
-/* Decode from an exact-size heap copy so ASan sees any over-read. */
 static int decode_exact(struct wire_roce *r, const uint8_t *p, size_t len, size_t wire_len)
 {
-	uint8_t *copy = malloc(len ? len : 1);
-	int rc;
-
-	assert_non_null(copy);
-	memcpy(copy, p, len);
-	rc = wire_ib_decode(r, copy, len, wire_len);
-	if (r->payload_len) {
-		assert_true(r->payload >= copy);
-		assert_true((size_t)(r->payload - copy) <= len);
-		assert_true(r->payload_len <= len - (size_t)(r->payload - copy));
-	}
-	r->payload = r->payload ? p + (r->payload - copy) : NULL;
-	free(copy);
-	return rc;
+	return verbs_decode_exact(wire_ib_decode, r, p, len, wire_len);
 }
 
 static void test_ib_local_send_only_kat(void **state)
 {
 	uint8_t b[256];
-	size_t n = vec(IB_LOCAL_SEND_ONLY, b, sizeof(b));
+	size_t n = hex_decode(IB_LOCAL_SEND_ONLY, b, sizeof(b));
 	struct wire_roce r;
 	struct wire_hdr h;
 
@@ -125,7 +107,7 @@ static void test_ib_local_send_only_kat(void **state)
 static void test_ib_global_ack_kat(void **state)
 {
 	uint8_t b[256];
-	size_t n = vec(IB_GLOBAL_ACK, b, sizeof(b));
+	size_t n = hex_decode(IB_GLOBAL_ACK, b, sizeof(b));
 	struct wire_roce r;
 
 	(void)state;
@@ -161,7 +143,7 @@ static void test_ib_global_ack_kat(void **state)
 static void test_ib_vcrc_absent(void **state)
 {
 	uint8_t b[256];
-	size_t n = vec(IB_LOCAL_SEND_ONLY, b, sizeof(b));
+	size_t n = hex_decode(IB_LOCAL_SEND_ONLY, b, sizeof(b));
 	struct wire_roce r;
 
 	(void)state;
@@ -185,7 +167,7 @@ static void test_ib_icrc_masks(void **state)
 	size_t n;
 
 	(void)state;
-	n = vec(IB_LOCAL_SEND_ONLY, b, sizeof(b));
+	n = hex_decode(IB_LOCAL_SEND_ONLY, b, sizeof(b));
 	memcpy(c, b, n);
 	c[0] ^= 0x70;                   /* VL */
 	assert_int_equal(decode_exact(&r, c, n, 0), 0);
@@ -210,7 +192,7 @@ static void test_ib_icrc_masks(void **state)
 	assert_int_equal(decode_exact(&r, c, n, 0), 0);
 	assert_false(r.icrc_ok);
 
-	n = vec(IB_GLOBAL_ACK, b, sizeof(b));
+	n = hex_decode(IB_GLOBAL_ACK, b, sizeof(b));
 	for (size_t i = 0; i < sizeof(global_variant) / sizeof(global_variant[0]); i++) {
 		memcpy(c, b, n);
 		c[global_variant[i]] ^= 0x5a;
@@ -241,7 +223,7 @@ static void test_ib_truncation_every_offset(void **state)
 	(void)state;
 	for (size_t v = 0; v < 2; v++) {
 		uint8_t b[256];
-		size_t n = vec(vs[v], b, sizeof(b));
+		size_t n = hex_decode(vs[v], b, sizeof(b));
 		size_t pkt = n - 2;
 
 		for (size_t cut = 0; cut < n; cut++) {
@@ -267,7 +249,7 @@ static void test_ib_malformed(void **state)
 	size_t n;
 
 	(void)state;
-	n = vec(IB_LOCAL_SEND_ONLY, b, sizeof(b));
+	n = hex_decode(IB_LOCAL_SEND_ONLY, b, sizeof(b));
 	/* the frame on the wire is shorter than PktLen */
 	assert_int_equal(decode_exact(&r, b, n - 10, n - 10), WIRE_ERR_MALFORMED);
 	assert_true(wire_rules_has(&r.rules, WIRE_RULE_IB_LEN));
@@ -281,7 +263,7 @@ static void test_ib_malformed(void **state)
 	c[9] = 0x30;
 	assert_int_equal(decode_exact(&r, c, 24, 0), WIRE_ERR_MALFORMED);
 	/* GRH PayLen disagrees with PktLen */
-	n = vec(IB_GLOBAL_ACK, b, sizeof(b));
+	n = hex_decode(IB_GLOBAL_ACK, b, sizeof(b));
 	memcpy(c, b, n);
 	c[8 + 5] = 0x18;
 	assert_int_equal(decode_exact(&r, c, n, 0), WIRE_ERR_MALFORMED);
@@ -298,7 +280,7 @@ static void test_ib_unsupported_and_rules(void **state)
 	size_t n;
 
 	(void)state;
-	n = vec(IB_LOCAL_SEND_ONLY, b, sizeof(b));
+	n = hex_decode(IB_LOCAL_SEND_ONLY, b, sizeof(b));
 	memcpy(c, b, n);
 	c[1] = 0x00;                    /* raw */
 	assert_int_equal(decode_exact(&r, c, n, 0), WIRE_ERR_UNSUPP);
@@ -309,7 +291,7 @@ static void test_ib_unsupported_and_rules(void **state)
 	assert_int_equal(decode_exact(&r, c, n, 0), 0);
 	assert_true(wire_rules_has(&r.rules, WIRE_RULE_IB_LVER));
 	assert_false(r.icrc_ok);
-	n = vec(IB_GLOBAL_ACK, b, sizeof(b));
+	n = hex_decode(IB_GLOBAL_ACK, b, sizeof(b));
 	memcpy(c, b, n);
 	c[8 + 6] = 0x11;                /* next header UDP: not IBA */
 	assert_int_equal(decode_exact(&r, c, n, 0), WIRE_ERR_UNSUPP);
@@ -324,7 +306,7 @@ static void test_ib_encode_identity(void **state)
 	(void)state;
 	for (size_t v = 0; v < 2; v++) {
 		uint8_t b[256], out[256];
-		size_t n = vec(vs[v], b, sizeof(b));
+		size_t n = hex_decode(vs[v], b, sizeof(b));
 		struct wire_roce r;
 
 		assert_int_equal(decode_exact(&r, b, n, 0), 0);
@@ -357,8 +339,8 @@ static void test_ib_encode_invalid(void **state)
 static void test_roce_encode_kat(void **state)
 {
 	uint8_t ib[256], want[256], out[256];
-	size_t n = vec(IB_LOCAL_SEND_ONLY, ib, sizeof(ib));
-	size_t wn = vec(ROCE_ENCODED, want, sizeof(want));
+	size_t n = hex_decode(IB_LOCAL_SEND_ONLY, ib, sizeof(ib));
+	size_t wn = hex_decode(ROCE_ENCODED, want, sizeof(want));
 	struct wire_roce r, back;
 
 	(void)state;

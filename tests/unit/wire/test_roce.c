@@ -13,6 +13,7 @@
 #include <wire/wire.h>
 
 #include "hex.h"
+#include "verbs.h"
 
 /*
  * Known-answer vectors. The ICRCs were computed outside libwire, with
@@ -69,36 +70,15 @@ static const char CX4_CNP[] =
 	"00000000000000000000000000000000\n"
 	"82fd002a\n";
 
-static size_t vec(const char *hex, uint8_t *buf, size_t cap)
+static int decode_exact(struct wire_roce *r, const uint8_t *p, size_t len, size_t wire_len)
 {
-	return hex_decode(hex, buf, cap);
-}
-
-/* Decode from an exact-size heap copy so ASan sees any over-read. */
-static int decode_exact(struct wire_roce *r, const uint8_t *p, size_t len,
-			size_t wire_len)
-{
-	uint8_t *copy = malloc(len ? len : 1);
-	int rc;
-
-	assert_non_null(copy);
-	memcpy(copy, p, len);
-	rc = wire_roce_decode(r, copy, len, wire_len);
-	if (r->payload_len) {
-		assert_true(r->payload >= copy);
-		assert_true((size_t)(r->payload - copy) <= len);
-		assert_true(r->payload_len <= len - (size_t)(r->payload - copy));
-	}
-	/* pointers into |copy| are not used after this */
-	r->payload = r->payload ? p + (r->payload - copy) : NULL;
-	free(copy);
-	return rc;
+	return verbs_decode_exact(wire_roce_decode, r, p, len, wire_len);
 }
 
 static void test_roce_v4_send_only_kat(void **state)
 {
 	uint8_t b[256];
-	size_t n = vec(V4_SEND_ONLY, b, sizeof(b));
+	size_t n = hex_decode(V4_SEND_ONLY, b, sizeof(b));
 	struct wire_roce r;
 	struct wire_hdr h;
 
@@ -140,7 +120,7 @@ static void test_roce_v4_send_only_kat(void **state)
 static void test_roce_v6_write_only_imm_kat(void **state)
 {
 	uint8_t b[256];
-	size_t n = vec(V6_WRITE_ONLY_IMM, b, sizeof(b));
+	size_t n = hex_decode(V6_WRITE_ONLY_IMM, b, sizeof(b));
 	struct wire_roce r;
 
 	(void)state;
@@ -171,7 +151,7 @@ static void test_roce_v6_write_only_imm_kat(void **state)
 static void test_roce_v4_options_ack_kat(void **state)
 {
 	uint8_t b[256];
-	size_t n = vec(V4_OPTS_ACK, b, sizeof(b));
+	size_t n = hex_decode(V4_OPTS_ACK, b, sizeof(b));
 	struct wire_roce r;
 
 	(void)state;
@@ -190,7 +170,7 @@ static void test_roce_v4_options_ack_kat(void **state)
 static void test_roce_cx4_cnp_capture(void **state)
 {
 	uint8_t b[256];
-	size_t n = vec(CX4_CNP, b, sizeof(b));
+	size_t n = hex_decode(CX4_CNP, b, sizeof(b));
 	struct wire_roce r;
 
 	(void)state;
@@ -218,7 +198,7 @@ static void test_roce_icrc_masks(void **state)
 	struct wire_roce r;
 
 	(void)state;
-	n = vec(V4_SEND_ONLY, b, sizeof(b));
+	n = hex_decode(V4_SEND_ONLY, b, sizeof(b));
 	for (size_t i = 0; i < sizeof(v4_variant) / sizeof(v4_variant[0]); i++) {
 		uint8_t c[256];
 
@@ -227,7 +207,7 @@ static void test_roce_icrc_masks(void **state)
 		assert_int_equal(decode_exact(&r, c, n, 0), 0);
 		assert_true(r.icrc_ok);
 	}
-	n = vec(V6_WRITE_ONLY_IMM, b, sizeof(b));
+	n = hex_decode(V6_WRITE_ONLY_IMM, b, sizeof(b));
 	for (size_t i = 0; i < sizeof(v6_variant) / sizeof(v6_variant[0]); i++) {
 		uint8_t c[256];
 
@@ -248,7 +228,7 @@ static void test_roce_icrc_masks(void **state)
 	assert_true(wire_rules_has(&r.rules, WIRE_RULE_ROCE_ICRC));
 	assert_int_equal(wire_rules_count(&r.rules), 1);
 	/* a flipped ICRC byte */
-	n = vec(V4_OPTS_ACK, b, sizeof(b));
+	n = hex_decode(V4_OPTS_ACK, b, sizeof(b));
 	b[n - 1] ^= 0x80;
 	assert_int_equal(decode_exact(&r, b, n, 0), 0);
 	assert_false(r.icrc_ok);
@@ -432,13 +412,13 @@ static void test_roce_truncation_every_offset(void **state)
 	size_t n;
 
 	(void)state;
-	n = vec(V4_SEND_ONLY, b, sizeof(b));
+	n = hex_decode(V4_SEND_ONLY, b, sizeof(b));
 	check_every_prefix(b, n, 40);
-	n = vec(V6_WRITE_ONLY_IMM, b, sizeof(b));
+	n = hex_decode(V6_WRITE_ONLY_IMM, b, sizeof(b));
 	check_every_prefix(b, n, 60 + 20);
-	n = vec(V4_OPTS_ACK, b, sizeof(b));
+	n = hex_decode(V4_OPTS_ACK, b, sizeof(b));
 	check_every_prefix(b, n, 24 + 8 + 12 + 4);
-	n = vec(CX4_CNP, b, sizeof(b));
+	n = hex_decode(CX4_CNP, b, sizeof(b));
 	check_every_prefix(b, n, 40);
 	n = build(b, WIRE_IB_RC_WRITE_FIRST, 0, ext, 16, 100, 0);
 	check_every_prefix(b, n, 56);
@@ -448,7 +428,7 @@ static void test_roce_truncation_every_offset(void **state)
 static void test_roce_truncated_payload(void **state)
 {
 	uint8_t b[256];
-	size_t n = vec(V4_SEND_ONLY, b, sizeof(b));
+	size_t n = hex_decode(V4_SEND_ONLY, b, sizeof(b));
 	struct wire_roce r;
 
 	(void)state;
@@ -476,7 +456,7 @@ static void test_roce_truncated_payload(void **state)
 static void test_roce_malformed_vs_truncated(void **state)
 {
 	uint8_t b[256], c[256];
-	size_t n = vec(V4_SEND_ONLY, b, sizeof(b));
+	size_t n = hex_decode(V4_SEND_ONLY, b, sizeof(b));
 	struct wire_roce r;
 
 	(void)state;
@@ -546,7 +526,7 @@ static void test_roce_malformed_vs_truncated(void **state)
 static void test_roce_unsupported(void **state)
 {
 	uint8_t b[256], c[256];
-	size_t n = vec(V4_SEND_ONLY, b, sizeof(b));
+	size_t n = hex_decode(V4_SEND_ONLY, b, sizeof(b));
 	struct wire_roce r;
 
 	(void)state;
@@ -566,7 +546,7 @@ static void test_roce_unsupported(void **state)
 	c[7] = 0x01;                            /* fragment offset */
 	assert_int_equal(decode_exact(&r, c, n, 0), WIRE_ERR_UNSUPP);
 
-	n = vec(V6_WRITE_ONLY_IMM, b, sizeof(b));
+	n = hex_decode(V6_WRITE_ONLY_IMM, b, sizeof(b));
 	memcpy(c, b, n);
 	c[6] = 0;                               /* hop-by-hop options */
 	assert_int_equal(decode_exact(&r, c, n, 0), WIRE_ERR_UNSUPP);

@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+"""What the tests/cli Python tests share, imported from beside them (a
+script's own folder is first on sys.path): failures collected and said as
+they happen, a program run with its output captured, a free TCP port, and
+an rds-conform agent started and stopped."""
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+FAILS = []
+
+
+def check(cond, what):
+    """Count |what| as a failure unless |cond| holds, saying it at once on
+    stderr (a test that then hangs or dies has still said why). Returns
+    |cond|, so a check can guard what depends on it."""
+    if not cond:
+        FAILS.append(what)
+        print("FAIL:", what, file=sys.stderr)
+    return cond
+
+
+def done(passed=None):
+    """Exit 1 if any check failed; else print |passed| (if given) and exit 0."""
+    if not FAILS and passed:
+        print(passed)
+    sys.exit(1 if FAILS else 0)
+
+
+def run(argv, timeout=60):
+    """|argv| run to its end within |timeout| seconds: (exit code, stdout,
+    stderr) as text."""
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that nothing listens on just now."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def stop(p, wait=10):
+    """SIGTERM to |p|, then SIGKILL if it has not exited within |wait| s."""
+    if p.poll() is None:
+        p.send_signal(signal.SIGTERM)
+        try:
+            p.wait(wait)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def start_agent(tool, peer, ctl, log, *extra, faults=()):
+    """`rds-conform agent` bound to |peer| with its side channel on |ctl|,
+    output to the open file |log|, |extra| arguments after and a --fault
+    for each of |faults|; returned once
+    it has said "ready" (its side channel then answers). Exits the test if
+    the agent dies or is not ready within 10 s."""
+    argv = [tool, "agent", "--bind", peer, "--ctl", ctl] + list(extra)
+    for f in faults:
+        argv += ["--fault", f]
+    p = subprocess.Popen(argv, stdout=log, stderr=log)
+    for _ in range(200):
+        time.sleep(0.05)
+        if p.poll() is not None:
+            raise SystemExit("agent exited at start (rc %s)" % p.returncode)
+        log.flush()
+        with open(log.name) as f:
+            if "ready" in f.read():
+                return p
+    stop(p)
+    raise SystemExit("agent not ready")
