@@ -94,7 +94,8 @@ def dmesg(what):
     """The kernel's RDMA and RDS lines, for the log."""
     p = subprocess.run(["dmesg"], capture_output=True, text=True)
     lines = [x for x in p.stdout.splitlines()
-             if any(k in x for k in ("RDS", "rds", "rxe", "infiniband", "ib_"))]
+             if any(k in x for k in ("RDS", "rds", "rxe", "infiniband", "ib_", "eth0",
+                                     "virtio", "NETDEV", "watchdog"))]
     print("dmesg (%%s):\n  %%s" %% (what, "\n  ".join(lines[-40:])), flush=True)
 
 def hw_watch(name):
@@ -110,6 +111,19 @@ def hw_watch(name):
                                 for f in sorted(os.listdir(d)))
             except OSError as e:
                 text = repr(e)
+            # and where each rdma_cm id stands, the neighbours, the link
+            # and memory: what a reconnect that never gets through waits on
+            try:
+                text += " " + " ".join(x.replace(" ", "") for x in open("/proc/meminfo")
+                                       if x.startswith(("MemFree", "MemAvailable")))
+            except OSError:
+                pass
+            for cmd in (["rdma", "link"], ["rdma", "res", "show", "cm_id"],
+                        ["ip", "neigh"], ["rdma", "res", "show", "qp"],
+                        ["ip", "-s", "link", "show", "eth0"]):
+                p = subprocess.run(cmd, capture_output=True, text=True)
+                text += "\n  %%s: %%s" %% (" ".join(cmd),
+                                        (p.stdout + p.stderr).strip().replace("\n", "\n    "))
             with open(os.path.join(D, "hw-%%s.txt" %% name), "a") as f:
                 f.write("%%.0f %%s\n" %% (time.time(), text))
             time.sleep(5)
