@@ -47,6 +47,7 @@ import argparse
 import os
 import re
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -116,6 +117,11 @@ def hw_watch(name):
             try:
                 text += " " + " ".join(x.replace(" ", "") for x in open("/proc/meminfo")
                                        if x.startswith(("MemFree", "MemAvailable")))
+                for pid in os.listdir("/proc"):
+                    if pid.isdigit() and open("/proc/%%s/comm" %% pid).read().strip() == "ibpeer":
+                        text += " ibpeer-" + "".join(
+                            x.replace(" ", "").replace("\t", "") for x in open("/proc/%%s/status" %% pid)
+                            if x.startswith("VmRSS")).strip()
             except OSError:
                 pass
             for cmd in (["rdma", "link"], ["rdma", "res", "show", "cm_id"],
@@ -505,6 +511,41 @@ def progress(path):
     return int(m[-1][0]) + int(m[-1][1]) if m else 0
 
 
+STALL_PING = 15.0
+
+
+def net_watch(l, out_path, running, log, name):
+    """While the run lasts: once librds's progress has stood still for
+    STALL_PING s, ping both guests from the host's end of the bridge and
+    log the answers and the taps' state, once per stall. A stall with both
+    guests answering is RDS's to explain; one without is the emulated
+    network's (the CI stall of issue 17 left that open)."""
+    def loop():
+        last, since, said = -1, time.time(), None
+        while running() and l.procs:
+            time.sleep(1)
+            now = progress(out_path)
+            if now != last:
+                last, since = now, time.time()
+                continue
+            if time.time() - since < STALL_PING or said == now:
+                continue
+            said = now
+            answers = []
+            for g in (1, 2):
+                p = l.ns_run(["ping", "-c", "1", "-W", "2", l.guest_addr(g)], check=False,
+                             capture_output=True, text=True)
+                answers.append("guest %d %s" % (g, "answers" if p.returncode == 0 else "SILENT"))
+            taps = l.ns_run(["ip", "-br", "link"], check=False, capture_output=True, text=True)
+            log("%s: stalled %.0f s at %d messages: %s; links: %s" % (
+                name, time.time() - since, now, ", ".join(answers),
+                " | ".join(taps.stdout.split("\n")).strip()))
+
+    t = threading.Thread(target=loop, daemon=True)
+    t.start()
+    return t
+
+
 def breaker(l, out_path, running, log, name):
     """Cut the bridge port of guest 2, then 1, ... (ip link set tapN down)
     for CUT seconds each time the librds side's progress passes another
@@ -593,8 +634,9 @@ def run_stress(kernel, ibpeer, out, name, me, kern, first_peer, log):
             l.start()
             t0 = time.time()
             path = os.path.join(share, "ibpeer.out")
-            cuts = breaker(l, path, lambda: not os.path.exists(os.path.join(share, "done_peer")),
-                           log, name)
+            running = lambda: not os.path.exists(os.path.join(share, "done_peer"))  # noqa: E731
+            net_watch(l, path, running, log, name)
+            cuts = breaker(l, path, running, log, name)
             rcs = l.wait(600)
             log("%s: guests %s after %.0f s" % (name, rcs, time.time() - t0))
             for g in (1, 2):
@@ -704,8 +746,9 @@ def run_pair(kernel, ibpeer, out, name, log):
             pa, pb = (os.path.join(share, "ibpeer-%s.out" % x) for x in "ab")
             cuts = 0
             if not cap:
-                cuts = breaker(l, pa, lambda: not os.path.exists(os.path.join(share, "done_a")),
-                               log, name)
+                running = lambda: not os.path.exists(os.path.join(share, "done_a"))  # noqa: E731
+                net_watch(l, pa, running, log, name)
+                cuts = breaker(l, pa, running, log, name)
             rcs = l.wait(600)
             log("%s: guests %s after %.0f s" % (name, rcs, time.time() - t0))
             texts = {}
