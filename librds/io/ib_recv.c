@@ -49,6 +49,7 @@ bool rdsu_ib_recv_poll(struct ib_link *l, rdsu_ns now)
 			l->rposted--;
 			if (wc[i].status != IBV_WC_SUCCESS || idx >= l->nrecv ||
 			    wc[i].opcode != IBV_WC_RECV) {
+				rdsu_ib_why(l, IB_WHY_WC, wc[i].status);
 				rdsu_ib_link_lost(l, now);
 				return false;
 			}

@@ -75,6 +75,7 @@ bool rdsu_ib_send_poll(struct ib_link *l, rdsu_ns now)
 	while ((n = ibv_poll_cq(l->scq, 16, wc)) > 0) {
 		for (int i = 0; i < n; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS) {
+				rdsu_ib_why(l, IB_WHY_WC, wc[i].status);
 				rdsu_ib_link_lost(l, now);
 				return false;
 			}

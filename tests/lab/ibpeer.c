@@ -296,13 +296,32 @@ static void stall_line(const char *what, uint32_t rx, uint32_t tx, int last)
 	if (rdsu_ib_get_stats(io, &st) == 0)
 		printf(" frames_in %llu frames_out %llu send_full %llu downs %llu inflight %u "
 		       "posted %u connects %llu established %llu rejected_by_peer %llu "
-		       "rejected %llu",
+		       "rejected %llu attempts %llu last_down %d/%d",
 		       (unsigned long long)st.frames_in, (unsigned long long)st.frames_out,
 		       (unsigned long long)st.send_full, (unsigned long long)st.downs,
 		       st.send_inflight, st.recv_posted, (unsigned long long)st.connects,
 		       (unsigned long long)st.established, (unsigned long long)st.rejected_by_peer,
-		       (unsigned long long)st.rejected);
+		       (unsigned long long)st.rejected, (unsigned long long)st.attempts,
+		       st.last_down_event, st.last_down_status);
 	printf("\n");
+	fflush(stdout);
+}
+
+/* Each connection or attempt that ended since the last call: what ended
+ * it (rdsu_ib_stats.last_down_*; several in one call show the last). */
+static void downs_line(void)
+{
+	static uint64_t seen;
+	struct rdsu_ib_stats st;
+
+	if (rdsu_ib_get_stats(io, &st) < 0 || st.downs == seen)
+		return;
+	seen = st.downs;
+	printf("ibpeer: down %llu: event %d status %d attempts %llu connects %llu "
+	       "established %llu rejected_by_peer %llu\n",
+	       (unsigned long long)st.downs, st.last_down_event, st.last_down_status,
+	       (unsigned long long)st.attempts, (unsigned long long)st.connects,
+	       (unsigned long long)st.established, (unsigned long long)st.rejected_by_peer);
 	fflush(stdout);
 }
 
@@ -385,6 +404,7 @@ static int many(const struct rdsu_addr *peer, uint16_t pport, uint32_t count,
 			rx++;
 			moved = true;
 		}
+		downs_line();
 		if (rx + tx >= shown + 2000 || (rx == count && tx == count)) {
 			shown = rx + tx;
 			printf("ibpeer: many rx %u tx %u\n", rx, tx);

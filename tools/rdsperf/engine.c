@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "engine.h"
+#include "sendwait.h"
 #include "payload.h"
 
 #include <errno.h>
@@ -240,13 +241,17 @@ static int wait_ready(struct worker *w, rdsu_ns deadline)
 
 	for (unsigned i = 0; i < w->n; i++) {
 		struct csock *cs = &w->cs[i];
+		struct perf_sendwait sw = {
+			.blocked = cs->blocked,
+			.cong_until = cs->cong_until,
+			.window_open = c->p->test == PERF_STREAM || cs->n < c->p->depth,
+			.responses = c->p->test != PERF_STREAM,
+		};
+		unsigned pw = perf_sendwait_plan(&sw, now, &deadline);
 
 		socks[i] = cs->s;
-		want[i] = c->p->test != PERF_STREAM ? RIO_POLLIN : 0;
-		if (cs->cong_until > now)
-			deadline = min_ns(deadline, cs->cong_until);
-		else if (cs->blocked)
-			want[i] |= RIO_POLLOUT;
+		want[i] = ((pw & PERF_WAIT_IN) ? RIO_POLLIN : 0) |
+			  ((pw & PERF_WAIT_OUT) ? RIO_POLLOUT : 0);
 	}
 	if (c->sched == SCHED_BUSY) {
 		/* librds still has to run its transport; the kernel does that

@@ -105,6 +105,12 @@ struct rdsu_ib_stats {
 	/* Snapshots over the links now up: SENDs posted and not yet
 	 * completed, receives posted and not yet completed. */
 	uint32_t send_inflight, recv_posted;
+	uint64_t attempts;        /* active connects started (address resolutions) */
+	/* What ended the last connection or attempt that ended: an rdma_cm
+	 * event (enum rdma_cm_event_type) and its status, or -1 and a work
+	 * completion's status (enum ibv_wc_status), or -2 and the negative
+	 * errno of a verbs or rdma_cm call that failed. */
+	int32_t last_down_event, last_down_status;
 };
 
 /*
