@@ -323,7 +323,7 @@ static int set_filter(struct opts *o, pcap_t *p, int lt)
 	/* The RDMA sniffer's InfiniBand link has no UDP or TCP for a filter
 	 * to name: everything it gives is IB. */
 	if (!expr && !o->rfile && lt != WIRE_LINK_NETLINK && lt != WIRE_LINK_INFINIBAND) {
-		size_t cap = 64 + 24 * (o->cfg.ntcp_ports + 1);
+		size_t cap = 128 + 24 * (o->cfg.ntcp_ports + 1);
 		size_t n;
 
 		built = malloc(cap);
@@ -334,7 +334,10 @@ static int set_filter(struct opts *o, pcap_t *p, int lt)
 			n += (size_t)snprintf(built + n, cap - n, " or tcp port %u",
 					      o->cfg.tcp_ports[i]);
 		if (!o->cfg.ntcp_ports)
-			snprintf(built + n, cap - n, " or tcp port %u", WIRE_TCP_PORT);
+			n += (size_t)snprintf(built + n, cap - n, " or tcp port %u", WIRE_TCP_PORT);
+		/* "port" matches no fragment but the first, and the engine
+		 * puts fragments back together before it sees TCP or UDP */
+		snprintf(built + n, cap - n, " or ip[6:2] & 0x3fff != 0 or ip6[6] == 44");
 		expr = built;
 	}
 	if (!expr)
