@@ -154,7 +154,9 @@ static const uint8_t *assemble(struct dump_ipfrag_dg *d, size_t *len)
 
 		h[2] = (uint8_t)(total >> 8);
 		h[3] = (uint8_t)total;
-		h[6] = 0;
+		/* MF and the offset go; DF and the reserved bit stay as sent
+		 * (RoCEv2's ICRC covers them) */
+		h[6] &= 0xc0;
 		h[7] = 0;
 	} else {
 		h[4] = (uint8_t)(d->end >> 8);

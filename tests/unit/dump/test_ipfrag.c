@@ -67,6 +67,8 @@ static void check_dg(const uint8_t *dg, size_t n, uint16_t id, size_t len)
 	assert_false(p.ip_fragment);
 	assert_int_equal(p.l3_len, 20 + len);
 	assert_int_equal(p.ip_proto, 6);
+	assert_int_equal(dg[6] & 0x3f, 0);
+	assert_int_equal(dg[7], 0);
 	for (size_t i = 0; i < len; i++)
 		assert_int_equal(dg[20 + i], pat(id, i));
 }
