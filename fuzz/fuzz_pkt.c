@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* fuzz_pkt.c - every link type over arbitrary bytes and snap lengths: the
  * pointers handed back stay inside the input, a shorter capture of the same
- * frame never yields more, and RDS-carrying payloads go on to the codecs. */
+ * frame never yields more, and RDS-carrying payloads go on to the codecs.
+ * A fragment's data (wire_ipfrag_decode) lies inside the input, starts on
+ * an 8-byte boundary, ends within 65535 bytes and, with more to come, is a
+ * non-empty multiple of 8. */
 #include <stdlib.h>
 
 #include <wire/wire.h>
@@ -32,6 +35,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	data += 2;
 	size -= 2;
 	rc = wire_pkt_decode(&p, lt, data, size, size);
+	if (p.ip_fragment) {
+		struct wire_ipfrag f;
+
+		if (wire_ipfrag_decode(&f, &p) == 0) {
+			inside(f.hdr, f.hdr_len, data, size);
+			inside(f.data, f.data_len, data, size);
+			if ((f.offset & 7) || f.offset + f.data_len > 65535 ||
+			    (f.more && (!f.data_len || (f.data_len & 7))) ||
+			    (f.data_len && !f.data))
+				abort();
+		}
+	}
 	if (rc < 0)
 		return 0;
 	inside(p.payload, p.payload_caplen, data, size);

@@ -45,6 +45,7 @@
 #include <epan/to_str.h>
 #include <epan/dissectors/packet-infiniband.h>
 #include <epan/dissectors/packet-tcp.h>
+#include <wiretap/wtap.h>
 
 #include <wire/wire.h>
 
@@ -57,6 +58,7 @@ static gint ett_rds = -1;
 static gint ett_flags = -1;
 static gint ett_obj = -1;
 static expert_field rule_ei[WIRE_RULE__COUNT];
+static expert_field ei_ip_cut = EI_INIT;
 static gint pref_kver = WIRE_KVER_7;
 static gboolean pref_desegment = TRUE;
 
@@ -574,7 +576,7 @@ static unsigned pdu_index(packet_info *pinfo)
  * frame's record instead: bytes of the frame itself by their offset in
  * it, bytes TCP reassembled by a copy taken on the first pass.
  */
-enum trec_op { TR_PDU, TR_SKIPPED, TR_DESYNC };
+enum trec_op { TR_PDU, TR_SKIPPED, TR_DESYNC, TR_CUT };
 
 struct tspan {
 	const uint8_t *copy;     /* NULL: at raw in the frame */
@@ -909,6 +911,72 @@ static int tcp_hole(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, struct 
 	return (int)d;
 }
 
+/* The pcap link type of a Wireshark encapsulation libwire decodes TCP in; -1: none. */
+static int wire_link(int encap)
+{
+	switch (encap) {
+	case WTAP_ENCAP_ETHERNET:
+		return WIRE_LINK_ETHERNET;
+	case WTAP_ENCAP_RAW_IP:
+		return WIRE_LINK_RAW;
+	case WTAP_ENCAP_RAW_IP4:
+		return WIRE_LINK_IPV4;
+	case WTAP_ENCAP_RAW_IP6:
+		return WIRE_LINK_IPV6;
+	case WTAP_ENCAP_SLL:
+		return WIRE_LINK_LINUX_SLL;
+	case WTAP_ENCAP_SLL2:
+		return WIRE_LINK_LINUX_SLL2;
+	default:
+		return -1;
+	}
+}
+
+/*
+ * Whether the frame's TCP segment rides in an IP packet whose IPv4 total
+ * length or IPv6 payload length runs past the end of the frame (cut on the
+ * wire; a snap length shortens only what was captured). A kernel drops
+ * such a packet and rdsdump reports it malformed; Wireshark's IP passes
+ * on what the frame holds, with captured and reported lengths equal, so
+ * the TCP payload shows no sign of it. The frame is decoded again by
+ * libwire's wire_pkt_decode(), rdsdump's own first step, so that both
+ * draw the line in the same place; the ports make sure it is the segment
+ * handed here and not one inside a tunnel.
+ */
+static bool tcp_ip_cut(packet_info *pinfo)
+{
+	tvbuff_t *fr = frame_tvb(pinfo);
+	struct wire_pkt p;
+	int link;
+	guint cap;
+
+	if (!fr || !pinfo->rec || pinfo->rec->rec_type != REC_TYPE_PACKET)
+		return false;
+	link = wire_link(pinfo->rec->rec_header.packet_header.pkt_encap);
+	if (link < 0)
+		return false;
+	cap = tvb_captured_length(fr);
+	if (wire_pkt_decode(&p, link, cap ? tvb_get_ptr(fr, 0, (gint)cap) : NULL, cap,
+			    pinfo->fd->pkt_len) != WIRE_ERR_MALFORMED)
+		return false;
+	return p.l4 == WIRE_L4_TCP && p.sport == pinfo->srcport && p.dport == pinfo->destport;
+}
+
+/* The segment of a packet tcp_ip_cut() found cut: bytes no receiver takes. */
+static void tcp_cut(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
+{
+	proto_item *ti = proto_tree_add_item(tree, proto_rds, tvb, 0, -1, ENC_NA);
+
+	trec_add(pinfo, TR_CUT, tvb, NULL, 0);
+	proto_item_append_text(ti, ", not RDS data: IP packet longer than its frame");
+	expert_add_info(pinfo, ti, &ei_ip_cut);
+	col_set_str(pinfo->cinfo, COL_PROTOCOL, "RDS");
+	col_append_sep_fstr(pinfo->cinfo, COL_INFO, " ; ",
+			    "%u bytes of an IP packet longer than its frame",
+			    tvb_reported_length(tvb));
+	call_data_dissector(tvb, pinfo, tree);
+}
+
 static int dissect_rds_tcp(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
 {
 	struct tcpinfo *ti = data;
@@ -920,6 +988,11 @@ static int dissect_rds_tcp(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 
 	if (PINFO_FD_VISITED(pinfo))
 		return rep;     /* the frame's record is shown again (tcp_replay) */
+	/* as in rdsdump, such a segment never reaches the stream */
+	if (tcp_ip_cut(pinfo)) {
+		tcp_cut(tvb, pinfo, tree);
+		return rep;
+	}
 	f = tflow_get(pinfo);
 	teos_drop(f);
 	st = f->st;
@@ -1055,6 +1128,9 @@ static int tcp_replay(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void 
 			break;
 		case TR_DESYNC:
 			tcp_desync(t, pinfo, tree, 0, r->hlen);
+			break;
+		case TR_CUT:
+			tcp_cut(t, pinfo, tree);
 			break;
 		default:
 			break;
@@ -1412,7 +1488,7 @@ static gboolean dissect_rds_cm(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
  * Registration
  */
 
-static void register_rules(void)
+static void register_rules(expert_module_t *em)
 {
 	static const ei_register_info tmpl = {
 		NULL, { NULL, PI_PROTOCOL, PI_NOTE, NULL, EXPFILL }
@@ -1435,7 +1511,18 @@ static void register_rules(void)
 		ei[n].eiinfo.summary = g_strdup_printf("%s (%s)", ri->text, ri->name);
 		n++;
 	}
-	expert_register_field_array(expert_register_protocol(proto_rds), ei, n);
+	expert_register_field_array(em, ei, n);
+}
+
+static void register_experts(expert_module_t *em)
+{
+	static ei_register_info ei[] = {
+		{ &ei_ip_cut, { "rds.ip_cut", PI_PROTOCOL, PI_ERROR,
+		  "Not RDS data: the IP packet is longer than its frame (cut on the wire; "
+		  "a kernel drops it)", EXPFILL } },
+	};
+
+	expert_register_field_array(em, ei, G_N_ELEMENTS(ei));
 }
 
 void rdsws_register(void)
@@ -1446,12 +1533,15 @@ void rdsws_register(void)
 		{ "7", "7.0 and later", WIRE_KVER_7 },
 		{ NULL, NULL, 0 },
 	};
+	expert_module_t *em;
 	module_t *m;
 
 	proto_rds = proto_register_protocol("Reliable Datagram Sockets", "RDS", "rds");
 	register_fields();
 	proto_register_subtree_array(ett, G_N_ELEMENTS(ett));
-	register_rules();
+	em = expert_register_protocol(proto_rds);
+	register_rules(em);
+	register_experts(em);
 	m = prefs_register_protocol(proto_rds, NULL);
 	prefs_register_enum_preference(m, "kernel",
 		"Parse extension headers as kernel generation",

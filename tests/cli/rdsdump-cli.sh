@@ -84,5 +84,29 @@ expect 0 "the same within the default budget" "$bin" -n -r "$tmp/many.pcap"
 expect 2 "--max-mem below 16M" "$bin" -r "$cap" --max-mem 15M
 expect 2 "--max-mem junk" "$bin" -r "$cap" --max-mem 1T
 
+# IP reassembly: 65 datagrams in progress, one more than rdsdump holds,
+# then an overlap: the oldest is dropped for room (status 3, a warning and
+# the ipfrag record), the overlap drops its datagram and is shown
+python3 - "$tmp/frags.pcap" <<'PY'
+import struct, sys
+def ip4(i, off, more, data):
+    fo = (0x2000 if more else 0) | (off // 8)
+    return struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(data), i, fo, 64, 6, 0,
+                       bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])) + data
+pk = [ip4(i, 0, True, bytes(16)) for i in range(65)]
+pk += [ip4(64, 8, True, bytes(16))]
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 101))
+    for n, p in enumerate(pk):
+        f.write(struct.pack("<IIII", 1, n, len(p), len(p)) + p)
+PY
+expect 3 "IP datagrams dropped for room" "$bin" -n -r "$tmp/frags.pcap" --json
+grep -q "^rdsdump: warning: output incomplete: IP reassembly: 0 datagrams put back together; 1 dropped for overlapping or inconsistent fragments, 0 not complete within 30s, 63 incomplete at the end, 0 fragments cut by the capture; 1 dropped for room (64 at once, --max-mem) holding 16 bytes$" "$tmp/err" ||
+	{ echo "FAIL: no IP reassembly warning"; cat "$tmp/err"; fail=1; }
+tail -n 1 "$tmp/out" | grep -q '^{"type":"ipfrag","fragments":66,"datagrams":0,"duplicates":0,"bad":1,"timed_out":0,"unfinished":63,"cut_by_capture":0,"evicted":1,"evicted_bytes":16,"max_datagrams":64,"timeout_s":30}$' ||
+	{ echo "FAIL: no ipfrag record in --json"; tail -n 1 "$tmp/out"; fail=1; }
+grep -q '"frame":66,.*"layer":"ip"' "$tmp/out" ||
+	{ echo "FAIL: the overlapping fragment is not shown"; grep -v '"type":"ipfrag"' "$tmp/out"; fail=1; }
+
 [ $fail = 0 ] && echo "rdsdump cli: all passed"
 exit $fail

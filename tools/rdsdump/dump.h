@@ -19,6 +19,8 @@
 
 #include <wire/wire.h>
 
+#include "ipfrag.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -259,6 +261,7 @@ struct dump_eng_drops {
 	uint64_t nomem;         /* allocations that failed (a flow, a buffer) */
 	uint64_t nomem_bytes;   /* stream bytes not kept for want of memory */
 	size_t mem_max;         /* high-water mark of dump_eng_mem() */
+	struct dump_ipfrag_stats ipfrag;        /* IP reassembly (ipfrag.h) */
 };
 
 /* Capture metadata of one packet. */

@@ -129,6 +129,7 @@ struct dump_eng {
 	bool have_ph;
 	const uint8_t *buf;
 	bool finishing;
+	struct dump_ipfrag ipf;
 };
 
 /* engine.c */

@@ -468,6 +468,7 @@ int dump_eng_new(struct dump_eng **out, const struct dump_cfg *cfg)
 		return -ENOMEM;
 	e->mem = e->drops.mem_max = sizeof(*e);
 	e->cfg = *cfg;
+	dump_ipfrag_init(&e->ipf);
 	if (!e->cfg.kv)
 		e->cfg.kv = WIRE_KVER_7;
 	if (!e->cfg.max_len)
@@ -510,8 +511,76 @@ static const char *bad_layer(int rc, const struct wire_pkt *p)
 	return "ip";
 }
 
+/* A decoded packet (a frame's, or a datagram put back together) to its carrier. */
+static int dispatch(struct dump_eng *e, const struct wire_pkt *p)
+{
+	if (p->l3 == WIRE_L3_NETLINK)
+		return eng_nl_packet(e, p);
+	if (p->l4 == WIRE_L4_TCP && (eng_is_rds_port(e, p->sport) || eng_is_rds_port(e, p->dport))) {
+		eng_tcp_packet(e, p);
+		return 1;
+	}
+	if (p->l4 == WIRE_L4_UDP && p->dport == WIRE_ROCE_UDP_PORT) {
+		eng_roce_packet(e, p);
+		return 1;
+	}
+	if (p->l3 == WIRE_L3_IB) {
+		eng_ib_packet(e, p);
+		return 1;
+	}
+	return 0;
+}
+
+static void emit_bad(struct dump_eng *e, int rc, const char *layer)
+{
+	struct dump_rec r;
+
+	eng_rec_init(e, &r, DUMP_REC_BAD, NULL, 0);
+	r.u.bad.err = rc;
+	r.u.bad.layer = layer;
+	eng_emit(e, &r);
+}
+
+/*
+ * An IP fragment: held until its datagram is whole, which then goes on as
+ * a packet of its own, stamped with the frame that completed it (as a
+ * receiving kernel takes it when the last piece arrives). The table's
+ * memory counts against the budget like a flow's.
+ * Return: 1 for a piece of a TCP or UDP datagram (-w keeps it: whether it
+ * is RDS is known only once the datagram is whole), 0 otherwise.
+ */
+static int ip_fragment(struct dump_eng *e, const struct wire_pkt *p, const struct wire_ipfrag *f)
+{
+	size_t aside = PKT_HEADROOM + e->cfg.max_mem / 16;
+	size_t limit = e->cfg.max_mem > aside ? e->cfg.max_mem - aside : 0;
+	size_t before = e->ipf.mem, len = 0;
+	uint64_t now = e->ph.ts_sec < 0 ? 0 :
+		       (uint64_t)e->ph.ts_sec * 1000000000u + e->ph.ts_nsec;
+	const uint8_t *dg = NULL;
+	struct wire_pkt q;
+	int res, rc;
+
+	res = dump_ipfrag_input(&e->ipf, p, f, now, e->mem < limit ? limit - e->mem : 0, &dg,
+				&len);
+	e->mem -= before;
+	eng_mem_add(e, e->ipf.mem);
+	e->drops.ipfrag = e->ipf.st;
+	if (res == DUMP_IPFRAG_BAD)
+		emit_bad(e, WIRE_ERR_MALFORMED, "ip");
+	if (res != DUMP_IPFRAG_DONE)
+		return f->proto == 6 || f->proto == 17;
+	rc = wire_pkt_decode(&q, WIRE_LINK_RAW, dg, len, len);
+	if (rc < 0) {
+		emit_bad(e, rc, bad_layer(rc, &q));
+		return 1;
+	}
+	dispatch(e, &q);
+	return f->proto == 6 || f->proto == 17;
+}
+
 int dump_eng_packet(struct dump_eng *e, const struct dump_pkthdr *ph, const uint8_t *buf)
 {
+	const char *layer = NULL;
 	struct wire_pkt p;
 	int rc;
 
@@ -519,29 +588,35 @@ int dump_eng_packet(struct dump_eng *e, const struct dump_pkthdr *ph, const uint
 	e->have_ph = true;
 	e->buf = buf;
 	rc = wire_pkt_decode(&p, ph->linktype, buf, ph->caplen, ph->len);
-	if (rc < 0) {
-		struct dump_rec r;
+	if (p.ip_fragment) {
+		struct wire_ipfrag f;
+		/* a first fragment may hold only part of its TCP or UDP header */
+		int frc = wire_ipfrag_decode(&f, &p);
 
-		eng_rec_init(e, &r, DUMP_REC_BAD, NULL, 0);
-		r.u.bad.err = rc;
-		r.u.bad.layer = bad_layer(rc, &p);
-		eng_emit(e, &r);
+		if (frc == 0) {
+			rc = ip_fragment(e, &p, &f);
+			e->buf = NULL;
+			return rc;
+		}
+		/* not captured whole: it cannot be put back; a frame cut on
+		 * the wire, or a fragment no kernel takes, is reported */
+		if (rc == 0 && frc == WIRE_ERR_TRUNC) {
+			e->ipf.st.trunc++;
+			e->drops.ipfrag = e->ipf.st;
+			e->buf = NULL;
+			return 0;
+		}
+		if (rc == 0) {
+			rc = frc;
+			layer = "ip";
+		}
+	}
+	if (rc < 0) {
+		emit_bad(e, rc, layer ? layer : bad_layer(rc, &p));
+		e->buf = NULL;
 		return 1;
 	}
-	rc = 0;
-	if (p.l3 == WIRE_L3_NETLINK) {
-		rc = eng_nl_packet(e, &p);
-	} else if (p.l4 == WIRE_L4_TCP &&
-		   (eng_is_rds_port(e, p.sport) || eng_is_rds_port(e, p.dport))) {
-		eng_tcp_packet(e, &p);
-		rc = 1;
-	} else if (p.l4 == WIRE_L4_UDP && p.dport == WIRE_ROCE_UDP_PORT) {
-		eng_roce_packet(e, &p);
-		rc = 1;
-	} else if (p.l3 == WIRE_L3_IB) {
-		eng_ib_packet(e, &p);
-		rc = 1;
-	}
+	rc = dispatch(e, &p);
 	e->buf = NULL;  /* the caller's packet is gone after this */
 	return rc;
 }
@@ -549,6 +624,10 @@ int dump_eng_packet(struct dump_eng *e, const struct dump_pkthdr *ph, const uint
 void dump_eng_finish(struct dump_eng *e)
 {
 	e->finishing = true;
+	/* what is still in pieces never reached a receiver */
+	e->mem -= e->ipf.mem;
+	dump_ipfrag_fini(&e->ipf);
+	e->drops.ipfrag = e->ipf.st;
 	/* oldest first, so what comes out follows the capture's order */
 	while (e->lru_tail)
 		eng_flow_free(e, e->lru_tail);
@@ -579,6 +658,7 @@ void dump_eng_free(struct dump_eng *e)
 	if (!e)
 		return;
 	e->finishing = true;
+	dump_ipfrag_fini(&e->ipf);
 	while (e->lru_tail) {
 		/* no more records: the sink may be gone */
 		struct flow *f = e->lru_tail;

@@ -323,7 +323,7 @@ static int set_filter(struct opts *o, pcap_t *p, int lt)
 	/* The RDMA sniffer's InfiniBand link has no UDP or TCP for a filter
 	 * to name: everything it gives is IB. */
 	if (!expr && !o->rfile && lt != WIRE_LINK_NETLINK && lt != WIRE_LINK_INFINIBAND) {
-		size_t cap = 64 + 24 * (o->cfg.ntcp_ports + 1);
+		size_t cap = 128 + 24 * (o->cfg.ntcp_ports + 1);
 		size_t n;
 
 		built = malloc(cap);
@@ -334,7 +334,10 @@ static int set_filter(struct opts *o, pcap_t *p, int lt)
 			n += (size_t)snprintf(built + n, cap - n, " or tcp port %u",
 					      o->cfg.tcp_ports[i]);
 		if (!o->cfg.ntcp_ports)
-			snprintf(built + n, cap - n, " or tcp port %u", WIRE_TCP_PORT);
+			n += (size_t)snprintf(built + n, cap - n, " or tcp port %u", WIRE_TCP_PORT);
+		/* "port" matches no fragment but the first, and the engine
+		 * puts fragments back together before it sees TCP or UDP */
+		snprintf(built + n, cap - n, " or ip[6:2] & 0x3fff != 0 or ip6[6] == 44");
 		expr = built;
 	}
 	if (!expr)
@@ -390,6 +393,46 @@ static bool report_drops(const struct opts *o, const struct dump_eng *eng)
 		       (unsigned long long)dr->conns_mem,
 		       (unsigned long long)dr->nomem, (unsigned long long)dr->nomem_bytes,
 		       o->cfg.max_flows ? o->cfg.max_flows : 4096, max_mem, dr->mem_max);
+	return cut;
+}
+
+/*
+ * What IP reassembly dropped, on stderr (and as a JSON record with
+ * --json). Datagrams dropped for overlapping or inconsistent fragments,
+ * for time, or still in pieces at the end never reached a receiver
+ * either: a note. Those dropped for room (DUMP_IPFRAG_MAX at once, or
+ * --max-mem) are rdsdump's own loss.
+ * Return: true if datagrams were dropped for room.
+ */
+static bool report_ipfrag(const struct opts *o, const struct dump_eng *eng)
+{
+	const struct dump_ipfrag_stats *st = &dump_eng_drops(eng)->ipfrag;
+	bool cut = st->evicted != 0;
+
+	if (!cut && !st->bad && !st->timeout && !st->unfinished && !st->trunc)
+		return false;
+	fprintf(stderr, "rdsdump: %s: IP reassembly: %llu datagrams put back together; "
+		"%llu dropped for overlapping or inconsistent fragments, %llu not complete "
+		"within %us, %llu incomplete at the end, %llu fragments cut by the capture; "
+		"%llu dropped for room (%u at once, --max-mem) holding %llu bytes\n",
+		cut ? "warning: output incomplete" : "note",
+		(unsigned long long)st->done, (unsigned long long)st->bad,
+		(unsigned long long)st->timeout,
+		(unsigned)(DUMP_IPFRAG_TIMEOUT_NS / 1000000000u),
+		(unsigned long long)st->unfinished, (unsigned long long)st->trunc,
+		(unsigned long long)st->evicted, DUMP_IPFRAG_MAX,
+		(unsigned long long)st->evicted_bytes);
+	if (o->json)
+		printf("{\"type\":\"ipfrag\",\"fragments\":%llu,\"datagrams\":%llu,"
+		       "\"duplicates\":%llu,\"bad\":%llu,\"timed_out\":%llu,"
+		       "\"unfinished\":%llu,\"cut_by_capture\":%llu,\"evicted\":%llu,"
+		       "\"evicted_bytes\":%llu,\"max_datagrams\":%u,\"timeout_s\":%u}\n",
+		       (unsigned long long)st->frags, (unsigned long long)st->done,
+		       (unsigned long long)st->dup, (unsigned long long)st->bad,
+		       (unsigned long long)st->timeout, (unsigned long long)st->unfinished,
+		       (unsigned long long)st->trunc, (unsigned long long)st->evicted,
+		       (unsigned long long)st->evicted_bytes, DUMP_IPFRAG_MAX,
+		       (unsigned)(DUMP_IPFRAG_TIMEOUT_NS / 1000000000u));
 	return cut;
 }
 
@@ -518,6 +561,8 @@ int main(int argc, char **argv)
 		free(cs);
 	}
 	if (report_drops(&o, eng) && !status)
+		status = 3;
+	if (report_ipfrag(&o, eng) && !status)
 		status = 3;
 	if (!o.rfile) {
 		struct pcap_stat ps;

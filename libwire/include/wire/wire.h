@@ -1291,7 +1291,8 @@ WIRE_API extern const struct wire_tok wire_nl_op_toks[];
 /* ------------------------------------------------------------------------
  * Capture packets: link layer, IP and TCP/UDP, far enough to find RDS/TCP,
  * RoCEv2 and netlink inside a capture. Fragments and IP options are
- * described, not reassembled.
+ * described, not reassembled (wire_ipfrag_decode() gives a reassembler
+ * what it needs of a fragment).
  */
 
 /* pcap link types (LINKTYPE_* values, as stored in capture files). */
@@ -1366,6 +1367,36 @@ struct wire_pkt {
  */
 WIRE_API int wire_pkt_decode(struct wire_pkt *p, int linktype, const uint8_t *buf,
 			     size_t caplen, size_t wirelen);
+
+/*
+ * One IPv4 or IPv6 fragment, as a reassembler keys and places it. The
+ * datagram it belongs to is (source, destination, id, proto) for IPv4 and
+ * (source, destination, id) for IPv6, as the kernel's ipq and frag_queue
+ * keys are; src and dst are the wire_pkt's.
+ */
+struct wire_ipfrag {
+	uint32_t id;                /* IPv4: 16 bits */
+	uint32_t offset;            /* bytes into the datagram's data */
+	bool more;                  /* IPv4 MF, IPv6 M */
+	uint8_t proto;              /* IPv4 protocol; IPv6 the fragment header's next header */
+	const uint8_t *hdr;         /* IPv4: header with options; IPv6: the fixed 40 bytes */
+	size_t hdr_len;
+	const uint8_t *data;        /* the fragment's data, captured whole */
+	size_t data_len;
+};
+
+/*
+ * wire_ipfrag_decode() - the fragment |p| (decoded by wire_pkt_decode(),
+ * ip_fragment set; its own return may be an error in the TCP or UDP
+ * header a first fragment holds only part of). An IPv4 fragment with more
+ * to come is cut to a multiple of 8 bytes as ip_frag_queue() does.
+ * Return: 0; WIRE_ERR_TRUNC if the capture holds less than the fragment;
+ * WIRE_ERR_MALFORMED for a fragment no kernel takes (an IPv6 one with more
+ * to come whose length is not a multiple of 8, an empty one with more to
+ * come, data beyond 65535 bytes); WIRE_ERR_INVAL (f or p NULL, p no
+ * fragment).
+ */
+WIRE_API int wire_ipfrag_decode(struct wire_ipfrag *f, const struct wire_pkt *p);
 
 /* ------------------------------------------------------------------------
  * RDS_INFO getsockopt items (net/rds/info.c; layouts of uapi <linux/rds.h>
