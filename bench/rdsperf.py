@@ -28,6 +28,11 @@ iperf3 -O 1, sockperf's own.
   rate, 64-byte messages  rdsperf -l 64             vs sockperf tp --tcp -m 64
   --variants              ping-pong also with --sched busy, --npaths 1 and
                           --path-rule port
+  --shim                  the three measures also as an unmodified AF_RDS
+                          program gets them: rdsperf --kernel through rdsrun,
+                          each process its own endpoint (shim) and through
+                          one rdsd (rdsd), in the unpinned condition, each
+                          against the same round's reference
   extras (unless --no-extras, and not with --only): scaling over --npaths
   1..8 and --sockets 1..16 (stream, 64 KiB, defaults, pinned), and librds
   core bytes per idle peer at 1, 100 and 1000 peers (bench_peers).
@@ -76,6 +81,8 @@ class Bench:
         self.peers = os.path.join(a.build, "bench/bench_peers")
         os.makedirs(a.out, exist_ok=True)
         self.pin = False
+        self.rdsrun = os.path.join(a.build, "shim/rdsrun")
+        self.rdsd = os.path.join(a.build, "shim/rdsd")
 
     def srv_cpu(self):
         return ["taskset", "-c", "0"] if self.pin else []
@@ -87,8 +94,8 @@ class Bench:
         with open(os.path.join(self.a.out, name), "w") as f:
             f.write(text)
 
-    def run(self, name, argv, timeout=None):
-        p = subprocess.run(argv, capture_output=True, text=True,
+    def run(self, name, argv, timeout=None, env=None):
+        p = subprocess.run(argv, capture_output=True, text=True, env=env,
                            timeout=timeout or self.a.time * 4 + 60)
         self.save(name + ".txt", " ".join(argv) + "\n" + p.stdout + p.stderr)
         if p.returncode != 0:
@@ -96,17 +103,28 @@ class Bench:
                                                     p.stderr[-500:]))
         return p.stdout
 
-    def rdsperf(self, name, args):
-        srv = subprocess.Popen(self.srv_cpu() + [self.perf, "-s", "-B", SRV, "-p", "18600"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    def rdsperf(self, name, args, shim=None):
+        """One rdsperf test; |shim| None (librds directly), "shim" or
+        "rdsd": both ends AF_RDS programs (--kernel) through rdsrun."""
+        pre, env, kern = [], None, []
+        if shim:
+            pre, kern = [self.rdsrun, "-f"], ["--kernel"]
+            env = dict(os.environ, RDSD_PATH=self.rdsd,
+                       RDSRUN_DAEMON="1" if shim == "rdsd" else "0")
+        srv = subprocess.Popen(self.srv_cpu() + pre + [self.perf, "-s", "-B", SRV, "-p", "18600"]
+                               + kern, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env=env)
         try:
             wait_port(18600)
-            out = self.run(name, self.cli_cpu() + [self.perf, "-c", SRV, "-B", CLI,
-                                                   "-p", "18600", "-t", str(self.a.time),
-                                                   "-O", "1", "-i", "0", "--json"] + args)
+            out = self.run(name, self.cli_cpu() + pre + [self.perf, "-c", SRV, "-B", CLI,
+                                                         "-p", "18600", "-t", str(self.a.time),
+                                                         "-O", "1", "-i", "0", "--json"]
+                           + kern + args, env=env)
         finally:
             srv.terminate()
             srv.wait(timeout=30)
+        if shim == "rdsd":
+            time.sleep(2.5)  # a spawned rdsd lingers 2 s after its last socket
         return json.loads(out)["runs"][0]["end"]
 
     def iperf3(self, name):
@@ -157,6 +175,8 @@ def main():
     ap.add_argument("--variants", action="store_true",
                     help="ping-pong also with --sched busy, --npaths 1, --path-rule port")
     ap.add_argument("--no-extras", action="store_true", help="no scaling, no memory")
+    ap.add_argument("--shim", action="store_true",
+                    help="also rdsperf --kernel through rdsrun: per process and through rdsd")
     a = ap.parse_args()
     conds = [c for c in a.conditions.split(",") if c]
     if not conds or any(c not in ("unpinned", "pinned") for c in conds):
@@ -167,6 +187,9 @@ def main():
     b = Bench(a)
     if not os.access(b.perf, os.X_OK):
         sys.exit("bench: no %s; build the release preset first" % b.perf)
+    if a.shim and not os.access(b.rdsrun, os.X_OK):
+        sys.exit("bench: no %s; the shim is built with the release preset" % b.rdsrun)
+    shims = ("shim", "rdsd") if a.shim else ()
     want = lambda what: a.only in (None, what)  # noqa: E731
     load0 = loadavg()
     # rounds[cond] = list of dicts, one per round
@@ -180,12 +203,19 @@ def main():
                 r["iperf3"] = b.iperf3("iperf3-" + tag)
                 e = b.rdsperf("stream-64k-" + tag, ["-l", "64K"])
                 r["stream"] = e["receiver"]["bits_per_second"]
+                for k in shims if c == "unpinned" else ():
+                    e = b.rdsperf("stream-64k-%s-%s" % (k, tag), ["-l", "64K"], k)
+                    r["stream_" + k] = e["receiver"]["bits_per_second"]
             if want("pingpong"):
                 out = b.sockperf("pp", "sockperf-pp-" + tag, ["--full-rtt"])
                 r["sp50"], r["sp99"] = pct(out, "50.000"), pct(out, "99.000")
                 e = b.rdsperf("pingpong-64-" + tag, ["--test", "pingpong", "-l", "64"])
                 r["p50"], r["p99"] = e["latency"]["p50"], e["latency"]["p99"]
                 r["cpu"] = (e["cpu"]["client_percent"], e["cpu"]["server_percent"])
+                for k in shims if c == "unpinned" else ():
+                    e = b.rdsperf("pingpong-64-%s-%s" % (k, tag),
+                                  ["--test", "pingpong", "-l", "64"], k)
+                    r["p50_" + k], r["p99_" + k] = e["latency"]["p50"], e["latency"]["p99"]
                 if a.variants:
                     for k, args in (("busy", ["--sched", "busy"]), ("one", ["--npaths", "1"]),
                                     ("port", ["--path-rule", "port"])):
@@ -198,6 +228,9 @@ def main():
                 r["stp"] = float(m.group(1)) if m else float("nan")
                 e = b.rdsperf("stream-64-" + tag, ["-l", "64"])
                 r["rate"] = e["receiver"]["messages_per_second"]
+                for k in shims if c == "unpinned" else ():
+                    e = b.rdsperf("stream-64-%s-%s" % (k, tag), ["-l", "64"], k)
+                    r["rate_" + k] = e["receiver"]["messages_per_second"]
             rounds[c].append(r)
     # extras
     scale, mem = [], []
@@ -255,6 +288,36 @@ def main():
                   "| %.0f msg/s | %.0f msg/s | %.2f | %.2f-%.2f | >= 3 |" % (
                       c, median([r["rate"] for r in rs]), median([r["stp"] for r in rs]),
                       rt[0], rt[1], rt[2]))
+    if shims and "unpinned" in conds:
+        rs = rounds["unpinned"]
+        print()
+        print("An unmodified AF_RDS program (`rdsperf --kernel` at both ends through "
+              "`rdsrun -f`), unpinned, against the same round's reference:")
+        print()
+        print("| Measure | path | rdsperf (median) | reference (median) | ratio (median) "
+              "| ratio range |")
+        print("|---|---|---:|---:|---:|---|")
+        for k in shims:
+            what = "per process (RDSRUN_DAEMON=0)" if k == "shim" else "through rdsd"
+            if want("stream"):
+                rt = stat([r["stream_" + k] / r["iperf3"] for r in rs])
+                print("| 64 KiB stream / iperf3 | %s | %.2f Gbit/s | %.2f Gbit/s | %.2f "
+                      "| %.2f-%.2f |" % (what, median([r["stream_" + k] for r in rs]) / 1e9,
+                                         median([r["iperf3"] for r in rs]) / 1e9, *rt))
+            if want("pingpong"):
+                rt = stat([r["p50_" + k] / r["sp50"] for r in rs])
+                r99 = stat([r["p99_" + k] / r["sp99"] for r in rs])
+                print("| 64 B ping-pong p50 / sockperf | %s | %.1f us | %.1f us | %.2f "
+                      "| %.2f-%.2f |" % (what, median([r["p50_" + k] for r in rs]),
+                                         median([r["sp50"] for r in rs]), *rt))
+                print("| ... p99 | %s | %.1f us | %.1f us | %.2f | %.2f-%.2f |" % (
+                    what, median([r["p99_" + k] for r in rs]),
+                    median([r["sp99"] for r in rs]), *r99))
+            if want("rate"):
+                rt = stat([r["rate_" + k] / r["stp"] for r in rs])
+                print("| 64 B rate / sockperf tp | %s | %.0f msg/s | %.0f msg/s | %.2f "
+                      "| %.2f-%.2f |" % (what, median([r["rate_" + k] for r in rs]),
+                                         median([r["stp"] for r in rs]), *rt))
     for c in conds:
         print()
         print("Rounds, %s:" % c)
