@@ -76,6 +76,9 @@ struct rdsp_sock {
 	uint16_t conn_port;
 	int transport;               /* SO_RDS_TRANSPORT set, or RDS_TRANS_NONE */
 	bool cong_monitor, recverr;
+	/* SO_SNDBUF/SO_RCVBUF set by the application: librds keeps such a
+	 * value as the kernel does; one never set grows with use. */
+	bool sndbuf_set, rcvbuf_set;
 	uint8_t tos;
 	bool sent;                   /* a message left: TOS is fixed */
 	bool in_token;               /* the readable byte waits in |a| */
@@ -1288,9 +1291,9 @@ RDSP_EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
 			(void)REAL(getsockopt)(s->b, SOL_SOCKET, SO_SNDBUF, &sb, &l);
 			l = sizeof(int);
 			(void)REAL(getsockopt)(s->b, SOL_SOCKET, SO_RCVBUF, &rb, &l);
-			if (sb / 2 > 0)
+			if (s->sndbuf_set && sb / 2 > 0)
 				(void)rdsu_sock_set_sndbuf(us, (uint32_t)sb / 2, now);
-			if (rb / 2 > 0)
+			if (s->rcvbuf_set && rb / 2 > 0)
 				(void)rdsu_sock_set_rcvbuf(us, (uint32_t)rb / 2, now);
 			(void)rdsu_sock_set_cong_monitor(us, s->cong_monitor);
 			rdsu_sock_set_ctx(us, s);
@@ -1473,7 +1476,7 @@ static ssize_t do_send(struct rdsp_sock *s, const struct msghdr *mh, int flags)
 		return -EMSGSIZE;
 	for (size_t i = 0; i < mh->msg_iovlen; i++)
 		total += mh->msg_iov[i].iov_len;
-	if (total > RDSP_MAX_MSG || total > rdsu_sock_get_sndbuf(s->us))
+	if (total > RDSP_MAX_MSG || total > rdsu_sock_max_msg(s->us))
 		return -EMSGSIZE;
 	{
 		int ce = send_cmsgs_refused(mh);
@@ -1874,6 +1877,10 @@ RDSP_EXPORT int setsockopt(int fd, int level, int name, const void *v, socklen_t
 		/* Generic options live on the shim's end, which the kernel's
 		 * socket layer checks and doubles as for any socket. */
 		e = REAL(setsockopt)(s->b, level, name, v, len) < 0 ? -errno : 0;
+		if (e == 0 && (name == SO_SNDBUF || name == SO_SNDBUFFORCE))
+			s->sndbuf_set = true;
+		if (e == 0 && (name == SO_RCVBUF || name == SO_RCVBUFFORCE))
+			s->rcvbuf_set = true;
 		if (e == 0 && s->us && (name == SO_SNDBUF || name == SO_SNDBUFFORCE ||
 					name == SO_RCVBUF || name == SO_RCVBUFFORCE)) {
 			int val = 0;
