@@ -282,10 +282,7 @@ def main():
         print("[%5.1f s] %s" % (time.time() - t0, msg), flush=True)
 
     fails = run(a.kernel, a.conform, a.rdsdump, out, a.faults, log)
-    for f in fails:
-        log("FAIL: " + f)
-    log("%s on %s%s" % ("FAIL" if fails else "PASS", a.kernel, " (faults)" if a.faults else ""))
-    return 1 if fails else 0
+    return lab.verdict(fails, log, a.kernel + (" (faults)" if a.faults else ""))
 
 
 if __name__ == "__main__":

@@ -247,10 +247,7 @@ def main():
         except Exception as e:  # noqa: BLE001 - any failure is reported, the lab cleans up
             fails.append("%s: %s" % (type(e).__name__, e))
             print("--- console:\n" + l.console(1)[-1500:])
-    for f in fails:
-        log("FAIL: " + f)
-    log("%s on %s" % ("FAIL" if fails else "PASS", a.kernel))
-    return 1 if fails else 0
+    return lab.verdict(fails, log, a.kernel)
 
 
 if __name__ == "__main__":

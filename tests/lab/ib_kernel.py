@@ -864,10 +864,7 @@ def main():
             log("%s: %s; once more" % (name, f[0]))
             f = run_layout(a.kernel, a.ibpeer, out, name, me, kern, passive, log)
         fails += f
-    for f in fails:
-        log("FAIL: " + f)
-    log("%s on %s" % ("FAIL" if fails else "PASS", a.kernel))
-    return 1 if fails else 0
+    return lab.verdict(fails, log, a.kernel)
 
 
 if __name__ == "__main__":

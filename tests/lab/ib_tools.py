@@ -316,10 +316,7 @@ def main():
         if fails:
             for g in (1, 2):
                 print("--- console %d:\n%s" % (g, l.console(g)[-2000:]))
-    for f in fails:
-        log("FAIL: " + f)
-    log("%s on %s" % ("FAIL" if fails else "PASS", a.kernel))
-    return 1 if fails else 0
+    return lab.verdict(fails, log, a.kernel)
 
 
 if __name__ == "__main__":

@@ -70,6 +70,15 @@ def root_or_skip():
     return 77
 
 
+def verdict(fails, log, what):
+    """Logs each failure and the verdict on |what| (the kernel, and any
+    variant); returns the test's exit code."""
+    for f in fails:
+        log("FAIL: " + f)
+    log("%s on %s" % ("FAIL" if fails else "PASS", what))
+    return 1 if fails else 0
+
+
 def run_share(out, name, progs):
     """A fresh run directory |out|/|name| and its share/ (the guest's
     /run/lab: the guest sees the host's root read-only but with its own
