@@ -56,16 +56,24 @@ void out_putc(struct out *o, char c)
 	o->n++;
 }
 
-void out_put_u64(struct out *o, uint64_t v)
+/* |v| in decimal at the end of |t|; returns where the digits start. */
+static size_t dec_u64(char t[20], uint64_t v)
 {
-	char t[20];
-	int i = sizeof(t);
+	size_t i = 20;
 
 	do {
 		t[--i] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	out_putn(o, t + i, sizeof(t) - (size_t)i);
+	return i;
+}
+
+void out_put_u64(struct out *o, uint64_t v)
+{
+	char t[20];
+	size_t i = dec_u64(t, v);
+
+	out_putn(o, t + i, sizeof(t) - i);
 }
 
 void out_put_i64(struct out *o, int64_t v)
@@ -177,13 +185,9 @@ static void jputc(struct out *o, char c)
 static void jput_u64(struct out *o, uint64_t v)
 {
 	char t[20];
-	int i = sizeof(t);
+	size_t i = dec_u64(t, v);
 
-	do {
-		t[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	jput(o, t + i, sizeof(t) - (size_t)i);
+	jput(o, t + i, sizeof(t) - i);
 }
 
 static void jput_i64(struct out *o, int64_t v)
