@@ -109,6 +109,16 @@ const char *wire_flag_name(uint8_t bit)
 	return wire_tok_name(wire_flag_toks, bit);
 }
 
+const char *wire_flag_label(uint8_t bit, char tmp[static 8])
+{
+	const char *name = wire_flag_name(bit);
+
+	if (name)
+		return name;
+	snprintf(tmp, 8, "0x%02x", bit);
+	return tmp;
+}
+
 size_t wire_flags_str(uint8_t flags, char *buf, size_t cap)
 {
 	char all[128]; /* every name plus two unknown bits fits */
@@ -117,16 +127,11 @@ size_t wire_flags_str(uint8_t flags, char *buf, size_t cap)
 	if (!flags)
 		n = (size_t)snprintf(all, sizeof(all), "none");
 	for (unsigned i = 0; i < 8; i++) {
-		const char *name = wire_flag_name((uint8_t)(1u << i));
+		char tmp[8];
 
-		if (!(flags & (1u << i)))
-			continue;
-		if (name)
-			n += (size_t)snprintf(all + n, sizeof(all) - n, "%s%s",
-					      n ? "|" : "", name);
-		else
-			n += (size_t)snprintf(all + n, sizeof(all) - n, "%s0x%02x",
-					      n ? "|" : "", 1u << i);
+		if (flags & (1u << i))
+			n += (size_t)snprintf(all + n, sizeof(all) - n, "%s%s", n ? "|" : "",
+					      wire_flag_label((uint8_t)(1u << i), tmp));
 	}
 	if (cap)
 		snprintf(buf, cap, "%s", all);

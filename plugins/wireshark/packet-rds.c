@@ -522,16 +522,10 @@ static proto_tree *show_hdr(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 		proto_tree_add_bitmask(t, tvb, 24, d->hf, ett_flags, flag_bits, ENC_NA);
 	for (unsigned i = 0; i < 8; i++) {
 		uint8_t bit = (uint8_t)(1u << i);
-		const char *name = wire_flag_name(bit);
 		char tmp[8];
 
-		if (!(h->flags & bit))
-			continue;
-		if (!name) {
-			snprintf(tmp, sizeof(tmp), "0x%02x", bit);
-			name = tmp;
-		}
-		gen(add_s(t, "flag_names", tvb, 24, 1, name));
+		if (h->flags & bit)
+			gen(add_s(t, "flag_names", tvb, 24, 1, wire_flag_label(bit, tmp)));
 	}
 	add_u(t, "credit", tvb, 25, 1, h->credit);
 	add_bytes(t, "pad", tvb, 26, 4);

@@ -1179,16 +1179,10 @@ static void rec_msg(struct out *o, const struct dump_rec *r)
 	out_arr_open(o, M_FLAG_NAMES);
 	for (unsigned i = 0; i < 8 && out_is_json(o); i++) {
 		uint8_t bit = (uint8_t)(1u << i);
-		const char *name = wire_flag_name(bit);
 		char tmp[8];
 
-		if (!(h->flags & bit))
-			continue;
-		if (!name) {
-			snprintf(tmp, sizeof(tmp), "0x%02x", bit);
-			name = tmp;
-		}
-		out_elem_str(o, name);
+		if (h->flags & bit)
+			out_elem_str(o, wire_flag_label(bit, tmp));
 	}
 	out_close(o);
 	out_u64(o, M_CREDIT, h->credit);

@@ -289,6 +289,9 @@ WIRE_API bool wire_hdr_csum_ok(const struct wire_hdr *h);
 /* wire_flag_name() - name of a single flag bit ("CONG_BITMAP", ...), NULL if
  * the bit is not known. */
 WIRE_API const char *wire_flag_name(uint8_t bit);
+/* wire_flag_label() - wire_flag_name(), or "0x40" written into |tmp| for a
+ * bit without a name, so that every bit has a printable label. */
+WIRE_API const char *wire_flag_label(uint8_t bit, char tmp[static 8]);
 /* wire_flag_toks - the flag bits by value (RDS_FLAG_*). */
 WIRE_API extern const struct wire_tok wire_flag_toks[];
 /*

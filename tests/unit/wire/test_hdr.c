@@ -162,7 +162,7 @@ static void test_csum_odd_length(void **state)
 
 static void test_flags_names(void **state)
 {
-	char buf[128];
+	char buf[128], tmp[8];
 
 	(void)state;
 	assert_string_equal(wire_flag_name(0x01), "CONG_BITMAP");
@@ -173,6 +173,8 @@ static void test_flags_names(void **state)
 	assert_string_equal(wire_flag_name(0x20), "EXTHDR_EXTENSION");
 	assert_null(wire_flag_name(0x40));
 	assert_null(wire_flag_name(0x03));
+	assert_string_equal(wire_flag_label(0x20, tmp), "EXTHDR_EXTENSION");
+	assert_string_equal(wire_flag_label(0x40, tmp), "0x40");
 	assert_int_equal(wire_flags_str(0, buf, sizeof(buf)), 4);
 	assert_string_equal(buf, "none");
 	wire_flags_str(0x06, buf, sizeof(buf));
