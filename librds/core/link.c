@@ -139,6 +139,23 @@ static int up_path_framed(struct rdsu_ep *ep, uint64_t link, enum rdsu_framing f
 	return r == 1 && (*out)->cp_state == RDSU_PATH_UP ? 1 : 0;
 }
 
+/*
+ * The up stream path for a call that moves stream bytes: as
+ * up_path_framed(), except that a link which is not up can only have
+ * moved nothing, so |moved| there is RDSU_ERR_INVAL.
+ */
+static int moving_path(struct rdsu_ep *ep, uint64_t link, bool moved, struct rdsu_path **out)
+{
+	int r;
+
+	if (!ep)
+		return RDSU_ERR_INVAL;
+	r = up_path_framed(ep, link, RDSU_FRAMING_STREAM, out);
+	if (r == 0 && moved)
+		return RDSU_ERR_INVAL;
+	return r;
+}
+
 ssize_t rdsu_link_input(struct rdsu_ep *ep, uint64_t link, const uint8_t *in, size_t len,
 			rdsu_ns now)
 {
@@ -179,13 +196,9 @@ int rdsu_link_advance(struct rdsu_ep *ep, uint64_t link, size_t n, rdsu_ns now)
 	int r;
 
 	(void)now;
-	if (!ep)
-		return RDSU_ERR_INVAL;
-	r = up_path_framed(ep, link, RDSU_FRAMING_STREAM, &cp);
-	if (r < 0)
+	r = moving_path(ep, link, n != 0, &cp);
+	if (r <= 0)
 		return r;
-	if (r == 0)
-		return n ? RDSU_ERR_INVAL : 0;
 	return rdsu_send_advance(cp, n);
 }
 
@@ -221,14 +234,9 @@ int rdsu_link_acked(struct rdsu_ep *ep, uint64_t link, uint64_t acked, rdsu_ns n
 	struct rdsu_path *cp;
 	int r;
 
-	(void)now;
-	if (!ep)
-		return RDSU_ERR_INVAL;
-	r = up_path_framed(ep, link, RDSU_FRAMING_STREAM, &cp);
-	if (r < 0)
+	r = moving_path(ep, link, acked != 0, &cp);
+	if (r <= 0)
 		return r;
-	if (r == 0)
-		return acked ? RDSU_ERR_INVAL : 0;
 	return rdsu_send_acked(cp, acked, now);
 }
 
