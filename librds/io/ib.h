@@ -106,6 +106,35 @@ static inline void rdsu_ib_why(struct ib_link *l, int event, int status)
 }
 /* Retire without telling the core (it asked for the close). */
 void rdsu_ib_link_retire(struct ib_link *l);
+/* A completion that failed or that the ring cannot have asked for: the
+ * link is lost. Return: false, for the poll to stop. */
+static inline bool rdsu_ib_wc_lost(struct ib_link *l, int status, rdsu_ns now)
+{
+	rdsu_ib_why(l, IB_WHY_WC, status);
+	rdsu_ib_link_lost(l, now);
+	return false;
+}
+/* Poll |cq| empty, handing each completion to |one|, which returns false
+ * to stop (the link was lost or retired). A failed poll loses the link.
+ * Return: false if the link was lost or |one| stopped. */
+static inline bool rdsu_ib_cq_drain(struct ib_link *l, struct ibv_cq *cq,
+				    bool (*one)(struct ib_link *l, const struct ibv_wc *wc,
+						rdsu_ns now),
+				    rdsu_ns now)
+{
+	struct ibv_wc wc[16];
+	int n;
+
+	while ((n = ibv_poll_cq(cq, 16, wc)) > 0)
+		for (int i = 0; i < n; i++)
+			if (!one(l, &wc[i], now))
+				return false;
+	if (n < 0) {
+		rdsu_ib_link_lost(l, now);
+		return false;
+	}
+	return true;
+}
 
 /* ib_cm.c */
 int rdsu_ib_cm_open(struct rdsu_ib *t);
