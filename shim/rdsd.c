@@ -758,6 +758,23 @@ static bool fam_ok(int family, const struct rdsu_addr *a)
 	return family == 6 || rdsu_addr_is_v4(a);
 }
 
+/* Every endpoint's connections to peers of |family| (fam_ok), in turn. */
+struct conn_iter {
+	struct ep *e;
+	size_t pos;
+	int family;
+};
+
+/* The next one. Return: 1 and *ci filled; 0 at the end. */
+static int conn_next(struct conn_iter *ci_it, struct rdsu_conn_info *ci)
+{
+	for (; ci_it->e; ci_it->e = ci_it->e->next, ci_it->pos = 0)
+		while (rdsu_ep_conn_next(rdsu_tcp_ep(ci_it->e->t), &ci_it->pos, ci) == 1)
+			if (fam_ok(ci_it->family, &ci->faddr))
+				return 1;
+	return 0;
+}
+
 static void info_counters(struct info_out *o)
 {
 	struct rdsu_stats sum = { { 0 } }, st;
@@ -779,31 +796,26 @@ static void info_counters(struct info_out *o)
 static void info_conns(struct info_out *o, unsigned opt, int family)
 {
 	struct wire_info_item it = { .opt = opt, .kind = WIRE_INFO_KIND_CONN, .family = family };
+	struct conn_iter ci_it = { .e = g_eps, .family = family };
+	struct rdsu_conn_info ci;
 
-	for (struct ep *e = g_eps; e; e = e->next) {
-		struct rdsu_conn_info ci;
-		size_t pos = 0;
+	while (conn_next(&ci_it, &ci)) {
+		struct wire_info_conn *c = &it.u.conn;
+		const struct rdsu_path_info *p = &ci.path[0];
 
-		while (rdsu_ep_conn_next(rdsu_tcp_ep(e->t), &pos, &ci) == 1) {
-			struct wire_info_conn *c = &it.u.conn;
-			const struct rdsu_path_info *p = &ci.path[0];
-
-			if (!fam_ok(family, &ci.faddr))
-				continue;
-			memset(c, 0, sizeof(*c));
-			c->next_tx_seq = p->next_tx_seq;
-			c->next_rx_seq = p->next_rx_seq;
-			memcpy(c->laddr, ci.laddr.a, 16);
-			memcpy(c->faddr, ci.faddr.a, 16);
-			snprintf(c->transport, sizeof(c->transport), "tcp");
-			if (p->state == RDSU_PATH_UP)
-				c->flags |= WIRE_INFO_CONN_CONNECTED;
-			else if (p->state == RDSU_PATH_CONNECTING)
-				c->flags |= WIRE_INFO_CONN_CONNECTING;
-			if (p->send_q_msgs)
-				c->flags |= WIRE_INFO_CONN_SENDING;
-			info_put(o, &it);
-		}
+		memset(c, 0, sizeof(*c));
+		c->next_tx_seq = p->next_tx_seq;
+		c->next_rx_seq = p->next_rx_seq;
+		memcpy(c->laddr, ci.laddr.a, 16);
+		memcpy(c->faddr, ci.faddr.a, 16);
+		snprintf(c->transport, sizeof(c->transport), "tcp");
+		if (p->state == RDSU_PATH_UP)
+			c->flags |= WIRE_INFO_CONN_CONNECTED;
+		else if (p->state == RDSU_PATH_CONNECTING)
+			c->flags |= WIRE_INFO_CONN_CONNECTING;
+		if (p->send_q_msgs)
+			c->flags |= WIRE_INFO_CONN_SENDING;
+		info_put(o, &it);
 	}
 }
 
@@ -860,30 +872,25 @@ static void info_socks(struct info_out *o, unsigned opt, int family)
 static void info_tcp_socks(struct info_out *o, unsigned opt, int family)
 {
 	struct wire_info_item it = { .opt = opt, .kind = WIRE_INFO_KIND_TCP_SOCK, .family = family };
+	struct conn_iter ci_it = { .e = g_eps, .family = family };
+	struct rdsu_conn_info ci;
 
-	for (struct ep *e = g_eps; e; e = e->next) {
-		struct rdsu_conn_info ci;
-		size_t pos = 0;
+	while (conn_next(&ci_it, &ci)) {
+		for (int i = 0; i < WIRE_MAX_PATHS; i++) {
+			const struct rdsu_path_info *p = &ci.path[i];
+			struct wire_info_tcp_sock *t = &it.u.tcp_sock;
 
-		while (rdsu_ep_conn_next(rdsu_tcp_ep(e->t), &pos, &ci) == 1) {
-			if (!fam_ok(family, &ci.faddr))
+			if (!p->link || p->state != RDSU_PATH_UP)
 				continue;
-			for (int i = 0; i < WIRE_MAX_PATHS; i++) {
-				const struct rdsu_path_info *p = &ci.path[i];
-				struct wire_info_tcp_sock *t = &it.u.tcp_sock;
-
-				if (!p->link || p->state != RDSU_PATH_UP)
-					continue;
-				memset(t, 0, sizeof(*t));
-				memcpy(t->local_addr, ci.laddr.a, 16);
-				memcpy(t->peer_addr, ci.faddr.a, 16);
-				t->local_port = p->outgoing ? p->local_sport : RDSU_TCP_PORT;
-				t->peer_port = p->outgoing ? RDSU_TCP_PORT : p->peer_sport;
-				t->last_sent_nxt = (uint32_t)p->tx_bytes;
-				t->last_expected_una = (uint32_t)p->tx_bytes;
-				t->last_seen_una = (uint32_t)p->acked_bytes;
-				info_put(o, &it);
-			}
+			memset(t, 0, sizeof(*t));
+			memcpy(t->local_addr, ci.laddr.a, 16);
+			memcpy(t->peer_addr, ci.faddr.a, 16);
+			t->local_port = p->outgoing ? p->local_sport : RDSU_TCP_PORT;
+			t->peer_port = p->outgoing ? RDSU_TCP_PORT : p->peer_sport;
+			t->last_sent_nxt = (uint32_t)p->tx_bytes;
+			t->last_expected_una = (uint32_t)p->tx_bytes;
+			t->last_seen_una = (uint32_t)p->acked_bytes;
+			info_put(o, &it);
 		}
 	}
 }
