@@ -51,6 +51,7 @@
 #include <dirent.h>
 
 #include "rdsd_proto.h"
+#include "rdsopt.h"
 
 #ifndef SO_RCVTIMEO_NEW
 #define SO_RCVTIMEO_NEW 66
@@ -74,8 +75,7 @@ struct rdsp_sock {
 	bool connected;
 	struct rdsu_addr conn_addr;
 	uint16_t conn_port;
-	int transport;               /* SO_RDS_TRANSPORT set, or RDS_TRANS_NONE */
-	bool cong_monitor, recverr;
+	struct rdsopt opt;
 	/* SO_SNDBUF/SO_RCVBUF set by the application: librds keeps such a
 	 * value as the kernel does; one never set grows with use. */
 	bool sndbuf_set, rcvbuf_set;
@@ -211,7 +211,7 @@ static void sync_sock(struct rdsp_sock *s)
 		return;
 	m = s->us ? rdsu_sock_poll(s->us) : RDSU_POLLOUT;
 
-	if (!s->cong_monitor && (m & RDSU_POLLWRBAND))
+	if (!s->opt.cong_monitor && (m & RDSU_POLLWRBAND))
 		s->once_in = true;
 	in = (m & RDSU_POLLIN) || s->once_in;
 	if (in && !s->in_token) {
@@ -778,7 +778,7 @@ static struct rdsp_sock *dm_new(int fd)
 	s->b = -1;
 	s->chan = -1;
 	s->fds = 1;
-	s->transport = (int)RDS_TRANS_NONE;
+	rdsopt_init(&s->opt);
 	pthread_mutex_init(&s->dlock, NULL);
 	return s;
 }
@@ -1230,7 +1230,7 @@ RDSP_EXPORT int socket(int domain, int type, int protocol)
 	s->a = sv[0];
 	s->b = sv[1];
 	s->fds = 1;
-	s->transport = (int)RDS_TRANS_NONE;
+	rdsopt_init(&s->opt);
 	/* The smallest send buffer: filling it costs one 4 KiB write. */
 	(void)REAL(setsockopt)(s->a, SOL_SOCKET, SO_SNDBUF, &one, sizeof(one));
 	(void)REAL(fcntl)(s->b, F_SETFL, O_NONBLOCK);
@@ -1295,7 +1295,7 @@ RDSP_EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
 				(void)rdsu_sock_set_sndbuf(us, (uint32_t)sb / 2, now);
 			if (s->rcvbuf_set && rb / 2 > 0)
 				(void)rdsu_sock_set_rcvbuf(us, (uint32_t)rb / 2, now);
-			(void)rdsu_sock_set_cong_monitor(us, s->cong_monitor);
+			(void)rdsu_sock_set_cong_monitor(us, s->opt.cong_monitor);
 			rdsu_sock_set_ctx(us, s);
 			e = rdsu_sock_bind(us, &addr, port);
 			if (e < 0)
@@ -1769,17 +1769,9 @@ RDSP_EXPORT ssize_t read(int fd, void *buf, size_t len)
  * Options
  */
 
-static int get_int_opt(const void *v, socklen_t len, int *out)
-{
-	if (!v || len < (socklen_t)sizeof(int))
-		return -EINVAL;
-	memcpy(out, v, sizeof(int));
-	return 0;
-}
-
 static int set_rds_opt(struct rdsp_sock *s, int name, const void *v, socklen_t len)
 {
-	int iv, e;
+	int e;
 
 	switch (name) {
 	case RDS_CANCEL_SENT_TO: {
@@ -1794,32 +1786,11 @@ static int set_rds_opt(struct rdsp_sock *s, int name, const void *v, socklen_t l
 		flush_locked();
 		return e < 0 ? e : 0;
 	}
-	case RDS_RECVERR:
-		if ((e = get_int_opt(v, len, &iv)) < 0)
-			return e;
-		s->recverr = iv != 0;
-		return 0;
 	case RDS_CONG_MONITOR:
-		if ((e = get_int_opt(v, len, &iv)) < 0)
-			return e;
-		s->cong_monitor = iv != 0;
-		if (s->us)
-			(void)rdsu_sock_set_cong_monitor(s->us, s->cong_monitor);
-		sync_sock(s);
-		return 0;
-	case SO_RDS_TRANSPORT:
-		/* rds_set_transport: once, before bind; IB is absent. */
-		if (s->transport != (int)RDS_TRANS_NONE || s->us)
-			return -EOPNOTSUPP;
-		if (!v || len != (socklen_t)sizeof(int))
-			return -EINVAL;
-		memcpy(&iv, v, sizeof(iv));
-		if (iv < 0 || iv >= RDS_TRANS_COUNT)
-			return -EINVAL;
-		if (iv != RDS_TRANS_TCP)
-			return -ENOPROTOOPT;
-		s->transport = iv;
-		return 0;
+		e = rdsopt_set(&s->opt, s->us, name, v, len);
+		if (e == 0)
+			sync_sock(s);
+		return e;
 	case RDS_GET_MR:
 	case RDS_GET_MR_FOR_DEST:
 		if (!v || len != (socklen_t)(name == RDS_GET_MR ? sizeof(struct rds_get_mr_args)
@@ -1830,7 +1801,7 @@ static int set_rds_opt(struct rdsp_sock *s, int name, const void *v, socklen_t l
 		/* no memory region is ever registered */
 		return -EINVAL;
 	default:
-		return -ENOPROTOOPT;
+		return rdsopt_set(&s->opt, s->us, name, v, len);
 	}
 }
 
@@ -1943,18 +1914,12 @@ RDSP_EXPORT int getsockopt(int fd, int level, int name, void *v, socklen_t *len)
 		return e < 0 ? set_errno(e) : e;
 	}
 	if (level == SOL_RDS) {
-		switch (name) {
-		case RDS_RECVERR:
-			e = put_int_opt(s->recverr, v, len);
-			break;
-		case SO_RDS_TRANSPORT:
-			e = put_int_opt(s->us ? RDS_TRANS_TCP : s->transport, v, len);
-			break;
-		default:
-			/* RDS_INFO_* included: not answered yet (docs/shim.md) */
-			e = -ENOPROTOOPT;
-			break;
-		}
+		int iv;
+
+		/* RDS_INFO_* is not answered yet (docs/shim.md) */
+		e = rdsopt_get(&s->opt, s->us, name, &iv);
+		if (e == 0)
+			e = put_int_opt(iv, v, len);
 	} else if (level == SOL_SOCKET) {
 		switch (name) {
 		case SO_TYPE:
@@ -2132,7 +2097,7 @@ RDSP_EXPORT int ioctl(int fd, unsigned long req, ...)
 		if (s->tos || s->sent)
 			e = -EINVAL;
 		else
-			s->tos = (s->us || s->transport == RDS_TRANS_TCP) ? 0 : tos;
+			s->tos = (s->us || s->opt.transport == RDSU_TRANS_TCP) ? 0 : tos;
 	}
 	put_locked(s);
 	return e < 0 ? set_errno(e) : 0;

@@ -38,6 +38,7 @@
 #include <wire/wire.h>
 
 #include "rdsd_proto.h"
+#include "rdsopt.h"
 
 enum obj_kind { OBJ_LISTEN, OBJ_SOCK, OBJ_CHAN, OBJ_EP };
 
@@ -95,8 +96,8 @@ struct dsock {
 	bool connected;
 	struct rdsu_addr caddr;
 	uint16_t cport;
-	unsigned transport;
-	bool cong_monitor, recverr, sent;
+	struct rdsopt opt;
+	bool sent;
 	uint8_t tos;
 	uint32_t sndbuf, rcvbuf;  /* payload budgets, as librds takes them */
 	bool push_blocked;        /* the connection is full: wait for EPOLLOUT */
@@ -435,7 +436,7 @@ static void accept_one(void)
 	s->o.kind = OBJ_SOCK;
 	s->fd = fd;
 	s->ino = fstat(fd, &st) == 0 ? st.st_ino : 0;
-	s->transport = RDSU_TRANS_NONE;
+	rdsopt_init(&s->opt);
 	s->sndbuf = s->rcvbuf = RDSU_DEFAULT_BUF;
 	s->lq_tail = &s->lq;
 	s->parked_tail = &s->parked;
@@ -470,9 +471,9 @@ static int do_bind(struct dsock *s, const struct rdsd_req *q)
 		rdsu_sock_set_ctx(s->us, s);
 		(void)rdsu_sock_set_sndbuf(s->us, s->sndbuf, rdsu_clock());
 		(void)rdsu_sock_set_rcvbuf(s->us, s->rcvbuf, rdsu_clock());
-		(void)rdsu_sock_set_cong_monitor(s->us, s->cong_monitor);
-		if (s->transport != RDSU_TRANS_NONE)
-			(void)rdsu_sock_set_transport(s->us, s->transport);
+		(void)rdsu_sock_set_cong_monitor(s->us, s->opt.cong_monitor);
+		if (s->opt.transport != RDSU_TRANS_NONE)
+			(void)rdsu_sock_set_transport(s->us, s->opt.transport);
 		s->ep = e;
 	}
 	r = rdsu_sock_bind(s->us, &a, q->port);
@@ -673,7 +674,7 @@ static int do_setopt(struct dsock *s, const struct rdsd_req *q, const uint8_t *v
 			return -EFAULT;
 		if (s->tos || s->sent)
 			return -EINVAL;
-		s->tos = (s->us || s->transport == RDSU_TRANS_TCP) ? 0 : v[0];
+		s->tos = (s->us || s->opt.transport == RDSU_TRANS_TCP) ? 0 : v[0];
 		return 0;
 	}
 	if (q->level == SOL_SOCKET) {
@@ -707,32 +708,8 @@ static int do_setopt(struct dsock *s, const struct rdsd_req *q, const uint8_t *v
 		(void)rdsu_tcp_flush(s->ep->t);
 		return r < 0 ? r : 0;
 	}
-	case RDS_RECVERR:
-		if ((r = get_int(v, len, &iv)) < 0)
-			return r;
-		s->recverr = iv != 0;
-		return 0;
-	case RDS_CONG_MONITOR:
-		if ((r = get_int(v, len, &iv)) < 0)
-			return r;
-		s->cong_monitor = iv != 0;
-		if (s->us)
-			(void)rdsu_sock_set_cong_monitor(s->us, s->cong_monitor);
-		return 0;
-	case SO_RDS_TRANSPORT:
-		if (s->transport != RDSU_TRANS_NONE || s->us)
-			return -EOPNOTSUPP;
-		if (len != sizeof(int))
-			return -EINVAL;
-		memcpy(&iv, v, sizeof(iv));
-		if (iv < 0 || iv >= RDSU_TRANS_COUNT)
-			return -EINVAL;
-		if (iv != RDSU_TRANS_TCP)
-			return -ENOPROTOOPT;
-		s->transport = (unsigned)iv;
-		return 0;
 	default:
-		return -ENOPROTOOPT;
+		return rdsopt_set(&s->opt, s->us, q->name, v, len);
 	}
 }
 
@@ -952,8 +929,7 @@ static void do_getopt(struct dsock *s, const struct rdsd_req *q)
 	switch (q->name) {
 	case RDS_RECVERR:
 	case SO_RDS_TRANSPORT:
-		iv = q->name == RDS_RECVERR ? s->recverr
-		     : (int)(s->us ? RDSU_TRANS_TCP : s->transport);
+		(void)rdsopt_get(&s->opt, s->us, q->name, &iv);
 		if (buflen < sizeof(int)) {
 			reply(s, q->chan, q->seq, -EINVAL, 0, NULL, 0);
 			return;
