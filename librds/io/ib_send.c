@@ -68,7 +68,7 @@ int rdsu_ib_send_post(struct ib_link *l, size_t len, bool last)
 }
 
 /* One send completion: a signalled one frees its slot and those before it. */
-static bool send_done(struct ib_link *l, const struct ibv_wc *wc, rdsu_ns now)
+static bool send_one(struct ib_link *l, const struct ibv_wc *wc, rdsu_ns now)
 {
 	if (wc->status != IBV_WC_SUCCESS)
 		return rdsu_ib_wc_lost(l, wc->status, now);
@@ -79,5 +79,5 @@ static bool send_done(struct ib_link *l, const struct ibv_wc *wc, rdsu_ns now)
 
 bool rdsu_ib_send_poll(struct ib_link *l, rdsu_ns now)
 {
-	return rdsu_ib_cq_drain(l, l->scq, send_done, now);
+	return rdsu_ib_cq_drain(l, l->scq, send_one, now);
 }
