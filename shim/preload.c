@@ -51,6 +51,7 @@
 #include <dirent.h>
 
 #include "rdsd_proto.h"
+#include "rdsopt.h"
 
 #ifndef SO_RCVTIMEO_NEW
 #define SO_RCVTIMEO_NEW 66
@@ -74,8 +75,7 @@ struct rdsp_sock {
 	bool connected;
 	struct rdsu_addr conn_addr;
 	uint16_t conn_port;
-	int transport;               /* SO_RDS_TRANSPORT set, or RDS_TRANS_NONE */
-	bool cong_monitor, recverr;
+	struct rdsopt opt;
 	/* SO_SNDBUF/SO_RCVBUF set by the application: librds keeps such a
 	 * value as the kernel does; one never set grows with use. */
 	bool sndbuf_set, rcvbuf_set;
@@ -211,7 +211,7 @@ static void sync_sock(struct rdsp_sock *s)
 		return;
 	m = s->us ? rdsu_sock_poll(s->us) : RDSU_POLLOUT;
 
-	if (!s->cong_monitor && (m & RDSU_POLLWRBAND))
+	if (!s->opt.cong_monitor && (m & RDSU_POLLWRBAND))
 		s->once_in = true;
 	in = (m & RDSU_POLLIN) || s->once_in;
 	if (in && !s->in_token) {
@@ -778,7 +778,7 @@ static struct rdsp_sock *dm_new(int fd)
 	s->b = -1;
 	s->chan = -1;
 	s->fds = 1;
-	s->transport = (int)RDS_TRANS_NONE;
+	rdsopt_init(&s->opt);
 	pthread_mutex_init(&s->dlock, NULL);
 	return s;
 }
@@ -1230,7 +1230,7 @@ RDSP_EXPORT int socket(int domain, int type, int protocol)
 	s->a = sv[0];
 	s->b = sv[1];
 	s->fds = 1;
-	s->transport = (int)RDS_TRANS_NONE;
+	rdsopt_init(&s->opt);
 	/* The smallest send buffer: filling it costs one 4 KiB write. */
 	(void)REAL(setsockopt)(s->a, SOL_SOCKET, SO_SNDBUF, &one, sizeof(one));
 	(void)REAL(fcntl)(s->b, F_SETFL, O_NONBLOCK);
@@ -1253,6 +1253,43 @@ RDSP_EXPORT int socket(int domain, int type, int protocol)
 		return set_errno(e);
 	}
 	return s->a;
+}
+
+/* SO_SNDBUF or SO_SNDBUFFORCE: 1; SO_RCVBUF or SO_RCVBUFFORCE: 0; -1 for
+ * any other option. */
+static int buf_opt(int name)
+{
+	if (name == SO_SNDBUF || name == SO_SNDBUFFORCE)
+		return 1;
+	if (name == SO_RCVBUF || name == SO_RCVBUFFORCE)
+		return 0;
+	return -1;
+}
+
+/* The send (|snd|) or receive buffer size the kernel keeps for our real
+ * socket |fd|, doubled as it reports it. Return: 0 and *val; -errno, *val 0. */
+static int kept_buf(int fd, bool snd, int *val)
+{
+	socklen_t l = sizeof(*val);
+
+	*val = 0;
+	if (REAL(getsockopt)(fd, SOL_SOCKET, snd ? SO_SNDBUF : SO_RCVBUF, val, &l) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Give |us| the buffer size kept for the shim's end |fd|; RDS counts half. */
+static void us_buf(struct rdsu_sock *us, int fd, bool snd, rdsu_ns now)
+{
+	int val;
+
+	(void)kept_buf(fd, snd, &val);
+	if (val / 2 <= 0)
+		return;
+	if (snd)
+		(void)rdsu_sock_set_sndbuf(us, (uint32_t)val / 2, now);
+	else
+		(void)rdsu_sock_set_rcvbuf(us, (uint32_t)val / 2, now);
 }
 
 RDSP_EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
@@ -1280,22 +1317,15 @@ RDSP_EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
 		e = endpoint_locked(&addr);
 	if (e == 0) {
 		struct rdsu_sock *us;
-		int sb = 0, rb = 0;
-		socklen_t l = sizeof(int);
 		rdsu_ns now = rdsu_clock();
 
 		e = rdsu_sock_new(rdsu_tcp_ep(g_tcp), &us);
 		if (e == 0) {
-			/* The shim's end holds SO_SNDBUF/SO_RCVBUF as the
-			 * kernel reports them (doubled); RDS counts half. */
-			(void)REAL(getsockopt)(s->b, SOL_SOCKET, SO_SNDBUF, &sb, &l);
-			l = sizeof(int);
-			(void)REAL(getsockopt)(s->b, SOL_SOCKET, SO_RCVBUF, &rb, &l);
-			if (s->sndbuf_set && sb / 2 > 0)
-				(void)rdsu_sock_set_sndbuf(us, (uint32_t)sb / 2, now);
-			if (s->rcvbuf_set && rb / 2 > 0)
-				(void)rdsu_sock_set_rcvbuf(us, (uint32_t)rb / 2, now);
-			(void)rdsu_sock_set_cong_monitor(us, s->cong_monitor);
+			if (s->sndbuf_set)
+				us_buf(us, s->b, true, now);
+			if (s->rcvbuf_set)
+				us_buf(us, s->b, false, now);
+			(void)rdsu_sock_set_cong_monitor(us, s->opt.cong_monitor);
 			rdsu_sock_set_ctx(us, s);
 			e = rdsu_sock_bind(us, &addr, port);
 			if (e < 0)
@@ -1769,17 +1799,28 @@ RDSP_EXPORT ssize_t read(int fd, void *buf, size_t len)
  * Options
  */
 
-static int get_int_opt(const void *v, socklen_t len, int *out)
+/* SO_TYPE, SO_DOMAIN and SO_PROTOCOL of an AF_RDS socket. Return: true
+ * and *out set for one of them. */
+static bool sock_identity(int name, int *out)
 {
-	if (!v || len < (socklen_t)sizeof(int))
-		return -EINVAL;
-	memcpy(out, v, sizeof(int));
-	return 0;
+	switch (name) {
+	case SO_TYPE:
+		*out = SOCK_SEQPACKET;
+		return true;
+	case SO_DOMAIN:
+		*out = AF_RDS;
+		return true;
+	case SO_PROTOCOL:
+		*out = 0;
+		return true;
+	default:
+		return false;
+	}
 }
 
 static int set_rds_opt(struct rdsp_sock *s, int name, const void *v, socklen_t len)
 {
-	int iv, e;
+	int e;
 
 	switch (name) {
 	case RDS_CANCEL_SENT_TO: {
@@ -1794,32 +1835,11 @@ static int set_rds_opt(struct rdsp_sock *s, int name, const void *v, socklen_t l
 		flush_locked();
 		return e < 0 ? e : 0;
 	}
-	case RDS_RECVERR:
-		if ((e = get_int_opt(v, len, &iv)) < 0)
-			return e;
-		s->recverr = iv != 0;
-		return 0;
 	case RDS_CONG_MONITOR:
-		if ((e = get_int_opt(v, len, &iv)) < 0)
-			return e;
-		s->cong_monitor = iv != 0;
-		if (s->us)
-			(void)rdsu_sock_set_cong_monitor(s->us, s->cong_monitor);
-		sync_sock(s);
-		return 0;
-	case SO_RDS_TRANSPORT:
-		/* rds_set_transport: once, before bind; IB is absent. */
-		if (s->transport != (int)RDS_TRANS_NONE || s->us)
-			return -EOPNOTSUPP;
-		if (!v || len != (socklen_t)sizeof(int))
-			return -EINVAL;
-		memcpy(&iv, v, sizeof(iv));
-		if (iv < 0 || iv >= RDS_TRANS_COUNT)
-			return -EINVAL;
-		if (iv != RDS_TRANS_TCP)
-			return -ENOPROTOOPT;
-		s->transport = iv;
-		return 0;
+		e = rdsopt_set(&s->opt, s->us, name, v, len);
+		if (e == 0)
+			sync_sock(s);
+		return e;
 	case RDS_GET_MR:
 	case RDS_GET_MR_FOR_DEST:
 		if (!v || len != (socklen_t)(name == RDS_GET_MR ? sizeof(struct rds_get_mr_args)
@@ -1830,13 +1850,14 @@ static int set_rds_opt(struct rdsp_sock *s, int name, const void *v, socklen_t l
 		/* no memory region is ever registered */
 		return -EINVAL;
 	default:
-		return -ENOPROTOOPT;
+		return rdsopt_set(&s->opt, s->us, name, v, len);
 	}
 }
 
 RDSP_EXPORT int setsockopt(int fd, int level, int name, const void *v, socklen_t len)
 {
 	struct rdsp_sock *s = get_locked(fd);
+	int buf = buf_opt(name);
 	int e = 0;
 
 	if (!s)
@@ -1845,22 +1866,17 @@ RDSP_EXPORT int setsockopt(int fd, int level, int name, const void *v, socklen_t
 		dm_enter(s);
 		if (level == SOL_RDS) {
 			e = dm_setopt(s, fd, level, name, v, len);
-		} else if (level == SOL_SOCKET && (name == SO_SNDBUF || name == SO_SNDBUFFORCE ||
-						   name == SO_RCVBUF || name == SO_RCVBUFFORCE)) {
+		} else if (level == SOL_SOCKET && buf >= 0) {
 			/* The kernel's socket layer on a real socket of ours (the
 			 * reply channel) gives the value it keeps; rdsd takes it. */
-			bool snd = name == SO_SNDBUF || name == SO_SNDBUFFORCE;
-			int val = 0;
-			socklen_t l = sizeof(val);
+			int val;
 
 			s->ok_valid = false;
 			e = dm_chan(s, fd);
 			if (e == 0)
 				e = REAL(setsockopt)(s->chan, level, name, v, len) < 0 ? -errno : 0;
-			if (e == 0 &&
-			    REAL(getsockopt)(s->chan, SOL_SOCKET, snd ? SO_SNDBUF : SO_RCVBUF,
-					     &val, &l) == 0)
-				e = dm_setopt(s, fd, SOL_SOCKET, snd ? SO_SNDBUF : SO_RCVBUF,
+			if (e == 0 && kept_buf(s->chan, buf, &val) == 0)
+				e = dm_setopt(s, fd, SOL_SOCKET, buf ? SO_SNDBUF : SO_RCVBUF,
 					      &val, sizeof(val));
 		} else if (level == SOL_SOCKET) {
 			e = REAL(setsockopt)(fd, level, name, v, len) < 0 ? -errno : 0;
@@ -1877,26 +1893,12 @@ RDSP_EXPORT int setsockopt(int fd, int level, int name, const void *v, socklen_t
 		/* Generic options live on the shim's end, which the kernel's
 		 * socket layer checks and doubles as for any socket. */
 		e = REAL(setsockopt)(s->b, level, name, v, len) < 0 ? -errno : 0;
-		if (e == 0 && (name == SO_SNDBUF || name == SO_SNDBUFFORCE))
+		if (e == 0 && buf == 1)
 			s->sndbuf_set = true;
-		if (e == 0 && (name == SO_RCVBUF || name == SO_RCVBUFFORCE))
+		if (e == 0 && buf == 0)
 			s->rcvbuf_set = true;
-		if (e == 0 && s->us && (name == SO_SNDBUF || name == SO_SNDBUFFORCE ||
-					name == SO_RCVBUF || name == SO_RCVBUFFORCE)) {
-			int val = 0;
-			socklen_t l = sizeof(val);
-			bool snd = name == SO_SNDBUF || name == SO_SNDBUFFORCE;
-
-			(void)REAL(getsockopt)(s->b, SOL_SOCKET, snd ? SO_SNDBUF : SO_RCVBUF,
-					       &val, &l);
-			if (val / 2 > 0) {
-				if (snd)
-					(void)rdsu_sock_set_sndbuf(s->us, (uint32_t)val / 2,
-								   rdsu_clock());
-				else
-					(void)rdsu_sock_set_rcvbuf(s->us, (uint32_t)val / 2,
-								   rdsu_clock());
-			}
+		if (e == 0 && s->us && buf >= 0) {
+			us_buf(s->us, s->b, buf, rdsu_clock());
 			flush_locked();
 		}
 	} else {
@@ -1918,7 +1920,7 @@ static int put_int_opt(int val, void *v, socklen_t *len)
 RDSP_EXPORT int getsockopt(int fd, int level, int name, void *v, socklen_t *len)
 {
 	struct rdsp_sock *s = get_locked(fd);
-	int e;
+	int e, iv;
 
 	if (!s)
 		return REAL(getsockopt)(fd, level, name, v, len);
@@ -1928,10 +1930,8 @@ RDSP_EXPORT int getsockopt(int fd, int level, int name, void *v, socklen_t *len)
 			e = dm_getopt(s, fd, level, name, v, len);
 		} else if (level == SOL_SOCKET && (name == SO_SNDBUF || name == SO_RCVBUF)) {
 			e = dm_getopt(s, fd, level, name, v, len);
-		} else if (level == SOL_SOCKET && (name == SO_TYPE || name == SO_DOMAIN ||
-						   name == SO_PROTOCOL)) {
-			e = put_int_opt(name == SO_TYPE ? SOCK_SEQPACKET : name == SO_DOMAIN ? AF_RDS : 0,
-					v, len);
+		} else if (level == SOL_SOCKET && sock_identity(name, &iv)) {
+			e = put_int_opt(iv, v, len);
 		} else if (level == SOL_SOCKET) {
 			e = REAL(getsockopt)(fd, level, name, v, len) < 0 ? -errno : 0;
 		} else {
@@ -1943,33 +1943,14 @@ RDSP_EXPORT int getsockopt(int fd, int level, int name, void *v, socklen_t *len)
 		return e < 0 ? set_errno(e) : e;
 	}
 	if (level == SOL_RDS) {
-		switch (name) {
-		case RDS_RECVERR:
-			e = put_int_opt(s->recverr, v, len);
-			break;
-		case SO_RDS_TRANSPORT:
-			e = put_int_opt(s->us ? RDS_TRANS_TCP : s->transport, v, len);
-			break;
-		default:
-			/* RDS_INFO_* included: not answered yet (docs/shim.md) */
-			e = -ENOPROTOOPT;
-			break;
-		}
+		/* RDS_INFO_* is not answered yet (docs/shim.md) */
+		e = rdsopt_get(&s->opt, s->us, name, &iv);
+		if (e == 0)
+			e = put_int_opt(iv, v, len);
+	} else if (level == SOL_SOCKET && sock_identity(name, &iv)) {
+		e = put_int_opt(iv, v, len);
 	} else if (level == SOL_SOCKET) {
-		switch (name) {
-		case SO_TYPE:
-			e = put_int_opt(SOCK_SEQPACKET, v, len);
-			break;
-		case SO_DOMAIN:
-			e = put_int_opt(AF_RDS, v, len);
-			break;
-		case SO_PROTOCOL:
-			e = put_int_opt(0, v, len);
-			break;
-		default:
-			e = REAL(getsockopt)(s->b, level, name, v, len) < 0 ? -errno : 0;
-			break;
-		}
+		e = REAL(getsockopt)(s->b, level, name, v, len) < 0 ? -errno : 0;
 	} else {
 		e = -ENOPROTOOPT;
 	}
@@ -2132,7 +2113,7 @@ RDSP_EXPORT int ioctl(int fd, unsigned long req, ...)
 		if (s->tos || s->sent)
 			e = -EINVAL;
 		else
-			s->tos = (s->us || s->transport == RDS_TRANS_TCP) ? 0 : tos;
+			s->tos = (s->us || s->opt.transport == RDSU_TRANS_TCP) ? 0 : tos;
 	}
 	put_locked(s);
 	return e < 0 ? set_errno(e) : 0;

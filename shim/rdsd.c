@@ -38,6 +38,7 @@
 #include <wire/wire.h>
 
 #include "rdsd_proto.h"
+#include "rdsopt.h"
 
 enum obj_kind { OBJ_LISTEN, OBJ_SOCK, OBJ_CHAN, OBJ_EP };
 
@@ -95,8 +96,8 @@ struct dsock {
 	bool connected;
 	struct rdsu_addr caddr;
 	uint16_t cport;
-	unsigned transport;
-	bool cong_monitor, recverr, sent;
+	struct rdsopt opt;
+	bool sent;
 	uint8_t tos;
 	uint32_t sndbuf, rcvbuf;  /* payload budgets, as librds takes them */
 	bool push_blocked;        /* the connection is full: wait for EPOLLOUT */
@@ -435,7 +436,7 @@ static void accept_one(void)
 	s->o.kind = OBJ_SOCK;
 	s->fd = fd;
 	s->ino = fstat(fd, &st) == 0 ? st.st_ino : 0;
-	s->transport = RDSU_TRANS_NONE;
+	rdsopt_init(&s->opt);
 	s->sndbuf = s->rcvbuf = RDSU_DEFAULT_BUF;
 	s->lq_tail = &s->lq;
 	s->parked_tail = &s->parked;
@@ -470,9 +471,9 @@ static int do_bind(struct dsock *s, const struct rdsd_req *q)
 		rdsu_sock_set_ctx(s->us, s);
 		(void)rdsu_sock_set_sndbuf(s->us, s->sndbuf, rdsu_clock());
 		(void)rdsu_sock_set_rcvbuf(s->us, s->rcvbuf, rdsu_clock());
-		(void)rdsu_sock_set_cong_monitor(s->us, s->cong_monitor);
-		if (s->transport != RDSU_TRANS_NONE)
-			(void)rdsu_sock_set_transport(s->us, s->transport);
+		(void)rdsu_sock_set_cong_monitor(s->us, s->opt.cong_monitor);
+		if (s->opt.transport != RDSU_TRANS_NONE)
+			(void)rdsu_sock_set_transport(s->us, s->opt.transport);
 		s->ep = e;
 	}
 	r = rdsu_sock_bind(s->us, &a, q->port);
@@ -673,7 +674,7 @@ static int do_setopt(struct dsock *s, const struct rdsd_req *q, const uint8_t *v
 			return -EFAULT;
 		if (s->tos || s->sent)
 			return -EINVAL;
-		s->tos = (s->us || s->transport == RDSU_TRANS_TCP) ? 0 : v[0];
+		s->tos = (s->us || s->opt.transport == RDSU_TRANS_TCP) ? 0 : v[0];
 		return 0;
 	}
 	if (q->level == SOL_SOCKET) {
@@ -707,32 +708,8 @@ static int do_setopt(struct dsock *s, const struct rdsd_req *q, const uint8_t *v
 		(void)rdsu_tcp_flush(s->ep->t);
 		return r < 0 ? r : 0;
 	}
-	case RDS_RECVERR:
-		if ((r = get_int(v, len, &iv)) < 0)
-			return r;
-		s->recverr = iv != 0;
-		return 0;
-	case RDS_CONG_MONITOR:
-		if ((r = get_int(v, len, &iv)) < 0)
-			return r;
-		s->cong_monitor = iv != 0;
-		if (s->us)
-			(void)rdsu_sock_set_cong_monitor(s->us, s->cong_monitor);
-		return 0;
-	case SO_RDS_TRANSPORT:
-		if (s->transport != RDSU_TRANS_NONE || s->us)
-			return -EOPNOTSUPP;
-		if (len != sizeof(int))
-			return -EINVAL;
-		memcpy(&iv, v, sizeof(iv));
-		if (iv < 0 || iv >= RDSU_TRANS_COUNT)
-			return -EINVAL;
-		if (iv != RDSU_TRANS_TCP)
-			return -ENOPROTOOPT;
-		s->transport = (unsigned)iv;
-		return 0;
 	default:
-		return -ENOPROTOOPT;
+		return rdsopt_set(&s->opt, s->us, q->name, v, len);
 	}
 }
 
@@ -743,12 +720,13 @@ struct info_out {
 	size_t cap;              /* what the caller's buffer takes */
 	size_t count;
 	size_t size;
+	struct wire_info_item it; /* the next item; opt, kind and family are the list's */
 };
 
-static void info_put(struct info_out *o, const struct wire_info_item *it)
+static void info_put(struct info_out *o)
 {
 	if ((o->count + 1) * o->size <= o->cap)
-		(void)wire_info_encode(it, o->buf + o->count * o->size, o->size);
+		(void)wire_info_encode(&o->it, o->buf + o->count * o->size, o->size);
 	o->count++;
 }
 
@@ -761,7 +739,7 @@ static bool fam_ok(int family, const struct rdsu_addr *a)
 static void info_counters(struct info_out *o)
 {
 	struct rdsu_stats sum = { { 0 } }, st;
-	struct wire_info_item it = { .opt = WIRE_INFO_COUNTERS, .kind = WIRE_INFO_KIND_COUNTER };
+	struct wire_info_counter *k = &o->it.u.counter;
 
 	for (struct ep *e = g_eps; e; e = e->next) {
 		rdsu_ep_get_stats(rdsu_tcp_ep(e->t), &st);
@@ -769,56 +747,71 @@ static void info_counters(struct info_out *o)
 			sum.v[i] += st.v[i];
 	}
 	for (int i = 0; i < RDSU_STAT__COUNT; i++) {
-		snprintf(it.u.counter.name, sizeof(it.u.counter.name), "%s",
-			 rdsu_stat_name((enum rdsu_stat)i));
-		it.u.counter.value = sum.v[i];
-		info_put(o, &it);
+		snprintf(k->name, sizeof(k->name), "%s", rdsu_stat_name((enum rdsu_stat)i));
+		k->value = sum.v[i];
+		info_put(o);
 	}
 }
 
-static void info_conns(struct info_out *o, unsigned opt, int family)
+/* |put| for every endpoint's connections to peers of the list's family. */
+static void info_each_conn(struct info_out *o,
+			   void (*put)(struct info_out *o, const struct rdsu_conn_info *ci))
 {
-	struct wire_info_item it = { .opt = opt, .kind = WIRE_INFO_KIND_CONN, .family = family };
-
 	for (struct ep *e = g_eps; e; e = e->next) {
 		struct rdsu_conn_info ci;
 		size_t pos = 0;
 
-		while (rdsu_ep_conn_next(rdsu_tcp_ep(e->t), &pos, &ci) == 1) {
-			struct wire_info_conn *c = &it.u.conn;
-			const struct rdsu_path_info *p = &ci.path[0];
-
-			if (!fam_ok(family, &ci.faddr))
-				continue;
-			memset(c, 0, sizeof(*c));
-			c->next_tx_seq = p->next_tx_seq;
-			c->next_rx_seq = p->next_rx_seq;
-			memcpy(c->laddr, ci.laddr.a, 16);
-			memcpy(c->faddr, ci.faddr.a, 16);
-			snprintf(c->transport, sizeof(c->transport), "tcp");
-			if (p->state == RDSU_PATH_UP)
-				c->flags |= WIRE_INFO_CONN_CONNECTED;
-			else if (p->state == RDSU_PATH_CONNECTING)
-				c->flags |= WIRE_INFO_CONN_CONNECTING;
-			if (p->send_q_msgs)
-				c->flags |= WIRE_INFO_CONN_SENDING;
-			info_put(o, &it);
-		}
+		while (rdsu_ep_conn_next(rdsu_tcp_ep(e->t), &pos, &ci) == 1)
+			if (fam_ok(o->it.family, &ci.faddr))
+				put(o, &ci);
 	}
 }
 
-static void info_msgs(struct info_out *o, unsigned opt, int family, enum rdsu_msg_queue q)
+static void info_conn(struct info_out *o, const struct rdsu_conn_info *ci)
 {
-	struct wire_info_item it = { .opt = opt, .kind = WIRE_INFO_KIND_MSG, .family = family };
+	struct wire_info_conn *c = &o->it.u.conn;
+	const struct rdsu_path_info *p = &ci->path[0];
 
+	memset(c, 0, sizeof(*c));
+	c->next_tx_seq = p->next_tx_seq;
+	c->next_rx_seq = p->next_rx_seq;
+	memcpy(c->laddr, ci->laddr.a, 16);
+	memcpy(c->faddr, ci->faddr.a, 16);
+	snprintf(c->transport, sizeof(c->transport), "tcp");
+	if (p->state == RDSU_PATH_UP)
+		c->flags |= WIRE_INFO_CONN_CONNECTED;
+	else if (p->state == RDSU_PATH_CONNECTING)
+		c->flags |= WIRE_INFO_CONN_CONNECTING;
+	if (p->send_q_msgs)
+		c->flags |= WIRE_INFO_CONN_SENDING;
+	info_put(o);
+}
+
+static void info_conns(struct info_out *o)
+{
+	info_each_conn(o, info_conn);
+}
+
+static void info_msgs(struct info_out *o)
+{
+	struct wire_info_msg *m = &o->it.u.msg;
+	unsigned opt = o->it.opt;
+	enum rdsu_msg_queue q;
+
+	/* Not the receive queues: messages already handed to a connection
+	 * are the reader's; those still in librds are not listed. */
+	if (opt == WIRE_INFO_SEND_MESSAGES || opt == WIRE_INFO6_SEND_MESSAGES)
+		q = RDSU_MSGQ_SEND;
+	else if (opt == WIRE_INFO_RETRANS_MESSAGES || opt == WIRE_INFO6_RETRANS_MESSAGES)
+		q = RDSU_MSGQ_RETRANS;
+	else
+		return;
 	for (struct ep *e = g_eps; e; e = e->next) {
 		struct rdsu_msg_iter iter = { 0 };
 		struct rdsu_msg_info mi;
 
 		while (rdsu_ep_msg_next(rdsu_tcp_ep(e->t), &iter, &mi) == 1) {
-			struct wire_info_msg *m = &it.u.msg;
-
-			if (mi.queue != q || !fam_ok(family, &mi.faddr))
+			if (mi.queue != q || !fam_ok(o->it.family, &mi.faddr))
 				continue;
 			memset(m, 0, sizeof(*m));
 			m->seq = mi.seq;
@@ -827,18 +820,17 @@ static void info_msgs(struct info_out *o, unsigned opt, int family, enum rdsu_ms
 			memcpy(m->faddr, mi.faddr.a, 16);
 			m->lport = mi.sport;
 			m->fport = mi.dport;
-			info_put(o, &it);
+			info_put(o);
 		}
 	}
 }
 
-static void info_socks(struct info_out *o, unsigned opt, int family)
+static void info_socks(struct info_out *o)
 {
-	struct wire_info_item it = { .opt = opt, .kind = WIRE_INFO_KIND_SOCK, .family = family };
+	struct wire_info_sock *k = &o->it.u.sock;
+	int family = o->it.family;
 
 	for (struct dsock *s = g_socks; s; s = s->next) {
-		struct wire_info_sock *k = &it.u.sock;
-
 		if (s->bound && !fam_ok(family, &s->baddr))
 			continue;
 		memset(k, 0, sizeof(*k));
@@ -853,76 +845,60 @@ static void info_socks(struct info_out *o, unsigned opt, int family)
 			k->connected_port = s->cport;
 		}
 		k->inum = s->ino;
-		info_put(o, &it);
+		info_put(o);
 	}
 }
 
-static void info_tcp_socks(struct info_out *o, unsigned opt, int family)
+/* One item for each of |ci|'s paths that is up on a socket. */
+static void info_tcp_sock(struct info_out *o, const struct rdsu_conn_info *ci)
 {
-	struct wire_info_item it = { .opt = opt, .kind = WIRE_INFO_KIND_TCP_SOCK, .family = family };
+	struct wire_info_tcp_sock *t = &o->it.u.tcp_sock;
 
-	for (struct ep *e = g_eps; e; e = e->next) {
-		struct rdsu_conn_info ci;
-		size_t pos = 0;
+	for (int i = 0; i < WIRE_MAX_PATHS; i++) {
+		const struct rdsu_path_info *p = &ci->path[i];
 
-		while (rdsu_ep_conn_next(rdsu_tcp_ep(e->t), &pos, &ci) == 1) {
-			if (!fam_ok(family, &ci.faddr))
-				continue;
-			for (int i = 0; i < WIRE_MAX_PATHS; i++) {
-				const struct rdsu_path_info *p = &ci.path[i];
-				struct wire_info_tcp_sock *t = &it.u.tcp_sock;
-
-				if (!p->link || p->state != RDSU_PATH_UP)
-					continue;
-				memset(t, 0, sizeof(*t));
-				memcpy(t->local_addr, ci.laddr.a, 16);
-				memcpy(t->peer_addr, ci.faddr.a, 16);
-				t->local_port = p->outgoing ? p->local_sport : RDSU_TCP_PORT;
-				t->peer_port = p->outgoing ? RDSU_TCP_PORT : p->peer_sport;
-				t->last_sent_nxt = (uint32_t)p->tx_bytes;
-				t->last_expected_una = (uint32_t)p->tx_bytes;
-				t->last_seen_una = (uint32_t)p->acked_bytes;
-				info_put(o, &it);
-			}
-		}
+		if (!p->link || p->state != RDSU_PATH_UP)
+			continue;
+		memset(t, 0, sizeof(*t));
+		memcpy(t->local_addr, ci->laddr.a, 16);
+		memcpy(t->peer_addr, ci->faddr.a, 16);
+		t->local_port = p->outgoing ? p->local_sport : RDSU_TCP_PORT;
+		t->peer_port = p->outgoing ? RDSU_TCP_PORT : p->peer_sport;
+		t->last_sent_nxt = (uint32_t)p->tx_bytes;
+		t->last_expected_una = (uint32_t)p->tx_bytes;
+		t->last_seen_una = (uint32_t)p->acked_bytes;
+		info_put(o);
 	}
+}
+
+static void info_tcp_socks(struct info_out *o)
+{
+	info_each_conn(o, info_tcp_sock);
 }
 
 /* rds_info_getsockopt over our state. Return: as getsockopt's value. */
 static int do_info(unsigned opt, size_t buflen, uint8_t *buf, size_t cap, size_t *optlen)
 {
-	struct info_out o = { .buf = buf, .size = wire_info_item_size(opt) };
-	int family = wire_info_opt_family(opt);
+	static void (*const list[])(struct info_out *o) = {
+		[WIRE_INFO_KIND_COUNTER] = info_counters,
+		[WIRE_INFO_KIND_CONN] = info_conns,
+		[WIRE_INFO_KIND_MSG] = info_msgs,
+		[WIRE_INFO_KIND_SOCK] = info_socks,
+		[WIRE_INFO_KIND_TCP_SOCK] = info_tcp_socks,
+	};
+	struct info_out o = {
+		.buf = buf,
+		.size = wire_info_item_size(opt),
+		.it = { .opt = opt, .kind = wire_info_opt_kind(opt),
+			.family = wire_info_opt_family(opt) },
+	};
 	int r;
 
 	/* this host has rds_tcp and no rds_rdma: nothing answers for IB */
-	if (!o.size || wire_info_opt_kind(opt) == WIRE_INFO_KIND_RDMA_CONN)
+	if (!o.size || o.it.kind >= sizeof(list) / sizeof(list[0]) || !list[o.it.kind])
 		return -ENOPROTOOPT;
 	o.cap = buflen < cap ? buflen : cap;
-	switch (wire_info_opt_kind(opt)) {
-	case WIRE_INFO_KIND_COUNTER:
-		info_counters(&o);
-		break;
-	case WIRE_INFO_KIND_CONN:
-		info_conns(&o, opt, family);
-		break;
-	case WIRE_INFO_KIND_MSG:
-		if (opt == WIRE_INFO_SEND_MESSAGES || opt == WIRE_INFO6_SEND_MESSAGES)
-			info_msgs(&o, opt, family, RDSU_MSGQ_SEND);
-		else if (opt == WIRE_INFO_RETRANS_MESSAGES || opt == WIRE_INFO6_RETRANS_MESSAGES)
-			info_msgs(&o, opt, family, RDSU_MSGQ_RETRANS);
-		/* receive queues: messages already handed to a connection are
-		 * the reader's; those still in librds are not listed */
-		break;
-	case WIRE_INFO_KIND_SOCK:
-		info_socks(&o, opt, family);
-		break;
-	case WIRE_INFO_KIND_TCP_SOCK:
-		info_tcp_socks(&o, opt, family);
-		break;
-	default:
-		return -ENOPROTOOPT;
-	}
+	list[o.it.kind](&o);
 	r = wire_info_answer(o.count, o.size, buflen, optlen);
 	return r;
 }
@@ -945,8 +921,7 @@ static void do_getopt(struct dsock *s, const struct rdsd_req *q)
 	switch (q->name) {
 	case RDS_RECVERR:
 	case SO_RDS_TRANSPORT:
-		iv = q->name == RDS_RECVERR ? s->recverr
-		     : (int)(s->us ? RDSU_TRANS_TCP : s->transport);
+		(void)rdsopt_get(&s->opt, s->us, q->name, &iv);
 		if (buflen < sizeof(int)) {
 			reply(s, q->chan, q->seq, -EINVAL, 0, NULL, 0);
 			return;

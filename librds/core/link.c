@@ -121,22 +121,50 @@ int rdsu_link_established(struct rdsu_ep *ep, uint64_t link, uint16_t sport, rds
 }
 
 /*
- * The path carrying |link| when it is up: 1 and *out set; 0 when the link
- * is held or not yet established (the callers' no-op case); an error code
- * for a link the core does not know, or RDSU_ERR_INVAL for one of a
- * transport that is not of |framing|.
+ * The path carrying |link|, up or not: 1 and *out set; 0 for a held link;
+ * an error code for a link the core does not know, or RDSU_ERR_INVAL for
+ * a NULL |ep| or a link of a transport that is not of |framing|.
+ */
+static int framed_path(struct rdsu_ep *ep, uint64_t link, enum rdsu_framing framing,
+		       struct rdsu_path **out)
+{
+	struct rdsu_conn *c;
+	int r;
+
+	if (!ep)
+		return RDSU_ERR_INVAL;
+	r = rdsu_conn_find_link(ep, link, &c, out);
+	if (r < 0)
+		return r;
+	return c->c_tp->framing != framing ? RDSU_ERR_INVAL : r;
+}
+
+/*
+ * As framed_path(), but only a path that is up: 0 also when the link is
+ * not yet established (the callers' no-op case).
  */
 static int up_path_framed(struct rdsu_ep *ep, uint64_t link, enum rdsu_framing framing,
 			  struct rdsu_path **out)
 {
-	struct rdsu_conn *c;
-	int r = rdsu_conn_find_link(ep, link, &c, out);
+	int r = framed_path(ep, link, framing, out);
 
-	if (r < 0)
+	if (r <= 0)
 		return r;
-	if (c->c_tp->framing != framing)
+	return (*out)->cp_state == RDSU_PATH_UP ? 1 : 0;
+}
+
+/*
+ * The up stream path for a call that moves stream bytes: as
+ * up_path_framed(), except that a link which is not up can only have
+ * moved nothing, so |moved| there is RDSU_ERR_INVAL.
+ */
+static int moving_path(struct rdsu_ep *ep, uint64_t link, bool moved, struct rdsu_path **out)
+{
+	int r = up_path_framed(ep, link, RDSU_FRAMING_STREAM, out);
+
+	if (r == 0 && moved)
 		return RDSU_ERR_INVAL;
-	return r == 1 && (*out)->cp_state == RDSU_PATH_UP ? 1 : 0;
+	return r;
 }
 
 ssize_t rdsu_link_input(struct rdsu_ep *ep, uint64_t link, const uint8_t *in, size_t len,
@@ -145,8 +173,6 @@ ssize_t rdsu_link_input(struct rdsu_ep *ep, uint64_t link, const uint8_t *in, si
 	struct rdsu_path *cp;
 	int r;
 
-	if (!ep)
-		return RDSU_ERR_INVAL;
 	r = up_path_framed(ep, link, RDSU_FRAMING_STREAM, &cp);
 	if (r <= 0)
 		return r; /* 0: held, or not yet reported established */
@@ -179,13 +205,9 @@ int rdsu_link_advance(struct rdsu_ep *ep, uint64_t link, size_t n, rdsu_ns now)
 	int r;
 
 	(void)now;
-	if (!ep)
-		return RDSU_ERR_INVAL;
-	r = up_path_framed(ep, link, RDSU_FRAMING_STREAM, &cp);
-	if (r < 0)
+	r = moving_path(ep, link, n != 0, &cp);
+	if (r <= 0)
 		return r;
-	if (r == 0)
-		return n ? RDSU_ERR_INVAL : 0;
 	return rdsu_send_advance(cp, n);
 }
 
@@ -221,14 +243,9 @@ int rdsu_link_acked(struct rdsu_ep *ep, uint64_t link, uint64_t acked, rdsu_ns n
 	struct rdsu_path *cp;
 	int r;
 
-	(void)now;
-	if (!ep)
-		return RDSU_ERR_INVAL;
-	r = up_path_framed(ep, link, RDSU_FRAMING_STREAM, &cp);
-	if (r < 0)
+	r = moving_path(ep, link, acked != 0, &cp);
+	if (r <= 0)
 		return r;
-	if (r == 0)
-		return acked ? RDSU_ERR_INVAL : 0;
 	return rdsu_send_acked(cp, acked, now);
 }
 
@@ -261,7 +278,7 @@ int rdsu_link_input_frame(struct rdsu_ep *ep, uint64_t link, const uint8_t *fram
 	struct rdsu_path *cp;
 	int r;
 
-	if (!ep || (!frame && len))
+	if (!frame && len)
 		return RDSU_ERR_INVAL;
 	r = up_path_framed(ep, link, RDSU_FRAMING_FRAMES, &cp);
 	if (r <= 0)
@@ -276,7 +293,7 @@ ssize_t rdsu_link_output_frame(struct rdsu_ep *ep, uint64_t link, uint8_t *buf, 
 	int r;
 
 	(void)now;
-	if (!ep || !buf)
+	if (!buf)
 		return RDSU_ERR_INVAL;
 	r = up_path_framed(ep, link, RDSU_FRAMING_FRAMES, &cp);
 	if (r <= 0)
@@ -289,28 +306,26 @@ int rdsu_link_output_stalled(struct rdsu_ep *ep, uint64_t link)
 	struct rdsu_path *cp;
 	int r;
 
-	if (!ep)
-		return RDSU_ERR_INVAL;
 	r = up_path_framed(ep, link, RDSU_FRAMING_FRAMES, &cp);
 	if (r <= 0)
 		return r;
 	return rdsu_send_credit_stalled(cp) ? 1 : 0;
 }
 
-/* The path a frame link carries, up or still connecting. */
+/* The path a frame link carries, up or still connecting: 0; a held link
+ * has none, RDSU_ERR_INVAL. */
 static int frame_path(struct rdsu_ep *ep, uint64_t link, struct rdsu_path **cp)
 {
-	struct rdsu_conn *c;
-	int r;
+	int r = framed_path(ep, link, RDSU_FRAMING_FRAMES, cp);
 
-	if (!ep)
-		return RDSU_ERR_INVAL;
-	r = rdsu_conn_find_link(ep, link, &c, cp);
-	if (r < 0)
-		return r;
-	if (c->c_tp->framing != RDSU_FRAMING_FRAMES || r == 0)
-		return RDSU_ERR_INVAL;
-	return 0;
+	return r == 0 ? RDSU_ERR_INVAL : r < 0 ? r : 0;
+}
+
+/* As frame_path(), for a handshake call: RDSU_ERR_INVAL also without |hs|. */
+static int hs_path(struct rdsu_ep *ep, uint64_t link, const struct rdsu_link_hs *hs,
+		   struct rdsu_path **cp)
+{
+	return hs ? frame_path(ep, link, cp) : RDSU_ERR_INVAL;
 }
 
 int rdsu_link_hs_offer(struct rdsu_ep *ep, uint64_t link, struct rdsu_link_hs *out)
@@ -318,9 +333,7 @@ int rdsu_link_hs_offer(struct rdsu_ep *ep, uint64_t link, struct rdsu_link_hs *o
 	struct rdsu_path *cp;
 	int r;
 
-	if (!out)
-		return RDSU_ERR_INVAL;
-	r = frame_path(ep, link, &cp);
+	r = hs_path(ep, link, out, &cp);
 	if (r < 0)
 		return r;
 	memset(out, 0, sizeof(*out));
@@ -342,9 +355,7 @@ int rdsu_link_hs_peer(struct rdsu_ep *ep, uint64_t link, const struct rdsu_link_
 	struct rdsu_path *cp;
 	int r;
 
-	if (!peer)
-		return RDSU_ERR_INVAL;
-	r = frame_path(ep, link, &cp);
+	r = hs_path(ep, link, peer, &cp);
 	if (r < 0)
 		return r;
 	cp->cp_version = peer->version;

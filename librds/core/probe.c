@@ -25,28 +25,21 @@ static uint32_t rol32(uint32_t x, unsigned k)
 }
 
 /* jhash_1word(): __jhash_final over (a + iv, iv, iv),
- * iv = initval + JHASH_INITVAL + (1 << 2). */
+ * iv = initval + JHASH_INITVAL + (1 << 2). Each of its seven steps folds
+ * one word into the next of c, a, b in turn: x ^= y; x -= rol32(y, k). */
 static uint32_t jhash_1word(uint32_t a, uint32_t initval)
 {
+	static const unsigned k[] = { 14, 11, 25, 16, 4, 14, 24 };
 	uint32_t iv = initval + 0xdeadbeefu + (1u << 2);
-	uint32_t b = iv, c = iv;
+	uint32_t w[3] = { iv, a + iv, iv }; /* c, a, b */
 
-	a += iv;
-	c ^= b;
-	c -= rol32(b, 14);
-	a ^= c;
-	a -= rol32(c, 11);
-	b ^= a;
-	b -= rol32(a, 25);
-	c ^= b;
-	c -= rol32(b, 16);
-	a ^= c;
-	a -= rol32(c, 4);
-	b ^= a;
-	b -= rol32(a, 14);
-	c ^= b;
-	c -= rol32(b, 24);
-	return c;
+	for (unsigned i = 0; i < RDSU_ARRAY_SIZE(k); i++) {
+		uint32_t y = w[(i + 2) % 3];
+
+		w[i % 3] ^= y;
+		w[i % 3] -= rol32(y, k[i]);
+	}
+	return w[0];
 }
 
 unsigned rdsu_mprds_hash(uint16_t port, uint32_t initval, unsigned npaths)

@@ -65,6 +65,22 @@ static void msg_unqueue(struct rdsu_path *cp, struct rdsu_msg *rm)
 	}
 }
 
+/* The first message on path queue |q|, or NULL when it is empty. */
+static struct rdsu_msg *queue_head(struct rdsu_list *q)
+{
+	return rdsu_list_empty(q) ? NULL : rdsu_container_of(q->next, struct rdsu_msg, m_conn_item);
+}
+
+/* The peer has |rm|: off the retransmit queue, its sender told. */
+static void msg_acked(struct rdsu_path *cp, struct rdsu_msg *rm, rdsu_ns now)
+{
+	msg_unqueue(cp, rm);
+	if (!(rm->m_flags & RDSU_MF_DROPPED))
+		rdsu_stat_inc(cp->cp_conn->c_ep, RDSU_STAT_SEND_DROP_ACKED);
+	rdsu_sock_msg_acked(rm, now);
+	msg_free(cp, rm);
+}
+
 /* Paths above 0 may have been waiting for path 0 to drain. */
 static void catchup_check(struct rdsu_conn *c)
 {
@@ -390,25 +406,18 @@ int rdsu_send_advance(struct rdsu_path *cp, size_t n)
 
 int rdsu_send_acked(struct rdsu_path *cp, uint64_t acked, rdsu_ns now)
 {
-	struct rdsu_ep *ep = cp->cp_conn->c_ep;
+	struct rdsu_msg *rm;
 	int freed = 0;
 
 	if (acked < cp->cp_acked || acked > cp->cp_tx_off)
 		return RDSU_ERR_INVAL;
 	cp->cp_acked = acked;
-	while (!rdsu_list_empty(&cp->cp_retrans_q)) {
-		struct rdsu_msg *rm =
-			rdsu_container_of(cp->cp_retrans_q.next, struct rdsu_msg, m_conn_item);
-
+	while ((rm = queue_head(&cp->cp_retrans_q))) {
 		/* In order of m_ack_off; the message being written has its
 		 * last byte beyond anything acknowledged. */
 		if (rm->m_ack_off > acked)
 			break;
-		msg_unqueue(cp, rm);
-		if (!(rm->m_flags & RDSU_MF_DROPPED))
-			rdsu_stat_inc(ep, RDSU_STAT_SEND_DROP_ACKED);
-		rdsu_sock_msg_acked(rm, now);
-		msg_free(cp, rm);
+		msg_acked(cp, rm, now);
 		freed++;
 	}
 	if (freed && cp->cp_index == 0)
@@ -420,16 +429,14 @@ void rdsu_send_path_reset(struct rdsu_path *cp)
 {
 	struct rdsu_ep *ep = cp->cp_conn->c_ep;
 	struct rdsu_list again;
+	struct rdsu_msg *rm;
 
 	memset(&cp->cp_xmit, 0, sizeof(cp->cp_xmit));
 	cp->cp_frag_off = 0;
 	cp->cp_unacked_pkts = RDSU_MAX_UNACKED_PKTS;
 	cp->cp_unacked_bytes = RDSU_MAX_UNACKED_BYTES;
 	rdsu_list_init(&again);
-	while (!rdsu_list_empty(&cp->cp_retrans_q)) {
-		struct rdsu_msg *rm =
-			rdsu_container_of(cp->cp_retrans_q.next, struct rdsu_msg, m_conn_item);
-
+	while ((rm = queue_head(&cp->cp_retrans_q))) {
 		msg_unqueue(cp, rm);
 		if (rm->m_flags & (RDSU_MF_DROPPED | RDSU_MF_FLUSH)) {
 			if (rm->m_flags & RDSU_MF_FLUSH)
@@ -468,13 +475,11 @@ void rdsu_send_flush_retrans(struct rdsu_path *cp)
 void rdsu_send_free_all(struct rdsu_path *cp)
 {
 	struct rdsu_list *qs[2] = { &cp->cp_send_q, &cp->cp_retrans_q };
+	struct rdsu_msg *rm;
 
 	memset(&cp->cp_xmit, 0, sizeof(cp->cp_xmit));
 	for (unsigned i = 0; i < 2; i++)
-		while (!rdsu_list_empty(qs[i])) {
-			struct rdsu_msg *rm =
-				rdsu_container_of(qs[i]->next, struct rdsu_msg, m_conn_item);
-
+		while ((rm = queue_head(qs[i]))) {
 			msg_unqueue(cp, rm);
 			rdsu_sock_msg_release(rm);
 			msg_free(cp, rm);
@@ -650,23 +655,16 @@ dry:
  * whose frames are still being handed out stays until a later ack. */
 int rdsu_send_hack(struct rdsu_path *cp, uint64_t ack, rdsu_ns now)
 {
-	struct rdsu_ep *ep = cp->cp_conn->c_ep;
+	struct rdsu_msg *rm;
 	int freed = 0;
 
 	if (ack <= cp->cp_hack)
 		return 0;
 	cp->cp_hack = ack;
-	while (!rdsu_list_empty(&cp->cp_retrans_q)) {
-		struct rdsu_msg *rm =
-			rdsu_container_of(cp->cp_retrans_q.next, struct rdsu_msg, m_conn_item);
-
+	while ((rm = queue_head(&cp->cp_retrans_q))) {
 		if (rm->m_seq > ack || (cp->cp_xmit.active && cp->cp_xmit.rm == rm))
 			break;
-		msg_unqueue(cp, rm);
-		if (!(rm->m_flags & RDSU_MF_DROPPED))
-			rdsu_stat_inc(ep, RDSU_STAT_SEND_DROP_ACKED);
-		rdsu_sock_msg_acked(rm, now);
-		msg_free(cp, rm);
+		msg_acked(cp, rm, now);
 		freed++;
 	}
 	return freed;

@@ -94,18 +94,47 @@ struct ib_link *rdsu_ib_link_new(struct rdsu_ib *t, struct rdma_cm_id *cm, bool 
 int rdsu_ib_link_setup(struct ib_link *l);
 /* The link failed or ended: tell the core (if it knows it) and retire it. */
 void rdsu_ib_link_lost(struct ib_link *l, rdsu_ns now);
-/* Why the next rdsu_ib_link_lost() happens, for rdsu_ib_stats: an
- * rdma_cm event and its status; IB_WHY_WC and a completion's status;
+/* rdsu_ib_link_lost() for a reason kept in rdsu_ib_stats: an rdma_cm
+ * event and its status; IB_WHY_WC and a completion's status;
  * IB_WHY_CALL and a call's negative errno. */
 #define IB_WHY_WC (-1)
 #define IB_WHY_CALL (-2)
-static inline void rdsu_ib_why(struct ib_link *l, int event, int status)
+static inline void rdsu_ib_lost_why(struct ib_link *l, int event, int status, rdsu_ns now)
 {
 	l->t->st.last_down_event = event;
 	l->t->st.last_down_status = status;
+	rdsu_ib_link_lost(l, now);
 }
 /* Retire without telling the core (it asked for the close). */
 void rdsu_ib_link_retire(struct ib_link *l);
+/* A completion that failed or that the ring cannot have asked for: the
+ * link is lost. Return: false, for the poll to stop. */
+static inline bool rdsu_ib_wc_lost(struct ib_link *l, int status, rdsu_ns now)
+{
+	rdsu_ib_lost_why(l, IB_WHY_WC, status, now);
+	return false;
+}
+/* Poll |cq| empty, handing each completion to |one|, which returns false
+ * to stop (the link was lost or retired). A failed poll loses the link.
+ * Return: false if the link was lost or |one| stopped. */
+static inline bool rdsu_ib_cq_drain(struct ib_link *l, struct ibv_cq *cq,
+				    bool (*one)(struct ib_link *l, const struct ibv_wc *wc,
+						rdsu_ns now),
+				    rdsu_ns now)
+{
+	struct ibv_wc wc[16];
+	int n;
+
+	while ((n = ibv_poll_cq(cq, 16, wc)) > 0)
+		for (int i = 0; i < n; i++)
+			if (!one(l, &wc[i], now))
+				return false;
+	if (n < 0) {
+		rdsu_ib_link_lost(l, now);
+		return false;
+	}
+	return true;
+}
 
 /* ib_cm.c */
 int rdsu_ib_cm_open(struct rdsu_ib *t);

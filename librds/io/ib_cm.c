@@ -214,10 +214,8 @@ void rdsu_ib_cm_connect(struct rdsu_ib *t, const struct rdsu_lreq *req, rdsu_ns 
 	(void)rdsu_sockaddr(&req->laddr, 0, &src);
 	(void)rdsu_sockaddr(&req->faddr, port_for(t, l->family), &dst);
 	t->st.attempts++;
-	if (rdma_resolve_addr(id, (struct sockaddr *)&src, (struct sockaddr *)&dst, IB_RESOLVE_MS)) {
-		rdsu_ib_why(l, IB_WHY_CALL, -errno);
-		rdsu_ib_link_lost(l, now);
-	}
+	if (rdma_resolve_addr(id, (struct sockaddr *)&src, (struct sockaddr *)&dst, IB_RESOLVE_MS))
+		rdsu_ib_lost_why(l, IB_WHY_CALL, -errno, now);
 }
 
 static void on_route(struct ib_link *l, rdsu_ns now)
@@ -229,18 +227,15 @@ static void on_route(struct ib_link *l, rdsu_ns now)
 	int r = rdsu_ib_link_setup(l);
 
 	if (r < 0) {
-		rdsu_ib_why(l, IB_WHY_CALL, r);
-		rdsu_ib_link_lost(l, now);
+		rdsu_ib_lost_why(l, IB_WHY_CALL, r, now);
 		return;
 	}
 	n = offer_pd(l, l->proposed, pd, now);
 	conn_param(l->t, &cp, pd, n);
 	l->state = IL_CONNECTING;
 	l->t->st.connects++;
-	if (rdma_connect(l->cm, &cp)) {
-		rdsu_ib_why(l, IB_WHY_CALL, -errno);
-		rdsu_ib_link_lost(l, now);
-	}
+	if (rdma_connect(l->cm, &cp))
+		rdsu_ib_lost_why(l, IB_WHY_CALL, -errno, now);
 }
 
 static void on_established(struct ib_link *l, const struct cm_ev *ev, rdsu_ns now)
@@ -281,8 +276,7 @@ static void on_rejected(struct ib_link *l, const struct cm_ev *ev, rdsu_ns now)
 	 * nothing else, so every reconnect already does. */
 	if (ev->status == IB_REJ_CONSUMER && data <= IB_REJ_INCOMPAT)
 		l->proposed = WIRE_IBVER_3_1;
-	rdsu_ib_why(l, ev->type, ev->status);
-	rdsu_ib_link_lost(l, now);
+	rdsu_ib_lost_why(l, ev->type, ev->status, now);
 }
 
 static void reject(struct rdma_cm_id *id, bool incompat)
@@ -373,10 +367,8 @@ static void dispatch(struct rdsu_ib *t, const struct cm_ev *ev, rdsu_ns now)
 	switch (ev->type) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 		l->state = IL_ROUTE;
-		if (rdma_resolve_route(l->cm, IB_RESOLVE_MS)) {
-			rdsu_ib_why(l, IB_WHY_CALL, -errno);
-			rdsu_ib_link_lost(l, now);
-		}
+		if (rdma_resolve_route(l->cm, IB_RESOLVE_MS))
+			rdsu_ib_lost_why(l, IB_WHY_CALL, -errno, now);
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
 		on_route(l, now);
@@ -393,8 +385,7 @@ static void dispatch(struct rdsu_ib *t, const struct cm_ev *ev, rdsu_ns now)
 		/* ADDR/ROUTE/CONNECT errors, UNREACHABLE, DISCONNECTED,
 		 * DEVICE_REMOVAL, ADDR_CHANGE, TIMEWAIT_EXIT: the kernel
 		 * drops the connection on each (rds_rdma_cm_event_handler). */
-		rdsu_ib_why(l, ev->type, ev->status);
-		rdsu_ib_link_lost(l, now);
+		rdsu_ib_lost_why(l, ev->type, ev->status, now);
 		break;
 	}
 }

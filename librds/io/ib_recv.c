@@ -37,39 +37,29 @@ int rdsu_ib_recv_fill(struct ib_link *l)
 	return 0;
 }
 
-bool rdsu_ib_recv_poll(struct ib_link *l, rdsu_ns now)
+/* One receive completion: its frame to the core, its buffer reposted. */
+static bool recv_one(struct ib_link *l, const struct ibv_wc *wc, rdsu_ns now)
 {
-	struct ibv_wc wc[16];
-	int n;
+	unsigned idx = (unsigned)wc->wr_id;
 
-	while ((n = ibv_poll_cq(l->rcq, 16, wc)) > 0) {
-		for (int i = 0; i < n; i++) {
-			unsigned idx = (unsigned)wc[i].wr_id;
-
-			l->rposted--;
-			if (wc[i].status != IBV_WC_SUCCESS || idx >= l->nrecv ||
-			    wc[i].opcode != IBV_WC_RECV) {
-				rdsu_ib_why(l, IB_WHY_WC, wc[i].status);
-				rdsu_ib_link_lost(l, now);
-				return false;
-			}
-			l->t->st.frames_in++;
-			l->t->st.bytes_in += wc[i].byte_len;
-			if (rdsu_ib_core_frame(l, l->rbuf + (size_t)idx * IB_FRAME,
-					       wc[i].byte_len, now) < 0)
-				return false;
-			if (l->state == IL_DEAD)
-				return false;
-			if (rdsu_ib_recv_post(l, idx) < 0) {
-				rdsu_ib_link_lost(l, now);
-				return false;
-			}
-			rdsu_ib_core_posted(l, 1, now);
-		}
-	}
-	if (n < 0) {
+	l->rposted--;
+	if (wc->status != IBV_WC_SUCCESS || idx >= l->nrecv || wc->opcode != IBV_WC_RECV)
+		return rdsu_ib_wc_lost(l, wc->status, now);
+	l->t->st.frames_in++;
+	l->t->st.bytes_in += wc->byte_len;
+	if (rdsu_ib_core_frame(l, l->rbuf + (size_t)idx * IB_FRAME, wc->byte_len, now) < 0)
+		return false;
+	if (l->state == IL_DEAD)
+		return false;
+	if (rdsu_ib_recv_post(l, idx) < 0) {
 		rdsu_ib_link_lost(l, now);
 		return false;
 	}
+	rdsu_ib_core_posted(l, 1, now);
 	return true;
+}
+
+bool rdsu_ib_recv_poll(struct ib_link *l, rdsu_ns now)
+{
+	return rdsu_ib_cq_drain(l, l->rcq, recv_one, now);
 }

@@ -67,25 +67,17 @@ int rdsu_ib_send_post(struct ib_link *l, size_t len, bool last)
 	return 0;
 }
 
+/* One send completion: a signalled one frees its slot and those before it. */
+static bool send_one(struct ib_link *l, const struct ibv_wc *wc, rdsu_ns now)
+{
+	if (wc->status != IBV_WC_SUCCESS)
+		return rdsu_ib_wc_lost(l, wc->status, now);
+	if (wc->wr_id >= l->s_tail && wc->wr_id < l->s_head)
+		l->s_tail = wc->wr_id + 1;
+	return true;
+}
+
 bool rdsu_ib_send_poll(struct ib_link *l, rdsu_ns now)
 {
-	struct ibv_wc wc[16];
-	int n;
-
-	while ((n = ibv_poll_cq(l->scq, 16, wc)) > 0) {
-		for (int i = 0; i < n; i++) {
-			if (wc[i].status != IBV_WC_SUCCESS) {
-				rdsu_ib_why(l, IB_WHY_WC, wc[i].status);
-				rdsu_ib_link_lost(l, now);
-				return false;
-			}
-			if (wc[i].wr_id >= l->s_tail && wc[i].wr_id < l->s_head)
-				l->s_tail = wc[i].wr_id + 1;
-		}
-	}
-	if (n < 0) {
-		rdsu_ib_link_lost(l, now);
-		return false;
-	}
-	return true;
+	return rdsu_ib_cq_drain(l, l->scq, send_one, now);
 }

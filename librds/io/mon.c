@@ -196,30 +196,35 @@ static const struct {
 #undef T
 };
 
+/* One counter on |it|, which keeps whatever the previous one left. */
+static bool put_counter(struct mon_client *c, struct wire_mon_item *it, uint8_t group,
+			const char *name, uint64_t value)
+{
+	it->u.counter.group = group;
+	snprintf(it->u.counter.name, sizeof(it->u.counter.name), "%s", name);
+	it->u.counter.value = value;
+	return put(c, it);
+}
+
 static bool put_counters(struct mon_client *c, struct rdsu_io *io)
 {
 	struct wire_mon_item it = { .type = WIRE_MON_R_COUNTER };
 	struct rdsu_stats st;
 
 	rdsu_ep_get_stats(io->ep, &st);
-	for (unsigned i = 0; i < RDSU_STAT__COUNT; i++) {
-		it.u.counter.group = WIRE_MON_G_CORE;
-		snprintf(it.u.counter.name, sizeof(it.u.counter.name), "%s",
-			 rdsu_stat_name((enum rdsu_stat)i));
-		it.u.counter.value = st.v[i];
-		if (!put(c, &it))
+	for (unsigned i = 0; i < RDSU_STAT__COUNT; i++)
+		if (!put_counter(c, &it, WIRE_MON_G_CORE, rdsu_stat_name((enum rdsu_stat)i),
+				 st.v[i]))
 			return false;
-	}
 	if (io->tcp) {
 		struct rdsu_tcp_stats ts;
 
 		rdsu_tcp_get_stats(io->tcp, &ts);
 		for (size_t i = 0; i < sizeof(tcp_ctrs) / sizeof(tcp_ctrs[0]); i++) {
-			it.u.counter.group = WIRE_MON_G_TCP;
-			snprintf(it.u.counter.name, sizeof(it.u.counter.name), "%s",
-				 tcp_ctrs[i].name);
-			memcpy(&it.u.counter.value, (const char *)&ts + tcp_ctrs[i].off, 8);
-			if (!put(c, &it))
+			uint64_t v;
+
+			memcpy(&v, (const char *)&ts + tcp_ctrs[i].off, sizeof(v));
+			if (!put_counter(c, &it, WIRE_MON_G_TCP, tcp_ctrs[i].name, v))
 				return false;
 		}
 	}

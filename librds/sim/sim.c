@@ -703,20 +703,16 @@ static int process_due(struct rdsu_sim *s)
 	return acts;
 }
 
-static int drain_events(struct rdsu_sim *s, int node)
+static void drain_events(struct rdsu_sim *s, int node)
 {
 	struct rdsu_ep *ep = s->nodes[node].ep;
 	struct rdsu_event ev;
-	int n = 0;
 
 	if (!ep)
-		return 0;
-	while (rdsu_ep_next_event(ep, &ev) == 1) {
-		n++;
+		return;
+	while (rdsu_ep_next_event(ep, &ev) == 1)
 		if (s->ev_fn)
 			s->ev_fn(s->ev_ud, node, &ev);
-	}
-	return n;
 }
 
 static void pump(struct rdsu_sim *s)
