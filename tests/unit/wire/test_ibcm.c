@@ -12,7 +12,7 @@
 
 #include <wire/wire.h>
 
-#include "hex.h"
+#include "wtest.h"
 
 /*
  * A REQ as RDS (rds_ib_conn_path_connect -> rdma_connect) sends it from
@@ -171,41 +171,23 @@ static void test_ibcm_req_rds_ipv6(void **state)
 /* The REQ reaches QP1 as a RoCEv2 UD SEND_ONLY with a DETH. */
 static void test_ibcm_req_inside_roce(void **state)
 {
+	/* BTH: UD SEND_ONLY to QP1, then DETH: GSI Q_Key, source QP1 */
+	static const uint8_t bth[12] = { 0x64, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x01,
+					 0x00, 0x00, 0x00, 0x07 };
+	static const uint8_t deth[8] = { 0x80, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01 };
+	uint8_t mad[WIRE_MAD_LEN];
 	uint8_t p[20 + 8 + 12 + 8 + WIRE_MAD_LEN + 4];
-	size_t tot = sizeof(p), udplen = tot - 20, o = 0;
+	size_t tot = sizeof(p);
+	struct wt_roce4 s = {
+		.addrs = "\xc0\xa8\x01\x0a\xc0\xa8\x01\x14", .sport = 0xc53a,
+		.bth = bth, .ext = deth, .elen = sizeof(deth), .pay = mad,
+	};
 	struct wire_roce r;
 	struct wire_ibcm cm;
-	uint32_t c;
 
 	(void)state;
-	memset(p, 0, sizeof(p));
-	p[o++] = 0x45;
-	o++;
-	p[o++] = (uint8_t)(tot >> 8);
-	p[o++] = (uint8_t)tot;
-	o += 4;
-	p[o++] = 64;
-	p[o++] = 17;
-	o += 2;
-	memcpy(p + o, "\xc0\xa8\x01\x0a\xc0\xa8\x01\x14", 8);
-	o += 8;
-	memcpy(p + o, "\xc5\x3a\x12\xb7", 4);
-	o += 4;
-	p[o++] = (uint8_t)(udplen >> 8);
-	p[o++] = (uint8_t)udplen;
-	o += 2;
-	/* BTH: UD SEND_ONLY to QP1, then DETH: GSI Q_Key, source QP1 */
-	memcpy(p + o, "\x64\x00\xff\xff\x00\x00\x00\x01\x00\x00\x00\x07", 12);
-	o += 12;
-	memcpy(p + o, "\x80\x01\x00\x00\x00\x00\x00\x01", 8);
-	o += 8;
-	o += req_v4(p + o);
-	c = wire_roce_icrc(p, o);
-	p[o++] = (uint8_t)c;
-	p[o++] = (uint8_t)(c >> 8);
-	p[o++] = (uint8_t)(c >> 16);
-	p[o++] = (uint8_t)(c >> 24);
-	assert_int_equal(o, tot);
+	s.plen = req_v4(mad);
+	assert_int_equal(wt_roce4_build(p, sizeof(p), &s), tot);
 
 	assert_int_equal(wire_roce_decode(&r, p, tot, 0), 0);
 	assert_true(r.icrc_ok);
@@ -484,17 +466,15 @@ static void test_ibcm_truncation_every_offset(void **state)
 
 static void test_ibcm_attr_names(void **state)
 {
+	static const struct wt_name names[] = {
+		{ WIRE_IBCM_REQ, "REQ" }, { WIRE_IBCM_MRA, "MRA" }, { WIRE_IBCM_REJ, "REJ" },
+		{ WIRE_IBCM_REP, "REP" }, { WIRE_IBCM_RTU, "RTU" }, { WIRE_IBCM_DREQ, "DREQ" },
+		{ WIRE_IBCM_DREP, "DREP" }, { 0x0019, "LAP" }, { 0x0000, NULL }, { 0xffff, NULL },
+	};
+
 	(void)state;
-	assert_string_equal(wire_ibcm_attr_name(WIRE_IBCM_REQ), "REQ");
-	assert_string_equal(wire_ibcm_attr_name(WIRE_IBCM_MRA), "MRA");
-	assert_string_equal(wire_ibcm_attr_name(WIRE_IBCM_REJ), "REJ");
-	assert_string_equal(wire_ibcm_attr_name(WIRE_IBCM_REP), "REP");
-	assert_string_equal(wire_ibcm_attr_name(WIRE_IBCM_RTU), "RTU");
-	assert_string_equal(wire_ibcm_attr_name(WIRE_IBCM_DREQ), "DREQ");
-	assert_string_equal(wire_ibcm_attr_name(WIRE_IBCM_DREP), "DREP");
-	assert_string_equal(wire_ibcm_attr_name(0x0019), "LAP");
-	assert_null(wire_ibcm_attr_name(0x0000));
-	assert_null(wire_ibcm_attr_name(0xffff));
+	for (size_t i = 0; i < WT_COUNT(names); i++)
+		wt_name_is(wire_ibcm_attr_name((uint16_t)names[i].v), names[i].name);
 }
 
 int main(void)

@@ -11,7 +11,7 @@
 
 #include <wire/wire.h>
 
-#include "hex.h"
+#include "wtest.h"
 
 /*
  * The vectors are little-endian: netlink headers and the cpu-order
@@ -963,25 +963,28 @@ static void test_nl_encode_inval(void **state)
 
 static void test_nl_names(void **state)
 {
+	static const struct wt_name ops[] = {
+		{ WIRE_NL_LS_OP_RESOLVE, "RESOLVE" },
+		{ WIRE_NL_LS_OP_SET_TIMEOUT, "SET_TIMEOUT" },
+		{ WIRE_NL_LS_OP_IP_RESOLVE, "IP_RESOLVE" },
+		{ 3, NULL },
+	};
+	static const struct wt_name attrs[] = {
+		{ WIRE_NL_LS_PATH_RECORD, "PATH_RECORD" }, { WIRE_NL_LS_TIMEOUT, "TIMEOUT" },
+		{ WIRE_NL_LS_SERVICE_ID, "SERVICE_ID" }, { WIRE_NL_LS_DGID, "DGID" },
+		{ WIRE_NL_LS_SGID, "SGID" }, { WIRE_NL_LS_TCLASS, "TCLASS" },
+		{ WIRE_NL_LS_PKEY, "PKEY" }, { WIRE_NL_LS_QOS_CLASS, "QOS_CLASS" },
+		{ WIRE_NL_LS_IPV4, "IPV4" }, { WIRE_NL_LS_IPV6, "IPV6" },
+		/* a raw wire type with the mandatory bit names the same attribute */
+		{ 0x2004, "DGID" },
+		{ WIRE_NL_LS_ATTR_MAX, NULL }, { 0xffff & ~0xe000u, NULL },
+	};
+
 	(void)state;
-	assert_string_equal(wire_nl_op_name(WIRE_NL_LS_OP_RESOLVE), "RESOLVE");
-	assert_string_equal(wire_nl_op_name(WIRE_NL_LS_OP_SET_TIMEOUT), "SET_TIMEOUT");
-	assert_string_equal(wire_nl_op_name(WIRE_NL_LS_OP_IP_RESOLVE), "IP_RESOLVE");
-	assert_null(wire_nl_op_name(3));
-	assert_string_equal(wire_nl_attr_name(WIRE_NL_LS_PATH_RECORD), "PATH_RECORD");
-	assert_string_equal(wire_nl_attr_name(WIRE_NL_LS_TIMEOUT), "TIMEOUT");
-	assert_string_equal(wire_nl_attr_name(WIRE_NL_LS_SERVICE_ID), "SERVICE_ID");
-	assert_string_equal(wire_nl_attr_name(WIRE_NL_LS_DGID), "DGID");
-	assert_string_equal(wire_nl_attr_name(WIRE_NL_LS_SGID), "SGID");
-	assert_string_equal(wire_nl_attr_name(WIRE_NL_LS_TCLASS), "TCLASS");
-	assert_string_equal(wire_nl_attr_name(WIRE_NL_LS_PKEY), "PKEY");
-	assert_string_equal(wire_nl_attr_name(WIRE_NL_LS_QOS_CLASS), "QOS_CLASS");
-	assert_string_equal(wire_nl_attr_name(WIRE_NL_LS_IPV4), "IPV4");
-	assert_string_equal(wire_nl_attr_name(WIRE_NL_LS_IPV6), "IPV6");
-	/* a raw wire type with the mandatory bit names the same attribute */
-	assert_string_equal(wire_nl_attr_name(0x2004), "DGID");
-	assert_null(wire_nl_attr_name(WIRE_NL_LS_ATTR_MAX));
-	assert_null(wire_nl_attr_name(0xffff & ~0xe000u));
+	for (size_t i = 0; i < WT_COUNT(ops); i++)
+		wt_name_is(wire_nl_op_name(ops[i].v), ops[i].name);
+	for (size_t i = 0; i < WT_COUNT(attrs); i++)
+		wt_name_is(wire_nl_attr_name(attrs[i].v), attrs[i].name);
 	/* every rule of this module has its stable name */
 	assert_string_equal(wire_rule_name(WIRE_RULE_NL_LEN), "nl.len");
 	assert_string_equal(wire_rule_name(WIRE_RULE_NL_PATH_COUNT), "nl.ls.paths");
