@@ -43,6 +43,43 @@ static inline void wt_name_is(const char *got, const char *want)
 	"00000000000000000000000000000000                   # exthdr\n" \
 	"68656c6c6f 000000                                  # 'hello' + 3 pad bytes\n"
 
+/* |r| decoded WT_SEND_HELLO_HEX, its BTH at |bth|. */
+static inline void wt_send_hello_is(const struct wire_roce *r, const uint8_t *bth)
+{
+	struct wire_hdr h;
+
+	assert_int_equal(r->bth.opcode, WIRE_IB_RC_SEND_ONLY);
+	assert_true(r->bth.se);
+	assert_false(r->bth.migreq);
+	assert_int_equal(r->bth.padcnt, 3);
+	assert_int_equal(r->bth.tver, 0);
+	assert_int_equal(r->bth.pkey, 0xffff);
+	assert_int_equal(r->bth.resv8a, 0);
+	assert_int_equal(r->bth.dqpn, 0x11);
+	assert_true(r->bth.ackreq);
+	assert_int_equal(r->bth.psn, 1);
+	assert_false(r->has_reth || r->has_aeth || r->has_deth || r->has_imm ||
+		     r->has_ieth || r->has_atomic_eth || r->has_atomic_ack);
+	assert_ptr_equal(r->payload, bth + 12);
+	assert_int_equal(r->payload_len, 48 + 5);
+	/* The payload is a whole RDS header and its 5 bytes. */
+	assert_int_equal(wire_hdr_decode(&h, r->payload, r->payload_len), WIRE_HDR_LEN);
+	assert_int_equal(h.len, 5);
+	assert_int_equal(h.sport, 4000);
+	assert_memory_equal(r->payload + WIRE_HDR_LEN, "hello", 5);
+}
+
+/* |r| is an RC ACKNOWLEDGE, AETH syndrome 0x1f and MSN 5, with a good ICRC. */
+static inline void wt_ack5_is(const struct wire_roce *r)
+{
+	assert_int_equal(r->bth.opcode, WIRE_IB_RC_ACK);
+	assert_true(r->has_aeth);
+	assert_int_equal(r->aeth.syndrome, 0x1f);
+	assert_int_equal(r->aeth.msn, 5);
+	assert_int_equal(r->payload_len, 0);
+	assert_true(r->icrc_ok);
+}
+
 /* An IPv4 RoCEv2 packet, from the parts a test chooses. */
 struct wt_roce4 {
 	const char *addrs;      /* source and destination, 8 bytes */
@@ -108,6 +145,32 @@ static inline size_t wt_verbs_kat(verbs_decode_fn decode, struct wire_roce *r, u
 	assert_int_equal(n, len);
 	assert_int_equal(verbs_decode_exact(decode, r, b, n, wire_len), 0);
 	return n;
+}
+
+/* A vector with one byte changed. */
+struct wt_edit {
+	const char *hex;
+	size_t at;
+	uint8_t v;              /* the byte's new value */
+};
+
+/*
+ * wt_verbs_set() - |decode| of the vector |e->hex| with its byte |e->at|
+ * set to |e->v|, taken whole. Return: what |decode| returned; |r| as it
+ * left it, but for the payload, which is not kept.
+ */
+static inline int wt_verbs_set(verbs_decode_fn decode, struct wire_roce *r,
+			       const struct wt_edit *e)
+{
+	uint8_t c[512];
+	size_t n = hex_decode(e->hex, c, sizeof(c));
+	int rc;
+
+	assert_true(e->at < n);
+	c[e->at] = e->v;
+	rc = verbs_decode_exact(decode, r, c, n, 0);
+	r->payload = NULL;
+	return rc;
 }
 
 /* Changing any of the |count| bytes at |at| of the packet |b| (a switch
