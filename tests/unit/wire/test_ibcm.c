@@ -59,16 +59,18 @@ static void mad_hdr(uint8_t *m, uint16_t attr)
 
 static void put32(uint8_t *p, uint32_t v)
 {
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
+	struct wire_wr w;
+
+	wire_wr_init(&w, p, 4);
+	wire_wr_be32(&w, v);
 }
 
 static void put64(uint8_t *p, uint64_t v)
 {
-	put32(p, (uint32_t)(v >> 32));
-	put32(p + 4, (uint32_t)v);
+	struct wire_wr w;
+
+	wire_wr_init(&w, p, 8);
+	wire_wr_be64(&w, v);
 }
 
 static size_t req_v4(uint8_t *m)
