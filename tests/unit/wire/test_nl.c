@@ -931,10 +931,8 @@ static void test_nl_encode_inval(void **state)
 static void test_nl_names(void **state)
 {
 	static const struct wt_name ops[] = {
-		{ WIRE_NL_LS_OP_RESOLVE, "RESOLVE" },
-		{ WIRE_NL_LS_OP_SET_TIMEOUT, "SET_TIMEOUT" },
-		{ WIRE_NL_LS_OP_IP_RESOLVE, "IP_RESOLVE" },
-		{ 3, NULL },
+		{ WIRE_NL_LS_OP_RESOLVE, "RESOLVE" }, { WIRE_NL_LS_OP_SET_TIMEOUT, "SET_TIMEOUT" },
+		{ WIRE_NL_LS_OP_IP_RESOLVE, "IP_RESOLVE" }, { 3, NULL },
 	};
 	static const struct wt_name attrs[] = {
 		{ WIRE_NL_LS_PATH_RECORD, "PATH_RECORD" }, { WIRE_NL_LS_TIMEOUT, "TIMEOUT" },
