@@ -160,7 +160,8 @@ static void test_ext_stop_rules(void **state)
 		/* duplicates (the last one wins, as in the kernel), non-mainline,
 		 * trailing garbage after the terminator */
 		{ "05 0001 05 0008 07 00000001 00 aa", WIRE_KVER_ALL, 3, -1, 8, false, false,
-		  3, { WIRE_RULE_EXT_DUPLICATE, WIRE_RULE_EXT_NONMAINLINE, WIRE_RULE_EXT_TRAILING } },
+		  3, { WIRE_RULE_EXT_DUPLICATE, WIRE_RULE_EXT_NONMAINLINE,
+		       WIRE_RULE_EXT_TRAILING } },
 		/* exactly filling 16 bytes needs no terminator */
 		{ "03 01020304 05060708 03 01020304 0506", WIRE_KVER_7, 1, -1, -1, true, false,
 		  1, { WIRE_RULE_EXT_OVERRUN } },

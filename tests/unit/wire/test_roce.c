@@ -544,11 +544,12 @@ static void test_roce_opcode_names(void **state)
 		uint8_t op;
 		enum wire_ib_seg seg;
 	} segs[] = {
-		{ 0x00, WIRE_IB_SEG_FIRST }, { 0x01, WIRE_IB_SEG_MIDDLE }, { 0x02, WIRE_IB_SEG_LAST },
-		{ 0x03, WIRE_IB_SEG_LAST }, { 0x16, WIRE_IB_SEG_LAST }, { 0x04, WIRE_IB_SEG_ONLY },
-		{ 0x05, WIRE_IB_SEG_ONLY }, { 0x17, WIRE_IB_SEG_ONLY }, { 0x64, WIRE_IB_SEG_ONLY },
-		{ 0x20, WIRE_IB_SEG_FIRST }, { 0x06, WIRE_IB_SEG_NONE }, { 0x11, WIRE_IB_SEG_NONE },
-		{ 0x36, WIRE_IB_SEG_NONE }, { 0x60, WIRE_IB_SEG_NONE }, { 0x81, WIRE_IB_SEG_NONE },
+		{ 0x00, WIRE_IB_SEG_FIRST }, { 0x01, WIRE_IB_SEG_MIDDLE },
+		{ 0x02, WIRE_IB_SEG_LAST }, { 0x03, WIRE_IB_SEG_LAST }, { 0x16, WIRE_IB_SEG_LAST },
+		{ 0x04, WIRE_IB_SEG_ONLY }, { 0x05, WIRE_IB_SEG_ONLY }, { 0x17, WIRE_IB_SEG_ONLY },
+		{ 0x64, WIRE_IB_SEG_ONLY }, { 0x20, WIRE_IB_SEG_FIRST }, { 0x06, WIRE_IB_SEG_NONE },
+		{ 0x11, WIRE_IB_SEG_NONE }, { 0x36, WIRE_IB_SEG_NONE }, { 0x60, WIRE_IB_SEG_NONE },
+		{ 0x81, WIRE_IB_SEG_NONE },
 	};
 
 	(void)state;
