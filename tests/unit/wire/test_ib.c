@@ -57,51 +57,48 @@ static int decode_exact(struct wire_roce *r, const uint8_t *p, size_t len, size_
 
 static void test_ib_local_send_only_kat(void **state)
 {
-	uint8_t b[256];
-	struct wire_roce r;
-	size_t n;
+	struct wt_kat k;
 
 	(void)state;
-	n = wt_verbs_kat(wire_ib_decode, &r, b, sizeof(b), IB_LOCAL_SEND_ONLY, 82, 0, 0x132c7c46);
-	assert_true(r.has_lrh);
-	assert_false(r.has_grh);
-	assert_int_equal(r.ip_version, 0);
-	assert_int_equal(r.lrh.vl, 0);
-	assert_int_equal(r.lrh.lnh, WIRE_IB_LNH_LOCAL);
-	assert_int_equal(r.lrh.dlid, 3);
-	assert_int_equal(r.lrh.slid, 2);
-	assert_int_equal(r.lrh.pktlen, 20);
-	wt_send_hello_is(&r, b + 8);
-	assert_int_equal(wire_ib_icrc(b, n - 6), 0x132c7c46);
-	assert_true(r.vcrc_checked);
-	assert_true(r.vcrc_ok);
-	assert_int_equal(r.vcrc, 0xd080);
-	assert_int_equal(wire_ib_vcrc(b, n - 2), 0xd080);
+	wt_verbs_kat(&k, wire_ib_decode, IB_LOCAL_SEND_ONLY, 82, 0, 0x132c7c46);
+	assert_true(k.r.has_lrh);
+	assert_false(k.r.has_grh);
+	assert_int_equal(k.r.ip_version, 0);
+	assert_int_equal(k.r.lrh.vl, 0);
+	assert_int_equal(k.r.lrh.lnh, WIRE_IB_LNH_LOCAL);
+	assert_int_equal(k.r.lrh.dlid, 3);
+	assert_int_equal(k.r.lrh.slid, 2);
+	assert_int_equal(k.r.lrh.pktlen, 20);
+	wt_send_hello_is(&k.r, k.b + 8);
+	assert_int_equal(wire_ib_icrc(k.b, k.n - 6), 0x132c7c46);
+	assert_true(k.r.vcrc_checked);
+	assert_true(k.r.vcrc_ok);
+	assert_int_equal(k.r.vcrc, 0xd080);
+	assert_int_equal(wire_ib_vcrc(k.b, k.n - 2), 0xd080);
 }
 
 static void test_ib_global_ack_kat(void **state)
 {
-	uint8_t b[256];
-	struct wire_roce r;
+	struct wt_kat k;
 
 	(void)state;
-	wt_verbs_kat(wire_ib_decode, &r, b, sizeof(b), IB_GLOBAL_ACK, 70, 70, 0x75a3a536);
-	assert_true(r.has_grh);
-	assert_int_equal(r.lrh.vl, 1);
-	assert_int_equal(r.lrh.sl, 3);
-	assert_int_equal(r.lrh.lnh, WIRE_IB_LNH_GLOBAL);
-	assert_int_equal(r.grh.ipver, 6);
-	assert_int_equal(r.grh.tclass, 0x68);
-	assert_int_equal(r.grh.flow, 0x12345);
-	assert_int_equal(r.grh.paylen, 20);
-	assert_int_equal(r.grh.nxthdr, WIRE_IB_GRH_NXTHDR);
-	assert_int_equal(r.grh.hoplmt, 0x40);
-	assert_int_equal(r.ip_version, 6);
-	assert_int_equal(r.src[15], 1);
-	assert_int_equal(r.dst[15], 2);
-	wt_ack5_is(&r);
-	assert_true(r.vcrc_ok);
-	assert_int_equal(r.vcrc, 0xa47a);
+	wt_verbs_kat(&k, wire_ib_decode, IB_GLOBAL_ACK, 70, 70, 0x75a3a536);
+	assert_true(k.r.has_grh);
+	assert_int_equal(k.r.lrh.vl, 1);
+	assert_int_equal(k.r.lrh.sl, 3);
+	assert_int_equal(k.r.lrh.lnh, WIRE_IB_LNH_GLOBAL);
+	assert_int_equal(k.r.grh.ipver, 6);
+	assert_int_equal(k.r.grh.tclass, 0x68);
+	assert_int_equal(k.r.grh.flow, 0x12345);
+	assert_int_equal(k.r.grh.paylen, 20);
+	assert_int_equal(k.r.grh.nxthdr, WIRE_IB_GRH_NXTHDR);
+	assert_int_equal(k.r.grh.hoplmt, 0x40);
+	assert_int_equal(k.r.ip_version, 6);
+	assert_int_equal(k.r.src[15], 1);
+	assert_int_equal(k.r.dst[15], 2);
+	wt_ack5_is(&k.r);
+	assert_true(k.r.vcrc_ok);
+	assert_int_equal(k.r.vcrc, 0xa47a);
 }
 
 /* A frame that ends at the ICRC has no VCRC to check; one cut inside the

@@ -72,70 +72,65 @@ static int decode_exact(struct wire_roce *r, const uint8_t *p, size_t len, size_
 
 static void test_roce_v4_send_only_kat(void **state)
 {
-	uint8_t b[256];
-	struct wire_roce r;
-	size_t n;
+	struct wt_kat k;
 
 	(void)state;
-	n = wt_verbs_kat(wire_roce_decode, &r, b, sizeof(b), V4_SEND_ONLY, 100, 0, 0x0e705273);
-	assert_int_equal(r.ip_version, 4);
-	assert_memory_equal(r.src, "\xc0\xa8\x01\x0a", 4);
-	assert_memory_equal(r.dst, "\xc0\xa8\x01\x14", 4);
-	assert_int_equal(r.udp_sport, 0xc0de);
-	assert_int_equal(r.udp_dport, 4791);
-	wt_send_hello_is(&r, b + 20 + 8);
-	assert_int_equal(r.icrc_computed, 0x0e705273);
-	assert_int_equal(wire_roce_icrc(b, n - 4), 0x0e705273);
+	wt_verbs_kat(&k, wire_roce_decode, V4_SEND_ONLY, 100, 0, 0x0e705273);
+	assert_int_equal(k.r.ip_version, 4);
+	assert_memory_equal(k.r.src, "\xc0\xa8\x01\x0a", 4);
+	assert_memory_equal(k.r.dst, "\xc0\xa8\x01\x14", 4);
+	assert_int_equal(k.r.udp_sport, 0xc0de);
+	assert_int_equal(k.r.udp_dport, 4791);
+	wt_send_hello_is(&k.r, k.b + 20 + 8);
+	assert_int_equal(k.r.icrc_computed, 0x0e705273);
+	assert_int_equal(wire_roce_icrc(k.b, k.n - 4), 0x0e705273);
 }
 
 static void test_roce_v6_write_only_imm_kat(void **state)
 {
-	uint8_t b[256];
-	struct wire_roce r;
+	struct wt_kat k;
 
 	(void)state;
-	wt_verbs_kat(wire_roce_decode, &r, b, sizeof(b), V6_WRITE_ONLY_IMM, 92, 92, 0x6bae175e);
-	assert_int_equal(r.ip_version, 6);
-	assert_int_equal(r.src[0], 0xfe);
-	assert_int_equal(r.src[15], 1);
-	assert_int_equal(r.dst[15], 2);
-	assert_int_equal(r.bth.opcode, WIRE_IB_RC_WRITE_ONLY_IMM);
-	assert_int_equal(r.bth.psn, 0x123456);
-	assert_int_equal(r.bth.dqpn, 0x22);
-	assert_true(r.has_reth);
-	assert_true(r.has_imm);
-	assert_false(r.has_aeth);
-	assert_int_equal(r.reth.va, 0x00007f0012345000ull);
-	assert_int_equal(r.reth.rkey, 0xabcdef01);
-	assert_int_equal(r.reth.dma_len, 8);
-	assert_int_equal(r.imm, 0xdeadbeef);
-	assert_int_equal(r.payload_len, 8);
-	assert_memory_equal(r.payload, "\x00\x01\x02\x03\x04\x05\x06\x07", 8);
+	wt_verbs_kat(&k, wire_roce_decode, V6_WRITE_ONLY_IMM, 92, 92, 0x6bae175e);
+	assert_int_equal(k.r.ip_version, 6);
+	assert_int_equal(k.r.src[0], 0xfe);
+	assert_int_equal(k.r.src[15], 1);
+	assert_int_equal(k.r.dst[15], 2);
+	assert_int_equal(k.r.bth.opcode, WIRE_IB_RC_WRITE_ONLY_IMM);
+	assert_int_equal(k.r.bth.psn, 0x123456);
+	assert_int_equal(k.r.bth.dqpn, 0x22);
+	assert_true(k.r.has_reth);
+	assert_true(k.r.has_imm);
+	assert_false(k.r.has_aeth);
+	assert_int_equal(k.r.reth.va, 0x00007f0012345000ull);
+	assert_int_equal(k.r.reth.rkey, 0xabcdef01);
+	assert_int_equal(k.r.reth.dma_len, 8);
+	assert_int_equal(k.r.imm, 0xdeadbeef);
+	assert_int_equal(k.r.payload_len, 8);
+	assert_memory_equal(k.r.payload, "\x00\x01\x02\x03\x04\x05\x06\x07", 8);
 }
 
 static void test_roce_v4_options_ack_kat(void **state)
 {
-	uint8_t b[256];
-	struct wire_roce r;
+	struct wt_kat k;
 
 	(void)state;
-	wt_verbs_kat(wire_roce_decode, &r, b, sizeof(b), V4_OPTS_ACK, 52, 0, 0x7c84c3f7);
-	assert_int_equal(r.udp_sport, 0xc0de);
-	wt_ack5_is(&r);
+	wt_verbs_kat(&k, wire_roce_decode, V4_OPTS_ACK, 52, 0, 0x7c84c3f7);
+	assert_int_equal(k.r.udp_sport, 0xc0de);
+	wt_ack5_is(&k.r);
 }
 
 static void test_roce_cx4_cnp_capture(void **state)
 {
-	uint8_t b[256];
-	struct wire_roce r;
+	struct wt_kat k;
 
 	(void)state;
-	wt_verbs_kat(wire_roce_decode, &r, b, sizeof(b), CX4_CNP, 60, 0, 0x2a00fd82);
-	assert_int_equal(r.bth.opcode, WIRE_IB_CNP);
-	assert_int_equal(r.bth.resv8a, 0x40);   /* BECN */
-	assert_int_equal(r.bth.dqpn, 0x118);
-	assert_int_equal(r.payload_len, 16);
-	assert_string_equal(wire_ib_opcode_name(r.bth.opcode), "CNP");
+	wt_verbs_kat(&k, wire_roce_decode, CX4_CNP, 60, 0, 0x2a00fd82);
+	assert_int_equal(k.r.bth.opcode, WIRE_IB_CNP);
+	assert_int_equal(k.r.bth.resv8a, 0x40);   /* BECN */
+	assert_int_equal(k.r.bth.dqpn, 0x118);
+	assert_int_equal(k.r.payload_len, 16);
+	assert_string_equal(wire_ib_opcode_name(k.r.bth.opcode), "CNP");
 }
 
 /* Routers and switches may rewrite the variant fields: the ICRC must not

@@ -132,25 +132,28 @@ static inline size_t wt_roce4_build(uint8_t *b, size_t cap, const struct wt_roce
 	return w.done;
 }
 
-/*
- * wt_verbs_kat() - the vector |hex| into |b| (|cap| bytes); it must be
- * |len| bytes long, and |decode| must take it whole (captured with
- * |wire_len| on the wire), find the ICRC it ends in, |icrc|, right, and no
- * rule broken. Return: the length.
- */
-static inline size_t wt_verbs_kat(verbs_decode_fn decode, struct wire_roce *r, uint8_t *b,
-				  size_t cap, const char *hex, size_t len, size_t wire_len,
-				  uint32_t icrc)
-{
-	size_t n = hex_decode(hex, b, cap);
+/* A known-answer packet: its bytes and what they decode to. */
+struct wt_kat {
+	uint8_t b[256];
+	size_t n;
+	struct wire_roce r;
+};
 
-	assert_int_equal(n, len);
-	assert_int_equal(verbs_decode_exact(decode, r, b, n, wire_len), 0);
-	assert_true(r->icrc_checked);
-	assert_true(r->icrc_ok);
-	assert_int_equal(r->icrc, icrc);
-	assert_true(wire_rules_empty(&r->rules));
-	return n;
+/*
+ * wt_verbs_kat() - the vector |hex| into |k|; it must be |len| bytes long,
+ * and |decode| must take it whole (captured with |wire_len| on the wire),
+ * find the ICRC it ends in, |icrc|, right, and no rule broken.
+ */
+static inline void wt_verbs_kat(struct wt_kat *k, verbs_decode_fn decode, const char *hex,
+				size_t len, size_t wire_len, uint32_t icrc)
+{
+	k->n = hex_decode(hex, k->b, sizeof(k->b));
+	assert_int_equal(k->n, len);
+	assert_int_equal(verbs_decode_exact(decode, &k->r, k->b, k->n, wire_len), 0);
+	assert_true(k->r.icrc_checked);
+	assert_true(k->r.icrc_ok);
+	assert_int_equal(k->r.icrc, icrc);
+	assert_true(wire_rules_empty(&k->r.rules));
 }
 
 /* A vector with one byte changed. */
