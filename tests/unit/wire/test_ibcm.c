@@ -101,6 +101,34 @@ static int decode_exact(struct wire_ibcm *cm, const uint8_t *p, size_t len)
 	return rc;
 }
 
+/* The RDS REQ with byte |at| set to |v|, decoded from its first |len| bytes. */
+static void req_edited(uint8_t *m, struct wire_ibcm *cm, size_t at, uint8_t v, size_t len)
+{
+	req_v4(m);
+	m[at] = v;
+	assert_int_equal(decode_exact(cm, m, len), 0);
+}
+
+/* What a REQ and a REP both carry: comm IDs, QPN, PSN, and the private
+ * data from |priv| bytes after the MAD header to the end of the MAD. */
+struct conn_fields {
+	uint32_t local, remote, qpn, psn;
+	size_t priv;
+	bool has_cma;
+};
+
+static void conn_fields_are(const struct wire_ibcm *cm, const uint8_t *m,
+			    const struct conn_fields *w)
+{
+	assert_int_equal(cm->local_comm_id, w->local);
+	assert_int_equal(cm->remote_comm_id, w->remote);
+	assert_int_equal(cm->local_qpn, w->qpn);
+	assert_int_equal(cm->starting_psn, w->psn);
+	assert_ptr_equal(cm->private_data, m + MAD_HDR + w->priv);
+	assert_int_equal(cm->private_len, WIRE_MAD_LEN - MAD_HDR - w->priv);
+	assert_int_equal(cm->has_cma, w->has_cma);
+}
+
 static void test_ibcm_req_rds_ipv4(void **state)
 {
 	uint8_t m[WIRE_MAD_LEN];
@@ -116,15 +144,12 @@ static void test_ibcm_req_rds_ipv4(void **state)
 	assert_int_equal(cm.method, 3);
 	assert_int_equal(cm.tid, 0x1234);
 	assert_int_equal(cm.attr_id, WIRE_IBCM_REQ);
-	assert_int_equal(cm.local_comm_id, 0x11223344);
-	assert_int_equal(cm.remote_comm_id, 0);
+	conn_fields_are(&cm, m, &(struct conn_fields){ .local = 0x11223344, .remote = 0,
+						       .qpn = 0x123, .psn = 0xabcdef,
+						       .priv = 140, .has_cma = true });
+	assert_int_equal(cm.private_len, 92);
 	assert_int_equal(cm.service_id, 0x00000000010648caull);
 	assert_int_equal(cm.service_id, wire_ibcm_rds_service_id(WIRE_IB_PORT_V4));
-	assert_int_equal(cm.local_qpn, 0x123);
-	assert_int_equal(cm.starting_psn, 0xabcdef);
-	assert_ptr_equal(cm.private_data, m + MAD_HDR + 140);
-	assert_int_equal(cm.private_len, 92);
-	assert_true(cm.has_cma);
 	assert_int_equal(cm.cma_version, 0);
 	assert_int_equal(cm.cma_ip_version, 4);
 	assert_int_equal(cm.cma_port, 39484);
@@ -221,13 +246,10 @@ static void test_ibcm_rep(void **state)
 	memcpy(d + 36, "\xc0\xa8\x01\x14\xc0\xa8\x01\x0a\x03\x01\x00\x03", 12);
 	assert_int_equal(decode_exact(&cm, m, sizeof(m)), 0);
 	assert_int_equal(cm.attr_id, WIRE_IBCM_REP);
-	assert_int_equal(cm.local_comm_id, 0xaaaa0001);
-	assert_int_equal(cm.remote_comm_id, 0x11223344);
-	assert_int_equal(cm.local_qpn, 0x456);
-	assert_int_equal(cm.starting_psn, 0x7654);
-	assert_ptr_equal(cm.private_data, m + MAD_HDR + 36);
+	conn_fields_are(&cm, m, &(struct conn_fields){ .local = 0xaaaa0001, .remote = 0x11223344,
+						       .qpn = 0x456, .psn = 0x7654,
+						       .priv = 36, .has_cma = false });
 	assert_int_equal(cm.private_len, 196);
-	assert_false(cm.has_cma);
 	assert_int_equal(cm.user_len, 0);
 	assert_true(wire_rules_empty(&cm.rules));
 	assert_int_equal(wire_ibpd_decode(&pd, 4, cm.private_data, cm.private_len), 32);
@@ -352,24 +374,21 @@ static void test_ibcm_cma_version_rule(void **state)
 	struct wire_ibcm cm;
 
 	(void)state;
-	req_v4(m);
-	m[MAD_HDR + 140] = 0x01;                /* cma_version 1 */
-	assert_int_equal(decode_exact(&cm, m, sizeof(m)), 0);
+	/* cma_version 1 */
+	req_edited(m, &cm, MAD_HDR + 140, 0x01, sizeof(m));
 	assert_true(cm.has_cma);
 	assert_int_equal(cm.cma_version, 1);
 	assert_true(wire_rules_has(&cm.rules, WIRE_RULE_IBCM_CMA_VERSION));
 
-	req_v4(m);
-	m[MAD_HDR + 140 + 1] = 0x50;            /* IP version nibble 5 */
-	assert_int_equal(decode_exact(&cm, m, sizeof(m)), 0);
+	/* IP version nibble 5 */
+	req_edited(m, &cm, MAD_HDR + 140 + 1, 0x50, sizeof(m));
 	assert_int_equal(cm.cma_ip_version, 5);
 	assert_true(wire_rules_has(&cm.rules, WIRE_RULE_IBCM_CMA_VERSION));
 	/* an unknown family keeps the 16 raw bytes */
 	assert_int_equal(cm.cma_src[15], 0x0a);
 
-	req_v4(m);
-	m[MAD_HDR + 140 + 1] = 0x4f;            /* low nibble is reserved */
-	assert_int_equal(decode_exact(&cm, m, sizeof(m)), 0);
+	/* low nibble is reserved */
+	req_edited(m, &cm, MAD_HDR + 140 + 1, 0x4f, sizeof(m));
 	assert_int_equal(cm.cma_ip_version, 4);
 	assert_true(wire_rules_empty(&cm.rules));
 }
@@ -381,15 +400,11 @@ static void test_ibcm_private_len_rule(void **state)
 
 	(void)state;
 	/* IPv4 REQ with bytes after the 32-byte RDS struct */
-	req_v4(m);
-	m[MAD_HDR + 140 + 36 + 40] = 0x99;
-	assert_int_equal(decode_exact(&cm, m, sizeof(m)), 0);
+	req_edited(m, &cm, MAD_HDR + 140 + 36 + 40, 0x99, sizeof(m));
 	assert_true(wire_rules_has(&cm.rules, WIRE_RULE_IBCM_PRIVATE_LEN));
 	assert_int_equal(wire_rules_count(&cm.rules), 1);
 	/* the last byte of the 32 is still inside it */
-	req_v4(m);
-	m[MAD_HDR + 140 + 36 + 31] = 0x99;
-	assert_int_equal(decode_exact(&cm, m, sizeof(m)), 0);
+	req_edited(m, &cm, MAD_HDR + 140 + 36 + 31, 0x99, sizeof(m));
 	assert_true(wire_rules_empty(&cm.rules));
 	/* not judged on a REQ that is not RDS */
 	req_v4(m);
@@ -398,9 +413,7 @@ static void test_ibcm_private_len_rule(void **state)
 	assert_int_equal(decode_exact(&cm, m, sizeof(m)), 0);
 	assert_false(wire_rules_has(&cm.rules, WIRE_RULE_IBCM_PRIVATE_LEN));
 	/* nor when the capture stops inside the private data */
-	req_v4(m);
-	m[MAD_HDR + 140 + 36 + 40] = 0x99;
-	assert_int_equal(decode_exact(&cm, m, WIRE_MAD_LEN - 1), 0);
+	req_edited(m, &cm, MAD_HDR + 140 + 36 + 40, 0x99, WIRE_MAD_LEN - 1);
 	assert_false(wire_rules_has(&cm.rules, WIRE_RULE_IBCM_PRIVATE_LEN));
 }
 
