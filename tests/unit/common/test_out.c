@@ -66,6 +66,15 @@ static const struct out_group test_group = OUT_GROUP("test", test_fields);
 
 static const uint8_t three[] = { 0x00, 0xab, 0xff };
 
+/* The array "names" of the values |a| and |b|. */
+static void names(struct out *o, unsigned a, unsigned b)
+{
+	out_arr_open(o, T_NAMES);
+	out_elem_name(o, a);
+	out_elem_name(o, b);
+	out_close(o);
+}
+
 /* The calls in text order, which is not table order. */
 static void describe(struct out *o)
 {
@@ -89,10 +98,7 @@ static void describe(struct out *o)
 	out_enum(o, T_ENUM, 2);
 	out_enum(o, T_PAREN, 3);
 	out_flags(o, T_FLAGS, 0x13);
-	out_arr_open(o, T_NAMES);
-	out_elem_name(o, 8);
-	out_elem_name(o, 4);
-	out_close(o);
+	names(o, 8, 4);
 	out_eol(o);
 	out_arr_open(o, T_ITEMS);
 	for (unsigned i = 0; i < 2; i++) {
@@ -140,81 +146,78 @@ static char *sink_close(struct sink *k)
 	return k->buf;
 }
 
-static char *run(enum out_mode mode, int verbose)
+/* Close |k|: it wrote |want|. */
+static void sink_is(struct sink *k, const char *want)
+{
+	char *got = sink_close(k);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+/* describe() in |mode| at |verbose| writes |want|. */
+static void run_is(enum out_mode mode, int verbose, const char *want)
 {
 	struct sink k;
 
 	describe(sink_open(&k, mode, verbose));
-	return sink_close(&k);
+	sink_is(&k, want);
 }
 
 static void test_out_text_v(void **state)
 {
-	char *got = run(OUT_TEXT, 1);
-
 	(void)state;
-	assert_string_equal(got,
-			    "    a 1, u 18446744073709551615, i -9223372036854775808, "
-			    "hex 0x001f\n"
-			    "    bool false, str \"\", quoted \"a, b\", bytes 00abff, dbl 0.250\n"
-			    "    enum 2 GREEN, paren 3, flags 0x13 [RED|GREEN|0x10], "
-			    "names BLUE,4\n"
-			    "    items x\n"
-			    "    items y\n");
-	free(got);
+	run_is(OUT_TEXT, 1,
+	       "    a 1, u 18446744073709551615, i -9223372036854775808, "
+	       "hex 0x001f\n"
+	       "    bool false, str \"\", quoted \"a, b\", bytes 00abff, dbl 0.250\n"
+	       "    enum 2 GREEN, paren 3, flags 0x13 [RED|GREEN|0x10], "
+	       "names BLUE,4\n"
+	       "    items x\n"
+	       "    items y\n");
 }
 
 static void test_out_text_vv(void **state)
 {
-	char *got = run(OUT_TEXT, 2);
-
 	(void)state;
-	assert_string_equal(got,
-			    "    deep 6, a 1, u 18446744073709551615, i -9223372036854775808, "
-			    "hex 0x001f\n"
-			    "    bool false, str \"\", quoted \"a, b\", bytes 00abff, dbl 0.250\n"
-			    "    enum 2 GREEN, paren 3, flags 0x13 [RED|GREEN|0x10], "
-			    "names BLUE,4\n"
-			    "    items x, n 0\n"
-			    "    items y, n 1\n"
-			    "    b 2\n");
-	free(got);
+	run_is(OUT_TEXT, 2,
+	       "    deep 6, a 1, u 18446744073709551615, i -9223372036854775808, "
+	       "hex 0x001f\n"
+	       "    bool false, str \"\", quoted \"a, b\", bytes 00abff, dbl 0.250\n"
+	       "    enum 2 GREEN, paren 3, flags 0x13 [RED|GREEN|0x10], "
+	       "names BLUE,4\n"
+	       "    items x, n 0\n"
+	       "    items y, n 1\n"
+	       "    b 2\n");
 }
 
 static void test_out_json(void **state)
 {
-	char *got = run(OUT_JSON, 0);
-
 	(void)state;
 	/* table order; "null" set to null; nothing for keys never set */
-	assert_string_equal(got,
-			    "{\"id\":\"rec\",\"u\":18446744073709551615,"
-			    "\"i\":-9223372036854775808,\"hex\":31,\"bool\":false,\"str\":\"\","
-			    "\"quoted\":\"a, b\",\"bytes\":\"00abff\",\"dbl\":0.25,\"enum\":2,"
-			    "\"paren\":3,\"flags\":19,\"null\":null,\"jsonly\":5,\"deep\":6,"
-			    "\"sub\":{\"a\":1,\"b\":2},\"names\":[\"BLUE\",4],"
-			    "\"items\":[{\"name\":\"x\",\"n\":0},{\"name\":\"y\",\"n\":1}]}\n");
-	free(got);
+	run_is(OUT_JSON, 0,
+	       "{\"id\":\"rec\",\"u\":18446744073709551615,"
+	       "\"i\":-9223372036854775808,\"hex\":31,\"bool\":false,\"str\":\"\","
+	       "\"quoted\":\"a, b\",\"bytes\":\"00abff\",\"dbl\":0.25,\"enum\":2,"
+	       "\"paren\":3,\"flags\":19,\"null\":null,\"jsonly\":5,\"deep\":6,"
+	       "\"sub\":{\"a\":1,\"b\":2},\"names\":[\"BLUE\",4],"
+	       "\"items\":[{\"name\":\"x\",\"n\":0},{\"name\":\"y\",\"n\":1}]}\n");
 }
 
 /* Nothing shows at -v 0, and a record with nothing set is an empty object. */
 static void test_out_empty(void **state)
 {
-	char *got = run(OUT_TEXT, 0);
 	struct sink k;
 	struct out *o = sink_open(&k, OUT_JSON, 0);
 
 	(void)state;
-	assert_string_equal(got, "");
-	free(got);
+	run_is(OUT_TEXT, 0, "");
 
 	out_begin(o, &test_group);
 	out_arr_open(o, T_NAMES);
 	out_close(o);
 	out_end(o);
-	got = sink_close(&k);
-	assert_string_equal(got, "{\"names\":[]}\n");
-	free(got);
+	sink_is(&k, "{\"names\":[]}\n");
 }
 
 /* A value longer than the text buffer, in both forms. */
@@ -250,7 +253,6 @@ static void test_out_line(void **state)
 {
 	struct sink k;
 	struct out *o = sink_open(&k, OUT_TEXT, 0);
-	char *got;
 
 	(void)state;
 	out_begin(o, &test_group);
@@ -259,18 +261,13 @@ static void test_out_line(void **state)
 	out_u64(o, T_JSONLY, 5);
 	out_u64(o, T_DEEP, 6);
 	out_hex(o, T_HEX, 1);
-	out_arr_open(o, T_NAMES);
-	out_elem_name(o, 1);
-	out_elem_name(o, 2);
-	out_close(o);
+	names(o, 1, 2);
 	out_eol(o);
 	out_line(o, false, 0);
 	out_putc(o, '\n');
 	out_u64(o, T_U, 7);
 	out_end(o);
-	got = sink_close(&k);
-	assert_string_equal(got, "rec: deep=6 hex=0x0001 names=RED,GREEN\n");
-	free(got);
+	sink_is(&k, "rec: deep=6 hex=0x0001 names=RED,GREEN\n");
 }
 
 /* A fixed-decimals double reads the same in text and JSON; out_take()
@@ -282,7 +279,6 @@ static void test_out_fixed_take(void **state)
 	struct sink k;
 	struct out *o = sink_open(&k, OUT_JSON, 0);
 	char *j;
-	char *got;
 
 	(void)state;
 	out_begin(o, &g);
@@ -292,25 +288,20 @@ static void test_out_fixed_take(void **state)
 	assert_false(o->err);
 	assert_string_equal(j, "{\"secs\":0.250}");
 	free(j);
-	got = sink_close(&k);
-	assert_string_equal(got, "");
-	free(got);
+	sink_is(&k, "");
 
 	o = sink_open(&k, OUT_TEXT, 1);
 	out_begin(o, &g);
 	out_double(o, 0, 0.25);
 	assert_null(out_take(o));
 	out_end(o);
-	got = sink_close(&k);
-	assert_string_equal(got, "    secs 0.250");
-	free(got);
+	sink_is(&k, "    secs 0.250");
 }
 
 static void test_out_put(void **state)
 {
 	struct sink k;
 	struct out *o = sink_open(&k, OUT_TEXT, 0);
-	char *got;
 
 	(void)state;
 	out_put_u64(o, 0);
@@ -322,9 +313,7 @@ static void test_out_put(void **state)
 	out_put_hex(o, UINT64_MAX, 4);
 	out_putc(o, ' ');
 	out_put_flags(o, colours, 0, 2);
-	got = sink_close(&k);
-	assert_string_equal(got, "0 -1 0x0 0xffffffffffffffff []");
-	free(got);
+	sink_is(&k, "0 -1 0x0 0xffffffffffffffff []");
 }
 
 /* A field set twice keeps its place and its last value; an object entered
@@ -333,7 +322,6 @@ static void test_out_twice(void **state)
 {
 	struct sink k;
 	struct out *o = sink_open(&k, OUT_JSON, 0);
-	char *got;
 
 	(void)state;
 	out_begin(o, &test_group);
@@ -349,9 +337,7 @@ static void test_out_twice(void **state)
 	out_close(o);
 	out_null(o, T_ID);
 	out_end(o);
-	got = sink_close(&k);
-	assert_string_equal(got, "{\"id\":null,\"u\":3,\"sub\":{\"a\":4,\"b\":5}}\n");
-	free(got);
+	sink_is(&k, "{\"id\":null,\"u\":3,\"sub\":{\"a\":4,\"b\":5}}\n");
 }
 
 enum { J_S, J_D, J_M, J_SUB, J_E, J_A, J_EA, J_EO, J__N };
@@ -516,10 +502,8 @@ static void test_out_parts(void **state)
 	out_end(o);
 	out_write_json(o, "[]");
 	out_list_free(&l);
-	got = sink_close(&k);
-	assert_string_equal(got, "{\n  \"items\": [\n    {\n      \"n\": 0\n    },\n"
+	sink_is(&k, "{\n  \"items\": [\n    {\n      \"n\": 0\n    },\n"
 				 "    {\n      \"n\": 1\n    }\n  ]\n}\n[\n]\n");
-	free(got);
 	out_list_add(&l, NULL);
 	assert_null(out_list_text(&l));
 	out_list_free(&l);

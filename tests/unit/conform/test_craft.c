@@ -254,6 +254,14 @@ static void test_craft_ext(void **state)
 
 static void test_craft_kinds(void **state)
 {
+	static const struct {
+		enum craft_kind kind;
+		enum wire_kind want;
+	} t[] = {
+		{ CRAFT_PONG, WIRE_KIND_PONG },
+		{ CRAFT_PROBE_PING, WIRE_KIND_PROBE_PING },
+		{ CRAFT_PROBE_PONG, WIRE_KIND_PROBE_PONG },
+	};
 	struct craft_msg m;
 	struct wire_hdr h;
 	enum craft_kind k;
@@ -264,15 +272,11 @@ static void test_craft_kinds(void **state)
 	m.kind = k;
 	craft_hdr(&m, 0, &h);
 	assert_int_equal(wire_classify(&h, WIRE_XPORT_TCP), WIRE_KIND_PING);
-	m.kind = CRAFT_PONG;
-	craft_hdr(&m, 0, &h);
-	assert_int_equal(wire_classify(&h, WIRE_XPORT_TCP), WIRE_KIND_PONG);
-	m.kind = CRAFT_PROBE_PING;
-	craft_hdr(&m, 0, &h);
-	assert_int_equal(wire_classify(&h, WIRE_XPORT_TCP), WIRE_KIND_PROBE_PING);
-	m.kind = CRAFT_PROBE_PONG;
-	craft_hdr(&m, 0, &h);
-	assert_int_equal(wire_classify(&h, WIRE_XPORT_TCP), WIRE_KIND_PROBE_PONG);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		m.kind = t[i].kind;
+		craft_hdr(&m, 0, &h);
+		assert_int_equal(wire_classify(&h, WIRE_XPORT_TCP), t[i].want);
+	}
 	assert_int_equal(craft_parse_kind("probe", &k, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "probe"));
 }

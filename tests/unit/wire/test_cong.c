@@ -72,15 +72,35 @@ static void test_cong_codec(void **state)
 	assert_int_equal(wire_cong_decode(&b, buf, 0), WIRE_ERR_MALFORMED);
 }
 
-static void test_cong_diff_ranges(void **state)
+/* wire_cong_diff_next() from a to b gives the |n| ranges |want|, in order,
+ * and then no more. */
+static void expect_diff(const struct wire_port_range *want, size_t n)
 {
 	struct wire_port_range r;
 	uint32_t pos = 0;
 
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(wire_cong_diff_next(&a, &b, &pos, &r), 1);
+		assert_int_equal(r.first, want[i].first);
+		assert_int_equal(r.last, want[i].last);
+		assert_int_equal(r.congested, want[i].congested);
+	}
+	assert_int_equal(wire_cong_diff_next(&a, &b, &pos, &r), 0);
+}
+
+static void test_cong_diff_ranges(void **state)
+{
+	static const struct wire_port_range moved[] = {
+		{ 10, 10, false }, { 12, 12, false }, { 4000, 4003, true }, { 65535, 65535, true },
+	};
+	static const struct wire_port_range flipped[] = {
+		{ 100, 100, false }, { 101, 101, true },
+	};
+
 	(void)state;
 	wire_cong_clear_all(&a);
 	wire_cong_clear_all(&b);
-	assert_int_equal(wire_cong_diff_next(&a, &b, &pos, &r), 0);
+	expect_diff(NULL, 0);
 	/* old: 10-12 congested; new: 4000-4003 congested, 11 still congested. */
 	for (uint16_t p = 10; p <= 12; p++)
 		wire_cong_set(&a, p);
@@ -88,37 +108,14 @@ static void test_cong_diff_ranges(void **state)
 	for (uint16_t p = 4000; p <= 4003; p++)
 		wire_cong_set(&b, p);
 	wire_cong_set(&b, 65535);
-	pos = 0;
-	assert_int_equal(wire_cong_diff_next(&a, &b, &pos, &r), 1);
-	assert_int_equal(r.first, 10);
-	assert_int_equal(r.last, 10);
-	assert_false(r.congested);
-	assert_int_equal(wire_cong_diff_next(&a, &b, &pos, &r), 1);
-	assert_int_equal(r.first, 12);
-	assert_int_equal(r.last, 12);
-	assert_false(r.congested);
-	assert_int_equal(wire_cong_diff_next(&a, &b, &pos, &r), 1);
-	assert_int_equal(r.first, 4000);
-	assert_int_equal(r.last, 4003);
-	assert_true(r.congested);
-	assert_int_equal(wire_cong_diff_next(&a, &b, &pos, &r), 1);
-	assert_int_equal(r.first, 65535);
-	assert_int_equal(r.last, 65535);
-	assert_int_equal(wire_cong_diff_next(&a, &b, &pos, &r), 0);
+	expect_diff(moved, sizeof(moved) / sizeof(moved[0]));
 
 	/* A run that flips direction mid-way splits into two ranges. */
 	wire_cong_clear_all(&a);
 	wire_cong_clear_all(&b);
 	wire_cong_set(&a, 100);
 	wire_cong_set(&b, 101);
-	pos = 0;
-	assert_int_equal(wire_cong_diff_next(&a, &b, &pos, &r), 1);
-	assert_int_equal(r.first, 100);
-	assert_false(r.congested);
-	assert_int_equal(wire_cong_diff_next(&a, &b, &pos, &r), 1);
-	assert_int_equal(r.first, 101);
-	assert_true(r.congested);
-	assert_int_equal(wire_cong_diff_next(&a, &b, &pos, &r), 0);
+	expect_diff(flipped, sizeof(flipped) / sizeof(flipped[0]));
 }
 
 static void test_cong_diff_matches_bruteforce(void **state)

@@ -58,23 +58,32 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void check_frame(size_t idx, const struct wire_frame *f, uint64_t expect_off)
+/* The messages of the stream seen so far, and where the next one starts. */
+struct seen {
+	size_t idx;
+	uint64_t off;
+};
+
+/* |f| is the next message of the stream, whole and in place. */
+static void check_frame(struct seen *s, const struct wire_frame *f)
 {
-	assert_true(idx < NMSG);
-	assert_int_equal(f->len, sizes[idx]);
-	assert_int_equal(f->hdr.len, sizes[idx]);
-	assert_true(f->offset == expect_off);
+	assert_true(s->idx < NMSG);
+	assert_int_equal(f->len, sizes[s->idx]);
+	assert_int_equal(f->hdr.len, sizes[s->idx]);
+	assert_true(f->offset == s->off);
 	for (size_t j = 0; j < f->len; j++)
-		if (f->payload[j] != pattern(idx, j))
-			fail_msg("message %zu byte %zu differs", idx, j);
+		if (f->payload[j] != pattern(s->idx, j))
+			fail_msg("message %zu byte %zu differs", s->idx, j);
+	s->off += WIRE_HDR_LEN + f->len;
+	s->idx++;
 }
 
 /* Feed the stream in chunks chosen by |next_chunk| and check every message. */
 static void run_chunked(size_t (*next_chunk)(size_t pos, void *arg), void *arg)
 {
 	struct wire_deframer d;
-	size_t pos = 0, idx = 0;
-	uint64_t off = 0;
+	struct seen seen = { 0 };
+	size_t pos = 0;
 
 	assert_int_equal(wire_deframer_init(&d, 0, gather, sizeof(gather)), 0);
 	while (pos < stream_len) {
@@ -92,16 +101,14 @@ static void run_chunked(size_t (*next_chunk)(size_t pos, void *arg), void *arg)
 			assert_true(used >= 0);
 			done += (size_t)used;
 			if (ready) {
-				check_frame(idx, &f, off);
-				off += WIRE_HDR_LEN + f.len;
-				idx++;
+				check_frame(&seen, &f);
 			} else {
 				assert_int_equal(done, n); /* no progress only when input is used up */
 			}
 		}
 		pos += n;
 	}
-	assert_int_equal(idx, NMSG);
+	assert_int_equal(seen.idx, NMSG);
 	assert_false(wire_deframer_pending(&d));
 	assert_true(d.offset == stream_len);
 }
@@ -321,8 +328,8 @@ static void run_lend(size_t chunk)
 {
 	struct wire_deframer d;
 	uint8_t *buf = NULL;
-	size_t cap = 0, pos = 0, idx = 0, lends = 0;
-	uint64_t off = 0;
+	struct seen seen = { 0 };
+	size_t cap = 0, pos = 0, lends = 0;
 
 	assert_int_equal(wire_deframer_init_lend(&d, 0), 0);
 	assert_int_equal(wire_deframer_need(&d), 0);
@@ -340,9 +347,7 @@ static void run_lend(size_t chunk)
 			assert_true(used >= 0);
 			done += (size_t)used;
 			if (ready) {
-				check_frame(idx, &f, off);
-				off += WIRE_HDR_LEN + f.len;
-				idx++;
+				check_frame(&seen, &f);
 				continue;
 			}
 			need = wire_deframer_need(&d);
@@ -351,7 +356,7 @@ static void run_lend(size_t chunk)
 				continue;
 			}
 			/* Full: what was gathered fills the buffer exactly. */
-			assert_int_equal(need, sizes[idx]);
+			assert_int_equal(need, sizes[seen.idx]);
 			assert_int_equal(d.dgot, cap);
 			size_t ncap = cap ? cap * 2 : 4096;
 
@@ -366,7 +371,7 @@ static void run_lend(size_t chunk)
 		}
 		pos += n;
 	}
-	assert_int_equal(idx, NMSG);
+	assert_int_equal(seen.idx, NMSG);
 	assert_false(wire_deframer_pending(&d));
 	if (chunk < 4096)
 		assert_true(lends > 0);

@@ -143,14 +143,42 @@ static void test_ext_6x_receiver_misparses_7x(void **state)
 
 static void test_ext_stop_rules(void **state)
 {
+	static const struct {
+		const char *hex;
+		enum wire_kver kv;
+		int count, end, npaths; /* -1: either */
+		bool overrun, stopped_high;
+		size_t nrules;
+		enum wire_rule rules[3];        /* all the rules found */
+	} t[] = {
+		/* VERSION at 0 (to 4), RDMA_DEST at 5 (to 13), RDMA at 14 needs 4 more */
+		{ "01 00000301 03 00001234 00001000 02 00", WIRE_KVER_7, -1, -1, -1, true, false,
+		  2, { WIRE_RULE_EXT_OVERRUN, WIRE_RULE_EXT_VERSION_SENT } },
+		/* type >= 16 ends the list */
+		{ "05 0008 10 ff", WIRE_KVER_7, 1, 3, -1, false, true,
+		  2, { WIRE_RULE_EXT_TYPE_HIGH, WIRE_RULE_EXT_TRAILING } },
+		/* duplicates (the last one wins, as in the kernel), non-mainline,
+		 * trailing garbage after the terminator */
+		{ "05 0001 05 0008 07 00000001 00 aa", WIRE_KVER_ALL, 3, -1, 8, false, false,
+		  3, { WIRE_RULE_EXT_DUPLICATE, WIRE_RULE_EXT_NONMAINLINE,
+		       WIRE_RULE_EXT_TRAILING } },
+		/* exactly filling 16 bytes needs no terminator */
+		{ "03 01020304 05060708 03 01020304 0506", WIRE_KVER_7, 1, -1, -1, true, false,
+		  1, { WIRE_RULE_EXT_OVERRUN } },
+		/* 02 at 15 needs 4 bytes */
+		{ "06 01020304 06 01020304 06 01020304 02", WIRE_KVER_7, 3, -1, -1, true, false,
+		  2, { WIRE_RULE_EXT_OVERRUN, WIRE_RULE_EXT_DUPLICATE } },
+		/* 9 + 5 + 2 = 16 exactly */
+		{ "03 00000001 00000002 06 00000003 08 00", WIRE_KVER_7, 3, 16, -1, false, false,
+		  0, { 0 } },
+	};
 	uint8_t e[WIRE_EXT_SPACE];
 	struct wire_exts x;
 	struct wire_ext_iter it;
 	struct wire_ext one;
 
 	(void)state;
-	/* VERSION at 0 (to 4), RDMA_DEST at 5 (to 13), RDMA at 14 needs 4 more. */
-	ext16("01 00000301 03 00001234 00001000 02 00", e);
+	ext16(t[0].hex, e);
 	wire_ext_iter_init(&it, e, WIRE_KVER_7);
 	assert_int_equal(wire_ext_next(&it, &one), 1);
 	assert_int_equal(wire_ext_next(&it, &one), 1);
@@ -158,48 +186,23 @@ static void test_ext_stop_rules(void **state)
 	assert_int_equal(one.u.rdma_dest.offset, 0x1000);
 	assert_int_equal(wire_ext_next(&it, &one), WIRE_ERR_MALFORMED);
 	assert_int_equal(wire_ext_next(&it, &one), 0);
-	wire_exts_decode(&x, e, WIRE_KVER_7);
-	assert_true(x.overrun);
-	assert_true(wire_rules_has(&x.rules, WIRE_RULE_EXT_OVERRUN));
-	assert_true(wire_rules_has(&x.rules, WIRE_RULE_EXT_VERSION_SENT));
 
-	/* Type >= 16 ends the list. */
-	ext16("05 0008 10 ff", e);
-	wire_exts_decode(&x, e, WIRE_KVER_7);
-	assert_int_equal(x.count, 1);
-	assert_true(x.stopped_high);
-	assert_true(wire_rules_has(&x.rules, WIRE_RULE_EXT_TYPE_HIGH));
-	assert_int_equal(x.end, 3);
-
-	/* Duplicates, non-mainline, trailing garbage after the terminator. */
-	ext16("05 0001 05 0008 07 00000001 00 aa", e);
-	wire_exts_decode(&x, e, WIRE_KVER_ALL);
-	assert_int_equal(x.count, 3);
-	assert_int_equal(x.npaths, 8); /* last one wins, as in the kernel */
-	assert_true(wire_rules_has(&x.rules, WIRE_RULE_EXT_DUPLICATE));
-	assert_true(wire_rules_has(&x.rules, WIRE_RULE_EXT_NONMAINLINE));
-	assert_true(wire_rules_has(&x.rules, WIRE_RULE_EXT_TRAILING));
-
-	/* Exactly filling 16 bytes needs no terminator. */
-	ext16("03 01020304 05060708 03 01020304 0506", e);
-	wire_exts_decode(&x, e, WIRE_KVER_7);
-	assert_int_equal(x.count, 1);
-	assert_true(x.overrun);
-	ext16("06 01020304 06 01020304 06 01020304 02", e);
-	wire_exts_decode(&x, e, WIRE_KVER_7);
-	assert_int_equal(x.count, 3);
-	assert_true(x.overrun); /* 02 at 15 needs 4 bytes */
-	{
-		uint8_t full[WIRE_EXT_SPACE];
-
-		/* 9 + 5 + 2 = 16 exactly */
-		ext16("03 00000001 00000002 06 00000003 08 00", full);
-		full[15] = 0;
-		wire_exts_decode(&x, full, WIRE_KVER_7);
-		assert_int_equal(x.count, 3);
-		assert_int_equal(x.end, 16);
-		assert_false(wire_rules_has(&x.rules, WIRE_RULE_EXT_OVERRUN));
-		assert_false(wire_rules_has(&x.rules, WIRE_RULE_EXT_TRAILING));
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		ext16(t[i].hex, e);
+		wire_exts_decode(&x, e, t[i].kv);
+		if (t[i].count >= 0)
+			assert_int_equal(x.count, t[i].count);
+		if (t[i].end >= 0)
+			assert_int_equal(x.end, t[i].end);
+		if (t[i].npaths >= 0)
+			assert_int_equal(x.npaths, t[i].npaths);
+		assert_int_equal(x.overrun, t[i].overrun);
+		assert_int_equal(x.stopped_high, t[i].stopped_high);
+		assert_int_equal(wire_rules_has(&x.rules, WIRE_RULE_EXT_OVERRUN), t[i].overrun);
+		assert_int_equal(wire_rules_count(&x.rules), t[i].nrules);
+		for (size_t k = 0; k < t[i].nrules; k++)
+			if (!wire_rules_has(&x.rules, t[i].rules[k]))
+				fail_msg("case %zu: no rule %s", i, wire_rule_name(t[i].rules[k]));
 	}
 }
 

@@ -71,6 +71,40 @@ static size_t mkack(uint64_t ack)
 	return mkframe(&f);
 }
 
+/* A reassembler gathering into |gather|, as most tests want it. */
+static void init(struct wire_reasm *r)
+{
+	assert_int_equal(wire_reasm_init(r, 0, gather, sizeof(gather)), 0);
+}
+
+/* wire_reasm_input() of the frame |f| describes. */
+static int feed(struct wire_reasm *r, const struct fspec *f, struct wire_frame *out)
+{
+	return wire_reasm_input(r, frame, mkframe(f), out);
+}
+
+/* wire_reasm_input() of fragment |i| of the message |seq| of |len| bytes. */
+static int frag(struct wire_reasm *r, uint64_t seq, uint32_t len, uint32_t i,
+		struct wire_frame *out)
+{
+	return wire_reasm_input(r, frame, mkfrag(seq, len, i), out);
+}
+
+static int ack(struct wire_reasm *r, uint64_t n, struct wire_frame *out)
+{
+	return wire_reasm_input(r, frame, mkack(n), out);
+}
+
+/* Every fragment of the message |seq| of |len| bytes in order: the last
+ * one, and only it, completes the message. */
+static void whole(struct wire_reasm *r, uint64_t seq, uint32_t len, struct wire_frame *out)
+{
+	uint32_t n = wire_frag_count(len);
+
+	for (uint32_t i = 0; i < n; i++)
+		assert_int_equal(frag(r, seq, len, i, out), i + 1 == n);
+}
+
 static void check_payload(const struct wire_frame *out, uint32_t len)
 {
 	assert_non_null(out->payload);
@@ -146,12 +180,10 @@ static void test_reasm_three_fragments(void **state)
 	size_t n;
 
 	(void)state;
-	assert_int_equal(wire_reasm_init(&r, 0, gather, sizeof(gather)), 0);
-	n = mkfrag(7, 10000, 0);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 0);
+	init(&r);
+	assert_int_equal(frag(&r, 7, 10000, 0, &out), 0);
 	assert_true(r.active);
-	n = mkfrag(7, 10000, 1);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 0);
+	assert_int_equal(frag(&r, 7, 10000, 1, &out), 0);
 	n = mkfrag(7, 10000, 2);
 	assert_int_equal(n, WIRE_HDR_LEN + 1808);
 	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 1);
@@ -174,48 +206,36 @@ static void test_reasm_prefix_mode(void **state)
 	static uint8_t keep[5000];
 	struct wire_reasm r;
 	struct wire_frame out;
-	size_t n;
 
 	(void)state;
 	assert_int_equal(wire_reasm_init_prefix(&r, 0, NULL, 1), WIRE_ERR_INVAL);
 	assert_int_equal(wire_reasm_init_prefix(&r, UINT32_MAX, keep, sizeof(keep)), 0);
-	for (uint32_t i = 0; i < 3; i++) {
-		n = mkfrag(7, 10000, i);
-		assert_int_equal(wire_reasm_input(&r, frame, n, &out), i == 2 ? 1 : 0);
-	}
+	whole(&r, 7, 10000, &out);
 	assert_int_equal(out.len, 10000);
 	assert_int_equal(out.caplen, sizeof(keep));
 	assert_true(out.payload == keep);
 	check_payload(&out, sizeof(keep));
 
-	n = mkfrag(8, 3u << 20, 0);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 0);
+	assert_int_equal(frag(&r, 8, 3u << 20, 0, &out), 0);
 	assert_true(r.active);
-	n = mkfrag(8, 3u << 20, 1);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 0);
+	assert_int_equal(frag(&r, 8, 3u << 20, 1, &out), 0);
 	assert_int_equal(r.got, 2 * WIRE_FRAG_SIZE);
 }
 
 /* Exactly 4096 and exactly 8192: the last fragment is a full one. */
 static void test_reasm_exact_multiples(void **state)
 {
+	static const uint32_t lens[] = { 4096, 8192 };
 	struct wire_reasm r;
 	struct wire_frame out;
-	size_t n;
 
 	(void)state;
-	assert_int_equal(wire_reasm_init(&r, 0, gather, sizeof(gather)), 0);
-	n = mkfrag(1, 4096, 0);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 1);
-	assert_int_equal(out.len, 4096);
-	check_payload(&out, 4096);
-
-	n = mkfrag(2, 8192, 0);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 0);
-	n = mkfrag(2, 8192, 1);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 1);
-	assert_int_equal(out.len, 8192);
-	check_payload(&out, 8192);
+	init(&r);
+	for (uint32_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+		whole(&r, k + 1, lens[k], &out);
+		assert_int_equal(out.len, lens[k]);
+		check_payload(&out, lens[k]);
+	}
 }
 
 /* An empty data message is one header-only SEND with ports set. */
@@ -226,7 +246,7 @@ static void test_reasm_zero_length_message(void **state)
 	size_t n;
 
 	(void)state;
-	assert_int_equal(wire_reasm_init(&r, 0, gather, sizeof(gather)), 0);
+	init(&r);
 	n = mkfrag(3, 0, 0);
 	assert_int_equal(n, WIRE_HDR_LEN);
 	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 1);
@@ -239,13 +259,11 @@ static void test_reasm_ack_only_interleaved(void **state)
 {
 	struct wire_reasm r;
 	struct wire_frame out;
-	size_t n;
 
 	(void)state;
-	assert_int_equal(wire_reasm_init(&r, 0, gather, sizeof(gather)), 0);
+	init(&r);
 	/* alone */
-	n = mkack(5);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 1);
+	assert_int_equal(ack(&r, 5, &out), 1);
 	assert_int_equal(out.len, 0);
 	assert_null(out.payload);
 	assert_true(out.hdr.ack == 5);
@@ -253,20 +271,15 @@ static void test_reasm_ack_only_interleaved(void **state)
 	assert_false(r.active);
 
 	/* between fragments of a message: delivered, message untouched */
-	n = mkfrag(9, 10000, 0);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 0);
-	n = mkack(8);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 1);
+	assert_int_equal(frag(&r, 9, 10000, 0, &out), 0);
+	assert_int_equal(ack(&r, 8, &out), 1);
 	assert_true(out.hdr.ack == 8);
 	assert_int_equal(out.len, 0);
 	assert_true(r.active);
 	assert_int_equal(r.got, 4096);
-	n = mkfrag(9, 10000, 1);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 0);
-	n = mkack(9);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 1);
-	n = mkfrag(9, 10000, 2);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 1);
+	assert_int_equal(frag(&r, 9, 10000, 1, &out), 0);
+	assert_int_equal(ack(&r, 9, &out), 1);
+	assert_int_equal(frag(&r, 9, 10000, 2, &out), 1);
 	assert_int_equal(out.len, 10000);
 	assert_true(out.hdr.seq == 9);
 	check_payload(&out, 10000);
@@ -280,18 +293,15 @@ static void test_reasm_ack_only_recognition(void **state)
 	struct fspec ping00 = { .seq = 4, .len = 3, .n = 3 };
 	struct wire_reasm r;
 	struct wire_frame out;
-	size_t n;
 
 	(void)state;
-	assert_int_equal(wire_reasm_init(&r, 0, gather, sizeof(gather)), 0);
-	n = mkframe(&odd_ack);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 1);
+	init(&r);
+	assert_int_equal(feed(&r, &odd_ack, &out), 1);
 	assert_int_equal(out.len, 0);
 	assert_int_equal(out.hdr.len, 100);
 	assert_false(r.active);
 
-	n = mkframe(&ping00);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 1);
+	assert_int_equal(feed(&r, &ping00, &out), 1);
 	assert_int_equal(out.len, 3);
 	assert_int_equal(out.hdr.sport, 0);
 	assert_int_equal(out.hdr.dport, 0);
@@ -306,19 +316,16 @@ static void test_reasm_credit_and_ack_may_differ(void **state)
 			   .flags = WIRE_FLAG_ACK_REQUIRED, .n = 4096 };
 	struct wire_reasm r;
 	struct wire_frame out;
-	size_t n;
 
 	(void)state;
-	assert_int_equal(wire_reasm_init(&r, 0, gather, sizeof(gather)), 0);
-	n = mkframe(&f);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 0);
+	init(&r);
+	assert_int_equal(feed(&r, &f, &out), 0);
 	f.ack = 2;
 	f.credit = 17;
 	f.flags = 0;
 	f.off = 4096;
 	f.n = 904;
-	n = mkframe(&f);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 1);
+	assert_int_equal(feed(&r, &f, &out), 1);
 	assert_true(out.hdr.ack == 1);
 	assert_int_equal(out.hdr.credit, 0);
 	assert_int_equal(out.hdr.flags, WIRE_FLAG_ACK_REQUIRED);
@@ -337,6 +344,30 @@ static void expect_fail(struct wire_reasm *r, size_t n, enum wire_rule why)
 		fail_msg("expected rule %s", wire_rule_name(why));
 }
 
+/* One frame of a test's message: |f| gets this h_len, offset and payload
+ * length, and the reassembler takes it or refuses it for |why|. */
+struct step {
+	uint32_t len, off, n;
+	bool taken;
+	enum wire_rule why;
+};
+
+static void run_steps(struct wire_reasm *r, struct fspec f, const struct step *s, size_t n)
+{
+	struct wire_frame out;
+
+	for (size_t i = 0; i < n; i++) {
+		f.len = s[i].len;
+		f.off = s[i].off;
+		f.n = s[i].n;
+		assert_int_equal(mkframe(&f), WIRE_HDR_LEN + f.n);
+		if (s[i].taken)
+			assert_int_equal(wire_reasm_input(r, frame, WIRE_HDR_LEN + f.n, &out), 0);
+		else
+			expect_fail(r, WIRE_HDR_LEN + f.n, s[i].why);
+	}
+}
+
 static void test_reasm_mismatch_each_field(void **state)
 {
 	struct wire_reasm r;
@@ -346,11 +377,9 @@ static void test_reasm_mismatch_each_field(void **state)
 	for (int field = 0; field < 4; field++) {
 		struct fspec f = { .seq = 20, .len = 9000, .sport = 4000, .dport = 5000,
 				   .n = 4096 };
-		size_t n;
 
-		assert_int_equal(wire_reasm_init(&r, 0, gather, sizeof(gather)), 0);
-		n = mkframe(&f);
-		assert_int_equal(wire_reasm_input(&r, frame, n, &out), 0);
+		init(&r);
+		assert_int_equal(feed(&r, &f, &out), 0);
 		f.off = 4096;
 		switch (field) {
 		case 0:
@@ -366,79 +395,56 @@ static void test_reasm_mismatch_each_field(void **state)
 			f.dport = 5001;
 			break;
 		}
-		n = mkframe(&f);
-		expect_fail(&r, n, WIRE_RULE_FRAG_MISMATCH);
+		expect_fail(&r, mkframe(&f), WIRE_RULE_FRAG_MISMATCH);
 	}
 }
 
+/* A message from port 1 to port 2 through a fresh reassembler. */
+static void fresh_steps(uint64_t seq, const struct step *s, size_t n)
+{
+	struct fspec f = { .seq = seq, .sport = 1, .dport = 2 };
+	struct wire_reasm r;
+
+	init(&r);
+	run_steps(&r, f, s, n);
+}
+
+static const struct step too_short[] = {
+	/* first fragment of a multi-fragment message below 4096 */
+	{ 10000, 0, 4095, false, WIRE_RULE_FRAG_SHORT },
+	/* a middle fragment below 4096 */
+	{ 10000, 0, 4096, true, 0 },
+	{ 10000, 4096, 1, false, WIRE_RULE_FRAG_SHORT },
+	/* the last fragment carrying less than the remainder */
+	{ 10000, 0, 4096, true, 0 },
+	{ 10000, 4096, 4096, true, 0 },
+	{ 10000, 8192, 1807, false, WIRE_RULE_FRAG_SHORT },
+	/* header only, but h_len says there is payload */
+	{ 10, 0, 0, false, WIRE_RULE_FRAG_SHORT },
+};
+
+static const struct step too_long[] = {
+	/* above the receive buffer size */
+	{ 10000, 0, 4097, false, WIRE_RULE_FRAG_LONG },
+	{ 20000, 0, 8192, false, WIRE_RULE_FRAG_LONG },
+	/* more than the message has left */
+	{ 5000, 0, 4096, true, 0 },
+	{ 5000, 4096, 905, false, WIRE_RULE_FRAG_LONG },
+	/* single fragment longer than h_len */
+	{ 100, 0, 101, false, WIRE_RULE_FRAG_LONG },
+	{ 0, 0, 1, false, WIRE_RULE_FRAG_LONG },
+};
+
 static void test_reasm_short(void **state)
 {
-	struct fspec f = { .seq = 30, .len = 10000, .sport = 1, .dport = 2, .n = 4095 };
-	struct wire_reasm r;
-	struct wire_frame out;
-	size_t n;
-
 	(void)state;
-	assert_int_equal(wire_reasm_init(&r, 0, gather, sizeof(gather)), 0);
-	/* first fragment of a multi-fragment message below 4096 */
-	expect_fail(&r, mkframe(&f), WIRE_RULE_FRAG_SHORT);
-
-	/* a middle fragment below 4096 */
-	f.n = 4096;
-	assert_int_equal(wire_reasm_input(&r, frame, mkframe(&f), &out), 0);
-	f.off = 4096;
-	f.n = 1;
-	expect_fail(&r, mkframe(&f), WIRE_RULE_FRAG_SHORT);
-
-	/* the last fragment carrying less than the remainder */
-	f.off = 0;
-	f.n = 4096;
-	assert_int_equal(wire_reasm_input(&r, frame, mkframe(&f), &out), 0);
-	f.off = 4096;
-	assert_int_equal(wire_reasm_input(&r, frame, mkframe(&f), &out), 0);
-	f.off = 8192;
-	f.n = 1807;
-	expect_fail(&r, mkframe(&f), WIRE_RULE_FRAG_SHORT);
-
-	/* header only, but h_len says there is payload */
-	f.off = 0;
-	f.n = 0;
-	f.len = 10;
-	n = mkframe(&f);
-	assert_int_equal(n, WIRE_HDR_LEN);
-	expect_fail(&r, n, WIRE_RULE_FRAG_SHORT);
+	fresh_steps(30, too_short, sizeof(too_short) / sizeof(too_short[0]));
 }
 
 static void test_reasm_long(void **state)
 {
-	struct fspec f = { .seq = 40, .len = 10000, .sport = 1, .dport = 2, .n = 4097 };
-	struct wire_reasm r;
-	struct wire_frame out;
-
 	(void)state;
-	assert_int_equal(wire_reasm_init(&r, 0, gather, sizeof(gather)), 0);
-	/* above the receive buffer size */
-	expect_fail(&r, mkframe(&f), WIRE_RULE_FRAG_LONG);
-	f.len = 20000;
-	f.n = 8192;
-	expect_fail(&r, mkframe(&f), WIRE_RULE_FRAG_LONG);
-
-	/* more than the message has left */
-	f.len = 5000;
-	f.n = 4096;
-	assert_int_equal(wire_reasm_input(&r, frame, mkframe(&f), &out), 0);
-	f.off = 4096;
-	f.n = 905;
-	expect_fail(&r, mkframe(&f), WIRE_RULE_FRAG_LONG);
-
-	/* single fragment longer than h_len */
-	f.off = 0;
-	f.len = 100;
-	f.n = 101;
-	expect_fail(&r, mkframe(&f), WIRE_RULE_FRAG_LONG);
-	f.len = 0;
-	f.n = 1;
-	expect_fail(&r, mkframe(&f), WIRE_RULE_FRAG_LONG);
+	fresh_steps(40, too_long, sizeof(too_long) / sizeof(too_long[0]));
 }
 
 static void test_reasm_toobig(void **state)
@@ -446,29 +452,22 @@ static void test_reasm_toobig(void **state)
 	static uint8_t small[8192];
 	struct wire_reasm r;
 	struct wire_frame out;
-	size_t n;
 
 	(void)state;
 	assert_int_equal(wire_reasm_init(&r, 8192, small, sizeof(small)), 0);
-	n = mkfrag(50, 8193, 0);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), WIRE_ERR_TOOBIG);
+	assert_int_equal(frag(&r, 50, 8193, 0, &out), WIRE_ERR_TOOBIG);
 	assert_false(r.active);
 	assert_int_equal(r.got, 0);
 	/* its later fragments are refused the same way, not mis-taken */
-	n = mkfrag(50, 8193, 1);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), WIRE_ERR_TOOBIG);
+	assert_int_equal(frag(&r, 50, 8193, 1, &out), WIRE_ERR_TOOBIG);
 	/* the limit itself is fine */
-	n = mkfrag(51, 8192, 0);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 0);
-	n = mkfrag(51, 8192, 1);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 1);
+	whole(&r, 51, 8192, &out);
 	assert_true(out.payload == small);
 	check_payload(&out, 8192);
 
 	/* default limit: 1 MiB + 1 */
 	assert_int_equal(wire_reasm_init(&r, 0, NULL, 0), 0);
-	n = mkfrag(52, WIRE_MAX_MSG_LEN + 1, 0);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), WIRE_ERR_TOOBIG);
+	assert_int_equal(frag(&r, 52, WIRE_MAX_MSG_LEN + 1, 0, &out), WIRE_ERR_TOOBIG);
 }
 
 static void test_reasm_runt(void **state)
@@ -478,7 +477,7 @@ static void test_reasm_runt(void **state)
 	size_t n;
 
 	(void)state;
-	assert_int_equal(wire_reasm_init(&r, 0, gather, sizeof(gather)), 0);
+	init(&r);
 	n = mkfrag(60, 100, 0);
 	expect_fail(&r, WIRE_HDR_LEN - 1, WIRE_RULE_FRAG_FIRST_TOO_SMALL);
 	expect_fail(&r, 0, WIRE_RULE_FRAG_FIRST_TOO_SMALL);
@@ -487,43 +486,35 @@ static void test_reasm_runt(void **state)
 	assert_int_equal(wire_reasm_input(&r, frame, n, NULL), WIRE_ERR_INVAL);
 
 	/* a runt in the middle of a message abandons it */
-	n = mkfrag(61, 10000, 0);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 0);
+	assert_int_equal(frag(&r, 61, 10000, 0, &out), 0);
 	expect_fail(&r, 10, WIRE_RULE_FRAG_FIRST_TOO_SMALL);
-	n = mkfrag(61, 10000, 1);
 	/* fragment 1 now looks like a first fragment that is fine by itself */
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 0);
+	assert_int_equal(frag(&r, 61, 10000, 1, &out), 0);
 	assert_int_equal(r.frags, 1);
 }
 
 static void test_reasm_null_buffer(void **state)
 {
-	struct fspec f = { .seq = 70, .len = 10000, .sport = 1, .dport = 2, .n = 4096 };
+	/* checks still apply */
+	static const struct step s[] = {
+		{ 10000, 0, 4096, true, 0 },
+		{ 10000, 4096, 4000, false, WIRE_RULE_FRAG_SHORT },
+		{ 10000, 0, 4097, false, WIRE_RULE_FRAG_LONG },
+	};
+	struct fspec f = { .seq = 70, .sport = 1, .dport = 2 };
 	struct wire_reasm r;
 	struct wire_frame out;
-	size_t n;
 
 	(void)state;
 	assert_int_equal(wire_reasm_init(&r, 0, NULL, 0), 0);
-	for (uint32_t i = 0; i < 3; i++) {
-		n = mkfrag(70, 10000, i);
-		assert_int_equal(wire_reasm_input(&r, frame, n, &out), i == 2);
-	}
+	whole(&r, 70, 10000, &out);
 	assert_null(out.payload);
 	assert_int_equal(out.len, 10000);
 	assert_int_equal(r.got, 10000);
 
-	/* checks still apply */
-	assert_int_equal(wire_reasm_input(&r, frame, mkframe(&f), &out), 0);
-	f.off = 4096;
-	f.n = 4000;
-	expect_fail(&r, mkframe(&f), WIRE_RULE_FRAG_SHORT);
-	f.off = 0;
-	f.n = 4097;
-	expect_fail(&r, mkframe(&f), WIRE_RULE_FRAG_LONG);
+	run_steps(&r, f, s, sizeof(s) / sizeof(s[0]));
 	assert_int_equal(wire_reasm_init(&r, 4096, NULL, 0), 0);
-	assert_int_equal(wire_reasm_input(&r, frame, mkfrag(71, 4097, 0), &out),
-			 WIRE_ERR_TOOBIG);
+	assert_int_equal(frag(&r, 71, 4097, 0, &out), WIRE_ERR_TOOBIG);
 }
 
 /* After a violation the next frame starts a new message from scratch. */
@@ -531,28 +522,21 @@ static void test_reasm_restart_after_abandon(void **state)
 {
 	struct wire_reasm r;
 	struct wire_frame out;
-	size_t n;
 
 	(void)state;
-	assert_int_equal(wire_reasm_init(&r, 0, gather, sizeof(gather)), 0);
-	n = mkfrag(80, 10000, 0);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 0);
-	n = mkfrag(80, 10000, 1);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 0);
+	init(&r);
+	assert_int_equal(frag(&r, 80, 10000, 0, &out), 0);
+	assert_int_equal(frag(&r, 80, 10000, 1, &out), 0);
 	/* a fragment of another message: the one in progress is abandoned */
-	n = mkfrag(81, 9000, 1);
-	expect_fail(&r, n, WIRE_RULE_FRAG_MISMATCH);
+	expect_fail(&r, mkfrag(81, 9000, 1), WIRE_RULE_FRAG_MISMATCH);
 	assert_true(wire_rules_has(&r.rules, WIRE_RULE_FRAG_MISMATCH));
 	/* the rules of the failed message stay until the next completion */
-	n = mkfrag(82, 9000, 0);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 0);
+	assert_int_equal(frag(&r, 82, 9000, 0, &out), 0);
 	assert_true(wire_rules_has(&r.rules, WIRE_RULE_FRAG_MISMATCH));
 	assert_int_equal(r.got, 4096);
 	assert_int_equal(r.frags, 1);
-	n = mkfrag(82, 9000, 1);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 0);
-	n = mkfrag(82, 9000, 2);
-	assert_int_equal(wire_reasm_input(&r, frame, n, &out), 1);
+	assert_int_equal(frag(&r, 82, 9000, 1, &out), 0);
+	assert_int_equal(frag(&r, 82, 9000, 2, &out), 1);
 	assert_true(out.hdr.seq == 82);
 	assert_int_equal(out.len, 9000);
 	check_payload(&out, 9000);
@@ -564,15 +548,10 @@ static void test_reasm_max_message(void **state)
 {
 	struct wire_reasm r;
 	struct wire_frame out;
-	uint32_t n = wire_frag_count(WIRE_MAX_MSG_LEN);
 
 	(void)state;
-	assert_int_equal(wire_reasm_init(&r, 0, gather, sizeof(gather)), 0);
-	for (uint32_t i = 0; i < n; i++) {
-		size_t fl = mkfrag(90, WIRE_MAX_MSG_LEN, i);
-
-		assert_int_equal(wire_reasm_input(&r, frame, fl, &out), i + 1 == n);
-	}
+	init(&r);
+	whole(&r, 90, WIRE_MAX_MSG_LEN, &out);
 	assert_int_equal(r.frags, 256);
 	assert_int_equal(out.len, WIRE_MAX_MSG_LEN);
 	check_payload(&out, WIRE_MAX_MSG_LEN);
@@ -593,7 +572,7 @@ static void test_reasm_known_frame(void **state)
 
 	(void)state;
 	n = hex_decode(hex, in, sizeof(in));
-	assert_int_equal(wire_reasm_init(&r, 0, gather, sizeof(gather)), 0);
+	init(&r);
 	assert_int_equal(wire_reasm_input(&r, in, n, &out), 1);
 	assert_int_equal(out.len, 10);
 	assert_memory_equal(out.payload, "0123456789", 10);

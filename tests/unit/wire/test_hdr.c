@@ -11,7 +11,7 @@
 
 #include <wire/wire.h>
 
-#include "hex.h"
+#include "wtest.h"
 
 static const char probe61[] =
 	"00 00 00 00 00 00 00 01 00 00 00 00 00 00 00 00"
@@ -26,14 +26,31 @@ static const char iback[] = /* ack-only acking 5 */
 	"00 00 00 00 00 00 00 00 00 00 00 00 00 00 ff fa"
 	"00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00";
 
+/* The header of the vector |hex|; its bytes are left in |b| unless NULL. */
+static void hdr_of(const char *hex, uint8_t *b, struct wire_hdr *h)
+{
+	uint8_t tmp[WIRE_HDR_LEN];
+
+	if (!b)
+		b = tmp;
+	assert_int_equal(hex_decode(hex, b, WIRE_HDR_LEN), WIRE_HDR_LEN);
+	assert_int_equal(wire_hdr_decode(h, b, WIRE_HDR_LEN), WIRE_HDR_LEN);
+}
+
+/* wire_hdr_check() into emptied rules. */
+static int check(const struct wire_hdr *h, enum wire_xport xp, const struct wire_limits *lim,
+		 struct wire_rules *r)
+{
+	wire_rules_clear(r);
+	return wire_hdr_check(h, xp, lim, r);
+}
+
 static void test_hdr_decode_fields(void **state)
 {
-	uint8_t b[WIRE_HDR_LEN];
 	struct wire_hdr h;
 
 	(void)state;
-	assert_int_equal(hex_decode(ibdata, b, sizeof(b)), WIRE_HDR_LEN);
-	assert_int_equal(wire_hdr_decode(&h, b, sizeof(b)), WIRE_HDR_LEN);
+	hdr_of(ibdata, NULL, &h);
 	assert_true(h.seq == 7);
 	assert_true(h.ack == 3);
 	assert_int_equal(h.len, 10);
@@ -96,14 +113,12 @@ static void test_csum_known_answers(void **state)
 	struct wire_hdr h;
 
 	(void)state;
-	hex_decode(ibdata, b, sizeof(b));
-	wire_hdr_decode(&h, b, sizeof(b));
+	hdr_of(ibdata, b, &h);
 	assert_true(wire_hdr_csum_ok(&h));
 	assert_int_equal(wire_hdr_csum_compute(&h), 0xdac3);
 	assert_int_equal(wire_csum(b, sizeof(b)), 0); /* verifies in place */
 
-	hex_decode(iback, b, sizeof(b));
-	wire_hdr_decode(&h, b, sizeof(b));
+	hdr_of(iback, b, &h);
 	assert_int_equal(wire_hdr_csum_compute(&h), 0xfffa);
 	assert_true(wire_hdr_csum_ok(&h));
 
@@ -120,24 +135,22 @@ static void test_csum_known_answers(void **state)
 
 static void test_csum_zero_is_absent_and_bad_detected(void **state)
 {
-	uint8_t b[WIRE_HDR_LEN];
 	struct wire_hdr h;
 	struct wire_rules r;
 
 	(void)state;
-	hex_decode(ibdata, b, sizeof(b));
-	wire_hdr_decode(&h, b, sizeof(b));
+	hdr_of(ibdata, NULL, &h);
 	h.csum = 0;
 	assert_true(wire_hdr_csum_ok(&h));
 	h.csum = 0xdac4;
 	assert_false(wire_hdr_csum_ok(&h));
-	wire_rules_clear(&r);
-	wire_hdr_check(&h, WIRE_XPORT_IB, NULL, &r);
+	check(&h, WIRE_XPORT_IB, NULL, &r);
 	assert_true(wire_rules_has(&r, WIRE_RULE_HDR_CSUM_BAD));
 	/* Any single-bit change in a checksummed header is caught. */
 	wire_hdr_csum_set(&h);
 	for (unsigned byte = 0; byte < WIRE_HDR_LEN; byte++) {
 		for (unsigned bit = 0; bit < 8; bit++) {
+			uint8_t b[WIRE_HDR_LEN];
 			struct wire_hdr t;
 
 			wire_hdr_encode(&h, b, sizeof(b));
@@ -162,17 +175,16 @@ static void test_csum_odd_length(void **state)
 
 static void test_flags_names(void **state)
 {
+	static const struct wt_name names[] = {
+		{ 0x01, "CONG_BITMAP" }, { 0x02, "ACK_REQUIRED" }, { 0x04, "RETRANSMITTED" },
+		{ 0x08, "HB_PING" }, { 0x10, "HB_PONG" }, { 0x20, "EXTHDR_EXTENSION" },
+		{ 0x40, NULL }, { 0x03, NULL },
+	};
 	char buf[128], tmp[8];
 
 	(void)state;
-	assert_string_equal(wire_flag_name(0x01), "CONG_BITMAP");
-	assert_string_equal(wire_flag_name(0x02), "ACK_REQUIRED");
-	assert_string_equal(wire_flag_name(0x04), "RETRANSMITTED");
-	assert_string_equal(wire_flag_name(0x08), "HB_PING");
-	assert_string_equal(wire_flag_name(0x10), "HB_PONG");
-	assert_string_equal(wire_flag_name(0x20), "EXTHDR_EXTENSION");
-	assert_null(wire_flag_name(0x40));
-	assert_null(wire_flag_name(0x03));
+	for (size_t i = 0; i < WT_COUNT(names); i++)
+		wt_name_is(wire_flag_name((uint8_t)names[i].v), names[i].name);
 	assert_string_equal(wire_flag_label(0x20, tmp), "EXTHDR_EXTENSION");
 	assert_string_equal(wire_flag_label(0x40, tmp), "0x40");
 	assert_int_equal(wire_flags_str(0, buf, sizeof(buf)), 4);
@@ -188,23 +200,18 @@ static void test_flags_names(void **state)
 
 static void test_hdr_rules_tcp(void **state)
 {
-	uint8_t b[WIRE_HDR_LEN];
 	struct wire_hdr h;
 	struct wire_rules r;
 
 	(void)state;
-	hex_decode(probe61, b, sizeof(b));
-	wire_hdr_decode(&h, b, sizeof(b));
-	wire_rules_clear(&r);
-	assert_int_equal(wire_hdr_check(&h, WIRE_XPORT_TCP, NULL, &r), 0);
+	hdr_of(probe61, NULL, &h);
+	assert_int_equal(check(&h, WIRE_XPORT_TCP, NULL, &r), 0);
 
 	/* IB-only fields on TCP are each flagged. */
-	hex_decode(ibdata, b, sizeof(b));
-	wire_hdr_decode(&h, b, sizeof(b));
+	hdr_of(ibdata, NULL, &h);
 	h.credit = 3;
 	h.flags |= WIRE_FLAG_EXTHDR_EXTENSION;
-	wire_rules_clear(&r);
-	wire_hdr_check(&h, WIRE_XPORT_TCP, NULL, &r);
+	check(&h, WIRE_XPORT_TCP, NULL, &r);
 	assert_true(wire_rules_has(&r, WIRE_RULE_HDR_ACK_ON_TCP));
 	assert_true(wire_rules_has(&r, WIRE_RULE_HDR_CREDIT_ON_TCP));
 	assert_true(wire_rules_has(&r, WIRE_RULE_HDR_ACKREQ_ON_TCP));
@@ -221,43 +228,36 @@ static void test_hdr_rules_each(void **state)
 
 	(void)state;
 	wire_build_data(&h, 1, 4000, 5000, WIRE_MAX_MSG_LEN);
-	wire_rules_clear(&r);
-	assert_int_equal(wire_hdr_check(&h, WIRE_XPORT_TCP, NULL, &r), 0);
+	assert_int_equal(check(&h, WIRE_XPORT_TCP, NULL, &r), 0);
 	h.len = WIRE_MAX_MSG_LEN + 1;
 	wire_hdr_check(&h, WIRE_XPORT_TCP, NULL, &r);
 	assert_true(wire_rules_has(&r, WIRE_RULE_HDR_LEN_MAX));
 
 	wire_build_data(&h, 1, 4000, 5000, 101);
-	wire_rules_clear(&r);
-	wire_hdr_check(&h, WIRE_XPORT_TCP, &lim, &r);
+	check(&h, WIRE_XPORT_TCP, &lim, &r);
 	assert_true(wire_rules_has(&r, WIRE_RULE_HDR_LEN_MAX));
 
 	wire_build_data(&h, 1, 4000, 5000, 1);
 	h.pad[2] = 1;
 	h.flags = 0x40 | WIRE_FLAG_HB_PING;
-	wire_rules_clear(&r);
-	wire_hdr_check(&h, WIRE_XPORT_TCP, NULL, &r);
+	check(&h, WIRE_XPORT_TCP, NULL, &r);
 	assert_true(wire_rules_has(&r, WIRE_RULE_HDR_PAD_NONZERO));
 	assert_true(wire_rules_has(&r, WIRE_RULE_HDR_FLAGS_UNKNOWN));
 	assert_true(wire_rules_has(&r, WIRE_RULE_HDR_FLAGS_HEARTBEAT));
 
 	/* Port 1 outside a probe. */
 	wire_build_data(&h, 1, 1, 5000, 1);
-	wire_rules_clear(&r);
-	wire_hdr_check(&h, WIRE_XPORT_TCP, NULL, &r);
+	check(&h, WIRE_XPORT_TCP, NULL, &r);
 	assert_true(wire_rules_has(&r, WIRE_RULE_HDR_PROBE_PORT_DATA));
 	wire_build_probe(&h, true, 3, WIRE_KVER_7, 8, 9);
-	wire_rules_clear(&r);
-	assert_int_equal(wire_hdr_check(&h, WIRE_XPORT_TCP, NULL, &r), 0);
+	assert_int_equal(check(&h, WIRE_XPORT_TCP, NULL, &r), 0);
 
 	/* IB without a checksum is worth knowing, not wrong. */
 	wire_build_data(&h, 1, 4000, 5000, 1);
-	wire_rules_clear(&r);
-	wire_hdr_check(&h, WIRE_XPORT_IB, NULL, &r);
+	check(&h, WIRE_XPORT_IB, NULL, &r);
 	assert_true(wire_rules_has(&r, WIRE_RULE_HDR_CSUM_MISSING_IB));
 	wire_hdr_csum_set(&h);
-	wire_rules_clear(&r);
-	assert_int_equal(wire_hdr_check(&h, WIRE_XPORT_IB, NULL, &r), 0);
+	assert_int_equal(check(&h, WIRE_XPORT_IB, NULL, &r), 0);
 }
 
 int main(void)

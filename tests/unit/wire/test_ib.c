@@ -13,8 +13,7 @@
 
 #include <wire/wire.h>
 
-#include "hex.h"
-#include "verbs.h"
+#include "wtest.h"
 
 /*
  * Known answers computed outside libwire, in Python: the ICRC is
@@ -29,11 +28,7 @@
  */
 static const char IB_LOCAL_SEND_ONLY[] =
 	"00 02 0003 0014 0002                               # LRH VL0 LNH 2, DLID 3, 20 words, SLID 2\n"
-	"04 b0 ffff 00 000011 80 000001                     # RC SEND_ONLY SE pad 3\n"
-	"0000000000000001 0000000000000000 00000005         # RDS: seq 1, ack 0, len 5\n"
-	"0fa0 0fa1 02 00 00000000 deb8                      # ports, ACK_REQUIRED, csum\n"
-	"00000000000000000000000000000000                   # exthdr\n"
-	"68656c6c6f 000000                                  # 'hello' + 3 pad bytes\n"
+	WT_SEND_HELLO_HEX
 	"467c2c13                                           # ICRC\n"
 	"80d0                                               # VCRC\n";
 
@@ -52,11 +47,7 @@ static const char IB_GLOBAL_ACK[] =
 static const char ROCE_ENCODED[] =
 	"45 00 0064 0000 4000 40 11 2687 0a000001 0a000002\n"
 	"c0de 12b7 0050 0000\n"
-	"04 b0 ffff 00 000011 80 000001\n"
-	"0000000000000001 0000000000000000 00000005\n"
-	"0fa0 0fa1 02 00 00000000 deb8\n"
-	"00000000000000000000000000000000\n"
-	"68656c6c6f 000000\n"
+	WT_SEND_HELLO_HEX
 	"a1955ed9\n";
 
 static int decode_exact(struct wire_roce *r, const uint8_t *p, size_t len, size_t wire_len)
@@ -66,76 +57,48 @@ static int decode_exact(struct wire_roce *r, const uint8_t *p, size_t len, size_
 
 static void test_ib_local_send_only_kat(void **state)
 {
-	uint8_t b[256];
-	size_t n = hex_decode(IB_LOCAL_SEND_ONLY, b, sizeof(b));
-	struct wire_roce r;
-	struct wire_hdr h;
+	struct wt_kat k;
 
 	(void)state;
-	assert_int_equal(n, 82);
-	assert_int_equal(decode_exact(&r, b, n, 0), 0);
-	assert_true(r.has_lrh);
-	assert_false(r.has_grh);
-	assert_int_equal(r.ip_version, 0);
-	assert_int_equal(r.lrh.vl, 0);
-	assert_int_equal(r.lrh.lnh, WIRE_IB_LNH_LOCAL);
-	assert_int_equal(r.lrh.dlid, 3);
-	assert_int_equal(r.lrh.slid, 2);
-	assert_int_equal(r.lrh.pktlen, 20);
-	assert_int_equal(r.bth.opcode, WIRE_IB_RC_SEND_ONLY);
-	assert_true(r.bth.se);
-	assert_int_equal(r.bth.padcnt, 3);
-	assert_int_equal(r.bth.dqpn, 0x11);
-	assert_true(r.bth.ackreq);
-	assert_int_equal(r.bth.psn, 1);
-	assert_ptr_equal(r.payload, b + 8 + 12);
-	assert_int_equal(r.payload_len, 48 + 5);
-	assert_true(r.icrc_checked);
-	assert_true(r.icrc_ok);
-	assert_int_equal(r.icrc, 0x132c7c46);
-	assert_int_equal(wire_ib_icrc(b, n - 6), 0x132c7c46);
-	assert_true(r.vcrc_checked);
-	assert_true(r.vcrc_ok);
-	assert_int_equal(r.vcrc, 0xd080);
-	assert_int_equal(wire_ib_vcrc(b, n - 2), 0xd080);
-	assert_true(wire_rules_empty(&r.rules));
-	assert_int_equal(wire_hdr_decode(&h, r.payload, r.payload_len), WIRE_HDR_LEN);
-	assert_int_equal(h.len, 5);
-	assert_memory_equal(r.payload + WIRE_HDR_LEN, "hello", 5);
+	wt_verbs_kat(&k, wire_ib_decode, IB_LOCAL_SEND_ONLY, 82, 0, 0x132c7c46);
+	assert_true(k.r.has_lrh);
+	assert_false(k.r.has_grh);
+	assert_int_equal(k.r.ip_version, 0);
+	assert_int_equal(k.r.lrh.vl, 0);
+	assert_int_equal(k.r.lrh.lnh, WIRE_IB_LNH_LOCAL);
+	assert_int_equal(k.r.lrh.dlid, 3);
+	assert_int_equal(k.r.lrh.slid, 2);
+	assert_int_equal(k.r.lrh.pktlen, 20);
+	wt_send_hello_is(&k.r, k.b + 8);
+	assert_int_equal(wire_ib_icrc(k.b, k.n - 6), 0x132c7c46);
+	assert_true(k.r.vcrc_checked);
+	assert_true(k.r.vcrc_ok);
+	assert_int_equal(k.r.vcrc, 0xd080);
+	assert_int_equal(wire_ib_vcrc(k.b, k.n - 2), 0xd080);
 }
 
 static void test_ib_global_ack_kat(void **state)
 {
-	uint8_t b[256];
-	size_t n = hex_decode(IB_GLOBAL_ACK, b, sizeof(b));
-	struct wire_roce r;
+	struct wt_kat k;
 
 	(void)state;
-	assert_int_equal(n, 70);
-	assert_int_equal(decode_exact(&r, b, n, n), 0);
-	assert_true(r.has_grh);
-	assert_int_equal(r.lrh.vl, 1);
-	assert_int_equal(r.lrh.sl, 3);
-	assert_int_equal(r.lrh.lnh, WIRE_IB_LNH_GLOBAL);
-	assert_int_equal(r.grh.ipver, 6);
-	assert_int_equal(r.grh.tclass, 0x68);
-	assert_int_equal(r.grh.flow, 0x12345);
-	assert_int_equal(r.grh.paylen, 20);
-	assert_int_equal(r.grh.nxthdr, WIRE_IB_GRH_NXTHDR);
-	assert_int_equal(r.grh.hoplmt, 0x40);
-	assert_int_equal(r.ip_version, 6);
-	assert_int_equal(r.src[15], 1);
-	assert_int_equal(r.dst[15], 2);
-	assert_int_equal(r.bth.opcode, WIRE_IB_RC_ACK);
-	assert_true(r.has_aeth);
-	assert_int_equal(r.aeth.syndrome, 0x1f);
-	assert_int_equal(r.aeth.msn, 5);
-	assert_int_equal(r.payload_len, 0);
-	assert_true(r.icrc_ok);
-	assert_int_equal(r.icrc, 0x75a3a536);
-	assert_true(r.vcrc_ok);
-	assert_int_equal(r.vcrc, 0xa47a);
-	assert_true(wire_rules_empty(&r.rules));
+	wt_verbs_kat(&k, wire_ib_decode, IB_GLOBAL_ACK, 70, 70, 0x75a3a536);
+	assert_true(k.r.has_grh);
+	assert_int_equal(k.r.lrh.vl, 1);
+	assert_int_equal(k.r.lrh.sl, 3);
+	assert_int_equal(k.r.lrh.lnh, WIRE_IB_LNH_GLOBAL);
+	assert_int_equal(k.r.grh.ipver, 6);
+	assert_int_equal(k.r.grh.tclass, 0x68);
+	assert_int_equal(k.r.grh.flow, 0x12345);
+	assert_int_equal(k.r.grh.paylen, 20);
+	assert_int_equal(k.r.grh.nxthdr, WIRE_IB_GRH_NXTHDR);
+	assert_int_equal(k.r.grh.hoplmt, 0x40);
+	assert_int_equal(k.r.ip_version, 6);
+	assert_int_equal(k.r.src[15], 1);
+	assert_int_equal(k.r.dst[15], 2);
+	wt_ack5_is(&k.r);
+	assert_true(k.r.vcrc_ok);
+	assert_int_equal(k.r.vcrc, 0xa47a);
 }
 
 /* A frame that ends at the ICRC has no VCRC to check; one cut inside the
@@ -175,12 +138,7 @@ static void test_ib_icrc_masks(void **state)
 	assert_false(r.vcrc_ok);
 	assert_true(wire_rules_has(&r.rules, WIRE_RULE_IB_VCRC));
 	assert_false(wire_rules_has(&r.rules, WIRE_RULE_IB_ICRC));
-	for (size_t i = 0; i < sizeof(local_variant) / sizeof(local_variant[0]); i++) {
-		memcpy(c, b, n);
-		c[local_variant[i]] ^= 0x5a;
-		assert_int_equal(decode_exact(&r, c, n, 0), 0);
-		assert_true(r.icrc_ok);
-	}
+	wt_icrc_variant(wire_ib_decode, b, n, local_variant, WT_COUNT(local_variant));
 	/* the SL of a local packet and a DLID are covered */
 	memcpy(c, b, n);
 	c[1] ^= 0x10;
@@ -193,12 +151,7 @@ static void test_ib_icrc_masks(void **state)
 	assert_false(r.icrc_ok);
 
 	n = hex_decode(IB_GLOBAL_ACK, b, sizeof(b));
-	for (size_t i = 0; i < sizeof(global_variant) / sizeof(global_variant[0]); i++) {
-		memcpy(c, b, n);
-		c[global_variant[i]] ^= 0x5a;
-		assert_int_equal(decode_exact(&r, c, n, 0), 0);
-		assert_true(r.icrc_ok);
-	}
+	wt_icrc_variant(wire_ib_decode, b, n, global_variant, WT_COUNT(global_variant));
 	memcpy(c, b, n);
 	c[0] ^= 0x30;                   /* VL, and SL below: both masked when global */
 	c[1] ^= 0x20;
@@ -275,26 +228,21 @@ static void test_ib_malformed(void **state)
 
 static void test_ib_unsupported_and_rules(void **state)
 {
-	uint8_t b[256], c[256];
+	static const struct wt_edit unsupp[] = {
+		{ IB_LOCAL_SEND_ONLY, 1, 0x00 },        /* raw */
+		{ IB_LOCAL_SEND_ONLY, 1, 0x01 },        /* raw IPv6 */
+		{ IB_GLOBAL_ACK, 8 + 6, 0x11 },         /* next header UDP: not IBA */
+	};
+	static const struct wt_edit lver1 = { IB_LOCAL_SEND_ONLY, 0, 0x01 };
 	struct wire_roce r;
-	size_t n;
 
 	(void)state;
-	n = hex_decode(IB_LOCAL_SEND_ONLY, b, sizeof(b));
-	memcpy(c, b, n);
-	c[1] = 0x00;                    /* raw */
-	assert_int_equal(decode_exact(&r, c, n, 0), WIRE_ERR_UNSUPP);
-	c[1] = 0x01;                    /* raw IPv6 */
-	assert_int_equal(decode_exact(&r, c, n, 0), WIRE_ERR_UNSUPP);
-	memcpy(c, b, n);
-	c[0] = 0x01;                    /* LVer 1: decoded, flagged */
-	assert_int_equal(decode_exact(&r, c, n, 0), 0);
+	for (size_t i = 0; i < WT_COUNT(unsupp); i++)
+		assert_int_equal(wt_verbs_set(wire_ib_decode, &r, &unsupp[i]), WIRE_ERR_UNSUPP);
+	/* LVer 1: decoded, flagged */
+	assert_int_equal(wt_verbs_set(wire_ib_decode, &r, &lver1), 0);
 	assert_true(wire_rules_has(&r.rules, WIRE_RULE_IB_LVER));
 	assert_false(r.icrc_ok);
-	n = hex_decode(IB_GLOBAL_ACK, b, sizeof(b));
-	memcpy(c, b, n);
-	c[8 + 6] = 0x11;                /* next header UDP: not IBA */
-	assert_int_equal(decode_exact(&r, c, n, 0), WIRE_ERR_UNSUPP);
 }
 
 /* Every field of a native packet is kept, so encoding what was decoded

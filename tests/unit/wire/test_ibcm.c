@@ -12,7 +12,7 @@
 
 #include <wire/wire.h>
 
-#include "hex.h"
+#include "wtest.h"
 
 /*
  * A REQ as RDS (rds_ib_conn_path_connect -> rdma_connect) sends it from
@@ -59,16 +59,18 @@ static void mad_hdr(uint8_t *m, uint16_t attr)
 
 static void put32(uint8_t *p, uint32_t v)
 {
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
+	struct wire_wr w;
+
+	wire_wr_init(&w, p, 4);
+	wire_wr_be32(&w, v);
 }
 
 static void put64(uint8_t *p, uint64_t v)
 {
-	put32(p, (uint32_t)(v >> 32));
-	put32(p + 4, (uint32_t)v);
+	struct wire_wr w;
+
+	wire_wr_init(&w, p, 8);
+	wire_wr_be64(&w, v);
 }
 
 static size_t req_v4(uint8_t *m)
@@ -99,6 +101,34 @@ static int decode_exact(struct wire_ibcm *cm, const uint8_t *p, size_t len)
 	return rc;
 }
 
+/* The RDS REQ with byte |at| set to |v|, decoded from its first |len| bytes. */
+static void req_edited(uint8_t *m, struct wire_ibcm *cm, size_t at, uint8_t v, size_t len)
+{
+	req_v4(m);
+	m[at] = v;
+	assert_int_equal(decode_exact(cm, m, len), 0);
+}
+
+/* What a REQ and a REP both carry: comm IDs, QPN, PSN, and the private
+ * data from |priv| bytes after the MAD header to the end of the MAD. */
+struct conn_fields {
+	uint32_t local, remote, qpn, psn;
+	size_t priv;
+	bool has_cma;
+};
+
+static void conn_fields_are(const struct wire_ibcm *cm, const uint8_t *m,
+			    const struct conn_fields *w)
+{
+	assert_int_equal(cm->local_comm_id, w->local);
+	assert_int_equal(cm->remote_comm_id, w->remote);
+	assert_int_equal(cm->local_qpn, w->qpn);
+	assert_int_equal(cm->starting_psn, w->psn);
+	assert_ptr_equal(cm->private_data, m + MAD_HDR + w->priv);
+	assert_int_equal(cm->private_len, WIRE_MAD_LEN - MAD_HDR - w->priv);
+	assert_int_equal(cm->has_cma, w->has_cma);
+}
+
 static void test_ibcm_req_rds_ipv4(void **state)
 {
 	uint8_t m[WIRE_MAD_LEN];
@@ -114,15 +144,12 @@ static void test_ibcm_req_rds_ipv4(void **state)
 	assert_int_equal(cm.method, 3);
 	assert_int_equal(cm.tid, 0x1234);
 	assert_int_equal(cm.attr_id, WIRE_IBCM_REQ);
-	assert_int_equal(cm.local_comm_id, 0x11223344);
-	assert_int_equal(cm.remote_comm_id, 0);
+	conn_fields_are(&cm, m, &(struct conn_fields){ .local = 0x11223344, .remote = 0,
+						       .qpn = 0x123, .psn = 0xabcdef,
+						       .priv = 140, .has_cma = true });
+	assert_int_equal(cm.private_len, 92);
 	assert_int_equal(cm.service_id, 0x00000000010648caull);
 	assert_int_equal(cm.service_id, wire_ibcm_rds_service_id(WIRE_IB_PORT_V4));
-	assert_int_equal(cm.local_qpn, 0x123);
-	assert_int_equal(cm.starting_psn, 0xabcdef);
-	assert_ptr_equal(cm.private_data, m + MAD_HDR + 140);
-	assert_int_equal(cm.private_len, 92);
-	assert_true(cm.has_cma);
 	assert_int_equal(cm.cma_version, 0);
 	assert_int_equal(cm.cma_ip_version, 4);
 	assert_int_equal(cm.cma_port, 39484);
@@ -171,41 +198,23 @@ static void test_ibcm_req_rds_ipv6(void **state)
 /* The REQ reaches QP1 as a RoCEv2 UD SEND_ONLY with a DETH. */
 static void test_ibcm_req_inside_roce(void **state)
 {
+	/* BTH: UD SEND_ONLY to QP1, then DETH: GSI Q_Key, source QP1 */
+	static const uint8_t bth[12] = { 0x64, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x01,
+					 0x00, 0x00, 0x00, 0x07 };
+	static const uint8_t deth[8] = { 0x80, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01 };
+	uint8_t mad[WIRE_MAD_LEN];
 	uint8_t p[20 + 8 + 12 + 8 + WIRE_MAD_LEN + 4];
-	size_t tot = sizeof(p), udplen = tot - 20, o = 0;
+	size_t tot = sizeof(p);
+	struct wt_roce4 s = {
+		.addrs = "\xc0\xa8\x01\x0a\xc0\xa8\x01\x14", .sport = 0xc53a,
+		.bth = bth, .ext = deth, .elen = sizeof(deth), .pay = mad,
+	};
 	struct wire_roce r;
 	struct wire_ibcm cm;
-	uint32_t c;
 
 	(void)state;
-	memset(p, 0, sizeof(p));
-	p[o++] = 0x45;
-	o++;
-	p[o++] = (uint8_t)(tot >> 8);
-	p[o++] = (uint8_t)tot;
-	o += 4;
-	p[o++] = 64;
-	p[o++] = 17;
-	o += 2;
-	memcpy(p + o, "\xc0\xa8\x01\x0a\xc0\xa8\x01\x14", 8);
-	o += 8;
-	memcpy(p + o, "\xc5\x3a\x12\xb7", 4);
-	o += 4;
-	p[o++] = (uint8_t)(udplen >> 8);
-	p[o++] = (uint8_t)udplen;
-	o += 2;
-	/* BTH: UD SEND_ONLY to QP1, then DETH: GSI Q_Key, source QP1 */
-	memcpy(p + o, "\x64\x00\xff\xff\x00\x00\x00\x01\x00\x00\x00\x07", 12);
-	o += 12;
-	memcpy(p + o, "\x80\x01\x00\x00\x00\x00\x00\x01", 8);
-	o += 8;
-	o += req_v4(p + o);
-	c = wire_roce_icrc(p, o);
-	p[o++] = (uint8_t)c;
-	p[o++] = (uint8_t)(c >> 8);
-	p[o++] = (uint8_t)(c >> 16);
-	p[o++] = (uint8_t)(c >> 24);
-	assert_int_equal(o, tot);
+	s.plen = req_v4(mad);
+	assert_int_equal(wt_roce4_build(p, sizeof(p), &s), tot);
 
 	assert_int_equal(wire_roce_decode(&r, p, tot, 0), 0);
 	assert_true(r.icrc_ok);
@@ -237,13 +246,10 @@ static void test_ibcm_rep(void **state)
 	memcpy(d + 36, "\xc0\xa8\x01\x14\xc0\xa8\x01\x0a\x03\x01\x00\x03", 12);
 	assert_int_equal(decode_exact(&cm, m, sizeof(m)), 0);
 	assert_int_equal(cm.attr_id, WIRE_IBCM_REP);
-	assert_int_equal(cm.local_comm_id, 0xaaaa0001);
-	assert_int_equal(cm.remote_comm_id, 0x11223344);
-	assert_int_equal(cm.local_qpn, 0x456);
-	assert_int_equal(cm.starting_psn, 0x7654);
-	assert_ptr_equal(cm.private_data, m + MAD_HDR + 36);
+	conn_fields_are(&cm, m, &(struct conn_fields){ .local = 0xaaaa0001, .remote = 0x11223344,
+						       .qpn = 0x456, .psn = 0x7654,
+						       .priv = 36, .has_cma = false });
 	assert_int_equal(cm.private_len, 196);
-	assert_false(cm.has_cma);
 	assert_int_equal(cm.user_len, 0);
 	assert_true(wire_rules_empty(&cm.rules));
 	assert_int_equal(wire_ibpd_decode(&pd, 4, cm.private_data, cm.private_len), 32);
@@ -368,24 +374,21 @@ static void test_ibcm_cma_version_rule(void **state)
 	struct wire_ibcm cm;
 
 	(void)state;
-	req_v4(m);
-	m[MAD_HDR + 140] = 0x01;                /* cma_version 1 */
-	assert_int_equal(decode_exact(&cm, m, sizeof(m)), 0);
+	/* cma_version 1 */
+	req_edited(m, &cm, MAD_HDR + 140, 0x01, sizeof(m));
 	assert_true(cm.has_cma);
 	assert_int_equal(cm.cma_version, 1);
 	assert_true(wire_rules_has(&cm.rules, WIRE_RULE_IBCM_CMA_VERSION));
 
-	req_v4(m);
-	m[MAD_HDR + 140 + 1] = 0x50;            /* IP version nibble 5 */
-	assert_int_equal(decode_exact(&cm, m, sizeof(m)), 0);
+	/* IP version nibble 5 */
+	req_edited(m, &cm, MAD_HDR + 140 + 1, 0x50, sizeof(m));
 	assert_int_equal(cm.cma_ip_version, 5);
 	assert_true(wire_rules_has(&cm.rules, WIRE_RULE_IBCM_CMA_VERSION));
 	/* an unknown family keeps the 16 raw bytes */
 	assert_int_equal(cm.cma_src[15], 0x0a);
 
-	req_v4(m);
-	m[MAD_HDR + 140 + 1] = 0x4f;            /* low nibble is reserved */
-	assert_int_equal(decode_exact(&cm, m, sizeof(m)), 0);
+	/* low nibble is reserved */
+	req_edited(m, &cm, MAD_HDR + 140 + 1, 0x4f, sizeof(m));
 	assert_int_equal(cm.cma_ip_version, 4);
 	assert_true(wire_rules_empty(&cm.rules));
 }
@@ -397,15 +400,11 @@ static void test_ibcm_private_len_rule(void **state)
 
 	(void)state;
 	/* IPv4 REQ with bytes after the 32-byte RDS struct */
-	req_v4(m);
-	m[MAD_HDR + 140 + 36 + 40] = 0x99;
-	assert_int_equal(decode_exact(&cm, m, sizeof(m)), 0);
+	req_edited(m, &cm, MAD_HDR + 140 + 36 + 40, 0x99, sizeof(m));
 	assert_true(wire_rules_has(&cm.rules, WIRE_RULE_IBCM_PRIVATE_LEN));
 	assert_int_equal(wire_rules_count(&cm.rules), 1);
 	/* the last byte of the 32 is still inside it */
-	req_v4(m);
-	m[MAD_HDR + 140 + 36 + 31] = 0x99;
-	assert_int_equal(decode_exact(&cm, m, sizeof(m)), 0);
+	req_edited(m, &cm, MAD_HDR + 140 + 36 + 31, 0x99, sizeof(m));
 	assert_true(wire_rules_empty(&cm.rules));
 	/* not judged on a REQ that is not RDS */
 	req_v4(m);
@@ -414,9 +413,7 @@ static void test_ibcm_private_len_rule(void **state)
 	assert_int_equal(decode_exact(&cm, m, sizeof(m)), 0);
 	assert_false(wire_rules_has(&cm.rules, WIRE_RULE_IBCM_PRIVATE_LEN));
 	/* nor when the capture stops inside the private data */
-	req_v4(m);
-	m[MAD_HDR + 140 + 36 + 40] = 0x99;
-	assert_int_equal(decode_exact(&cm, m, WIRE_MAD_LEN - 1), 0);
+	req_edited(m, &cm, MAD_HDR + 140 + 36 + 40, 0x99, WIRE_MAD_LEN - 1);
 	assert_false(wire_rules_has(&cm.rules, WIRE_RULE_IBCM_PRIVATE_LEN));
 }
 
@@ -484,17 +481,15 @@ static void test_ibcm_truncation_every_offset(void **state)
 
 static void test_ibcm_attr_names(void **state)
 {
+	static const struct wt_name names[] = {
+		{ WIRE_IBCM_REQ, "REQ" }, { WIRE_IBCM_MRA, "MRA" }, { WIRE_IBCM_REJ, "REJ" },
+		{ WIRE_IBCM_REP, "REP" }, { WIRE_IBCM_RTU, "RTU" }, { WIRE_IBCM_DREQ, "DREQ" },
+		{ WIRE_IBCM_DREP, "DREP" }, { 0x0019, "LAP" }, { 0x0000, NULL }, { 0xffff, NULL },
+	};
+
 	(void)state;
-	assert_string_equal(wire_ibcm_attr_name(WIRE_IBCM_REQ), "REQ");
-	assert_string_equal(wire_ibcm_attr_name(WIRE_IBCM_MRA), "MRA");
-	assert_string_equal(wire_ibcm_attr_name(WIRE_IBCM_REJ), "REJ");
-	assert_string_equal(wire_ibcm_attr_name(WIRE_IBCM_REP), "REP");
-	assert_string_equal(wire_ibcm_attr_name(WIRE_IBCM_RTU), "RTU");
-	assert_string_equal(wire_ibcm_attr_name(WIRE_IBCM_DREQ), "DREQ");
-	assert_string_equal(wire_ibcm_attr_name(WIRE_IBCM_DREP), "DREP");
-	assert_string_equal(wire_ibcm_attr_name(0x0019), "LAP");
-	assert_null(wire_ibcm_attr_name(0x0000));
-	assert_null(wire_ibcm_attr_name(0xffff));
+	for (size_t i = 0; i < WT_COUNT(names); i++)
+		wt_name_is(wire_ibcm_attr_name((uint16_t)names[i].v), names[i].name);
 }
 
 int main(void)

@@ -11,7 +11,7 @@
 
 #include <wire/wire.h>
 
-#include "hex.h"
+#include "wtest.h"
 
 /*
  * The vectors are little-endian: netlink headers and the cpu-order
@@ -157,6 +157,13 @@ static void bld_end(struct bld *x)
 	memcpy(x->b, &l, 4);
 }
 
+/* The message built so far, finished and decoded into |m|. */
+static ssize_t bld_decode(struct bld *x, struct wire_nl_ls *m)
+{
+	bld_end(x);
+	return decode_exact(m, x->b, x->n);
+}
+
 #define T_LS(op) ((uint16_t)(WIRE_NL_CLIENT_LS << 10 | (op)))
 
 static void assert_rules_only(const struct wire_rules *r, enum wire_rule a,
@@ -225,160 +232,141 @@ static void assert_reencodes(const struct wire_nl_ls *m, const uint8_t *in, size
 	assert_int_equal(again.nl_len, n);
 }
 
+/* A known-answer vector and what it decodes to. */
+struct kat {
+	uint8_t in[512];
+	size_t n;
+	struct wire_nl_ls m;
+};
+
+/* The vector |hex| is one message of |len| bytes: it decodes whole, breaks
+ * no rule and encodes back to itself. */
+static void kat_decode(struct kat *k, const char *hex, size_t len)
+{
+	NEED_LE();
+	k->n = vec(hex, k->in, sizeof(k->in));
+	assert_int_equal(k->n, len);
+	assert_int_equal(wire_nl_decode(&k->m, k->in, k->n), (ssize_t)len);
+	assert_true(wire_rules_empty(&k->m.rules));
+	assert_reencodes(&k->m, k->in, k->n);
+}
+
 static void test_nl_resolve_request(void **state)
 {
-	uint8_t in[512];
-	struct wire_nl_ls m;
-	size_t n;
+	struct kat k;
 
 	(void)state;
-	NEED_LE();
-	n = vec(resolve_req, in, sizeof(in));
-	assert_int_equal(n, 160);
-	assert_int_equal(wire_nl_decode(&m, in, n), 160);
-	assert_int_equal(m.nl_len, 160);
-	assert_int_equal(m.nl_type, 0x1000);
-	assert_int_equal(m.client, WIRE_NL_CLIENT_LS);
-	assert_int_equal(m.op, WIRE_NL_LS_OP_RESOLVE);
-	assert_true(m.is_request);
-	assert_false(m.is_err);
-	assert_int_equal(m.nl_seq, 7);
-	assert_int_equal(m.nl_pid, 0);
-	assert_true(m.has_resolve_hdr);
-	assert_false(m.has_ip_resolve_hdr);
-	assert_string_equal(m.device_name, "mlx5_0");
-	assert_int_equal(m.port_num, 1);
-	assert_int_equal(m.path_use, 0);
-	assert_true(m.present[WIRE_NL_LS_SERVICE_ID]);
-	assert_true(m.service_id == 0x10648caull);
-	assert_memory_equal(m.dgid, gid_c3, 16);
-	assert_memory_equal(m.sgid, gid_c4, 16);
-	assert_int_equal(m.tclass, 0);
-	assert_int_equal(m.pkey, 0xffff);
-	assert_int_equal(m.qos_class, 0);
+	kat_decode(&k, resolve_req, 160);
+	assert_int_equal(k.m.nl_len, 160);
+	assert_int_equal(k.m.nl_type, 0x1000);
+	assert_int_equal(k.m.client, WIRE_NL_CLIENT_LS);
+	assert_int_equal(k.m.op, WIRE_NL_LS_OP_RESOLVE);
+	assert_true(k.m.is_request);
+	assert_false(k.m.is_err);
+	assert_int_equal(k.m.nl_seq, 7);
+	assert_int_equal(k.m.nl_pid, 0);
+	assert_true(k.m.has_resolve_hdr);
+	assert_false(k.m.has_ip_resolve_hdr);
+	assert_string_equal(k.m.device_name, "mlx5_0");
+	assert_int_equal(k.m.port_num, 1);
+	assert_int_equal(k.m.path_use, 0);
+	assert_true(k.m.present[WIRE_NL_LS_SERVICE_ID]);
+	assert_true(k.m.service_id == 0x10648caull);
+	assert_memory_equal(k.m.dgid, gid_c3, 16);
+	assert_memory_equal(k.m.sgid, gid_c4, 16);
+	assert_int_equal(k.m.tclass, 0);
+	assert_int_equal(k.m.pkey, 0xffff);
+	assert_int_equal(k.m.qos_class, 0);
 	for (unsigned t = WIRE_NL_LS_SERVICE_ID; t <= WIRE_NL_LS_QOS_CLASS; t++) {
-		assert_true(m.present[t]);
-		assert_true(m.mandatory[t]);
+		assert_true(k.m.present[t]);
+		assert_true(k.m.mandatory[t]);
 	}
-	assert_false(m.present[WIRE_NL_LS_PATH_RECORD]);
-	assert_false(m.present[WIRE_NL_LS_TIMEOUT]);
-	assert_false(m.present[WIRE_NL_LS_IPV4]);
-	assert_int_equal(m.npaths, 0);
-	assert_true(wire_rules_empty(&m.rules));
-	assert_reencodes(&m, in, n);
+	assert_false(k.m.present[WIRE_NL_LS_PATH_RECORD]);
+	assert_false(k.m.present[WIRE_NL_LS_TIMEOUT]);
+	assert_false(k.m.present[WIRE_NL_LS_IPV4]);
+	assert_int_equal(k.m.npaths, 0);
 }
 
 static void test_nl_resolve_response_paths(void **state)
 {
-	uint8_t in[512];
-	struct wire_nl_ls m;
-	size_t n;
+	struct kat k;
 
 	(void)state;
-	NEED_LE();
-	n = vec(resolve_resp, in, sizeof(in));
-	assert_int_equal(n, 244);
-	assert_int_equal(wire_nl_decode(&m, in, n), 244);
-	assert_false(m.is_request);
-	assert_false(m.has_resolve_hdr);
-	assert_int_equal(m.nl_pid, 0x1234);
-	assert_true(m.present[WIRE_NL_LS_PATH_RECORD]);
-	assert_false(m.mandatory[WIRE_NL_LS_PATH_RECORD]);
-	assert_int_equal(m.npaths, 3);
-	assert_int_equal(m.paths[0].flags, 0x0a);
-	assert_int_equal(m.paths[1].flags, 0x12);
-	assert_int_equal(m.paths[2].flags, 0x22);
-	assert_int_equal(m.paths[0].reserved, 0);
-	assert_memory_equal(m.paths[0].rec, in + 28, 64);
-	assert_memory_equal(m.paths[1].rec + 8, gid_c3, 16);
-	assert_int_equal(m.paths[2].rec[40], 0x00);
-	assert_int_equal(m.paths[2].rec[43], 0x07);        /* slid 7 */
-	assert_int_equal(m.paths[2].rec[49], 0x81);        /* reversible, 1 path */
-	assert_true(wire_rules_empty(&m.rules));
-	assert_reencodes(&m, in, n);
+	kat_decode(&k, resolve_resp, 244);
+	assert_false(k.m.is_request);
+	assert_false(k.m.has_resolve_hdr);
+	assert_int_equal(k.m.nl_pid, 0x1234);
+	assert_true(k.m.present[WIRE_NL_LS_PATH_RECORD]);
+	assert_false(k.m.mandatory[WIRE_NL_LS_PATH_RECORD]);
+	assert_int_equal(k.m.npaths, 3);
+	assert_int_equal(k.m.paths[0].flags, 0x0a);
+	assert_int_equal(k.m.paths[1].flags, 0x12);
+	assert_int_equal(k.m.paths[2].flags, 0x22);
+	assert_int_equal(k.m.paths[0].reserved, 0);
+	assert_memory_equal(k.m.paths[0].rec, k.in + 28, 64);
+	assert_memory_equal(k.m.paths[1].rec + 8, gid_c3, 16);
+	assert_int_equal(k.m.paths[2].rec[40], 0x00);
+	assert_int_equal(k.m.paths[2].rec[43], 0x07);        /* slid 7 */
+	assert_int_equal(k.m.paths[2].rec[49], 0x81);        /* reversible, 1 path */
 }
 
 static void test_nl_error_response(void **state)
 {
-	uint8_t in[64];
-	struct wire_nl_ls m;
-	size_t n;
+	struct kat k;
 
 	(void)state;
-	NEED_LE();
-	n = vec(err_resp, in, sizeof(in));
-	assert_int_equal(wire_nl_decode(&m, in, n), 16);
-	assert_true(m.is_err);
-	assert_false(m.is_request);
-	assert_int_equal(m.nl_flags, WIRE_NL_LS_F_ERR);
-	assert_int_equal(m.npaths, 0);
 	/* An error response carries nothing by design: no nl.ls.missing. */
-	assert_true(wire_rules_empty(&m.rules));
-	assert_reencodes(&m, in, n);
+	kat_decode(&k, err_resp, 16);
+	assert_true(k.m.is_err);
+	assert_false(k.m.is_request);
+	assert_int_equal(k.m.nl_flags, WIRE_NL_LS_F_ERR);
+	assert_int_equal(k.m.npaths, 0);
 }
 
 static void test_nl_set_timeout(void **state)
 {
-	uint8_t in[64];
-	struct wire_nl_ls m;
-	size_t n;
+	struct kat k;
 
 	(void)state;
-	NEED_LE();
-	n = vec(set_timeout, in, sizeof(in));
-	assert_int_equal(wire_nl_decode(&m, in, n), 24);
-	assert_int_equal(m.op, WIRE_NL_LS_OP_SET_TIMEOUT);
-	assert_true(m.is_request);
+	kat_decode(&k, set_timeout, 24);
+	assert_int_equal(k.m.op, WIRE_NL_LS_OP_SET_TIMEOUT);
+	assert_true(k.m.is_request);
 	/* SET_TIMEOUT has no family header even though it is a request. */
-	assert_false(m.has_resolve_hdr);
-	assert_false(m.has_ip_resolve_hdr);
-	assert_true(m.present[WIRE_NL_LS_TIMEOUT]);
-	assert_false(m.mandatory[WIRE_NL_LS_TIMEOUT]);
-	assert_int_equal(m.timeout, 5000);
-	assert_true(wire_rules_empty(&m.rules));
-	assert_reencodes(&m, in, n);
+	assert_false(k.m.has_resolve_hdr);
+	assert_false(k.m.has_ip_resolve_hdr);
+	assert_true(k.m.present[WIRE_NL_LS_TIMEOUT]);
+	assert_false(k.m.mandatory[WIRE_NL_LS_TIMEOUT]);
+	assert_int_equal(k.m.timeout, 5000);
 }
 
 static void test_nl_ip_resolve(void **state)
 {
 	static const uint8_t v6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
-	uint8_t in[128];
-	struct wire_nl_ls m;
-	size_t n;
+	struct kat k;
 
 	(void)state;
-	NEED_LE();
-	n = vec(ip_req_v4, in, sizeof(in));
-	assert_int_equal(wire_nl_decode(&m, in, n), 28);
-	assert_int_equal(m.op, WIRE_NL_LS_OP_IP_RESOLVE);
-	assert_true(m.has_ip_resolve_hdr);
-	assert_false(m.has_resolve_hdr);
-	assert_int_equal(m.ifindex, 3);
-	assert_true(m.present[WIRE_NL_LS_IPV4]);
-	assert_true(m.mandatory[WIRE_NL_LS_IPV4]);
-	assert_memory_equal(m.ipv4, "\xc0\xa8\x01\x02", 4);
-	assert_false(m.present[WIRE_NL_LS_IPV6]);
-	assert_true(wire_rules_empty(&m.rules));
-	assert_reencodes(&m, in, n);
+	kat_decode(&k, ip_req_v4, 28);
+	assert_int_equal(k.m.op, WIRE_NL_LS_OP_IP_RESOLVE);
+	assert_true(k.m.has_ip_resolve_hdr);
+	assert_false(k.m.has_resolve_hdr);
+	assert_int_equal(k.m.ifindex, 3);
+	assert_true(k.m.present[WIRE_NL_LS_IPV4]);
+	assert_true(k.m.mandatory[WIRE_NL_LS_IPV4]);
+	assert_memory_equal(k.m.ipv4, "\xc0\xa8\x01\x02", 4);
+	assert_false(k.m.present[WIRE_NL_LS_IPV6]);
 
-	n = vec(ip_req_v6, in, sizeof(in));
-	assert_int_equal(wire_nl_decode(&m, in, n), 40);
-	assert_true(m.has_ip_resolve_hdr);
-	assert_true(m.present[WIRE_NL_LS_IPV6]);
-	assert_true(m.mandatory[WIRE_NL_LS_IPV6]);
-	assert_memory_equal(m.ipv6, v6, 16);
-	assert_true(wire_rules_empty(&m.rules));
-	assert_reencodes(&m, in, n);
+	kat_decode(&k, ip_req_v6, 40);
+	assert_true(k.m.has_ip_resolve_hdr);
+	assert_true(k.m.present[WIRE_NL_LS_IPV6]);
+	assert_true(k.m.mandatory[WIRE_NL_LS_IPV6]);
+	assert_memory_equal(k.m.ipv6, v6, 16);
 
-	n = vec(ip_resp, in, sizeof(in));
-	assert_int_equal(wire_nl_decode(&m, in, n), 36);
-	assert_false(m.is_request);
-	assert_false(m.has_ip_resolve_hdr);
-	assert_true(m.present[WIRE_NL_LS_DGID]);
-	assert_false(m.mandatory[WIRE_NL_LS_DGID]);
-	assert_memory_equal(m.dgid, gid_c3, 16);
-	assert_true(wire_rules_empty(&m.rules));
-	assert_reencodes(&m, in, n);
+	kat_decode(&k, ip_resp, 36);
+	assert_false(k.m.is_request);
+	assert_false(k.m.has_ip_resolve_hdr);
+	assert_true(k.m.present[WIRE_NL_LS_DGID]);
+	assert_false(k.m.mandatory[WIRE_NL_LS_DGID]);
+	assert_memory_equal(k.m.dgid, gid_c3, 16);
 }
 
 static void test_nl_multi_message(void **state)
@@ -519,26 +507,22 @@ static void test_nl_rule_len(void **state)
 	bld_hdr(&x, T_LS(WIRE_NL_LS_OP_SET_TIMEOUT), 1, 1);
 	bld_attr(&x, WIRE_NL_LS_TIMEOUT, &t, 4);
 	x.n += 2;
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), WIRE_ERR_MALFORMED);
+	assert_int_equal(bld_decode(&x, &m), WIRE_ERR_MALFORMED);
 	assert_rules_only(&m.rules, WIRE_RULE_NL_LEN, WIRE_RULE_NONE);
 
 	/* A RESOLVE request too short for its 68-byte family header. */
 	bld_hdr(&x, T_LS(WIRE_NL_LS_OP_RESOLVE), 1, 1);
 	x.n += 66;
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), WIRE_ERR_MALFORMED);
+	assert_int_equal(bld_decode(&x, &m), WIRE_ERR_MALFORMED);
 	assert_rules_only(&m.rules, WIRE_RULE_NL_LEN, WIRE_RULE_NONE);
 	x.n += 2;
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), 84);
+	assert_int_equal(bld_decode(&x, &m), 84);
 	assert_true(m.has_resolve_hdr);
 
 	/* An IP_RESOLVE request without room for ifindex. */
 	bld_hdr(&x, T_LS(WIRE_NL_LS_OP_IP_RESOLVE), 1, 1);
 	x.n += 2;
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), WIRE_ERR_MALFORMED);
+	assert_int_equal(bld_decode(&x, &m), WIRE_ERR_MALFORMED);
 	assert_rules_only(&m.rules, WIRE_RULE_NL_LEN, WIRE_RULE_NONE);
 
 	/* Fewer than 16 bytes at all: truncated, not malformed. */
@@ -558,64 +542,55 @@ static void test_nl_rule_policy(void **state)
 	/* TIMEOUT of 2 bytes: below NLA_U32, libnl says -NLE_RANGE. */
 	bld_hdr(&x, T_LS(WIRE_NL_LS_OP_SET_TIMEOUT), 1, 1);
 	bld_attr(&x, WIRE_NL_LS_TIMEOUT, &t2, 2);
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), WIRE_ERR_MALFORMED);
+	assert_int_equal(bld_decode(&x, &m), WIRE_ERR_MALFORMED);
 	assert_rules_only(&m.rules, WIRE_RULE_NL_ATTR_POLICY, WIRE_RULE_NONE);
 
 	/* The same with the mandatory bit: still validated. */
 	bld_hdr(&x, T_LS(WIRE_NL_LS_OP_SET_TIMEOUT), 1, 1);
 	bld_attr(&x, WIRE_NL_LS_TIMEOUT | WIRE_NL_ATTR_MANDATORY, &t2, 2);
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), WIRE_ERR_MALFORMED);
+	assert_int_equal(bld_decode(&x, &m), WIRE_ERR_MALFORMED);
 	assert_rules_only(&m.rules, WIRE_RULE_NL_ATTR_POLICY, WIRE_RULE_NONE);
 
 	/* A GID of 20 bytes (ib_nl_policy .len = 16). */
 	bld_hdr(&x, T_LS(WIRE_NL_LS_OP_IP_RESOLVE), 0, 1);
 	bld_attr(&x, WIRE_NL_LS_DGID, gid20, 20);
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), WIRE_ERR_MALFORMED);
+	assert_int_equal(bld_decode(&x, &m), WIRE_ERR_MALFORMED);
 	assert_rules_only(&m.rules, WIRE_RULE_NL_ATTR_POLICY, WIRE_RULE_NONE);
 
 	/* A GID of 8 bytes (ib_nl_addr_policy minimum 16). */
 	bld_hdr(&x, T_LS(WIRE_NL_LS_OP_IP_RESOLVE), 0, 1);
 	bld_attr(&x, WIRE_NL_LS_DGID, gid20, 8);
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), WIRE_ERR_MALFORMED);
+	assert_int_equal(bld_decode(&x, &m), WIRE_ERR_MALFORMED);
 	assert_true(wire_rules_has(&m.rules, WIRE_RULE_NL_ATTR_POLICY));
 
 	/* PATH_RECORD of 71 and 80 bytes. */
 	bld_hdr(&x, T_LS(WIRE_NL_LS_OP_RESOLVE), 0, 1);
 	bld_attr(&x, WIRE_NL_LS_PATH_RECORD, big, 71);
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), WIRE_ERR_MALFORMED);
+	assert_int_equal(bld_decode(&x, &m), WIRE_ERR_MALFORMED);
 	assert_true(wire_rules_has(&m.rules, WIRE_RULE_NL_ATTR_POLICY));
 	bld_hdr(&x, T_LS(WIRE_NL_LS_OP_RESOLVE), 0, 1);
 	bld_attr(&x, WIRE_NL_LS_PATH_RECORD, big, 80);
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), WIRE_ERR_MALFORMED);
+	assert_int_equal(bld_decode(&x, &m), WIRE_ERR_MALFORMED);
 
 	/* IPV4 of 16 bytes. */
 	bld_hdr(&x, T_LS(WIRE_NL_LS_OP_IP_RESOLVE), 1, 1);
 	bld_raw(&x, "\x01\0\0\0", 4);
 	bld_attr(&x, WIRE_NL_LS_IPV4, gid20, 16);
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), WIRE_ERR_MALFORMED);
+	assert_int_equal(bld_decode(&x, &m), WIRE_ERR_MALFORMED);
 	assert_true(wire_rules_has(&m.rules, WIRE_RULE_NL_ATTR_POLICY));
 
 	/* nla_len below the nlattr header. */
 	bld_hdr(&x, T_LS(WIRE_NL_LS_OP_SET_TIMEOUT), 1, 1);
 	bld_attr(&x, WIRE_NL_LS_TIMEOUT, &t8, 4);
 	x.b[16] = 3;
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), WIRE_ERR_MALFORMED);
+	assert_int_equal(bld_decode(&x, &m), WIRE_ERR_MALFORMED);
 	assert_rules_only(&m.rules, WIRE_RULE_NL_ATTR_POLICY, WIRE_RULE_NONE);
 
 	/* TIMEOUT of 8 bytes: the kernel's liberal parse warns and reads the
 	 * first four; so do we, and report it without failing. */
 	bld_hdr(&x, T_LS(WIRE_NL_LS_OP_SET_TIMEOUT), 1, 1);
 	bld_attr(&x, WIRE_NL_LS_TIMEOUT, &t8, 8);
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), x.n);
+	assert_int_equal(bld_decode(&x, &m), x.n);
 	assert_rules_only(&m.rules, WIRE_RULE_NL_ATTR_POLICY, WIRE_RULE_NONE);
 	if (host_le())
 		assert_int_equal(m.timeout, 7000);
@@ -632,8 +607,7 @@ static void test_nl_rule_unknown_mandatory(void **state)
 	bld_hdr(&x, T_LS(WIRE_NL_LS_OP_SET_TIMEOUT), 1, 1);
 	bld_attr(&x, WIRE_NL_LS_ATTR_MAX, &v, 4);
 	bld_attr(&x, WIRE_NL_LS_TIMEOUT, &t, 4);
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), x.n);
+	assert_int_equal(bld_decode(&x, &m), x.n);
 	assert_rules_only(&m.rules, WIRE_RULE_NL_ATTR_UNKNOWN, WIRE_RULE_NONE);
 	assert_int_equal(m.timeout, 3000);
 
@@ -641,8 +615,7 @@ static void test_nl_rule_unknown_mandatory(void **state)
 	bld_hdr(&x, T_LS(WIRE_NL_LS_OP_SET_TIMEOUT), 1, 1);
 	bld_attr(&x, 0, &v, 4);
 	bld_attr(&x, WIRE_NL_LS_TIMEOUT, &t, 4);
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), x.n);
+	assert_int_equal(bld_decode(&x, &m), x.n);
 	assert_rules_only(&m.rules, WIRE_RULE_NL_ATTR_UNKNOWN, WIRE_RULE_NONE);
 	assert_false(m.present[0]);
 
@@ -650,24 +623,21 @@ static void test_nl_rule_unknown_mandatory(void **state)
 	bld_hdr(&x, T_LS(WIRE_NL_LS_OP_SET_TIMEOUT), 1, 1);
 	bld_attr(&x, 0x7f | WIRE_NL_ATTR_MANDATORY, &v, 4);
 	bld_attr(&x, WIRE_NL_LS_TIMEOUT, &t, 4);
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), x.n);
+	assert_int_equal(bld_decode(&x, &m), x.n);
 	assert_rules_only(&m.rules, WIRE_RULE_NL_ATTR_UNKNOWN,
 			  WIRE_RULE_NL_ATTR_MANDATORY);
 
 	/* Known and mandatory is just recorded. */
 	bld_hdr(&x, T_LS(WIRE_NL_LS_OP_SET_TIMEOUT), 1, 1);
 	bld_attr(&x, WIRE_NL_LS_TIMEOUT | WIRE_NL_ATTR_MANDATORY, &t, 4);
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), x.n);
+	assert_int_equal(bld_decode(&x, &m), x.n);
 	assert_true(wire_rules_empty(&m.rules));
 	assert_true(m.mandatory[WIRE_NL_LS_TIMEOUT]);
 
 	/* NLA_F_NET_BYTEORDER / NLA_F_NESTED are masked by nla_type(). */
 	bld_hdr(&x, T_LS(WIRE_NL_LS_OP_SET_TIMEOUT), 1, 1);
 	bld_attr(&x, WIRE_NL_LS_TIMEOUT | 0x4000, &t, 4);
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), x.n);
+	assert_int_equal(bld_decode(&x, &m), x.n);
 	assert_true(m.present[WIRE_NL_LS_TIMEOUT]);
 	assert_int_equal(m.timeout, 3000);
 }
@@ -683,8 +653,7 @@ static void test_nl_rule_duplicate(void **state)
 	bld_hdr(&x, T_LS(WIRE_NL_LS_OP_SET_TIMEOUT), 1, 1);
 	bld_attr(&x, WIRE_NL_LS_TIMEOUT | WIRE_NL_ATTR_MANDATORY, &t1, 4);
 	bld_attr(&x, WIRE_NL_LS_TIMEOUT, &t2, 4);
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), x.n);
+	assert_int_equal(bld_decode(&x, &m), x.n);
 	assert_rules_only(&m.rules, WIRE_RULE_NL_ATTR_DUPLICATE, WIRE_RULE_NONE);
 	assert_int_equal(m.timeout, 2000);        /* last one wins */
 	assert_true(m.mandatory[WIRE_NL_LS_TIMEOUT]); /* any occurrence */
@@ -693,8 +662,7 @@ static void test_nl_rule_duplicate(void **state)
 	bld_hdr(&x, T_LS(WIRE_NL_LS_OP_RESOLVE), 0, 1);
 	bld_attr(&x, WIRE_NL_LS_PATH_RECORD, path, 72);
 	bld_attr(&x, WIRE_NL_LS_PATH_RECORD, path, 72);
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), x.n);
+	assert_int_equal(bld_decode(&x, &m), x.n);
 	assert_true(wire_rules_empty(&m.rules));
 	assert_int_equal(m.npaths, 2);
 }
@@ -707,8 +675,7 @@ static void test_nl_rule_client(void **state)
 	(void)state;
 	/* RDMA_NL_IWCM (2), any op. */
 	bld_hdr(&x, 2 << 10 | 1, 1, 5);
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), WIRE_ERR_UNSUPP);
+	assert_int_equal(bld_decode(&x, &m), WIRE_ERR_UNSUPP);
 	assert_rules_only(&m.rules, WIRE_RULE_NL_CLIENT, WIRE_RULE_NONE);
 	assert_int_equal(m.client, 2);
 	assert_int_equal(m.op, 1);
@@ -717,8 +684,7 @@ static void test_nl_rule_client(void **state)
 	/* NLMSG_ERROR (2): client 0. */
 	bld_hdr(&x, 2, 0, 5);
 	x.n += 4;
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), WIRE_ERR_UNSUPP);
+	assert_int_equal(bld_decode(&x, &m), WIRE_ERR_UNSUPP);
 	assert_true(wire_rules_has(&m.rules, WIRE_RULE_NL_CLIENT));
 }
 
@@ -731,8 +697,7 @@ static void test_nl_rule_op(void **state)
 	(void)state;
 	bld_hdr(&x, T_LS(7), 1, 5);
 	bld_raw(&x, &junk, 4);       /* layout unknown: not interpreted */
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), 20);
+	assert_int_equal(bld_decode(&x, &m), 20);
 	assert_rules_only(&m.rules, WIRE_RULE_NL_OP, WIRE_RULE_NONE);
 	assert_int_equal(m.op, 7);
 	assert_null(wire_nl_op_name(m.op));
@@ -751,15 +716,13 @@ static void test_nl_rule_path_count(void **state)
 		path[8] = (uint8_t)i;
 		bld_attr(&x, WIRE_NL_LS_PATH_RECORD, path, 72);
 	}
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), x.n);
+	assert_int_equal(bld_decode(&x, &m), x.n);
 	assert_true(wire_rules_empty(&m.rules));
 	assert_int_equal(m.npaths, WIRE_NL_MAX_PATHS);
 
 	path[8] = 0x99;
 	bld_attr(&x, WIRE_NL_LS_PATH_RECORD, path, 72);
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), x.n);
+	assert_int_equal(bld_decode(&x, &m), x.n);
 	assert_rules_only(&m.rules, WIRE_RULE_NL_PATH_COUNT, WIRE_RULE_NONE);
 	assert_int_equal(m.npaths, WIRE_NL_MAX_PATHS);
 	for (i = 0; i < WIRE_NL_MAX_PATHS; i++)
@@ -776,35 +739,30 @@ static void test_nl_rule_missing(void **state)
 	(void)state;
 	/* SET_TIMEOUT without TIMEOUT (ib_nl_handle_set_timeout ignores it). */
 	bld_hdr(&x, T_LS(WIRE_NL_LS_OP_SET_TIMEOUT), 1, 1);
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), 16);
+	assert_int_equal(bld_decode(&x, &m), 16);
 	assert_rules_only(&m.rules, WIRE_RULE_NL_MISSING, WIRE_RULE_NONE);
 
 	/* A good RESOLVE response without a single PATH_RECORD. */
 	bld_hdr(&x, T_LS(WIRE_NL_LS_OP_RESOLVE), 0, 1);
 	bld_attr(&x, WIRE_NL_LS_PKEY, &pkey, 2);
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), x.n);
+	assert_int_equal(bld_decode(&x, &m), x.n);
 	assert_rules_only(&m.rules, WIRE_RULE_NL_MISSING, WIRE_RULE_NONE);
 
 	/* An IP_RESOLVE response without DGID. */
 	bld_hdr(&x, T_LS(WIRE_NL_LS_OP_IP_RESOLVE), 0, 1);
 	bld_attr(&x, WIRE_NL_LS_SGID, gid, 16);
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), x.n);
+	assert_int_equal(bld_decode(&x, &m), x.n);
 	assert_rules_only(&m.rules, WIRE_RULE_NL_MISSING, WIRE_RULE_NONE);
 
 	/* An IP_RESOLVE request with neither address. */
 	bld_hdr(&x, T_LS(WIRE_NL_LS_OP_IP_RESOLVE), 1, 1);
 	bld_raw(&x, "\x02\0\0\0", 4);
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), 20);
+	assert_int_equal(bld_decode(&x, &m), 20);
 	assert_rules_only(&m.rules, WIRE_RULE_NL_MISSING, WIRE_RULE_NONE);
 
 	/* An error response needs nothing. */
 	bld_hdr(&x, T_LS(WIRE_NL_LS_OP_IP_RESOLVE), WIRE_NL_LS_F_ERR, 1);
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), 16);
+	assert_int_equal(bld_decode(&x, &m), 16);
 	assert_true(wire_rules_empty(&m.rules));
 }
 
@@ -822,14 +780,12 @@ static void test_nl_size_limit(void **state)
 	memcpy(x.b + 16, &l, 2);
 	memcpy(x.b + 18, &t, 2);
 	x.n = WIRE_NL_MSG_MAX;
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), WIRE_NL_MSG_MAX);
+	assert_int_equal(bld_decode(&x, &m), WIRE_NL_MSG_MAX);
 	assert_true(wire_rules_has(&m.rules, WIRE_RULE_NL_ATTR_UNKNOWN));
 
 	/* One word more: refused before any of it is looked at. */
 	x.n = WIRE_NL_MSG_MAX + 4;
-	bld_end(&x);
-	assert_int_equal(decode_exact(&m, x.b, x.n), WIRE_ERR_UNSUPP);
+	assert_int_equal(bld_decode(&x, &m), WIRE_ERR_UNSUPP);
 	assert_true(wire_rules_empty(&m.rules));
 	assert_int_equal(m.nl_len, WIRE_NL_MSG_MAX + 4);
 
@@ -963,25 +919,26 @@ static void test_nl_encode_inval(void **state)
 
 static void test_nl_names(void **state)
 {
+	static const struct wt_name ops[] = {
+		{ WIRE_NL_LS_OP_RESOLVE, "RESOLVE" }, { WIRE_NL_LS_OP_SET_TIMEOUT, "SET_TIMEOUT" },
+		{ WIRE_NL_LS_OP_IP_RESOLVE, "IP_RESOLVE" }, { 3, NULL },
+	};
+	static const struct wt_name attrs[] = {
+		{ WIRE_NL_LS_PATH_RECORD, "PATH_RECORD" }, { WIRE_NL_LS_TIMEOUT, "TIMEOUT" },
+		{ WIRE_NL_LS_SERVICE_ID, "SERVICE_ID" }, { WIRE_NL_LS_DGID, "DGID" },
+		{ WIRE_NL_LS_SGID, "SGID" }, { WIRE_NL_LS_TCLASS, "TCLASS" },
+		{ WIRE_NL_LS_PKEY, "PKEY" }, { WIRE_NL_LS_QOS_CLASS, "QOS_CLASS" },
+		{ WIRE_NL_LS_IPV4, "IPV4" }, { WIRE_NL_LS_IPV6, "IPV6" },
+		/* a raw wire type with the mandatory bit names the same attribute */
+		{ 0x2004, "DGID" },
+		{ WIRE_NL_LS_ATTR_MAX, NULL }, { 0xffff & ~0xe000u, NULL },
+	};
+
 	(void)state;
-	assert_string_equal(wire_nl_op_name(WIRE_NL_LS_OP_RESOLVE), "RESOLVE");
-	assert_string_equal(wire_nl_op_name(WIRE_NL_LS_OP_SET_TIMEOUT), "SET_TIMEOUT");
-	assert_string_equal(wire_nl_op_name(WIRE_NL_LS_OP_IP_RESOLVE), "IP_RESOLVE");
-	assert_null(wire_nl_op_name(3));
-	assert_string_equal(wire_nl_attr_name(WIRE_NL_LS_PATH_RECORD), "PATH_RECORD");
-	assert_string_equal(wire_nl_attr_name(WIRE_NL_LS_TIMEOUT), "TIMEOUT");
-	assert_string_equal(wire_nl_attr_name(WIRE_NL_LS_SERVICE_ID), "SERVICE_ID");
-	assert_string_equal(wire_nl_attr_name(WIRE_NL_LS_DGID), "DGID");
-	assert_string_equal(wire_nl_attr_name(WIRE_NL_LS_SGID), "SGID");
-	assert_string_equal(wire_nl_attr_name(WIRE_NL_LS_TCLASS), "TCLASS");
-	assert_string_equal(wire_nl_attr_name(WIRE_NL_LS_PKEY), "PKEY");
-	assert_string_equal(wire_nl_attr_name(WIRE_NL_LS_QOS_CLASS), "QOS_CLASS");
-	assert_string_equal(wire_nl_attr_name(WIRE_NL_LS_IPV4), "IPV4");
-	assert_string_equal(wire_nl_attr_name(WIRE_NL_LS_IPV6), "IPV6");
-	/* a raw wire type with the mandatory bit names the same attribute */
-	assert_string_equal(wire_nl_attr_name(0x2004), "DGID");
-	assert_null(wire_nl_attr_name(WIRE_NL_LS_ATTR_MAX));
-	assert_null(wire_nl_attr_name(0xffff & ~0xe000u));
+	for (size_t i = 0; i < WT_COUNT(ops); i++)
+		wt_name_is(wire_nl_op_name(ops[i].v), ops[i].name);
+	for (size_t i = 0; i < WT_COUNT(attrs); i++)
+		wt_name_is(wire_nl_attr_name(attrs[i].v), attrs[i].name);
 	/* every rule of this module has its stable name */
 	assert_string_equal(wire_rule_name(WIRE_RULE_NL_LEN), "nl.len");
 	assert_string_equal(wire_rule_name(WIRE_RULE_NL_PATH_COUNT), "nl.ls.paths");

@@ -12,8 +12,7 @@
 
 #include <wire/wire.h>
 
-#include "hex.h"
-#include "verbs.h"
+#include "wtest.h"
 
 /*
  * Known-answer vectors. The ICRCs were computed outside libwire, with
@@ -36,11 +35,7 @@
 static const char V4_SEND_ONLY[] =
 	"45 02 0064 1234 4000 40 11 a4e4 c0a8010a c0a80114  # IPv4, 100 bytes\n"
 	"c0de 12b7 0050 0000                                # UDP -> 4791, len 80\n"
-	"04 b0 ffff 00 000011 80 000001                     # RC SEND_ONLY SE pad 3\n"
-	"0000000000000001 0000000000000000 00000005         # RDS: seq 1, ack 0, len 5\n"
-	"0fa0 0fa1 02 00 00000000 deb8                      # ports, ACK_REQUIRED, csum\n"
-	"00000000000000000000000000000000                   # exthdr\n"
-	"68656c6c6f 000000                                  # 'hello' + 3 pad bytes\n"
+	WT_SEND_HELLO_HEX
 	"7352700e                                           # ICRC\n";
 
 static const char V6_WRITE_ONLY_IMM[] =
@@ -77,114 +72,65 @@ static int decode_exact(struct wire_roce *r, const uint8_t *p, size_t len, size_
 
 static void test_roce_v4_send_only_kat(void **state)
 {
-	uint8_t b[256];
-	size_t n = hex_decode(V4_SEND_ONLY, b, sizeof(b));
-	struct wire_roce r;
-	struct wire_hdr h;
+	struct wt_kat k;
 
 	(void)state;
-	assert_int_equal(n, 100);
-	assert_int_equal(decode_exact(&r, b, n, 0), 0);
-	assert_int_equal(r.ip_version, 4);
-	assert_memory_equal(r.src, "\xc0\xa8\x01\x0a", 4);
-	assert_memory_equal(r.dst, "\xc0\xa8\x01\x14", 4);
-	assert_int_equal(r.udp_sport, 0xc0de);
-	assert_int_equal(r.udp_dport, 4791);
-	assert_int_equal(r.bth.opcode, WIRE_IB_RC_SEND_ONLY);
-	assert_true(r.bth.se);
-	assert_false(r.bth.migreq);
-	assert_int_equal(r.bth.padcnt, 3);
-	assert_int_equal(r.bth.tver, 0);
-	assert_int_equal(r.bth.pkey, 0xffff);
-	assert_int_equal(r.bth.resv8a, 0);
-	assert_int_equal(r.bth.dqpn, 0x11);
-	assert_true(r.bth.ackreq);
-	assert_int_equal(r.bth.psn, 1);
-	assert_false(r.has_reth || r.has_aeth || r.has_deth || r.has_imm ||
-		     r.has_ieth || r.has_atomic_eth || r.has_atomic_ack);
-	assert_ptr_equal(r.payload, b + 20 + 8 + 12);
-	assert_int_equal(r.payload_len, 48 + 5);
-	assert_true(r.icrc_checked);
-	assert_true(r.icrc_ok);
-	assert_int_equal(r.icrc, 0x0e705273);
-	assert_int_equal(r.icrc_computed, 0x0e705273);
-	assert_int_equal(wire_roce_icrc(b, n - 4), 0x0e705273);
-	assert_true(wire_rules_empty(&r.rules));
-	/* The payload is a whole RDS header and its 5 bytes. */
-	assert_int_equal(wire_hdr_decode(&h, r.payload, r.payload_len), WIRE_HDR_LEN);
-	assert_int_equal(h.len, 5);
-	assert_int_equal(h.sport, 4000);
-	assert_memory_equal(r.payload + WIRE_HDR_LEN, "hello", 5);
+	wt_verbs_kat(&k, wire_roce_decode, V4_SEND_ONLY, 100, 0, 0x0e705273);
+	assert_int_equal(k.r.ip_version, 4);
+	assert_memory_equal(k.r.src, "\xc0\xa8\x01\x0a", 4);
+	assert_memory_equal(k.r.dst, "\xc0\xa8\x01\x14", 4);
+	assert_int_equal(k.r.udp_sport, 0xc0de);
+	assert_int_equal(k.r.udp_dport, 4791);
+	wt_send_hello_is(&k.r, k.b + 20 + 8);
+	assert_int_equal(k.r.icrc_computed, 0x0e705273);
+	assert_int_equal(wire_roce_icrc(k.b, k.n - 4), 0x0e705273);
 }
 
 static void test_roce_v6_write_only_imm_kat(void **state)
 {
-	uint8_t b[256];
-	size_t n = hex_decode(V6_WRITE_ONLY_IMM, b, sizeof(b));
-	struct wire_roce r;
+	struct wt_kat k;
 
 	(void)state;
-	assert_int_equal(n, 92);
-	assert_int_equal(decode_exact(&r, b, n, n), 0);
-	assert_int_equal(r.ip_version, 6);
-	assert_int_equal(r.src[0], 0xfe);
-	assert_int_equal(r.src[15], 1);
-	assert_int_equal(r.dst[15], 2);
-	assert_int_equal(r.bth.opcode, WIRE_IB_RC_WRITE_ONLY_IMM);
-	assert_int_equal(r.bth.psn, 0x123456);
-	assert_int_equal(r.bth.dqpn, 0x22);
-	assert_true(r.has_reth);
-	assert_true(r.has_imm);
-	assert_false(r.has_aeth);
-	assert_int_equal(r.reth.va, 0x00007f0012345000ull);
-	assert_int_equal(r.reth.rkey, 0xabcdef01);
-	assert_int_equal(r.reth.dma_len, 8);
-	assert_int_equal(r.imm, 0xdeadbeef);
-	assert_int_equal(r.payload_len, 8);
-	assert_memory_equal(r.payload, "\x00\x01\x02\x03\x04\x05\x06\x07", 8);
-	assert_true(r.icrc_checked);
-	assert_true(r.icrc_ok);
-	assert_int_equal(r.icrc, 0x6bae175e);
-	assert_true(wire_rules_empty(&r.rules));
+	wt_verbs_kat(&k, wire_roce_decode, V6_WRITE_ONLY_IMM, 92, 92, 0x6bae175e);
+	assert_int_equal(k.r.ip_version, 6);
+	assert_int_equal(k.r.src[0], 0xfe);
+	assert_int_equal(k.r.src[15], 1);
+	assert_int_equal(k.r.dst[15], 2);
+	assert_int_equal(k.r.bth.opcode, WIRE_IB_RC_WRITE_ONLY_IMM);
+	assert_int_equal(k.r.bth.psn, 0x123456);
+	assert_int_equal(k.r.bth.dqpn, 0x22);
+	assert_true(k.r.has_reth);
+	assert_true(k.r.has_imm);
+	assert_false(k.r.has_aeth);
+	assert_int_equal(k.r.reth.va, 0x00007f0012345000ull);
+	assert_int_equal(k.r.reth.rkey, 0xabcdef01);
+	assert_int_equal(k.r.reth.dma_len, 8);
+	assert_int_equal(k.r.imm, 0xdeadbeef);
+	assert_int_equal(k.r.payload_len, 8);
+	assert_memory_equal(k.r.payload, "\x00\x01\x02\x03\x04\x05\x06\x07", 8);
 }
 
 static void test_roce_v4_options_ack_kat(void **state)
 {
-	uint8_t b[256];
-	size_t n = hex_decode(V4_OPTS_ACK, b, sizeof(b));
-	struct wire_roce r;
+	struct wt_kat k;
 
 	(void)state;
-	assert_int_equal(n, 52);
-	assert_int_equal(decode_exact(&r, b, n, 0), 0);
-	assert_int_equal(r.udp_sport, 0xc0de);
-	assert_int_equal(r.bth.opcode, WIRE_IB_RC_ACK);
-	assert_true(r.has_aeth);
-	assert_int_equal(r.aeth.syndrome, 0x1f);
-	assert_int_equal(r.aeth.msn, 5);
-	assert_int_equal(r.payload_len, 0);
-	assert_true(r.icrc_ok);
-	assert_int_equal(r.icrc, 0x7c84c3f7);
+	wt_verbs_kat(&k, wire_roce_decode, V4_OPTS_ACK, 52, 0, 0x7c84c3f7);
+	assert_int_equal(k.r.udp_sport, 0xc0de);
+	wt_ack5_is(&k.r);
 }
 
 static void test_roce_cx4_cnp_capture(void **state)
 {
-	uint8_t b[256];
-	size_t n = hex_decode(CX4_CNP, b, sizeof(b));
-	struct wire_roce r;
+	struct wt_kat k;
 
 	(void)state;
-	assert_int_equal(n, 60);
-	assert_int_equal(decode_exact(&r, b, n, 0), 0);
-	assert_int_equal(r.bth.opcode, WIRE_IB_CNP);
-	assert_int_equal(r.bth.resv8a, 0x40);   /* BECN */
-	assert_int_equal(r.bth.dqpn, 0x118);
-	assert_int_equal(r.payload_len, 16);
-	assert_true(r.icrc_checked);
-	assert_true(r.icrc_ok);
-	assert_int_equal(r.icrc, 0x2a00fd82);
-	assert_true(wire_rules_empty(&r.rules));
-	assert_string_equal(wire_ib_opcode_name(r.bth.opcode), "CNP");
+	wt_verbs_kat(&k, wire_roce_decode, CX4_CNP, 60, 0, 0x2a00fd82);
+	assert_int_equal(k.r.bth.opcode, WIRE_IB_CNP);
+	assert_int_equal(k.r.bth.resv8a, 0x40);   /* BECN */
+	assert_int_equal(k.r.bth.dqpn, 0x118);
+	assert_int_equal(k.r.payload_len, 16);
+	assert_string_equal(wire_ib_opcode_name(k.r.bth.opcode), "CNP");
 }
 
 /* Routers and switches may rewrite the variant fields: the ICRC must not
@@ -199,23 +145,9 @@ static void test_roce_icrc_masks(void **state)
 
 	(void)state;
 	n = hex_decode(V4_SEND_ONLY, b, sizeof(b));
-	for (size_t i = 0; i < sizeof(v4_variant) / sizeof(v4_variant[0]); i++) {
-		uint8_t c[256];
-
-		memcpy(c, b, n);
-		c[v4_variant[i]] ^= 0x5a;
-		assert_int_equal(decode_exact(&r, c, n, 0), 0);
-		assert_true(r.icrc_ok);
-	}
+	wt_icrc_variant(wire_roce_decode, b, n, v4_variant, WT_COUNT(v4_variant));
 	n = hex_decode(V6_WRITE_ONLY_IMM, b, sizeof(b));
-	for (size_t i = 0; i < sizeof(v6_variant) / sizeof(v6_variant[0]); i++) {
-		uint8_t c[256];
-
-		memcpy(c, b, n);
-		c[v6_variant[i]] ^= 0x5a;
-		assert_int_equal(decode_exact(&r, c, n, 0), 0);
-		assert_true(r.icrc_ok);
-	}
+	wt_icrc_variant(wire_roce_decode, b, n, v6_variant, WT_COUNT(v6_variant));
 	/* the low nibble of byte 0 is traffic class: masked */
 	b[0] ^= 0x05;
 	assert_int_equal(decode_exact(&r, b, n, 0), 0);
@@ -243,50 +175,18 @@ static void test_roce_icrc_masks(void **state)
 static size_t build(uint8_t *b, uint8_t opcode, uint8_t flags, const uint8_t *ext,
 		    size_t elen, size_t plen, unsigned pad)
 {
-	size_t udplen = 8 + 12 + elen + plen + pad + 4;
-	size_t tot = 20 + udplen, o = 0;
-	uint32_t c;
+	const uint8_t bth[12] = { opcode, (uint8_t)(flags | pad << 4), 0xff, 0xff,
+				  0x00, 0x00, 0x00, 0x33 };
+	uint8_t pay[1024];
+	struct wt_roce4 s = {
+		.addrs = "\x0a\x00\x00\x01\x0a\x00\x00\x02", .sport = 0xc001,
+		.bth = bth, .ext = ext, .elen = elen, .pay = pay, .plen = plen, .pad = pad,
+	};
 
-	memset(b, 0, tot);
-	b[o++] = 0x45;
-	o++;
-	b[o++] = (uint8_t)(tot >> 8);
-	b[o++] = (uint8_t)tot;
-	o += 4;
-	b[o++] = 64;
-	b[o++] = 17;
-	o += 2;
-	memcpy(b + o, "\x0a\x00\x00\x01\x0a\x00\x00\x02", 8);
-	o += 8;
-	b[o++] = 0xc0;
-	b[o++] = 0x01;
-	b[o++] = 0x12;
-	b[o++] = 0xb7;
-	b[o++] = (uint8_t)(udplen >> 8);
-	b[o++] = (uint8_t)udplen;
-	o += 2;
-	b[o++] = opcode;
-	b[o++] = (uint8_t)(flags | pad << 4);
-	b[o++] = 0xff;
-	b[o++] = 0xff;
-	o++;
-	b[o++] = 0x00;
-	b[o++] = 0x00;
-	b[o++] = 0x33;
-	o += 4;
-	if (elen)
-		memcpy(b + o, ext, elen);
-	o += elen;
+	assert_true(plen <= sizeof(pay));
 	for (size_t i = 0; i < plen; i++)
-		b[o++] = (uint8_t)(0xa0 + i);
-	o += pad;
-	c = wire_roce_icrc(b, o);
-	b[o++] = (uint8_t)c;
-	b[o++] = (uint8_t)(c >> 8);
-	b[o++] = (uint8_t)(c >> 16);
-	b[o++] = (uint8_t)(c >> 24);
-	assert_int_equal(o, tot);
-	return tot;
+		pay[i] = (uint8_t)(0xa0 + i);
+	return wt_roce4_build(b, 20 + 8 + 12 + elen + plen + pad + 4, &s);
 }
 
 enum {
@@ -525,31 +425,19 @@ static void test_roce_malformed_vs_truncated(void **state)
 
 static void test_roce_unsupported(void **state)
 {
-	uint8_t b[256], c[256];
-	size_t n = hex_decode(V4_SEND_ONLY, b, sizeof(b));
+	static const struct wt_edit t[] = {
+		{ V4_SEND_ONLY, 9, 6 },                 /* TCP */
+		{ V4_SEND_ONLY, 23, 0xb8 },             /* port 4792 */
+		{ V4_SEND_ONLY, 0, 0x55 },              /* IP version 5 */
+		{ V4_SEND_ONLY, 6, 0x20 },              /* MF: a fragment */
+		{ V4_SEND_ONLY, 7, 0x01 },              /* fragment offset */
+		{ V6_WRITE_ONLY_IMM, 6, 0 },            /* hop-by-hop options */
+	};
 	struct wire_roce r;
 
 	(void)state;
-	memcpy(c, b, n);
-	c[9] = 6;                               /* TCP */
-	assert_int_equal(decode_exact(&r, c, n, 0), WIRE_ERR_UNSUPP);
-	memcpy(c, b, n);
-	c[23] = 0xb8;                           /* port 4792 */
-	assert_int_equal(decode_exact(&r, c, n, 0), WIRE_ERR_UNSUPP);
-	memcpy(c, b, n);
-	c[0] = 0x55;                            /* IP version 5 */
-	assert_int_equal(decode_exact(&r, c, n, 0), WIRE_ERR_UNSUPP);
-	memcpy(c, b, n);
-	c[6] = 0x20;                            /* MF: a fragment */
-	assert_int_equal(decode_exact(&r, c, n, 0), WIRE_ERR_UNSUPP);
-	memcpy(c, b, n);
-	c[7] = 0x01;                            /* fragment offset */
-	assert_int_equal(decode_exact(&r, c, n, 0), WIRE_ERR_UNSUPP);
-
-	n = hex_decode(V6_WRITE_ONLY_IMM, b, sizeof(b));
-	memcpy(c, b, n);
-	c[6] = 0;                               /* hop-by-hop options */
-	assert_int_equal(decode_exact(&r, c, n, 0), WIRE_ERR_UNSUPP);
+	for (size_t i = 0; i < WT_COUNT(t); i++)
+		assert_int_equal(wt_verbs_set(wire_roce_decode, &r, &t[i]), WIRE_ERR_UNSUPP);
 }
 
 static void test_roce_rules(void **state)
@@ -626,43 +514,37 @@ static void test_roce_rds_send_sequence(void **state)
 
 static void test_roce_opcode_names(void **state)
 {
+	static const struct wt_name names[] = {
+		{ 0x00, "RC SEND_FIRST" }, { 0x04, "RC SEND_ONLY" },
+		{ 0x0b, "RC RDMA_WRITE_ONLY_IMM" }, { 0x11, "RC ACKNOWLEDGE" },
+		{ 0x17, "RC SEND_ONLY_INV" }, { 0x2a, "UC RDMA_WRITE_ONLY" },
+		{ 0x64, "UD SEND_ONLY" }, { 0x65, "UD SEND_ONLY_IMM" },
+		{ 0xa0, "XRC SEND_FIRST" }, { 0x81, "CNP" },
+		{ 0x2c, NULL }, { 0x60, NULL }, { 0x80, NULL }, { 0xff, NULL },
+	};
+	static const struct {
+		uint8_t op;
+		enum wire_ib_seg seg;
+	} segs[] = {
+		{ 0x00, WIRE_IB_SEG_FIRST }, { 0x01, WIRE_IB_SEG_MIDDLE },
+		{ 0x02, WIRE_IB_SEG_LAST }, { 0x03, WIRE_IB_SEG_LAST }, { 0x16, WIRE_IB_SEG_LAST },
+		{ 0x04, WIRE_IB_SEG_ONLY }, { 0x05, WIRE_IB_SEG_ONLY }, { 0x17, WIRE_IB_SEG_ONLY },
+		{ 0x64, WIRE_IB_SEG_ONLY }, { 0x20, WIRE_IB_SEG_FIRST }, { 0x06, WIRE_IB_SEG_NONE },
+		{ 0x11, WIRE_IB_SEG_NONE }, { 0x36, WIRE_IB_SEG_NONE }, { 0x60, WIRE_IB_SEG_NONE },
+		{ 0x81, WIRE_IB_SEG_NONE },
+	};
+
 	(void)state;
-	assert_string_equal(wire_ib_opcode_name(0x00), "RC SEND_FIRST");
-	assert_string_equal(wire_ib_opcode_name(0x04), "RC SEND_ONLY");
-	assert_string_equal(wire_ib_opcode_name(0x0b), "RC RDMA_WRITE_ONLY_IMM");
-	assert_string_equal(wire_ib_opcode_name(0x11), "RC ACKNOWLEDGE");
-	assert_string_equal(wire_ib_opcode_name(0x17), "RC SEND_ONLY_INV");
-	assert_string_equal(wire_ib_opcode_name(0x2a), "UC RDMA_WRITE_ONLY");
-	assert_string_equal(wire_ib_opcode_name(0x64), "UD SEND_ONLY");
-	assert_string_equal(wire_ib_opcode_name(0x65), "UD SEND_ONLY_IMM");
-	assert_string_equal(wire_ib_opcode_name(0xa0), "XRC SEND_FIRST");
-	assert_string_equal(wire_ib_opcode_name(0x81), "CNP");
-	assert_null(wire_ib_opcode_name(0x2c));
-	assert_null(wire_ib_opcode_name(0x60));
-	assert_null(wire_ib_opcode_name(0x80));
-	assert_null(wire_ib_opcode_name(0xff));
+	for (size_t i = 0; i < WT_COUNT(names); i++)
+		wt_name_is(wire_ib_opcode_name((uint8_t)names[i].v), names[i].name);
 	for (unsigned op = 0; op < 256; op++) {
 		const char *s = wire_ib_opcode_name((uint8_t)op);
 
 		if (s)
 			assert_true(strlen(s) > 2);
 	}
-
-	assert_int_equal(wire_ib_opcode_seg(0x00), WIRE_IB_SEG_FIRST);
-	assert_int_equal(wire_ib_opcode_seg(0x01), WIRE_IB_SEG_MIDDLE);
-	assert_int_equal(wire_ib_opcode_seg(0x02), WIRE_IB_SEG_LAST);
-	assert_int_equal(wire_ib_opcode_seg(0x03), WIRE_IB_SEG_LAST);
-	assert_int_equal(wire_ib_opcode_seg(0x16), WIRE_IB_SEG_LAST);
-	assert_int_equal(wire_ib_opcode_seg(0x04), WIRE_IB_SEG_ONLY);
-	assert_int_equal(wire_ib_opcode_seg(0x05), WIRE_IB_SEG_ONLY);
-	assert_int_equal(wire_ib_opcode_seg(0x17), WIRE_IB_SEG_ONLY);
-	assert_int_equal(wire_ib_opcode_seg(0x64), WIRE_IB_SEG_ONLY);
-	assert_int_equal(wire_ib_opcode_seg(0x20), WIRE_IB_SEG_FIRST);
-	assert_int_equal(wire_ib_opcode_seg(0x06), WIRE_IB_SEG_NONE);
-	assert_int_equal(wire_ib_opcode_seg(0x11), WIRE_IB_SEG_NONE);
-	assert_int_equal(wire_ib_opcode_seg(0x36), WIRE_IB_SEG_NONE);
-	assert_int_equal(wire_ib_opcode_seg(0x60), WIRE_IB_SEG_NONE);
-	assert_int_equal(wire_ib_opcode_seg(0x81), WIRE_IB_SEG_NONE);
+	for (size_t i = 0; i < WT_COUNT(segs); i++)
+		assert_int_equal(wire_ib_opcode_seg(segs[i].op), segs[i].seg);
 }
 
 static void test_roce_icrc_any_input(void **state)
