@@ -20,12 +20,9 @@
 #include <rds/rdsu_io.h>
 #include <rds/rdsu_tcp.h>
 
-static void ep_cfg(struct rdsu_ep_cfg *c)
-{
-	rdsu_ep_cfg_default(c);
-	c->laddrs[0] = rdsu_addr_v4(0x7f000901);  /* 127.0.9.1 */
-	c->n_laddrs = 1;
-}
+#include "iotest.h"
+
+#define EP_ADDR "127.0.9.1"
 
 static void test_ib_cfg_default(void **state)
 {
@@ -54,7 +51,7 @@ static void test_ib_cfg_refused(void **state)
 	struct rdsu_io *io = NULL;
 
 	(void)state;
-	ep_cfg(&ec);
+	ep_cfg_at(&ec, EP_ADDR);
 	rdsu_io_cfg_default(&ic);
 	rdsu_ib_cfg_default(&bc);
 	/* IB needs the configuration that carries its constructor. */
@@ -97,7 +94,7 @@ static void test_ib_no_device(void **state)
 	(void)state;
 	if (access("/dev/infiniband/rdma_cm", F_OK) == 0)
 		skip();
-	ep_cfg(&ec);
+	ep_cfg_at(&ec, EP_ADDR);
 	rdsu_io_cfg_default(&ic);
 	rdsu_ib_cfg_default(&bc);
 	ic.transports = RDSU_IO_IB;
@@ -117,7 +114,7 @@ static void test_ib_stats_without_ib(void **state)
 	struct rdsu_io *io = NULL;
 
 	(void)state;
-	ep_cfg(&ec);
+	ep_cfg_at(&ec, EP_ADDR);
 	rdsu_tcp_cfg_default(&tc);
 	tc.no_listen = true;
 	rdsu_io_cfg_default(&ic);

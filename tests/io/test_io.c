@@ -21,6 +21,8 @@
 #include <rds/rdsu_io.h>
 #include <rds/rdsu_tcp.h>
 
+#include "iotest.h"
+
 #define A_ADDR "127.0.7.1"
 #define B_ADDR "127.0.7.2"
 
@@ -37,21 +39,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static struct rdsu_addr addr(const char *s)
-{
-	struct in_addr a;
-
-	assert_int_equal(inet_pton(AF_INET, s, &a), 1);
-	return rdsu_addr_v4(ntohl(a.s_addr));
-}
-
-static void ep_cfg(struct rdsu_ep_cfg *c, const char *a)
-{
-	rdsu_ep_cfg_default(c);
-	c->laddrs[0] = addr(a);
-	c->n_laddrs = 1;
-}
-
 static void test_io_cfg(void **state)
 {
 	struct rdsu_ep_cfg ec;
@@ -60,7 +47,7 @@ static void test_io_cfg(void **state)
 	struct rdsu_io *io = NULL;
 
 	(void)state;
-	ep_cfg(&ec, A_ADDR);
+	ep_cfg_at(&ec, A_ADDR);
 	rdsu_tcp_cfg_default(&tc);
 	tc.no_listen = true;
 	rdsu_io_cfg_default(&ic);
@@ -119,7 +106,7 @@ static void test_io_wait_deadline(void **state)
 	struct rdsu_addr a = addr(A_ADDR);
 
 	(void)state;
-	ep_cfg(&ec, A_ADDR);
+	ep_cfg_at(&ec, A_ADDR);
 	assert_int_equal(rdsu_io_new(&live_io, &ec, NULL), 0);
 	assert_int_equal(rdsu_sock_new(rdsu_io_ep(live_io), &s), 0);
 	assert_int_equal(rdsu_sock_bind(s, &a, 4000), 0);
@@ -140,7 +127,7 @@ static void test_io_connect_routing(void **state)
 	struct iovec iov = { "x", 1 };
 
 	(void)state;
-	ep_cfg(&ec, A_ADDR);
+	ep_cfg_at(&ec, A_ADDR);
 	ec.rdma_laddrs = 1;
 	assert_int_equal(rdsu_io_new(&live_io, &ec, NULL), 0);
 	assert_int_equal(rdsu_sock_new(rdsu_io_ep(live_io), &s), 0);
@@ -173,8 +160,8 @@ static void test_io_message(void **state)
 	ssize_t n = -1;
 
 	(void)state;
-	ep_cfg(&ea, A_ADDR);
-	ep_cfg(&eb, B_ADDR);
+	ep_cfg_at(&ea, A_ADDR);
+	ep_cfg_at(&eb, B_ADDR);
 	rdsu_tcp_cfg_default(&tc);
 	rdsu_io_cfg_default(&ic);
 	ic.tcp = &tc;
