@@ -10,22 +10,13 @@
 
 #include "utest.h"
 
-struct fixture {
-	struct rdsu_ep *ep;
-	struct rdsu_sock *s;
-	struct rdsu_addr dst;
-	struct peer p;
-};
-
 /* SMALL with one path agreed: everything on path 0. */
 static int setup(void **state)
 {
-	struct fixture *fx = calloc(1, sizeof(*fx));
+	struct fixture *fx = fixture_new(SMALL, 4003);
 	struct wire_hdr h;
 	struct iovec iov = { NULL, 0 };
 
-	fx->ep = ep_make(SMALL, WIRE_KVER_7, 9);
-	fx->s = sock_at(fx->ep, SMALL, 4003);
 	fx->dst = rdsu_addr_v4(LARGE);
 	assert_int_equal(rdsu_sock_submit(fx->s, &fx->dst, 0, &iov, 0, T0), 0); /* a ping */
 	peer_init(&fx->p, fx->ep, connect_to_large(fx->ep, 0, T0));
@@ -35,16 +26,6 @@ static int setup(void **state)
 	peer_ack_all(&fx->p);
 	peer_clear(&fx->p);
 	*state = fx;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *fx = *state;
-
-	peer_fini(&fx->p);
-	rdsu_ep_free(fx->ep);
-	free(fx);
 	return 0;
 }
 
@@ -237,12 +218,12 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_send_first_link_bytes),
-		cmocka_unit_test_setup_teardown(test_send_acked_frees, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_send_acked_frees, setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_send_retransmit_after_reconnect, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_send_peek_advance, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_send_output_requests, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_send_cancel_mid_write, setup, teardown),
+						fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_send_peek_advance, setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_send_output_requests, setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_send_cancel_mid_write, setup, fixture_teardown),
 	};
 	return cmocka_run_group_tests_name("rds_send", tests, NULL, NULL);
 }

@@ -214,6 +214,37 @@ static inline const struct oframe *find_kind(const struct peer *p, enum wire_kin
 	return NULL;
 }
 
+/* The fixture of the tests that talk over one link: an endpoint, a
+ * socket on it (sending to |dst|, where a test needs one) and the peer on
+ * the link, which the test's setup brings up (peer_init()). */
+struct fixture {
+	struct rdsu_ep *ep;
+	struct rdsu_sock *s;
+	struct rdsu_addr dst;
+	struct peer p;
+};
+
+/* fixture_new() - the endpoint on |addr| and its socket at |port|. */
+static inline struct fixture *fixture_new(uint32_t addr, uint16_t port)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+
+	assert_non_null(fx);
+	fx->ep = ep_make(addr, WIRE_KVER_7, 9);
+	fx->s = sock_at(fx->ep, addr, port);
+	return fx;
+}
+
+static inline int fixture_teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	peer_fini(&fx->p);
+	rdsu_ep_free(fx->ep);
+	free(fx);
+	return 0;
+}
+
 /* ------------------------------------------------------------------------
  * Getting a link up
  */
