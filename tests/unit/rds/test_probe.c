@@ -147,13 +147,10 @@ static uint16_t npaths_after(enum wire_kver ours, uint16_t our_n, const struct w
 	struct peer p;
 	uint16_t n;
 
-	rdsu_ep_cfg_default(&c);
-	c.laddrs[0] = rdsu_addr_v4(LARGE);
-	c.n_laddrs = 1;
+	ep_cfg_on(&c, LARGE, 1);
 	c.kver = ours;
-	c.gen_num = 1;
 	c.npaths = our_n;
-	assert_int_equal(rdsu_ep_new(&ep, &c), 0);
+	ep = ep_new_ok(&c);
 	peer_init(&p, ep, accept_from_small(ep, 40000));
 	assert_int_equal(peer_feed(&p, h, NULL, false), WIRE_HDR_LEN);
 	n = conn_of(ep, LARGE, SMALL).npaths;

@@ -19,21 +19,43 @@
 
 #define T0 (1000 * RDSU_SEC)
 
+/* ep_cfg_on() - the default configuration on the one address |addr|,
+ * generation |gen|. */
+static inline void ep_cfg_on(struct rdsu_ep_cfg *c, uint32_t addr, uint32_t gen)
+{
+	rdsu_ep_cfg_default(c);
+	c->laddrs[0] = rdsu_addr_v4(addr);
+	c->n_laddrs = 1;
+	c->gen_num = gen;
+}
+
+/* ep_cfg_test() - ep_cfg_on() as most tests want it: kernel version |kv|,
+ * a fixed seed and path rule |rule|. */
+static inline void ep_cfg_test(struct rdsu_ep_cfg *c, uint32_t addr, enum wire_kver kv,
+			       uint32_t gen, enum rdsu_path_rule rule)
+{
+	ep_cfg_on(c, addr, gen);
+	c->kver = kv;
+	c->seed = 99;
+	c->path_rule = rule;
+}
+
+/* ep_new_ok() - the endpoint of |c|, which must be a valid configuration. */
+static inline struct rdsu_ep *ep_new_ok(const struct rdsu_ep_cfg *c)
+{
+	struct rdsu_ep *ep;
+
+	assert_int_equal(rdsu_ep_new(&ep, c), 0);
+	return ep;
+}
+
 static inline struct rdsu_ep *ep_make_rule(uint32_t addr, enum wire_kver kv, uint32_t gen,
 					   enum rdsu_path_rule rule)
 {
 	struct rdsu_ep_cfg c;
-	struct rdsu_ep *ep;
 
-	rdsu_ep_cfg_default(&c);
-	c.laddrs[0] = rdsu_addr_v4(addr);
-	c.n_laddrs = 1;
-	c.kver = kv;
-	c.gen_num = gen;
-	c.seed = 99;
-	c.path_rule = rule;
-	assert_int_equal(rdsu_ep_new(&ep, &c), 0);
-	return ep;
+	ep_cfg_test(&c, addr, kv, gen, rule);
+	return ep_new_ok(&c);
 }
 
 /* Most tests pick their ports by the kernel's path rule. */
