@@ -167,160 +167,160 @@ static void kernel_with_a_connection(struct fake *f)
 	/* no IB list: rds_rdma is not loaded */
 }
 
-static void test_kinfo_snapshot_of_a_connection(void **state)
-{
-	struct top_kinfo_buf b = { 0 };
+/* What the reading tests share (a cmocka fixture): the read buffer, the
+ * snapshot, and the fake kernel with a connection. */
+struct rig {
+	struct top_kinfo_buf b;
 	struct top_snap s;
 	struct fake f;
-	unsigned failed = 0;
+	unsigned failed;
+};
 
-	(void)state;
-	kernel_with_a_connection(&f);
-	top_snap_init(&s);
-	assert_int_equal(top_kinfo_snapshot(fake_gso, &f, &b, &s, &failed), 0);
-	assert_int_equal(s.n_counters, 2);
-	assert_string_equal(s.counters[1].name, "tcp_data_ready_calls");
-	assert_true(s.counters[1].value == 30);
+static int setup(void **state)
+{
+	struct rig *r = calloc(1, sizeof(*r));
 
-	assert_int_equal(s.n_conns, 1);
-	assert_string_equal(s.conns[0].transport, "tcp");
-	assert_int_equal(s.conns[0].tos, 4);          /* from the IPv4 list */
-	assert_true(s.conns[0].next_tx_seq == 5 && s.conns[0].next_rx_seq == 9);
-	assert_int_equal(s.conns[0].npaths, 2);
-	assert_int_equal(s.conns[0].sendq_msgs, 1);
-	assert_int_equal(s.conns[0].sendq_bytes, 300);
+	assert_non_null(r);
+	top_snap_init(&r->s);
+	kernel_with_a_connection(&r->f);
+	*state = r;
+	return 0;
+}
 
-	assert_int_equal(s.n_paths, 2);
-	assert_int_equal(s.paths[1].conn, 0);
-	assert_int_equal(s.paths[1].lport, 40001);
-	assert_true(s.paths[1].has_tcp);
-	assert_true(s.paths[1].hdr_rem == 48);
+/* Both finis leave their object empty: a test may have called them. */
+static int teardown(void **state)
+{
+	struct rig *r = *state;
 
-	assert_int_equal(s.n_socks, 1);
-	assert_int_equal(s.socks[0].rcvbuf, 131072);
-	assert_int_equal(s.socks[0].recvq_msgs, 1);
-	assert_int_equal(s.socks[0].recvq_bytes, 20);
-	assert_int_equal(s.socks[0].sendq_bytes, 300);
-	assert_int_equal(s.n_ibs, 0);
-	top_snap_fini(&s);
-	top_kinfo_buf_fini(&b);
+	top_snap_fini(&r->s);
+	top_kinfo_buf_fini(&r->b);
+	free(r);
+	return 0;
+}
+
+static void test_kinfo_snapshot_of_a_connection(void **state)
+{
+	struct rig *r = *state;
+
+	assert_int_equal(top_kinfo_snapshot(fake_gso, &r->f, &r->b, &r->s, &r->failed), 0);
+	assert_int_equal(r->s.n_counters, 2);
+	assert_string_equal(r->s.counters[1].name, "tcp_data_ready_calls");
+	assert_true(r->s.counters[1].value == 30);
+
+	assert_int_equal(r->s.n_conns, 1);
+	assert_string_equal(r->s.conns[0].transport, "tcp");
+	assert_int_equal(r->s.conns[0].tos, 4);       /* from the IPv4 list */
+	assert_true(r->s.conns[0].next_tx_seq == 5 && r->s.conns[0].next_rx_seq == 9);
+	assert_int_equal(r->s.conns[0].npaths, 2);
+	assert_int_equal(r->s.conns[0].sendq_msgs, 1);
+	assert_int_equal(r->s.conns[0].sendq_bytes, 300);
+
+	assert_int_equal(r->s.n_paths, 2);
+	assert_int_equal(r->s.paths[1].conn, 0);
+	assert_int_equal(r->s.paths[1].lport, 40001);
+	assert_true(r->s.paths[1].has_tcp);
+	assert_true(r->s.paths[1].hdr_rem == 48);
+
+	assert_int_equal(r->s.n_socks, 1);
+	assert_int_equal(r->s.socks[0].rcvbuf, 131072);
+	assert_int_equal(r->s.socks[0].recvq_msgs, 1);
+	assert_int_equal(r->s.socks[0].recvq_bytes, 20);
+	assert_int_equal(r->s.socks[0].sendq_bytes, 300);
+	assert_int_equal(r->s.n_ibs, 0);
 }
 
 static void test_kinfo_read_probes_then_reads(void **state)
 {
-	struct top_kinfo_buf b = { 0 };
-	struct fake f;
+	struct rig *r = *state;
 
-	(void)state;
-	kernel_with_a_connection(&f);
-	assert_int_equal(top_kinfo_read(fake_gso, &f, WIRE_INFO6_TCP_SOCKETS, &b),
+	assert_int_equal(top_kinfo_read(fake_gso, &r->f, WIRE_INFO6_TCP_SOCKETS, &r->b),
 			 WIRE_INFO6_TCP_SOCK_LEN);
-	assert_int_equal(f.calls, 2);                 /* probe, read */
-	assert_int_equal(b.len, 2 * WIRE_INFO6_TCP_SOCK_LEN);
+	assert_int_equal(r->f.calls, 2);              /* probe, read */
+	assert_int_equal(r->b.len, 2 * WIRE_INFO6_TCP_SOCK_LEN);
 	/* the buffer is kept: the next read needs no probe */
-	f.calls = 0;
-	assert_int_equal(top_kinfo_read(fake_gso, &f, WIRE_INFO6_TCP_SOCKETS, &b),
+	r->f.calls = 0;
+	assert_int_equal(top_kinfo_read(fake_gso, &r->f, WIRE_INFO6_TCP_SOCKETS, &r->b),
 			 WIRE_INFO6_TCP_SOCK_LEN);
-	assert_int_equal(f.calls, 1);
+	assert_int_equal(r->f.calls, 1);
 	/* an empty list answers the probe itself */
-	f.calls = 0;
-	assert_int_equal(top_kinfo_read(fake_gso, &f, WIRE_INFO6_RETRANS_MESSAGES, &b),
+	r->f.calls = 0;
+	assert_int_equal(top_kinfo_read(fake_gso, &r->f, WIRE_INFO6_RETRANS_MESSAGES, &r->b),
 			 WIRE_INFO6_MSG_LEN);
-	assert_int_equal(b.len, 0);
-	top_kinfo_buf_fini(&b);
+	assert_int_equal(r->b.len, 0);
 }
 
 static void test_kinfo_read_retries_a_growing_list(void **state)
 {
-	struct top_kinfo_buf b = { 0 };
-	struct fake f;
+	struct rig *r = *state;
 
-	(void)state;
-	kernel_with_a_connection(&f);
 	/* grows by one item on every call: the probe's answer is stale by
 	 * the read, and the room the loop leaves absorbs the growth */
-	f.grow_opt = WIRE_INFO6_SEND_MESSAGES;
-	f.grow_calls = 5;
-	assert_int_equal(top_kinfo_read(fake_gso, &f, WIRE_INFO6_SEND_MESSAGES, &b),
+	r->f.grow_opt = WIRE_INFO6_SEND_MESSAGES;
+	r->f.grow_calls = 5;
+	assert_int_equal(top_kinfo_read(fake_gso, &r->f, WIRE_INFO6_SEND_MESSAGES, &r->b),
 			 WIRE_INFO6_MSG_LEN);
-	assert_int_equal(f.calls, 2);
-	assert_int_equal(b.len, find(&f, WIRE_INFO6_SEND_MESSAGES)->n * WIRE_INFO6_MSG_LEN);
-	assert_int_equal(b.len, 3 * WIRE_INFO6_MSG_LEN);
-	top_kinfo_buf_fini(&b);
+	assert_int_equal(r->f.calls, 2);
+	assert_int_equal(r->b.len, find(&r->f, WIRE_INFO6_SEND_MESSAGES)->n * WIRE_INFO6_MSG_LEN);
+	assert_int_equal(r->b.len, 3 * WIRE_INFO6_MSG_LEN);
+	top_kinfo_buf_fini(&r->b);
 
 	/* a list that always needs more than it is given: give up after
 	 * TOP_KINFO_TRIES, and never ask for more than TOP_KINFO_MAX */
-	kernel_with_a_connection(&f);
-	f.claim = 4096;
-	assert_int_equal(top_kinfo_read(fake_gso, &f, WIRE_INFO_COUNTERS, &b), -EAGAIN);
-	assert_int_equal(f.calls, TOP_KINFO_TRIES);
-	f.claim = (size_t)TOP_KINFO_MAX + 1;
-	assert_int_equal(top_kinfo_read(fake_gso, &f, WIRE_INFO_COUNTERS, &b), -E2BIG);
-	top_kinfo_buf_fini(&b);
+	kernel_with_a_connection(&r->f);
+	r->f.claim = 4096;
+	assert_int_equal(top_kinfo_read(fake_gso, &r->f, WIRE_INFO_COUNTERS, &r->b), -EAGAIN);
+	assert_int_equal(r->f.calls, TOP_KINFO_TRIES);
+	r->f.claim = (size_t)TOP_KINFO_MAX + 1;
+	assert_int_equal(top_kinfo_read(fake_gso, &r->f, WIRE_INFO_COUNTERS, &r->b), -E2BIG);
 }
 
 static void test_kinfo_errors(void **state)
 {
-	struct top_kinfo_buf b = { 0 };
-	struct top_snap s;
-	struct fake f;
-	unsigned failed = 0;
+	struct rig *r = *state;
 
-	(void)state;
 	/* an item size other than libwire's: refused, not misread */
-	kernel_with_a_connection(&f);
-	f.item_size_bias = 1;
-	top_snap_init(&s);
-	assert_int_equal(top_kinfo_snapshot(fake_gso, &f, &b, &s, &failed), -EPROTO);
-	assert_int_equal(failed, WIRE_INFO_COUNTERS);
-	top_snap_fini(&s);
+	r->f.item_size_bias = 1;
+	assert_int_equal(top_kinfo_snapshot(fake_gso, &r->f, &r->b, &r->s, &r->failed), -EPROTO);
+	assert_int_equal(r->failed, WIRE_INFO_COUNTERS);
+	top_snap_fini(&r->s);
 
 	/* a list the module does not register is an error when asked alone */
-	assert_int_equal(top_kinfo_read(fake_gso, &f, WIRE_INFO6_IB_CONNECTIONS, &b),
+	assert_int_equal(top_kinfo_read(fake_gso, &r->f, WIRE_INFO6_IB_CONNECTIONS, &r->b),
 			 -ENOPROTOOPT);
 	/* a number libwire has no layout for is not asked at all */
-	f.calls = 0;
-	assert_int_equal(top_kinfo_read(fake_gso, &f, 10002, &b), -EINVAL);
-	assert_int_equal(f.calls, 0);
+	r->f.calls = 0;
+	assert_int_equal(top_kinfo_read(fake_gso, &r->f, 10002, &r->b), -EINVAL);
+	assert_int_equal(r->f.calls, 0);
 
 	/* bytes that are not whole items */
-	top_snap_init(&s);
-	assert_int_equal(top_kinfo_fill(&s, WIRE_INFO6_SOCKETS, b.p, 0), 0);
+	top_snap_init(&r->s);
+	assert_int_equal(top_kinfo_fill(&r->s, WIRE_INFO6_SOCKETS, r->b.p, 0), 0);
 	{
 		uint8_t bytes[WIRE_INFO6_SOCK_LEN + 1] = { 0 };
 
-		assert_int_equal(top_kinfo_fill(&s, WIRE_INFO6_SOCKETS, bytes, sizeof(bytes)),
+		assert_int_equal(top_kinfo_fill(&r->s, WIRE_INFO6_SOCKETS, bytes, sizeof(bytes)),
 				 -EPROTO);
-		assert_int_equal(top_kinfo_fill(&s, WIRE_INFO6_SOCKETS, bytes,
+		assert_int_equal(top_kinfo_fill(&r->s, WIRE_INFO6_SOCKETS, bytes,
 						WIRE_INFO6_SOCK_LEN), 1);
-		assert_int_equal(top_kinfo_fill(&s, 10009, bytes, 0), -EINVAL);
+		assert_int_equal(top_kinfo_fill(&r->s, 10009, bytes, 0), -EINVAL);
 	}
-	top_snap_fini(&s);
-	top_kinfo_buf_fini(&b);
 }
 
 static void test_kinfo_ib_rows(void **state)
 {
-	struct top_kinfo_buf b = { 0 };
+	struct rig *r = *state;
 	struct wire_info_item it;
-	struct top_snap s;
-	struct fake f;
 
-	(void)state;
-	kernel_with_a_connection(&f);
 	memset(&it, 0, sizeof(it));
 	it.opt = WIRE_INFO6_IB_CONNECTIONS;
 	v4(it.u.rdma_conn.src_addr, 1);
 	v4(it.u.rdma_conn.dst_addr, 2);
 	it.u.rdma_conn.max_send_wr = 256;
-	add(&f, &it);
-	top_snap_init(&s);
-	assert_int_equal(top_kinfo_snapshot(fake_gso, &f, &b, &s, NULL), 0);
-	assert_int_equal(s.n_ibs, 1);
-	assert_int_equal(s.ibs[0].conn, 0);
-	assert_int_equal(s.ibs[0].r.max_send_wr, 256);
-	top_snap_fini(&s);
-	top_kinfo_buf_fini(&b);
+	add(&r->f, &it);
+	assert_int_equal(top_kinfo_snapshot(fake_gso, &r->f, &r->b, &r->s, NULL), 0);
+	assert_int_equal(r->s.n_ibs, 1);
+	assert_int_equal(r->s.ibs[0].conn, 0);
+	assert_int_equal(r->s.ibs[0].r.max_send_wr, 256);
 }
 
 /* The kernel's time line: runs of the local map that changed since the
@@ -392,11 +392,11 @@ static void test_kinfo_news(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_kinfo_snapshot_of_a_connection),
-		cmocka_unit_test(test_kinfo_read_probes_then_reads),
-		cmocka_unit_test(test_kinfo_read_retries_a_growing_list),
-		cmocka_unit_test(test_kinfo_errors),
-		cmocka_unit_test(test_kinfo_ib_rows),
+		cmocka_unit_test_setup_teardown(test_kinfo_snapshot_of_a_connection, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kinfo_read_probes_then_reads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kinfo_read_retries_a_growing_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kinfo_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kinfo_ib_rows, setup, teardown),
 		cmocka_unit_test(test_kinfo_news),
 	};
 	return cmocka_run_group_tests_name("top_kinfo", tests, NULL, NULL);
