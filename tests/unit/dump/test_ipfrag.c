@@ -51,7 +51,7 @@ static void mk4(struct frag *fr, uint16_t id, uint16_t off, size_t len, bool mor
 	assert_int_equal(wire_ipfrag_decode(&fr->f, &fr->p), 0);
 }
 
-/* The table under test (a cmocka fixture) and the datagram it last
+/* The table under test and the datagram it last
  * handed out. */
 struct rig {
 	struct dump_ipfrag t;
@@ -59,25 +59,21 @@ struct rig {
 	size_t n;
 };
 
-static int setup(void **state)
+static struct rig *rig_new(void)
 {
 	struct rig *r = calloc(1, sizeof(*r));
 
 	assert_non_null(r);
 	dump_ipfrag_init(&r->t);
-	*state = r;
-	return 0;
+	return r;
 }
 
-/* Tests may have finished the table themselves, to check what that
- * counts: finishing it twice frees nothing twice. */
-static int teardown(void **state)
+/* A test may have finished the table itself, to check what that counts:
+ * finishing it twice frees nothing twice. */
+static void rig_free(struct rig *r)
 {
-	struct rig *r = *state;
-
 	dump_ipfrag_fini(&r->t);
 	free(r);
-	return 0;
 }
 
 /* Datagram |id| cut into |n| fragments of |len[i]| bytes, in order. */
@@ -114,9 +110,10 @@ static void check_dg(const uint8_t *dg, size_t n, uint16_t id, size_t len)
 
 static void test_ipfrag_in_order(void **state)
 {
-	struct rig *r = *state;
+	struct rig *r = rig_new();
 	struct frag fr[3];
 
+	(void)state;
 	split(fr, 1, (const size_t[]){ 64, 64, 13 }, 3);
 	assert_int_equal(in(r, &fr[0], 0), DUMP_IPFRAG_HELD);
 	assert_int_equal(in(r, &fr[1], 1), DUMP_IPFRAG_HELD);
@@ -129,13 +126,15 @@ static void test_ipfrag_in_order(void **state)
 	dump_ipfrag_fini(&r->t);
 	assert_int_equal(r->t.mem, 0);
 	assert_int_equal(r->t.st.unfinished, 0);
+	rig_free(r);
 }
 
 static void test_ipfrag_out_of_order(void **state)
 {
-	struct rig *r = *state;
+	struct rig *r = rig_new();
 	struct frag fr[3], x;
 
+	(void)state;
 	split(fr, 7, (const size_t[]){ 1480, 1480, 40 }, 3);
 	mk4(&x, 8, 0, 16, true);        /* another datagram between them */
 	assert_int_equal(in(r, &fr[2], 0), DUMP_IPFRAG_HELD);
@@ -148,13 +147,15 @@ static void test_ipfrag_out_of_order(void **state)
 	dump_ipfrag_fini(&r->t);
 	assert_int_equal(r->t.st.unfinished, 1);
 	assert_int_equal(r->t.mem, 0);
+	rig_free(r);
 }
 
 static void test_ipfrag_dup_and_overlap(void **state)
 {
-	struct rig *r = *state;
+	struct rig *r = rig_new();
 	struct frag fr[3], o;
 
+	(void)state;
 	split(fr, 3, (const size_t[]){ 64, 64, 8 }, 3);
 	assert_int_equal(in(r, &fr[0], 0), DUMP_IPFRAG_HELD);
 	/* the same fragment again is dropped alone */
@@ -175,6 +176,7 @@ static void test_ipfrag_dup_and_overlap(void **state)
 	assert_int_equal(r->t.st.bad, 2);
 	dump_ipfrag_fini(&r->t);
 	assert_int_equal(r->t.st.done, 0);
+	rig_free(r);
 }
 
 /* Two fragments of one datagram whose ends contradict each other: the
@@ -198,9 +200,10 @@ static void test_ipfrag_inconsistent_end(void **state)
 		/* an empty fragment */
 		{ 9, { { 0, 16, true }, { 16, 0, false } } },
 	};
-	struct rig *r = *state;
+	struct rig *r = rig_new();
 	struct frag fr[2];
 
+	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		for (int k = 0; k < 2; k++)
 			mk4(&fr[k], cases[i].id, cases[i].f[k].off, cases[i].f[k].len,
@@ -210,13 +213,15 @@ static void test_ipfrag_inconsistent_end(void **state)
 	}
 	assert_int_equal(r->t.st.bad, 4);
 	assert_int_equal(r->t.n, 0);
+	rig_free(r);
 }
 
 static void test_ipfrag_timeout(void **state)
 {
-	struct rig *r = *state;
+	struct rig *r = rig_new();
 	struct frag a, b;
 
+	(void)state;
 	mk4(&a, 11, 0, 64, true);
 	mk4(&b, 11, 64, 8, false);
 	assert_int_equal(in(r, &a, 100 * SEC), DUMP_IPFRAG_HELD);
@@ -235,13 +240,15 @@ static void test_ipfrag_timeout(void **state)
 	check_dg(r->dg, r->n, 11, 72);
 	dump_ipfrag_fini(&r->t);
 	assert_int_equal(r->t.st.done, 1);
+	rig_free(r);
 }
 
 static void test_ipfrag_bound(void **state)
 {
-	struct rig *r = *state;
+	struct rig *r = rig_new();
 	struct frag a;
 
+	(void)state;
 	/* one more datagram than the table holds: the oldest goes */
 	for (unsigned i = 0; i <= DUMP_IPFRAG_MAX; i++) {
 		mk4(&a, (uint16_t)(100 + i), 0, 16, true);
@@ -271,6 +278,7 @@ static void test_ipfrag_bound(void **state)
 	/* room for one is room enough */
 	assert_int_equal(dump_ipfrag_input(&r->t, &a.p, &a.f, 102, dump_ipfrag_dg_size(), &r->dg,
 					   &r->n), DUMP_IPFRAG_HELD);
+	rig_free(r);
 }
 
 static void test_ipfrag_v6(void **state)
@@ -282,13 +290,14 @@ static void test_ipfrag_v6(void **state)
 		0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
 		0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2,
 	};
-	struct rig *r = *state;
+	struct rig *r = rig_new();
 	uint8_t b[2][64];
 	struct wire_pkt p[2];
 	struct wire_ipfrag f[2];
 	size_t len[2] = { 16, 5 };
 	struct wire_pkt q;
 
+	(void)state;
 	for (int i = 0; i < 2; i++) {
 		uint16_t off = (uint16_t)(i ? 16 : 1);  /* offset 2 units | M, or 0 | M */
 		uint8_t fh[8] = { 6, 0, (uint8_t)(off >> 8), (uint8_t)off, 0x0a, 0x0b, 0x0c, 0x0d };
@@ -314,18 +323,19 @@ static void test_ipfrag_v6(void **state)
 	assert_int_equal(q.l3_len, 40 + 21);
 	for (size_t j = 0; j < 21; j++)
 		assert_int_equal(r->dg[40 + j], pat(0, j));
+	rig_free(r);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_ipfrag_in_order, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ipfrag_out_of_order, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ipfrag_dup_and_overlap, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ipfrag_inconsistent_end, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ipfrag_timeout, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ipfrag_bound, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ipfrag_v6, setup, teardown),
+		cmocka_unit_test(test_ipfrag_in_order),
+		cmocka_unit_test(test_ipfrag_out_of_order),
+		cmocka_unit_test(test_ipfrag_dup_and_overlap),
+		cmocka_unit_test(test_ipfrag_inconsistent_end),
+		cmocka_unit_test(test_ipfrag_timeout),
+		cmocka_unit_test(test_ipfrag_bound),
+		cmocka_unit_test(test_ipfrag_v6),
 	};
 	return cmocka_run_group_tests_name("dump_ipfrag", tests, NULL, NULL);
 }

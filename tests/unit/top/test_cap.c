@@ -61,31 +61,27 @@ static size_t events_of(const struct top_snap *s, bool from_peer, bool congested
 	return n;
 }
 
-/* The model under test and the snapshot it fills (a cmocka fixture). */
+/* The model under test and the snapshot it fills. */
 struct rig {
 	struct top_cap *c;
 	struct top_snap s;
 };
 
-static int setup(void **state)
+static struct rig *rig_new(void)
 {
 	struct rig *r = calloc(1, sizeof(*r));
 
 	assert_non_null(r);
 	assert_int_equal(top_cap_new(&r->c), 0);
 	top_snap_init(&r->s);
-	*state = r;
-	return 0;
+	return r;
 }
 
-static int teardown(void **state)
+static void rig_free(struct rig *r)
 {
-	struct rig *r = *state;
-
 	top_snap_fini(&r->s);
 	top_cap_free(r->c);
 	free(r);
-	return 0;
 }
 
 /* The snapshot of what the model has taken in so far. */
@@ -97,11 +93,12 @@ static struct top_snap *fill(struct rig *r)
 
 static void test_congestion_whole(void **state)
 {
-	struct rig *r = *state;
+	struct rig *r = rig_new();
 	struct top_snap *s;
 	const struct top_counter *k;
 	uint64_t tx = 0;
 
+	(void)state;
 	feed(r->c, "tcp_congestion", -1);
 	s = fill(r);
 	assert_int_equal(s->n_conns, 1);
@@ -129,13 +126,15 @@ static void test_congestion_whole(void **state)
 	k = top_snap_counter(s, "msgs");
 	assert_non_null(k);
 	assert_int_equal(k->value, s->conns[0].tx_msgs + s->conns[0].rx_msgs);
+	rig_free(r);
 }
 
 static void test_congestion_part(void **state)
 {
-	struct rig *r = *state;
+	struct rig *r = rig_new();
 	struct top_snap *s;
 
+	(void)state;
 	feed(r->c, "tcp_congestion", 2 * SEC);
 	s = fill(r);
 	assert_int_equal(s->n_events, 1);
@@ -144,26 +143,30 @@ static void test_congestion_part(void **state)
 	assert_non_null(s->conns[0].lcl_cong);
 	assert_true(wire_cong_test(s->conns[0].lcl_cong, 4000));
 	assert_int_equal(wire_cong_count(s->conns[0].lcl_cong), 1);
+	rig_free(r);
 }
 
 static void test_reconnect_counts(void **state)
 {
-	struct rig *r = *state;
+	struct rig *r = rig_new();
 	struct top_snap *s;
 
+	(void)state;
 	feed(r->c, "tcp_reconnect", -1);
 	s = fill(r);
 	assert_int_equal(s->n_conns, 1);
 	assert_true(s->conns[0].reconnects > 0);
 	assert_true(s->conns[0].retrans > 0);
 	assert_true(s->conns[0].dups > 0);
+	rig_free(r);
 }
 
 static void test_ring_bound(void **state)
 {
-	struct rig *r = *state;
+	struct rig *r = rig_new();
 	struct top_snap *s;
 
+	(void)state;
 	for (unsigned i = 0; i < TOP_CAP_EVENTS + 10; i++) {
 		struct top_cong_event ev = { .t_ns = i, .first = (uint16_t)i, .last = (uint16_t)i };
 
@@ -175,15 +178,16 @@ static void test_ring_bound(void **state)
 	/* oldest first, the first ten gone */
 	assert_int_equal(s->events[0].t_ns, 10);
 	assert_int_equal(s->events[TOP_CAP_EVENTS - 1].t_ns, TOP_CAP_EVENTS + 9);
+	rig_free(r);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_congestion_whole, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_congestion_part, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reconnect_counts, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ring_bound, setup, teardown),
+		cmocka_unit_test(test_congestion_whole),
+		cmocka_unit_test(test_congestion_part),
+		cmocka_unit_test(test_reconnect_counts),
+		cmocka_unit_test(test_ring_bound),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -167,7 +167,7 @@ static void kernel_with_a_connection(struct fake *f)
 	/* no IB list: rds_rdma is not loaded */
 }
 
-/* What the reading tests share (a cmocka fixture): the read buffer, the
+/* What the reading tests share: the read buffer, the
  * snapshot, and the fake kernel with a connection. */
 struct rig {
 	struct top_kinfo_buf b;
@@ -176,32 +176,29 @@ struct rig {
 	unsigned failed;
 };
 
-static int setup(void **state)
+static struct rig *rig_new(void)
 {
 	struct rig *r = calloc(1, sizeof(*r));
 
 	assert_non_null(r);
 	top_snap_init(&r->s);
 	kernel_with_a_connection(&r->f);
-	*state = r;
-	return 0;
+	return r;
 }
 
 /* Both finis leave their object empty: a test may have called them. */
-static int teardown(void **state)
+static void rig_free(struct rig *r)
 {
-	struct rig *r = *state;
-
 	top_snap_fini(&r->s);
 	top_kinfo_buf_fini(&r->b);
 	free(r);
-	return 0;
 }
 
 static void test_kinfo_snapshot_of_a_connection(void **state)
 {
-	struct rig *r = *state;
+	struct rig *r = rig_new();
 
+	(void)state;
 	assert_int_equal(top_kinfo_snapshot(fake_gso, &r->f, &r->b, &r->s, &r->failed), 0);
 	assert_int_equal(r->s.n_counters, 2);
 	assert_string_equal(r->s.counters[1].name, "tcp_data_ready_calls");
@@ -227,12 +224,14 @@ static void test_kinfo_snapshot_of_a_connection(void **state)
 	assert_int_equal(r->s.socks[0].recvq_bytes, 20);
 	assert_int_equal(r->s.socks[0].sendq_bytes, 300);
 	assert_int_equal(r->s.n_ibs, 0);
+	rig_free(r);
 }
 
 static void test_kinfo_read_probes_then_reads(void **state)
 {
-	struct rig *r = *state;
+	struct rig *r = rig_new();
 
+	(void)state;
 	assert_int_equal(top_kinfo_read(fake_gso, &r->f, WIRE_INFO6_TCP_SOCKETS, &r->b),
 			 WIRE_INFO6_TCP_SOCK_LEN);
 	assert_int_equal(r->f.calls, 2);              /* probe, read */
@@ -247,12 +246,14 @@ static void test_kinfo_read_probes_then_reads(void **state)
 	assert_int_equal(top_kinfo_read(fake_gso, &r->f, WIRE_INFO6_RETRANS_MESSAGES, &r->b),
 			 WIRE_INFO6_MSG_LEN);
 	assert_int_equal(r->b.len, 0);
+	rig_free(r);
 }
 
 static void test_kinfo_read_retries_a_growing_list(void **state)
 {
-	struct rig *r = *state;
+	struct rig *r = rig_new();
 
+	(void)state;
 	/* grows by one item on every call: the probe's answer is stale by
 	 * the read, and the room the loop leaves absorbs the growth */
 	r->f.grow_opt = WIRE_INFO6_SEND_MESSAGES;
@@ -272,12 +273,14 @@ static void test_kinfo_read_retries_a_growing_list(void **state)
 	assert_int_equal(r->f.calls, TOP_KINFO_TRIES);
 	r->f.claim = (size_t)TOP_KINFO_MAX + 1;
 	assert_int_equal(top_kinfo_read(fake_gso, &r->f, WIRE_INFO_COUNTERS, &r->b), -E2BIG);
+	rig_free(r);
 }
 
 static void test_kinfo_errors(void **state)
 {
-	struct rig *r = *state;
+	struct rig *r = rig_new();
 
+	(void)state;
 	/* an item size other than libwire's: refused, not misread */
 	r->f.item_size_bias = 1;
 	assert_int_equal(top_kinfo_snapshot(fake_gso, &r->f, &r->b, &r->s, &r->failed), -EPROTO);
@@ -304,13 +307,15 @@ static void test_kinfo_errors(void **state)
 						WIRE_INFO6_SOCK_LEN), 1);
 		assert_int_equal(top_kinfo_fill(&r->s, 10009, bytes, 0), -EINVAL);
 	}
+	rig_free(r);
 }
 
 static void test_kinfo_ib_rows(void **state)
 {
-	struct rig *r = *state;
+	struct rig *r = rig_new();
 	struct wire_info_item it;
 
+	(void)state;
 	memset(&it, 0, sizeof(it));
 	it.opt = WIRE_INFO6_IB_CONNECTIONS;
 	v4(it.u.rdma_conn.src_addr, 1);
@@ -321,6 +326,7 @@ static void test_kinfo_ib_rows(void **state)
 	assert_int_equal(r->s.n_ibs, 1);
 	assert_int_equal(r->s.ibs[0].conn, 0);
 	assert_int_equal(r->s.ibs[0].r.max_send_wr, 256);
+	rig_free(r);
 }
 
 /* The kernel's time line: runs of the local map that changed since the
@@ -392,11 +398,11 @@ static void test_kinfo_news(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_kinfo_snapshot_of_a_connection, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_kinfo_read_probes_then_reads, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_kinfo_read_retries_a_growing_list, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_kinfo_errors, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_kinfo_ib_rows, setup, teardown),
+		cmocka_unit_test(test_kinfo_snapshot_of_a_connection),
+		cmocka_unit_test(test_kinfo_read_probes_then_reads),
+		cmocka_unit_test(test_kinfo_read_retries_a_growing_list),
+		cmocka_unit_test(test_kinfo_errors),
+		cmocka_unit_test(test_kinfo_ib_rows),
 		cmocka_unit_test(test_kinfo_news),
 	};
 	return cmocka_run_group_tests_name("top_kinfo", tests, NULL, NULL);
