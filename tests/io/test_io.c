@@ -41,34 +41,29 @@ static int teardown(void **state)
 
 static void test_io_cfg(void **state)
 {
-	struct rdsu_ep_cfg ec;
-	struct rdsu_io_cfg ic;
-	struct rdsu_tcp_cfg tc;
+	struct io_cfgs c;
 	struct rdsu_io *io = NULL;
 
 	(void)state;
-	ep_cfg_at(&ec, A_ADDR);
-	rdsu_tcp_cfg_default(&tc);
-	tc.no_listen = true;
-	rdsu_io_cfg_default(&ic);
-	assert_int_equal(ic.transports, RDSU_IO_TCP);
-	assert_int_equal(rdsu_io_new(NULL, &ec, &ic), RDSU_ERR_INVAL);
-	assert_int_equal(rdsu_io_new(&io, NULL, &ic), RDSU_ERR_INVAL);
+	io_cfgs_at(&c, A_ADDR);
+	assert_int_equal(c.io.transports, RDSU_IO_TCP);
+	assert_int_equal(rdsu_io_new(NULL, &c.ep, &c.io), RDSU_ERR_INVAL);
+	assert_int_equal(rdsu_io_new(&io, NULL, &c.io), RDSU_ERR_INVAL);
 	/* IB is not built: asking for it is a configuration error, not a
 	 * silent TCP-only endpoint. */
-	ic.transports = RDSU_IO_TCP | 1u << RDSU_TRANS_IB;
-	assert_int_equal(rdsu_io_new(&io, &ec, &ic), RDSU_ERR_INVAL);
-	ic.transports = RDSU_IO_TCP;
-	ic.size = sizeof(ic) - 1;
-	assert_int_equal(rdsu_io_new(&io, &ec, &ic), RDSU_ERR_INVAL);
-	ic.size = sizeof(ic);
-	tc.size = sizeof(tc) - 1;
-	ic.tcp = &tc;
-	assert_int_equal(rdsu_io_new(&io, &ec, &ic), RDSU_ERR_INVAL);
-	tc.size = sizeof(tc);
+	c.io.transports = RDSU_IO_TCP | 1u << RDSU_TRANS_IB;
+	assert_int_equal(rdsu_io_new(&io, &c.ep, &c.io), RDSU_ERR_INVAL);
+	c.io.transports = RDSU_IO_TCP;
+	c.io.size = sizeof(c.io) - 1;
+	assert_int_equal(rdsu_io_new(&io, &c.ep, &c.io), RDSU_ERR_INVAL);
+	c.io.size = sizeof(c.io);
+	c.tcp.size = sizeof(c.tcp) - 1;
+	c.io.tcp = &c.tcp;
+	assert_int_equal(rdsu_io_new(&io, &c.ep, &c.io), RDSU_ERR_INVAL);
+	c.tcp.size = sizeof(c.tcp);
 	/* 0 transports means TCP. */
-	ic.transports = 0;
-	assert_int_equal(rdsu_io_new(&io, &ec, &ic), 0);
+	c.io.transports = 0;
+	assert_int_equal(rdsu_io_new(&io, &c.ep, &c.io), 0);
 	live_io = io;
 	struct rdsu_tcp *t = rdsu_io_tcp(io);
 
