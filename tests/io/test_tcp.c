@@ -194,6 +194,14 @@ static struct rdsu_tcp_stats tstats(struct rdsu_tcp *t)
 	return st;
 }
 
+/* HI's path 0 from LO is up (a raw peer of LO's connected). */
+static bool path0_up(struct rdsu_tcp *hi)
+{
+	struct rdsu_conn_info ci;
+
+	return conn_of(hi, HI, LO, &ci) && ci.path[0].state == RDSU_PATH_UP;
+}
+
 static bool paths_up(struct rdsu_tcp *t, const char *l, const char *f, unsigned n)
 {
 	struct rdsu_conn_info ci;
@@ -1421,7 +1429,7 @@ static void test_held_then_attached(void **state)
 	int a = raw_connect(LO, 0, HI, RDSU_TCP_PORT), b;
 	bool pong = false;
 
-	WAIT_UNTIL(conn_of(hi, HI, LO, &ci) && ci.path[0].state == RDSU_PATH_UP, 5, hi, NULL);
+	WAIT_UNTIL(path0_up(hi), 5, hi, NULL);
 	b = raw_connect(LO, 0, HI, RDSU_TCP_PORT);
 	WAIT_UNTIL(held_links(hi, HI, LO) == 1, 5, hi, NULL);
 	assert_int_equal(ep_stat(hi, RDSU_STAT_ACCEPT_HELD), 1);
@@ -1585,14 +1593,13 @@ static void test_held_link_reset(void **state)
 	(void)state;
 	struct rdsu_tcp *hi = simple(HI);
 	struct rdsu_sock *rx = sock_at(hi, HI, 5000);
-	struct rdsu_conn_info ci;
 	struct rdsu_rxinfo info;
 	struct wire_hdr h;
 	char buf[16];
 	int a = raw_connect(LO, 0, HI, RDSU_TCP_PORT), b;
 	unsigned wakes;
 
-	WAIT_UNTIL(conn_of(hi, HI, LO, &ci) && ci.path[0].state == RDSU_PATH_UP, 5, hi, NULL);
+	WAIT_UNTIL(path0_up(hi), 5, hi, NULL);
 	/* Nothing unread: let go. */
 	b = raw_connect(LO, 0, HI, RDSU_TCP_PORT);
 	WAIT_UNTIL(held_links(hi, HI, LO) == 1, 5, hi, NULL);
@@ -1646,7 +1653,7 @@ static void test_reconnects_piled_in_backlog(void **state)
 	int k[PILE_GENS];
 
 	k[0] = raw_connect_res(LO, 0, HI);
-	WAIT_UNTIL(conn_of(hi, HI, LO, &ci) && ci.path[0].state == RDSU_PATH_UP, 5, hi, NULL);
+	WAIT_UNTIL(path0_up(hi), 5, hi, NULL);
 	for (unsigned g = 0; g < PILE_GENS; g++) {
 		if (g)
 			k[g] = raw_connect_res(LO, 0, HI);
