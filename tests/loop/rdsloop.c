@@ -164,13 +164,16 @@ static int run_ping(const struct opts *o, struct rio *r, struct json_object *j)
 		}
 	}
 	(void)rio_idle(r, drive_secs(o->c.d.linger));
-	json_object_object_add(j, "role", json_object_new_string("ping"));
-	json_object_object_add(j, "sport", json_object_new_int(rio_sock_port(s)));
-	json_object_object_add(j, "sent", json_object_new_int64((int64_t)o->c.d.count));
-	json_object_object_add(j, "pongs", json_object_new_int64((int64_t)pongs));
-	json_object_object_add(j, "unexpected", json_object_new_int64((int64_t)unexpected));
-	json_object_object_add(j, "retries", json_object_new_int64((int64_t)retries));
-	json_object_object_add(j, "rtt_max_us", json_object_new_int64((int64_t)(rtt_max / 1000)));
+	const struct drive_count counts[] = {
+		{ "sport", rio_sock_port(s) },
+		{ "sent", (int64_t)o->c.d.count },
+		{ "pongs", (int64_t)pongs },
+		{ "unexpected", (int64_t)unexpected },
+		{ "retries", (int64_t)retries },
+		{ "rtt_max_us", (int64_t)(rtt_max / 1000) },
+	};
+
+	drive_json_counts(j, "ping", counts, sizeof(counts) / sizeof(counts[0]));
 	drive_json_librds(j, r, &o->c.bind);
 	rio_sock_close(s);
 	return pongs == o->c.d.count && unexpected == 0 ? 0 : 1;
@@ -315,13 +318,16 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 		json_object_array_add(out, drive_sent_json(rio_sock_port(tx[i]), next[i], dig[i]));
 	for (unsigned k = 0; k < n_in; k++)
 		json_object_array_add(ins, drive_stream_json(&in[k]));
-	json_object_object_add(j, "role", json_object_new_string("duplex"));
-	json_object_object_add(j, "sent", json_object_new_int64((int64_t)sent));
-	json_object_object_add(j, "received", json_object_new_int64((int64_t)recvd));
-	json_object_object_add(j, "bad", json_object_new_int64((int64_t)bad));
-	json_object_object_add(j, "unacked", json_object_new_int64((int64_t)drive_snd_held(r)));
-	json_object_object_add(j, "eagain", json_object_new_int64((int64_t)eagain));
-	json_object_object_add(j, "enobufs", json_object_new_int64((int64_t)enobufs));
+	const struct drive_count counts[] = {
+		{ "sent", (int64_t)sent },
+		{ "received", (int64_t)recvd },
+		{ "bad", (int64_t)bad },
+		{ "unacked", (int64_t)drive_snd_held(r) },
+		{ "eagain", (int64_t)eagain },
+		{ "enobufs", (int64_t)enobufs },
+	};
+
+	drive_json_counts(j, "duplex", counts, sizeof(counts) / sizeof(counts[0]));
 	json_object_object_add(j, "errors", errs);
 	if (o->duration > 0) {
 		json_object_object_add(j, "rss_kb_quarter", json_object_new_int64(rss_quarter));

@@ -307,6 +307,14 @@ void drive_json_librds(struct json_object *j, struct rio *r, const struct rdsu_a
 	json_object_object_add(j, "stats", stats);
 }
 
+void drive_json_counts(struct json_object *j, const char *role, const struct drive_count *c,
+		       size_t n)
+{
+	json_object_object_add(j, "role", json_object_new_string(role));
+	for (size_t i = 0; i < n; i++)
+		add_int(j, c[i].key, c[i].v);
+}
+
 int drive_report(struct json_object *j, struct rio *r, int rc)
 {
 	json_object_object_add(j, "ok", json_object_new_boolean(rc == 0));

@@ -118,6 +118,15 @@ uint64_t drive_snd_held(struct rio *r);
 /* "connections", "stats" (and "local_congested" for |bind|, if given) of
  * the librds endpoint under |r|; nothing on kernel sockets. */
 void drive_json_librds(struct json_object *j, struct rio *r, const struct rdsu_addr *bind);
+/* A number of the JSON report: its key and value. */
+struct drive_count {
+	const char *key;
+	int64_t v;
+};
+/* drive_json_counts() - "role": |role|, then the |n| numbers of |c| in
+ * order, into |j|. */
+void drive_json_counts(struct json_object *j, const char *role, const struct drive_count *c,
+		       size_t n);
 /* drive_report() - |j| with "ok" (|rc| is 0) on stdout as one line, then
  * |j| and |r| (may be NULL) closed. Return: |rc|, the exit code. */
 int drive_report(struct json_object *j, struct rio *r, int rc);

@@ -209,11 +209,14 @@ static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 
 	for (unsigned i = 0; i < o->c.d.sockets; i++)
 		json_object_array_add(streams, drive_sent_json(rio_sock_port(s[i]), next[i], digest[i]));
-	json_object_object_add(j, "role", json_object_new_string("source"));
-	json_object_object_add(j, "sent", json_object_new_int64((int64_t)sent));
-	json_object_object_add(j, "bytes", json_object_new_int64((int64_t)bytes));
-	json_object_object_add(j, "eagain", json_object_new_int64((int64_t)eagain));
-	json_object_object_add(j, "enobufs", json_object_new_int64((int64_t)enobufs));
+	const struct drive_count counts[] = {
+		{ "sent", (int64_t)sent },
+		{ "bytes", (int64_t)bytes },
+		{ "eagain", (int64_t)eagain },
+		{ "enobufs", (int64_t)enobufs },
+	};
+
+	drive_json_counts(j, "source", counts, sizeof(counts) / sizeof(counts[0]));
 	json_object_object_add(j, "streams", streams);
 	drive_json_librds(j, r, NULL);
 	for (unsigned i = 0; i < o->c.d.sockets; i++)
@@ -297,10 +300,13 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 
 	for (unsigned i = 0; i < n_st; i++)
 		json_object_array_add(streams, drive_stream_json(&st[i]));
-	json_object_object_add(j, "role", json_object_new_string("sink"));
-	json_object_object_add(j, "received", json_object_new_int64((int64_t)got));
-	json_object_object_add(j, "bytes", json_object_new_int64((int64_t)bytes));
-	json_object_object_add(j, "bad", json_object_new_int64((int64_t)bad));
+	const struct drive_count counts[] = {
+		{ "received", (int64_t)got },
+		{ "bytes", (int64_t)bytes },
+		{ "bad", (int64_t)bad },
+	};
+
+	drive_json_counts(j, "sink", counts, sizeof(counts) / sizeof(counts[0]));
 	json_object_object_add(j, "errors", errs);
 	json_object_object_add(j, "streams", streams);
 	drive_json_librds(j, r, NULL);
@@ -318,7 +324,7 @@ static int run_serve(struct opts *o, struct rio *r, struct json_object *j)
 	fprintf(stderr, "rdsdrive: ready\n");
 	while (!drive_stop && rdsu_clock() < end)
 		(void)rio_idle(r, 100 * RDSU_MSEC);
-	json_object_object_add(j, "role", json_object_new_string("serve"));
+	drive_json_counts(j, "serve", NULL, 0);
 	drive_json_librds(j, r, NULL);
 	return 0;
 }
