@@ -128,15 +128,23 @@ static inline void node_cfg(struct rdsu_ep_cfg *c, uint32_t addr, enum wire_kver
 	c->path_rule = rule;
 }
 
-/* Two nodes: a = 10.0.0.1 (kva), b = 10.0.0.2 (kvb), with the faulty-peer
- * defects |fa| and |fb| (rdsu_ep_cfg.faults; 0 for a correct node). */
-static inline struct world *world_new2rf(uint64_t seed, enum wire_kver kva, enum wire_kver kvb,
-					 const struct rdsu_sim_cfg *scfg, uint32_t fa, uint32_t fb,
-					 enum rdsu_path_rule rule)
+/* world_cfgs() - the configurations of node a = 10.0.0.1 (kva) and node
+ * b = 10.0.0.2 (kvb), in |c|[0] and |c|[1]. */
+static inline void world_cfgs(struct rdsu_ep_cfg c[2], enum wire_kver kva, enum wire_kver kvb,
+			      enum rdsu_path_rule rule)
+{
+	node_cfg(&c[0], ADDR_A, kva, 0x11111111u, rule);
+	node_cfg(&c[1], ADDR_B, kvb, 0x22222222u, rule);
+}
+
+/* world_new_nodes() - nodes a and b of configurations |c| on a simulator of
+ * |scfg| (NULL: the default) with |seed|; with |tap|, every byte on the
+ * wire deframed into w->tap. */
+static inline struct world *world_new_nodes(uint64_t seed, const struct rdsu_sim_cfg *scfg,
+					    const struct rdsu_ep_cfg c[2], bool tap)
 {
 	struct world *w = calloc(1, sizeof(*w));
 	struct rdsu_sim_cfg sc;
-	struct rdsu_ep_cfg c;
 
 	if (scfg)
 		sc = *scfg;
@@ -145,16 +153,27 @@ static inline struct world *world_new2rf(uint64_t seed, enum wire_kver kva, enum
 	sc.seed = seed;
 	if (rdsu_sim_new(&w->sim, &sc))
 		abort();
-	node_cfg(&c, ADDR_A, kva, 0x11111111u, rule);
-	c.faults = fa;
-	w->a = rdsu_sim_add_node(w->sim, &c);
-	node_cfg(&c, ADDR_B, kvb, 0x22222222u, rule);
-	c.faults = fb;
-	w->b = rdsu_sim_add_node(w->sim, &c);
+	w->a = rdsu_sim_add_node(w->sim, &c[0]);
+	w->b = rdsu_sim_add_node(w->sim, &c[1]);
 	if (w->a != 0 || w->b != 1)
 		abort();
-	rdsu_sim_set_tap(w->sim, tap_fn, &w->tap);
+	if (tap)
+		rdsu_sim_set_tap(w->sim, tap_fn, &w->tap);
 	return w;
+}
+
+/* Two nodes (world_cfgs()) with the faulty-peer defects |fa| and |fb|
+ * (rdsu_ep_cfg.faults; 0 for a correct node), the wire tapped. */
+static inline struct world *world_new2rf(uint64_t seed, enum wire_kver kva, enum wire_kver kvb,
+					 const struct rdsu_sim_cfg *scfg, uint32_t fa, uint32_t fb,
+					 enum rdsu_path_rule rule)
+{
+	struct rdsu_ep_cfg c[2];
+
+	world_cfgs(c, kva, kvb, rule);
+	c[0].faults = fa;
+	c[1].faults = fb;
+	return world_new_nodes(seed, scfg, c, true);
 }
 
 /* The scenarios pick their ports by the kernel's path rule, as the lab's

@@ -28,23 +28,11 @@ struct flow {
 
 static struct world *world_buf_max(uint64_t seed, uint32_t buf_max)
 {
-	struct rdsu_sim_cfg sc;
-	struct rdsu_ep_cfg c;
-	struct world *w = calloc(1, sizeof(*w));
+	struct rdsu_ep_cfg c[2];
 
-	rdsu_sim_cfg_default(&sc);
-	sc.seed = seed;
-	if (rdsu_sim_new(&w->sim, &sc))
-		abort();
-	node_cfg(&c, ADDR_A, WIRE_KVER_7, 0x11111111u, RDSU_PATH_BY_PAIR);
-	c.buf_max = buf_max;
-	w->a = rdsu_sim_add_node(w->sim, &c);
-	node_cfg(&c, ADDR_B, WIRE_KVER_7, 0x22222222u, RDSU_PATH_BY_PAIR);
-	c.buf_max = buf_max;
-	w->b = rdsu_sim_add_node(w->sim, &c);
-	if (w->a != 0 || w->b != 1)
-		abort();
-	return w;
+	world_cfgs(c, WIRE_KVER_7, WIRE_KVER_7, RDSU_PATH_BY_PAIR);
+	c[0].buf_max = c[1].buf_max = buf_max;
+	return world_new_nodes(seed, NULL, c, false);
 }
 
 static void flow_init(struct flow *f, struct world *w)
