@@ -312,12 +312,6 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 	}
 	(void)rio_idle(r, drive_secs(o->c.d.linger));
 
-	struct json_object *out = json_object_new_array(), *ins = json_object_new_array();
-
-	for (unsigned i = 0; i < o->c.d.sockets; i++)
-		json_object_array_add(out, drive_sent_json(rio_sock_port(tx[i]), next[i], dig[i]));
-	for (unsigned k = 0; k < n_in; k++)
-		json_object_array_add(ins, drive_stream_json(&in[k]));
 	const struct drive_count counts[] = {
 		{ "sent", (int64_t)sent },
 		{ "received", (int64_t)recvd },
@@ -333,8 +327,8 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 		json_object_object_add(j, "rss_kb_quarter", json_object_new_int64(rss_quarter));
 		json_object_object_add(j, "rss_kb_end", json_object_new_int64(rss_kb()));
 	}
-	json_object_object_add(j, "out", out);
-	json_object_object_add(j, "in", ins);
+	json_object_object_add(j, "out", drive_sent_json(tx, next, dig, o->c.d.sockets));
+	json_object_object_add(j, "in", drive_streams_json(in, n_in));
 	drive_json_librds(j, r, &o->c.bind);
 	for (unsigned i = 0; i < o->c.d.sockets; i++)
 		rio_sock_close(tx[i]);

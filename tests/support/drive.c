@@ -173,14 +173,25 @@ static struct json_object *stream_json(const struct rdsu_addr *from, uint16_t sp
 	return o;
 }
 
-struct json_object *drive_stream_json(const struct drive_stream *x)
+struct json_object *drive_streams_json(const struct drive_stream *st, unsigned n)
 {
-	return stream_json(&x->from, x->sport, "received", x->next, x->digest);
+	struct json_object *a = json_object_new_array();
+
+	for (unsigned i = 0; i < n; i++)
+		json_object_array_add(a, stream_json(&st[i].from, st[i].sport, "received",
+						     st[i].next, st[i].digest));
+	return a;
 }
 
-struct json_object *drive_sent_json(uint16_t sport, uint64_t sent, uint64_t digest)
+struct json_object *drive_sent_json(struct rio_sock *const *s, const uint64_t *sent,
+				    const uint64_t *digest, unsigned n)
 {
-	return stream_json(NULL, sport, "sent", sent, digest);
+	struct json_object *a = json_object_new_array();
+
+	for (unsigned i = 0; i < n; i++)
+		json_object_array_add(a, stream_json(NULL, rio_sock_port(s[i]), "sent", sent[i],
+						     digest[i]));
+	return a;
 }
 
 int drive_role(struct argp_state *st, const char *arg, const char *const *names, int cur)

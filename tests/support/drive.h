@@ -79,10 +79,13 @@ struct drive_stream {
  * |st|, added when new (exits when |cap| are in use). */
 struct drive_stream *drive_stream_of(struct drive_stream *st, unsigned *n, unsigned cap,
 				     const struct rdsu_addr *from, uint16_t sport);
-/* drive_stream_json() - { from, sport, received, digest } for the scripts. */
-struct json_object *drive_stream_json(const struct drive_stream *x);
-/* drive_sent_json() - { sport, sent, digest }: a sending socket's stream. */
-struct json_object *drive_sent_json(uint16_t sport, uint64_t sent, uint64_t digest);
+/* drive_streams_json() - [ { from, sport, received, digest } ] of the |n|
+ * streams of |st|, for the scripts. */
+struct json_object *drive_streams_json(const struct drive_stream *st, unsigned n);
+/* drive_sent_json() - [ { sport, sent, digest } ]: the streams of the |n|
+ * sending sockets |s|, |sent[i]| messages of digest |digest[i]|. */
+struct json_object *drive_sent_json(struct rio_sock *const *s, const uint64_t *sent,
+				    const uint64_t *digest, unsigned n);
 
 /* drive_port() - a port number (0 to 65535); anything else is an
  * argp_error(). */

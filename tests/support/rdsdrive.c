@@ -129,6 +129,13 @@ static error_t parse(int key, char *arg, struct argp_state *st)
  * Roles
  */
 
+/* After the work, keep the stack running --linger seconds, if asked. */
+static void linger(const struct opts *o, struct rio *r)
+{
+	if (o->c.d.linger > 0)
+		(void)rio_idle(r, drive_secs(o->c.d.linger));
+}
+
 static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 {
 	struct rio_sock *s[MAX_SOCKS];
@@ -203,12 +210,7 @@ static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 	 * all (librds: every socket's SNDBUF back to empty). */
 	while (drive_snd_held(r) && rdsu_clock() <= end && !drive_stop)
 		(void)rio_idle(r, 5 * RDSU_MSEC);
-	if (o->c.d.linger > 0)
-		(void)rio_idle(r, drive_secs(o->c.d.linger));
-	struct json_object *streams = json_object_new_array();
-
-	for (unsigned i = 0; i < o->c.d.sockets; i++)
-		json_object_array_add(streams, drive_sent_json(rio_sock_port(s[i]), next[i], digest[i]));
+	linger(o, r);
 	const struct drive_count counts[] = {
 		{ "sent", (int64_t)sent },
 		{ "bytes", (int64_t)bytes },
@@ -217,7 +219,7 @@ static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 	};
 
 	drive_json_counts(j, "source", counts, sizeof(counts) / sizeof(counts[0]));
-	json_object_object_add(j, "streams", streams);
+	json_object_object_add(j, "streams", drive_sent_json(s, next, digest, o->c.d.sockets));
 	drive_json_librds(j, r, NULL);
 	for (unsigned i = 0; i < o->c.d.sockets; i++)
 		rio_sock_close(s[i]);
@@ -294,12 +296,7 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 		if (o->c.d.verbose && got % 10000 == 0)
 			fprintf(stderr, "rdsdrive: received %" PRIu64 "\n", got);
 	}
-	if (o->c.d.linger > 0)
-		(void)rio_idle(r, drive_secs(o->c.d.linger));
-	struct json_object *streams = json_object_new_array();
-
-	for (unsigned i = 0; i < n_st; i++)
-		json_object_array_add(streams, drive_stream_json(&st[i]));
+	linger(o, r);
 	const struct drive_count counts[] = {
 		{ "received", (int64_t)got },
 		{ "bytes", (int64_t)bytes },
@@ -308,7 +305,7 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 
 	drive_json_counts(j, "sink", counts, sizeof(counts) / sizeof(counts[0]));
 	json_object_object_add(j, "errors", errs);
-	json_object_object_add(j, "streams", streams);
+	json_object_object_add(j, "streams", drive_streams_json(st, n_st));
 	drive_json_librds(j, r, NULL);
 	rio_sock_close(s);
 	free(st);
