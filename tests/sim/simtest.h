@@ -218,6 +218,18 @@ static inline struct rdsu_sock *sock_bound(struct world *w, int node, uint16_t p
 	return s;
 }
 
+/* world_socks() - world_new2(|seed|, 7.x both, NULL) with a socket on a at
+ * |pa| (*|sa|) and one on b at |pb| (*|sb|): where most scenarios start. */
+static inline struct world *world_socks(uint64_t seed, struct rdsu_sock **sa, uint16_t pa,
+					struct rdsu_sock **sb, uint16_t pb)
+{
+	struct world *w = world_new2(seed, WIRE_KVER_7, WIRE_KVER_7, NULL);
+
+	*sa = sock_bound(w, w->a, pa);
+	*sb = sock_bound(w, w->b, pb);
+	return w;
+}
+
 /* ------------------------------------------------------------------------
  * Numbered messages: [be32 index][be32 len][bytes f(index, i)]
  */

@@ -27,9 +27,8 @@ static void settle(struct world *w)
 
 static void test_cong_rcvbuf_enobufs_and_recovery(void **state)
 {
-	struct world *w = world_new2(51, WIRE_KVER_7, WIRE_KVER_7, NULL);
-	struct rdsu_sock *tx = sock_bound(w, w->a, 5500);
-	struct rdsu_sock *rx = sock_bound(w, w->b, 4000);
+	struct rdsu_sock *tx, *rx;
+	struct world *w = world_socks(51, &tx, 5500, &rx, 4000);
 	struct rdsu_addr bb = node_addr(w->b);
 	struct rdsu_rxinfo info;
 	size_t maps_before, state_maps = 0, up = 0, per_path[WIRE_MAX_PATHS] = { 0 };
@@ -195,9 +194,8 @@ static void test_cong_monitor_and_wrband(void **state)
 /* Closing a congested socket frees its port in the peer's view. */
 static void test_cong_close_frees_port(void **state)
 {
-	struct world *w = world_new2(53, WIRE_KVER_7, WIRE_KVER_7, NULL);
-	struct rdsu_sock *tx = sock_bound(w, w->a, 5500);
-	struct rdsu_sock *rx = sock_bound(w, w->b, 4000);
+	struct rdsu_sock *tx, *rx;
+	struct world *w = world_socks(53, &tx, 5500, &rx, 4000);
 
 	(void)state;
 	assert_int_equal(rdsu_sock_set_rcvbuf(rx, 100, 0), 0);

@@ -43,9 +43,8 @@ static void take(struct rdsu_sock *rx, uint32_t *got, rdsu_ns now)
  */
 static void test_giveup_keeps_known_peer(void **state)
 {
-	struct world *w = world_new2(21, WIRE_KVER_7, WIRE_KVER_7, NULL);
-	struct rdsu_sock *tx = sock_bound(w, w->a, 4000);
-	struct rdsu_sock *rx = sock_bound(w, w->b, 5000);
+	struct rdsu_sock *tx, *rx;
+	struct world *w = world_socks(21, &tx, 4000, &rx, 5000);
 	struct rdsu_conn_info ci;
 	uint32_t got = 0;
 	uint32_t unacked;

@@ -102,9 +102,8 @@ static void check_all_up(struct world *w)
 
 static void test_handshake_7x_smaller_speaks_first(void **state)
 {
-	struct world *w = world_new2(1, WIRE_KVER_7, WIRE_KVER_7, NULL);
-	struct rdsu_sock *sa = sock_bound(w, w->a, 4000);
-	struct rdsu_sock *sb = sock_bound(w, w->b, 5000);
+	struct rdsu_sock *sa, *sb;
+	struct world *w = world_socks(1, &sa, 4000, &sb, 5000);
 	struct rdsu_conn_info ca, cb;
 	struct rdsu_sim_stats st;
 	struct rdsu_rxinfo info;
@@ -157,9 +156,8 @@ static void test_handshake_7x_smaller_speaks_first(void **state)
 
 static void test_handshake_larger_speaks_first(void **state)
 {
-	struct world *w = world_new2(2, WIRE_KVER_7, WIRE_KVER_7, NULL);
-	struct rdsu_sock *sa = sock_bound(w, w->a, 4000);
-	struct rdsu_sock *sb = sock_bound(w, w->b, 5000);
+	struct rdsu_sock *sa, *sb;
+	struct world *w = world_socks(2, &sa, 4000, &sb, 5000);
 	struct rdsu_rxinfo info;
 	struct rdsu_sim_stats st;
 
@@ -264,9 +262,8 @@ static int is_pong_4000(const struct wrec *r)
 
 static void test_handshake_ping_pong(void **state)
 {
-	struct world *w = world_new2(6, WIRE_KVER_7, WIRE_KVER_7, NULL);
-	struct rdsu_sock *sa = sock_bound(w, w->a, 4000);
-	struct rdsu_sock *sb = sock_bound(w, w->b, 5000);
+	struct rdsu_sock *sa, *sb;
+	struct world *w = world_socks(6, &sa, 4000, &sb, 5000);
 	struct rdsu_addr bb = node_addr(w->b), aa = node_addr(w->a);
 	struct rdsu_rxinfo info;
 

@@ -333,9 +333,8 @@ static void test_reconnect_6x_staggered_kills(void **state)
  * instead of one per millisecond; when B is back everything comes up. */
 static void test_reconnect_backoff_capped(void **state)
 {
-	struct world *w = world_new2(31, WIRE_KVER_7, WIRE_KVER_7, NULL);
-	struct rdsu_sock *sa = sock_bound(w, w->a, 4000);
-	struct rdsu_sock *sb = sock_bound(w, w->b, 5000);
+	struct rdsu_sock *sa, *sb;
+	struct world *w = world_socks(31, &sa, 4000, &sb, 5000);
 	struct rdsu_sim_stats s0, s1;
 	struct rdsu_conn_info ci;
 	struct rdsu_rxinfo info;

@@ -40,9 +40,8 @@ static void on_event(void *ud, int node, const struct rdsu_event *ev)
 
 static void test_sndbuf_until_acked(void **state)
 {
-	struct world *w = world_new2(71, WIRE_KVER_7, WIRE_KVER_7, NULL);
-	struct rdsu_sock *sa = sock_bound(w, w->a, 4000);
-	struct rdsu_sock *sb = sock_bound(w, w->b, 5000);
+	struct rdsu_sock *sa, *sb;
+	struct world *w = world_socks(71, &sa, 4000, &sb, 5000);
 	struct rdsu_rxinfo info;
 	struct outs o = { 0 };
 
@@ -93,9 +92,8 @@ static void test_sndbuf_until_acked(void **state)
 
 static void test_sndbuf_cancel_sent_to(void **state)
 {
-	struct world *w = world_new2(72, WIRE_KVER_7, WIRE_KVER_7, NULL);
-	struct rdsu_sock *sa = sock_bound(w, w->a, 4000);
-	struct rdsu_sock *b0 = sock_bound(w, w->b, 5000);
+	struct rdsu_sock *sa, *b0;
+	struct world *w = world_socks(72, &sa, 4000, &b0, 5000);
 	struct rdsu_sock *b1 = sock_bound(w, w->b, 5001);
 	struct rdsu_addr bb = node_addr(w->b);
 	struct rdsu_rxinfo info;
