@@ -95,76 +95,47 @@ static int fake_gso(void *ctx, unsigned opt, void *buf, size_t *len)
 	return r;
 }
 
-static void v4(uint8_t a[16], uint8_t last)
-{
-	memset(a, 0, 16);
-	a[10] = a[11] = 0xff;
-	a[12] = 10;
-	a[15] = last;
-}
+/* 10.0.0.1 and 10.0.0.2 as the info lists carry them (IPv4-mapped). */
+#define A1 { [10] = 0xff, [11] = 0xff, [12] = 10, [15] = 1 }
+#define A2 { [10] = 0xff, [11] = 0xff, [12] = 10, [15] = 2 }
 
 /* A kernel with one RDS/TCP connection 10.0.0.1 -> 10.0.0.2 on two paths,
- * one socket with a message queued each way, and two counters. */
+ * one socket with a message queued each way, and two counters; the
+ * retransmit list is registered and empty, and there is no IB list
+ * (rds_rdma is not loaded). */
+static const struct wire_info_item a_connection[] = {
+	{ .opt = WIRE_INFO_COUNTERS, .u.counter = { .name = "recv_delivered", .value = 12 } },
+	{ .opt = WIRE_INFO_COUNTERS, .u.counter = { .name = "tcp_data_ready_calls", .value = 30 } },
+	{ .opt = WIRE_INFO6_CONNECTIONS,
+	  .u.conn = { .laddr = A1, .faddr = A2, .transport = "tcp",
+		      .flags = WIRE_INFO_CONN_CONNECTED, .next_tx_seq = 5, .next_rx_seq = 9 } },
+	{ .opt = WIRE_INFO_CONNECTIONS,
+	  .u.conn = { .laddr = A1, .faddr = A2, .transport = "tcp",
+		      .flags = WIRE_INFO_CONN_CONNECTED, .next_tx_seq = 5, .next_rx_seq = 9,
+		      .tos = 4 } },
+	{ .opt = WIRE_INFO6_SOCKETS,
+	  .u.sock = { .bound_addr = A1, .bound_port = 4000, .sndbuf = 131072, .rcvbuf = 131072,
+		      .inum = 777 } },
+	{ .opt = WIRE_INFO6_SEND_MESSAGES,
+	  .u.msg = { .laddr = A1, .faddr = A2, .lport = 4000, .fport = 4001, .seq = 4,
+		     .len = 300 } },
+	{ .opt = WIRE_INFO6_RECV_MESSAGES,
+	  .u.msg = { .laddr = A1, .faddr = A2, .lport = 4000, .fport = 4001, .seq = 4,
+		     .len = 20 } },
+	{ .opt = WIRE_INFO6_TCP_SOCKETS,
+	  .u.tcp_sock = { .local_addr = A1, .peer_addr = A2, .local_port = 40000,
+			  .peer_port = 16385 } },
+	{ .opt = WIRE_INFO6_TCP_SOCKETS,
+	  .u.tcp_sock = { .local_addr = A1, .peer_addr = A2, .local_port = 40001,
+			  .peer_port = 16385, .hdr_rem = 48 } },
+};
+
 static void kernel_with_a_connection(struct fake *f)
 {
-	struct wire_info_item it;
-
 	memset(f, 0, sizeof(*f));
-	memset(&it, 0, sizeof(it));
-	it.opt = WIRE_INFO_COUNTERS;
-	strcpy(it.u.counter.name, "recv_delivered");
-	it.u.counter.value = 12;
-	add(f, &it);
-	strcpy(it.u.counter.name, "tcp_data_ready_calls");
-	it.u.counter.value = 30;
-	add(f, &it);
-
-	memset(&it, 0, sizeof(it));
-	it.opt = WIRE_INFO6_CONNECTIONS;
-	v4(it.u.conn.laddr, 1);
-	v4(it.u.conn.faddr, 2);
-	strcpy(it.u.conn.transport, "tcp");
-	it.u.conn.flags = WIRE_INFO_CONN_CONNECTED;
-	it.u.conn.next_tx_seq = 5;
-	it.u.conn.next_rx_seq = 9;
-	add(f, &it);
-	it.opt = WIRE_INFO_CONNECTIONS;
-	it.u.conn.tos = 4;
-	add(f, &it);
-
-	memset(&it, 0, sizeof(it));
-	it.opt = WIRE_INFO6_SOCKETS;
-	v4(it.u.sock.bound_addr, 1);
-	it.u.sock.bound_port = 4000;
-	it.u.sock.sndbuf = it.u.sock.rcvbuf = 131072;
-	it.u.sock.inum = 777;
-	add(f, &it);
-
-	memset(&it, 0, sizeof(it));
-	it.opt = WIRE_INFO6_SEND_MESSAGES;
-	v4(it.u.msg.laddr, 1);
-	v4(it.u.msg.faddr, 2);
-	it.u.msg.lport = 4000;
-	it.u.msg.fport = 4001;
-	it.u.msg.seq = 4;
-	it.u.msg.len = 300;
-	add(f, &it);
-	it.opt = WIRE_INFO6_RECV_MESSAGES;
-	it.u.msg.len = 20;
-	add(f, &it);
-	list(f, WIRE_INFO6_RETRANS_MESSAGES);    /* registered, empty */
-
-	memset(&it, 0, sizeof(it));
-	it.opt = WIRE_INFO6_TCP_SOCKETS;
-	v4(it.u.tcp_sock.local_addr, 1);
-	v4(it.u.tcp_sock.peer_addr, 2);
-	it.u.tcp_sock.local_port = 40000;
-	it.u.tcp_sock.peer_port = 16385;
-	add(f, &it);
-	it.u.tcp_sock.local_port = 40001;
-	it.u.tcp_sock.hdr_rem = 48;
-	add(f, &it);
-	/* no IB list: rds_rdma is not loaded */
+	for (size_t i = 0; i < sizeof(a_connection) / sizeof(a_connection[0]); i++)
+		add(f, &a_connection[i]);
+	list(f, WIRE_INFO6_RETRANS_MESSAGES);
 }
 
 /* What the reading tests share: the read buffer, the
@@ -312,15 +283,13 @@ static void test_kinfo_errors(void **state)
 
 static void test_kinfo_ib_rows(void **state)
 {
+	static const struct wire_info_item it = {
+		.opt = WIRE_INFO6_IB_CONNECTIONS,
+		.u.rdma_conn = { .src_addr = A1, .dst_addr = A2, .max_send_wr = 256 },
+	};
 	struct rig *r = rig_new();
-	struct wire_info_item it;
 
 	(void)state;
-	memset(&it, 0, sizeof(it));
-	it.opt = WIRE_INFO6_IB_CONNECTIONS;
-	v4(it.u.rdma_conn.src_addr, 1);
-	v4(it.u.rdma_conn.dst_addr, 2);
-	it.u.rdma_conn.max_send_wr = 256;
 	add(&r->f, &it);
 	assert_int_equal(top_kinfo_snapshot(fake_gso, &r->f, &r->b, &r->s, NULL), 0);
 	assert_int_equal(r->s.n_ibs, 1);
