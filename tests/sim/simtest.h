@@ -3,7 +3,7 @@
  * simtest.h - helpers shared by the simulation tests: two (or more) nodes
  * on the simulator, numbered messages whose content and order can be
  * checked, and a wire tap that deframes every byte stream with libwire so
- * tests can assert what went on the wire.
+ * tests can assert what went on the wire. Include after cmocka.h.
  */
 #ifndef SIMTEST_H
 #define SIMTEST_H
@@ -196,6 +196,13 @@ static inline void world_free(struct world *w)
 	rdsu_sim_free(w->sim);
 	tap_free(&w->tap);
 	free(w);
+}
+
+/* world_idle() - run |w| until nothing is left to do, which must come
+ * within |within| of now. */
+static inline void world_idle(struct world *w, rdsu_ns within)
+{
+	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + within), 0);
 }
 
 static inline struct rdsu_ep *EP(struct world *w, int node)

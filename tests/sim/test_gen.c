@@ -43,7 +43,7 @@ static void drain(struct rdsu_sock *s, uint32_t expect_first, uint32_t count, ui
 
 static void settle(struct world *w)
 {
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + 30 * RDSU_SEC), 0);
+	world_idle(w, 30 * RDSU_SEC);
 }
 
 /* Agree on 8 paths first (a ping), so messages take their hashed path. */

@@ -14,7 +14,7 @@ static uint8_t rbuf[WIRE_MAX_MSG_LEN];
 
 static void run_idle(struct world *w)
 {
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + 60 * RDSU_SEC), 0);
+	world_idle(w, 60 * RDSU_SEC);
 }
 
 static const struct wrec *first_rec(const struct tap *t, int from, int (*pred)(const struct wrec *))

@@ -63,7 +63,7 @@ static void test_ib_sizes(void **state)
 		assert_int_equal(send_msg(sa, w->b, PB, k, sizes[k], now(w)), (int)sizes[k]);
 		assert_int_equal(send_msg(sb, w->a, PA, 100 + k, sizes[k], now(w)), (int)sizes[k]);
 	}
-	assert_int_equal(rdsu_sim_run_idle(w->sim, now(w) + LIMIT), 0);
+	world_idle(w, LIMIT);
 	for (uint32_t k = 0; k < 7; k++) {
 		check_msg(buf, read_msg(sb, buf, sizeof(buf), &ri, now(w)), k, sizes[k]);
 		check_msg(buf, read_msg(sa, buf, sizeof(buf), &ri, now(w)), 100 + k, sizes[k]);
@@ -93,7 +93,7 @@ static void test_ib_ack_only(void **state)
 		assert_int_equal(send_msg(sa, w->b, PB, i, 32, now(w)), 32);
 		assert_int_equal(rdsu_sim_run_for(w->sim, RDSU_MSEC), 0);
 	}
-	assert_int_equal(rdsu_sim_run_idle(w->sim, now(w) + LIMIT), 0);
+	world_idle(w, LIMIT);
 	for (uint32_t i = 0; i < 20; i++)
 		check_msg(buf, read_msg(sb, buf, sizeof(buf), &ri, now(w)), i, 32);
 	/* messages 0, 9 and 18 asked (the first, then one in nine) */
@@ -121,19 +121,19 @@ static void test_ib_sndbuf(void **state)
 	while ((r = send_msg(sa, w->b, PB, i, 60000, now(w))) > 0)
 		i++;
 	assert_int_equal(r, -EAGAIN);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, now(w) + LIMIT), 0);
+	world_idle(w, LIMIT);
 	/* b's port is congested now (rcvbuf full) */
 	while ((r = send_msg(sa, w->b, PB, i, 60000, now(w))) > 0) {
 		i++;
-		assert_int_equal(rdsu_sim_run_idle(w->sim, now(w) + LIMIT), 0);
+		world_idle(w, LIMIT);
 	}
 	assert_int_equal(r, -ENOBUFS);
 	while (read_msg(sb, buf, sizeof(buf), &ri, now(w)) > 0)
 		got++;
-	assert_int_equal(rdsu_sim_run_idle(w->sim, now(w) + LIMIT), 0);
+	world_idle(w, LIMIT);
 	assert_int_equal(send_msg(sa, w->b, PB, i, 60000, now(w)), 60000);
 	i++;
-	assert_int_equal(rdsu_sim_run_idle(w->sim, now(w) + LIMIT), 0);
+	world_idle(w, LIMIT);
 	while (read_msg(sb, buf, sizeof(buf), &ri, now(w)) > 0)
 		got++;
 	assert_int_equal(got, i);
@@ -175,7 +175,7 @@ static void test_ib_breaks(void **state)
 		}
 	}
 	rdsu_sim_set_faults(w->sim, 0, 0);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, now(w) + LIMIT), 0);
+	world_idle(w, LIMIT);
 	assert_int_equal(read_msg(sb, buf, sizeof(buf), &ri, now(w)), -EAGAIN);
 	assert_true(stat_of(w, w->a, RDSU_STAT_CONN_RESET) > 5);
 	assert_true(stat_of(w, w->a, RDSU_STAT_SEND_RETRANSMITTED) > 0);
@@ -200,7 +200,7 @@ static void test_ib_race(void **state)
 	(void)state;
 	assert_int_equal(send_msg(sa, w->b, PB, 1, 16, now(w)), 16);
 	assert_int_equal(send_msg(sb, w->a, PA, 2, 16, now(w)), 16);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, now(w) + LIMIT), 0);
+	world_idle(w, LIMIT);
 	assert_true(stat_of(w, w->a, RDSU_STAT_ACCEPT_RACED) >= 1);
 	assert_true(stat_of(w, w->b, RDSU_STAT_ACCEPT_RACED) >= 1);
 	assert_int_equal(rdsu_sim_count_conns(w->sim, w->a, w->b), 1);
@@ -223,7 +223,7 @@ static void test_ib_credits(void **state)
 	(void)state;
 	rdsu_sim_set_ib_credits(w->sim, w->a, 8);
 	assert_int_equal(send_msg(sa, w->b, PB, 0, 16, now(w)), 16);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, now(w) + LIMIT), 0);
+	world_idle(w, LIMIT);
 	conn_info(w, w->b, w->a, &ci);
 	assert_true(ci.path[0].flow_control);
 	conn_info(w, w->a, w->b, &ci);

@@ -49,7 +49,7 @@ static void test_sndbuf_until_acked(void **state)
 	rdsu_sim_set_event_cb(w->sim, on_event, &o);
 	/* warm up so the paths exist */
 	assert_int_equal(send_msg(sa, w->b, 5000, 0, 10, rdsu_sim_now(w->sim)), 10);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + RDSU_SEC), 0);
+	world_idle(w, RDSU_SEC);
 	assert_int_equal(read_msg(sb, rbuf, sizeof(rbuf), &info, 0), 10);
 	assert_true(snd_bytes(w, w->a, sa) == 0);
 
@@ -69,7 +69,7 @@ static void test_sndbuf_until_acked(void **state)
 	assert_int_equal(read_msg(sb, rbuf, sizeof(rbuf), &info, 0), 4000);
 	assert_true(snd_bytes(w, w->a, sa) == 12000);
 	assert_int_equal(o.pollout, 0);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + RDSU_SEC), 0);
+	world_idle(w, RDSU_SEC);
 	assert_true(snd_bytes(w, w->a, sa) == 0);
 	assert_int_equal(o.pollout, 1);
 	assert_true(rdsu_sock_poll(sa) & RDSU_POLLOUT);
@@ -81,7 +81,7 @@ static void test_sndbuf_until_acked(void **state)
 			 -EMSGSIZE);
 	assert_int_equal(send_msg(sa, w->b, 5000, 5, WIRE_MAX_MSG_LEN, rdsu_sim_now(w->sim)),
 			 (int)WIRE_MAX_MSG_LEN);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + RDSU_SEC), 0);
+	world_idle(w, RDSU_SEC);
 	assert_int_equal(read_msg(sb, rbuf, sizeof(rbuf), &info, 0), 4000);
 	assert_int_equal(read_msg(sb, rbuf, sizeof(rbuf), &info, 0), 4000);
 	assert_int_equal(read_msg(sb, rbuf, sizeof(rbuf), &info, 0), 1);
@@ -101,7 +101,7 @@ static void test_sndbuf_cancel_sent_to(void **state)
 
 	(void)state;
 	assert_int_equal(send_msg(sa, w->b, 5001, 0, 10, rdsu_sim_now(w->sim)), 10);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + RDSU_SEC), 0);
+	world_idle(w, RDSU_SEC);
 	assert_int_equal(read_msg(b1, rbuf, sizeof(rbuf), &info, 0), 10);
 
 	/* written, never acknowledged: B drops off the network right after */
@@ -122,7 +122,7 @@ static void test_sndbuf_cancel_sent_to(void **state)
 
 	mark = w->tap.n;
 	rdsu_sim_set_down(w->sim, w->b, false);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + 10 * RDSU_SEC), 0);
+	world_idle(w, 10 * RDSU_SEC);
 	assert_int_equal(read_msg(b1, rbuf, sizeof(rbuf), &info, 0), 500);
 	assert_int_equal(msg_check(rbuf, 500), 20);
 	assert_int_equal(read_msg(b1, rbuf, sizeof(rbuf), &info, 0), 500);
