@@ -307,6 +307,20 @@ static inline ssize_t read_msg(struct rdsu_sock *s, uint8_t *buf, size_t cap,
 	return rdsu_sock_read(s, &iov, 1, 0, info, now);
 }
 
+/* deliver_one() - message 0 of |len| bytes from |tx| to node |to| port
+ * |dport|, through within a second and read at |rx|. */
+static inline void deliver_one(struct world *w, struct rdsu_sock *tx, int to, uint16_t dport,
+			       struct rdsu_sock *rx, uint32_t len)
+{
+	uint8_t buf[256];
+	struct rdsu_rxinfo info;
+
+	assert_true(len <= sizeof(buf));
+	assert_int_equal(send_msg(tx, to, dport, 0, len, rdsu_sim_now(w->sim)), (int)len);
+	world_idle(w, RDSU_SEC);
+	assert_int_equal(read_msg(rx, buf, sizeof(buf), &info, 0), (ssize_t)len);
+}
+
 static inline size_t count_recs(const struct tap *t, int from, int (*pred)(const struct wrec *))
 {
 	size_t n = 0;

@@ -48,9 +48,7 @@ static void test_sndbuf_until_acked(void **state)
 	(void)state;
 	rdsu_sim_set_event_cb(w->sim, on_event, &o);
 	/* warm up so the paths exist */
-	assert_int_equal(send_msg(sa, w->b, 5000, 0, 10, rdsu_sim_now(w->sim)), 10);
-	world_idle(w, RDSU_SEC);
-	assert_int_equal(read_msg(sb, rbuf, sizeof(rbuf), &info, 0), 10);
+	deliver_one(w, sa, w->b, 5000, sb, 10);
 	assert_true(snd_bytes(w, w->a, sa) == 0);
 
 	assert_int_equal(rdsu_sock_set_sndbuf(sa, 10000, 0), 0);
@@ -100,9 +98,7 @@ static void test_sndbuf_cancel_sent_to(void **state)
 	size_t mark;
 
 	(void)state;
-	assert_int_equal(send_msg(sa, w->b, 5001, 0, 10, rdsu_sim_now(w->sim)), 10);
-	world_idle(w, RDSU_SEC);
-	assert_int_equal(read_msg(b1, rbuf, sizeof(rbuf), &info, 0), 10);
+	deliver_one(w, sa, w->b, 5001, b1, 10);
 
 	/* written, never acknowledged: B drops off the network right after */
 	for (uint32_t i = 0; i < 3; i++)
