@@ -393,29 +393,18 @@ static void cm(struct dump_rec *r, uint16_t attr)
 {
 	base(r, DUMP_REC_CM, DUMP_XP_IB);
 	r->qpn = 1;
-	memset(&cmv, 0, sizeof(cmv));
-	cmv.base_version = 1;
-	cmv.mgmt_class = WIRE_IBCM_CLASS;
-	cmv.class_version = 2;
-	cmv.method = 3;
-	cmv.tid = 0x1122334455667788ull;
-	cmv.attr_id = attr;
-	cmv.local_comm_id = 0xaabbccdd;
-	cmv.remote_comm_id = 0x11223344;
+	cmv = (struct wire_ibcm){ .base_version = 1, .mgmt_class = WIRE_IBCM_CLASS,
+				  .class_version = 2, .method = 3, .tid = 0x1122334455667788ull,
+				  .attr_id = attr, .local_comm_id = 0xaabbccdd,
+				  .remote_comm_id = 0x11223344 };
 	r->u.cm.cm = &cmv;
 }
 
 static void pd(struct dump_rec *r, uint8_t major, uint8_t minor)
 {
-	memset(&pdv, 0, sizeof(pdv));
-	pdv.family = 4;
-	pdv.saddr[0] = 10;
-	pdv.daddr[0] = 10;
-	pdv.saddr[3] = 2;
-	pdv.daddr[3] = 3;
-	pdv.major = major;
-	pdv.minor = minor;
-	pdv.minor_mask = WIRE_IB_SUPPORTED_MINORS;
+	pdv = (struct wire_ibpd){ .family = 4, .saddr = { 10, 0, 0, 2 }, .daddr = { 10, 0, 0, 3 },
+				  .major = major, .minor = minor,
+				  .minor_mask = WIRE_IB_SUPPORTED_MINORS };
 	r->u.cm.pd = &pdv;
 }
 
