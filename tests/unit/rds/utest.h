@@ -238,7 +238,7 @@ static inline const struct oframe *find_kind(const struct peer *p, enum wire_kin
 
 /* The fixture of the tests that talk over one link: an endpoint, a
  * socket on it (sending to |dst|, where a test needs one) and the peer on
- * the link, which the test's setup brings up (peer_init()). */
+ * the link, which the test brings up (peer_init()) where it needs one. */
 struct fixture {
 	struct rdsu_ep *ep;
 	struct rdsu_sock *s;
@@ -257,13 +257,16 @@ static inline struct fixture *fixture_new(uint32_t addr, uint16_t port)
 	return fx;
 }
 
-static inline int fixture_teardown(void **state)
+static inline void fixture_free(struct fixture *fx)
 {
-	struct fixture *fx = *state;
-
 	peer_fini(&fx->p);
 	rdsu_ep_free(fx->ep);
 	free(fx);
+}
+
+static inline int fixture_teardown(void **state)
+{
+	fixture_free(*state);
 	return 0;
 }
 
