@@ -151,42 +151,44 @@ static bool det_seq_skip(const struct run *r)
 	return false;
 }
 
-/* The pongs of |bad| to the peer's ping socket; there must be one. */
-static size_t pongs_of_bad(const struct run *r, const struct wrec **out, size_t cap)
+static bool from_a_port(const struct wrec *p)
+{
+	return p->h.sport != 0;
+}
+
+static bool with_bytes(const struct wrec *p)
+{
+	return p->h.len != 0;
+}
+
+/* Whether one of |bad|'s pongs to the peer's ping socket (among the first
+ * 16; there must be one) is |odd|. */
+static bool some_pong(const struct run *r, bool (*odd)(const struct wrec *))
 {
 	const struct tap *t = &r->w->tap;
 	size_t n = 0;
+	bool seen = false;
 
 	for (size_t i = 0; i < t->n; i++)
-		if (from_bad(r, &t->r[i]) && t->r[i].h.dport == PING_PORT(r->good) && n < cap)
-			out[n++] = &t->r[i];
+		if (from_bad(r, &t->r[i]) && t->r[i].h.dport == PING_PORT(r->good) && n < 16) {
+			n++;
+			seen = seen || odd(&t->r[i]);
+		}
 	assert_true(n > 0);
-	return n;
+	return seen;
 }
 
 /* pong-wrong-port: a pong from a port other than 0; the pinger reads it
  * as a message from that port. */
 static bool det_pong_wrong_port(const struct run *r)
 {
-	const struct wrec *p[16];
-	size_t n = pongs_of_bad(r, p, 16);
-
-	for (size_t i = 0; i < n; i++)
-		if (p[i]->h.sport != 0)
-			return true;
-	return false;
+	return some_pong(r, from_a_port);
 }
 
 /* pong-payload: a pong with h_len != 0. */
 static bool det_pong_payload(const struct run *r)
 {
-	const struct wrec *p[16];
-	size_t n = pongs_of_bad(r, p, 16);
-
-	for (size_t i = 0; i < n; i++)
-		if (p[i]->h.len != 0)
-			return true;
-	return false;
+	return some_pong(r, with_bytes);
 }
 
 /* no-map: paths came up (the node wrote on them) but no map went out. */
