@@ -37,6 +37,8 @@
 #include <rds/rdsu.h>
 #include <rds/rdsu_tcp.h>
 
+#include "rss.h"
+
 #define CENTRE_PORT 5000
 
 static size_t core_bytes;
@@ -63,21 +65,6 @@ static void count_free(void *q, void *ud)
 	p = (size_t *)((char *)q - 16);
 	core_bytes -= *p;
 	free(p);
-}
-
-static long rss_bytes(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	long kb = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb * 1024;
 }
 
 static struct rdsu_addr peer_addr(unsigned i)
@@ -173,7 +160,7 @@ int main(int argc, char **argv)
 		die("centre socket", e);
 	(void)rdsu_tcp_run(c, 0);
 	core0 = core_bytes;
-	rss0 = rss_bytes();
+	rss0 = rss_kb();
 	if (pipe(pfd) < 0)
 		return 2;
 	pid = fork();
@@ -224,7 +211,7 @@ int main(int argc, char **argv)
 	printf("peers=%u paths=%u connections=%u core_bytes_per_peer=%.0f rss_bytes_per_peer=%.0f "
 	       "up_s=%.2f\n",
 	       n, npaths, n * npaths, (double)(core_bytes - core0) / n,
-	       (double)(rss_bytes() - rss0) / n, (double)(idle_since - t0) / 1e9);
+	       (double)(rss_kb() - rss0) * 1024 / n, (double)(idle_since - t0) / 1e9);
 	if (hold) {
 		rdsu_ns until;
 

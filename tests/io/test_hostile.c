@@ -29,6 +29,8 @@
 
 #include <rds/rdsu_tcp.h>
 
+#include "iotest.h"
+
 #define KICKED "127.21.0.1"
 #define N_KICK 1200
 #define BATCH 50 /* under the listen backlog (64): connect() returns at once */
@@ -64,22 +66,12 @@ static void count_free(void *q, void *ud)
 	free(p - 1);
 }
 
-static struct rdsu_addr addr(const char *s)
-{
-	struct in_addr a;
-
-	assert_int_equal(inet_pton(AF_INET, s, &a), 1);
-	return rdsu_addr_v4(ntohl(a.s_addr));
-}
-
 static struct rdsu_tcp *endpoint(const char *a, rdsu_ns handshake, rdsu_ns give_up, bool counted)
 {
 	struct rdsu_ep_cfg c;
 	struct rdsu_tcp *t;
 
-	rdsu_ep_cfg_default(&c);
-	c.laddrs[0] = addr(a);
-	c.n_laddrs = 1;
+	ep_cfg_at(&c, a);
 	c.gen_num = 21;
 	c.seed = 21;
 	c.reconnect_max = 100 * RDSU_MSEC;

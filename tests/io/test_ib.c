@@ -20,12 +20,9 @@
 #include <rds/rdsu_io.h>
 #include <rds/rdsu_tcp.h>
 
-static void ep_cfg(struct rdsu_ep_cfg *c)
-{
-	rdsu_ep_cfg_default(c);
-	c->laddrs[0] = rdsu_addr_v4(0x7f000901);  /* 127.0.9.1 */
-	c->n_laddrs = 1;
-}
+#include "iotest.h"
+
+#define EP_ADDR "127.0.9.1"
 
 static void test_ib_cfg_default(void **state)
 {
@@ -46,87 +43,86 @@ static void test_ib_cfg_default(void **state)
 	assert_true(c.retry_count < 7);
 }
 
+/* What each test configures: the loop's configurations on EP_ADDR, IB's
+ * at its defaults, and the loop it may make. */
+struct rig {
+	struct io_cfgs c;
+	struct rdsu_ib_cfg bc;
+	struct rdsu_io *io;
+};
+
+static void rig_init(struct rig *r)
+{
+	io_cfgs_at(&r->c, EP_ADDR);
+	rdsu_ib_cfg_default(&r->bc);
+	r->io = NULL;
+}
+
 static void test_ib_cfg_refused(void **state)
 {
-	struct rdsu_ep_cfg ec;
-	struct rdsu_io_cfg ic;
-	struct rdsu_ib_cfg bc;
-	struct rdsu_io *io = NULL;
+	struct rig r;
 
 	(void)state;
-	ep_cfg(&ec);
-	rdsu_io_cfg_default(&ic);
-	rdsu_ib_cfg_default(&bc);
+	rig_init(&r);
 	/* IB needs the configuration that carries its constructor. */
-	ic.transports = RDSU_IO_IB;
-	assert_int_equal(rdsu_io_new(&io, &ec, &ic), RDSU_ERR_INVAL);
-	bc.make = NULL;
-	ic.ib = &bc;
-	assert_int_equal(rdsu_io_new(&io, &ec, &ic), RDSU_ERR_INVAL);
-	rdsu_ib_cfg_default(&bc);
+	r.c.io.transports = RDSU_IO_IB;
+	assert_int_equal(rdsu_io_new(&r.io, &r.c.ep, &r.c.io), RDSU_ERR_INVAL);
+	r.bc.make = NULL;
+	r.c.io.ib = &r.bc;
+	assert_int_equal(rdsu_io_new(&r.io, &r.c.ep, &r.c.io), RDSU_ERR_INVAL);
+	rdsu_ib_cfg_default(&r.bc);
 	/* Rings outside their bounds. */
 	unsigned bad[] = { 0, RDSU_IB_RING_MIN - 1, RDSU_IB_RING_MAX + 1 };
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		bc.send_ring = bad[i];
-		assert_int_equal(rdsu_io_new(&io, &ec, &ic), RDSU_ERR_INVAL);
-		bc.send_ring = RDSU_IB_SEND_RING_DEFAULT;
-		bc.recv_ring = bad[i];
-		assert_int_equal(rdsu_io_new(&io, &ec, &ic), RDSU_ERR_INVAL);
-		bc.recv_ring = RDSU_IB_RECV_RING_DEFAULT;
+		r.bc.send_ring = bad[i];
+		assert_int_equal(rdsu_io_new(&r.io, &r.c.ep, &r.c.io), RDSU_ERR_INVAL);
+		r.bc.send_ring = RDSU_IB_SEND_RING_DEFAULT;
+		r.bc.recv_ring = bad[i];
+		assert_int_equal(rdsu_io_new(&r.io, &r.c.ep, &r.c.io), RDSU_ERR_INVAL);
+		r.bc.recv_ring = RDSU_IB_RECV_RING_DEFAULT;
 	}
 	/* 7 is "retry for ever" to rdma_rxe: a cut link would never end
 	 * the QP. */
-	bc.retry_count = 7;
-	assert_int_equal(rdsu_io_new(&io, &ec, &ic), RDSU_ERR_INVAL);
-	bc.retry_count = RDSU_IB_RETRY_DEFAULT;
-	bc.size = sizeof(bc) - 1;
-	assert_int_equal(rdsu_io_new(&io, &ec, &ic), RDSU_ERR_INVAL);
-	assert_null(io);
+	r.bc.retry_count = 7;
+	assert_int_equal(rdsu_io_new(&r.io, &r.c.ep, &r.c.io), RDSU_ERR_INVAL);
+	r.bc.retry_count = RDSU_IB_RETRY_DEFAULT;
+	r.bc.size = sizeof(r.bc) - 1;
+	assert_int_equal(rdsu_io_new(&r.io, &r.c.ep, &r.c.io), RDSU_ERR_INVAL);
+	assert_null(r.io);
 }
 
 /* No RDMA device here: no rdma_cm, or no device with the address. */
 static void test_ib_no_device(void **state)
 {
-	struct rdsu_ep_cfg ec;
-	struct rdsu_io_cfg ic;
-	struct rdsu_ib_cfg bc;
-	struct rdsu_io *io = NULL;
-	int r;
+	struct rig r;
+	int e;
 
 	(void)state;
 	if (access("/dev/infiniband/rdma_cm", F_OK) == 0)
 		skip();
-	ep_cfg(&ec);
-	rdsu_io_cfg_default(&ic);
-	rdsu_ib_cfg_default(&bc);
-	ic.transports = RDSU_IO_IB;
-	ic.ib = &bc;
-	r = rdsu_io_new(&io, &ec, &ic);
-	assert_true(r == -ENODEV || r == -EADDRNOTAVAIL);
-	assert_null(io);
+	rig_init(&r);
+	r.c.io.transports = RDSU_IO_IB;
+	r.c.io.ib = &r.bc;
+	e = rdsu_io_new(&r.io, &r.c.ep, &r.c.io);
+	assert_true(e == -ENODEV || e == -EADDRNOTAVAIL);
+	assert_null(r.io);
 }
 
 /* An endpoint without IB has no IB counters. */
 static void test_ib_stats_without_ib(void **state)
 {
-	struct rdsu_ep_cfg ec;
-	struct rdsu_io_cfg ic;
-	struct rdsu_tcp_cfg tc;
+	struct rig r;
 	struct rdsu_ib_stats st;
-	struct rdsu_io *io = NULL;
 
 	(void)state;
-	ep_cfg(&ec);
-	rdsu_tcp_cfg_default(&tc);
-	tc.no_listen = true;
-	rdsu_io_cfg_default(&ic);
-	ic.tcp = &tc;
-	assert_int_equal(rdsu_io_new(&io, &ec, &ic), 0);
-	assert_int_equal(rdsu_ib_get_stats(io, &st), RDSU_ERR_NOTFOUND);
+	rig_init(&r);
+	r.c.io.tcp = &r.c.tcp;
+	assert_int_equal(rdsu_io_new(&r.io, &r.c.ep, &r.c.io), 0);
+	assert_int_equal(rdsu_ib_get_stats(r.io, &st), RDSU_ERR_NOTFOUND);
 	assert_int_equal(rdsu_ib_get_stats(NULL, &st), RDSU_ERR_INVAL);
-	assert_int_equal(rdsu_ib_get_stats(io, NULL), RDSU_ERR_INVAL);
-	rdsu_io_free(io);
+	assert_int_equal(rdsu_ib_get_stats(r.io, NULL), RDSU_ERR_INVAL);
+	rdsu_io_free(r.io);
 }
 
 int main(void)

@@ -21,6 +21,8 @@
 #include <rds/rdsu_io.h>
 #include <rds/rdsu_tcp.h>
 
+#include "iotest.h"
+
 #define A_ADDR "127.0.7.1"
 #define B_ADDR "127.0.7.2"
 
@@ -37,51 +39,31 @@ static int teardown(void **state)
 	return 0;
 }
 
-static struct rdsu_addr addr(const char *s)
-{
-	struct in_addr a;
-
-	assert_int_equal(inet_pton(AF_INET, s, &a), 1);
-	return rdsu_addr_v4(ntohl(a.s_addr));
-}
-
-static void ep_cfg(struct rdsu_ep_cfg *c, const char *a)
-{
-	rdsu_ep_cfg_default(c);
-	c->laddrs[0] = addr(a);
-	c->n_laddrs = 1;
-}
-
 static void test_io_cfg(void **state)
 {
-	struct rdsu_ep_cfg ec;
-	struct rdsu_io_cfg ic;
-	struct rdsu_tcp_cfg tc;
+	struct io_cfgs c;
 	struct rdsu_io *io = NULL;
 
 	(void)state;
-	ep_cfg(&ec, A_ADDR);
-	rdsu_tcp_cfg_default(&tc);
-	tc.no_listen = true;
-	rdsu_io_cfg_default(&ic);
-	assert_int_equal(ic.transports, RDSU_IO_TCP);
-	assert_int_equal(rdsu_io_new(NULL, &ec, &ic), RDSU_ERR_INVAL);
-	assert_int_equal(rdsu_io_new(&io, NULL, &ic), RDSU_ERR_INVAL);
+	io_cfgs_at(&c, A_ADDR);
+	assert_int_equal(c.io.transports, RDSU_IO_TCP);
+	assert_int_equal(rdsu_io_new(NULL, &c.ep, &c.io), RDSU_ERR_INVAL);
+	assert_int_equal(rdsu_io_new(&io, NULL, &c.io), RDSU_ERR_INVAL);
 	/* IB is not built: asking for it is a configuration error, not a
 	 * silent TCP-only endpoint. */
-	ic.transports = RDSU_IO_TCP | 1u << RDSU_TRANS_IB;
-	assert_int_equal(rdsu_io_new(&io, &ec, &ic), RDSU_ERR_INVAL);
-	ic.transports = RDSU_IO_TCP;
-	ic.size = sizeof(ic) - 1;
-	assert_int_equal(rdsu_io_new(&io, &ec, &ic), RDSU_ERR_INVAL);
-	ic.size = sizeof(ic);
-	tc.size = sizeof(tc) - 1;
-	ic.tcp = &tc;
-	assert_int_equal(rdsu_io_new(&io, &ec, &ic), RDSU_ERR_INVAL);
-	tc.size = sizeof(tc);
+	c.io.transports = RDSU_IO_TCP | 1u << RDSU_TRANS_IB;
+	assert_int_equal(rdsu_io_new(&io, &c.ep, &c.io), RDSU_ERR_INVAL);
+	c.io.transports = RDSU_IO_TCP;
+	c.io.size = sizeof(c.io) - 1;
+	assert_int_equal(rdsu_io_new(&io, &c.ep, &c.io), RDSU_ERR_INVAL);
+	c.io.size = sizeof(c.io);
+	c.tcp.size = sizeof(c.tcp) - 1;
+	c.io.tcp = &c.tcp;
+	assert_int_equal(rdsu_io_new(&io, &c.ep, &c.io), RDSU_ERR_INVAL);
+	c.tcp.size = sizeof(c.tcp);
 	/* 0 transports means TCP. */
-	ic.transports = 0;
-	assert_int_equal(rdsu_io_new(&io, &ec, &ic), 0);
+	c.io.transports = 0;
+	assert_int_equal(rdsu_io_new(&io, &c.ep, &c.io), 0);
 	live_io = io;
 	struct rdsu_tcp *t = rdsu_io_tcp(io);
 
@@ -119,7 +101,7 @@ static void test_io_wait_deadline(void **state)
 	struct rdsu_addr a = addr(A_ADDR);
 
 	(void)state;
-	ep_cfg(&ec, A_ADDR);
+	ep_cfg_at(&ec, A_ADDR);
 	assert_int_equal(rdsu_io_new(&live_io, &ec, NULL), 0);
 	assert_int_equal(rdsu_sock_new(rdsu_io_ep(live_io), &s), 0);
 	assert_int_equal(rdsu_sock_bind(s, &a, 4000), 0);
@@ -140,7 +122,7 @@ static void test_io_connect_routing(void **state)
 	struct iovec iov = { "x", 1 };
 
 	(void)state;
-	ep_cfg(&ec, A_ADDR);
+	ep_cfg_at(&ec, A_ADDR);
 	ec.rdma_laddrs = 1;
 	assert_int_equal(rdsu_io_new(&live_io, &ec, NULL), 0);
 	assert_int_equal(rdsu_sock_new(rdsu_io_ep(live_io), &s), 0);
@@ -173,8 +155,8 @@ static void test_io_message(void **state)
 	ssize_t n = -1;
 
 	(void)state;
-	ep_cfg(&ea, A_ADDR);
-	ep_cfg(&eb, B_ADDR);
+	ep_cfg_at(&ea, A_ADDR);
+	ep_cfg_at(&eb, B_ADDR);
 	rdsu_tcp_cfg_default(&tc);
 	rdsu_io_cfg_default(&ic);
 	ic.tcp = &tc;

@@ -31,6 +31,8 @@
 
 #include <rds/rdsu_tcp.h>
 
+#include "iotest.h"
+
 #define SRV "127.0.8.1"
 #define PEER "127.0.8.2"
 #define RAW "127.0.8.3"
@@ -53,23 +55,13 @@ static int teardown(void **state)
 	return 0;
 }
 
-static struct rdsu_addr addr(const char *s)
-{
-	struct in_addr a;
-
-	assert_int_equal(inet_pton(AF_INET, s, &a), 1);
-	return rdsu_addr_v4(ntohl(a.s_addr));
-}
-
 static int endpoint_auth(const char *a, enum rdsu_tcp_auth kind, const char *key,
 			 struct rdsu_tcp **out)
 {
 	struct rdsu_ep_cfg c;
 	struct rdsu_tcp_cfg tc;
 
-	rdsu_ep_cfg_default(&c);
-	c.laddrs[0] = addr(a);
-	c.n_laddrs = 1;
+	ep_cfg_at(&c, a);
 	c.gen_num = 7;
 	c.seed = 7;
 	rdsu_tcp_cfg_default(&tc);

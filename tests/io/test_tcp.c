@@ -27,6 +27,8 @@
 
 #include <rds/rdsu_tcp.h>
 
+#include "iotest.h"
+
 #define LO "127.0.0.1"
 #define HI "127.0.0.2"
 #define GEN 0x7e57u
@@ -90,19 +92,9 @@ static int teardown(void **state)
  * Endpoints
  */
 
-static struct rdsu_addr addr(const char *s)
-{
-	struct in_addr a;
-
-	assert_int_equal(inet_pton(AF_INET, s, &a), 1);
-	return rdsu_addr_v4(ntohl(a.s_addr));
-}
-
 static void ep_cfg(struct rdsu_ep_cfg *c, const char *a)
 {
-	rdsu_ep_cfg_default(c);
-	c->laddrs[0] = addr(a);
-	c->n_laddrs = 1;
+	ep_cfg_at(c, a);
 	c->gen_num = GEN;
 	/* Source ports start at group (seed >> 32) & 0xff = 0 of the range. */
 	c->seed = 0x5eed;
@@ -200,6 +192,14 @@ static struct rdsu_tcp_stats tstats(struct rdsu_tcp *t)
 
 	rdsu_tcp_get_stats(t, &st);
 	return st;
+}
+
+/* HI's path 0 from LO is up (a raw peer of LO's connected). */
+static bool path0_up(struct rdsu_tcp *hi)
+{
+	struct rdsu_conn_info ci;
+
+	return conn_of(hi, HI, LO, &ci) && ci.path[0].state == RDSU_PATH_UP;
 }
 
 static bool paths_up(struct rdsu_tcp *t, const char *l, const char *f, unsigned n)
@@ -796,6 +796,33 @@ static void quiet_pair(struct rdsu_tcp *lo, struct rdsu_tcp *hi, struct rdsu_soc
 	WAIT_UNTIL(conn_of(lo, LO, HI, &ci) && !ci.fanout_hold && snd_bytes(lo) == 0, 10, lo, hi);
 }
 
+/* quiet_pair() for the tests that fill |tx|'s SNDBUF: 64 KiB of it, and
+ * room at |rx| for all that arrives. */
+static void fill_pair(struct rdsu_tcp *lo, struct rdsu_tcp *hi, struct rdsu_sock *tx,
+		      struct rdsu_sock *rx)
+{
+	assert_int_equal(rdsu_sock_set_rcvbuf(rx, 64u << 20, rdsu_clock()), 0);
+	quiet_pair(lo, hi, tx, rx);
+	assert_int_equal(rdsu_sock_set_sndbuf(tx, 65536, rdsu_clock()), 0);
+}
+
+/* Read |n| messages of 4096 bytes at |rx|, running only |hi| (and
+ * flushing |flush|, if given, between reads). */
+static void read_4k(struct rdsu_tcp *hi, struct rdsu_sock *rx, unsigned n, struct rdsu_tcp *flush)
+{
+	struct rdsu_rxinfo info;
+
+	for (unsigned got = 0; got < n;) {
+		if (sock_read(rx, msg_buf, sizeof(msg_buf), &info) == 4096) {
+			got++;
+			continue;
+		}
+		pump(hi, NULL, 10);
+		if (flush)
+			assert_int_equal(rdsu_tcp_flush(flush), 0);
+	}
+}
+
 /* A batch of submits followed by one rdsu_tcp_flush leaves in one send(),
  * and with no socket waiting for SNDBUF room nobody asks SIOCOUTQ. */
 static void test_flush_coalesces(void **state)
@@ -839,7 +866,6 @@ static void test_run_no_sleep_after_acks(void **state)
 	(void)state;
 	struct rdsu_ep_cfg c;
 	struct rdsu_tcp_cfg tc;
-	struct rdsu_rxinfo info;
 	unsigned sent = 0;
 
 	rdsu_tcp_cfg_default(&tc);
@@ -853,9 +879,7 @@ static void test_run_no_sleep_after_acks(void **state)
 	struct rdsu_tcp *hi = tcp_new(&c, &tc);
 	struct rdsu_sock *tx = sock_at(lo, LO, 4000), *rx = sock_at(hi, HI, 5000);
 
-	assert_int_equal(rdsu_sock_set_rcvbuf(rx, 64u << 20, rdsu_clock()), 0);
-	quiet_pair(lo, hi, tx, rx);
-	assert_int_equal(rdsu_sock_set_sndbuf(tx, 65536, rdsu_clock()), 0);
+	fill_pair(lo, hi, tx, rx);
 	/* The peer's stack sleeps: once its small receive window is full our
 	 * bytes wait unacknowledged in our socket and SNDBUF stays full. */
 	for (unsigned i = 0; i < 10000; i++) {
@@ -870,13 +894,7 @@ static void test_run_no_sleep_after_acks(void **state)
 	}
 	assert_false(rdsu_sock_poll(tx) & RDSU_POLLOUT);
 	/* The peer reads it all; its TCP acknowledges without us running. */
-	for (unsigned got = 0; got < sent;) {
-		if (sock_read(rx, msg_buf, sizeof(msg_buf), &info) == 4096) {
-			got++;
-			continue;
-		}
-		pump(hi, NULL, 10);
-	}
+	read_4k(hi, rx, sent, NULL);
 	usleep(50 * 1000); /* let the last ACK land; asserts nothing */
 	uint64_t sleeps = tstats(lo).sleeps;
 
@@ -901,25 +919,15 @@ static void test_flush_sees_acks(void **state)
 	struct rdsu_sock *tx = sock_at(lo, LO, 4000), *rx = sock_at(hi, HI, 5000);
 	struct iovec iov = { .iov_base = msg_buf, .iov_len = 4096 };
 	struct rdsu_addr d = addr(HI);
-	struct rdsu_rxinfo info;
 	unsigned sent = 0;
 
-	assert_int_equal(rdsu_sock_set_rcvbuf(rx, 64u << 20, rdsu_clock()), 0);
-	quiet_pair(lo, hi, tx, rx);
-	assert_int_equal(rdsu_sock_set_sndbuf(tx, 65536, rdsu_clock()), 0);
+	fill_pair(lo, hi, tx, rx);
 	while (rdsu_sock_submit(tx, &d, 5000, &iov, 1, rdsu_clock()) == 4096) {
 		assert_int_equal(rdsu_tcp_flush(lo), 0);
 		sent++;
 	}
 	assert_false(rdsu_sock_poll(tx) & RDSU_POLLOUT);
-	for (unsigned got = 0; got < sent;) {
-		if (sock_read(rx, msg_buf, sizeof(msg_buf), &info) == 4096) {
-			got++;
-			continue;
-		}
-		pump(hi, NULL, 10);
-		assert_int_equal(rdsu_tcp_flush(lo), 0);
-	}
+	read_4k(hi, rx, sent, lo);
 	/* Only flush, never run: within a second the room must show. */
 	for (rdsu_ns end = rdsu_clock() + RDSU_SEC;
 	     !(rdsu_sock_poll(tx) & RDSU_POLLOUT) && rdsu_clock() < end;) {
@@ -1421,7 +1429,7 @@ static void test_held_then_attached(void **state)
 	int a = raw_connect(LO, 0, HI, RDSU_TCP_PORT), b;
 	bool pong = false;
 
-	WAIT_UNTIL(conn_of(hi, HI, LO, &ci) && ci.path[0].state == RDSU_PATH_UP, 5, hi, NULL);
+	WAIT_UNTIL(path0_up(hi), 5, hi, NULL);
 	b = raw_connect(LO, 0, HI, RDSU_TCP_PORT);
 	WAIT_UNTIL(held_links(hi, HI, LO) == 1, 5, hi, NULL);
 	assert_int_equal(ep_stat(hi, RDSU_STAT_ACCEPT_HELD), 1);
@@ -1585,14 +1593,13 @@ static void test_held_link_reset(void **state)
 	(void)state;
 	struct rdsu_tcp *hi = simple(HI);
 	struct rdsu_sock *rx = sock_at(hi, HI, 5000);
-	struct rdsu_conn_info ci;
 	struct rdsu_rxinfo info;
 	struct wire_hdr h;
 	char buf[16];
 	int a = raw_connect(LO, 0, HI, RDSU_TCP_PORT), b;
 	unsigned wakes;
 
-	WAIT_UNTIL(conn_of(hi, HI, LO, &ci) && ci.path[0].state == RDSU_PATH_UP, 5, hi, NULL);
+	WAIT_UNTIL(path0_up(hi), 5, hi, NULL);
 	/* Nothing unread: let go. */
 	b = raw_connect(LO, 0, HI, RDSU_TCP_PORT);
 	WAIT_UNTIL(held_links(hi, HI, LO) == 1, 5, hi, NULL);
@@ -1646,7 +1653,7 @@ static void test_reconnects_piled_in_backlog(void **state)
 	int k[PILE_GENS];
 
 	k[0] = raw_connect_res(LO, 0, HI);
-	WAIT_UNTIL(conn_of(hi, HI, LO, &ci) && ci.path[0].state == RDSU_PATH_UP, 5, hi, NULL);
+	WAIT_UNTIL(path0_up(hi), 5, hi, NULL);
 	for (unsigned g = 0; g < PILE_GENS; g++) {
 		if (g)
 			k[g] = raw_connect_res(LO, 0, HI);

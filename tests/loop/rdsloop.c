@@ -23,7 +23,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <json-c/json.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +31,7 @@
 #include "parse.h"
 #include "rio.h"
 #include "rio_opt.h"
+#include "rss.h"
 
 #define MAX_SOCKS 63
 #define MAX_STREAMS 64
@@ -39,24 +39,11 @@
 enum role { ROLE_NONE, ROLE_HASH, ROLE_PING, ROLE_DUPLEX };
 
 struct opts {
-	struct rio_cfg cfg;
-	struct rio_opt ro;          /* the stack options, into cfg */
-	struct drive_opts d;        /* the traffic options */
-	enum role role;
-	struct rdsu_addr bind;
-	bool have_bind;
+	struct drive_common c;      /* c.role: an enum role */
 	uint16_t first, last;       /* hash */
 	bool fail_fast;
 	double duration;            /* duplex: send this long instead of --count */
 };
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
 
 /* ------------------------------------------------------------------------
  * Options
@@ -81,10 +68,10 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 
 	switch (key) {
 	case 'b':
-		if (o->have_bind || parse_addr(arg, &o->bind) < 0)
+		if (o->c.have_bind || parse_addr(arg, &o->c.bind) < 0)
 			argp_error(st, "one --bind address is needed, not %s", arg);
-		(void)rio_cfg_add_addr(&o->cfg, &o->bind);
-		o->have_bind = true;
+		(void)rio_cfg_add_addr(&o->c.cfg, &o->c.bind);
+		o->c.have_bind = true;
 		return 0;
 	case O_FIRST:
 	case O_LAST:
@@ -97,30 +84,22 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		if (parse_seconds(arg, 0, 86400, &o->duration) < 0 || !(o->duration > 0))
 			argp_error(st, "bad --duration '%s'", arg);
 		return 0;
-	case ARGP_KEY_ARG: {
-		static const char *const roles[] = { "hash", "ping", "duplex", NULL };
-
-		o->role = (enum role)drive_role(st, arg, roles, o->role);
-		return 0;
-	}
-	case ARGP_KEY_INIT:
-		st->child_inputs[0] = &o->ro;
-		st->child_inputs[1] = &o->d;
-		return 0;
 	case ARGP_KEY_END:
-		if (o->role == ROLE_NONE)
+		if (o->c.role == ROLE_NONE)
 			argp_error(st, "a role is needed: hash, ping or duplex");
-		if (o->role == ROLE_HASH && o->first > o->last)
+		if (o->c.role == ROLE_HASH && o->first > o->last)
 			argp_error(st, "hash needs --first <= --last");
-		if (o->role != ROLE_HASH && (!o->have_bind || !o->d.have_to))
-			argp_error(st, "%s needs --bind and --to", o->role == ROLE_PING ? "ping" : "duplex");
-		if (o->role == ROLE_DUPLEX && (!o->d.port || !o->d.sport))
+		if (o->c.role != ROLE_HASH && (!o->c.have_bind || !o->c.d.have_to))
+			argp_error(st, "%s needs --bind and --to", o->c.role == ROLE_PING ? "ping" : "duplex");
+		if (o->c.role == ROLE_DUPLEX && (!o->c.d.port || !o->c.d.sport))
 			argp_error(st, "duplex needs --port and --sport");
-		if (o->role == ROLE_DUPLEX && o->d.sport + o->d.sockets - 1u > 65535u)
+		if (o->c.role == ROLE_DUPLEX && o->c.d.sport + o->c.d.sockets - 1u > 65535u)
 			argp_error(st, "--sport + --sockets runs past port 65535");
 		return 0;
 	}
-	return ARGP_ERR_UNKNOWN;
+	static const char *const roles[] = { "hash", "ping", "duplex", NULL };
+
+	return drive_parse_common(key, arg, st, &o->c, roles);
 }
 
 /* ------------------------------------------------------------------------
@@ -144,39 +123,36 @@ static int run_ping(const struct opts *o, struct rio *r, struct json_object *j)
 {
 	struct rio_sock *s;
 	uint64_t pongs = 0, unexpected = 0, retries = 0;
-	rdsu_ns end = rdsu_clock() + drive_secs(o->d.timeout), rtt_max = 0;
+	rdsu_ns end = rdsu_clock() + drive_secs(o->c.d.timeout), rtt_max = 0;
 	uint8_t buf[64];
-	int e = rio_socket(r, &o->bind, o->d.sport, &s);
+	int e;
 
-	if (e < 0)
-		drive_fail("bind", e);
-	for (uint64_t i = 0; i < o->d.count && !stop && rdsu_clock() < end; i++) {
+	s = drive_socket(r, &o->c.bind, o->c.d.sport, 0, 0, NULL);
+	for (uint64_t i = 0; i < o->c.d.count && !drive_stop && rdsu_clock() < end; i++) {
 		rdsu_ns t0;
 
-		while ((e = rio_send(s, &o->d.to, 0, NULL, 0)) == -EAGAIN || e == -ENOBUFS) {
+		while ((e = rio_send(s, &o->c.d.to, 0, NULL, 0)) == -EAGAIN || e == -ENOBUFS) {
 			retries++;
 			(void)rio_idle(r, 2 * RDSU_MSEC);
-			if (rdsu_clock() >= end || stop)
+			if (rdsu_clock() >= end || drive_stop)
 				break;
 		}
 		if (e < 0)
 			break;
 		t0 = rdsu_clock();
-		while (!stop && rdsu_clock() < end) {
+		while (!drive_stop && rdsu_clock() < end) {
 			struct rdsu_addr from;
 			uint16_t sport;
 			bool trunc;
 			ssize_t n = rio_recv(s, buf, sizeof(buf), &from, &sport, &trunc);
 
 			if (n == -EAGAIN) {
-				unsigned w = RIO_POLLIN, g;
-
-				(void)rio_wait(r, &s, &w, &g, 1, end);
+				drive_wait_in(r, s, end);
 				continue;
 			}
 			if (n < 0)
 				drive_fail("recv", (int)n);
-			if (n == 0 && sport == 0 && !memcmp(&from, &o->d.to, sizeof(from))) {
+			if (n == 0 && sport == 0 && !memcmp(&from, &o->c.d.to, sizeof(from))) {
 				rdsu_ns rtt = rdsu_clock() - t0;
 
 				pongs++;
@@ -187,33 +163,20 @@ static int run_ping(const struct opts *o, struct rio *r, struct json_object *j)
 			unexpected++;
 		}
 	}
-	(void)rio_idle(r, drive_secs(o->d.linger));
-	json_object_object_add(j, "role", json_object_new_string("ping"));
-	json_object_object_add(j, "sport", json_object_new_int(rio_sock_port(s)));
-	json_object_object_add(j, "sent", json_object_new_int64((int64_t)o->d.count));
-	json_object_object_add(j, "pongs", json_object_new_int64((int64_t)pongs));
-	json_object_object_add(j, "unexpected", json_object_new_int64((int64_t)unexpected));
-	json_object_object_add(j, "retries", json_object_new_int64((int64_t)retries));
-	json_object_object_add(j, "rtt_max_us", json_object_new_int64((int64_t)(rtt_max / 1000)));
-	drive_json_librds(j, r, &o->bind);
+	(void)rio_idle(r, drive_secs(o->c.d.linger));
+	const struct drive_count counts[] = {
+		{ "sport", rio_sock_port(s) },
+		{ "sent", (int64_t)o->c.d.count },
+		{ "pongs", (int64_t)pongs },
+		{ "unexpected", (int64_t)unexpected },
+		{ "retries", (int64_t)retries },
+		{ "rtt_max_us", (int64_t)(rtt_max / 1000) },
+	};
+
+	drive_json_counts(j, "ping", counts, sizeof(counts) / sizeof(counts[0]));
+	drive_json_librds(j, r, &o->c.bind);
 	rio_sock_close(s);
-	return pongs == o->d.count && unexpected == 0 ? 0 : 1;
-}
-
-/* The process's resident memory now (VmRSS), in KiB; -1 if unknown. */
-static long rss_kb(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[128];
-	long kb = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
+	return pongs == o->c.d.count && unexpected == 0 ? 0 : 1;
 }
 
 static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j)
@@ -223,14 +186,14 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 	uint64_t next[MAX_SOCKS] = { 0 }, dig[MAX_SOCKS];
 	struct drive_stream in[MAX_STREAMS];
 	unsigned n_in = 0;
-	uint64_t expect = (uint64_t)o->d.sockets * o->d.count, recvd = 0, bad = 0, sent = 0;
+	uint64_t expect = (uint64_t)o->c.d.sockets * o->c.d.count, recvd = 0, bad = 0, sent = 0;
 	uint64_t eagain = 0, enobufs = 0;
-	rdsu_ns t0 = rdsu_clock(), end = t0 + drive_secs(o->d.timeout);
+	rdsu_ns t0 = rdsu_clock(), end = t0 + drive_secs(o->c.d.timeout);
 	/* --duration: the count is the time; the peer's messages are done when
 	 * it has been quiet a while after ours are all acknowledged. */
 	rdsu_ns send_end = o->duration > 0 ? t0 + (rdsu_ns)(o->duration * 1e9) : RDSU_NS_NEVER;
 	rdsu_ns last_in = t0, quarter = o->duration > 0 ? t0 + (send_end - t0) / 4 : RDSU_NS_NEVER;
-	uint64_t count = o->duration > 0 ? UINT64_MAX : o->d.count;
+	uint64_t count = o->duration > 0 ? UINT64_MAX : o->c.d.count;
 	long rss_quarter = -1;
 	uint8_t *buf = malloc(DRIVE_MAX_MSG + 1), *ref = malloc(DRIVE_MAX_MSG);
 	struct json_object *errs = json_object_new_array();
@@ -240,19 +203,13 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 		drive_fail("malloc", -ENOMEM);
 	/* Bound before the stack first runs, so nothing the peer sends early
 	 * finds the port unbound (rds_recv_incoming drops it). */
-	if ((e = rio_socket(r, &o->bind, o->d.port, &rx)) < 0)
-		drive_fail("bind", e);
-	if (o->d.rcvbuf && (e = rio_set_bufs(rx, 0, o->d.rcvbuf)) < 0)
-		drive_fail("rcvbuf", e);
-	for (unsigned i = 0; i < o->d.sockets; i++) {
-		if ((e = rio_socket(r, &o->bind, (uint16_t)(o->d.sport + i), &tx[i])) < 0)
-			drive_fail("bind", e);
-		if (o->d.sndbuf && (e = rio_set_bufs(tx[i], o->d.sndbuf, 0)) < 0)
-			drive_fail("sndbuf", e);
+	rx = drive_socket(r, &o->c.bind, o->c.d.port, 0, o->c.d.rcvbuf, "rcvbuf");
+	for (unsigned i = 0; i < o->c.d.sockets; i++) {
+		tx[i] = drive_socket(r, &o->c.bind, (uint16_t)(o->c.d.sport + i), o->c.d.sndbuf, 0, "sndbuf");
 		dig[i] = PAYLOAD_DIGEST0;
 	}
 	fprintf(stderr, "rdsloop: ready\n");
-	while (!stop && rdsu_clock() < end && !(o->fail_fast && bad)) {
+	while (!drive_stop && rdsu_clock() < end && !(o->fail_fast && bad)) {
 		bool progress = false, nobufs = false;
 		rdsu_ns now = rdsu_clock();
 		size_t n = 0;
@@ -268,15 +225,15 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 		} else if (!(sent < expect || recvd < expect || drive_snd_held(r))) {
 			break;
 		}
-		for (unsigned i = 0; i < o->d.sockets; i++) {
+		for (unsigned i = 0; i < o->c.d.sockets; i++) {
 			uint16_t port = rio_sock_port(tx[i]);
 			uint32_t len;
 
 			if (next[i] >= count)
 				continue;
-			len = (uint32_t)o->d.sizes[next[i] % o->d.n_sizes];
+			len = (uint32_t)o->c.d.sizes[next[i] % o->c.d.n_sizes];
 			payload_fill(buf, len, port, next[i]);
-			e = rio_send(tx[i], &o->d.to, o->d.port, buf, len);
+			e = rio_send(tx[i], &o->c.d.to, o->c.d.port, buf, len);
 			if (e == -EAGAIN) {
 				eagain++;
 				continue;
@@ -308,7 +265,7 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 			last_in = rdsu_clock();
 			recvd++;
 			x = drive_stream_of(in, &n_in, MAX_STREAMS, &from, sport);
-			uint32_t len = drive_size(&o->d, x->next);
+			uint32_t len = drive_size(&o->c.d, x->next);
 
 			payload_fill(ref, len, sport, x->next);
 			if (trunc || (size_t)m != len || memcmp(buf, ref, len)) {
@@ -332,7 +289,7 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 				x->digest = payload_digest(x->digest, buf, len);
 			}
 			x->next++;
-			if (o->d.verbose && recvd % 10000 == 0)
+			if (o->c.d.verbose && recvd % 10000 == 0)
 				fprintf(stderr, "rdsloop: received %" PRIu64 "\n", recvd);
 			if (recvd % 64 == 0)
 				break; /* let the sending side have a turn */
@@ -345,7 +302,7 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 		}
 		ws[n] = rx;
 		want[n++] = RIO_POLLIN;
-		for (unsigned i = 0; i < o->d.sockets; i++) {
+		for (unsigned i = 0; i < o->c.d.sockets; i++) {
 			if (next[i] < count) {
 				ws[n] = tx[i];
 				want[n++] = RIO_POLLOUT;
@@ -353,38 +310,27 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 		}
 		(void)rio_wait(r, ws, want, got, n, rdsu_clock() + 50 * RDSU_MSEC);
 	}
-	(void)rio_idle(r, drive_secs(o->d.linger));
+	(void)rio_idle(r, drive_secs(o->c.d.linger));
 
-	struct json_object *out = json_object_new_array(), *ins = json_object_new_array();
+	const struct drive_count counts[] = {
+		{ "sent", (int64_t)sent },
+		{ "received", (int64_t)recvd },
+		{ "bad", (int64_t)bad },
+		{ "unacked", (int64_t)drive_snd_held(r) },
+		{ "eagain", (int64_t)eagain },
+		{ "enobufs", (int64_t)enobufs },
+	};
 
-	for (unsigned i = 0; i < o->d.sockets; i++) {
-		struct json_object *x = json_object_new_object();
-		char d[20];
-
-		snprintf(d, sizeof(d), "%016" PRIx64, dig[i]);
-		json_object_object_add(x, "sport", json_object_new_int(rio_sock_port(tx[i])));
-		json_object_object_add(x, "sent", json_object_new_int64((int64_t)next[i]));
-		json_object_object_add(x, "digest", json_object_new_string(d));
-		json_object_array_add(out, x);
-	}
-	for (unsigned k = 0; k < n_in; k++)
-		json_object_array_add(ins, drive_stream_json(&in[k]));
-	json_object_object_add(j, "role", json_object_new_string("duplex"));
-	json_object_object_add(j, "sent", json_object_new_int64((int64_t)sent));
-	json_object_object_add(j, "received", json_object_new_int64((int64_t)recvd));
-	json_object_object_add(j, "bad", json_object_new_int64((int64_t)bad));
-	json_object_object_add(j, "unacked", json_object_new_int64((int64_t)drive_snd_held(r)));
-	json_object_object_add(j, "eagain", json_object_new_int64((int64_t)eagain));
-	json_object_object_add(j, "enobufs", json_object_new_int64((int64_t)enobufs));
+	drive_json_counts(j, "duplex", counts, sizeof(counts) / sizeof(counts[0]));
 	json_object_object_add(j, "errors", errs);
 	if (o->duration > 0) {
 		json_object_object_add(j, "rss_kb_quarter", json_object_new_int64(rss_quarter));
 		json_object_object_add(j, "rss_kb_end", json_object_new_int64(rss_kb()));
 	}
-	json_object_object_add(j, "out", out);
-	json_object_object_add(j, "in", ins);
-	drive_json_librds(j, r, &o->bind);
-	for (unsigned i = 0; i < o->d.sockets; i++)
+	json_object_object_add(j, "out", drive_sent_json(tx, next, dig, o->c.d.sockets));
+	json_object_object_add(j, "in", drive_streams_json(in, n_in));
+	drive_json_librds(j, r, &o->c.bind);
+	for (unsigned i = 0; i < o->c.d.sockets; i++)
 		rio_sock_close(tx[i]);
 	rio_sock_close(rx);
 	free(buf);
@@ -397,46 +343,36 @@ static int run_duplex(const struct opts *o, struct rio *r, struct json_object *j
 int main(int argc, char **argv)
 {
 	static struct opts o;
-	struct argp_child children[] = { { &o.ro.argp, 0, NULL, 1 }, { &drive_argp, 0, NULL, 2 },
-					 { 0 } };
-	const struct argp ap = { options, parse, "hash|ping|duplex",
-					"Pings and two-way traffic for the librds loopback suite.",
-					children, NULL, NULL };
 	static const uint64_t dflt[] = { 0, 1, 1000 };
 	struct json_object *j;
 	struct rio *r = NULL;
 	int rc, e;
 
-	rio_cfg_default(&o.cfg);
-	rio_opt_init(&o.ro, RIO_OPT_KVER | RIO_OPT_GEN | RIO_OPT_PATH_RULE, &o.cfg);
-	o.d.sockets = 1;
-	o.d.max_sockets = MAX_SOCKS;
-	o.d.count = 10;
-	o.d.timeout = 60;
-	o.d.linger = 0.5;
-	memcpy(o.d.sizes, dflt, sizeof(dflt));
-	o.d.n_sizes = sizeof(dflt) / sizeof(dflt[0]);
-	if (argp_parse(&ap, argc, argv, 0, NULL, &o) != 0)
+	rio_cfg_default(&o.c.cfg);
+	rio_opt_init(&o.c.ro, RIO_OPT_KVER | RIO_OPT_GEN | RIO_OPT_PATH_RULE, &o.c.cfg);
+	o.c.d.sockets = 1;
+	o.c.d.max_sockets = MAX_SOCKS;
+	o.c.d.count = 10;
+	o.c.d.timeout = 60;
+	o.c.d.linger = 0.5;
+	memcpy(o.c.d.sizes, dflt, sizeof(dflt));
+	o.c.d.n_sizes = sizeof(dflt) / sizeof(dflt[0]);
+	if (drive_argp_parse(&o.c, options, parse, "hash|ping|duplex",
+			     "Pings and two-way traffic for the librds loopback suite.", argc, argv,
+			     &o) != 0)
 		return 2;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGPIPE, SIG_IGN);
+	drive_signals();
 	j = json_object_new_object();
-	if (o.role == ROLE_HASH) {
+	if (o.c.role == ROLE_HASH) {
 		rc = run_hash(&o, j);
 	} else {
-		e = rio_open(&r, &o.cfg);
+		e = rio_open(&r, &o.c.cfg);
 		if (e < 0) {
 			fprintf(stderr, "rdsloop: librds: %s\n", rdsu_strerror(e));
 			json_object_put(j);
 			return 1;
 		}
-		rc = o.role == ROLE_PING ? run_ping(&o, r, j) : run_duplex(&o, r, j);
+		rc = o.c.role == ROLE_PING ? run_ping(&o, r, j) : run_duplex(&o, r, j);
 	}
-	json_object_object_add(j, "ok", json_object_new_boolean(rc == 0));
-	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
-	fflush(stdout);
-	json_object_put(j);
-	rio_close(r);
-	return rc;
+	return drive_report(j, r, rc);
 }

@@ -3,7 +3,7 @@
  * simtest.h - helpers shared by the simulation tests: two (or more) nodes
  * on the simulator, numbered messages whose content and order can be
  * checked, and a wire tap that deframes every byte stream with libwire so
- * tests can assert what went on the wire.
+ * tests can assert what went on the wire. Include after cmocka.h.
  */
 #ifndef SIMTEST_H
 #define SIMTEST_H
@@ -128,15 +128,23 @@ static inline void node_cfg(struct rdsu_ep_cfg *c, uint32_t addr, enum wire_kver
 	c->path_rule = rule;
 }
 
-/* Two nodes: a = 10.0.0.1 (kva), b = 10.0.0.2 (kvb), with the faulty-peer
- * defects |fa| and |fb| (rdsu_ep_cfg.faults; 0 for a correct node). */
-static inline struct world *world_new2rf(uint64_t seed, enum wire_kver kva, enum wire_kver kvb,
-					 const struct rdsu_sim_cfg *scfg, uint32_t fa, uint32_t fb,
-					 enum rdsu_path_rule rule)
+/* world_cfgs() - the configurations of node a = 10.0.0.1 (kva) and node
+ * b = 10.0.0.2 (kvb), in |c|[0] and |c|[1]. */
+static inline void world_cfgs(struct rdsu_ep_cfg c[2], enum wire_kver kva, enum wire_kver kvb,
+			      enum rdsu_path_rule rule)
+{
+	node_cfg(&c[0], ADDR_A, kva, 0x11111111u, rule);
+	node_cfg(&c[1], ADDR_B, kvb, 0x22222222u, rule);
+}
+
+/* world_new_nodes() - nodes a and b of configurations |c| on a simulator of
+ * |scfg| (NULL: the default) with |seed|; with |tap|, every byte on the
+ * wire deframed into w->tap. */
+static inline struct world *world_new_nodes(uint64_t seed, const struct rdsu_sim_cfg *scfg,
+					    const struct rdsu_ep_cfg c[2], bool tap)
 {
 	struct world *w = calloc(1, sizeof(*w));
 	struct rdsu_sim_cfg sc;
-	struct rdsu_ep_cfg c;
 
 	if (scfg)
 		sc = *scfg;
@@ -145,16 +153,27 @@ static inline struct world *world_new2rf(uint64_t seed, enum wire_kver kva, enum
 	sc.seed = seed;
 	if (rdsu_sim_new(&w->sim, &sc))
 		abort();
-	node_cfg(&c, ADDR_A, kva, 0x11111111u, rule);
-	c.faults = fa;
-	w->a = rdsu_sim_add_node(w->sim, &c);
-	node_cfg(&c, ADDR_B, kvb, 0x22222222u, rule);
-	c.faults = fb;
-	w->b = rdsu_sim_add_node(w->sim, &c);
+	w->a = rdsu_sim_add_node(w->sim, &c[0]);
+	w->b = rdsu_sim_add_node(w->sim, &c[1]);
 	if (w->a != 0 || w->b != 1)
 		abort();
-	rdsu_sim_set_tap(w->sim, tap_fn, &w->tap);
+	if (tap)
+		rdsu_sim_set_tap(w->sim, tap_fn, &w->tap);
 	return w;
+}
+
+/* Two nodes (world_cfgs()) with the faulty-peer defects |fa| and |fb|
+ * (rdsu_ep_cfg.faults; 0 for a correct node), the wire tapped. */
+static inline struct world *world_new2rf(uint64_t seed, enum wire_kver kva, enum wire_kver kvb,
+					 const struct rdsu_sim_cfg *scfg, uint32_t fa, uint32_t fb,
+					 enum rdsu_path_rule rule)
+{
+	struct rdsu_ep_cfg c[2];
+
+	world_cfgs(c, kva, kvb, rule);
+	c[0].faults = fa;
+	c[1].faults = fb;
+	return world_new_nodes(seed, scfg, c, true);
 }
 
 /* The scenarios pick their ports by the kernel's path rule, as the lab's
@@ -179,6 +198,13 @@ static inline void world_free(struct world *w)
 	free(w);
 }
 
+/* world_idle() - run |w| until nothing is left to do, which must come
+ * within |within| of now. */
+static inline void world_idle(struct world *w, rdsu_ns within)
+{
+	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + within), 0);
+}
+
 static inline struct rdsu_ep *EP(struct world *w, int node)
 {
 	return rdsu_sim_ep(w->sim, node);
@@ -197,6 +223,18 @@ static inline struct rdsu_sock *sock_bound(struct world *w, int node, uint16_t p
 	if (rdsu_sock_new(EP(w, node), &s) || rdsu_sock_bind(s, &a, port))
 		abort();
 	return s;
+}
+
+/* world_socks() - world_new2(|seed|, 7.x both, NULL) with a socket on a at
+ * |pa| (*|sa|) and one on b at |pb| (*|sb|): where most scenarios start. */
+static inline struct world *world_socks(uint64_t seed, struct rdsu_sock **sa, uint16_t pa,
+					struct rdsu_sock **sb, uint16_t pb)
+{
+	struct world *w = world_new2(seed, WIRE_KVER_7, WIRE_KVER_7, NULL);
+
+	*sa = sock_bound(w, w->a, pa);
+	*sb = sock_bound(w, w->b, pb);
+	return w;
 }
 
 /* ------------------------------------------------------------------------
@@ -267,6 +305,20 @@ static inline ssize_t read_msg(struct rdsu_sock *s, uint8_t *buf, size_t cap,
 	struct iovec iov = { buf, cap };
 
 	return rdsu_sock_read(s, &iov, 1, 0, info, now);
+}
+
+/* deliver_one() - message 0 of |len| bytes from |tx| to node |to| port
+ * |dport|, through within a second and read at |rx|. */
+static inline void deliver_one(struct world *w, struct rdsu_sock *tx, int to, uint16_t dport,
+			       struct rdsu_sock *rx, uint32_t len)
+{
+	uint8_t buf[256];
+	struct rdsu_rxinfo info;
+
+	assert_true(len <= sizeof(buf));
+	assert_int_equal(send_msg(tx, to, dport, 0, len, rdsu_sim_now(w->sim)), (int)len);
+	world_idle(w, RDSU_SEC);
+	assert_int_equal(read_msg(rx, buf, sizeof(buf), &info, 0), (ssize_t)len);
 }
 
 static inline size_t count_recs(const struct tap *t, int from, int (*pred)(const struct wrec *))

@@ -28,31 +28,20 @@ struct flow {
 
 static struct world *world_buf_max(uint64_t seed, uint32_t buf_max)
 {
-	struct rdsu_sim_cfg sc;
-	struct rdsu_ep_cfg c;
-	struct world *w = calloc(1, sizeof(*w));
+	struct rdsu_ep_cfg c[2];
 
-	rdsu_sim_cfg_default(&sc);
-	sc.seed = seed;
-	if (rdsu_sim_new(&w->sim, &sc))
-		abort();
-	node_cfg(&c, ADDR_A, WIRE_KVER_7, 0x11111111u, RDSU_PATH_BY_PAIR);
-	c.buf_max = buf_max;
-	w->a = rdsu_sim_add_node(w->sim, &c);
-	node_cfg(&c, ADDR_B, WIRE_KVER_7, 0x22222222u, RDSU_PATH_BY_PAIR);
-	c.buf_max = buf_max;
-	w->b = rdsu_sim_add_node(w->sim, &c);
-	if (w->a != 0 || w->b != 1)
-		abort();
-	return w;
+	world_cfgs(c, WIRE_KVER_7, WIRE_KVER_7, RDSU_PATH_BY_PAIR);
+	c[0].buf_max = c[1].buf_max = buf_max;
+	return world_new_nodes(seed, NULL, c, false);
 }
 
-static void flow_init(struct flow *f, struct world *w)
+/* A flow from a:4000 to b:5000 in a world_buf_max(|seed|, |buf_max|). */
+static void flow_init(struct flow *f, uint64_t seed, uint32_t buf_max)
 {
 	memset(f, 0, sizeof(*f));
-	f->w = w;
-	f->tx = sock_bound(w, w->a, 4000);
-	f->rx = sock_bound(w, w->b, 5000);
+	f->w = world_buf_max(seed, buf_max);
+	f->tx = sock_bound(f->w, f->w->a, 4000);
+	f->rx = sock_bound(f->w, f->w->b, 5000);
 }
 
 /* Submit until the socket refuses (a sender that always has more). */
@@ -98,6 +87,20 @@ static void stream(struct flow *f, unsigned steps, unsigned read_every, unsigned
 	}
 }
 
+/* A stream whose buffers are the kernel's: they stay at the default
+ * through it, the receiver's port turns congested (ENOBUFS), and a message
+ * above SNDBUF is EMSGSIZE. */
+static void stream_kernel_buffers(struct flow *f)
+{
+	stream(f, 2000, 10, UINT32_MAX);
+	assert_true(f->got > 100);
+	assert_int_equal(rdsu_sock_get_sndbuf(f->tx), RDSU_DEFAULT_BUF);
+	assert_int_equal(rdsu_sock_get_rcvbuf(f->rx), RDSU_DEFAULT_BUF);
+	assert_true(f->enobufs > 0);
+	assert_int_equal(send_msg(f->tx, f->w->b, 5000, 0, RDSU_DEFAULT_BUF + 1,
+				  rdsu_sim_now(f->w->sim)), -EMSGSIZE);
+}
+
 /* The sim's TCP keeps at most its window (256 KiB) unacknowledged, and
  * acknowledges a latency (50 us) after the receiver took the bytes: a
  * window of about 256 KiB fills that path and more brings no more rate.
@@ -105,11 +108,10 @@ static void stream(struct flow *f, unsigned steps, unsigned read_every, unsigned
  * stops once it is not; nothing of it is timed. */
 static void test_sndbuf_grows_to_the_path(void **state)
 {
-	struct world *w = world_buf_max(301, RDSU_AUTO_BUF_MAX);
 	struct flow f;
 
 	(void)state;
-	flow_init(&f, w);
+	flow_init(&f, 301, RDSU_AUTO_BUF_MAX);
 	assert_int_equal(rdsu_sock_get_sndbuf(f.tx), RDSU_DEFAULT_BUF);
 	/* a send may be as large as the buffer may grow, up to RDS's 1 MiB */
 	assert_int_equal(rdsu_sock_max_msg(f.tx), 1u << 20);
@@ -124,84 +126,68 @@ static void test_sndbuf_grows_to_the_path(void **state)
 		stream(&f, 2000, 1, UINT32_MAX);
 		assert_int_equal(rdsu_sock_get_sndbuf(f.tx), at);
 	}
-	world_free(w);
+	world_free(f.w);
 }
 
 /* The bound holds however fast the path: with a large sim window the rate
  * keeps following the window, and SNDBUF stops at buf_max. */
 static void test_sndbuf_bounded(void **state)
 {
-	struct world *w = world_buf_max(302, 512 * 1024);
 	struct flow f;
 
 	(void)state;
-	flow_init(&f, w);
+	flow_init(&f, 302, 512 * 1024);
 	stream(&f, 4000, 1, UINT32_MAX);
 	assert_true(rdsu_sock_get_sndbuf(f.tx) > RDSU_DEFAULT_BUF);
 	assert_true(rdsu_sock_get_sndbuf(f.tx) <= 512 * 1024);
 	/* EMSGSIZE is about the size it may grow to, and says so */
 	assert_int_equal(rdsu_sock_max_msg(f.tx), 512 * 1024);
-	assert_int_equal(send_msg(f.tx, w->b, 5000, 0, 512 * 1024 + 1, rdsu_sim_now(w->sim)),
+	assert_int_equal(send_msg(f.tx, f.w->b, 5000, 0, 512 * 1024 + 1, rdsu_sim_now(f.w->sim)),
 			 -EMSGSIZE);
-	world_free(w);
+	world_free(f.w);
 }
 
 /* A sender that never fills its window keeps the default. */
 static void test_sndbuf_app_limited(void **state)
 {
-	struct world *w = world_buf_max(303, RDSU_AUTO_BUF_MAX);
 	struct flow f;
 
 	(void)state;
-	flow_init(&f, w);
+	flow_init(&f, 303, RDSU_AUTO_BUF_MAX);
 	for (unsigned i = 0; i < 500; i++) {
-		assert_int_equal(send_msg(f.tx, w->b, 5000, i, MSG, rdsu_sim_now(w->sim)), MSG);
-		rdsu_sim_run_for(w->sim, 50 * STEP);
+		assert_int_equal(send_msg(f.tx, f.w->b, 5000, i, MSG, rdsu_sim_now(f.w->sim)), MSG);
+		rdsu_sim_run_for(f.w->sim, 50 * STEP);
 		drain(&f, UINT32_MAX);
 	}
 	assert_int_equal(f.got, 500);
 	assert_int_equal(rdsu_sock_get_sndbuf(f.tx), RDSU_DEFAULT_BUF);
-	world_free(w);
+	world_free(f.w);
 }
 
 /* SNDBUF and RCVBUF set by the application are the kernel's: kept as
  * given through the same stream, EMSGSIZE above SNDBUF. */
 static void test_set_buffers_are_kept(void **state)
 {
-	struct world *w = world_buf_max(304, RDSU_AUTO_BUF_MAX);
 	struct flow f;
 
 	(void)state;
-	flow_init(&f, w);
+	flow_init(&f, 304, RDSU_AUTO_BUF_MAX);
 	assert_int_equal(rdsu_sock_set_sndbuf(f.tx, RDSU_DEFAULT_BUF, 0), 0);
 	assert_int_equal(rdsu_sock_set_rcvbuf(f.rx, RDSU_DEFAULT_BUF, 0), 0);
-	stream(&f, 2000, 10, UINT32_MAX);
-	assert_true(f.got > 100);
-	assert_int_equal(rdsu_sock_get_sndbuf(f.tx), RDSU_DEFAULT_BUF);
-	assert_int_equal(rdsu_sock_get_rcvbuf(f.rx), RDSU_DEFAULT_BUF);
-	assert_true(f.enobufs > 0);
+	stream_kernel_buffers(&f);
 	assert_int_equal(rdsu_sock_max_msg(f.tx), RDSU_DEFAULT_BUF);
-	assert_int_equal(send_msg(f.tx, w->b, 5000, 0, RDSU_DEFAULT_BUF + 1, rdsu_sim_now(w->sim)),
-			 -EMSGSIZE);
-	world_free(w);
+	world_free(f.w);
 }
 
 /* buf_max 0: every socket's buffers are the kernel's. */
 static void test_buf_max_zero_is_the_kernel(void **state)
 {
-	struct world *w = world_buf_max(305, 0);
 	struct flow f;
 
 	(void)state;
-	flow_init(&f, w);
-	stream(&f, 2000, 10, UINT32_MAX);
-	assert_true(f.got > 100);
-	assert_int_equal(rdsu_sock_get_sndbuf(f.tx), RDSU_DEFAULT_BUF);
-	assert_int_equal(rdsu_sock_get_rcvbuf(f.rx), RDSU_DEFAULT_BUF);
-	assert_true(f.enobufs > 0);
-	assert_int_equal(send_msg(f.tx, w->b, 5000, 0, RDSU_DEFAULT_BUF + 1, rdsu_sim_now(w->sim)),
-			 -EMSGSIZE);
-	world_free(w);
+	flow_init(&f, 305, 0);
+	stream_kernel_buffers(&f);
+	world_free(f.w);
 }
 
 /* A receiver that empties its queue every 200 us takes the sender's
@@ -209,19 +195,18 @@ static void test_buf_max_zero_is_the_kernel(void **state)
  * congested. */
 static void test_rcvbuf_grows_for_a_reader_that_keeps_up(void **state)
 {
-	struct world *w = world_buf_max(306, RDSU_AUTO_BUF_MAX);
 	struct flow f;
 	uint64_t enobufs;
 
 	(void)state;
-	flow_init(&f, w);
+	flow_init(&f, 306, RDSU_AUTO_BUF_MAX);
 	stream(&f, 2000, 10, UINT32_MAX);
 	assert_true(rdsu_sock_get_rcvbuf(f.rx) > RDSU_DEFAULT_BUF);
 	assert_true(rdsu_sock_get_rcvbuf(f.rx) <= RDSU_AUTO_BUF_MAX);
 	enobufs = f.enobufs;
 	stream(&f, 2000, 10, UINT32_MAX);
 	assert_int_equal(f.enobufs, enobufs);
-	world_free(w);
+	world_free(f.w);
 }
 
 /* A receiver slower than its sender (one message every 200 us) empties
@@ -230,21 +215,20 @@ static void test_rcvbuf_grows_for_a_reader_that_keeps_up(void **state)
  * the kernel's would, the sender getting ENOBUFS. */
 static void test_rcvbuf_kept_for_a_slow_reader(void **state)
 {
-	struct world *w = world_buf_max(307, RDSU_AUTO_BUF_MAX);
 	struct flow f;
 	uint32_t at;
 
 	(void)state;
-	flow_init(&f, w);
+	flow_init(&f, 307, RDSU_AUTO_BUF_MAX);
 	stream(&f, 2000, 10, 1);
 	assert_true(f.got > 50);
 	at = rdsu_sock_get_rcvbuf(f.rx);
 	assert_true(at <= 2 * RDSU_DEFAULT_BUF);
 	assert_true(f.enobufs > 0);
-	assert_true(stat_of(w, w->b, RDSU_STAT_CONG_UPDATE_QUEUED) > 0);
+	assert_true(stat_of(f.w, f.w->b, RDSU_STAT_CONG_UPDATE_QUEUED) > 0);
 	stream(&f, 2000, 10, 1);
 	assert_int_equal(rdsu_sock_get_rcvbuf(f.rx), at);
-	world_free(w);
+	world_free(f.w);
 }
 
 int main(void)

@@ -22,14 +22,13 @@ static bool peer_says_congested(struct world *w, uint16_t port)
 
 static void settle(struct world *w)
 {
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + 10 * RDSU_SEC), 0);
+	world_idle(w, 10 * RDSU_SEC);
 }
 
 static void test_cong_rcvbuf_enobufs_and_recovery(void **state)
 {
-	struct world *w = world_new2(51, WIRE_KVER_7, WIRE_KVER_7, NULL);
-	struct rdsu_sock *tx = sock_bound(w, w->a, 5500);
-	struct rdsu_sock *rx = sock_bound(w, w->b, 4000);
+	struct rdsu_sock *tx, *rx;
+	struct world *w = world_socks(51, &tx, 5500, &rx, 4000);
 	struct rdsu_addr bb = node_addr(w->b);
 	struct rdsu_rxinfo info;
 	size_t maps_before, state_maps = 0, up = 0, per_path[WIRE_MAX_PATHS] = { 0 };
@@ -162,7 +161,7 @@ static void test_cong_monitor_and_wrband(void **state)
 	assert_int_equal(rdsu_sock_set_rcvbuf(rx, 1000, 0), 0);
 	(void)rx2;
 	assert_int_equal(send_msg(mon, w->b, 4000, 0, 1001, rdsu_sim_now(w->sim)), 1001);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + RDSU_SEC), 0);
+	world_idle(w, RDSU_SEC);
 	assert_true(peer_says_congested(w, 4000));
 	rdsu_sock_poll(mon);
 	rdsu_sock_poll(plain);
@@ -175,7 +174,7 @@ static void test_cong_monitor_and_wrband(void **state)
 	/* nothing to read yet */
 	assert_int_equal(read_msg(mon, rbuf, sizeof(rbuf), &info, 0), -EAGAIN);
 	assert_int_equal(read_msg(rx, rbuf, sizeof(rbuf), &info, 0), 1001);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + RDSU_SEC), 0);
+	world_idle(w, RDSU_SEC);
 	assert_false(peer_says_congested(w, 4000));
 	/* monitor: a notification carrying the group mask, read first */
 	assert_true(rdsu_sock_poll(mon) & RDSU_POLLIN);
@@ -195,9 +194,8 @@ static void test_cong_monitor_and_wrband(void **state)
 /* Closing a congested socket frees its port in the peer's view. */
 static void test_cong_close_frees_port(void **state)
 {
-	struct world *w = world_new2(53, WIRE_KVER_7, WIRE_KVER_7, NULL);
-	struct rdsu_sock *tx = sock_bound(w, w->a, 5500);
-	struct rdsu_sock *rx = sock_bound(w, w->b, 4000);
+	struct rdsu_sock *tx, *rx;
+	struct world *w = world_socks(53, &tx, 5500, &rx, 4000);
 
 	(void)state;
 	assert_int_equal(rdsu_sock_set_rcvbuf(rx, 100, 0), 0);

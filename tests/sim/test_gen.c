@@ -43,7 +43,7 @@ static void drain(struct rdsu_sock *s, uint32_t expect_first, uint32_t count, ui
 
 static void settle(struct world *w)
 {
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + 30 * RDSU_SEC), 0);
+	world_idle(w, 30 * RDSU_SEC);
 }
 
 /* Agree on 8 paths first (a ping), so messages take their hashed path. */
@@ -60,9 +60,8 @@ static void warm_up(struct world *w, struct rdsu_sock *sa)
 
 static void test_gen_change_resets_sequences(void **state)
 {
-	struct world *w = world_new2(61, WIRE_KVER_7, WIRE_KVER_7, NULL);
-	struct rdsu_sock *sa = sock_bound(w, w->a, 4003);  /* path 2 */
-	struct rdsu_sock *sb = sock_bound(w, w->b, 5000);  /* path 0 */
+	struct rdsu_sock *sa, *sb;
+	struct world *w = world_socks(61, &sa, 4003, &sb, 5000); /* paths 2 and 0 */
 	struct rdsu_conn_info ci;
 	struct seen_ev ev = { 0 };
 	size_t mark;
@@ -124,9 +123,8 @@ static void test_gen_change_resets_sequences(void **state)
 
 static void test_gen_same_after_reconnect_keeps_sequences(void **state)
 {
-	struct world *w = world_new2(62, WIRE_KVER_7, WIRE_KVER_7, NULL);
-	struct rdsu_sock *sa = sock_bound(w, w->a, 4003);
-	struct rdsu_sock *sb = sock_bound(w, w->b, 5000);
+	struct rdsu_sock *sa, *sb;
+	struct world *w = world_socks(62, &sa, 4003, &sb, 5000);
 	struct rdsu_conn_info ci;
 	uint64_t before;
 

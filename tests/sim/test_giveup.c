@@ -43,9 +43,8 @@ static void take(struct rdsu_sock *rx, uint32_t *got, rdsu_ns now)
  */
 static void test_giveup_keeps_known_peer(void **state)
 {
-	struct world *w = world_new2(21, WIRE_KVER_7, WIRE_KVER_7, NULL);
-	struct rdsu_sock *tx = sock_bound(w, w->a, 4000);
-	struct rdsu_sock *rx = sock_bound(w, w->b, 5000);
+	struct rdsu_sock *tx, *rx;
+	struct world *w = world_socks(21, &tx, 4000, &rx, 5000);
 	struct rdsu_conn_info ci;
 	uint32_t got = 0;
 	uint32_t unacked;
@@ -53,7 +52,7 @@ static void test_giveup_keeps_known_peer(void **state)
 	(void)state;
 	/* up, with the path count agreed, before the burst */
 	assert_int_equal(send_msg(tx, w->b, 5000, got, 100, rdsu_sim_now(w->sim)), 100);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + RDSU_SEC), 0);
+	world_idle(w, RDSU_SEC);
 	take(rx, &got, rdsu_sim_now(w->sim));
 	assert_int_equal(got, 1);
 
@@ -78,7 +77,7 @@ static void test_giveup_keeps_known_peer(void **state)
 	assert_int_equal(stat_of(w, w->b, RDSU_STAT_CONN_GIVEN_UP), 0);
 
 	rdsu_sim_set_down(w->sim, w->b, false);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + 10 * RDSU_SEC), 0);
+	world_idle(w, 10 * RDSU_SEC);
 	take(rx, &got, rdsu_sim_now(w->sim));
 	assert_int_equal(got, N_MSG);
 	assert_true(stat_of(w, w->a, RDSU_STAT_SEND_RETRANSMITTED) >= unacked);
@@ -90,7 +89,7 @@ static void test_giveup_keeps_known_peer(void **state)
 	/* and new messages after the outage arrive, once */
 	for (uint32_t i = N_MSG; i < 2 * N_MSG; i++)
 		assert_int_equal(send_msg(tx, w->b, 5000, i, 100, rdsu_sim_now(w->sim)), 100);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + 10 * RDSU_SEC), 0);
+	world_idle(w, 10 * RDSU_SEC);
 	take(rx, &got, rdsu_sim_now(w->sim));
 	assert_int_equal(got, 2 * N_MSG);
 	world_free(w);

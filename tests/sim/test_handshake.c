@@ -12,9 +12,24 @@
 
 static uint8_t rbuf[WIRE_MAX_MSG_LEN];
 
+/* Message |idx| of |len| bytes from |tx| to node |to| port |dport|. */
+static void send_to(struct world *w, struct rdsu_sock *tx, int to, uint16_t dport, uint32_t idx,
+		    uint32_t len)
+{
+	assert_int_equal(send_msg(tx, to, dport, idx, len, rdsu_sim_now(w->sim)), (int)len);
+}
+
+/* The next message at |rx| is message |idx| of |len| bytes, whole. */
+static void read_back(struct world *w, struct rdsu_sock *rx, uint32_t idx, uint32_t len,
+		      struct rdsu_rxinfo *info)
+{
+	assert_int_equal(read_msg(rx, rbuf, sizeof(rbuf), info, rdsu_sim_now(w->sim)), (ssize_t)len);
+	assert_int_equal(msg_check(rbuf, len), idx);
+}
+
 static void run_idle(struct world *w)
 {
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + 60 * RDSU_SEC), 0);
+	world_idle(w, 60 * RDSU_SEC);
 }
 
 static const struct wrec *first_rec(const struct tap *t, int from, int (*pred)(const struct wrec *))
@@ -100,24 +115,32 @@ static void check_all_up(struct world *w)
 	}
 }
 
+/* Message |idx| of |len| bytes from |tx| (port |sport|) to node |to| port
+ * |dport|, the first traffic: it arrives whole at |rx|, from |tx|'s node
+ * and port, and every path comes up. */
+static void speaks_first(struct world *w, struct rdsu_sock *tx, uint16_t sport, int to,
+			 uint16_t dport, struct rdsu_sock *rx, uint32_t idx, uint32_t len)
+{
+	struct rdsu_rxinfo info;
+	struct rdsu_addr from = node_addr(to == w->a ? w->b : w->a);
+
+	send_to(w, tx, to, dport, idx, len);
+	run_idle(w);
+	read_back(w, rx, idx, len, &info);
+	assert_int_equal(info.sport, sport);
+	assert_int_equal(rdsu_addr_get_v4(&info.from), rdsu_addr_get_v4(&from));
+	check_all_up(w);
+}
+
 static void test_handshake_7x_smaller_speaks_first(void **state)
 {
-	struct world *w = world_new2(1, WIRE_KVER_7, WIRE_KVER_7, NULL);
-	struct rdsu_sock *sa = sock_bound(w, w->a, 4000);
-	struct rdsu_sock *sb = sock_bound(w, w->b, 5000);
+	struct rdsu_sock *sa, *sb;
+	struct world *w = world_socks(1, &sa, 4000, &sb, 5000);
 	struct rdsu_conn_info ca, cb;
 	struct rdsu_sim_stats st;
-	struct rdsu_rxinfo info;
 
 	(void)state;
-	assert_int_equal(send_msg(sa, w->b, 5000, 7, 100, rdsu_sim_now(w->sim)), 100);
-	run_idle(w);
-	assert_int_equal(read_msg(sb, rbuf, sizeof(rbuf), &info, rdsu_sim_now(w->sim)), 100);
-	assert_int_equal(msg_check(rbuf, 100), 7);
-	assert_int_equal(info.sport, 4000);
-	assert_int_equal(rdsu_addr_get_v4(&info.from), ADDR_A);
-
-	check_all_up(w);
+	speaks_first(w, sa, 4000, w->b, 5000, sb, 7, 100);
 	rdsu_sim_get_stats(w->sim, &st);
 	assert_true(st.connects == 8 && st.refused == 0);
 	assert_true(stat_of(w, w->b, RDSU_STAT_CONNECT_REQ) == 0);
@@ -157,19 +180,12 @@ static void test_handshake_7x_smaller_speaks_first(void **state)
 
 static void test_handshake_larger_speaks_first(void **state)
 {
-	struct world *w = world_new2(2, WIRE_KVER_7, WIRE_KVER_7, NULL);
-	struct rdsu_sock *sa = sock_bound(w, w->a, 4000);
-	struct rdsu_sock *sb = sock_bound(w, w->b, 5000);
-	struct rdsu_rxinfo info;
+	struct rdsu_sock *sa, *sb;
+	struct world *w = world_socks(2, &sa, 4000, &sb, 5000);
 	struct rdsu_sim_stats st;
 
 	(void)state;
-	assert_int_equal(send_msg(sb, w->a, 4000, 9, 64, rdsu_sim_now(w->sim)), 64);
-	run_idle(w);
-	assert_int_equal(read_msg(sa, rbuf, sizeof(rbuf), &info, rdsu_sim_now(w->sim)), 64);
-	assert_int_equal(msg_check(rbuf, 64), 9);
-	assert_int_equal(info.sport, 5000);
-	check_all_up(w);
+	speaks_first(w, sb, 5000, w->a, 4000, sa, 9, 64);
 
 	/* B's only connection was the kick; A refused it and connected back */
 	assert_true(stat_of(w, w->b, RDSU_STAT_CONNECT_REQ) == 1);
@@ -195,14 +211,12 @@ static void run_mixed(enum wire_kver kva, enum wire_kver kvb, uint64_t seed)
 	struct rdsu_rxinfo info;
 	const struct wrec *r;
 
-	assert_int_equal(send_msg(sa, w->b, 5000, 1, 50, rdsu_sim_now(w->sim)), 50);
+	send_to(w, sa, w->b, 5000, 1, 50);
 	run_idle(w);
-	assert_int_equal(send_msg(sb, w->a, 4000, 2, 60, rdsu_sim_now(w->sim)), 60);
+	send_to(w, sb, w->a, 4000, 2, 60);
 	run_idle(w);
-	assert_int_equal(read_msg(sb, rbuf, sizeof(rbuf), &info, rdsu_sim_now(w->sim)), 50);
-	assert_int_equal(msg_check(rbuf, 50), 1);
-	assert_int_equal(read_msg(sa, rbuf, sizeof(rbuf), &info, rdsu_sim_now(w->sim)), 60);
-	assert_int_equal(msg_check(rbuf, 60), 2);
+	read_back(w, sb, 1, 50, &info);
+	read_back(w, sa, 2, 60, &info);
 	check_all_up(w);
 
 	conn_info(w, w->a, w->b, &ca);
@@ -264,9 +278,8 @@ static int is_pong_4000(const struct wrec *r)
 
 static void test_handshake_ping_pong(void **state)
 {
-	struct world *w = world_new2(6, WIRE_KVER_7, WIRE_KVER_7, NULL);
-	struct rdsu_sock *sa = sock_bound(w, w->a, 4000);
-	struct rdsu_sock *sb = sock_bound(w, w->b, 5000);
+	struct rdsu_sock *sa, *sb;
+	struct world *w = world_socks(6, &sa, 4000, &sb, 5000);
 	struct rdsu_addr bb = node_addr(w->b), aa = node_addr(w->a);
 	struct rdsu_rxinfo info;
 

@@ -28,6 +28,16 @@ static struct rdsu_sock *ib_sock(struct world *w, int node, uint16_t port)
 	return s;
 }
 
+/* Two 7.x nodes with an IB socket each: a's at PA (*|sa|), b's at PB. */
+static struct world *ib_world(uint64_t seed, struct rdsu_sock **sa, struct rdsu_sock **sb)
+{
+	struct world *w = world_new2(seed, WIRE_KVER_7, WIRE_KVER_7, NULL);
+
+	*sa = ib_sock(w, w->a, PA);
+	*sb = ib_sock(w, w->b, PB);
+	return w;
+}
+
 static rdsu_ns now(struct world *w)
 {
 	return rdsu_sim_now(w->sim);
@@ -44,13 +54,29 @@ static void check_msg(const uint8_t *buf, ssize_t n, uint32_t idx, uint32_t len)
 	}
 }
 
+/* Read what |rx| has, each message the next in order from index |next|.
+ * Return: how many. */
+static uint32_t read_in_order(struct world *w, struct rdsu_sock *rx, uint8_t *buf, size_t cap,
+			      uint32_t next)
+{
+	struct rdsu_rxinfo ri;
+	uint32_t k = 0;
+	ssize_t n;
+
+	while ((n = read_msg(rx, buf, cap, &ri, now(w))) > 0) {
+		assert_int_equal(msg_check(buf, (size_t)n), (long)(next + k));
+		k++;
+	}
+	return k;
+}
+
 /* 0, 1, 4095, 4096, 4097, 65536 and 1 MiB both ways, byte for byte. */
 static void test_ib_sizes(void **state)
 {
 	static const uint32_t sizes[] = { 0, 1, 4095, 4096, 4097, 65536, 1u << 20 };
 	static uint8_t buf[(1u << 20) + 1];
-	struct world *w = world_new2(1, WIRE_KVER_7, WIRE_KVER_7, NULL);
-	struct rdsu_sock *sa = ib_sock(w, w->a, PA), *sb = ib_sock(w, w->b, PB);
+	struct rdsu_sock *sa, *sb;
+	struct world *w = ib_world(1, &sa, &sb);
 	struct rdsu_conn_info ci;
 	struct rdsu_rxinfo ri;
 
@@ -63,7 +89,7 @@ static void test_ib_sizes(void **state)
 		assert_int_equal(send_msg(sa, w->b, PB, k, sizes[k], now(w)), (int)sizes[k]);
 		assert_int_equal(send_msg(sb, w->a, PA, 100 + k, sizes[k], now(w)), (int)sizes[k]);
 	}
-	assert_int_equal(rdsu_sim_run_idle(w->sim, now(w) + LIMIT), 0);
+	world_idle(w, LIMIT);
 	for (uint32_t k = 0; k < 7; k++) {
 		check_msg(buf, read_msg(sb, buf, sizeof(buf), &ri, now(w)), k, sizes[k]);
 		check_msg(buf, read_msg(sa, buf, sizeof(buf), &ri, now(w)), 100 + k, sizes[k]);
@@ -81,8 +107,8 @@ static void test_ib_sizes(void **state)
  * a message that did not ask waits for the next ack. */
 static void test_ib_ack_only(void **state)
 {
-	struct world *w = world_new2(2, WIRE_KVER_7, WIRE_KVER_7, NULL);
-	struct rdsu_sock *sa = ib_sock(w, w->a, PA), *sb = ib_sock(w, w->b, PB);
+	struct rdsu_sock *sa, *sb;
+	struct world *w = ib_world(2, &sa, &sb);
 	struct rdsu_sock_info si;
 	uint8_t buf[64];
 	struct rdsu_rxinfo ri;
@@ -93,7 +119,7 @@ static void test_ib_ack_only(void **state)
 		assert_int_equal(send_msg(sa, w->b, PB, i, 32, now(w)), 32);
 		assert_int_equal(rdsu_sim_run_for(w->sim, RDSU_MSEC), 0);
 	}
-	assert_int_equal(rdsu_sim_run_idle(w->sim, now(w) + LIMIT), 0);
+	world_idle(w, LIMIT);
 	for (uint32_t i = 0; i < 20; i++)
 		check_msg(buf, read_msg(sb, buf, sizeof(buf), &ri, now(w)), i, 32);
 	/* messages 0, 9 and 18 asked (the first, then one in nine) */
@@ -110,8 +136,8 @@ static void test_ib_ack_only(void **state)
 static void test_ib_sndbuf(void **state)
 {
 	static uint8_t buf[70000];
-	struct world *w = world_new2(3, WIRE_KVER_7, WIRE_KVER_7, NULL);
-	struct rdsu_sock *sa = ib_sock(w, w->a, PA), *sb = ib_sock(w, w->b, PB);
+	struct rdsu_sock *sa, *sb;
+	struct world *w = ib_world(3, &sa, &sb);
 	struct rdsu_rxinfo ri;
 	uint32_t i = 0, got = 0;
 	int r;
@@ -121,19 +147,19 @@ static void test_ib_sndbuf(void **state)
 	while ((r = send_msg(sa, w->b, PB, i, 60000, now(w))) > 0)
 		i++;
 	assert_int_equal(r, -EAGAIN);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, now(w) + LIMIT), 0);
+	world_idle(w, LIMIT);
 	/* b's port is congested now (rcvbuf full) */
 	while ((r = send_msg(sa, w->b, PB, i, 60000, now(w))) > 0) {
 		i++;
-		assert_int_equal(rdsu_sim_run_idle(w->sim, now(w) + LIMIT), 0);
+		world_idle(w, LIMIT);
 	}
 	assert_int_equal(r, -ENOBUFS);
 	while (read_msg(sb, buf, sizeof(buf), &ri, now(w)) > 0)
 		got++;
-	assert_int_equal(rdsu_sim_run_idle(w->sim, now(w) + LIMIT), 0);
+	world_idle(w, LIMIT);
 	assert_int_equal(send_msg(sa, w->b, PB, i, 60000, now(w)), 60000);
 	i++;
-	assert_int_equal(rdsu_sim_run_idle(w->sim, now(w) + LIMIT), 0);
+	world_idle(w, LIMIT);
 	while (read_msg(sb, buf, sizeof(buf), &ri, now(w)) > 0)
 		got++;
 	assert_int_equal(got, i);
@@ -146,8 +172,8 @@ static void test_ib_sndbuf(void **state)
 static void test_ib_breaks(void **state)
 {
 	static uint8_t buf[8192];
-	struct world *w = world_new2(4, WIRE_KVER_7, WIRE_KVER_7, NULL);
-	struct rdsu_sock *sa = ib_sock(w, w->a, PA), *sb = ib_sock(w, w->b, PB);
+	struct rdsu_sock *sa, *sb;
+	struct world *w = ib_world(4, &sa, &sb);
 	struct rdsu_rxinfo ri;
 	uint32_t sent[2] = { 0, 0 }, got[2] = { 0, 0 };
 	const uint32_t total = 3000;
@@ -155,8 +181,6 @@ static void test_ib_breaks(void **state)
 	(void)state;
 	rdsu_sim_set_faults(w->sim, 2000, 0);
 	while (got[0] < total || got[1] < total) {
-		ssize_t n;
-
 		while (sent[0] < total && send_msg(sa, w->b, PB, sent[0], 100 + sent[0] % 5000,
 						   now(w)) > 0)
 			sent[0]++;
@@ -165,17 +189,11 @@ static void test_ib_breaks(void **state)
 			sent[1]++;
 		assert_int_equal(rdsu_sim_run_for(w->sim, RDSU_MSEC), 0);
 		assert_true(now(w) < 2000 * RDSU_SEC);
-		while ((n = read_msg(sb, buf, sizeof(buf), &ri, now(w))) > 0) {
-			assert_int_equal(msg_check(buf, (size_t)n), (long)got[0]);
-			got[0]++;
-		}
-		while ((n = read_msg(sa, buf, sizeof(buf), &ri, now(w))) > 0) {
-			assert_int_equal(msg_check(buf, (size_t)n), (long)got[1]);
-			got[1]++;
-		}
+		got[0] += read_in_order(w, sb, buf, sizeof(buf), got[0]);
+		got[1] += read_in_order(w, sa, buf, sizeof(buf), got[1]);
 	}
 	rdsu_sim_set_faults(w->sim, 0, 0);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, now(w) + LIMIT), 0);
+	world_idle(w, LIMIT);
 	assert_int_equal(read_msg(sb, buf, sizeof(buf), &ri, now(w)), -EAGAIN);
 	assert_true(stat_of(w, w->a, RDSU_STAT_CONN_RESET) > 5);
 	assert_true(stat_of(w, w->a, RDSU_STAT_SEND_RETRANSMITTED) > 0);
@@ -193,14 +211,14 @@ static void test_ib_breaks(void **state)
 static void test_ib_race(void **state)
 {
 	uint8_t buf[64];
-	struct world *w = world_new2(5, WIRE_KVER_7, WIRE_KVER_7, NULL);
-	struct rdsu_sock *sa = ib_sock(w, w->a, PA), *sb = ib_sock(w, w->b, PB);
+	struct rdsu_sock *sa, *sb;
+	struct world *w = ib_world(5, &sa, &sb);
 	struct rdsu_rxinfo ri;
 
 	(void)state;
 	assert_int_equal(send_msg(sa, w->b, PB, 1, 16, now(w)), 16);
 	assert_int_equal(send_msg(sb, w->a, PA, 2, 16, now(w)), 16);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, now(w) + LIMIT), 0);
+	world_idle(w, LIMIT);
 	assert_true(stat_of(w, w->a, RDSU_STAT_ACCEPT_RACED) >= 1);
 	assert_true(stat_of(w, w->b, RDSU_STAT_ACCEPT_RACED) >= 1);
 	assert_int_equal(rdsu_sim_count_conns(w->sim, w->a, w->b), 1);
@@ -214,33 +232,27 @@ static void test_ib_race(void **state)
 static void test_ib_credits(void **state)
 {
 	static uint8_t buf[20000];
-	struct world *w = world_new2(6, WIRE_KVER_7, WIRE_KVER_7, NULL);
-	struct rdsu_sock *sa = ib_sock(w, w->a, PA), *sb = ib_sock(w, w->b, PB);
+	struct rdsu_sock *sa, *sb;
+	struct world *w = ib_world(6, &sa, &sb);
 	struct rdsu_conn_info ci;
-	struct rdsu_rxinfo ri;
 	uint32_t sent = 0, got = 0;
 
 	(void)state;
 	rdsu_sim_set_ib_credits(w->sim, w->a, 8);
 	assert_int_equal(send_msg(sa, w->b, PB, 0, 16, now(w)), 16);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, now(w) + LIMIT), 0);
+	world_idle(w, LIMIT);
 	conn_info(w, w->b, w->a, &ci);
 	assert_true(ci.path[0].flow_control);
 	conn_info(w, w->a, w->b, &ci);
 	assert_false(ci.path[0].flow_control);
 	while (got < 500) {
-		ssize_t n;
-
 		while (sent < 500 && send_msg(sb, w->a, PA, sent, 10000, now(w)) > 0)
 			sent++;
 		assert_int_equal(rdsu_sim_run_for(w->sim, RDSU_MSEC), 0);
 		assert_true(now(w) < 1000 * RDSU_SEC);
 		conn_info(w, w->b, w->a, &ci);
 		assert_true(ci.path[0].send_credits <= 8 + 255);
-		while ((n = read_msg(sa, buf, sizeof(buf), &ri, now(w))) > 0) {
-			assert_int_equal(msg_check(buf, (size_t)n), (long)got);
-			got++;
-		}
+		got += read_in_order(w, sa, buf, sizeof(buf), got);
 	}
 	assert_int_equal(stat_of(w, w->a, RDSU_STAT_CONN_RESET), 0);
 	world_free(w);

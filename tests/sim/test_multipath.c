@@ -52,7 +52,7 @@ static void test_multipath_eight_paths_used(void **state)
 	assert_int_equal(ci.path[0].state, RDSU_PATH_CONNECTING);
 	for (unsigned i = 1; i < 8; i++)
 		assert_int_equal(ci.path[i].state, RDSU_PATH_DOWN);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + 10 * RDSU_SEC), 0);
+	world_idle(w, 10 * RDSU_SEC);
 	{
 		struct rdsu_rxinfo info;
 
@@ -71,7 +71,7 @@ static void test_multipath_eight_paths_used(void **state)
 			assert_int_equal(send_msg(sb[j], w->a, pa[i], 100 + j * 8 + i, 300,
 						  rdsu_sim_now(w->sim)),
 					 300);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + 10 * RDSU_SEC), 0);
+	world_idle(w, 10 * RDSU_SEC);
 	/* each socket gets one message from every peer socket (in whatever
 	 * order the paths deliver them) */
 	for (unsigned j = 0; j < 8; j++) {
@@ -132,7 +132,7 @@ static void test_multipath_pair_rule(void **state)
 		sb[i] = sock_bound(w, w->b, (uint16_t)(6000 + i));
 	}
 	assert_int_equal(rdsu_sock_submit(sa[0], &bb, 0, NULL, 0, rdsu_sim_now(w->sim)), 0);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + 10 * RDSU_SEC), 0);
+	world_idle(w, 10 * RDSU_SEC);
 	{
 		struct rdsu_rxinfo info;
 
@@ -145,7 +145,7 @@ static void test_multipath_pair_rule(void **state)
 				assert_int_equal(send_msg(sa[i], w->b, (uint16_t)(6000 + j),
 							  r * 64 + i * 8 + j, 200, rdsu_sim_now(w->sim)),
 						 200);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + 10 * RDSU_SEC), 0);
+	world_idle(w, 10 * RDSU_SEC);
 	for (unsigned j = 0; j < 8; j++) {
 		uint32_t next[8] = { 0 };
 
@@ -167,7 +167,7 @@ static void test_multipath_pair_rule(void **state)
 					 300);
 		}
 	}
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + 10 * RDSU_SEC), 0);
+	world_idle(w, 10 * RDSU_SEC);
 	for (unsigned i = 0; i < 8; i++)
 		for (unsigned k = 0; k < 8 * ROUNDS; k++) {
 			struct rdsu_rxinfo info;
@@ -231,7 +231,7 @@ static void test_multipath_fanout_keeps_order(void **state)
 		while ((n = read_msg(rx, rbuf, sizeof(rbuf), &info, 0)) >= 0)
 			assert_int_equal(msg_check(rbuf, (size_t)n), got++);
 	}
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + 10 * RDSU_SEC), 0);
+	world_idle(w, 10 * RDSU_SEC);
 	for (;;) {
 		struct rdsu_rxinfo info;
 		ssize_t n = read_msg(rx, rbuf, sizeof(rbuf), &info, 0);
@@ -278,7 +278,7 @@ static void test_multipath_three_nodes(void **state)
 	assert_int_equal(send_msg(sb, w->a, 4000, 1, 10, 0), 10);
 	assert_int_equal(send_msg(sb, n3, 4000, 2, 20, 0), 20);
 	assert_int_equal(send_msg(sc, w->a, 4000, 3, 30, 0), 30);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + 10 * RDSU_SEC), 0);
+	world_idle(w, 10 * RDSU_SEC);
 	for (int k = 0; k < 2; k++) {
 		ssize_t n = read_msg(sa, rbuf, sizeof(rbuf), &info, 0);
 

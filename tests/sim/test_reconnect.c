@@ -140,7 +140,7 @@ static void test_reconnect_single_path_resets(void **state)
 				kills++;
 		}
 	}
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + 60 * RDSU_SEC), 0);
+	world_idle(w, 60 * RDSU_SEC);
 	flow_recv(&f, rdsu_sim_now(w->sim));
 	assert_int_equal(f.got, f.total);
 	assert_int_equal(kills, 12);
@@ -209,7 +209,7 @@ static void run_lossy(uint64_t seed, uint32_t loss_ppm, uint32_t reset_ppm, uint
 					     round % 1000 == 999 ? w->a : w->b, 0xff);
 	}
 	rdsu_sim_set_faults(w->sim, 0, 0);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + 120 * RDSU_SEC), 0);
+	world_idle(w, 120 * RDSU_SEC);
 	for (unsigned i = 0; i < nf; i++) {
 		flow_recv(&f[i], rdsu_sim_now(w->sim));
 		assert_int_equal(f[i].got, f[i].total);
@@ -303,7 +303,7 @@ static void run_staggered_kills(uint64_t seed, uint32_t per_flow)
 		}
 		kills++;
 	}
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + 120 * RDSU_SEC), 0);
+	world_idle(w, 120 * RDSU_SEC);
 	for (unsigned i = 0; i < 8; i++) {
 		flow_recv(&f[i], rdsu_sim_now(w->sim));
 		assert_int_equal(f[i].got, f[i].total);
@@ -333,18 +333,14 @@ static void test_reconnect_6x_staggered_kills(void **state)
  * instead of one per millisecond; when B is back everything comes up. */
 static void test_reconnect_backoff_capped(void **state)
 {
-	struct world *w = world_new2(31, WIRE_KVER_7, WIRE_KVER_7, NULL);
-	struct rdsu_sock *sa = sock_bound(w, w->a, 4000);
-	struct rdsu_sock *sb = sock_bound(w, w->b, 5000);
+	struct rdsu_sock *sa, *sb;
+	struct world *w = world_socks(31, &sa, 4000, &sb, 5000);
 	struct rdsu_sim_stats s0, s1;
 	struct rdsu_conn_info ci;
-	struct rdsu_rxinfo info;
 	uint64_t tries;
 
 	(void)state;
-	assert_int_equal(send_msg(sa, w->b, 5000, 0, 100, rdsu_sim_now(w->sim)), 100);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + RDSU_SEC), 0);
-	assert_int_equal(read_msg(sb, rbuf, sizeof(rbuf), &info, 0), 100);
+	deliver_one(w, sa, w->b, 5000, sb, 100);
 	rdsu_sim_get_stats(w->sim, &s0);
 	rdsu_sim_set_down(w->sim, w->b, true);
 	rdsu_sim_run_for(w->sim, 20 * RDSU_SEC);

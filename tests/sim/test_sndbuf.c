@@ -40,18 +40,15 @@ static void on_event(void *ud, int node, const struct rdsu_event *ev)
 
 static void test_sndbuf_until_acked(void **state)
 {
-	struct world *w = world_new2(71, WIRE_KVER_7, WIRE_KVER_7, NULL);
-	struct rdsu_sock *sa = sock_bound(w, w->a, 4000);
-	struct rdsu_sock *sb = sock_bound(w, w->b, 5000);
+	struct rdsu_sock *sa, *sb;
+	struct world *w = world_socks(71, &sa, 4000, &sb, 5000);
 	struct rdsu_rxinfo info;
 	struct outs o = { 0 };
 
 	(void)state;
 	rdsu_sim_set_event_cb(w->sim, on_event, &o);
 	/* warm up so the paths exist */
-	assert_int_equal(send_msg(sa, w->b, 5000, 0, 10, rdsu_sim_now(w->sim)), 10);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + RDSU_SEC), 0);
-	assert_int_equal(read_msg(sb, rbuf, sizeof(rbuf), &info, 0), 10);
+	deliver_one(w, sa, w->b, 5000, sb, 10);
 	assert_true(snd_bytes(w, w->a, sa) == 0);
 
 	assert_int_equal(rdsu_sock_set_sndbuf(sa, 10000, 0), 0);
@@ -70,7 +67,7 @@ static void test_sndbuf_until_acked(void **state)
 	assert_int_equal(read_msg(sb, rbuf, sizeof(rbuf), &info, 0), 4000);
 	assert_true(snd_bytes(w, w->a, sa) == 12000);
 	assert_int_equal(o.pollout, 0);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + RDSU_SEC), 0);
+	world_idle(w, RDSU_SEC);
 	assert_true(snd_bytes(w, w->a, sa) == 0);
 	assert_int_equal(o.pollout, 1);
 	assert_true(rdsu_sock_poll(sa) & RDSU_POLLOUT);
@@ -82,7 +79,7 @@ static void test_sndbuf_until_acked(void **state)
 			 -EMSGSIZE);
 	assert_int_equal(send_msg(sa, w->b, 5000, 5, WIRE_MAX_MSG_LEN, rdsu_sim_now(w->sim)),
 			 (int)WIRE_MAX_MSG_LEN);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + RDSU_SEC), 0);
+	world_idle(w, RDSU_SEC);
 	assert_int_equal(read_msg(sb, rbuf, sizeof(rbuf), &info, 0), 4000);
 	assert_int_equal(read_msg(sb, rbuf, sizeof(rbuf), &info, 0), 4000);
 	assert_int_equal(read_msg(sb, rbuf, sizeof(rbuf), &info, 0), 1);
@@ -93,18 +90,15 @@ static void test_sndbuf_until_acked(void **state)
 
 static void test_sndbuf_cancel_sent_to(void **state)
 {
-	struct world *w = world_new2(72, WIRE_KVER_7, WIRE_KVER_7, NULL);
-	struct rdsu_sock *sa = sock_bound(w, w->a, 4000);
-	struct rdsu_sock *b0 = sock_bound(w, w->b, 5000);
+	struct rdsu_sock *sa, *b0;
+	struct world *w = world_socks(72, &sa, 4000, &b0, 5000);
 	struct rdsu_sock *b1 = sock_bound(w, w->b, 5001);
 	struct rdsu_addr bb = node_addr(w->b);
 	struct rdsu_rxinfo info;
 	size_t mark;
 
 	(void)state;
-	assert_int_equal(send_msg(sa, w->b, 5001, 0, 10, rdsu_sim_now(w->sim)), 10);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + RDSU_SEC), 0);
-	assert_int_equal(read_msg(b1, rbuf, sizeof(rbuf), &info, 0), 10);
+	deliver_one(w, sa, w->b, 5001, b1, 10);
 
 	/* written, never acknowledged: B drops off the network right after */
 	for (uint32_t i = 0; i < 3; i++)
@@ -124,7 +118,7 @@ static void test_sndbuf_cancel_sent_to(void **state)
 
 	mark = w->tap.n;
 	rdsu_sim_set_down(w->sim, w->b, false);
-	assert_int_equal(rdsu_sim_run_idle(w->sim, rdsu_sim_now(w->sim) + 10 * RDSU_SEC), 0);
+	world_idle(w, 10 * RDSU_SEC);
 	assert_int_equal(read_msg(b1, rbuf, sizeof(rbuf), &info, 0), 500);
 	assert_int_equal(msg_check(rbuf, 500), 20);
 	assert_int_equal(read_msg(b1, rbuf, sizeof(rbuf), &info, 0), 500);

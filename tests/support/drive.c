@@ -96,6 +96,47 @@ static error_t drive_parse(int key, char *arg, struct argp_state *st)
 
 const struct argp drive_argp = { drive_options, drive_parse, NULL, NULL, NULL, NULL, NULL };
 
+error_t drive_parse_common(int key, char *arg, struct argp_state *st, struct drive_common *c,
+			   const char *const *roles)
+{
+	switch (key) {
+	case ARGP_KEY_ARG:
+		c->role = drive_role(st, arg, roles, c->role);
+		return 0;
+	case ARGP_KEY_INIT:
+		st->child_inputs[0] = &c->ro;
+		st->child_inputs[1] = &c->d;
+		return 0;
+	}
+	return ARGP_ERR_UNKNOWN;
+}
+
+error_t drive_argp_parse(struct drive_common *c, const struct argp_option *options,
+			 argp_parser_t parser, const char *args_doc, const char *doc, int argc,
+			 char **argv, void *input)
+{
+	struct argp_child children[] = { { &c->ro.argp, 0, NULL, 1 }, { &drive_argp, 0, NULL, 2 },
+					 { 0 } };
+	const struct argp ap = { options, parser, args_doc, doc, children, NULL, NULL };
+
+	return argp_parse(&ap, argc, argv, 0, NULL, input);
+}
+
+volatile sig_atomic_t drive_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	drive_stop = 1;
+}
+
+void drive_signals(void)
+{
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+}
+
 struct drive_stream *drive_stream_of(struct drive_stream *st, unsigned *n, unsigned cap,
 				     const struct rdsu_addr *from, uint16_t sport)
 {
@@ -114,17 +155,43 @@ struct drive_stream *drive_stream_of(struct drive_stream *st, unsigned *n, unsig
 	return x;
 }
 
-struct json_object *drive_stream_json(const struct drive_stream *x)
+/* { from (if given), sport, KEY: n, digest }: a stream as the sending and
+ * the receiving side report it. */
+static struct json_object *stream_json(const struct rdsu_addr *from, uint16_t sport,
+				       const char *key, uint64_t n, uint64_t digest)
 {
 	struct json_object *o = json_object_new_object();
 	char d[20], a[64];
 
-	snprintf(d, sizeof(d), "%016" PRIx64, x->digest);
-	json_object_object_add(o, "from", json_object_new_string(rdsu_addr_str(&x->from, a, sizeof(a))));
-	json_object_object_add(o, "sport", json_object_new_int(x->sport));
-	json_object_object_add(o, "received", json_object_new_int64((int64_t)x->next));
+	snprintf(d, sizeof(d), "%016" PRIx64, digest);
+	if (from)
+		json_object_object_add(o, "from",
+				       json_object_new_string(rdsu_addr_str(from, a, sizeof(a))));
+	json_object_object_add(o, "sport", json_object_new_int(sport));
+	json_object_object_add(o, key, json_object_new_int64((int64_t)n));
 	json_object_object_add(o, "digest", json_object_new_string(d));
 	return o;
+}
+
+struct json_object *drive_streams_json(const struct drive_stream *st, unsigned n)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (unsigned i = 0; i < n; i++)
+		json_object_array_add(a, stream_json(&st[i].from, st[i].sport, "received",
+						     st[i].next, st[i].digest));
+	return a;
+}
+
+struct json_object *drive_sent_json(struct rio_sock *const *s, const uint64_t *sent,
+				    const uint64_t *digest, unsigned n)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (unsigned i = 0; i < n; i++)
+		json_object_array_add(a, stream_json(NULL, rio_sock_port(s[i]), "sent", sent[i],
+						     digest[i]));
+	return a;
 }
 
 int drive_role(struct argp_state *st, const char *arg, const char *const *names, int cur)
@@ -142,6 +209,26 @@ void drive_fail(const char *what, int err)
 {
 	fprintf(stderr, "%s: %s: %s\n", program_invocation_short_name, what, rdsu_strerror(err));
 	exit(1);
+}
+
+struct rio_sock *drive_socket(struct rio *r, const struct rdsu_addr *bind, uint16_t port,
+			      uint32_t sndbuf, uint32_t rcvbuf, const char *what)
+{
+	struct rio_sock *s;
+	int e = rio_socket(r, bind, port, &s);
+
+	if (e < 0)
+		drive_fail("bind", e);
+	if ((sndbuf || rcvbuf) && (e = rio_set_bufs(s, sndbuf, rcvbuf)) < 0)
+		drive_fail(what, e);
+	return s;
+}
+
+void drive_wait_in(struct rio *r, struct rio_sock *s, rdsu_ns end)
+{
+	unsigned w = RIO_POLLIN, g;
+
+	(void)rio_wait(r, &s, &w, &g, 1, end);
 }
 
 uint64_t drive_snd_held(struct rio *r)
@@ -229,4 +316,22 @@ void drive_json_librds(struct json_object *j, struct rio *r, const struct rdsu_a
 	}
 	json_object_object_add(j, "connections", conns);
 	json_object_object_add(j, "stats", stats);
+}
+
+void drive_json_counts(struct json_object *j, const char *role, const struct drive_count *c,
+		       size_t n)
+{
+	json_object_object_add(j, "role", json_object_new_string(role));
+	for (size_t i = 0; i < n; i++)
+		add_int(j, c[i].key, c[i].v);
+}
+
+int drive_report(struct json_object *j, struct rio *r, int rc)
+{
+	json_object_object_add(j, "ok", json_object_new_boolean(rc == 0));
+	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+	fflush(stdout);
+	json_object_put(j);
+	rio_close(r);
+	return rc;
 }

@@ -401,8 +401,27 @@ static void cap_close(struct cap *c, const char *source, bool comma)
 	printf("}%s\n", comma ? "," : "");
 }
 
+/* The two captures: one conversation in full and a short one after it,
+ * each a layer of its own. */
+static const struct {
+	const char *file;
+	unsigned linktype;
+	enum link main, short_one;
+	const char *note, *source;
+} caps[] = {
+	{ "ib-native.pcap", WIRE_LINK_INFINIBAND, L_IB_LOCAL, L_IB_GLOBAL,
+	  "LID 2 and 3 without a GRH (LNH 2) first, then LID 4 and 5 with one (LNH 3); every "
+	  "frame ends in its VCRC; PSNs wrap past 0xffffff",
+	  "synthesized with libwire's wire_ib_encode" },
+	{ "roce-crafted.pcap", WIRE_LINK_ETHERNET, L_ROCE4, L_ROCE6,
+	  "the frames of ib-native.pcap as RoCEv2: IPv4 10.199.0.2/.3 first, then IPv6 "
+	  "fd00::2/::3; UDP checksum 0 as rxe sends it",
+	  "synthesized with libwire's wire_roce_encode" },
+};
+
 int main(int argc, char **argv)
 {
+	const size_t n = sizeof(caps) / sizeof(caps[0]);
 	struct cap c;
 	struct conv cv;
 
@@ -411,25 +430,15 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	printf("{\n");
-	cap_open(&c, argv[1], "ib-native.pcap", WIRE_LINK_INFINIBAND);
-	conv_init(&cv, L_IB_LOCAL);
-	conv_main(&c, &cv);
-	conv_init(&cv, L_IB_GLOBAL);
-	conv_short(&c, &cv);
-	snprintf(c.notes[c.nnotes++], sizeof(c.notes[0]), "LID 2 and 3 without a GRH "
-		 "(LNH 2) first, then LID 4 and 5 with one (LNH 3); every frame ends in its "
-		 "VCRC; PSNs wrap past 0xffffff");
-	cap_close(&c, "synthesized with libwire's wire_ib_encode", true);
-
-	cap_open(&c, argv[1], "roce-crafted.pcap", WIRE_LINK_ETHERNET);
-	conv_init(&cv, L_ROCE4);
-	conv_main(&c, &cv);
-	conv_init(&cv, L_ROCE6);
-	conv_short(&c, &cv);
-	snprintf(c.notes[c.nnotes++], sizeof(c.notes[0]), "the frames of ib-native.pcap "
-		 "as RoCEv2: IPv4 10.199.0.2/.3 first, then IPv6 fd00::2/::3; UDP checksum 0 "
-		 "as rxe sends it");
-	cap_close(&c, "synthesized with libwire's wire_roce_encode", false);
+	for (size_t i = 0; i < n; i++) {
+		cap_open(&c, argv[1], caps[i].file, caps[i].linktype);
+		conv_init(&cv, caps[i].main);
+		conv_main(&c, &cv);
+		conv_init(&cv, caps[i].short_one);
+		conv_short(&c, &cv);
+		snprintf(c.notes[c.nnotes++], sizeof(c.notes[0]), "%s", caps[i].note);
+		cap_close(&c, caps[i].source, i + 1 < n);
+	}
 	printf("}\n");
 	return 0;
 }

@@ -24,7 +24,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <json-c/json.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,12 +40,7 @@
 enum role { ROLE_NONE, ROLE_SOURCE, ROLE_SINK, ROLE_SERVE };
 
 struct opts {
-	struct rio_cfg cfg;
-	struct rio_opt ro;          /* the stack options, into cfg */
-	struct drive_opts d;        /* the traffic options */
-	enum role role;
-	struct rdsu_addr bind;
-	bool have_bind;
+	struct drive_common c;      /* c.role: an enum role */
 	uint16_t sports[MAX_SOCKS]; /* source: explicit ports (--sports) */
 	unsigned n_sports;
 	uint64_t expect;        /* sink: total messages */
@@ -54,15 +48,6 @@ struct opts {
 	double stall;           /* ...for this long (s) */
 	double pace;            /* source: seconds between messages */
 };
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
 
 /* ------------------------------------------------------------------------
  * Options
@@ -88,11 +73,11 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 
 	switch (key) {
 	case 'b':
-		if (parse_addr(arg, &a) < 0 || rio_cfg_add_addr(&o->cfg, &a) < 0)
+		if (parse_addr(arg, &a) < 0 || rio_cfg_add_addr(&o->c.cfg, &a) < 0)
 			argp_error(st, "bad --bind %s", arg);
-		if (!o->have_bind)
-			o->bind = a;
-		o->have_bind = true;
+		if (!o->c.have_bind)
+			o->c.bind = a;
+		o->c.have_bind = true;
 		return 0;
 	case O_SPORTS: {
 		char *save = NULL, *tok, *dup = strdup(arg);
@@ -104,7 +89,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			o->sports[o->n_sports++] = (uint16_t)v;
 		}
 		free(dup);
-		o->d.sockets = o->n_sports;
+		o->c.d.sockets = o->n_sports;
 		return 0;
 	}
 	case O_EXPECT:
@@ -122,71 +107,66 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		*(key == O_STALL ? &o->stall : &o->pace) = d;
 		return 0;
 	}
-	case ARGP_KEY_ARG: {
-		static const char *const roles[] = { "source", "sink", "serve", NULL };
-
-		o->role = (enum role)drive_role(st, arg, roles, o->role);
-		return 0;
-	}
-	case ARGP_KEY_INIT:
-		st->child_inputs[0] = &o->ro;
-		st->child_inputs[1] = &o->d;
-		return 0;
 	case ARGP_KEY_END:
-		if (o->role == ROLE_NONE)
+		if (o->c.role == ROLE_NONE)
 			argp_error(st, "a role is needed: source, sink or serve");
-		if (!o->have_bind)
+		if (!o->c.have_bind)
 			argp_error(st, "--bind is needed");
-		if (o->cfg.kernel && o->cfg.ep.faults)
+		if (o->c.cfg.kernel && o->c.cfg.ep.faults)
 			argp_error(st, "--fault is for librds, not --kernel");
-		if (o->role == ROLE_SOURCE && (!o->d.have_to || !o->d.port))
+		if (o->c.role == ROLE_SOURCE && (!o->c.d.have_to || !o->c.d.port))
 			argp_error(st, "source needs --to and --port");
-		if (o->role == ROLE_SINK && (!o->d.port || !o->expect))
+		if (o->c.role == ROLE_SINK && (!o->c.d.port || !o->expect))
 			argp_error(st, "sink needs --port and --expect");
 		return 0;
 	}
-	return ARGP_ERR_UNKNOWN;
+	static const char *const roles[] = { "source", "sink", "serve", NULL };
+
+	return drive_parse_common(key, arg, st, &o->c, roles);
 }
 
 /* ------------------------------------------------------------------------
  * Roles
  */
 
+/* After the work, keep the stack running --linger seconds, if asked. */
+static void linger(const struct opts *o, struct rio *r)
+{
+	if (o->c.d.linger > 0)
+		(void)rio_idle(r, drive_secs(o->c.d.linger));
+}
+
 static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 {
 	struct rio_sock *s[MAX_SOCKS];
 	uint64_t next[MAX_SOCKS] = { 0 }, digest[MAX_SOCKS];
 	uint64_t eagain = 0, enobufs = 0, sent = 0, bytes = 0;
-	rdsu_ns end = rdsu_clock() + drive_secs(o->d.timeout), last_nobufs = 0;
+	rdsu_ns end = rdsu_clock() + drive_secs(o->c.d.timeout), last_nobufs = 0;
 	uint8_t *buf = malloc(DRIVE_MAX_MSG);
 	bool done = false;
 
 	if (!buf)
 		drive_fail("malloc", -ENOMEM);
-	for (unsigned i = 0; i < o->d.sockets; i++) {
-		uint16_t port = o->n_sports ? o->sports[i] : o->d.sport ? (uint16_t)(o->d.sport + i) : 0;
-		int e = rio_socket(r, &o->bind, port, &s[i]);
+	for (unsigned i = 0; i < o->c.d.sockets; i++) {
+		uint16_t port = o->n_sports ? o->sports[i] : o->c.d.sport ? (uint16_t)(o->c.d.sport + i) : 0;
 
-		if (e < 0)
-			drive_fail("bind", e);
-		if ((o->d.sndbuf || o->d.rcvbuf) && (e = rio_set_bufs(s[i], o->d.sndbuf, o->d.rcvbuf)) < 0)
-			drive_fail("buffers", e);
+		s[i] = drive_socket(r, &o->c.bind, port, o->c.d.sndbuf, o->c.d.rcvbuf, "buffers");
 		digest[i] = PAYLOAD_DIGEST0;
 	}
-	while (!done && !stop) {
+	while (!done && !drive_stop) {
 		bool blocked = true;
 
 		done = true;
-		for (unsigned i = 0; i < o->d.sockets; i++) {
+		for (unsigned i = 0; i < o->c.d.sockets; i++) {
 			uint16_t port = rio_sock_port(s[i]);
 
-			if (next[i] >= o->d.count)
+			if (next[i] >= o->c.d.count)
 				continue;
 			done = false;
-			uint32_t len = drive_size(&o->d, next[i]);
+			uint32_t len = drive_size(&o->c.d, next[i]);
 
 			payload_fill(buf, len, port, next[i]);
-			int e = rio_send(s[i], &o->d.to, o->d.port, buf, len);
+			int e = rio_send(s[i], &o->c.d.to, o->c.d.port, buf, len);
 
 			if (e == -EAGAIN) {
 				eagain++;
@@ -206,7 +186,7 @@ static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 			next[i]++;
 			sent++;
 			bytes += len;
-			if (o->d.verbose && sent % 10000 == 0)
+			if (o->c.d.verbose && sent % 10000 == 0)
 				fprintf(stderr, "rdsdrive: sent %" PRIu64 "\n", sent);
 			if (o->pace > 0)
 				(void)rio_idle(r, drive_secs(o->pace));
@@ -218,43 +198,33 @@ static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 
 			/* A finished socket is always writable: waiting on
 			 * it would return at once and never run the stack. */
-			for (unsigned i = 0; i < o->d.sockets; i++)
-				want[i] = next[i] < o->d.count ? RIO_POLLOUT : 0;
+			for (unsigned i = 0; i < o->c.d.sockets; i++)
+				want[i] = next[i] < o->c.d.count ? RIO_POLLOUT : 0;
 			if (rdsu_clock() - last_nobufs < 10 * RDSU_MSEC)
 				(void)rio_idle(r, 2 * RDSU_MSEC);
 			else
-				(void)rio_wait(r, s, want, got, o->d.sockets, rdsu_clock() + 50 * RDSU_MSEC);
+				(void)rio_wait(r, s, want, got, o->c.d.sockets, rdsu_clock() + 50 * RDSU_MSEC);
 		}
 	}
 	/* Sent is not delivered: keep the stack running until TCP acked it
 	 * all (librds: every socket's SNDBUF back to empty). */
-	while (drive_snd_held(r) && rdsu_clock() <= end && !stop)
+	while (drive_snd_held(r) && rdsu_clock() <= end && !drive_stop)
 		(void)rio_idle(r, 5 * RDSU_MSEC);
-	if (o->d.linger > 0)
-		(void)rio_idle(r, drive_secs(o->d.linger));
-	struct json_object *streams = json_object_new_array();
+	linger(o, r);
+	const struct drive_count counts[] = {
+		{ "sent", (int64_t)sent },
+		{ "bytes", (int64_t)bytes },
+		{ "eagain", (int64_t)eagain },
+		{ "enobufs", (int64_t)enobufs },
+	};
 
-	for (unsigned i = 0; i < o->d.sockets; i++) {
-		struct json_object *st = json_object_new_object();
-		char d[20];
-
-		snprintf(d, sizeof(d), "%016" PRIx64, digest[i]);
-		json_object_object_add(st, "sport", json_object_new_int(rio_sock_port(s[i])));
-		json_object_object_add(st, "sent", json_object_new_int64((int64_t)next[i]));
-		json_object_object_add(st, "digest", json_object_new_string(d));
-		json_object_array_add(streams, st);
-	}
-	json_object_object_add(j, "role", json_object_new_string("source"));
-	json_object_object_add(j, "sent", json_object_new_int64((int64_t)sent));
-	json_object_object_add(j, "bytes", json_object_new_int64((int64_t)bytes));
-	json_object_object_add(j, "eagain", json_object_new_int64((int64_t)eagain));
-	json_object_object_add(j, "enobufs", json_object_new_int64((int64_t)enobufs));
-	json_object_object_add(j, "streams", streams);
+	drive_json_counts(j, "source", counts, sizeof(counts) / sizeof(counts[0]));
+	json_object_object_add(j, "streams", drive_sent_json(s, next, digest, o->c.d.sockets));
 	drive_json_librds(j, r, NULL);
-	for (unsigned i = 0; i < o->d.sockets; i++)
+	for (unsigned i = 0; i < o->c.d.sockets; i++)
 		rio_sock_close(s[i]);
 	free(buf);
-	return sent == (uint64_t)o->d.sockets * o->d.count ? 0 : 1;
+	return sent == (uint64_t)o->c.d.sockets * o->c.d.count ? 0 : 1;
 }
 
 static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
@@ -264,21 +234,16 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 	unsigned n_st = 0;
 	uint8_t *buf = malloc(DRIVE_MAX_MSG + 1), *want = malloc(DRIVE_MAX_MSG);
 	uint64_t got = 0, bad = 0, bytes = 0, stalls = 0;
-	rdsu_ns end = rdsu_clock() + drive_secs(o->d.timeout);
+	rdsu_ns end = rdsu_clock() + drive_secs(o->c.d.timeout);
 	struct json_object *errs = json_object_new_array();
-	int e;
 
 	if (!st || !buf || !want)
 		drive_fail("malloc", -ENOMEM);
-	e = rio_socket(r, &o->bind, o->d.port, &s);
-	if (e < 0)
-		drive_fail("bind", e);
-	if ((o->d.sndbuf || o->d.rcvbuf) && (e = rio_set_bufs(s, o->d.sndbuf, o->d.rcvbuf)) < 0)
-		drive_fail("buffers", e);
+	s = drive_socket(r, &o->c.bind, o->c.d.port, o->c.d.sndbuf, o->c.d.rcvbuf, "buffers");
 	/* Tell a waiting test we are bound (a message to an unbound port is
 	 * dropped, rds_recv_incoming). */
 	fprintf(stderr, "rdsdrive: ready\n");
-	while (got < o->expect && !stop && rdsu_clock() < end) {
+	while (got < o->expect && !drive_stop && rdsu_clock() < end) {
 		struct rdsu_addr from;
 		uint16_t sport;
 		bool trunc;
@@ -292,15 +257,13 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 		}
 		n = rio_recv(s, buf, DRIVE_MAX_MSG + 1, &from, &sport, &trunc);
 		if (n == -EAGAIN) {
-			unsigned w = RIO_POLLIN, g;
-
-			(void)rio_wait(r, &s, &w, &g, 1, end);
+			drive_wait_in(r, s, end);
 			continue;
 		}
 		if (n < 0)
 			drive_fail("recv", (int)n);
 		struct drive_stream *x = drive_stream_of(st, &n_st, MAX_STREAMS, &from, sport);
-		uint32_t len = drive_size(&o->d, x->next);
+		uint32_t len = drive_size(&o->c.d, x->next);
 
 		payload_fill(want, len, sport, x->next);
 		if (trunc || (size_t)n != len || memcmp(buf, want, len)) {
@@ -316,7 +279,7 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 					 " naming index %" PRIu64, idx);
 			if (bad < 20)
 				json_object_array_add(errs, json_object_new_string(msg));
-			if (o->d.verbose)
+			if (o->c.d.verbose)
 				fprintf(stderr, "rdsdrive: %s\n", msg);
 			bad++;
 			/* Resynchronise on what it says it is, so one loss is
@@ -330,21 +293,19 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 		x->next++;
 		got++;
 		bytes += len;
-		if (o->d.verbose && got % 10000 == 0)
+		if (o->c.d.verbose && got % 10000 == 0)
 			fprintf(stderr, "rdsdrive: received %" PRIu64 "\n", got);
 	}
-	if (o->d.linger > 0)
-		(void)rio_idle(r, drive_secs(o->d.linger));
-	struct json_object *streams = json_object_new_array();
+	linger(o, r);
+	const struct drive_count counts[] = {
+		{ "received", (int64_t)got },
+		{ "bytes", (int64_t)bytes },
+		{ "bad", (int64_t)bad },
+	};
 
-	for (unsigned i = 0; i < n_st; i++)
-		json_object_array_add(streams, drive_stream_json(&st[i]));
-	json_object_object_add(j, "role", json_object_new_string("sink"));
-	json_object_object_add(j, "received", json_object_new_int64((int64_t)got));
-	json_object_object_add(j, "bytes", json_object_new_int64((int64_t)bytes));
-	json_object_object_add(j, "bad", json_object_new_int64((int64_t)bad));
+	drive_json_counts(j, "sink", counts, sizeof(counts) / sizeof(counts[0]));
 	json_object_object_add(j, "errors", errs);
-	json_object_object_add(j, "streams", streams);
+	json_object_object_add(j, "streams", drive_streams_json(st, n_st));
 	drive_json_librds(j, r, NULL);
 	rio_sock_close(s);
 	free(st);
@@ -355,12 +316,12 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 
 static int run_serve(struct opts *o, struct rio *r, struct json_object *j)
 {
-	rdsu_ns end = o->d.timeout > 0 ? rdsu_clock() + drive_secs(o->d.timeout) : RDSU_NS_NEVER;
+	rdsu_ns end = o->c.d.timeout > 0 ? rdsu_clock() + drive_secs(o->c.d.timeout) : RDSU_NS_NEVER;
 
 	fprintf(stderr, "rdsdrive: ready\n");
-	while (!stop && rdsu_clock() < end)
+	while (!drive_stop && rdsu_clock() < end)
 		(void)rio_idle(r, 100 * RDSU_MSEC);
-	json_object_object_add(j, "role", json_object_new_string("serve"));
+	drive_json_counts(j, "serve", NULL, 0);
 	drive_json_librds(j, r, NULL);
 	return 0;
 }
@@ -368,40 +329,35 @@ static int run_serve(struct opts *o, struct rio *r, struct json_object *j)
 int main(int argc, char **argv)
 {
 	static struct opts o;
-	struct argp_child children[] = { { &o.ro.argp, 0, NULL, 1 }, { &drive_argp, 0, NULL, 2 },
-					 { 0 } };
-	const struct argp ap = { options, parse, "source|sink|serve",
-					"Traffic driver of the librds interop tests.", children, NULL, NULL };
 	struct rio *r;
 	struct json_object *j = json_object_new_object();
 	int rc, e;
 
 	argp_err_exit_status = 2;
-	rio_cfg_default(&o.cfg);
-	rio_opt_init(&o.ro, RIO_OPT_KERNEL | RIO_OPT_KVER | RIO_OPT_NPATHS | RIO_OPT_GEN | RIO_OPT_PORTS | RIO_OPT_FAULT, &o.cfg);
+	rio_cfg_default(&o.c.cfg);
+	rio_opt_init(&o.c.ro, RIO_OPT_KERNEL | RIO_OPT_KVER | RIO_OPT_NPATHS | RIO_OPT_GEN | RIO_OPT_PORTS | RIO_OPT_FAULT, &o.c.cfg);
 	/* The suites pick ports by the kernel's hash (every path carries
 	 * data, a port that stays on path 0): rdsdrive chooses as it does. */
-	o.cfg.ep.path_rule = RDSU_PATH_BY_PORT;
-	o.d.sockets = 1;
-	o.d.max_sockets = MAX_SOCKS;
-	o.d.count = 100;
-	o.d.timeout = 60;
+	o.c.cfg.ep.path_rule = RDSU_PATH_BY_PORT;
+	o.c.d.sockets = 1;
+	o.c.d.max_sockets = MAX_SOCKS;
+	o.c.d.count = 100;
+	o.c.d.timeout = 60;
 	const uint64_t dflt[] = { 0, 1, 48, 1000, 4096, 65536 };
 
-	memcpy(o.d.sizes, dflt, sizeof(dflt));
-	o.d.n_sizes = sizeof(dflt) / sizeof(dflt[0]);
-	if (argp_parse(&ap, argc, argv, 0, NULL, &o) != 0)
+	memcpy(o.c.d.sizes, dflt, sizeof(dflt));
+	o.c.d.n_sizes = sizeof(dflt) / sizeof(dflt[0]);
+	if (drive_argp_parse(&o.c, options, parse, "source|sink|serve",
+			     "Traffic driver of the librds interop tests.", argc, argv, &o) != 0)
 		return 2;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGPIPE, SIG_IGN);
-	e = rio_open(&r, &o.cfg);
+	drive_signals();
+	e = rio_open(&r, &o.c.cfg);
 	if (e < 0) {
-		fprintf(stderr, "rdsdrive: %s: %s\n", o.cfg.kernel ? "AF_RDS" : "librds",
+		fprintf(stderr, "rdsdrive: %s: %s\n", o.c.cfg.kernel ? "AF_RDS" : "librds",
 			rdsu_strerror(e));
 		return 1;
 	}
-	switch (o.role) {
+	switch (o.c.role) {
 	case ROLE_SOURCE:
 		rc = run_source(&o, r, j);
 		break;
@@ -412,18 +368,13 @@ int main(int argc, char **argv)
 		rc = run_serve(&o, r, j);
 		break;
 	}
-	if (o.cfg.ep.faults) {
+	if (o.c.cfg.ep.faults) {
 		struct json_object *fa = json_object_new_array();
 
 		for (unsigned i = 0; i < RDSU_FAULT__COUNT; i++)
-			if (o.cfg.ep.faults & (1u << i))
+			if (o.c.cfg.ep.faults & (1u << i))
 				json_object_array_add(fa, json_object_new_string(rdsu_fault_name(i)));
 		json_object_object_add(j, "faults", fa);
 	}
-	json_object_object_add(j, "ok", json_object_new_boolean(rc == 0));
-	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
-	fflush(stdout);
-	json_object_put(j);
-	rio_close(r);
-	return rc;
+	return drive_report(j, r, rc);
 }

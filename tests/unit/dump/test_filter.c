@@ -29,6 +29,16 @@ static void rec_msg(struct dump_rec *r, uint16_t sport, uint16_t dport, uint8_t 
 	r->u.msg.kind = wire_classify(&r->u.msg.hdr, WIRE_XPORT_TCP);
 }
 
+/* Whether |f| shows a message from port |sport| to |dport| with |flags|. */
+static bool msg_matches(const struct dump_filter *f, uint16_t sport, uint16_t dport,
+			uint8_t flags)
+{
+	struct dump_rec r;
+
+	rec_msg(&r, sport, dport, flags);
+	return dump_filter_match(f, &r);
+}
+
 static void rec_other(struct dump_rec *r, enum dump_rec_type t)
 {
 	memset(r, 0, sizeof(*r));
@@ -43,8 +53,7 @@ static void test_filter_inactive_shows_all(void **state)
 
 	(void)state;
 	assert_false(dump_filter_active(f));
-	rec_msg(&r, 1000, 2000, 0);
-	assert_true(dump_filter_match(f, &r));
+	assert_true(msg_matches(f, 1000, 2000, 0));
 	for (int t = DUMP_REC_NOTE; t <= DUMP_REC_BAD; t++) {
 		rec_other(&r, (enum dump_rec_type)t);
 		assert_true(dump_filter_match(f, &r));
@@ -88,14 +97,10 @@ static void test_filter_port_match(void **state)
 	assert_int_equal(dump_filter_add_port(f, "4000", NULL, 0), 0);
 	assert_int_equal(dump_filter_add_port(f, "65535", NULL, 0), 0);
 	assert_true(dump_filter_active(f));
-	rec_msg(&r, 4000, 5000, 0);
-	assert_true(dump_filter_match(f, &r));
-	rec_msg(&r, 5000, 4000, 0);
-	assert_true(dump_filter_match(f, &r));
-	rec_msg(&r, 5000, 65535, 0);
-	assert_true(dump_filter_match(f, &r));
-	rec_msg(&r, 4001, 3999, 0);
-	assert_false(dump_filter_match(f, &r));
+	assert_true(msg_matches(f, 4000, 5000, 0));
+	assert_true(msg_matches(f, 5000, 4000, 0));
+	assert_true(msg_matches(f, 5000, 65535, 0));
+	assert_false(msg_matches(f, 4001, 3999, 0));
 	/* message filters hide every other record type, rules or not */
 	for (int t = DUMP_REC_NOTE; t <= DUMP_REC_BAD; t++) {
 		rec_other(&r, (enum dump_rec_type)t);
@@ -167,20 +172,15 @@ static void test_filter_kinds(void **state)
 static void test_filter_flags(void **state)
 {
 	struct dump_filter *f = new_filter();
-	struct dump_rec r;
 	char err[200];
 
 	(void)state;
 	assert_int_equal(dump_filter_add_flags(f, "retransmitted,0x08", err, sizeof(err)), 0);
 	assert_int_equal(f->flags, WIRE_FLAG_RETRANSMITTED | WIRE_FLAG_HB_PING);
-	rec_msg(&r, 1, 2, WIRE_FLAG_RETRANSMITTED | WIRE_FLAG_ACK_REQUIRED);
-	assert_true(dump_filter_match(f, &r));
-	rec_msg(&r, 1, 2, WIRE_FLAG_HB_PING);
-	assert_true(dump_filter_match(f, &r));
-	rec_msg(&r, 1, 2, WIRE_FLAG_ACK_REQUIRED);
-	assert_false(dump_filter_match(f, &r));
-	rec_msg(&r, 1, 2, 0);
-	assert_false(dump_filter_match(f, &r));
+	assert_true(msg_matches(f, 1, 2, WIRE_FLAG_RETRANSMITTED | WIRE_FLAG_ACK_REQUIRED));
+	assert_true(msg_matches(f, 1, 2, WIRE_FLAG_HB_PING));
+	assert_false(msg_matches(f, 1, 2, WIRE_FLAG_ACK_REQUIRED));
+	assert_false(msg_matches(f, 1, 2, 0));
 	free(f);
 
 	/* every name wire_flag_name() gives, in any case; multi-bit numbers */
@@ -248,20 +248,15 @@ static void test_filter_rules(void **state)
 static void test_filter_combined(void **state)
 {
 	struct dump_filter *f = new_filter();
-	struct dump_rec r;
 
 	(void)state;
 	assert_int_equal(dump_filter_add_port(f, "4000", NULL, 0), 0);
 	assert_int_equal(dump_filter_add_kinds(f, "data", NULL, 0), 0);
 	assert_int_equal(dump_filter_add_flags(f, "RETRANSMITTED", NULL, 0), 0);
-	rec_msg(&r, 4000, 1, WIRE_FLAG_RETRANSMITTED);
-	assert_true(dump_filter_match(f, &r));
-	rec_msg(&r, 4000, 1, 0);
-	assert_false(dump_filter_match(f, &r));
-	rec_msg(&r, 4000, 0, WIRE_FLAG_RETRANSMITTED); /* a ping */
-	assert_false(dump_filter_match(f, &r));
-	rec_msg(&r, 4001, 1, WIRE_FLAG_RETRANSMITTED);
-	assert_false(dump_filter_match(f, &r));
+	assert_true(msg_matches(f, 4000, 1, WIRE_FLAG_RETRANSMITTED));
+	assert_false(msg_matches(f, 4000, 1, 0));
+	assert_false(msg_matches(f, 4000, 0, WIRE_FLAG_RETRANSMITTED)); /* a ping */
+	assert_false(msg_matches(f, 4001, 1, WIRE_FLAG_RETRANSMITTED));
 	free(f);
 }
 

@@ -22,24 +22,44 @@
 #define TS_SEC 1700000000
 #define TS_NSEC 123456789
 
-static char *render(const struct dump_render *o, const struct dump_rec *r)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	struct dump_render oo = *o;
+/* A renderer writing to memory: |o| as given, its out a memory stream. */
+struct mem {
+	char *buf;
+	size_t len;
+	FILE *f;
+	struct dump_render o;
+};
 
-	assert_non_null(f);
-	oo.out = f;
-	dump_print_rec(&oo, r);
-	assert_int_equal(fclose(f), 0);
+static void mem_open(struct mem *m, const struct dump_render *o)
+{
+	m->buf = NULL;
+	m->len = 0;
+	m->f = open_memstream(&m->buf, &m->len);
+	assert_non_null(m->f);
+	m->o = *o;
+	m->o.out = m->f;
+}
+
+/* Everything written (the caller frees it). */
+static char *mem_close(struct mem *m)
+{
+	assert_int_equal(fclose(m->f), 0);
 	/* A copy: GCC 12 -O3 takes a pointer into open_memstream's buffer
 	 * for one into the local |buf| (-Wdangling-pointer, a false alarm). */
-	char *out = strdup(buf);
+	char *out = strdup(m->buf);
 
 	assert_non_null(out);
-	free(buf);
+	free(m->buf);
 	return out;
+}
+
+static char *render(const struct dump_render *o, const struct dump_rec *r)
+{
+	struct mem m;
+
+	mem_open(&m, o);
+	dump_print_rec(&m.o, r);
+	return mem_close(&m);
 }
 
 static const struct dump_render plain = { .tsmode = 1 };
@@ -242,6 +262,16 @@ static void test_render_line_seq(void **state)
 
 static struct wire_cong_map map_prev, map_cur;
 
+/* Both maps clear, then |n| ports congested in the current one: |first|,
+ * |first| + |step|, ... */
+static void maps_set(uint16_t first, uint16_t step, unsigned n)
+{
+	wire_cong_clear_all(&map_prev);
+	wire_cong_clear_all(&map_cur);
+	for (unsigned i = 0; i < n; i++)
+		wire_cong_set(&map_cur, (uint16_t)(first + step * i));
+}
+
 static void cong(struct dump_rec *r)
 {
 	struct wire_hdr h;
@@ -258,10 +288,7 @@ static void test_render_line_cong(void **state)
 	struct dump_rec r;
 
 	(void)state;
-	wire_cong_clear_all(&map_prev);
-	wire_cong_clear_all(&map_cur);
-	for (uint16_t p = 4000; p <= 4003; p++)
-		wire_cong_set(&map_cur, p);
+	maps_set(4000, 1, 4);
 	wire_cong_set(&map_prev, 5000);
 	cong(&r);
 	expect_line(&r, "TCP 10.199.0.2.32776 > 10.199.0.3.16385 path 0: cong seq 0 len 8192: "
@@ -284,10 +311,7 @@ static void test_render_line_cong(void **state)
 			"all ports free");
 
 	/* 11 ranges: 8 on the line */
-	wire_cong_clear_all(&map_prev);
-	wire_cong_clear_all(&map_cur);
-	for (uint16_t i = 0; i < 11; i++)
-		wire_cong_set(&map_cur, (uint16_t)(100 + 10 * i));
+	maps_set(100, 10, 11);
 	cong(&r);
 	expect_line(&r, "TCP 10.199.0.2.32776 > 10.199.0.3.16385 path 0: cong seq 0 len 8192: "
 			"ports 100 congested, 110 congested, 120 congested, 130 congested, "
@@ -369,29 +393,18 @@ static void cm(struct dump_rec *r, uint16_t attr)
 {
 	base(r, DUMP_REC_CM, DUMP_XP_IB);
 	r->qpn = 1;
-	memset(&cmv, 0, sizeof(cmv));
-	cmv.base_version = 1;
-	cmv.mgmt_class = WIRE_IBCM_CLASS;
-	cmv.class_version = 2;
-	cmv.method = 3;
-	cmv.tid = 0x1122334455667788ull;
-	cmv.attr_id = attr;
-	cmv.local_comm_id = 0xaabbccdd;
-	cmv.remote_comm_id = 0x11223344;
+	cmv = (struct wire_ibcm){ .base_version = 1, .mgmt_class = WIRE_IBCM_CLASS,
+				  .class_version = 2, .method = 3, .tid = 0x1122334455667788ull,
+				  .attr_id = attr, .local_comm_id = 0xaabbccdd,
+				  .remote_comm_id = 0x11223344 };
 	r->u.cm.cm = &cmv;
 }
 
 static void pd(struct dump_rec *r, uint8_t major, uint8_t minor)
 {
-	memset(&pdv, 0, sizeof(pdv));
-	pdv.family = 4;
-	pdv.saddr[0] = 10;
-	pdv.daddr[0] = 10;
-	pdv.saddr[3] = 2;
-	pdv.daddr[3] = 3;
-	pdv.major = major;
-	pdv.minor = minor;
-	pdv.minor_mask = WIRE_IB_SUPPORTED_MINORS;
+	pdv = (struct wire_ibpd){ .family = 4, .saddr = { 10, 0, 0, 2 }, .daddr = { 10, 0, 0, 3 },
+				  .major = major, .minor = minor,
+				  .minor_mask = WIRE_IB_SUPPORTED_MINORS };
 	r->u.cm.pd = &pdv;
 }
 
@@ -551,6 +564,15 @@ static void test_render_tsmode(void **state)
  * -v, -vv, -X
  */
 
+/* The lines -v and -vv both print of test_render_verbose_data's message. */
+#define DUP_V                                                                                  \
+	"TCP 10.199.0.2.32776 > 10.199.0.3.16385 path 0: data 4000 > 4001 seq 12 "            \
+	"len 4096 [RETRANSMITTED] dup (a kernel drops it) !seq.zero\n"                        \
+	"    seq 12, ack 0, len 4096, rds_sport 4000, rds_dport 4001, "                        \
+	"flags 0x04 [RETRANSMITTED], credit 0, csum 0x0000\n"                                 \
+	"    kind data, seq_state dup, seq_expected 13, caplen 4096, incomplete false, "       \
+	"segs 3\n"
+
 static void test_render_verbose_data(void **state)
 {
 	struct dump_render o = { .tsmode = 1, .verbose = 1 };
@@ -563,26 +585,14 @@ static void test_render_verbose_data(void **state)
 	r.u.msg.seq_expected = 13;
 	r.u.msg.segs = 3;
 	wire_rules_add(&r.rules, WIRE_RULE_SEQ_ZERO);
-	expect(&o, &r,
-	       "TCP 10.199.0.2.32776 > 10.199.0.3.16385 path 0: data 4000 > 4001 seq 12 "
-	       "len 4096 [RETRANSMITTED] dup (a kernel drops it) !seq.zero\n"
-	       "    seq 12, ack 0, len 4096, rds_sport 4000, rds_dport 4001, "
-	       "flags 0x04 [RETRANSMITTED], credit 0, csum 0x0000\n"
-	       "    kind data, seq_state dup, seq_expected 13, caplen 4096, incomplete false, "
-	       "segs 3\n"
+	expect(&o, &r, DUP_V
 	       "    rules seq.zero\n"
 	       "    frame 7, conn 0, dir 0, path 0, offset 1448\n");
 
 	o.verbose = 2;
 	r.pkt_len = 1514;
 	r.pkt_caplen = 200;
-	expect(&o, &r,
-	       "TCP 10.199.0.2.32776 > 10.199.0.3.16385 path 0: data 4000 > 4001 seq 12 "
-	       "len 4096 [RETRANSMITTED] dup (a kernel drops it) !seq.zero\n"
-	       "    seq 12, ack 0, len 4096, rds_sport 4000, rds_dport 4001, "
-	       "flags 0x04 [RETRANSMITTED], credit 0, csum 0x0000\n"
-	       "    kind data, seq_state dup, seq_expected 13, caplen 4096, incomplete false, "
-	       "segs 3\n"
+	expect(&o, &r, DUP_V
 	       "    pad 00000000, exthdr 00000000000000000000000000000000, ext_end 0, "
 	       "ext_overrun false, ext_stopped_high false\n"
 	       "    rules seq.zero warn \"A sequenced message (data, ping, pong, probe) with "
@@ -625,10 +635,7 @@ static void test_render_verbose_cong_all_ranges(void **state)
 	char *got;
 
 	(void)state;
-	wire_cong_clear_all(&map_prev);
-	wire_cong_clear_all(&map_cur);
-	for (uint16_t i = 0; i < 11; i++)
-		wire_cong_set(&map_cur, (uint16_t)(100 + 10 * i));
+	maps_set(100, 10, 11);
 	wire_cong_set(&map_prev, 65535);
 	cong(&r);
 	got = render(&o, &r);
@@ -784,10 +791,7 @@ static void test_render_json_cong(void **state)
 	char *got;
 
 	(void)state;
-	wire_cong_clear_all(&map_prev);
-	wire_cong_clear_all(&map_cur);
-	for (uint16_t i = 0; i < 11; i++)
-		wire_cong_set(&map_cur, (uint16_t)(100 + 10 * i));
+	maps_set(100, 10, 11);
 	wire_cong_set(&map_cur, 101);
 	wire_cong_set(&map_prev, 7);
 	cong(&r);
@@ -995,9 +999,7 @@ static void test_render_json_follows_tables(void **state)
 	msg(&r, DUMP_XP_IB, &h);
 	json_follows_table(&r);
 
-	wire_cong_clear_all(&map_prev);
-	wire_cong_clear_all(&map_cur);
-	wire_cong_set(&map_cur, 1);
+	maps_set(1, 1, 1);
 	cong(&r);
 	json_follows_table(&r);
 	r.u.msg.cong_cur = NULL;
@@ -1040,16 +1042,11 @@ static void test_render_json_follows_tables(void **state)
 static char *render_stats(const struct dump_render *o, const struct dump_conn *const *c,
 			  size_t n)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	struct dump_render oo = *o;
+	struct mem m;
 
-	assert_non_null(f);
-	oo.out = f;
-	dump_print_stats(&oo, c, n);
-	assert_int_equal(fclose(f), 0);
-	return buf;
+	mem_open(&m, o);
+	dump_print_stats(&m.o, c, n);
+	return mem_close(&m);
 }
 
 static void test_render_stats(void **state)

@@ -9,14 +9,6 @@
 
 #include "utest.h"
 
-static void base_cfg(struct rdsu_ep_cfg *c)
-{
-	rdsu_ep_cfg_default(c);
-	c->laddrs[0] = rdsu_addr_v4(SMALL);
-	c->n_laddrs = 1;
-	c->gen_num = 1;
-}
-
 /* Configuration |k| (0 and 1 are valid, the others each break one rule). */
 static int try_cfg(int k)
 {
@@ -24,7 +16,7 @@ static int try_cfg(int k)
 	struct rdsu_ep *ep = NULL;
 	int r;
 
-	base_cfg(&c);
+	ep_cfg_on(&c, SMALL, 1);
 	switch (k) {
 	case 1: /* two addresses, one path, 6.x */
 		c.laddrs[1] = rdsu_addr_v4(0x0a000009);
@@ -161,11 +153,11 @@ static void test_ep_two_local_addresses(void **state)
 	int n = 0;
 
 	(void)state;
-	base_cfg(&c);
+	ep_cfg_on(&c, SMALL, 1);
 	c.laddrs[0] = lo;
 	c.laddrs[1] = hi;
 	c.n_laddrs = 2;
-	assert_int_equal(rdsu_ep_new(&ep, &c), 0);
+	ep = ep_new_ok(&c);
 	assert_int_equal(rdsu_sock_new(ep, &s1), 0);
 	assert_int_equal(rdsu_sock_bind(s1, &lo, 4000), 0);
 	assert_int_equal(rdsu_sock_new(ep, &s2), 0);
@@ -257,7 +249,7 @@ static void test_ep_alloc_failures(void **state)
 		struct iovec iov = { "abc", 3 };
 		struct rdsu_lreq r;
 
-		base_cfg(&c);
+		ep_cfg_on(&c, SMALL, 1);
 		c.mem.alloc = failing_alloc;
 		c.mem.free = failing_free;
 		fail_after = n;

@@ -79,18 +79,10 @@ static void pair_link(struct pair *p, uint32_t a_posted)
 static struct rdsu_ep *ep_faulty(uint32_t addr, uint32_t gen, uint32_t faults)
 {
 	struct rdsu_ep_cfg c;
-	struct rdsu_ep *ep;
 
-	rdsu_ep_cfg_default(&c);
-	c.laddrs[0] = rdsu_addr_v4(addr);
-	c.n_laddrs = 1;
-	c.kver = WIRE_KVER_7;
-	c.gen_num = gen;
-	c.seed = 99;
-	c.path_rule = RDSU_PATH_BY_PORT;
+	ep_cfg_test(&c, addr, WIRE_KVER_7, gen, RDSU_PATH_BY_PORT);
 	c.faults = faults;
-	assert_int_equal(rdsu_ep_new(&ep, &c), 0);
-	return ep;
+	return ep_new_ok(&c);
 }
 
 /* b commits |b_faults| (tests of the faulty-peer mode). */

@@ -19,17 +19,12 @@
 static struct rdsu_ep *ep_limits(uint32_t addr, void (*tune)(struct rdsu_ep_cfg *))
 {
 	struct rdsu_ep_cfg c;
-	struct rdsu_ep *ep;
 
-	rdsu_ep_cfg_default(&c);
-	c.laddrs[0] = rdsu_addr_v4(addr);
-	c.n_laddrs = 1;
-	c.gen_num = 9;
+	ep_cfg_on(&c, addr, 9);
 	c.seed = 99;
 	if (tune)
 		tune(&c);
-	assert_int_equal(rdsu_ep_new(&ep, &c), 0);
-	return ep;
+	return ep_new_ok(&c);
 }
 
 static size_t n_conns(const struct rdsu_ep *ep)

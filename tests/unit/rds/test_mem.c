@@ -36,17 +36,12 @@ static void count_free(void *p, void *ud)
 static struct rdsu_ep *counted_ep(struct counts *n)
 {
 	struct rdsu_ep_cfg c;
-	struct rdsu_ep *ep;
 
-	rdsu_ep_cfg_default(&c);
-	c.laddrs[0] = rdsu_addr_v4(SMALL);
-	c.n_laddrs = 1;
-	c.gen_num = 1;
+	ep_cfg_on(&c, SMALL, 1);
 	c.mem.alloc = count_alloc;
 	c.mem.free = count_free;
 	c.mem.ud = n;
-	assert_int_equal(rdsu_ep_new(&ep, &c), 0);
-	return ep;
+	return ep_new_ok(&c);
 }
 
 /* Every size gets at least what it asked for and at most a quarter more;

@@ -19,20 +19,32 @@ static void submit_to(struct rdsu_ep *ep, struct rdsu_sock *s, uint32_t to, uint
 	(void)ep;
 }
 
+/* An endpoint on |addr| with a message queued for the other address: from
+ * port 4000 on SMALL to 5000 on LARGE, or back. Its socket in |*s| if asked. */
+static struct rdsu_ep *ep_sending(uint32_t addr, struct rdsu_sock **s)
+{
+	bool small = addr == SMALL;
+	struct rdsu_ep *ep = ep_make(addr, WIRE_KVER_7, 9);
+	struct rdsu_sock *x = sock_at(ep, addr, small ? 4000 : 5000);
+
+	submit_to(ep, x, small ? LARGE : SMALL, small ? 5000 : 4000);
+	if (s)
+		*s = x;
+	return ep;
+}
+
 /* rds_queue_reconnect: the first try after a drop is immediate, then a
  * random delay below a ceiling that starts at the minimum and doubles up
  * to the maximum; reaching UP resets it. */
 static void test_path_backoff(void **state)
 {
-	struct rdsu_ep *ep = ep_make(SMALL, WIRE_KVER_7, 9);
-	struct rdsu_sock *s = sock_at(ep, SMALL, 4000);
+	struct rdsu_ep *ep = ep_sending(SMALL, NULL);
 	struct rdsu_lreq r;
 	rdsu_ns now = T0, ceiling = RDSU_MSEC;
 	uint64_t link;
 	int seen_nonzero = 0;
 
 	(void)state;
-	submit_to(ep, s, LARGE, 5000);
 	link = connect_to_large(ep, 0, now);
 	assert_int_equal(rdsu_link_down(ep, link, now), 0);
 	/* immediate */
@@ -75,14 +87,13 @@ static void test_path_backoff(void **state)
  * dropped when established (rds_tcp_state_change). */
 static void test_path_larger_kicks_only(void **state)
 {
-	struct rdsu_ep *ep = ep_make(LARGE, WIRE_KVER_7, 9);
-	struct rdsu_sock *s = sock_at(ep, LARGE, 5000);
+	struct rdsu_sock *s;
+	struct rdsu_ep *ep = ep_sending(LARGE, &s);
 	struct rdsu_lreq r;
 	struct rdsu_conn_info ci;
 	uint64_t link;
 
 	(void)state;
-	submit_to(ep, s, SMALL, 4000);
 	assert_int_equal(next_req(ep, RDSU_LREQ_CONNECT, &r), 1);
 	assert_int_equal(r.path, 0);
 	assert_int_equal(rdsu_link_established(ep, r.link, 33000, T0), RDSU_ERR_CLOSED);
@@ -147,13 +158,11 @@ static void test_path_refuse_larger_connect_back(void **state)
  * arrives: the peer's wins, the kick is closed. */
 static void test_path_duel(void **state)
 {
-	struct rdsu_ep *ep = ep_make(LARGE, WIRE_KVER_7, 9);
-	struct rdsu_sock *s = sock_at(ep, LARGE, 5000);
+	struct rdsu_ep *ep = ep_sending(LARGE, NULL);
 	struct rdsu_lreq r;
 	uint64_t kick, link;
 
 	(void)state;
-	submit_to(ep, s, SMALL, 4000);
 	assert_int_equal(next_req(ep, RDSU_LREQ_CONNECT, &r), 1);
 	kick = r.link;
 	link = accept_from_small(ep, 32776);
@@ -166,13 +175,15 @@ static void test_path_duel(void **state)
 	rdsu_ep_free(ep);
 }
 
-static void agree_paths(struct rdsu_ep *ep, uint64_t link0, enum wire_kver peer_kv)
+/* The peer's probe ping (or, |pong|, its answer to ours) on |link0| says
+ * 8 paths. */
+static void agree_paths(struct rdsu_ep *ep, uint64_t link0, enum wire_kver peer_kv, bool pong)
 {
 	struct peer p;
 	struct wire_hdr h;
 
 	peer_init(&p, ep, link0);
-	wire_build_probe(&h, false, 1, peer_kv, 8, 5);
+	wire_build_probe(&h, pong, 1, peer_kv, 8, 5);
 	assert_int_equal(peer_feed(&p, &h, NULL, false), WIRE_HDR_LEN);
 	peer_fini(&p);
 }
@@ -186,7 +197,7 @@ static void test_path_slots_7x(void **state)
 	uint64_t link, held, held2;
 
 	(void)state;
-	agree_paths(ep, accept_from_small(ep, 32776), WIRE_KVER_7);
+	agree_paths(ep, accept_from_small(ep, 32776), WIRE_KVER_7, false);
 	/* sport % 8 picks the slot, whatever the arrival order */
 	link = accept_from_small(ep, 32783);
 	assert_true(conn_of(ep, LARGE, SMALL).path[7].link == link);
@@ -230,7 +241,7 @@ static void test_path_held_until_npaths(void **state)
 	(void)state;
 	assert_int_equal(rdsu_link_accept(ep, &l, &f, 32779, T0, &h3), RDSU_ACCEPT_HELD);
 	assert_int_equal(rdsu_link_accept(ep, &l, &f, 32782, T0, &h6), RDSU_ACCEPT_HELD);
-	agree_paths(ep, link0, WIRE_KVER_7);
+	agree_paths(ep, link0, WIRE_KVER_7, false);
 	ci = conn_of(ep, LARGE, SMALL);
 	assert_true(ci.path[3].link == h3 && ci.path[3].state == RDSU_PATH_UP);
 	assert_true(ci.path[6].link == h6 && ci.path[6].state == RDSU_PATH_UP);
@@ -251,7 +262,7 @@ static void test_path_slots_6x(void **state)
 	link = accept_from_small(ep, 40001);
 	/* only slot 0 until the count is known */
 	assert_int_equal(rdsu_link_accept(ep, &l, &f, 40002, T0, &link), RDSU_ERR_REFUSED);
-	agree_paths(ep, conn_of(ep, LARGE, SMALL).path[0].link, WIRE_KVER_7);
+	agree_paths(ep, conn_of(ep, LARGE, SMALL).path[0].link, WIRE_KVER_7, false);
 	for (uint16_t i = 1; i < 8; i++)
 		accept_from_small(ep, (uint16_t)(50007 - i));
 	ci = conn_of(ep, LARGE, SMALL);
@@ -265,25 +276,15 @@ static void test_path_slots_6x(void **state)
  * asking for a source port that encodes the path. */
 static void test_path_fanout_after_probe(void **state)
 {
-	struct rdsu_ep *ep = ep_make(SMALL, WIRE_KVER_7, 9);
-	struct rdsu_sock *s = sock_at(ep, SMALL, 4000);
+	struct rdsu_ep *ep = ep_sending(SMALL, NULL);
 	struct rdsu_lreq r;
 	uint64_t link0;
 	unsigned seen = 0;
 
 	(void)state;
-	submit_to(ep, s, LARGE, 5000);
 	link0 = connect_to_large(ep, 0, T0);
 	assert_int_equal(next_req(ep, RDSU_LREQ_CONNECT, &r), 0);
-	{
-		struct peer p;
-		struct wire_hdr h;
-
-		peer_init(&p, ep, link0);
-		wire_build_probe(&h, true, 1, WIRE_KVER_7, 8, 5);
-		assert_int_equal(peer_feed(&p, &h, NULL, false), WIRE_HDR_LEN);
-		peer_fini(&p);
-	}
+	agree_paths(ep, link0, WIRE_KVER_7, true);
 	while (next_req(ep, RDSU_LREQ_CONNECT, &r)) {
 		assert_true(r.path >= 1 && r.path < 8);
 		assert_int_equal(r.sport_mod, 8);
@@ -321,8 +322,7 @@ static void test_path_stale_ids(void **state)
  * established, or reports it twice, loses nothing. */
 static void test_path_connect_ordering(void **state)
 {
-	struct rdsu_ep *ep = ep_make(SMALL, WIRE_KVER_7, 9);
-	struct rdsu_sock *s = sock_at(ep, SMALL, 4000);
+	struct rdsu_ep *ep = ep_sending(SMALL, NULL);
 	struct rdsu_lreq r;
 	uint8_t hdr[WIRE_HDR_LEN];
 	struct wire_hdr h;
@@ -330,7 +330,6 @@ static void test_path_connect_ordering(void **state)
 	size_t len = 99;
 
 	(void)state;
-	submit_to(ep, s, LARGE, 5000);
 	assert_int_equal(next_req(ep, RDSU_LREQ_CONNECT, &r), 1);
 	wire_build_ping(&h, 1, 6000);
 	wire_hdr_encode(&h, hdr, sizeof(hdr));

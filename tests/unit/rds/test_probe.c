@@ -147,13 +147,10 @@ static uint16_t npaths_after(enum wire_kver ours, uint16_t our_n, const struct w
 	struct peer p;
 	uint16_t n;
 
-	rdsu_ep_cfg_default(&c);
-	c.laddrs[0] = rdsu_addr_v4(LARGE);
-	c.n_laddrs = 1;
+	ep_cfg_on(&c, LARGE, 1);
 	c.kver = ours;
-	c.gen_num = 1;
 	c.npaths = our_n;
-	assert_int_equal(rdsu_ep_new(&ep, &c), 0);
+	ep = ep_new_ok(&c);
 	peer_init(&p, ep, accept_from_small(ep, 40000));
 	assert_int_equal(peer_feed(&p, h, NULL, false), WIRE_HDR_LEN);
 	n = conn_of(ep, LARGE, SMALL).npaths;
@@ -425,31 +422,28 @@ static void test_probe_6x_send_hash(void **state)
  */
 static void test_probe_fence_after_ack(void **state)
 {
-	struct rdsu_ep *ep = ep_make(SMALL, WIRE_KVER_7, 9);
-	struct rdsu_sock *s = sock_at(ep, SMALL, 4000);
-	struct rdsu_addr to = rdsu_addr_v4(LARGE);
+	struct fixture *fx = fixture_new(SMALL, 4000);
 	struct iovec iov = { (void *)"data", 4 };
 	struct rdsu_conn_info ci;
 	struct wire_hdr h;
-	struct peer p;
 
 	(void)state;
-	assert_int_equal(rdsu_sock_submit(s, &to, 5000, &iov, 1, T0), 4);
-	peer_init(&p, ep, connect_to_large(ep, 0, T0));
-	peer_pull(&p);          /* map, probe ping, the data on path 0 */
+	fx->dst = rdsu_addr_v4(LARGE);
+	assert_int_equal(rdsu_sock_submit(fx->s, &fx->dst, 5000, &iov, 1, T0), 4);
+	peer_init(&fx->p, fx->ep, connect_to_large(fx->ep, 0, T0));
+	peer_pull(&fx->p);          /* map, probe ping, the data on path 0 */
 	probe_hdr(&h, true, 1, WIRE_KVER_7, 8, 5);
-	assert_int_equal(peer_feed(&p, &h, NULL, false), WIRE_HDR_LEN);
-	assert_true(conn_of(ep, SMALL, LARGE).fanout_hold);
-	peer_pull(&p);          /* the fence's probe ping */
-	peer_ack_all(&p);       /* the data is acknowledged; the fence holds */
-	assert_true(conn_of(ep, SMALL, LARGE).fanout_hold);
+	assert_int_equal(peer_feed(&fx->p, &h, NULL, false), WIRE_HDR_LEN);
+	assert_true(conn_of(fx->ep, SMALL, LARGE).fanout_hold);
+	peer_pull(&fx->p);          /* the fence's probe ping */
+	peer_ack_all(&fx->p);       /* the data is acknowledged; the fence holds */
+	assert_true(conn_of(fx->ep, SMALL, LARGE).fanout_hold);
 	probe_hdr(&h, true, 2, WIRE_KVER_7, 8, 5);
-	assert_int_equal(peer_feed(&p, &h, NULL, false), WIRE_HDR_LEN);
-	ci = conn_of(ep, SMALL, LARGE);
+	assert_int_equal(peer_feed(&fx->p, &h, NULL, false), WIRE_HDR_LEN);
+	ci = conn_of(fx->ep, SMALL, LARGE);
 	assert_int_equal(ci.npaths, 8);
 	assert_false(ci.fanout_hold);
-	peer_fini(&p);
-	rdsu_ep_free(ep);
+	fixture_free(fx);
 }
 
 /*
@@ -464,42 +458,39 @@ static void test_probe_fence_after_ack(void **state)
  */
 static void test_probe_fence_stale_pong(void **state)
 {
-	struct rdsu_ep *ep = ep_make(LARGE, WIRE_KVER_7, 9);
-	struct rdsu_sock *s = sock_at(ep, LARGE, 4000);
-	struct rdsu_addr to = rdsu_addr_v4(SMALL);
+	struct fixture *fx = fixture_new(LARGE, 4000);
 	struct iovec iov = { (void *)"data", 4 };
 	struct wire_hdr h;
-	struct peer p;
 
 	(void)state;
+	fx->dst = rdsu_addr_v4(SMALL);
 	/* The acceptor: its probe ping 1 while the count is unknown, then
 	 * the data on path 0. */
-	peer_init(&p, ep, accept_from_small(ep, 40000));
-	peer_hello(&p);
-	assert_int_equal(rdsu_sock_submit(s, &to, 5000, &iov, 1, T0), 4);
-	peer_pull(&p);
+	peer_init(&fx->p, fx->ep, accept_from_small(fx->ep, 40000));
+	peer_hello(&fx->p);
+	assert_int_equal(rdsu_sock_submit(fx->s, &fx->dst, 5000, &iov, 1, T0), 4);
+	peer_pull(&fx->p);
 	/* The peer's probe brings the count: the fence's ping is queued. */
 	probe_hdr(&h, false, 1, WIRE_KVER_7, 8, 5);
-	assert_int_equal(peer_feed(&p, &h, NULL, false), WIRE_HDR_LEN);
-	assert_true(conn_of(ep, LARGE, SMALL).fanout_hold);
-	peer_pull(&p);          /* our pong, the fence's probe ping */
-	assert_int_equal(rdsu_link_down(ep, p.link, T0), 0);
-	peer_relink(&p, accept_from_small(ep, 40008));
-	peer_hello(&p);
-	peer_pull(&p);
-	peer_ack_all(&p);
+	assert_int_equal(peer_feed(&fx->p, &h, NULL, false), WIRE_HDR_LEN);
+	assert_true(conn_of(fx->ep, LARGE, SMALL).fanout_hold);
+	peer_pull(&fx->p);          /* our pong, the fence's probe ping */
+	assert_int_equal(rdsu_link_down(fx->ep, fx->p.link, T0), 0);
+	peer_relink(&fx->p, accept_from_small(fx->ep, 40008));
+	peer_hello(&fx->p);
+	peer_pull(&fx->p);
+	peer_ack_all(&fx->p);
 	/* The peer's pong to probe ping 1, resent on the new connection. */
 	probe_hdr(&h, true, 2, WIRE_KVER_7, 8, 5);
 	h.flags |= WIRE_FLAG_RETRANSMITTED;
-	assert_int_equal(peer_feed(&p, &h, NULL, false), WIRE_HDR_LEN);
-	if (!conn_of(ep, LARGE, SMALL).fanout_hold)
+	assert_int_equal(peer_feed(&fx->p, &h, NULL, false), WIRE_HDR_LEN);
+	if (!conn_of(fx->ep, LARGE, SMALL).fanout_hold)
 		fail_msg("a stale pong after a path-0 reset ended the fan-out fence");
 	/* The pong to the fence's ping. */
 	probe_hdr(&h, true, 3, WIRE_KVER_7, 8, 5);
-	assert_int_equal(peer_feed(&p, &h, NULL, false), WIRE_HDR_LEN);
-	assert_false(conn_of(ep, LARGE, SMALL).fanout_hold);
-	peer_fini(&p);
-	rdsu_ep_free(ep);
+	assert_int_equal(peer_feed(&fx->p, &h, NULL, false), WIRE_HDR_LEN);
+	assert_false(conn_of(fx->ep, LARGE, SMALL).fanout_hold);
+	fixture_free(fx);
 }
 
 int main(void)

@@ -11,32 +11,14 @@
 
 #include "utest.h"
 
-struct fixture {
-	struct rdsu_ep *ep;
-	struct rdsu_sock *s;
-	struct peer p;
-};
-
 static int setup(void **state)
 {
-	struct fixture *fx = calloc(1, sizeof(*fx));
+	struct fixture *fx = fixture_new(LARGE, 5000);
 
-	fx->ep = ep_make(LARGE, WIRE_KVER_7, 9);
-	fx->s = sock_at(fx->ep, LARGE, 5000);
 	peer_init(&fx->p, fx->ep, accept_from_small(fx->ep, 32776));
 	peer_pull(&fx->p); /* our map and probe */
 	peer_clear(&fx->p);
 	*state = fx;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *fx = *state;
-
-	peer_fini(&fx->p);
-	rdsu_ep_free(fx->ep);
-	free(fx);
 	return 0;
 }
 
@@ -416,16 +398,16 @@ static void test_recv_dups_follow_the_port_pair(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_recv_duplicate_rule, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recv_duplicate_rule, setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_recv_duplicate_ping_not_answered, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_recv_ping_pong, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_recv_pong_delivered, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_recv_map, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_recv_too_big, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_recv_one_mib_and_chunking, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_recv_no_socket, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_recv_read_trunc_peek, setup, teardown),
+						fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_recv_ping_pong, setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_recv_pong_delivered, setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_recv_map, setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_recv_too_big, setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_recv_one_mib_and_chunking, setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_recv_no_socket, setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_recv_read_trunc_peek, setup, fixture_teardown),
 		cmocka_unit_test(test_recv_dups_follow_the_sender_port),
 		cmocka_unit_test(test_recv_dups_follow_the_port_pair),
 	};

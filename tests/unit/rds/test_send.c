@@ -10,22 +10,13 @@
 
 #include "utest.h"
 
-struct fixture {
-	struct rdsu_ep *ep;
-	struct rdsu_sock *s;
-	struct rdsu_addr dst;
-	struct peer p;
-};
-
 /* SMALL with one path agreed: everything on path 0. */
 static int setup(void **state)
 {
-	struct fixture *fx = calloc(1, sizeof(*fx));
+	struct fixture *fx = fixture_new(SMALL, 4003);
 	struct wire_hdr h;
 	struct iovec iov = { NULL, 0 };
 
-	fx->ep = ep_make(SMALL, WIRE_KVER_7, 9);
-	fx->s = sock_at(fx->ep, SMALL, 4003);
 	fx->dst = rdsu_addr_v4(LARGE);
 	assert_int_equal(rdsu_sock_submit(fx->s, &fx->dst, 0, &iov, 0, T0), 0); /* a ping */
 	peer_init(&fx->p, fx->ep, connect_to_large(fx->ep, 0, T0));
@@ -38,16 +29,6 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	struct fixture *fx = *state;
-
-	peer_fini(&fx->p);
-	rdsu_ep_free(fx->ep);
-	free(fx);
-	return 0;
-}
-
 static void submit(struct fixture *fx, const char *text)
 {
 	struct iovec iov = { (void *)text, strlen(text) };
@@ -57,33 +38,30 @@ static void submit(struct fixture *fx, const char *text)
 
 static void test_send_first_link_bytes(void **state)
 {
-	struct rdsu_ep *ep = ep_make(SMALL, WIRE_KVER_7, 9);
-	struct rdsu_sock *s = sock_at(ep, SMALL, 4000);
-	struct rdsu_addr dst = rdsu_addr_v4(LARGE);
+	struct fixture *fx = fixture_new(SMALL, 4000);
 	struct iovec iov = { "hello", 5 };
-	struct peer p;
 
 	(void)state;
-	assert_int_equal(rdsu_sock_submit(s, &dst, 5000, &iov, 1, T0), 5);
-	peer_init(&p, ep, connect_to_large(ep, 0, T0));
-	peer_pull(&p);
+	fx->dst = rdsu_addr_v4(LARGE);
+	assert_int_equal(rdsu_sock_submit(fx->s, &fx->dst, 5000, &iov, 1, T0), 5);
+	peer_init(&fx->p, fx->ep, connect_to_large(fx->ep, 0, T0));
+	peer_pull(&fx->p);
 	/* the whole empty map, then the probe (seq 1), then the data (seq 2) */
-	assert_int_equal(p.n, 3);
-	assert_int_equal(p.f[0].h.flags, WIRE_FLAG_CONG_BITMAP);
-	assert_true(p.f[0].h.seq == 0);
-	assert_int_equal(p.f[0].len, WIRE_CONG_MAP_BYTES);
+	assert_int_equal(fx->p.n, 3);
+	assert_int_equal(fx->p.f[0].h.flags, WIRE_FLAG_CONG_BITMAP);
+	assert_true(fx->p.f[0].h.seq == 0);
+	assert_int_equal(fx->p.f[0].len, WIRE_CONG_MAP_BYTES);
 	for (unsigned i = 0; i < WIRE_CONG_MAP_BYTES; i++)
-		assert_int_equal(p.f[0].data[i], 0);
-	assert_int_equal(wire_classify(&p.f[1].h, WIRE_XPORT_TCP), WIRE_KIND_PROBE_PING);
-	assert_true(p.f[1].h.seq == 1);
-	assert_true(p.f[2].h.seq == 2);
-	assert_int_equal(p.f[2].h.sport, 4000);
-	assert_int_equal(p.f[2].h.dport, 5000);
-	assert_int_equal(p.f[2].len, 5);
-	assert_memory_equal(p.f[2].data, "hello", 5);
-	assert_true(p.written == 3 * WIRE_HDR_LEN + WIRE_CONG_MAP_BYTES + 5);
-	peer_fini(&p);
-	rdsu_ep_free(ep);
+		assert_int_equal(fx->p.f[0].data[i], 0);
+	assert_int_equal(wire_classify(&fx->p.f[1].h, WIRE_XPORT_TCP), WIRE_KIND_PROBE_PING);
+	assert_true(fx->p.f[1].h.seq == 1);
+	assert_true(fx->p.f[2].h.seq == 2);
+	assert_int_equal(fx->p.f[2].h.sport, 4000);
+	assert_int_equal(fx->p.f[2].h.dport, 5000);
+	assert_int_equal(fx->p.f[2].len, 5);
+	assert_memory_equal(fx->p.f[2].data, "hello", 5);
+	assert_true(fx->p.written == 3 * WIRE_HDR_LEN + WIRE_CONG_MAP_BYTES + 5);
+	fixture_free(fx);
 }
 
 static void test_send_acked_frees(void **state)
@@ -237,12 +215,12 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_send_first_link_bytes),
-		cmocka_unit_test_setup_teardown(test_send_acked_frees, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_send_acked_frees, setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_send_retransmit_after_reconnect, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_send_peek_advance, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_send_output_requests, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_send_cancel_mid_write, setup, teardown),
+						fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_send_peek_advance, setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_send_output_requests, setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_send_cancel_mid_write, setup, fixture_teardown),
 	};
 	return cmocka_run_group_tests_name("rds_send", tests, NULL, NULL);
 }

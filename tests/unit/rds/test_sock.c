@@ -140,26 +140,25 @@ static void test_sock_acks_wanted(void **state)
 /* Closing a socket drops its messages from the path queues for good. */
 static void test_sock_close_drops_messages(void **state)
 {
-	struct rdsu_ep *ep = ep_make(SMALL, WIRE_KVER_7, 9);
-	struct rdsu_sock *s = sock_at(ep, SMALL, 4000);
-	struct rdsu_sock *keep = sock_at(ep, SMALL, 4001);
-	struct rdsu_addr dst = rdsu_addr_v4(LARGE);
+	struct fixture *fx = fixture_new(SMALL, 4000);
+	struct rdsu_sock *keep = sock_at(fx->ep, SMALL, 4001);
 	struct iovec iov = { "data", 4 };
 	struct rdsu_conn_info ci;
 
 	(void)state;
+	fx->dst = rdsu_addr_v4(LARGE);
 	for (int i = 0; i < 3; i++) {
-		assert_int_equal(rdsu_sock_submit(s, &dst, 5000, &iov, 1, T0), 4);
-		assert_int_equal(rdsu_sock_submit(keep, &dst, 5000, &iov, 1, T0), 4);
+		assert_int_equal(rdsu_sock_submit(fx->s, &fx->dst, 5000, &iov, 1, T0), 4);
+		assert_int_equal(rdsu_sock_submit(keep, &fx->dst, 5000, &iov, 1, T0), 4);
 	}
-	ci = conn_of(ep, SMALL, LARGE);
+	ci = conn_of(fx->ep, SMALL, LARGE);
 	assert_int_equal(ci.path[0].send_q_msgs, 7); /* + the probe */
-	rdsu_sock_free(s, T0);
-	ci = conn_of(ep, SMALL, LARGE);
+	rdsu_sock_free(fx->s, T0);
+	ci = conn_of(fx->ep, SMALL, LARGE);
 	assert_int_equal(ci.path[0].send_q_msgs, 4);
 	assert_true(ci.path[0].send_q_bytes == 12);
-	assert_int_equal(stat(ep, RDSU_STAT_SEND_DROPPED), 3);
-	rdsu_ep_free(ep);
+	assert_int_equal(stat(fx->ep, RDSU_STAT_SEND_DROPPED), 3);
+	fixture_free(fx);
 }
 
 static void test_sock_read_errors(void **state)
@@ -185,33 +184,30 @@ static void test_sock_read_errors(void **state)
 /* Events are coalesced: one per socket until pulled. */
 static void test_sock_events(void **state)
 {
-	struct rdsu_ep *ep = ep_make(LARGE, WIRE_KVER_7, 9);
-	struct rdsu_sock *s = sock_at(ep, LARGE, 5000);
-	struct peer p;
+	struct fixture *fx = fixture_new(LARGE, 5000);
 	struct wire_hdr h;
 	struct rdsu_event ev;
 	int socks = 0;
 
 	(void)state;
-	rdsu_sock_set_ctx(s, &p);
-	peer_init(&p, ep, accept_from_small(ep, 32776));
-	while (rdsu_ep_next_event(ep, &ev))
+	rdsu_sock_set_ctx(fx->s, &fx->p);
+	peer_init(&fx->p, fx->ep, accept_from_small(fx->ep, 32776));
+	while (rdsu_ep_next_event(fx->ep, &ev))
 		;
 	for (uint64_t seq = 1; seq <= 5; seq++) {
 		wire_build_data(&h, seq, 4000, 5000, 1);
-		assert_int_equal(peer_feed(&p, &h, (const uint8_t *)"z", false), WIRE_HDR_LEN + 1);
+		assert_int_equal(peer_feed(&fx->p, &h, (const uint8_t *)"z", false), WIRE_HDR_LEN + 1);
 	}
-	while (rdsu_ep_next_event(ep, &ev))
+	while (rdsu_ep_next_event(fx->ep, &ev))
 		if (ev.type == RDSU_EV_SOCK) {
 			socks++;
-			assert_ptr_equal(ev.sock, s);
-			assert_ptr_equal(ev.ctx, &p);
+			assert_ptr_equal(ev.sock, fx->s);
+			assert_ptr_equal(ev.ctx, &fx->p);
 			assert_int_equal(ev.mask, RDSU_POLLIN);
 		}
 	assert_int_equal(socks, 1);
-	assert_true(rdsu_sock_poll(s) & RDSU_POLLIN);
-	peer_fini(&p);
-	rdsu_ep_free(ep);
+	assert_true(rdsu_sock_poll(fx->s) & RDSU_POLLIN);
+	fixture_free(fx);
 }
 
 int main(void)

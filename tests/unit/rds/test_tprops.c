@@ -65,13 +65,11 @@ static void test_tprops_rdma_laddr(void **state)
 	struct rdsu_sock *s;
 
 	(void)state;
-	rdsu_ep_cfg_default(&c);
-	c.laddrs[0] = rdsu_addr_v4(SMALL);
+	ep_cfg_on(&c, SMALL, 9);
 	c.laddrs[1] = rdsu_addr_v4(0x0a000003u);
 	c.n_laddrs = 2;
-	c.gen_num = 9;
 	c.rdma_laddrs = 1u << 1;
-	assert_int_equal(rdsu_ep_new(&ep, &c), 0);
+	ep = ep_new_ok(&c);
 	s = sock_at(ep, 0x0a000003u, 4000);
 	assert_true(rdsu_sock_get_transport(s) == RDSU_TRANS_IB);
 	s = sock_at(ep, SMALL, 4000);

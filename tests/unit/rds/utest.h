@@ -19,21 +19,43 @@
 
 #define T0 (1000 * RDSU_SEC)
 
+/* ep_cfg_on() - the default configuration on the one address |addr|,
+ * generation |gen|. */
+static inline void ep_cfg_on(struct rdsu_ep_cfg *c, uint32_t addr, uint32_t gen)
+{
+	rdsu_ep_cfg_default(c);
+	c->laddrs[0] = rdsu_addr_v4(addr);
+	c->n_laddrs = 1;
+	c->gen_num = gen;
+}
+
+/* ep_cfg_test() - ep_cfg_on() as most tests want it: kernel version |kv|,
+ * a fixed seed and path rule |rule|. */
+static inline void ep_cfg_test(struct rdsu_ep_cfg *c, uint32_t addr, enum wire_kver kv,
+			       uint32_t gen, enum rdsu_path_rule rule)
+{
+	ep_cfg_on(c, addr, gen);
+	c->kver = kv;
+	c->seed = 99;
+	c->path_rule = rule;
+}
+
+/* ep_new_ok() - the endpoint of |c|, which must be a valid configuration. */
+static inline struct rdsu_ep *ep_new_ok(const struct rdsu_ep_cfg *c)
+{
+	struct rdsu_ep *ep;
+
+	assert_int_equal(rdsu_ep_new(&ep, c), 0);
+	return ep;
+}
+
 static inline struct rdsu_ep *ep_make_rule(uint32_t addr, enum wire_kver kv, uint32_t gen,
 					   enum rdsu_path_rule rule)
 {
 	struct rdsu_ep_cfg c;
-	struct rdsu_ep *ep;
 
-	rdsu_ep_cfg_default(&c);
-	c.laddrs[0] = rdsu_addr_v4(addr);
-	c.n_laddrs = 1;
-	c.kver = kv;
-	c.gen_num = gen;
-	c.seed = 99;
-	c.path_rule = rule;
-	assert_int_equal(rdsu_ep_new(&ep, &c), 0);
-	return ep;
+	ep_cfg_test(&c, addr, kv, gen, rule);
+	return ep_new_ok(&c);
 }
 
 /* Most tests pick their ports by the kernel's path rule. */
@@ -212,6 +234,40 @@ static inline const struct oframe *find_kind(const struct peer *p, enum wire_kin
 		if (wire_classify(&p->f[i].h, WIRE_XPORT_TCP) == k)
 			return &p->f[i];
 	return NULL;
+}
+
+/* The fixture of the tests that talk over one link: an endpoint, a
+ * socket on it (sending to |dst|, where a test needs one) and the peer on
+ * the link, which the test brings up (peer_init()) where it needs one. */
+struct fixture {
+	struct rdsu_ep *ep;
+	struct rdsu_sock *s;
+	struct rdsu_addr dst;
+	struct peer p;
+};
+
+/* fixture_new() - the endpoint on |addr| and its socket at |port|. */
+static inline struct fixture *fixture_new(uint32_t addr, uint16_t port)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+
+	assert_non_null(fx);
+	fx->ep = ep_make(addr, WIRE_KVER_7, 9);
+	fx->s = sock_at(fx->ep, addr, port);
+	return fx;
+}
+
+static inline void fixture_free(struct fixture *fx)
+{
+	peer_fini(&fx->p);
+	rdsu_ep_free(fx->ep);
+	free(fx);
+}
+
+static inline int fixture_teardown(void **state)
+{
+	fixture_free(*state);
+	return 0;
 }
 
 /* ------------------------------------------------------------------------

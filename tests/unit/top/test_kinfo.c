@@ -95,232 +95,207 @@ static int fake_gso(void *ctx, unsigned opt, void *buf, size_t *len)
 	return r;
 }
 
-static void v4(uint8_t a[16], uint8_t last)
-{
-	memset(a, 0, 16);
-	a[10] = a[11] = 0xff;
-	a[12] = 10;
-	a[15] = last;
-}
+/* 10.0.0.1 and 10.0.0.2 as the info lists carry them (IPv4-mapped). */
+#define A1 { [10] = 0xff, [11] = 0xff, [12] = 10, [15] = 1 }
+#define A2 { [10] = 0xff, [11] = 0xff, [12] = 10, [15] = 2 }
 
 /* A kernel with one RDS/TCP connection 10.0.0.1 -> 10.0.0.2 on two paths,
- * one socket with a message queued each way, and two counters. */
+ * one socket with a message queued each way, and two counters; the
+ * retransmit list is registered and empty, and there is no IB list
+ * (rds_rdma is not loaded). */
+static const struct wire_info_item a_connection[] = {
+	{ .opt = WIRE_INFO_COUNTERS, .u.counter = { .name = "recv_delivered", .value = 12 } },
+	{ .opt = WIRE_INFO_COUNTERS, .u.counter = { .name = "tcp_data_ready_calls", .value = 30 } },
+	{ .opt = WIRE_INFO6_CONNECTIONS,
+	  .u.conn = { .laddr = A1, .faddr = A2, .transport = "tcp",
+		      .flags = WIRE_INFO_CONN_CONNECTED, .next_tx_seq = 5, .next_rx_seq = 9 } },
+	{ .opt = WIRE_INFO_CONNECTIONS,
+	  .u.conn = { .laddr = A1, .faddr = A2, .transport = "tcp",
+		      .flags = WIRE_INFO_CONN_CONNECTED, .next_tx_seq = 5, .next_rx_seq = 9,
+		      .tos = 4 } },
+	{ .opt = WIRE_INFO6_SOCKETS,
+	  .u.sock = { .bound_addr = A1, .bound_port = 4000, .sndbuf = 131072, .rcvbuf = 131072,
+		      .inum = 777 } },
+	{ .opt = WIRE_INFO6_SEND_MESSAGES,
+	  .u.msg = { .laddr = A1, .faddr = A2, .lport = 4000, .fport = 4001, .seq = 4,
+		     .len = 300 } },
+	{ .opt = WIRE_INFO6_RECV_MESSAGES,
+	  .u.msg = { .laddr = A1, .faddr = A2, .lport = 4000, .fport = 4001, .seq = 4,
+		     .len = 20 } },
+	{ .opt = WIRE_INFO6_TCP_SOCKETS,
+	  .u.tcp_sock = { .local_addr = A1, .peer_addr = A2, .local_port = 40000,
+			  .peer_port = 16385 } },
+	{ .opt = WIRE_INFO6_TCP_SOCKETS,
+	  .u.tcp_sock = { .local_addr = A1, .peer_addr = A2, .local_port = 40001,
+			  .peer_port = 16385, .hdr_rem = 48 } },
+};
+
 static void kernel_with_a_connection(struct fake *f)
 {
-	struct wire_info_item it;
-
 	memset(f, 0, sizeof(*f));
-	memset(&it, 0, sizeof(it));
-	it.opt = WIRE_INFO_COUNTERS;
-	strcpy(it.u.counter.name, "recv_delivered");
-	it.u.counter.value = 12;
-	add(f, &it);
-	strcpy(it.u.counter.name, "tcp_data_ready_calls");
-	it.u.counter.value = 30;
-	add(f, &it);
+	for (size_t i = 0; i < sizeof(a_connection) / sizeof(a_connection[0]); i++)
+		add(f, &a_connection[i]);
+	list(f, WIRE_INFO6_RETRANS_MESSAGES);
+}
 
-	memset(&it, 0, sizeof(it));
-	it.opt = WIRE_INFO6_CONNECTIONS;
-	v4(it.u.conn.laddr, 1);
-	v4(it.u.conn.faddr, 2);
-	strcpy(it.u.conn.transport, "tcp");
-	it.u.conn.flags = WIRE_INFO_CONN_CONNECTED;
-	it.u.conn.next_tx_seq = 5;
-	it.u.conn.next_rx_seq = 9;
-	add(f, &it);
-	it.opt = WIRE_INFO_CONNECTIONS;
-	it.u.conn.tos = 4;
-	add(f, &it);
+/* What the reading tests share: the read buffer, the
+ * snapshot, and the fake kernel with a connection. */
+struct rig {
+	struct top_kinfo_buf b;
+	struct top_snap s;
+	struct fake f;
+	unsigned failed;
+};
 
-	memset(&it, 0, sizeof(it));
-	it.opt = WIRE_INFO6_SOCKETS;
-	v4(it.u.sock.bound_addr, 1);
-	it.u.sock.bound_port = 4000;
-	it.u.sock.sndbuf = it.u.sock.rcvbuf = 131072;
-	it.u.sock.inum = 777;
-	add(f, &it);
+static struct rig *rig_new(void)
+{
+	struct rig *r = calloc(1, sizeof(*r));
 
-	memset(&it, 0, sizeof(it));
-	it.opt = WIRE_INFO6_SEND_MESSAGES;
-	v4(it.u.msg.laddr, 1);
-	v4(it.u.msg.faddr, 2);
-	it.u.msg.lport = 4000;
-	it.u.msg.fport = 4001;
-	it.u.msg.seq = 4;
-	it.u.msg.len = 300;
-	add(f, &it);
-	it.opt = WIRE_INFO6_RECV_MESSAGES;
-	it.u.msg.len = 20;
-	add(f, &it);
-	list(f, WIRE_INFO6_RETRANS_MESSAGES);    /* registered, empty */
+	assert_non_null(r);
+	top_snap_init(&r->s);
+	kernel_with_a_connection(&r->f);
+	return r;
+}
 
-	memset(&it, 0, sizeof(it));
-	it.opt = WIRE_INFO6_TCP_SOCKETS;
-	v4(it.u.tcp_sock.local_addr, 1);
-	v4(it.u.tcp_sock.peer_addr, 2);
-	it.u.tcp_sock.local_port = 40000;
-	it.u.tcp_sock.peer_port = 16385;
-	add(f, &it);
-	it.u.tcp_sock.local_port = 40001;
-	it.u.tcp_sock.hdr_rem = 48;
-	add(f, &it);
-	/* no IB list: rds_rdma is not loaded */
+/* Both finis leave their object empty: a test may have called them. */
+static void rig_free(struct rig *r)
+{
+	top_snap_fini(&r->s);
+	top_kinfo_buf_fini(&r->b);
+	free(r);
 }
 
 static void test_kinfo_snapshot_of_a_connection(void **state)
 {
-	struct top_kinfo_buf b = { 0 };
-	struct top_snap s;
-	struct fake f;
-	unsigned failed = 0;
+	struct rig *r = rig_new();
 
 	(void)state;
-	kernel_with_a_connection(&f);
-	top_snap_init(&s);
-	assert_int_equal(top_kinfo_snapshot(fake_gso, &f, &b, &s, &failed), 0);
-	assert_int_equal(s.n_counters, 2);
-	assert_string_equal(s.counters[1].name, "tcp_data_ready_calls");
-	assert_true(s.counters[1].value == 30);
+	assert_int_equal(top_kinfo_snapshot(fake_gso, &r->f, &r->b, &r->s, &r->failed), 0);
+	assert_int_equal(r->s.n_counters, 2);
+	assert_string_equal(r->s.counters[1].name, "tcp_data_ready_calls");
+	assert_true(r->s.counters[1].value == 30);
 
-	assert_int_equal(s.n_conns, 1);
-	assert_string_equal(s.conns[0].transport, "tcp");
-	assert_int_equal(s.conns[0].tos, 4);          /* from the IPv4 list */
-	assert_true(s.conns[0].next_tx_seq == 5 && s.conns[0].next_rx_seq == 9);
-	assert_int_equal(s.conns[0].npaths, 2);
-	assert_int_equal(s.conns[0].sendq_msgs, 1);
-	assert_int_equal(s.conns[0].sendq_bytes, 300);
+	assert_int_equal(r->s.n_conns, 1);
+	assert_string_equal(r->s.conns[0].transport, "tcp");
+	assert_int_equal(r->s.conns[0].tos, 4);       /* from the IPv4 list */
+	assert_true(r->s.conns[0].next_tx_seq == 5 && r->s.conns[0].next_rx_seq == 9);
+	assert_int_equal(r->s.conns[0].npaths, 2);
+	assert_int_equal(r->s.conns[0].sendq_msgs, 1);
+	assert_int_equal(r->s.conns[0].sendq_bytes, 300);
 
-	assert_int_equal(s.n_paths, 2);
-	assert_int_equal(s.paths[1].conn, 0);
-	assert_int_equal(s.paths[1].lport, 40001);
-	assert_true(s.paths[1].has_tcp);
-	assert_true(s.paths[1].hdr_rem == 48);
+	assert_int_equal(r->s.n_paths, 2);
+	assert_int_equal(r->s.paths[1].conn, 0);
+	assert_int_equal(r->s.paths[1].lport, 40001);
+	assert_true(r->s.paths[1].has_tcp);
+	assert_true(r->s.paths[1].hdr_rem == 48);
 
-	assert_int_equal(s.n_socks, 1);
-	assert_int_equal(s.socks[0].rcvbuf, 131072);
-	assert_int_equal(s.socks[0].recvq_msgs, 1);
-	assert_int_equal(s.socks[0].recvq_bytes, 20);
-	assert_int_equal(s.socks[0].sendq_bytes, 300);
-	assert_int_equal(s.n_ibs, 0);
-	top_snap_fini(&s);
-	top_kinfo_buf_fini(&b);
+	assert_int_equal(r->s.n_socks, 1);
+	assert_int_equal(r->s.socks[0].rcvbuf, 131072);
+	assert_int_equal(r->s.socks[0].recvq_msgs, 1);
+	assert_int_equal(r->s.socks[0].recvq_bytes, 20);
+	assert_int_equal(r->s.socks[0].sendq_bytes, 300);
+	assert_int_equal(r->s.n_ibs, 0);
+	rig_free(r);
 }
 
 static void test_kinfo_read_probes_then_reads(void **state)
 {
-	struct top_kinfo_buf b = { 0 };
-	struct fake f;
+	struct rig *r = rig_new();
 
 	(void)state;
-	kernel_with_a_connection(&f);
-	assert_int_equal(top_kinfo_read(fake_gso, &f, WIRE_INFO6_TCP_SOCKETS, &b),
+	assert_int_equal(top_kinfo_read(fake_gso, &r->f, WIRE_INFO6_TCP_SOCKETS, &r->b),
 			 WIRE_INFO6_TCP_SOCK_LEN);
-	assert_int_equal(f.calls, 2);                 /* probe, read */
-	assert_int_equal(b.len, 2 * WIRE_INFO6_TCP_SOCK_LEN);
+	assert_int_equal(r->f.calls, 2);              /* probe, read */
+	assert_int_equal(r->b.len, 2 * WIRE_INFO6_TCP_SOCK_LEN);
 	/* the buffer is kept: the next read needs no probe */
-	f.calls = 0;
-	assert_int_equal(top_kinfo_read(fake_gso, &f, WIRE_INFO6_TCP_SOCKETS, &b),
+	r->f.calls = 0;
+	assert_int_equal(top_kinfo_read(fake_gso, &r->f, WIRE_INFO6_TCP_SOCKETS, &r->b),
 			 WIRE_INFO6_TCP_SOCK_LEN);
-	assert_int_equal(f.calls, 1);
+	assert_int_equal(r->f.calls, 1);
 	/* an empty list answers the probe itself */
-	f.calls = 0;
-	assert_int_equal(top_kinfo_read(fake_gso, &f, WIRE_INFO6_RETRANS_MESSAGES, &b),
+	r->f.calls = 0;
+	assert_int_equal(top_kinfo_read(fake_gso, &r->f, WIRE_INFO6_RETRANS_MESSAGES, &r->b),
 			 WIRE_INFO6_MSG_LEN);
-	assert_int_equal(b.len, 0);
-	top_kinfo_buf_fini(&b);
+	assert_int_equal(r->b.len, 0);
+	rig_free(r);
 }
 
 static void test_kinfo_read_retries_a_growing_list(void **state)
 {
-	struct top_kinfo_buf b = { 0 };
-	struct fake f;
+	struct rig *r = rig_new();
 
 	(void)state;
-	kernel_with_a_connection(&f);
 	/* grows by one item on every call: the probe's answer is stale by
 	 * the read, and the room the loop leaves absorbs the growth */
-	f.grow_opt = WIRE_INFO6_SEND_MESSAGES;
-	f.grow_calls = 5;
-	assert_int_equal(top_kinfo_read(fake_gso, &f, WIRE_INFO6_SEND_MESSAGES, &b),
+	r->f.grow_opt = WIRE_INFO6_SEND_MESSAGES;
+	r->f.grow_calls = 5;
+	assert_int_equal(top_kinfo_read(fake_gso, &r->f, WIRE_INFO6_SEND_MESSAGES, &r->b),
 			 WIRE_INFO6_MSG_LEN);
-	assert_int_equal(f.calls, 2);
-	assert_int_equal(b.len, find(&f, WIRE_INFO6_SEND_MESSAGES)->n * WIRE_INFO6_MSG_LEN);
-	assert_int_equal(b.len, 3 * WIRE_INFO6_MSG_LEN);
-	top_kinfo_buf_fini(&b);
+	assert_int_equal(r->f.calls, 2);
+	assert_int_equal(r->b.len, find(&r->f, WIRE_INFO6_SEND_MESSAGES)->n * WIRE_INFO6_MSG_LEN);
+	assert_int_equal(r->b.len, 3 * WIRE_INFO6_MSG_LEN);
+	top_kinfo_buf_fini(&r->b);
 
 	/* a list that always needs more than it is given: give up after
 	 * TOP_KINFO_TRIES, and never ask for more than TOP_KINFO_MAX */
-	kernel_with_a_connection(&f);
-	f.claim = 4096;
-	assert_int_equal(top_kinfo_read(fake_gso, &f, WIRE_INFO_COUNTERS, &b), -EAGAIN);
-	assert_int_equal(f.calls, TOP_KINFO_TRIES);
-	f.claim = (size_t)TOP_KINFO_MAX + 1;
-	assert_int_equal(top_kinfo_read(fake_gso, &f, WIRE_INFO_COUNTERS, &b), -E2BIG);
-	top_kinfo_buf_fini(&b);
+	kernel_with_a_connection(&r->f);
+	r->f.claim = 4096;
+	assert_int_equal(top_kinfo_read(fake_gso, &r->f, WIRE_INFO_COUNTERS, &r->b), -EAGAIN);
+	assert_int_equal(r->f.calls, TOP_KINFO_TRIES);
+	r->f.claim = (size_t)TOP_KINFO_MAX + 1;
+	assert_int_equal(top_kinfo_read(fake_gso, &r->f, WIRE_INFO_COUNTERS, &r->b), -E2BIG);
+	rig_free(r);
 }
 
 static void test_kinfo_errors(void **state)
 {
-	struct top_kinfo_buf b = { 0 };
-	struct top_snap s;
-	struct fake f;
-	unsigned failed = 0;
+	struct rig *r = rig_new();
 
 	(void)state;
 	/* an item size other than libwire's: refused, not misread */
-	kernel_with_a_connection(&f);
-	f.item_size_bias = 1;
-	top_snap_init(&s);
-	assert_int_equal(top_kinfo_snapshot(fake_gso, &f, &b, &s, &failed), -EPROTO);
-	assert_int_equal(failed, WIRE_INFO_COUNTERS);
-	top_snap_fini(&s);
+	r->f.item_size_bias = 1;
+	assert_int_equal(top_kinfo_snapshot(fake_gso, &r->f, &r->b, &r->s, &r->failed), -EPROTO);
+	assert_int_equal(r->failed, WIRE_INFO_COUNTERS);
+	top_snap_fini(&r->s);
 
 	/* a list the module does not register is an error when asked alone */
-	assert_int_equal(top_kinfo_read(fake_gso, &f, WIRE_INFO6_IB_CONNECTIONS, &b),
+	assert_int_equal(top_kinfo_read(fake_gso, &r->f, WIRE_INFO6_IB_CONNECTIONS, &r->b),
 			 -ENOPROTOOPT);
 	/* a number libwire has no layout for is not asked at all */
-	f.calls = 0;
-	assert_int_equal(top_kinfo_read(fake_gso, &f, 10002, &b), -EINVAL);
-	assert_int_equal(f.calls, 0);
+	r->f.calls = 0;
+	assert_int_equal(top_kinfo_read(fake_gso, &r->f, 10002, &r->b), -EINVAL);
+	assert_int_equal(r->f.calls, 0);
 
 	/* bytes that are not whole items */
-	top_snap_init(&s);
-	assert_int_equal(top_kinfo_fill(&s, WIRE_INFO6_SOCKETS, b.p, 0), 0);
+	top_snap_init(&r->s);
+	assert_int_equal(top_kinfo_fill(&r->s, WIRE_INFO6_SOCKETS, r->b.p, 0), 0);
 	{
 		uint8_t bytes[WIRE_INFO6_SOCK_LEN + 1] = { 0 };
 
-		assert_int_equal(top_kinfo_fill(&s, WIRE_INFO6_SOCKETS, bytes, sizeof(bytes)),
+		assert_int_equal(top_kinfo_fill(&r->s, WIRE_INFO6_SOCKETS, bytes, sizeof(bytes)),
 				 -EPROTO);
-		assert_int_equal(top_kinfo_fill(&s, WIRE_INFO6_SOCKETS, bytes,
+		assert_int_equal(top_kinfo_fill(&r->s, WIRE_INFO6_SOCKETS, bytes,
 						WIRE_INFO6_SOCK_LEN), 1);
-		assert_int_equal(top_kinfo_fill(&s, 10009, bytes, 0), -EINVAL);
+		assert_int_equal(top_kinfo_fill(&r->s, 10009, bytes, 0), -EINVAL);
 	}
-	top_snap_fini(&s);
-	top_kinfo_buf_fini(&b);
+	rig_free(r);
 }
 
 static void test_kinfo_ib_rows(void **state)
 {
-	struct top_kinfo_buf b = { 0 };
-	struct wire_info_item it;
-	struct top_snap s;
-	struct fake f;
+	static const struct wire_info_item it = {
+		.opt = WIRE_INFO6_IB_CONNECTIONS,
+		.u.rdma_conn = { .src_addr = A1, .dst_addr = A2, .max_send_wr = 256 },
+	};
+	struct rig *r = rig_new();
 
 	(void)state;
-	kernel_with_a_connection(&f);
-	memset(&it, 0, sizeof(it));
-	it.opt = WIRE_INFO6_IB_CONNECTIONS;
-	v4(it.u.rdma_conn.src_addr, 1);
-	v4(it.u.rdma_conn.dst_addr, 2);
-	it.u.rdma_conn.max_send_wr = 256;
-	add(&f, &it);
-	top_snap_init(&s);
-	assert_int_equal(top_kinfo_snapshot(fake_gso, &f, &b, &s, NULL), 0);
-	assert_int_equal(s.n_ibs, 1);
-	assert_int_equal(s.ibs[0].conn, 0);
-	assert_int_equal(s.ibs[0].r.max_send_wr, 256);
-	top_snap_fini(&s);
-	top_kinfo_buf_fini(&b);
+	add(&r->f, &it);
+	assert_int_equal(top_kinfo_snapshot(fake_gso, &r->f, &r->b, &r->s, NULL), 0);
+	assert_int_equal(r->s.n_ibs, 1);
+	assert_int_equal(r->s.ibs[0].conn, 0);
+	assert_int_equal(r->s.ibs[0].r.max_send_wr, 256);
+	rig_free(r);
 }
 
 /* The kernel's time line: runs of the local map that changed since the

@@ -126,6 +126,15 @@ static void test_model_source_path_count_kept(void **state)
 	top_snap_fini(&s);
 }
 
+/* Two empty snapshots, taken |sa| and |sb| seconds in. */
+static void two_snaps(struct top_snap *a, struct top_snap *b, uint64_t sa, uint64_t sb)
+{
+	top_snap_init(a);
+	top_snap_init(b);
+	a->now_ns = sa * SEC;
+	b->now_ns = sb * SEC;
+}
+
 static void test_model_rates(void **state)
 {
 	struct top_snap a, b;
@@ -133,10 +142,7 @@ static void test_model_rates(void **state)
 	struct top_conn *c;
 
 	(void)state;
-	top_snap_init(&a);
-	top_snap_init(&b);
-	a.now_ns = 5 * SEC;
-	b.now_ns = 7 * SEC;                       /* 2 s later */
+	two_snaps(&a, &b, 5, 7);                  /* 2 s apart */
 	counter(&a, "recv_delivered", 100);
 	counter(&a, "send_queued", 10);
 	counter(&a, "recv_bytes_added_to_sock", 1000);
@@ -220,10 +226,7 @@ static void test_model_rates_from_wire_counts(void **state)
 	struct top_conn *c;
 
 	(void)state;
-	top_snap_init(&a);
-	top_snap_init(&b);
-	a.now_ns = 1 * SEC;
-	b.now_ns = 3 * SEC;
+	two_snaps(&a, &b, 1, 3);
 	c = conn(&a, 1, 2, 0, 0);
 	c->has_wire = true;
 	c->tx_msgs = 10;
@@ -273,10 +276,8 @@ static void test_model_text_render(void **state)
 	FILE *f;
 
 	(void)state;
-	top_snap_init(&a);
-	top_snap_init(&b);
+	two_snaps(&a, &b, 0, 1);
 	a.source = b.source = "kernel";
-	b.now_ns = SEC;
 	conn(&a, 1, 2, 10, 10);
 	conn(&b, 1, 2, 12, 13);
 	counter(&a, "recv_ping", 1);
