@@ -210,6 +210,49 @@ static const char *c_id(const struct cf_result *r)
 
 #define C_STR(r, field) ((r)->c && (r)->c->field ? (r)->c->field : "")
 
+/* How a format writes a labelled text: |open|, the label (padded to
+ * |width|), |sep|, the text with the escapes of |e|, |close|; an empty text
+ * too where |empty| says so. */
+struct form {
+	const char *open;
+	int width;
+	const char *sep;
+	enum esc e;
+	const char *close;
+	bool empty;
+};
+
+static const struct form text_line = { "  ", 12, " ", ESC_NONE, "\n", false };
+static const struct form yaml_line = { "  ", 0, ": \"", ESC_YAML, "\"\n", true };
+static const struct form xml_line = { "", 0, ": ", ESC_XML, "\n", false };
+static const struct form xml_attr = { " ", 0, "=\"", ESC_XML, "\"", true };
+
+/* |s| (NULL: empty) labelled in form |fm|. */
+static void labelled(struct rep *o, const struct form *fm, const char *label, const char *s,
+		     size_t max)
+{
+	if ((!s || !*s) && !fm->empty)
+		return;
+	put(o, "%s%-*s%s", fm->open, fm->width, label, fm->sep);
+	put_text(o, s, max, fm->e);
+	put(o, "%s", fm->close);
+}
+
+/* A result's details, in the order every format lists them; a level
+ * without a case and an empty pcap are left out in every format. */
+static void details(struct rep *o, const struct cf_result *r, const struct form *fm)
+{
+	if (r->c)
+		labelled(o, fm, "level", cf_level_name(r->c->level), SIZE_MAX);
+	labelled(o, fm, "requirement", C_STR(r, requirement), SIZE_MAX);
+	labelled(o, fm, "source", C_STR(r, source), SIZE_MAX);
+	labelled(o, fm, "expected", r->expected, CF_TEXT);
+	labelled(o, fm, "actual", r->actual, CF_TEXT);
+	labelled(o, fm, "reason", r->reason, CF_TEXT);
+	if (r->pcap[0])
+		labelled(o, fm, "pcap", r->pcap, sizeof(r->pcap));
+}
+
 static void count(const struct cf_result *res, size_t n, size_t counts[CF__VERDICTS])
 {
 	memset(counts, 0, sizeof(size_t) * CF__VERDICTS);
@@ -240,15 +283,6 @@ void cf_progress(FILE *out, const struct cf_result *r)
 
 	progress(&o, r);
 	fflush(out);
-}
-
-static void text_field(struct rep *o, const char *label, const char *s, size_t max)
-{
-	if (!*s)
-		return;
-	put(o, "  %-12s ", label);
-	put_text(o, s, max, ESC_NONE);
-	put(o, "\n");
 }
 
 static void summary(struct rep *o, const size_t counts[CF__VERDICTS], size_t n)
@@ -310,14 +344,7 @@ static void report_text(struct rep *o, const struct cf_meta *m, const struct cf_
 		put(o, ": ");
 		put_text(o, C_STR(r, title), SIZE_MAX, ESC_NONE);
 		put(o, "\n");
-		if (r->c)
-			text_field(o, "level", cf_level_name(r->c->level), SIZE_MAX);
-		text_field(o, "requirement", C_STR(r, requirement), SIZE_MAX);
-		text_field(o, "source", C_STR(r, source), SIZE_MAX);
-		text_field(o, "expected", r->expected, CF_TEXT);
-		text_field(o, "actual", r->actual, CF_TEXT);
-		text_field(o, "reason", r->reason, CF_TEXT);
-		text_field(o, "pcap", r->pcap, sizeof(r->pcap));
+		details(o, r, &text_line);
 	}
 	put(o, "\n");
 	summary(o, counts, n);
@@ -327,13 +354,6 @@ static void report_text(struct rep *o, const struct cf_meta *m, const struct cf_
 /* ------------------------------------------------------------------------
  * TAP 13
  */
-
-static void yaml_field(struct rep *o, const char *key, const char *s, size_t max)
-{
-	put(o, "  %s: \"", key);
-	put_text(o, s, max, ESC_YAML);
-	put(o, "\"\n");
-}
 
 static void report_tap(struct rep *o, const struct cf_meta *m, const struct cf_result *res,
 		       size_t n)
@@ -362,15 +382,7 @@ static void report_tap(struct rep *o, const struct cf_meta *m, const struct cf_r
 			continue;
 		put(o, "  ---\n");
 		put(o, "  verdict: \"%s\"\n", cf_verdict_name(r->verdict));
-		if (r->c)
-			put(o, "  level: \"%s\"\n", cf_level_name(r->c->level));
-		yaml_field(o, "requirement", C_STR(r, requirement), SIZE_MAX);
-		yaml_field(o, "source", C_STR(r, source), SIZE_MAX);
-		yaml_field(o, "expected", r->expected, CF_TEXT);
-		yaml_field(o, "actual", r->actual, CF_TEXT);
-		yaml_field(o, "reason", r->reason, CF_TEXT);
-		if (r->pcap[0])
-			yaml_field(o, "pcap", r->pcap, sizeof(r->pcap));
+		details(o, r, &yaml_line);
 		put(o, "  duration_ms: %.3f\n", r->secs * 1000.0);
 		put(o, "  ...\n");
 	}
@@ -382,35 +394,6 @@ static void report_tap(struct rep *o, const struct cf_meta *m, const struct cf_r
 /* ------------------------------------------------------------------------
  * JUnit XML
  */
-
-static void xml_attr(struct rep *o, const char *name, const char *s, size_t max)
-{
-	put(o, " %s=\"", name);
-	put_text(o, s, max, ESC_XML);
-	put(o, "\"");
-}
-
-static void xml_line(struct rep *o, const char *label, const char *s, size_t max)
-{
-	if (!*s)
-		return;
-	put(o, "%s: ", label);
-	put_text(o, s, max, ESC_XML);
-	put(o, "\n");
-}
-
-/* The lines of a failure, error or system-out body. */
-static void xml_body(struct rep *o, const struct cf_result *r)
-{
-	if (r->c)
-		put(o, "level: %s\n", cf_level_name(r->c->level));
-	xml_line(o, "requirement", C_STR(r, requirement), SIZE_MAX);
-	xml_line(o, "source", C_STR(r, source), SIZE_MAX);
-	xml_line(o, "expected", r->expected, CF_TEXT);
-	xml_line(o, "actual", r->actual, CF_TEXT);
-	xml_line(o, "reason", r->reason, CF_TEXT);
-	xml_line(o, "pcap", r->pcap, sizeof(r->pcap));
-}
 
 static void report_junit(struct rep *o, const struct cf_meta *m, const struct cf_result *res,
 			 size_t n)
@@ -426,21 +409,21 @@ static void report_junit(struct rep *o, const struct cf_meta *m, const struct cf
 	       "skipped=\"%zu\" time=\"%.3f\"",
 	    n, counts[CF_FAIL], counts[CF_ERROR], counts[CF_SKIP], m->secs);
 	if (m->started)
-		xml_attr(o, "timestamp", m->started, SIZE_MAX);
+		labelled(o, &xml_attr, "timestamp", m->started, SIZE_MAX);
 	put(o, ">\n    <properties>\n");
 	put(o, "      <property");
-	xml_attr(o, "name", "peer", SIZE_MAX);
-	xml_attr(o, "value", m->peer, SIZE_MAX);
+	labelled(o, &xml_attr, "name", "peer", SIZE_MAX);
+	labelled(o, &xml_attr, "value", m->peer, SIZE_MAX);
 	put(o, "/>\n");
 	if (m->peer_stack) {
 		put(o, "      <property");
-		xml_attr(o, "name", "peer_stack", SIZE_MAX);
-		xml_attr(o, "value", m->peer_stack, SIZE_MAX);
+		labelled(o, &xml_attr, "name", "peer_stack", SIZE_MAX);
+		labelled(o, &xml_attr, "value", m->peer_stack, SIZE_MAX);
 		put(o, "/>\n");
 	}
 	put(o, "      <property");
-	xml_attr(o, "name", "version", SIZE_MAX);
-	xml_attr(o, "value", m->version, SIZE_MAX);
+	labelled(o, &xml_attr, "name", "version", SIZE_MAX);
+	labelled(o, &xml_attr, "value", m->version, SIZE_MAX);
 	put(o, "/>\n");
 	put(o, "      <property name=\"strict\" value=\"%s\"/>\n", m->strict ? "true" : "false");
 	put(o, "    </properties>\n");
@@ -452,8 +435,8 @@ static void report_junit(struct rep *o, const struct cf_meta *m, const struct cf
 		const char *msg = r->reason[0] ? r->reason : r->actual;
 
 		put(o, "    <testcase");
-		xml_attr(o, "classname", id, plen);
-		xml_attr(o, "name", id, SIZE_MAX);
+		labelled(o, &xml_attr, "classname", id, plen);
+		labelled(o, &xml_attr, "name", id, SIZE_MAX);
 		put(o, " time=\"%.3f\"", r->secs);
 		switch (r->verdict) {
 		case CF_PASS:
@@ -462,21 +445,21 @@ static void report_junit(struct rep *o, const struct cf_meta *m, const struct cf
 		case CF_FAIL:
 		case CF_ERROR:
 			put(o, ">\n      <%s", r->verdict == CF_FAIL ? "failure" : "error");
-			xml_attr(o, "message", msg, CF_TEXT);
+			labelled(o, &xml_attr, "message", msg, CF_TEXT);
 			put(o, " type=\"%s\">", cf_verdict_name(r->verdict));
-			xml_body(o, r);
+			details(o, r, &xml_line);
 			put(o, "</%s>\n", r->verdict == CF_FAIL ? "failure" : "error");
 			break;
 		case CF_SKIP:
 			put(o, ">\n      <skipped");
-			xml_attr(o, "message", r->reason, CF_TEXT);
+			labelled(o, &xml_attr, "message", r->reason, CF_TEXT);
 			put(o, "/>\n");
 			break;
 		default:
 			put(o, ">\n      <system-out>%s: ", cf_verdict_name(r->verdict));
 			put_text(o, C_STR(r, title), SIZE_MAX, ESC_XML);
 			put(o, "\n");
-			xml_body(o, r);
+			details(o, r, &xml_line);
 			put(o, "</system-out>\n");
 			break;
 		}
