@@ -25,27 +25,6 @@
 
 #include "out.h"
 
-int cf_format_by_name(const char *name, enum cf_format *f)
-{
-	static const struct {
-		const char *name;
-		enum cf_format f;
-	} names[] = {
-		{ "text", CF_FMT_TEXT },
-		{ "tap", CF_FMT_TAP },
-		{ "junit", CF_FMT_JUNIT },
-		{ "json", CF_FMT_JSON },
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (strcmp(name, names[i].name) == 0) {
-			*f = names[i].f;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 /* ------------------------------------------------------------------------
  * The display form
  */
@@ -395,37 +374,41 @@ static void report_tap(struct rep *o, const struct cf_meta *m, const struct cf_r
  * JUnit XML
  */
 
+/* The attributes <testsuites> and its one <testsuite> share. */
+static void xml_suite(struct rep *o, const struct cf_meta *m, const size_t counts[CF__VERDICTS],
+		      size_t n)
+{
+	put(o, " name=\"rds-conform\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+	       "skipped=\"%zu\" time=\"%.3f\"",
+	    n, counts[CF_FAIL], counts[CF_ERROR], counts[CF_SKIP], m->secs);
+}
+
+static void xml_property(struct rep *o, const char *name, const char *value)
+{
+	put(o, "      <property");
+	labelled(o, &xml_attr, "name", name, SIZE_MAX);
+	labelled(o, &xml_attr, "value", value, SIZE_MAX);
+	put(o, "/>\n");
+}
+
 static void report_junit(struct rep *o, const struct cf_meta *m, const struct cf_result *res,
 			 size_t n)
 {
 	size_t counts[CF__VERDICTS];
 
 	count(res, n, counts);
-	put(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	put(o, "<testsuites name=\"rds-conform\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
-	       "skipped=\"%zu\" time=\"%.3f\">\n",
-	    n, counts[CF_FAIL], counts[CF_ERROR], counts[CF_SKIP], m->secs);
-	put(o, "  <testsuite name=\"rds-conform\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
-	       "skipped=\"%zu\" time=\"%.3f\"",
-	    n, counts[CF_FAIL], counts[CF_ERROR], counts[CF_SKIP], m->secs);
+	put(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites");
+	xml_suite(o, m, counts, n);
+	put(o, ">\n  <testsuite");
+	xml_suite(o, m, counts, n);
 	if (m->started)
 		labelled(o, &xml_attr, "timestamp", m->started, SIZE_MAX);
 	put(o, ">\n    <properties>\n");
-	put(o, "      <property");
-	labelled(o, &xml_attr, "name", "peer", SIZE_MAX);
-	labelled(o, &xml_attr, "value", m->peer, SIZE_MAX);
-	put(o, "/>\n");
-	if (m->peer_stack) {
-		put(o, "      <property");
-		labelled(o, &xml_attr, "name", "peer_stack", SIZE_MAX);
-		labelled(o, &xml_attr, "value", m->peer_stack, SIZE_MAX);
-		put(o, "/>\n");
-	}
-	put(o, "      <property");
-	labelled(o, &xml_attr, "name", "version", SIZE_MAX);
-	labelled(o, &xml_attr, "value", m->version, SIZE_MAX);
-	put(o, "/>\n");
-	put(o, "      <property name=\"strict\" value=\"%s\"/>\n", m->strict ? "true" : "false");
+	xml_property(o, "peer", m->peer);
+	if (m->peer_stack)
+		xml_property(o, "peer_stack", m->peer_stack);
+	xml_property(o, "version", m->version);
+	xml_property(o, "strict", m->strict ? "true" : "false");
 	put(o, "    </properties>\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct cf_result *r = &res[i];
@@ -600,27 +583,40 @@ static void report_json(struct rep *o, const struct cf_meta *m, const struct cf_
 	free(j);
 }
 
+/* ------------------------------------------------------------------------
+ * The formats
+ */
+
+static const struct {
+	const char *name;
+	void (*report)(struct rep *o, const struct cf_meta *m, const struct cf_result *res,
+		       size_t n);
+} formats[] = {
+	[CF_FMT_TEXT] = { "text", report_text },
+	[CF_FMT_TAP] = { "tap", report_tap },
+	[CF_FMT_JUNIT] = { "junit", report_junit },
+	[CF_FMT_JSON] = { "json", report_json },
+};
+
+int cf_format_by_name(const char *name, enum cf_format *f)
+{
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		if (strcmp(name, formats[i].name) == 0) {
+			*f = (enum cf_format)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 int cf_report(FILE *out, enum cf_format fmt, const struct cf_meta *m,
 	      const struct cf_result *res, size_t n)
 {
 	struct rep o = { out, false };
 
-	switch (fmt) {
-	case CF_FMT_TEXT:
-		report_text(&o, m, res, n);
-		break;
-	case CF_FMT_TAP:
-		report_tap(&o, m, res, n);
-		break;
-	case CF_FMT_JUNIT:
-		report_junit(&o, m, res, n);
-		break;
-	case CF_FMT_JSON:
-		report_json(&o, m, res, n);
-		break;
-	default:
+	if ((size_t)fmt >= sizeof(formats) / sizeof(formats[0]))
 		return -1;
-	}
+	formats[fmt].report(&o, m, res, n);
 	if (fflush(out) != 0 || ferror(out))
 		o.err = true;
 	return o.err ? -1 : 0;
