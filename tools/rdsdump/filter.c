@@ -103,21 +103,31 @@ static int each_word(const char *list, const char *what, const char *hint, char 
 	}
 }
 
-static int one_kind(const char *s, size_t len, uint32_t *acc)
+/* The value of name |s| (|len| bytes, any case) in |t|. Return: 0; -1
+ * when |t| has no such name. */
+static int tok_word(const struct wire_tok *t, const char *s, size_t len, uint32_t *v)
 {
-	if (len == 5 && !strncasecmp(s, "probe", 5)) {
-		*acc |= 1u << WIRE_KIND_PROBE_PING | 1u << WIRE_KIND_PROBE_PONG;
-		return 0;
-	}
-	for (unsigned k = 0; k < WIRE_KIND__COUNT; k++) {
-		const char *name = wire_kind_name((enum wire_kind)k);
-
-		if (strlen(name) == len && !strncasecmp(s, name, len)) {
-			*acc |= 1u << k;
+	for (; t->name; t++) {
+		if (strlen(t->name) == len && !strncasecmp(s, t->name, len)) {
+			*v = t->value;
 			return 0;
 		}
 	}
 	return -1;
+}
+
+static int one_kind(const char *s, size_t len, uint32_t *acc)
+{
+	uint32_t v;
+
+	if (len == 5 && !strncasecmp(s, "probe", 5)) {
+		*acc |= 1u << WIRE_KIND_PROBE_PING | 1u << WIRE_KIND_PROBE_PONG;
+		return 0;
+	}
+	if (tok_word(wire_kind_toks, s, len, &v) < 0)
+		return -1;
+	*acc |= 1u << v;
+	return 0;
 }
 
 int dump_filter_add_kinds(struct dump_filter *f, const char *list, char *err, size_t errlen)
@@ -135,6 +145,7 @@ int dump_filter_add_kinds(struct dump_filter *f, const char *list, char *err, si
 static int one_flag(const char *s, size_t len, uint32_t *acc)
 {
 	unsigned long v;
+	uint32_t bit;
 
 	if (parse_num(s, len, 0xff, &v)) {
 		if (!v)
@@ -142,15 +153,10 @@ static int one_flag(const char *s, size_t len, uint32_t *acc)
 		*acc |= (uint32_t)v;
 		return 0;
 	}
-	for (unsigned i = 0; i < 8; i++) {
-		const char *name = wire_flag_name((uint8_t)(1u << i));
-
-		if (name && strlen(name) == len && !strncasecmp(s, name, len)) {
-			*acc |= 1u << i;
-			return 0;
-		}
-	}
-	return -1;
+	if (tok_word(wire_flag_toks, s, len, &bit) < 0)
+		return -1;
+	*acc |= bit;
+	return 0;
 }
 
 int dump_filter_add_flags(struct dump_filter *f, const char *list, char *err, size_t errlen)
