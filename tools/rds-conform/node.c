@@ -539,17 +539,15 @@ enum cf_end cf_wait_end(struct cf_conn *c, int ms)
 
 const char *cf_end_name(enum cf_end e)
 {
-	switch (e) {
-	case CF_END_FIN:
-		return "closed (FIN)";
-	case CF_END_RST:
-		return "reset";
-	case CF_END_GARBAGE:
-		return "sent bytes that are not RDS";
-	case CF_END_OPEN:
-		return "kept it open";
-	}
-	return "?";
+	static const struct wire_tok names[] = {
+		{ CF_END_FIN, "closed (FIN)" },
+		{ CF_END_RST, "reset" },
+		{ CF_END_GARBAGE, "sent bytes that are not RDS" },
+		{ CF_END_OPEN, "kept it open" },
+		{ 0, NULL },
+	};
+
+	return wire_tok_str(names, (uint32_t)e, "?");
 }
 
 static void learn_probe(struct cf_run *r, const struct cf_seen *s)
