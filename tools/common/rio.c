@@ -12,6 +12,7 @@
 #include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,13 @@ void rio_cfg_default(struct rio_cfg *cfg)
 #ifdef RIO_HAVE_IB
 	rdsu_ib_cfg_default(&cfg->ib);
 #endif
+}
+
+void rio_signals(void (*stop)(int sig))
+{
+	signal(SIGINT, stop);
+	signal(SIGTERM, stop);
+	signal(SIGPIPE, SIG_IGN);
 }
 
 int rio_trans_parse(const char *s, enum rio_trans *t)
