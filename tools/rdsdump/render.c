@@ -1692,7 +1692,14 @@ static const struct out_group stats_group = OUT_GROUP("stats", stats_fields);
 #define NCOLS (SP__N - SP_MSGS)
 #define st_col(i) (stats_path_fields[SP_MSGS + (i)].key)
 
-static void st_values(const struct dump_pstats *p, uint64_t v[NCOLS])
+_Static_assert(NCOLS == DUMP_PSTATS_COLS, "render.h's count of the -z columns");
+
+const char *dump_pstats_col(size_t i)
+{
+	return i < NCOLS ? st_col(i) : NULL;
+}
+
+void dump_pstats_values(const struct dump_pstats *p, uint64_t v[NCOLS])
 {
 	v[0] = p->msgs;
 	v[1] = p->bytes;
@@ -1714,7 +1721,7 @@ static bool st_used(const struct dump_pstats *p)
 {
 	uint64_t v[NCOLS];
 
-	st_values(p, v);
+	dump_pstats_values(p, v);
 	for (size_t i = 0; i < NCOLS; i++)
 		if (v[i])
 			return true;
@@ -1733,7 +1740,7 @@ static bool st_next(const struct dump_conn *c, int *k, int *p, int *d, uint64_t 
 		*d = *k % 2;
 		(*k)++;
 		if (st_used(ps)) {
-			st_values(ps, v);
+			dump_pstats_values(ps, v);
 			return true;
 		}
 	}
