@@ -34,38 +34,39 @@ struct cf_pcap {
 	uint8_t pkt[IP6_LEN + TCP_LEN + SEG_MAX];
 };
 
+void cf_pcap_close(struct cf_pcap *p)
+{
+	if (!p)
+		return;
+	if (p->d)
+		pcap_dump_close(p->d);
+	if (p->dead)
+		pcap_close(p->dead);
+	free(p);
+}
+
 int cf_pcap_open(struct cf_pcap **out, const char *path)
 {
 	struct cf_pcap *p = calloc(1, sizeof(*p));
-	int err;
+	int err = -ENOMEM;
 
 	*out = NULL;
 	if (!p)
 		return -ENOMEM;
 	p->dead = pcap_open_dead(DLT_RAW, 65535);
-	if (!p->dead) {
-		free(p);
-		return -ENOMEM;
-	}
+	if (!p->dead)
+		goto err;
 	errno = 0;
 	p->d = pcap_dump_open(p->dead, path);
 	if (!p->d) {
 		err = errno ? -errno : -EIO;
-		pcap_close(p->dead);
-		free(p);
-		return err;
+		goto err;
 	}
 	*out = p;
 	return 0;
-}
-
-void cf_pcap_close(struct cf_pcap *p)
-{
-	if (!p)
-		return;
-	pcap_dump_close(p->d);
-	pcap_close(p->dead);
-	free(p);
+err:
+	cf_pcap_close(p);
+	return err;
 }
 
 /* A deterministic initial sequence number per side, different for each
