@@ -60,6 +60,14 @@ class Screen:
             subprocess.run(self.t + ["send-keys", k], check=True)
         time.sleep(settle)
 
+    def shoot(self, shots, *steps):
+        """Each step (name, keys): press the keys (none: the screen as it
+        is), then capture the screen into shots[name]."""
+        for name, keys in steps:
+            if keys:
+                self.keys(*keys)
+            shots[name] = self.text()
+
     def resize(self, cols, lines):
         subprocess.run(self.t + ["resize-window", "-x", str(cols), "-y", str(lines)], check=True)
         time.sleep(0.5)
@@ -80,25 +88,17 @@ def replay_screens(rdstop):
     s.keys("p")
     s.keys(" ")
     s.wait("+4.000 s")
-    shots["peers"] = s.text()
-    s.keys("Enter")
-    shots["detail"] = s.text()
-    s.keys("Enter", "3")
-    shots["counters"] = s.text()
-    s.keys("4")
-    shots["sockets"] = s.text()
+    s.shoot(shots, ("peers", []), ("detail", ["Enter"]), ("counters", ["Enter", "3"]),
+            ("sockets", ["4"]))
     s.resize(60, 20)
-    shots["small"] = s.text()
+    s.shoot(shots, ("small", []))
     s.close()
     s = Screen("%s -r %s -d 6" % (rdstop, pcap))
     s.wait("+6.000 s")
     s.keys("p", "2")
     for _ in range(39):
         s.keys("Right", settle=0)
-    s.keys("")
-    shots["cong"] = s.text()
-    s.keys("Enter")
-    shots["cong-zoom"] = s.text()
+    s.shoot(shots, ("cong", [""]), ("cong-zoom", ["Enter"]))
     s.close()
     return shots
 
@@ -125,14 +125,8 @@ def librds_screens(rdstop, drive):
                    {"RDSU_MONITOR_DIR": env["RDSU_MONITOR_DIR"]})
         s.wait("127.29.0.2")
         time.sleep(3)
-        s.keys("p")
-        shots["l-peers"] = s.text()
-        s.keys("2", "m", "m")
-        shots["l-cong"] = s.text()
-        s.keys("3")
-        shots["l-counters"] = s.text()
-        s.keys("4")
-        shots["l-sockets"] = s.text()
+        s.shoot(shots, ("l-peers", ["p"]), ("l-cong", ["2", "m", "m"]), ("l-counters", ["3"]),
+                ("l-sockets", ["4"]))
         s.close()
         return shots
     finally:

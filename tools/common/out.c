@@ -819,20 +819,73 @@ static void key(struct out *o, const struct out_field *f)
 }
 
 /*
- * The field to write: NULL when the call is for nothing in this mode. In
- * JSON *|m| is its member entry (SIZE_MAX: nothing to write), the key
- * written; the caller writes the value and calls jdone().
+ * A value as JSON writes it: a number, a string to quote (JV_STR), JSON
+ * text as it stands (JV_RAW: literals, nested documents) or bytes as a hex
+ * string.
  */
-static const struct out_field *target(struct out *o, unsigned id, size_t *m)
+struct jval {
+	enum { JV_U64, JV_I64, JV_DOUBLE, JV_STR, JV_RAW, JV_BYTES } kind;
+	uint64_t u;
+	int64_t i;
+	double d;
+	const char *s;
+	const uint8_t *p;
+	size_t len;
+};
+
+static void jput_bytes(struct out *o, const uint8_t *p, size_t len)
+{
+	char *w = jroom(o, 2 * len + 2);
+
+	if (!w)
+		return;
+	*w++ = '"';
+	for (size_t i = 0; i < len; i++) {
+		*w++ = hexdig[p[i] >> 4];
+		*w++ = hexdig[p[i] & 15];
+	}
+	*w = '"';
+	o->jn += 2 * len + 2;
+}
+
+static void jput_val(struct out *o, const struct jval *v)
+{
+	switch (v->kind) {
+	case JV_U64: jput_u64(o, v->u); break;
+	case JV_I64: jput_i64(o, v->i); break;
+	case JV_DOUBLE: jput_double(o, v->d); break;
+	case JV_STR: jput_str(o, v->s); break;
+	case JV_RAW: jput(o, v->s, strlen(v->s)); break;
+	case JV_BYTES: jput_bytes(o, v->p, v->len); break;
+	}
+}
+
+/* The value of member |m| from jkey() (SIZE_MAX: none), the member done;
+ * a nested object written whole can be entered again. */
+static void jvalue(struct out *o, size_t m, struct jval v)
+{
+	if (m == SIZE_MAX)
+		return;
+	jput_val(o, &v);
+	if (v.kind == JV_RAW)
+		o->mem[m].obj = v.s[0] == '{';
+	jdone(o, m);
+}
+
+/*
+ * Field |id| with the value |j| in JSON. Returns the field when the caller
+ * is to write the text form of the value (its label written), NULL when
+ * nothing more is to be written.
+ */
+static const struct out_field *put(struct out *o, unsigned id, struct jval j)
 {
 	const struct out_field *f = field(o, id);
 
-	*m = SIZE_MAX;
 	if (!f)
 		return NULL;
 	if (o->mode == OUT_JSON) {
-		*m = jfield(o, f);
-		return *m == SIZE_MAX ? NULL : f;
+		jvalue(o, jfield(o, f), j);
+		return NULL;
 	}
 	if (!shown(o, f))
 		return NULL;
@@ -842,80 +895,44 @@ static const struct out_field *target(struct out *o, unsigned id, size_t *m)
 
 void out_u64(struct out *o, unsigned id, uint64_t v)
 {
-	size_t m;
-	const struct out_field *f = target(o, id, &m);
+	const struct out_field *f = put(o, id, (struct jval){ .kind = JV_U64, .u = v });
 
-	if (!f)
-		return;
-	if (o->mode == OUT_JSON) {
-		jput_u64(o, v);
-		jdone(o, m);
-	} else if (f->type == OUT_HEX) {
+	if (f && f->type == OUT_HEX)
 		out_put_hex(o, v, f->digits);
-	} else {
+	else if (f)
 		out_put_u64(o, v);
-	}
 }
 
 void out_i64(struct out *o, unsigned id, int64_t v)
 {
-	size_t m;
-	const struct out_field *f = target(o, id, &m);
-
-	if (!f)
-		return;
-	if (o->mode == OUT_JSON) {
-		jput_i64(o, v);
-		jdone(o, m);
-	} else {
+	if (put(o, id, (struct jval){ .kind = JV_I64, .i = v }))
 		out_put_i64(o, v);
-	}
 }
 
 void out_hex(struct out *o, unsigned id, uint64_t v)
 {
-	size_t m;
-	const struct out_field *f = target(o, id, &m);
+	const struct out_field *f = put(o, id, (struct jval){ .kind = JV_U64, .u = v });
 
-	if (!f)
-		return;
-	if (o->mode == OUT_JSON) {
-		jput_u64(o, v);
-		jdone(o, m);
-	} else {
+	if (f)
 		out_put_hex(o, v, f->digits);
-	}
 }
 
 void out_bool(struct out *o, unsigned id, bool v)
 {
-	size_t m;
-	const struct out_field *f = target(o, id, &m);
+	const char *s = v ? "true" : "false";
 
-	if (!f)
-		return;
-	if (o->mode == OUT_JSON) {
-		jput(o, v ? "true" : "false", v ? 4 : 5);
-		jdone(o, m);
-	} else {
-		out_puts(o, v ? "true" : "false");
-	}
+	if (put(o, id, (struct jval){ .kind = JV_RAW, .s = s }))
+		out_puts(o, s);
 }
 
 void out_str(struct out *o, unsigned id, const char *v)
 {
-	size_t m;
-	const struct out_field *f = target(o, id, &m);
+	const struct out_field *f =
+		put(o, id, (struct jval){ .kind = v ? JV_STR : JV_RAW, .s = v ? v : "null" });
 
 	if (!f)
 		return;
-	if (o->mode == OUT_JSON) {
-		if (v)
-			jput_str(o, v);
-		else
-			jput(o, "null", 4);
-		jdone(o, m);
-	} else if (f->type == OUT_QUOTED) {
+	if (f->type == OUT_QUOTED) {
 		out_putc(o, '"');
 		out_puts(o, v ? v : "");
 		out_putc(o, '"');
@@ -927,69 +944,35 @@ void out_str(struct out *o, unsigned id, const char *v)
 
 void out_bytes(struct out *o, unsigned id, const uint8_t *p, size_t len)
 {
-	size_t m;
-	const struct out_field *f = target(o, id, &m);
-	char *w;
-
-	if (!f)
-		return;
-	if (o->mode == OUT_TEXT) {
+	if (put(o, id, (struct jval){ .kind = JV_BYTES, .p = p, .len = len }))
 		put_hexbytes(o, p, len);
-		return;
-	}
-	w = jroom(o, 2 * len + 2);
-	if (!w)
-		return;
-	*w++ = '"';
-	for (size_t i = 0; i < len; i++) {
-		*w++ = hexdig[p[i] >> 4];
-		*w++ = hexdig[p[i] & 15];
-	}
-	*w = '"';
-	o->jn += 2 * len + 2;
-	jdone(o, m);
 }
 
+/* A double in text, and in JSON where the field says OUT_FIXED: its
+ * digits after the point fixed, cut to what |t| holds. */
 void out_double(struct out *o, unsigned id, double v)
 {
-	size_t m;
-	const struct out_field *f = target(o, id, &m);
-	char t[64];
-	int n;
+	const struct out_field *f = field(o, id);
+	struct jval j = { .kind = JV_DOUBLE, .d = v };
+	char t[64] = "";
 
 	if (!f)
 		return;
-	if (o->mode == OUT_JSON && f->type != OUT_FIXED) {
-		jput_double(o, v);
-		jdone(o, m);
-		return;
+	if (f->type == OUT_FIXED || o->mode == OUT_TEXT) {
+		snprintf(t, sizeof(t), "%.*f", (int)f->digits, v);
+		j = (struct jval){ .kind = JV_RAW, .s = t };
 	}
-	n = snprintf(t, sizeof(t), "%.*f", (int)f->digits, v);
-	if (n < 0)
-		n = 0;
-	else if ((size_t)n >= sizeof(t))
-		n = sizeof(t) - 1;
-	if (o->mode == OUT_TEXT) {
-		out_putn(o, t, (size_t)n);
-	} else {
-		jput(o, t, (size_t)n);
-		jdone(o, m);
-	}
+	if (put(o, id, j))
+		out_puts(o, t);
 }
 
 void out_enum(struct out *o, unsigned id, uint64_t v)
 {
-	size_t m;
-	const struct out_field *f = target(o, id, &m);
+	const struct out_field *f = put(o, id, (struct jval){ .kind = JV_U64, .u = v });
 	const char *name;
 
 	if (!f)
 		return;
-	if (o->mode == OUT_JSON) {
-		jput_u64(o, v);
-		jdone(o, m);
-		return;
-	}
 	out_put_u64(o, v);
 	name = v <= UINT32_MAX ? wire_tok_name(f->names, (uint32_t)v) : NULL;
 	if (!name)
@@ -1008,16 +991,10 @@ void out_enum(struct out *o, unsigned id, uint64_t v)
 
 void out_flags(struct out *o, unsigned id, uint64_t v)
 {
-	size_t m;
-	const struct out_field *f = target(o, id, &m);
+	const struct out_field *f = put(o, id, (struct jval){ .kind = JV_U64, .u = v });
 
 	if (!f)
 		return;
-	if (o->mode == OUT_JSON) {
-		jput_u64(o, v);
-		jdone(o, m);
-		return;
-	}
 	out_put_hex(o, v, f->digits);
 	if (v) {
 		out_putc(o, ' ');
@@ -1027,35 +1004,14 @@ void out_flags(struct out *o, unsigned id, uint64_t v)
 
 void out_null(struct out *o, unsigned id)
 {
-	const struct out_field *f = field(o, id);
-	size_t m;
-
-	if (!f || o->mode != OUT_JSON)
-		return;
-	m = jfield(o, f);
-	if (m != SIZE_MAX) {
-		jput(o, "null", 4);
-		jdone(o, m);
-	}
+	if (o->mode == OUT_JSON)
+		put(o, id, (struct jval){ .kind = JV_RAW, .s = "null" });
 }
 
 void out_json(struct out *o, unsigned id, const char *json)
 {
-	const struct out_field *f = field(o, id);
-	size_t m;
-
-	if (!f || o->mode != OUT_JSON)
-		return;
-	m = jfield(o, f);
-	if (m == SIZE_MAX)
-		return;
-	if (json) {
-		jput(o, json, strlen(json));
-		o->mem[m].obj = json[0] == '{';
-	} else {
-		jput(o, "null", 4);
-	}
-	jdone(o, m);
+	if (o->mode == OUT_JSON)
+		put(o, id, (struct jval){ .kind = JV_RAW, .s = json ? json : "null" });
 }
 
 /* ------------------------------------------------------------------------
@@ -1148,62 +1104,59 @@ void out_elem_obj(struct out *o)
 	push(o, a->sub, NULL, SIZE_MAX, '{');
 }
 
-void out_elem_str(struct out *o, const char *s)
+/* An element of the innermost array with the value |j| in JSON: true when
+ * the caller is to write the text form of the value. */
+static bool elem_put(struct out *o, struct jval j)
 {
 	if (!elem(o))
-		return;
-	if (out_is_json(o))
-		jput_str(o, s);
-	else
+		return false;
+	if (o->mode == OUT_TEXT)
+		return true;
+	jput_val(o, &j);
+	return false;
+}
+
+void out_elem_str(struct out *o, const char *s)
+{
+	if (elem_put(o, (struct jval){ .kind = JV_STR, .s = s }))
 		out_puts(o, s);
 }
 
 void out_elem_u64(struct out *o, uint64_t v)
 {
-	if (!elem(o))
-		return;
-	if (out_is_json(o))
-		jput_u64(o, v);
-	else
+	if (elem_put(o, (struct jval){ .kind = JV_U64, .u = v }))
 		out_put_u64(o, v);
 }
 
 void out_elem_bool(struct out *o, bool v)
 {
-	if (!elem(o))
-		return;
-	if (out_is_json(o))
-		jput(o, v ? "true" : "false", v ? 4 : 5);
-	else
-		out_puts(o, v ? "true" : "false");
+	const char *s = v ? "true" : "false";
+
+	if (elem_put(o, (struct jval){ .kind = JV_RAW, .s = s }))
+		out_puts(o, s);
 }
 
 void out_member_u64(struct out *o, const char *key, uint64_t v)
 {
 	struct out_frame *fr = o->depth > 0 ? top(o) : NULL;
-	size_t m;
 
 	if (o->mode != OUT_JSON || !fr || fr->arr)
 		return;
-	m = jkey(o, map_id(fr), key, false);
-	if (m != SIZE_MAX) {
-		jput_u64(o, v);
-		jdone(o, m);
-	}
+	jvalue(o, jkey(o, map_id(fr), key, false), (struct jval){ .kind = JV_U64, .u = v });
 }
 
+/* Its name from the array's table where it has one, else the number. */
 void out_elem_name(struct out *o, uint64_t v)
 {
 	const struct out_field *a = array(o);
 	const char *name = v <= UINT32_MAX ? wire_tok_name(a->names, (uint32_t)v) : NULL;
+	struct jval j = { .kind = JV_I64, .i = (int64_t)v };
 
-	if (!elem(o))
+	if (name)
+		j = (struct jval){ .kind = JV_STR, .s = name };
+	if (!elem_put(o, j))
 		return;
-	if (out_is_json(o) && name)
-		jput_str(o, name);
-	else if (out_is_json(o))
-		jput_i64(o, (int64_t)v);
-	else if (name)
+	if (name)
 		out_puts(o, name);
 	else
 		out_put_u64(o, v);

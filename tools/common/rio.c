@@ -12,12 +12,15 @@
 #include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <wire/wire.h>
 
 #ifndef SO_SNDBUFFORCE
 #define SO_SNDBUFFORCE 32
@@ -60,30 +63,39 @@ void rio_cfg_default(struct rio_cfg *cfg)
 #endif
 }
 
+void rio_signals(void (*stop)(int sig))
+{
+	signal(SIGINT, stop);
+	signal(SIGTERM, stop);
+	signal(SIGPIPE, SIG_IGN);
+}
+
 int rio_trans_parse(const char *s, enum rio_trans *t)
 {
-	if (!strcmp(s, "tcp"))
-		*t = RIO_TRANS_TCP;
-	else if (!strcmp(s, "ib"))
-		*t = RIO_TRANS_IB;
-	else if (!strcmp(s, "auto"))
-		*t = RIO_TRANS_AUTO;
-	else
+	static const struct wire_tok names[] = {
+		{ RIO_TRANS_TCP, "tcp" },
+		{ RIO_TRANS_IB, "ib" },
+		{ RIO_TRANS_AUTO, "auto" },
+		{ 0, NULL },
+	};
+	uint32_t v;
+
+	if (wire_tok_value(names, s, &v) < 0)
 		return -1;
+	*t = (enum rio_trans)v;
 	return 0;
 }
 
 const char *rio_trans_name(unsigned trans)
 {
-	switch (trans) {
-	case RDSU_TRANS_IB:
-		return "IB";
-	case RDSU_TRANS_TCP:
-		return "TCP";
-	case 3: /* RDS_TRANS_LOOP */
-		return "loopback";
-	}
-	return "none";
+	static const struct wire_tok names[] = {
+		{ RDSU_TRANS_IB, "IB" },
+		{ RDSU_TRANS_TCP, "TCP" },
+		{ 3, "loopback" }, /* RDS_TRANS_LOOP */
+		{ 0, NULL },
+	};
+
+	return wire_tok_str(names, trans, "none");
 }
 
 /* RDS_TRANS_* for SO_RDS_TRANSPORT, or -1 to leave the choice to bind. */

@@ -76,6 +76,10 @@ int rio_fault_option(const char *arg, uint32_t *faults);
  * to |dst| from. Return: 0; negative errno (no route). */
 int rio_route_source(const struct rdsu_addr *dst, struct rdsu_addr *src);
 
+/* rio_signals() - SIGINT and SIGTERM call |stop|; SIGPIPE is ignored, so
+ * that a peer gone is an error return from the call that writes to it. */
+void rio_signals(void (*stop)(int sig));
+
 /* rio_trans_parse() - "tcp", "ib" or "auto". Return: 0; -1 none of them. */
 int rio_trans_parse(const char *s, enum rio_trans *t);
 

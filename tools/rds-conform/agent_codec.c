@@ -20,7 +20,8 @@ static const char *const op_names[] = {
 	[CF_OP_HOLD] = "hold",   [CF_OP_SEND] = "send", [CF_OP_RECV] = "recv",
 };
 
-/* A JSON integer in [lo, hi] at |key|; |need| makes it mandatory. */
+/* A JSON integer in [lo, hi] at |key|; |need| makes it mandatory, and
+ * an optional one that is absent is 0. */
 static int num(struct json_object *o, const char *key, int64_t lo, int64_t hi, bool need,
 	       uint64_t *out, char *err, size_t cap)
 {
@@ -28,6 +29,7 @@ static int num(struct json_object *o, const char *key, int64_t lo, int64_t hi, b
 	int64_t x;
 
 	if (!json_object_object_get_ex(o, key, &v)) {
+		*out = 0;
 		if (need)
 			snprintf(err, cap, "\"%s\" is missing", key);
 		return need ? -1 : 0;
@@ -78,7 +80,6 @@ static int parse_obj(struct json_object *o, struct cf_agent_req *q, char *err, s
 	q->port = (uint16_t)x;
 	switch (q->op) {
 	case CF_OP_BIND:
-		x = 0;
 		if (num(o, "rcvbuf", 0, 1 << 30, false, &x, err, cap))
 			return -1;
 		q->rcvbuf = (uint32_t)x;
@@ -101,7 +102,6 @@ static int parse_obj(struct json_object *o, struct cf_agent_req *q, char *err, s
 		if (num(o, "dport", 0, 65535, true, &x, err, cap))
 			return -1;
 		q->dport = (uint16_t)x;
-		x = 0;
 		if (num(o, "first", 0, INT64_MAX, false, &x, err, cap))
 			return -1;
 		q->first = x;
@@ -111,24 +111,20 @@ static int parse_obj(struct json_object *o, struct cf_agent_req *q, char *err, s
 		if (num(o, "size", 0, WIRE_MAX_MSG_LEN, true, &x, err, cap))
 			return -1;
 		q->size = (uint32_t)x;
-		x = 0;
-		if (num(o, "wait_ms", 0, 600000, false, &x, err, cap))
-			return -1;
-		q->wait_ms = (uint32_t)x;
-		return 0;
+		break;
 	case CF_OP_RECV:
-		x = 0;
 		if (num(o, "want", 0, 1000000, false, &x, err, cap))
 			return -1;
 		q->want = (uint32_t)x;
-		x = 0;
-		if (num(o, "wait_ms", 0, 600000, false, &x, err, cap))
-			return -1;
-		q->wait_ms = (uint32_t)x;
-		return 0;
+		break;
 	default:
 		return 0;
 	}
+	/* send and recv: how long the agent may wait */
+	if (num(o, "wait_ms", 0, 600000, false, &x, err, cap))
+		return -1;
+	q->wait_ms = (uint32_t)x;
+	return 0;
 }
 
 int cf_agent_parse(const char *line, size_t len, struct cf_agent_req *q, char *err, size_t cap)

@@ -491,6 +491,32 @@ static int send_idx(struct cf_conn *c, uint16_t q, uint16_t a, uint64_t seq, uin
 	return cf_send(c, &h, p, sizeof(p));
 }
 
+/*
+ * The agent's port |a| bound, and |n| messages (indexes 0 on) from our
+ * port |q| delivered to it over a session that is then closed, before
+ * what |then| names. Return: 0; -1 with the verdict set and |a| unbound.
+ */
+static int delivered_first(struct cf_run *r, struct cf_result *res, uint16_t q, uint16_t a,
+			   unsigned n, const char *then)
+{
+	struct cf_delivery d[8];
+	struct cf_conn *c;
+	long got;
+
+	if (agent_session(r, res, a, &c))
+		return -1;
+	for (unsigned i = 0; i < n; i++)
+		send_idx(c, q, a, r->tx_seq++, i, 0);
+	got = cf_agent_take(r, res, a, n, d, 8);
+	cf_close(c, true);
+	if (got == (long)n)
+		return 0;
+	if (got >= 0)
+		cf_set(res, CF_ERROR, "%ld of %u messages arrived before the %s", got, n, then);
+	cf_agent_unbind(r->agent, a);
+	return -1;
+}
+
 CASE(case_dup_dropped)
 {
 	uint16_t q = cf_port(r), a = cf_port(r);
@@ -500,18 +526,9 @@ CASE(case_dup_dropped)
 	long n;
 
 	cf_text(res->expected, "a RETRANSMITTED message whose seq was already received is dropped");
-	if (agent_session(r, res, a, &c))
-		return;
 	s1 = r->tx_seq;
-	send_idx(c, q, a, r->tx_seq++, 0, 0);
-	send_idx(c, q, a, r->tx_seq++, 1, 0);
-	n = cf_agent_take(r, res, a, 2, d, 8);
-	cf_close(c, true);
-	if (n != 2) {
-		if (n >= 0)
-			cf_set(res, CF_ERROR, "%ld of 2 messages arrived before the reconnect", n);
-		goto unbind;
-	}
+	if (delivered_first(r, res, q, a, 2, "reconnect"))
+		return;
 	if (cf_session(r, res, &r->cfg->local, 1, &c))
 		goto unbind;
 	/* The second one again, as a kernel resends it; then a new one. */
@@ -547,17 +564,8 @@ CASE(case_gen_reset)
 
 	cf_text(res->expected, "a new GEN_NUM resets the peer's sequence state: seq 1 flagged "
 		"RETRANSMITTED is new again, and the peer numbers from 1");
-	if (agent_session(r, res, a, &c))
+	if (delivered_first(r, res, q, a, 3, "restart"))
 		return;
-	for (int i = 0; i < 3; i++)
-		send_idx(c, q, a, r->tx_seq++, (uint64_t)i, 0);
-	n = cf_agent_take(r, res, a, 3, d, 8);
-	cf_close(c, true);
-	if (n != 3) {
-		if (n >= 0)
-			cf_set(res, CF_ERROR, "%ld of 3 messages arrived before the restart", n);
-		goto unbind;
-	}
 	/* We "restart": a new generation, numbering from 1 again, as a
 	 * rebooted kernel does. Map, probe ping (seq 1) and the test message
 	 * (seq 1 again, RETRANSMITTED) go out back to back, before anything

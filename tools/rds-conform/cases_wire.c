@@ -34,14 +34,24 @@ static const char *kind_of(const struct cf_seen *s)
 	return wire_kind_name(s->kind);
 }
 
-CASE(case_header_framing)
+/* A case judged on the headers of one exchange(): |judge| sets the
+ * verdict from the connection's log. */
+static void on_exchange(struct cf_run *r, struct cf_result *res, const char *expected,
+			void (*judge)(struct cf_result *res, const struct cf_conn *c))
 {
 	struct cf_conn *c;
-	size_t big = 0;
 
-	cf_text(res->expected, "every message is a 48-byte header and h_len (<= 1 MiB) payload bytes");
+	cf_text(res->expected, "%s", expected);
 	if (exchange(r, res, &c))
 		return;
+	judge(res, c);
+	cf_close(c, true);
+}
+
+static void judge_framing(struct cf_result *res, const struct cf_conn *c)
+{
+	size_t big = 0;
+
 	for (size_t i = 0; i < c->n_log; i++)
 		if (c->log[i].h.len > WIRE_MAX_MSG_LEN)
 			big++;
@@ -52,17 +62,18 @@ CASE(case_header_framing)
 		cf_set(res, CF_FAIL, "no message framed");
 	else
 		cf_set(res, CF_PASS, "%zu messages framed, %zu with h_len above 1 MiB", c->n_log, big);
-	cf_close(c, true);
 }
 
-CASE(case_header_csum)
+CASE(case_header_framing)
 {
-	struct cf_conn *c;
+	on_exchange(r, res, "every message is a 48-byte header and h_len (<= 1 MiB) payload bytes",
+		    judge_framing);
+}
+
+static void judge_csum(struct cf_result *res, const struct cf_conn *c)
+{
 	size_t zero = 0, good = 0, bad = 0;
 
-	cf_text(res->expected, "h_csum is the 1's complement checksum of the header");
-	if (exchange(r, res, &c))
-		return;
 	for (size_t i = 0; i < c->n_log; i++) {
 		if (c->log[i].h.csum == 0)
 			zero++;
@@ -79,16 +90,15 @@ CASE(case_header_csum)
 			"receiver takes 0 as no checksum (" KB ": TCP h_ack, h_credit, h_csum always 0)");
 	} else
 		cf_set(res, CF_PASS, "all %zu headers checksummed", good);
-	cf_close(c, true);
 }
 
-CASE(case_header_reserved)
+CASE(case_header_csum)
 {
-	struct cf_conn *c;
+	on_exchange(r, res, "h_csum is the 1's complement checksum of the header", judge_csum);
+}
 
-	cf_text(res->expected, "h_padding 0 and no h_flags bit outside 0x01..0x20");
-	if (exchange(r, res, &c))
-		return;
+static void judge_reserved(struct cf_result *res, const struct cf_conn *c)
+{
 	for (size_t i = 0; i < c->n_log; i++) {
 		const struct cf_seen *s = &c->log[i];
 
@@ -99,22 +109,21 @@ CASE(case_header_reserved)
 			       (unsigned long long)s->h.seq, s->h.flags, s->h.pad[0], s->h.pad[1],
 			       s->h.pad[2], s->h.pad[3]);
 			cf_text(res->reason, "a SHOULD: receivers ignore both");
-			cf_close(c, true);
 			return;
 		}
 	}
 	cf_set(res, CF_PASS, "%zu headers, padding zero, known flags only", c->n_log);
-	cf_close(c, true);
 }
 
-CASE(case_ack_piggyback)
+CASE(case_header_reserved)
 {
-	struct cf_conn *c;
+	on_exchange(r, res, "h_padding 0 and no h_flags bit outside 0x01..0x20", judge_reserved);
+}
+
+static void judge_ack(struct cf_result *res, const struct cf_conn *c)
+{
 	size_t acks = 0;
 
-	cf_text(res->expected, "h_ack carries the latest sequence number received");
-	if (exchange(r, res, &c))
-		return;
 	for (size_t i = 0; i < c->n_log; i++)
 		if (c->log[i].h.ack)
 			acks++;
@@ -125,16 +134,15 @@ CASE(case_ack_piggyback)
 		cf_text(res->reason, "on RDS/TCP a message counts as acknowledged when TCP acknowledges "
 			"its last byte; kernels leave h_ack 0 (facts 4.3; " KB ": TCP h_ack always 0)");
 	}
-	cf_close(c, true);
 }
 
-CASE(case_tcp_no_acks)
+CASE(case_ack_piggyback)
 {
-	struct cf_conn *c;
+	on_exchange(r, res, "h_ack carries the latest sequence number received", judge_ack);
+}
 
-	cf_text(res->expected, "h_ack 0, h_credit 0 and no ACK_REQUIRED on every RDS/TCP header");
-	if (exchange(r, res, &c))
-		return;
+static void judge_tcp_no_acks(struct cf_result *res, const struct cf_conn *c)
+{
 	for (size_t i = 0; i < c->n_log; i++) {
 		const struct cf_seen *s = &c->log[i];
 
@@ -142,12 +150,16 @@ CASE(case_tcp_no_acks)
 			cf_set(res, CF_FAIL, "%s seq %llu: h_ack %llu, h_credit %u, h_flags 0x%02x",
 			       kind_of(s), (unsigned long long)s->h.seq,
 			       (unsigned long long)s->h.ack, s->h.credit, s->h.flags);
-			cf_close(c, true);
 			return;
 		}
 	}
 	cf_set(res, CF_PASS, "%zu headers, none acknowledging at the RDS level", c->n_log);
-	cf_close(c, true);
+}
+
+CASE(case_tcp_no_acks)
+{
+	on_exchange(r, res, "h_ack 0, h_credit 0 and no ACK_REQUIRED on every RDS/TCP header",
+		    judge_tcp_no_acks);
 }
 
 /* A session and a ping; the pong's number. Return: 0; 1 when no pong
@@ -368,14 +380,10 @@ CASE(case_seq_reconnect)
 	cf_close(c, true);
 }
 
-CASE(case_map_seq)
+static void judge_map_seq(struct cf_result *res, const struct cf_conn *c)
 {
-	struct cf_conn *c;
 	size_t maps = 0;
 
-	cf_text(res->expected, "congestion maps carry seq 0 and take no number");
-	if (exchange(r, res, &c))
-		return;
 	for (size_t i = 0; i < c->n_log; i++) {
 		const struct cf_seen *s = &c->log[i];
 
@@ -384,7 +392,6 @@ CASE(case_map_seq)
 		maps++;
 		if (s->h.seq) {
 			cf_set(res, CF_FAIL, "a map with seq %llu", (unsigned long long)s->h.seq);
-			cf_close(c, true);
 			return;
 		}
 	}
@@ -394,7 +401,11 @@ CASE(case_map_seq)
 		cf_set(res, CF_SKIP, "the peer sent no map on this connection");
 	if (!maps)
 		cf_text(res->reason, "nothing to check (linux/cong/1 judges the missing map)");
-	cf_close(c, true);
+}
+
+CASE(case_map_seq)
+{
+	on_exchange(r, res, "congestion maps carry seq 0 and take no number", judge_map_seq);
 }
 
 /* The reply to a ping from a fresh port. Return: 1 and *m; 0 none. */
@@ -554,30 +565,37 @@ CASE(case_probe_answer)
 	cf_close(c, true);
 }
 
+/* The probe pong carries NPATHS: without it (or without a probe pong,
+ * |no_pong| saying why that matters) the verdict is |missing|, for the
+ * reason |why| where there is one. */
+static void has_npaths(struct cf_run *r, struct cf_result *res, enum cf_verdict missing,
+		       const char *expected, const char *no_pong, const char *why)
+{
+	cf_text(res->expected, "%s", expected);
+	if (!probed(r, res, 8) || cf_no_probe_pong(r, res, missing, no_pong))
+		return;
+	if (r->peer.has_npaths) {
+		cf_set(res, CF_PASS, "probe pong NPATHS %u", r->peer.npaths);
+		return;
+	}
+	cf_set(res, missing, "probe pong without NPATHS");
+	if (why)
+		cf_text(res->reason, "%s", why);
+}
+
 CASE(case_probe_npaths_spec)
 {
-	cf_text(res->expected, "the probe pong carries NPATHS (the responder's path count)");
-	if (!probed(r, res, 8) || cf_no_probe_pong(r, res, CF_NON_STRICT, "a SHOULD; linux/probe/3 "
-						   "judges the missing answer"))
-		return;
-	if (r->peer.has_npaths)
-		cf_set(res, CF_PASS, "probe pong NPATHS %u", r->peer.npaths);
-	else {
-		cf_set(res, CF_NON_STRICT, "probe pong without NPATHS");
-		cf_text(res->reason, "a SHOULD in the spec: a peer without multipath may leave it out");
-	}
+	has_npaths(r, res, CF_NON_STRICT,
+		   "the probe pong carries NPATHS (the responder's path count)",
+		   "a SHOULD; linux/probe/3 judges the missing answer",
+		   "a SHOULD in the spec: a peer without multipath may leave it out");
 }
 
 CASE(case_probe_npaths_linux)
 {
-	cf_text(res->expected, "the probe pong carries NPATHS; without it a kernel falls back to one path");
-	if (!probed(r, res, 8) || cf_no_probe_pong(r, res, CF_FAIL, "without a probe pong a kernel "
-						   "prober stays at one path"))
-		return;
-	if (r->peer.has_npaths)
-		cf_set(res, CF_PASS, "probe pong NPATHS %u", r->peer.npaths);
-	else
-		cf_set(res, CF_FAIL, "probe pong without NPATHS");
+	has_npaths(r, res, CF_FAIL,
+		   "the probe pong carries NPATHS; without it a kernel falls back to one path",
+		   "without a probe pong a kernel prober stays at one path", NULL);
 }
 
 CASE(case_probe_npaths_range)

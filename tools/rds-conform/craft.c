@@ -156,6 +156,15 @@ static uint64_t num(struct argp_state *st, const char *opt, const char *arg, uin
 	return v;
 }
 
+/* A header field the command line gives: its value, the field marked
+ * given by |set|. */
+static uint64_t given(struct argp_state *st, struct craft_msg *m, unsigned set, const char *opt,
+		      const char *arg, uint64_t max)
+{
+	m->set |= set;
+	return num(st, opt, arg, max);
+}
+
 static void set_payload(struct argp_state *st, struct cli *c, uint8_t *buf, size_t len)
 {
 	free(c->payload);
@@ -212,28 +221,23 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 
 	switch (key) {
 	case OPT_SEQ:
-		m->seq = num(st, "--seq", arg, UINT64_MAX);
-		m->set |= CRAFT_SET_SEQ;
+		m->seq = given(st, m, CRAFT_SET_SEQ, "--seq", arg, UINT64_MAX);
 		break;
 	case OPT_ACK:
-		m->ack = num(st, "--ack", arg, UINT64_MAX);
-		m->set |= CRAFT_SET_ACK;
+		m->ack = given(st, m, CRAFT_SET_ACK, "--ack", arg, UINT64_MAX);
 		break;
 	case OPT_LEN:
 		if (strcmp(arg, "auto") == 0) {
 			m->set &= ~(unsigned)CRAFT_SET_LEN;
 		} else {
-			m->len = (uint32_t)num(st, "--len", arg, UINT32_MAX);
-			m->set |= CRAFT_SET_LEN;
+			m->len = (uint32_t)given(st, m, CRAFT_SET_LEN, "--len", arg, UINT32_MAX);
 		}
 		break;
 	case OPT_SPORT:
-		m->sport = (uint16_t)num(st, "--sport", arg, 65535);
-		m->set |= CRAFT_SET_SPORT;
+		m->sport = (uint16_t)given(st, m, CRAFT_SET_SPORT, "--sport", arg, 65535);
 		break;
 	case OPT_DPORT:
-		m->dport = (uint16_t)num(st, "--dport", arg, 65535);
-		m->set |= CRAFT_SET_DPORT;
+		m->dport = (uint16_t)given(st, m, CRAFT_SET_DPORT, "--dport", arg, 65535);
 		break;
 	case OPT_FLAGS:
 		if (craft_parse_flags(arg, &m->flags, err, sizeof(err)))
@@ -241,8 +245,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		m->set |= CRAFT_SET_FLAGS;
 		break;
 	case OPT_CREDIT:
-		m->credit = (uint8_t)num(st, "--credit", arg, 255);
-		m->set |= CRAFT_SET_CREDIT;
+		m->credit = (uint8_t)given(st, m, CRAFT_SET_CREDIT, "--credit", arg, 255);
 		break;
 	case OPT_PAD:
 		if (craft_parse_hex(arg, m->pad, sizeof(m->pad), &n, err, sizeof(err)))
@@ -338,8 +341,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			argp_error(st, "--count: at least 1");
 		break;
 	case OPT_SEQ_STEP:
-		m->seq_step = num(st, "--seq-step", arg, UINT64_MAX);
-		m->set |= CRAFT_SET_STEP;
+		m->seq_step = given(st, m, CRAFT_SET_STEP, "--seq-step", arg, UINT64_MAX);
 		break;
 	case 'X':
 		c->hex = true;

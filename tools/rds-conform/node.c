@@ -101,6 +101,31 @@ static void conn_names(struct cf_conn *c)
 		rdsu_sockaddr_get(&ss, &c->faddr, &c->fport);
 }
 
+/*
+ * The connection on connected socket |fd|, which is closed on failure;
+ * |dir_out| is our side of the capture's flow, whose side 0 opened it (1:
+ * the peer did).
+ */
+static int conn_open(struct cf_run *r, int fd, int dir_out, struct cf_conn **out)
+{
+	struct cf_conn *c = conn_new(r, fd);
+
+	if (!c) {
+		close(fd);
+		return -ENOMEM;
+	}
+	conn_names(c);
+	if (dir_out)
+		cf_pcap_flow_init(&c->flow, &c->faddr, c->fport, &c->laddr, c->lport);
+	else
+		cf_pcap_flow_init(&c->flow, &c->laddr, c->lport, &c->faddr, c->fport);
+	c->dir_out = dir_out;
+	if (r->pcap)
+		cf_pcap_syn(r->pcap, &c->flow);
+	*out = c;
+	return 0;
+}
+
 static int tune(int fd)
 {
 	int one = 1;
@@ -116,7 +141,6 @@ int cf_connect(struct cf_run *r, const struct rdsu_addr *from, uint16_t from_por
 	socklen_t ll = rdsu_sockaddr(from, from_port, &la);
 	socklen_t pl = rdsu_sockaddr(&r->cfg->peer, r->cfg->port, &pa);
 	struct pollfd p;
-	struct cf_conn *c;
 	int fd, one = 1, err = 0;
 	socklen_t el = sizeof(err);
 
@@ -143,18 +167,7 @@ int cf_connect(struct cf_run *r, const struct rdsu_addr *from, uint16_t from_por
 		close(fd);
 		return err ? -err : -EIO;
 	}
-	c = conn_new(r, fd);
-	if (!c) {
-		close(fd);
-		return -ENOMEM;
-	}
-	conn_names(c);
-	cf_pcap_flow_init(&c->flow, &c->laddr, c->lport, &c->faddr, c->fport);
-	c->dir_out = 0;
-	if (r->pcap)
-		cf_pcap_syn(r->pcap, &c->flow);
-	*out = c;
-	return 0;
+	return conn_open(r, fd, 0, out);
 }
 
 int cf_connect_path(struct cf_run *r, const struct rdsu_addr *from, unsigned i, unsigned n,
@@ -197,7 +210,6 @@ int cf_listen(const struct cf_run *r, const struct rdsu_addr *addr)
 int cf_accept(struct cf_run *r, int lfd, int ms, struct cf_conn **out)
 {
 	struct pollfd p = { .fd = lfd, .events = POLLIN };
-	struct cf_conn *c;
 	int fd, n;
 
 	*out = NULL;
@@ -210,19 +222,7 @@ int cf_accept(struct cf_run *r, int lfd, int ms, struct cf_conn **out)
 	if (fd < 0)
 		return -errno;
 	tune(fd);
-	c = conn_new(r, fd);
-	if (!c) {
-		close(fd);
-		return -ENOMEM;
-	}
-	conn_names(c);
-	/* The peer opened it: it is side 0 of the capture's flow. */
-	cf_pcap_flow_init(&c->flow, &c->faddr, c->fport, &c->laddr, c->lport);
-	c->dir_out = 1;
-	if (r->pcap)
-		cf_pcap_syn(r->pcap, &c->flow);
-	*out = c;
-	return 0;
+	return conn_open(r, fd, 1, out);
 }
 
 void cf_close(struct cf_conn *c, bool rst)
@@ -539,17 +539,15 @@ enum cf_end cf_wait_end(struct cf_conn *c, int ms)
 
 const char *cf_end_name(enum cf_end e)
 {
-	switch (e) {
-	case CF_END_FIN:
-		return "closed (FIN)";
-	case CF_END_RST:
-		return "reset";
-	case CF_END_GARBAGE:
-		return "sent bytes that are not RDS";
-	case CF_END_OPEN:
-		return "kept it open";
-	}
-	return "?";
+	static const struct wire_tok names[] = {
+		{ CF_END_FIN, "closed (FIN)" },
+		{ CF_END_RST, "reset" },
+		{ CF_END_GARBAGE, "sent bytes that are not RDS" },
+		{ CF_END_OPEN, "kept it open" },
+		{ 0, NULL },
+	};
+
+	return wire_tok_str(names, (uint32_t)e, "?");
 }
 
 static void learn_probe(struct cf_run *r, const struct cf_seen *s)

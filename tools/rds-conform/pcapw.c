@@ -34,38 +34,39 @@ struct cf_pcap {
 	uint8_t pkt[IP6_LEN + TCP_LEN + SEG_MAX];
 };
 
+void cf_pcap_close(struct cf_pcap *p)
+{
+	if (!p)
+		return;
+	if (p->d)
+		pcap_dump_close(p->d);
+	if (p->dead)
+		pcap_close(p->dead);
+	free(p);
+}
+
 int cf_pcap_open(struct cf_pcap **out, const char *path)
 {
 	struct cf_pcap *p = calloc(1, sizeof(*p));
-	int err;
+	int err = -ENOMEM;
 
 	*out = NULL;
 	if (!p)
 		return -ENOMEM;
 	p->dead = pcap_open_dead(DLT_RAW, 65535);
-	if (!p->dead) {
-		free(p);
-		return -ENOMEM;
-	}
+	if (!p->dead)
+		goto err;
 	errno = 0;
 	p->d = pcap_dump_open(p->dead, path);
 	if (!p->d) {
 		err = errno ? -errno : -EIO;
-		pcap_close(p->dead);
-		free(p);
-		return err;
+		goto err;
 	}
 	*out = p;
 	return 0;
-}
-
-void cf_pcap_close(struct cf_pcap *p)
-{
-	if (!p)
-		return;
-	pcap_dump_close(p->d);
-	pcap_close(p->dead);
-	free(p);
+err:
+	cf_pcap_close(p);
+	return err;
 }
 
 /* A deterministic initial sequence number per side, different for each
@@ -207,23 +208,36 @@ int cf_pcap_packet(struct cf_pcap *p, const void *pkt, size_t len)
 	return ferror(pcap_dump_file(p->d)) ? -EIO : 0;
 }
 
-int cf_pcap_syn(struct cf_pcap *p, struct cf_pcap_flow *f)
+enum { TH_FIN = 0x01, TH_SYN = 0x02, TH_RST = 0x04, TH_PSH = 0x08, TH_ACK = 0x10 };
+
+/* The next segment from side |dir| of the flow: at that side's sequence
+ * number, acknowledging the other side's unless it is the first SYN; then
+ * the side moves on by what takes sequence numbers (data, SYN, FIN). */
+static int next_seg(struct cf_pcap *p, struct cf_pcap_flow *f, int dir, uint8_t flags,
+		    const void *data, size_t len)
 {
 	int rc;
 
-	rc = segment(p, f, 0, 0x02, f->seq[0], 0, NULL, 0);
+	if (dir != 0 && dir != 1)
+		return -EINVAL;
+	rc = segment(p, f, dir, flags, f->seq[dir], flags & TH_ACK ? f->seq[!dir] : 0, data, len);
 	if (rc)
 		return rc;
-	f->seq[0]++;
-	rc = segment(p, f, 1, 0x12, f->seq[1], f->seq[0], NULL, 0);
-	if (rc)
-		return rc;
-	f->seq[1]++;
-	rc = segment(p, f, 0, 0x10, f->seq[0], f->seq[1], NULL, 0);
-	if (rc)
-		return rc;
-	f->open = true;
+	f->seq[dir] += (uint32_t)len + (flags & (TH_SYN | TH_FIN) ? 1 : 0);
 	return 0;
+}
+
+int cf_pcap_syn(struct cf_pcap *p, struct cf_pcap_flow *f)
+{
+	int rc = next_seg(p, f, 0, TH_SYN, NULL, 0);
+
+	if (!rc)
+		rc = next_seg(p, f, 1, TH_SYN | TH_ACK, NULL, 0);
+	if (!rc)
+		rc = next_seg(p, f, 0, TH_ACK, NULL, 0);
+	if (!rc)
+		f->open = true;
+	return rc;
 }
 
 int cf_pcap_data(struct cf_pcap *p, struct cf_pcap_flow *f, int dir, const void *buf,
@@ -235,11 +249,10 @@ int cf_pcap_data(struct cf_pcap *p, struct cf_pcap_flow *f, int dir, const void 
 		return -EINVAL;
 	while (len) {
 		size_t n = len < SEG_MAX ? len : SEG_MAX;
-		int rc = segment(p, f, dir, 0x18, f->seq[dir], f->seq[!dir], b, n);
+		int rc = next_seg(p, f, dir, TH_PSH | TH_ACK, b, n);
 
 		if (rc)
 			return rc;
-		f->seq[dir] += (uint32_t)n;
 		b += n;
 		len -= n;
 	}
@@ -248,23 +261,13 @@ int cf_pcap_data(struct cf_pcap *p, struct cf_pcap_flow *f, int dir, const void 
 
 int cf_pcap_fin(struct cf_pcap *p, struct cf_pcap_flow *f, int dir)
 {
-	int rc;
-
-	if (dir != 0 && dir != 1)
-		return -EINVAL;
-	rc = segment(p, f, dir, 0x11, f->seq[dir], f->seq[!dir], NULL, 0);
-	if (!rc)
-		f->seq[dir]++;  /* a FIN takes a sequence number */
-	return rc;
+	return next_seg(p, f, dir, TH_FIN | TH_ACK, NULL, 0);
 }
 
 int cf_pcap_rst(struct cf_pcap *p, struct cf_pcap_flow *f, int dir)
 {
-	int rc;
+	int rc = next_seg(p, f, dir, TH_RST | TH_ACK, NULL, 0);
 
-	if (dir != 0 && dir != 1)
-		return -EINVAL;
-	rc = segment(p, f, dir, 0x14, f->seq[dir], f->seq[!dir], NULL, 0);
 	if (!rc)
 		f->open = false;
 	return rc;

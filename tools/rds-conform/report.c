@@ -25,27 +25,6 @@
 
 #include "out.h"
 
-int cf_format_by_name(const char *name, enum cf_format *f)
-{
-	static const struct {
-		const char *name;
-		enum cf_format f;
-	} names[] = {
-		{ "text", CF_FMT_TEXT },
-		{ "tap", CF_FMT_TAP },
-		{ "junit", CF_FMT_JUNIT },
-		{ "json", CF_FMT_JSON },
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (strcmp(name, names[i].name) == 0) {
-			*f = names[i].f;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 /* ------------------------------------------------------------------------
  * The display form
  */
@@ -210,6 +189,49 @@ static const char *c_id(const struct cf_result *r)
 
 #define C_STR(r, field) ((r)->c && (r)->c->field ? (r)->c->field : "")
 
+/* How a format writes a labelled text: |open|, the label (padded to
+ * |width|), |sep|, the text with the escapes of |e|, |close|; an empty text
+ * too where |empty| says so. */
+struct form {
+	const char *open;
+	int width;
+	const char *sep;
+	enum esc e;
+	const char *close;
+	bool empty;
+};
+
+static const struct form text_line = { "  ", 12, " ", ESC_NONE, "\n", false };
+static const struct form yaml_line = { "  ", 0, ": \"", ESC_YAML, "\"\n", true };
+static const struct form xml_line = { "", 0, ": ", ESC_XML, "\n", false };
+static const struct form xml_attr = { " ", 0, "=\"", ESC_XML, "\"", true };
+
+/* |s| (NULL: empty) labelled in form |fm|. */
+static void labelled(struct rep *o, const struct form *fm, const char *label, const char *s,
+		     size_t max)
+{
+	if ((!s || !*s) && !fm->empty)
+		return;
+	put(o, "%s%-*s%s", fm->open, fm->width, label, fm->sep);
+	put_text(o, s, max, fm->e);
+	put(o, "%s", fm->close);
+}
+
+/* A result's details, in the order every format lists them; a level
+ * without a case and an empty pcap are left out in every format. */
+static void details(struct rep *o, const struct cf_result *r, const struct form *fm)
+{
+	if (r->c)
+		labelled(o, fm, "level", cf_level_name(r->c->level), SIZE_MAX);
+	labelled(o, fm, "requirement", C_STR(r, requirement), SIZE_MAX);
+	labelled(o, fm, "source", C_STR(r, source), SIZE_MAX);
+	labelled(o, fm, "expected", r->expected, CF_TEXT);
+	labelled(o, fm, "actual", r->actual, CF_TEXT);
+	labelled(o, fm, "reason", r->reason, CF_TEXT);
+	if (r->pcap[0])
+		labelled(o, fm, "pcap", r->pcap, sizeof(r->pcap));
+}
+
 static void count(const struct cf_result *res, size_t n, size_t counts[CF__VERDICTS])
 {
 	memset(counts, 0, sizeof(size_t) * CF__VERDICTS);
@@ -240,15 +262,6 @@ void cf_progress(FILE *out, const struct cf_result *r)
 
 	progress(&o, r);
 	fflush(out);
-}
-
-static void text_field(struct rep *o, const char *label, const char *s, size_t max)
-{
-	if (!*s)
-		return;
-	put(o, "  %-12s ", label);
-	put_text(o, s, max, ESC_NONE);
-	put(o, "\n");
 }
 
 static void summary(struct rep *o, const size_t counts[CF__VERDICTS], size_t n)
@@ -310,14 +323,7 @@ static void report_text(struct rep *o, const struct cf_meta *m, const struct cf_
 		put(o, ": ");
 		put_text(o, C_STR(r, title), SIZE_MAX, ESC_NONE);
 		put(o, "\n");
-		if (r->c)
-			text_field(o, "level", cf_level_name(r->c->level), SIZE_MAX);
-		text_field(o, "requirement", C_STR(r, requirement), SIZE_MAX);
-		text_field(o, "source", C_STR(r, source), SIZE_MAX);
-		text_field(o, "expected", r->expected, CF_TEXT);
-		text_field(o, "actual", r->actual, CF_TEXT);
-		text_field(o, "reason", r->reason, CF_TEXT);
-		text_field(o, "pcap", r->pcap, sizeof(r->pcap));
+		details(o, r, &text_line);
 	}
 	put(o, "\n");
 	summary(o, counts, n);
@@ -327,13 +333,6 @@ static void report_text(struct rep *o, const struct cf_meta *m, const struct cf_
 /* ------------------------------------------------------------------------
  * TAP 13
  */
-
-static void yaml_field(struct rep *o, const char *key, const char *s, size_t max)
-{
-	put(o, "  %s: \"", key);
-	put_text(o, s, max, ESC_YAML);
-	put(o, "\"\n");
-}
 
 static void report_tap(struct rep *o, const struct cf_meta *m, const struct cf_result *res,
 		       size_t n)
@@ -362,15 +361,7 @@ static void report_tap(struct rep *o, const struct cf_meta *m, const struct cf_r
 			continue;
 		put(o, "  ---\n");
 		put(o, "  verdict: \"%s\"\n", cf_verdict_name(r->verdict));
-		if (r->c)
-			put(o, "  level: \"%s\"\n", cf_level_name(r->c->level));
-		yaml_field(o, "requirement", C_STR(r, requirement), SIZE_MAX);
-		yaml_field(o, "source", C_STR(r, source), SIZE_MAX);
-		yaml_field(o, "expected", r->expected, CF_TEXT);
-		yaml_field(o, "actual", r->actual, CF_TEXT);
-		yaml_field(o, "reason", r->reason, CF_TEXT);
-		if (r->pcap[0])
-			yaml_field(o, "pcap", r->pcap, sizeof(r->pcap));
+		details(o, r, &yaml_line);
 		put(o, "  duration_ms: %.3f\n", r->secs * 1000.0);
 		put(o, "  ...\n");
 	}
@@ -383,33 +374,21 @@ static void report_tap(struct rep *o, const struct cf_meta *m, const struct cf_r
  * JUnit XML
  */
 
-static void xml_attr(struct rep *o, const char *name, const char *s, size_t max)
+/* The attributes <testsuites> and its one <testsuite> share. */
+static void xml_suite(struct rep *o, const struct cf_meta *m, const size_t counts[CF__VERDICTS],
+		      size_t n)
 {
-	put(o, " %s=\"", name);
-	put_text(o, s, max, ESC_XML);
-	put(o, "\"");
+	put(o, " name=\"rds-conform\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+	       "skipped=\"%zu\" time=\"%.3f\"",
+	    n, counts[CF_FAIL], counts[CF_ERROR], counts[CF_SKIP], m->secs);
 }
 
-static void xml_line(struct rep *o, const char *label, const char *s, size_t max)
+static void xml_property(struct rep *o, const char *name, const char *value)
 {
-	if (!*s)
-		return;
-	put(o, "%s: ", label);
-	put_text(o, s, max, ESC_XML);
-	put(o, "\n");
-}
-
-/* The lines of a failure, error or system-out body. */
-static void xml_body(struct rep *o, const struct cf_result *r)
-{
-	if (r->c)
-		put(o, "level: %s\n", cf_level_name(r->c->level));
-	xml_line(o, "requirement", C_STR(r, requirement), SIZE_MAX);
-	xml_line(o, "source", C_STR(r, source), SIZE_MAX);
-	xml_line(o, "expected", r->expected, CF_TEXT);
-	xml_line(o, "actual", r->actual, CF_TEXT);
-	xml_line(o, "reason", r->reason, CF_TEXT);
-	xml_line(o, "pcap", r->pcap, sizeof(r->pcap));
+	put(o, "      <property");
+	labelled(o, &xml_attr, "name", name, SIZE_MAX);
+	labelled(o, &xml_attr, "value", value, SIZE_MAX);
+	put(o, "/>\n");
 }
 
 static void report_junit(struct rep *o, const struct cf_meta *m, const struct cf_result *res,
@@ -418,31 +397,18 @@ static void report_junit(struct rep *o, const struct cf_meta *m, const struct cf
 	size_t counts[CF__VERDICTS];
 
 	count(res, n, counts);
-	put(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	put(o, "<testsuites name=\"rds-conform\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
-	       "skipped=\"%zu\" time=\"%.3f\">\n",
-	    n, counts[CF_FAIL], counts[CF_ERROR], counts[CF_SKIP], m->secs);
-	put(o, "  <testsuite name=\"rds-conform\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
-	       "skipped=\"%zu\" time=\"%.3f\"",
-	    n, counts[CF_FAIL], counts[CF_ERROR], counts[CF_SKIP], m->secs);
+	put(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites");
+	xml_suite(o, m, counts, n);
+	put(o, ">\n  <testsuite");
+	xml_suite(o, m, counts, n);
 	if (m->started)
-		xml_attr(o, "timestamp", m->started, SIZE_MAX);
+		labelled(o, &xml_attr, "timestamp", m->started, SIZE_MAX);
 	put(o, ">\n    <properties>\n");
-	put(o, "      <property");
-	xml_attr(o, "name", "peer", SIZE_MAX);
-	xml_attr(o, "value", m->peer, SIZE_MAX);
-	put(o, "/>\n");
-	if (m->peer_stack) {
-		put(o, "      <property");
-		xml_attr(o, "name", "peer_stack", SIZE_MAX);
-		xml_attr(o, "value", m->peer_stack, SIZE_MAX);
-		put(o, "/>\n");
-	}
-	put(o, "      <property");
-	xml_attr(o, "name", "version", SIZE_MAX);
-	xml_attr(o, "value", m->version, SIZE_MAX);
-	put(o, "/>\n");
-	put(o, "      <property name=\"strict\" value=\"%s\"/>\n", m->strict ? "true" : "false");
+	xml_property(o, "peer", m->peer);
+	if (m->peer_stack)
+		xml_property(o, "peer_stack", m->peer_stack);
+	xml_property(o, "version", m->version);
+	xml_property(o, "strict", m->strict ? "true" : "false");
 	put(o, "    </properties>\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct cf_result *r = &res[i];
@@ -452,8 +418,8 @@ static void report_junit(struct rep *o, const struct cf_meta *m, const struct cf
 		const char *msg = r->reason[0] ? r->reason : r->actual;
 
 		put(o, "    <testcase");
-		xml_attr(o, "classname", id, plen);
-		xml_attr(o, "name", id, SIZE_MAX);
+		labelled(o, &xml_attr, "classname", id, plen);
+		labelled(o, &xml_attr, "name", id, SIZE_MAX);
 		put(o, " time=\"%.3f\"", r->secs);
 		switch (r->verdict) {
 		case CF_PASS:
@@ -462,21 +428,21 @@ static void report_junit(struct rep *o, const struct cf_meta *m, const struct cf
 		case CF_FAIL:
 		case CF_ERROR:
 			put(o, ">\n      <%s", r->verdict == CF_FAIL ? "failure" : "error");
-			xml_attr(o, "message", msg, CF_TEXT);
+			labelled(o, &xml_attr, "message", msg, CF_TEXT);
 			put(o, " type=\"%s\">", cf_verdict_name(r->verdict));
-			xml_body(o, r);
+			details(o, r, &xml_line);
 			put(o, "</%s>\n", r->verdict == CF_FAIL ? "failure" : "error");
 			break;
 		case CF_SKIP:
 			put(o, ">\n      <skipped");
-			xml_attr(o, "message", r->reason, CF_TEXT);
+			labelled(o, &xml_attr, "message", r->reason, CF_TEXT);
 			put(o, "/>\n");
 			break;
 		default:
 			put(o, ">\n      <system-out>%s: ", cf_verdict_name(r->verdict));
 			put_text(o, C_STR(r, title), SIZE_MAX, ESC_XML);
 			put(o, "\n");
-			xml_body(o, r);
+			details(o, r, &xml_line);
 			put(o, "</system-out>\n");
 			break;
 		}
@@ -617,27 +583,40 @@ static void report_json(struct rep *o, const struct cf_meta *m, const struct cf_
 	free(j);
 }
 
+/* ------------------------------------------------------------------------
+ * The formats
+ */
+
+static const struct {
+	const char *name;
+	void (*report)(struct rep *o, const struct cf_meta *m, const struct cf_result *res,
+		       size_t n);
+} formats[] = {
+	[CF_FMT_TEXT] = { "text", report_text },
+	[CF_FMT_TAP] = { "tap", report_tap },
+	[CF_FMT_JUNIT] = { "junit", report_junit },
+	[CF_FMT_JSON] = { "json", report_json },
+};
+
+int cf_format_by_name(const char *name, enum cf_format *f)
+{
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		if (strcmp(name, formats[i].name) == 0) {
+			*f = (enum cf_format)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 int cf_report(FILE *out, enum cf_format fmt, const struct cf_meta *m,
 	      const struct cf_result *res, size_t n)
 {
 	struct rep o = { out, false };
 
-	switch (fmt) {
-	case CF_FMT_TEXT:
-		report_text(&o, m, res, n);
-		break;
-	case CF_FMT_TAP:
-		report_tap(&o, m, res, n);
-		break;
-	case CF_FMT_JUNIT:
-		report_junit(&o, m, res, n);
-		break;
-	case CF_FMT_JSON:
-		report_json(&o, m, res, n);
-		break;
-	default:
+	if ((size_t)fmt >= sizeof(formats) / sizeof(formats[0]))
 		return -1;
-	}
+	formats[fmt].report(&o, m, res, n);
 	if (fflush(out) != 0 || ferror(out))
 		o.err = true;
 	return o.err ? -1 : 0;

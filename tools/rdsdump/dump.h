@@ -189,6 +189,16 @@ struct dump_pstats {
 	uint64_t conns;         /* TCP connections (or QPs) that carried this path */
 };
 
+/*
+ * The -z columns of a path and direction (struct dump_pstats), in table
+ * order, conns last. dump_pstats_col() - the name of column |i| (its JSON
+ * key and text heading); NULL past the last. dump_pstats_values() - the
+ * columns of |p|.
+ */
+#define DUMP_PSTATS_COLS 14
+const char *dump_pstats_col(size_t i);
+void dump_pstats_values(const struct dump_pstats *p, uint64_t v[DUMP_PSTATS_COLS]);
+
 /* One RDS connection: an address pair on one transport. */
 struct dump_conn {
 	int id;

@@ -75,94 +75,114 @@ int dump_filter_add_port(struct dump_filter *f, const char *arg, char *err, size
 }
 
 /*
- * Walk a comma list, calling |one| per word. Empty words (",,", a trailing
- * comma) are refused: they are typos, not "everything".
+ * The words of a list option: a name of |names| (any case) stands for its
+ * value, or for bit |value| where |bit| says so; |other| takes what the
+ * table does not name (numbers, aliases) first.
  */
-static int each_word(const char *list, const char *what, const char *hint, char *err,
-		     size_t errlen, int (*one)(const char *s, size_t len, uint32_t *acc),
-		     uint32_t *acc)
+struct words {
+	const char *what, *hint;
+	const struct wire_tok *names;
+	bool bit;
+	int (*other)(const char *s, size_t len, uint32_t *acc);
+};
+
+/* The value of name |s| (|len| bytes, any case) in |t|. Return: 0; -1
+ * when |t| has no such name. */
+static int tok_word(const struct wire_tok *t, const char *s, size_t len, uint32_t *v)
+{
+	for (; t->name; t++) {
+		if (strlen(t->name) == len && !strncasecmp(s, t->name, len)) {
+			*v = t->value;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int one_word(const struct words *ws, const char *s, size_t len, uint32_t *acc)
+{
+	uint32_t v;
+
+	if (ws->other && ws->other(s, len, acc) == 0)
+		return 0;
+	if (tok_word(ws->names, s, len, &v) < 0)
+		return -1;
+	*acc |= ws->bit ? 1u << v : v;
+	return 0;
+}
+
+/*
+ * Add the values of comma list |list| to *|into| and mark it set; nothing
+ * on a fault. Empty words (",,", a trailing comma) are refused: they are
+ * typos, not "everything".
+ */
+static int add_words(const struct words *ws, const char *list, uint32_t *into, bool *set,
+		     char *err, size_t errlen)
 {
 	const char *p = list;
 	char w[WORD_MAX + 1];
+	uint32_t acc = 0;
 
 	if (!list || !*list)
-		return fail(err, errlen, "empty %s list", what);
+		return fail(err, errlen, "empty %s list", ws->what);
 	for (;;) {
 		const char *c = strchr(p, ',');
 		size_t len = c ? (size_t)(c - p) : strlen(p);
 
 		if (!len)
-			return fail(err, errlen, "empty word in %s list \"%s\"", what,
+			return fail(err, errlen, "empty word in %s list \"%s\"", ws->what,
 				    word(w, list, strlen(list)));
-		if (one(p, len, acc) < 0)
-			return fail(err, errlen, "unknown %s \"%s\" (%s)", what, word(w, p, len),
-				    hint);
+		if (one_word(ws, p, len, &acc) < 0)
+			return fail(err, errlen, "unknown %s \"%s\" (%s)", ws->what, word(w, p, len),
+				    ws->hint);
 		if (!c)
-			return 0;
+			break;
 		p = c + 1;
 	}
+	*into |= acc;
+	*set = true;
+	return 0;
 }
 
-static int one_kind(const char *s, size_t len, uint32_t *acc)
+/* "probe": both probe kinds. */
+static int probe_word(const char *s, size_t len, uint32_t *acc)
 {
-	if (len == 5 && !strncasecmp(s, "probe", 5)) {
-		*acc |= 1u << WIRE_KIND_PROBE_PING | 1u << WIRE_KIND_PROBE_PONG;
-		return 0;
-	}
-	for (unsigned k = 0; k < WIRE_KIND__COUNT; k++) {
-		const char *name = wire_kind_name((enum wire_kind)k);
-
-		if (strlen(name) == len && !strncasecmp(s, name, len)) {
-			*acc |= 1u << k;
-			return 0;
-		}
-	}
-	return -1;
+	if (len != 5 || strncasecmp(s, "probe", 5))
+		return -1;
+	*acc |= 1u << WIRE_KIND_PROBE_PING | 1u << WIRE_KIND_PROBE_PONG;
+	return 0;
 }
+
+static const struct words kind_words = {
+	"kind", "data, ping, pong, probe, probe-ping, probe-pong, cong, ack", wire_kind_toks,
+	true, probe_word
+};
 
 int dump_filter_add_kinds(struct dump_filter *f, const char *list, char *err, size_t errlen)
 {
-	uint32_t acc = 0;
-
-	if (each_word(list, "kind", "data, ping, pong, probe, probe-ping, probe-pong, cong, ack",
-		      err, errlen, one_kind, &acc) < 0)
-		return -1;
-	f->kinds |= acc;
-	f->kind_set = true;
-	return 0;
+	return add_words(&kind_words, list, &f->kinds, &f->kind_set, err, errlen);
 }
 
-static int one_flag(const char *s, size_t len, uint32_t *acc)
+/* A flag mask as a number, 0x01 to 0xff. */
+static int flag_number(const char *s, size_t len, uint32_t *acc)
 {
 	unsigned long v;
 
-	if (parse_num(s, len, 0xff, &v)) {
-		if (!v)
-			return -1; /* "any of no flags" would select nothing */
-		*acc |= (uint32_t)v;
-		return 0;
-	}
-	for (unsigned i = 0; i < 8; i++) {
-		const char *name = wire_flag_name((uint8_t)(1u << i));
-
-		if (name && strlen(name) == len && !strncasecmp(s, name, len)) {
-			*acc |= 1u << i;
-			return 0;
-		}
-	}
-	return -1;
+	/* "any of no flags" would select nothing */
+	if (!parse_num(s, len, 0xff, &v) || !v)
+		return -1;
+	*acc |= (uint32_t)v;
+	return 0;
 }
+
+static const struct words flag_words = {
+	"flag", "a name such as RETRANSMITTED, or a number 0x01 to 0xff", wire_flag_toks, false,
+	flag_number
+};
 
 int dump_filter_add_flags(struct dump_filter *f, const char *list, char *err, size_t errlen)
 {
-	uint32_t acc = 0;
-
-	if (each_word(list, "flag", "a name such as RETRANSMITTED, or a number 0x01 to 0xff",
-		      err, errlen, one_flag, &acc) < 0)
-		return -1;
-	f->flags |= (uint8_t)acc;
-	f->flags_set = true;
-	return 0;
+	return add_words(&flag_words, list, &f->flags, &f->flags_set, err, errlen);
 }
 
 void dump_filter_set_rules(struct dump_filter *f)

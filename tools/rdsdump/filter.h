@@ -37,7 +37,7 @@ struct dump_filter {
 	bool port_set;
 	uint32_t kinds;             /* bit per enum wire_kind */
 	bool kind_set;
-	uint8_t flags;              /* any of these h_flags bits */
+	uint32_t flags;             /* any of these h_flags bits */
 	bool flags_set;
 	bool rules_only;            /* --rules */
 };

@@ -1472,28 +1472,25 @@ static void rec_bad(struct out *o, const struct dump_rec *r)
 	out_eol(o);
 }
 
+/* The renderers of each record type that has a field table (rec_groups):
+ * its one-line form and its own field lines. */
+static const struct {
+	void (*line)(struct out *s, const struct dump_rec *r);
+	void (*fields)(struct out *o, const struct dump_rec *r);
+} rec_kinds[] = {
+	[DUMP_REC_MSG] = { line_msg, rec_msg },
+	[DUMP_REC_NOTE] = { line_note, rec_note },
+	[DUMP_REC_CM] = { line_cm, rec_cm },
+	[DUMP_REC_NL] = { line_nl, rec_nl },
+	[DUMP_REC_BAD] = { line_bad, rec_bad },
+};
+
 /* Every field of |r| but the hex bytes, in text order. */
 static void rec_fields(struct out *o, const struct dump_rec *r)
 {
 	size_t n = out_group_cur(o)->n;
 
-	switch (r->type) {
-	case DUMP_REC_MSG:
-		rec_msg(o, r);
-		break;
-	case DUMP_REC_NOTE:
-		rec_note(o, r);
-		break;
-	case DUMP_REC_CM:
-		rec_cm(o, r);
-		break;
-	case DUMP_REC_NL:
-		rec_nl(o, r);
-		break;
-	case DUMP_REC_BAD:
-		rec_bad(o, r);
-		break;
-	}
+	rec_kinds[r->type].fields(o, r);
 	/* TAIL_FIELDS end every table */
 	rec_rules(o, (unsigned)(n - 2), &r->rules);
 	rec_common(o, r);
@@ -1601,23 +1598,7 @@ void dump_print_rec(const struct dump_render *o, const struct dump_rec *r)
 		put_ts(&s, o, r);
 		put_flow(&s, r);
 		out_line(&s, true, ' ');
-		switch (r->type) {
-		case DUMP_REC_MSG:
-			line_msg(&s, r);
-			break;
-		case DUMP_REC_NOTE:
-			line_note(&s, r);
-			break;
-		case DUMP_REC_CM:
-			line_cm(&s, r);
-			break;
-		case DUMP_REC_NL:
-			line_nl(&s, r);
-			break;
-		case DUMP_REC_BAD:
-			line_bad(&s, r);
-			break;
-		}
+		rec_kinds[r->type].line(&s, r);
 		out_line(&s, false, 0);
 		if (!wire_rules_empty(&r->rules)) {
 			out_puts(&s, " !");
@@ -1711,7 +1692,14 @@ static const struct out_group stats_group = OUT_GROUP("stats", stats_fields);
 #define NCOLS (SP__N - SP_MSGS)
 #define st_col(i) (stats_path_fields[SP_MSGS + (i)].key)
 
-static void st_values(const struct dump_pstats *p, uint64_t v[NCOLS])
+_Static_assert(NCOLS == DUMP_PSTATS_COLS, "render.h's count of the -z columns");
+
+const char *dump_pstats_col(size_t i)
+{
+	return i < NCOLS ? st_col(i) : NULL;
+}
+
+void dump_pstats_values(const struct dump_pstats *p, uint64_t v[NCOLS])
 {
 	v[0] = p->msgs;
 	v[1] = p->bytes;
@@ -1733,7 +1721,7 @@ static bool st_used(const struct dump_pstats *p)
 {
 	uint64_t v[NCOLS];
 
-	st_values(p, v);
+	dump_pstats_values(p, v);
 	for (size_t i = 0; i < NCOLS; i++)
 		if (v[i])
 			return true;
@@ -1752,7 +1740,7 @@ static bool st_next(const struct dump_conn *c, int *k, int *p, int *d, uint64_t 
 		*d = *k % 2;
 		(*k)++;
 		if (st_used(ps)) {
-			st_values(ps, v);
+			dump_pstats_values(ps, v);
 			return true;
 		}
 	}

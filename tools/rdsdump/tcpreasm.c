@@ -32,6 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <wire/wire.h>
+
 enum {
 	PH_IDLE = 0,
 	PH_BODY,  /* the segment's own bytes */
@@ -876,18 +878,14 @@ const char *dump_tcp_ev_name(enum dump_tcp_ev_type t)
 
 const char *dump_tcp_strerror(int err)
 {
-	switch (err) {
-	case DUMP_TCP_OK:
-		return "ok";
-	case DUMP_TCP_ERR_INVAL:
-		return "invalid argument";
-	case DUMP_TCP_ERR_NOMEM:
-		return "out of memory";
-	case DUMP_TCP_ERR_BUSY:
-		return "events of the previous call not drained";
-	case DUMP_TCP_ERR_CLOSED:
-		return "direction already closed";
-	default:
-		return "unknown error";
-	}
+	static const struct wire_tok texts[] = {
+		{ DUMP_TCP_OK, "ok" },
+		{ (uint32_t)DUMP_TCP_ERR_INVAL, "invalid argument" },
+		{ (uint32_t)DUMP_TCP_ERR_NOMEM, "out of memory" },
+		{ (uint32_t)DUMP_TCP_ERR_BUSY, "events of the previous call not drained" },
+		{ (uint32_t)DUMP_TCP_ERR_CLOSED, "direction already closed" },
+		{ 0, NULL },
+	};
+
+	return wire_tok_str(texts, (uint32_t)err, "unknown error");
 }

@@ -76,6 +76,24 @@ const struct argp_option perf_options[] = {
 	{ 0 }
 };
 
+/* A count option's value (parse_count: K and M suffixes) from |lo| to
+ * |hi|; else usage error "bad WHAT 'ARG'", with the range in |unit|
+ * unless it is NULL. */
+static uint64_t count(struct argp_state *st, const char *arg, uint64_t lo, uint64_t hi,
+		      const char *what, const char *unit)
+{
+	uint64_t v = 0;
+
+	if (parse_count(arg, lo, hi, &v) == 0)
+		return v;
+	if (unit)
+		argp_error(st, "bad %s '%s': %llu to %llu%s", what, arg, (unsigned long long)lo,
+			   (unsigned long long)hi, unit);
+	else
+		argp_error(st, "bad %s '%s'", what, arg);
+	return v;
+}
+
 error_t perf_parse_opt(int key, char *arg, struct argp_state *st)
 {
 	struct opts *o = st->input;
@@ -92,15 +110,11 @@ error_t perf_parse_opt(int key, char *arg, struct argp_state *st)
 		o->once = true;
 		return 0;
 	case O_CTL_TIMEOUT:
-		if (parse_count(arg, 1, 3600, &v) < 0)
-			argp_error(st, "bad control timeout '%s': 1 to 3600 seconds", arg);
-		o->ctl_idle = (unsigned)v;
+		o->ctl_idle = (unsigned)count(st, arg, 1, 3600, "control timeout", " seconds");
 		o->ctl_idle_set = true;
 		return 0;
 	case 'p':
-		if (parse_count(arg, 1, 65535, &v) < 0)
-			argp_error(st, "bad port '%s'", arg);
-		o->ctl_port = (uint16_t)v;
+		o->ctl_port = (uint16_t)count(st, arg, 1, 65535, "port", NULL);
 		return 0;
 	case 'B':
 		o->bind_s = arg;
@@ -125,27 +139,19 @@ error_t perf_parse_opt(int key, char *arg, struct argp_state *st)
 		return 0;
 	}
 	case O_RSIZE:
-		if (parse_count(arg, 0, PERF_MAX_SIZE, &v) < 0)
-			argp_error(st, "bad response size '%s': 0 to %u", arg, PERF_MAX_SIZE);
-		o->p.rsize = (uint32_t)v;
+		o->p.rsize = (uint32_t)count(st, arg, 0, PERF_MAX_SIZE, "response size", "");
 		o->rsize_set = true;
 		return 0;
 	case O_DEPTH:
-		if (parse_count(arg, 1, PERF_MAX_DEPTH, &v) < 0)
-			argp_error(st, "bad depth '%s': 1 to %d", arg, PERF_MAX_DEPTH);
-		o->p.depth = (uint32_t)v;
+		o->p.depth = (uint32_t)count(st, arg, 1, PERF_MAX_DEPTH, "depth", "");
 		o->depth_set = true;
 		return 0;
 	case 'n':
 	case 'P':
-		if (parse_count(arg, 1, PERF_MAX_SOCKS, &v) < 0)
-			argp_error(st, "bad socket count '%s': 1 to %d", arg, PERF_MAX_SOCKS);
-		o->p.sockets = (uint32_t)v;
+		o->p.sockets = (uint32_t)count(st, arg, 1, PERF_MAX_SOCKS, "socket count", "");
 		return 0;
 	case 'T':
-		if (parse_count(arg, 1, PERF_MAX_SOCKS, &v) < 0)
-			argp_error(st, "bad thread count '%s': 1 to %d", arg, PERF_MAX_SOCKS);
-		o->threads = (unsigned)v;
+		o->threads = (unsigned)count(st, arg, 1, PERF_MAX_SOCKS, "thread count", "");
 		return 0;
 	case O_PATHS:
 		/* --npaths is the name every tool gives it; scripts may still

@@ -186,10 +186,31 @@ static void legend(FILE *f, const struct plot *p, int y0, bool lat_only)
 	}
 }
 
+/* The y axis of a panel for values from 0 to |max| (over 0): its top
+ * rounded up to a step, a grid line and a label at each step. Return: the
+ * top. */
+static double y_axis(FILE *f, int y0, double max)
+{
+	int pw = W - LEFT - RIGHT;
+	double step = nice_step(max, 5);
+
+	max = ceil(max / step) * step;
+	for (double v = 0; v <= max + step / 2; v += step) {
+		double y = y0 + PANEL_H - v / max * PANEL_H;
+		char l[32];
+
+		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
+			LEFT, y, LEFT + pw, y);
+		snprintf(l, sizeof(l), "%g", v);
+		text(f, LEFT - 6, y + 4, "end", l);
+	}
+	return max;
+}
+
 static void throughput_panel(FILE *f, const struct plot *p, int y0)
 {
 	int pw = W - LEFT - RIGHT;
-	double tmax = 0, bmax = 0, scale, xstep, ystep;
+	double tmax = 0, bmax = 0, scale, xstep;
 	const char *unit;
 
 	for (unsigned i = 0; i < p->n; i++)
@@ -202,8 +223,6 @@ static void throughput_panel(FILE *f, const struct plot *p, int y0)
 	scale = bmax >= 1e9 ? 1e9 : bmax >= 1e6 ? 1e6 : 1e3;
 	unit = scale == 1e9 ? "Gbit/s" : scale == 1e6 ? "Mbit/s" : "kbit/s";
 	bmax = bmax > 0 ? bmax / scale * 1.1 : 1;
-	ystep = nice_step(bmax, 5);
-	bmax = ceil(bmax / ystep) * ystep;
 	xstep = nice_step(tmax, 8);
 	{
 		char yl[64];
@@ -211,15 +230,7 @@ static void throughput_panel(FILE *f, const struct plot *p, int y0)
 		snprintf(yl, sizeof(yl), "throughput (%s)", unit);
 		frame(f, y0, "Throughput per interval", "time (s)", yl);
 	}
-	for (double v = 0; v <= bmax + ystep / 2; v += ystep) {
-		double y = y0 + PANEL_H - v / bmax * PANEL_H;
-		char l[32];
-
-		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
-			LEFT, y, LEFT + pw, y);
-		snprintf(l, sizeof(l), "%g", v);
-		text(f, LEFT - 6, y + 4, "end", l);
-	}
+	bmax = y_axis(f, y0, bmax);
 	for (double t = 0; t <= tmax + xstep / 2; t += xstep) {
 		double x = LEFT + t / tmax * pw;
 		char l[32];
@@ -250,7 +261,7 @@ static void latency_panel(FILE *f, const struct plot *p, int y0)
 {
 	int pw = W - LEFT - RIGHT;
 	uint64_t lo = UINT64_MAX, hi = 0, edges[LAT_BINS + 1], counts[LAT_BINS];
-	double pmax = 0, ystep, llo, lhi;
+	double pmax = 0, llo, lhi;
 
 	for (unsigned i = 0; i < p->n; i++) {
 		const struct plot_series *s = &p->s[i];
@@ -277,21 +288,11 @@ static void latency_panel(FILE *f, const struct plot *p, int y0)
 			pmax = fmax(pmax, 100.0 * (double)counts[k] / (double)s->lat.n);
 	}
 	pmax = pmax > 0 ? pmax * 1.1 : 1;
-	ystep = nice_step(pmax, 5);
-	pmax = ceil(pmax / ystep) * ystep;
 	llo = log10((double)lo);
 	lhi = log10((double)hi);
 	frame(f, y0, "Latency distribution (full round trip; last bin: 99.9th percentile and above)",
 	      "round trip (us, log scale)", "share of samples (%)");
-	for (double v = 0; v <= pmax + ystep / 2; v += ystep) {
-		double y = y0 + PANEL_H - v / pmax * PANEL_H;
-		char l[32];
-
-		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
-			LEFT, y, LEFT + pw, y);
-		snprintf(l, sizeof(l), "%g", v);
-		text(f, LEFT - 6, y + 4, "end", l);
-	}
+	pmax = y_axis(f, y0, pmax);
 	/* ticks at 1, 2 and 5 times each power of ten of microseconds */
 	for (double dec = pow(10, floor(llo)); dec <= (double)hi; dec *= 10)
 		for (int m = 1; m <= 5; m += m == 1 ? 1 : 3) {

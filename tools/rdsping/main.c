@@ -525,9 +525,7 @@ int main(int argc, char **argv)
 	}
 	if (rio_cfg_add_addr(&o.cfg, &o.src) < 0)
 		return 2;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGPIPE, SIG_IGN);
+	rio_signals(on_signal);
 	e = rio_open(&r, &o.cfg);
 	if (e < 0) {
 		fprintf(stderr, "rdsping: %s on %s: %s\n", o.cfg.kernel ? "AF_RDS" : "librds",

@@ -190,36 +190,10 @@ static int copy_map(struct wire_cong_map **dst, const struct wire_cong_map *src)
 	return 0;
 }
 
-struct cap_total {
-	const char *name;
-	size_t off;
-};
-
-/* Totals over every path and direction, listed as counters by these names
- * (the words rdsdump -z uses). */
-static const struct cap_total totals[] = {
-	{ "msgs", offsetof(struct dump_pstats, msgs) },
-	{ "bytes", offsetof(struct dump_pstats, bytes) },
-	{ "retransmitted", offsetof(struct dump_pstats, retransmitted) },
-	{ "dups", offsetof(struct dump_pstats, dups) },
-	{ "skips", offsetof(struct dump_pstats, skips) },
-	{ "skipped", offsetof(struct dump_pstats, skipped) },
-	{ "backs", offsetof(struct dump_pstats, backs) },
-	{ "again", offsetof(struct dump_pstats, again) },
-	{ "cong_updates", offsetof(struct dump_pstats, cong_updates) },
-	{ "rule_msgs", offsetof(struct dump_pstats, rule_msgs) },
-	{ "gaps", offsetof(struct dump_pstats, gaps) },
-	{ "gap_bytes", offsetof(struct dump_pstats, gap_bytes) },
-	{ "resyncs", offsetof(struct dump_pstats, resyncs) },
-};
-
-static uint64_t field(const struct dump_pstats *p, size_t off)
-{
-	uint64_t v;
-
-	memcpy(&v, (const uint8_t *)p + off, sizeof(v));
-	return v;
-}
+/* Totals over every path and direction, listed as counters by the names
+ * of rdsdump -z's columns: all of them but conns, the last (how many
+ * connections carried a path adds up to nothing). */
+#define N_TOTALS (DUMP_PSTATS_COLS - 1)
 
 static int fill_conn(const struct top_cap *c, const struct dump_conn *dc, struct top_snap *out,
 		     uint64_t *sums)
@@ -246,12 +220,15 @@ static int fill_conn(const struct top_cap *c, const struct dump_conn *dc, struct
 	for (int p = 0; p < WIRE_MAX_PATHS; p++) {
 		const struct dump_pstats *tx = &dc->st[p][0], *rx = &dc->st[p][1];
 		uint64_t tconns = tx->conns > rx->conns ? tx->conns : rx->conns;
+		uint64_t vt[DUMP_PSTATS_COLS], vr[DUMP_PSTATS_COLS];
 		struct top_path *tp;
 
 		if (!tx->msgs && !rx->msgs && !tconns)
 			continue;
-		for (size_t t = 0; t < sizeof(totals) / sizeof(totals[0]); t++)
-			sums[t] += field(tx, totals[t].off) + field(rx, totals[t].off);
+		dump_pstats_values(tx, vt);
+		dump_pstats_values(rx, vr);
+		for (size_t t = 0; t < N_TOTALS; t++)
+			sums[t] += vt[t] + vr[t];
 		tp = top_snap_add_path(out);
 		if (!tp)
 			return -ENOMEM;
@@ -285,19 +262,19 @@ static int fill_conn(const struct top_cap *c, const struct dump_conn *dc, struct
 
 int top_cap_fill(const struct top_cap *c, struct top_snap *out)
 {
-	uint64_t sums[sizeof(totals) / sizeof(totals[0])] = { 0 };
+	uint64_t sums[N_TOTALS] = { 0 };
 	size_t n = dump_eng_conn_count(c->eng);
 
 	out->no_sockets = true;
 	for (size_t i = 0; i < n; i++)
 		if (fill_conn(c, dump_eng_conn(c->eng, i), out, sums) < 0)
 			return -ENOMEM;
-	for (size_t t = 0; t < sizeof(totals) / sizeof(totals[0]); t++) {
+	for (size_t t = 0; t < N_TOTALS; t++) {
 		struct top_counter *tc = top_snap_add_counter(out);
 
 		if (!tc)
 			return -ENOMEM;
-		strcpy(tc->name, totals[t].name);
+		strcpy(tc->name, dump_pstats_col(t));
 		tc->value = sums[t];
 	}
 	for (size_t i = 0; i < c->ring_n; i++) {

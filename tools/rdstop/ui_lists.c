@@ -11,18 +11,29 @@
 
 #include "ui_int.h"
 
+/* A list view of |n| rows: its heading on line 2, |none| on line 3 when
+ * it has no rows, and the scroll kept on a row. Return: the first row to
+ * draw, on line 3. */
+static size_t list_begin(struct ui *u, const char *heading, size_t n, const char *none)
+{
+	ui_line(2, heading);
+	if (!n)
+		ui_line(3, none);
+	if (u->scroll >= n)
+		u->scroll = n ? n - 1 : 0;
+	return u->scroll;
+}
+
 void ui_counters_draw(struct ui *u)
 {
 	const struct top_snap *s = u->s;
+	static const char heading[] =
+		"NAME                                            VALUE     PER_SEC";
 	char line[160], n[16];
 	int y = 3;
 
-	ui_line(2, "NAME                                            VALUE     PER_SEC");
-	if (!s->n_counters)
-		ui_line(y, "(the source has no counters)");
-	if (u->scroll >= s->n_counters)
-		u->scroll = s->n_counters ? s->n_counters - 1 : 0;
-	for (size_t i = u->scroll; i < s->n_counters && y <= LINES - 2; i++, y++) {
+	for (size_t i = list_begin(u, heading, s->n_counters, "(the source has no counters)");
+	     i < s->n_counters && y <= LINES - 2; i++, y++) {
 		const struct top_counter_rate *cr =
 			u->r && u->r->seconds > 0 && i < u->r->n_counters ? &u->r->counters[i] : NULL;
 
@@ -45,6 +56,8 @@ static void against(char *buf, size_t len, uint64_t q, uint32_t limit)
 void ui_socks_draw(struct ui *u)
 {
 	const struct top_snap *s = u->s;
+	static const char heading[] =
+		"BOUND                 CONNECTED               RECVQ_B  RCV%  SENDQ_B  SND%  CONG";
 	char line[200], b[64], cn[64], rq[32], sq[32];
 	int y = 3;
 
@@ -54,12 +67,8 @@ void ui_socks_draw(struct ui *u)
 		ui_line(2, line);
 		return;
 	}
-	ui_line(2, "BOUND                 CONNECTED               RECVQ_B  RCV%  SENDQ_B  SND%  CONG");
-	if (!s->n_socks)
-		ui_line(y, "(no sockets)");
-	if (u->scroll >= s->n_socks)
-		u->scroll = s->n_socks ? s->n_socks - 1 : 0;
-	for (size_t i = u->scroll; i < s->n_socks && y <= LINES - 2; i++, y++) {
+	for (size_t i = list_begin(u, heading, s->n_socks, "(no sockets)");
+	     i < s->n_socks && y <= LINES - 2; i++, y++) {
 		const struct top_sock *k = &s->socks[i];
 		static const uint8_t zero[16];
 		static const uint8_t v4_zero[16] = { [10] = 0xff, [11] = 0xff };
