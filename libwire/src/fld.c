@@ -14,22 +14,32 @@ static const uint8_t v4_mapped[12] = { [10] = 0xff, [11] = 0xff };
 #define V4_LEN 4
 
 /*
- * A big-endian field is the member's bytes in the other order on a
- * little-endian host, so one swap serves every width in both directions.
+ * The member byte that holds bits 8i..8i+7 of an |n|-byte host integer.
+ * A BE member is at most 8 bytes (fld.h); wider ones go no further.
  */
-static void be_swap(uint8_t *b, size_t n)
+static size_t host_byte(size_t i, size_t n)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	for (size_t i = 0; i < n / 2; i++) {
-		uint8_t t = b[i];
-
-		b[i] = b[n - 1 - i];
-		b[n - 1 - i] = t;
-	}
-#else
-	(void)b;
 	(void)n;
+	return i;
+#else
+	return n - 1 - i;
 #endif
+}
+
+static uint64_t host_load(const uint8_t *m, size_t n)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < n && i < sizeof(v); i++)
+		v |= (uint64_t)m[host_byte(i, n)] << 8 * i;
+	return v;
+}
+
+static void host_store(uint8_t *m, size_t n, uint64_t v)
+{
+	for (size_t i = 0; i < n && i < sizeof(v); i++)
+		m[host_byte(i, n)] = (uint8_t)(v >> 8 * i);
 }
 
 static bool rd_name(struct wire_rd *rd, char *out, size_t size)
@@ -94,20 +104,21 @@ bool wire_fld_read(struct wire_rd *rd, const struct wire_fld *f, size_t n, unsig
 			continue;
 		}
 		len = fld_span(&f[i], v6, &at);
+		if (f[i].kind == WIRE_FLD_BE) {
+			host_store(m, len, wire_rd_be(rd, len));
+			continue;
+		}
 		if (f[i].kind == WIRE_FLD_MAPPED && !v6)
 			memcpy(m, v4_mapped, sizeof(v4_mapped));
 		wire_rd_copy(rd, m + at, len);
-		if (f[i].kind == WIRE_FLD_BE)
-			be_swap(m, len);
-		else if (f[i].kind == WIRE_FLD_TEXT)
+		if (f[i].kind == WIRE_FLD_TEXT)
 			m[len] = '\0';
 	}
 	return true;
 }
 
 /*
- * Whether |m| can be written as field |f|; a BE member wider than 8
- * bytes is a table bug and writes nothing. An unconnected socket has no
+ * Whether |m| can be written as field |f|. An unconnected socket has no
  * peer: the IPv6 lists say ::, the IPv4 ones 0.0.0.0, so both zero forms
  * fit the IPv4 layout.
  */
@@ -116,8 +127,6 @@ static bool fld_fits(const struct wire_fld *f, const uint8_t *m, bool v6)
 	static const uint8_t zero[sizeof(v4_mapped)];
 
 	switch ((enum wire_fld_kind)f->kind) {
-	case WIRE_FLD_BE:
-		return f->size <= sizeof(uint64_t);
 	case WIRE_FLD_NAME:
 		return memchr(m, 0, f->size) != NULL;
 	case WIRE_FLD_MAPPED:
@@ -138,7 +147,6 @@ bool wire_fld_write(struct wire_wr *wr, const struct wire_fld *f, size_t n, unsi
 			return false;
 	for (size_t i = 0; i < n; i++) {
 		const uint8_t *m = base + f[i].off;
-		uint8_t be[sizeof(uint64_t)];
 		size_t at, len;
 
 		if (!fld_in(&f[i], tag, v6))
@@ -148,12 +156,10 @@ bool wire_fld_write(struct wire_wr *wr, const struct wire_fld *f, size_t n, unsi
 			wr_name(wr, (const char *)m, len);
 			continue;
 		}
-		if (f[i].kind == WIRE_FLD_BE) {
-			memcpy(be, m, len);
-			be_swap(be, len);
-			m = be;
-		}
-		wire_wr_bytes(wr, m + at, len);
+		if (f[i].kind == WIRE_FLD_BE)
+			wire_wr_be(wr, host_load(m, len), len);
+		else
+			wire_wr_bytes(wr, m + at, len);
 	}
 	return true;
 }

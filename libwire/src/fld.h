@@ -19,7 +19,7 @@
 #include "wr.h"
 
 enum wire_fld_kind {
-	WIRE_FLD_BE,    /* unsigned integer, big-endian, as wide as the member */
+	WIRE_FLD_BE,    /* unsigned integer, big-endian, as wide as the member (<= 8) */
 	WIRE_FLD_HE,    /* unsigned integer in host order (RDS_INFO) */
 	WIRE_FLD_BYTES, /* opaque, as many as the member holds */
 	WIRE_FLD_TEXT,  /* char[n + 1]: n bytes, the NUL added on decode */

@@ -7,7 +7,7 @@
  *
  * The integers the uapi header does not declare __be are written by the
  * kernel in its own byte order; getsockopt hands them to a process on the
- * same host, so they are read and written host-endian here (wire_rd_he*).
+ * same host, so they are read and written host-endian here (WIRE_FLD_HE).
  * Addresses and ports are __be.
  */
 #include <wire/wire.h>
