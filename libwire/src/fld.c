@@ -74,6 +74,8 @@ static size_t fld_span(const struct wire_fld *f, bool v6, size_t *at)
 		return v6 ? f->size : V4_LEN;
 	case WIRE_FLD_PREFIX:
 		return v6 ? f->size : V4_LEN;
+	case WIRE_FLD_BE:
+		return f->bytes ? f->bytes : f->size;
 	default:
 		return f->size;
 	}
@@ -105,7 +107,7 @@ bool wire_fld_read(struct wire_rd *rd, const struct wire_fld *f, size_t n, unsig
 		}
 		len = fld_span(&f[i], v6, &at);
 		if (f[i].kind == WIRE_FLD_BE) {
-			host_store(m, len, wire_rd_be(rd, len));
+			host_store(m, f[i].size, wire_rd_be(rd, len));
 			continue;
 		}
 		if (f[i].kind == WIRE_FLD_MAPPED && !v6)
@@ -157,7 +159,7 @@ bool wire_fld_write(struct wire_wr *wr, const struct wire_fld *f, size_t n, unsi
 			continue;
 		}
 		if (f[i].kind == WIRE_FLD_BE)
-			wire_wr_be(wr, host_load(m, len), len);
+			wire_wr_be(wr, host_load(m, f[i].size), len);
 		else
 			wire_wr_bytes(wr, m + at, len);
 	}

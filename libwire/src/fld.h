@@ -30,15 +30,19 @@ enum wire_fld_kind {
 };
 
 struct wire_fld {
-	uint8_t tag;    /* which record of a table's several the field is in */
+	uint16_t tag;   /* which record of a table's several the field is in */
 	uint8_t kind;
 	bool v4_only;   /* absent from the IPv6 layout */
 	uint16_t off;
 	uint16_t size;  /* of the member */
+	uint8_t bytes;  /* BE: on the wire, when fewer than the member's (0: as many) */
 };
 
 #define WIRE_FLD_OF(tag, type, member, kind, v4_only) \
-	{ (tag), (kind), (v4_only), offsetof(type, member), sizeof(((type *)0)->member) }
+	{ (tag), (kind), (v4_only), offsetof(type, member), sizeof(((type *)0)->member), 0 }
+/* A big-endian integer of |bytes| on the wire in a wider member (24 bits in 32). */
+#define WIRE_FLD_BE_IN(tag, type, member, bytes) \
+	{ (tag), WIRE_FLD_BE, false, offsetof(type, member), sizeof(((type *)0)->member), (bytes) }
 
 #define WIRE_FLD_N(table) (sizeof(table) / sizeof((table)[0]))
 
