@@ -11,6 +11,18 @@
 
 #include "fld.h"
 
+/* After the magic, in wire order. */
+#define F(member) WIRE_FLD_OF(0, struct wire_mon_hdr, member, WIRE_FLD_BE, false)
+
+static const struct wire_fld hdr_flds[] = {
+	F(version),
+	F(type),
+	F(reserved),
+	F(len),
+};
+
+#undef F
+
 ssize_t wire_mon_hdr_decode(struct wire_mon_hdr *h, const uint8_t *buf, size_t len)
 {
 	struct wire_rd rd;
@@ -22,10 +34,7 @@ ssize_t wire_mon_hdr_decode(struct wire_mon_hdr *h, const uint8_t *buf, size_t l
 	wire_rd_init(&rd, buf, len);
 	if (wire_rd_be32(&rd) != WIRE_MON_MAGIC)
 		return WIRE_ERR_MALFORMED;
-	h->version = wire_rd_u8(&rd);
-	h->type = wire_rd_u8(&rd);
-	h->reserved = wire_rd_be16(&rd);
-	h->len = wire_rd_be32(&rd);
+	wire_fld_read(&rd, hdr_flds, WIRE_FLD_N(hdr_flds), 0, h, false);
 	if (h->version != WIRE_MON_VERSION)
 		return WIRE_ERR_UNSUPP;
 	if (h->len > WIRE_MON_MAX_BODY)
@@ -41,10 +50,7 @@ ssize_t wire_mon_hdr_encode(const struct wire_mon_hdr *h, uint8_t *buf, size_t c
 		return WIRE_ERR_INVAL;
 	wire_wr_init(&wr, buf, cap);
 	wire_wr_be32(&wr, WIRE_MON_MAGIC);
-	wire_wr_u8(&wr, h->version);
-	wire_wr_u8(&wr, h->type);
-	wire_wr_be16(&wr, h->reserved);
-	wire_wr_be32(&wr, h->len);
+	wire_fld_write(&wr, hdr_flds, WIRE_FLD_N(hdr_flds), 0, h, false);
 	return wire_wr_ok(&wr) ? WIRE_MON_HDR_LEN : WIRE_ERR_NOSPACE;
 }
 
