@@ -47,19 +47,20 @@ struct wire_fld {
 #define WIRE_FLD_N(table) (sizeof(table) / sizeof((table)[0]))
 
 /*
- * Reads the fields of |f| (|n| rows) tagged |tag| into |obj| from |rd|, in the IPv6 layout if |v6|. A short
- * read leaves the rest zero and |rd| short, as the single reads do.
- * Return: false at the first field whose bytes no member can hold (a NAME
- * longer than its room or with a NUL inside), true otherwise.
+ * Reads the rows of |f| (|n| of them) tagged |tag| from |rd| into |obj|,
+ * in the IPv6 layout if |v6|. Past a short read the fields are zero and
+ * |rd| is short, as with the single reads. Return: false, at once, on a
+ * NAME longer than its room or with a NUL inside; true otherwise.
  */
 bool wire_fld_read(struct wire_rd *rd, const struct wire_fld *f, size_t n, unsigned tag,
 		   void *obj, bool v6);
 
 /*
- * Writes the fields of |f| tagged |tag| from |obj| to |wr|. Return: false, having written
- * nothing, if a member holds what its field cannot say (a NAME without a
- * NUL, an address other than IPv4-mapped or zero in a MAPPED field of the
- * IPv4 layout); true otherwise (|wr| tells whether it all fitted).
+ * Writes the rows of |f| tagged |tag| from |obj| to |wr|. Return: false,
+ * having written nothing, if a member holds what its field cannot say (a
+ * NAME without a NUL, an address other than IPv4-mapped or zero in a
+ * MAPPED field of the IPv4 layout); true otherwise (|wr| tells whether it
+ * all fitted).
  */
 bool wire_fld_write(struct wire_wr *wr, const struct wire_fld *f, size_t n, unsigned tag,
 		    const void *obj, bool v6);

@@ -327,16 +327,16 @@ ssize_t wire_info_encode_counter(const struct wire_info_counter *c, uint8_t *buf
 }
 
 /* The decoder and encoder of one kind that has an IPv4 and an IPv6 layout. */
-#define INFO_CODEC(kind, type)                                                           \
-	ssize_t wire_info_decode_##type(struct wire_info_##type *x, int family,          \
-					const uint8_t *buf, size_t len)                  \
-	{                                                                                \
-		return item_decode(x, sizeof(*x), WIRE_INFO_KIND_##kind, family, buf, len); \
-	}                                                                                \
-	ssize_t wire_info_encode_##type(const struct wire_info_##type *x, int family,    \
-					uint8_t *buf, size_t cap)                        \
-	{                                                                                \
-		return item_encode(x, WIRE_INFO_KIND_##kind, family, buf, cap);          \
+#define INFO_CODEC(kind, type)                                                                 \
+	ssize_t wire_info_decode_##type(struct wire_info_##type *x, int family,                \
+					const uint8_t *buf, size_t len)                        \
+	{                                                                                      \
+		return item_decode(x, sizeof(*x), WIRE_INFO_KIND_##kind, family, buf, len);    \
+	}                                                                                      \
+	ssize_t wire_info_encode_##type(const struct wire_info_##type *x, int family,          \
+					uint8_t *buf, size_t cap)                              \
+	{                                                                                      \
+		return item_encode(x, WIRE_INFO_KIND_##kind, family, buf, cap);                \
 	}
 
 INFO_CODEC(CONN, conn)
