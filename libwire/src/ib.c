@@ -52,7 +52,7 @@ static const struct {
 	unsigned bit;
 	unsigned len;
 	size_t has;
-} eh_len[] = {
+} ehs[] = {
 	{ EH_RDETH, 4, NOT_KEPT },
 	{ EH_DETH, 8, HAS(has_deth) },
 	{ EH_XRCETH, 4, NOT_KEPT },
@@ -172,9 +172,9 @@ static unsigned desc_hdr_len(unsigned d)
 {
 	unsigned n = 0;
 
-	for (size_t i = 0; i < sizeof(eh_len) / sizeof(eh_len[0]); i++)
-		if (d & eh_len[i].bit)
-			n += eh_len[i].len;
+	for (size_t i = 0; i < sizeof(ehs) / sizeof(ehs[0]); i++)
+		if (d & ehs[i].bit)
+			n += ehs[i].len;
 	return n;
 }
 
@@ -338,15 +338,15 @@ static void decode_bth(struct wire_bth *b, struct wire_rd *rd)
  */
 static void decode_ext(struct wire_roce *r, unsigned d, struct wire_rd *rd)
 {
-	for (size_t i = 0; i < sizeof(eh_len) / sizeof(eh_len[0]); i++) {
+	for (size_t i = 0; i < sizeof(ehs) / sizeof(ehs[0]); i++) {
 		struct wire_rd h;
 
-		if (!(d & eh_len[i].bit))
+		if (!(d & ehs[i].bit))
 			continue;
-		if (eh_len[i].has != NOT_KEPT)
-			*(bool *)((uint8_t *)r + eh_len[i].has) = true;
-		h = wire_rd_sub(rd, eh_len[i].len);
-		wire_fld_read(&h, eh_flds, WIRE_FLD_N(eh_flds), eh_len[i].bit, r, false);
+		if (ehs[i].has != NOT_KEPT)
+			*(bool *)((uint8_t *)r + ehs[i].has) = true;
+		h = wire_rd_sub(rd, ehs[i].len);
+		wire_fld_read(&h, eh_flds, WIRE_FLD_N(eh_flds), ehs[i].bit, r, false);
 	}
 }
 
@@ -451,13 +451,13 @@ void wire_ib_transport_encode(const struct wire_roce *r, struct wire_wr *wr)
 	wire_wr_be24(wr, b->dqpn);
 	wire_wr_u8(wr, (uint8_t)((b->ackreq ? 0x80 : 0) | (b->resv7 & 0x7f)));
 	wire_wr_be24(wr, b->psn);
-	for (size_t i = 0; i < sizeof(eh_len) / sizeof(eh_len[0]); i++) {
+	for (size_t i = 0; i < sizeof(ehs) / sizeof(ehs[0]); i++) {
 		size_t start = wr->done;
 
-		if (!(d & eh_len[i].bit))
+		if (!(d & ehs[i].bit))
 			continue;
-		wire_fld_write(wr, eh_flds, WIRE_FLD_N(eh_flds), eh_len[i].bit, r, false);
-		wire_wr_zero(wr, eh_len[i].len - (wr->done - start));
+		wire_fld_write(wr, eh_flds, WIRE_FLD_N(eh_flds), ehs[i].bit, r, false);
+		wire_wr_zero(wr, ehs[i].len - (wr->done - start));
 	}
 	if (r->payload_len)
 		wire_wr_bytes(wr, r->payload, r->payload_len);
