@@ -2,26 +2,21 @@
 /* err.c - error strings and the library version. */
 #include <wire/wire.h>
 
+/* A wire_tok table like every other value-name map; the codes are negative. */
+static const struct wire_tok err_toks[] = {
+	{ (uint32_t)WIRE_OK, "ok" },
+	{ (uint32_t)WIRE_ERR_TRUNC, "truncated: more bytes are needed" },
+	{ (uint32_t)WIRE_ERR_MALFORMED, "malformed: the bytes violate the format" },
+	{ (uint32_t)WIRE_ERR_UNSUPP, "unsupported: well formed but not a format libwire speaks" },
+	{ (uint32_t)WIRE_ERR_NOSPACE, "no space in the output buffer" },
+	{ (uint32_t)WIRE_ERR_INVAL, "invalid argument" },
+	{ (uint32_t)WIRE_ERR_TOOBIG, "a length field exceeds the configured limit" },
+	{ 0, NULL },
+};
+
 const char *wire_strerror(int err)
 {
-	switch (err) {
-	case WIRE_OK:
-		return "ok";
-	case WIRE_ERR_TRUNC:
-		return "truncated: more bytes are needed";
-	case WIRE_ERR_MALFORMED:
-		return "malformed: the bytes violate the format";
-	case WIRE_ERR_UNSUPP:
-		return "unsupported: well formed but not a format libwire speaks";
-	case WIRE_ERR_NOSPACE:
-		return "no space in the output buffer";
-	case WIRE_ERR_INVAL:
-		return "invalid argument";
-	case WIRE_ERR_TOOBIG:
-		return "a length field exceeds the configured limit";
-	default:
-		return "unknown error";
-	}
+	return wire_tok_str(err_toks, (uint32_t)err, "unknown error");
 }
 
 const char *wire_version(void)

@@ -15,7 +15,7 @@
 
 #include <string.h>
 
-#include "rd.h"
+#include "fld.h"
 
 /* -1: that receiver has no size entry and parses the type as zero-length. */
 static const int8_t size_6x[WIRE_EXT_TYPE_MAX] = {
@@ -84,45 +84,37 @@ void wire_ext_iter_init(struct wire_ext_iter *it, const uint8_t ext[WIRE_EXT_SPA
 	it->done = false;
 }
 
+/*
+ * The payload of each type that has fields, in wire order, all big-endian
+ * but RDMA_BYTES' pad. CSUM has none: its bytes stay raw in val.
+ */
+#define F(type, member, kind) \
+	WIRE_FLD_OF(WIRE_EXT_##type, struct wire_ext, u.member, WIRE_FLD_##kind, false)
+
+static const struct wire_fld ext_flds[] = {
+	F(VERSION, version, BE),
+	F(RDMA, rdma_rkey, BE),
+	F(RDMA_DEST, rdma_dest.rkey, BE),
+	F(RDMA_DEST, rdma_dest.offset, BE),
+	F(RDMA_BYTES, rdma_bytes.bytes, BE),
+	F(RDMA_BYTES, rdma_bytes.rflags, BE),
+	F(RDMA_BYTES, rdma_bytes.pad, BYTES),
+	F(NPATHS, npaths, BE),
+	F(GEN_NUM, gen_num, BE),
+	F(CAP_BITS, cap_bits, BE),
+	F(SPORT_IDX, sport_idx, BE),
+};
+
+#undef F
+
 static void ext_values(struct wire_ext *e)
 {
 	struct wire_rd rd;
 
 	wire_rd_init(&rd, e->val, e->len);
 	memset(&e->u, 0, sizeof(e->u));
-	if (!e->known)
-		return;
-	switch (e->type) {
-	case WIRE_EXT_VERSION:
-		e->u.version = wire_rd_be32(&rd);
-		break;
-	case WIRE_EXT_RDMA:
-		e->u.rdma_rkey = wire_rd_be32(&rd);
-		break;
-	case WIRE_EXT_RDMA_DEST:
-		e->u.rdma_dest.rkey = wire_rd_be32(&rd);
-		e->u.rdma_dest.offset = wire_rd_be32(&rd);
-		break;
-	case WIRE_EXT_RDMA_BYTES:
-		e->u.rdma_bytes.bytes = wire_rd_be32(&rd);
-		e->u.rdma_bytes.rflags = wire_rd_u8(&rd);
-		wire_rd_copy(&rd, e->u.rdma_bytes.pad, 3);
-		break;
-	case WIRE_EXT_NPATHS:
-		e->u.npaths = wire_rd_be16(&rd);
-		break;
-	case WIRE_EXT_GEN_NUM:
-		e->u.gen_num = wire_rd_be32(&rd);
-		break;
-	case WIRE_EXT_CAP_BITS:
-		e->u.cap_bits = wire_rd_be32(&rd);
-		break;
-	case WIRE_EXT_SPORT_IDX:
-		e->u.sport_idx = wire_rd_u8(&rd);
-		break;
-	default:
-		break; /* CSUM: raw bytes in val */
-	}
+	if (e->known)
+		wire_fld_read(&rd, ext_flds, WIRE_FLD_N(ext_flds), e->type, e, false);
 }
 
 int wire_ext_next(struct wire_ext_iter *it, struct wire_ext *out)
@@ -278,46 +270,13 @@ int wire_exts_decode(struct wire_exts *x, const uint8_t ext[WIRE_EXT_SPACE],
 static void ext_payload(const struct wire_ext *e, uint8_t *dst, int size)
 {
 	uint8_t b[8] = { 0 };
+	struct wire_wr wr;
 
-	switch (e->type) {
-	case WIRE_EXT_VERSION:
-	case WIRE_EXT_RDMA:
-	case WIRE_EXT_GEN_NUM:
-	case WIRE_EXT_CAP_BITS: {
-		uint32_t v = e->type == WIRE_EXT_VERSION ? e->u.version :
-			     e->type == WIRE_EXT_RDMA ? e->u.rdma_rkey :
-			     e->type == WIRE_EXT_GEN_NUM ? e->u.gen_num : e->u.cap_bits;
-
-		b[0] = (uint8_t)(v >> 24);
-		b[1] = (uint8_t)(v >> 16);
-		b[2] = (uint8_t)(v >> 8);
-		b[3] = (uint8_t)v;
-		break;
-	}
-	case WIRE_EXT_RDMA_DEST:
-		for (int i = 0; i < 4; i++) {
-			b[i] = (uint8_t)(e->u.rdma_dest.rkey >> (24 - 8 * i));
-			b[4 + i] = (uint8_t)(e->u.rdma_dest.offset >> (24 - 8 * i));
-		}
-		break;
-	case WIRE_EXT_RDMA_BYTES:
-		for (int i = 0; i < 4; i++)
-			b[i] = (uint8_t)(e->u.rdma_bytes.bytes >> (24 - 8 * i));
-		b[4] = e->u.rdma_bytes.rflags;
-		memcpy(b + 5, e->u.rdma_bytes.pad, 3);
-		break;
-	case WIRE_EXT_NPATHS:
-		b[0] = (uint8_t)(e->u.npaths >> 8);
-		b[1] = (uint8_t)e->u.npaths;
-		break;
-	case WIRE_EXT_SPORT_IDX:
-		b[0] = e->u.sport_idx;
-		break;
-	default: /* CSUM: taken raw from val when given */
-		if (e->val)
-			memcpy(b, e->val, (size_t)size);
-		break;
-	}
+	wire_wr_init(&wr, b, sizeof(b));
+	wire_fld_write(&wr, ext_flds, WIRE_FLD_N(ext_flds), e->type, e, false);
+	/* a type without fields (CSUM): its bytes as given, when given */
+	if (!wr.done && e->val)
+		memcpy(b, e->val, (size_t)size);
 	memcpy(dst, b, (size_t)size);
 }
 

@@ -12,6 +12,7 @@
 
 #include <string.h>
 
+#include "fld.h"
 #include "ibt.h"
 
 #define LRH_LEN WIRE_IB_LRH_LEN
@@ -38,14 +39,51 @@ enum {
 	OP_ROCE = 1u << 15,      /* and something a RoCE device sends */
 };
 
+#define NOT_KEPT SIZE_MAX
+#define HAS(flag) offsetof(struct wire_roce, flag)
+
+/*
+ * Each extended header's bytes and the struct wire_roce flag that says it
+ * was there. Its fields, big-endian, are in eh_flds[]; bytes past them
+ * (reserved parts, the atomic headers libwire does not keep) are skipped
+ * on decode and written as zeros.
+ */
 static const struct {
 	unsigned bit;
 	unsigned len;
-} eh_len[] = {
-	{ EH_RDETH, 4 }, { EH_DETH, 8 },  { EH_XRCETH, 4 },
-	{ EH_RETH, 16 }, { EH_ATOMIC, 28 }, { EH_AETH, 4 },
-	{ EH_ATOMIC_ACK, 8 }, { EH_IMM, 4 }, { EH_IETH, 4 },
+	size_t has;
+} ehs[] = {
+	{ EH_RDETH, 4, NOT_KEPT },
+	{ EH_DETH, 8, HAS(has_deth) },
+	{ EH_XRCETH, 4, NOT_KEPT },
+	{ EH_RETH, 16, HAS(has_reth) },
+	{ EH_ATOMIC, 28, HAS(has_atomic_eth) },
+	{ EH_AETH, 4, HAS(has_aeth) },
+	{ EH_ATOMIC_ACK, 8, HAS(has_atomic_ack) },
+	{ EH_IMM, 4, HAS(has_imm) },
+	{ EH_IETH, 4, HAS(has_ieth) },
 };
+
+#undef HAS
+
+#define F(bit, member) WIRE_FLD_OF(EH_##bit, struct wire_roce, member, WIRE_FLD_BE, false)
+#define F24(bit, member) WIRE_FLD_BE_IN(EH_##bit, struct wire_roce, member, 3)
+
+static const struct wire_fld eh_flds[] = {
+	F(DETH, deth.qkey),
+	F(DETH, deth.resv),
+	F24(DETH, deth.src_qp),
+	F(RETH, reth.va),
+	F(RETH, reth.rkey),
+	F(RETH, reth.dma_len),
+	F(AETH, aeth.syndrome),
+	F24(AETH, aeth.msn),
+	F(IMM, imm),
+	F(IETH, ieth_rkey),
+};
+
+#undef F
+#undef F24
 
 /*
  * The low five opcode bits select the operation; RC, UC, RD and XRC share
@@ -134,9 +172,9 @@ static unsigned desc_hdr_len(unsigned d)
 {
 	unsigned n = 0;
 
-	for (size_t i = 0; i < sizeof(eh_len) / sizeof(eh_len[0]); i++)
-		if (d & eh_len[i].bit)
-			n += eh_len[i].len;
+	for (size_t i = 0; i < sizeof(ehs) / sizeof(ehs[0]); i++)
+		if (d & ehs[i].bit)
+			n += ehs[i].len;
 	return n;
 }
 
@@ -300,42 +338,15 @@ static void decode_bth(struct wire_bth *b, struct wire_rd *rd)
  */
 static void decode_ext(struct wire_roce *r, unsigned d, struct wire_rd *rd)
 {
-	if (d & EH_RDETH)
-		wire_rd_skip(rd, 4);
-	if (d & EH_DETH) {
-		r->has_deth = true;
-		r->deth.qkey = wire_rd_be32(rd);
-		r->deth.resv = wire_rd_u8(rd);
-		r->deth.src_qp = wire_rd_be24(rd);
-	}
-	if (d & EH_XRCETH)
-		wire_rd_skip(rd, 4);
-	if (d & EH_RETH) {
-		r->has_reth = true;
-		r->reth.va = wire_rd_be64(rd);
-		r->reth.rkey = wire_rd_be32(rd);
-		r->reth.dma_len = wire_rd_be32(rd);
-	}
-	if (d & EH_ATOMIC) {
-		r->has_atomic_eth = true;
-		wire_rd_skip(rd, 28);
-	}
-	if (d & EH_AETH) {
-		r->has_aeth = true;
-		r->aeth.syndrome = wire_rd_u8(rd);
-		r->aeth.msn = wire_rd_be24(rd);
-	}
-	if (d & EH_ATOMIC_ACK) {
-		r->has_atomic_ack = true;
-		wire_rd_skip(rd, 8);
-	}
-	if (d & EH_IMM) {
-		r->has_imm = true;
-		r->imm = wire_rd_be32(rd);
-	}
-	if (d & EH_IETH) {
-		r->has_ieth = true;
-		r->ieth_rkey = wire_rd_be32(rd);
+	for (size_t i = 0; i < sizeof(ehs) / sizeof(ehs[0]); i++) {
+		struct wire_rd h;
+
+		if (!(d & ehs[i].bit))
+			continue;
+		if (ehs[i].has != NOT_KEPT)
+			*(bool *)((uint8_t *)r + ehs[i].has) = true;
+		h = wire_rd_sub(rd, ehs[i].len);
+		wire_fld_read(&h, eh_flds, WIRE_FLD_N(eh_flds), ehs[i].bit, r, false);
 	}
 }
 
@@ -440,33 +451,14 @@ void wire_ib_transport_encode(const struct wire_roce *r, struct wire_wr *wr)
 	wire_wr_be24(wr, b->dqpn);
 	wire_wr_u8(wr, (uint8_t)((b->ackreq ? 0x80 : 0) | (b->resv7 & 0x7f)));
 	wire_wr_be24(wr, b->psn);
-	/* headers libwire does not keep are written as zeros */
-	if (d & EH_RDETH)
-		wire_wr_zero(wr, 4);
-	if (d & EH_DETH) {
-		wire_wr_be32(wr, r->deth.qkey);
-		wire_wr_u8(wr, r->deth.resv);
-		wire_wr_be24(wr, r->deth.src_qp);
+	for (size_t i = 0; i < sizeof(ehs) / sizeof(ehs[0]); i++) {
+		size_t start = wr->done;
+
+		if (!(d & ehs[i].bit))
+			continue;
+		wire_fld_write(wr, eh_flds, WIRE_FLD_N(eh_flds), ehs[i].bit, r, false);
+		wire_wr_zero(wr, ehs[i].len - (wr->done - start));
 	}
-	if (d & EH_XRCETH)
-		wire_wr_zero(wr, 4);
-	if (d & EH_RETH) {
-		wire_wr_be64(wr, r->reth.va);
-		wire_wr_be32(wr, r->reth.rkey);
-		wire_wr_be32(wr, r->reth.dma_len);
-	}
-	if (d & EH_ATOMIC)
-		wire_wr_zero(wr, 28);
-	if (d & EH_AETH) {
-		wire_wr_u8(wr, r->aeth.syndrome);
-		wire_wr_be24(wr, r->aeth.msn);
-	}
-	if (d & EH_ATOMIC_ACK)
-		wire_wr_zero(wr, 8);
-	if (d & EH_IMM)
-		wire_wr_be32(wr, r->imm);
-	if (d & EH_IETH)
-		wire_wr_be32(wr, r->ieth_rkey);
 	if (r->payload_len)
 		wire_wr_bytes(wr, r->payload, r->payload_len);
 	wire_wr_zero(wr, b->padcnt);

@@ -9,8 +9,7 @@
 
 #include <string.h>
 
-#include "rd.h"
-#include "wr.h"
+#include "fld.h"
 
 _Static_assert(1 + 1 + 2 + 1 + 1 + 2 + 8 + 4 + 4 == WIRE_IBPD_CMN_LEN,
 	       "common part: 20 bytes of fields + 4 bytes of tail padding (u64 alignment)");
@@ -77,11 +76,28 @@ static uint16_t ibpd_passive_choice(uint8_t major, uint8_t minor, uint16_t mask)
  * struct's tail padding (the u64 makes the common part 8-aligned), zeroed
  * by the kernel's memset and kept here so a re-encode is exact.
  */
+#define F(member, kind) WIRE_FLD_OF(0, struct wire_ibpd, member, WIRE_FLD_##kind, false)
+
+static const struct wire_fld ibpd_flds[] = {
+	F(saddr, PREFIX),
+	F(daddr, PREFIX),
+	F(major, BE),
+	F(minor, BE),
+	F(minor_mask, BE),
+	F(tos, BE),
+	F(reserved1, BE),
+	F(reserved2, BE),
+	F(ack_seq, BE),
+	F(credit, BE),
+	F(pad, BYTES),
+};
+
+#undef F
+
 ssize_t wire_ibpd_decode(struct wire_ibpd *pd, int family, const uint8_t *buf,
 			 size_t len)
 {
 	size_t need = ibpd_size(family);
-	size_t alen = ibpd_addr_len(family);
 	struct wire_rd rd;
 
 	if (!pd || (!buf && len))
@@ -102,17 +118,7 @@ ssize_t wire_ibpd_decode(struct wire_ibpd *pd, int family, const uint8_t *buf,
 	}
 
 	wire_rd_init(&rd, buf, need);
-	wire_rd_copy(&rd, pd->saddr, alen);
-	wire_rd_copy(&rd, pd->daddr, alen);
-	pd->major = wire_rd_u8(&rd);
-	pd->minor = wire_rd_u8(&rd);
-	pd->minor_mask = wire_rd_be16(&rd);
-	pd->tos = wire_rd_u8(&rd);
-	pd->reserved1 = wire_rd_u8(&rd);
-	pd->reserved2 = wire_rd_be16(&rd);
-	pd->ack_seq = wire_rd_be64(&rd);
-	pd->credit = wire_rd_be32(&rd);
-	wire_rd_copy(&rd, pd->pad, sizeof(pd->pad));
+	wire_fld_read(&rd, ibpd_flds, WIRE_FLD_N(ibpd_flds), 0, pd, family == 6);
 	if (!wire_rd_ok(&rd) || wire_rd_left(&rd))
 		return WIRE_ERR_MALFORMED;     /* a layout bug, not bad input */
 	/* Fields are only ever appended (ib.h), so a longer blob is fine. */
@@ -133,7 +139,6 @@ ssize_t wire_ibpd_decode(struct wire_ibpd *pd, int family, const uint8_t *buf,
 ssize_t wire_ibpd_encode(const struct wire_ibpd *pd, uint8_t *buf, size_t cap)
 {
 	size_t need;
-	size_t alen;
 	struct wire_wr wr;
 
 	if (!pd || (!buf && cap))
@@ -143,20 +148,9 @@ ssize_t wire_ibpd_encode(const struct wire_ibpd *pd, uint8_t *buf, size_t cap)
 		return WIRE_ERR_INVAL;
 	if (cap < need)
 		return WIRE_ERR_NOSPACE;
-	alen = ibpd_addr_len(pd->family);
 
 	wire_wr_init(&wr, buf, need);
-	wire_wr_bytes(&wr, pd->saddr, alen);
-	wire_wr_bytes(&wr, pd->daddr, alen);
-	wire_wr_u8(&wr, pd->major);
-	wire_wr_u8(&wr, pd->minor);
-	wire_wr_be16(&wr, pd->minor_mask);
-	wire_wr_u8(&wr, pd->tos);
-	wire_wr_u8(&wr, pd->reserved1);
-	wire_wr_be16(&wr, pd->reserved2);
-	wire_wr_be64(&wr, pd->ack_seq);
-	wire_wr_be32(&wr, pd->credit);
-	wire_wr_bytes(&wr, pd->pad, sizeof(pd->pad));
+	wire_fld_write(&wr, ibpd_flds, WIRE_FLD_N(ibpd_flds), 0, pd, pd->family == 6);
 	if (!wire_wr_ok(&wr) || wr.done != need)
 		return WIRE_ERR_NOSPACE;
 	return (ssize_t)need;

@@ -7,7 +7,7 @@
  *
  * The integers the uapi header does not declare __be are written by the
  * kernel in its own byte order; getsockopt hands them to a process on the
- * same host, so they are read and written host-endian here (wire_rd_he*).
+ * same host, so they are read and written host-endian here (WIRE_FLD_HE).
  * Addresses and ports are __be.
  */
 #include <wire/wire.h>
@@ -16,8 +16,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "rd.h"
-#include "wr.h"
+#include "fld.h"
 
 _Static_assert(WIRE_INFO_NAME_LEN + 8 == WIRE_INFO_COUNTER_LEN,
 	       "struct rds_info_counter is 40 bytes, packed");
@@ -130,46 +129,6 @@ static size_t kind_size(enum wire_info_kind kind, int family)
 	return 0;
 }
 
-/* ::ffff:0:0/96, the prefix of an IPv4 address in the 16-byte form. */
-static const uint8_t v4_mapped[12] = { [10] = 0xff, [11] = 0xff };
-
-static void rd_addr(struct wire_rd *rd, int family, uint8_t out[16])
-{
-	if (family == 6) {
-		wire_rd_copy(rd, out, 16);
-		return;
-	}
-	memcpy(out, v4_mapped, sizeof(v4_mapped));
-	wire_rd_copy(rd, out + 12, 4);
-}
-
-/*
- * An unconnected socket has no peer: the IPv6 lists say ::, the IPv4
- * ones 0.0.0.0, so both zero forms fit the IPv4 layout.
- */
-static bool addr_fits(int family, const uint8_t a[16])
-{
-	static const uint8_t zero[12];
-
-	if (family == 6)
-		return true;
-	return !memcmp(a, v4_mapped, 12) || !memcmp(a, zero, 12);
-}
-
-static void wr_addr(struct wire_wr *wr, int family, const uint8_t a[16])
-{
-	if (family == 6)
-		wire_wr_bytes(wr, a, 16);
-	else
-		wire_wr_bytes(wr, a + 12, 4);
-}
-
-static void rd_text(struct wire_rd *rd, char *out, size_t n)
-{
-	wire_rd_copy(rd, out, n);
-	out[n] = '\0';
-}
-
 /*
  * Common entry checks. Return: the item size, or a WIRE_ERR_* code.
  * |len| is the input length for a decoder and the capacity for an encoder.
@@ -201,321 +160,192 @@ static ssize_t wr_done(const struct wire_wr *wr, ssize_t need)
 }
 
 /*
- * rds_info_counter, 40 bytes:
- *
- *  0                                32              40
- *  +--------------------------------+---------------+
- *  | name (NUL-terminated ASCII)    | value (host)  |
- *  +--------------------------------+---------------+
+ * Every item's fields in wire order, each row tagged with its item's kind.
+ * F4: in the IPv4 layout only.
  */
-ssize_t wire_info_decode_counter(struct wire_info_counter *c, const uint8_t *buf,
-				 size_t len)
+#define F(kind, type, member, fk) \
+	WIRE_FLD_OF(WIRE_INFO_KIND_##kind, struct wire_info_##type, member, WIRE_FLD_##fk, false)
+#define F4(kind, type, member, fk) \
+	WIRE_FLD_OF(WIRE_INFO_KIND_##kind, struct wire_info_##type, member, WIRE_FLD_##fk, true)
+
+static const struct wire_fld info_flds[] = {
+	/*
+	 * rds_info_counter, 40 bytes:
+	 *
+	 *  0                                32              40
+	 *  +--------------------------------+---------------+
+	 *  | name (NUL-terminated ASCII)    | value (host)  |
+	 *  +--------------------------------+---------------+
+	 */
+	F(COUNTER, counter, name, TEXT),
+	F(COUNTER, counter, value, HE),
+
+	/*
+	 * rds_info_connection, 42 bytes (rds6_info_connection, 65: addresses of 16
+	 * bytes at 16 and 32, transport at 48, flags at 64, no tos):
+	 *
+	 *  0            8            16    20    24                40 41 42
+	 *  +------------+------------+-----+-----+-----------------+--+--+
+	 *  | next_tx_seq| next_rx_seq|laddr|faddr| transport[16]   |fl|to|
+	 *  +------------+------------+-----+-----+-----------------+--+--+
+	 *    host         host         be    be
+	 */
+	F(CONN, conn, next_tx_seq, HE),
+	F(CONN, conn, next_rx_seq, HE),
+	F(CONN, conn, laddr, MAPPED),
+	F(CONN, conn, faddr, MAPPED),
+	F(CONN, conn, transport, TEXT),
+	F(CONN, conn, flags, BE),
+	F4(CONN, conn, tos, BE),
+
+	/*
+	 * rds_info_message, 26 bytes (rds6_info_message, 50: addresses at 12 and
+	 * 28, ports at 44 and 46, flags 48, tos 49):
+	 *
+	 *  0            8     12    16    20  22  24 25 26
+	 *  +------------+-----+-----+-----+---+---+--+--+
+	 *  |    seq     | len |laddr|faddr|lpt|fpt|fl|to|
+	 *  +------------+-----+-----+-----+---+---+--+--+
+	 *    host        host   be    be   be  be
+	 */
+	F(MSG, msg, seq, HE),
+	F(MSG, msg, len, HE),
+	F(MSG, msg, laddr, MAPPED),
+	F(MSG, msg, faddr, MAPPED),
+	F(MSG, msg, lport, BE),
+	F(MSG, msg, fport, BE),
+	F(MSG, msg, flags, BE),
+	F(MSG, msg, tos, BE),
+
+	/*
+	 * rds_info_socket, 28 bytes (rds6_info_socket, 52: addresses at 4 and
+	 * 20, ports at 36 and 38, rcvbuf 40, inum 44):
+	 *
+	 *  0      4     8     12  14  16     20           28
+	 *  +------+-----+-----+---+---+------+------------+
+	 *  |sndbuf|bound|conn |bpt|cpt|rcvbuf|    inum    |
+	 *  +------+-----+-----+---+---+------+------------+
+	 *    host   be    be   be  be   host     host
+	 */
+	F(SOCK, sock, sndbuf, HE),
+	F(SOCK, sock, bound_addr, MAPPED),
+	F(SOCK, sock, connected_addr, MAPPED),
+	F(SOCK, sock, bound_port, BE),
+	F(SOCK, sock, connected_port, BE),
+	F(SOCK, sock, rcvbuf, HE),
+	F(SOCK, sock, inum, HE),
+
+	/*
+	 * rds_info_tcp_socket, 41 bytes (rds6_info_tcp_socket, 64: local 0, port
+	 * 16, peer 18, port 34, then the same tail from 36 without tos):
+	 *
+	 *  0     4   6     10  12        20        28   32   36   40 41
+	 *  +-----+---+-----+---+---------+---------+----+----+----+--+
+	 *  |local|lpt|peer |ppt| hdr_rem |data_rem |snxt|xuna|suna|to|
+	 *  +-----+---+-----+---+---------+---------+----+----+----+--+
+	 *    be   be   be   be    host      host    host host host
+	 */
+	F(TCP_SOCK, tcp_sock, local_addr, MAPPED),
+	F(TCP_SOCK, tcp_sock, local_port, BE),
+	F(TCP_SOCK, tcp_sock, peer_addr, MAPPED),
+	F(TCP_SOCK, tcp_sock, peer_port, BE),
+	F(TCP_SOCK, tcp_sock, hdr_rem, HE),
+	F(TCP_SOCK, tcp_sock, data_rem, HE),
+	F(TCP_SOCK, tcp_sock, last_sent_nxt, HE),
+	F(TCP_SOCK, tcp_sock, last_expected_una, HE),
+	F(TCP_SOCK, tcp_sock, last_seen_una, HE),
+	F4(TCP_SOCK, tcp_sock, tos, BE),
+
+	/*
+	 * rds_info_rdma_connection, 68 bytes, not packed (rds6: addresses of 16
+	 * bytes, so everything from the gids on moves by 24: gids 32/48, ...,
+	 * tos 84, sl 85, cache_allocs 88, 92 in all):
+	 *
+	 *  0   4   8        24       40  44  48  52  56  60 61 62  64   68
+	 *  +---+---+--------+--------+---+---+---+---+---+--+--+---+----+
+	 *  |src|dst|src_gid |dst_gid |sWR|rWR|sge|mrx|mrs|to|sl|pad|ca  |
+	 *  +---+---+--------+--------+---+---+---+---+---+--+--+---+----+
+	 *   be  be                     host ....................     host
+	 */
+	F(RDMA_CONN, rdma_conn, src_addr, MAPPED),
+	F(RDMA_CONN, rdma_conn, dst_addr, MAPPED),
+	F(RDMA_CONN, rdma_conn, src_gid, BYTES),
+	F(RDMA_CONN, rdma_conn, dst_gid, BYTES),
+	F(RDMA_CONN, rdma_conn, max_send_wr, HE),
+	F(RDMA_CONN, rdma_conn, max_recv_wr, HE),
+	F(RDMA_CONN, rdma_conn, max_send_sge, HE),
+	F(RDMA_CONN, rdma_conn, rdma_mr_max, HE),
+	F(RDMA_CONN, rdma_conn, rdma_mr_size, HE),
+	F(RDMA_CONN, rdma_conn, tos, BE),
+	F(RDMA_CONN, rdma_conn, sl, BE),
+	F(RDMA_CONN, rdma_conn, pad, BYTES),
+	F(RDMA_CONN, rdma_conn, cache_allocs, HE),
+};
+
+#undef F
+#undef F4
+
+/* |obj| is the host struct of |kind|, |size| bytes. */
+static ssize_t item_decode(void *obj, size_t size, enum wire_info_kind kind, int family,
+			   const uint8_t *buf, size_t len)
 {
-	ssize_t need = check_args(c, WIRE_INFO_KIND_COUNTER, 0, buf, len, false);
+	ssize_t need = check_args(obj, kind, family, buf, len, false);
 	struct wire_rd rd;
 
 	if (need < 0)
 		return need;
-	memset(c, 0, sizeof(*c));
+	memset(obj, 0, size);
 	wire_rd_init(&rd, buf, (size_t)need);
-	rd_text(&rd, c->name, WIRE_INFO_NAME_LEN);
-	c->value = wire_rd_he64(&rd);
+	wire_fld_read(&rd, info_flds, WIRE_FLD_N(info_flds), kind, obj, family == 6);
 	return rd_done(&rd, need);
+}
+
+static ssize_t item_encode(const void *obj, enum wire_info_kind kind, int family,
+			   uint8_t *buf, size_t cap)
+{
+	ssize_t need = check_args(obj, kind, family, buf, cap, true);
+	struct wire_wr wr;
+
+	if (need < 0)
+		return need;
+	wire_wr_init(&wr, buf, (size_t)need);
+	if (!wire_fld_write(&wr, info_flds, WIRE_FLD_N(info_flds), kind, obj, family == 6))
+		return WIRE_ERR_INVAL;
+	return wr_done(&wr, need);
+}
+
+ssize_t wire_info_decode_counter(struct wire_info_counter *c, const uint8_t *buf,
+				 size_t len)
+{
+	return item_decode(c, sizeof(*c), WIRE_INFO_KIND_COUNTER, 0, buf, len);
 }
 
 ssize_t wire_info_encode_counter(const struct wire_info_counter *c, uint8_t *buf,
 				 size_t cap)
 {
-	ssize_t need = check_args(c, WIRE_INFO_KIND_COUNTER, 0, buf, cap, true);
-	struct wire_wr wr;
-
-	if (need < 0)
-		return need;
-	wire_wr_init(&wr, buf, (size_t)need);
-	wire_wr_bytes(&wr, c->name, WIRE_INFO_NAME_LEN);
-	wire_wr_he64(&wr, c->value);
-	return wr_done(&wr, need);
+	return item_encode(c, WIRE_INFO_KIND_COUNTER, 0, buf, cap);
 }
 
-/*
- * rds_info_connection, 42 bytes (rds6_info_connection, 65: addresses of 16
- * bytes at 16 and 32, transport at 48, flags at 64, no tos):
- *
- *  0            8            16    20    24                40 41 42
- *  +------------+------------+-----+-----+-----------------+--+--+
- *  | next_tx_seq| next_rx_seq|laddr|faddr| transport[16]   |fl|to|
- *  +------------+------------+-----+-----+-----------------+--+--+
- *    host         host         be    be
- */
-ssize_t wire_info_decode_conn(struct wire_info_conn *c, int family,
-			      const uint8_t *buf, size_t len)
-{
-	ssize_t need = check_args(c, WIRE_INFO_KIND_CONN, family, buf, len, false);
-	struct wire_rd rd;
+/* The decoder and encoder of one kind that has an IPv4 and an IPv6 layout. */
+#define INFO_CODEC(kind, type)                                                                 \
+	ssize_t wire_info_decode_##type(struct wire_info_##type *x, int family,                \
+					const uint8_t *buf, size_t len)                        \
+	{                                                                                      \
+		return item_decode(x, sizeof(*x), WIRE_INFO_KIND_##kind, family, buf, len);    \
+	}                                                                                      \
+	ssize_t wire_info_encode_##type(const struct wire_info_##type *x, int family,          \
+					uint8_t *buf, size_t cap)                              \
+	{                                                                                      \
+		return item_encode(x, WIRE_INFO_KIND_##kind, family, buf, cap);                \
+	}
 
-	if (need < 0)
-		return need;
-	memset(c, 0, sizeof(*c));
-	wire_rd_init(&rd, buf, (size_t)need);
-	c->next_tx_seq = wire_rd_he64(&rd);
-	c->next_rx_seq = wire_rd_he64(&rd);
-	rd_addr(&rd, family, c->laddr);
-	rd_addr(&rd, family, c->faddr);
-	rd_text(&rd, c->transport, WIRE_INFO_TRANS_LEN);
-	c->flags = wire_rd_u8(&rd);
-	if (family == 4)
-		c->tos = wire_rd_u8(&rd);
-	return rd_done(&rd, need);
-}
+INFO_CODEC(CONN, conn)
+INFO_CODEC(MSG, msg)
+INFO_CODEC(SOCK, sock)
+INFO_CODEC(TCP_SOCK, tcp_sock)
+INFO_CODEC(RDMA_CONN, rdma_conn)
 
-ssize_t wire_info_encode_conn(const struct wire_info_conn *c, int family,
-			      uint8_t *buf, size_t cap)
-{
-	ssize_t need = check_args(c, WIRE_INFO_KIND_CONN, family, buf, cap, true);
-	struct wire_wr wr;
-
-	if (need < 0)
-		return need;
-	if (!addr_fits(family, c->laddr) || !addr_fits(family, c->faddr))
-		return WIRE_ERR_INVAL;
-	wire_wr_init(&wr, buf, (size_t)need);
-	wire_wr_he64(&wr, c->next_tx_seq);
-	wire_wr_he64(&wr, c->next_rx_seq);
-	wr_addr(&wr, family, c->laddr);
-	wr_addr(&wr, family, c->faddr);
-	wire_wr_bytes(&wr, c->transport, WIRE_INFO_TRANS_LEN);
-	wire_wr_u8(&wr, c->flags);
-	if (family == 4)
-		wire_wr_u8(&wr, c->tos);
-	return wr_done(&wr, need);
-}
-
-/*
- * rds_info_message, 26 bytes (rds6_info_message, 50: addresses at 12 and
- * 28, ports at 44 and 46, flags 48, tos 49):
- *
- *  0            8     12    16    20  22  24 25 26
- *  +------------+-----+-----+-----+---+---+--+--+
- *  |    seq     | len |laddr|faddr|lpt|fpt|fl|to|
- *  +------------+-----+-----+-----+---+---+--+--+
- *    host        host   be    be   be  be
- */
-ssize_t wire_info_decode_msg(struct wire_info_msg *m, int family, const uint8_t *buf,
-			     size_t len)
-{
-	ssize_t need = check_args(m, WIRE_INFO_KIND_MSG, family, buf, len, false);
-	struct wire_rd rd;
-
-	if (need < 0)
-		return need;
-	memset(m, 0, sizeof(*m));
-	wire_rd_init(&rd, buf, (size_t)need);
-	m->seq = wire_rd_he64(&rd);
-	m->len = wire_rd_he32(&rd);
-	rd_addr(&rd, family, m->laddr);
-	rd_addr(&rd, family, m->faddr);
-	m->lport = wire_rd_be16(&rd);
-	m->fport = wire_rd_be16(&rd);
-	m->flags = wire_rd_u8(&rd);
-	m->tos = wire_rd_u8(&rd);
-	return rd_done(&rd, need);
-}
-
-ssize_t wire_info_encode_msg(const struct wire_info_msg *m, int family, uint8_t *buf,
-			     size_t cap)
-{
-	ssize_t need = check_args(m, WIRE_INFO_KIND_MSG, family, buf, cap, true);
-	struct wire_wr wr;
-
-	if (need < 0)
-		return need;
-	if (!addr_fits(family, m->laddr) || !addr_fits(family, m->faddr))
-		return WIRE_ERR_INVAL;
-	wire_wr_init(&wr, buf, (size_t)need);
-	wire_wr_he64(&wr, m->seq);
-	wire_wr_he32(&wr, m->len);
-	wr_addr(&wr, family, m->laddr);
-	wr_addr(&wr, family, m->faddr);
-	wire_wr_be16(&wr, m->lport);
-	wire_wr_be16(&wr, m->fport);
-	wire_wr_u8(&wr, m->flags);
-	wire_wr_u8(&wr, m->tos);
-	return wr_done(&wr, need);
-}
-
-/*
- * rds_info_socket, 28 bytes (rds6_info_socket, 52: addresses at 4 and
- * 20, ports at 36 and 38, rcvbuf 40, inum 44):
- *
- *  0      4     8     12  14  16     20           28
- *  +------+-----+-----+---+---+------+------------+
- *  |sndbuf|bound|conn |bpt|cpt|rcvbuf|    inum    |
- *  +------+-----+-----+---+---+------+------------+
- *    host   be    be   be  be   host     host
- */
-ssize_t wire_info_decode_sock(struct wire_info_sock *s, int family,
-			      const uint8_t *buf, size_t len)
-{
-	ssize_t need = check_args(s, WIRE_INFO_KIND_SOCK, family, buf, len, false);
-	struct wire_rd rd;
-
-	if (need < 0)
-		return need;
-	memset(s, 0, sizeof(*s));
-	wire_rd_init(&rd, buf, (size_t)need);
-	s->sndbuf = wire_rd_he32(&rd);
-	rd_addr(&rd, family, s->bound_addr);
-	rd_addr(&rd, family, s->connected_addr);
-	s->bound_port = wire_rd_be16(&rd);
-	s->connected_port = wire_rd_be16(&rd);
-	s->rcvbuf = wire_rd_he32(&rd);
-	s->inum = wire_rd_he64(&rd);
-	return rd_done(&rd, need);
-}
-
-ssize_t wire_info_encode_sock(const struct wire_info_sock *s, int family,
-			      uint8_t *buf, size_t cap)
-{
-	ssize_t need = check_args(s, WIRE_INFO_KIND_SOCK, family, buf, cap, true);
-	struct wire_wr wr;
-
-	if (need < 0)
-		return need;
-	if (!addr_fits(family, s->bound_addr) || !addr_fits(family, s->connected_addr))
-		return WIRE_ERR_INVAL;
-	wire_wr_init(&wr, buf, (size_t)need);
-	wire_wr_he32(&wr, s->sndbuf);
-	wr_addr(&wr, family, s->bound_addr);
-	wr_addr(&wr, family, s->connected_addr);
-	wire_wr_be16(&wr, s->bound_port);
-	wire_wr_be16(&wr, s->connected_port);
-	wire_wr_he32(&wr, s->rcvbuf);
-	wire_wr_he64(&wr, s->inum);
-	return wr_done(&wr, need);
-}
-
-/*
- * rds_info_tcp_socket, 41 bytes (rds6_info_tcp_socket, 64: local 0, port
- * 16, peer 18, port 34, then the same tail from 36 without tos):
- *
- *  0     4   6     10  12        20        28   32   36   40 41
- *  +-----+---+-----+---+---------+---------+----+----+----+--+
- *  |local|lpt|peer |ppt| hdr_rem |data_rem |snxt|xuna|suna|to|
- *  +-----+---+-----+---+---------+---------+----+----+----+--+
- *    be   be   be   be    host      host    host host host
- */
-ssize_t wire_info_decode_tcp_sock(struct wire_info_tcp_sock *t, int family,
-				  const uint8_t *buf, size_t len)
-{
-	ssize_t need = check_args(t, WIRE_INFO_KIND_TCP_SOCK, family, buf, len, false);
-	struct wire_rd rd;
-
-	if (need < 0)
-		return need;
-	memset(t, 0, sizeof(*t));
-	wire_rd_init(&rd, buf, (size_t)need);
-	rd_addr(&rd, family, t->local_addr);
-	t->local_port = wire_rd_be16(&rd);
-	rd_addr(&rd, family, t->peer_addr);
-	t->peer_port = wire_rd_be16(&rd);
-	t->hdr_rem = wire_rd_he64(&rd);
-	t->data_rem = wire_rd_he64(&rd);
-	t->last_sent_nxt = wire_rd_he32(&rd);
-	t->last_expected_una = wire_rd_he32(&rd);
-	t->last_seen_una = wire_rd_he32(&rd);
-	if (family == 4)
-		t->tos = wire_rd_u8(&rd);
-	return rd_done(&rd, need);
-}
-
-ssize_t wire_info_encode_tcp_sock(const struct wire_info_tcp_sock *t, int family,
-				  uint8_t *buf, size_t cap)
-{
-	ssize_t need = check_args(t, WIRE_INFO_KIND_TCP_SOCK, family, buf, cap, true);
-	struct wire_wr wr;
-
-	if (need < 0)
-		return need;
-	if (!addr_fits(family, t->local_addr) || !addr_fits(family, t->peer_addr))
-		return WIRE_ERR_INVAL;
-	wire_wr_init(&wr, buf, (size_t)need);
-	wr_addr(&wr, family, t->local_addr);
-	wire_wr_be16(&wr, t->local_port);
-	wr_addr(&wr, family, t->peer_addr);
-	wire_wr_be16(&wr, t->peer_port);
-	wire_wr_he64(&wr, t->hdr_rem);
-	wire_wr_he64(&wr, t->data_rem);
-	wire_wr_he32(&wr, t->last_sent_nxt);
-	wire_wr_he32(&wr, t->last_expected_una);
-	wire_wr_he32(&wr, t->last_seen_una);
-	if (family == 4)
-		wire_wr_u8(&wr, t->tos);
-	return wr_done(&wr, need);
-}
-
-/*
- * rds_info_rdma_connection, 68 bytes, not packed (rds6: addresses of 16
- * bytes, so everything from the gids on moves by 24: gids 32/48, ...,
- * tos 84, sl 85, cache_allocs 88, 92 in all):
- *
- *  0   4   8        24       40  44  48  52  56  60 61 62  64   68
- *  +---+---+--------+--------+---+---+---+---+---+--+--+---+----+
- *  |src|dst|src_gid |dst_gid |sWR|rWR|sge|mrx|mrs|to|sl|pad|ca  |
- *  +---+---+--------+--------+---+---+---+---+---+--+--+---+----+
- *   be  be                     host ....................     host
- */
-ssize_t wire_info_decode_rdma_conn(struct wire_info_rdma_conn *r, int family,
-				   const uint8_t *buf, size_t len)
-{
-	ssize_t need = check_args(r, WIRE_INFO_KIND_RDMA_CONN, family, buf, len, false);
-	struct wire_rd rd;
-
-	if (need < 0)
-		return need;
-	memset(r, 0, sizeof(*r));
-	wire_rd_init(&rd, buf, (size_t)need);
-	rd_addr(&rd, family, r->src_addr);
-	rd_addr(&rd, family, r->dst_addr);
-	wire_rd_copy(&rd, r->src_gid, WIRE_INFO_GID_LEN);
-	wire_rd_copy(&rd, r->dst_gid, WIRE_INFO_GID_LEN);
-	r->max_send_wr = wire_rd_he32(&rd);
-	r->max_recv_wr = wire_rd_he32(&rd);
-	r->max_send_sge = wire_rd_he32(&rd);
-	r->rdma_mr_max = wire_rd_he32(&rd);
-	r->rdma_mr_size = wire_rd_he32(&rd);
-	r->tos = wire_rd_u8(&rd);
-	r->sl = wire_rd_u8(&rd);
-	wire_rd_copy(&rd, r->pad, sizeof(r->pad));
-	r->cache_allocs = wire_rd_he32(&rd);
-	return rd_done(&rd, need);
-}
-
-ssize_t wire_info_encode_rdma_conn(const struct wire_info_rdma_conn *r, int family,
-				   uint8_t *buf, size_t cap)
-{
-	ssize_t need = check_args(r, WIRE_INFO_KIND_RDMA_CONN, family, buf, cap, true);
-	struct wire_wr wr;
-
-	if (need < 0)
-		return need;
-	if (!addr_fits(family, r->src_addr) || !addr_fits(family, r->dst_addr))
-		return WIRE_ERR_INVAL;
-	wire_wr_init(&wr, buf, (size_t)need);
-	wr_addr(&wr, family, r->src_addr);
-	wr_addr(&wr, family, r->dst_addr);
-	wire_wr_bytes(&wr, r->src_gid, WIRE_INFO_GID_LEN);
-	wire_wr_bytes(&wr, r->dst_gid, WIRE_INFO_GID_LEN);
-	wire_wr_he32(&wr, r->max_send_wr);
-	wire_wr_he32(&wr, r->max_recv_wr);
-	wire_wr_he32(&wr, r->max_send_sge);
-	wire_wr_he32(&wr, r->rdma_mr_max);
-	wire_wr_he32(&wr, r->rdma_mr_size);
-	wire_wr_u8(&wr, r->tos);
-	wire_wr_u8(&wr, r->sl);
-	wire_wr_bytes(&wr, r->pad, sizeof(r->pad));
-	wire_wr_he32(&wr, r->cache_allocs);
-	return wr_done(&wr, need);
-}
+#undef INFO_CODEC
 
 /* What the entry points that take an option number check first: |out|
  * (|size| bytes, cleared) and the bytes; *o the option's description.
@@ -541,23 +371,7 @@ ssize_t wire_info_decode(struct wire_info_item *it, unsigned opt, const uint8_t 
 	it->opt = opt;
 	it->kind = o->kind;
 	it->family = o->family;
-	switch (o->kind) {
-	case WIRE_INFO_KIND_COUNTER:
-		return wire_info_decode_counter(&it->u.counter, buf, len);
-	case WIRE_INFO_KIND_CONN:
-		return wire_info_decode_conn(&it->u.conn, o->family, buf, len);
-	case WIRE_INFO_KIND_MSG:
-		return wire_info_decode_msg(&it->u.msg, o->family, buf, len);
-	case WIRE_INFO_KIND_SOCK:
-		return wire_info_decode_sock(&it->u.sock, o->family, buf, len);
-	case WIRE_INFO_KIND_TCP_SOCK:
-		return wire_info_decode_tcp_sock(&it->u.tcp_sock, o->family, buf, len);
-	case WIRE_INFO_KIND_RDMA_CONN:
-		return wire_info_decode_rdma_conn(&it->u.rdma_conn, o->family, buf, len);
-	case WIRE_INFO_KIND_NONE:
-		break;
-	}
-	return WIRE_ERR_UNSUPP;
+	return item_decode(&it->u, sizeof(it->u), o->kind, o->family, buf, len);
 }
 
 ssize_t wire_info_encode(const struct wire_info_item *it, uint8_t *buf, size_t cap)
@@ -569,23 +383,7 @@ ssize_t wire_info_encode(const struct wire_info_item *it, uint8_t *buf, size_t c
 	o = info_opt(it->opt);
 	if (!o)
 		return WIRE_ERR_UNSUPP;
-	switch (o->kind) {
-	case WIRE_INFO_KIND_COUNTER:
-		return wire_info_encode_counter(&it->u.counter, buf, cap);
-	case WIRE_INFO_KIND_CONN:
-		return wire_info_encode_conn(&it->u.conn, o->family, buf, cap);
-	case WIRE_INFO_KIND_MSG:
-		return wire_info_encode_msg(&it->u.msg, o->family, buf, cap);
-	case WIRE_INFO_KIND_SOCK:
-		return wire_info_encode_sock(&it->u.sock, o->family, buf, cap);
-	case WIRE_INFO_KIND_TCP_SOCK:
-		return wire_info_encode_tcp_sock(&it->u.tcp_sock, o->family, buf, cap);
-	case WIRE_INFO_KIND_RDMA_CONN:
-		return wire_info_encode_rdma_conn(&it->u.rdma_conn, o->family, buf, cap);
-	case WIRE_INFO_KIND_NONE:
-		break;
-	}
-	return WIRE_ERR_UNSUPP;
+	return item_encode(&it->u, o->kind, o->family, buf, cap);
 }
 
 ssize_t wire_info_iter_init(struct wire_info_iter *it, unsigned opt, const uint8_t *buf,

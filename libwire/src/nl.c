@@ -121,6 +121,22 @@ static const uint16_t ls_size[WIRE_NL_LS_ATTR_MAX] = {
 };
 
 /*
+ * Where each attribute after PATH_RECORD keeps its one value: ls_size[]
+ * bytes, in host order as the kernel writes them.
+ */
+static const size_t ls_member[WIRE_NL_LS_ATTR_MAX] = {
+	[WIRE_NL_LS_TIMEOUT] = offsetof(struct wire_nl_ls, timeout),
+	[WIRE_NL_LS_SERVICE_ID] = offsetof(struct wire_nl_ls, service_id),
+	[WIRE_NL_LS_DGID] = offsetof(struct wire_nl_ls, dgid),
+	[WIRE_NL_LS_SGID] = offsetof(struct wire_nl_ls, sgid),
+	[WIRE_NL_LS_TCLASS] = offsetof(struct wire_nl_ls, tclass),
+	[WIRE_NL_LS_PKEY] = offsetof(struct wire_nl_ls, pkey),
+	[WIRE_NL_LS_QOS_CLASS] = offsetof(struct wire_nl_ls, qos_class),
+	[WIRE_NL_LS_IPV4] = offsetof(struct wire_nl_ls, ipv4),
+	[WIRE_NL_LS_IPV6] = offsetof(struct wire_nl_ls, ipv6),
+};
+
+/*
  * ib_nl_policy with DGID tightened as ib_nl_addr_policy does (exactly 16),
  * plus IPV4/IPV6, which no kernel policy lists because only the kernel sends
  * them. Integer types keep the kernel's minimum-length semantics (libnl's
@@ -307,24 +323,10 @@ static void ls_read_attrs(struct wire_nl_ls *m, struct ls_scratch *s,
 	if (too_many)
 		wire_rules_add(&m->rules, WIRE_RULE_NL_PATH_COUNT);
 
-	if (tb[WIRE_NL_LS_TIMEOUT])
-		m->timeout = nla_get_u32(tb[WIRE_NL_LS_TIMEOUT]);
-	if (tb[WIRE_NL_LS_SERVICE_ID])
-		m->service_id = nla_get_u64(tb[WIRE_NL_LS_SERVICE_ID]);
-	if (tb[WIRE_NL_LS_DGID])
-		nla_memcpy(m->dgid, tb[WIRE_NL_LS_DGID], sizeof(m->dgid));
-	if (tb[WIRE_NL_LS_SGID])
-		nla_memcpy(m->sgid, tb[WIRE_NL_LS_SGID], sizeof(m->sgid));
-	if (tb[WIRE_NL_LS_TCLASS])
-		m->tclass = nla_get_u8(tb[WIRE_NL_LS_TCLASS]);
-	if (tb[WIRE_NL_LS_PKEY])
-		m->pkey = nla_get_u16(tb[WIRE_NL_LS_PKEY]);
-	if (tb[WIRE_NL_LS_QOS_CLASS])
-		m->qos_class = nla_get_u16(tb[WIRE_NL_LS_QOS_CLASS]);
-	if (tb[WIRE_NL_LS_IPV4])
-		nla_memcpy(m->ipv4, tb[WIRE_NL_LS_IPV4], sizeof(m->ipv4));
-	if (tb[WIRE_NL_LS_IPV6])
-		nla_memcpy(m->ipv6, tb[WIRE_NL_LS_IPV6], sizeof(m->ipv6));
+	/* libnl enforced at least ls_size[] bytes, so this takes them all. */
+	for (unsigned a = WIRE_NL_LS_PATH_RECORD + 1; a < WIRE_NL_LS_ATTR_MAX; a++)
+		if (tb[a])
+			nla_memcpy((uint8_t *)m + ls_member[a], tb[a], ls_size[a]);
 }
 
 /*
@@ -474,7 +476,6 @@ static size_t ls_attr_space(unsigned type)
 ssize_t wire_nl_encode(const struct wire_nl_ls *m, uint8_t *buf, size_t cap)
 {
 	uint8_t path[LS_PATH_REC_LEN];
-	uint8_t v[8];
 	struct wire_wr wr;
 	size_t total = LS_NLMSG_HDRLEN;
 	unsigned t, i;
@@ -522,32 +523,9 @@ ssize_t wire_nl_encode(const struct wire_nl_ls *m, uint8_t *buf, size_t cap)
 			ls_put(&wr, m, WIRE_NL_LS_PATH_RECORD, path);
 		}
 	}
-	if (m->present[WIRE_NL_LS_TIMEOUT]) {
-		memcpy(v, &m->timeout, 4);
-		ls_put(&wr, m, WIRE_NL_LS_TIMEOUT, v);
-	}
-	if (m->present[WIRE_NL_LS_SERVICE_ID]) {
-		memcpy(v, &m->service_id, 8);
-		ls_put(&wr, m, WIRE_NL_LS_SERVICE_ID, v);
-	}
-	if (m->present[WIRE_NL_LS_DGID])
-		ls_put(&wr, m, WIRE_NL_LS_DGID, m->dgid);
-	if (m->present[WIRE_NL_LS_SGID])
-		ls_put(&wr, m, WIRE_NL_LS_SGID, m->sgid);
-	if (m->present[WIRE_NL_LS_TCLASS])
-		ls_put(&wr, m, WIRE_NL_LS_TCLASS, &m->tclass);
-	if (m->present[WIRE_NL_LS_PKEY]) {
-		memcpy(v, &m->pkey, 2);
-		ls_put(&wr, m, WIRE_NL_LS_PKEY, v);
-	}
-	if (m->present[WIRE_NL_LS_QOS_CLASS]) {
-		memcpy(v, &m->qos_class, 2);
-		ls_put(&wr, m, WIRE_NL_LS_QOS_CLASS, v);
-	}
-	if (m->present[WIRE_NL_LS_IPV4])
-		ls_put(&wr, m, WIRE_NL_LS_IPV4, m->ipv4);
-	if (m->present[WIRE_NL_LS_IPV6])
-		ls_put(&wr, m, WIRE_NL_LS_IPV6, m->ipv6);
+	for (t = WIRE_NL_LS_PATH_RECORD + 1; t < WIRE_NL_LS_ATTR_MAX; t++)
+		if (m->present[t])
+			ls_put(&wr, m, t, (const uint8_t *)m + ls_member[t]);
 
 	if (!wire_wr_ok(&wr))
 		return WIRE_ERR_NOSPACE;

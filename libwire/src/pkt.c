@@ -91,24 +91,27 @@ static void set_payload(struct wire_pkt *p, struct wire_rd *rd, size_t wire_left
 }
 
 /*
+ * Both start with the ports:
  * TCP: sport(2) dport(2) seq(4) ack(4) doff(4)|rsvd(4) flags(8) window(2)
  *      csum(2) urg(2) options(doff*4 - 20)
  * UDP: sport(2) dport(2) length(2) csum(2)
  */
 static int l4(struct wire_pkt *p, struct wire_rd *rd, size_t wire_left)
 {
-	if (p->ip_fragment && !p->ip_first_fragment) {
+	bool later_fragment = p->ip_fragment && !p->ip_first_fragment;
+	unsigned doff;
+	uint16_t ulen;
+
+	if (later_fragment || (p->ip_proto != 6 && p->ip_proto != 17)) {
 		p->l4 = WIRE_L4_OTHER;
 		set_payload(p, rd, wire_left);
 		return 0;
 	}
-	if (p->ip_proto == 6) {
-		unsigned doff;
-
-		/* set first: a caller told of an error knows it was in here */
-		p->l4 = WIRE_L4_TCP;
-		p->sport = wire_rd_be16(rd);
-		p->dport = wire_rd_be16(rd);
+	/* set first: a caller told of an error knows it was in here */
+	p->l4 = p->ip_proto == 6 ? WIRE_L4_TCP : WIRE_L4_UDP;
+	p->sport = wire_rd_be16(rd);
+	p->dport = wire_rd_be16(rd);
+	if (p->l4 == WIRE_L4_TCP) {
 		p->tcp_seq = wire_rd_be32(rd);
 		p->tcp_ack = wire_rd_be32(rd);
 		doff = (unsigned)(wire_rd_u8(rd) >> 4) * 4;
@@ -124,27 +127,17 @@ static int l4(struct wire_pkt *p, struct wire_rd *rd, size_t wire_left)
 		set_payload(p, rd, wire_left - doff);
 		return 0;
 	}
-	if (p->ip_proto == 17) {
-		uint16_t ulen;
-
-		p->l4 = WIRE_L4_UDP;
-		p->sport = wire_rd_be16(rd);
-		p->dport = wire_rd_be16(rd);
-		ulen = wire_rd_be16(rd);
-		wire_rd_skip(rd, 2);
-		if (!wire_rd_ok(rd))
-			return WIRE_ERR_TRUNC;
-		if (wire_left < 8 || ulen < 8)
-			return WIRE_ERR_MALFORMED;
-		/* The UDP length may be shorter than the IP payload (padding);
-		 * longer is impossible. */
-		if (ulen > wire_left)
-			return WIRE_ERR_MALFORMED;
-		set_payload(p, rd, (size_t)ulen - 8);
-		return 0;
-	}
-	p->l4 = WIRE_L4_OTHER;
-	set_payload(p, rd, wire_left);
+	ulen = wire_rd_be16(rd);
+	wire_rd_skip(rd, 2);
+	if (!wire_rd_ok(rd))
+		return WIRE_ERR_TRUNC;
+	if (wire_left < 8 || ulen < 8)
+		return WIRE_ERR_MALFORMED;
+	/* The UDP length may be shorter than the IP payload (padding);
+	 * longer is impossible. */
+	if (ulen > wire_left)
+		return WIRE_ERR_MALFORMED;
+	set_payload(p, rd, (size_t)ulen - 8);
 	return 0;
 }
 

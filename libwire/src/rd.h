@@ -65,6 +65,36 @@ static inline uint8_t wire_rd_u8(struct wire_rd *rd)
 	return b ? b[0] : 0;
 }
 
+/* Copy n bytes out; on a short read the destination is zeroed. */
+static inline bool wire_rd_copy(struct wire_rd *rd, void *dst, size_t n)
+{
+	const uint8_t *b = wire_rd_take(rd, n);
+
+	if (!b) {
+		memset(dst, 0, n);
+		return false;
+	}
+	memcpy(dst, b, n);
+	return true;
+}
+
+/* An unsigned integer of |n| <= 8 bytes, most significant first. */
+static inline uint64_t wire_rd_be(struct wire_rd *rd, size_t n)
+{
+	const uint8_t *b = wire_rd_take(rd, n);
+	uint64_t v = 0;
+
+	if (!b)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		v = v << 8 | b[i];
+	return v;
+}
+
+/*
+ * The widths the header path reads are spelled out: GCC turns these into
+ * one byte-swapping load, and not the loop above.
+ */
 static inline uint16_t wire_rd_be16(struct wire_rd *rd)
 {
 	const uint8_t *b = wire_rd_take(rd, 2);
@@ -74,9 +104,7 @@ static inline uint16_t wire_rd_be16(struct wire_rd *rd)
 
 static inline uint32_t wire_rd_be24(struct wire_rd *rd)
 {
-	const uint8_t *b = wire_rd_take(rd, 3);
-
-	return b ? (uint32_t)b[0] << 16 | (uint32_t)b[1] << 8 | b[2] : 0;
+	return (uint32_t)wire_rd_be(rd, 3);
 }
 
 static inline uint32_t wire_rd_be32(struct wire_rd *rd)
@@ -94,48 +122,24 @@ static inline uint64_t wire_rd_be64(struct wire_rd *rd)
 	return hi << 32 | wire_rd_be32(rd);
 }
 
-/* Host-endian reads, for netlink (the kernel writes cpu-order integers). */
+/*
+ * Host-endian reads, for netlink (the kernel writes cpu-order integers):
+ * the bytes as they are, zero on a short read.
+ */
 static inline uint16_t wire_rd_he16(struct wire_rd *rd)
 {
-	const uint8_t *b = wire_rd_take(rd, 2);
-	uint16_t v = 0;
+	uint16_t v;
 
-	if (b)
-		memcpy(&v, b, 2);
+	wire_rd_copy(rd, &v, sizeof(v));
 	return v;
 }
 
 static inline uint32_t wire_rd_he32(struct wire_rd *rd)
 {
-	const uint8_t *b = wire_rd_take(rd, 4);
-	uint32_t v = 0;
+	uint32_t v;
 
-	if (b)
-		memcpy(&v, b, 4);
+	wire_rd_copy(rd, &v, sizeof(v));
 	return v;
-}
-
-static inline uint64_t wire_rd_he64(struct wire_rd *rd)
-{
-	const uint8_t *b = wire_rd_take(rd, 8);
-	uint64_t v = 0;
-
-	if (b)
-		memcpy(&v, b, 8);
-	return v;
-}
-
-/* Copy n bytes out; on a short read the destination is zeroed. */
-static inline bool wire_rd_copy(struct wire_rd *rd, void *dst, size_t n)
-{
-	const uint8_t *b = wire_rd_take(rd, n);
-
-	if (!b) {
-		memset(dst, 0, n);
-		return false;
-	}
-	memcpy(dst, b, n);
-	return true;
 }
 
 /*

@@ -55,69 +55,6 @@ static inline void wire_wr_u8(struct wire_wr *wr, uint8_t v)
 		b[0] = v;
 }
 
-static inline void wire_wr_be16(struct wire_wr *wr, uint16_t v)
-{
-	uint8_t *b = wire_wr_take(wr, 2);
-
-	if (b) {
-		b[0] = (uint8_t)(v >> 8);
-		b[1] = (uint8_t)v;
-	}
-}
-
-static inline void wire_wr_be24(struct wire_wr *wr, uint32_t v)
-{
-	uint8_t *b = wire_wr_take(wr, 3);
-
-	if (b) {
-		b[0] = (uint8_t)(v >> 16);
-		b[1] = (uint8_t)(v >> 8);
-		b[2] = (uint8_t)v;
-	}
-}
-
-static inline void wire_wr_be32(struct wire_wr *wr, uint32_t v)
-{
-	uint8_t *b = wire_wr_take(wr, 4);
-
-	if (b) {
-		b[0] = (uint8_t)(v >> 24);
-		b[1] = (uint8_t)(v >> 16);
-		b[2] = (uint8_t)(v >> 8);
-		b[3] = (uint8_t)v;
-	}
-}
-
-static inline void wire_wr_be64(struct wire_wr *wr, uint64_t v)
-{
-	wire_wr_be32(wr, (uint32_t)(v >> 32));
-	wire_wr_be32(wr, (uint32_t)v);
-}
-
-static inline void wire_wr_he16(struct wire_wr *wr, uint16_t v)
-{
-	uint8_t *b = wire_wr_take(wr, 2);
-
-	if (b)
-		memcpy(b, &v, 2);
-}
-
-static inline void wire_wr_he32(struct wire_wr *wr, uint32_t v)
-{
-	uint8_t *b = wire_wr_take(wr, 4);
-
-	if (b)
-		memcpy(b, &v, 4);
-}
-
-static inline void wire_wr_he64(struct wire_wr *wr, uint64_t v)
-{
-	uint8_t *b = wire_wr_take(wr, 8);
-
-	if (b)
-		memcpy(b, &v, 8);
-}
-
 static inline void wire_wr_bytes(struct wire_wr *wr, const void *src, size_t n)
 {
 	uint8_t *b = wire_wr_take(wr, n);
@@ -132,6 +69,48 @@ static inline void wire_wr_zero(struct wire_wr *wr, size_t n)
 
 	if (b && n)
 		memset(b, 0, n);
+}
+
+/* The low |n| bytes of |v|, most significant first. */
+static inline void wire_wr_be(struct wire_wr *wr, uint64_t v, size_t n)
+{
+	uint8_t *b = wire_wr_take(wr, n);
+
+	if (!b)
+		return;
+	for (size_t i = n; i--; v >>= 8)
+		b[i] = (uint8_t)v;
+}
+
+static inline void wire_wr_be16(struct wire_wr *wr, uint16_t v)
+{
+	wire_wr_be(wr, v, 2);
+}
+
+static inline void wire_wr_be24(struct wire_wr *wr, uint32_t v)
+{
+	wire_wr_be(wr, v, 3);
+}
+
+static inline void wire_wr_be32(struct wire_wr *wr, uint32_t v)
+{
+	wire_wr_be(wr, v, 4);
+}
+
+static inline void wire_wr_be64(struct wire_wr *wr, uint64_t v)
+{
+	wire_wr_be(wr, v, 8);
+}
+
+/* Host-endian writes, for netlink (the kernel reads cpu-order integers). */
+static inline void wire_wr_he16(struct wire_wr *wr, uint16_t v)
+{
+	wire_wr_bytes(wr, &v, sizeof(v));
+}
+
+static inline void wire_wr_he32(struct wire_wr *wr, uint32_t v)
+{
+	wire_wr_bytes(wr, &v, sizeof(v));
 }
 
 #endif /* WIRE_WR_H */

@@ -33,6 +33,7 @@
  * names are also the values of rds.rules.
  */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -432,6 +433,52 @@ static void show_cong(proto_tree *t, tvbuff_t *tvb, int off, int len,
  * The RDS header
  */
 
+/*
+ * What each known extension's value shows: the field, where it is in the
+ * value, its bytes, and the member of struct wire_ext libwire decoded it
+ * into (as many bytes as the field).
+ */
+static const struct ext_fld {
+	uint8_t type;
+	const char *path;
+	uint8_t at, len;
+	size_t member;
+} ext_flds[] = {
+	{ WIRE_EXT_VERSION, "ext.version", 0, 4, offsetof(struct wire_ext, u.version) },
+	{ WIRE_EXT_RDMA, "ext.rkey", 0, 4, offsetof(struct wire_ext, u.rdma_rkey) },
+	{ WIRE_EXT_RDMA_DEST, "ext.rkey", 0, 4, offsetof(struct wire_ext, u.rdma_dest.rkey) },
+	{ WIRE_EXT_RDMA_DEST, "ext.rdma_offset", 4, 4,
+	  offsetof(struct wire_ext, u.rdma_dest.offset) },
+	{ WIRE_EXT_RDMA_BYTES, "ext.rdma_bytes", 0, 4,
+	  offsetof(struct wire_ext, u.rdma_bytes.bytes) },
+	{ WIRE_EXT_RDMA_BYTES, "ext.rflags", 4, 1,
+	  offsetof(struct wire_ext, u.rdma_bytes.rflags) },
+	{ WIRE_EXT_NPATHS, "ext.npaths", 0, 2, offsetof(struct wire_ext, u.npaths) },
+	{ WIRE_EXT_GEN_NUM, "ext.gen_num", 0, 4, offsetof(struct wire_ext, u.gen_num) },
+	{ WIRE_EXT_CAP_BITS, "ext.cap_bits", 0, 4, offsetof(struct wire_ext, u.cap_bits) },
+	{ WIRE_EXT_SPORT_IDX, "ext.sport_idx", 0, 1, offsetof(struct wire_ext, u.sport_idx) },
+};
+
+static uint32_t ext_member(const struct wire_ext *e, const struct ext_fld *x)
+{
+	const uint8_t *m = (const uint8_t *)e + x->member;
+	uint8_t v8;
+	uint16_t v16;
+	uint32_t v32;
+
+	switch (x->len) {
+	case 1:
+		memcpy(&v8, m, 1);
+		return v8;
+	case 2:
+		memcpy(&v16, m, 2);
+		return v16;
+	default:
+		memcpy(&v32, m, 4);
+		return v32;
+	}
+}
+
 static void show_ext(proto_tree *t, tvbuff_t *tvb, const struct wire_ext *e)
 {
 	int off = 32 + e->off;
@@ -445,37 +492,11 @@ static void show_ext(proto_tree *t, tvbuff_t *tvb, const struct wire_ext *e)
 	add_s(et, "ext.name", tvb, off, 1, name);
 	gen(add_u(et, "ext.known", tvb, off, 1, e->known));
 	off++;
-	if (e->known) {
-		switch (e->type) {
-		case WIRE_EXT_VERSION:
-			add_u(et, "ext.version", tvb, off, 4, e->u.version);
-			break;
-		case WIRE_EXT_RDMA:
-			add_u(et, "ext.rkey", tvb, off, 4, e->u.rdma_rkey);
-			break;
-		case WIRE_EXT_RDMA_DEST:
-			add_u(et, "ext.rkey", tvb, off, 4, e->u.rdma_dest.rkey);
-			add_u(et, "ext.rdma_offset", tvb, off + 4, 4, e->u.rdma_dest.offset);
-			break;
-		case WIRE_EXT_RDMA_BYTES:
-			add_u(et, "ext.rdma_bytes", tvb, off, 4, e->u.rdma_bytes.bytes);
-			add_u(et, "ext.rflags", tvb, off + 4, 1, e->u.rdma_bytes.rflags);
-			break;
-		case WIRE_EXT_NPATHS:
-			add_u(et, "ext.npaths", tvb, off, 2, e->u.npaths);
-			break;
-		case WIRE_EXT_GEN_NUM:
-			add_u(et, "ext.gen_num", tvb, off, 4, e->u.gen_num);
-			break;
-		case WIRE_EXT_CAP_BITS:
-			add_u(et, "ext.cap_bits", tvb, off, 4, e->u.cap_bits);
-			break;
-		case WIRE_EXT_SPORT_IDX:
-			add_u(et, "ext.sport_idx", tvb, off, 1, e->u.sport_idx);
-			break;
-		default:
-			break;
-		}
+	for (size_t i = 0; e->known && i < sizeof(ext_flds) / sizeof(ext_flds[0]); i++) {
+		const struct ext_fld *x = &ext_flds[i];
+
+		if (x->type == e->type)
+			add_u(et, x->path, tvb, off + x->at, x->len, ext_member(e, x));
 	}
 	gen(add_u(et, "ext.off", tvb, off - 1, 1, e->off));
 	gen(add_u(et, "ext.len", tvb, off - 1, 1, e->len));
