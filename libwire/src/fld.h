@@ -3,7 +3,7 @@
  * fld.h - a fixed record layout said once, as a table of the host struct's
  * members in wire order, and read or written by one loop. Internal.
  *
- * A decoder and its encoder used to spell the same layout twice, once as
+ * Without it a decoder and its encoder spell the same layout twice, once as
  * reads and once as writes; the table is the layout (Wireshark's field
  * table, ethtool's one args[] for parsing and help). Bytes still go
  * through rd.h and wr.h only, so every bounds rule holds unchanged.
