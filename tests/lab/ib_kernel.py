@@ -587,7 +587,7 @@ def run_stress(kernel, ibpeer, out, name, me, kern, first_peer, log):
     fails = []
     guest = {A: 1, B: 2}
     with lab.Lab(kernel, 2, True, None, keep=share) as l, \
-            l.judging(fails, name, 3000):
+            l.judging(fails, name, tail=3000):
         args = ["--bind", me, "--port", "4000", "--peer", kern, "--peer-port", "5000",
                 "--no-sizes", "--many", str(MANY), "--cong-port", str(CONG_PORT),
                 "--cong-count", str(CONG_COUNT), "--retry-count", RETRY] + \
@@ -702,7 +702,7 @@ def run_pair(kernel, ibpeer, out, name, log):
         wait_a, wait_b = None, "ready_a"
     pcap = os.path.join(run_dir, "capture.pcap") if cap else None
     with lab.Lab(kernel, 2, True, pcap, keep=share) as l, \
-            l.judging(fails, name, 3000):
+            l.judging(fails, name, tail=3000):
         l.role(1, ibpeer_role(COMMON, wait_a, "ready_a", "done_a", "done_b", "ibpeer-a.out",
                               args_a))
         l.role(2, ibpeer_role(COMMON, wait_b, "ready_b", "done_b", "done_a", "ibpeer-b.out",

@@ -357,7 +357,7 @@ def main():
     run_dir, share = lab.run_share(out, "rdstop_kernel-%s" % a.kernel, (a.rdstop,))
     fails = []
     with lab.Lab(a.kernel, 2, False, os.path.join(run_dir, "capture.pcap"), keep=share) as l, \
-            l.judging(fails, 1500):
+            l.judging(fails, tail=1500):
         l.role(1, ROLE1)
         l.role(2, ROLE2)
         l.start()
