@@ -8,13 +8,7 @@
 # when the same peer runs without the fault).
 set -u
 drive=$1 ping=$2 doc=$3
-tmp=$(mktemp -d)
-peer=
-stop_peer() {
-	[ -n "$peer" ] && kill "$peer" 2>/dev/null && wait "$peer" 2>/dev/null
-	peer=
-}
-trap 'stop_peer; rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/peer.sh"
 fail=0
 
 . "$(dirname "$0")/clitest.sh"

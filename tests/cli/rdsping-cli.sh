@@ -6,13 +6,7 @@
 # sockets, lost replies counted without a hang, exit statuses 0/1/2.
 set -u
 bin=$1 drive=$2
-tmp=$(mktemp -d)
-peer=
-cleanup() {
-	[ -n "$peer" ] && kill "$peer" 2>/dev/null && wait "$peer" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/peer.sh"
 fail=0
 
 . "$(dirname "$0")/clitest.sh"
@@ -122,7 +116,7 @@ n=$(grep -c "^no reply from 127.0.1.3" "$tmp/out")
 "$bin" -c 40 -i 0.05 -W 0.5 -I 127.0.1.1 127.0.1.2 >"$tmp/out" 2>"$tmp/err" &
 ping=$!
 sleep 0.8
-kill "$peer"; wait "$peer" 2>/dev/null; peer=
+stop_peer
 wait "$ping"; got=$?
 [ "$got" = 0 ] || { echo "FAIL: peer gone: exit $got"; cat "$tmp/out"; fail=1; }
 grep -q "no reply from 127.0.1.2" "$tmp/out" || { echo "FAIL: peer gone: no loss"; cat "$tmp/out"; fail=1; }

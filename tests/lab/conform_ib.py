@@ -26,13 +26,11 @@ and once per seeded IB defect of the faulty-peer mode; the case in FAULTS
 must FAIL against it, and no other case may FAIL. Exit: 0 pass, 1 fail, 77
 skipped (not root, outside CI).
 """
-import argparse
 import json
 import os
 import re
 import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -76,25 +74,7 @@ COMMON = r'''
 import os, subprocess, time
 D = os.environ["LAB_DIR"]
 ENV = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
-
-def flag(name):
-    open(os.path.join(D, name), "w").close()
-
-def wait_flag(name, timeout=600):
-    t = time.time() + timeout
-    while not os.path.exists(os.path.join(D, name)):
-        assert time.time() < t, "never got " + name
-        time.sleep(0.1)
-
-def wait_rxe():
-    for _ in range(120):
-        out = subprocess.run(["rdma", "link"], capture_output=True, text=True).stdout
-        if "ACTIVE" in out:
-            print("rdma:", out.strip(), flush=True)
-            return
-        time.sleep(0.5)
-    raise SystemExit("rxe0 never became ACTIVE")
-
+''' + lab.guest_flags(600) + lab.GUEST_RXE + r'''
 def rmmod_rds_rdma():
     p = subprocess.run(["rmmod", "rds_rdma"], capture_output=True, text=True)
     print("rmmod rds_rdma:", p.returncode, p.stderr.strip(), flush=True)
@@ -228,59 +208,43 @@ def run(kernel, conform, rdsdump, out, faults, log):
                                    (conform,))
     log("runs: %s" % ", ".join(r[0] for r in runs))
     fails = []
-    with lab.Lab(kernel, 2, True, os.path.join(run_dir, "capture.pcap"), keep=share) as l:
-        try:
-            l.role(1, TESTER_ROLE % (COMMON, [(n, c) for n, _, c in runs], PEER, TESTER, CTL,
-                                     PEER, TESTER))
-            l.role(2, PEER_ROLE % (COMMON, [(n, (["--kernel"] if not faults else []) + a)
-                                            for n, a, _ in runs], not faults, PEER, CTL))
-            l.start()
-            rcs = l.wait(1500 if faults else 800)
-            for g in (1, 2):
-                log("guest %d (exit %s):\n%s" % (g, rcs.get(g), l.output(g)))
-                if rcs.get(g) != 0:
-                    fails.append("guest %d role exit %s" % (g, rcs.get(g)))
-            for name, _, _ in runs:
-                # the clean run: as the kernel's, with librds's own
-                # answers; a faulty one: its case FAILs
-                want = dict(EXPECT_LIBRDS if faults else EXPECT) if name == "clean" else \
-                    {FAULTS[name]: "FAIL"}
-                says = dict(SAYS) if name == "clean" else {}
-                got = check_report(run_dir, name, rdsdump, want, says, fails, log)
-                if got and got[0] != (0 if name == "clean" else 1):
-                    fails.append("%s: suite exit %s" % (name, got[0]))
-            craft = os.path.join(share, "craft.out")
-            text = open(craft).read() if os.path.exists(craft) else ""
-            log("craft over IB:\n" + text)
-            if "sent 48 bytes to %s:18634 over IB" % PEER not in text or \
-                    not re.search(r"^recv: pong .*> 4000", text, re.M):
-                fails.append("craft --transport ib: no pong to the crafted ping")
-        except Exception as e:  # noqa: BLE001 - any failure is reported, the lab cleans up
-            fails.append("%s: %s" % (type(e).__name__, e))
-        if fails:
-            for g in (1, 2):
-                print("--- console %d:\n%s" % (g, l.console(g)[-2000:]))
+    with lab.Lab(kernel, 2, True, os.path.join(run_dir, "capture.pcap"), keep=share) as l, \
+            l.judging(fails):
+        l.role(1, TESTER_ROLE % (COMMON, [(n, c) for n, _, c in runs], PEER, TESTER, CTL,
+                                 PEER, TESTER))
+        l.role(2, PEER_ROLE % (COMMON, [(n, (["--kernel"] if not faults else []) + a)
+                                        for n, a, _ in runs], not faults, PEER, CTL))
+        l.start()
+        rcs = l.wait(1500 if faults else 800)
+        for g in (1, 2):
+            log("guest %d (exit %s):\n%s" % (g, rcs.get(g), l.output(g)))
+            if rcs.get(g) != 0:
+                fails.append("guest %d role exit %s" % (g, rcs.get(g)))
+        for name, _, _ in runs:
+            # the clean run: as the kernel's, with librds's own
+            # answers; a faulty one: its case FAILs
+            want = dict(EXPECT_LIBRDS if faults else EXPECT) if name == "clean" else \
+                {FAULTS[name]: "FAIL"}
+            says = dict(SAYS) if name == "clean" else {}
+            got = check_report(run_dir, name, rdsdump, want, says, fails, log)
+            if got and got[0] != (0 if name == "clean" else 1):
+                fails.append("%s: suite exit %s" % (name, got[0]))
+        craft = os.path.join(share, "craft.out")
+        text = open(craft).read() if os.path.exists(craft) else ""
+        log("craft over IB:\n" + text)
+        if "sent 48 bytes to %s:18634 over IB" % PEER not in text or \
+                not re.search(r"^recv: pong .*> 4000", text, re.M):
+            fails.append("craft --transport ib: no pong to the crafted ping")
     return fails
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--kernel", required=True, choices=sorted(lab.KERNELS))
+    ap = lab.arg_parser()
     ap.add_argument("--conform", required=True)
     ap.add_argument("--rdsdump", required=True)
     ap.add_argument("--faults", action="store_true",
                     help="librds's faulty-peer mode as the peer, one run per IB defect")
-    ap.add_argument("--out", default=None)
-    a = ap.parse_args()
-    rc = lab.root_or_skip()
-    if rc is not None:
-        return rc
-    out = a.out or os.path.join(HERE, "..", "..", "build", "lab")
-    t0 = time.time()
-
-    def log(msg):
-        print("[%5.1f s] %s" % (time.time() - t0, msg), flush=True)
-
+    a, out, log = lab.parse(ap)
     fails = run(a.kernel, a.conform, a.rdsdump, out, a.faults, log)
     return lab.verdict(fails, log, a.kernel + (" (faults)" if a.faults else ""))
 

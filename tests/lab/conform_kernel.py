@@ -38,7 +38,6 @@ doing for the previous one (reconnecting to the previous run's addresses,
 retransmitting to them); every run must give the same verdicts. The run
 times are written to repeat.txt in the run directory.
 """
-import argparse
 import json
 import os
 import subprocess
@@ -196,57 +195,43 @@ def one_run(a, l, run_dir, k, guest, small, large, ctl, log):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--kernel", required=True, choices=sorted(lab.KERNELS))
+    ap = lab.arg_parser()
     ap.add_argument("--conform", required=True)
     ap.add_argument("--ping-off", action="store_true")
     ap.add_argument("--ipv6", action="store_true")
     ap.add_argument("--repeat", type=int, default=1)
-    ap.add_argument("--out", default=None)
-    a = ap.parse_args()
+    a, out, log = lab.parse(ap)
     guest, small, large = ADDRS[6 if a.ipv6 else 4]
     ctl = ctl_of(guest)
-    rc = lab.root_or_skip()
-    if rc is not None:
-        return rc
-    out = a.out or os.path.join(HERE, "..", "..", "build", "lab")
     run_dir, share = lab.run_share(out, "conform_kernel-%s%s%s%s" % (
         a.kernel, "-noping" if a.ping_off else "", "-ipv6" if a.ipv6 else "",
         "-repeat" if a.repeat > 1 else ""), (a.conform,))
-    t0 = time.time()
-
-    def log(msg):
-        print("[%5.1f s] %s" % (time.time() - t0, msg), flush=True)
-
     fails = []
     times = []
-    with lab.Lab(a.kernel, 1, False, os.path.join(run_dir, "capture.pcap"), keep=share) as l:
-        try:
-            if a.ipv6:
-                for addr in (small, large):
-                    l.ns_run(["ip", "-6", "addr", "add", addr + "/64", "dev", "br0", "nodad"])
-            else:
-                l.ns_run(["ip", "addr", "add", large + "/24", "dev", "br0"])
-            l.role(1, (PING_OFF_SETUP if a.ping_off else "") + (IPV6_SETUP if a.ipv6 else "") +
-                   RUNNER % (a.repeat, guest, ctl))
-            l.start()
-            for k in range(a.repeat):
-                tag = "run %d/%d: " % (k + 1, a.repeat) if a.repeat > 1 else ""
-                wait_agent(share, k + 1)
-                if k == 0:
-                    log("agent up: %s" % open(os.path.join(share, "agent.err")).read().strip())
-                secs, rc, run_fails = one_run(a, l, run_dir, k, guest, small, large, ctl, log)
-                times.append((secs, rc))
-                fails += [tag + f for f in run_fails]
-            if a.repeat > 1:
-                with open(os.path.join(run_dir, "repeat.txt"), "w") as f:
-                    for k, (secs, rc) in enumerate(times):
-                        f.write("run %d: exit %d, %.1f s\n" % (k + 1, rc, secs))
-                log("runs: " + ", ".join("exit %d in %.1f s" % t for t in times))
-            l.wait(60)
-        except Exception as e:  # noqa: BLE001 - any failure is reported, the lab cleans up
-            fails.append("%s: %s" % (type(e).__name__, e))
-            print("--- console:\n" + l.console(1)[-1500:])
+    with lab.Lab(a.kernel, 1, False, os.path.join(run_dir, "capture.pcap"), keep=share) as l, \
+            l.judging(fails, tail=1500):
+        if a.ipv6:
+            for addr in (small, large):
+                l.ns_run(["ip", "-6", "addr", "add", addr + "/64", "dev", "br0", "nodad"])
+        else:
+            l.ns_run(["ip", "addr", "add", large + "/24", "dev", "br0"])
+        l.role(1, (PING_OFF_SETUP if a.ping_off else "") + (IPV6_SETUP if a.ipv6 else "") +
+               RUNNER % (a.repeat, guest, ctl))
+        l.start()
+        for k in range(a.repeat):
+            tag = "run %d/%d: " % (k + 1, a.repeat) if a.repeat > 1 else ""
+            wait_agent(share, k + 1)
+            if k == 0:
+                log("agent up: %s" % open(os.path.join(share, "agent.err")).read().strip())
+            secs, rc, run_fails = one_run(a, l, run_dir, k, guest, small, large, ctl, log)
+            times.append((secs, rc))
+            fails += [tag + f for f in run_fails]
+        if a.repeat > 1:
+            with open(os.path.join(run_dir, "repeat.txt"), "w") as f:
+                for k, (secs, rc) in enumerate(times):
+                    f.write("run %d: exit %d, %.1f s\n" % (k + 1, rc, secs))
+            log("runs: " + ", ".join("exit %d in %.1f s" % t for t in times))
+        l.wait(60)
     return lab.verdict(fails, log, a.kernel)
 
 

@@ -48,7 +48,6 @@ answer to that ping) boots once more, as no endpoint gets through a NIC
 that stopped transmitting.
 Exit: 0 pass, 1 fail, 77 skipped (not root, outside CI).
 """
-import argparse
 import os
 import re
 import sys
@@ -66,29 +65,11 @@ SIZES = [0, 1, 4095, 4096, 4097, 65536, 1 << 20]
 PINGS = 3
 LOST = "the capture lost RoCE packets"
 
-COMMON = r'''
-import os, subprocess, time, zlib
+COMMON = (r'''
+import errno, os, socket, subprocess, time, zlib
 D = os.environ["LAB_DIR"]
 SIZES = %r
-
-def flag(name):
-    open(os.path.join(D, name), "w").close()
-
-def wait_flag(name, timeout=300):
-    t = time.time() + timeout
-    while not os.path.exists(os.path.join(D, name)):
-        assert time.time() < t, "peer never got to " + name
-        time.sleep(0.1)
-
-def wait_rxe():
-    for _ in range(120):
-        out = subprocess.run(["rdma", "link"], capture_output=True, text=True).stdout
-        if "ACTIVE" in out:
-            print("rdma:", out.strip(), flush=True)
-            return
-        time.sleep(0.5)
-    raise SystemExit("rxe0 never became ACTIVE")
-
+''' + lab.guest_flags(300) + lab.GUEST_RXE + lab.GUEST_RDS_IB + r'''
 def pattern(tag, i, n):
     block = bytes(((k * k + 7 * k + 13 * i + 31 * ord(tag[0]) + ord(tag[1])) & 0xff)
                   for k in range(251))
@@ -150,7 +131,7 @@ def many_msg(tag, i, n):
         big = _runs[tag] = block * (2 + (1 << 20) // 251)
     o = (i + 4) %% 251
     return i.to_bytes(4, "big") + big[o:o + n - 4]
-''' % (SIZES,)
+''') % (SIZES,)
 
 PEER_ROLE = r'''
 python3 - <<'PY'
@@ -185,23 +166,8 @@ PY
 KERNEL_ROLE = r'''
 python3 - <<'PY'
 %s
-import errno, socket
-SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_IB = 276, 8, 0
-SO_SNDBUFFORCE, SO_RCVBUFFORCE = 32, 33
 wait_rxe()
-s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
-s.setsockopt(SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_IB)
-s.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, 8 << 20)
-s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 8 << 20)
-for i in range(60):
-    try:
-        s.bind(("%s", 5000))
-        break
-    except OSError as e:
-        if e.errno != errno.EADDRNOTAVAIL or i == 59:
-            raise
-        time.sleep(0.5)
-s.settimeout(240)
+s = rds_socket(5000, timeout=240)
 flag("ready_kernel")
 PEER = ("%s", 4000)
 
@@ -284,32 +250,13 @@ PY
 KERNEL_STRESS = r"""
 python3 - <<'PY'
 %(common)s
-import errno, socket, threading
-SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_IB = 276, 8, 0
-SO_SNDBUFFORCE, SO_RCVBUFFORCE = 32, 33
+import threading
 wait_rxe()
 hw_watch("kernel")
-
-def sock(port, rcvbuf):
-    s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
-    s.setsockopt(SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_IB)
-    s.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, 8 << 20)
-    s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, rcvbuf)
-    for i in range(60):
-        try:
-            s.bind((%(me)r, port))
-            break
-        except OSError as e:
-            if e.errno != errno.EADDRNOTAVAIL or i == 59:
-                raise
-            time.sleep(0.5)
-    s.settimeout(240)
-    return s
-
-s = sock(5000, 8 << 20)
+s = rds_socket(5000, timeout=240)
 # as ibpeer's: a few hundred messages in flight
 s.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, 1 << 20)
-c = sock(%(cport)d, 8 << 20)
+c = rds_socket(%(cport)d, timeout=240)
 c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, %(crcvbuf)d)
 flag("ready_kernel")
 PEER = (%(peer)r, 4000)
@@ -451,46 +398,41 @@ def run_layout(kernel, ibpeer, out, name, me, kern, passive, log):
     run_dir, share = lab.run_share(out, "ib_kernel-%s-%s" % (kernel, name), (ibpeer,))
     fails = []
     guest = {me: 1 if me == A else 2, kern: 1 if kern == A else 2}
-    with lab.Lab(kernel, 2, True, os.path.join(run_dir, "capture.pcap"), keep=share) as l:
-        try:
-            l.role(guest[me], PEER_ROLE % (COMMON, me, kern, PINGS,
-                                           ["--passive"] if passive else []))
-            l.role(guest[kern], KERNEL_ROLE % (COMMON, kern, me, passive))
-            l.start()
-            rcs = l.wait(600)
-            log("%s: guests %s" % (name, rcs))
-            for g in (1, 2):
-                log("%s: guest %d:\n%s" % (name, g, l.output(g)))
-                if rcs.get(g) != 0:
-                    fails.append("%s: guest %d role exit %s" % (name, g, rcs.get(g)))
-            p = os.path.join(share, "ibpeer.out")
-            text = open(p).read() if os.path.exists(p) else ""
-            log("%s: ibpeer:\n%s" % (name, text))
-            if "ibpeer: done" not in text:
-                fails.append("%s: ibpeer did not finish" % name)
-            pongs = re.findall(r"^ibpeer: pong \d+", text, re.M)
-            if len(pongs) != PINGS:
-                fails.append("%s: %d pongs, want %d" % (name, len(pongs), PINGS))
-            if "a2b digest ok" not in text or "digest ok b2a" not in l.output(guest[kern]):
-                fails.append("%s: a digest is missing" % name)
-            m = re.search(r"^ibpeer: version (\d+)\.(\d+) .*", text, re.M)
-            if not m:
-                fails.append("%s: no counters line" % name)
-            else:
-                log("%s: negotiated with %s: RDS/IB %s.%s (%s)" % (
-                    name, kernel, m.group(1), m.group(2), m.group(0)))
-                if (m.group(1), m.group(2)) != ("3", "1"):
-                    fails.append("%s: version %s.%s, the kernel answers 3.1" % (
-                        (name,) + m.groups()))
-            summary = check_capture(os.path.join(run_dir, "capture.pcap"), fails, me, kern,
-                                    passive)
-            if summary:
-                log("%s: capture: %s" % (name, summary))
-        except Exception as e:  # noqa: BLE001 - any failure is reported, the lab cleans up
-            fails.append("%s: %s: %s" % (name, type(e).__name__, e))
-        if fails:
-            for g in (1, 2):
-                print("--- %s console %d:\n%s" % (name, g, l.console(g)[-2000:]))
+    with lab.Lab(kernel, 2, True, os.path.join(run_dir, "capture.pcap"), keep=share) as l, \
+            l.judging(fails, name):
+        l.role(guest[me], PEER_ROLE % (COMMON, me, kern, PINGS,
+                                       ["--passive"] if passive else []))
+        l.role(guest[kern], KERNEL_ROLE % (COMMON, me, passive))
+        l.start()
+        rcs = l.wait(600)
+        log("%s: guests %s" % (name, rcs))
+        for g in (1, 2):
+            log("%s: guest %d:\n%s" % (name, g, l.output(g)))
+            if rcs.get(g) != 0:
+                fails.append("%s: guest %d role exit %s" % (name, g, rcs.get(g)))
+        p = os.path.join(share, "ibpeer.out")
+        text = open(p).read() if os.path.exists(p) else ""
+        log("%s: ibpeer:\n%s" % (name, text))
+        if "ibpeer: done" not in text:
+            fails.append("%s: ibpeer did not finish" % name)
+        pongs = re.findall(r"^ibpeer: pong \d+", text, re.M)
+        if len(pongs) != PINGS:
+            fails.append("%s: %d pongs, want %d" % (name, len(pongs), PINGS))
+        if "a2b digest ok" not in text or "digest ok b2a" not in l.output(guest[kern]):
+            fails.append("%s: a digest is missing" % name)
+        m = re.search(r"^ibpeer: version (\d+)\.(\d+) .*", text, re.M)
+        if not m:
+            fails.append("%s: no counters line" % name)
+        else:
+            log("%s: negotiated with %s: RDS/IB %s.%s (%s)" % (
+                name, kernel, m.group(1), m.group(2), m.group(0)))
+            if (m.group(1), m.group(2)) != ("3", "1"):
+                fails.append("%s: version %s.%s, the kernel answers 3.1" % (
+                    (name,) + m.groups()))
+        summary = check_capture(os.path.join(run_dir, "capture.pcap"), fails, me, kern,
+                                passive)
+        if summary:
+            log("%s: capture: %s" % (name, summary))
     return fails
 
 
@@ -644,51 +586,46 @@ def run_stress(kernel, ibpeer, out, name, me, kern, first_peer, log):
     run_dir, share = lab.run_share(out, "ib_stress-%s-%s" % (kernel, name), (ibpeer,))
     fails = []
     guest = {A: 1, B: 2}
-    with lab.Lab(kernel, 2, True, None, keep=share) as l:
-        try:
-            args = ["--bind", me, "--port", "4000", "--peer", kern, "--peer-port", "5000",
-                    "--no-sizes", "--many", str(MANY), "--cong-port", str(CONG_PORT),
-                    "--cong-count", str(CONG_COUNT), "--retry-count", RETRY] + \
-                ([] if first_peer else ["--passive"])
-            l.role(guest[me], ibpeer_role(COMMON, "ready_kernel", "ready_peer", "done_peer",
-                                          "done_kernel", "ibpeer.out", args))
-            l.role(guest[kern], KERNEL_STRESS % dict(
-                common=COMMON, me=kern, peer=me, cport=CONG_PORT, crcvbuf=CONG_RCVBUF,
-                many=MANY, sizes=MANY_SIZES, first=not first_peer, ccount=CONG_COUNT))
-            l.start()
-            t0 = time.time()
-            path = os.path.join(share, "ibpeer.out")
-            running = lambda: not os.path.exists(os.path.join(share, "done_peer"))  # noqa: E731
-            silent = []
-            net_watch(l, path, running, log, name, silent)
-            cuts = breaker(l, path, running, log, name)
-            rcs = l.wait(600)
-            log("%s: guests %s after %.0f s" % (name, rcs, time.time() - t0))
-            for g in (1, 2):
-                log("%s: guest %d:\n%s" % (name, g, l.output(g)))
-                if rcs.get(g) != 0:
-                    fails.append("%s: guest %d role exit %s" % (name, g, rcs.get(g)))
-            text = open(path).read() if os.path.exists(path) else ""
-            log("%s: ibpeer:\n%s" % (name, "\n".join(
-                x for x in text.splitlines() if " many rx " not in x)))
-            if cuts != BREAKS:
-                fails.append("%s: %d cuts of %d" % (name, cuts, BREAKS))
-            judge_stress(name, "librds", text, cuts, fails, log, True)
-            kout = l.output(guest[kern])
-            if "many ok %d" % MANY not in kout or "cong ok %d" % CONG_COUNT not in kout:
-                fails.append("%s: the kernel's side did not check everything" % name)
-            m = re.search(r"^ibpeer: version (\d+)\.(\d+)", text, re.M)
-            if m:
-                log("%s: negotiated with %s: RDS/IB %s.%s on every reconnect" % (
-                    name, kernel, m.group(1), m.group(2)))
-            hung = nic_hung(l, silent)
-            if hung and fails:
-                fails.append("%s: %s: %s" % (name, NIC_HUNG, "; ".join(hung)))
-        except Exception as e:  # noqa: BLE001 - any failure is reported, the lab cleans up
-            fails.append("%s: %s: %s" % (name, type(e).__name__, e))
-        if fails:
-            for g in (1, 2):
-                print("--- %s console %d:\n%s" % (name, g, l.console(g)[-3000:]))
+    with lab.Lab(kernel, 2, True, None, keep=share) as l, \
+            l.judging(fails, name, tail=3000):
+        args = ["--bind", me, "--port", "4000", "--peer", kern, "--peer-port", "5000",
+                "--no-sizes", "--many", str(MANY), "--cong-port", str(CONG_PORT),
+                "--cong-count", str(CONG_COUNT), "--retry-count", RETRY] + \
+            ([] if first_peer else ["--passive"])
+        l.role(guest[me], ibpeer_role(COMMON, "ready_kernel", "ready_peer", "done_peer",
+                                      "done_kernel", "ibpeer.out", args))
+        l.role(guest[kern], KERNEL_STRESS % dict(
+            common=COMMON, peer=me, cport=CONG_PORT, crcvbuf=CONG_RCVBUF,
+            many=MANY, sizes=MANY_SIZES, first=not first_peer, ccount=CONG_COUNT))
+        l.start()
+        t0 = time.time()
+        path = os.path.join(share, "ibpeer.out")
+        running = lambda: not os.path.exists(os.path.join(share, "done_peer"))  # noqa: E731
+        silent = []
+        net_watch(l, path, running, log, name, silent)
+        cuts = breaker(l, path, running, log, name)
+        rcs = l.wait(600)
+        log("%s: guests %s after %.0f s" % (name, rcs, time.time() - t0))
+        for g in (1, 2):
+            log("%s: guest %d:\n%s" % (name, g, l.output(g)))
+            if rcs.get(g) != 0:
+                fails.append("%s: guest %d role exit %s" % (name, g, rcs.get(g)))
+        text = open(path).read() if os.path.exists(path) else ""
+        log("%s: ibpeer:\n%s" % (name, "\n".join(
+            x for x in text.splitlines() if " many rx " not in x)))
+        if cuts != BREAKS:
+            fails.append("%s: %d cuts of %d" % (name, cuts, BREAKS))
+        judge_stress(name, "librds", text, cuts, fails, log, True)
+        kout = l.output(guest[kern])
+        if "many ok %d" % MANY not in kout or "cong ok %d" % CONG_COUNT not in kout:
+            fails.append("%s: the kernel's side did not check everything" % name)
+        m = re.search(r"^ibpeer: version (\d+)\.(\d+)", text, re.M)
+        if m:
+            log("%s: negotiated with %s: RDS/IB %s.%s on every reconnect" % (
+                name, kernel, m.group(1), m.group(2)))
+        hung = nic_hung(l, silent)
+        if hung and fails:
+            fails.append("%s: %s: %s" % (name, NIC_HUNG, "; ".join(hung)))
     return fails
 
 
@@ -764,78 +701,62 @@ def run_pair(kernel, ibpeer, out, name, log):
                                     "--cong-count", str(CONG_COUNT)]
         wait_a, wait_b = None, "ready_a"
     pcap = os.path.join(run_dir, "capture.pcap") if cap else None
-    with lab.Lab(kernel, 2, True, pcap, keep=share) as l:
-        try:
-            l.role(1, ibpeer_role(COMMON, wait_a, "ready_a", "done_a", "done_b", "ibpeer-a.out",
-                                  args_a))
-            l.role(2, ibpeer_role(COMMON, wait_b, "ready_b", "done_b", "done_a", "ibpeer-b.out",
-                                  args_b))
-            l.start()
-            t0 = time.time()
-            pa, pb = (os.path.join(share, "ibpeer-%s.out" % x) for x in "ab")
-            cuts = 0
-            if not cap:
-                running = lambda: not os.path.exists(os.path.join(share, "done_a"))  # noqa: E731
-                net_watch(l, pa, running, log, name, silent)
-                cuts = breaker(l, pa, running, log, name)
-            rcs = l.wait(600)
-            log("%s: guests %s after %.0f s" % (name, rcs, time.time() - t0))
-            texts = {}
-            for g, who, p in ((1, "A", pa), (2, "B", pb)):
-                texts[who] = open(p).read() if os.path.exists(p) else ""
-                log("%s: guest %d:\n%s\n%s: ibpeer %s:\n%s" % (
-                    name, g, l.output(g), name, who, "\n".join(
-                        x for x in texts[who].splitlines() if " many rx " not in x)))
-                if rcs.get(g) != 0:
-                    fails.append("%s: guest %d role exit %s" % (name, g, rcs.get(g)))
-            if cap:
-                if "a2b digest ok" not in texts["A"] or "b2a digest ok" not in texts["B"]:
-                    fails.append("%s: a digest is missing" % name)
-                if len(re.findall(r"^ibpeer: pong \d+", texts["A"], re.M)) != PINGS:
-                    fails.append("%s: pings not answered" % name)
-                summary = check_credits(pcap, fails, {A: rings[A], B: rings[B]})
-                if summary:
-                    log("%s: capture: %s" % (name, summary))
-            else:
-                if cuts != BREAKS:
-                    fails.append("%s: %d cuts of %d" % (name, cuts, BREAKS))
-                judge_stress(name, "librds A", texts["A"], cuts, fails, log, True)
-                judge_stress(name, "librds B", texts["B"], 0, fails, log, False)
-                if "ibpeer: cong received %d" % CONG_COUNT not in texts["B"]:
-                    fails.append("%s: B's stalled port did not get all %d" % (name, CONG_COUNT))
-            for who in "AB":
-                m = re.search(r"^ibpeer: version (\d+)\.(\d+)", texts[who], re.M)
-                if not m or m.groups() != ("3", "1"):
-                    fails.append("%s: %s's version %s" % (name, who, m and m.groups()))
-            hung = nic_hung(l, silent)
-            if hung and fails:
-                fails.append("%s: %s: %s" % (name, NIC_HUNG, "; ".join(hung)))
-        except Exception as e:  # noqa: BLE001 - any failure is reported, the lab cleans up
-            fails.append("%s: %s: %s" % (name, type(e).__name__, e))
-        if fails:
-            for g in (1, 2):
-                print("--- %s console %d:\n%s" % (name, g, l.console(g)[-3000:]))
+    with lab.Lab(kernel, 2, True, pcap, keep=share) as l, \
+            l.judging(fails, name, tail=3000):
+        l.role(1, ibpeer_role(COMMON, wait_a, "ready_a", "done_a", "done_b", "ibpeer-a.out",
+                              args_a))
+        l.role(2, ibpeer_role(COMMON, wait_b, "ready_b", "done_b", "done_a", "ibpeer-b.out",
+                              args_b))
+        l.start()
+        t0 = time.time()
+        pa, pb = (os.path.join(share, "ibpeer-%s.out" % x) for x in "ab")
+        cuts = 0
+        if not cap:
+            running = lambda: not os.path.exists(os.path.join(share, "done_a"))  # noqa: E731
+            net_watch(l, pa, running, log, name, silent)
+            cuts = breaker(l, pa, running, log, name)
+        rcs = l.wait(600)
+        log("%s: guests %s after %.0f s" % (name, rcs, time.time() - t0))
+        texts = {}
+        for g, who, p in ((1, "A", pa), (2, "B", pb)):
+            texts[who] = open(p).read() if os.path.exists(p) else ""
+            log("%s: guest %d:\n%s\n%s: ibpeer %s:\n%s" % (
+                name, g, l.output(g), name, who, "\n".join(
+                    x for x in texts[who].splitlines() if " many rx " not in x)))
+            if rcs.get(g) != 0:
+                fails.append("%s: guest %d role exit %s" % (name, g, rcs.get(g)))
+        if cap:
+            if "a2b digest ok" not in texts["A"] or "b2a digest ok" not in texts["B"]:
+                fails.append("%s: a digest is missing" % name)
+            if len(re.findall(r"^ibpeer: pong \d+", texts["A"], re.M)) != PINGS:
+                fails.append("%s: pings not answered" % name)
+            summary = check_credits(pcap, fails, {A: rings[A], B: rings[B]})
+            if summary:
+                log("%s: capture: %s" % (name, summary))
+        else:
+            if cuts != BREAKS:
+                fails.append("%s: %d cuts of %d" % (name, cuts, BREAKS))
+            judge_stress(name, "librds A", texts["A"], cuts, fails, log, True)
+            judge_stress(name, "librds B", texts["B"], 0, fails, log, False)
+            if "ibpeer: cong received %d" % CONG_COUNT not in texts["B"]:
+                fails.append("%s: B's stalled port did not get all %d" % (name, CONG_COUNT))
+        for who in "AB":
+            m = re.search(r"^ibpeer: version (\d+)\.(\d+)", texts[who], re.M)
+            if not m or m.groups() != ("3", "1"):
+                fails.append("%s: %s's version %s" % (name, who, m and m.groups()))
+        hung = nic_hung(l, silent)
+        if hung and fails:
+            fails.append("%s: %s: %s" % (name, NIC_HUNG, "; ".join(hung)))
     return fails
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--kernel", required=True, choices=sorted(lab.KERNELS))
+    ap = lab.arg_parser()
     ap.add_argument("--ibpeer", required=True)
-    ap.add_argument("--out", default=None)
     ap.add_argument("--layout", choices=[x[0] for x in LAYOUTS] + ["credits", "breaks"],
                     default=None, help="run one layout only")
     ap.add_argument("--suite", choices=("basic", "stress", "pair"), default="basic")
-    a = ap.parse_args()
-    rc = lab.root_or_skip()
-    if rc is not None:
-        return rc
-    out = a.out or os.path.join(HERE, "..", "..", "build", "lab")
-    t0 = time.time()
-
-    def log(msg):
-        print("[%5.1f s] %s" % (time.time() - t0, msg), flush=True)
-
+    a, out, log = lab.parse(ap)
     fails = []
     if a.suite == "pair":
         for name in ("credits", "breaks"):

@@ -30,12 +30,10 @@ docs/performance.md records them with this command. The guests run under
 TCG emulation: absolute numbers mean little, the ratio is what counts.
 Exit: 0 pass, 1 fail, 77 skipped (not root, outside CI).
 """
-import argparse
 import json
 import os
 import re
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -54,16 +52,7 @@ D = os.environ["LAB_DIR"]
 ENV = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
 TIME = %r
 TESTS = %r
-
-def flag(name):
-    open(os.path.join(D, name), "w").close()
-
-def wait_flag(name, timeout=400):
-    t = time.time() + timeout
-    while not os.path.exists(os.path.join(D, name)):
-        assert time.time() < t, "peer never got to " + name
-        time.sleep(0.1)
-
+''' + lab.guest_flags(400) + r'''
 def wait_rxe(me):
     # ACTIVE, and the address's GID in the table (it may lag behind)
     want = "0000:0000:0000:0000:0000:ffff:%%02x%%02x:%%02x%%02x" %% tuple(map(int, me.split(".")))
@@ -257,65 +246,49 @@ def figures(share, fails):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--kernel", required=True, choices=sorted(lab.KERNELS))
+    ap = lab.arg_parser()
     ap.add_argument("--rdsping", required=True)
     ap.add_argument("--rdsperf", required=True)
-    ap.add_argument("--out", default=None)
     ap.add_argument("--time", type=float, default=5, help="seconds per rdsperf test")
     ap.add_argument("--capture", action="store_true",
                     help="record the RoCE traffic into capture.pcap (large; skews the figures)")
-    a = ap.parse_args()
-    rc = lab.root_or_skip()
-    if rc is not None:
-        return rc
-    out = a.out or os.path.join(HERE, "..", "..", "build", "lab")
-    t0 = time.time()
-
-    def log(msg):
-        print("[%5.1f s] %s" % (time.time() - t0, msg), flush=True)
-
+    a, out, log = lab.parse(ap)
     run_dir, share = lab.run_share(out, "ib_tools-%s" % a.kernel, (a.rdsping, a.rdsperf))
     fails = []
     common = COMMON % (a.time, TESTS)
     cap = os.path.join(run_dir, "capture.pcap") if a.capture else None
-    with lab.Lab(a.kernel, 2, True, cap, keep=share, capture_filter="udp port 4791") as l:
-        try:
-            l.role(1, ROLE_A % (common, A, B, A, PINGS_A, A, B, A, B, A))
-            l.role(2, ROLE_B % (common, B, B, PINGS_B, B, A, A, B))
-            l.start()
-            rcs = l.wait(800)
-            log("guests %s" % rcs)
-            for g in (1, 2):
-                log("guest %d:\n%s" % (g, l.output(g)))
-                if rcs.get(g) != 0:
-                    fails.append("guest %d role exit %s" % (g, rcs.get(g)))
-            for g in (1, 2):
-                text = l.output(g)
-                c = re.findall(r"^rxe0 (\w+): sent_pkts (\d+) rcvd_pkts (\d+)", text, re.M)
-                if len(c) != 2 or int(c[1][2]) - int(c[0][2]) < 1000:
-                    fails.append("guest %d: rxe0 counters %r: the tests did not run over IB" % (g, c))
-                if "RDS/TCP connections: none" not in text:
-                    fails.append("guest %d: an RDS/TCP connection exists" % g)
-            if "rmmod rds_rdma: 0" not in l.output(1) or "insmod rds_rdma: 0" not in l.output(1):
-                fails.append("guest 1 could not unload or reload rds_rdma")
-            ping_a, ping_b = read(share, "ping_a.out"), read(share, "ping_b.out")
-            log("rdsping, librds -> kernel:\n%s" % ping_a)
-            log("rdsping --kernel, kernel -> librds:\n%s%s" % (ping_b, read(share, "ping_b.err")))
-            check_ping(ping_a, "librds rdsping", PINGS_A, "librds", fails)
-            check_ping(ping_b, "kernel rdsping", PINGS_B, "kernel", fails)
-            table = figures(share, fails)
-            head = ("rdsperf over IB (Soft-RoCE, guests under TCG), kernel %s, %g s per test "
-                    "after 1 s warm-up; stream: what the receiver counted; pingpong: round "
-                    "trips per second and their latency" % (a.kernel, a.time))
-            with open(os.path.join(run_dir, "figures.md"), "w") as f:
-                f.write(head + "\n\n" + table + "\n")
-            log(head + "\n" + table)
-        except Exception as e:  # noqa: BLE001 - any failure is reported, the lab cleans up
-            fails.append("%s: %s" % (type(e).__name__, e))
-        if fails:
-            for g in (1, 2):
-                print("--- console %d:\n%s" % (g, l.console(g)[-2000:]))
+    with lab.Lab(a.kernel, 2, True, cap, keep=share, capture_filter="udp port 4791") as l, \
+            l.judging(fails):
+        l.role(1, ROLE_A % (common, A, B, A, PINGS_A, A, B, A, B, A))
+        l.role(2, ROLE_B % (common, B, B, PINGS_B, B, A, A, B))
+        l.start()
+        rcs = l.wait(800)
+        log("guests %s" % rcs)
+        for g in (1, 2):
+            log("guest %d:\n%s" % (g, l.output(g)))
+            if rcs.get(g) != 0:
+                fails.append("guest %d role exit %s" % (g, rcs.get(g)))
+        for g in (1, 2):
+            text = l.output(g)
+            c = re.findall(r"^rxe0 (\w+): sent_pkts (\d+) rcvd_pkts (\d+)", text, re.M)
+            if len(c) != 2 or int(c[1][2]) - int(c[0][2]) < 1000:
+                fails.append("guest %d: rxe0 counters %r: the tests did not run over IB" % (g, c))
+            if "RDS/TCP connections: none" not in text:
+                fails.append("guest %d: an RDS/TCP connection exists" % g)
+        if "rmmod rds_rdma: 0" not in l.output(1) or "insmod rds_rdma: 0" not in l.output(1):
+            fails.append("guest 1 could not unload or reload rds_rdma")
+        ping_a, ping_b = read(share, "ping_a.out"), read(share, "ping_b.out")
+        log("rdsping, librds -> kernel:\n%s" % ping_a)
+        log("rdsping --kernel, kernel -> librds:\n%s%s" % (ping_b, read(share, "ping_b.err")))
+        check_ping(ping_a, "librds rdsping", PINGS_A, "librds", fails)
+        check_ping(ping_b, "kernel rdsping", PINGS_B, "kernel", fails)
+        table = figures(share, fails)
+        head = ("rdsperf over IB (Soft-RoCE, guests under TCG), kernel %s, %g s per test "
+                "after 1 s warm-up; stream: what the receiver counted; pingpong: round "
+                "trips per second and their latency" % (a.kernel, a.time))
+        with open(os.path.join(run_dir, "figures.md"), "w") as f:
+            f.write(head + "\n\n" + table + "\n")
+        log(head + "\n" + table)
     return lab.verdict(fails, log, a.kernel)
 
 

@@ -20,12 +20,10 @@ packets. The guest's output is kept in the run directory
 Exit: 0 pass, 1 fail, 77 skipped (not root outside CI, or the script
 skipped, e.g. the selftest could not be fetched).
 """
-import argparse
 import os
 import re
 import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -57,64 +55,48 @@ exit $rc
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--kernel", required=True, choices=sorted(lab.KERNELS))
+    ap = lab.arg_parser()
     ap.add_argument("--rdsrun", required=True)
     ap.add_argument("--script", required=True)
     ap.add_argument("--timeout", type=int, default=400,
                     help="test.py's alarm in the guest (run.sh's 400 s)")
-    ap.add_argument("--out", default=None)
-    a = ap.parse_args()
-    rc = lab.root_or_skip()
-    if rc is not None:
-        return rc
-    t0 = time.time()
-
-    def log(msg):
-        print("[%6.1f s] %s" % (time.time() - t0, msg), flush=True)
-
+    a, out, log = lab.parse(ap, 6)
     # The guest sees the host's cache read-only: fetch the selftest here.
     p = subprocess.run(["/bin/sh", a.script, a.rdsrun],
                        env=dict(os.environ, KST_FETCH_ONLY="1", RDS_LAB_CACHE=lab.cache_root()))
     if p.returncode != 0:
         log("the selftest could not be fetched (exit %d)" % p.returncode)
         return 1 if os.environ.get("CI") or p.returncode != 77 else 77
-    out = a.out or os.path.join(HERE, "..", "..", "build", "lab")
     run_dir, share = lab.run_share(out, "kselftest_netem-%s" % a.kernel, ())
     env = ""
     if os.environ.get("SHIM_PRELOAD_FIRST"):
         env = "SHIM_PRELOAD_FIRST=" + os.environ["SHIM_PRELOAD_FIRST"]
     fails = []
     with lab.Lab(a.kernel, 1, False, None, keep=share, memory=1536,
-                 add_modules=ADD, drop_modules=DROP) as l:
-        try:
-            l.role(1, ROLE % {"cache": lab.cache_root(), "timeout": a.timeout, "env": env,
-                              "script": os.path.abspath(a.script),
-                              "rdsrun": os.path.abspath(a.rdsrun)})
-            l.start()
-            rcs = l.wait(a.timeout + 400)
-            text = l.output(1)
-            log("guest (%s): exit %s\n%s" % (l.kver, rcs.get(1), text))
-            if rcs.get(1) == 77 and not os.environ.get("CI"):
-                return 77
-            if rcs.get(1) != 0:
-                fails.append("guest role exit %s" % rcs.get(1))
-                print("--- console:\n%s" % l.console(1)[-3000:])
-            if "kernel AF_RDS: EAFNOSUPPORT" not in text:
-                fails.append("AF_RDS was not shown absent in the guest's kernel")
-            if not re.search(r"^done 50000 50000$", text, re.M):
-                fails.append("test.py did not send and receive 50000 messages")
-            if not re.search(r"^Success$", text, re.M):
-                fails.append("test.py did not report Success")
-            for ns in ("net0", "net1"):
-                m = re.search(r"^%s: qdisc netem .*?dropped (\d+)" % ns, text, re.M)
-                if not m:
-                    fails.append("%s: no netem qdisc reported" % ns)
-                elif int(m.group(1)) == 0:
-                    fails.append("%s: netem dropped nothing" % ns)
-        except Exception as e:  # noqa: BLE001 - any failure is reported, the lab cleans up
-            fails.append("%s: %s" % (type(e).__name__, e))
-            print("--- console:\n%s" % l.console(1)[-3000:])
+                 add_modules=ADD, drop_modules=DROP) as l, l.judging(fails, tail=3000):
+        l.role(1, ROLE % {"cache": lab.cache_root(), "timeout": a.timeout, "env": env,
+                          "script": os.path.abspath(a.script),
+                          "rdsrun": os.path.abspath(a.rdsrun)})
+        l.start()
+        rcs = l.wait(a.timeout + 400)
+        text = l.output(1)
+        log("guest (%s): exit %s\n%s" % (l.kver, rcs.get(1), text))
+        if rcs.get(1) == 77 and not os.environ.get("CI"):
+            return 77
+        if rcs.get(1) != 0:
+            fails.append("guest role exit %s" % rcs.get(1))
+        if "kernel AF_RDS: EAFNOSUPPORT" not in text:
+            fails.append("AF_RDS was not shown absent in the guest's kernel")
+        if not re.search(r"^done 50000 50000$", text, re.M):
+            fails.append("test.py did not send and receive 50000 messages")
+        if not re.search(r"^Success$", text, re.M):
+            fails.append("test.py did not report Success")
+        for ns in ("net0", "net1"):
+            m = re.search(r"^%s: qdisc netem .*?dropped (\d+)" % ns, text, re.M)
+            if not m:
+                fails.append("%s: no netem qdisc reported" % ns)
+            elif int(m.group(1)) == 0:
+                fails.append("%s: netem dropped nothing" % ns)
     return lab.verdict(fails, log, a.kernel)
 
 

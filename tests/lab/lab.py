@@ -93,6 +93,120 @@ def run_share(out, name, progs):
     return run_dir, share
 
 
+def arg_parser():
+    """The command line every lab test takes: --kernel, and --out for the
+    directory of its runs; the test adds its own."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kernel", required=True, choices=sorted(KERNELS))
+    ap.add_argument("--out", default=None)
+    return ap
+
+
+def parse(ap, width=5):
+    """The arguments of |ap|, the runs' directory (--out, else the build
+    tree's lab/) and a log that stamps each line with the seconds since
+    this call, |width| wide. A test that cannot run here exits with
+    root_or_skip()'s code."""
+    a = ap.parse_args()
+    rc = root_or_skip()
+    if rc is not None:
+        raise SystemExit(rc)
+    t0 = time.time()
+
+    def stamped(msg):
+        print("[%*.1f s] %s" % (width, time.time() - t0, msg), flush=True)
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    return a, a.out or os.path.join(here, "..", "..", "build", "lab"), stamped
+
+
+# Python for the guests' roles, pasted in after the role's own imports
+# (os, subprocess and time). It holds no "%", so a role template that is
+# %-formatted afterwards takes it as it is.
+
+def guest_flags(timeout, poll=0.1):
+    """flag(name) leaves a file in the run directory for the other guest;
+    wait_flag(name) waits for one, |timeout| s and looking every |poll| s
+    unless told otherwise."""
+    return r"""
+def flag(name):
+    open(os.path.join(os.environ["LAB_DIR"], name), "w").close()
+
+def wait_flag(name, timeout=%r, poll=%r):
+    t = time.time() + timeout
+    while not os.path.exists(os.path.join(os.environ["LAB_DIR"], name)):
+        assert time.time() < t, "never got " + name
+        time.sleep(poll)
+""" % (timeout, poll)
+
+
+# wait_rxe(): Soft-RoCE's rxe0 ACTIVE (the guest's init adds it).
+GUEST_RXE = r"""
+def wait_rxe():
+    for _ in range(120):
+        out = subprocess.run(["rdma", "link"], capture_output=True, text=True).stdout
+        if "ACTIVE" in out:
+            print("rdma:", out.strip(), flush=True)
+            return
+        time.sleep(0.5)
+    raise SystemExit("rxe0 never became ACTIVE")
+"""
+
+# rds_socket(port): AF_RDS pinned to TCP and bound to the guest's address
+# (needs socket too). |rcvbuf|: its SO_RCVBUF; |force|: room for bursts
+# beyond the sysctl limits; |timeout| None: truly blocking, as a timeout
+# makes sendto non-blocking.
+GUEST_RDS_TCP = r"""
+SOL_RDS = 276
+SO_RDS_TRANSPORT = 8
+RDS_TRANS_TCP = 2
+SO_SNDBUFFORCE = 32
+SO_RCVBUFFORCE = 33
+
+def rds_socket(port, rcvbuf=None, timeout=60, force=False):
+    s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
+    s.setsockopt(SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_TCP)
+    if force:
+        s.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, 4 << 20)
+        s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 8 << 20)
+    if rcvbuf:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    s.bind((os.environ["LAB_IP"], port))
+    s.settimeout(timeout)
+    return s
+"""
+
+# rds_socket(port): AF_RDS pinned to IB and bound to the guest's address
+# once its GID table has it (the table may lag behind the link state),
+# with room to send 1 MiB messages (the default is about 100 KiB) and
+# |rcvbuf| to receive (needs errno and socket too).
+GUEST_RDS_IB = r"""
+SOL_RDS = 276
+SO_RDS_TRANSPORT = 8
+RDS_TRANS_IB = 0
+SO_SNDBUFFORCE = 32
+SO_RCVBUFFORCE = 33
+
+def rds_socket(port, rcvbuf=8 << 20, timeout=120):
+    s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
+    s.setsockopt(SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_IB)
+    assert s.getsockopt(SOL_RDS, SO_RDS_TRANSPORT) == RDS_TRANS_IB
+    s.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, 8 << 20)
+    if rcvbuf:
+        s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, rcvbuf)
+    for i in range(60):
+        try:
+            s.bind((os.environ["LAB_IP"], port))
+            break
+        except OSError as e:
+            if e.errno != errno.EADDRNOTAVAIL or i == 59:
+                raise
+            time.sleep(0.5)
+    s.settimeout(timeout)
+    return s
+"""
+
+
 def cache_root():
     return os.environ.get("RDS_LAB_CACHE",
                           os.path.join(os.path.expanduser("~"), ".cache", "rds-lab"))
@@ -574,6 +688,21 @@ class Lab:
     def console(self, i):
         p = os.path.join(self.dir, "console%d.log" % i)
         return open(p, errors="replace").read() if os.path.exists(p) else ""
+
+    @contextlib.contextmanager
+    def judging(self, fails, name=None, tail=2000):
+        """Around what a test does with the guests: an exception there is
+        one more entry in |fails| (after |name|), and once anything failed
+        the last |tail| characters of each guest's console are shown."""
+        pre = name + ": " if name else ""
+        try:
+            yield
+        except Exception as e:  # noqa: BLE001 - any failure is reported, the lab cleans up
+            fails.append("%s%s: %s" % (pre, type(e).__name__, e))
+        if fails:
+            for g in range(1, self.guests + 1):
+                print("--- %sconsole %d:\n%s" % (name + " " if name else "", g,
+                                               self.console(g)[-tail:]))
 
     def _stop_capture(self):
         if self.tcpdump and self.tcpdump.poll() is None:

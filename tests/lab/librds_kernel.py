@@ -34,7 +34,6 @@ Phases, each asserted:
 
 Exit: 0 pass, 1 fail, 77 skipped (not root, outside CI).
 """
-import argparse
 import json
 import os
 import subprocess
@@ -382,25 +381,14 @@ def phase_perf(r, log):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--kernel", required=True, choices=sorted(lab.KERNELS))
+    ap = lab.arg_parser()
     ap.add_argument("--rdsdrive", required=True)
     ap.add_argument("--rdsping", required=True)
     ap.add_argument("--rdsperf", default=None)
-    ap.add_argument("--out", default=None)
     ap.add_argument("--phases", default="basic,large,enobufs,kills,perf,reboot")
-    a = ap.parse_args()
-    rc = lab.root_or_skip()
-    if rc is not None:
-        return rc
-    out = a.out or os.path.join(HERE, "..", "..", "build", "lab")
+    a, out, log = lab.parse(ap)
     run_dir, share = lab.run_share(out, "librds_kernel-%s" % a.kernel,
                                    (a.rdsdrive, a.rdsping, a.rdsperf))
-    t0 = time.time()
-
-    def log(msg):
-        print("[%5.1f s] %s" % (time.time() - t0, msg), flush=True)
-
     ok = False
     with lab.Lab(a.kernel, 1, False, os.path.join(run_dir, "capture.pcap"), keep=share) as l:
         r = Run(l, a, share)

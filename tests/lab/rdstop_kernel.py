@@ -32,12 +32,10 @@ kernel's generation (7.x ends in mprds_catchup_tx0_retries, 6.x does not).
 Outputs are kept in the run directory (build/lab/rdstop_kernel-<kernel>/).
 Exit: 0 pass, 1 fail, 77 skipped (not root, outside CI).
 """
-import argparse
 import json
 import os
 import re
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -49,31 +47,10 @@ MSGS = 5
 COMMON = r'''
 import os, signal, socket, subprocess, sys, time
 SIZE, RCVBUF = 4096, 65536
-SOL_RDS = 276
-SO_RDS_TRANSPORT = 8
 RDS_CONG_MONITOR = 6
 RDS_CMSG_CONG_UPDATE = 5
-RDS_TRANS_TCP = 2
 D = os.environ["LAB_DIR"]
-
-def rds_socket(port, rcvbuf=None):
-    s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
-    s.setsockopt(SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_TCP)
-    if rcvbuf:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
-    s.bind((os.environ["LAB_IP"], port))
-    s.settimeout(60)
-    return s
-
-def flag(name):
-    open(os.path.join(D, name), "w").close()
-
-def wait_flag(name, timeout=180):
-    t = time.time() + timeout
-    while not os.path.exists(os.path.join(D, name)):
-        assert time.time() < t, "peer never got to " + name
-        time.sleep(0.05)
-
+''' + lab.GUEST_RDS_TCP + lab.guest_flags(180, 0.05) + r'''
 def rdstop_json(me):
     """rdstop -b --json --kernel every second for the whole scenario."""
     out = open(os.path.join(D, "rdstop%d.json" % me), "w")
@@ -374,65 +351,50 @@ def check_json(me, lines, sent4001, fails):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--kernel", required=True, choices=sorted(lab.KERNELS))
+    ap = lab.arg_parser()
     ap.add_argument("--rdstop", required=True)
-    ap.add_argument("--out", default=None)
-    a = ap.parse_args()
-    rc = lab.root_or_skip()
-    if rc is not None:
-        return rc
-    out = a.out or os.path.join(HERE, "..", "..", "build", "lab")
+    a, out, log = lab.parse(ap)
     run_dir, share = lab.run_share(out, "rdstop_kernel-%s" % a.kernel, (a.rdstop,))
-    t0 = time.time()
-
-    def log(msg):
-        print("[%5.1f s] %s" % (time.time() - t0, msg), flush=True)
-
     fails = []
-    with lab.Lab(a.kernel, 2, False, os.path.join(run_dir, "capture.pcap"), keep=share) as l:
-        try:
-            l.role(1, ROLE1)
-            l.role(2, ROLE2)
-            l.start()
-            rcs = l.wait(300)
-            log("guests: %s" % rcs)
-            for g in (1, 2):
-                if rcs.get(g) != 0:
-                    fails.append("guest %d role exit %s: %s" % (g, rcs.get(g), l.output(g)[-800:]))
-                p = os.path.join(share, "rdstop%d.out" % g)
-                rcp = os.path.join(share, "rdstop%d.rc" % g)
-                if not os.path.exists(rcp):
-                    fails.append("guest %d: rdstop did not run" % g)
-                    continue
-                text = open(p).read()
-                log("guest %d rdstop:\n%s" % (g, text))
-                r = int(open(rcp).read())
-                if r != 0:
-                    fails.append("guest %d: rdstop exit %d: %s" % (
-                        g, r, open(os.path.join(share, "rdstop%d.err" % g)).read()))
-                check_guest(g, text, a.kernel, fails)
-                jp = os.path.join(share, "rdstop%d.json" % g)
-                jrc = os.path.join(share, "rdstop%d.json.rc" % g)
-                if not os.path.exists(jrc):
-                    fails.append("guest %d: rdstop --json did not finish" % g)
-                    continue
-                if int(open(jrc).read()) != 0:
-                    fails.append("guest %d: rdstop --json exit %s: %s" % (
-                        g, open(jrc).read().strip(),
-                        open(os.path.join(share, "rdstop%d.json.err" % g)).read()))
-                sp = os.path.join(share, "sent4001")
-                sent = int(open(sp).read()) if os.path.exists(sp) else None
-                check_json(g, open(jp).read().splitlines(), sent, fails)
-            mp = os.path.join(share, "mon2")
-            mon = open(mp).read().split() if os.path.exists(mp) else None
-            if not mon or not any(int(g, 16) & (1 << (4001 % 64)) for g in mon):
-                fails.append("guest 2: the sending socket's monitor was not told of group "
-                             "%d: %r" % (4001 % 64, mon))
-        except Exception as e:  # noqa: BLE001 - any failure is reported, the lab cleans up
-            fails.append("%s: %s" % (type(e).__name__, e))
-            for g in (1, 2):
-                print("--- console %d:\n%s" % (g, l.console(g)[-1500:]))
+    with lab.Lab(a.kernel, 2, False, os.path.join(run_dir, "capture.pcap"), keep=share) as l, \
+            l.judging(fails, tail=1500):
+        l.role(1, ROLE1)
+        l.role(2, ROLE2)
+        l.start()
+        rcs = l.wait(300)
+        log("guests: %s" % rcs)
+        for g in (1, 2):
+            if rcs.get(g) != 0:
+                fails.append("guest %d role exit %s: %s" % (g, rcs.get(g), l.output(g)[-800:]))
+            p = os.path.join(share, "rdstop%d.out" % g)
+            rcp = os.path.join(share, "rdstop%d.rc" % g)
+            if not os.path.exists(rcp):
+                fails.append("guest %d: rdstop did not run" % g)
+                continue
+            text = open(p).read()
+            log("guest %d rdstop:\n%s" % (g, text))
+            r = int(open(rcp).read())
+            if r != 0:
+                fails.append("guest %d: rdstop exit %d: %s" % (
+                    g, r, open(os.path.join(share, "rdstop%d.err" % g)).read()))
+            check_guest(g, text, a.kernel, fails)
+            jp = os.path.join(share, "rdstop%d.json" % g)
+            jrc = os.path.join(share, "rdstop%d.json.rc" % g)
+            if not os.path.exists(jrc):
+                fails.append("guest %d: rdstop --json did not finish" % g)
+                continue
+            if int(open(jrc).read()) != 0:
+                fails.append("guest %d: rdstop --json exit %s: %s" % (
+                    g, open(jrc).read().strip(),
+                    open(os.path.join(share, "rdstop%d.json.err" % g)).read()))
+            sp = os.path.join(share, "sent4001")
+            sent = int(open(sp).read()) if os.path.exists(sp) else None
+            check_json(g, open(jp).read().splitlines(), sent, fails)
+        mp = os.path.join(share, "mon2")
+        mon = open(mp).read().split() if os.path.exists(mp) else None
+        if not mon or not any(int(g, 16) & (1 << (4001 % 64)) for g in mon):
+            fails.append("guest 2: the sending socket's monitor was not told of group "
+                         "%d: %r" % (4001 % 64, mon))
     return lab.verdict(fails, log, a.kernel)
 
 

@@ -21,11 +21,9 @@ output (netem's `tc -s qdisc` and TCP's counters included) is kept in the
 run directory (build/lab/soak_netem-<kernel>-<S>/share/guest1.out).
 Exit: 0 pass, 1 fail, 77 skipped (not root outside CI).
 """
-import argparse
 import os
 import re
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -45,47 +43,31 @@ exit $rc
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--kernel", required=True, choices=sorted(lab.KERNELS))
+    ap = lab.arg_parser()
     ap.add_argument("--loop", required=True)
     ap.add_argument("--rdsdrive", required=True)
     ap.add_argument("--rdsloop", required=True)
     ap.add_argument("--duration", type=int, required=True, help="seconds of traffic")
-    ap.add_argument("--out", default=None)
-    a = ap.parse_args()
-    rc = lab.root_or_skip()
-    if rc is not None:
-        return rc
-    t0 = time.time()
-
-    def log(msg):
-        print("[%6.1f s] %s" % (time.time() - t0, msg), flush=True)
-
-    out = a.out or os.path.join(HERE, "..", "..", "build", "lab")
+    a, out, log = lab.parse(ap, 6)
     run_dir, share = lab.run_share(out, "soak_netem-%s-%d" % (a.kernel, a.duration), ())
     fails = []
     with lab.Lab(a.kernel, 1, False, None, keep=share, memory=1536,
-                 add_modules=ADD, drop_modules=DROP) as l:
-        try:
-            l.role(1, ROLE % {"loop": os.path.abspath(a.loop),
-                              "rdsdrive": os.path.abspath(a.rdsdrive),
-                              "rdsloop": os.path.abspath(a.rdsloop), "duration": a.duration})
-            l.start()
-            # The driver's own bounds: traffic, then up to 150 s to drain
-            # and exit per endpoint; boot and set-up on top.
-            rcs = l.wait(a.duration + 450)
-            text = l.output(1)
-            log("guest (%s): exit %s\n%s" % (l.kver, rcs.get(1), text))
-            if rcs.get(1) != 0:
-                fails.append("guest role exit %s" % rcs.get(1))
-                print("--- console:\n%s" % l.console(1)[-3000:])
-            if not re.search(r"^soak: PASS", text, re.M):
-                fails.append("the soak did not pass")
-            if "netem on both ends" not in text:
-                fails.append("netem was not applied to the veth pair")
-        except Exception as e:  # noqa: BLE001 - any failure is reported, the lab cleans up
-            fails.append("%s: %s" % (type(e).__name__, e))
-            print("--- console:\n%s" % l.console(1)[-3000:])
+                 add_modules=ADD, drop_modules=DROP) as l, l.judging(fails, tail=3000):
+        l.role(1, ROLE % {"loop": os.path.abspath(a.loop),
+                          "rdsdrive": os.path.abspath(a.rdsdrive),
+                          "rdsloop": os.path.abspath(a.rdsloop), "duration": a.duration})
+        l.start()
+        # The driver's own bounds: traffic, then up to 150 s to drain
+        # and exit per endpoint; boot and set-up on top.
+        rcs = l.wait(a.duration + 450)
+        text = l.output(1)
+        log("guest (%s): exit %s\n%s" % (l.kver, rcs.get(1), text))
+        if rcs.get(1) != 0:
+            fails.append("guest role exit %s" % rcs.get(1))
+        if not re.search(r"^soak: PASS", text, re.M):
+            fails.append("the soak did not pass")
+        if "netem on both ends" not in text:
+            fails.append("netem was not applied to the veth pair")
     return lab.verdict(fails, log, a.kernel)
 
 

@@ -30,13 +30,7 @@ if { [ "$case" = qperf ] || [ "$case" = qperf-shared ] || [ "$case" = rdstools ]
 	echo "SKIP: no network namespace (unshare -n)"; exit 77
 fi
 shift 2
-tmp=$(mktemp -d)
-peer=
-cleanup() {
-	[ -n "$peer" ] && kill "$peer" 2>/dev/null && wait "$peer" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/../cli/peer.sh"
 export RDSRUN_FORCE=1
 if [ -n "${SHIM_PRELOAD_FIRST:-}" ]; then
 	export LD_PRELOAD=$SHIM_PRELOAD_FIRST

@@ -40,30 +40,30 @@ def rd_tuple(m):
             None if n is None else str(n))
 
 
+def tally(records, prefix, key):
+    """How many of |records| (their keys after |prefix|) are RDS messages,
+    and |key| of each of those over TCP."""
+    n, tcp = 0, []
+    for m in records:
+        if m.get(prefix + "type") != "msg":
+            continue
+        n += 1
+        if m.get(prefix + "xport") == "tcp":
+            tcp.append(key(m))
+    return n, tcp
+
+
 def main():
     with open(sys.argv[1], encoding="utf-8") as f:
         packets = json.load(f)
     counts = sys.argv[3]
-    ws_n = 0
-    ws_tcp = []
+    ws_msgs = []
     for rds in layers(packets):
         sys.stdout.write(json.dumps(rds, separators=(",", ":")) + "\n")
-        for m in rds if isinstance(rds, list) else [rds]:
-            if m.get("rds.type") != "msg":
-                continue
-            ws_n += 1
-            if m.get("rds.xport") == "tcp":
-                ws_tcp.append(ws_tuple(m))
-    rd_n = 0
-    rd_tcp = []
+        ws_msgs += rds if isinstance(rds, list) else [rds]
+    ws_n, ws_tcp = tally(ws_msgs, "rds.", ws_tuple)
     with open(sys.argv[2], encoding="utf-8") as f:
-        for line in f:
-            m = json.loads(line)
-            if m.get("type") != "msg":
-                continue
-            rd_n += 1
-            if m.get("xport") == "tcp":
-                rd_tcp.append(rd_tuple(m))
+        rd_n, rd_tcp = tally((json.loads(line) for line in f), "", rd_tuple)
     bad = 0
     if counts == "none":
         pass

@@ -29,14 +29,19 @@ ws_setup "$tmp"
 # hole is read with the preference off (ooo=off in TESTLIST).
 ooo_pref=TRUE
 [ "$ooo" = ooo=off ] && ooo_pref=FALSE
-ws_tshark -n -r "$input" -o tcp.reassemble_out_of_order:$ooo_pref \
-	-Y rds.type -T json -J rds --no-duplicate-keys >"$tmp/json" 2>"$tmp/err"
-rc=$?
-if [ $rc -ne 0 ] || ! grep -q . "$tmp/json"; then
-	cat "$tmp/err"
-	echo "tshark failed ($rc)"
-	exit 1
-fi
+# rds_json PASS OUT: the rds layer of every packet as JSON into OUT, from
+# tshark with PASS ("" or -2); nothing there fails the test.
+rds_json() {
+	ws_tshark $1 -n -r "$input" -o tcp.reassemble_out_of_order:$ooo_pref \
+		-Y rds.type -T json -J rds --no-duplicate-keys >"$2" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -ne 0 ] || ! grep -q . "$2"; then
+		cat "$tmp/err"
+		echo "tshark${1:+ $1} failed ($rc)"
+		exit 1
+	fi
+}
+rds_json "" "$tmp/json"
 # No packet the plugin dissects may end in an exception (a dissector bug
 # or bytes it reads past).
 for pass in "" -2; do
@@ -47,14 +52,7 @@ for pass in "" -2; do
 		exit 1
 	fi
 done
-ws_tshark -2 -n -r "$input" -o tcp.reassemble_out_of_order:$ooo_pref \
-	-Y rds.type -T json -J rds --no-duplicate-keys >"$tmp/json2" 2>"$tmp/err"
-rc=$?
-if [ $rc -ne 0 ] || ! grep -q . "$tmp/json2"; then
-	cat "$tmp/err"
-	echo "tshark -2 failed ($rc)"
-	exit 1
-fi
+rds_json -2 "$tmp/json2"
 TZ=UTC "$rdsdump" -n -r "$input" --json >"$tmp/rd.json" 2>/dev/null
 python3 "$here/rdslayer.py" "$tmp/json" "$tmp/rd.json" none >"$tmp/out"
 python3 "$here/rdslayer.py" "$tmp/json2" "$tmp/rd.json" "$counts" >/dev/null 2>"$tmp/check"

@@ -23,6 +23,8 @@ IB transport (SO_RDS_TRANSPORT = RDS_TRANS_IB). Guest 2 (10.199.0.3, port
      on the next CM event (docs/kernel-behaviour.md, part 2), so 7.2 keeps the
      module loaded.
 """
+import lab
+
 GUESTS = 2
 RXE = True
 TIMEOUT = 420
@@ -32,13 +34,9 @@ CONG_PORT = 4001
 CONG_MSG = 1000
 A, B = "10.199.0.2", "10.199.0.3"
 
-COMMON = r'''
+COMMON = (r'''
 import errno, hashlib, os, socket, struct, subprocess, sys, time
-SOL_RDS = 276
-SO_RDS_TRANSPORT = 8
-RDS_TRANS_IB = 0
-SO_SNDBUFFORCE = 32
-SO_RCVBUFFORCE = 33
+''' + lab.GUEST_RXE + lab.GUEST_RDS_IB + r'''
 SIZES = %r
 BURST = %d
 CONG_PORT = %d
@@ -46,35 +44,6 @@ CONG_MSG = %d
 A, B = %r, %r
 D = os.environ["LAB_DIR"]
 ME = os.environ["LAB_IP"]
-
-def wait_rxe():
-    for _ in range(120):
-        out = subprocess.run(["rdma", "link"], capture_output=True, text=True).stdout
-        if "ACTIVE" in out:
-            print("rdma:", out.strip())
-            return
-        time.sleep(0.5)
-    raise SystemExit("rxe0 never became ACTIVE")
-
-def rds_socket(port, rcvbuf=8 << 20):
-    s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
-    s.setsockopt(SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_IB)
-    assert s.getsockopt(SOL_RDS, SO_RDS_TRANSPORT) == RDS_TRANS_IB
-    # 1 MiB messages need a send budget above the default (about 100 KiB).
-    s.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, 8 << 20)
-    if rcvbuf:
-        s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, rcvbuf)
-    for i in range(60):
-        try:
-            s.bind((ME, port))
-            break
-        except OSError as e:
-            # the GID table may lag behind the link state
-            if e.errno != errno.EADDRNOTAVAIL or i == 59:
-                raise
-            time.sleep(0.5)
-    s.settimeout(120)
-    return s
 
 def barrier(name):
     open(os.path.join(D, name + "." + os.environ["LAB_ID"]), "w").close()
@@ -115,7 +84,7 @@ def send_sizes(s, tag, peer, pport):
     data, addr = s.recvfrom(100)
     assert data == h.hexdigest().encode(), "peer digest differs"
     print("digest ok", tag.decode())
-''' % (SIZES, BURST, CONG_PORT, CONG_MSG, A, B)
+''') % (SIZES, BURST, CONG_PORT, CONG_MSG, A, B)
 
 ROLE1 = r'''
 python3 - <<'PY'

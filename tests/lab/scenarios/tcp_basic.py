@@ -7,50 +7,31 @@ connecting back. Guest 2 then pings guest 1 three times and sends one
 message of each size in SIZES to guest 1's port 4000; guest 1 checks every
 payload and answers with a digest of all it received.
 """
+import lab
+
 GUESTS = 2
 RXE = False
 TIMEOUT = 240
 SIZES = [0, 1, 4095, 4096, 4097, 65536, 1 << 20]
 
-COMMON = r'''
+# The guests boot at different speeds: a message to a port nobody has
+# bound yet is dropped by the kernel (recv_drop_no_sock), hence the flags.
+# 1 MiB messages need a send budget above the default (about 100 KiB),
+# hence rds_socket(force=True).
+COMMON = (r'''
 import hashlib, os, socket, struct, sys, time
-SOL_RDS = 276
-SO_RDS_TRANSPORT = 8
-RDS_TRANS_TCP = 2
-SO_SNDBUFFORCE = 32
-SO_RCVBUFFORCE = 33
+''' + lab.GUEST_RDS_TCP + lab.guest_flags(120, 0.05) + r'''
 SIZES = %r
-
-def rds_socket(port):
-    s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
-    s.setsockopt(SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_TCP)
-    # 1 MiB messages need a send budget above the default (about 100 KiB).
-    s.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, 4 << 20)
-    s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 8 << 20)
-    s.bind((os.environ["LAB_IP"], port))
-    s.settimeout(60)
-    return s
-
-def flag(name):
-    open(os.path.join(os.environ["LAB_DIR"], name), "w").close()
-
-def wait_flag(name, timeout=120):
-    # The guests boot at different speeds: a message to a port nobody has
-    # bound yet is dropped by the kernel (recv_drop_no_sock).
-    t = time.time() + timeout
-    while not os.path.exists(os.path.join(os.environ["LAB_DIR"], name)):
-        assert time.time() < t, "peer never became ready: " + name
-        time.sleep(0.05)
 
 def payload(i, n):
     seed = hashlib.sha256(b"msg %%d" %% i).digest()
     return (seed * (n // 32 + 1))[:n]
-''' % (SIZES,)
+''') % (SIZES,)
 
 ROLE1 = r'''
 python3 - <<'PY'
 %s
-s = rds_socket(4000)
+s = rds_socket(4000, force=True)
 flag("ready1")
 h = hashlib.sha256()
 for i, n in enumerate(SIZES):
@@ -67,7 +48,7 @@ PY
 ROLE2 = r'''
 python3 - <<'PY'
 %s
-s = rds_socket(5000)
+s = rds_socket(5000, force=True)
 wait_flag("ready1")
 for i in range(3):
     t0 = time.time()

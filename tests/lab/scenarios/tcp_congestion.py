@@ -18,6 +18,8 @@ marks a port congested when the queued payload EXCEEDS the limit (after
 message 17, not 16) and clears it when it drops BELOW half the limit (after
 the 10th read, not the 9th).
 """
+import lab
+
 GUESTS = 2
 RXE = False
 TIMEOUT = 200
@@ -30,38 +32,17 @@ ROUNDS = {  # receiver address, its data port, sender address, its source port
     "B": ("10.199.0.3", 5000, "10.199.0.2", 4500),
 }
 
-PROG = r'''
+PROG = (r'''
 python3 - <<'PY'
 import errno, hashlib, os, socket, sys, time
-SOL_RDS = 276
-SO_RDS_TRANSPORT = 8
-RDS_TRANS_TCP = 2
+''' + lab.GUEST_RDS_TCP + lab.guest_flags(60, 0.05) + r'''
 TOTAL, SIZE, RCVBUF, CTL = %d, %d, %d, %d
 ROUNDS = %r
 ME = os.environ["LAB_IP"]
-LAB = os.environ["LAB_DIR"]
-
-def rds_socket(port, rcvbuf=None):
-    s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
-    s.setsockopt(SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_TCP)
-    if rcvbuf:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
-    s.bind((ME, port))
-    s.settimeout(60)
-    return s
 
 def payload(r, i):
     seed = hashlib.sha256(b"cong %%s %%d" %% (r.encode(), i)).digest()
     return (seed * (SIZE // 32 + 1))[:SIZE]
-
-def flag(name):
-    open(os.path.join(LAB, name), "w").close()
-
-def wait_flag(name, timeout=60):
-    t = time.time() + timeout
-    while not os.path.exists(os.path.join(LAB, name)):
-        assert time.time() < t, "no " + name
-        time.sleep(0.05)
 
 ctl = rds_socket(CTL)
 
@@ -153,7 +134,7 @@ else:
     receiver("B")
 time.sleep(2)
 PY
-''' % (TOTAL, SIZE, RCVBUF, CTL, ROUNDS)
+''') % (TOTAL, SIZE, RCVBUF, CTL, ROUNDS)
 
 
 def roles(kernel):

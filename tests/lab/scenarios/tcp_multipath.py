@@ -14,6 +14,8 @@ address, each with its own sequence numbering from 1, the probe exchange,
 and data on every path. On 7.2 the client source ports encode the path
 index (sport % 8); on 6.1 they are ephemeral.
 """
+import lab
+
 GUESTS = 2
 RXE = False
 TIMEOUT = 180
@@ -58,27 +60,17 @@ SPORTS = _pick(4000, 2)     # guest 1: 16 sockets, two per path
 DPORTS = _pick(6000, 1)     # guest 2: 8 sockets, one per path
 DUMMY1, DUMMY2 = 3999, 5999  # first bound: absorbs the random hash seed
 
-COMMON = r'''
+COMMON = (r'''
 import hashlib, os, select, socket, struct, sys, time
-SOL_RDS = 276
-SO_RDS_TRANSPORT = 8
-RDS_TRANS_TCP = 2
+''' + lab.GUEST_RDS_TCP + lab.guest_flags(120) + r'''
 SPORTS = %r
 DPORTS = %r
-LAB = os.environ["LAB_DIR"]
-
-def rds_socket(port):
-    s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
-    s.setsockopt(SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_TCP)
-    s.bind((os.environ["LAB_IP"], port))
-    s.settimeout(60)
-    return s
 
 def payload(sp, dp):
     seed = hashlib.sha256(b"mp %%d %%d" %% (sp, dp)).digest()
     n = 100 + (sp * 7 + dp * 13) %% 3000
     return (seed * (n // 32 + 1))[:n]
-''' % (SPORTS, DPORTS)
+''') % (SPORTS, DPORTS)
 
 ROLE1 = r'''
 python3 - <<'PY'
@@ -89,8 +81,7 @@ dummy.sendto(b"", ("10.199.0.3", 0))
 data, addr = dummy.recvfrom(100)
 print("pong from", addr, "%%.1f ms" %% ((time.time() - t0) * 1000))
 socks = {p: rds_socket(p) for p in SPORTS}
-while not os.path.exists(os.path.join(LAB, "ready2")):
-    time.sleep(0.1)
+wait_flag("ready2")
 time.sleep(2)          # let every path come up before the data
 for p, s in socks.items():
     for d in DPORTS:
@@ -113,7 +104,7 @@ python3 - <<'PY'
 %s
 dummy = rds_socket(%d)
 socks = [rds_socket(p) for p in DPORTS]
-open(os.path.join(LAB, "ready2"), "w").close()
+flag("ready2")
 left = len(SPORTS) * len(DPORTS)
 seen = set()
 while left:

@@ -20,6 +20,8 @@ retransmit queue when the paths drop. Guest 2 checks every message by
 index and a running SHA-256 over first deliveries in order, and counts
 messages delivered twice (6.1, see check()).
 """
+import lab
+
 GUESTS = 2
 RXE = False
 TIMEOUT = 240
@@ -31,27 +33,13 @@ TOTAL = (KILLS + 1) * STEADY + KILLS * BURST
 SPORT, DPORT = 4003, 5000   # jhash_1word(4003, 0) & 7 == 2; see check()
 KILLER = {0: 1, 1: 2, 2: 1, 3: 2}   # kill index -> guest that kills
 
-PROG = r'''
+PROG = (r'''
 python3 - <<'PY'
 import hashlib, os, re, socket, struct, subprocess, sys, time
-SOL_RDS = 276
-SO_RDS_TRANSPORT = 8
-RDS_TRANS_TCP = 2
-SO_SNDBUFFORCE = 32
-SO_RCVBUFFORCE = 33
+''' + lab.GUEST_RDS_TCP + lab.guest_flags(60, 0.05) + r'''
 SIZE, STEADY, BURST, KILLS, TOTAL, SPORT, DPORT = %d, %d, %d, %d, %d, %d, %d
 KILLER = %r
-ME = os.environ["LAB_IP"]
 GUEST = int(os.environ["LAB_ID"])
-LAB = os.environ["LAB_DIR"]
-
-def rds_socket(port):
-    s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
-    s.setsockopt(SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_TCP)
-    s.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, 4 << 20)
-    s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 8 << 20)
-    s.bind((ME, port))
-    return s        # truly blocking: a timeout would make sendto non-blocking
 
 def payload(i):
     seed = hashlib.sha256(b"reconnect %%d" %% i).digest()
@@ -73,15 +61,6 @@ def kill(k):
         f.write("2097152\n")
     print("kill %%d by guest %%d: wrote 2097152 to %%s" %% (k + 1, GUEST, SYSCTL))
 
-def wait_flag(name, timeout=60):
-    t = time.time() + timeout
-    while not os.path.exists(os.path.join(LAB, name)):
-        assert time.time() < t, "no " + name
-        time.sleep(0.05)
-
-def flag(name):
-    open(os.path.join(LAB, name), "w").close()
-
 def holder():
     """Guest 2, for each burst: stop transmitting (a pfifo of length 0 drops
     every outgoing packet, TCP ACKs included) from before the burst until
@@ -97,11 +76,10 @@ def holder():
         print("burst %%d held until the kill" %% (k + 1))
 
 if GUEST == 1:
-    dummy = rds_socket(3999)     # takes the random hash seed
-    dummy.settimeout(60)
+    dummy = rds_socket(3999, force=True)     # takes the random hash seed
     dummy.sendto(b"", ("10.199.0.3", 0))
     dummy.recvfrom(10)
-    s = rds_socket(SPORT)
+    s = rds_socket(SPORT, timeout=None, force=True)
     wait_flag("ready2")
     time.sleep(2)                # all paths up
     i = 0
@@ -122,12 +100,11 @@ if GUEST == 1:
     print("sent", i, "messages")
     wait_flag("done2", 120)
 else:
-    s = rds_socket(DPORT)
-    s.settimeout(60)
+    s = rds_socket(DPORT, force=True)
     import threading
     hold = threading.Thread(target=holder, daemon=True)
     hold.start()
-    open(os.path.join(LAB, "ready2"), "w").close()
+    flag("ready2")
     fire_at = {burst_start(k) + 1: k for k in range(KILLS) if KILLER[k] == 2}
     h, expect, dups = hashlib.sha256(), 0, []
     def take(data, addr):
@@ -157,10 +134,10 @@ else:
     assert h.hexdigest() == want
     print("received %%d messages in order, no loss, digest ok; %%d duplicate deliveries%%s"
           %% (TOTAL, len(dups), (": indexes %%d..%%d" %% (min(dups), max(dups))) if dups else ""))
-    open(os.path.join(LAB, "done2"), "w").close()
+    flag("done2")
 time.sleep(2)
 PY
-''' % (SIZE, STEADY, BURST, KILLS, TOTAL, SPORT, DPORT, KILLER)
+''') % (SIZE, STEADY, BURST, KILLS, TOTAL, SPORT, DPORT, KILLER)
 
 
 def roles(kernel):

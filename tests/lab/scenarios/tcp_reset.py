@@ -40,6 +40,8 @@ Guest 2 checks the index of every message as it arrives (content and a
 running SHA-256 over first deliveries after END, against guest 1's
 running digest of what it sent) and counts second deliveries.
 """
+import lab
+
 GUESTS = 2
 RXE = False
 TIMEOUT = 240
@@ -55,11 +57,7 @@ SMALL, LARGE = "10.199.0.2", "10.199.0.3"
 PROG = r'''
 python3 - <<'PY'
 import hashlib, os, re, socket, struct, subprocess, sys, time
-SOL_RDS = 276
-SO_RDS_TRANSPORT = 8
-RDS_TRANS_TCP = 2
-SO_SNDBUFFORCE = 32
-SO_RCVBUFFORCE = 33
+''' + lab.GUEST_RDS_TCP + lab.guest_flags(60, 0.05) + r'''
 SIZE, STEADY, BURST, KILLS, SPORT, DPORT, PATH = %d, %d, %d, %d, %d, %d, %d
 END = b"\xff\xff\xff\xff"     # last message: END + number of messages before it
 KILLER = %r
@@ -69,14 +67,6 @@ ME = os.environ["LAB_IP"]
 GUEST = int(os.environ["LAB_ID"])
 LAB = os.environ["LAB_DIR"]
 T0 = time.monotonic()
-
-def rds_socket(port):
-    s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
-    s.setsockopt(SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_TCP)
-    s.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, 4 << 20)
-    s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 8 << 20)
-    s.bind((ME, port))
-    return s        # truly blocking: a timeout would make sendto non-blocking
 
 def payload(i, k, j):
     """Message i, the j-th of phase k (j < STEADY: paced, else burst)."""
@@ -189,18 +179,11 @@ def release(untc):
     untc.stdin.close()
     assert untc.wait() == 0, "tc qdisc del failed"
 
-def wait_flag(name, timeout=60, poll=0.05):
-    t = time.time() + timeout
-    while not os.path.exists(os.path.join(LAB, name)):
-        assert time.time() < t, "no " + name
-        time.sleep(poll)
-
 if GUEST == 1:
-    dummy = rds_socket(3999)     # takes the random hash seed
-    dummy.settimeout(60)
+    dummy = rds_socket(3999, force=True)     # takes the random hash seed
     dummy.sendto(b"", (LARGE, 0))
     dummy.recvfrom(10)
-    s = rds_socket(SPORT)
+    s = rds_socket(SPORT, timeout=None, force=True)
     sent = hashlib.sha256()
     def send(data):
         s.sendto(data, (LARGE, DPORT))
@@ -227,7 +210,7 @@ if GUEST == 1:
         if KILLER[k] == 1:
             wait_flag("stalled%%d" %% k, poll=0.01)
             reap(k, fire(ss, target))
-            open(os.path.join(LAB, "killed%%d" %% k), "w").close()
+            flag("killed%%d" %% k)
             time.sleep(1.5)          # the reconnect's SYN-ACK was held: 1 s
         else:
             wait_flag("killed%%d" %% k)
@@ -239,9 +222,8 @@ if GUEST == 1:
     wait_flag("done2", 120)
     print("final:", rds_conns())
 else:
-    s = rds_socket(DPORT)
-    s.settimeout(60)
-    open(os.path.join(LAB, "ready2"), "w").close()
+    s = rds_socket(DPORT, force=True)
+    flag("ready2")
     # guest 2's kills: find the connection near the end of phase k's paced
     # messages, kill once its last paced message is in (the burst follows)
     snap_at = {(k, 4): k for k in range(KILLS) if KILLER[k] == 2}
@@ -266,6 +248,14 @@ else:
         assert idx == len(got), "expected message %%d, got %%d: lost or reordered" %% (len(got), idx)
         got.append(data)
         return struct.unpack(">HH", data[4:8])
+    def drain(timeout):
+        """take() what arrives until |timeout| s pass with nothing."""
+        s.settimeout(timeout)
+        try:
+            while True:
+                take(*s.recvfrom(SIZE + 1))
+        except socket.timeout:
+            pass
     while total is None:
         kj = take(*s.recvfrom(SIZE + 1))
         if kj in snap_at:
@@ -277,21 +267,16 @@ else:
             k = hold_at.pop(kj)
             untc = arm_release()
             hold()
-            open(os.path.join(LAB, "held%%d" %% k), "w").close()
+            flag("held%%d" %% k)
             # receive what guest 1 can send without ACKs, until it stalls
-            s.settimeout(0.3)
-            try:
-                while True:
-                    take(*s.recvfrom(SIZE + 1))
-            except socket.timeout:
-                pass
+            drain(0.3)
             print("kill %%d: guest 1 stalled after message %%d" %% (k + 1, len(got) - 1))
             if KILLER[k] == 2:
                 release(untc)
                 reap(k, fire(targets[k][1], targets[k][0]))
-                open(os.path.join(LAB, "killed%%d" %% k), "w").close()
+                flag("killed%%d" %% k)
             else:
-                open(os.path.join(LAB, "stalled%%d" %% k), "w").close()
+                flag("stalled%%d" %% k)
                 s.settimeout(0.02)
                 while not os.path.exists(os.path.join(LAB, "killed%%d" %% k)):
                     try:
@@ -300,12 +285,7 @@ else:
                         pass
                 release(untc)
             s.settimeout(60)
-    s.settimeout(3)
-    try:
-        while True:
-            take(*s.recvfrom(SIZE + 1))
-    except socket.timeout:
-        pass
+    drain(3)
     h = hashlib.sha256()
     def expected(data):
         return payload(*struct.unpack(">IHH", data[:8]))
@@ -323,7 +303,7 @@ else:
     print("received %%d messages in order, no loss, digest ok; %%d duplicate deliveries%%s"
           %% (total, len(dups), (": indexes %%s" %% sorted(i for i, _ in dups)) if dups else ""))
     print("final:", rds_conns())
-    open(os.path.join(LAB, "done2"), "w").close()
+    flag("done2")
 time.sleep(2)
 PY
 '''
