@@ -227,7 +227,7 @@ int dump_ipfrag_input(struct dump_ipfrag *t, const struct wire_pkt *p,
 			t->st.dup++;
 			return DUMP_IPFRAG_DUP;
 		}
-		/* fall through */
+		__attribute__((fallthrough));
 	default:
 		/* RFC 5722: overlapping fragments drop the whole datagram */
 		t->st.bad++;

@@ -202,7 +202,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		/* --kernel means "use AF_RDS" in the other tools; scripts may
 		 * still give the generation so. */
 		fprintf(stderr, "%s: --kernel is deprecated: use --kver\n", program_invocation_short_name);
-		/* fall through */
+		__attribute__((fallthrough));
 	case OPT_KVER:
 		o->cfg.kv = num_arg(st, "--kver", arg, 6, 7) == 6 ? WIRE_KVER_6 : WIRE_KVER_7;
 		break;
