@@ -109,6 +109,13 @@ struct rdsu_msg {
 	uint8_t m_data[];
 };
 
+/* The first message on path queue |q| (cp_send_q, cp_retrans_q), or NULL
+ * when it is empty. */
+static inline struct rdsu_msg *rdsu_msg_head(const struct rdsu_list *q)
+{
+	return rdsu_list_empty(q) ? NULL : rdsu_container_of(q->next, struct rdsu_msg, m_conn_item);
+}
+
 struct rdsu_rx {
 	struct rdsu_list r_item;
 	struct rdsu_addr r_faddr;

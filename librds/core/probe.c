@@ -218,6 +218,7 @@ void rdsu_probe_ping(struct rdsu_conn *c, rdsu_ns now)
 bool rdsu_probe_cp0_caught_up(struct rdsu_conn *c)
 {
 	struct rdsu_path *cp0 = &c->c_path[0];
+	const struct rdsu_msg *head;
 	uint64_t min = UINT64_MAX;
 
 	if (c->c_fence != RDSU_FENCE_NONE)
@@ -226,16 +227,10 @@ bool rdsu_probe_cp0_caught_up(struct rdsu_conn *c)
 		return true;
 	/* Written-but-unacknowledged messages are older than queued ones,
 	 * except after a reset put them back in front: look at both heads. */
-	if (!rdsu_list_empty(&cp0->cp_retrans_q))
-		min = rdsu_container_of(cp0->cp_retrans_q.next, struct rdsu_msg, m_conn_item)
-			      ->m_seq;
-	if (!rdsu_list_empty(&cp0->cp_send_q)) {
-		uint64_t s = rdsu_container_of(cp0->cp_send_q.next, struct rdsu_msg, m_conn_item)
-				     ->m_seq;
-
-		if (s < min)
-			min = s;
-	}
+	if ((head = rdsu_msg_head(&cp0->cp_retrans_q)))
+		min = head->m_seq;
+	if ((head = rdsu_msg_head(&cp0->cp_send_q)) && head->m_seq < min)
+		min = head->m_seq;
 	if (min > c->c_cp0_catchup) {
 		c->c_cp0_catchup = 0;
 		return true;

@@ -65,12 +65,6 @@ static void msg_unqueue(struct rdsu_path *cp, struct rdsu_msg *rm)
 	}
 }
 
-/* The first message on path queue |q|, or NULL when it is empty. */
-static struct rdsu_msg *queue_head(struct rdsu_list *q)
-{
-	return rdsu_list_empty(q) ? NULL : rdsu_container_of(q->next, struct rdsu_msg, m_conn_item);
-}
-
 /* The peer has |rm|: off the retransmit queue, its sender told. */
 static void msg_acked(struct rdsu_path *cp, struct rdsu_msg *rm, rdsu_ns now)
 {
@@ -190,11 +184,10 @@ static bool path0_unsure(const struct rdsu_path *cp)
 
 static bool may_send_head(struct rdsu_path *cp)
 {
-	const struct rdsu_msg *rm;
+	const struct rdsu_msg *rm = rdsu_msg_head(&cp->cp_send_q);
 
-	if (rdsu_list_empty(&cp->cp_send_q))
+	if (!rm)
 		return false;
-	rm = rdsu_container_of(cp->cp_send_q.next, struct rdsu_msg, m_conn_item);
 	/* No data to a connection that has not spoken RDS (rdsu_path_proven);
 	 * a ping may go, as its pong is what a silent peer answers with. */
 	if (rm->m_kind == RDSU_MK_DATA && rm->m_dport && !cp->cp_proven)
@@ -335,7 +328,7 @@ static bool xmit_start(struct rdsu_path *cp)
 		return true;
 	if (!may_send_head(cp))
 		return false;
-	rm = rdsu_container_of(cp->cp_send_q.next, struct rdsu_msg, m_conn_item);
+	rm = rdsu_msg_head(&cp->cp_send_q);
 	msg_unqueue(cp, rm);
 	/* On the retransmit queue from its first byte: if the link dies now,
 	 * it is resent, flagged, even if no byte of it left (rds_send_xmit;
@@ -412,7 +405,7 @@ int rdsu_send_acked(struct rdsu_path *cp, uint64_t acked, rdsu_ns now)
 	if (acked < cp->cp_acked || acked > cp->cp_tx_off)
 		return RDSU_ERR_INVAL;
 	cp->cp_acked = acked;
-	while ((rm = queue_head(&cp->cp_retrans_q))) {
+	while ((rm = rdsu_msg_head(&cp->cp_retrans_q))) {
 		/* In order of m_ack_off; the message being written has its
 		 * last byte beyond anything acknowledged. */
 		if (rm->m_ack_off > acked)
@@ -436,7 +429,7 @@ void rdsu_send_path_reset(struct rdsu_path *cp)
 	cp->cp_unacked_pkts = RDSU_MAX_UNACKED_PKTS;
 	cp->cp_unacked_bytes = RDSU_MAX_UNACKED_BYTES;
 	rdsu_list_init(&again);
-	while ((rm = queue_head(&cp->cp_retrans_q))) {
+	while ((rm = rdsu_msg_head(&cp->cp_retrans_q))) {
 		msg_unqueue(cp, rm);
 		if (rm->m_flags & (RDSU_MF_DROPPED | RDSU_MF_FLUSH)) {
 			if (rm->m_flags & RDSU_MF_FLUSH)
@@ -479,7 +472,7 @@ void rdsu_send_free_all(struct rdsu_path *cp)
 
 	memset(&cp->cp_xmit, 0, sizeof(cp->cp_xmit));
 	for (unsigned i = 0; i < 2; i++)
-		while ((rm = queue_head(qs[i]))) {
+		while ((rm = rdsu_msg_head(qs[i]))) {
 			msg_unqueue(cp, rm);
 			rdsu_sock_msg_release(rm);
 			msg_free(cp, rm);
@@ -661,7 +654,7 @@ int rdsu_send_hack(struct rdsu_path *cp, uint64_t ack, rdsu_ns now)
 	if (ack <= cp->cp_hack)
 		return 0;
 	cp->cp_hack = ack;
-	while ((rm = queue_head(&cp->cp_retrans_q))) {
+	while ((rm = rdsu_msg_head(&cp->cp_retrans_q))) {
 		if (rm->m_seq > ack || (cp->cp_xmit.active && cp->cp_xmit.rm == rm))
 			break;
 		msg_acked(cp, rm, now);
