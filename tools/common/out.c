@@ -12,6 +12,13 @@
 
 static const char hexdig[] = "0123456789abcdef";
 
+/* |b| as two lower-case hex digits at |w|. */
+static void hex2(char *w, uint8_t b)
+{
+	w[0] = hexdig[b >> 4];
+	w[1] = hexdig[b & 15];
+}
+
 /* ------------------------------------------------------------------------
  * The text buffer
  */
@@ -104,10 +111,7 @@ void out_put_hex(struct out *o, uint64_t v, int digits)
 static void put_hexbytes(struct out *o, const uint8_t *p, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
-		char *w = out_room(o, 2);
-
-		w[0] = hexdig[p[i] >> 4];
-		w[1] = hexdig[p[i] & 15];
+		hex2(out_room(o, 2), p[i]);
 		o->n += 2;
 	}
 }
@@ -219,8 +223,7 @@ static size_t esc(unsigned char c, bool slash, char t[6])
 	case '/': e = (char)c; break;
 	default:
 		memcpy(t, "\\u00", 4);
-		t[4] = hexdig[c >> 4];
-		t[5] = hexdig[c & 15];
+		hex2(t + 4, (uint8_t)c);
 		return 6;
 	}
 	t[0] = '\\';
@@ -840,10 +843,8 @@ static void jput_bytes(struct out *o, const uint8_t *p, size_t len)
 	if (!w)
 		return;
 	*w++ = '"';
-	for (size_t i = 0; i < len; i++) {
-		*w++ = hexdig[p[i] >> 4];
-		*w++ = hexdig[p[i] & 15];
-	}
+	for (size_t i = 0; i < len; i++, w += 2)
+		hex2(w, p[i]);
 	*w = '"';
 	o->jn += 2 * len + 2;
 }

@@ -1692,7 +1692,7 @@ static const struct out_group stats_group = OUT_GROUP("stats", stats_fields);
 #define NCOLS (SP__N - SP_MSGS)
 #define st_col(i) (stats_path_fields[SP_MSGS + (i)].key)
 
-_Static_assert(NCOLS == DUMP_PSTATS_COLS, "render.h's count of the -z columns");
+_Static_assert(NCOLS == DUMP_PSTATS_COLS, "dump.h's count of the -z columns");
 
 const char *dump_pstats_col(size_t i)
 {
