@@ -95,24 +95,19 @@ static void usage(void)
 		"  one RDS presence for the shimmed programs of this network namespace\n");
 }
 
-int main(int argc, char **argv)
+/* The command line into |name| and |linger|. Return: -1 to go on; the
+ * exit status otherwise (--version, a usage error). */
+static int parse_args(int argc, char **argv, const char **name, int *linger)
 {
-	const char *name = getenv("RDSD_NAME");
-	int linger = -1;            /* seconds without sockets before exiting; -1 never */
-	int64_t idle_since = now_ms();
-	bool had_sock = false;
-
-	if (!name || !*name)
-		name = RDSD_DEFAULT_NAME;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-v")) {
 			g_verbose = true;
 		} else if (!strcmp(argv[i], "--name") && i + 1 < argc) {
-			name = argv[++i];
+			*name = argv[++i];
 		} else if (!strcmp(argv[i], "--listen-fd") && i + 1 < argc) {
 			g_lfd = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--linger") && i + 1 < argc) {
-			linger = atoi(argv[++i]);
+			*linger = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--any-user")) {
 			g_any_user = true;
 		} else if (!strcmp(argv[i], "--version")) {
@@ -123,6 +118,13 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	return -1;
+}
+
+/* The buffer, the listening socket (ours or the one handed over) and the
+ * epoll set. Return: 0; 1 after saying what failed. */
+static int setup(const char *name)
+{
 	signal(SIGPIPE, SIG_IGN);
 	g_bufcap = sizeof(struct rdsd_req) + RDSD_MAX_MSG + sizeof(struct rdsd_rx);
 	g_buf = malloc(g_bufcap);
@@ -144,6 +146,70 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	logf_("listening on @%s", name);
+	return 0;
+}
+
+/* The socket of |evs[i]|, readable or writable again; freed when its
+ * connection closed, and the later events of this round that name it or
+ * one of its channels pointed at the listener (which only accepts). */
+static void sock_event(struct epoll_event *evs, int i, int n)
+{
+	struct dsock *s = evs[i].data.ptr;
+
+	if (evs[i].events & EPOLLOUT) {
+		s->push_blocked = false;
+		ep_mod(s->fd, s, EPOLLIN);
+	}
+	if (!(evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) || sock_input(s))
+		return;
+	for (int k = i + 1; k < n; k++) {
+		bool gone = evs[k].data.ptr == s;
+
+		for (struct chan *c = s->chans; c && !gone; c = c->next)
+			gone = evs[k].data.ptr == c;
+		if (gone)
+			evs[k].data.ptr = &g_listen;
+	}
+	sock_free(s);
+}
+
+/* After a round's events: every endpoint's events drained (and run when a
+ * send waits), then every socket's parked sends, local deliveries and
+ * received messages moved on. */
+static void after_round(bool parked)
+{
+	for (struct ep *e = g_eps; e; e = e->next) {
+		struct rdsu_event ev;
+
+		if (parked)
+			(void)rdsu_tcp_run(e->t, 0);
+		while (rdsu_ep_next_event(rdsu_tcp_ep(e->t), &ev) == 1)
+			;
+	}
+	for (struct dsock *s = g_socks; s; s = s->next) {
+		if (s->parked)
+			retry_parked(s);
+		pump_local(s);
+		if (pump_rx(s))
+			(void)rdsu_tcp_flush(s->ep->t);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *name = getenv("RDSD_NAME");
+	int linger = -1;            /* seconds without sockets before exiting; -1 never */
+	int64_t idle_since = now_ms();
+	bool had_sock = false;
+	int r;
+
+	if (!name || !*name)
+		name = RDSD_DEFAULT_NAME;
+	r = parse_args(argc, argv, &name, &linger);
+	if (r >= 0)
+		return r;
+	if (setup(name))
+		return 1;
 	for (;;) {
 		struct epoll_event evs[64];
 		bool parked = false;
@@ -175,45 +241,12 @@ int main(int argc, char **argv)
 			case OBJ_CHAN:
 				chan_gone((struct chan *)o);
 				break;
-			case OBJ_SOCK: {
-				struct dsock *s = (struct dsock *)o;
-
-				if (evs[i].events & EPOLLOUT) {
-					s->push_blocked = false;
-					ep_mod(s->fd, s, EPOLLIN);
-				}
-				if ((evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !sock_input(s)) {
-					/* later events of this round may name it
-					 * or one of its channels */
-					for (int k = i + 1; k < n; k++) {
-						bool gone = evs[k].data.ptr == s;
-
-						for (struct chan *c = s->chans; c && !gone; c = c->next)
-							gone = evs[k].data.ptr == c;
-						if (gone)
-							evs[k].data.ptr = &g_listen;
-					}
-					sock_free(s);
-				}
+			case OBJ_SOCK:
+				sock_event(evs, i, n);
 				break;
 			}
-			}
 		}
-		for (struct ep *e = g_eps; e; e = e->next) {
-			struct rdsu_event ev;
-
-			if (parked)
-				(void)rdsu_tcp_run(e->t, 0);
-			while (rdsu_ep_next_event(rdsu_tcp_ep(e->t), &ev) == 1)
-				;
-		}
-		for (struct dsock *s = g_socks; s; s = s->next) {
-			if (s->parked)
-				retry_parked(s);
-			pump_local(s);
-			if (pump_rx(s))
-				(void)rdsu_tcp_flush(s->ep->t);
-		}
+		after_round(parked);
 		if (g_nsocks)
 			idle_since = now_ms();
 		else if (linger >= 0 && had_sock && now_ms() - idle_since >= linger * 1000LL)
