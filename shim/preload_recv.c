@@ -43,7 +43,7 @@ static ssize_t dm_recv(int fd, struct msghdr *mh, int flags, bool nb)
 		return -errno;
 	}
 	if ((size_t)n < sizeof(rx))
-		return -EAGAIN;          /* rdsd is gone: nothing will come */
+		return -ENOTCONN;        /* rdsd is gone: as every call on it answers */
 	n -= (ssize_t)sizeof(rx);
 	mh->msg_flags = m.msg_flags & MSG_TRUNC;
 	mh->msg_controllen = 0;

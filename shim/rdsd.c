@@ -14,7 +14,8 @@ struct ep *g_eps;
 struct dsock *g_socks;
 unsigned g_nsocks;
 static bool g_verbose;
-bool g_any_user;      /* --any-user: not only our own uid (and root) */
+bool g_any_user;
+unsigned g_max_user_fds;     /* --max-fds; 0 until setup() picks the default */      /* --any-user: not only our own uid (and root) */
 uint8_t *g_buf;       /* one request or one received message */
 size_t g_bufcap;
 
@@ -92,6 +93,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: rdsd [-v] [--name NAME] [--listen-fd FD] [--linger SEC] [--any-user]\n"
+		"            [--max-fds N]\n"
 		"  one RDS presence for the shimmed programs of this network namespace\n");
 }
 
@@ -108,6 +110,8 @@ static int parse_args(int argc, char **argv, const char **name, int *linger)
 			g_lfd = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--linger") && i + 1 < argc) {
 			*linger = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--max-fds") && i + 1 < argc && atoi(argv[i + 1]) > 0) {
+			g_max_user_fds = (unsigned)atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--any-user")) {
 			g_any_user = true;
 		} else if (!strcmp(argv[i], "--version")) {
@@ -123,9 +127,34 @@ static int parse_args(int argc, char **argv, const char **name, int *linger)
 
 /* The buffer, the listening socket (ours or the one handed over) and the
  * epoll set. Return: 0; 1 after saying what failed. */
+/* Every socket and reply channel is a descriptor of ours: the soft limit
+ * raised to the hard one, and each user's share (--max-fds, default
+ * RDSD_DEFAULT_USER_FDS) kept below it, 64 left for the endpoints. */
+static void descriptor_limits(void)
+{
+	struct rlimit rl;
+	rlim_t avail = 1024;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		if (rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max > (1u << 20) ? (1u << 20) : rl.rlim_max;
+			(void)setrlimit(RLIMIT_NOFILE, &rl);
+			(void)getrlimit(RLIMIT_NOFILE, &rl);
+		}
+		avail = rl.rlim_cur;
+	}
+	avail = avail > 128 ? avail - 64 : 64;
+	if (!g_max_user_fds)
+		g_max_user_fds = RDSD_DEFAULT_USER_FDS;
+	if (g_max_user_fds > avail)
+		g_max_user_fds = (unsigned)avail;
+	logf_("each user may hold %u descriptors of rdsd", g_max_user_fds);
+}
+
 static int setup(const char *name)
 {
 	signal(SIGPIPE, SIG_IGN);
+	descriptor_limits();
 	g_bufcap = sizeof(struct rdsd_req) + RDSD_MAX_MSG + sizeof(struct rdsd_rx);
 	g_buf = malloc(g_bufcap);
 	if (!g_buf)

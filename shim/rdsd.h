@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -80,14 +81,34 @@ struct parked {
 };
 
 /* A message from one of our own sockets, waiting for room in the
- * receiver's connection: the loopback transport queues without limit and
- * never congests (rds_loop_xmit), and so does this queue. */
+ * receiver's connection: the receiver's RCVBUF bounds it, as the
+ * kernel's receive queue bounds what rds_loop_xmit delivers: past it the
+ * receiver's port is congested for local senders (rds_recv_incoming,
+ * rds_cong_set_bit). */
 struct local_rx {
 	struct local_rx *next;
 	struct rdsd_rx rx;
 	size_t len;
 	uint8_t data[];
 };
+
+/*
+ * What rdsd holds for one user (SO_PEERCRED's uid): every socket and every
+ * reply channel is a descriptor of rdsd's, counted against the user's
+ * share (--max-fds, docs/security.md "rdsd's clients").
+ */
+struct user {
+	uid_t uid;
+	unsigned fds;
+	struct user *next;
+};
+
+/* Per socket, past these a request fails rather than rdsd growing
+ * (docs/security.md "rdsd's clients"): */
+#define RDSD_MAX_CHANS 64             /* reply channels (processes using it) */
+#define RDSD_MAX_BUF (4u << 20)       /* SNDBUF, RCVBUF: payload bytes each */
+/* Per user: sockets and reply channels together (--max-fds). */
+#define RDSD_DEFAULT_USER_FDS 8192
 
 struct dsock {
 	struct obj o;
@@ -107,9 +128,13 @@ struct dsock {
 	uint32_t sndbuf, rcvbuf;  /* payload budgets, as librds takes them */
 	bool push_blocked;        /* the connection is full: wait for EPOLLOUT */
 	struct local_rx *lq, **lq_tail; /* local deliveries the connection had no room for */
+	size_t lq_bytes;          /* their payload, at most RCVBUF */
+	struct user *user;
 	struct chan *chans;
+	unsigned nchans;
 	struct parked *parked, **parked_tail;   /* in order */
-	size_t parked_bytes;
+	size_t parked_bytes;      /* of sends not waited for */
+	size_t parked_all;        /* of every waiting send, at most 2 SNDBUF */
 	struct dsock *next;
 };
 
@@ -118,6 +143,7 @@ extern struct ep *g_eps;
 extern struct dsock *g_socks;
 extern unsigned g_nsocks;
 extern bool g_any_user;
+extern unsigned g_max_user_fds;
 extern uint8_t *g_buf;
 extern size_t g_bufcap;
 

@@ -7,6 +7,55 @@
  */
 #include "rdsd.h"
 
+static struct user *g_users;
+static int g_spare = -1;          /* kept to shed a connection at EMFILE */
+
+/* |uid|'s share, made when first seen; NULL when out of memory. */
+static struct user *user_get(uid_t uid)
+{
+	struct user *u;
+
+	for (u = g_users; u; u = u->next)
+		if (u->uid == uid)
+			return u;
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return NULL;
+	u->uid = uid;
+	u->next = g_users;
+	g_users = u;
+	return u;
+}
+
+/* One more descriptor for |u|. Return: false at its share. */
+static bool user_take(struct user *u)
+{
+	if (u->fds >= g_max_user_fds)
+		return false;
+	u->fds++;
+	return true;
+}
+
+static void user_drop(struct user *u)
+{
+	struct user **pp;
+
+	if (--u->fds)
+		return;
+	for (pp = &g_users; *pp != u; pp = &(*pp)->next)
+		;
+	*pp = u->next;
+	free(u);
+}
+
+static void chan_close(struct dsock *s, struct chan *c)
+{
+	close(c->fd);
+	free(c);
+	s->nchans--;
+	user_drop(s->user);
+}
+
 static struct chan *chan_find(struct dsock *s, uint32_t id)
 {
 	for (struct chan *c = s->chans; c; c = c->next)
@@ -53,8 +102,7 @@ void sock_free(struct dsock *s)
 		struct chan *c = s->chans;
 
 		s->chans = c->next;
-		close(c->fd);
-		free(c);
+		chan_close(s, c);
 	}
 	while (s->parked) {
 		struct parked *p = s->parked;
@@ -70,35 +118,79 @@ void sock_free(struct dsock *s)
 	}
 	close(s->fd);
 	logf_("socket %d closed", s->fd);
+	user_drop(s->user);
 	free(s);
+}
+
+/* accept4, or at rdsd's descriptor limit, one pending connection taken
+ * and closed with the spare descriptor so that the listener does not stay
+ * readable for nothing. Return: the descriptor, or -1. */
+static int accept_or_shed(void)
+{
+	int fd = accept4(g_lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (fd >= 0 || (errno != EMFILE && errno != ENFILE))
+		return fd;
+	if (g_spare >= 0) {
+		close(g_spare);
+		fd = accept4(g_lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0)
+			close(fd);
+		logf_("out of descriptors: a connection refused");
+	}
+	g_spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	return -1;
+}
+
+/* Who is calling: our own user or root, or anyone under --any-user (an
+ * abstract address has no permissions, so this is the check), within its
+ * share of descriptors. Return: its share, or NULL (refused). */
+static struct user *admit(int fd)
+{
+	struct ucred cr;
+	socklen_t l = sizeof(cr);
+	struct user *u;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l) < 0)
+		return NULL;
+	if (!g_any_user && cr.uid != getuid() && cr.uid != 0) {
+		logf_("connection of uid %d refused", (int)cr.uid);
+		return NULL;
+	}
+	u = user_get(cr.uid);
+	if (!u)
+		return NULL;
+	if (!user_take(u)) {
+		logf_("uid %d holds %u descriptors of rdsd (--max-fds): refused",
+		      (int)cr.uid, u->fds);
+		return NULL;
+	}
+	return u;
 }
 
 void accept_one(void)
 {
 	struct dsock *s;
 	struct stat st;
-	int fd = accept4(g_lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	struct user *u;
+	int fd = accept_or_shed();
 
+	if (g_spare < 0)
+		g_spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (!g_any_user) {
-		/* an abstract address has no permissions: who may use our
-		 * endpoints is checked here (the user that runs us, and root) */
-		struct ucred cr;
-		socklen_t l = sizeof(cr);
-
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l) < 0 ||
-		    (cr.uid != getuid() && cr.uid != 0)) {
-			logf_("connection of uid %d refused", (int)cr.uid);
-			close(fd);
-			return;
-		}
-	}
-	s = calloc(1, sizeof(*s));
-	if (!s) {
+	u = admit(fd);
+	if (!u) {
 		close(fd);
 		return;
 	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		user_drop(u);
+		close(fd);
+		return;
+	}
+	s->user = u;
 	s->o.kind = OBJ_SOCK;
 	s->fd = fd;
 	s->ino = fstat(fd, &st) == 0 ? st.st_ino : 0;
@@ -110,6 +202,7 @@ void accept_one(void)
 	if (ep_add(fd, s, EPOLLIN) < 0) {
 		close(fd);
 		free(s);
+		user_drop(u);
 		return;
 	}
 	s->next = g_socks;
@@ -118,12 +211,26 @@ void accept_one(void)
 	logf_("socket %d opened", fd);
 }
 
+/* A reply channel |id| for |s|: one of that id is replaced (a process
+ * sends its channel once per socket); past RDSD_MAX_CHANS or the user's
+ * share the new one is closed, and its process sees its calls fail. */
 static void new_chan(struct dsock *s, uint32_t id, int fd)
 {
-	struct chan *c = calloc(1, sizeof(*c));
+	struct chan *c, *old = chan_find(s, id);
 
+	if (old)
+		chan_gone(old);
+	if (s->nchans >= RDSD_MAX_CHANS || !user_take(s->user)) {
+		logf_("socket %d: channel refused (%u channels)", s->fd, s->nchans);
+		close(fd);
+		return;
+	}
+	s->nchans++;
+	c = calloc(1, sizeof(*c));
 	if (!c) {
 		close(fd);
+		s->nchans--;
+		user_drop(s->user);
 		return;
 	}
 	c->o.kind = OBJ_CHAN;
@@ -132,8 +239,7 @@ static void new_chan(struct dsock *s, uint32_t id, int fd)
 	c->s = s;
 	big_sndbuf(fd);
 	if (ep_add(fd, c, EPOLLIN) < 0) {  /* only to see it close */
-		close(fd);
-		free(c);
+		chan_close(s, c);
 		return;
 	}
 	c->next = s->chans;
@@ -159,8 +265,7 @@ void chan_gone(struct chan *c)
 		else
 			pp = &p->next;
 	}
-	close(c->fd);
-	free(c);
+	chan_close(s, c);
 }
 
 /* Read and carry out |s|'s requests. Return: false when it closed. */
@@ -176,6 +281,7 @@ bool sock_input(struct dsock *s)
 				     .msg_control = cbuf.buf, .msg_controllen = sizeof(cbuf.buf) };
 		struct rdsd_req q;
 		ssize_t n = recvmsg(s->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		enum rdsd_decode d;
 		const uint8_t *pl;
 		size_t plen;
 		int fd = -1, r;
@@ -188,14 +294,15 @@ bool sock_input(struct dsock *s)
 			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
 			    c->cmsg_len >= CMSG_LEN(sizeof(int)))
 				memcpy(&fd, CMSG_DATA(c), sizeof(int));
-		if ((size_t)n < sizeof(q) || (mh.msg_flags & MSG_TRUNC)) {
+		d = (mh.msg_flags & MSG_TRUNC) ? RDSD_DECODE_TRUNCATED
+						: rdsd_req_decode(g_buf, (size_t)n, &q, &pl, &plen);
+		if (d != RDSD_DECODE_OK) {
 			if (fd >= 0)
 				close(fd);
+			if (d == RDSD_DECODE_MALFORMED)
+				reply(s, q.chan, q.seq, -EINVAL, 0, NULL, 0);
 			continue;
 		}
-		memcpy(&q, g_buf, sizeof(q));
-		pl = g_buf + sizeof(q);
-		plen = (size_t)n - sizeof(q);
 		switch (q.op) {
 		case RDSD_OP_CHAN:
 			if (fd >= 0)

@@ -44,13 +44,15 @@ void pump_local(struct dsock *s)
 		s->lq = m->next;
 		if (!s->lq)
 			s->lq_tail = &s->lq;
+		s->lq_bytes -= m->len;
 		free(m);
 	}
 }
 
 /* The loopback transport: a message from |s| to one of our own addresses,
  * queued behind the receiver's earlier local deliveries when its
- * connection is full. Return: the length; -ENOMEM. */
+ * connection is full. Return: the length; -ENOBUFS while that queue
+ * holds the receiver's RCVBUF or more (its port is congested); -ENOMEM. */
 static int local_send(struct dsock *s, const struct rdsu_addr *dst, uint16_t dport,
 		      const void *data, size_t len)
 {
@@ -73,6 +75,8 @@ static int local_send(struct dsock *s, const struct rdsu_addr *dst, uint16_t dpo
 	}
 	if (!to->lq && push(to, &rx, data, len) == 0)
 		return sent;
+	if (to->lq && to->lq_bytes >= to->rcvbuf)
+		return -ENOBUFS;
 	m = malloc(sizeof(*m) + len);
 	if (!m)
 		return -ENOMEM;
@@ -85,6 +89,7 @@ static int local_send(struct dsock *s, const struct rdsu_addr *dst, uint16_t dpo
 		to->lq_tail = &to->lq;
 	*to->lq_tail = m;
 	to->lq_tail = &m->next;
+	to->lq_bytes += len;
 	return sent;
 }
 
@@ -168,6 +173,7 @@ void unpark(struct dsock *s, struct parked **pp)
 		s->parked_tail = pp;
 	if (p->noreply)
 		s->parked_bytes -= p->len;
+	s->parked_all -= p->len;
 	parked_free(p);
 }
 
@@ -212,6 +218,13 @@ void do_send(struct dsock *s, const struct rdsd_req *q, const uint8_t *data, siz
 		if (r >= 0 || (!noreply && !block) || (r != -EAGAIN && r != -ENOBUFS))
 			goto answer;
 	}
+	/* What waits here is bounded: the shim's sends not waited for stay
+	 * within SNDBUF (the credit), and a waited-for one adds at most
+	 * SNDBUF; a client that ignores the credit meets ENOBUFS. */
+	if (s->parked_all + len > 2 * (size_t)s->sndbuf) {
+		r = -ENOBUFS;
+		goto answer;
+	}
 	p = calloc(1, sizeof(*p));
 	if (p && len)
 		p->data = malloc(len);
@@ -233,6 +246,7 @@ void do_send(struct dsock *s, const struct rdsd_req *q, const uint8_t *data, siz
 									 : -1;
 	if (noreply)
 		s->parked_bytes += len;
+	s->parked_all += len;
 	*s->parked_tail = p;
 	s->parked_tail = &p->next;
 	return;

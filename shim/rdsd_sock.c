@@ -123,6 +123,9 @@ int do_setopt(struct dsock *s, const struct rdsd_req *q, const uint8_t *v, size_
 			return r;
 		if (iv / 2 <= 0)
 			return 0;
+		/* what a client asks for is kept within rdsd's bound */
+		if ((uint32_t)iv / 2 > RDSD_MAX_BUF)
+			iv = 2 * (int)RDSD_MAX_BUF;
 		if (q->name == SO_SNDBUF)
 			s->sndbuf = (uint32_t)iv / 2;
 		else
