@@ -268,6 +268,32 @@ void chan_gone(struct chan *c)
 	chan_close(s, c);
 }
 
+/* The descriptor a request carries (a channel), or -1; any more that
+ * came with it (the control buffer holds two) are closed, not kept. */
+static int rights_taken(struct msghdr *mh)
+{
+	int fd = -1;
+
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+		size_t n;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+		    c->cmsg_len < CMSG_LEN(0))
+			continue;
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < n; i++) {
+			int one;
+
+			memcpy(&one, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (fd < 0)
+				fd = one;
+			else
+				close(one);
+		}
+	}
+	return fd;
+}
+
 /* Read and carry out |s|'s requests. Return: false when it closed. */
 bool sock_input(struct dsock *s)
 {
@@ -290,10 +316,7 @@ bool sock_input(struct dsock *s)
 			return false;
 		if (n < 0)
 			return errno == EAGAIN || errno == EINTR;
-		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-			    c->cmsg_len >= CMSG_LEN(sizeof(int)))
-				memcpy(&fd, CMSG_DATA(c), sizeof(int));
+		fd = rights_taken(&mh);
 		d = (mh.msg_flags & MSG_TRUNC) ? RDSD_DECODE_TRUNCATED
 						: rdsd_req_decode(g_buf, (size_t)n, &q, &pl, &plen);
 		if (d != RDSD_DECODE_OK) {

@@ -252,7 +252,8 @@ void do_send(struct dsock *s, const struct rdsd_req *q, const uint8_t *data, siz
 	return;
 answer:
 	if (noreply) {
-		logf_("socket %d: a send not waited for failed: %s", s->fd, strerror(-r));
+		if (r < 0)
+			logf_("socket %d: a send not waited for failed: %s", s->fd, strerror(-r));
 		return;
 	}
 	reply(s, q->chan, q->seq, r, r >= 0 ? credit_of(s, &dst) : 0, NULL, 0);
