@@ -14,6 +14,7 @@ can be the client a shim never is. Cases:
               they are refused while rdsd serves the rest
   never-reads a receiver that never reads, its senders going on
   isolation   messages reach only the socket bound to their address and port
+  measure     (not a test) rdsd's memory with 1000 sockets of one client
   restart     rdsd killed under a shimmed program (RDSRUN): their calls fail at
               once with ENOTCONN, and a new socket works with a new rdsd
 After each: rdsd alive, a fresh client's round trip answered, rdsd's memory
@@ -505,6 +506,34 @@ def case_isolation(d):
         raise Fail("the next owner's own message")
     print("isolation: messages only at the bound address and port")
     for c in (r2, r3, u, con, other, s, n1):
+        c.close()
+    d.settled()
+
+
+def case_measure(d, n=1000):
+    """Not a test: rdsd's memory with |n| sockets of one client
+    (docs/performance.md)."""
+    import resource
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    base = d.rss()
+    cs = [Client(d.name) for _ in range(n)]
+    for c in cs:
+        c.call(NAME)
+    conn = d.rss()
+    for i, c in enumerate(cs):
+        if c.bind(A, 10000 + i) != 0:
+            raise Fail("bind")
+    bound = d.rss()
+    for i, c in enumerate(cs):
+        c.sendto(A, 10000 + i, b"m" * 1024)
+        c.recv()
+    used = d.rss()
+    print(f"measure: rdsd RSS {base >> 10} KiB at start; {n} sockets with their channels "
+          f"{conn >> 10} KiB (+{(conn - base) // n} B each); bound {bound >> 10} KiB "
+          f"(+{(bound - base) // n} B each); after a 1 KiB message each way "
+          f"{used >> 10} KiB (+{(used - base) // n} B each); {d.fds()} descriptors")
+    for c in cs:
         c.close()
     d.settled()
 
