@@ -81,10 +81,10 @@ struct parked {
 };
 
 /* A message from one of our own sockets, waiting for room in the
- * receiver's connection: the receiver's RCVBUF bounds it, as the
- * kernel's receive queue bounds what rds_loop_xmit delivers: past it the
- * receiver's port is congested for local senders (rds_recv_incoming,
- * rds_cong_set_bit). */
+ * receiver's connection. The receiver's RCVBUF bounds these: past it its
+ * port is congested for local senders, as rds_recv_rcvbuf_delta congests
+ * a port whose queue passed RCVBUF (the kernel skips that for a socket on
+ * the loopback transport; rdsd does not, docs/kernel-behaviour.md). */
 struct local_rx {
 	struct local_rx *next;
 	struct rdsd_rx rx;
