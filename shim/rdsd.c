@@ -10,6 +10,8 @@
 static int g_epfd = -1;
 static struct obj g_listen = { OBJ_LISTEN };
 int g_lfd = -1;
+struct epoll_event *g_round;  /* this round's events, while they are handled */
+int g_round_n;
 struct ep *g_eps;
 struct dsock *g_socks;
 unsigned g_nsocks;
@@ -52,6 +54,15 @@ void ep_mod(int fd, void *p, uint32_t ev)
 	struct epoll_event e = { .events = ev, .data.ptr = p };
 
 	(void)epoll_ctl(g_epfd, EPOLL_CTL_MOD, fd, &e);
+}
+
+/* The events of this round still to be handled that name |p|, which is
+ * being freed, pointed at the listener (which only accepts). */
+void forget_events(const void *p)
+{
+	for (int k = 0; k < g_round_n; k++)
+		if (g_round[k].data.ptr == p)
+			g_round[k].data.ptr = &g_listen;
 }
 
 /* A big enough buffer for a whole message in either direction: root may
@@ -255,6 +266,8 @@ int main(int argc, char **argv)
 			perror("rdsd: epoll_wait");
 			return 1;
 		}
+		g_round = evs;
+		g_round_n = n;
 		for (int i = 0; i < n; i++) {
 			struct obj *o = evs[i].data.ptr;
 
@@ -275,6 +288,7 @@ int main(int argc, char **argv)
 				break;
 			}
 		}
+		g_round_n = 0;
 		after_round(parked);
 		if (g_nsocks)
 			idle_since = now_ms();

@@ -56,6 +56,7 @@ struct ep {
 	struct obj o;
 	struct rdsu_tcp *t;
 	struct rdsu_addr addr;
+	unsigned nsocks;          /* sockets bound on it */
 	struct ep *next;
 };
 
@@ -107,6 +108,10 @@ struct user {
  * (docs/security.md "rdsd's clients"): */
 #define RDSD_MAX_CHANS 64             /* reply channels (processes using it) */
 #define RDSD_MAX_BUF (4u << 20)       /* SNDBUF, RCVBUF: payload bytes each */
+/* Endpoints (local addresses with a TCP listener each, ~48 KiB and three
+ * descriptors): past this many, a new address takes the place of one no
+ * socket is bound to, or its bind fails ENOBUFS. */
+#define RDSD_MAX_EPS 256
 /* Per user: sockets and reply channels together (--max-fds). */
 #define RDSD_DEFAULT_USER_FDS 8192
 
@@ -139,6 +144,8 @@ struct dsock {
 };
 
 extern int g_lfd;
+extern struct epoll_event *g_round;
+extern int g_round_n;
 extern struct ep *g_eps;
 extern struct dsock *g_socks;
 extern unsigned g_nsocks;
@@ -153,6 +160,7 @@ void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int ep_add(int fd, void *p, uint32_t ev);
 void ep_mod(int fd, void *p, uint32_t ev);
 void big_sndbuf(int fd);
+void forget_events(const void *p);
 
 /* rdsd_client.c */
 void reply(struct dsock *s, uint32_t chan, uint32_t seq, int ret, uint32_t optlen,

@@ -14,6 +14,32 @@ struct ep *ep_of(const struct rdsu_addr *a)
 	return NULL;
 }
 
+/* Room for one more endpoint: below RDSD_MAX_EPS, or the oldest one no
+ * socket is bound to freed (its peers' connections with it). Return:
+ * false when every endpoint has a socket. */
+static bool ep_room(void)
+{
+	struct ep **pp, **idle = NULL;
+	unsigned n = 0;
+	struct ep *e;
+
+	for (pp = &g_eps; *pp; pp = &(*pp)->next) {
+		n++;
+		if (!(*pp)->nsocks)
+			idle = pp;     /* the list is newest first: the last is oldest */
+	}
+	if (n < RDSD_MAX_EPS)
+		return true;
+	if (!idle)
+		return false;
+	e = *idle;
+	*idle = e->next;
+	forget_events(e);
+	rdsu_tcp_free(e->t);   /* closing its descriptor takes it out of epoll */
+	free(e);
+	return true;
+}
+
 static int ep_get(const struct rdsu_addr *a, struct ep **out)
 {
 	struct rdsu_ep_cfg cfg;
@@ -24,6 +50,10 @@ static int ep_get(const struct rdsu_addr *a, struct ep **out)
 	if (e) {
 		*out = e;
 		return 0;
+	}
+	if (!ep_room()) {
+		logf_("%u addresses with sockets bound: no endpoint for another", RDSD_MAX_EPS);
+		return -ENOBUFS;
 	}
 	e = calloc(1, sizeof(*e));
 	if (!e)
@@ -92,6 +122,7 @@ int do_bind(struct dsock *s, const struct rdsd_req *q)
 	}
 	(void)rdsu_sock_get_name(s->us, &s->baddr, &s->bport);
 	s->bound = true;
+	s->ep->nsocks++;
 	return 0;
 }
 

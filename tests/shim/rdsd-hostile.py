@@ -12,6 +12,7 @@ can be the client a shim never is. Cases:
               a reply, while another makes its calls
   sockets     thousands of connections from one process; past --max-fds
               they are refused while rdsd serves the rest
+  addresses   sockets bound to ever new addresses (an endpoint each)
   never-reads a receiver that never reads, its senders going on
   isolation   messages reach only the socket bound to their address and port
   measure     (not a test) rdsd's memory with 1000 sockets of one client
@@ -435,6 +436,51 @@ def case_sockets_capped(d, cap):
         c.close()
     d.settled()
     round_trip(d)      # the share is back once they closed
+
+
+MAX_EPS = 256          # shim/rdsd.h RDSD_MAX_EPS
+EP_BYTES = 64 << 10    # an endpoint: ~48 KiB measured (docs/security.md)
+
+
+def case_addresses(d):
+    """Sockets bound to ever new addresses of 127/8: each address is an
+    endpoint of rdsd's (a TCP listener); at most MAX_EPS of them, the idle
+    ones given up for new addresses. An address with a socket bound stays
+    for everyone: keep one on A."""
+    keep = Client(d.name)
+    if keep.bind(A, 1998) != 0:
+        raise Fail("bind")
+    cs, refused = [], 0
+    for i in range(MAX_EPS + 50):
+        c = Client(d.name)
+        cs.append(c)
+        r = c.bind(f"127.1.{i // 200}.{1 + i % 200}", 5000)
+        if r == -errno.ENOBUFS:
+            refused += 1
+        elif r != 0:
+            raise Fail(f"bind {i}: {r}")
+    # A's endpoint is kept, B's (idle) given up: MAX_EPS - 1 new ones
+    if refused != 51:
+        raise Fail(f"{MAX_EPS + 50} addresses bound: {refused} refused, 51 expected")
+    round_trip(d)         # on A, which a socket holds
+    for c in cs:
+        c.close()
+    # every endpoint idle now: new addresses take their places
+    for i in range(50):
+        c = Client(d.name)
+        if c.bind(f"127.2.0.{1 + i}", 5000) != 0:
+            raise Fail("a new address once the others were idle")
+        c.close()
+    round_trip(d)
+    keep.close()
+    d.settled(extra=3 * MAX_EPS)
+    d.alive()
+    grew = d.rss() - d.rss0
+    bound = MAX_EPS * EP_BYTES * (3 if ASAN else 1) + SLACK * (2 if ASAN else 1)
+    print(f"addresses: {refused} of {MAX_EPS + 50} refused; rdsd grew {grew >> 10} KiB "
+          f"(bound {bound >> 10} KiB for {MAX_EPS} endpoints)")
+    if grew > bound:
+        raise Fail(f"addresses: rdsd grew {grew} bytes, past {bound}")
 
 
 def case_never_reads(d):
