@@ -585,14 +585,30 @@ def case_measure(d, n=1000):
 
 
 RESTART_CLIENT = r"""
-import errno, os, select, socket, sys
+import errno, os, select, socket, sys, threading
 A = sys.argv[1]
 s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
 s.bind((A, 9000))
 s.sendto(b"one", (A, 9000))
 assert s.recvfrom(100)[0] == b"one"
+# a receive blocked when rdsd dies
+w = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
+w.bind((A, 9001))
+woke = []
+def blocked():
+    try:
+        w.recvfrom(100)
+        woke.append("a message")
+    except OSError as e:
+        woke.append(e.errno)
+t = threading.Thread(target=blocked, daemon=True)
+t.start()
 print("ready", flush=True)
 sys.stdin.readline()                 # rdsd was killed
+t.join(20)
+if woke != [errno.ENOTCONN]:
+    print(f"FAIL: a receive blocked when rdsd died: {woke or 'still blocked'}", flush=True)
+    sys.exit(1)
 s.settimeout(None)                   # blocking: a hang would show here
 for what, f in (("recv", lambda: s.recvfrom(100)), ("send", lambda: s.sendto(b"x", (A, 9000))),
                 ("getsockname", lambda: s.getsockname())):
