@@ -17,6 +17,7 @@ struct dsock *g_socks;
 unsigned g_nsocks;
 static bool g_verbose;
 bool g_any_user;
+uint32_t g_wmem_max = 212992, g_rmem_max = 212992;  /* net.core.[wr]mem_max */
 unsigned g_max_user_fds;     /* --max-fds; 0 until setup() picks the default */      /* --any-user: not only our own uid (and root) */
 uint8_t *g_buf;       /* one request or one received message */
 size_t g_bufcap;
@@ -162,10 +163,27 @@ static void descriptor_limits(void)
 	logf_("each user may hold %u descriptors of rdsd", g_max_user_fds);
 }
 
+/* A sysctl's number into *v, which keeps its value when it cannot be read. */
+static void read_sysctl(const char *path, uint32_t *v)
+{
+	FILE *f = fopen(path, "re");
+	unsigned long n = 0;
+
+	if (!f)
+		return;
+	if (fscanf(f, "%lu", &n) == 1 && n > 0 && n <= RDSD_MAX_BUF)
+		*v = (uint32_t)n;
+	else if (n > RDSD_MAX_BUF)
+		*v = RDSD_MAX_BUF;
+	fclose(f);
+}
+
 static int setup(const char *name)
 {
 	signal(SIGPIPE, SIG_IGN);
 	descriptor_limits();
+	read_sysctl("/proc/sys/net/core/wmem_max", &g_wmem_max);
+	read_sysctl("/proc/sys/net/core/rmem_max", &g_rmem_max);
 	g_bufcap = sizeof(struct rdsd_req) + RDSD_MAX_MSG + sizeof(struct rdsd_rx);
 	g_buf = malloc(g_bufcap);
 	if (!g_buf)

@@ -107,7 +107,8 @@ struct user {
 /* Per socket, past these a request fails rather than rdsd growing
  * (docs/security.md "rdsd's clients"): */
 #define RDSD_MAX_CHANS 64             /* reply channels (processes using it) */
-#define RDSD_MAX_BUF (4u << 20)       /* SNDBUF, RCVBUF: payload bytes each */
+#define RDSD_MAX_BUF (4u << 20)       /* SNDBUF, RCVBUF: payload bytes each, for root;
+                                       * others as the kernel: wmem_max, rmem_max */
 /* Endpoints (local addresses with a TCP listener each, ~48 KiB and three
  * descriptors): past this many, a new address takes the place of one no
  * socket is bound to, or its bind fails ENOBUFS. */
@@ -151,6 +152,7 @@ extern struct dsock *g_socks;
 extern unsigned g_nsocks;
 extern bool g_any_user;
 extern unsigned g_max_user_fds;
+extern uint32_t g_wmem_max, g_rmem_max;
 extern uint8_t *g_buf;
 extern size_t g_bufcap;
 

@@ -136,6 +136,7 @@ static int get_int(const uint8_t *v, size_t len, int *out)
 
 int do_setopt(struct dsock *s, const struct rdsd_req *q, const uint8_t *v, size_t len)
 {
+	uint32_t max;
 	int iv, r;
 
 	if (q->level == RDSD_LEVEL_IOCTL) {
@@ -154,9 +155,13 @@ int do_setopt(struct dsock *s, const struct rdsd_req *q, const uint8_t *v, size_
 			return r;
 		if (iv / 2 <= 0)
 			return 0;
-		/* what a client asks for is kept within rdsd's bound */
-		if ((uint32_t)iv / 2 > RDSD_MAX_BUF)
-			iv = 2 * (int)RDSD_MAX_BUF;
+		/* what a client asks for is kept within rdsd's bound: root's
+		 * at RDSD_MAX_BUF, another user's where the kernel keeps it
+		 * without CAP_NET_ADMIN (sock_setsockopt: [wr]mem_max) */
+		max = s->user->uid == 0 ? RDSD_MAX_BUF
+		      : q->name == SO_SNDBUF ? g_wmem_max : g_rmem_max;
+		if ((uint32_t)iv / 2 > max)
+			iv = 2 * (int)max;
 		if (q->name == SO_SNDBUF)
 			s->sndbuf = (uint32_t)iv / 2;
 		else

@@ -349,6 +349,16 @@ def case_garbage(d):
     except (ConnectionResetError, BrokenPipeError):
         pass
     e.close()
+    # a buffer asked far past the bound is kept at it (root here: 4 MiB)
+    if g.call(SETOPT, struct.pack("<i", 1 << 30), level=socket.SOL_SOCKET,
+              name=socket.SO_SNDBUF) != 0:
+        raise Fail("SO_SNDBUF")
+    g.seq += 1
+    g.s.send(req(GETOPT, seq=g.seq, chan=g.id, level=socket.SOL_SOCKET,
+                 name=socket.SO_SNDBUF, arg=4))
+    ret, _, val = g.reply(g.seq)
+    if ret != 0 or struct.unpack("<i", val[:4])[0] != 2 * (4 << 20):
+        raise Fail(f"SO_SNDBUF of 1 GiB kept as {val[:4]!r}, not 4 MiB (doubled)")
     print(f"garbage: {sent} messages written, rdsd answers on")
     round_trip(d)
     d.within(3, "garbage")
