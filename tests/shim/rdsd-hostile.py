@@ -141,6 +141,13 @@ class Rdsd:
         env["ASAN_OPTIONS"] = "quarantine_size_mb=4:detect_leaks=0"
         self.p = subprocess.Popen([RDSD, "-v", "--name", self.name, *args],
                                   stdout=self.log, stderr=self.log, env=env)
+        try:
+            self.ready()
+        except BaseException:
+            self.stop()    # never left running behind a failed start
+            raise
+
+    def ready(self):
         for _ in range(400):
             try:
                 s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -151,7 +158,7 @@ class Rdsd:
                 time.sleep(0.025)
         else:
             raise Fail("rdsd did not start")
-        # the endpoints of A and B made once: they stay for rdsd's life
+        # the endpoints of A and B made once (kept until their room is needed)
         for a in (A, B):
             c = Client(self.name)
             if c.bind(a, 1999) != 0:
