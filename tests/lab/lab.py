@@ -21,6 +21,7 @@ Ctrl-C. The cache lives in $RDS_LAB_CACHE (default ~/.cache/rds-lab).
 """
 import argparse
 import contextlib
+import fcntl
 import glob
 import gzip
 import io
@@ -261,9 +262,25 @@ def depends(opts, pkg, pattern):
     return [m for m in re.findall(r"Depends:\s*(\S+)", out) if re.match(pattern, m)]
 
 
+@contextlib.contextmanager
+def cache_lock(name):
+    """Held while the cache of kernel |name| is fetched, built or added to:
+    runs that share the cache (two build trees, a fetch beside a test) do
+    it one at a time, and each looks again under the lock."""
+    os.makedirs(cache_root(), exist_ok=True)
+    with open(os.path.join(cache_root(), name + ".lock"), "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
 def fetch(name):
     """Download the kernel for |name|, unpack it and build the initramfs.
     Returns the cache directory holding vmlinuz, initramfs.gz, version."""
+    with cache_lock(name):
+        return fetch_locked(name)
+
+
+def fetch_locked(name):
     suite, meta = KERNELS[name]
     root = os.path.join(cache_root(), name)
     os.makedirs(root, exist_ok=True)
@@ -330,6 +347,11 @@ def cached(name):
     """The newest kernel already downloaded for |name|, rebuilt if the
     module list changed, without asking the network; None if there is none.
     `lab.py fetch` looks for a newer kernel."""
+    with cache_lock(name):
+        return cached_locked(name)
+
+
+def cached_locked(name):
     done = sorted(glob.glob(os.path.join(cache_root(), name, "*", "version")),
                   key=os.path.getmtime)
     if not done:
@@ -574,7 +596,8 @@ class Lab:
             self.kver = f.read().strip()
         self.initrd = os.path.join(self.kdir, "initramfs.gz")
         if add_modules or drop_modules:
-            self.initrd = module_variant(self.kdir, list(add_modules), list(drop_modules))
+            with cache_lock(kernel):
+                self.initrd = module_variant(self.kdir, list(add_modules), list(drop_modules))
 
     # -- set-up ------------------------------------------------------------
     def __enter__(self):
