@@ -27,6 +27,7 @@ import gzip
 import io
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -564,6 +565,51 @@ poweroff -f
 # Running guests
 # --------------------------------------------------------------------------
 
+# What GUEST_INIT covers with the guest's own tmpfs.
+COVERED = ("/tmp", "/run")
+
+
+def host_paths(argv=None):
+    """The host's folders a run needs that the guest's own /tmp and /run
+    would hide: those holding the checkout, the lab's cache, the working
+    directory and each absolute path on the command line (the build
+    tree's programs, the scripts a test names), each as the folder right
+    below /tmp or /run. A checkout under /tmp is as good as any other."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    cands = [os.path.join(here, "..", ".."), cache_root(), os.getcwd()]
+    for arg in (sys.argv[1:] if argv is None else argv):
+        cands += [part for part in arg.split("=") if part.startswith("/")]
+    out = set()
+    for c in cands:
+        for p in {os.path.abspath(c), os.path.realpath(c)}:
+            for top in COVERED:
+                if p.startswith(top + "/"):
+                    first = p[len(top) + 1:].split("/")[0]
+                    # /run/lab is the run directory's own mount.
+                    if first and (top, first) != ("/run", "lab"):
+                        out.add(top + "/" + first)
+    return sorted(out)
+
+
+def role_prologue(paths):
+    """Shell put before each role: |paths| (host_paths()) bound back over
+    the guest's tmpfs, read-only as the rest of the host's root. The
+    host's 9p root is mounted once, at /host of the guest's init (pid 1);
+    a bind of it that leaves out what is mounted on it shows what the
+    tmpfs covers."""
+    if not paths:
+        return ""
+    return """# lab.py: the host's %(paths)s, which the guest's own /tmp and /run hide
+mkdir -p /run/lab-host && mount --bind /proc/1/root/host /run/lab-host ||
+	echo "lab: cannot see the host's root under the guest's tmpfs" >&2
+for p in %(paths)s; do
+	if [ -d "/run/lab-host$p" ]; then mkdir -p "$p"; else touch "$p"; fi &&
+		mount --bind "/run/lab-host$p" "$p" || echo "lab: cannot show the host's $p" >&2
+done
+umount /run/lab-host 2>/dev/null
+""" % {"paths": " ".join(shlex.quote(p) for p in paths)}
+
+
 class Lab:
     """Boots guests on one kernel inside a fresh network namespace.
 
@@ -641,7 +687,7 @@ class Lab:
     def role(self, i, text):
         path = os.path.join(self.dir, "role%d" % i)
         with open(path, "w") as f:
-            f.write(text)
+            f.write(role_prologue(host_paths()) + text)
         os.chmod(path, 0o755)
 
     def write(self, name, text):
