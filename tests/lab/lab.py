@@ -10,6 +10,9 @@ guest mounts the host's root read-only over 9p and chroots into it, so a
 role script can use the host's python3 (which has AF_RDS), rdma, tcpdump
 and this project's build tree. A per-run directory is shared read-write; a
 role sees it as $LAB_DIR (/run/lab) for scripts, results and captures.
+The guest has its own /tmp and /run; what a run needs of the host's there
+(a checkout or build tree under /tmp, the cache) is bound back in
+(host_paths), so the checkout may live anywhere.
 
     lab.py fetch 6.1|7.2          download and cache the kernel, build the initramfs
     lab.py run --kernel 7.2 --guests 2 [--rxe] --role 1=a.sh --role 2=b.sh \
@@ -84,7 +87,8 @@ def verdict(fails, log, what):
 def run_share(out, name, progs):
     """A fresh run directory |out|/|name| and its share/ (the guest's
     /run/lab: the guest sees the host's root read-only but with its own
-    /tmp and /run), with |progs| copied in. Returns (run_dir, share)."""
+    /tmp and /run, host_paths() aside), with |progs| copied in. Returns
+    (run_dir, share)."""
     run_dir = os.path.join(out, name)
     subprocess.run(["rm", "-rf", run_dir])
     share = os.path.join(run_dir, "share")
