@@ -10,7 +10,8 @@
  * first (issue 35). Counts come from
  * librds's counters; nothing here asserts a time.
  * Addresses: 127.21.0.1 (kicked), 127.22.x.y (kickers); 127.21.1.1 (a
- * client, and the raw connections), 127.21.1.2 (its server).
+ * client, and the raw connections), 127.21.1.2 (its server), 127.21.0.101-120
+ * (silent connections).
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
