@@ -33,6 +33,13 @@ def low_nofile():
     resource.setrlimit(resource.RLIMIT_NOFILE, (NOFILE, NOFILE))
 
 
+def listening(addr, port=16385):
+    """Whether something listens on |addr|:|port| (/proc/net/tcp)."""
+    want = "%s:%04X" % ("".join("%02X" % int(b) for b in reversed(addr.split("."))), port)
+    with open("/proc/net/tcp") as f:
+        return any(l.split()[1] == want and l.split()[3] == "0A" for l in f.readlines()[1:])
+
+
 def raw_connect(src):
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.setblocking(False)
@@ -64,7 +71,10 @@ def main():
                            preexec_fn=low_nofile)
     raws = []
     try:
-        time.sleep(0.5)
+        for _ in range(300):
+            if listening(SERVER) or srv.poll() is not None:
+                break
+            time.sleep(0.05)
         if srv.poll() is not None:
             print("FAIL: the echo server exited with %s" % srv.returncode)
             return 1
