@@ -192,7 +192,7 @@ static const struct {
 	T(links_up), T(links_down), T(closes), T(resets_sent), T(draining), T(bytes_in),
 	T(bytes_out), T(reads), T(writes), T(write_blocked), T(ack_checks), T(runs),
 	T(sleeps), T(direct_waits), T(direct_timeouts), T(connect_late_reset), T(held_kept),
-	T(accept_exhausted), T(auth_failed),
+	T(accept_exhausted), T(auth_failed), T(accept_evicted),
 #undef T
 };
 

@@ -106,6 +106,9 @@ struct tsock {
 	uint8_t *held_in;             /* bytes read while the core held the link */
 	size_t held_len;
 	bool held_dead;               /* held_end: ended while held, out of the epoll set */
+	bool accepted;                /* incoming: may be evicted (evict_silent) */
+	uint64_t accept_no;            /* t->st.accepts then: evict_silent takes the oldest */
+	uint64_t rx;                  /* bytes read from it */
 	/* connect retries over source port candidates */
 	struct rdsu_lreq req;
 	unsigned port_try;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -138,6 +139,66 @@ static void settle_peer(struct rdsu_tcp *t, const struct rdsu_addr *laddr,
 	}
 }
 
+/* Whether accepted |l| has brought a header's worth of bytes, read or
+ * waiting in its socket: it may carry a message (every RDS message has a
+ * 48-byte header), which TCP has acknowledged to the peer. One that has
+ * not carries nothing its reset could lose. */
+static bool link_spoke(const struct tsock *l)
+{
+	int q = 0;
+
+	if (l->rx >= WIRE_HDR_LEN || l->held_len || l->held_dead)
+		return true;
+	if (ioctl(l->src.fd, FIONREAD, &q) < 0)
+		return true;  /* cannot tell: keep it */
+	return l->rx + (uint64_t)q >= WIRE_HDR_LEN;
+}
+
+/*
+ * The endpoint has no room for one more connection (no descriptor, or
+ * max_links): reset the oldest accepted connection that has not spoken
+ * RDS (link_spoke), held or on a path, so that one made by a peer that
+ * does is served; raw connections that never send a byte cannot lock
+ * peers out. The core is told it went, as when the peer resets it.
+ * Return: whether one was. docs/security.md.
+ */
+static bool evict_silent(struct rdsu_tcp *t, rdsu_ns now)
+{
+	struct tsock *v = NULL;
+
+	for (unsigned b = 0; b < LINK_BUCKETS; b++)
+		for (struct tsock *l = t->links[b]; l; l = l->hnext)
+			if (l->kind == TS_LINK && l->accepted &&
+			    (!v || l->accept_no < v->accept_no) && !link_spoke(l))
+				v = l;
+	if (!v)
+		return false;
+	t->st.accept_evicted++;
+	t->st.links_down++;
+	(void)rdsu_link_down(t->ep, v->id, now);
+	rdsu_tcp_link_close(t, v, true);
+	return true;
+}
+
+/* rdsu_link_accept(), which refused the connection for max_links when
+ * the counter of that moved. */
+static int link_accept(struct rdsu_tcp *t, const struct rdsu_addr *laddr,
+		       const struct rdsu_addr *faddr, uint16_t fport, rdsu_ns now, uint64_t *id)
+{
+	struct rdsu_stats before, after;
+
+	rdsu_ep_get_stats(t->ep, &before);
+	int r = rdsu_link_accept(t->ep, laddr, faddr, fport, now, id);
+
+	if (r != RDSU_ERR_REFUSED)
+		return r;
+	rdsu_ep_get_stats(t->ep, &after);
+	if (after.v[RDSU_STAT_LIMIT_LINKS] == before.v[RDSU_STAT_LIMIT_LINKS] ||
+	    !evict_silent(t, now))
+		return r;
+	return rdsu_link_accept(t->ep, laddr, faddr, fport, now, id);
+}
+
 void rdsu_tcp_accept(struct rdsu_tcp *t, struct tsock *ls, rdsu_ns now)
 {
 	if (t->st.accept_paused)
@@ -152,6 +213,8 @@ void rdsu_tcp_accept(struct rdsu_tcp *t, struct tsock *ls, rdsu_ns now)
 				 SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 		if (fd < 0) {
+			if ((errno == EMFILE || errno == ENFILE) && evict_silent(t, now))
+				continue;
 			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
 			    errno == ENOMEM) {
 				t->st.accept_exhausted++;
@@ -169,7 +232,7 @@ void rdsu_tcp_accept(struct rdsu_tcp *t, struct tsock *ls, rdsu_ns now)
 		}
 		rdsu_tcp_tune(t, fd);
 		settle_peer(t, &laddr, &faddr, now);
-		int r = rdsu_link_accept(t->ep, &laddr, &faddr, fport, now, &id);
+		int r = link_accept(t, &laddr, &faddr, fport, now, &id);
 		if (r != RDSU_ACCEPT_UP && r != RDSU_ACCEPT_HELD) {
 			/* rds_tcp_accept_one resets: SO_LINGER 0. */
 			t->st.accept_reset++;
@@ -188,6 +251,8 @@ void rdsu_tcp_accept(struct rdsu_tcp *t, struct tsock *ls, rdsu_ns now)
 		l->kind = TS_LINK;
 		l->src.fd = fd;
 		l->id = id;
+		l->accepted = true;
+		l->accept_no = t->st.accepts;
 		l->state = r == RDSU_ACCEPT_UP ? TL_UP : TL_HELD;
 		l->want_out = l->state == TL_UP;
 		if (rdsu_tcp_watch(t, l, rdsu_tcp_link_events(l), EPOLL_CTL_ADD) < 0) {

@@ -50,6 +50,8 @@ ssize_t rdsu_tcp_rd(struct rdsu_tcp *t, struct tsock *l, int flags)
 	if (n < 0)
 		return -errno;
 	t->io->rd_budget -= n;
+	if (n > 0)
+		l->rx += (uint64_t)n;
 	t->st.reads += n > 0;
 	t->st.bytes_in += (uint64_t)n;
 	return n;

@@ -181,6 +181,7 @@ static bool ring_took(struct rdsu_tcp *t, struct tsock *l, rdsu_ns now)
 		return false;
 	if (n > 0) {
 		t->io->rd_budget -= n;
+		l->rx += (uint64_t)n;
 		t->st.reads++;
 		t->st.bytes_in += (uint64_t)n;
 	}

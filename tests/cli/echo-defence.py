@@ -34,7 +34,15 @@ def hog(stop, sent):
     # A tiny receive window: the server's echoes stall at once.
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     s.bind((HOG, 0))
-    s.connect((SERVER, 16385))
+    # the server may still be starting on a loaded machine
+    for _ in range(100):
+        try:
+            s.connect((SERVER, 16385))
+            break
+        except ConnectionRefusedError:
+            time.sleep(0.1)
+    else:
+        return
     s.settimeout(0.5)
     body = b"h" * (64 * 1024)
     seq = 1

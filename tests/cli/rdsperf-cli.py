@@ -6,8 +6,10 @@ Wrong options exit 2 with a reason; each test runs, verifies and reports
 numbers that agree between the two ends; the control channel refuses
 another version and garbage with a reason and the server keeps serving.
 Hostile clients: one that says nothing is dropped after --ctl-timeout with
-an error line, a line over 64 KiB gets an error line (not a bare reset),
-and while one client is served every other is told "busy" at once.
+an error line and holds no one up meanwhile (a second client runs a test
+while it is open), a line over 64 KiB gets an error line (not a bare
+reset), and while a test runs every other client is told "busy" at once,
+with what runs and for how long.
 Exit 0 pass, 1 fail.
 """
 import json
@@ -177,28 +179,55 @@ try:
     check(reply is not None and b'"op":"error"' in reply and b"longer than 65536" in reply,
           "oversize line -> %r" % (reply[:200] if reply else reply))
 
-    # a client that says nothing: dropped after --ctl-timeout, with a reason;
-    # meanwhile everyone else hears "busy" at once, and a real test run
-    # says why it could not start
+    # a client that says nothing is dropped at its own deadline
+    # (--ctl-timeout), with a reason; it holds no one up meanwhile: a
+    # second client runs its test while it is still open, and it hears
+    # then that a test is running
     idle = socket.create_connection(("127.0.0.1", port), timeout=10)
-    t0 = time.monotonic()
     time.sleep(0.3)
-    other = socket.create_connection(("127.0.0.1", port), timeout=10)
-    busy = reply_of(other, 3)
-    other.close()
-    check(busy is not None and b'"op":"error"' in busy and b"busy" in busy,
-          "second client while one is served -> %r" % busy)
-    rc, out, err = run(["-c", "127.0.0.1", "-p", str(port), "-t", "0.3", "-l", "64"])
-    check(rc == 2 and "busy" in err, "test while busy: rc %d %r" % (rc, err[-300:]))
+    rc, out, err = run(base + ["-t", "0.3", "-l", "64"])
+    check(rc == 0, "a test beside an idle control connection: rc %d %s" % (rc, err[-300:]))
     reply = reply_of(idle, CTL_TIMEOUT + 5)
-    waited = time.monotonic() - t0
+    idle.close()
+    check(reply is not None and b'"op":"error"' in reply and b"busy: a stream test" in reply,
+          "idle client when a test started -> %r" % reply)
+    idle = socket.create_connection(("127.0.0.1", port), timeout=10)
+    reply = reply_of(idle, CTL_TIMEOUT + 5)
     idle.close()
     check(reply is not None and b'"op":"error"' in reply and b"no request within" in reply,
           "silent client -> %r" % reply)
-    check(waited < CTL_TIMEOUT + 4, "silent client held for %.1f s" % waited)
+    # ... and so is one that sends its request slower than that
+    slow = socket.create_connection(("127.0.0.1", port), timeout=10)
+    slow.sendall(b'{"rdsperf":1,')
+    reply = reply_of(slow, CTL_TIMEOUT + 5)
+    slow.close()
+    check(reply is not None and b'"op":"error"' in reply and b"no request within" in reply,
+          "slow client -> %r" % reply)
+    # while a test runs, everyone else hears "busy" at once, what runs and
+    # for how long, and a real test run says why it could not start
+    bg = subprocess.Popen([BIN] + base + ["-t", "4", "-l", "64"], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+    busy = None
+    while bg.poll() is None:
+        other = socket.create_connection(("127.0.0.1", port), timeout=10)
+        reply = reply_of(other, 3)
+        other.close()
+        if reply and b"busy" in reply:
+            busy = reply
+            break
+        time.sleep(0.1)
+    check(busy is not None and b'"op":"error"' in busy and
+          re.search(rb"busy: a stream test for 127\.0\.0\.2 is running, \d+ s of its 4 s", busy),
+          "second client while a test runs -> %r" % busy)
+    rc, out, err = run(["-c", "127.0.0.1", "-p", str(port), "-B", "127.0.0.3", "-t", "0.3",
+                        "-l", "64"])
+    check(bg.poll() is not None or (rc == 2 and "busy" in err),
+          "test while busy: rc %d %r" % (rc, err[-300:]))
+    bgout, bgerr = bg.communicate(timeout=60)
+    check(bg.returncode == 0, "the test others were turned away from: %s" % bgerr[-300:])
     # and the server is free again
     rc, out, err = run(base + ["-t", "0.3", "-l", "64"])
-    check(rc == 0, "server not free after the silent client: %s" % err[-300:])
+    check(rc == 0, "server not free after the busy test: %s" % err[-300:])
 finally:
     stop(srv)
 check(srv.returncode == 0, "server exit %s" % srv.returncode)

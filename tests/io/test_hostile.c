@@ -5,10 +5,13 @@
  * bounded number of connects that ends, and the memory they took comes
  * back; a raw connection from a peer's own address (attack 3), made
  * before or after the peer's, costs the peer no message, and those held
- * behind the peer's paths are bounded by max_peer_links. Counts come from
+ * behind the peer's paths are bounded by max_peer_links; silent raw
+ * connections at max_links give their places to the client's, oldest
+ * first (issue 35). Counts come from
  * librds's counters; nothing here asserts a time.
  * Addresses: 127.21.0.1 (kicked), 127.22.x.y (kickers); 127.21.1.1 (a
- * client, and the raw connections), 127.21.1.2 (its server).
+ * client, and the raw connections), 127.21.1.2 (its server), 127.21.0.101-120
+ * (silent connections).
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -322,12 +325,66 @@ static void test_raw_from_peer_after(void **state)
 	rdsu_tcp_free(sv);
 }
 
+/*
+ * Silent raw connections at the server's max_links (issue 35): 20 of
+ * them from 20 addresses of their own (smaller than the server's, so each
+ * takes a peer's path as a real peer's would), none sending a byte, with
+ * max_links 16 and no handshake_timeout to end them. The client's
+ * connections still get in, each in the place of the oldest silent one,
+ * and every message arrives; the silent ones that are left stay open.
+ */
+#define N_SILENT 20
+
+static void test_silent_at_max_links(void **state)
+{
+	struct rdsu_tcp *cl, *sv;
+	struct rdsu_sock *tx, *rx;
+	struct rdsu_addr c = addr(CLIENT), s = addr(SERVER);
+	struct rdsu_tcp_stats st;
+	struct rdsu_ep_cfg cfg;
+	int raw[N_SILENT];
+
+	(void)state;
+	ep_cfg_at(&cfg, SERVER);
+	cfg.gen_num = 21;
+	cfg.seed = 21;
+	cfg.max_links = 16;
+	cfg.handshake_timeout = RDSU_NS_NEVER;
+	assert_int_equal(rdsu_tcp_new(&sv, &cfg, NULL), 0);
+	cl = endpoint(CLIENT, 0, 0, false);
+	assert_int_equal(rdsu_sock_new(rdsu_tcp_ep(cl), &tx), 0);
+	assert_int_equal(rdsu_sock_bind(tx, &c, 5000), 0);
+	assert_int_equal(rdsu_sock_new(rdsu_tcp_ep(sv), &rx), 0);
+	assert_int_equal(rdsu_sock_bind(rx, &s, 4000), 0);
+	for (unsigned i = 0; i < N_SILENT; i++) {
+		struct sockaddr_in from = { .sin_family = AF_INET };
+
+		from.sin_addr.s_addr = htonl(0x7f150000u | (101 + i)); /* 127.21.0.101.. */
+		raw[i] = raw_connect(&from, SERVER);
+		(void)rdsu_tcp_run(sv, 0);
+	}
+	for (int i = 0; i < 20; i++)
+		(void)rdsu_tcp_run(sv, 5);
+	assert_int_equal(exchange(cl, sv, tx, rx, SERVER, 0, N_MSG), N_MSG);
+	rdsu_tcp_get_stats(sv, &st);
+	print_message("max_links 16: %llu silent connections reset to make room, %llu refusals\n",
+		      (unsigned long long)st.accept_evicted,
+		      (unsigned long long)stat(sv, RDSU_STAT_LIMIT_LINKS));
+	assert_true(st.accept_evicted >= N_SILENT - 16 + 1);
+	assert_true(st.accept_evicted < N_SILENT);
+	for (unsigned i = 0; i < N_SILENT; i++)
+		close(raw[i]);
+	rdsu_tcp_free(cl);
+	rdsu_tcp_free(sv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kick_storm),
 		cmocka_unit_test(test_raw_from_peer_first),
 		cmocka_unit_test(test_raw_from_peer_after),
+		cmocka_unit_test(test_silent_at_max_links),
 	};
 
 	return cmocka_run_group_tests_name("hostile", tests, NULL, NULL);

@@ -10,6 +10,9 @@ guest mounts the host's root read-only over 9p and chroots into it, so a
 role script can use the host's python3 (which has AF_RDS), rdma, tcpdump
 and this project's build tree. A per-run directory is shared read-write; a
 role sees it as $LAB_DIR (/run/lab) for scripts, results and captures.
+The guest has its own /tmp and /run; what a run needs of the host's there
+(a checkout or build tree under /tmp, the cache) is bound back in
+(host_paths), so the checkout may live anywhere.
 
     lab.py fetch 6.1|7.2          download and cache the kernel, build the initramfs
     lab.py run --kernel 7.2 --guests 2 [--rxe] --role 1=a.sh --role 2=b.sh \
@@ -21,11 +24,13 @@ Ctrl-C. The cache lives in $RDS_LAB_CACHE (default ~/.cache/rds-lab).
 """
 import argparse
 import contextlib
+import fcntl
 import glob
 import gzip
 import io
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -82,7 +87,8 @@ def verdict(fails, log, what):
 def run_share(out, name, progs):
     """A fresh run directory |out|/|name| and its share/ (the guest's
     /run/lab: the guest sees the host's root read-only but with its own
-    /tmp and /run), with |progs| copied in. Returns (run_dir, share)."""
+    /tmp and /run, host_paths() aside), with |progs| copied in. Returns
+    (run_dir, share)."""
     run_dir = os.path.join(out, name)
     subprocess.run(["rm", "-rf", run_dir])
     share = os.path.join(run_dir, "share")
@@ -261,9 +267,25 @@ def depends(opts, pkg, pattern):
     return [m for m in re.findall(r"Depends:\s*(\S+)", out) if re.match(pattern, m)]
 
 
+@contextlib.contextmanager
+def cache_lock(name):
+    """Held while the cache of kernel |name| is fetched, built or added to:
+    runs that share the cache (two build trees, a fetch beside a test) do
+    it one at a time, and each looks again under the lock."""
+    os.makedirs(cache_root(), exist_ok=True)
+    with open(os.path.join(cache_root(), name + ".lock"), "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
 def fetch(name):
     """Download the kernel for |name|, unpack it and build the initramfs.
     Returns the cache directory holding vmlinuz, initramfs.gz, version."""
+    with cache_lock(name):
+        return fetch_locked(name)
+
+
+def fetch_locked(name):
     suite, meta = KERNELS[name]
     root = os.path.join(cache_root(), name)
     os.makedirs(root, exist_ok=True)
@@ -330,6 +352,11 @@ def cached(name):
     """The newest kernel already downloaded for |name|, rebuilt if the
     module list changed, without asking the network; None if there is none.
     `lab.py fetch` looks for a newer kernel."""
+    with cache_lock(name):
+        return cached_locked(name)
+
+
+def cached_locked(name):
     done = sorted(glob.glob(os.path.join(cache_root(), name, "*", "version")),
                   key=os.path.getmtime)
     if not done:
@@ -542,6 +569,51 @@ poweroff -f
 # Running guests
 # --------------------------------------------------------------------------
 
+# What GUEST_INIT covers with the guest's own tmpfs.
+COVERED = ("/tmp", "/run")
+
+
+def host_paths(argv=None):
+    """The host's folders a run needs that the guest's own /tmp and /run
+    would hide: those holding the checkout, the lab's cache, the working
+    directory and each absolute path on the command line (the build
+    tree's programs, the scripts a test names), each as the folder right
+    below /tmp or /run. A checkout under /tmp is as good as any other."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    cands = [os.path.join(here, "..", ".."), cache_root(), os.getcwd()]
+    for arg in (sys.argv[1:] if argv is None else argv):
+        cands += [part for part in arg.split("=") if part.startswith("/")]
+    out = set()
+    for c in cands:
+        for p in {os.path.abspath(c), os.path.realpath(c)}:
+            for top in COVERED:
+                if p.startswith(top + "/"):
+                    first = p[len(top) + 1:].split("/")[0]
+                    # /run/lab is the run directory's own mount.
+                    if first and (top, first) != ("/run", "lab"):
+                        out.add(top + "/" + first)
+    return sorted(out)
+
+
+def role_prologue(paths):
+    """Shell put before each role: |paths| (host_paths()) bound back over
+    the guest's tmpfs, read-only as the rest of the host's root. The
+    host's 9p root is mounted once, at /host of the guest's init (pid 1);
+    a bind of it that leaves out what is mounted on it shows what the
+    tmpfs covers."""
+    if not paths:
+        return ""
+    return """# lab.py: the host's %(paths)s, which the guest's own /tmp and /run hide
+mkdir -p /run/lab-host && mount --bind /proc/1/root/host /run/lab-host ||
+	echo "lab: cannot see the host's root under the guest's tmpfs" >&2
+for p in %(paths)s; do
+	if [ -d "/run/lab-host$p" ]; then mkdir -p "$p"; else touch "$p"; fi &&
+		mount --bind "/run/lab-host$p" "$p" || echo "lab: cannot show the host's $p" >&2
+done
+umount /run/lab-host 2>/dev/null
+""" % {"paths": " ".join(shlex.quote(p) for p in paths)}
+
+
 class Lab:
     """Boots guests on one kernel inside a fresh network namespace.
 
@@ -574,7 +646,8 @@ class Lab:
             self.kver = f.read().strip()
         self.initrd = os.path.join(self.kdir, "initramfs.gz")
         if add_modules or drop_modules:
-            self.initrd = module_variant(self.kdir, list(add_modules), list(drop_modules))
+            with cache_lock(kernel):
+                self.initrd = module_variant(self.kdir, list(add_modules), list(drop_modules))
 
     # -- set-up ------------------------------------------------------------
     def __enter__(self):
@@ -618,7 +691,7 @@ class Lab:
     def role(self, i, text):
         path = os.path.join(self.dir, "role%d" % i)
         with open(path, "w") as f:
-            f.write(text)
+            f.write(role_prologue(host_paths()) + text)
         os.chmod(path, 0o755)
 
     def write(self, name, text):

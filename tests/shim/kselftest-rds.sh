@@ -24,8 +24,9 @@
 #      namespace (test.py adds namespaces and veths without removing them,
 #      and kills every tcpdump it can see), and /usr/sbin/tcpdump where
 #      Debian 12 has /usr/bin/tcpdump.
-# KST_FETCH_ONLY=1: fetch and cache the selftest, then exit (the lab's
-# guests see the cache read-only).
+# KST_FETCH_ONLY=1: fetch and cache the selftest, then exit (ctest's
+# shim-kselftest-fetch, the fixture of both tests; the lab's guests see the
+# cache read-only).
 # RDSRUN_DAEMON=1: each namespace's sockets are rdsd's, started by the
 # shim in that namespace; test.py makes its sockets in forked children
 # and takes them over SCM_RIGHTS.
@@ -44,23 +45,33 @@ if [ "${KST_INNER:-}" != 1 ]; then
 	done
 	command -v tcpdump >/dev/null || [ -x /usr/sbin/tcpdump ] || skip "no tcpdump"
 	cache=${RDS_LAB_CACHE:-$HOME/.cache/rds-lab}/selftest-$PKG
+	# Fetched once per cache: tests that start together (the two ctest
+	# tests, the lab's) take a lock beside it and look again under it, and
+	# each unpacks into a folder of its own; a reader of the finished copy
+	# never sees it go, as only a copy without "ok" is ever replaced.
 	if [ ! -f "$cache/ok" ]; then
 		command -v apt-get >/dev/null || skip "no apt-get to fetch $PKG"
-		rm -rf "$cache.tmp" && mkdir -p "$cache.tmp" || skip "cannot write $cache"
-		(cd "$cache.tmp" && { apt-get download $PKG >/dev/null 2>&1 ||
+		command -v flock >/dev/null || skip "no flock"
+		mkdir -p "${cache%/*}" && exec 9>>"$cache.lock" || skip "cannot write $cache"
+		flock 9
+	fi
+	if [ ! -f "$cache/ok" ]; then
+		tmp=$(mktemp -d "$cache.tmp.XXXXXX") || skip "cannot write $cache"
+		(cd "$tmp" && { apt-get download $PKG >/dev/null 2>&1 ||
 			{ apt-get update >/dev/null 2>&1 && apt-get download $PKG >/dev/null 2>&1; }; }) ||
-			{ rm -rf "$cache.tmp"; skip "cannot fetch $PKG"; }
+			{ rm -rf "$tmp"; skip "cannot fetch $PKG"; }
 		# Only the selftest and what it imports: net/lib/py and ynl.
 		src=linux-source-6.12
-		dpkg-deb --fsys-tarfile "$cache.tmp"/${PKG}_*.deb |
+		dpkg-deb --fsys-tarfile "$tmp"/${PKG}_*.deb |
 			tar -xO ./usr/src/$src.tar.xz | xz -dc |
-			tar -x -C "$cache.tmp" --wildcards "$src/$ST/*" \
+			tar -x -C "$tmp" --wildcards "$src/$ST/*" \
 				"$src/tools/testing/selftests/net/lib/py/*" "$src/tools/net/ynl/*" ||
-			{ rm -rf "$cache.tmp"; echo "FAIL: cannot unpack $PKG"; exit 1; }
-		rm -f "$cache.tmp"/*.deb
-		touch "$cache.tmp/ok"
-		rm -rf "$cache" && mv "$cache.tmp" "$cache"
+			{ rm -rf "$tmp"; echo "FAIL: cannot unpack $PKG"; exit 1; }
+		rm -f "$tmp"/*.deb
+		touch "$tmp/ok"
+		rm -rf "$cache" && mv "$tmp" "$cache"
 	fi
+	exec 9>&-
 	[ "${KST_FETCH_ONLY:-}" != 1 ] || exit 0
 	unshare -mnpf --mount-proc true 2>/dev/null || skip "no private namespaces (unshare -mnpf)"
 	KST_INNER=1 KST_CACHE=$cache exec unshare -mnpf --mount-proc "$0" "$@"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * server.c - rdsperf's server: one client at a time, the others told it is
- * busy.
+ * server.c - rdsperf's server: one test at a time; while it runs, other
+ * clients are told what runs and for how long; between tests every
+ * control connection waits on its own deadline.
  */
 #define _GNU_SOURCE
 #include "rdsperf.h"
@@ -55,22 +56,38 @@ static void refuse(int fd, const char *why)
 }
 
 /*
- * While one client is served, others are answered "busy" at once rather
- * than left waiting in the listen queue for a test of unknown length. A
- * thread of its own, because the test loop (engine.c) waits only on its
- * sockets and the client's control line.
+ * While a test runs, other clients are answered "busy" at once rather
+ * than left waiting in the listen queue for the test to end. A thread of
+ * its own, because the test loop (engine.c) waits only on its sockets and
+ * the client's control line. Between tests nobody is busy: every control
+ * connection waits in the lobby (perf_run_server) on its own deadline.
  */
 struct doorman {
 	int lfd;
-	char busy[160];
+	char who[64];           /* the RDS address of the test's client */
+	const char *test;       /* its test's name */
+	double secs;            /* its length: warm-up and measurement */
+	rdsu_ns t0;             /* its start */
 	atomic_bool done;
 	pthread_t th;
 	int handoff;            /* a newcomer to serve next, or -1 */
 };
 
+/* What a client hears while |d|'s test runs. */
+static void busy_line(const struct doorman *d, char *out, size_t len)
+{
+	double ran = (double)(rdsu_clock() - d->t0) / (double)RDSU_SEC;
+
+	snprintf(out, len,
+		 "busy: a %s test for %s is running, %.0f s of its %.0f s so far; one test "
+		 "at a time, try again when it ends",
+		 d->test, d->who, ran, d->secs);
+}
+
 static void *doorman_run(void *arg)
 {
 	struct doorman *d = arg;
+	char busy[256];
 
 	while (!atomic_load(&d->done)) {
 		struct pollfd pf = { .fd = d->lfd, .events = POLLIN };
@@ -83,39 +100,36 @@ static void *doorman_run(void *arg)
 		fd = accept4(d->lfd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd < 0)
 			continue;
-		/* The client served may be on its way out (a client running a
-		 * sweep reconnects as soon as its last result is in): then the
-		 * newcomer is the next client, not one to turn away. */
+		/* The test may be on its way out (a client running a sweep
+		 * reconnects as soon as its last result is in): then the
+		 * newcomer joins the lobby, not one to turn away. */
 		for (int i = 0; i < BUSY_GRACE_MS / 10 && !atomic_load(&d->done); i++)
 			usleep(10000);
 		if (atomic_load(&d->done)) {
 			d->handoff = fd;
 			return NULL;
 		}
-		refuse(fd, d->busy);
+		busy_line(d, busy, sizeof(busy));
+		refuse(fd, busy);
 		close(fd);
 	}
 	return NULL;
 }
 
-/* Start the doorman for the client on |fd|. Return: 0; -1 (no thread:
- * others wait in the listen queue, as they would without one). After
- * doorman_stop(), d->handoff is a client accepted meanwhile, or -1. */
-static int doorman_start(struct doorman *d, int lfd, int fd)
+/* Start the doorman for the test |p| (for the RDS address it names).
+ * Return: 0;
+ * -1 (no thread: others wait in the listen queue, as they would without
+ * one). After doorman_stop(), d->handoff is a client accepted
+ * meanwhile, or -1. */
+static int doorman_start(struct doorman *d, int lfd, const struct perf_params *p)
 {
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
-	struct rdsu_addr who;
-	uint16_t port;
-	char a[64] = "?";
 	sigset_t all, old;
 	int e;
 
-	if (getpeername(fd, (struct sockaddr *)&ss, &len) == 0 &&
-	    rdsu_sockaddr_get(&ss, &who, &port) == 0)
-		rdsu_addr_str(&who, a, sizeof(a));
-	snprintf(d->busy, sizeof(d->busy),
-		 "busy: serving a test for %s; one client at a time, try again when it ends", a);
+	snprintf(d->who, sizeof(d->who), "%s", p->client_addr);
+	d->test = perf_test_name(p->test);
+	d->secs = p->omit + p->duration;
+	d->t0 = rdsu_clock();
 	d->lfd = lfd;
 	d->handoff = -1;
 	atomic_store(&d->done, false);
@@ -191,81 +205,70 @@ static int check_size(const struct perf_server *s, const struct perf_params *p,
 	return -1;
 }
 
-static void serve_client(struct opts *o, struct ctl *cc, const struct rdsu_addr *laddr)
+/*
+ * The test |p| that the client on |cc| asked for, from its start to its
+ * result; the doorman answers others meanwhile. Return: 0, the
+ * connection may ask for another; negative, close it.
+ */
+static int run_test(struct opts *o, struct ctl *cc, int lfd, struct perf_params *p,
+		    struct doorman *door)
 {
-	char *line = malloc(CTL_MAX_LINE + 1), err[256], a[64];
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	struct perf_server s;
+	struct rdsu_addr client, laddr;
+	struct rio_cfg cfg = o->cfg;
+	struct rio *r = NULL;
+	uint16_t ports[PERF_MAX_SOCKS], port;
+	char *line, err[256], a[64];
+	int64_t rt0;
+	unsigned n = 0;
+	int e;
 
-	if (!line)
-		return;
-	for (;;) {
-		struct perf_params p;
-		struct perf_server s;
-		struct rdsu_addr client;
-		struct rio_cfg cfg = o->cfg;
-		struct rio *r = NULL;
-		uint16_t ports[PERF_MAX_SOCKS];
-		int64_t rt0;
-		unsigned n = 0;
-		int e;
-
-		e = ctl_recv(cc, line, (int)o->ctl_idle * 1000);
-		if (perf_stop)
-			break;
-		if (e == -ETIMEDOUT) {
-			snprintf(err, sizeof(err), "no request within %u s: closing", o->ctl_idle);
-			fprintf(stderr, "rdsperf: %s\n", err);
-			refuse(cc->in.fd, err);
-			break;
-		}
-		if (e == -EMSGSIZE) {
-			snprintf(err, sizeof(err), "control line longer than %u bytes: closing",
-				 CTL_MAX_LINE);
-			fprintf(stderr, "rdsperf: %s\n", err);
-			refuse(cc->in.fd, err);
-			break;
-		}
+	/* RDS is served on the address the client reached us at */
+	if (getsockname(cc->in.fd, (struct sockaddr *)&ss, &len) < 0 ||
+	    rdsu_sockaddr_get(&ss, &laddr, &port) < 0)
+		return -ENOTCONN;
+	memset(&s, 0, sizeof(s));
+	if (parse_addr(p->client_addr, &client) < 0) {
+		ctl_send(cc, ctl_error_line("client_addr is not an address"));
+		return -EINVAL;
+	}
+	if (!(line = malloc(CTL_MAX_LINE + 1)))
+		return -ENOMEM;
+	cfg.ep.npaths = (uint16_t)p->paths;
+	cfg.ep.kver = p->kver == 6 ? WIRE_KVER_6 : WIRE_KVER_7;
+	cfg.ep.path_rule = p->path_by_pair ? RDSU_PATH_BY_PAIR : RDSU_PATH_BY_PORT;
+	rio_cfg_add_addr(&cfg, &laddr);
+	e = rio_open(&r, &cfg);
+	while (e == 0 && n < p->sockets) {
+		e = rio_socket(r, &laddr, 0, &s.socks[n]);
 		if (e < 0)
 			break;
-		if (ctl_parse_start(line, &p, err, sizeof(err)) < 0) {
-			fprintf(stderr, "rdsperf: bad request: %s\n", err);
-			ctl_send(cc, ctl_error_line(err));
-			break;
-		}
-		memset(&s, 0, sizeof(s));
-		if (parse_addr(p.client_addr, &client) < 0) {
-			ctl_send(cc, ctl_error_line("client_addr is not an address"));
-			break;
-		}
-		cfg.ep.npaths = (uint16_t)p.paths;
-		cfg.ep.kver = p.kver == 6 ? WIRE_KVER_6 : WIRE_KVER_7;
-		cfg.ep.path_rule = p.path_by_pair ? RDSU_PATH_BY_PAIR : RDSU_PATH_BY_PORT;
-		rio_cfg_add_addr(&cfg, laddr);
-		e = rio_open(&r, &cfg);
-		while (e == 0 && n < p.sockets) {
-			e = rio_socket(r, laddr, 0, &s.socks[n]);
-			if (e < 0)
-				break;
-			ports[n] = rio_sock_port(s.socks[n]);
-			e = rio_set_bufs(s.socks[n++], p.buf, p.buf);
-		}
-		if (e < 0) {
-			snprintf(err, sizeof(err), "server %s on %s: %s", perf_stack_name(cfg.kernel),
-				 rdsu_addr_str(laddr, a, sizeof(a)), rdsu_strerror(e));
-			fprintf(stderr, "rdsperf: %s\n", err);
-			ctl_send(cc, ctl_error_line(err));
-		} else if ((e = check_size(&s, &p, err, sizeof(err))) < 0) {
-			fprintf(stderr, "rdsperf: %s\n", err);
-			ctl_send(cc, ctl_error_line(err));
-			e = 0;  /* the client may propose another */
-		} else if (ctl_send(cc, ctl_ready_line(ports, p.sockets, cfg.kernel, p.reverse)) == 0) {
+		ports[n] = rio_sock_port(s.socks[n]);
+		e = rio_set_bufs(s.socks[n++], p->buf, p->buf);
+	}
+	if (e < 0) {
+		snprintf(err, sizeof(err), "server %s on %s: %s", perf_stack_name(cfg.kernel),
+			 rdsu_addr_str(&laddr, a, sizeof(a)), rdsu_strerror(e));
+		fprintf(stderr, "rdsperf: %s\n", err);
+		ctl_send(cc, ctl_error_line(err));
+	} else if ((e = check_size(&s, p, err, sizeof(err))) < 0) {
+		fprintf(stderr, "rdsperf: %s\n", err);
+		ctl_send(cc, ctl_error_line(err));
+		e = 0;  /* the client may propose another */
+	} else {
+		bool guarded = doorman_start(door, lfd, p) == 0;
+
+		if (ctl_send(cc, ctl_ready_line(ports, p->sockets, cfg.kernel, p->reverse)) == 0) {
 			fprintf(stderr, "rdsperf: %s from %s, %u socket%s, %u bytes\n",
-				perf_test_name(p.test), p.client_addr, p.sockets,
-				p.sockets == 1 ? "" : "s", p.size);
-			s.p = &p;
+				perf_test_name(p->test), p->client_addr, p->sockets,
+				p->sockets == 1 ? "" : "s", p->size);
+			s.p = p;
 			s.r = r;
 			s.ctl_fd = cc->in.fd;
 			rt0 = perf_librds_retransmits(r);
-			e = p.reverse ? serve_reverse(&s, &client) : perf_server_run(&s);
+			e = p->reverse ? serve_reverse(&s, &client) : perf_server_run(&s);
 			s.res.rds_retransmits = rt0 < 0 ? -1 : perf_librds_retransmits(r) - rt0;
 			s.res.kernel = cfg.kernel;
 			if (e < 0)
@@ -276,22 +279,53 @@ static void serve_client(struct opts *o, struct ctl *cc, const struct rdsu_addr 
 				e = ctl_send(cc, ctl_result_line(&s.res));
 			else
 				e = -ECONNRESET;
+		} else {
+			e = -ECONNRESET;
 		}
-		for (unsigned i = 0; i < n; i++)
-			rio_sock_close(s.socks[i]);
-		rio_close(r);
-		if (e < 0)
-			break;
+		if (guarded)
+			doorman_stop(door);
 	}
+	for (unsigned i = 0; i < n; i++)
+		rio_sock_close(s.socks[i]);
+	rio_close(r);
 	free(line);
+	return e;
 }
+
+/* Tell a waiting client |why| and close it without the drain refuse()
+ * waits for: it sent nothing the line could be overtaken by (its bytes
+ * so far are read into its line buffer), and the lobby must not stall. */
+static void tell_close(struct ctl *cc, const char *why)
+{
+	(void)ctl_send_fd(cc->in.fd, ctl_error_line(why));
+	shutdown(cc->in.fd, SHUT_WR);
+	close(cc->in.fd);
+	free(cc);
+}
+
+/*
+ * The lobby: control connections between tests, each with its own
+ * deadline for its next request (--ctl-timeout after its accept or its
+ * last result). Whichever sends a whole request first runs its test;
+ * one that is idle or slow holds no one up and is dropped at its
+ * deadline. Over LOBBY_MAX waiting, a newcomer is told so.
+ */
+#define LOBBY_MAX 64
+
+struct waiting {
+	struct ctl *cc;
+	rdsu_ns deadline;
+	bool served;            /* it ran a test (for --one-off) */
+};
 
 int perf_run_server(struct opts *o)
 {
-	struct sockaddr_storage ss;
-	struct rdsu_addr any;
+	struct waiting lobby[LOBBY_MAX];
 	struct doorman door;
-	socklen_t len;
+	struct rdsu_addr any;
+	unsigned n = 0;
+	char *line, err[256];
+	bool done = false;
 	int lfd, one = 1;
 
 	memset(&any, 0, sizeof(any));
@@ -300,44 +334,129 @@ int perf_run_server(struct opts *o)
 		fprintf(stderr, "rdsperf: control port %u: %s\n", o->ctl_port, strerror(-lfd));
 		return 2;
 	}
+	if (!(line = malloc(CTL_MAX_LINE + 1))) {
+		close(lfd);
+		return 2;
+	}
 	fprintf(stderr, "rdsperf: serving on port %u (%s)\n", o->ctl_port, perf_stack_name(o->cfg.kernel));
 	door.handoff = -1;
-	while (!perf_stop) {
-		struct ctl *cc;
-		struct rdsu_addr laddr;
-		uint16_t port;
-		int fd = door.handoff;
+	while (!perf_stop && !done) {
+		struct pollfd pf[1 + LOBBY_MAX];
+		rdsu_ns now = rdsu_clock(), next = RDSU_NS_NEVER;
+		int fd = door.handoff, wait = -1;
 
 		door.handoff = -1;
-		if (fd < 0)
-			fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0) {
+		pf[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
+		for (unsigned i = 0; i < n; i++) {
+			pf[1 + i] = (struct pollfd){ .fd = lobby[i].cc->in.fd, .events = POLLIN };
+			if (lobby[i].deadline < next)
+				next = lobby[i].deadline;
+		}
+		if (next != RDSU_NS_NEVER)
+			wait = next <= now ? 0 : (int)((next - now) / RDSU_MSEC) + 1;
+		if (fd < 0 && poll(pf, 1 + n, wait) < 0) {
 			if (errno == EINTR)
 				continue;
-			fprintf(stderr, "rdsperf: accept: %s\n", strerror(errno));
+			fprintf(stderr, "rdsperf: poll: %s\n", strerror(errno));
 			break;
 		}
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		len = sizeof(ss);
-		/* RDS is served on the address the client reached us at */
-		if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0 ||
-		    rdsu_sockaddr_get(&ss, &laddr, &port) < 0 || !(cc = calloc(1, sizeof(*cc)))) {
-			close(fd);
-			continue;
-		}
-		ctl_init(cc, fd);
-		bool guarded = doorman_start(&door, lfd, fd) == 0;
+		if (fd < 0 && (pf[0].revents & POLLIN))
+			fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		now = rdsu_clock();
+		if (fd >= 0) {
+			struct ctl *cc = n < LOBBY_MAX ? calloc(1, sizeof(*cc)) : NULL;
 
-		serve_client(o, cc, &laddr);
-		if (guarded)
-			doorman_stop(&door);
-		close(fd);
-		free(cc);
-		if (o->once)
-			break;
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+			if (!cc) {
+				snprintf(err, sizeof(err),
+					 "busy: %u clients are waiting to ask for a test; try again later",
+					 n);
+				refuse(fd, err);
+				close(fd);
+			} else {
+				ctl_init(cc, fd);
+				lobby[n++] = (struct waiting){
+					.cc = cc, .deadline = now + (rdsu_ns)o->ctl_idle * RDSU_SEC
+				};
+				pf[n] = (struct pollfd){ .fd = fd, .events = POLLIN,
+							 .revents = POLLIN };
+			}
+		}
+		/* Requests first: one that came whole in time is served. */
+		for (unsigned i = 0; i < n; i++) {
+			struct perf_params p;
+			struct ctl *cc = lobby[i].cc;
+			int e;
+
+			if (!pf[1 + i].revents)
+				continue;
+			pf[1 + i].revents = 0;
+			e = ctl_recv(cc, line, 0);
+			if (e == -ETIMEDOUT)
+				continue;  /* a part of a line, or nothing yet */
+			if (e == -EMSGSIZE) {
+				snprintf(err, sizeof(err), "control line longer than %u bytes: closing",
+					 CTL_MAX_LINE);
+				fprintf(stderr, "rdsperf: %s\n", err);
+				refuse(cc->in.fd, err);
+			} else if (e == 0 && ctl_parse_start(line, &p, err, sizeof(err)) < 0) {
+				fprintf(stderr, "rdsperf: bad request: %s\n", err);
+				ctl_send(cc, ctl_error_line(err));
+			} else if (e == 0) {
+				/* Those still waiting would wait for the whole
+				 * test: they hear it now. */
+				char busy[256];
+
+				snprintf(door.who, sizeof(door.who), "%s", p.client_addr);
+				door.test = perf_test_name(p.test);
+				door.secs = p.omit + p.duration;
+				door.t0 = rdsu_clock();
+				busy_line(&door, busy, sizeof(busy));
+				for (unsigned j = 0; j < n; j++)
+					if (j != i)
+						tell_close(lobby[j].cc, busy);
+				lobby[0] = lobby[i];
+				n = 1;
+				i = 0;
+				e = run_test(o, cc, lfd, &p, &door);
+				lobby[0].served = true;
+				if (e == 0) {
+					lobby[0].deadline = rdsu_clock() +
+							    (rdsu_ns)o->ctl_idle * RDSU_SEC;
+					/* the next request may be in the buffer */
+					pf[1].revents = POLLIN;
+					i = (unsigned)-1;
+					continue;
+				}
+			}
+			if (lobby[i].served && o->once)
+				done = true;
+			close(cc->in.fd);
+			free(cc);
+			lobby[i--] = lobby[--n];
+			/* its slot now holds the last one, whose events moved too */
+			pf[1 + i + 1] = pf[1 + n];
+		}
+		/* Then the deadlines. */
+		now = rdsu_clock();
+		for (unsigned i = 0; i < n; i++) {
+			if (lobby[i].deadline > now)
+				continue;
+			snprintf(err, sizeof(err), "no request within %u s: closing", o->ctl_idle);
+			fprintf(stderr, "rdsperf: %s\n", err);
+			if (lobby[i].served && o->once)
+				done = true;
+			tell_close(lobby[i].cc, err);
+			lobby[i--] = lobby[--n];
+		}
+	}
+	for (unsigned i = 0; i < n; i++) {
+		close(lobby[i].cc->in.fd);
+		free(lobby[i].cc);
 	}
 	if (door.handoff >= 0)
 		close(door.handoff);
+	free(line);
 	close(lfd);
 	return 0;
 }

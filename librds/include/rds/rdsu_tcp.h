@@ -145,6 +145,10 @@ struct rdsu_tcp_stats {
 	uint64_t accept_exhausted, accept_paused;
 	/* Sockets whose key could not be set (auth): never connected. */
 	uint64_t auth_failed;
+	/* Accepted connections reset at the descriptor limit or at the
+	 * endpoint's max_links to make room for a new one: the oldest that
+	 * had not brought an RDS header's worth of bytes (docs/security.md). */
+	uint64_t accept_evicted;
 };
 
 struct rdsu_tcp;
