@@ -120,8 +120,8 @@ CASE(case_larger_reset)
 		break;
 	}
 	if (end == CF_END_FIN) {
-		cf_text(res->reason, "closed by FIN, not reset: the facts sheet expects an RST; a "
-			"kernel's close can also be an orderly FIN (" KB ": tcp_basic, kick)");
+		cf_text(res->reason, "closed by FIN, not reset: the source expects an RST ("
+			KB " K4.7); a kernel's close can also be an orderly FIN (" KB ": tcp_basic, kick)");
 	}
 	cf_close(c, false);
 }
@@ -241,7 +241,8 @@ CASE(case_reconnect_larger)
 	if (err) {
 		cf_set(res, CF_NON_STRICT, "no connection from the peer within %d ms", wait);
 		cf_text(res->reason, "on TCP the larger address never reconnects; it waits for the "
-			"smaller one (facts 4.7, rds_queue_reconnect; " KB ": Larger address speaks first)");
+			"smaller one (" KB " K4.7, rds_queue_reconnect; " KB
+			": Larger address speaks first)");
 	} else {
 		cf_set(res, CF_PASS, "the peer connected back after %.1f ms", ms_since(t0));
 		cf_close(k, true);
@@ -326,7 +327,7 @@ CASE(case_paths_beyond)
 	else {
 		cf_set(res, CF_PASS, "held open but not served within %d ms", r->wait_ms / 2);
 		cf_text(res->reason, "7.x keeps a connection with no free slot until one frees "
-			"(facts 4.9); 6.x resets it");
+			"(" KB " K4.9); 6.x resets it");
 	}
 out:
 	cf_close(x, true);
@@ -405,7 +406,7 @@ CASE(case_retrans_flag)
 		idx = cf_idx_head(sn->head);
 		if (idx < want) {
 			/* acknowledged before the reset but not read: gone,
-			 * as RDS/TCP defines delivery (facts 4.3) */
+			 * as RDS/TCP defines delivery (docs/kernel-behaviour.md K4.3) */
 			continue;
 		}
 		if (idx != want) {

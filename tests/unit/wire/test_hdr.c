@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_hdr.c - the 48-byte header, its checksum, flags and header rules.
- * Vectors: shared/docs/kernel-rds-facts.md section 10 (computed there with an
- * independent RFC 1071 implementation) and the kernel-peer-lab capture notes. */
+ * Vectors: docs/protocol/header.md, Known answers (checksums from an
+ * independent RFC 1071 implementation) and the lab captures of
+ * docs/kernel-behaviour.md. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
