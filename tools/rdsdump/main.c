@@ -436,18 +436,130 @@ static bool report_ipfrag(const struct opts *o, const struct dump_eng *eng)
 	return cut;
 }
 
+/*
+ * Open the capture (-r FILE or the live interface), check that its link
+ * type is one rdsdump reads, apply the filter and open -w's file.
+ * Return: the link type for dump_pkthdr_of(), or -1 after saying why
+ * (nothing left open).
+ */
+static int open_capture(struct opts *o, struct run *run, pcap_dumper_t **dumper)
+{
+	char errbuf[PCAP_ERRBUF_SIZE] = "";
+	int lt;
+
+	if (o->rfile)
+		run->pc = pcap_open_offline_with_tstamp_precision(o->rfile,
+								  PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	else
+		run->pc = open_live(o, errbuf);
+	if (!run->pc) {
+		if (*errbuf)
+			fprintf(stderr, "rdsdump: %s\n", errbuf);
+		return -1;
+	}
+	lt = dump_linktype(pcap_datalink(run->pc));
+	if (lt < 0) {
+		fprintf(stderr, "rdsdump: link type %s is not one rdsdump reads\n",
+			pcap_datalink_val_to_name(pcap_datalink(run->pc)) ?
+			pcap_datalink_val_to_name(pcap_datalink(run->pc)) : "?");
+		goto fail;
+	}
+	if (set_filter(o, run->pc, lt))
+		goto fail;
+	if (o->wfile) {
+		*dumper = pcap_dump_open(run->pc, o->wfile);
+		if (!*dumper) {
+			fprintf(stderr, "rdsdump: %s\n", pcap_geterr(run->pc));
+			goto fail;
+		}
+	}
+	return lt;
+fail:
+	pcap_close(run->pc);
+	run->pc = NULL;
+	return -1;
+}
+
+/*
+ * Feed every packet to the engine until the capture ends, a signal stops
+ * it or -w has written -c packets; -w keeps what the filter kept.
+ * Return: 0, or 1 when reading the capture failed (said on stderr).
+ */
+static int read_packets(struct run *run, struct dump_eng *eng, pcap_dumper_t *dumper, int lt,
+			uint64_t *frame)
+{
+	const struct opts *o = run->o;
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	long written = 0;
+	int rc = 0;
+
+	while (!run->stop && (rc = pcap_next_ex(run->pc, &h, &data)) >= 0) {
+		struct dump_pkthdr ph;
+		int kept;
+
+		if (rc == 0)
+			continue;       /* live capture: timeout with nothing */
+		ph = dump_pkthdr_of(h, ++*frame, lt);
+		kept = dump_eng_packet(eng, &ph, data);
+		if (kept && dumper) {
+			pcap_dump((u_char *)dumper, h, data);
+			if (o->count && !o->print && ++written >= o->count)
+				break;
+		}
+	}
+	if (!run->stop && rc == PCAP_ERROR) {
+		/* everything up to here was decoded and printed; say where it ended */
+		fflush(stdout);
+		fprintf(stderr, "rdsdump: %s: %s (after %llu packets)\n",
+			o->rfile ? o->rfile : o->iface, pcap_geterr(run->pc),
+			(unsigned long long)*frame);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * After the last packet: -z's statistics, what rdsdump itself dropped, a
+ * live capture's counters.
+ * Return: status, or 3 when it was 0 and output is incomplete.
+ */
+static int report_end(const struct opts *o, struct run *run, struct dump_eng *eng,
+		      uint64_t frames, int status)
+{
+	if (o->stats) {
+		size_t n = dump_eng_conn_count(eng);
+		const struct dump_conn **cs = calloc(n ? n : 1, sizeof(*cs));
+
+		for (size_t i = 0; cs && i < n; i++)
+			cs[i] = dump_eng_conn(eng, i);
+		if (cs)
+			dump_print_stats(&run->rd, cs, n);
+		free(cs);
+	}
+	if (report_drops(o, eng) && !status)
+		status = 3;
+	if (report_ipfrag(o, eng) && !status)
+		status = 3;
+	if (!o->rfile) {
+		struct pcap_stat ps;
+
+		if (pcap_stats(run->pc, &ps) == 0)
+			fprintf(stderr, "%llu packets captured\n%u packets received by filter\n"
+				"%u packets dropped by kernel\n",
+				(unsigned long long)frames, ps.ps_recv, ps.ps_drop);
+	}
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	static struct opts o;
 	static struct run run;
-	char errbuf[PCAP_ERRBUF_SIZE] = "";
 	struct dump_eng *eng = NULL;
 	pcap_dumper_t *dumper = NULL;
-	struct pcap_pkthdr *h;
-	const u_char *data;
 	uint64_t frame = 0;
-	long written = 0;
-	int lt, rc = 0, status = 0;
+	int lt, status;
 
 	argp_err_exit_status = 2;
 	/* getopt names the program by argv[0] in its complaints: the name,
@@ -471,41 +583,9 @@ int main(int argc, char **argv)
 	run.rd.tsmode = o.tsmode;
 	run.show = !o.quiet && (!o.wfile || o.print);
 
-	if (o.rfile) {
-		run.pc = pcap_open_offline_with_tstamp_precision(o.rfile, PCAP_TSTAMP_PRECISION_NANO,
-								 errbuf);
-		if (!run.pc) {
-			fprintf(stderr, "rdsdump: %s\n", errbuf);
-			return 2;
-		}
-	} else {
-		run.pc = open_live(&o, errbuf);
-		if (!run.pc) {
-			if (*errbuf)
-				fprintf(stderr, "rdsdump: %s\n", errbuf);
-			return 2;
-		}
-	}
-	lt = dump_linktype(pcap_datalink(run.pc));
-	if (lt < 0) {
-		fprintf(stderr, "rdsdump: link type %s is not one rdsdump reads\n",
-			pcap_datalink_val_to_name(pcap_datalink(run.pc)) ?
-			pcap_datalink_val_to_name(pcap_datalink(run.pc)) : "?");
-		pcap_close(run.pc);
+	lt = open_capture(&o, &run, &dumper);
+	if (lt < 0)
 		return 2;
-	}
-	if (set_filter(&o, run.pc, lt)) {
-		pcap_close(run.pc);
-		return 2;
-	}
-	if (o.wfile) {
-		dumper = pcap_dump_open(run.pc, o.wfile);
-		if (!dumper) {
-			fprintf(stderr, "rdsdump: %s\n", pcap_geterr(run.pc));
-			pcap_close(run.pc);
-			return 2;
-		}
-	}
 	o.cfg.sink = sink;
 	o.cfg.ctx = &run;
 	/* Only the user's own expression can hide some of a peer pair's
@@ -527,51 +607,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rdsdump: listening on %s, link type %s\n", o.iface,
 			pcap_datalink_val_to_name(pcap_datalink(run.pc)));
 
-	while (!run.stop && (rc = pcap_next_ex(run.pc, &h, &data)) >= 0) {
-		struct dump_pkthdr ph;
-		int kept;
-
-		if (rc == 0)
-			continue;       /* live capture: timeout with nothing */
-		ph = dump_pkthdr_of(h, ++frame, lt);
-		kept = dump_eng_packet(eng, &ph, data);
-		if (kept && dumper) {
-			pcap_dump((u_char *)dumper, h, data);
-			if (o.count && !o.print && ++written >= o.count)
-				break;
-		}
-	}
-	if (!run.stop && rc == PCAP_ERROR) {
-		/* everything up to here was decoded and printed; say where it ended */
-		fflush(stdout);
-		fprintf(stderr, "rdsdump: %s: %s (after %llu packets)\n",
-			o.rfile ? o.rfile : o.iface, pcap_geterr(run.pc), (unsigned long long)frame);
-		status = 1;
-	}
+	status = read_packets(&run, eng, dumper, lt, &frame);
 	if (run.stop != 2)
 		dump_eng_finish(eng);
-	if (o.stats) {
-		size_t n = dump_eng_conn_count(eng);
-		const struct dump_conn **cs = calloc(n ? n : 1, sizeof(*cs));
-
-		for (size_t i = 0; cs && i < n; i++)
-			cs[i] = dump_eng_conn(eng, i);
-		if (cs)
-			dump_print_stats(&run.rd, cs, n);
-		free(cs);
-	}
-	if (report_drops(&o, eng) && !status)
-		status = 3;
-	if (report_ipfrag(&o, eng) && !status)
-		status = 3;
-	if (!o.rfile) {
-		struct pcap_stat ps;
-
-		if (pcap_stats(run.pc, &ps) == 0)
-			fprintf(stderr, "%llu packets captured\n%u packets received by filter\n"
-				"%u packets dropped by kernel\n",
-				(unsigned long long)frame, ps.ps_recv, ps.ps_drop);
-	}
+	status = report_end(&o, &run, eng, frame, status);
 	if (dumper)
 		pcap_dump_close(dumper);
 	if (fflush(stdout) == EOF && errno != EPIPE) {
