@@ -38,6 +38,8 @@ OUTSIDE = [
     (re.compile(r"(?<![\w.-])(?:\.\./)+shared/|(?<![\w/.-])shared/(?:docs|seeds)/"),
      "a path outside the repository"),
     (re.compile(r"/work/(?:shared|main|wt|helpers)\b"), "a path on a developer's machine"),
+    (re.compile(r"\b[Ff]acts(?:[ -]sheet| §?\d)"), "the kernel facts sheet's numbering "
+     "(cite docs/kernel-behaviour.md K<n>)"),
 ]
 
 TOP = ("docs", "tests", "tools", "libwire", "librds", "shim", "fuzz", "bench", "examples",
