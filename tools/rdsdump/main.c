@@ -18,6 +18,7 @@
 
 #include "dump.h"
 #include "filter.h"
+#include "out.h"
 #include "parse.h"
 #include "pcaplink.h"
 #include "render.h"
@@ -354,6 +355,30 @@ static int set_filter(struct opts *o, pcap_t *p, int lt)
 }
 
 /*
+ * One JSON record of counters, {"type":TYPE,"KEY":VALUE,...} in the order
+ * of |keys|, written through the output layer as every other record is.
+ */
+static void json_counts(const char *type, const char *const *keys, const uint64_t *v,
+			size_t n)
+{
+	struct out_field f[16] = { { .key = "type", .type = OUT_STR } };
+	struct out_group g = { .name = type, .f = f, .n = n + 1 };
+	struct out s;
+
+	if (n >= sizeof(f) / sizeof(f[0]))
+		abort(); /* a table here outgrew the array: a programming error */
+	for (size_t i = 0; i < n; i++)
+		f[i + 1] = (struct out_field){ .key = keys[i], .type = OUT_U64 };
+	out_init(&s, stdout, OUT_JSON, 0, OUT_JSON_NOSLASH);
+	out_begin(&s, &g);
+	out_str(&s, 0, type);
+	for (size_t i = 0; i < n; i++)
+		out_u64(&s, (unsigned)(i + 1), v[i]);
+	out_end(&s);
+	out_fini(&s);
+}
+
+/*
  * What the engine gave up, on stderr (and as a JSON record with --json):
  * silence would let a cut-short dissection pass for a complete one. Flows
  * closed early with nothing in flight lost nothing yet (more of one later
@@ -381,18 +406,20 @@ static bool report_drops(const struct opts *o, const struct dump_eng *eng)
 		(unsigned long long)dr->held_bytes, (unsigned long long)dr->partial_bytes,
 		(unsigned long long)dr->conns_mem, (unsigned long long)dr->nomem,
 		(unsigned long long)dr->nomem_bytes);
-	if (o->json)
-		printf("{\"type\":\"%s\",\"flows_evicted_max_flows\":%llu,"
-		       "\"flows_evicted_max_mem\":%llu,\"held_bytes\":%llu,"
-		       "\"partial_bytes\":%llu,\"conns_state_dropped\":%llu,"
-		       "\"alloc_failures\":%llu,\"nomem_bytes\":%llu,"
-		       "\"max_flows\":%u,\"max_mem\":%zu,\"mem_max\":%zu}\n",
-		       cut ? "incomplete" : "evicted",
-		       (unsigned long long)dr->flows_max, (unsigned long long)dr->flows_mem,
-		       (unsigned long long)dr->held_bytes, (unsigned long long)dr->partial_bytes,
-		       (unsigned long long)dr->conns_mem,
-		       (unsigned long long)dr->nomem, (unsigned long long)dr->nomem_bytes,
-		       o->cfg.max_flows ? o->cfg.max_flows : 4096, max_mem, dr->mem_max);
+	if (o->json) {
+		static const char *const keys[] = {
+			"flows_evicted_max_flows", "flows_evicted_max_mem", "held_bytes",
+			"partial_bytes", "conns_state_dropped", "alloc_failures", "nomem_bytes",
+			"max_flows", "max_mem", "mem_max",
+		};
+		const uint64_t v[] = {
+			dr->flows_max, dr->flows_mem, dr->held_bytes, dr->partial_bytes,
+			dr->conns_mem, dr->nomem, dr->nomem_bytes,
+			o->cfg.max_flows ? o->cfg.max_flows : 4096, max_mem, dr->mem_max,
+		};
+
+		json_counts(cut ? "incomplete" : "evicted", keys, v, sizeof(v) / sizeof(v[0]));
+	}
 	return cut;
 }
 
@@ -422,17 +449,19 @@ static bool report_ipfrag(const struct opts *o, const struct dump_eng *eng)
 		(unsigned long long)st->unfinished, (unsigned long long)st->trunc,
 		(unsigned long long)st->evicted, DUMP_IPFRAG_MAX,
 		(unsigned long long)st->evicted_bytes);
-	if (o->json)
-		printf("{\"type\":\"ipfrag\",\"fragments\":%llu,\"datagrams\":%llu,"
-		       "\"duplicates\":%llu,\"bad\":%llu,\"timed_out\":%llu,"
-		       "\"unfinished\":%llu,\"cut_by_capture\":%llu,\"evicted\":%llu,"
-		       "\"evicted_bytes\":%llu,\"max_datagrams\":%u,\"timeout_s\":%u}\n",
-		       (unsigned long long)st->frags, (unsigned long long)st->done,
-		       (unsigned long long)st->dup, (unsigned long long)st->bad,
-		       (unsigned long long)st->timeout, (unsigned long long)st->unfinished,
-		       (unsigned long long)st->trunc, (unsigned long long)st->evicted,
-		       (unsigned long long)st->evicted_bytes, DUMP_IPFRAG_MAX,
-		       (unsigned)(DUMP_IPFRAG_TIMEOUT_NS / 1000000000u));
+	if (o->json) {
+		static const char *const keys[] = {
+			"fragments", "datagrams", "duplicates", "bad", "timed_out", "unfinished",
+			"cut_by_capture", "evicted", "evicted_bytes", "max_datagrams", "timeout_s",
+		};
+		const uint64_t v[] = {
+			st->frags, st->done, st->dup, st->bad, st->timeout, st->unfinished,
+			st->trunc, st->evicted, st->evicted_bytes, DUMP_IPFRAG_MAX,
+			DUMP_IPFRAG_TIMEOUT_NS / 1000000000u,
+		};
+
+		json_counts("ipfrag", keys, v, sizeof(v) / sizeof(v[0]));
+	}
 	return cut;
 }
 
