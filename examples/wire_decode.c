@@ -32,14 +32,6 @@ struct sample {
 	size_t len;
 };
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 static int load(const char *path, struct sample *s)
 {
 	FILE *f = fopen(path, "r");
@@ -64,7 +56,7 @@ static int load(const char *path, struct sample *s)
 			*hash = '\0';
 		}
 		for (char *p = line; *p; p++) {
-			int v = hexval((unsigned char)*p);
+			int v = wire_hex_value((unsigned char)*p);
 
 			if (v < 0) {
 				if (!isspace((unsigned char)*p)) {

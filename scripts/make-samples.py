@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Writes pcaps/samples/*.hex, the crafted inputs the demo decodes.
-They are built from the facts sheet and the kernel-peer-lab notes, not
-captured; real captures live in pcaps/ with their scenario scripts."""
+They are built from docs/kernel-behaviour.md (Part 0 and the tcp_basic
+observations of Part 1), not captured; real captures live in pcaps/ with their scenario scripts."""
 import os
 import struct
 
@@ -38,7 +38,7 @@ PROBE61 = bytes([5, 0, 8])
 for ver, probe in (("7.2", PROBE72), ("6.1", PROBE61)):
     write("tcp-%s-first-contact.hex" % ver, "tcp-stream",
           ["What a %s kernel sent on a connection a host peer opened to it and sent" % ver,
-           "two pings (seq 1, 2, sport 4000) on, per shared/docs/kernel-peer-lab.md:",
+           "two pings (seq 1, 2, sport 4000) on, per docs/kernel-behaviour.md:",
            "its congestion map, its own probe ping, then two pongs. Reconstructed",
            "from those notes, not captured; GEN_NUM is a placeholder value."],
           hdr(ln=8192, flags=1) + cmap() + hdr(seq=1, sport=1, ext=probe)

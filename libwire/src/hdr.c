@@ -12,8 +12,63 @@
 #include "hdrio.h"
 #include "wr.h"
 
-_Static_assert(8 + 8 + 4 + 2 + 2 + 1 + 1 + 4 + 2 + WIRE_EXT_SPACE == WIRE_HDR_LEN,
+/* Each field's size is its struct wire_hdr member's; each offset is the
+ * previous field's end. */
+#define SZ(m) ((uint8_t)sizeof(((struct wire_hdr *)0)->m))
+enum {
+	OFF_SEQ = 0,
+	OFF_ACK = OFF_SEQ + SZ(seq),
+	OFF_LEN = OFF_ACK + SZ(ack),
+	OFF_SPORT = OFF_LEN + SZ(len),
+	OFF_DPORT = OFF_SPORT + SZ(sport),
+	OFF_FLAGS = OFF_DPORT + SZ(dport),
+	OFF_CREDIT = OFF_FLAGS + SZ(flags),
+	OFF_PAD = OFF_CREDIT + SZ(credit),
+	OFF_CSUM = OFF_PAD + SZ(pad),
+	OFF_EXT = OFF_CSUM + SZ(csum),
+	OFF_END = OFF_EXT + SZ(ext),
+};
+
+_Static_assert(OFF_END == WIRE_HDR_LEN,
 	       "header fields must add up to 48 bytes (the 3.1 spec's 40 is wrong)");
+_Static_assert(OFF_CSUM == 30 && OFF_EXT == 32, "h_csum at 30, h_exthdr at 32 (rds.h)");
+
+const struct wire_hdr_field wire_hdr_fields[WIRE_HF_COUNT] = {
+	[WIRE_HF_SEQ] = { "seq", OFF_SEQ, SZ(seq) },
+	[WIRE_HF_ACK] = { "ack", OFF_ACK, SZ(ack) },
+	[WIRE_HF_LEN] = { "len", OFF_LEN, SZ(len) },
+	[WIRE_HF_SPORT] = { "sport", OFF_SPORT, SZ(sport) },
+	[WIRE_HF_DPORT] = { "dport", OFF_DPORT, SZ(dport) },
+	[WIRE_HF_FLAGS] = { "flags", OFF_FLAGS, SZ(flags) },
+	[WIRE_HF_CREDIT] = { "credit", OFF_CREDIT, SZ(credit) },
+	[WIRE_HF_PAD] = { "pad", OFF_PAD, SZ(pad) },
+	[WIRE_HF_CSUM] = { "csum", OFF_CSUM, SZ(csum) },
+	[WIRE_HF_EXT] = { "ext", OFF_EXT, SZ(ext) },
+};
+
+uint64_t wire_hdr_get(const struct wire_hdr *h, enum wire_hdr_fid id)
+{
+	switch (id) {
+	case WIRE_HF_SEQ:
+		return h->seq;
+	case WIRE_HF_ACK:
+		return h->ack;
+	case WIRE_HF_LEN:
+		return h->len;
+	case WIRE_HF_SPORT:
+		return h->sport;
+	case WIRE_HF_DPORT:
+		return h->dport;
+	case WIRE_HF_FLAGS:
+		return h->flags;
+	case WIRE_HF_CREDIT:
+		return h->credit;
+	case WIRE_HF_CSUM:
+		return h->csum;
+	default:
+		return 0;
+	}
+}
 
 /*
  *  0               8               16      20  22  24 25 26      30  32          48

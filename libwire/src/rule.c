@@ -22,7 +22,7 @@ static const struct wire_rule_info rules[WIRE_RULE__COUNT] = {
 	  "h_csum is set on RDS/TCP, where no kernel computes or checks it."),
 	R(WIRE_RULE_HDR_CSUM_MISSING_IB, "hdr.csum.missing", I, "rds_ib_xmit (ib_send.c)",
 	  "h_csum is 0 on IB, where every kernel frame is checksummed; receivers accept 0 as absent."),
-	R(WIRE_RULE_HDR_ACK_ON_TCP, "hdr.ack.tcp", W, "rds_tcp_xmit; kernel-rds-facts 4.3",
+	R(WIRE_RULE_HDR_ACK_ON_TCP, "hdr.ack.tcp", W, "rds_tcp_xmit; kernel-behaviour.md K4.3",
 	  "h_ack is non-zero on RDS/TCP; TCP acknowledgement is TCP's own and a kernel ignores the field."),
 	R(WIRE_RULE_HDR_CREDIT_ON_TCP, "hdr.credit.tcp", W, "rds_tcp_xmit",
 	  "h_credit is non-zero on RDS/TCP; credits exist only on IB and a TCP receiver ignores them."),

@@ -481,7 +481,7 @@ static uint32_t ext_member(const struct wire_ext *e, const struct ext_fld *x)
 
 static void show_ext(proto_tree *t, tvbuff_t *tvb, const struct wire_ext *e)
 {
-	int off = 32 + e->off;
+	int off = wire_hdr_fields[WIRE_HF_EXT].off + e->off;
 	proto_item *it = NULL;
 	proto_tree *et = add_obj(t, "ext", tvb, off, 1 + e->len, &it);
 	const char *name = wire_ext_name(e->type);
@@ -509,11 +509,32 @@ static void show_ext(proto_tree *t, tvbuff_t *tvb, const struct wire_ext *e)
  * header's rules (and the kind's, and the extensions' for the chosen
  * generation) are added to |rs|. Return: the rds subtree.
  */
+/*
+ * The header fields by libwire's layout table (wire_hdr_fields: offsets,
+ * sizes and names said once), under the names rdsdump's record tables give
+ * them (the JSON keys: libwire's but for three). tests/wireshark/hdrlayout.py checks, from tshark's
+ * output, that every field of the table is shown at its offset and size.
+ */
+static const char *hdr_key(unsigned id)
+{
+	switch (id) {
+	case WIRE_HF_SPORT:
+		return "rds_sport";
+	case WIRE_HF_DPORT:
+		return "rds_dport";
+	case WIRE_HF_EXT:
+		return "exthdr";
+	default:
+		return wire_hdr_fields[id].name; /* seq, ack, len, flags, ... */
+	}
+}
+
 static proto_tree *show_hdr(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			    enum wire_xport xp, struct wire_hdr *h, enum wire_kind *kind,
 			    proto_item **ti)
 {
 	enum wire_kver kv = pref_kver == 6 ? WIRE_KVER_6 : WIRE_KVER_7;
+	const struct wire_hdr_field *ext = &wire_hdr_fields[WIRE_HF_EXT];
 	uint8_t b[WIRE_HDR_LEN];
 	struct wire_exts x;
 	proto_tree *t;
@@ -533,30 +554,39 @@ static proto_tree *show_hdr(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 
 	gen(add_s(t, "xport", tvb, 0, 0, xp == WIRE_XPORT_TCP ? "tcp" : "ib"));
 	gen(add_s(t, "kind", tvb, 0, 0, wire_kind_name(*kind)));
-	add_u(t, "seq", tvb, 0, 8, h->seq);
-	add_u(t, "ack", tvb, 8, 8, h->ack);
-	add_u(t, "len", tvb, 16, 4, h->len);
-	add_u(t, "rds_sport", tvb, 20, 2, h->sport);
-	add_u(t, "rds_dport", tvb, 22, 2, h->dport);
-	d = fd("flags");
-	if (d)
-		proto_tree_add_bitmask(t, tvb, 24, d->hf, ett_flags, flag_bits, ENC_NA);
-	for (unsigned i = 0; i < 8; i++) {
-		uint8_t bit = (uint8_t)(1u << i);
-		char tmp[8];
+	for (unsigned id = 0; id < WIRE_HF_COUNT; id++) {
+		const struct wire_hdr_field *f = &wire_hdr_fields[id];
 
-		if (h->flags & bit)
-			gen(add_s(t, "flag_names", tvb, 24, 1, wire_flag_label(bit, tmp)));
+		switch (id) {
+		case WIRE_HF_FLAGS:
+			d = fd(hdr_key(id));
+			if (d)
+				proto_tree_add_bitmask(t, tvb, f->off, d->hf, ett_flags, flag_bits,
+						       ENC_NA);
+			for (unsigned i = 0; i < 8; i++) {
+				uint8_t bit = (uint8_t)(1u << i);
+				char tmp[8];
+
+				if (h->flags & bit)
+					gen(add_s(t, "flag_names", tvb, f->off, f->len,
+						  wire_flag_label(bit, tmp)));
+			}
+			break;
+		case WIRE_HF_PAD:
+		case WIRE_HF_EXT:
+			add_bytes(t, hdr_key(id), tvb, f->off, f->len);
+			break;
+		default:
+			add_u(t, hdr_key(id), tvb, f->off, f->len,
+			      wire_hdr_get(h, (enum wire_hdr_fid)id));
+			break;
+		}
 	}
-	add_u(t, "credit", tvb, 25, 1, h->credit);
-	add_bytes(t, "pad", tvb, 26, 4);
-	add_u(t, "csum", tvb, 30, 2, h->csum);
-	add_bytes(t, "exthdr", tvb, 32, WIRE_EXT_SPACE);
 	for (unsigned i = 0; i < x.count; i++)
 		show_ext(t, tvb, &x.e[i]);
-	gen(add_u(t, "ext_end", tvb, 32, WIRE_EXT_SPACE, x.end));
-	gen(add_u(t, "ext_overrun", tvb, 32, WIRE_EXT_SPACE, x.overrun));
-	gen(add_u(t, "ext_stopped_high", tvb, 32, WIRE_EXT_SPACE, x.stopped_high));
+	gen(add_u(t, "ext_end", tvb, ext->off, ext->len, x.end));
+	gen(add_u(t, "ext_overrun", tvb, ext->off, ext->len, x.overrun));
+	gen(add_u(t, "ext_stopped_high", tvb, ext->off, ext->len, x.stopped_high));
 	return t;
 }
 

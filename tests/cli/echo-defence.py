@@ -23,7 +23,7 @@ PORT = 7000
 
 
 def rds_msg(seq, sport, dport, payload):
-    # 48-byte RDS header (kernel-rds-facts section 1); h_csum 0 on TCP.
+    # 48-byte RDS header (docs/protocol/header.md); h_csum 0 on TCP.
     hdr = struct.pack(">QQIHHBB4sH16s", seq, 0, len(payload), sport, dport,
                       0, 0, b"\0" * 4, 0, b"\0" * 16)
     return hdr + payload

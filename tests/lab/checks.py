@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Assertions shared by the lab scenarios, over rdscap.analyse() output.
-Each states a kernel fact from shared/docs/kernel-rds-facts.md; a failure
+Each states a kernel fact from docs/kernel-behaviour.md; a failure
 means the kernel did something else, which docs/kernel-behaviour.md must
 then record."""
 

@@ -20,7 +20,7 @@ header, GEN_NUM, SPORT_IDX) show in the report. Exit: 0 pass, 1 fail, 77
 skipped (not root, outside CI).
 
 --ping-off (issue 20) sets net.rds.ping_enable=0 in the guest before the
-agent starts: such a kernel answers no ping and no probe ping (facts 5).
+agent starts: such a kernel answers no ping and no probe ping (docs/kernel-behaviour.md K5).
 The suite must still judge it: no ERROR, the ping and probe cases FAIL or
 NON-STRICT by their level with the reason, the cases that need pongs to
 number or a second path SKIP saying so, and every other case the verdict

@@ -3,7 +3,7 @@
  * afrds - a program written against the kernel's AF_RDS only (no librds
  * header, no shim header), as any unmodified RDS program is; run through
  * rdsrun it checks what the shim gives it against the kernel's answers
- * (kernel-rds-facts.md section 7).
+ * (docs/kernel-behaviour.md K7).
  *
  *   afrds server ADDR PORT         echo on PORT, sink on PORT+2, a slow
  *                                  reader on PORT+3 (read on "drain"), until "quit"

@@ -2,19 +2,10 @@
 /* hex.c - hex text to bytes, for readable test vectors. */
 #include "hex.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-static int nibble(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
+#include <wire/wire.h>
 
 size_t hex_decode(const char *hex, uint8_t *out, size_t cap)
 {
@@ -29,7 +20,7 @@ size_t hex_decode(const char *hex, uint8_t *out, size_t cap)
 				break;
 			continue;
 		}
-		int v = nibble((unsigned char)*p);
+		int v = wire_hex_value((unsigned char)*p);
 
 		if (v < 0)
 			continue;

@@ -10,13 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char hexdig[] = "0123456789abcdef";
-
 /* |b| as two lower-case hex digits at |w|. */
 static void hex2(char *w, uint8_t b)
 {
-	w[0] = hexdig[b >> 4];
-	w[1] = hexdig[b & 15];
+	w[0] = wire_hex_digit(b >> 4);
+	w[1] = wire_hex_digit(b & 15);
 }
 
 /* ------------------------------------------------------------------------
@@ -99,7 +97,7 @@ void out_put_hex(struct out *o, uint64_t v, int digits)
 	int i = sizeof(t);
 
 	while (v || digits > 0) {
-		t[--i] = hexdig[v & 15];
+		t[--i] = wire_hex_digit(v & 15);
 		v >>= 4;
 		digits--;
 	}

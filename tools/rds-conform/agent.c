@@ -28,6 +28,7 @@
 #include "craft.h"
 #include "line.h"
 #include "node.h"
+#include "out.h"
 #include "parse.h"
 #include "rio_opt.h"
 
@@ -53,26 +54,85 @@ static int parse_ctl(const char *where, struct rdsu_addr *a, uint16_t *port)
 	return craft_parse_addr(where, a, port, err, sizeof(err)) || *port == 0 ? -EINVAL : 0;
 }
 
+/*
+ * The side channel's messages are JSON objects, one a line, written
+ * through the output layer (tools/common/out.h) as every JSON of the tools
+ * is, and read with json-c (agent_codec.c on the agent's side). A request
+ * has the keys its op needs; an answer has "ok" and, by op, the rest.
+ */
+#define F(k, t, ...) { .key = (k), .type = (t), __VA_ARGS__ }
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Fields in enum order: a table's index is its field's id. */
+enum { RQ_OP, RQ_PORT, RQ_RCVBUF, RQ_ON, RQ_TO, RQ_DPORT, RQ_FIRST, RQ_COUNT, RQ_SIZE, RQ_WANT,
+       RQ_WAIT_MS, RQ_N };
+static const struct out_field req_fields[] = {
+	F("op", OUT_STR), F("port", OUT_U64), F("rcvbuf", OUT_U64), F("on", OUT_BOOL),
+	F("to", OUT_STR), F("dport", OUT_U64), F("first", OUT_U64), F("count", OUT_U64),
+	F("size", OUT_U64), F("want", OUT_U64), F("wait_ms", OUT_U64),
+};
+_Static_assert(N(req_fields) == RQ_N, "one request field a RQ_ id");
+static const struct out_group req_group = OUT_GROUP("request", req_fields);
+
+enum { MS_FROM, MS_SPORT, MS_LEN, MS_IDX, MS_GOOD, MS_N };
+static const struct out_field msg_fields[] = {
+	F("from", OUT_STR), F("sport", OUT_U64), F("len", OUT_U64), F("idx", OUT_U64),
+	F("good", OUT_BOOL),
+};
+_Static_assert(N(msg_fields) == MS_N, "one delivery field a MS_ id");
+static const struct out_group msg_group = OUT_GROUP("delivery", msg_fields);
+
+enum { AN_OK, AN_ERROR, AN_STACK, AN_ADDR, AN_SENT, AN_ENOBUFS, AN_EAGAIN, AN_ERRNO, AN_MSGS,
+       AN_LOST, AN_N };
+static const struct out_field ans_fields[] = {
+	F("ok", OUT_BOOL), F("error", OUT_QUOTED), F("stack", OUT_QUOTED), F("addr", OUT_STR),
+	F("sent", OUT_U64), F("enobufs", OUT_U64), F("eagain", OUT_U64), F("errno", OUT_U64),
+	F("msgs", OUT_ARRAY, .sub = &msg_group), F("lost", OUT_U64),
+};
+_Static_assert(N(ans_fields) == AN_N, "one answer field an AN_ id");
+static const struct out_group ans_group = OUT_GROUP("answer", ans_fields);
+
+/* Start request |op| for |port| (none if negative) in |o|; call() ends it. */
+static struct out *req_new(struct out *o, const char *op, int port)
+{
+	out_init(o, NULL, OUT_JSON, 0, 0);
+	out_begin(o, &req_group);
+	out_str(o, RQ_OP, op);
+	if (port >= 0)
+		out_u64(o, RQ_PORT, (uint64_t)port);
+	return o;
+}
+
+/* Send |line| (a JSON object, freed here) and its newline. */
+static int send_line(int fd, char *line)
+{
+	int e = line ? line_send(fd, line) : -ENOMEM;
+
+	if (!e)
+		e = line_send(fd, "\n");
+	free(line);
+	return e;
+}
+
 /* One request (consumed), one answer line. Return: the parsed answer
  * (the caller puts it) or NULL with a->err set. An agent that does not
  * answer in time is given up: a late answer would be taken for the next
  * request's. */
-static struct json_object *call(struct cf_agent *a, struct json_object *req, int wait_ms)
+static struct json_object *call(struct cf_agent *a, struct out *req, int wait_ms)
 {
 	int limit = wait_ms + a->timeout_ms + 5000, e;
 	struct json_object *ans, *ok, *why;
+	char *text = out_take(req);
 	size_t len;
 	char *line;
 
+	out_fini(req);
 	if (a->in.fd < 0) {
-		json_object_put(req);
+		free(text);
 		snprintf(a->err, sizeof(a->err), "agent connection lost");
 		return NULL;
 	}
-	e = line_send(a->in.fd, json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN));
-	if (!e)
-		e = line_send(a->in.fd, "\n");
-	json_object_put(req);
+	e = send_line(a->in.fd, text);
 	if (!e)
 		e = line_recv(&a->in, limit, &line, &len);
 	if (e == -ETIMEDOUT) {
@@ -106,17 +166,7 @@ lost:
 	return NULL;
 }
 
-static struct json_object *req_new(const char *op, int port)
-{
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "op", json_object_new_string(op));
-	if (port >= 0)
-		json_object_object_add(o, "port", json_object_new_int(port));
-	return o;
-}
-
-static int simple(struct cf_agent *a, struct json_object *req)
+static int simple(struct cf_agent *a, struct out *req)
 {
 	struct json_object *ans = call(a, req, 0);
 
@@ -132,6 +182,7 @@ int cf_agent_connect(const char *where, int timeout_ms, struct cf_agent **out, c
 	struct rdsu_addr ad;
 	struct cf_agent *a;
 	struct json_object *ans, *v;
+	struct out o;
 	uint16_t port;
 	int fd;
 
@@ -153,7 +204,7 @@ int cf_agent_connect(const char *where, int timeout_ms, struct cf_agent **out, c
 		return fd;
 	}
 	line_in_init(&a->in, fd, a->buf, sizeof(a->buf));
-	ans = call(a, req_new("hello", -1), 0);
+	ans = call(a, req_new(&o, "hello", -1), 0);
 	if (!ans) {
 		snprintf(why, cap, "agent %s: %s", where, a->err);
 		cf_agent_close(a);
@@ -187,7 +238,8 @@ const char *cf_agent_error(const struct cf_agent *a)
 
 bool cf_agent_alive(struct cf_agent *a)
 {
-	struct json_object *ans = call(a, req_new("hello", -1), 0);
+	struct out o;
+	struct json_object *ans = call(a, req_new(&o, "hello", -1), 0);
 
 	json_object_put(ans);
 	return ans != NULL;
@@ -195,23 +247,25 @@ bool cf_agent_alive(struct cf_agent *a)
 
 int cf_agent_bind(struct cf_agent *a, uint16_t port, uint32_t rcvbuf)
 {
-	struct json_object *o = req_new("bind", port);
+	struct out o;
 
-	json_object_object_add(o, "rcvbuf", json_object_new_int64(rcvbuf));
-	return simple(a, o);
+	out_u64(req_new(&o, "bind", port), RQ_RCVBUF, rcvbuf);
+	return simple(a, &o);
 }
 
 int cf_agent_unbind(struct cf_agent *a, uint16_t port)
 {
-	return simple(a, req_new("close", port));
+	struct out o;
+
+	return simple(a, req_new(&o, "close", port));
 }
 
 int cf_agent_hold(struct cf_agent *a, uint16_t port, bool on)
 {
-	struct json_object *o = req_new("hold", port);
+	struct out o;
 
-	json_object_object_add(o, "on", json_object_new_boolean(on));
-	return simple(a, o);
+	out_bool(req_new(&o, "hold", port), RQ_ON, on);
+	return simple(a, &o);
 }
 
 static uint32_t get_u32(struct json_object *o, const char *k)
@@ -225,16 +279,18 @@ int cf_agent_send(struct cf_agent *a, uint16_t port, const struct rdsu_addr *to,
 		  uint64_t first, uint32_t count, uint32_t size, uint32_t wait_ms,
 		  struct cf_sent *out)
 {
-	struct json_object *o = req_new("send", port), *ans;
+	struct json_object *ans;
+	struct out o;
 	char t[64];
 
-	json_object_object_add(o, "to", json_object_new_string(cf_addr(to, t)));
-	json_object_object_add(o, "dport", json_object_new_int(dport));
-	json_object_object_add(o, "first", json_object_new_int64((int64_t)first));
-	json_object_object_add(o, "count", json_object_new_int64(count));
-	json_object_object_add(o, "size", json_object_new_int64(size));
-	json_object_object_add(o, "wait_ms", json_object_new_int64(wait_ms));
-	ans = call(a, o, (int)wait_ms);
+	req_new(&o, "send", port);
+	out_str(&o, RQ_TO, cf_addr(to, t));
+	out_u64(&o, RQ_DPORT, dport);
+	out_u64(&o, RQ_FIRST, first);
+	out_u64(&o, RQ_COUNT, count);
+	out_u64(&o, RQ_SIZE, size);
+	out_u64(&o, RQ_WAIT_MS, wait_ms);
+	ans = call(a, &o, (int)wait_ms);
 	memset(out, 0, sizeof(*out));
 	if (!ans)
 		return a->in.fd < 0 ? -EPIPE : -EREMOTEIO;
@@ -249,12 +305,14 @@ int cf_agent_send(struct cf_agent *a, uint16_t port, const struct rdsu_addr *to,
 int cf_agent_recv(struct cf_agent *a, uint16_t port, uint32_t want, uint32_t wait_ms,
 		  struct cf_delivery *out, size_t cap, size_t *n)
 {
-	struct json_object *o = req_new("recv", port), *ans, *msgs;
+	struct json_object *ans, *msgs;
+	struct out o;
 	size_t len;
 
-	json_object_object_add(o, "want", json_object_new_int64(want));
-	json_object_object_add(o, "wait_ms", json_object_new_int64(wait_ms));
-	ans = call(a, o, (int)wait_ms);
+	req_new(&o, "recv", port);
+	out_u64(&o, RQ_WANT, want);
+	out_u64(&o, RQ_WAIT_MS, wait_ms);
+	ans = call(a, &o, (int)wait_ms);
 	*n = 0;
 	if (!ans)
 		return a->in.fd < 0 ? -EPIPE : -EREMOTEIO;
@@ -484,7 +542,8 @@ static void ag_pump(struct ag *g, int ms)
 			ag_drain(g, &g->socks[i]);
 }
 
-static void reply_err(struct json_object *ans, const char *what, int e)
+/* The answer is a refusal: "ok" false and why. Return: -1. */
+static int reply_err(struct out *ans, const char *what, int e)
 {
 	char b[160];
 
@@ -492,12 +551,13 @@ static void reply_err(struct json_object *ans, const char *what, int e)
 		snprintf(b, sizeof(b), "%s: %s", what, strerror(-e));
 	else
 		snprintf(b, sizeof(b), "%s", what);
-	json_object_object_add(ans, "ok", json_object_new_boolean(false));
-	json_object_object_add(ans, "error", json_object_new_string(b));
+	out_bool(ans, AN_OK, false);
+	out_str(ans, AN_ERROR, b);
+	return -1;
 }
 
 static void ag_send(struct ag *g, struct ag_sock *k, const struct cf_agent_req *q,
-		    struct json_object *ans)
+		    struct out *ans)
 {
 	uint32_t sent = 0, enobufs = 0, eagain = 0;
 	rdsu_ns end = rdsu_clock() + (rdsu_ns)q->wait_ms * RDSU_MSEC;
@@ -528,81 +588,71 @@ static void ag_send(struct ag *g, struct ag_sock *k, const struct cf_agent_req *
 		/* SNDBUF full: let the stack write and take acks. */
 		ag_pump(g, 2);
 	}
-	json_object_object_add(ans, "sent", json_object_new_int64(sent));
-	json_object_object_add(ans, "enobufs", json_object_new_int64(enobufs));
-	json_object_object_add(ans, "eagain", json_object_new_int64(eagain));
-	json_object_object_add(ans, "errno", json_object_new_int(last));
+	out_u64(ans, AN_SENT, sent);
+	out_u64(ans, AN_ENOBUFS, enobufs);
+	out_u64(ans, AN_EAGAIN, eagain);
+	out_u64(ans, AN_ERRNO, (uint64_t)last);
 }
 
 static void ag_recv(struct ag *g, struct ag_sock *k, const struct cf_agent_req *q,
-		    struct json_object *ans)
+		    struct out *ans)
 {
 	rdsu_ns end = rdsu_clock() + (rdsu_ns)q->wait_ms * RDSU_MSEC;
-	struct json_object *msgs = json_object_new_array();
 	char a[64];
 
 	while (!k->hold && k->n < q->want && rdsu_clock() < end)
 		ag_pump(g, 2);
+	out_arr_open(ans, AN_MSGS);
 	while (k->n) {
 		struct cf_delivery *d = &k->ring[k->head];
-		struct json_object *m = json_object_new_object();
 
-		json_object_object_add(m, "from", json_object_new_string(cf_addr(&d->from, a)));
-		json_object_object_add(m, "sport", json_object_new_int(d->sport));
-		json_object_object_add(m, "len", json_object_new_int64(d->len));
+		out_elem_obj(ans);
+		out_str(ans, MS_FROM, cf_addr(&d->from, a));
+		out_u64(ans, MS_SPORT, d->sport);
+		out_u64(ans, MS_LEN, d->len);
 		if (d->good && d->len >= 8)
-			json_object_object_add(m, "idx", json_object_new_int64((int64_t)d->idx));
-		json_object_object_add(m, "good", json_object_new_boolean(d->good));
-		json_object_array_add(msgs, m);
+			out_u64(ans, MS_IDX, d->idx);
+		out_bool(ans, MS_GOOD, d->good);
+		out_close(ans);
 		k->head = (k->head + 1) % AG_RING;
 		k->n--;
 	}
-	json_object_object_add(ans, "msgs", msgs);
-	json_object_object_add(ans, "lost", json_object_new_int64((int64_t)k->lost));
+	out_close(ans);
+	out_u64(ans, AN_LOST, k->lost);
 	k->lost = 0;
 }
 
-static void ag_request(struct ag *g, const char *line, size_t len, struct json_object *ans)
+/* Carry out the request |line| into the answer |ans| (begun).
+ * Return: 0 done ("ok" is the caller's), -1 refused (said in |ans|). */
+static int ag_request(struct ag *g, const char *line, size_t len, struct out *ans)
 {
 	struct cf_agent_req q;
 	struct ag_sock *k = NULL;
 	char err[160], a[64];
 	int e;
 
-	if (cf_agent_parse(line, len, &q, err, sizeof(err))) {
-		json_object_object_add(ans, "ok", json_object_new_boolean(false));
-		json_object_object_add(ans, "error", json_object_new_string(err));
-		return;
-	}
+	if (cf_agent_parse(line, len, &q, err, sizeof(err)))
+		return reply_err(ans, err, 0);
 	if (q.op != CF_OP_HELLO && q.op != CF_OP_BIND) {
 		k = ag_find(g, q.port);
-		if (!k) {
-			json_object_object_add(ans, "ok", json_object_new_boolean(false));
-			json_object_object_add(ans, "error", json_object_new_string("port not bound"));
-			return;
-		}
+		if (!k)
+			return reply_err(ans, "port not bound", 0);
 	}
 	switch (q.op) {
 	case CF_OP_HELLO:
-		json_object_object_add(ans, "stack", json_object_new_string(g->stack));
-		json_object_object_add(ans, "addr", json_object_new_string(cf_addr(&g->addr, a)));
+		out_str(ans, AN_STACK, g->stack);
+		out_str(ans, AN_ADDR, cf_addr(&g->addr, a));
 		break;
 	case CF_OP_BIND:
-		if (ag_find(g, q.port)) {
-			reply_err(ans, "port already bound", 0);
-			return;
-		}
-		if (g->n_socks == AG_SOCKS) {
-			reply_err(ans, "too many sockets", -EMFILE);
-			return;
-		}
+		if (ag_find(g, q.port))
+			return reply_err(ans, "port already bound", 0);
+		if (g->n_socks == AG_SOCKS)
+			return reply_err(ans, "too many sockets", -EMFILE);
 		k = &g->socks[g->n_socks];
 		memset(k, 0, sizeof(*k));
 		k->ring = calloc(AG_RING, sizeof(*k->ring));
-		if (!k->ring) {
-			reply_err(ans, "bind", -ENOMEM);
-			return;
-		}
+		if (!k->ring)
+			return reply_err(ans, "bind", -ENOMEM);
 		e = rio_socket(g->r, &g->addr, q.port, &k->s);
 		if (!e && q.rcvbuf)
 			e = rio_set_bufs(k->s, 0, q.rcvbuf);
@@ -610,8 +660,7 @@ static void ag_request(struct ag *g, const char *line, size_t len, struct json_o
 			if (k->s)
 				rio_sock_close(k->s);
 			free(k->ring);
-			reply_err(ans, "bind", e);
-			return;
+			return reply_err(ans, "bind", e);
 		}
 		k->port = q.port;
 		g->n_socks++;
@@ -631,8 +680,7 @@ static void ag_request(struct ag *g, const char *line, size_t len, struct json_o
 		ag_recv(g, k, &q, ans);
 		break;
 	}
-	if (!json_object_object_get_ex(ans, "ok", NULL))
-		json_object_object_add(ans, "ok", json_object_new_boolean(true));
+	return 0;
 }
 
 static void ag_stack_name(struct ag *g)
@@ -661,7 +709,7 @@ static void ag_serve(struct ag *g, int cfd)
 		return;
 	line_in_init(&in, cfd, buf, CF_AGENT_LINE_MAX + 1);
 	while (!ag_stop) {
-		struct json_object *ans;
+		struct out ans;
 		size_t len;
 		char *line;
 		int e;
@@ -679,21 +727,18 @@ static void ag_serve(struct ag *g, int cfd)
 		}
 		if (e)
 			break;
-		ans = json_object_new_object();
+		out_init(&ans, NULL, OUT_JSON, 0, 0);
+		out_begin(&ans, &ans_group);
 		if (len && line[len - 1] == '\r')
 			len--;
 		if (skipping) {
-			json_object_object_add(ans, "ok", json_object_new_boolean(false));
-			json_object_object_add(ans, "error",
-					       json_object_new_string("request line too long"));
+			reply_err(&ans, "request line too long", 0);
 			skipping = false;
-		} else {
-			ag_request(g, line, len, ans);
+		} else if (ag_request(g, line, len, &ans) == 0) {
+			out_bool(&ans, AN_OK, true);
 		}
-		e = line_send(cfd, json_object_to_json_string_ext(ans, JSON_C_TO_STRING_PLAIN));
-		if (!e)
-			e = line_send(cfd, "\n");
-		json_object_put(ans);
+		e = send_line(cfd, out_take(&ans));
+		out_fini(&ans);
 		if (e)
 			break;
 	}

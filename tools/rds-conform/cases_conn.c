@@ -120,8 +120,8 @@ CASE(case_larger_reset)
 		break;
 	}
 	if (end == CF_END_FIN) {
-		cf_text(res->reason, "closed by FIN, not reset: the facts sheet expects an RST; a "
-			"kernel's close can also be an orderly FIN (" KB ": tcp_basic, kick)");
+		cf_text(res->reason, "closed by FIN, not reset: the source expects an RST ("
+			KB " K4.7); a kernel's close can also be an orderly FIN (" KB ": tcp_basic, kick)");
 	}
 	cf_close(c, false);
 }
@@ -241,7 +241,8 @@ CASE(case_reconnect_larger)
 	if (err) {
 		cf_set(res, CF_NON_STRICT, "no connection from the peer within %d ms", wait);
 		cf_text(res->reason, "on TCP the larger address never reconnects; it waits for the "
-			"smaller one (facts 4.7, rds_queue_reconnect; " KB ": Larger address speaks first)");
+			"smaller one (" KB " K4.7, rds_queue_reconnect; " KB
+			": Larger address speaks first)");
 	} else {
 		cf_set(res, CF_PASS, "the peer connected back after %.1f ms", ms_since(t0));
 		cf_close(k, true);
@@ -326,7 +327,7 @@ CASE(case_paths_beyond)
 	else {
 		cf_set(res, CF_PASS, "held open but not served within %d ms", r->wait_ms / 2);
 		cf_text(res->reason, "7.x keeps a connection with no free slot until one frees "
-			"(facts 4.9); 6.x resets it");
+			"(" KB " K4.9); 6.x resets it");
 	}
 out:
 	cf_close(x, true);
@@ -334,60 +335,49 @@ out:
 	cf_close(c, true);
 }
 
-CASE(case_retrans_flag)
-{
-	uint16_t q = cf_port(r), a = cf_port(r);
-	struct cf_conn *c;
-	struct cf_msg m;
-	struct cf_sent st;
-	const int max = 32;
-	int count;
-	uint64_t last_idx = UINT64_MAX, first_seq = 0;
-	bool have_hdr = false;
-	int err, got;
+/* Where case_retrans_flag's first connection stopped reading: the index
+ * of the last message read whole (UINT64_MAX: none) and, when a header
+ * had arrived without its payload, that message's sequence number. */
+struct retrans_cut {
+	uint64_t last_idx;
+	uint64_t first_seq;
+	bool have_hdr;
+};
 
-	cf_text(res->expected, "messages the peer had sent but TCP had not acknowledged come again "
-		"after a reconnect, same sequence number, RETRANSMITTED set");
-	if (!cf_need_agent(r, res))
-		return;
-	/* A receive window far below one message: the peer's messages sit
-	 * unacknowledged in its TCP send queue. */
-	if (cf_session_rcvbuf(r, res, &r->cfg->local, 1, 2048, &c))
-		return;
-	err = cf_agent_bind(r->agent, a, 0);
-	if (!err)
-		err = cf_agent_send(r->agent, a, &r->cfg->local, q, 0, max, 4096, 0, &st);
-	if (err || st.sent < 2) {
-		if (err)
-			cf_agent_failed(r, res, "send", err);
-		else
-			cf_set(res, CF_ERROR, "the agent could send only %u messages", st.sent);
-		cf_close(c, true);
-		return;
-	}
-	count = (int)st.sent;
-	/* Read only until the first message (or its header) shows, so the
-	 * rest stays in flight; then break the link. */
-	while ((got = cf_recv(c, &m, 300)) > 0) {
+/* Read only until the first message to |q| (or its header) shows, so the
+ * rest stays in flight in the peer's TCP send queue. */
+static void read_first(struct cf_conn *c, uint16_t q, struct retrans_cut *cut)
+{
+	struct cf_msg m;
+
+	cut->last_idx = UINT64_MAX;
+	while (cf_recv(c, &m, 300) > 0) {
 		if (m.s->kind == WIRE_KIND_DATA && m.s->h.dport == q) {
-			cf_idx_check(m.payload, m.len, &last_idx);
+			cf_idx_check(m.payload, m.len, &cut->last_idx);
 			break;
 		}
 		if (wire_deframer_pending(&c->dfr) && wire_deframer_hdr(&c->dfr)->dport == q)
 			break;
 	}
 	if (wire_deframer_pending(&c->dfr) && wire_deframer_hdr(&c->dfr)->dport == q) {
-		first_seq = wire_deframer_hdr(&c->dfr)->seq;
-		have_hdr = true;
+		cut->first_seq = wire_deframer_hdr(&c->dfr)->seq;
+		cut->have_hdr = true;
 	}
-	cf_close(c, true);
-	usleep(100000);
-	if (cf_session(r, res, &r->cfg->local, 1, &c))
-		goto unbind;
-	uint64_t want = last_idx == UINT64_MAX ? 0 : last_idx + 1;
+}
+
+/* On the new connection: messages |cut| + 1 .. |count| - 1 to |q| come
+ * again, none lost, the resent ones first and flagged RETRANSMITTED, the
+ * interrupted one with its old sequence number, then numbering goes on by
+ * one. Sets the verdict. */
+static void judge_resent(struct cf_run *r, struct cf_result *res, struct cf_conn *c, uint16_t q,
+			 int count, const struct retrans_cut *cut)
+{
+	uint64_t want = cut->last_idx == UINT64_MAX ? 0 : cut->last_idx + 1;
+	const uint64_t first_want = want;
 	size_t resent = 0, fresh = 0, flagged_late = 0;
 	bool head_flagged = false, first = true;
 	uint64_t prev_seq = 0;
+	struct cf_msg m;
 
 	/* What came before the probe pong is in the log already (a peer
 	 * resends first): walk the log, receiving more at its end. */
@@ -405,31 +395,30 @@ CASE(case_retrans_flag)
 		idx = cf_idx_head(sn->head);
 		if (idx < want) {
 			/* acknowledged before the reset but not read: gone,
-			 * as RDS/TCP defines delivery (facts 4.3) */
+			 * as RDS/TCP defines delivery (docs/kernel-behaviour.md K4.3) */
 			continue;
 		}
 		if (idx != want) {
 			cf_set(res, CF_FAIL, "message %llu came after %llu: %llu lost",
 			       (unsigned long long)idx, (unsigned long long)want - 1,
 			       (unsigned long long)(idx - want));
-			goto close;
+			return;
 		}
 		bool f = sn->h.flags & WIRE_FLAG_RETRANSMITTED;
 
 		if (first) {
 			head_flagged = f;
 			first = false;
-			if (have_hdr && sn->h.seq != first_seq &&
-			    idx == (last_idx == UINT64_MAX ? 0 : last_idx + 1)) {
+			if (cut->have_hdr && sn->h.seq != cut->first_seq && idx == first_want) {
 				cf_set(res, CF_FAIL, "message %llu was seq %llu, resent as seq %llu",
-				       (unsigned long long)idx, (unsigned long long)first_seq,
+				       (unsigned long long)idx, (unsigned long long)cut->first_seq,
 				       (unsigned long long)sn->h.seq);
-				goto close;
+				return;
 			}
 		} else if (sn->h.seq != prev_seq + 1) {
 			cf_set(res, CF_FAIL, "seq %llu after %llu", (unsigned long long)sn->h.seq,
 			       (unsigned long long)prev_seq);
-			goto close;
+			return;
 		}
 		if (f && fresh)
 			flagged_late++;
@@ -453,10 +442,45 @@ CASE(case_retrans_flag)
 		cf_set(res, CF_FAIL, "%zu RETRANSMITTED messages after unflagged ones", flagged_late);
 	else
 		cf_set(res, CF_PASS, "%zu messages resent with RETRANSMITTED%s, then %zu new; none lost",
-		       resent, have_hdr ? " from the interrupted one's seq" : "", fresh);
-close:
+		       resent, cut->have_hdr ? " from the interrupted one's seq" : "", fresh);
+}
+
+CASE(case_retrans_flag)
+{
+	uint16_t q = cf_port(r), a = cf_port(r);
+	struct cf_conn *c;
+	struct cf_sent st;
+	struct retrans_cut cut = { 0 };
+	const int max = 32;
+	int err;
+
+	cf_text(res->expected, "messages the peer had sent but TCP had not acknowledged come again "
+		"after a reconnect, same sequence number, RETRANSMITTED set");
+	if (!cf_need_agent(r, res))
+		return;
+	/* A receive window far below one message: the peer's messages sit
+	 * unacknowledged in its TCP send queue. */
+	if (cf_session_rcvbuf(r, res, &r->cfg->local, 1, 2048, &c))
+		return;
+	err = cf_agent_bind(r->agent, a, 0);
+	if (!err)
+		err = cf_agent_send(r->agent, a, &r->cfg->local, q, 0, max, 4096, 0, &st);
+	if (err || st.sent < 2) {
+		if (err)
+			cf_agent_failed(r, res, "send", err);
+		else
+			cf_set(res, CF_ERROR, "the agent could send only %u messages", st.sent);
+		cf_close(c, true);
+		return;
+	}
+	/* Take the first message, then break the link. */
+	read_first(c, q, &cut);
 	cf_close(c, true);
-unbind:
+	usleep(100000);
+	if (!cf_session(r, res, &r->cfg->local, 1, &c)) {
+		judge_resent(r, res, c, q, (int)st.sent, &cut);
+		cf_close(c, true);
+	}
 	cf_agent_unbind(r->agent, a);
 }
 

@@ -4,7 +4,7 @@
  * with --transport ib through the crafted IB node (node_ib.h): the CM
  * private data and its versions, fragments, h_csum, h_ack and ACK-only
  * frames, ACK_REQUIRED, congestion maps. The rules are net/rds/ib*.c's
- * (kernel-rds-facts 6); the wire spec describes RDS/TCP only.
+ * (docs/kernel-behaviour.md K6); the wire spec describes RDS/TCP only.
  */
 #include "cases.h"
 #include "node_ib.h"

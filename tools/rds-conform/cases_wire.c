@@ -132,7 +132,8 @@ static void judge_ack(struct cf_result *res, const struct cf_conn *c)
 	} else {
 		cf_set(res, CF_NON_STRICT, "h_ack 0 in all %zu headers", c->n_log);
 		cf_text(res->reason, "on RDS/TCP a message counts as acknowledged when TCP acknowledges "
-			"its last byte; kernels leave h_ack 0 (facts 4.3; " KB ": TCP h_ack always 0)");
+			"its last byte; kernels leave h_ack 0 (" KB " K4.3; " KB
+			": TCP h_ack always 0)");
 	}
 }
 
@@ -240,12 +241,13 @@ CASE(case_seq_start)
 		else
 			no_pongs(res);
 		/* A later number proves nothing: a path's numbering goes on
-		 * across connections (facts 4.4), and only a new generation,
-		 * learnt from a probe ping it does not answer, restarts it. */
+		 * across connections (docs/kernel-behaviour.md K4.4), and only
+		 * a new generation, learnt from a probe ping it does not
+		 * answer, restarts it. */
 		if (first >= 0 && first_seq != 1)
 			cf_text(res->reason, "the peer answers no pings, and its first message here "
 				"(%s seq %llu) goes on from an earlier connection's numbering, as a "
-				"path's does (facts 4.4): nothing numbered anew can be asked for "
+				"path's does (" KB " K4.4): nothing numbered anew can be asked for "
 				"(rds31/ping/1 judges that)", wire_kind_name(first_kind),
 				(unsigned long long)first_seq);
 		return;
@@ -371,7 +373,7 @@ CASE(case_seq_reconnect)
 		cf_set(res, CF_NON_STRICT, "first connection ended at seq %llu, the second went on "
 		       "at %llu", (unsigned long long)last, (unsigned long long)c->log[f].h.seq);
 		cf_text(res->reason, "kernels keep a path's numbers across reconnects, so that "
-			"resent messages can be recognised (facts 4.4; " KB ": tcp_reconnect, "
+			"resent messages can be recognised (" KB " K4.4; " KB ": tcp_reconnect, "
 			"'Sequence numbers are not reset')");
 	} else {
 		cf_set(res, CF_FAIL, "first connection ended at seq %llu, the second began at %llu",

@@ -33,7 +33,7 @@ const struct cf_case cf_cases[] = {
 	  SPEC "Sequence numbers and acknowledgements", 0, case_ack_piggyback },
 	{ "linux/tcp/1", CF_MUST, "no RDS-level acknowledgement on TCP",
 	  "On RDS/TCP h_ack and h_credit are 0 and ACK_REQUIRED is never set: TCP acknowledges.",
-	  "kernel-rds-facts 4.3; rds_tcp_xmit", 0, case_tcp_no_acks },
+	  "kernel-behaviour.md K4.3; rds_tcp_xmit", 0, case_tcp_no_acks },
 
 	/* ---- sequence numbers ---- */
 	{ "rds31/seq/1", CF_MUST, "sequence numbers start at 1",
@@ -44,7 +44,7 @@ const struct cf_case cf_cases[] = {
 	  SPEC "Sequence numbers and acknowledgements; rds_send_probe", 0, case_seq_step },
 	{ "rds31/seq/3", CF_SHOULD, "numbering restarts with a new connection",
 	  "When a transport-layer connection is established, numbering starts at 1.",
-	  SPEC "Sequence numbers and acknowledgements; kernel-rds-facts 4.4", 0,
+	  SPEC "Sequence numbers and acknowledgements; kernel-behaviour.md K4.4", 0,
 	  case_seq_reconnect },
 	{ "rds31/seq/4", CF_MUST, "congestion maps carry sequence 0",
 	  "Congestion map updates take no sequence number (h_sequence 0).",
@@ -64,7 +64,7 @@ const struct cf_case cf_cases[] = {
 	{ "linux/probe/3", CF_MUST, "a probe ping is answered by a probe pong",
 	  "A probe ping (port 1 to port 0) gets a pong from port 0 to port 1 on the same path, "
 	  "at once; not a pong to another port, nor a probe ping in its place.",
-	  "rds_recv_incoming, rds_send_probe; kernel-rds-facts 5", 0, case_probe_answer },
+	  "rds_recv_incoming, rds_send_probe; kernel-behaviour.md K5", 0, case_probe_answer },
 	{ "rds31/mprds/1", CF_SHOULD, "the probe pong carries NPATHS",
 	  "The pong to a probe ping should contain the receiver's number of paths.",
 	  SPEC "Multipath RDS (MPRDS)", 0, case_probe_npaths_spec },
@@ -79,7 +79,7 @@ const struct cf_case cf_cases[] = {
 	  SPEC "RDS Generation Number", 0, case_probe_gen },
 	{ "linux/probe/2", CF_INFO_ONLY, "SPORT_IDX offered or not",
 	  "Reports whether the probe pong carries SPORT_IDX (7.x) or not (6.x).",
-	  "rds_send_probe (7.x); kernel-rds-facts 4.9", 0, case_probe_sport_idx },
+	  "rds_send_probe (7.x); kernel-behaviour.md K4.9", 0, case_probe_sport_idx },
 	{ "rds31/exthdr/1", CF_SHOULD, "at most one extension header per message",
 	  "The specification limits the extension headers of a message to one or none.",
 	  SPEC "Extension Headers", 0, case_ext_count },
@@ -94,18 +94,18 @@ const struct cf_case cf_cases[] = {
 	  "seq 0, ports 0.", "rds_connect_path_complete; " KB ": Maps", 0, case_map_on_connect },
 	{ "linux/tcp/2", CF_MUST, "a connection from the larger address is refused",
 	  "Only connections from the smaller address carry RDS; one from the larger address is "
-	  "closed (reset) without being served.", "rds_tcp_accept_one; kernel-rds-facts 4.7",
+	  "closed (reset) without being served.", "rds_tcp_accept_one; kernel-behaviour.md K4.7",
 	  CF_NEED_LARGER, case_larger_reset },
 	{ "linux/tcp/3", CF_SHOULD, "the refused larger address is connected to (the kick)",
 	  "After refusing a connection from the larger address, the smaller side connects path 0 "
-	  "itself.", "rds_tcp_accept_one; kernel-rds-facts 4.7", CF_NEED_LARGER,
+	  "itself.", "rds_tcp_accept_one; kernel-behaviour.md K4.7", CF_NEED_LARGER,
 	  case_larger_kick },
 	{ "linux/mprds/1", CF_MUST, "extra paths up to the agreed count are accepted",
 	  "With N paths agreed, connections for paths 1..N-1 are accepted and carry messages.",
-	  "rds_tcp_accept_one_path; kernel-rds-facts 4.9", 0, case_paths_accept },
+	  "rds_tcp_accept_one_path; kernel-behaviour.md K4.9", 0, case_paths_accept },
 	{ "linux/mprds/2", CF_MUST, "a connection beyond the agreed count is not served",
 	  "With every agreed path up, a further connection is reset (6.x) or held unserved (7.x).",
-	  "rds_tcp_accept_one_path; kernel-rds-facts 4.9", 0, case_paths_beyond },
+	  "rds_tcp_accept_one_path; kernel-behaviour.md K4.9", 0, case_paths_beyond },
 	{ "rds31/reconnect/1", CF_MUST, "the peer reconnects after the transport breaks",
 	  "If the transport connection is broken, the node that connects reconnects.",
 	  SPEC "Connection re-establishment; rds_queue_reconnect", CF_NEED_LARGER,
@@ -116,10 +116,10 @@ const struct cf_case cf_cases[] = {
 	{ "linux/retrans/1", CF_MUST, "unacknowledged messages are resent, flagged, after a reconnect",
 	  "Messages TCP had not acknowledged when the connection broke are sent again, first, "
 	  "with their sequence numbers and RETRANSMITTED (0x04).",
-	  "rds_send_path_reset; kernel-rds-facts 4.5", CF_NEED_AGENT, case_retrans_flag },
+	  "rds_send_path_reset; kernel-behaviour.md K4.5", CF_NEED_AGENT, case_retrans_flag },
 	{ "rds31/dup/1", CF_MUST, "retransmitted duplicates are dropped",
 	  "A message flagged RETRANSMITTED whose sequence number was already received is not "
-	  "delivered again.", "rds_recv_incoming; kernel-rds-facts 4.6", CF_NEED_AGENT,
+	  "delivered again.", "rds_recv_incoming; kernel-behaviour.md K4.6", CF_NEED_AGENT,
 	  case_dup_dropped },
 	{ "rds31/gen/2", CF_MUST, "a changed generation number resets sequence state",
 	  "A probe with a new GEN_NUM makes the receiver forget the sequence numbers of the old "
@@ -151,7 +151,7 @@ const struct cf_case cf_cases[] = {
 	/* ---- hostile input (last: a faulty peer may not survive them) ---- */
 	{ "linux/hostile/1", CF_MUST, "a huge h_len does not take the peer down",
 	  "A header whose h_len is 4 GiB may cost that connection, not the peer or its other "
-	  "connections.", "kernel-rds-facts 4.2 (no receive-side h_len check)", CF_NEED_HOSTILE,
+	  "connections.", "kernel-behaviour.md K4.2 (no receive-side h_len check)", CF_NEED_HOSTILE,
 	  case_hostile_hlen },
 	{ "linux/hostile/2", CF_MUST, "a congestion map of the wrong length is ignored",
 	  "A map with h_len 4096 is skipped whole; the stream stays framed.",
@@ -167,25 +167,27 @@ const struct cf_case cf_cases[] = {
 	{ "ib/cm/1", CF_MUST, "a 3.1 proposal is answered with 3.1",
 	  "A REQ whose private data proposes 3.1 is accepted with REP private data naming 3.1, "
 	  "from the peer's address to ours.",
-	  "rds_ib_protocol_compatible, rds_ib_cm_fill_conn_param; kernel-rds-facts 6.2, 6.3", IB,
+	  "rds_ib_protocol_compatible, rds_ib_cm_fill_conn_param; "
+	  "kernel-behaviour.md K6.2, K6.3", IB,
 	  case_ib_pd_31 },
 	{ "ib/cm/2", CF_MUST, "a 4.x proposal is answered with the highest common minor",
 	  "Major 4 with minor mask 0x3 is answered 4.1, with mask 0x1 4.0.",
-	  "rds_ib_protocol_compatible; kernel-rds-facts 6.3", IB, case_ib_pd_4x },
+	  "rds_ib_protocol_compatible; kernel-behaviour.md K6.3", IB, case_ib_pd_4x },
 	{ "ib/cm/3", CF_MUST, "an incompatible version is rejected with consumer data 1",
 	  "A REQ proposing 3.0 or 5.0 gets a REJ, reason consumer defined, consumer data 1 "
-	  "(RDS_RDMA_REJ_INCOMPAT).", "rds_ib_cm_handle_connect; kernel-rds-facts 6.3", IB,
+	  "(RDS_RDMA_REJ_INCOMPAT).", "rds_ib_cm_handle_connect; kernel-behaviour.md K6.3", IB,
 	  case_ib_pd_reject },
 	{ "ib/cm/4", CF_INFO_ONLY, "what a proposal of major 0 is answered with",
 	  "Reports the answer to private data whose major version is 0.",
-	  "rds_ib_protocol_compatible; kernel-rds-facts 6.3", IB, case_ib_pd_major0 },
+	  "rds_ib_protocol_compatible; kernel-behaviour.md K6.3", IB, case_ib_pd_major0 },
 	{ "ib/cong/1", CF_MUST, "a congestion map when the IB connection comes up",
 	  "The peer sends its whole map: h_len 8192, h_flags exactly 0x01, seq 0, as two "
 	  "fragments of 4096 bytes that carry the same header.",
-	  "rds_connect_path_complete, rds_ib_xmit; kernel-rds-facts 6.5", IB, case_ib_cong_map },
+	  "rds_connect_path_complete, rds_ib_xmit; kernel-behaviour.md K6.5", IB,
+	  case_ib_cong_map },
 	{ "ib/ping/1", CF_MUST, "a ping over IB is answered, without extension headers",
 	  "A ping gets a pong from port 0 to the pinging port with no payload; on IB no probe "
-	  "extension header rides on it.", "rds_send_pong; kernel-rds-facts 6.9", IB,
+	  "extension header rides on it.", "rds_send_pong; kernel-behaviour.md K6.9", IB,
 	  case_ib_ping },
 	{ "ib/seq/1", CF_MUST, "messages over IB are numbered one after another",
 	  "Each message the peer sends takes the next sequence number.",
@@ -193,23 +195,23 @@ const struct cf_case cf_cases[] = {
 	{ "ib/ack/1", CF_MUST, "h_ack acknowledges the last message received",
 	  "Every header the peer sends carries in h_ack the sequence number of the last whole "
 	  "message it received: the pong to our ping acknowledges the ping.",
-	  "rds_ib_piggyb_ack, rds_ib_set_ack; kernel-rds-facts 6.7", IB, case_ib_hack },
+	  "rds_ib_piggyb_ack, rds_ib_set_ack; kernel-behaviour.md K6.7", IB, case_ib_hack },
 	{ "ib/ack/2", CF_MUST, "ACK_REQUIRED is answered",
 	  "A message flagged ACK_REQUIRED is acknowledged at once, by an ACK-only frame when "
-	  "nothing else is sent.", "rds_ib_attempt_ack, rds_ib_send_ack; kernel-rds-facts 6.7",
+	  "nothing else is sent.", "rds_ib_attempt_ack, rds_ib_send_ack; kernel-behaviour.md K6.7",
 	  IB, case_ib_ack_required },
 	{ "ib/ack/3", CF_MUST, "an ACK-only frame is recognised, even between fragments",
 	  "A header-only frame with ports 0 and no payload is an acknowledgement, never a "
 	  "message or a fragment: a message it interrupts still completes.",
-	  "rds_ib_process_recv; kernel-rds-facts 6.7, 6.8", IB, case_ib_ack_only },
+	  "rds_ib_process_recv; kernel-behaviour.md K6.7, K6.8", IB, case_ib_ack_only },
 	{ "ib/ack/4", CF_MUST, "h_ack and the private data's ack_seq are honoured",
 	  "Messages our h_ack acknowledged are freed, not resent after a reconnect; the others "
 	  "are resent first, flagged RETRANSMITTED; an ack_seq in our REQ's private data frees "
 	  "as h_ack does.", "rds_ib_process_recv, rds_send_drop_acked, rds_ib_cm_handle_connect; "
-	  "kernel-rds-facts 6.7, 6.9", IB, case_ib_hack_honoured },
+	  "kernel-behaviour.md K6.7, K6.9", IB, case_ib_hack_honoured },
 	{ "ib/csum/1", CF_MUST, "the peer's frames carry a valid h_csum",
 	  "Every frame over IB carries the header checksum.",
-	  "rds_ib_xmit, rds_message_make_checksum; kernel-rds-facts 1 (h_csum)", IB,
+	  "rds_ib_xmit, rds_message_make_checksum; protocol/header.md, Checksum", IB,
 	  case_ib_csum_peer },
 	{ "ib/cong/2", CF_MUST, "a congested port is announced in a map over IB",
 	  "When a port's receive queue passes its receive buffer, a map with its bit set goes "
@@ -218,14 +220,14 @@ const struct cf_case cf_cases[] = {
 	/* each of these ends the peer's connection */
 	{ "ib/csum/2", CF_MUST, "a frame with a wrong h_csum ends the connection",
 	  "A frame whose non-zero h_csum does not verify is not processed: the connection is "
-	  "dropped.", "rds_ib_process_recv; kernel-rds-facts 6.8", IB, case_ib_csum_bad },
+	  "dropped.", "rds_ib_process_recv; kernel-behaviour.md K6.8", IB, case_ib_csum_bad },
 	{ "ib/frag/1", CF_MUST, "fragments whose headers disagree end the connection",
 	  "A later fragment whose seq, len, sport or dport differ from the first fragment's is a "
 	  "fragment header mismatch: the connection is dropped.",
-	  "rds_ib_process_recv; kernel-rds-facts 6.8", IB, case_ib_frag_mismatch },
+	  "rds_ib_process_recv; kernel-behaviour.md K6.8", IB, case_ib_frag_mismatch },
 	{ "ib/frag/2", CF_MUST, "a completion shorter than a header ends the connection",
 	  "A receive completion of fewer than 48 bytes is a connection error.",
-	  "rds_ib_process_recv; kernel-rds-facts 6.8", IB, case_ib_frag_runt },
+	  "rds_ib_process_recv; kernel-behaviour.md K6.8", IB, case_ib_frag_runt },
 };
 
 const size_t cf_n_cases = sizeof(cf_cases) / sizeof(cf_cases[0]);

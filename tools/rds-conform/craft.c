@@ -212,7 +212,9 @@ static uint8_t *read_file(struct argp_state *st, const char *path, size_t *len)
 	return buf;
 }
 
-static error_t parse_opt(int key, char *arg, struct argp_state *st)
+/* The message's header: its fields, extensions, kind and kernel
+ * generation, and how much of it is sent (--truncate, --seq-step). */
+static error_t header_opt(int key, char *arg, struct argp_state *st)
 {
 	struct cli *c = st->input;
 	struct craft_msg *m = &c->m;
@@ -290,58 +292,88 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		if (strcmp(arg, "6") != 0 && strcmp(arg, "7") != 0)
 			argp_error(st, "--kver: 6 or 7");
 		break;
-	case OPT_PAYLOAD: {
-		size_t cap = strlen(arg) / 2 + 1;
-		uint8_t *b = malloc(cap);
-
-		if (!b)
-			argp_failure(st, 2, ENOMEM, "--payload");
-		if (craft_parse_hex(arg, b, cap, &n, err, sizeof(err))) {
-			free(b);
-			argp_error(st, "--payload: %s", err);
-		}
-		set_payload(st, c, b, n);
-		break;
-	}
-	case OPT_PAYLOAD_TEXT: {
-		size_t len = strlen(arg);
-		uint8_t *b = malloc(len + 1);
-
-		if (!b)
-			argp_failure(st, 2, ENOMEM, "--payload-text");
-		memcpy(b, arg, len);
-		set_payload(st, c, b, len);
-		break;
-	}
-	case OPT_PAYLOAD_SIZE: {
-		size_t len = (size_t)num(st, "--payload-size", arg, PAYLOAD_MAX);
-		uint8_t *b = malloc(len + 1);
-
-		if (!b)
-			argp_failure(st, 2, ENOMEM, "--payload-size");
-		for (size_t i = 0; i < len; i++)
-			b[i] = (uint8_t)i;
-		set_payload(st, c, b, len);
-		break;
-	}
-	case OPT_PAYLOAD_FILE: {
-		size_t len;
-		uint8_t *b = read_file(st, arg, &len);
-
-		set_payload(st, c, b, len);
-		break;
-	}
 	case OPT_TRUNCATE:
 		m->truncate = (size_t)num(st, "--truncate", arg, SIZE_MAX);
 		m->has_truncate = true;
 		break;
+	case OPT_SEQ_STEP:
+		m->seq_step = given(st, m, CRAFT_SET_STEP, "--seq-step", arg, UINT64_MAX);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* Room for a payload of |len| bytes (one more, so that 0 is not NULL). */
+static uint8_t *payload_alloc(struct argp_state *st, size_t len, const char *opt)
+{
+	uint8_t *b = malloc(len + 1);
+
+	if (!b)
+		argp_failure(st, 2, ENOMEM, "%s", opt);
+	return b;
+}
+
+/* --payload HEX: the bytes the hex digits spell. */
+static uint8_t *payload_hex(struct argp_state *st, const char *arg, size_t *len)
+{
+	size_t cap = strlen(arg) / 2 + 1;
+	uint8_t *b = payload_alloc(st, cap, "--payload");
+	char err[256];
+
+	if (craft_parse_hex(arg, b, cap, len, err, sizeof(err))) {
+		free(b);
+		argp_error(st, "--payload: %s", err);
+	}
+	return b;
+}
+
+/* The payload: one of --payload, --payload-text (its bytes, no NUL),
+ * --payload-size (N bytes counting 0, 1, 2, ... mod 256), --payload-file
+ * (ARGP_KEY_END checks that only one was given). */
+static error_t payload_opt(int key, char *arg, struct argp_state *st)
+{
+	uint8_t *b;
+	size_t len;
+
+	switch (key) {
+	case OPT_PAYLOAD:
+		b = payload_hex(st, arg, &len);
+		break;
+	case OPT_PAYLOAD_TEXT:
+		len = strlen(arg);
+		b = memcpy(payload_alloc(st, len, "--payload-text"), arg, len);
+		break;
+	case OPT_PAYLOAD_SIZE:
+		len = (size_t)num(st, "--payload-size", arg, PAYLOAD_MAX);
+		b = payload_alloc(st, len, "--payload-size");
+		for (size_t i = 0; i < len; i++)
+			b[i] = (uint8_t)i;
+		break;
+	case OPT_PAYLOAD_FILE:
+		b = read_file(st, arg, &len);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	set_payload(st, st->input, b, len);
+	return 0;
+}
+
+/* Where the messages go: a peer (--to, --from, --transport), a capture
+ * (-w, --ib), the terminal (-X), how many and how long to wait. */
+static error_t target_opt(int key, char *arg, struct argp_state *st)
+{
+	struct cli *c = st->input;
+	struct craft_msg *m = &c->m;
+	char err[256];
+
+	switch (key) {
 	case 'c':
 		c->count = num(st, "--count", arg, COUNT_MAX);
 		if (!c->count)
 			argp_error(st, "--count: at least 1");
-		break;
-	case OPT_SEQ_STEP:
-		m->seq_step = given(st, m, CRAFT_SET_STEP, "--seq-step", arg, UINT64_MAX);
 		break;
 	case 'X':
 		c->hex = true;
@@ -381,6 +413,56 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			argp_error(st, "--transport is tcp or ib");
 		c->ib_live = !strcmp(arg, "ib");
 		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* Options that only make sense together, checked once all are read. */
+static void check_combination(struct argp_state *st, struct cli *c)
+{
+	struct craft_msg *m = &c->m;
+
+	if (c->payload_opts > 1)
+		argp_error(st, "give one of --payload, --payload-text, --payload-size, "
+			       "--payload-file");
+	if (m->has_ext_raw && m->n_ext)
+		argp_error(st, "--ext-raw and --ext cannot be used together");
+	if (c->cong_ports && m->kind != CRAFT_CONG)
+		argp_error(st, "--cong-ports needs --kind cong");
+	if (c->wait_ms && (!c->has_to || c->no_send))
+		argp_error(st, "--wait needs --to");
+	if (c->has_from && c->has_to &&
+	    rdsu_addr_is_v4(&c->from) != rdsu_addr_is_v4(&c->to))
+		argp_error(st, "--from and --to are of different address families");
+	if (c->has_from && !c->has_to && !c->pcap)
+		argp_error(st, "--from needs --to or --pcap");
+	/* the TCP exchange cannot be shown as RoCEv2 packets */
+	if (c->ib && !c->pcap)
+		argp_error(st, "--ib needs --pcap");
+	if (c->ib && c->has_to && !c->no_send)
+		argp_error(st, "--ib writes a capture only: give --no-send with --to");
+	if (c->ib_live && (!c->has_to || c->no_send))
+		argp_error(st, "--transport ib needs --to");
+	/* the RoCEv2 capture of an IB exchange is not written here */
+	if (c->ib_live && c->pcap)
+		argp_error(st, "--transport ib does not write -w captures (--ib draws one without sending)");
+	if (c->ib_live && !c->to_port_given)
+		c->to_port = rdsu_addr_is_v4(&c->to) ? WIRE_IB_PORT_V4 : WIRE_IB_PORT_V6;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *st)
+{
+	error_t e = header_opt(key, arg, st);
+
+	if (e == ARGP_ERR_UNKNOWN)
+		e = payload_opt(key, arg, st);
+	if (e == ARGP_ERR_UNKNOWN)
+		e = target_opt(key, arg, st);
+	if (e != ARGP_ERR_UNKNOWN)
+		return e;
+	switch (key) {
 	case 'h':
 		argp_state_help(st, stdout, ARGP_HELP_STD_HELP);
 		break;
@@ -388,32 +470,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		argp_error(st, "unexpected argument '%s'", arg);
 		break;
 	case ARGP_KEY_END:
-		if (c->payload_opts > 1)
-			argp_error(st, "give one of --payload, --payload-text, --payload-size, "
-				       "--payload-file");
-		if (m->has_ext_raw && m->n_ext)
-			argp_error(st, "--ext-raw and --ext cannot be used together");
-		if (c->cong_ports && m->kind != CRAFT_CONG)
-			argp_error(st, "--cong-ports needs --kind cong");
-		if (c->wait_ms && (!c->has_to || c->no_send))
-			argp_error(st, "--wait needs --to");
-		if (c->has_from && c->has_to &&
-		    rdsu_addr_is_v4(&c->from) != rdsu_addr_is_v4(&c->to))
-			argp_error(st, "--from and --to are of different address families");
-		if (c->has_from && !c->has_to && !c->pcap)
-			argp_error(st, "--from needs --to or --pcap");
-		/* the TCP exchange cannot be shown as RoCEv2 packets */
-		if (c->ib && !c->pcap)
-			argp_error(st, "--ib needs --pcap");
-		if (c->ib && c->has_to && !c->no_send)
-			argp_error(st, "--ib writes a capture only: give --no-send with --to");
-		if (c->ib_live && (!c->has_to || c->no_send))
-			argp_error(st, "--transport ib needs --to");
-		/* the RoCEv2 capture of an IB exchange is not written here */
-		if (c->ib_live && c->pcap)
-			argp_error(st, "--transport ib does not write -w captures (--ib draws one without sending)");
-		if (c->ib_live && !c->to_port_given)
-			c->to_port = rdsu_addr_is_v4(&c->to) ? WIRE_IB_PORT_V4 : WIRE_IB_PORT_V6;
+		check_combination(st, st->input);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -391,14 +391,6 @@ int craft_parse_csum(const char *s, enum craft_csum *mode, uint16_t *value, char
 	return 0;
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 int craft_parse_hex(const char *s, uint8_t *out, size_t max, size_t *n, char *err, size_t cap)
 {
 	size_t got = 0;
@@ -407,7 +399,7 @@ int craft_parse_hex(const char *s, uint8_t *out, size_t max, size_t *n, char *er
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 		s += 2;
 	for (const char *p = s; *p; p++) {
-		int v = hexval((unsigned char)*p);
+		int v = wire_hex_value((unsigned char)*p);
 
 		if (v < 0) {
 			if (strchr(" :-.", *p) && hi < 0)

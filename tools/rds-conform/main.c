@@ -456,6 +456,81 @@ static int reachable(struct cf_run *r, char *why, size_t cap)
 	return 0;
 }
 
+/*
+ * Before any packet: our address (routed, or --local) and its order
+ * against the peer's, --pcap's directory, -o's file.
+ * Return: 0, or 2 after saying why.
+ */
+static int check_setup(struct opts *o, FILE **out)
+{
+	char a[64];
+
+	if (!o->have_local && rio_route_source(&o->cfg.peer, &o->cfg.local) < 0) {
+		fprintf(stderr, "rds-conform: no route to the peer; give --local\n");
+		return 2;
+	}
+	if (!o->cfg.ib && !o->have_local && rdsu_addr_cmp(&o->cfg.local, &o->cfg.peer) >= 0) {
+		fprintf(stderr, "rds-conform: our address %s is not smaller than the peer's: only "
+			"the smaller address carries RDS/TCP; give --local\n",
+			cf_addr(&o->cfg.local, a));
+		return 2;
+	}
+	if (o->cfg.pcap_dir && mkdir(o->cfg.pcap_dir, 0777) < 0 && errno != EEXIST) {
+		fprintf(stderr, "rds-conform: --pcap %s: %s\n", o->cfg.pcap_dir, strerror(errno));
+		return 2;
+	}
+	if (o->out_s) {
+		*out = fopen(o->out_s, "w");
+		if (!*out) {
+			fprintf(stderr, "rds-conform: -o %s: %s\n", o->out_s, strerror(errno));
+			return 2;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The run's starting state, the agent when --agent names one, and a first
+ * exchange that shows the peer is there (on TCP it also measures how fast
+ * the peer answers, which sets every wait).
+ * Return: 0, or 2 after saying why, with the all-ERROR report when a
+ * report was asked for.
+ */
+static int start_run(struct opts *o, struct cf_run *r, FILE *out)
+{
+	char why[256];
+
+	memset(r, 0, sizeof(*r));
+	r->cfg = &o->cfg;
+	r->gen = o->gen ? o->gen : random_gen();
+	r->tx_seq = 1;
+	r->peer.first_ms = -1;
+	r->wait_ms = o->cfg.timeout_ms;
+	r->answer_ms = -1;
+	r->peer.pong_ms = -1;
+	if (o->agent_s &&
+	    cf_agent_connect(o->agent_s, o->cfg.timeout_ms, &r->agent, why, sizeof(why))) {
+		fprintf(stderr, "rds-conform: %s\n", why);
+		return 2;
+	}
+	/* Over IB every wait is the timeout: the calibration's exchange is
+	 * RDS/TCP's. */
+	if (reachable(r, why, sizeof(why)) || (!o->cfg.ib && cf_calibrate(r, why, sizeof(why)))) {
+		fprintf(stderr, "rds-conform: %s\n", why);
+		cf_agent_close(r->agent);
+		/* A report that was asked for (a file, or TAP/JUnit/JSON for a
+		 * CI system) still comes, every case ERROR with the reason,
+		 * rather than an empty file. */
+		if (o->out_s || o->fmt != CF_FMT_TEXT)
+			unrunnable_report(o, out, why);
+		return 2;
+	}
+	if (r->wait_ms > o->cfg.timeout_ms && !o->quiet)
+		fprintf(stderr, "rds-conform: the peer answered a probe in %d ms: every wait is %d ms "
+			"(--timeout sets it)\n", r->answer_ms, r->wait_ms);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct argp argp = {
@@ -494,54 +569,8 @@ int main(int argc, char **argv)
 	if (o.list)
 		return list(&o);
 	signal(SIGPIPE, SIG_IGN);
-	if (!o.have_local && rio_route_source(&o.cfg.peer, &o.cfg.local) < 0) {
-		fprintf(stderr, "rds-conform: no route to the peer; give --local\n");
+	if (check_setup(&o, &out) || start_run(&o, &r, out))
 		return 2;
-	}
-	if (!o.cfg.ib && !o.have_local && rdsu_addr_cmp(&o.cfg.local, &o.cfg.peer) >= 0) {
-		fprintf(stderr, "rds-conform: our address %s is not smaller than the peer's: only "
-			"the smaller address carries RDS/TCP; give --local\n",
-			cf_addr(&o.cfg.local, peer));
-		return 2;
-	}
-	if (o.cfg.pcap_dir && mkdir(o.cfg.pcap_dir, 0777) < 0 && errno != EEXIST) {
-		fprintf(stderr, "rds-conform: --pcap %s: %s\n", o.cfg.pcap_dir, strerror(errno));
-		return 2;
-	}
-	if (o.out_s) {
-		out = fopen(o.out_s, "w");
-		if (!out) {
-			fprintf(stderr, "rds-conform: -o %s: %s\n", o.out_s, strerror(errno));
-			return 2;
-		}
-	}
-	memset(&r, 0, sizeof(r));
-	r.cfg = &o.cfg;
-	r.gen = o.gen ? o.gen : random_gen();
-	r.tx_seq = 1;
-	r.peer.first_ms = -1;
-	r.wait_ms = o.cfg.timeout_ms;
-	r.answer_ms = -1;
-	r.peer.pong_ms = -1;
-	if (o.agent_s && cf_agent_connect(o.agent_s, o.cfg.timeout_ms, &r.agent, why, sizeof(why))) {
-		fprintf(stderr, "rds-conform: %s\n", why);
-		return 2;
-	}
-	/* Over IB every wait is the timeout: the calibration's exchange is
-	 * RDS/TCP's. */
-	if (reachable(&r, why, sizeof(why)) || (!o.cfg.ib && cf_calibrate(&r, why, sizeof(why)))) {
-		fprintf(stderr, "rds-conform: %s\n", why);
-		cf_agent_close(r.agent);
-		/* A report that was asked for (a file, or TAP/JUnit/JSON for a
-		 * CI system) still comes, every case ERROR with the reason,
-		 * rather than an empty file. */
-		if (o.out_s || o.fmt != CF_FMT_TEXT)
-			unrunnable_report(&o, out, why);
-		return 2;
-	}
-	if (r.wait_ms > o.cfg.timeout_ms && !o.quiet)
-		fprintf(stderr, "rds-conform: the peer answered a probe in %d ms: every wait is %d ms "
-			"(--timeout sets it)\n", r.answer_ms, r.wait_ms);
 	res = calloc(cf_n_cases, sizeof(*res));
 	if (!res)
 		return 2;

@@ -664,7 +664,7 @@ static int session_once(struct cf_run *r, const struct rdsu_addr *from, uint16_t
 	if (wait < 0)
 		wait = cf_answer_wait(r, silent, r->own_probe);
 	/* Path 0's source port is 0 mod 8: a 7.x peer that files paths by
-	 * source port re-syncs a path 0 that is not (facts 4.9). */
+	 * source port re-syncs a path 0 that is not (docs/kernel-behaviour.md K4.9). */
 	err = cf_connect_path(r, from, 0, WIRE_MAX_PATHS, rcvbuf, &c);
 	if (err) {
 		snprintf(why, cap, "cannot connect from %s to the peer's port %u: %s",

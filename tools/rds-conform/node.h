@@ -70,7 +70,7 @@ struct cf_run {
 	uint32_t gen;               /* our generation number; a case may change it */
 	uint64_t tx_seq;            /* the next sequence number our node sends: one
 				     * counter for all our connections, never going
-				     * back (gaps are legal, facts 4.4), so a new
+				     * back (gaps are legal, kernel-behaviour.md K4.4), so a new
 				     * connection never looks like a retransmission */
 	uint16_t next_port;         /* RDS ports our node sends from */
 	int wait_ms;                /* longest wait for one expected event: the

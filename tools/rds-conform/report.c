@@ -72,7 +72,6 @@ static bool printable(uint32_t cp)
  * buffer the caller frees; NULL when out of memory. */
 static char *display(const char *s, size_t max)
 {
-	static const char hex[] = "0123456789abcdef";
 	const unsigned char *u = (const unsigned char *)(s ? s : "");
 	size_t n = strnlen((const char *)u, max);
 	char *out = malloc(4 * n + 1), *o = out;
@@ -95,8 +94,8 @@ static char *display(const char *s, size_t max)
 		for (size_t k = 0; k < (len ? len : 1); k++, i++) {
 			*o++ = '\\';
 			*o++ = 'x';
-			*o++ = hex[u[i] >> 4];
-			*o++ = hex[u[i] & 15];
+			*o++ = wire_hex_digit(u[i] >> 4);
+			*o++ = wire_hex_digit(u[i] & 15);
 		}
 	}
 	*o = 0;

@@ -18,6 +18,7 @@
 
 #include "dump.h"
 #include "filter.h"
+#include "out.h"
 #include "parse.h"
 #include "pcaplink.h"
 #include "render.h"
@@ -354,6 +355,30 @@ static int set_filter(struct opts *o, pcap_t *p, int lt)
 }
 
 /*
+ * One JSON record of counters, {"type":TYPE,"KEY":VALUE,...} in the order
+ * of |keys|, written through the output layer as every other record is.
+ */
+static void json_counts(const char *type, const char *const *keys, const uint64_t *v,
+			size_t n)
+{
+	struct out_field f[16] = { { .key = "type", .type = OUT_STR } };
+	struct out_group g = { .name = type, .f = f, .n = n + 1 };
+	struct out s;
+
+	if (n >= sizeof(f) / sizeof(f[0]))
+		abort(); /* a table here outgrew the array: a programming error */
+	for (size_t i = 0; i < n; i++)
+		f[i + 1] = (struct out_field){ .key = keys[i], .type = OUT_U64 };
+	out_init(&s, stdout, OUT_JSON, 0, OUT_JSON_NOSLASH);
+	out_begin(&s, &g);
+	out_str(&s, 0, type);
+	for (size_t i = 0; i < n; i++)
+		out_u64(&s, (unsigned)(i + 1), v[i]);
+	out_end(&s);
+	out_fini(&s);
+}
+
+/*
  * What the engine gave up, on stderr (and as a JSON record with --json):
  * silence would let a cut-short dissection pass for a complete one. Flows
  * closed early with nothing in flight lost nothing yet (more of one later
@@ -381,18 +406,20 @@ static bool report_drops(const struct opts *o, const struct dump_eng *eng)
 		(unsigned long long)dr->held_bytes, (unsigned long long)dr->partial_bytes,
 		(unsigned long long)dr->conns_mem, (unsigned long long)dr->nomem,
 		(unsigned long long)dr->nomem_bytes);
-	if (o->json)
-		printf("{\"type\":\"%s\",\"flows_evicted_max_flows\":%llu,"
-		       "\"flows_evicted_max_mem\":%llu,\"held_bytes\":%llu,"
-		       "\"partial_bytes\":%llu,\"conns_state_dropped\":%llu,"
-		       "\"alloc_failures\":%llu,\"nomem_bytes\":%llu,"
-		       "\"max_flows\":%u,\"max_mem\":%zu,\"mem_max\":%zu}\n",
-		       cut ? "incomplete" : "evicted",
-		       (unsigned long long)dr->flows_max, (unsigned long long)dr->flows_mem,
-		       (unsigned long long)dr->held_bytes, (unsigned long long)dr->partial_bytes,
-		       (unsigned long long)dr->conns_mem,
-		       (unsigned long long)dr->nomem, (unsigned long long)dr->nomem_bytes,
-		       o->cfg.max_flows ? o->cfg.max_flows : 4096, max_mem, dr->mem_max);
+	if (o->json) {
+		static const char *const keys[] = {
+			"flows_evicted_max_flows", "flows_evicted_max_mem", "held_bytes",
+			"partial_bytes", "conns_state_dropped", "alloc_failures", "nomem_bytes",
+			"max_flows", "max_mem", "mem_max",
+		};
+		const uint64_t v[] = {
+			dr->flows_max, dr->flows_mem, dr->held_bytes, dr->partial_bytes,
+			dr->conns_mem, dr->nomem, dr->nomem_bytes,
+			o->cfg.max_flows ? o->cfg.max_flows : 4096, max_mem, dr->mem_max,
+		};
+
+		json_counts(cut ? "incomplete" : "evicted", keys, v, sizeof(v) / sizeof(v[0]));
+	}
 	return cut;
 }
 
@@ -422,32 +449,146 @@ static bool report_ipfrag(const struct opts *o, const struct dump_eng *eng)
 		(unsigned long long)st->unfinished, (unsigned long long)st->trunc,
 		(unsigned long long)st->evicted, DUMP_IPFRAG_MAX,
 		(unsigned long long)st->evicted_bytes);
-	if (o->json)
-		printf("{\"type\":\"ipfrag\",\"fragments\":%llu,\"datagrams\":%llu,"
-		       "\"duplicates\":%llu,\"bad\":%llu,\"timed_out\":%llu,"
-		       "\"unfinished\":%llu,\"cut_by_capture\":%llu,\"evicted\":%llu,"
-		       "\"evicted_bytes\":%llu,\"max_datagrams\":%u,\"timeout_s\":%u}\n",
-		       (unsigned long long)st->frags, (unsigned long long)st->done,
-		       (unsigned long long)st->dup, (unsigned long long)st->bad,
-		       (unsigned long long)st->timeout, (unsigned long long)st->unfinished,
-		       (unsigned long long)st->trunc, (unsigned long long)st->evicted,
-		       (unsigned long long)st->evicted_bytes, DUMP_IPFRAG_MAX,
-		       (unsigned)(DUMP_IPFRAG_TIMEOUT_NS / 1000000000u));
+	if (o->json) {
+		static const char *const keys[] = {
+			"fragments", "datagrams", "duplicates", "bad", "timed_out", "unfinished",
+			"cut_by_capture", "evicted", "evicted_bytes", "max_datagrams", "timeout_s",
+		};
+		const uint64_t v[] = {
+			st->frags, st->done, st->dup, st->bad, st->timeout, st->unfinished,
+			st->trunc, st->evicted, st->evicted_bytes, DUMP_IPFRAG_MAX,
+			DUMP_IPFRAG_TIMEOUT_NS / 1000000000u,
+		};
+
+		json_counts("ipfrag", keys, v, sizeof(v) / sizeof(v[0]));
+	}
 	return cut;
+}
+
+/*
+ * Open the capture (-r FILE or the live interface), check that its link
+ * type is one rdsdump reads, apply the filter and open -w's file.
+ * Return: the link type for dump_pkthdr_of(), or -1 after saying why
+ * (nothing left open).
+ */
+static int open_capture(struct opts *o, struct run *run, pcap_dumper_t **dumper)
+{
+	char errbuf[PCAP_ERRBUF_SIZE] = "";
+	int lt;
+
+	if (o->rfile)
+		run->pc = pcap_open_offline_with_tstamp_precision(o->rfile,
+								  PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	else
+		run->pc = open_live(o, errbuf);
+	if (!run->pc) {
+		if (*errbuf)
+			fprintf(stderr, "rdsdump: %s\n", errbuf);
+		return -1;
+	}
+	lt = dump_linktype(pcap_datalink(run->pc));
+	if (lt < 0) {
+		fprintf(stderr, "rdsdump: link type %s is not one rdsdump reads\n",
+			pcap_datalink_val_to_name(pcap_datalink(run->pc)) ?
+			pcap_datalink_val_to_name(pcap_datalink(run->pc)) : "?");
+		goto fail;
+	}
+	if (set_filter(o, run->pc, lt))
+		goto fail;
+	if (o->wfile) {
+		*dumper = pcap_dump_open(run->pc, o->wfile);
+		if (!*dumper) {
+			fprintf(stderr, "rdsdump: %s\n", pcap_geterr(run->pc));
+			goto fail;
+		}
+	}
+	return lt;
+fail:
+	pcap_close(run->pc);
+	run->pc = NULL;
+	return -1;
+}
+
+/*
+ * Feed every packet to the engine until the capture ends, a signal stops
+ * it or -w has written -c packets; -w keeps what the filter kept.
+ * Return: 0, or 1 when reading the capture failed (said on stderr).
+ */
+static int read_packets(struct run *run, struct dump_eng *eng, pcap_dumper_t *dumper, int lt,
+			uint64_t *frame)
+{
+	const struct opts *o = run->o;
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	long written = 0;
+	int rc = 0;
+
+	while (!run->stop && (rc = pcap_next_ex(run->pc, &h, &data)) >= 0) {
+		struct dump_pkthdr ph;
+		int kept;
+
+		if (rc == 0)
+			continue;       /* live capture: timeout with nothing */
+		ph = dump_pkthdr_of(h, ++*frame, lt);
+		kept = dump_eng_packet(eng, &ph, data);
+		if (kept && dumper) {
+			pcap_dump((u_char *)dumper, h, data);
+			if (o->count && !o->print && ++written >= o->count)
+				break;
+		}
+	}
+	if (!run->stop && rc == PCAP_ERROR) {
+		/* everything up to here was decoded and printed; say where it ended */
+		fflush(stdout);
+		fprintf(stderr, "rdsdump: %s: %s (after %llu packets)\n",
+			o->rfile ? o->rfile : o->iface, pcap_geterr(run->pc),
+			(unsigned long long)*frame);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * After the last packet: -z's statistics, what rdsdump itself dropped, a
+ * live capture's counters.
+ * Return: status, or 3 when it was 0 and output is incomplete.
+ */
+static int report_end(const struct opts *o, struct run *run, struct dump_eng *eng,
+		      uint64_t frames, int status)
+{
+	if (o->stats) {
+		size_t n = dump_eng_conn_count(eng);
+		const struct dump_conn **cs = calloc(n ? n : 1, sizeof(*cs));
+
+		for (size_t i = 0; cs && i < n; i++)
+			cs[i] = dump_eng_conn(eng, i);
+		if (cs)
+			dump_print_stats(&run->rd, cs, n);
+		free(cs);
+	}
+	if (report_drops(o, eng) && !status)
+		status = 3;
+	if (report_ipfrag(o, eng) && !status)
+		status = 3;
+	if (!o->rfile) {
+		struct pcap_stat ps;
+
+		if (pcap_stats(run->pc, &ps) == 0)
+			fprintf(stderr, "%llu packets captured\n%u packets received by filter\n"
+				"%u packets dropped by kernel\n",
+				(unsigned long long)frames, ps.ps_recv, ps.ps_drop);
+	}
+	return status;
 }
 
 int main(int argc, char **argv)
 {
 	static struct opts o;
 	static struct run run;
-	char errbuf[PCAP_ERRBUF_SIZE] = "";
 	struct dump_eng *eng = NULL;
 	pcap_dumper_t *dumper = NULL;
-	struct pcap_pkthdr *h;
-	const u_char *data;
 	uint64_t frame = 0;
-	long written = 0;
-	int lt, rc = 0, status = 0;
+	int lt, status;
 
 	argp_err_exit_status = 2;
 	/* getopt names the program by argv[0] in its complaints: the name,
@@ -471,41 +612,9 @@ int main(int argc, char **argv)
 	run.rd.tsmode = o.tsmode;
 	run.show = !o.quiet && (!o.wfile || o.print);
 
-	if (o.rfile) {
-		run.pc = pcap_open_offline_with_tstamp_precision(o.rfile, PCAP_TSTAMP_PRECISION_NANO,
-								 errbuf);
-		if (!run.pc) {
-			fprintf(stderr, "rdsdump: %s\n", errbuf);
-			return 2;
-		}
-	} else {
-		run.pc = open_live(&o, errbuf);
-		if (!run.pc) {
-			if (*errbuf)
-				fprintf(stderr, "rdsdump: %s\n", errbuf);
-			return 2;
-		}
-	}
-	lt = dump_linktype(pcap_datalink(run.pc));
-	if (lt < 0) {
-		fprintf(stderr, "rdsdump: link type %s is not one rdsdump reads\n",
-			pcap_datalink_val_to_name(pcap_datalink(run.pc)) ?
-			pcap_datalink_val_to_name(pcap_datalink(run.pc)) : "?");
-		pcap_close(run.pc);
+	lt = open_capture(&o, &run, &dumper);
+	if (lt < 0)
 		return 2;
-	}
-	if (set_filter(&o, run.pc, lt)) {
-		pcap_close(run.pc);
-		return 2;
-	}
-	if (o.wfile) {
-		dumper = pcap_dump_open(run.pc, o.wfile);
-		if (!dumper) {
-			fprintf(stderr, "rdsdump: %s\n", pcap_geterr(run.pc));
-			pcap_close(run.pc);
-			return 2;
-		}
-	}
 	o.cfg.sink = sink;
 	o.cfg.ctx = &run;
 	/* Only the user's own expression can hide some of a peer pair's
@@ -527,51 +636,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rdsdump: listening on %s, link type %s\n", o.iface,
 			pcap_datalink_val_to_name(pcap_datalink(run.pc)));
 
-	while (!run.stop && (rc = pcap_next_ex(run.pc, &h, &data)) >= 0) {
-		struct dump_pkthdr ph;
-		int kept;
-
-		if (rc == 0)
-			continue;       /* live capture: timeout with nothing */
-		ph = dump_pkthdr_of(h, ++frame, lt);
-		kept = dump_eng_packet(eng, &ph, data);
-		if (kept && dumper) {
-			pcap_dump((u_char *)dumper, h, data);
-			if (o.count && !o.print && ++written >= o.count)
-				break;
-		}
-	}
-	if (!run.stop && rc == PCAP_ERROR) {
-		/* everything up to here was decoded and printed; say where it ended */
-		fflush(stdout);
-		fprintf(stderr, "rdsdump: %s: %s (after %llu packets)\n",
-			o.rfile ? o.rfile : o.iface, pcap_geterr(run.pc), (unsigned long long)frame);
-		status = 1;
-	}
+	status = read_packets(&run, eng, dumper, lt, &frame);
 	if (run.stop != 2)
 		dump_eng_finish(eng);
-	if (o.stats) {
-		size_t n = dump_eng_conn_count(eng);
-		const struct dump_conn **cs = calloc(n ? n : 1, sizeof(*cs));
-
-		for (size_t i = 0; cs && i < n; i++)
-			cs[i] = dump_eng_conn(eng, i);
-		if (cs)
-			dump_print_stats(&run.rd, cs, n);
-		free(cs);
-	}
-	if (report_drops(&o, eng) && !status)
-		status = 3;
-	if (report_ipfrag(&o, eng) && !status)
-		status = 3;
-	if (!o.rfile) {
-		struct pcap_stat ps;
-
-		if (pcap_stats(run.pc, &ps) == 0)
-			fprintf(stderr, "%llu packets captured\n%u packets received by filter\n"
-				"%u packets dropped by kernel\n",
-				(unsigned long long)frame, ps.ps_recv, ps.ps_drop);
-	}
+	status = report_end(&o, &run, eng, frame, status);
 	if (dumper)
 		pcap_dump_close(dumper);
 	if (fflush(stdout) == EOF && errno != EPIPE) {

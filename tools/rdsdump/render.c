@@ -21,8 +21,6 @@
 
 #include "out.h"
 
-static const char hexdig[] = "0123456789abcdef";
-
 /* ------------------------------------------------------------------------
  * Value names (dump_note_toks, dump_seq_toks and dump_xport_toks live with
  * the engine, engine.c)
@@ -87,8 +85,8 @@ static size_t esc_str(char *dst, size_t cap, const char *src, size_t max)
 		} else {
 			dst[n++] = '\\';
 			dst[n++] = 'x';
-			dst[n++] = hexdig[c >> 4];
-			dst[n++] = hexdig[c & 15];
+			dst[n++] = wire_hex_digit(c >> 4);
+			dst[n++] = wire_hex_digit(c & 15);
 		}
 	}
 	dst[n] = '\0';
@@ -1518,7 +1516,7 @@ static void put_hexdump(struct out *s, const uint8_t *p, size_t len)
 			while (digits < 16 && (off >> (4 * digits)))
 				digits++;
 			for (int d = digits - 1; d >= 0; d--)
-				w[k++] = hexdig[(off >> (4 * d)) & 15];
+				w[k++] = wire_hex_digit((off >> (4 * d)) & 15);
 		}
 		w[k++] = ':';
 		w[k++] = ' ';
@@ -1526,8 +1524,8 @@ static void put_hexdump(struct out *s, const uint8_t *p, size_t len)
 			w[k++] = ' ';
 			for (size_t j = i; j < i + 2; j++) {
 				if (j < n) {
-					w[k++] = hexdig[p[off + j] >> 4];
-					w[k++] = hexdig[p[off + j] & 15];
+					w[k++] = wire_hex_digit(p[off + j] >> 4);
+					w[k++] = wire_hex_digit(p[off + j] & 15);
 				} else {
 					w[k++] = ' ';
 					w[k++] = ' ';

@@ -266,6 +266,60 @@ struct wire_hdr {
 	uint8_t ext[WIRE_EXT_SPACE];
 };
 
+/*
+ * The header's layout, said once: each field's offset and size in the 48
+ * bytes, in wire order, named as net/rds/rds.h names it without "h_".
+ * The sizes are those of struct wire_hdr's members, and
+ * wire_hdr_decode()/wire_hdr_encode() read and write in this order (a unit
+ * test holds the three together); the Wireshark plugin takes its offsets
+ * from here.
+ */
+enum wire_hdr_fid {
+	WIRE_HF_SEQ,
+	WIRE_HF_ACK,
+	WIRE_HF_LEN,
+	WIRE_HF_SPORT,
+	WIRE_HF_DPORT,
+	WIRE_HF_FLAGS,
+	WIRE_HF_CREDIT,
+	WIRE_HF_PAD,
+	WIRE_HF_CSUM,
+	WIRE_HF_EXT,
+	WIRE_HF_COUNT
+};
+
+struct wire_hdr_field {
+	const char *name; /* "seq", "ack", "len", "sport", ... "ext" */
+	uint8_t off;
+	uint8_t len;
+};
+
+/* wire_hdr_fields - the layout, indexed by enum wire_hdr_fid. */
+WIRE_API extern const struct wire_hdr_field wire_hdr_fields[WIRE_HF_COUNT];
+/* wire_hdr_get() - the value of integer field |id| of |h| (0 for the byte
+ * fields WIRE_HF_PAD and WIRE_HF_EXT and for an unknown id). */
+WIRE_API uint64_t wire_hdr_get(const struct wire_hdr *h, enum wire_hdr_fid id);
+
+/* wire_hex_digit() - the lower-case hex digit of the low 4 bits of |v|:
+ * the one hex table of the tree. */
+static inline char wire_hex_digit(unsigned v)
+{
+	return "0123456789abcdef"[v & 15];
+}
+
+/* wire_hex_value() - the value of hex digit |c| (either case); -1 when |c|
+ * is not one. */
+static inline int wire_hex_value(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 /* wire_hdr_decode() - Return: WIRE_HDR_LEN, or WIRE_ERR_TRUNC if len < 48. */
 WIRE_API ssize_t wire_hdr_decode(struct wire_hdr *h, const uint8_t *buf, size_t len);
 /* wire_hdr_encode() - Return: WIRE_HDR_LEN, or WIRE_ERR_NOSPACE if cap < 48. */

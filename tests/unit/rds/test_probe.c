@@ -9,7 +9,7 @@
 
 #include "utest.h"
 
-/* kernel-rds-facts.md section 10 */
+/* docs/protocol/header.md, Known answers */
 static const uint8_t probe61[WIRE_HDR_LEN] = {
 	0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 5, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,

@@ -267,7 +267,7 @@ static void test_reasm_ack_only_interleaved(void **state)
 	assert_int_equal(out.len, 0);
 	assert_null(out.payload);
 	assert_true(out.hdr.ack == 5);
-	assert_int_equal(out.hdr.csum, 0xfffa);  /* kernel-rds-facts 10 */
+	assert_int_equal(out.hdr.csum, 0xfffa);  /* protocol/header.md */
 	assert_false(r.active);
 
 	/* between fragments of a message: delivered, message untouched */
@@ -557,7 +557,7 @@ static void test_reasm_max_message(void **state)
 	check_payload(&out, WIRE_MAX_MSG_LEN);
 }
 
-/* The kernel-rds-facts section 10 data frame goes through as one fragment. */
+/* The IB data frame of docs/protocol/header.md goes through as one fragment. */
 static void test_reasm_known_frame(void **state)
 {
 	static const char hex[] =

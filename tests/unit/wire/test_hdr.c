@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_hdr.c - the 48-byte header, its checksum, flags and header rules.
- * Vectors: shared/docs/kernel-rds-facts.md section 10 (computed there with an
- * independent RFC 1071 implementation) and the kernel-peer-lab capture notes. */
+ * Vectors: docs/protocol/header.md, Known answers (checksums from an
+ * independent RFC 1071 implementation) and the lab captures of
+ * docs/kernel-behaviour.md. */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -260,6 +262,63 @@ static void test_hdr_rules_each(void **state)
 	assert_int_equal(check(&h, WIRE_XPORT_IB, NULL, &r), 0);
 }
 
+/* The layout table is the codec's: a field whose every byte is 0xff on
+ * the wire decodes to all ones in that field alone (wire_hdr_get), and
+ * encodes back to 0xff exactly at the table's offsets; the fields tile
+ * the 48 bytes in order. */
+static void test_hdr_layout_table(void **state)
+{
+	unsigned next = 0;
+
+	(void)state;
+	for (unsigned id = 0; id < WIRE_HF_COUNT; id++) {
+		const struct wire_hdr_field *f = &wire_hdr_fields[id];
+		uint8_t b[WIRE_HDR_LEN] = { 0 }, back[WIRE_HDR_LEN];
+		struct wire_hdr h;
+
+		assert_non_null(f->name);
+		assert_int_equal(f->off, next);
+		next = f->off + f->len;
+		memset(b + f->off, 0xff, f->len);
+		assert_int_equal(wire_hdr_decode(&h, b, sizeof(b)), WIRE_HDR_LEN);
+		for (unsigned o = 0; o < WIRE_HF_COUNT; o++) {
+			uint64_t want = 0;
+
+			if (o == id && o != WIRE_HF_PAD && o != WIRE_HF_EXT)
+				want = f->len == 8 ? UINT64_MAX : (UINT64_C(1) << (8 * f->len)) - 1;
+			assert_true(wire_hdr_get(&h, (enum wire_hdr_fid)o) == want);
+		}
+		if (id == WIRE_HF_PAD)
+			for (unsigned i = 0; i < sizeof(h.pad); i++)
+				assert_int_equal(h.pad[i], 0xff);
+		if (id == WIRE_HF_EXT)
+			for (unsigned i = 0; i < sizeof(h.ext); i++)
+				assert_int_equal(h.ext[i], 0xff);
+		assert_int_equal(wire_hdr_encode(&h, back, sizeof(back)), WIRE_HDR_LEN);
+		assert_memory_equal(back, b, sizeof(b));
+	}
+	assert_int_equal(next, WIRE_HDR_LEN);
+	assert_string_equal(wire_hdr_fields[WIRE_HF_CSUM].name, "csum");
+	assert_int_equal(wire_hdr_fields[WIRE_HF_CSUM].off, 30);
+}
+
+/* The one hex table: digits and values agree for every byte value. */
+static void test_hex_helpers(void **state)
+{
+	(void)state;
+	for (unsigned v = 0; v < 16; v++) {
+		char c = wire_hex_digit(v);
+
+		assert_int_equal(wire_hex_value(c), (int)v);
+		assert_int_equal(wire_hex_value(toupper((unsigned char)c)), (int)v);
+		assert_false(c >= 'A' && c <= 'F');
+	}
+	assert_int_equal(wire_hex_digit(0x1f), 'f');
+	for (int c = 0; c < 256; c++)
+		if (!isxdigit(c))
+			assert_int_equal(wire_hex_value(c), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +332,8 @@ int main(void)
 		cmocka_unit_test(test_flags_names),
 		cmocka_unit_test(test_hdr_rules_tcp),
 		cmocka_unit_test(test_hdr_rules_each),
+		cmocka_unit_test(test_hdr_layout_table),
+		cmocka_unit_test(test_hex_helpers),
 	};
 	return cmocka_run_group_tests_name("wire_hdr", tests, NULL, NULL);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_msg.c - classification in the kernel's order, kind rules, builders.
- * The builder outputs are compared byte for byte with the facts sheet's
- * vectors and with what the lab saw 6.1 and 7.2 kernels send. */
+ * The builder outputs are compared byte for byte with the known answers of
+ * docs/protocol/header.md and with what the lab saw 6.1 and 7.2 kernels send. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
