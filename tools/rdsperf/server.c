@@ -318,145 +318,208 @@ struct waiting {
 	bool served;            /* it ran a test (for --one-off) */
 };
 
+/* The server's state between tests: pf[1 + i] watches lobby[i]. */
+struct lobby {
+	struct opts *o;
+	int lfd;
+	char *line;
+	struct doorman door;
+	struct waiting w[LOBBY_MAX];
+	struct pollfd pf[1 + LOBBY_MAX];
+	unsigned n;
+	bool done;
+};
+
+/* Take waiting client |i| out; the last one moves into its slot with
+ * its events. */
+static void lobby_drop(struct lobby *l, unsigned i)
+{
+	l->w[i] = l->w[--l->n];
+	l->pf[1 + i] = l->pf[1 + l->n];
+}
+
+/* Wait for a newcomer, a request or the nearest deadline. Returns a
+ * descriptor to admit (the doorman's handoff or an accepted one), -1
+ * for none, -2 when polling failed, -3 when a signal ended it. */
+static int lobby_poll(struct lobby *l)
+{
+	rdsu_ns now = rdsu_clock(), next = RDSU_NS_NEVER;
+	int fd = l->door.handoff, wait = -1;
+
+	l->door.handoff = -1;
+	l->pf[0] = (struct pollfd){ .fd = l->lfd, .events = POLLIN };
+	for (unsigned i = 0; i < l->n; i++) {
+		l->pf[1 + i] = (struct pollfd){ .fd = l->w[i].cc->in.fd, .events = POLLIN };
+		if (l->w[i].deadline < next)
+			next = l->w[i].deadline;
+	}
+	if (fd >= 0)
+		return fd;
+	if (next != RDSU_NS_NEVER)
+		wait = next <= now ? 0 : (int)((next - now) / RDSU_MSEC) + 1;
+	if (poll(l->pf, 1 + l->n, wait) < 0) {
+		if (errno == EINTR)
+			return -3;
+		fprintf(stderr, "rdsperf: poll: %s\n", strerror(errno));
+		return -2;
+	}
+	if (l->pf[0].revents & POLLIN)
+		return accept4(l->lfd, NULL, NULL, SOCK_CLOEXEC);
+	return -1;
+}
+
+static void lobby_admit(struct lobby *l, int fd)
+{
+	struct ctl *cc = l->n < LOBBY_MAX ? calloc(1, sizeof(*cc)) : NULL;
+	char err[256];
+	int one = 1;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (!cc) {
+		snprintf(err, sizeof(err),
+			 "busy: %u clients are waiting to ask for a test; try again later", l->n);
+		refuse(fd, err);
+		close(fd);
+		return;
+	}
+	ctl_init(cc, fd);
+	l->w[l->n++] = (struct waiting){
+		.cc = cc, .deadline = rdsu_clock() + (rdsu_ns)l->o->ctl_idle * RDSU_SEC
+	};
+	l->pf[l->n] = (struct pollfd){ .fd = fd, .events = POLLIN, .revents = POLLIN };
+}
+
+/* Client |i| asked for a test: those still waiting would wait for the
+ * whole test, so they hear it now and go; it runs alone in slot 0.
+ * Returns run_test()'s answer. */
+static int lobby_run(struct lobby *l, unsigned i, struct perf_params *p)
+{
+	char busy[256];
+
+	snprintf(l->door.who, sizeof(l->door.who), "%s", p->client_addr);
+	l->door.test = perf_test_name(p->test);
+	l->door.secs = p->omit + p->duration;
+	l->door.t0 = rdsu_clock();
+	busy_line(&l->door, busy, sizeof(busy));
+	for (unsigned j = 0; j < l->n; j++)
+		if (j != i)
+			tell_close(l->w[j].cc, busy);
+	l->w[0] = l->w[i];
+	l->n = 1;
+	l->w[0].served = true;
+	return run_test(l->o, l->w[0].cc, l->lfd, p, &l->door);
+}
+
+/* Read what client |i| sent. Returns 1 to keep it where it is, 0 to
+ * look at slot 0 again (it ran a test and may have sent its next
+ * request already), -1 to close it. */
+static int lobby_read(struct lobby *l, unsigned i)
+{
+	struct ctl *cc = l->w[i].cc;
+	struct perf_params p;
+	char err[256];
+	int e = ctl_recv(cc, l->line, 0);
+
+	if (e == -ETIMEDOUT)
+		return 1;  /* a part of a line, or nothing yet */
+	if (e == -EMSGSIZE) {
+		snprintf(err, sizeof(err), "control line longer than %u bytes: closing",
+			 CTL_MAX_LINE);
+		fprintf(stderr, "rdsperf: %s\n", err);
+		refuse(cc->in.fd, err);
+	} else if (e == 0 && ctl_parse_start(l->line, &p, err, sizeof(err)) < 0) {
+		fprintf(stderr, "rdsperf: bad request: %s\n", err);
+		ctl_send(cc, ctl_error_line(err));
+	} else if (e == 0 && lobby_run(l, i, &p) == 0) {
+		l->w[0].deadline = rdsu_clock() + (rdsu_ns)l->o->ctl_idle * RDSU_SEC;
+		l->pf[1].revents = POLLIN;
+		return 0;
+	}
+	return -1;
+}
+
+/* Requests first: one that came whole in time is served. */
+static void lobby_serve(struct lobby *l)
+{
+	for (unsigned i = 0; i < l->n; i++) {
+		int r;
+
+		if (!l->pf[1 + i].revents)
+			continue;
+		l->pf[1 + i].revents = 0;
+		r = lobby_read(l, i);
+		if (r == 0) {
+			i = (unsigned)-1;
+			continue;
+		}
+		if (r > 0)
+			continue;
+		if (i >= l->n)
+			i = 0;  /* it ran a test: lobby_run left it alone in slot 0 */
+		if (l->w[i].served && l->o->once)
+			l->done = true;
+		close(l->w[i].cc->in.fd);
+		free(l->w[i].cc);
+		lobby_drop(l, i--);
+	}
+}
+
+/* Then the deadlines. */
+static void lobby_expire(struct lobby *l)
+{
+	rdsu_ns now = rdsu_clock();
+	char err[256];
+
+	for (unsigned i = 0; i < l->n; i++) {
+		if (l->w[i].deadline > now)
+			continue;
+		snprintf(err, sizeof(err), "no request within %u s: closing", l->o->ctl_idle);
+		fprintf(stderr, "rdsperf: %s\n", err);
+		if (l->w[i].served && l->o->once)
+			l->done = true;
+		tell_close(l->w[i].cc, err);
+		lobby_drop(l, i--);
+	}
+}
+
 int perf_run_server(struct opts *o)
 {
-	struct waiting lobby[LOBBY_MAX];
-	struct doorman door;
+	struct lobby l;
 	struct rdsu_addr any;
-	unsigned n = 0;
-	char *line, err[256];
-	bool done = false;
-	int lfd, one = 1;
 
+	memset(&l, 0, sizeof(l));
 	memset(&any, 0, sizeof(any));
-	lfd = line_listen(o->bind_s ? &o->src : &any, o->ctl_port);
-	if (lfd < 0) {
-		fprintf(stderr, "rdsperf: control port %u: %s\n", o->ctl_port, strerror(-lfd));
+	l.o = o;
+	l.lfd = line_listen(o->bind_s ? &o->src : &any, o->ctl_port);
+	if (l.lfd < 0) {
+		fprintf(stderr, "rdsperf: control port %u: %s\n", o->ctl_port, strerror(-l.lfd));
 		return 2;
 	}
-	if (!(line = malloc(CTL_MAX_LINE + 1))) {
-		close(lfd);
+	if (!(l.line = malloc(CTL_MAX_LINE + 1))) {
+		close(l.lfd);
 		return 2;
 	}
 	fprintf(stderr, "rdsperf: serving on port %u (%s)\n", o->ctl_port, perf_stack_name(o->cfg.kernel));
-	door.handoff = -1;
-	while (!perf_stop && !done) {
-		struct pollfd pf[1 + LOBBY_MAX];
-		rdsu_ns now = rdsu_clock(), next = RDSU_NS_NEVER;
-		int fd = door.handoff, wait = -1;
+	l.door.handoff = -1;
+	while (!perf_stop && !l.done) {
+		int fd = lobby_poll(&l);
 
-		door.handoff = -1;
-		pf[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
-		for (unsigned i = 0; i < n; i++) {
-			pf[1 + i] = (struct pollfd){ .fd = lobby[i].cc->in.fd, .events = POLLIN };
-			if (lobby[i].deadline < next)
-				next = lobby[i].deadline;
-		}
-		if (next != RDSU_NS_NEVER)
-			wait = next <= now ? 0 : (int)((next - now) / RDSU_MSEC) + 1;
-		if (fd < 0 && poll(pf, 1 + n, wait) < 0) {
-			if (errno == EINTR)
-				continue;
-			fprintf(stderr, "rdsperf: poll: %s\n", strerror(errno));
+		if (fd == -2)
 			break;
-		}
-		if (fd < 0 && (pf[0].revents & POLLIN))
-			fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		now = rdsu_clock();
-		if (fd >= 0) {
-			struct ctl *cc = n < LOBBY_MAX ? calloc(1, sizeof(*cc)) : NULL;
-
-			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-			if (!cc) {
-				snprintf(err, sizeof(err),
-					 "busy: %u clients are waiting to ask for a test; try again later",
-					 n);
-				refuse(fd, err);
-				close(fd);
-			} else {
-				ctl_init(cc, fd);
-				lobby[n++] = (struct waiting){
-					.cc = cc, .deadline = now + (rdsu_ns)o->ctl_idle * RDSU_SEC
-				};
-				pf[n] = (struct pollfd){ .fd = fd, .events = POLLIN,
-							 .revents = POLLIN };
-			}
-		}
-		/* Requests first: one that came whole in time is served. */
-		for (unsigned i = 0; i < n; i++) {
-			struct perf_params p;
-			struct ctl *cc = lobby[i].cc;
-			int e;
-
-			if (!pf[1 + i].revents)
-				continue;
-			pf[1 + i].revents = 0;
-			e = ctl_recv(cc, line, 0);
-			if (e == -ETIMEDOUT)
-				continue;  /* a part of a line, or nothing yet */
-			if (e == -EMSGSIZE) {
-				snprintf(err, sizeof(err), "control line longer than %u bytes: closing",
-					 CTL_MAX_LINE);
-				fprintf(stderr, "rdsperf: %s\n", err);
-				refuse(cc->in.fd, err);
-			} else if (e == 0 && ctl_parse_start(line, &p, err, sizeof(err)) < 0) {
-				fprintf(stderr, "rdsperf: bad request: %s\n", err);
-				ctl_send(cc, ctl_error_line(err));
-			} else if (e == 0) {
-				/* Those still waiting would wait for the whole
-				 * test: they hear it now. */
-				char busy[256];
-
-				snprintf(door.who, sizeof(door.who), "%s", p.client_addr);
-				door.test = perf_test_name(p.test);
-				door.secs = p.omit + p.duration;
-				door.t0 = rdsu_clock();
-				busy_line(&door, busy, sizeof(busy));
-				for (unsigned j = 0; j < n; j++)
-					if (j != i)
-						tell_close(lobby[j].cc, busy);
-				lobby[0] = lobby[i];
-				n = 1;
-				i = 0;
-				e = run_test(o, cc, lfd, &p, &door);
-				lobby[0].served = true;
-				if (e == 0) {
-					lobby[0].deadline = rdsu_clock() +
-							    (rdsu_ns)o->ctl_idle * RDSU_SEC;
-					/* the next request may be in the buffer */
-					pf[1].revents = POLLIN;
-					i = (unsigned)-1;
-					continue;
-				}
-			}
-			if (lobby[i].served && o->once)
-				done = true;
-			close(cc->in.fd);
-			free(cc);
-			lobby[i--] = lobby[--n];
-			/* its slot now holds the last one, whose events moved too */
-			pf[1 + i + 1] = pf[1 + n];
-		}
-		/* Then the deadlines. */
-		now = rdsu_clock();
-		for (unsigned i = 0; i < n; i++) {
-			if (lobby[i].deadline > now)
-				continue;
-			snprintf(err, sizeof(err), "no request within %u s: closing", o->ctl_idle);
-			fprintf(stderr, "rdsperf: %s\n", err);
-			if (lobby[i].served && o->once)
-				done = true;
-			tell_close(lobby[i].cc, err);
-			lobby[i--] = lobby[--n];
-		}
+		if (fd == -3)
+			continue;
+		if (fd >= 0)
+			lobby_admit(&l, fd);
+		lobby_serve(&l);
+		lobby_expire(&l);
 	}
-	for (unsigned i = 0; i < n; i++) {
-		close(lobby[i].cc->in.fd);
-		free(lobby[i].cc);
+	for (unsigned i = 0; i < l.n; i++) {
+		close(l.w[i].cc->in.fd);
+		free(l.w[i].cc);
 	}
-	if (door.handoff >= 0)
-		close(door.handoff);
-	free(line);
-	close(lfd);
+	if (l.door.handoff >= 0)
+		close(l.door.handoff);
+	free(l.line);
+	close(l.lfd);
 	return 0;
 }
