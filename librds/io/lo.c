@@ -110,6 +110,7 @@ static void lo_output(struct rdsu_transport *tr, void *lk, rdsu_ns now)
 			return;
 		}
 		l->written += (uint64_t)n;
+		tr->io->worked = true;
 		if (rdsu_link_input(ep, id, lo->buf, (size_t)n, now) < 0 ||
 		    rdsu_link_acked(ep, id, l->written, now) < 0) {
 			/* The core let go of the link: forget it (the close

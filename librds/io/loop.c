@@ -208,8 +208,9 @@ int rdsu_io_run(struct rdsu_io *io, int timeout_ms)
 	if (!io)
 		return RDSU_ERR_INVAL;
 	io->runs++;
+	io->worked = false;
 	rdsu_loop_requests(io, now);
-	if (acks(io, now, false))
+	if (acks(io, now, false) || io->worked)
 		wait_ms = 0;
 	if (rdsu_ep_deadline(io->ep) <= now) {
 		(void)rdsu_ep_expire(io->ep, now);

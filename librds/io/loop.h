@@ -33,6 +33,10 @@ struct rdsu_io {
 	struct rdsu_tcp *tcp;
 	uint64_t runs, sleeps;        /* rdsu_tcp_stats runs, sleeps */
 	struct rdsu_mon *mon;         /* the monitor socket (mon.c), NULL if none */
+	/* A transport without descriptors (the loopback) delivered during
+	 * this round's requests: a socket may be ready, so the round must
+	 * not sleep. */
+	bool worked;
 	struct rdsu_addr laddrs[RDSU_MAX_LADDRS];  /* for their local maps */
 	unsigned n_laddrs;
 };
