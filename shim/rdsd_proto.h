@@ -19,6 +19,7 @@
 #ifndef RDSTK_SHIM_RDSD_PROTO_H
 #define RDSTK_SHIM_RDSD_PROTO_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define RDSD_DEFAULT_NAME "rdsd"
@@ -83,5 +84,19 @@ struct rdsd_rx {
 	uint8_t addr[16];
 	uint64_t cong;
 };
+
+/* One message from a client, decoded (rdsd_proto.c). Truncated: shorter
+ * than a request, nothing to answer; malformed: an unknown op, family or
+ * address form, or a payload the op does not take (answered -EINVAL). */
+enum rdsd_decode {
+	RDSD_DECODE_OK = 0,
+	RDSD_DECODE_TRUNCATED,
+	RDSD_DECODE_MALFORMED,
+};
+
+/* |len| bytes at |buf| into *q; the payload is the rest (*payload, *plen:
+ * within |buf|). Reads nothing else and keeps no state. */
+enum rdsd_decode rdsd_req_decode(const uint8_t *buf, size_t len, struct rdsd_req *q,
+				 const uint8_t **payload, size_t *plen);
 
 #endif

@@ -30,6 +30,12 @@ trap cleanup EXIT
 (cd "$build" && cpack -G DEB -B "$tmp/deb" >"$tmp/cpack.log" 2>&1) ||
 	{ cat "$tmp/cpack.log"; exit 1; }
 debs=$(ls "$tmp"/deb/*.deb)
+# rdsd's systemd unit ships with rdsrun, which ships rdsd
+for d in "$tmp"/deb/rdsrun_*.deb; do
+	[ -e "$d" ] || continue
+	dpkg-deb -c "$d" | grep -q '/lib/systemd/system/rdsd\.service$' ||
+		{ echo "FAIL: $d has no lib/systemd/system/rdsd.service"; exit 1; }
+done
 names=""
 for d in $debs; do
 	names="$names $(dpkg-deb -f "$d" Package)"

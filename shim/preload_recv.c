@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * preload_recv.c - librds-preload.so: receiving (net/rds/recv.c
+ * rds_recvmsg): recvmsg, recvfrom, recv and read on an RDS socket,
+ * through librds or rdsd, and the rdsd sockets that arrive over
+ * SCM_RIGHTS. The map of the shim is shim/README.md.
+ */
+#include "preload.h"
+
+/* rds_notify_cong's message: no address, the congestion mask as one
+ * RDS_CMSG_CONG_UPDATE if |cap| bytes of control room hold it. */
+static void cong_msg_out(struct msghdr *mh, size_t cap, uint64_t mask)
+{
+	mh->msg_namelen = 0;
+	if (cap >= CMSG_SPACE(sizeof(uint64_t))) {
+		struct cmsghdr *c = mh->msg_control;
+
+		c->cmsg_level = SOL_RDS;
+		c->cmsg_type = RDS_CMSG_CONG_UPDATE;
+		c->cmsg_len = CMSG_LEN(sizeof(uint64_t));
+		memcpy(CMSG_DATA(c), &mask, sizeof(uint64_t));
+		mh->msg_controllen = CMSG_SPACE(sizeof(uint64_t));
+	} else {
+		mh->msg_flags |= MSG_CTRUNC;
+	}
+}
+
+static ssize_t dm_recv(int fd, struct msghdr *mh, int flags, bool nb)
+{
+	struct iovec iov[IOV_MAX + 1];
+	struct rdsd_rx rx;
+	struct msghdr m = { .msg_iov = iov, .msg_iovlen = mh->msg_iovlen + 1 };
+	size_t cap = mh->msg_control ? mh->msg_controllen : 0;
+	ssize_t n;
+
+	iov[0] = (struct iovec){ &rx, sizeof(rx) };
+	for (size_t i = 0; i < mh->msg_iovlen; i++)
+		iov[i + 1] = mh->msg_iov[i];
+	n = REAL(recvmsg)(fd, &m, flags & (MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT));
+	if (n < 0) {
+		if (errno == EAGAIN && !nb)
+			return -ETIMEDOUT;   /* SO_RCVTIMEO ran out: rds_recvmsg's answer */
+		return -errno;
+	}
+	if ((size_t)n < sizeof(rx))
+		return -ENOTCONN;        /* rdsd is gone: as every call on it answers */
+	n -= (ssize_t)sizeof(rx);
+	mh->msg_flags = m.msg_flags & MSG_TRUNC;
+	mh->msg_controllen = 0;
+	if (rx.kind == RDSD_RX_CONG) {
+		mh->msg_flags = 0;
+		cong_msg_out(mh, cap, rx.cong);
+		return 0;
+	}
+	if (mh->msg_name) {
+		struct sockaddr_storage ss;
+		struct rdsu_addr a;
+		socklen_t klen;
+
+		memcpy(a.a, rx.addr, 16);
+		klen = rdsu_sockaddr(&a, rx.port, &ss);
+		addr_out(&ss, klen, mh->msg_name, &mh->msg_namelen);
+	}
+	return n;
+}
+
+static ssize_t do_recv(struct rdsp_sock *s, struct msghdr *mh, int flags)
+{
+	int64_t deadline = -1;
+	bool nb;
+	ssize_t n;
+
+	if (flags & MSG_OOB)
+		return 0;
+	if (flags & MSG_ERRQUEUE)
+		return -EAGAIN;     /* nothing ever reaches the error queue */
+	if (mh->msg_iovlen > IOV_MAX)
+		return -EMSGSIZE;
+	if (g_child)
+		return -EBADF;
+	nb = nonblocking(s, flags);
+	for (;;) {
+		struct rdsu_rxinfo info;
+		int e;
+
+		s->once_in = false;
+		n = s->us ? rdsu_sock_read(s->us, mh->msg_iov, (int)mh->msg_iovlen,
+					   (flags & MSG_PEEK) ? RDSU_READ_PEEK : 0, &info,
+					   rdsu_clock())
+			  : -EAGAIN;
+		if (n >= 0) {
+			size_t cap = mh->msg_control ? mh->msg_controllen : 0;
+
+			mh->msg_flags = 0;
+			mh->msg_controllen = 0;
+			if (info.cong) {
+				cong_msg_out(mh, cap, info.cong_mask);
+				n = 0;
+			} else {
+				if (mh->msg_name) {
+					struct sockaddr_storage ss;
+					socklen_t klen = rdsu_sockaddr(&info.from, info.sport, &ss);
+
+					addr_out(&ss, klen, mh->msg_name, &mh->msg_namelen);
+				}
+				if (info.trunc) {
+					mh->msg_flags |= MSG_TRUNC;
+					if (flags & MSG_TRUNC)
+						n = (ssize_t)info.len;
+				}
+			}
+			/* A read can free the port: its map must leave now. */
+			if (!(flags & MSG_PEEK))
+				flush_locked();
+			else
+				sync_sock(s);
+			return n;
+		}
+		sync_sock(s);
+		if (n != -EAGAIN || nb)
+			return n;
+		if (deadline < 0) {
+			int ms = timeo_ms(s, SO_RCVTIMEO);
+
+			if (ms >= 0)
+				deadline = now_ms() + ms;
+		}
+		pthread_mutex_unlock(&g_lock);
+		e = wait_a(s->a, POLLIN, deadline);
+		pthread_mutex_lock(&g_lock);
+		if (s->closed)
+			return -EBADF;
+		if (e < 0)
+			return e;
+	}
+}
+
+static ssize_t recv_common(int fd, struct msghdr *mh, int flags)
+{
+	struct rdsp_sock *s = get_locked(fd);
+	ssize_t n;
+
+	if (!s)
+		return set_errno(-EBADF);
+	if (s->dm) {
+		int fl = REAL(fcntl)(fd, F_GETFL);
+		bool nb = (flags & MSG_DONTWAIT) || (fl >= 0 && (fl & O_NONBLOCK));
+
+		if (flags & MSG_OOB) {
+			n = 0;
+		} else if (flags & MSG_ERRQUEUE) {
+			n = -EAGAIN;
+		} else if (mh->msg_iovlen > IOV_MAX) {
+			n = -EMSGSIZE;
+		} else {
+			pthread_mutex_unlock(&g_lock);
+			n = dm_recv(fd, mh, flags, nb);
+			pthread_mutex_lock(&g_lock);
+		}
+	} else {
+		n = do_recv(s, mh, flags);
+	}
+
+	put_locked(s);
+	return n < 0 ? set_errno((int)n) : n;
+}
+
+/* Descriptors of rdsd's sockets that come over SCM_RIGHTS are sockets. */
+static void adopt_rights(const struct msghdr *mh)
+{
+	if (!mh->msg_control || mh->msg_controllen == 0 || dm_mode() == DM_OFF)
+		return;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR((struct msghdr *)mh, c)) {
+		size_t n;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < n; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			dm_adopt(fd);
+		}
+	}
+}
+
+RDSP_EXPORT ssize_t recvmsg(int fd, struct msghdr *mh, int flags)
+{
+	if (!fd_peek(fd)) {
+		ssize_t n = REAL(recvmsg)(fd, mh, flags);
+
+		if (n >= 0 && mh)
+			adopt_rights(mh);
+		return n;
+	}
+	if (!mh)
+		return set_errno(-EFAULT);
+	return recv_common(fd, mh, flags);
+}
+
+RDSP_EXPORT ssize_t recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *sa,
+			     socklen_t *salen)
+{
+	struct iovec iov = { buf, len };
+	struct msghdr mh = { .msg_name = (sa && salen) ? sa : NULL,
+			     .msg_namelen = (sa && salen) ? *salen : 0,
+			     .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (!fd_peek(fd))
+		return REAL(recvfrom)(fd, buf, len, flags, sa, salen);
+	n = recv_common(fd, &mh, flags);
+	if (n >= 0 && sa && salen)
+		*salen = mh.msg_namelen;
+	return n;
+}
+
+RDSP_EXPORT ssize_t recv(int fd, void *buf, size_t len, int flags)
+{
+	struct iovec iov = { buf, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (!fd_peek(fd))
+		return REAL(recv)(fd, buf, len, flags);
+	return recv_common(fd, &mh, flags);
+}
+
+RDSP_EXPORT ssize_t read(int fd, void *buf, size_t len)
+{
+	struct iovec iov = { buf, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (!fd_peek(fd))
+		return REAL(read)(fd, buf, len);
+	return recv_common(fd, &mh, 0);
+}

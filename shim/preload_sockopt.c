@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * preload_sockopt.c - librds-preload.so: options (rds_setsockopt,
+ * rds_getsockopt) and the TOS ioctls (rds_ioctl), through librds or rdsd.
+ * The map of the shim is shim/README.md.
+ */
+#include "preload.h"
+
+/* RDS_CANCEL_SENT_TO's value: 16 <= len < 28 is IPv4, as
+ * rds_cancel_sent_to reads it. Return: 0; -EINVAL. */
+static int cancel_addr(const void *v, socklen_t len, struct rdsu_addr *a, uint16_t *port)
+{
+	struct sockaddr_storage ss = { 0 };
+
+	if (!v || len < (socklen_t)sizeof(struct sockaddr_in))
+		return -EINVAL;
+	if (len < (socklen_t)sizeof(struct sockaddr_in6)) {
+		memcpy(&ss, v, sizeof(struct sockaddr_in));
+		ss.ss_family = AF_INET;
+	} else {
+		memcpy(&ss, v, sizeof(struct sockaddr_in6));
+		ss.ss_family = AF_INET6;
+	}
+	return rdsu_sockaddr_get(&ss, a, port) < 0 ? -EINVAL : 0;
+}
+
+static int dm_setopt(struct rdsp_sock *s, int fd, int level, int name, const void *v,
+		     socklen_t len)
+{
+	struct rdsd_req q = { .op = RDSD_OP_SETOPT, .level = level, .name = name };
+	struct iovec pl = { (void *)v, v ? len : 0 };
+
+	if (level == SOL_RDS && name == RDS_CANCEL_SENT_TO) {
+		struct rdsu_addr a;
+		uint16_t port;
+
+		if (cancel_addr(v, len, &a, &port))
+			return -EINVAL;
+		dm_put_addr(&q, &a, port);
+		pl.iov_len = 0;
+	}
+	if (level == SOL_RDS && (name == RDS_GET_MR || name == RDS_GET_MR_FOR_DEST)) {
+		struct rdsd_rx rx;
+		size_t l = sizeof(rx);
+		struct rdsd_req nq = { .op = RDSD_OP_NAME };
+		int e;
+
+		if (!v || len != (socklen_t)(name == RDS_GET_MR ? sizeof(struct rds_get_mr_args)
+					     : sizeof(struct rds_get_mr_for_dest_args)))
+			return -EINVAL;
+		e = dm_call(s, fd, &nq, NULL, 0, &rx, &l, NULL);
+		return e < 0 ? e : rx.family ? -EOPNOTSUPP : -ENOTCONN;
+	}
+	if (level == SOL_RDS && name == RDS_FREE_MR)
+		return -EINVAL;
+	return dm_call(s, fd, &q, &pl, 1, NULL, NULL, NULL);
+}
+
+static int dm_getopt(struct rdsp_sock *s, int fd, int level, int name, void *v, socklen_t *len)
+{
+	struct rdsd_req q = { .op = RDSD_OP_GETOPT, .level = level, .name = name };
+	uint32_t optlen = 0;
+	size_t got;
+	int e;
+
+	if (!len)
+		return -EFAULT;
+	q.arg = *len > INT_MAX ? INT_MAX : (int32_t)*len;
+	got = v ? (size_t)*len : 0;
+	e = dm_call(s, fd, &q, NULL, 0, v, &got, &optlen);
+	if (e < 0 && e != -ENOSPC)
+		return e;
+	*len = (socklen_t)optlen;
+	return e;
+}
+
+/* SO_SNDBUF or SO_SNDBUFFORCE: 1; SO_RCVBUF or SO_RCVBUFFORCE: 0; -1 for
+ * any other option. */
+static int buf_opt(int name)
+{
+	if (name == SO_SNDBUF || name == SO_SNDBUFFORCE)
+		return 1;
+	if (name == SO_RCVBUF || name == SO_RCVBUFFORCE)
+		return 0;
+	return -1;
+}
+
+/* The send (|snd|) or receive buffer size the kernel keeps for our real
+ * socket |fd|, doubled as it reports it. Return: 0 and *val; -errno, *val 0. */
+static int kept_buf(int fd, bool snd, int *val)
+{
+	socklen_t l = sizeof(*val);
+
+	*val = 0;
+	if (REAL(getsockopt)(fd, SOL_SOCKET, snd ? SO_SNDBUF : SO_RCVBUF, val, &l) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Give |us| the buffer size kept for the shim's end |fd|; RDS counts half. */
+void us_buf(struct rdsu_sock *us, int fd, bool snd, rdsu_ns now)
+{
+	int val;
+
+	(void)kept_buf(fd, snd, &val);
+	if (val / 2 <= 0)
+		return;
+	if (snd)
+		(void)rdsu_sock_set_sndbuf(us, (uint32_t)val / 2, now);
+	else
+		(void)rdsu_sock_set_rcvbuf(us, (uint32_t)val / 2, now);
+}
+
+/* SO_TYPE, SO_DOMAIN and SO_PROTOCOL of an AF_RDS socket. Return: true
+ * and *out set for one of them. */
+static bool sock_identity(int name, int *out)
+{
+	switch (name) {
+	case SO_TYPE:
+		*out = SOCK_SEQPACKET;
+		return true;
+	case SO_DOMAIN:
+		*out = AF_RDS;
+		return true;
+	case SO_PROTOCOL:
+		*out = 0;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static int set_rds_opt(struct rdsp_sock *s, int name, const void *v, socklen_t len)
+{
+	int e;
+
+	switch (name) {
+	case RDS_CANCEL_SENT_TO: {
+		struct rdsu_addr a;
+		uint16_t port;
+
+		if (!s->us)
+			return -ENOTCONN;
+		if (cancel_addr(v, len, &a, &port))
+			return -EINVAL;
+		e = rdsu_sock_cancel_sent_to(s->us, &a, port, rdsu_clock());
+		flush_locked();
+		return e < 0 ? e : 0;
+	}
+	case RDS_CONG_MONITOR:
+		e = rdsopt_set(&s->opt, s->us, name, v, len);
+		if (e == 0)
+			sync_sock(s);
+		return e;
+	case RDS_GET_MR:
+	case RDS_GET_MR_FOR_DEST:
+		if (!v || len != (socklen_t)(name == RDS_GET_MR ? sizeof(struct rds_get_mr_args)
+					     : sizeof(struct rds_get_mr_for_dest_args)))
+			return -EINVAL;
+		return s->us ? -EOPNOTSUPP : -ENOTCONN;
+	case RDS_FREE_MR:
+		/* no memory region is ever registered */
+		return -EINVAL;
+	default:
+		return rdsopt_set(&s->opt, s->us, name, v, len);
+	}
+}
+
+RDSP_EXPORT int setsockopt(int fd, int level, int name, const void *v, socklen_t len)
+{
+	struct rdsp_sock *s = get_locked(fd);
+	int buf = buf_opt(name);
+	int e = 0;
+
+	if (!s)
+		return REAL(setsockopt)(fd, level, name, v, len);
+	if (s->dm) {
+		dm_enter(s);
+		if (level == SOL_RDS) {
+			e = dm_setopt(s, fd, level, name, v, len);
+		} else if (level == SOL_SOCKET && buf >= 0) {
+			/* The kernel's socket layer on a real socket of ours (the
+			 * reply channel) gives the value it keeps; rdsd takes it. */
+			int val;
+
+			s->ok_valid = false;
+			e = dm_chan(s, fd);
+			if (e == 0)
+				e = REAL(setsockopt)(s->chan, level, name, v, len) < 0 ? -errno : 0;
+			if (e == 0 && kept_buf(s->chan, buf, &val) == 0)
+				e = dm_setopt(s, fd, SOL_SOCKET, buf ? SO_SNDBUF : SO_RCVBUF,
+					      &val, sizeof(val));
+		} else if (level == SOL_SOCKET) {
+			e = REAL(setsockopt)(fd, level, name, v, len) < 0 ? -errno : 0;
+		} else {
+			e = -ENOPROTOOPT;
+		}
+		dm_leave(s);
+		put_locked(s);
+		return e < 0 ? set_errno(e) : 0;
+	}
+	if (level == SOL_RDS) {
+		e = set_rds_opt(s, name, v, len);
+	} else if (level == SOL_SOCKET) {
+		/* Generic options live on the shim's end, which the kernel's
+		 * socket layer checks and doubles as for any socket. */
+		e = REAL(setsockopt)(s->b, level, name, v, len) < 0 ? -errno : 0;
+		if (e == 0 && buf == 1)
+			s->sndbuf_set = true;
+		if (e == 0 && buf == 0)
+			s->rcvbuf_set = true;
+		if (e == 0 && s->us && buf >= 0) {
+			us_buf(s->us, s->b, buf, rdsu_clock());
+			flush_locked();
+		}
+	} else {
+		e = -ENOPROTOOPT;
+	}
+	put_locked(s);
+	return e < 0 ? set_errno(e) : 0;
+}
+
+static int put_int_opt(int val, void *v, socklen_t *len)
+{
+	if (!len || *len < (socklen_t)sizeof(int))
+		return -EINVAL;
+	memcpy(v, &val, sizeof(int));
+	*len = sizeof(int);
+	return 0;
+}
+
+RDSP_EXPORT int getsockopt(int fd, int level, int name, void *v, socklen_t *len)
+{
+	struct rdsp_sock *s = get_locked(fd);
+	int e, iv;
+
+	if (!s)
+		return REAL(getsockopt)(fd, level, name, v, len);
+	if (s->dm) {
+		dm_enter(s);
+		if (level == SOL_RDS) {
+			e = dm_getopt(s, fd, level, name, v, len);
+		} else if (level == SOL_SOCKET && (name == SO_SNDBUF || name == SO_RCVBUF)) {
+			e = dm_getopt(s, fd, level, name, v, len);
+		} else if (level == SOL_SOCKET && sock_identity(name, &iv)) {
+			e = put_int_opt(iv, v, len);
+		} else if (level == SOL_SOCKET) {
+			e = REAL(getsockopt)(fd, level, name, v, len) < 0 ? -errno : 0;
+		} else {
+			e = -ENOPROTOOPT;
+		}
+		dm_leave(s);
+		put_locked(s);
+		/* RDS_INFO_* answer with the item size, as rds_info_getsockopt */
+		return e < 0 ? set_errno(e) : e;
+	}
+	if (level == SOL_RDS) {
+		/* RDS_INFO_* is not answered yet (docs/shim.md) */
+		e = rdsopt_get(&s->opt, s->us, name, &iv);
+		if (e == 0)
+			e = put_int_opt(iv, v, len);
+	} else if (level == SOL_SOCKET && sock_identity(name, &iv)) {
+		e = put_int_opt(iv, v, len);
+	} else if (level == SOL_SOCKET) {
+		e = REAL(getsockopt)(s->b, level, name, v, len) < 0 ? -errno : 0;
+	} else {
+		e = -ENOPROTOOPT;
+	}
+	put_locked(s);
+	return e < 0 ? set_errno(e) : 0;
+}
+
+RDSP_EXPORT int ioctl(int fd, unsigned long req, ...)
+{
+	struct rdsp_sock *s;
+	va_list ap;
+	void *arg;
+	int e = 0;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (!fd_peek(fd))
+		return REAL(ioctl)(fd, req, arg);
+	/* What the VFS answers for any file, and the socket layer's own
+	 * SIOC* requests, are the real descriptor's; rds_ioctl knows only
+	 * the TOS pair and everything else is -ENOTTY (FIONREAD too). */
+	if (req == FIONBIO || req == FIOASYNC || req == FIOCLEX || req == FIONCLEX ||
+	    ((req & 0xff00) == 0x8900 && req != SIOCRDSSETTOS && req != SIOCRDSGETTOS))
+		return REAL(ioctl)(fd, req, arg);
+	if (req != SIOCRDSSETTOS && req != SIOCRDSGETTOS)
+		return set_errno(-ENOTTY);
+	s = get_locked(fd);
+	if (!s)
+		return set_errno(-EBADF);
+	if (s->dm) {
+		dm_enter(s);
+		if (!arg) {
+			e = -EFAULT;
+		} else if (req == SIOCRDSGETTOS) {
+			socklen_t l = 1;
+
+			e = dm_getopt(s, fd, RDSD_LEVEL_IOCTL, 0, arg, &l);
+		} else {
+			e = dm_setopt(s, fd, RDSD_LEVEL_IOCTL, 0, arg, 1);
+		}
+		dm_leave(s);
+		put_locked(s);
+		return e < 0 ? set_errno(e) : 0;
+	}
+	if (!arg) {
+		e = -EFAULT;
+	} else if (req == SIOCRDSGETTOS) {
+		memcpy(arg, &s->tos, 1);
+	} else {
+		uint8_t tos;
+
+		memcpy(&tos, arg, 1);
+		/* rds_ioctl: once, before the first send; TCP maps every
+		 * TOS to 0 (rds_tcp_get_tos_map) once the transport is known. */
+		if (s->tos || s->sent)
+			e = -EINVAL;
+		else
+			s->tos = (s->us || s->opt.transport == RDSU_TRANS_TCP) ? 0 : tos;
+	}
+	put_locked(s);
+	return e < 0 ? set_errno(e) : 0;
+}
