@@ -550,14 +550,15 @@ int main(int argc, char **argv)
 	if (!o.quiet && !o.json) {
 		/* TCP is what a line without a transport has always meant.
 		 * Pings to our own address take the loopback transport
-		 * whatever the socket's (the kernel's t_prefer_loopback);
-		 * librds reaches another endpoint's loopback address over
-		 * the address's transport, TCP. */
+		 * whatever the socket's (the kernel's t_prefer_loopback). A
+		 * socket on 127.x pinging another address reads 3 as well,
+		 * but librds (and the shim) reach another endpoint's
+		 * address over TCP: the line names no transport then. */
 		unsigned tr = rio_sock_transport(ps[0].s);
 
 		if (rdsu_addr_cmp(&o.host, &o.src) == 0)
 			tr = RDSU_TRANS_LOOP;
-		else if (tr == RDSU_TRANS_LOOP && !o.cfg.kernel)
+		else if (tr == RDSU_TRANS_LOOP)
 			tr = RDSU_TRANS_TCP;
 
 		printf("RDSPING %s", o.name ? o.name : o.host_s);
