@@ -10,11 +10,14 @@
 static int g_epfd = -1;
 static struct obj g_listen = { OBJ_LISTEN };
 int g_lfd = -1;
+struct epoll_event *g_round;  /* this round's events, while they are handled */
+int g_round_n;
 struct ep *g_eps;
 struct dsock *g_socks;
 unsigned g_nsocks;
 static bool g_verbose;
 bool g_any_user;
+uint32_t g_wmem_max = 212992, g_rmem_max = 212992;  /* net.core.[wr]mem_max */
 unsigned g_max_user_fds;     /* --max-fds; 0 until setup() picks the default */      /* --any-user: not only our own uid (and root) */
 uint8_t *g_buf;       /* one request or one received message */
 size_t g_bufcap;
@@ -52,6 +55,15 @@ void ep_mod(int fd, void *p, uint32_t ev)
 	struct epoll_event e = { .events = ev, .data.ptr = p };
 
 	(void)epoll_ctl(g_epfd, EPOLL_CTL_MOD, fd, &e);
+}
+
+/* The events of this round still to be handled that name |p|, which is
+ * being freed, pointed at the listener (which only accepts). */
+void forget_events(const void *p)
+{
+	for (int k = 0; k < g_round_n; k++)
+		if (g_round[k].data.ptr == p)
+			g_round[k].data.ptr = &g_listen;
 }
 
 /* A big enough buffer for a whole message in either direction: root may
@@ -151,10 +163,27 @@ static void descriptor_limits(void)
 	logf_("each user may hold %u descriptors of rdsd", g_max_user_fds);
 }
 
+/* A sysctl's number into *v, which keeps its value when it cannot be read. */
+static void read_sysctl(const char *path, uint32_t *v)
+{
+	FILE *f = fopen(path, "re");
+	unsigned long n = 0;
+
+	if (!f)
+		return;
+	if (fscanf(f, "%lu", &n) == 1 && n > 0 && n <= RDSD_MAX_BUF)
+		*v = (uint32_t)n;
+	else if (n > RDSD_MAX_BUF)
+		*v = RDSD_MAX_BUF;
+	fclose(f);
+}
+
 static int setup(const char *name)
 {
 	signal(SIGPIPE, SIG_IGN);
 	descriptor_limits();
+	read_sysctl("/proc/sys/net/core/wmem_max", &g_wmem_max);
+	read_sysctl("/proc/sys/net/core/rmem_max", &g_rmem_max);
 	g_bufcap = sizeof(struct rdsd_req) + RDSD_MAX_MSG + sizeof(struct rdsd_rx);
 	g_buf = malloc(g_bufcap);
 	if (!g_buf)
@@ -255,6 +284,8 @@ int main(int argc, char **argv)
 			perror("rdsd: epoll_wait");
 			return 1;
 		}
+		g_round = evs;
+		g_round_n = n;
 		for (int i = 0; i < n; i++) {
 			struct obj *o = evs[i].data.ptr;
 
@@ -275,6 +306,7 @@ int main(int argc, char **argv)
 				break;
 			}
 		}
+		g_round_n = 0;
 		after_round(parked);
 		if (g_nsocks)
 			idle_since = now_ms();

@@ -56,6 +56,7 @@ struct ep {
 	struct obj o;
 	struct rdsu_tcp *t;
 	struct rdsu_addr addr;
+	unsigned nsocks;          /* sockets bound on it */
 	struct ep *next;
 };
 
@@ -81,10 +82,10 @@ struct parked {
 };
 
 /* A message from one of our own sockets, waiting for room in the
- * receiver's connection: the receiver's RCVBUF bounds it, as the
- * kernel's receive queue bounds what rds_loop_xmit delivers: past it the
- * receiver's port is congested for local senders (rds_recv_incoming,
- * rds_cong_set_bit). */
+ * receiver's connection. The receiver's RCVBUF bounds these: past it its
+ * port is congested for local senders, as rds_recv_rcvbuf_delta congests
+ * a port whose queue passed RCVBUF (the kernel skips that for a socket on
+ * the loopback transport; rdsd does not, docs/kernel-behaviour.md). */
 struct local_rx {
 	struct local_rx *next;
 	struct rdsd_rx rx;
@@ -106,7 +107,12 @@ struct user {
 /* Per socket, past these a request fails rather than rdsd growing
  * (docs/security.md "rdsd's clients"): */
 #define RDSD_MAX_CHANS 64             /* reply channels (processes using it) */
-#define RDSD_MAX_BUF (4u << 20)       /* SNDBUF, RCVBUF: payload bytes each */
+#define RDSD_MAX_BUF (4u << 20)       /* SNDBUF, RCVBUF: payload bytes each, for root;
+                                       * others as the kernel: wmem_max, rmem_max */
+/* Endpoints (local addresses with a TCP listener each, ~48 KiB and three
+ * descriptors): past this many, a new address takes the place of one no
+ * socket is bound to, or its bind fails ENOBUFS. */
+#define RDSD_MAX_EPS 256
 /* Per user: sockets and reply channels together (--max-fds). */
 #define RDSD_DEFAULT_USER_FDS 8192
 
@@ -139,11 +145,14 @@ struct dsock {
 };
 
 extern int g_lfd;
+extern struct epoll_event *g_round;
+extern int g_round_n;
 extern struct ep *g_eps;
 extern struct dsock *g_socks;
 extern unsigned g_nsocks;
 extern bool g_any_user;
 extern unsigned g_max_user_fds;
+extern uint32_t g_wmem_max, g_rmem_max;
 extern uint8_t *g_buf;
 extern size_t g_bufcap;
 
@@ -153,6 +162,7 @@ void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int ep_add(int fd, void *p, uint32_t ev);
 void ep_mod(int fd, void *p, uint32_t ev);
 void big_sndbuf(int fd);
+void forget_events(const void *p);
 
 /* rdsd_client.c */
 void reply(struct dsock *s, uint32_t chan, uint32_t seq, int ret, uint32_t optlen,

@@ -98,6 +98,8 @@ void sock_free(struct dsock *s)
 		rdsu_sock_free(s->us, rdsu_clock());
 		(void)rdsu_tcp_flush(s->ep->t);
 	}
+	if (s->bound)
+		s->ep->nsocks--;
 	while (s->chans) {
 		struct chan *c = s->chans;
 

@@ -14,6 +14,32 @@ struct ep *ep_of(const struct rdsu_addr *a)
 	return NULL;
 }
 
+/* Room for one more endpoint: below RDSD_MAX_EPS, or the oldest one no
+ * socket is bound to freed (its peers' connections with it). Return:
+ * false when every endpoint has a socket. */
+static bool ep_room(void)
+{
+	struct ep **pp, **idle = NULL;
+	unsigned n = 0;
+	struct ep *e;
+
+	for (pp = &g_eps; *pp; pp = &(*pp)->next) {
+		n++;
+		if (!(*pp)->nsocks)
+			idle = pp;     /* the list is newest first: the last is oldest */
+	}
+	if (n < RDSD_MAX_EPS)
+		return true;
+	if (!idle)
+		return false;
+	e = *idle;
+	*idle = e->next;
+	forget_events(e);
+	rdsu_tcp_free(e->t);   /* closing its descriptor takes it out of epoll */
+	free(e);
+	return true;
+}
+
 static int ep_get(const struct rdsu_addr *a, struct ep **out)
 {
 	struct rdsu_ep_cfg cfg;
@@ -24,6 +50,10 @@ static int ep_get(const struct rdsu_addr *a, struct ep **out)
 	if (e) {
 		*out = e;
 		return 0;
+	}
+	if (!ep_room()) {
+		logf_("%u addresses with sockets bound: no endpoint for another", RDSD_MAX_EPS);
+		return -ENOBUFS;
 	}
 	e = calloc(1, sizeof(*e));
 	if (!e)
@@ -92,6 +122,7 @@ int do_bind(struct dsock *s, const struct rdsd_req *q)
 	}
 	(void)rdsu_sock_get_name(s->us, &s->baddr, &s->bport);
 	s->bound = true;
+	s->ep->nsocks++;
 	return 0;
 }
 
@@ -105,6 +136,7 @@ static int get_int(const uint8_t *v, size_t len, int *out)
 
 int do_setopt(struct dsock *s, const struct rdsd_req *q, const uint8_t *v, size_t len)
 {
+	uint32_t max;
 	int iv, r;
 
 	if (q->level == RDSD_LEVEL_IOCTL) {
@@ -123,9 +155,13 @@ int do_setopt(struct dsock *s, const struct rdsd_req *q, const uint8_t *v, size_
 			return r;
 		if (iv / 2 <= 0)
 			return 0;
-		/* what a client asks for is kept within rdsd's bound */
-		if ((uint32_t)iv / 2 > RDSD_MAX_BUF)
-			iv = 2 * (int)RDSD_MAX_BUF;
+		/* what a client asks for is kept within rdsd's bound: root's
+		 * at RDSD_MAX_BUF, another user's where the kernel keeps it
+		 * without CAP_NET_ADMIN (sock_setsockopt: [wr]mem_max) */
+		max = s->user->uid == 0 ? RDSD_MAX_BUF
+		      : q->name == SO_SNDBUF ? g_wmem_max : g_rmem_max;
+		if ((uint32_t)iv / 2 > max)
+			iv = 2 * (int)max;
 		if (q->name == SO_SNDBUF)
 			s->sndbuf = (uint32_t)iv / 2;
 		else

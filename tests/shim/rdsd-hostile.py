@@ -12,6 +12,7 @@ can be the client a shim never is. Cases:
               a reply, while another makes its calls
   sockets     thousands of connections from one process; past --max-fds
               they are refused while rdsd serves the rest
+  addresses   sockets bound to ever new addresses (an endpoint each)
   never-reads a receiver that never reads, its senders going on
   isolation   messages reach only the socket bound to their address and port
   measure     (not a test) rdsd's memory with 1000 sockets of one client
@@ -140,6 +141,13 @@ class Rdsd:
         env["ASAN_OPTIONS"] = "quarantine_size_mb=4:detect_leaks=0"
         self.p = subprocess.Popen([RDSD, "-v", "--name", self.name, *args],
                                   stdout=self.log, stderr=self.log, env=env)
+        try:
+            self.ready()
+        except BaseException:
+            self.stop()    # never left running behind a failed start
+            raise
+
+    def ready(self):
         for _ in range(400):
             try:
                 s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -150,7 +158,7 @@ class Rdsd:
                 time.sleep(0.025)
         else:
             raise Fail("rdsd did not start")
-        # the endpoints of A and B made once: they stay for rdsd's life
+        # the endpoints of A and B made once (kept until their room is needed)
         for a in (A, B):
             c = Client(self.name)
             if c.bind(a, 1999) != 0:
@@ -348,6 +356,16 @@ def case_garbage(d):
     except (ConnectionResetError, BrokenPipeError):
         pass
     e.close()
+    # a buffer asked far past the bound is kept at it (root here: 4 MiB)
+    if g.call(SETOPT, struct.pack("<i", 1 << 30), level=socket.SOL_SOCKET,
+              name=socket.SO_SNDBUF) != 0:
+        raise Fail("SO_SNDBUF")
+    g.seq += 1
+    g.s.send(req(GETOPT, seq=g.seq, chan=g.id, level=socket.SOL_SOCKET,
+                 name=socket.SO_SNDBUF, arg=4))
+    ret, _, val = g.reply(g.seq)
+    if ret != 0 or struct.unpack("<i", val[:4])[0] != 2 * (4 << 20):
+        raise Fail(f"SO_SNDBUF of 1 GiB kept as {val[:4]!r}, not 4 MiB (doubled)")
     print(f"garbage: {sent} messages written, rdsd answers on")
     round_trip(d)
     d.within(3, "garbage")
@@ -435,6 +453,51 @@ def case_sockets_capped(d, cap):
         c.close()
     d.settled()
     round_trip(d)      # the share is back once they closed
+
+
+MAX_EPS = 256          # shim/rdsd.h RDSD_MAX_EPS
+EP_BYTES = 64 << 10    # an endpoint: ~48 KiB measured (docs/security.md)
+
+
+def case_addresses(d):
+    """Sockets bound to ever new addresses of 127/8: each address is an
+    endpoint of rdsd's (a TCP listener); at most MAX_EPS of them, the idle
+    ones given up for new addresses. An address with a socket bound stays
+    for everyone: keep one on A."""
+    keep = Client(d.name)
+    if keep.bind(A, 1998) != 0:
+        raise Fail("bind")
+    cs, refused = [], 0
+    for i in range(MAX_EPS + 50):
+        c = Client(d.name)
+        cs.append(c)
+        r = c.bind(f"127.1.{i // 200}.{1 + i % 200}", 5000)
+        if r == -errno.ENOBUFS:
+            refused += 1
+        elif r != 0:
+            raise Fail(f"bind {i}: {r}")
+    # A's endpoint is kept, B's (idle) given up: MAX_EPS - 1 new ones
+    if refused != 51:
+        raise Fail(f"{MAX_EPS + 50} addresses bound: {refused} refused, 51 expected")
+    round_trip(d)         # on A, which a socket holds
+    for c in cs:
+        c.close()
+    # every endpoint idle now: new addresses take their places
+    for i in range(50):
+        c = Client(d.name)
+        if c.bind(f"127.2.0.{1 + i}", 5000) != 0:
+            raise Fail("a new address once the others were idle")
+        c.close()
+    round_trip(d)
+    keep.close()
+    d.settled(extra=3 * MAX_EPS)
+    d.alive()
+    grew = d.rss() - d.rss0
+    bound = MAX_EPS * EP_BYTES * (3 if ASAN else 1) + SLACK * (2 if ASAN else 1)
+    print(f"addresses: {refused} of {MAX_EPS + 50} refused; rdsd grew {grew >> 10} KiB "
+          f"(bound {bound >> 10} KiB for {MAX_EPS} endpoints)")
+    if grew > bound:
+        raise Fail(f"addresses: rdsd grew {grew} bytes, past {bound}")
 
 
 def case_never_reads(d):
@@ -539,14 +602,30 @@ def case_measure(d, n=1000):
 
 
 RESTART_CLIENT = r"""
-import errno, os, select, socket, sys
+import errno, os, select, socket, sys, threading
 A = sys.argv[1]
 s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
 s.bind((A, 9000))
 s.sendto(b"one", (A, 9000))
 assert s.recvfrom(100)[0] == b"one"
+# a receive blocked when rdsd dies
+w = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
+w.bind((A, 9001))
+woke = []
+def blocked():
+    try:
+        w.recvfrom(100)
+        woke.append("a message")
+    except OSError as e:
+        woke.append(e.errno)
+t = threading.Thread(target=blocked, daemon=True)
+t.start()
 print("ready", flush=True)
 sys.stdin.readline()                 # rdsd was killed
+t.join(20)
+if woke != [errno.ENOTCONN]:
+    print(f"FAIL: a receive blocked when rdsd died: {woke or 'still blocked'}", flush=True)
+    sys.exit(1)
 s.settimeout(None)                   # blocking: a hang would show here
 for what, f in (("recv", lambda: s.recvfrom(100)), ("send", lambda: s.sendto(b"x", (A, 9000))),
                 ("getsockname", lambda: s.getsockname())):
