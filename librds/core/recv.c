@@ -123,6 +123,8 @@ static void incoming(struct rdsu_path *cp, const struct wire_frame *f, rdsu_ns n
 	struct rdsu_ep *ep = c->c_ep;
 	const struct wire_hdr *h = &f->hdr;
 	struct rdsu_sock *rs;
+	uint64_t cookie = 0;
+	bool has_cookie;
 
 	if (wire_classify(h, WIRE_XPORT_TCP) == WIRE_KIND_CONG) {
 		if (f->len != WIRE_CONG_MAP_BYTES) {
@@ -182,11 +184,14 @@ static void incoming(struct rdsu_path *cp, const struct wire_frame *f, rdsu_ns n
 		rdsu_stat_inc(ep, RDSU_STAT_RECV_DROP_NO_SOCK);
 		return;
 	}
+	rdsu_rdma_recv_exts(rs, h, &has_cookie, &cookie);
 	if (rdsu_sock_deliver(rs, &c->c_faddr, h->sport, f->payload, f->len) < 0) {
 		/* TCP has acknowledged it already; nothing will bring it back. */
 		rdsu_stat_inc(ep, RDSU_STAT_RECV_DROP_NOMEM);
 		return;
 	}
+	if (has_cookie)
+		rdsu_sock_rx_cookie(rs, cookie);
 	rdsu_stat_inc(ep, RDSU_STAT_RECV_DELIVERED);
 }
 
