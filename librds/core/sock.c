@@ -379,6 +379,8 @@ int rdsu_sock_deliver(struct rdsu_sock *rs, const struct rdsu_addr *faddr, uint1
 	rdsu_list_init(&rx->r_item);
 	rx->r_faddr = *faddr;
 	rx->r_sport = sport;
+	rx->r_has_cookie = false;
+	rx->r_cookie = 0;
 	rx->r_len = len;
 	if (len)
 		memcpy(rx->r_data, data, len);
