@@ -773,7 +773,7 @@ RDSU_API void *rdsu_sock_get_ctx(const struct rdsu_sock *s);
  */
 
 /* Flags, the kernel's RDS_RDMA_* values. */
-#define RDSU_RDMA_READWRITE 0x01  /* region: the peer may write; op: write (else read) */
+#define RDSU_RDMA_READWRITE 0x01  /* op: write (else read); region: see get_mr */
 #define RDSU_RDMA_FENCE 0x02      /* op: the message's SEND waits for the op */
 #define RDSU_RDMA_INVALIDATE 0x04 /* region: invalidate on free */
 #define RDSU_RDMA_USE_ONCE 0x08   /* region: released after the first RDMA on it */
@@ -808,7 +808,9 @@ RDSU_API uint32_t rdsu_cookie_offset(uint64_t cookie);
  * rdsu_sock_get_mr() - RDS_GET_MR: register |len| bytes at |addr| with
  * the socket's transport and give their cookie. Regions are zero-based:
  * a peer addresses byte k of the region as k (plus the cookie's offset,
- * 0 here). |flags|: RDSU_RDMA_READWRITE, _USE_ONCE, _INVALIDATE.
+ * 0 here). |flags|: RDSU_RDMA_USE_ONCE, _INVALIDATE, and READWRITE, which
+ * the transport may ignore (the kernel's FRMR registration always lets
+ * the peer read and write).
  * Return: 0 and *cookie set; -ENOTCONN (unbound); -EOPNOTSUPP (the
  * socket's transport registers no memory: TCP); -EINVAL (NULL, 0 bytes,
  * addr + len wraps); -EMSGSIZE (over 1 MiB + a page, as the kernel);
