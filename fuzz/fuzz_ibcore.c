@@ -83,9 +83,10 @@ static struct {
 	uint8_t notified[65536 / 8];
 } rd;
 
-static int f_get_mr(void *ud, void *addr, uint64_t len, unsigned flags, uint32_t *rkey,
-		    void **handle)
+static int f_get_mr(void *ud, const struct rdsu_addr *laddr, void *addr, uint64_t len,
+		    unsigned flags, uint32_t *rkey, void **handle)
 {
+	(void)laddr;
 	(void)ud, (void)addr, (void)len, (void)flags;
 	rd.regs++;
 	*rkey = rd.next_rkey++;

@@ -130,7 +130,8 @@ static int mr_new(struct rdsu_sock *rs, void *addr, uint64_t len, unsigned flags
 	mr = rdsu_mem_zalloc(ep, sizeof(*mr));
 	if (!mr)
 		return -ENOMEM;
-	err = sm->ops->get_mr(sm->ud, addr, len, flags, &rkey, &handle);
+	err = sm->ops->get_mr(sm->ud, &ep->cfg.laddrs[rs->rs_lidx], addr, len, flags, &rkey,
+			      &handle);
 	if (err) {
 		rdsu_mem_free(ep, mr);
 		return err < 0 ? err : -EINVAL;

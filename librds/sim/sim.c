@@ -552,13 +552,14 @@ static struct sim_mr *mr_lookup(struct rdsu_sim *s, int node, uint32_t rkey)
 	return NULL;
 }
 
-static int fake_get_mr(void *ud, void *addr, uint64_t len, unsigned flags, uint32_t *rkey,
-		       void **handle)
+static int fake_get_mr(void *ud, const struct rdsu_addr *laddr, void *addr, uint64_t len,
+		       unsigned flags, uint32_t *rkey, void **handle)
 {
 	struct sim_rdma_ud *u = ud;
 	struct rdsu_sim *s = u->s;
 	struct sim_mr *m = calloc(1, sizeof(*m));
 
+	(void)laddr;
 	(void)flags; /* an FRMR region: remote read and write whatever asked */
 	if (!m)
 		return -ENOMEM;

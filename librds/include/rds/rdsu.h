@@ -929,11 +929,11 @@ struct rdsu_op_req {
 };
 
 struct rdsu_rdma_ops {
-	/* Register |len| bytes at |addr| (zero-based) with remote write
-	 * access if |flags| has RDSU_RDMA_READWRITE. Return: 0, *rkey and
-	 * *handle set; a negative errno. */
-	int (*get_mr)(void *ud, void *addr, uint64_t len, unsigned flags, uint32_t *rkey,
-		      void **handle);
+	/* Register |len| bytes at |addr| zero-based, for the device of the
+	 * socket's bound address |laddr|. Return: 0, *rkey and *handle set;
+	 * a negative errno. */
+	int (*get_mr)(void *ud, const struct rdsu_addr *laddr, void *addr, uint64_t len,
+		      unsigned flags, uint32_t *rkey, void **handle);
 	/* Deregister; the core holds no reference any more. */
 	void (*free_mr)(void *ud, void *handle, bool invalidate);
 	/* Post |op| on |link| now; report its end with rdsu_link_op_done().

@@ -78,9 +78,10 @@ struct fake {
 	uint32_t next_rkey;
 };
 
-static int f_get_mr(void *ud, void *addr, uint64_t len, unsigned flags, uint32_t *rkey,
-		    void **handle)
+static int f_get_mr(void *ud, const struct rdsu_addr *laddr, void *addr, uint64_t len,
+		    unsigned flags, uint32_t *rkey, void **handle)
 {
+	(void)laddr;
 	struct fake *f = ud;
 
 	(void)addr, (void)len, (void)flags;
