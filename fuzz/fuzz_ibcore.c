@@ -84,12 +84,13 @@ static struct {
 } rd;
 
 static int f_get_mr(void *ud, const struct rdsu_addr *laddr, void *addr, uint64_t len,
-		    unsigned flags, uint32_t *rkey, void **handle)
+		    unsigned flags, uint32_t *rkey, uint32_t *offset, void **handle)
 {
 	(void)laddr;
 	(void)ud, (void)addr, (void)len, (void)flags;
 	rd.regs++;
 	*rkey = rd.next_rkey++;
+	*offset = (uint32_t)((uintptr_t)addr & 4095);
 	*handle = &rd;
 	return 0;
 }

@@ -183,6 +183,7 @@ struct rdsu_mr {
 	struct rdsu_sock *mr_rs;        /* NULL once no longer findable */
 	unsigned mr_trans;
 	uint32_t mr_rkey;
+	uint32_t mr_off;                /* the cookie's offset */
 	uint64_t mr_len;
 	unsigned mr_flags;
 	void *mr_handle;                /* the transport's */

@@ -112,7 +112,7 @@ static int mr_new(struct rdsu_sock *rs, void *addr, uint64_t len, unsigned flags
 	struct rdsu_ep *ep = rs->rs_ep;
 	const struct rdsu_rdma_seam *sm;
 	struct rdsu_mr *mr;
-	uint32_t rkey = 0;
+	uint32_t rkey = 0, off = 0;
 	void *handle = NULL;
 	int err;
 
@@ -131,7 +131,7 @@ static int mr_new(struct rdsu_sock *rs, void *addr, uint64_t len, unsigned flags
 	if (!mr)
 		return -ENOMEM;
 	err = sm->ops->get_mr(sm->ud, &ep->cfg.laddrs[rs->rs_lidx], addr, len, flags, &rkey,
-			      &handle);
+			      &off, &handle);
 	if (err) {
 		rdsu_mem_free(ep, mr);
 		return err < 0 ? err : -EINVAL;
@@ -146,6 +146,7 @@ static int mr_new(struct rdsu_sock *rs, void *addr, uint64_t len, unsigned flags
 	mr->mr_rs = rs;
 	mr->mr_trans = rs->rs_trans;
 	mr->mr_rkey = rkey;
+	mr->mr_off = off;
 	mr->mr_len = len;
 	mr->mr_flags = flags;
 	mr->mr_handle = handle;
@@ -168,7 +169,7 @@ int rdsu_sock_get_mr(struct rdsu_sock *rs, void *addr, uint64_t len, unsigned fl
 	err = mr_new(rs, addr, len, flags, &mr);
 	if (err)
 		return err;
-	*cookie = rdsu_cookie_make(mr->mr_rkey, 0);
+	*cookie = rdsu_cookie_make(mr->mr_rkey, mr->mr_off);
 	return 0;
 }
 
@@ -312,7 +313,7 @@ static int op_new(struct rdsu_sock *rs, const struct rdsu_op *op, struct rdsu_ro
 			return err;
 		mr->mr_refs++;
 		if (op->map_cookie)
-			*op->map_cookie = rdsu_cookie_make(mr->mr_rkey, 0);
+			*op->map_cookie = rdsu_cookie_make(mr->mr_rkey, mr->mr_off);
 		break;
 	default:
 		return -EINVAL;
@@ -338,7 +339,7 @@ static int op_new(struct rdsu_sock *rs, const struct rdsu_op *op, struct rdsu_ro
 	if (mr) {
 		o->o_mr = mr;
 		o->o_cookie = op->kind == RDSU_OP_DEST ? op->cookie
-						       : rdsu_cookie_make(mr->mr_rkey, 0);
+						       : rdsu_cookie_make(mr->mr_rkey, mr->mr_off);
 	} else {
 		struct rdsu_op_req *q = &o->o_req;
 

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct ibv_pd *rdsu_ib_pd_get(struct rdsu_ib *t, struct ibv_context *ctx)
 {
@@ -84,10 +85,14 @@ static struct ibv_context *dev_of(struct rdsu_ib *t, const struct rdsu_addr *a)
 }
 
 static int ib_get_mr(void *ud, const struct rdsu_addr *laddr, void *addr, uint64_t len,
-		     unsigned flags, uint32_t *rkey, void **handle)
+		     unsigned flags, uint32_t *rkey, uint32_t *offset, void **handle)
 {
 	struct rdsu_ib *t = ud;
 	struct ibv_context *ctx = dev_of(t, laddr);
+	/* the iova must share the address's offset in its page
+	 * (ib_uverbs_reg_mr): zero-based from the page, as the kernel maps
+	 * whole pages, and the cookie carries the offset */
+	uint64_t off = (uintptr_t)addr & ((uint64_t)sysconf(_SC_PAGESIZE) - 1);
 	struct ib_mr *m;
 
 	(void)flags; /* remote read and write always, as an FRMR registration */
@@ -101,8 +106,8 @@ static int ib_get_mr(void *ud, const struct rdsu_addr *laddr, void *addr, uint64
 		free(m);
 		return -ENOMEM;
 	}
-	/* iova 0: zero-based, as ib_map_mr_sg_zbva */
-	m->mr = ibv_reg_mr_iova(m->pd, addr, (size_t)len, 0,
+	/* zero-based, as ib_map_mr_sg_zbva */
+	m->mr = ibv_reg_mr_iova(m->pd, addr, (size_t)len, off,
 				IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
 					IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
 	if (!m->mr) {
@@ -116,6 +121,7 @@ static int ib_get_mr(void *ud, const struct rdsu_addr *laddr, void *addr, uint64
 	t->mrs = m;
 	t->st.mrs++;
 	*rkey = m->mr->rkey;
+	*offset = (uint32_t)off;
 	*handle = m;
 	return 0;
 }

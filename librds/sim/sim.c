@@ -553,7 +553,7 @@ static struct sim_mr *mr_lookup(struct rdsu_sim *s, int node, uint32_t rkey)
 }
 
 static int fake_get_mr(void *ud, const struct rdsu_addr *laddr, void *addr, uint64_t len,
-		       unsigned flags, uint32_t *rkey, void **handle)
+		       unsigned flags, uint32_t *rkey, uint32_t *offset, void **handle)
 {
 	struct sim_rdma_ud *u = ud;
 	struct rdsu_sim *s = u->s;
@@ -571,6 +571,7 @@ static int fake_get_mr(void *ud, const struct rdsu_addr *laddr, void *addr, uint
 	s->mrs = m;
 	s->rst.regs++;
 	*rkey = m->rkey;
+	*offset = 0; /* byte-exact regions */
 	*handle = m;
 	return 0;
 }

@@ -16,6 +16,11 @@ wrote it, the rest as it was, 64 guard bytes either side untouched),
 frees it with RDS_FREE_MR and RDS_RDMA_INVALIDATE on FREE. rdmadrv reads
 the region, writes into it, reads that back, and writes once more after
 the free, which must not land (the steps are at the top of rdmadrv.c).
+Then the other way round, on ports 4001 and 5001: librds maps 64 KiB
+with RDSU_OP_MAP and sends the cookie; the kernel reads it whole with
+RDS_CMSG_RDMA_ARGS (NOTIFY_ME, its RDS_CMSG_RDMA_STATUS awaited), checks
+the bytes, writes 32 KiB at 4096 (fenced), and librds checks its region
+and guards.
 Outputs in build/lab/rdma_librds-<k>/. Exit: 0 pass, 1 fail, 77 skipped
 (not root, outside CI).
 """
@@ -30,7 +35,8 @@ import lab  # noqa: E402
 
 A, B = "10.199.0.2", "10.199.0.3"
 STEPS = ("cookie", "read", "write", "check", "read-back", "free", "write-freed",
-         "check-freed")
+         "check-freed", "map", "owner-check", "owner-regions")
+KSTEPS = ("kernel cookie ok", "kernel read ok", "kernel write ok")
 
 COMMON = (r'''
 import ctypes, errno, os, socket, struct, subprocess, time
@@ -59,7 +65,15 @@ for attempt in range(20):
 print(open(out_path).read(), flush=True)
 print("rdmadrv exit", rc, flush=True)
 flag("driver_done")
-raise SystemExit(rc)
+wait_flag("kdriver_ready")
+with open(os.path.join(D, "rdmaown.out"), "w") as out:
+    rc2 = subprocess.call(["/run/lab/rdmadrv", "--owner", "--bind", %(a)r, "--port", "4001",
+                           "--peer", %(b)r, "--peer-port", "5001", "--timeout", "150"],
+                          stdout=out, stderr=subprocess.STDOUT, env=env)
+print(open(os.path.join(D, "rdmaown.out")).read(), flush=True)
+print("rdmadrv --owner exit", rc2, flush=True)
+flag("owner_done")
+raise SystemExit(rc or rc2)
 '''
 
 OWNER = COMMON + r'''
@@ -125,6 +139,52 @@ while not done:
         done = True
 wait_flag("driver_done", 60)
 print("owner done", flush=True)
+
+# The kernel drives: RDMA against librds's region.
+RDS_CMSG_RDMA_ARGS, RDS_CMSG_RDMA_DEST, RDS_CMSG_RDMA_STATUS = 1, 2, 4
+RDS_RDMA_FENCE, RDS_RDMA_NOTIFY_ME = 2, 0x20
+WOFF, WLEN = 4096, 32768
+s2 = rds_socket(5001, timeout=40)
+flag("kdriver_ready")
+
+def recv_cmsgs():
+    data, anc, flags, peer = s2.recvmsg(65536, 512)
+    return data, dict((t, d) for l, t, d in anc if l == SOL_RDS), peer
+
+data, anc, peer = recv_cmsgs()
+while data != b"MAP":
+    data, anc, peer = recv_cmsgs()
+cookie = struct.unpack("=Q", anc[RDS_CMSG_RDMA_DEST][:8])[0] if RDS_CMSG_RDMA_DEST in anc else 0
+data, _, _ = recv_cmsgs()
+print("kernel: cookie %#x, text %r" % (cookie, data), flush=True)
+print("kernel cookie", "ok" if cookie and data == b"MR %#x" % cookie else "FAIL", flush=True)
+local = ctypes.create_string_buffer(REG)
+
+def rdma(off, n, flags, token):
+    vec = (ctypes.c_uint64 * 2)(ctypes.addressof(local) + off, n)
+    args = struct.pack("=QQQQQQQ", cookie, off, n, ctypes.addressof(vec), 1,
+                       flags | RDS_RDMA_NOTIFY_ME, token)
+    s2.sendmsg([b"W" if flags & RDS_RDMA_READWRITE else b"R"],
+               [(SOL_RDS, RDS_CMSG_RDMA_ARGS, args)], 0, peer)
+    while True:
+        data, anc, _ = recv_cmsgs()
+        if RDS_CMSG_RDMA_STATUS in anc:
+            tok, st = struct.unpack("=Qi", anc[RDS_CMSG_RDMA_STATUS][:12])
+            print("kernel: status token %d: %d" % (tok, st), flush=True)
+            return st if tok == token else -1
+        print("kernel: message %r" % data[:40], flush=True)
+
+st = rdma(0, REG, 0, 1)
+print("kernel read", "ok" if st == 0 and local.raw == fill(1, 0, REG) else "FAIL %d" % st,
+      flush=True)
+ctypes.memmove(ctypes.addressof(local) + WOFF, fill(2, WOFF, WOFF + WLEN), WLEN)
+st = rdma(WOFF, WLEN, RDS_RDMA_READWRITE | RDS_RDMA_FENCE, 2)
+s2.sendto(b"CHECK %d %d 2" % (WOFF, WLEN), peer)
+data, _, _ = recv_cmsgs()
+print("kernel write", "ok" if st == 0 and data == b"CHECKED ok" else "FAIL %d %r" % (st, data),
+      flush=True)
+s2.sendto(b"BYE", peer)
+wait_flag("owner_done", 120)
 '''
 
 
@@ -138,8 +198,10 @@ def run(kernel, rdmadrv, out, log):
         t0 = time.time()
         rcs = l.wait(400)
         log("guests %s after %.0f s" % (rcs, time.time() - t0))
-        p = os.path.join(share, "rdmadrv.out")
-        text = open(p).read() if os.path.exists(p) else ""
+        text = ""
+        for name in ("rdmadrv.out", "rdmaown.out"):
+            p = os.path.join(share, name)
+            text += open(p).read() if os.path.exists(p) else ""
         log("guest 1:\n%s\nguest 2:\n%s" % (l.output(1), l.output(2)))
         for g in (1, 2):
             if rcs.get(g) != 0:
@@ -147,6 +209,10 @@ def run(kernel, rdmadrv, out, log):
         for st in STEPS:
             if not re.search(r"^rdmadrv: %s ok" % re.escape(st), text, re.M):
                 fails.append("step %s did not hold" % st)
+        kern = l.output(2)
+        for st in KSTEPS:
+            if st not in kern:
+                fails.append("%s: missing" % st)
     return fails
 
 

@@ -5,7 +5,7 @@
  * kernel AF_RDS socket owns the memory.
  *
  *   rdmadrv --bind ADDR --port P --peer ADDR --peer-port Q [--timeout S]
- *           [--ready-file PATH]
+ *           [--ready-file PATH] [--owner]
  *
  * Every control message is one line of ASCII. Steps:
  *   -> HELLO                  the owner maps REG bytes (100 bytes past a
@@ -23,6 +23,12 @@
  *   -> FREE                   RDS_FREE_MR with RDS_RDMA_INVALIDATE, <- FREED 0
  *   RDMA WRITE at 0: not SUCCESS (the region is gone); -> CHECK 0 0 1,
  *      <- CHECKED ok (nothing landed)
+ *   -> BYE
+ * --owner: the other way round, librds owns the memory and the kernel
+ * drives: librds maps REG bytes filled with fill(1) with RDSU_OP_MAP and
+ *   <- MAP, then MR <cookie>  (librds to the kernel)
+ *   -> CHECK off len seed     after each of the kernel's RDMA writes:
+ *   <- CHECKED ok             librds checks its region and guards
  *   -> BYE
  * fill(seed): byte i of the region is (i * 131 + seed * 7 + (i >> 8)) & 0xff.
  * Prints "rdmadrv: <step> ok|FAIL ..." lines; exit 0 all held, 1 not, 2 usage.
@@ -197,6 +203,61 @@ static int run(void)
 	return fails ? 1 : 0;
 }
 
+/* --owner */
+static int run_owner(void)
+{
+	enum { GUARD = 64 };
+	static uint8_t mem[REG + 2 * GUARD], expect[REG];
+	uint8_t *region = mem + GUARD;
+	char line[256], more[160];
+	struct rdsu_op op;
+	uint64_t cookie = 0;
+	size_t i;
+	int r;
+
+	memset(mem, 0xee, sizeof(mem));
+	for (i = 0; i < REG; i++)
+		region[i] = expect[i] = fill(i, 1);
+	memset(&op, 0, sizeof(op));
+	op.kind = RDSU_OP_MAP;
+	op.flags = RDSU_RDMA_READWRITE;
+	op.map_addr = region;
+	op.map_len = REG;
+	op.map_cookie = &cookie;
+	r = send_line("MAP", &op);
+	if (r < 0) {
+		snprintf(more, sizeof(more), "%s", strerror(-r));
+		return step("map", 0, more), 1;
+	}
+	snprintf(line, sizeof(line), "MR %#" PRIx64, cookie);
+	step("map", send_line(line, NULL) >= 0, line);
+	for (;;) {
+		unsigned off, len, seed;
+		size_t bad = 0;
+		bool guards = true;
+
+		if (recv_line(line, sizeof(line), NULL) < 0)
+			return step("owner", 0, "no BYE"), 1;
+		if (strcmp(line, "BYE") == 0)
+			break;
+		if (sscanf(line, "CHECK %u %u %u", &off, &len, &seed) != 3)
+			continue; /* a message that carried the kernel's RDMA */
+		for (i = off; i < (size_t)off + len && i < REG; i++)
+			expect[i] = fill(i, seed);
+		for (i = 0; i < REG; i++)
+			bad += region[i] != expect[i];
+		for (i = 0; i < GUARD; i++)
+			guards = guards && mem[i] == 0xee && mem[GUARD + REG + i] == 0xee;
+		snprintf(more, sizeof(more), "%u %u %u: %zu bytes differ, guards %s", off, len,
+			 seed, bad, guards ? "intact" : "HIT");
+		step("owner-check", !bad && guards, more);
+		(void)send_line(!bad && guards ? "CHECKED ok" : "CHECKED bad", NULL);
+	}
+	(void)rdsu_io_wait(io, sock, 0, rdsu_clock() + 2 * RDSU_SEC);
+	step("owner-regions", rdsu_sock_mr_count(sock) == 1, NULL);
+	return fails ? 1 : 0;
+}
+
 static int parse_addr(const char *s, struct rdsu_addr *a)
 {
 	struct in_addr in;
@@ -213,10 +274,10 @@ int main(int argc, char **argv)
 		{ "bind", 1, NULL, 'b' }, { "port", 1, NULL, 'p' },
 		{ "peer", 1, NULL, 'P' }, { "peer-port", 1, NULL, 'q' },
 		{ "timeout", 1, NULL, 't' }, { "ready-file", 1, NULL, 'r' },
-		{ NULL, 0, NULL, 0 },
+		{ "owner", 0, NULL, 'o' }, { NULL, 0, NULL, 0 },
 	};
 	struct rdsu_addr me;
-	bool have_me = false, have_peer = false;
+	bool have_me = false, have_peer = false, owner = false;
 	unsigned port = 0, timeout = 120;
 	const char *ready = NULL;
 	struct rdsu_ep_cfg ec;
@@ -232,6 +293,7 @@ int main(int argc, char **argv)
 		case 'q': pport = (uint16_t)atoi(optarg); break;
 		case 't': timeout = (unsigned)atoi(optarg); break;
 		case 'r': ready = optarg; break;
+		case 'o': owner = true; break;
 		default: return 2;
 		}
 	}
@@ -263,7 +325,7 @@ int main(int argc, char **argv)
 			fclose(f);
 	}
 	deadline = rdsu_clock() + (rdsu_ns)timeout * RDSU_SEC;
-	r = run();
+	r = owner ? run_owner() : run();
 	printf("rdmadrv: %s\n", r ? "FAIL" : "done");
 	rdsu_sock_free(sock, rdsu_clock());
 	rdsu_io_free(io);

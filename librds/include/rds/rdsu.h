@@ -807,8 +807,9 @@ RDSU_API uint32_t rdsu_cookie_offset(uint64_t cookie);
 /*
  * rdsu_sock_get_mr() - RDS_GET_MR: register |len| bytes at |addr| with
  * the socket's transport and give their cookie. Regions are zero-based:
- * a peer addresses byte k of the region as k (plus the cookie's offset,
- * 0 here). |flags|: RDSU_RDMA_USE_ONCE, _INVALIDATE, and READWRITE, which
+ * a peer addresses byte k of the region as k plus the cookie's offset
+ * (the transport's: on IB the buffer's offset in its first page, as the
+ * kernel's). |flags|: RDSU_RDMA_USE_ONCE, _INVALIDATE, and READWRITE, which
  * the transport may ignore (the kernel's FRMR registration always lets
  * the peer read and write).
  * Return: 0 and *cookie set; -ENOTCONN (unbound); -EOPNOTSUPP (the
@@ -930,10 +931,12 @@ struct rdsu_op_req {
 
 struct rdsu_rdma_ops {
 	/* Register |len| bytes at |addr| zero-based, for the device of the
-	 * socket's bound address |laddr|. Return: 0, *rkey and *handle set;
-	 * a negative errno. */
+	 * socket's bound address |laddr|: the peer addresses |addr| as
+	 * *offset (the cookie's offset: 0, or as the kernel and verbs
+	 * have it, |addr|'s offset in its page). Return: 0, *rkey, *offset
+	 * and *handle set; a negative errno. */
 	int (*get_mr)(void *ud, const struct rdsu_addr *laddr, void *addr, uint64_t len,
-		      unsigned flags, uint32_t *rkey, void **handle);
+		      unsigned flags, uint32_t *rkey, uint32_t *offset, void **handle);
 	/* Deregister; the core holds no reference any more. */
 	void (*free_mr)(void *ud, void *handle, bool invalidate);
 	/* Post |op| on |link| now; report its end with rdsu_link_op_done().

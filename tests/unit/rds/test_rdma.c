@@ -79,7 +79,7 @@ struct fake {
 };
 
 static int f_get_mr(void *ud, const struct rdsu_addr *laddr, void *addr, uint64_t len,
-		    unsigned flags, uint32_t *rkey, void **handle)
+		    unsigned flags, uint32_t *rkey, uint32_t *offset, void **handle)
 {
 	(void)laddr;
 	struct fake *f = ud;
@@ -87,6 +87,7 @@ static int f_get_mr(void *ud, const struct rdsu_addr *laddr, void *addr, uint64_
 	(void)addr, (void)len, (void)flags;
 	f->regs++;
 	*rkey = f->next_rkey++;
+	*offset = (uint32_t)((uintptr_t)addr & 4095); /* as verbs: the offset in its page */
 	*handle = f;
 	return 0;
 }
@@ -262,12 +263,21 @@ static void test_rdma_exts_6x(void **state)
 }
 
 /* RDMA_MAP: the region registered, its cookie in RDMA_DEST {rkey,
- * offset 0}, no op posted; the region held by the message after free. */
+ * the transport's offset}, no op posted; the region held by the message after free. */
 static void test_rdma_exts_map(void **state)
 {
-	uint8_t want[WIRE_EXT_SPACE] = { 3, 0x00, 0x00, 0x01, 0x00, 0, 0, 0, 0 };
-	struct rdsu_addr b = rdsu_addr_v4(LARGE);
 	static uint8_t mem[8192];
+	uint32_t off = (uint32_t)((uintptr_t)mem & 4095); /* the fake's offset, as verbs' */
+	uint8_t want[WIRE_EXT_SPACE] = { 3,
+					 0x00,
+					 0x00,
+					 0x01,
+					 0x00,
+					 (uint8_t)(off >> 24),
+					 (uint8_t)(off >> 16),
+					 (uint8_t)(off >> 8),
+					 (uint8_t)off };
+	struct rdsu_addr b = rdsu_addr_v4(LARGE);
 	struct rdsu_op op = { 0 };
 	uint64_t cookie = 0;
 	struct wire_hdr h;
@@ -282,7 +292,7 @@ static void test_rdma_exts_map(void **state)
 	op.map_len = sizeof(mem);
 	op.map_cookie = &cookie;
 	assert_int_equal(rdsu_sock_submit_op(o.s, &b, PB, NULL, 0, &op, T0), 0);
-	assert_true(cookie == 0x100);
+	assert_true(cookie == rdsu_cookie_make(0x100, off));
 	assert_int_equal(o.f.regs, 1);
 	one_data_frame(&o, 0, &h);
 	assert_int_equal(o.f.posts, 0);
