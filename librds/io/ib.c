@@ -160,6 +160,9 @@ void rdsu_ib_link_lost(struct ib_link *l, rdsu_ns now)
 {
 	if (l->state == IL_DEAD)
 		return;
+	rdsu_ib_rdma_flush(l, now);
+	if (l->state == IL_DEAD)
+		return;
 	l->t->st.downs++;
 	rdsu_ib_link_retire(l);
 	rdsu_ib_core_down(l, now);

@@ -199,6 +199,10 @@ int rdsu_ib_rdma_open(struct rdsu_ib *t);
 void rdsu_ib_rdma_close(struct rdsu_ib *t);
 /* A send completion tagged IB_OP_TAG. Return: false if the link was lost. */
 bool rdsu_ib_rdma_wc(struct ib_link *l, const struct ibv_wc *wc, rdsu_ns now);
+/* The link is being lost: report the ops whose completions already
+ * wait in its send CQ (a remote access error before the disconnect it
+ * causes), so they do not end as dropped. */
+void rdsu_ib_rdma_flush(struct ib_link *l, rdsu_ns now);
 /* Deregister what the link's ops held; its QP is gone. */
 void rdsu_ib_rdma_link_free(struct ib_link *l);
 

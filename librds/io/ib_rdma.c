@@ -269,6 +269,33 @@ bool rdsu_ib_rdma_wc(struct ib_link *l, const struct ibv_wc *wc, rdsu_ns now)
 	return l->state != IL_DEAD;
 }
 
+void rdsu_ib_rdma_flush(struct ib_link *l, rdsu_ns now)
+{
+	struct ibv_wc wc[16];
+	int n;
+
+	if (!l->scq || !l->id)
+		return;
+	while ((n = ibv_poll_cq(l->scq, 16, wc)) > 0)
+		for (int i = 0; i < n; i++) {
+			unsigned idx = (unsigned)(wc[i].wr_id & ~IB_OP_TAG);
+			uint64_t id;
+
+			if (!(wc[i].wr_id & IB_OP_TAG) || idx >= IB_OPS_MAX || !l->ops[idx].id ||
+			    wc[i].status == IBV_WC_WR_FLUSH_ERR)
+				continue;
+			id = l->ops[idx].id;
+			op_clear(&l->ops[idx]);
+			l->t->st.ops_done++;
+			rdsu_ib_core_op_done(l, id,
+					     wc[i].status == IBV_WC_SUCCESS ? RDSU_RDMA_SUCCESS
+					     : wc[i].status == IBV_WC_REM_ACCESS_ERR
+						     ? RDSU_RDMA_REMOTE_ERROR
+						     : RDSU_RDMA_OTHER_ERROR,
+					     now);
+		}
+}
+
 /* After the QP is gone: nothing can touch the ops' memory any more. */
 void rdsu_ib_rdma_link_free(struct ib_link *l)
 {
