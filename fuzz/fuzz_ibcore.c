@@ -13,6 +13,15 @@
  * (no delivery of a message whose frames disagree); SNDBUF accounting
  * never goes below zero or beyond one message over.
  *
+ * RDMA (op bytes 250..255, a transport seam that records what it is
+ * given): regions registered and freed by any cookie, operations of every
+ * kind with the fuzzer's fields, completions of posted ops (and of made-up
+ * ones) with any status, RDS_CANCEL_SENT_TO, notifications read. Checked:
+ * every call answers a listed value; an op is notified at most once; a
+ * completion the core took once is refused the second time; the regions
+ * the core counts are those registered and not yet given back, and all
+ * are given back when the endpoint goes.
+ *
  * Input: byte 0 picks the side (bit 0: we connect) and whether we offer
  * credits (bit 1); then ops of one byte plus arguments.
  */
@@ -57,6 +66,177 @@ static struct {
 	unsigned head, n;
 	bool overflow;          /* entries were lost: a miss proves nothing */
 } ref[2];
+
+/* The RDMA seam: what the core registered and posted. */
+#define POSTS 64
+static struct {
+	unsigned regs, frees;
+	uint32_t next_rkey;
+	struct {
+		uint64_t id, link;
+		bool done;          /* the core took its completion */
+	} post[POSTS];
+	unsigned n_post;
+	uint64_t cookies[16];
+	unsigned n_cookies;
+	uint64_t token;
+	uint8_t notified[65536 / 8];
+} rd;
+
+static int f_get_mr(void *ud, const struct rdsu_addr *laddr, void *addr, uint64_t len,
+		    unsigned flags, uint32_t *rkey, uint32_t *offset, void **handle)
+{
+	(void)laddr;
+	(void)ud, (void)addr, (void)len, (void)flags;
+	rd.regs++;
+	*rkey = rd.next_rkey++;
+	*offset = (uint32_t)((uintptr_t)addr & 4095);
+	*handle = &rd;
+	return 0;
+}
+
+static void f_free_mr(void *ud, void *handle, bool invalidate)
+{
+	(void)ud, (void)invalidate;
+	if (handle != &rd)
+		abort();
+	rd.frees++;
+}
+
+static int f_xmit_op(void *ud, uint64_t link, const struct rdsu_op_req *op)
+{
+	(void)ud;
+	if (link != lk.link || !op->id || op->kind < RDSU_OP_RDMA || op->kind > RDSU_OP_CSWP)
+		abort();
+	if (op->kind == RDSU_OP_RDMA) {
+		uint64_t sum = 0;
+
+		for (int i = 0; i < op->nr_local; i++)
+			sum += op->local[i].iov_len;
+		if (!op->nr_local || sum != op->bytes)
+			abort();
+	} else if (!op->result || ((uintptr_t)op->result & 7)) {
+		abort();
+	}
+	rd.post[rd.n_post % POSTS].id = op->id;
+	rd.post[rd.n_post % POSTS].link = link;
+	rd.post[rd.n_post % POSTS].done = false;
+	rd.n_post++;
+	return 0;
+}
+
+static const struct rdsu_rdma_ops f_ops = { f_get_mr, f_free_mr, f_xmit_op };
+
+static uint64_t pick_cookie(struct in *in)
+{
+	unsigned k = u8(in);
+
+	if (rd.n_cookies && k < 200)
+		return rd.cookies[k % rd.n_cookies] + ((uint64_t)(k & 0x10) << 28);
+	return (uint64_t)u16(in) << 16 | u8(in);
+}
+
+static void rdma_step(struct rdsu_ep *ep, struct rdsu_sock **socks, struct in *in, unsigned op,
+		      rdsu_ns now)
+{
+	static uint8_t mem[4096];
+	static uint64_t words[4];
+	struct rdsu_addr fa = rdsu_addr_v4(0x0a000002);
+	struct rdsu_sock *s = socks[u8(in) & 1];
+	int r;
+
+	switch (op) {
+	case 0: { /* register */
+		uint64_t c = 0;
+
+		r = rdsu_sock_get_mr(s, mem + u8(in), 1 + u16(in) % 4000, u8(in) & 0x0f, &c);
+		if (r == 0)
+			rd.cookies[rd.n_cookies++ % 16] = c;
+		else if (r != -ENOBUFS)
+			abort();
+		break;
+	}
+	case 1: { /* a message with an op */
+		struct iovec lv[3];
+		struct rdsu_op o;
+		unsigned f = u8(in);
+
+		memset(&o, 0, sizeof(o));
+		o.kind = (enum rdsu_op_kind)(u8(in) % 6);
+		o.flags = u8(in) & 0x7f;
+		o.cookie = pick_cookie(in);
+		o.remote_addr = f & 0x80 ? UINT64_MAX - u8(in) : u16(in);
+		o.remote_len = f & 0x40 ? UINT64_MAX : u16(in);
+		o.nr_local = (int)(f & 3);
+		for (int i = 0; i < 3; i++)
+			lv[i] = (struct iovec){ mem + u8(in), u8(in) };
+		o.local = f & 4 ? NULL : lv;
+		o.result = f & 8 ? (uint64_t *)((uint8_t *)words + (u8(in) & 15)) : NULL;
+		o.masked = f & 0x10;
+		o.add = u8(in);
+		o.compare = u8(in);
+		o.swap = u8(in);
+		o.nocarry_mask = o.compare_mask = o.swap_mask = u8(in);
+		o.map_addr = f & 0x20 ? mem : NULL;
+		o.map_len = u16(in);
+		o.user_token = rd.token++ & 0xffff;
+		r = rdsu_sock_submit_op(s, &fa, 6000, NULL, 0, &o, now);
+		if (r == 0) {
+			if (o.kind == RDSU_OP_MAP)
+				rd.cookies[rd.n_cookies++ % 16] = o.cookie;
+		} else if (r != -EINVAL && r != -EFAULT && r != -EMSGSIZE && r != -EAGAIN &&
+			   r != -ENOBUFS) {
+			abort();
+		}
+		break;
+	}
+	case 2: { /* a completion */
+		unsigned k = u8(in), st = u8(in) % 5;
+
+		if (rd.n_post && k < 200) {
+			unsigned i = (rd.n_post - 1 - k % (rd.n_post < POSTS ? rd.n_post : POSTS)) % POSTS;
+
+			r = rdsu_link_op_done(ep, rd.post[i].link, rd.post[i].id, (int)st, now);
+			if (r == 0 && rd.post[i].done)
+				abort();
+			if (r == 0)
+				rd.post[i].done = true;
+		} else {
+			r = rdsu_link_op_done(ep, lk.link, u16(in), (int)st, now);
+		}
+		if (r != 0 && r != RDSU_ERR_CLOSED)
+			abort();
+		break;
+	}
+	case 3: /* free a region */
+		r = rdsu_sock_free_mr(s, pick_cookie(in), u8(in) & RDSU_RDMA_INVALIDATE);
+		if (r != 0 && r != -EINVAL)
+			abort();
+		break;
+	case 4: /* cancel */
+		if (rdsu_sock_cancel_sent_to(s, &fa, 6000, now) < 0)
+			abort();
+		break;
+	default: { /* notifications */
+		struct rdsu_notify n;
+
+		for (int i = 0; i < 2; i++)
+			while ((r = rdsu_sock_next_notify(socks[i], &n)) == 1) {
+				if (n.status < 0 || n.status > RDSU_RDMA_OTHER_ERROR ||
+				    n.user_token > 0xffff)
+					abort();
+				if (rd.notified[n.user_token / 8] & (1u << (n.user_token % 8)))
+					abort(); /* twice */
+				rd.notified[n.user_token / 8] |= (uint8_t)(1u << (n.user_token % 8));
+			}
+		if (r != 0)
+			abort();
+		break;
+	}
+	}
+	if (rdsu_ep_mr_count(ep) != rd.regs - rd.frees)
+		abort();
+}
 
 static uint8_t *ref_buf, *chk_buf;
 static uint8_t frame[RDSU_FRAME_MAX + 64];
@@ -177,6 +357,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	memset(&lk, 0, sizeof(lk));
 	memset(ref, 0, sizeof(ref));
+	memset(&rd, 0, sizeof(rd));
+	rd.next_rkey = 0x100;
 	rdsu_ep_cfg_default(&cfg);
 	cfg.laddrs[0] = la;
 	cfg.n_laddrs = 1;
@@ -184,6 +366,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.seed = size;
 	cfg.rdma_laddrs = 1;
 	if (rdsu_ep_new(&ep, &cfg))
+		abort();
+	if (rdsu_ep_set_rdma(ep, RDSU_TRANS_IB, &f_ops, NULL))
 		abort();
 	for (int i = 0; i < 2; i++)
 		if (rdsu_sock_new(ep, &socks[i]) || rdsu_sock_bind(socks[i], &la, (uint16_t)(5000 + i)))
@@ -199,10 +383,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	while (in.left) {
-		unsigned op = u8(&in) % 10;
+		unsigned b = u8(&in), op = b % 10;
 
 		reqs(ep, &in, now);
-		switch (op) {
+		if (b >= 250)
+			rdma_step(ep, socks, &in, b - 250, now);
+		else
+			switch (op) {
 		case 0: /* a frame from fields: a fragment of a message */
 		case 1: { /* raw bytes */
 			struct wire_hdr h;
@@ -341,5 +528,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			;
 	}
 	rdsu_ep_free(ep);
+	if (rd.regs != rd.frees)
+		abort(); /* a region never given back */
 	return 0;
 }

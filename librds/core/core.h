@@ -115,6 +115,7 @@ struct rdsu_msg {
 	uint16_t m_dport;
 	uint8_t m_kind;
 	uint8_t m_flags;
+	struct rdsu_rop *m_op;          /* RDMA, atomic or cookie it carries (rdma.c) */
 	uint8_t m_data[];
 };
 
@@ -129,6 +130,8 @@ struct rdsu_rx {
 	struct rdsu_list r_item;
 	struct rdsu_addr r_faddr;
 	uint16_t r_sport;
+	bool r_has_cookie;              /* RDMA_DEST came with it */
+	uint64_t r_cookie;
 	uint32_t r_len;
 	uint8_t r_data[];
 };
@@ -172,6 +175,64 @@ struct rdsu_sock {
 	uint64_t rs_cong_mask;
 	uint64_t rs_cong_notify;
 	uint64_t rs_cong_gen;           /* ep->cong_gen when last polled */
+
+	/* RDMA (rdma.c): regions findable by cookie [rs_rdma_keys], and
+	 * notifications to read [rs_notify_queue] */
+	struct rdsu_list rs_mrs;
+	unsigned rs_n_mrs;
+	struct rdsu_list rs_notify_q;
+	unsigned rs_n_ops;              /* live operations, notified or not */
+	bool rs_recverr;
+};
+
+/* A registered region [rds_mr]. Held by its socket while findable, and
+ * by each queued message that sends its cookie. */
+struct rdsu_mr {
+	struct rdsu_list mr_item;       /* rs_mrs while findable */
+	struct rdsu_sock *mr_rs;        /* NULL once no longer findable */
+	unsigned mr_trans;
+	uint32_t mr_rkey;
+	uint32_t mr_off;                /* the cookie's offset */
+	uint64_t mr_len;
+	unsigned mr_flags;
+	void *mr_handle;                /* the transport's */
+	unsigned mr_refs;
+	bool mr_invalidate;
+};
+
+/* Operation states */
+enum rdsu_rop_state {
+	RDSU_ROP_QUEUED = 0,            /* its message has not started */
+	RDSU_ROP_POSTED,                /* given to the transport, not ended */
+	RDSU_ROP_ENDED,
+};
+
+/* An operation a message carries [rm_rdma_op, rm_atomic_op, m_rdma_cookie]. */
+struct rdsu_rop {
+	struct rdsu_list o_item;        /* ep->ops */
+	struct rdsu_list o_notify_item; /* rs_notify_q while a notification waits */
+	struct rdsu_sock *o_rs;         /* NULL once the socket is gone */
+	struct rdsu_msg *o_msg;         /* NULL once the message is freed */
+	struct rdsu_path *o_cp;         /* POSTED: the path whose link has it */
+	uint64_t o_link;                /* POSTED: that link */
+	uint8_t o_state;                /* enum rdsu_rop_state */
+	bool o_recverr;                 /* the socket's RECVERR at submit */
+	bool o_cancel;                  /* cancelled while POSTED: says so when it ends */
+	bool o_notified;                /* its one notification is decided */
+	bool o_queued;                  /* ... and waits on rs_notify_q */
+	int o_status;
+	unsigned o_flags;
+	uint64_t o_token;
+	struct rdsu_op_req o_req;       /* RDMA, FADD, CSWP */
+	struct rdsu_mr *o_mr;           /* DEST, MAP: the region whose cookie goes */
+	uint64_t o_cookie;
+	struct iovec o_iov[];           /* RDMA: the local entries, copied */
+};
+
+/* The transport's RDMA seam, per transport (rdsu_ep_set_rdma). */
+struct rdsu_rdma_seam {
+	const struct rdsu_rdma_ops *ops;
+	void *ud;
 };
 
 /* The bytes a path is writing: one message or map at a time, never
@@ -363,6 +424,10 @@ struct rdsu_ep {
 	uint64_t rng;
 	uint64_t cong_gen;              /* bumped on every peer map received */
 	size_t n_want_out;              /* sockets with rs_want_out */
+	struct rdsu_rdma_seam rdma[RDSU_TRANS_COUNT];
+	struct rdsu_list ops;           /* every live rdsu_rop */
+	uint64_t op_next_id;
+	unsigned n_mrs;                 /* registered, not yet given back */
 	uint64_t stats[RDSU_STAT__COUNT];
 };
 
@@ -458,7 +523,7 @@ void rdsu_path_info_fill(const struct rdsu_path *cp, struct rdsu_path_info *out)
 
 /* send.c */
 int rdsu_send_data(struct rdsu_path *cp, struct rdsu_sock *rs, uint16_t dport, rdsu_ns now,
-		   const struct iovec *iov, int iovcnt, uint32_t len);
+		   const struct iovec *iov, int iovcnt, uint32_t len, struct rdsu_rop *op);
 int rdsu_send_ctl(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dport, rdsu_ns now);
 /* rdsu_send_ctl_seq() - as rdsu_send_ctl with the sequence number |seq|
  * taken earlier (0: the next), for FAULT answer-delay-*. */
@@ -484,6 +549,26 @@ ssize_t rdsu_send_frame(struct rdsu_path *cp, uint8_t *buf, size_t cap);
 int rdsu_send_hack(struct rdsu_path *cp, uint64_t ack, rdsu_ns now);
 void rdsu_send_credits(struct rdsu_path *cp, uint32_t n);
 void rdsu_send_adv_check(struct rdsu_path *cp);
+
+/* rdma.c */
+/* How an operation ends, for the notification rule. */
+enum rdsu_rop_end {
+	RDSU_ROP_END_COMPLETE = 1,      /* the transport reported it (rds_rdma_send_complete) */
+	RDSU_ROP_END_CANCEL,            /* RDS_CANCEL_SENT_TO (__rds_send_complete) */
+	RDSU_ROP_END_DROP,              /* dropped, never resent (rds_send_remove_from_sock) */
+};
+/* rdsu_rdma_notify_rule() - whether an op with RDSU_RDMA_* |flags| and
+ * |recverr| ending as |end| with |status| is notified. */
+bool rdsu_rdma_notify_rule(unsigned flags, bool recverr, enum rdsu_rop_end end, int status);
+bool rdsu_rdma_carries_op(const struct rdsu_msg *rm);
+void rdsu_rdma_hdr_exts(const struct rdsu_path *cp, const struct rdsu_msg *rm, struct wire_hdr *h);
+void rdsu_rdma_post(struct rdsu_path *cp, struct rdsu_msg *rm);
+void rdsu_rdma_msg_gone(struct rdsu_ep *ep, struct rdsu_msg *rm, enum rdsu_rop_end end, int status);
+void rdsu_rdma_path_down(struct rdsu_path *cp);
+void rdsu_rdma_recv_exts(struct rdsu_sock *rs, const struct wire_hdr *h, bool *has_cookie,
+			 uint64_t *cookie);
+void rdsu_rdma_sock_free(struct rdsu_sock *rs);
+void rdsu_rdma_ep_free(struct rdsu_ep *ep);
 
 /* cong.c */
 void rdsu_cong_map_updated(struct rdsu_ep *ep);
@@ -519,6 +604,11 @@ void rdsu_probe_fence_send(struct rdsu_conn *c, rdsu_ns now);
 struct rdsu_sock *rdsu_sock_find_bound(const struct rdsu_ep *ep, int lidx, uint16_t port);
 int rdsu_sock_deliver(struct rdsu_sock *rs, const struct rdsu_addr *faddr, uint16_t sport,
 		      const uint8_t *data, uint32_t len);
+/* rdsu_sock_rx_cookie() - the last message rdsu_sock_deliver() queued on
+ * |rs| carried the peer's cookie |cookie|. */
+void rdsu_sock_rx_cookie(struct rdsu_sock *rs, uint64_t cookie);
+int rdsu_sock_submit_internal(struct rdsu_sock *rs, const struct rdsu_addr *dst, uint16_t dport,
+			      const struct iovec *iov, int iovcnt, struct rdsu_rop *op, rdsu_ns now);
 void rdsu_sock_msg_release(struct rdsu_msg *rm);
 void rdsu_sock_msg_acked(struct rdsu_msg *rm, rdsu_ns now);
 bool rdsu_sock_rcvbuf_grow(struct rdsu_sock *rs);

@@ -169,6 +169,7 @@ int rdsu_ep_new(struct rdsu_ep **out, const struct rdsu_ep_cfg *cfg)
 	ep->cfg = c;
 	rdsu_list_init(&ep->ev_q);
 	rdsu_list_init(&ep->req_q);
+	rdsu_list_init(&ep->ops);
 	ep->rng = c.seed;
 	ep->link_gen = 1;
 	for (unsigned i = 0; i < c.n_laddrs; i++) {
@@ -202,6 +203,7 @@ void rdsu_ep_free(struct rdsu_ep *ep)
 	while (ep->n_socks)
 		rdsu_sock_free(ep->socks[ep->n_socks - 1], 0);
 	rdsu_conn_free_all(ep);
+	rdsu_rdma_ep_free(ep);
 	for (unsigned i = 0; i < RDSU_MAX_LADDRS; i++)
 		rdsu_mem_free(ep, ep->lmaps[i]);
 	rdsu_mem_free(ep, ep->socks);

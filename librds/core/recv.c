@@ -124,6 +124,8 @@ static void incoming(struct rdsu_path *cp, const struct wire_frame *f, rdsu_ns n
 	const struct wire_hdr *h = &f->hdr;
 	const struct rdsu_addr *src;
 	struct rdsu_sock *rs;
+	uint64_t cookie = 0;
+	bool has_cookie;
 
 	if (wire_classify(h, WIRE_XPORT_TCP) == WIRE_KIND_CONG) {
 		if (f->len != WIRE_CONG_MAP_BYTES) {
@@ -195,11 +197,14 @@ static void incoming(struct rdsu_path *cp, const struct wire_frame *f, rdsu_ns n
 		rdsu_stat_inc(ep, RDSU_STAT_RECV_DROP_NO_SOCK);
 		return;
 	}
+	rdsu_rdma_recv_exts(rs, h, &has_cookie, &cookie);
 	if (rdsu_sock_deliver(rs, src, h->sport, f->payload, f->len) < 0) {
 		/* TCP has acknowledged it already; nothing will bring it back. */
 		rdsu_stat_inc(ep, RDSU_STAT_RECV_DROP_NOMEM);
 		return;
 	}
+	if (has_cookie)
+		rdsu_sock_rx_cookie(rs, cookie);
 	rdsu_stat_inc(ep, RDSU_STAT_RECV_DELIVERED);
 }
 

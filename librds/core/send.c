@@ -30,6 +30,9 @@ static struct rdsu_msg *msg_new(struct rdsu_ep *ep, uint32_t len)
 
 static void msg_free(struct rdsu_path *cp, struct rdsu_msg *rm)
 {
+	/* acknowledged, or gone with its connection: its op, if any, ends
+	 * without a word of its own (those dropped say so first) */
+	rdsu_rdma_msg_gone(cp->cp_conn->c_ep, rm, 0, 0);
 	if (rm->m_kind == RDSU_MK_DATA)
 		cp->cp_conn->c_data_msgs--;
 	rdsu_buf_free(cp->cp_conn->c_ep, rm, sizeof(*rm) + rm->m_len);
@@ -85,7 +88,7 @@ static void catchup_check(struct rdsu_conn *c)
 }
 
 int rdsu_send_data(struct rdsu_path *cp, struct rdsu_sock *rs, uint16_t dport, rdsu_ns now,
-		   const struct iovec *iov, int iovcnt, uint32_t len)
+		   const struct iovec *iov, int iovcnt, uint32_t len, struct rdsu_rop *op)
 {
 	struct rdsu_msg *rm = msg_new(cp->cp_conn->c_ep, len);
 	size_t off = 0;
@@ -104,6 +107,10 @@ int rdsu_send_data(struct rdsu_path *cp, struct rdsu_sock *rs, uint16_t dport, r
 	rm->m_dport = dport;
 	rm->m_rs = rs;
 	rm->m_queued = now;
+	if (op) {
+		rm->m_op = op;
+		op->o_msg = rm;
+	}
 	rdsu_list_add_tail(&rm->m_sock_item, &rs->rs_msgs);
 	rs->rs_snd_bytes += len;
 	/* rds_send_queue_rm: a sender close to its SNDBUF asks for an ack. */
@@ -259,6 +266,7 @@ static void build_hdr(struct rdsu_path *cp, const struct rdsu_msg *rm, uint8_t *
 		break;
 	default:
 		wire_build_data(&h, rm->m_seq, rm->m_sport, rm->m_dport, rm->m_len);
+		rdsu_rdma_hdr_exts(cp, rm, &h);
 		break;
 	}
 	/* FAULT retrans-no-flag: a resent message goes out unflagged, so
@@ -340,6 +348,8 @@ static bool xmit_start(struct rdsu_path *cp)
 	if (cp->cp_conn->c_tp->ack == RDSU_ACK_HDR)
 		ack_countdown(cp, rm);
 	build_hdr(cp, rm, x->hdr);
+	/* its RDMA or atomic is posted before its first frame */
+	rdsu_rdma_post(cp, rm);
 	x->payload = rm->m_data;
 	x->plen = rm->m_len;
 	x->rm = rm;
@@ -429,8 +439,18 @@ void rdsu_send_path_reset(struct rdsu_path *cp)
 	cp->cp_unacked_pkts = RDSU_MAX_UNACKED_PKTS;
 	cp->cp_unacked_bytes = RDSU_MAX_UNACKED_BYTES;
 	rdsu_list_init(&again);
+	rdsu_rdma_path_down(cp);
 	while ((rm = rdsu_msg_head(&cp->cp_retrans_q))) {
 		msg_unqueue(cp, rm);
+		/* rds_send_xmit: a message whose RDMA went out is never
+		 * resent; it is dropped when its turn would come. */
+		if (rdsu_rdma_carries_op(rm) && !(rm->m_flags & RDSU_MF_DROPPED)) {
+			rdsu_rdma_msg_gone(ep, rm, RDSU_ROP_END_DROP, RDSU_RDMA_DROPPED);
+			rdsu_stat_inc(ep, RDSU_STAT_SEND_DROPPED);
+			rdsu_sock_msg_release(rm);
+			msg_free(cp, rm);
+			continue;
+		}
 		if (rm->m_flags & (RDSU_MF_DROPPED | RDSU_MF_FLUSH)) {
 			if (rm->m_flags & RDSU_MF_FLUSH)
 				rdsu_stat_inc(ep, RDSU_STAT_SEND_DROPPED);
@@ -499,6 +519,8 @@ int rdsu_send_drop_sock(struct rdsu_sock *rs, const struct rdsu_addr *faddr, uin
 		if (faddr && (rdsu_addr_cmp(&cp->cp_conn->c_faddr, faddr) != 0 ||
 			      rm->m_dport != dport))
 			continue;
+		if (faddr)
+			rdsu_rdma_msg_gone(ep, rm, RDSU_ROP_END_CANCEL, RDSU_RDMA_CANCELED);
 		rdsu_sock_msg_release(rm);
 		if (cp->cp_xmit.active && cp->cp_xmit.rm == rm) {
 			rm->m_flags |= RDSU_MF_DROPPED;

@@ -82,6 +82,8 @@ int rdsu_sock_new(struct rdsu_ep *ep, struct rdsu_sock **out)
 	rdsu_list_init(&rs->rs_ev.e_item);
 	rdsu_list_init(&rs->rs_msgs);
 	rdsu_list_init(&rs->rs_rx_q);
+	rdsu_list_init(&rs->rs_mrs);
+	rdsu_list_init(&rs->rs_notify_q);
 	rs->rs_lidx = -1;
 	rs->rs_trans = RDSU_TRANS_NONE;
 	rs->rs_sndbuf = ep->cfg.sndbuf;
@@ -121,6 +123,7 @@ void rdsu_sock_free(struct rdsu_sock *rs, rdsu_ns now)
 		return;
 	ep = rs->rs_ep;
 	rdsu_send_drop_sock(rs, NULL, 0);
+	rdsu_rdma_sock_free(rs);
 	want_out(rs, false);
 	while (!rdsu_list_empty(&rs->rs_rx_q)) {
 		struct rdsu_rx *rx = rdsu_container_of(rs->rs_rx_q.next, struct rdsu_rx, r_item);
@@ -226,6 +229,13 @@ static unsigned conn_trans(const struct rdsu_sock *rs, const struct rdsu_addr *d
 int rdsu_sock_submit(struct rdsu_sock *rs, const struct rdsu_addr *dst, uint16_t dport,
 		     const struct iovec *iov, int iovcnt, rdsu_ns now)
 {
+	return rdsu_sock_submit_internal(rs, dst, dport, iov, iovcnt, NULL, now);
+}
+
+/* rdsu_sock_submit() of a message that carries |op| (rdma.c), or none. */
+int rdsu_sock_submit_internal(struct rdsu_sock *rs, const struct rdsu_addr *dst, uint16_t dport,
+			      const struct iovec *iov, int iovcnt, struct rdsu_rop *op, rdsu_ns now)
+{
 	struct rdsu_ep *ep = rs->rs_ep;
 	const struct rdsu_addr *laddr;
 	struct rdsu_conn *c;
@@ -275,7 +285,7 @@ int rdsu_sock_submit(struct rdsu_sock *rs, const struct rdsu_addr *dst, uint16_t
 		rs->rs_tune_limited = true;
 		return -EAGAIN;
 	}
-	err = rdsu_send_data(cp, rs, dport, now, iov, iovcnt, (uint32_t)total);
+	err = rdsu_send_data(cp, rs, dport, now, iov, iovcnt, (uint32_t)total, op);
 	if (err)
 		return -ENOMEM;
 	return (int)total;
@@ -398,6 +408,8 @@ int rdsu_sock_deliver(struct rdsu_sock *rs, const struct rdsu_addr *faddr, uint1
 	rdsu_list_init(&rx->r_item);
 	rx->r_faddr = *faddr;
 	rx->r_sport = sport;
+	rx->r_has_cookie = false;
+	rx->r_cookie = 0;
 	rx->r_len = len;
 	if (len)
 		memcpy(rx->r_data, data, len);
@@ -406,6 +418,17 @@ int rdsu_sock_deliver(struct rdsu_sock *rs, const struct rdsu_addr *faddr, uint1
 	rdsu_sock_ev(rs, RDSU_POLLIN);
 	rdsu_cong_rcvbuf_delta(rs, len);
 	return 0;
+}
+
+void rdsu_sock_rx_cookie(struct rdsu_sock *rs, uint64_t cookie)
+{
+	struct rdsu_rx *rx;
+
+	if (rdsu_list_empty(&rs->rs_rx_q))
+		return;
+	rx = rdsu_container_of(rs->rs_rx_q.prev, struct rdsu_rx, r_item);
+	rx->r_has_cookie = true;
+	rx->r_cookie = cookie;
 }
 
 ssize_t rdsu_sock_read(struct rdsu_sock *rs, const struct iovec *iov, int iovcnt,
@@ -446,6 +469,8 @@ ssize_t rdsu_sock_read(struct rdsu_sock *rs, const struct iovec *iov, int iovcnt
 	info->sport = rx->r_sport;
 	info->len = rx->r_len;
 	info->trunc = off < rx->r_len;
+	info->has_cookie = rx->r_has_cookie;
+	info->cookie = rx->r_cookie;
 	if (!(flags & RDSU_READ_PEEK)) {
 		uint32_t len = rx->r_len;
 
@@ -463,7 +488,7 @@ unsigned rdsu_sock_poll(struct rdsu_sock *rs)
 {
 	unsigned mask = 0;
 
-	if (!rdsu_list_empty(&rs->rs_rx_q))
+	if (!rdsu_list_empty(&rs->rs_rx_q) || !rdsu_list_empty(&rs->rs_notify_q))
 		mask |= RDSU_POLLIN;
 	if (rs->rs_snd_bytes < rs->rs_sndbuf)
 		mask |= RDSU_POLLOUT;

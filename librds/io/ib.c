@@ -85,7 +85,8 @@ int rdsu_ib_link_setup(struct ib_link *l)
 		return -errno ? -errno : -EIO;
 	l->nsend = ring_size(t->cfg.send_ring, da.max_qp_wr);
 	l->nrecv = ring_size(t->cfg.recv_ring, da.max_qp_wr);
-	l->pd = ibv_alloc_pd(ctx);
+	l->pd = rdsu_ib_pd_get(t, ctx);
+	l->max_sge = da.max_sge < IB_OP_SGE ? (unsigned)da.max_sge : IB_OP_SGE;
 	l->cc = ibv_create_comp_channel(ctx);
 	if (!l->pd || !l->cc)
 		return -ENOMEM;
@@ -94,7 +95,7 @@ int rdsu_ib_link_setup(struct ib_link *l)
 		return r;
 	/* One more than the rings, as the kernel sizes them (its extra
 	 * send is the ACK's, which takes a slot here). */
-	l->scq = ibv_create_cq(ctx, (int)l->nsend + 1, l, l->cc, 0);
+	l->scq = ibv_create_cq(ctx, (int)l->nsend + 1 + IB_OPS_MAX, l, l->cc, 0);
 	l->rcq = ibv_create_cq(ctx, (int)l->nrecv + 1, l, l->cc, 0);
 	if (!l->scq || !l->rcq)
 		return -ENOMEM;
@@ -112,9 +113,10 @@ int rdsu_ib_link_setup(struct ib_link *l)
 	qa.recv_cq = l->rcq;
 	qa.qp_type = IBV_QPT_RC;
 	qa.sq_sig_all = 0;
-	qa.cap.max_send_wr = l->nsend + 1;
+	/* and room for the RDMA ops in flight, each one WR */
+	qa.cap.max_send_wr = l->nsend + 1 + IB_OPS_MAX;
 	qa.cap.max_recv_wr = l->nrecv + 1;
-	qa.cap.max_send_sge = 1;
+	qa.cap.max_send_sge = l->max_sge ? l->max_sge : 1;
 	qa.cap.max_recv_sge = 1;
 	if (rdma_create_qp(l->cm, l->pd, &qa))
 		return -errno ? -errno : -EIO;
@@ -158,6 +160,9 @@ void rdsu_ib_link_lost(struct ib_link *l, rdsu_ns now)
 {
 	if (l->state == IL_DEAD)
 		return;
+	rdsu_ib_rdma_flush(l, now);
+	if (l->state == IL_DEAD)
+		return;
 	l->t->st.downs++;
 	rdsu_ib_link_retire(l);
 	rdsu_ib_core_down(l, now);
@@ -172,6 +177,7 @@ static void link_free(struct ib_link *l)
 		(void)rdma_disconnect(l->cm);
 		rdma_destroy_qp(l->cm);
 	}
+	rdsu_ib_rdma_link_free(l);
 	if (l->rmr)
 		ibv_dereg_mr(l->rmr);
 	if (l->smr)
@@ -183,7 +189,7 @@ static void link_free(struct ib_link *l)
 	if (l->cc)
 		ibv_destroy_comp_channel(l->cc);
 	if (l->pd)
-		ibv_dealloc_pd(l->pd);
+		rdsu_ib_pd_put(l->t, l->pd);
 	if (l->cm)
 		rdma_destroy_id(l->cm);
 	free(l->rbuf);
@@ -283,6 +289,7 @@ static void ib_free(struct rdsu_transport *tr)
 		rdsu_ib_link_retire(t->links);
 	}
 	ib_reap(tr);
+	rdsu_ib_rdma_close(t);
 	rdsu_ib_cm_close(t);
 	free(t);
 }
@@ -327,6 +334,8 @@ int rdsu_ib_make(struct rdsu_io *io, const struct rdsu_ib_cfg *cfg, struct rdsu_
 	t->cfg = *cfg;
 	t->ep = io->ep;
 	r = rdsu_ib_cm_open(t);
+	if (r == 0)
+		r = rdsu_ib_rdma_open(t);
 	if (r < 0) {
 		rdsu_ib_cm_close(t);
 		free(t);

@@ -12,6 +12,8 @@
  *   ib_send.c  the send ring and its completions (ib_send.c)
  *   ib_core.c  the hand-off to the core: the only file that calls the
  *              core's frame link API (rdsu.h, "Frame transports")
+ *   ib_rdma.c  the core's RDMA seam: regions, RDMA and atomics posted
+ *              ahead of their message's SEND (ib_rdma.c, ib_send.c)
  *
  * Everything runs on the loop's thread, non-blocking: the event channel's
  * and each link's completion channel's descriptors are sources in the
@@ -34,6 +36,13 @@
 #define IB_UNSIGNALLED_MAX 16   /* max_unsignaled_wr */
 #define IB_REJ_CONSUMER 28      /* IB_CM_REJ_CONSUMER_DEFINED */
 #define IB_RNR_TIMER 10         /* IB_RNR_TIMER_000_32: 0.32 ms */
+/* RDMA: operations in flight per link (extra send queue entries), local
+ * entries per operation, devices with a shared PD; the send-CQ wr_id tag
+ * of an operation (slot counters never reach it). */
+#define IB_OPS_MAX 64
+#define IB_OP_SGE 16
+#define IB_MAX_DEVS 8
+#define IB_OP_TAG (1ull << 63)
 /* Frames of the largest message, and an ACK-only frame among them. */
 #define IB_MSG_FRAMES (WIRE_MAX_MSG_LEN / WIRE_FRAG_SIZE + 1)
 
@@ -43,6 +52,20 @@ enum ib_state {
 	IL_CONNECTING, /* REQ sent / REP sent, waiting for ESTABLISHED */
 	IL_UP,
 	IL_DEAD,       /* retired: freed at the end of the round */
+};
+
+/* An RDMA or atomic posted on a link: its local memory registered. */
+struct ib_op {
+	uint64_t id;            /* the core's; 0: free */
+	unsigned n_mr;
+	struct ibv_mr *mr[IB_OP_SGE];
+};
+
+/* A region registered for the core (rdsu_sock_get_mr). */
+struct ib_mr {
+	struct ib_mr *next;
+	struct ibv_mr *mr;
+	struct ibv_pd *pd;
 };
 
 struct ib_link {
@@ -71,6 +94,9 @@ struct ib_link {
 
 	uint32_t orem;          /* ib_core.c: payload bytes of the message being sent
 				 * still to come after the last frame posted */
+	unsigned max_sge;       /* local entries an RDMA op may have */
+	bool fence_next;        /* the next SEND carries IBV_SEND_FENCE */
+	struct ib_op ops[IB_OPS_MAX];
 };
 
 struct rdsu_ib {
@@ -84,6 +110,13 @@ struct rdsu_ib {
 	struct ib_link *links;
 	struct ib_link *dead;   /* retired this round */
 	struct rdsu_ib_stats st;
+	struct {
+		struct ibv_context *ctx;
+		struct ibv_pd *pd;
+		unsigned refs;  /* links and regions on it */
+	} pds[IB_MAX_DEVS];
+	unsigned n_pds;
+	struct ib_mr *mrs;
 };
 
 /* ib.c */
@@ -159,7 +192,23 @@ int rdsu_ib_send_post(struct ib_link *l, size_t len, bool last);
 /* Poll the send CQ empty, freeing slots. Return: false if the link was lost. */
 bool rdsu_ib_send_poll(struct ib_link *l, rdsu_ns now);
 
+/* ib_rdma.c */
+struct ibv_pd *rdsu_ib_pd_get(struct rdsu_ib *t, struct ibv_context *ctx);
+void rdsu_ib_pd_put(struct rdsu_ib *t, struct ibv_pd *pd);
+int rdsu_ib_rdma_open(struct rdsu_ib *t);
+void rdsu_ib_rdma_close(struct rdsu_ib *t);
+/* A send completion tagged IB_OP_TAG. Return: false if the link was lost. */
+bool rdsu_ib_rdma_wc(struct ib_link *l, const struct ibv_wc *wc, rdsu_ns now);
+/* The link is being lost: report the ops whose completions already
+ * wait in its send CQ (a remote access error before the disconnect it
+ * causes), so they do not end as dropped. */
+void rdsu_ib_rdma_flush(struct ib_link *l, rdsu_ns now);
+/* Deregister what the link's ops held; its QP is gone. */
+void rdsu_ib_rdma_link_free(struct ib_link *l);
+
 /* ib_core.c */
+/* Op |id| on |l| completed with |status| (enum rdsu_rdma_status). */
+void rdsu_ib_core_op_done(struct ib_link *l, uint64_t id, int status, rdsu_ns now);
 /* An incoming request for |l| (addresses set) whose private data was
  * |pd|: ask the core. Return: 0, the core took it; -1 refuse it. */
 int rdsu_ib_core_accept(struct ib_link *l, const struct wire_ibpd *pd, rdsu_ns now);

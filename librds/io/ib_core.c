@@ -165,3 +165,9 @@ void rdsu_ib_core_output(struct ib_link *l, rdsu_ns now)
 		}
 	}
 }
+
+void rdsu_ib_core_op_done(struct ib_link *l, uint64_t id, int status, rdsu_ns now)
+{
+	if (l->id)
+		(void)rdsu_link_op_done(l->t->ep, l->id, id, status, now);
+}

@@ -35,12 +35,14 @@ static int post(struct ib_link *l, uint8_t *p, size_t len, uint64_t wr_id, bool 
 		.num_sge = 1,
 		.opcode = IBV_WR_SEND,
 		.send_flags = (signal ? IBV_SEND_SIGNALED : 0u) |
-			      (solicit ? IBV_SEND_SOLICITED : 0u),
+			      (solicit ? IBV_SEND_SOLICITED : 0u) |
+			      (l->fence_next ? IBV_SEND_FENCE : 0u),
 	}, *bad;
 	int r = ibv_post_send(l->cm->qp, &wr, &bad);
 
 	if (r)
 		return -r;
+	l->fence_next = false;
 	l->t->st.frames_out++;
 	l->t->st.bytes_out += len;
 	return 0;
@@ -70,6 +72,8 @@ int rdsu_ib_send_post(struct ib_link *l, size_t len, bool last)
 /* One send completion: a signalled one frees its slot and those before it. */
 static bool send_one(struct ib_link *l, const struct ibv_wc *wc, rdsu_ns now)
 {
+	if (wc->wr_id & IB_OP_TAG)
+		return rdsu_ib_rdma_wc(l, wc, now);
 	if (wc->status != IBV_WC_SUCCESS)
 		return rdsu_ib_wc_lost(l, wc->status, now);
 	if (wc->wr_id >= l->s_tail && wc->wr_id < l->s_head)

@@ -6,6 +6,11 @@
  * through this table; the core knows them only through the link calls of
  * rdsu.h (docs/librds.md, "Transports").
  *
+ * RDMA is not in this table: a transport that carries it gives the core
+ * its own seam (rdsu_ep_set_rdma: get_mr, free_mr, xmit_op, the kernel's
+ * get_mr, free_mr, xmit_rdma, xmit_atomic) when it is made, and reports
+ * completions with rdsu_link_op_done() (ib_rdma.c).
+ *
  * What a transport tells the core, per link:
  *
  *   stream (TCP): rdsu_link_input() takes the byte stream in any chunking

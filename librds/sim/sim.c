@@ -10,17 +10,54 @@
  * the private data of the handshake carried with the SYN and its answer;
  * no loss but a broken connection (RC retries until it gives up); the
  * send completes as the frame arrives. The tap sees only TCP streams.
+ *
+ * A node with RDMA on (rdsu_sim_enable_rdma) has a fake HCA under its IB
+ * links: regions registered zero-based under r_keys of the simulator's
+ * own, and each RDMA or atomic the core posts travels as a request
+ * segment ahead of the message's frames, is carried out against the
+ * peer's registered memory when it arrives (or refused, as a responder
+ * refuses a bad r_key or range: the connection then breaks, as an RC QP
+ * goes to error), and its response travels back and completes it. What
+ * is in flight dies with the connection, so nothing is written after the
+ * core was told the link went down.
  */
 #include "sim.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define SIM_MAX_NODES 16
 
+enum sim_seg_kind {
+	SEG_BYTES = 0,          /* stream bytes or a frame */
+	SEG_RDMA_REQ,           /* an RDMA or atomic, to the responder */
+	SEG_RDMA_RESP,          /* its answer, back to the requester */
+};
+
+/* An RDMA or atomic in flight. */
+struct sim_rdma {
+	struct rdsu_op_req req; /* as posted; req.local stays valid until it ends */
+	uint64_t link;          /* the requester's link */
+	int status;             /* RESP: enum rdsu_rdma_status */
+	uint64_t old;           /* RESP of an atomic: the value before */
+	uint64_t len;
+	uint8_t data[];         /* WRITE request, READ response: the bytes */
+};
+
+struct sim_mr {
+	struct sim_mr *next;
+	int node;
+	uint32_t rkey;
+	uint8_t *addr;
+	uint64_t len;
+};
+
 struct sim_seg {
 	struct sim_seg *next;
 	rdsu_ns at;
+	uint8_t kind;           /* enum sim_seg_kind */
+	struct sim_rdma *rd;    /* SEG_RDMA_* */
 	bool rst;               /* kills the connection instead of arriving */
 	uint32_t len, off;
 	uint8_t data[];
@@ -72,8 +109,15 @@ struct sim_tcp {
 /* Loopback links of a node: one per pair of its own addresses at most. */
 #define SIM_LO_LINKS (RDSU_MAX_LADDRS * RDSU_MAX_LADDRS)
 
+struct sim_rdma_ud {
+	struct rdsu_sim *s;
+	int node;
+};
+
 struct sim_node {
 	struct rdsu_ep *ep;
+	bool rdma;              /* a fake HCA under its IB links */
+	struct sim_rdma_ud rud;
 	bool down;
 	struct rdsu_ep_cfg cfg;
 	unsigned sport_group;
@@ -98,6 +142,9 @@ struct rdsu_sim {
 	rdsu_sim_tap_fn tap_fn;
 	void *tap_ud;
 	uint8_t *buf;
+	struct sim_mr *mrs;
+	uint32_t next_rkey;
+	struct rdsu_sim_rdma_stats rst;
 };
 
 static uint64_t rnd(struct rdsu_sim *s)
@@ -157,6 +204,7 @@ static void dir_clear(struct sim_dir *d)
 		struct sim_seg *g = d->head;
 
 		d->head = g->next;
+		free(g->rd);
 		free(g);
 	}
 	while (d->ahead) {
@@ -189,6 +237,12 @@ void rdsu_sim_free(struct rdsu_sim *s)
 	}
 	for (int i = 0; i < s->n_nodes; i++)
 		rdsu_ep_free(s->nodes[i].ep);
+	while (s->mrs) {
+		struct sim_mr *m = s->mrs;
+
+		s->mrs = m->next;
+		free(m);
+	}
 	free(s->buf);
 	free(s);
 }
@@ -514,7 +568,8 @@ static int drain_reqs(struct rdsu_sim *s, int node)
 	return n;
 }
 
-static void seg_push(struct rdsu_sim *s, struct sim_tcp *t, int e, const uint8_t *p, size_t n)
+static void seg_push_rd(struct rdsu_sim *s, struct sim_tcp *t, int e, const uint8_t *p, size_t n,
+			enum sim_seg_kind kind, struct sim_rdma *rd)
 {
 	struct sim_dir *d = &t->dir[e];
 	struct sim_seg *g = malloc(sizeof(*g) + n);
@@ -537,10 +592,13 @@ static void seg_push(struct rdsu_sim *s, struct sim_tcp *t, int e, const uint8_t
 	}
 	g->next = NULL;
 	g->at = at;
+	g->kind = (uint8_t)kind;
+	g->rd = rd;
 	g->rst = g->rst || chance(s, s->cfg.reset_ppm);
 	g->len = (uint32_t)n;
 	g->off = 0;
-	memcpy(g->data, p, n);
+	if (n)
+		memcpy(g->data, p, n);
 	d->last_at = at;
 	if (d->tail)
 		d->tail->next = g;
@@ -552,6 +610,201 @@ static void seg_push(struct rdsu_sim *s, struct sim_tcp *t, int e, const uint8_t
 	s->st.bytes += n;
 	if (s->tap_fn && !t->frames)
 		s->tap_fn(s->tap_ud, t->end[e].node, t->end[!e].node, t->id, t->path, p, n);
+}
+
+static void seg_push(struct rdsu_sim *s, struct sim_tcp *t, int e, const uint8_t *p, size_t n)
+{
+	seg_push_rd(s, t, e, p, n, SEG_BYTES, NULL);
+}
+
+/* ------------------------------------------------------------------------
+ * The fake HCA
+ */
+
+static struct sim_mr *mr_lookup(struct rdsu_sim *s, int node, uint32_t rkey)
+{
+	for (struct sim_mr *m = s->mrs; m; m = m->next)
+		if (m->node == node && m->rkey == rkey)
+			return m;
+	return NULL;
+}
+
+static int fake_get_mr(void *ud, const struct rdsu_addr *laddr, void *addr, uint64_t len,
+		       unsigned flags, uint32_t *rkey, uint32_t *offset, void **handle)
+{
+	struct sim_rdma_ud *u = ud;
+	struct rdsu_sim *s = u->s;
+	struct sim_mr *m = calloc(1, sizeof(*m));
+
+	(void)laddr;
+	(void)flags; /* an FRMR region: remote read and write whatever asked */
+	if (!m)
+		return -ENOMEM;
+	m->node = u->node;
+	m->rkey = s->next_rkey++;
+	m->addr = addr;
+	m->len = len;
+	m->next = s->mrs;
+	s->mrs = m;
+	s->rst.regs++;
+	*rkey = m->rkey;
+	*offset = 0; /* byte-exact regions */
+	*handle = m;
+	return 0;
+}
+
+static void fake_free_mr(void *ud, void *handle, bool invalidate)
+{
+	struct rdsu_sim *s = ((struct sim_rdma_ud *)ud)->s;
+
+	(void)invalidate;
+	for (struct sim_mr **pp = &s->mrs; *pp; pp = &(*pp)->next)
+		if (*pp == handle) {
+			*pp = ((struct sim_mr *)handle)->next;
+			free(handle);
+			s->rst.deregs++;
+			return;
+		}
+}
+
+static int fake_xmit_op(void *ud, uint64_t link, const struct rdsu_op_req *op)
+{
+	struct sim_rdma_ud *u = ud;
+	struct rdsu_sim *s = u->s;
+	uint64_t n = op->kind == RDSU_OP_RDMA && op->write ? op->bytes : 0;
+	struct sim_rdma *rd;
+	struct sim_tcp *t;
+	int e;
+
+	t = tcp_find(s, u->node, link, &e);
+	if (!t || !t->frames)
+		return -ENOTCONN;
+	rd = calloc(1, sizeof(*rd) + n);
+	if (!rd)
+		return -ENOMEM;
+	rd->req = *op;
+	rd->link = link;
+	rd->len = n;
+	for (int i = 0, off = 0; n && i < op->nr_local; i++) {
+		memcpy(rd->data + off, op->local[i].iov_base, op->local[i].iov_len);
+		off += (int)op->local[i].iov_len;
+	}
+	s->rst.posted++;
+	seg_push_rd(s, t, e, NULL, 0, SEG_RDMA_REQ, rd);
+	return 0;
+}
+
+static const struct rdsu_rdma_ops fake_rdma_ops = {
+	.get_mr = fake_get_mr,
+	.free_mr = fake_free_mr,
+	.xmit_op = fake_xmit_op,
+};
+
+/* The responder (node |node|) carries out |rd|: the answer it sends. */
+static struct sim_rdma *rdma_execute(struct rdsu_sim *s, int node, struct sim_rdma *rd)
+{
+	const struct rdsu_op_req *q = &rd->req;
+	struct sim_mr *m = mr_lookup(s, node, q->rkey);
+	uint64_t n = q->kind == RDSU_OP_RDMA ? q->bytes : 8;
+	uint64_t rn = q->kind == RDSU_OP_RDMA && !q->write ? n : 0;
+	struct sim_rdma *ans = calloc(1, sizeof(*ans) + rn);
+
+	if (!ans)
+		abort();
+	ans->req = *q;
+	ans->link = rd->link;
+	/* a bad r_key or range: IB_WC_REM_ACCESS_ERR; a misaligned atomic:
+	 * an invalid request (IB_WC_REM_INV_REQ_ERR) */
+	if (!m || q->remote_addr > m->len || n > m->len - q->remote_addr) {
+		ans->status = RDSU_RDMA_REMOTE_ERROR;
+		s->rst.refused++;
+		return ans;
+	}
+	if (q->kind != RDSU_OP_RDMA && (q->remote_addr & 7)) {
+		ans->status = RDSU_RDMA_OTHER_ERROR;
+		s->rst.refused++;
+		return ans;
+	}
+	if (q->kind == RDSU_OP_RDMA) {
+		if (q->write)
+			memcpy(m->addr + q->remote_addr, rd->data, n);
+		else
+			memcpy(ans->data, m->addr + q->remote_addr, n);
+		ans->len = rn;
+	} else {
+		uint64_t v, nv;
+
+		memcpy(&v, m->addr + q->remote_addr, 8);
+		ans->old = v;
+		if (q->kind == RDSU_OP_FADD) {
+			/* masked FADD: no carry across a boundary bit set in
+			 * the mask (each field adds on its own) */
+			nv = 0;
+			uint64_t carry = 0;
+
+			for (int b = 0; b < 64; b++) {
+				uint64_t x = (v >> b & 1) + (q->add >> b & 1) + carry;
+
+				nv |= (x & 1) << b;
+				carry = (q->nocarry_mask >> b & 1) ? 0 : x >> 1;
+			}
+		} else {
+			nv = v;
+			if (!((v ^ q->compare) & q->compare_mask))
+				nv = (v & ~q->swap_mask) | (q->swap & q->swap_mask);
+		}
+		memcpy(m->addr + q->remote_addr, &nv, 8);
+	}
+	s->rst.done++;
+	return ans;
+}
+
+/* The requester (node |node|) takes the answer |rd|: the local side of a
+ * read or an atomic, then the completion. */
+static void rdma_complete(struct rdsu_sim *s, int node, struct sim_rdma *rd)
+{
+	const struct rdsu_op_req *q = &rd->req;
+
+	if (rd->status == RDSU_RDMA_SUCCESS) {
+		if (q->kind == RDSU_OP_RDMA && !q->write) {
+			uint64_t off = 0;
+
+			for (int i = 0; i < q->nr_local; i++) {
+				memcpy(q->local[i].iov_base, rd->data + off, q->local[i].iov_len);
+				off += q->local[i].iov_len;
+			}
+		} else if (q->kind != RDSU_OP_RDMA) {
+			memcpy(q->result, &rd->old, 8);
+		}
+	}
+	(void)rdsu_link_op_done(s->nodes[node].ep, rd->link, q->id, rd->status, s->now);
+}
+
+void rdsu_sim_enable_rdma(struct rdsu_sim *s, int node)
+{
+	struct sim_node *n = &s->nodes[node];
+
+	n->rdma = true;
+	n->rud.s = s;
+	n->rud.node = node;
+	if (!s->next_rkey)
+		s->next_rkey = 0x5100;
+	if (n->ep)
+		(void)rdsu_ep_set_rdma(n->ep, RDSU_TRANS_IB, &fake_rdma_ops, &n->rud);
+}
+
+unsigned rdsu_sim_mr_count(const struct rdsu_sim *s, int node)
+{
+	unsigned k = 0;
+
+	for (const struct sim_mr *m = s->mrs; m; m = m->next)
+		k += m->node == node;
+	return k;
+}
+
+void rdsu_sim_get_rdma_stats(const struct rdsu_sim *s, struct rdsu_sim_rdma_stats *out)
+{
+	*out = s->rst;
 }
 
 static int write_all(struct rdsu_sim *s)
@@ -616,6 +869,34 @@ static int deliver(struct rdsu_sim *s, struct sim_tcp *t, int e)
 		}
 		if (!rx->up)
 			return done; /* held: TCP keeps it buffered */
+		if (g->kind != SEG_BYTES) {
+			struct sim_rdma *rd = g->rd;
+			enum sim_seg_kind kind = (enum sim_seg_kind)g->kind;
+			int st;
+
+			d->head = g->next;
+			if (!d->head)
+				d->tail = NULL;
+			free(g);
+			if (kind == SEG_RDMA_REQ) {
+				/* the responder answers with what it did */
+				seg_push_rd(s, t, !e, NULL, 0, SEG_RDMA_RESP,
+					    rdma_execute(s, rx->node, rd));
+				free(rd);
+				continue;
+			}
+			st = rd->status;
+			rdma_complete(s, rx->node, rd);
+			free(rd);
+			if (st != RDSU_RDMA_SUCCESS) {
+				/* the requester's QP goes to error: the
+				 * connection breaks */
+				s->st.resets++;
+				tcp_kill(t, !e, s->now, s->now + s->cfg.latency);
+				return done + 1;
+			}
+			continue;
+		}
 		if (t->frames) {
 			n = rdsu_link_input_frame(s->nodes[rx->node].ep, rx->link, g->data, g->len,
 						  s->now);
@@ -937,6 +1218,8 @@ int rdsu_sim_reboot(struct rdsu_sim *s, int node, uint32_t gen_num)
 	n->n_lo = 0;
 	n->cfg.gen_num = gen_num;
 	err = rdsu_ep_new(&n->ep, &n->cfg);
+	if (!err && n->rdma)
+		(void)rdsu_ep_set_rdma(n->ep, RDSU_TRANS_IB, &fake_rdma_ops, &n->rud);
 	pump(s);
 	return err;
 }

@@ -109,6 +109,29 @@ void rdsu_sim_set_down(struct rdsu_sim *s, int node, bool down);
  */
 void rdsu_sim_set_ib_credits(struct rdsu_sim *s, int node, uint32_t n);
 
+/* What the fake HCA did (rdsu_sim_enable_rdma). */
+struct rdsu_sim_rdma_stats {
+	uint64_t regs, deregs;  /* regions registered, deregistered */
+	uint64_t posted;        /* RDMA and atomics posted */
+	uint64_t done;          /* carried out against the peer's memory */
+	uint64_t refused;       /* refused by the responder (bad r_key, range) */
+};
+
+/*
+ * rdsu_sim_enable_rdma() - node |node| gets a fake HCA under its IB links
+ * (rdsu_ep_set_rdma for RDSU_TRANS_IB, kept across reboots): regions are
+ * registered zero-based under r_keys unique in the simulation, and the
+ * RDMA and atomics its core posts are carried out against the peer's
+ * registered memory when their request segment arrives. A request the
+ * peer cannot honour (no such r_key at the peer, out of the region's
+ * range) completes REMOTE_ERROR and breaks the connection, as an RC QP
+ * in error does; whatever is in flight dies with the connection.
+ */
+void rdsu_sim_enable_rdma(struct rdsu_sim *s, int node);
+/* rdsu_sim_mr_count() - regions node |node|'s fake HCA holds. */
+unsigned rdsu_sim_mr_count(const struct rdsu_sim *s, int node);
+void rdsu_sim_get_rdma_stats(const struct rdsu_sim *s, struct rdsu_sim_rdma_stats *out);
+
 void rdsu_sim_set_event_cb(struct rdsu_sim *s, rdsu_sim_event_fn fn, void *ud);
 void rdsu_sim_set_tap(struct rdsu_sim *s, rdsu_sim_tap_fn fn, void *ud);
 void rdsu_sim_get_stats(const struct rdsu_sim *s, struct rdsu_sim_stats *out);

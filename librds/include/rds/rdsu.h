@@ -712,6 +712,8 @@ struct rdsu_rxinfo {
 	uint16_t sport;          /* message source port (0 for pongs) */
 	uint32_t len;            /* full message length */
 	bool trunc;              /* the iovecs were shorter (MSG_TRUNC) */
+	bool has_cookie;         /* the message carried RDMA_DEST (RDS_CMSG_RDMA_DEST) */
+	uint64_t cookie;         /* ... the peer's cookie, as sent */
 };
 
 /*
@@ -773,6 +775,205 @@ RDSU_API int rdsu_sock_cancel_sent_to(struct rdsu_sock *s, const struct rdsu_add
 /* rdsu_sock_set_ctx() / _get_ctx() - an application pointer for events. */
 RDSU_API void rdsu_sock_set_ctx(struct rdsu_sock *s, void *ctx);
 RDSU_API void *rdsu_sock_get_ctx(const struct rdsu_sock *s);
+
+/* ------------------------------------------------------------------------
+ * RDMA: memory regions and the operations a message carries (RDS over IB,
+ * net/rds/rdma.c; docs/librds.md "RDMA"). They need a transport that
+ * offers them (rdsu_ep_set_rdma): over TCP every call answers what the
+ * kernel's RDS/TCP answers, mostly -EOPNOTSUPP.
+ */
+
+/* Flags, the kernel's RDS_RDMA_* values. */
+#define RDSU_RDMA_READWRITE 0x01  /* op: write (else read); region: see get_mr */
+#define RDSU_RDMA_FENCE 0x02      /* op: the message's SEND waits for the op */
+#define RDSU_RDMA_INVALIDATE 0x04 /* region: invalidate on free */
+#define RDSU_RDMA_USE_ONCE 0x08   /* region: released after the first RDMA on it */
+#define RDSU_RDMA_DONTWAIT 0x10   /* accepted and ignored, as by the kernel */
+#define RDSU_RDMA_NOTIFY_ME 0x20  /* op: a notification when it ends */
+#define RDSU_RDMA_SILENT 0x40     /* op: accepted; see docs/librds.md */
+
+/* Notification status (RDS_RDMA_SUCCESS ...). */
+enum rdsu_rdma_status {
+	RDSU_RDMA_SUCCESS = 0,
+	RDSU_RDMA_REMOTE_ERROR = 1, /* the peer refused it: bad r_key, out of range */
+	RDSU_RDMA_CANCELED = 2,     /* rdsu_sock_cancel_sent_to() */
+	RDSU_RDMA_DROPPED = 3,      /* the connection broke: never retransmitted */
+	RDSU_RDMA_OTHER_ERROR = 4,
+};
+
+/* Bounds (ours; the kernel has none but memory): regions a socket holds,
+ * and operations a socket has in flight or notified and not yet read. */
+#define RDSU_MR_MAX 4096
+#define RDSU_OPS_MAX 1024
+/* Local scatter/gather entries of one RDMA operation (UIO_MAXIOV). */
+#define RDSU_RDMA_MAX_IOV 1024
+
+/* rdsu_cookie_make() - a cookie in the kernel's format: |rkey| in the low
+ * 32 bits, |offset| into the region in the high 32 (rds_rdma_make_cookie). */
+RDSU_API uint64_t rdsu_cookie_make(uint32_t rkey, uint32_t offset);
+/* rdsu_cookie_rkey(), rdsu_cookie_offset() - its two halves. */
+RDSU_API uint32_t rdsu_cookie_rkey(uint64_t cookie);
+RDSU_API uint32_t rdsu_cookie_offset(uint64_t cookie);
+
+/*
+ * rdsu_sock_get_mr() - RDS_GET_MR: register |len| bytes at |addr| with
+ * the socket's transport and give their cookie. Regions are zero-based:
+ * a peer addresses byte k of the region as k plus the cookie's offset
+ * (the transport's: on IB the buffer's offset in its first page, as the
+ * kernel's). |flags|: RDSU_RDMA_USE_ONCE, _INVALIDATE, and READWRITE, which
+ * the transport may ignore (the kernel's FRMR registration always lets
+ * the peer read and write).
+ * Return: 0 and *cookie set; -ENOTCONN (unbound); -EOPNOTSUPP (the
+ * socket's transport registers no memory: TCP); -EINVAL (NULL, 0 bytes,
+ * addr + len wraps); -EMSGSIZE (over 1 MiB + a page, as the kernel);
+ * -ENOBUFS (RDSU_MR_MAX regions held); -ENOMEM; the transport's error.
+ */
+RDSU_API int rdsu_sock_get_mr(struct rdsu_sock *s, void *addr, uint64_t len, unsigned flags,
+			      uint64_t *cookie);
+/*
+ * rdsu_sock_free_mr() - RDS_FREE_MR: the region of |cookie| is no longer
+ * found by its cookie; it is deregistered once no queued message holds it
+ * (RDMA_DEST). |flags| RDSU_RDMA_INVALIDATE marks it for invalidation.
+ * Return: 0; -EINVAL (no such region; cookie 0, which the kernel answers
+ * with a flush only on IB, is -EINVAL here too).
+ */
+RDSU_API int rdsu_sock_free_mr(struct rdsu_sock *s, uint64_t cookie, unsigned flags);
+/* rdsu_sock_mr_count() - regions the socket holds (findable by cookie). */
+RDSU_API unsigned rdsu_sock_mr_count(const struct rdsu_sock *s);
+/* rdsu_ep_mr_count() - regions registered with a transport and not yet
+ * deregistered (held by sockets or by queued messages). */
+RDSU_API unsigned rdsu_ep_mr_count(const struct rdsu_ep *ep);
+
+enum rdsu_op_kind {
+	RDSU_OP_RDMA = 1,   /* RDS_CMSG_RDMA_ARGS */
+	RDSU_OP_FADD,       /* RDS_CMSG_ATOMIC_FADD, _MASKED_ATOMIC_FADD */
+	RDSU_OP_CSWP,       /* RDS_CMSG_ATOMIC_CSWP, _MASKED_ATOMIC_CSWP */
+	RDSU_OP_DEST,       /* RDS_CMSG_RDMA_DEST: send a region's cookie */
+	RDSU_OP_MAP,        /* RDS_CMSG_RDMA_MAP: register, send its cookie */
+};
+
+/* What one message carries besides its payload. */
+struct rdsu_op {
+	enum rdsu_op_kind kind;
+	unsigned flags;             /* RDSU_RDMA_*: READWRITE, FENCE, NOTIFY_ME, SILENT;
+				     * MAP: the region's flags */
+	uint64_t user_token;        /* handed back in the notification */
+	/* RDMA, FADD, CSWP: the peer's cookie; DEST: one of ours */
+	uint64_t cookie;
+	/* RDMA: remote_vec; the cookie's offset is added (rds_cmsg_rdma_args) */
+	uint64_t remote_addr;
+	uint64_t remote_len;        /* at least the local total */
+	const struct iovec *local;  /* RDMA: read into / write from these */
+	int nr_local;
+	/* FADD, CSWP: remote_addr (plus the cookie's offset) is the target;
+	 * the old value lands at *result, 8-byte aligned */
+	uint64_t *result;
+	bool masked;                /* the masked forms; else the masks are
+				     * set as the kernel sets them */
+	uint64_t add, nocarry_mask; /* FADD */
+	uint64_t compare, swap;     /* CSWP */
+	uint64_t compare_mask, swap_mask;
+	/* MAP: the region to register; its cookie is written to *map_cookie */
+	void *map_addr;
+	uint64_t map_len;
+	uint64_t *map_cookie;       /* may be NULL */
+};
+
+/*
+ * rdsu_sock_submit_op() - rdsu_sock_submit() with an operation: the
+ * message carries an RDMA read or write against the peer's region, an
+ * atomic on it, or one of our regions' cookie (DEST, MAP). RDMA and atomics
+ * are posted before the message's first frame; the message tells the peer
+ * (RDMA exthdr, 7.x also RDMA_BYTES; RDMA_DEST for DEST and MAP). A
+ * message whose RDMA or atomic went out is never resent: the connection
+ * breaking before the peer acknowledged it drops it (RDSU_RDMA_DROPPED).
+ * |op| NULL: rdsu_sock_submit().
+ * Return: as rdsu_sock_submit(), and -EINVAL (unknown kind; RDMA: no local
+ * entry, an empty or wrapping one, more local bytes than remote_len,
+ * remote_addr + remote_len wraps, over 4 GiB; DEST: not one of our
+ * cookies); -EMSGSIZE (nr_local > RDSU_RDMA_MAX_IOV); -EFAULT (atomic:
+ * result NULL or not 8-byte aligned); -EOPNOTSUPP (RDMA, atomic or MAP on a
+ * transport without them: TCP); -EAGAIN (RDSU_OPS_MAX operations
+ * outstanding); MAP: rdsu_sock_get_mr()'s errors.
+ */
+RDSU_API int rdsu_sock_submit_op(struct rdsu_sock *s, const struct rdsu_addr *dst,
+				 uint16_t dport, const struct iovec *iov, int iovcnt,
+				 const struct rdsu_op *op, rdsu_ns now);
+
+/* One RDS_CMSG_RDMA_STATUS. */
+struct rdsu_notify {
+	uint64_t user_token;
+	int status;                 /* enum rdsu_rdma_status */
+};
+
+/*
+ * rdsu_sock_next_notify() - the next notification, in the order they
+ * arose. An operation is notified at most once: when it ends with
+ * RDSU_RDMA_NOTIFY_ME set, and also when it is dropped with a failure and
+ * the socket has RECVERR on (rds_send_remove_from_sock). Pending ones make
+ * the socket readable (RDSU_POLLIN).
+ * Return: 1 and *out filled; 0 if none; -ENOTCONN (unbound).
+ */
+RDSU_API int rdsu_sock_next_notify(struct rdsu_sock *s, struct rdsu_notify *out);
+/* rdsu_sock_set_recverr() - RDS_RECVERR, applied to operations submitted
+ * from now on (op_recverr is taken at sendmsg). Return: 0. */
+RDSU_API int rdsu_sock_set_recverr(struct rdsu_sock *s, bool on);
+
+/* ------------------------------------------------------------------------
+ * RDMA transport seam: what a transport that carries RDMA gives the core
+ * (the kernel's get_mr, free_mr, xmit_rdma, xmit_atomic).
+ */
+
+/* One RDMA or atomic to post on a link, ahead of the message's frame. */
+struct rdsu_op_req {
+	uint64_t id;                /* for rdsu_link_op_done() */
+	enum rdsu_op_kind kind;     /* RDMA, FADD or CSWP */
+	bool write;                 /* RDMA: write (else read) */
+	bool fence;
+	uint32_t rkey;
+	uint64_t remote_addr;       /* zero-based, the cookie's offset added */
+	const struct iovec *local;  /* RDMA; valid until the op ends */
+	int nr_local;
+	uint64_t bytes;             /* RDMA: sum of the local entries */
+	uint64_t *result;           /* atomics */
+	uint64_t add, nocarry_mask; /* always masked, as the kernel posts them */
+	uint64_t compare, swap, compare_mask, swap_mask;
+};
+
+struct rdsu_rdma_ops {
+	/* Register |len| bytes at |addr| zero-based, for the device of the
+	 * socket's bound address |laddr|: the peer addresses |addr| as
+	 * *offset (the cookie's offset: 0, or as the kernel and verbs
+	 * have it, |addr|'s offset in its page). Return: 0, *rkey, *offset
+	 * and *handle set; a negative errno. */
+	int (*get_mr)(void *ud, const struct rdsu_addr *laddr, void *addr, uint64_t len,
+		      unsigned flags, uint32_t *rkey, uint32_t *offset, void **handle);
+	/* Deregister; the core holds no reference any more. */
+	void (*free_mr)(void *ud, void *handle, bool invalidate);
+	/* Post |op| on |link| now; report its end with rdsu_link_op_done().
+	 * Called from inside rdsu_link_output_frame(): it must not call
+	 * the core. Return: 0; a negative errno (the op ends OTHER_ERROR,
+	 * the message still goes). */
+	int (*xmit_op)(void *ud, uint64_t link, const struct rdsu_op_req *op);
+};
+
+/*
+ * rdsu_ep_set_rdma() - transport |trans| carries RDMA through |ops| (NULL:
+ * no longer). Set it before sockets register memory.
+ * Return: 0; RDSU_ERR_INVAL (unknown or stream transport).
+ */
+RDSU_API int rdsu_ep_set_rdma(struct rdsu_ep *ep, unsigned trans, const struct rdsu_rdma_ops *ops,
+			      void *ud);
+/*
+ * rdsu_link_op_done() - op |id| posted on |link| completed with |status|
+ * (enum rdsu_rdma_status: IB_WC_SUCCESS -> SUCCESS, REM_ACCESS_ERR ->
+ * REMOTE_ERROR, others OTHER_ERROR; a flushed work request is not
+ * reported: the link going down ends it).
+ * Return: 0; RDSU_ERR_CLOSED (not an op of that link, or already ended);
+ * RDSU_ERR_INVAL (bad status).
+ */
+RDSU_API int rdsu_link_op_done(struct rdsu_ep *ep, uint64_t link, uint64_t id, int status,
+			       rdsu_ns now);
 
 /* ------------------------------------------------------------------------
  * Read-only monitor interface: counters and state (the userspace

@@ -111,6 +111,10 @@ struct rdsu_ib_stats {
 	 * completion's status (enum ibv_wc_status), or -2 and the negative
 	 * errno of a verbs or rdma_cm call that failed. */
 	int32_t last_down_event, last_down_status;
+	/* RDMA (ib_rdma.c): regions registered now; RDMA and atomics
+	 * posted, and completed (reported to the core) */
+	uint64_t mrs;
+	uint64_t ops_posted, ops_done;
 };
 
 /*
