@@ -77,6 +77,11 @@ for p in $names; do
 			{ echo "man -w $tool: $page is not $p's"; exit 1; }
 	done
 done
+# rdstop's exporter brings its alerting rules and Grafana dashboard
+for f in afrds.rules.yml afrds-dashboard.json; do
+	dpkg -L rdstop | grep -q "/share/rdstop/monitoring/$f$" ||
+		{ echo "rdstop's package lacks $f"; exit 1; }
+done
 
 cat >"$tmp/use.c" <<'C'
 #include <rds/rdsu.h>
