@@ -27,6 +27,9 @@ struct pctx {
 	unsigned group;                /* PROM_S_GROUP */
 	const char *state;             /* PROM_S_STATE */
 	size_t folded;                 /* connections in the "other" set */
+	/* congested ports by port group, counted once a rendering */
+	bool local_known, peer_known;
+	uint64_t local_groups[64], peer_groups[64];
 };
 
 typedef bool (*prom_get)(const struct pctx *x, double *v);
@@ -61,14 +64,20 @@ static uint64_t conn_recv(const struct top_conn *c)
 	return c->next_rx_seq ? c->next_rx_seq - 1 : 0;
 }
 
-static size_t map_count_group(const struct wire_cong_map *m, unsigned g)
+/* Add the congested ports of |m| to |groups| by port group (port % 64):
+ * port p is bit p % 8 of byte p / 8, so its group is (byte % 8) * 8 + bit. */
+static void map_add_groups(const struct wire_cong_map *m, uint64_t groups[64])
 {
-	size_t n = 0;
+	for (size_t b = 0; b < sizeof(m->bits); b += 8) {
+		uint64_t w;
 
-	/* ports g, g + 64, ...: bit g % 8 of every eighth byte from g / 8 */
-	for (size_t b = g / 8; b < sizeof(m->bits); b += 8)
-		n += (m->bits[b] >> (g % 8)) & 1;
-	return n;
+		memcpy(&w, m->bits + b, 8);
+		if (!w)
+			continue;
+		for (unsigned k = 0; k < 8; k++)
+			for (unsigned bit = 0; bit < 8; bit++)
+				groups[k * 8 + bit] += (m->bits[b + k] >> bit) & 1;
+	}
 }
 
 /* ------------------------------------------------------------------------
@@ -206,25 +215,14 @@ CONN_SUM(g_retransq_bytes, retransq_bytes)
 
 GET(g_local_cong_group)
 {
-	if (!x->s->local_cong)
-		return false;
-	*v = (double)map_count_group(x->s->local_cong, x->group);
-	return true;
+	*v = (double)x->local_groups[x->group];
+	return x->local_known;
 }
 
 GET(g_peer_cong_group)
 {
-	size_t n = 0;
-	bool known = false;
-
-	for (size_t i = 0; i < x->s->n_conns; i++) {
-		if (!x->s->conns[i].peer_cong)
-			continue;
-		known = true;
-		n += map_count_group(x->s->conns[i].peer_cong, x->group);
-	}
-	*v = (double)n;
-	return known;
+	*v = (double)x->peer_groups[x->group];
+	return x->peer_known;
 }
 
 GET(g_cong_updates)
@@ -1015,8 +1013,19 @@ size_t prom_write(FILE *f, const struct top_snap *s, const struct prom_self *sel
 		unrank(&r);
 		s = x.s = NULL;
 	}
-	if (s)
+	if (s) {
 		x.folded = s->n_conns - r.n_own;
+		if (s->local_cong) {
+			x.local_known = true;
+			map_add_groups(s->local_cong, x.local_groups);
+		}
+		for (size_t i = 0; i < s->n_conns; i++) {
+			if (!s->conns[i].peer_cong)
+				continue;
+			x.peer_known = true;
+			map_add_groups(s->conns[i].peer_cong, x.peer_groups);
+		}
+	}
 	for (size_t i = 0; i < N_METRICS; i++) {
 		const struct prom_metric *m = &metrics[i];
 		bool own = strncmp(m->name, "exporter_", 9) == 0 || m->scope == PROM_S_INFO ||
