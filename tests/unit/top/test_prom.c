@@ -206,6 +206,30 @@ static void test_prom_no_snapshot(void **state)
 	free(t);
 }
 
+/* Every counter the kernel's RDS_INFO_COUNTERS gives (6.x and 7.x, core,
+ * TCP, IB) has its meaning in HELP. */
+static void test_prom_kernel_counter_help(void **state)
+{
+	static const enum wire_info_ctrs sets[] = { WIRE_INFO_CTRS_CORE, WIRE_INFO_CTRS_TCP,
+						    WIRE_INFO_CTRS_IB };
+	size_t total = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+		const char *const *names;
+		size_t n = wire_info_counter_names(sets[i], WIRE_KVER_7, &names);
+
+		for (size_t j = 0; j < n; j++) {
+			bool gauge;
+
+			if (!prom_counter_help(names[j], &gauge))
+				fail_msg("no HELP for the kernel counter %s", names[j]);
+		}
+		total += n;
+	}
+	assert_true(total >= 80);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +237,7 @@ int main(void)
 		cmocka_unit_test(test_prom_groups),
 		cmocka_unit_test(test_prom_openmetrics),
 		cmocka_unit_test(test_prom_no_snapshot),
+		cmocka_unit_test(test_prom_kernel_counter_help),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
