@@ -17,7 +17,9 @@ librds process (rdsdrive serve) and writes its textfile every 20 ms.
   4. node_exporter's textfile collector reads the file while rdstop
      rewrites it: 100 scrapes, each with every afrds_ family and no
      textfile error; 2000 direct reads, never a partial file;
-  5. promtool check metrics reports nothing on the textfile.
+  5. promtool check metrics reports nothing on the textfile;
+  6. the watched process is killed: afrds_up turns 0, the stack's series
+     go, the exporter goes on answering.
 
 Exit 77 when unshare, node_exporter or promtool is missing.
 """
@@ -243,6 +245,17 @@ try:
     slow.close()
     if exp.poll() is not None:
         bad("the exporter exited %d" % exp.returncode)
+
+    # 6. the watched process goes away: afrds_up 0, the exporter stays
+    note("# 6. the source gone")
+    serve.kill()
+    serve.wait()
+    body = wait_for(lambda: (lambda b: b if sample(b, "afrds_up") == 0 else None)(scrape()),
+                    "afrds_up 0 once the watched process is gone")
+    if body and ("afrds_connections{" in body or (sample(body, "afrds_exporter_snapshot_errors_total") or 0) < 1):
+        bad("a failed source still shows the stack, or no error counted")
+    if exp.poll() is not None:
+        bad("the exporter exited %d when its source went away" % exp.returncode)
 finally:
     for p in procs:
         if p.poll() is None:

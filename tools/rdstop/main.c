@@ -249,10 +249,15 @@ static int render_mem(const struct top_snap *s, const struct prom_self *self,
 /*
  * The exporter: a snapshot each interval, rendered once per format and
  * handed to the HTTP server and the textfile. A failed snapshot is
- * counted and shown as afrds_up 0; the exporter keeps trying.
+ * counted and shown as afrds_up 0, and the exporter keeps trying: a live
+ * source (the kernel, a librds process) that failed is closed and opened
+ * again at the next interval, so a loaded module or a restarted process
+ * is found. *statep: the open source, or NULL (not open yet).
  */
-static int run_exporter(const struct opts *o, void *state)
+static int run_exporter(const struct opts *o, void **statep)
 {
+	void *state = *statep;
+	bool reopen = o->src != &top_source_capture;
 	static struct prom_self self;
 	struct prom_http *http = NULL;
 	struct utsname un;
@@ -289,8 +294,16 @@ static int run_exporter(const struct opts *o, void *state)
 		}
 		t0 = now_ns();
 		top_snap_init(&cur);
-		e = o->src->snapshot(state, t0, &cur, err, sizeof(err));
+		e = state ? 0 : o->src->open(&state, &o->args, err, sizeof(err));
+		if (e < 0)
+			state = NULL;
+		else
+			e = o->src->snapshot(state, t0, &cur, err, sizeof(err));
 		ok = e == 0;
+		if (!ok && state && reopen) {
+			o->src->close(state);
+			state = NULL;
+		}
 		if (ok)
 			top_snap_link(&cur);
 		self.snapshots++;
@@ -329,6 +342,7 @@ static int run_exporter(const struct opts *o, void *state)
 			break;         /* a replayed capture ran out */
 	}
 	prom_http_stop(http);
+	*statep = state;
 	return 0;
 }
 
@@ -366,13 +380,17 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	e = o.src->open(&state, &o.args, err, sizeof(err));
-	if (e < 0) {
+	if (e < 0 && (o.src == &top_source_capture || !(o.prometheus || o.textfile))) {
 		fprintf(stderr, "rdstop: %s\n", err);
 		return 2;
 	}
 	if (o.prometheus || o.textfile) {
-		rc = run_exporter(&o, state);
-		o.src->close(state);
+		/* a live source that cannot be opened yet is tried each interval */
+		if (e < 0)
+			state = NULL;
+		rc = run_exporter(&o, &state);
+		if (state)
+			o.src->close(state);
 		return rc;
 	}
 	if (!o.batch) {
