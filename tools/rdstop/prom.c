@@ -666,17 +666,22 @@ const char *prom_counter_help(const char *name, bool *gauge)
  * The writer
  */
 
+/* HELP text (|quote| false) or a label value: escaped as the format
+ * says; a byte outside printable ASCII (a name a source gave, which need
+ * not be UTF-8, and Prometheus refuses a scrape that is not) becomes '?'. */
 static void put_escaped(FILE *f, const char *s, bool quote)
 {
 	for (; *s; s++) {
-		if (*s == '\\')
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '\\')
 			fputs("\\\\", f);
-		else if (*s == '\n')
+		else if (ch == '\n')
 			fputs("\\n", f);
-		else if (quote && *s == '"')
+		else if (quote && ch == '"')
 			fputs("\\\"", f);
 		else
-			fputc(*s, f);
+			fputc(ch >= 0x20 && ch < 0x7f ? ch : '?', f);
 	}
 }
 

@@ -77,6 +77,7 @@ static void snap3(struct top_snap *s)
 	conn(s, 3, 5, 5)->reconnects = 2;
 	conn(s, 4, 7, 1)->reconnects = 4;
 	s->conns[2].sendq_msgs = 9;
+	strcpy(s->conns[2].transport, "t\xff\x01\\");
 	k = top_snap_add_counter(s);
 	strcpy(k->name, "recv_delivered");
 	k->value = 40;
@@ -127,8 +128,10 @@ static void test_prom_top_and_other(void **state)
 	/* top 10: all three of their own, no "other" */
 	t = render(&s, 10, PROM_FMT_TEXT);
 	assert_null(strstr(t, "{local=\"other\""));
+	/* its transport's name escaped, the bytes that are not printable ASCII
+	 * replaced */
 	assert_true(sample(t, "afrds_connection_sent_messages_total{local=\"10.0.0.1\","
-			      "peer=\"10.0.0.4\",transport=\"tcp\",tos=\"0\"}") == 7);
+			      "peer=\"10.0.0.4\",transport=\"t??\\\\\",tos=\"0\"}") == 7);
 	free(t);
 	top_snap_fini(&s);
 }
