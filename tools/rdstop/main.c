@@ -313,10 +313,6 @@ static int run_exporter(const struct opts *o, void **statep)
 				fprintf(stderr, "rdstop: %s\n", err);
 		}
 		self.up = ok;
-		if (ok && cur.has_cong_mask)
-			for (unsigned g = 0; g < 64; g++)
-				self.cong_updates[g] += (cur.cong_mask >> g) & 1;
-		self.has_cong_updates |= ok && cur.has_cong_mask;
 		if (http)
 			prom_http_counts(http, &self.scrapes, &self.http_errors);
 		if (render_mem(ok ? &cur : NULL, &self, PROM_FMT_TEXT, &text, &tlen) < 0 ||

@@ -225,12 +225,6 @@ GET(g_peer_cong_group)
 	return x->peer_known;
 }
 
-GET(g_cong_updates)
-{
-	*v = (double)x->self->cong_updates[x->group];
-	return x->self->has_cong_updates;
-}
-
 GET(g_events_lost)
 {
 	*v = (double)x->s->events_lost;
@@ -433,9 +427,6 @@ static const struct prom_metric metrics[] = {
 	M("peer_congested_ports", PROM_GAUGE, PROM_S_GROUP, g_peer_cong_group,
 	  "Congested ports in the peers' congestion maps as last received, summed "
 	  "over the peers, by port group (port % 64)."),
-	M("congestion_updates", PROM_COUNTER, PROM_S_GROUP, g_cong_updates,
-	  "Congestion map updates the kernel reported to rdstop's RDS_CONG_MONITOR "
-	  "socket (RDS_CMSG_CONG_UPDATE), by port group (port % 64)."),
 	M("congestion_events_lost", PROM_GAUGE, PROM_S_STACK, g_events_lost,
 	  "Congestion map changes the source saw but did not keep in its time line."),
 	M("connection_up", PROM_GAUGE, PROM_S_CONN, c_up,

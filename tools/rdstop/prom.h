@@ -65,8 +65,6 @@ struct prom_self {
 	double collect_seconds;        /* the last snapshot's read and render */
 	uint64_t scrapes;              /* HTTP requests for /metrics */
 	uint64_t http_errors;          /* HTTP requests refused */
-	uint64_t cong_updates[64];     /* RDS_CMSG_CONG_UPDATE per group, summed */
-	bool has_cong_updates;
 	unsigned top;                  /* connections with series of their own */
 };
 
