@@ -5,6 +5,8 @@ clients it must survive, and its textfile under node_exporter (issue 33),
 in a network namespace of its own (unshare -n). The exporter watches a
 librds process (rdsdrive serve) and writes its textfile every 20 ms.
 
+  0. scrapes are answered from the last snapshot: 200 in a row take no
+     more snapshots than the interval gives;
   1. a request that never ends (headers started, never finished): while
      it is open, scrapes are answered; the server closes it (its idle
      timeout, 10 s) - checked last, so the wait overlaps the rest;
@@ -137,6 +139,18 @@ try:
         bad("families: %r" % want)
 
     note('# 1. a request that never ends')
+    # 0. scrapes do not reach the source: 200 scrapes in a row take no
+    # more snapshots than the interval gives (one each 20 ms, and one more
+    # on either side), where a snapshot per scrape would take 200 more
+    t_a = time.monotonic()
+    n_a = sample(scrape(), "afrds_exporter_snapshots_total")
+    for i in range(200):
+        scrape()
+    n_b = sample(scrape(), "afrds_exporter_snapshots_total")
+    bound = (time.monotonic() - t_a) / 0.02 + 2
+    if n_a is None or n_b is None or n_b - n_a > bound:
+        bad("200 scrapes: %r -> %r snapshots, at most %.0f expected" % (n_a, n_b, bound))
+
     # 1. a request that never ends
     slow = socket.create_connection(("127.0.0.1", PORT))
     slow.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: ")
