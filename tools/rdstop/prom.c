@@ -10,6 +10,7 @@
  * received; the first |top| have series of their own (and their paths),
  * the rest are summed into one set labelled local="other", peer="other".
  */
+#define _GNU_SOURCE
 #include "prom.h"
 
 #include <inttypes.h>
@@ -754,12 +755,11 @@ struct ranked {
 	int *path_no;                  /* [n_paths]: the path label */
 };
 
-static const struct top_snap *sort_snap;
-
-static int by_traffic(const void *a, const void *b)
+static int by_traffic(const void *a, const void *b, void *snap)
 {
-	const struct top_conn *x = &sort_snap->conns[*(const size_t *)a];
-	const struct top_conn *y = &sort_snap->conns[*(const size_t *)b];
+	const struct top_snap *s = snap;
+	const struct top_conn *x = &s->conns[*(const size_t *)a];
+	const struct top_conn *y = &s->conns[*(const size_t *)b];
 	uint64_t tx = conn_sent(x) + conn_recv(x), ty = conn_sent(y) + conn_recv(y);
 	int c;
 
@@ -788,8 +788,7 @@ static int rank(struct ranked *r, const struct top_snap *s, unsigned top)
 		return -1;
 	for (size_t i = 0; i < s->n_conns; i++)
 		r->order[i] = i;
-	sort_snap = s;
-	qsort(r->order, s->n_conns, sizeof(*r->order), by_traffic);
+	qsort_r(r->order, s->n_conns, sizeof(*r->order), by_traffic, (void *)s);
 	r->n_own = s->n_conns < top ? s->n_conns : top;
 	/* paths the source could not number get their place in the connection */
 	for (size_t c = 0; c < s->n_conns; c++) {
