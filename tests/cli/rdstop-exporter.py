@@ -10,9 +10,10 @@ librds process (rdsdrive serve) and writes its textfile every 20 ms.
   1. a request that never ends (headers started, never finished): while
      it is open, scrapes are answered; the server closes it (its idle
      timeout, 10 s) - checked last, so the wait overlaps the rest;
-  2. many connections (200, idle, more than the limit of 32): scrapes
-     succeed once they are gone, the snapshots went on meanwhile (the
-     textfile kept changing), the exporter's memory did not grow by more
+  2. many connections (200 from 127.0.0.2, idle, more than the limits of
+     8 an address and 32 in all): a scrape from 127.0.0.1 is answered while
+     they are held, and once they are gone; the snapshots went on (the
+     textfile kept changing); the exporter's memory did not grow by more
      than the connections could cost;
   3. huge headers (1 MiB): refused with 431 or the connection closed,
      nothing kept; the next scrape is answered;
@@ -164,8 +165,10 @@ try:
     snaps0 = sample(scrape(), "afrds_exporter_snapshots_total")
     many = []
     for i in range(200):
-        # non-blocking: past the limit and the backlog a connect waits
+        # from 127.0.0.2; non-blocking: past the limit and the backlog a
+        # connect waits
         s = socket.socket()
+        s.bind(("127.0.0.2", 0))
         s.setblocking(False)
         s.connect_ex(("127.0.0.1", PORT))
         many.append(s)
@@ -178,6 +181,11 @@ try:
     held = tf_snapshots()
     wait_for(lambda: (tf_snapshots() or 0) > (held or 0) + 5,
              "snapshots go on while 200 connections are held")
+    # one address gets 8 connections: a scraper from another is answered
+    # while the flood is held (the flood has had the snapshots' time to land)
+    body = scrape()
+    if sample(body, "afrds_up") != 1:
+        bad("no answer from another address during a flood of 200 connections")
     grown = rss_kib(exp.pid) - rss0
     for s in many:
         s.close()

@@ -4,7 +4,9 @@
  * every connection (epoll), so a slow client holds nothing but its own
  * connection; the daemon's bounds (prom_http.h) close idle connections,
  * refuse connections over the limit and answer requests whose headers do
- * not fit the per-connection memory with an error. The bodies are
+ * not fit the per-connection memory with an error; one address cannot
+ * take more than a quarter of the connections, so a flood from one host
+ * leaves room for the scrapers. The bodies are
  * libmicrohttpd response objects made once an interval and shared by
  * every request (libmicrohttpd counts their users).
  */
@@ -167,6 +169,7 @@ int prom_http_start(struct prom_http **out, const char *spec, uint16_t *port, ch
 	h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)PROM_HTTP_CONNS,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)PROM_HTTP_CONNS_PER_IP,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)PROM_HTTP_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)PROM_HTTP_MEM,
 				MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)16,

@@ -13,7 +13,8 @@
 #include <stdint.h>
 
 /* The server's bounds, which docs/monitoring.md lists. */
-#define PROM_HTTP_CONNS 32             /* connections at once; more are closed */
+#define PROM_HTTP_CONNS 32             /* connections at once; more wait */
+#define PROM_HTTP_CONNS_PER_IP 8       /* from one address; more are closed */
 #define PROM_HTTP_TIMEOUT_S 10         /* a connection idle this long is closed */
 #define PROM_HTTP_MEM (32 * 1024)      /* a request's headers and buffers */
 
