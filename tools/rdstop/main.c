@@ -196,13 +196,13 @@ static int textfile_write(const char *path, const char *buf, size_t len, char *e
 	else
 		n = snprintf(tmp, sizeof(tmp), ".%s.XXXXXX", path);
 	if (n < 0 || (size_t)n >= sizeof(tmp)) {
-		snprintf(err, errlen, "%s: name too long", path);
+		snprintf(err, errlen, "%.200s: name too long", path);
 		return -ENAMETOOLONG;
 	}
 	fd = mkstemp(tmp);
 	if (fd < 0) {
 		e = -errno;
-		snprintf(err, errlen, "cannot write beside %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot write beside %.180s: %s", path, strerror(errno));
 		return e;
 	}
 	for (size_t off = 0; off < len && !e;) {
@@ -222,7 +222,7 @@ static int textfile_write(const char *path, const char *buf, size_t len, char *e
 	if (!e && rename(tmp, path) < 0)
 		e = -errno;
 	if (e) {
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-e));
+		snprintf(err, errlen, "cannot write %.180s: %s", path, strerror(-e));
 		unlink(tmp);
 	}
 	return e;
