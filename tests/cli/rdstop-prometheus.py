@@ -38,11 +38,13 @@ def reexec_in_netns():
     if not shutil.which("unshare"):
         sys.exit(SKIP)
     env = dict(os.environ, RDSTOP_PROM_NETNS="1")
-    args = ["unshare", "-n", sys.executable] + sys.argv
-    if os.getuid() != 0:
-        args = ["unshare", "-r", "-n", sys.executable] + sys.argv
+    pre = ["unshare", "-n"] if os.getuid() == 0 else ["unshare", "-r", "-n"]
+    # a namespace we may not make is a skip, not a failure
+    if subprocess.run(pre + ["true"], stderr=subprocess.DEVNULL).returncode != 0:
+        print("cannot make a network namespace")
+        sys.exit(SKIP)
     try:
-        r = subprocess.run(args, env=env)
+        r = subprocess.run(pre + [sys.executable] + sys.argv, env=env)
     except OSError:
         sys.exit(SKIP)
     # unshare itself failing (no permission) exits 1 before our script runs
