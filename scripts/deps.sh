@@ -11,10 +11,14 @@ set -eu
 # (tests/shim); libibverbs-dev and librdmacm-dev build the IB transport
 # (rdsu_ib, left out without them). The kernel's RDS selftest
 # (tests/shim/kselftest-rds.sh) runs ip, tc, tcpdump, ping and killall.
+# libmicrohttpd serves rdstop's Prometheus metrics; prometheus (promtool,
+# and the server the exporter tests scrape with) and
+# prometheus-node-exporter (the textfile collector) are for the tests.
 PKGS="build-essential cmake pkg-config clang libcmocka-dev libnl-3-dev libjson-c-dev libpcap-dev liburing-dev python3
       libibverbs-dev librdmacm-dev
       lowdown man-db file dpkg-dev libncurses-dev tmux qperf
-      iproute2 tcpdump iputils-ping psmisc xz-utils"
+      iproute2 tcpdump iputils-ping psmisc xz-utils
+      libmicrohttpd-dev prometheus prometheus-node-exporter"
 # The Wireshark plugin (plugins/wireshark) and its tests (tests/wireshark).
 PKGS="$PKGS wireshark-dev tshark"
 # The kernel peer lab (tests/lab): qemu boots Debian kernels with RDS.

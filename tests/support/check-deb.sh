@@ -83,6 +83,11 @@ for p in $names; do
 			{ echo "man -w $tool: $page is not $p's"; exit 1; }
 	done
 done
+# rdstop's exporter brings its alerting rules, Grafana dashboard and unit
+for f in share/rdstop/monitoring/afrds.rules.yml share/rdstop/monitoring/afrds-dashboard.json \
+	lib/systemd/system/rdstop-exporter.service; do
+	dpkg -L rdstop | grep -q "/$f$" || { echo "rdstop's package lacks $f"; exit 1; }
+done
 
 cat >"$tmp/use.c" <<'C'
 #include <rds/rdsu.h>

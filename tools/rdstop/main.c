@@ -3,20 +3,28 @@
  * rdstop - a top for RDS: takes a snapshot of an RDS stack every interval
  * from a source (source.h), computes rates against the previous one
  * (model.c) and shows them in the interactive screen (ui.c) or, in batch
- * mode, prints each as plain text (render.c), like top -b.
+ * mode, prints each as plain text (render.c), like top -b. As an
+ * exporter (--prometheus, --textfile) it renders each snapshot as metrics
+ * (prom.c) for libmicrohttpd to serve (prom_http.c) or into a file that
+ * node_exporter's textfile collector reads.
  */
 #define _GNU_SOURCE
 #include <argp.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "parse.h"
+#include "prom.h"
+#include "prom_http.h"
 #include "render.h"
 #include "rio.h"
 #include "source.h"
@@ -28,9 +36,12 @@ const char *argp_program_version = "rdstop " RDSTK_VERSION;
 struct opts {
 	const struct top_source *src;
 	struct top_source_args args;
-	bool batch, list, json;
+	bool batch, list, json, metrics;
 	uint64_t count;               /* 0 = until interrupted */
 	double delay;
+	const char *prometheus;       /* --prometheus [ADDR]:PORT */
+	const char *textfile;         /* --textfile DIR or FILE.prom */
+	uint64_t top;                 /* --prometheus-top */
 };
 
 static volatile sig_atomic_t stop;
@@ -41,7 +52,7 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-enum { O_KERNEL = 0x100, O_LIBRDS, O_LIST, O_JSON };
+enum { O_KERNEL = 0x100, O_LIBRDS, O_LIST, O_JSON, O_PROM, O_TEXTFILE, O_TOP, O_METRICS };
 
 static const struct argp_option options[] = {
 	{ "batch", 'b', NULL, 0, "print plain-text snapshots to standard output (like top -b)", 0 },
@@ -56,6 +67,13 @@ static const struct argp_option options[] = {
 	  "state (by process id, or its socket's path)", 0 },
 	{ "list", O_LIST, NULL, 0, "list the librds processes that publish their monitor state, "
 	  "and exit", 0 },
+	{ "prometheus", O_PROM, "[ADDR]:PORT", 0, "serve the snapshots as Prometheus metrics "
+	  "at http://ADDR:PORT/metrics (no screen)", 1 },
+	{ "textfile", O_TEXTFILE, "DIR", 0, "write the metrics to DIR/rdstop.prom (or a FILE "
+	  "ending in .prom) each interval, atomically, for node_exporter (no screen)", 1 },
+	{ "prometheus-top", O_TOP, "N", 0, "connections with series of their own (default 100); "
+	  "the rest are summed as peer=\"other\"", 1 },
+	{ "metrics", O_METRICS, NULL, 0, "list every metric the exporter can give, and exit", 1 },
 	{ 0 }
 };
 
@@ -81,6 +99,21 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case O_LIST:
 		o->list = true;
 		return 0;
+	case O_METRICS:
+		o->metrics = true;
+		return 0;
+	case O_PROM:
+		o->prometheus = arg;
+		return 0;
+	case O_TEXTFILE:
+		if (!*arg)
+			argp_error(st, "--textfile needs a directory or a file ending in .prom");
+		o->textfile = arg;
+		return 0;
+	case O_TOP:
+		if (parse_count(arg, 0, 1000000, &o->top) < 0)
+			argp_error(st, "bad --prometheus-top '%s': 0 to 1000000", arg);
+		return 0;
 	case O_KERNEL:
 	case O_LIBRDS:
 	case 'r':
@@ -100,10 +133,13 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		argp_error(st, "unexpected argument '%s'", arg);
 		return 0;
 	case ARGP_KEY_END:
-		if (!o->src && !o->list)
+		if (!o->src && !o->list && !o->metrics)
 			argp_error(st, "a source is needed: --kernel, --librds, -r FILE or -i IFACE");
 		if (o->json && !o->batch)
 			argp_error(st, "--json is for batch mode: add -b");
+		if (o->json && (o->prometheus || o->textfile))
+			argp_error(st, "--json prints snapshots; --prometheus and --textfile "
+				   "export them: one or the other");
 		o->args.step_ns = (uint64_t)(o->delay * 1e9 + 0.5);
 		return 0;
 	}
@@ -130,9 +166,185 @@ static void pause_for(double seconds)
 		;
 }
 
+/* The textfile's path: FILE.prom as given, else DIR/rdstop.prom. */
+static int textfile_path(const char *arg, char *path, size_t len)
+{
+	size_t l = strlen(arg);
+	int n = l > 5 && strcmp(arg + l - 5, ".prom") == 0 ?
+			snprintf(path, len, "%s", arg) :
+			snprintf(path, len, "%s/rdstop.prom", arg);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/*
+ * Write |len| bytes to |path| as node_exporter's textfile collector needs:
+ * a temporary file beside it (a name it does not read: not *.prom),
+ * synced, then renamed over the old one, so a reader sees the old file or
+ * the new one, never part of one.
+ */
+static int textfile_write(const char *path, const char *buf, size_t len, char *err,
+			  size_t errlen)
+{
+	char tmp[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int n, fd, e = 0;
+
+	if (slash)
+		n = snprintf(tmp, sizeof(tmp), "%.*s/.%s.XXXXXX", (int)(slash - path), path,
+			     slash + 1);
+	else
+		n = snprintf(tmp, sizeof(tmp), ".%s.XXXXXX", path);
+	if (n < 0 || (size_t)n >= sizeof(tmp)) {
+		snprintf(err, errlen, "%.200s: name too long", path);
+		return -ENAMETOOLONG;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		e = -errno;
+		snprintf(err, errlen, "cannot write beside %.180s: %s", path, strerror(errno));
+		return e;
+	}
+	for (size_t off = 0; off < len && !e;) {
+		ssize_t w = write(fd, buf + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			e = w < 0 ? -errno : -EIO;
+		else
+			off += (size_t)w;
+	}
+	if (!e && (fchmod(fd, 0644) < 0 || fsync(fd) < 0))
+		e = -errno;
+	if (close(fd) < 0 && !e)
+		e = -errno;
+	if (!e && rename(tmp, path) < 0)
+		e = -errno;
+	if (e) {
+		snprintf(err, errlen, "cannot write %.180s: %s", path, strerror(-e));
+		unlink(tmp);
+	}
+	return e;
+}
+
+/* One rendering into memory. Return: 0; -ENOMEM. */
+static int render_mem(const struct top_snap *s, const struct prom_self *self,
+		      enum prom_fmt fmt, char **buf, size_t *len)
+{
+	FILE *f = open_memstream(buf, len);
+
+	if (!f)
+		return -ENOMEM;
+	prom_write(f, s, self, fmt);
+	if (ferror(f)) {
+		fclose(f);
+		free(*buf);
+		*buf = NULL;
+		return -ENOMEM;
+	}
+	return fclose(f) == 0 ? 0 : -ENOMEM;
+}
+
+/*
+ * The exporter: a snapshot each interval, rendered once per format and
+ * handed to the HTTP server and the textfile. A failed snapshot is
+ * counted and shown as afrds_up 0, and the exporter keeps trying: a live
+ * source (the kernel, a librds process) that failed is closed and opened
+ * again at the next interval, so a loaded module or a restarted process
+ * is found. *statep: the open source, or NULL (not open yet).
+ */
+static int run_exporter(const struct opts *o, void **statep)
+{
+	void *state = *statep;
+	bool reopen = o->src != &top_source_capture;
+	static struct prom_self self;
+	struct prom_http *http = NULL;
+	struct utsname un;
+	char err[256] = "", path[PATH_MAX];
+	struct top_snap cur;
+	uint16_t port = 0;
+	int e;
+
+	self.version = RDSTK_VERSION;
+	self.kernel = uname(&un) == 0 ? un.release : NULL;
+	self.top = o->top == UINT64_MAX ? PROM_TOP_DEFAULT : (unsigned)o->top;
+	if (o->textfile && textfile_path(o->textfile, path, sizeof(path)) < 0) {
+		fprintf(stderr, "rdstop: --textfile %s: name too long\n", o->textfile);
+		return 2;
+	}
+	if (o->prometheus) {
+		e = prom_http_start(&http, o->prometheus, &port, err, sizeof(err));
+		if (e < 0) {
+			fprintf(stderr, "rdstop: %s\n", err);
+			return 2;
+		}
+		fprintf(stderr, "rdstop: serving metrics on port %u at /metrics\n", port);
+	}
+	for (uint64_t i = 0; !stop && (!o->count || i < o->count); i++) {
+		uint64_t t0;
+		char *text = NULL, *om = NULL;
+		size_t tlen = 0, olen = 0;
+		bool ok;
+
+		if (i) {
+			pause_for(o->delay);
+			if (stop)
+				break;
+		}
+		t0 = now_ns();
+		top_snap_init(&cur);
+		e = state ? 0 : o->src->open(&state, &o->args, err, sizeof(err));
+		if (e < 0)
+			state = NULL;
+		else
+			e = o->src->snapshot(state, t0, &cur, err, sizeof(err));
+		ok = e == 0;
+		if (!ok && state && reopen) {
+			o->src->close(state);
+			state = NULL;
+		}
+		if (ok)
+			top_snap_link(&cur);
+		self.snapshots++;
+		if (!ok) {
+			self.errors++;
+			if (self.up || i == 0)
+				fprintf(stderr, "rdstop: %s\n", err);
+		}
+		self.up = ok;
+		if (http)
+			prom_http_counts(http, &self.scrapes, &self.http_errors);
+		if (render_mem(ok ? &cur : NULL, &self, PROM_FMT_TEXT, &text, &tlen) < 0 ||
+		    render_mem(ok ? &cur : NULL, &self, PROM_FMT_OPENMETRICS, &om, &olen) < 0) {
+			fprintf(stderr, "rdstop: out of memory\n");
+			free(text);
+			free(om);
+			top_snap_fini(&cur);
+			continue;
+		}
+		self.collect_seconds = (double)(now_ns() - t0) / 1e9;
+		if (o->textfile && textfile_write(path, text, tlen, err, sizeof(err)) < 0)
+			fprintf(stderr, "rdstop: %s\n", err);
+		if (http) {
+			prom_http_publish(http, text, tlen, om, olen);
+		} else {
+			free(text);
+			free(om);
+		}
+		ok = ok && cur.ended;
+		top_snap_fini(&cur);
+		if (ok)
+			break;         /* a replayed capture ran out */
+	}
+	prom_http_stop(http);
+	*statep = state;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	static struct opts o = { .delay = 1 };
+	static struct opts o = { .delay = 1, .top = UINT64_MAX };
 	static const struct argp ap = {
 		options, parse, NULL,
 		"Show an RDS stack's connections, paths, sockets, queues and counters, "
@@ -152,17 +364,30 @@ int main(int argc, char **argv)
 		return 2;
 	if (o.list)
 		return top_librds_list(stdout);
+	if (o.metrics) {
+		prom_list(stdout);
+		return 0;
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
-	if (!o.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+	if (!o.batch && !o.prometheus && !o.textfile && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		fprintf(stderr, "rdstop: the interactive screen needs a terminal: use -b\n");
 		return 2;
 	}
 	e = o.src->open(&state, &o.args, err, sizeof(err));
-	if (e < 0) {
+	if (e < 0 && (o.src == &top_source_capture || !(o.prometheus || o.textfile))) {
 		fprintf(stderr, "rdstop: %s\n", err);
 		return 2;
+	}
+	if (o.prometheus || o.textfile) {
+		/* a live source that cannot be opened yet is tried each interval */
+		if (e < 0)
+			state = NULL;
+		rc = run_exporter(&o, &state);
+		if (state)
+			o.src->close(state);
+		return rc;
 	}
 	if (!o.batch) {
 		rc = top_ui_run(o.src, state, o.delay, o.count, err, sizeof(err));
