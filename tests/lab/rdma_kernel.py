@@ -24,6 +24,7 @@ build/lab/rdma_kernel-<k>/ and, with --rdsdump, decoded there into
 capture.txt (rdsdump -r). Exit: 0 pass, 1 fail, 77 skipped (not root,
 outside CI).
 """
+import json
 import os
 import re
 import subprocess
@@ -168,6 +169,37 @@ def facts(text):
     return out
 
 
+def check_capture(rdsdump, cap, fails):
+    """rdsdump's view of the capture: RDMA WRITEs and READs on the wire,
+    each claimed by the message after it (same QP, same r_key), READ
+    RESPONSEs as many as READs, no PSN gap from the RDMA packets."""
+    p = subprocess.run([rdsdump, "-n", "--json", "-r", cap], capture_output=True, text=True)
+    ops, tied, unmatched, resp, gaps = {}, 0, 0, 0, 0
+    for line in p.stdout.splitlines():
+        if not line.startswith("{"):
+            continue
+        r = json.loads(line)
+        if r["type"] == "rdma":
+            ops[r["op"]] = ops.get(r["op"], 0) + 1
+        elif r["type"] == "msg":
+            tied += r.get("rdma_ops") or 0
+            unmatched += r.get("rdma_unmatched") or 0
+        elif r["type"] == "note" and r["note"] == "psn_gap":
+            gaps += 1
+    requests = sum(v for k, v in ops.items() if k != "read_response")
+    print("rdsdump: rdma %r, %d claimed by their messages, %d unmatched, %d psn gaps"
+          % (ops, tied, unmatched, gaps), flush=True)
+    if ops.get("write", 0) < 8 or ops.get("read", 0) < 2:
+        fails.append("rdsdump saw too few RDMA operations: %r" % ops)
+    if ops.get("read_response", 0) != ops.get("read", 0):
+        fails.append("rdsdump: %r: a READ RESPONSE per READ" % ops)
+    if tied != requests or unmatched:
+        fails.append("rdsdump: %d of %d RDMA requests claimed, %d unmatched"
+                     % (tied, requests, unmatched))
+    if gaps:
+        fails.append("rdsdump: %d PSN gaps in a capture that dropped nothing" % gaps)
+
+
 def main():
     ap = lab.arg_parser()
     ap.add_argument("--rdmapeer", required=True)
@@ -234,6 +266,7 @@ def main():
                 f.write(p.stdout + p.stderr)
             if p.returncode != 0:
                 fails.append("rdsdump -r exit %d: %s" % (p.returncode, p.stderr[-400:]))
+            check_capture(a.rdsdump, cap, fails)
         log("rcs %s" % rcs)
     return lab.verdict(fails, log, a.kernel)
 
