@@ -11,7 +11,8 @@ RDS_CMSG_RDMA_MAP cmsg when asked and answers with hashes of it. Guest 2
 (10.199.0.3) runs `rdmapeer --role driver` on port 5000: RDMA reads and
 writes (several vectors, fence, notify, silent) checked by hash on both
 sides, use-once and freed regions, an out-of-range offset, a wrong r_key
-with more RDMA queued behind it, RDS_CANCEL_SENT_TO of an RDMA queued to
+with more RDMA queued behind it, the same without NOTIFY_ME under
+RDS_RECVERR, RDS_CANCEL_SENT_TO of an RDMA queued to
 an address nobody answers (10.199.0.9), the same calls on an RDS/TCP
 socket, and the atomics on a connection of their own (TOS 1). The
 protocol between the two is at the top of rdmapeer.c.
@@ -123,6 +124,11 @@ EXPECT = {
     "freed_FI_write_status": ("REMOTE_ERROR", "DROPPED"),
     "past_pages_write_status": ("REMOTE_ERROR", "DROPPED"),
     "wrong_rkey_write_status": ("REMOTE_ERROR", "DROPPED"),
+    # the same refused op without NOTIFY_ME, RDS_RECVERR set: one
+    # notification, from the teardown (net/rds/send.c
+    # rds_send_remove_from_sock), as the completion path needs NOTIFY_ME
+    "recverr_write_send": "0",
+    "recverr_write_status": "DROPPED",
     # queued behind the refused op on its QP: each ends with one
     # notification, SUCCESS or DROPPED by when the reconnect takes them
     "wrong_rkey_behind0_status": ("SUCCESS", "DROPPED"),

@@ -688,7 +688,7 @@ static const char *landed(const char *name, uint64_t before, uint64_t *guard)
 
 /* An RDMA write that the peer's HCA refuses, on a socket of its own with
  * TOS |tos| (a connection of its own), followed by |behind| good writes
- * queued behind it: the status of each. */
+ * queued behind it: the status of each (-1: none behind, and see below). */
 static void fatal_case(const char *name, const char *bind_addr, int port, int tos,
 		       uint64_t cookie, uint64_t raddr, uint8_t *buf, size_t len,
 		       uint64_t token, int behind)
@@ -709,8 +709,20 @@ static void fatal_case(const char *name, const char *bind_addr, int port, int to
 		    !wait_msg(&E, "HELLO", 2, NULL))
 			break;
 	}
-	err = rdma_op(&E, name, cookie, raddr, buf, len, 1,
-		      RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, token, NULL);
+	/* a negative |behind|: no NOTIFY_ME, RDS_RECVERR on the socket
+	 * instead (net/rds/send.c rds_send_remove_from_sock notifies a
+	 * failure then) */
+	unsigned notify = RDS_RDMA_NOTIFY_ME;
+
+	if (behind < 0) {
+		int one = 1;
+
+		setsockopt(E.fd, SOL_RDS, RDS_RECVERR, &one, sizeof(one));
+		notify = 0;
+		behind = 0;
+	}
+	err = rdma_op(&E, name, cookie, raddr, buf, len, 1, RDS_RDMA_READWRITE | notify, token,
+		      NULL);
 	snprintf(key, sizeof(key), "%s_write_send", name);
 	fact(key, "%s", ename(err));
 	for (int i = 0; i < behind; i++) {
@@ -721,7 +733,7 @@ static void fatal_case(const char *name, const char *bind_addr, int port, int to
 			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, token + 1 + (uint64_t)i, NULL);
 	}
 	snprintf(key, sizeof(key), "%s_write_status", name);
-	fact(key, "%s", sname(wait_note(&E, token, WAIT_S)));
+	fact(key, "%s", sname(wait_note(&E, token, notify ? WAIT_S : WAIT_S / 2)));
 	for (int i = 0; i < behind; i++) {
 		snprintf(key, sizeof(key), "%s_behind%d_status", name, i);
 		fact(key, "%s", sname(wait_note(&E, token + 1 + (uint64_t)i, i ? 2 : 10)));
@@ -1135,6 +1147,10 @@ const char *bind_addr, int port, const char *bad_peer, int atomics)
 	}
 	fatal_case("wrong_rkey", bind_addr, port + 6, 4, A.cookie ^ 0x00ffff00ull, 0, local, 4096,
 		   61, 3);
+	/* the same refused write without NOTIFY_ME on a socket with
+	 * RDS_RECVERR */
+	fatal_case("recverr", bind_addr, port + 8, 6, A.cookie ^ 0x00ffff00ull, 0, local, 4096, 67,
+		   -1);
 	/* and the control connection still carries RDMA */
 	fill(local, alen, 10);
 	err = rdma_op(&S, "after", A.cookie, 0, local, alen, 1,
