@@ -48,6 +48,36 @@ enum dump_rec_type {
 	DUMP_REC_CM,            /* an IB CM message (REQ, REP, ...) */
 	DUMP_REC_NL,            /* an RDMA netlink local-service message */
 	DUMP_REC_BAD,           /* a packet that could not be decoded */
+	DUMP_REC_RDMA,          /* IB: an RDMA or atomic operation on an RDS QP */
+};
+
+/* What an RDMA record is (the RC opcodes of the operation's packets). */
+enum dump_rdma_op {
+	DUMP_RDMA_WRITE = 1,    /* RDMA WRITE FIRST ... LAST, or ONLY */
+	DUMP_RDMA_READ,         /* RDMA READ REQUEST */
+	DUMP_RDMA_READ_RESP,    /* RDMA READ RESPONSE FIRST ... LAST, or ONLY */
+	DUMP_RDMA_CSWP,         /* COMPARE SWAP */
+	DUMP_RDMA_FADD,         /* FETCH ADD */
+};
+/* Its names in text and JSON ("write", "read", ...). */
+extern const struct wire_tok dump_rdma_op_toks[];
+
+/* An RDMA operation, emitted at its last packet (a READ REQUEST and an
+ * atomic are one packet). rkey, va and len are its RETH's (AtomicETH's
+ * for atomics, len 8), for a READ RESPONSE the bytes it carried. The RDS
+ * message that carried a request comes after it on the same QP with an
+ * RDMA extension header of the same r_key (net/rds/ib_send.c: the RDMA
+ * work request is posted before the SEND): that message's dump_msg
+ * rdma_ops / rdma_bytes count it. */
+struct dump_rdma_rec {
+	enum dump_rdma_op op;
+	uint32_t rkey;
+	uint64_t va;
+	uint64_t len;           /* requested (RETH DMA length) */
+	uint64_t bytes;         /* payload bytes seen in its packets */
+	uint32_t packets;
+	uint32_t psn;           /* of its first packet */
+	uint64_t swap_add, compare;     /* atomics */
 };
 
 /* What a NOTE record reports. len/aux meanings in the comments. */
@@ -123,6 +153,13 @@ struct dump_msg {
 
 	/* IB: every packet's ICRC verified (false if any could not be checked) */
 	bool icrc_ok;
+
+	/* IB: RDMA operations seen on this QP since the message before, whose
+	 * r_key is the one in this message's RDMA extension header, and their
+	 * requested bytes; rdma_unmatched: those with another r_key */
+	uint32_t rdma_ops;
+	uint64_t rdma_bytes;
+	uint32_t rdma_unmatched;
 };
 
 struct dump_note_rec {
@@ -156,6 +193,7 @@ struct dump_rec {
 		struct dump_msg msg;            /* MSG */
 		struct dump_note_rec note;      /* NOTE */
 		struct dump_cm_rec cm;          /* CM */
+		struct dump_rdma_rec rdma;      /* RDMA */
 		const struct wire_nl_ls *nl;    /* NL */
 		struct {
 			int err;                /* WIRE_ERR_* */
@@ -187,6 +225,10 @@ struct dump_pstats {
 	uint64_t gap_bytes;     /* TCP bytes, IB packets */
 	uint64_t resyncs;
 	uint64_t conns;         /* TCP connections (or QPs) that carried this path */
+	uint64_t rdma_ops;      /* IB: RDMA and atomic operations sent this way
+				 * (requests; a READ's data flows back) */
+	uint64_t rdma_bytes;    /* IB: RDMA payload bytes that flowed this way
+				 * (WRITE data, READ RESPONSE data) */
 };
 
 /*
@@ -195,7 +237,7 @@ struct dump_pstats {
  * key and text heading); NULL past the last. dump_pstats_values() - the
  * columns of |p|.
  */
-#define DUMP_PSTATS_COLS 14
+#define DUMP_PSTATS_COLS 16
 const char *dump_pstats_col(size_t i);
 void dump_pstats_values(const struct dump_pstats *p, uint64_t v[DUMP_PSTATS_COLS]);
 

@@ -56,6 +56,15 @@ struct qstate {
 	uint8_t *keep;
 	struct wire_rules rules;/* of the packets of the message in progress */
 	bool icrc_ok;
+	/* RDMA: the WRITE (or READ RESPONSE) in progress, and the PSNs a
+	 * READ REQUEST took (one per response packet, at most len / 256) */
+	struct dump_rdma_rec op, resp;
+	bool in_op, in_resp;
+	uint32_t read_slack;
+	/* the operations since the last message, for the next message's
+	 * RDMA extension header to claim by r_key */
+	struct { uint32_t rkey; uint64_t len; } pend[8];
+	uint32_t npend;
 };
 
 enum fkind { F_TCP, F_QP };

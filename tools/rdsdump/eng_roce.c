@@ -21,6 +21,8 @@ static void qp_reset(struct dump_eng *e, struct flow *f)
 	wire_reasm_init_prefix(&f->q.ra, e->cfg.max_len, f->q.keep, e->cfg.keep);
 	wire_rules_clear(&f->q.rules);
 	f->q.icrc_ok = true;
+	f->q.in_op = false;
+	f->q.read_slack = 0;
 }
 
 void eng_qp_close_flow(struct dump_eng *e, struct flow *f)
@@ -79,6 +81,201 @@ static struct flow *qp_flow(struct dump_eng *e, const struct wire_roce *r)
 	return f;
 }
 
+/* ------------------------------------------------------------------------
+ * RDMA operations on an RDS QP (net/rds/ib_send.c rds_ib_xmit_rdma,
+ * rds_ib_xmit_atomic: posted before the SEND of their message)
+ */
+
+static uint64_t be64_at(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* A message that carries an RDMA extension header claims the operations
+ * seen on its QP since the last such message: those with its r_key are
+ * its own, the others unmatched. Messages without one leave them. */
+static void rdma_claim(struct dump_eng *e, struct flow *f, const struct wire_hdr *h,
+		       struct dump_msg *m)
+{
+	struct wire_exts x;
+	struct qstate *q = &f->q;
+	bool has = false;
+	uint32_t rkey = 0;
+
+	if (!q->npend)
+		return;
+	wire_exts_decode(&x, h->ext, e->cfg.kv);
+	for (unsigned i = 0; i < x.count; i++)
+		if (x.e[i].type == WIRE_EXT_RDMA && x.e[i].known) {
+			has = true;
+			rkey = x.e[i].u.rdma_rkey;
+		}
+	if (!has)
+		return;
+	for (uint32_t i = 0; i < q->npend; i++) {
+		if (q->pend[i].rkey == rkey) {
+			m->rdma_ops++;
+			m->rdma_bytes += q->pend[i].len;
+		} else {
+			m->rdma_unmatched++;
+		}
+	}
+	q->npend = 0;
+}
+
+static void rdma_emit(struct dump_eng *e, struct flow *f, const struct dump_rdma_rec *a)
+{
+	struct conn *c = eng_conn_of(e, f->conn);
+	int d = f->d[0].dir;
+	struct dump_rec rec;
+
+	eng_rec_init(e, &rec, DUMP_REC_RDMA, f, d);
+	rec.u.rdma = *a;
+	if (c) {
+		struct dump_pstats *st = &c->pub.st[0][d];
+
+		if (a->op != DUMP_RDMA_READ_RESP)
+			st->rdma_ops++;
+		st->rdma_bytes += a->bytes;
+	}
+	if (a->op != DUMP_RDMA_READ_RESP) {
+		struct qstate *q = &f->q;
+
+		if (q->npend == sizeof(q->pend) / sizeof(q->pend[0])) {
+			memmove(&q->pend[0], &q->pend[1], sizeof(q->pend) - sizeof(q->pend[0]));
+			q->npend--;
+		}
+		q->pend[q->npend].rkey = a->rkey;
+		q->pend[q->npend].len = a->op == DUMP_RDMA_READ || a->op == DUMP_RDMA_WRITE ?
+					a->len : 8;
+		q->npend++;
+	}
+	eng_emit(e, &rec);
+}
+
+/* |r| is an RC or UC packet that is not a SEND, on a QP already taken as
+ * RDS. Requests (WRITE, READ REQUEST, atomics) take PSNs in the
+ * requester's sequence as SENDs do; READ RESPONSEs travel the other way
+ * with the requester's PSNs, so they stay out of this flow's sequence. */
+static void rdma_packet(struct dump_eng *e, const struct wire_pkt *p, const struct wire_roce *r)
+{
+	unsigned tr = r->bth.opcode >> 5, op = r->bth.opcode & 0x1f;
+	struct dump_ep s, dst;
+	struct flow *f;
+	struct qstate *q;
+	int32_t gap;
+	int d;
+
+	if (tr > 1 || op < 0x06 || op > 0x14 || op == 0x11 || op == 0x12)
+		return;         /* not RC/UC, or an acknowledgement */
+	packet_eps(r, &s, &dst);
+	f = eng_flow_find(e, F_QP, &s, &dst, r->bth.dqpn);
+	if (!f || !f->q.rds)
+		return;
+	eng_lru_front(e, f);
+	q = &f->q;
+	d = f->d[0].dir;
+	if (op >= 0x0d && op <= 0x10) {
+		if (op == 0x0d || op == 0x10) {
+			memset(&q->resp, 0, sizeof(q->resp));
+			q->resp.op = DUMP_RDMA_READ_RESP;
+			q->resp.psn = r->bth.psn;
+			q->in_resp = true;
+		} else if (!q->in_resp) {
+			return;
+		}
+		q->resp.bytes += r->payload_len;
+		q->resp.packets++;
+		if (op == 0x0f || op == 0x10) {
+			q->in_resp = false;
+			rdma_emit(e, f, &q->resp);
+		}
+		return;
+	}
+	gap = wire_ib_psn_step(&q->have_psn, &q->next_psn, r->bth.psn);
+	if (gap < 0) {
+		eng_note(e, f, d, DUMP_NOTE_PSN_DUP, 1, r->bth.psn, 0);
+		return;
+	}
+	if (gap && (uint32_t)gap >= q->read_slack) {
+		eng_note(e, f, d, DUMP_NOTE_PSN_GAP, (uint64_t)gap, r->bth.psn, 0);
+		qp_reset(e, f);
+	}
+	q->read_slack = 0;
+	if (p->l3_caplen < p->l3_len) {
+		eng_note(e, f, d, DUMP_NOTE_TRUNC, p->l3_len - p->l3_caplen, r->bth.psn, 0);
+		q->in_op = false;
+		return;
+	}
+	if (r->has_reth) {
+		memset(&q->op, 0, sizeof(q->op));
+		q->op.rkey = r->reth.rkey;
+		q->op.va = r->reth.va;
+		q->op.len = r->reth.dma_len;
+		q->op.psn = r->bth.psn;
+		q->in_op = false;
+	}
+	switch (op) {
+	case 0x06:              /* WRITE FIRST */
+	case 0x0a:              /* WRITE ONLY */
+	case 0x0b:              /* WRITE ONLY with immediate */
+		q->op.op = DUMP_RDMA_WRITE;
+		q->op.bytes = r->payload_len;
+		q->op.packets = 1;
+		q->in_op = op == 0x06;
+		if (op != 0x06)
+			rdma_emit(e, f, &q->op);
+		break;
+	case 0x07:              /* WRITE MIDDLE */
+	case 0x08:              /* WRITE LAST */
+	case 0x09:              /* WRITE LAST with immediate */
+		if (!q->in_op)
+			break;  /* its first packet was not seen */
+		q->op.bytes += r->payload_len;
+		q->op.packets++;
+		if (op != 0x07) {
+			q->in_op = false;
+			rdma_emit(e, f, &q->op);
+		}
+		break;
+	case 0x0c:              /* READ REQUEST: one PSN per response packet */
+		q->op.op = DUMP_RDMA_READ;
+		q->op.packets = 1;
+		q->read_slack = (uint32_t)((q->op.len + 255) / 256);
+		rdma_emit(e, f, &q->op);
+		break;
+	case 0x13:              /* COMPARE SWAP */
+	case 0x14:              /* FETCH ADD */
+		if (!r->has_atomic_eth)
+			break;
+		/* AtomicETH (VA, R_Key, SwapAdd, Compare): libwire checked
+		 * its 28 bytes and keeps none of them; they end where the
+		 * payload starts */
+		{
+			const uint8_t *a = r->payload - 28;
+
+			memset(&q->op, 0, sizeof(q->op));
+			q->op.op = op == 0x13 ? DUMP_RDMA_CSWP : DUMP_RDMA_FADD;
+			q->op.va = be64_at(a);
+			q->op.rkey = (uint32_t)a[8] << 24 | (uint32_t)a[9] << 16 |
+				     (uint32_t)a[10] << 8 | a[11];
+			q->op.swap_add = be64_at(a + 12);
+			q->op.compare = be64_at(a + 20);
+			q->op.len = 8;
+			q->op.packets = 1;
+			q->op.psn = r->bth.psn;
+			rdma_emit(e, f, &q->op);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
 static void qp_send_done(struct dump_eng *e, struct flow *f)
 {
 	struct wire_frame fr;
@@ -107,6 +304,7 @@ static void qp_send_done(struct dump_eng *e, struct flow *f)
 		return;
 	}
 	eng_rec_init(e, &r, DUMP_REC_MSG, f, d);
+	rdma_claim(e, f, &fr.hdr, &r.u.msg);
 	r.u.msg.hdr = fr.hdr;
 	r.u.msg.payload = fr.payload;
 	r.u.msg.caplen = fr.caplen;
@@ -128,8 +326,10 @@ static void qp_packet(struct dump_eng *e, const struct wire_pkt *p, const struct
 	int32_t gap;
 	int d;
 
-	if (seg == WIRE_IB_SEG_NONE)
+	if (seg == WIRE_IB_SEG_NONE) {
+		rdma_packet(e, p, r);
 		return;
+	}
 	f = qp_flow(e, r);
 	if (!f)
 		return;
@@ -142,10 +342,11 @@ static void qp_packet(struct dump_eng *e, const struct wire_pkt *p, const struct
 		eng_note(e, f, d, DUMP_NOTE_PSN_DUP, 1, r->bth.psn, 0);
 		return;
 	}
-	if (gap) {
+	if (gap && (uint32_t)gap >= q->read_slack) {
 		eng_note(e, f, d, DUMP_NOTE_PSN_GAP, (uint64_t)gap, r->bth.psn, 0);
 		qp_reset(e, f);
 	}
+	q->read_slack = 0;
 	if (p->l3_caplen < p->l3_len) {
 		eng_note(e, f, d, DUMP_NOTE_TRUNC, p->l3_len - p->l3_caplen, r->bth.psn, 0);
 		qp_reset(e, f);

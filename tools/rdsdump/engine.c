@@ -37,6 +37,15 @@
  * Names
  */
 
+const struct wire_tok dump_rdma_op_toks[] = {
+	{ DUMP_RDMA_WRITE, "write" },
+	{ DUMP_RDMA_READ, "read" },
+	{ DUMP_RDMA_READ_RESP, "read_response" },
+	{ DUMP_RDMA_CSWP, "compare_swap" },
+	{ DUMP_RDMA_FADD, "fetch_add" },
+	{ 0, NULL },
+};
+
 const struct wire_tok dump_note_toks[] = {
 	{ DUMP_NOTE_SYN, "syn" },
 	{ DUMP_NOTE_MIDSTREAM, "midstream" },

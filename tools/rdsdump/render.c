@@ -38,7 +38,8 @@ static const struct wire_tok flow_toks[] = {
 
 static const struct wire_tok rec_type_toks[] = {
 	{ DUMP_REC_MSG, "msg" }, { DUMP_REC_NOTE, "note" }, { DUMP_REC_CM, "cm" },
-	{ DUMP_REC_NL, "nl" },   { DUMP_REC_BAD, "bad" },   { 0, NULL },
+	{ DUMP_REC_NL, "nl" },   { DUMP_REC_BAD, "bad" },   { DUMP_REC_RDMA, "rdma" },
+	{ 0, NULL },
 };
 
 /* IB CM REJ reasons an RDS capture is likely to show (IBTA table 112,
@@ -396,7 +397,8 @@ enum {
 	M_FLAG_NAMES, M_CREDIT, M_CSUM, M_PAD, M_EXTHDR, M_EXT, M_EXT_END,
 	M_EXT_OVERRUN, M_EXT_STOPPED_HIGH, M_SEQ_STATE, M_SEQ_EXPECTED, M_AGAIN,
 	M_CAPLEN, M_INCOMPLETE, M_FRAGS, M_SEGS, M_ICRC_OK, M_CONN_NPATHS,
-	M_GEN_CHANGED, M_GEN_PREV, M_CONG, M_RULES, M_HEX, M__N
+	M_GEN_CHANGED, M_GEN_PREV, M_CONG, M_RDMA_OPS, M_RDMA_BYTES,
+	M_RDMA_UNMATCHED, M_RULES, M_HEX, M__N
 };
 
 static const struct out_field msg_fields[M__N] = {
@@ -429,6 +431,9 @@ static const struct out_field msg_fields[M__N] = {
 	[M_GEN_CHANGED] = F("gen_changed", OUT_BOOL, 1),
 	[M_GEN_PREV] = F("gen_prev", OUT_HEX, 1, .digits = 8),
 	[M_CONG] = F("cong", OUT_OBJECT, 1, .sub = &cong_group),
+	[M_RDMA_OPS] = F("rdma_ops", OUT_U64, 1),
+	[M_RDMA_BYTES] = F("rdma_bytes", OUT_U64, 1),
+	[M_RDMA_UNMATCHED] = F("rdma_unmatched", OUT_U64, 1),
 	TAIL_FIELDS(M_RULES, M_HEX),
 };
 
@@ -557,6 +562,25 @@ static const struct out_field nl_fields[NL__N] = {
 	TAIL_FIELDS(NL_RULES, NL_HEX),
 };
 
+enum {
+	R_OP = C__N, R_RKEY, R_VA, R_LEN, R_BYTES, R_PACKETS, R_PSN, R_SWAP_ADD,
+	R_COMPARE, R_RULES, R_HEX, R__N
+};
+
+static const struct out_field rdma_fields[R__N] = {
+	COMMON_FIELDS,
+	[R_OP] = F("op", OUT_STR, 1, .names = dump_rdma_op_toks),
+	[R_RKEY] = F("rkey", OUT_HEX, 1, .digits = 8),
+	[R_VA] = F("va", OUT_HEX, 1, .digits = 16),
+	[R_LEN] = F("len", OUT_U64, 1),
+	[R_BYTES] = F("bytes", OUT_U64, 1),
+	[R_PACKETS] = F("packets", OUT_U64, 1),
+	[R_PSN] = F("psn", OUT_HEX, 1, .digits = 6),
+	[R_SWAP_ADD] = F("swap_add", OUT_HEX, 1, .digits = 16),
+	[R_COMPARE] = F("compare", OUT_HEX, 1, .digits = 16),
+	TAIL_FIELDS(R_RULES, R_HEX),
+};
+
 enum { B_LAYER = C__N, B_ERROR, B_ERR, B_RULES, B_HEX, B__N };
 
 static const struct out_field bad_fields[B__N] = {
@@ -575,6 +599,7 @@ static const struct out_group rec_groups[] = {
 	[DUMP_REC_CM] = OUT_GROUP("cm", cm_fields),
 	[DUMP_REC_NL] = OUT_GROUP("nl", nl_fields),
 	[DUMP_REC_BAD] = OUT_GROUP("bad", bad_fields),
+	[DUMP_REC_RDMA] = OUT_GROUP("rdma", rdma_fields),
 };
 
 const struct out_group *dump_rec_fields(enum dump_rec_type t)
@@ -779,8 +804,47 @@ static void line_msg(struct out *s, const struct dump_rec *r)
 	}
 	if (m->incomplete)
 		out_puts(s, " incomplete");
+	if (m->rdma_ops) {
+		out_puts(s, " rdma_ops ");
+		out_put_u64(s, m->rdma_ops);
+		out_puts(s, " (");
+		out_put_u64(s, m->rdma_bytes);
+		out_puts(s, " bytes)");
+	}
+	if (m->rdma_unmatched) {
+		out_puts(s, " rdma_unmatched ");
+		out_put_u64(s, m->rdma_unmatched);
+	}
 	if (m->kind == WIRE_KIND_CONG)
 		line_cong(s, m);
+}
+
+/* "rdma write rkey 0x00000400 va 0x0000000000000064 len 13288 packets 13" */
+static void line_rdma(struct out *s, const struct dump_rec *r)
+{
+	const struct dump_rdma_rec *a = &r->u.rdma;
+
+	out_puts(s, "rdma ");
+	out_puts(s, wire_tok_str(dump_rdma_op_toks, a->op, "?"));
+	if (a->op != DUMP_RDMA_READ_RESP) {
+		out_puts(s, " rkey ");
+		out_put_hex(s, a->rkey, 8);
+		out_puts(s, " va ");
+		out_put_hex(s, a->va, 16);
+		out_u64(s, R_LEN, a->len);
+	}
+	if (a->op == DUMP_RDMA_WRITE || a->op == DUMP_RDMA_READ_RESP) {
+		out_u64(s, R_BYTES, a->bytes);
+		out_u64(s, R_PACKETS, a->packets);
+	}
+	if (a->op == DUMP_RDMA_CSWP || a->op == DUMP_RDMA_FADD) {
+		out_puts(s, a->op == DUMP_RDMA_FADD ? " add " : " swap ");
+		out_put_hex(s, a->swap_add, 16);
+		if (a->op == DUMP_RDMA_CSWP) {
+			out_puts(s, " compare ");
+			out_put_hex(s, a->compare, 16);
+		}
+	}
 }
 
 /* A note's one-line words, and what follows them: nothing, its length in
@@ -1234,6 +1298,45 @@ static void rec_msg(struct out *o, const struct dump_rec *r)
 		out_null(o, M_GEN_PREV);
 	out_eol(o);
 	rec_cong(o, m);
+	if (r->xp == DUMP_XP_IB && (out_is_json(o) || m->rdma_ops || m->rdma_unmatched)) {
+		out_u64(o, M_RDMA_OPS, m->rdma_ops);
+		out_u64(o, M_RDMA_BYTES, m->rdma_bytes);
+		out_u64(o, M_RDMA_UNMATCHED, m->rdma_unmatched);
+		out_eol(o);
+	} else {
+		out_null(o, M_RDMA_OPS);
+		out_null(o, M_RDMA_BYTES);
+		out_null(o, M_RDMA_UNMATCHED);
+	}
+}
+
+static void rec_rdma(struct out *o, const struct dump_rec *r)
+{
+	const struct dump_rdma_rec *a = &r->u.rdma;
+	bool atomic = a->op == DUMP_RDMA_CSWP || a->op == DUMP_RDMA_FADD;
+
+	out_str(o, R_OP, wire_tok_str(dump_rdma_op_toks, a->op, "?"));
+	if (a->op == DUMP_RDMA_READ_RESP) {
+		/* a response names neither the region nor the request */
+		out_null(o, R_RKEY);
+		out_null(o, R_VA);
+		out_null(o, R_LEN);
+	} else {
+		out_hex(o, R_RKEY, a->rkey);
+		out_hex(o, R_VA, a->va);
+		out_u64(o, R_LEN, a->len);
+	}
+	out_u64(o, R_BYTES, a->bytes);
+	out_u64(o, R_PACKETS, a->packets);
+	out_hex(o, R_PSN, a->psn);
+	if (atomic) {
+		out_hex(o, R_SWAP_ADD, a->swap_add);
+		out_hex(o, R_COMPARE, a->compare);
+	} else {
+		out_null(o, R_SWAP_ADD);
+		out_null(o, R_COMPARE);
+	}
+	out_eol(o);
 }
 
 static void rec_note(struct out *o, const struct dump_rec *r)
@@ -1481,6 +1584,7 @@ static const struct {
 	[DUMP_REC_CM] = { line_cm, rec_cm },
 	[DUMP_REC_NL] = { line_nl, rec_nl },
 	[DUMP_REC_BAD] = { line_bad, rec_bad },
+	[DUMP_REC_RDMA] = { line_rdma, rec_rdma },
 };
 
 /* Every field of |r| but the hex bytes, in text order. */
@@ -1631,7 +1735,7 @@ void dump_print_rec(const struct dump_render *o, const struct dump_rec *r)
 enum {
 	SP_PATH, SP_DIR, SP_MSGS, SP_BYTES, SP_RETRANSMITTED, SP_DUPS, SP_SKIPS,
 	SP_SKIPPED, SP_BACKS, SP_AGAIN, SP_CONG_UPDATES, SP_RULE_MSGS, SP_GAPS,
-	SP_GAP_BYTES, SP_RESYNCS, SP_CONNS, SP__N
+	SP_GAP_BYTES, SP_RESYNCS, SP_RDMA_OPS, SP_RDMA_BYTES, SP_CONNS, SP__N
 };
 
 /* A path and direction's counters; the columns of the text table are the
@@ -1652,6 +1756,8 @@ static const struct out_field stats_path_fields[SP__N] = {
 	[SP_GAPS] = F("gaps", OUT_U64),
 	[SP_GAP_BYTES] = F("gap_bytes", OUT_U64),
 	[SP_RESYNCS] = F("resyncs", OUT_U64),
+	[SP_RDMA_OPS] = F("rdma_ops", OUT_U64),
+	[SP_RDMA_BYTES] = F("rdma_bytes", OUT_U64),
 	[SP_CONNS] = F("conns", OUT_U64),
 };
 static const struct out_group stats_path_group = OUT_GROUP("stats_path", stats_path_fields);
@@ -1712,7 +1818,9 @@ void dump_pstats_values(const struct dump_pstats *p, uint64_t v[NCOLS])
 	v[10] = p->gaps;
 	v[11] = p->gap_bytes;
 	v[12] = p->resyncs;
-	v[13] = p->conns;
+	v[13] = p->rdma_ops;
+	v[14] = p->rdma_bytes;
+	v[15] = p->conns;
 }
 
 static bool st_used(const struct dump_pstats *p)

@@ -25,6 +25,8 @@ struct tally {
 	unsigned long bad, cm, nl, again, msgs_with_rules, icrc_bad, incomplete;
 	unsigned long sport_path_mismatch;      /* 7.x: path != source port % 8 */
 	unsigned long cm_versions_31;
+	unsigned long rdma[DUMP_RDMA_FADD + 1], rdma_tied, rdma_unmatched;
+	uint64_t rdma_bytes;
 	uint16_t npaths;
 	uint32_t gen[2];
 	unsigned paths_used;                    /* bitmask of path*2+dir with messages */
@@ -67,6 +69,14 @@ static void sink(void *ctx, const struct dump_rec *r)
 	case DUMP_REC_NL:
 		T.nl++;
 		break;
+	case DUMP_REC_RDMA:
+		T.rdma[r->u.rdma.op]++;
+		T.rdma_bytes += r->u.rdma.bytes;
+		break;
+	}
+	if (r->type == DUMP_REC_MSG) {
+		T.rdma_tied += r->u.msg.rdma_ops;
+		T.rdma_unmatched += r->u.msg.rdma_unmatched;
 	}
 }
 
@@ -228,6 +238,27 @@ static void test_engine_ib_basic(void **state)
 	}
 }
 
+/* The kernel's RDMA API kernel against kernel (lab-rdma-7.2): every RDMA
+ * WRITE and READ REQUEST decoded and claimed by the message after it with
+ * its r_key, READ RESPONSEs counted, and their PSNs no gap in the
+ * requester's sequence. */
+static void test_engine_rdma(void **state)
+{
+	(void)state;
+	run("7.2", "rdma_kernel");
+	assert_int_equal(T.bad, 0);
+	assert_int_equal(T.rdma[DUMP_RDMA_WRITE], 15);
+	assert_int_equal(T.rdma[DUMP_RDMA_READ], 2);
+	assert_int_equal(T.rdma[DUMP_RDMA_READ_RESP], 2);
+	assert_int_equal(T.rdma[DUMP_RDMA_CSWP] + T.rdma[DUMP_RDMA_FADD], 0);
+	assert_int_equal(T.rdma_tied, 17);
+	assert_int_equal(T.rdma_unmatched, 0);
+	assert_int_equal(T.rdma_bytes, 111820);
+	assert_int_equal(T.notes[DUMP_NOTE_PSN_GAP], 0);
+	assert_int_equal(T.icrc_bad, 0);
+	assert_true(T.maxmem < (4u << 20));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -237,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_engine_tcp_reset),
 		cmocka_unit_test(test_engine_tcp_congestion),
 		cmocka_unit_test(test_engine_ib_basic),
+		cmocka_unit_test(test_engine_rdma),
 	};
 	return cmocka_run_group_tests_name("dump_engine", tests, NULL, NULL);
 }

@@ -766,7 +766,7 @@ static void test_render_json_data(void **state)
 		"\"ext\":[],\"ext_end\":0,\"ext_overrun\":false,\"ext_stopped_high\":false,"
 		"\"seq_state\":\"skip\",\"seq_expected\":10,\"again\":true,\"caplen\":4096,\"incomplete\":false,"
 		"\"frags\":null,\"segs\":1,\"icrc_ok\":null,\"conn_npaths\":null,"
-		"\"gen_changed\":false,\"gen_prev\":null,\"cong\":null,"
+		"\"gen_changed\":false,\"gen_prev\":null,\"cong\":null,\"rdma_ops\":null,\"rdma_bytes\":null,\"rdma_unmatched\":null,"
 		"\"rules\":[\"hdr.csum.bad\",\"hdr.flags.ackreq_tcp\"]}\n");
 	j = parse_json(got);
 	a = get(j, "rules");
@@ -924,7 +924,7 @@ static void check_json_order(struct json_object *j, const struct out_group *g)
 static void test_render_field_tables(void **state)
 {
 	(void)state;
-	for (int t = DUMP_REC_MSG; t <= DUMP_REC_BAD; t++) {
+	for (int t = DUMP_REC_MSG; t <= DUMP_REC_RDMA; t++) {
 		const struct out_group *g = dump_rec_fields((enum dump_rec_type)t);
 		size_t at;
 
@@ -1090,11 +1090,11 @@ static void test_render_stats(void **state)
 		"conn 0 TCP 10.199.0.2 <-> 10.199.0.3 npaths 8 adv_npaths 8 8 sport_idx 1 0 "
 		"gen 0x00001234 0x00005678 gen_changes 0 1\n"
 		"  path dir msgs  bytes retransmitted dups skips skipped backs again "
-		"cong_updates rule_msgs gaps gap_bytes resyncs conns\n"
+		"cong_updates rule_msgs gaps gap_bytes resyncs rdma_ops rdma_bytes conns\n"
 		"     0 a>b  100 409600             0    0     0       0     0     0 "
-		"           0         0    0         0       0     1\n"
+		"           0         0    0         0       0        0          0     1\n"
 		"     3 b>a    5      0             0    2     0       0     0     1 "
-		"           0         0    0         0       0     1\n"
+		"           0         0    0         0       0        0          0     1\n"
 		"  rules hdr.ack.tcp 3, seq.zero 1\n"
 		"conn 1 IB 10.199.0.4 <-> 10.199.0.5 npaths 0 adv_npaths 0 0 sport_idx 0 0 "
 		"gen 0x00000000 0x00000000 gen_changes 0 0\n"
