@@ -9,6 +9,7 @@
 # RDS_SYSTEMD_UNITS), so neither can drift from the install rules.
 # usage: rpm-files.sh COMPONENT UNITS UNITDIR MANIFEST  (in %install)
 set -eu
+export LC_ALL=C
 comp=$1
 units=$2
 unitdir=$3
