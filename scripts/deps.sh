@@ -6,7 +6,8 @@
 set -eu
 # lowdown renders the man pages (docs/man/md2man.py), man-db's man(1) finds
 # them in the tests; file and dpkg-dev (dpkg-shlibdeps) are what CPack's
-# Debian packages need; ncurses draws rdstop's screen and tmux drives it in
+# Debian packages need; rpm (rpmbuild) and rpmlint build and check the RPM
+# packages (the pkg-rpm test); ncurses draws rdstop's screen and tmux drives it in
 # its screen tests; qperf runs, unmodified, through the preload shim
 # (tests/shim); libibverbs-dev and librdmacm-dev build the IB transport
 # (rdsu_ib, left out without them). The kernel's RDS selftest
@@ -16,7 +17,7 @@ set -eu
 # prometheus-node-exporter (the textfile collector) are for the tests.
 PKGS="build-essential cmake pkg-config clang libcmocka-dev libnl-3-dev libjson-c-dev libpcap-dev liburing-dev python3
       libibverbs-dev librdmacm-dev
-      lowdown man-db file dpkg-dev libncurses-dev tmux qperf
+      lowdown man-db file dpkg-dev libncurses-dev tmux qperf rpm rpmlint
       iproute2 tcpdump iputils-ping psmisc xz-utils
       libmicrohttpd-dev prometheus prometheus-node-exporter"
 # The Wireshark plugin (plugins/wireshark) and its tests (tests/wireshark).
