@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "rio.h"
 
+#include "out.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
@@ -603,8 +605,13 @@ int rio_fault_option(const char *arg, uint32_t *faults)
 	uint32_t f;
 
 	if (!strcmp(arg, "list")) {
+		struct out *t = out_new(stdout, OUT_TEXT, 0, 0);
+
+		if (!t)
+			return -1;
 		for (unsigned i = 0; (fi = rdsu_fault_info(i)); i++)
-			printf("%-20s %s\n", fi->name, fi->text);
+			out_printf(t, "%-20s %s\n", fi->name, fi->text);
+		out_free(t);
 		return 1;
 	}
 	f = rdsu_fault_by_name(arg);
