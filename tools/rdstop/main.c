@@ -423,9 +423,14 @@ int main(int argc, char **argv)
 		if (o.json) {
 			top_print_json(stdout, &cur, i ? &rates : NULL);
 		} else {
-			if (i)
-				printf("\n");
-			top_print_text(stdout, &cur, i ? &rates : NULL);
+			struct out *t = out_new(stdout, OUT_TEXT, 0, 0);
+
+			if (t) {
+				if (i)
+					out_putc(t, '\n');
+				top_print_text(t, &cur, i ? &rates : NULL);
+			}
+			out_free(t);
 		}
 		fflush(stdout);
 		top_rates_fini(&rates);
