@@ -482,38 +482,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
  * Output
  */
 
-/* tcpdump -X's layout; runs of identical lines are shown once, then "*",
- * as hexdump(1) does, so that a congestion map stays readable. */
-static void hexdump(const uint8_t *b, size_t n)
-{
-	bool starred = false;
-
-	for (size_t off = 0; off < n; off += 16) {
-		size_t k = n - off < 16 ? n - off : 16;
-
-		if (off && k == 16 && off + 16 < n && memcmp(b + off, b + off - 16, 16) == 0) {
-			if (!starred)
-				printf("\t*\n");
-			starred = true;
-			continue;
-		}
-		starred = false;
-		printf("\t0x%04zx:  ", off);
-		for (size_t i = 0; i < 16; i++) {
-			if (i < k)
-				printf("%02x", b[off + i]);
-			else
-				printf("  ");
-			if (i & 1)
-				printf(" ");
-		}
-		printf(" ");
-		for (size_t i = 0; i < k; i++)
-			putchar(b[off + i] >= 0x20 && b[off + i] < 0x7f ? b[off + i] : '.');
-		printf("\n");
-	}
-}
-
 struct run {
 	struct cli *c;
 	int fd;
@@ -524,6 +492,7 @@ struct run {
 	char peer[80];
 	uint64_t sent;
 	int send_errno;
+	struct out *o;              /* what it prints: stdout's text */
 };
 
 static int ib_packet(void *ctx, const uint8_t *pkt, size_t len)
@@ -565,11 +534,13 @@ static int emit(struct run *r, const char *what, const struct wire_hdr *h, const
 		char line[512];
 
 		craft_describe(h, line, sizeof(line));
-		printf("%s: %s, %zu bytes", what, line, full);
+		out_printf(r->o, "%s: %s, %zu bytes", what, line, full);
 		if (n < full)
-			printf(", truncated to %zu", n);
-		printf("\n");
-		hexdump(b, n);
+			out_printf(r->o, ", truncated to %zu", n);
+		out_putc(r->o, '\n');
+		/* runs of equal lines once, so that a congestion map stays readable */
+		out_put_hexdump(r->o, b, n, true);
+		out_flush(r->o);
 	}
 	if (r->pc) {
 		int rc = r->c->ib ? ib_capture(r, b, n, full) : cf_pcap_data(r->pc, &r->flow, 0, b, n);
@@ -691,7 +662,7 @@ static void receive(struct run *r)
 		if (n < 0) {
 			how = errno == ECONNRESET ? "peer reset the connection" : NULL;
 			if (!how)
-				printf("recv: %s\n", strerror(errno));
+				out_printf(r->o, "recv: %s\n", strerror(errno));
 			if (r->pc)
 				cf_pcap_rst(r->pc, &r->flow, 1);
 			if (!how)
@@ -716,24 +687,27 @@ static void receive(struct run *r)
 				const struct wire_hdr *h = wire_deframer_hdr(&d);
 
 				craft_describe(h, line, sizeof(line));
-				printf("recv: %s: %s, not followed further\n", line, wire_strerror((int)k));
+				out_printf(r->o, "recv: %s: %s, not followed further\n", line,
+					   wire_strerror((int)k));
 				failed = true;
 				break;
 			}
 			off += (size_t)k;
 			if (ready) {
 				craft_describe(&fr.hdr, line, sizeof(line));
-				printf("recv: %s\n", line);
+				out_printf(r->o, "recv: %s\n", line);
 			}
 		}
+		out_flush(r->o);
 		fflush(stdout);
 	}
 	if (!failed && wire_deframer_pending(&d)) {
 		craft_describe(wire_deframer_hdr(&d), line, sizeof(line));
-		printf("recv: %s: cut short\n", line);
+		out_printf(r->o, "recv: %s: cut short\n", line);
 	}
-	printf("received %llu bytes; %s\n", (unsigned long long)got,
-	       how ? how : "connection still open");
+	out_printf(r->o, "received %llu bytes; %s\n", (unsigned long long)got,
+		   how ? how : "connection still open");
+	out_flush(r->o);
 }
 
 static uint32_t random_gen(void)
@@ -755,8 +729,11 @@ static int run(struct cli *c)
 	struct wire_hdr h;
 	int rc = 0;
 
-	if (!buf) {
+	r.o = out_new(stdout, OUT_TEXT, 0, 0);
+	if (!buf || !r.o) {
 		fprintf(stderr, "rds-conform craft: out of memory\n");
+		free(buf);
+		out_free(r.o);
 		return 2;
 	}
 	cut = craft_hdr(m, 0, &h);
@@ -770,8 +747,9 @@ static int run(struct cli *c)
 		if (craft_ib_open(&c->to, c->to_port, c->has_from ? &c->from : NULL, &r.ib, why,
 				  sizeof(why))) {
 			fprintf(stderr, "rds-conform craft: IB connection to %s: %s\n", r.peer, why);
-			free(buf);
-			return 1;
+			r.ib = NULL;
+			rc = 1;
+			goto out;
 		}
 	} else if (c->has_to && !c->no_send) {
 		rio_addr_port_str(&c->to, c->to_port, r.peer, sizeof(r.peer));
@@ -779,8 +757,8 @@ static int run(struct cli *c)
 		if (r.fd < 0) {
 			fprintf(stderr, "rds-conform craft: connect to %s: %s\n", r.peer,
 				strerror(errno));
-			free(buf);
-			return 1;
+			rc = 1;
+			goto out;
 		}
 	}
 	if (c->pcap) {
@@ -840,11 +818,12 @@ static int run(struct cli *c)
 		}
 	}
 	if (r.fd >= 0 || r.ib) {
-		printf("sent %llu bytes to %s%s\n", (unsigned long long)r.sent, r.peer,
-		       r.ib ? " over IB" : "");
+		out_printf(r.o, "sent %llu bytes to %s%s\n", (unsigned long long)r.sent, r.peer,
+			   r.ib ? " over IB" : "");
+		out_flush(r.o);
 		fflush(stdout);
 		if (c->wait_ms && r.ib)
-			craft_ib_receive(r.ib, c->wait_ms);
+			craft_ib_receive(r.ib, r.o, c->wait_ms);
 		else if (c->wait_ms)
 			receive(&r);
 	}
@@ -858,6 +837,7 @@ out:
 		close(r.fd);
 	craft_ib_close(r.ib);
 	free(buf);
+	out_free(r.o);
 	return rc;
 }
 

@@ -260,16 +260,16 @@ static const struct out_group list_group = OUT_GROUP("case", list_fields);
  * (markdown, which tests/cli compares with docs/man/rds-conform.1.md). */
 static int list(const struct opts *o)
 {
+	struct out *t;
 	char nb[64];
 
 	if (o->format_s && !strcmp(o->format_s, "json")) {
 		struct out_list a = { 0 };
-		struct out *j = malloc(sizeof(*j));
+		struct out *j = out_new(stdout, OUT_JSON, 0, OUT_JSON_PRETTY);
 		const char *txt;
 
 		if (!j)
 			return 2;
-		out_init(j, stdout, OUT_JSON, 0, OUT_JSON_PRETTY);
 		for (size_t i = 0; i < cf_n_cases; i++) {
 			const struct cf_case *c = &cf_cases[i];
 			char *t;
@@ -290,30 +290,29 @@ static int list(const struct opts *o)
 		txt = out_list_text(&a);
 		out_write_json(j, txt);
 		out_list_free(&a);
-		out_fini(j);
-		free(j);
+		out_free(j);
 		if (!txt)
 			return 2;
 		return 0;
 	}
-	if (o->markdown) {
-		printf("| ID | Level | Checks | Needs |\n|---|---|---|---|\n");
-		for (size_t i = 0; i < cf_n_cases; i++) {
-			const struct cf_case *c = &cf_cases[i];
-
-			if (selected(o, c))
-				printf("| `%s` | %s | %s. %s *(%s)* | %s |\n", c->id, cf_level_name(c->level),
-				       c->title, c->requirement, c->source,
-				       needs_text(c->needs, nb, sizeof(nb)));
-		}
-		return 0;
-	}
+	t = out_new(stdout, OUT_TEXT, 0, 0);
+	if (!t)
+		return 2;
+	if (o->markdown)
+		out_puts(t, "| ID | Level | Checks | Needs |\n|---|---|---|---|\n");
 	for (size_t i = 0; i < cf_n_cases; i++) {
 		const struct cf_case *c = &cf_cases[i];
 
-		if (selected(o, c))
-			printf("%-18s %-6s %s\n", c->id, cf_level_name(c->level), c->title);
+		if (!selected(o, c))
+			continue;
+		if (o->markdown)
+			out_printf(t, "| `%s` | %s | %s. %s *(%s)* | %s |\n", c->id,
+				   cf_level_name(c->level), c->title, c->requirement, c->source,
+				   needs_text(c->needs, nb, sizeof(nb)));
+		else
+			out_printf(t, "%-18s %-6s %s\n", c->id, cf_level_name(c->level), c->title);
 	}
+	out_free(t);
 	return 0;
 }
 
