@@ -121,6 +121,17 @@ static bool all_rdma(const struct rdsu_ep_cfg *ep)
 #endif
 }
 
+enum rio_trans rio_trans_pick(enum rio_trans t, const struct rdsu_addr *laddr)
+{
+#ifdef RIO_HAVE_IB
+	if (t == RIO_TRANS_AUTO)
+		return rdsu_ib_laddr_check(laddr) == 1 ? RIO_TRANS_IB : RIO_TRANS_TCP;
+#else
+	(void)laddr;
+#endif
+	return t == RIO_TRANS_IB ? RIO_TRANS_IB : RIO_TRANS_TCP;
+}
+
 /* librds's transports for |cfg|: the loop's set and which addresses take
  * IB at bind. */
 static int librds_transports(const struct rio_cfg *cfg, struct rdsu_ep_cfg *ep,

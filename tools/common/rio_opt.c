@@ -6,6 +6,7 @@
 #include "rio_opt.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>

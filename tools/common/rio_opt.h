@@ -13,6 +13,9 @@
 
 #include "rio.h"
 
+/* Their header in every tool's --help. */
+#define RIO_OPT_HEADER "The RDS stack:"
+
 /* The options, as bits of the set a tool offers. */
 enum rio_opt_set {
 	RIO_OPT_KERNEL = 1u << 0,     /* --kernel: the kernel's AF_RDS, not librds */

@@ -26,6 +26,7 @@
 
 #include "pcapw.h"
 #include "rio.h"
+#include "src_opt.h"
 
 #define PAYLOAD_MAX (64u << 20)  /* a payload option's limit: well past 1 MiB */
 #define COUNT_MAX 1000000
@@ -116,9 +117,10 @@ static const struct argp_option options[] = {
 	{ "wait", OPT_WAIT, "MS", 0,
 	  "then print what the peer sends for MS milliseconds, and whether it closed", 4 },
 	{ "no-send", OPT_NO_SEND, NULL, 0, "with --to: do not connect (for -w and -X)", 4 },
-	{ "transport", OPT_TRANSPORT, "tcp|ib", 0,
+	{ "transport", OPT_TRANSPORT, "tcp|ib|auto", 0,
 	  "with --to: TCP (default), or IB: an RC connection to rdma_cm port 18634 (IPv6 16385) "
-	  "and each message as RC SENDs of the header and up to 4096 payload bytes", 4 },
+	  "and each message as RC SENDs of the header and up to 4096 payload bytes; auto: IB when "
+	  "the address we send from is on an RDMA device", 4 },
 	{ NULL, 'h', NULL, 0, "give this help list (as -?)", -1 },
 	{ 0 }
 };
@@ -143,6 +145,7 @@ struct cli {
 	struct rdsu_addr to, from;
 	uint16_t to_port, from_port;
 	bool to_port_given, ib_live; /* --transport ib: sent over an RC QP */
+	enum rio_trans trans;         /* --transport (default tcp) */
 	long wait_ms;
 };
 
@@ -284,9 +287,9 @@ static error_t header_opt(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_KERNEL:
 		/* --kernel means "use AF_RDS" in the other tools; scripts may
-		 * still give the generation so. */
-		fprintf(stderr, "%s: --kernel is deprecated: use --kver\n", program_invocation_short_name);
-		__attribute__((fallthrough));
+		 * still give the generation so, for a release. */
+		m->kv = src_opt_kver_alias(st, arg);
+		break;
 	case OPT_KVER:
 		m->kv = num(st, "--kver", arg, 7) == 6 ? WIRE_KVER_6 : WIRE_KVER_7;
 		if (strcmp(arg, "6") != 0 && strcmp(arg, "7") != 0)
@@ -409,9 +412,8 @@ static error_t target_opt(int key, char *arg, struct argp_state *st)
 		c->no_send = true;
 		break;
 	case OPT_TRANSPORT:
-		if (strcmp(arg, "tcp") && strcmp(arg, "ib"))
-			argp_error(st, "--transport is tcp or ib");
-		c->ib_live = !strcmp(arg, "ib");
+		if (rio_trans_parse(arg, &c->trans) < 0)
+			argp_error(st, "bad transport '%s': tcp, ib or auto", arg);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -424,6 +426,15 @@ static void check_combination(struct argp_state *st, struct cli *c)
 {
 	struct craft_msg *m = &c->m;
 
+	c->ib_live = c->trans == RIO_TRANS_IB;
+	/* auto: IB when the address we send from (--from, or the route's
+	 * source towards --to) is on an RDMA device */
+	if (c->trans == RIO_TRANS_AUTO && c->has_to && !c->no_send) {
+		struct rdsu_addr local = c->from;
+
+		if (c->has_from || rio_route_source(&c->to, &local) == 0)
+			c->ib_live = rio_trans_pick(RIO_TRANS_AUTO, &local) == RIO_TRANS_IB;
+	}
 	if (c->payload_opts > 1)
 		argp_error(st, "give one of --payload, --payload-text, --payload-size, "
 			       "--payload-file");
@@ -854,6 +865,7 @@ int craft_main(int argc, char **argv)
 	memset(&c, 0, sizeof(c));
 	craft_msg_init(&c.m);
 	c.count = 1;
+	c.trans = RIO_TRANS_TCP;
 	/* argp names the program after argv[0] in its messages and usage */
 	memcpy(av, argv, (size_t)argc * sizeof(*av));
 	av[0] = name;

@@ -65,14 +65,14 @@ const struct argp_option perf_options[] = {
 	{ "sched", O_SCHED, "poll|busy", 0,
 	  "poll: send/receive until EAGAIN, then wait for readiness (default); busy: never "
 	  "wait", 2 },
-	{ NULL, 0, NULL, 0, "Output:", 3 },
+	{ NULL, 0, NULL, 0, "Reports:", 3 },
 	{ "interval", 'i', "SECONDS", 0, "report every SECONDS (default 1; 0 = summary only)", 3 },
-	{ "json", 'J', NULL, 0, "one JSON document with everything, at the end", 3 },
+	/* iperf3's spelling of -j, --json (out_opt.h) */
+	{ NULL, 'J', NULL, OPTION_HIDDEN, NULL, 3 },
 	{ "logfile", O_LOGFILE, "FILE", 0, "append the output and the errors to FILE", 3 },
 	{ "plot", O_PLOT, "FILE", 0,
 	  "write an SVG of the throughput per interval and, for rr and pingpong, the latency "
 	  "distribution", 3 },
-	{ "quiet", 'q', NULL, 0, "no interval lines", 3 },
 	{ 0 }
 };
 
@@ -240,6 +240,7 @@ error_t perf_parse_opt(int key, char *arg, struct argp_state *st)
 		return rio_opt_take(&o->ro, RIO_KEY_NPATHS, arg, st);
 	case ARGP_KEY_INIT:
 		st->child_inputs[0] = &o->ro;
+		st->child_inputs[1] = &o->oo;
 		return 0;
 	case 'i':
 		if (parse_seconds(arg, 0, 3600, &o->interval) < 0 || (o->interval > 0 && o->interval < 0.01))
@@ -253,9 +254,6 @@ error_t perf_parse_opt(int key, char *arg, struct argp_state *st)
 		return 0;
 	case O_PLOT:
 		o->plot = arg;
-		return 0;
-	case 'q':
-		o->quiet = true;
 		return 0;
 	case ARGP_KEY_ARG:
 		argp_error(st, "unexpected argument '%s'", arg);

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "out.h"
+#include "out_opt.h"
 #include "parse.h"
 #include "rio.h"
 #include "rio_opt.h"
@@ -49,6 +50,7 @@ struct psock {
 struct opts {
 	struct rio_cfg cfg;
 	struct rio_opt ro;          /* the stack options, into cfg */
+	struct out_opt oo;          /* -j, -q */
 	const char *host_s;      /* the host's address as printed (inet_ntop) */
 	const char *name;        /* as given, when that was a name */
 	char host_buf[64];
@@ -75,8 +77,6 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-enum { O_JSON = 0x100 };
-
 /* Largest -s: librds's and the kernel's default SNDBUF (wmem_default / 2),
  * so a ping never fails with EMSGSIZE on a default socket. */
 #define MAX_SIZE RDSU_DEFAULT_BUF
@@ -92,8 +92,6 @@ static const struct argp_option options[] = {
 	  "RDS stack answers a ping with an empty pong, so the time is BYTES out and a header back", 0 },
 	{ "sockets", 'n', "N", 0, "ping from N sockets (ports) in turn, spreading over paths (default 1)", 0 },
 	{ "timeout", 'W', "SECONDS", 0, "count a ping lost after SECONDS without a reply (default 2)", 0 },
-	{ "quiet", 'q', NULL, 0, "print only the summary", 0 },
-	{ "json", O_JSON, NULL, 0, "one JSON object per reply, loss and the summary", 0 },
 	{ 0 }
 };
 
@@ -187,14 +185,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			argp_error(st, "bad socket count '%s': 1 to %d", arg, MAX_SOCKS);
 		o->sockets = (unsigned)v;
 		return 0;
-	case 'q':
-		o->quiet = true;
-		return 0;
-	case O_JSON:
-		o->json = true;
-		return 0;
 	case ARGP_KEY_INIT:
 		st->child_inputs[0] = &o->ro;
+		st->child_inputs[1] = &o->oo;
 		return 0;
 	case ARGP_KEY_ARG:
 		if (o->host_s)
@@ -678,7 +671,11 @@ int main(int argc, char **argv)
 {
 	static struct opts o;
 	static struct run run;
-	struct argp_child children[] = { { &o.ro.argp, 0, NULL, 0 }, { 0 } };
+	struct argp_child children[] = {
+		{ &o.ro.argp, 0, RIO_OPT_HEADER, 0 },
+		{ &o.oo.argp, 0, OUT_OPT_HEADER, 0 },
+		{ 0 }
+	};
 	const struct argp ap = {
 		options, parse, "HOST",
 		"Send RDS pings to HOST (its RDS stack answers from port 0) and report the "
@@ -691,6 +688,7 @@ int main(int argc, char **argv)
 	argp_err_exit_status = 2;
 	rio_cfg_default(&o.cfg);
 	rio_opt_init(&o.ro, RIO_OPT_KERNEL | RIO_OPT_TRANSPORT | RIO_OPT_AUTH, &o.cfg);
+	out_opt_init(&o.oo, OUT_OPT_JSON | OUT_OPT_QUIET, &o.json, &o.quiet, NULL, 0);
 	o.interval = 1;
 	o.timeout = 2;
 	o.sockets = 1;
