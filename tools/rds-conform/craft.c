@@ -99,7 +99,7 @@ static const struct argp_option options[] = {
 	{ "seq-step", OPT_SEQ_STEP, "N", 0,
 	  "add N to seq for each next message (default 1; cong 0)", 3 },
 	{ "truncate", OPT_TRUNCATE, "N", 0, "send only the first N bytes of each message", 3 },
-	{ NULL, 0, NULL, 0, "Output:", 4 },
+	{ NULL, 0, NULL, 0, "Where it goes:", 4 },
 	{ "hex", 'X', NULL, 0, "hex dump of each message (the default without --to or -w)", 4 },
 	{ "pcap", 'w', "FILE", 0,
 	  "write the message(s) as a TCP connection from --from to --to into a capture; with "

@@ -52,9 +52,12 @@ struct opts {
 };
 
 enum { O_PEER = 0x100, O_LOCAL, O_LARGER, O_AGENT, O_TIMEOUT, O_FORMAT, O_PCAP, O_STRICT,
-       O_LIST, O_GEN, O_TRANSPORT };
+       O_LIST, O_GEN, O_TRANSPORT, O_KERNEL };
 
 static const struct argp_option options[] = {
+	/* --kernel means "use the kernel's sockets" in every tool: the suite
+	 * has none (it speaks RDS's wire itself); said, not "unrecognized" */
+	{ "kernel", O_KERNEL, NULL, OPTION_HIDDEN, NULL, 1 },
 	{ "peer", O_PEER, "ADDR[:PORT]", 0, "the RDS node under test (port default 16385; IB: 18634, IPv6 16385)", 1 },
 	{ "transport", O_TRANSPORT, "tcp|ib|auto", 0, "RDS/TCP (default) or RDS over InfiniBand/RoCE: the ib/ cases through an RC QP; auto: IB when our address is on an RDMA device", 1 },
 	{ "local", O_LOCAL, "ADDR", 0, "our address, smaller than the peer's (default: the route's source)", 1 },
@@ -181,6 +184,11 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		return 0;
 	case ARGP_KEY_INIT:
 		st->child_inputs[0] = &o->oo;
+		return 0;
+	case O_KERNEL:
+		argp_error(st, "--kernel uses the kernel's RDS sockets, and the suite opens none (it "
+			       "speaks RDS's wire itself); the kernel under test takes it: "
+			       "rds-conform agent --kernel");
 		return 0;
 	case 'o':
 		o->out_s = arg;
