@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "optgroup.h"
+
 /* One help line each, the same in every tool's --help. */
 static const struct argp_option all[] = {
 	{ "json", 'j', NULL, 0, "the results as JSON instead of text", 0 },
@@ -36,16 +38,10 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 void out_opt_init(struct out_opt *oo, unsigned set, bool *json, bool *quiet, int *verbose,
 		  int verbose_max)
 {
-	unsigned n = 0;
-
 	memset(oo, 0, sizeof(*oo));
 	oo->json = json;
 	oo->quiet = quiet;
 	oo->verbose = verbose;
 	oo->verbose_max = verbose_max;
-	for (unsigned i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		if (set & (1u << i))
-			oo->opts[n++] = all[i];
-	oo->argp.options = oo->opts;
-	oo->argp.parser = parse;
+	optgroup_init(&oo->argp, oo->opts, all, sizeof(all) / sizeof(all[0]), set, NULL, parse);
 }

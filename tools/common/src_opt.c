@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "optgroup.h"
+
 /* Indexed by kind - 1: bit i of a set offers entry i. */
 static const struct argp_option all[] = {
 	{ "interface", 'i', "IFACE", 0, "capture live on IFACE (\"any\" for all)", 0 },
@@ -68,15 +70,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 
 void src_opt_init(struct src_opt *so, unsigned set)
 {
-	unsigned n = 0;
-
 	memset(so, 0, sizeof(*so));
 	so->set = set;
-	for (unsigned i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		if (set & (1u << i))
-			so->opts[n++] = all[i];
-	so->argp.options = so->opts;
-	so->argp.parser = parse;
+	optgroup_init(&so->argp, so->opts, all, sizeof(all) / sizeof(all[0]), set, NULL, parse);
 }
 
 enum wire_kver src_opt_kver_alias(struct argp_state *st, const char *arg)

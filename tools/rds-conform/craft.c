@@ -26,6 +26,7 @@
 
 #include "pcapw.h"
 #include "rio.h"
+#include "rio_opt.h"
 #include "src_opt.h"
 
 #define PAYLOAD_MAX (64u << 20)  /* a payload option's limit: well past 1 MiB */
@@ -412,8 +413,7 @@ static error_t target_opt(int key, char *arg, struct argp_state *st)
 		c->no_send = true;
 		break;
 	case OPT_TRANSPORT:
-		if (rio_trans_parse(arg, &c->trans) < 0)
-			argp_error(st, "bad transport '%s': tcp, ib or auto", arg);
+		rio_opt_transport(st, arg, &c->trans);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

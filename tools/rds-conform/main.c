@@ -32,6 +32,7 @@
 #include "parse.h"
 #include "report.h"
 #include "rio.h"
+#include "rio_opt.h"
 
 const char *argp_program_version = "rds-conform " RDSTK_VERSION;
 
@@ -149,8 +150,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			strchr(arg, ':') && strchr(arg, ':') == strrchr(arg, ':');
 		return 0;
 	case O_TRANSPORT:
-		if (rio_trans_parse(arg, &o->trans) < 0)
-			argp_error(st, "bad transport '%s': tcp, ib or auto", arg);
+		rio_opt_transport(st, arg, &o->trans);
 		return 0;
 	case O_LOCAL:
 		if (parse_addr(arg, &o->cfg.local) < 0)
