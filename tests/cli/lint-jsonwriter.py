@@ -18,11 +18,9 @@ import sys
 
 DIRS = ("tools", "shim", "plugins")
 # Files that still write JSON with json-c; move them to out.c (out_take(),
-# as tools/rds-conform/agent.c does) and take them off. rdsperf's control
-# messages are being changed on another branch.
-KNOWN = {
-    "tools/rdsperf/ctl.c",
-}
+# as tools/rds-conform/agent.c and tools/rdsperf/ctl.c do) and take them
+# off. None is left.
+KNOWN = set()
 JSONC = re.compile(r"\bjson_object_to_json_string(?:_ext|_length)?\s*\(")
 # printf("{\"key\":..." : a JSON object spelt in a format string
 PRINTF = re.compile(r"\b(?:f|s|sn|as|d|v|vf|vs|vsn)?printf\s*\([^;]*\"\{\\\"")

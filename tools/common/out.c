@@ -3,10 +3,13 @@
  * out.c - out_*: fields described once, rendered as labelled text or JSON
  * written as it comes. See out.h for the model.
  */
+#define _GNU_SOURCE
 #include "out.h"
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,10 +58,91 @@ void out_puts(struct out *o, const char *s)
 	out_putn(o, s, strlen(s));
 }
 
+void out_printf(struct out *o, const char *fmt, ...)
+{
+	char t[256], *big = NULL;
+	va_list ap;
+	int k;
+
+	va_start(ap, fmt);
+	k = vsnprintf(t, sizeof(t), fmt, ap);
+	va_end(ap);
+	if (k < 0)
+		return;
+	if ((size_t)k < sizeof(t)) {
+		out_putn(o, t, (size_t)k);
+		return;
+	}
+	va_start(ap, fmt);
+	k = vasprintf(&big, fmt, ap);
+	va_end(ap);
+	if (k >= 0)
+		out_putn(o, big, (size_t)k);
+	free(big);
+}
+
 void out_putc(struct out *o, char c)
 {
 	*out_room(o, 1) = c;
 	o->n++;
+}
+
+/* tcpdump -X's layout (out.h). */
+void out_put_hexdump(struct out *s, const uint8_t *p, size_t len, bool squeeze)
+{
+	bool starred = false;
+
+	for (size_t off = 0; off < len; off += 16) {
+		size_t n = len - off < 16 ? len - off : 16;
+		char *w;
+		size_t k = 0;
+
+		if (squeeze && off && n == 16 && off + 16 < len &&
+		    memcmp(p + off, p + off - 16, 16) == 0) {
+			if (!starred)
+				out_puts(s, "\t*\n");
+			starred = true;
+			continue;
+		}
+		starred = false;
+
+		/* offset up to 16 digits, 8 groups of 5, 2 + 16 ASCII, newline */
+		w = out_room(s, 1 + 2 + 16 + 2 + 40 + 2 + 16 + 1);
+		w[k++] = '\t';
+		w[k++] = '0';
+		w[k++] = 'x';
+		{
+			int digits = 4;
+
+			while (digits < 16 && (off >> (4 * digits)))
+				digits++;
+			for (int d = digits - 1; d >= 0; d--)
+				w[k++] = wire_hex_digit((off >> (4 * d)) & 15);
+		}
+		w[k++] = ':';
+		w[k++] = ' ';
+		for (size_t i = 0; i < 16; i += 2) {
+			w[k++] = ' ';
+			for (size_t j = i; j < i + 2; j++) {
+				if (j < n) {
+					w[k++] = wire_hex_digit(p[off + j] >> 4);
+					w[k++] = wire_hex_digit(p[off + j] & 15);
+				} else {
+					w[k++] = ' ';
+					w[k++] = ' ';
+				}
+			}
+		}
+		w[k++] = ' ';
+		w[k++] = ' ';
+		for (size_t i = 0; i < n; i++) {
+			uint8_t c = p[off + i];
+
+			w[k++] = (c >= 0x20 && c < 0x7f) ? (char)c : '.';
+		}
+		w[k++] = '\n';
+		s->n += k;
+	}
 }
 
 /* |v| in decimal at the end of |t|; returns where the digits start. */
@@ -580,6 +664,23 @@ void out_fini(struct out *o)
 	o->jb = NULL;
 	o->mem = NULL;
 	o->jn = o->jcap = o->nmem = o->capmem = 0;
+}
+
+struct out *out_new(FILE *f, enum out_mode mode, int verbose, int json_flags)
+{
+	struct out *o = malloc(sizeof(*o));
+
+	if (o)
+		out_init(o, f, mode, verbose, json_flags);
+	return o;
+}
+
+void out_free(struct out *o)
+{
+	if (!o)
+		return;
+	out_fini(o);
+	free(o);
 }
 
 void out_begin(struct out *o, const struct out_group *g)

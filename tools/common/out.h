@@ -162,6 +162,12 @@ struct out {
 void out_init(struct out *o, FILE *f, enum out_mode mode, int verbose, int json_flags);
 void out_fini(struct out *o);
 
+/* out_new() - a struct out on the heap (it holds OUT_BUF bytes, too much
+ * for some stacks), out_init()'d; NULL without memory. out_free() is
+ * out_fini() and free(); NULL is fine. */
+struct out *out_new(FILE *f, enum out_mode mode, int verbose, int json_flags);
+void out_free(struct out *o);
+
 static inline bool out_is_json(const struct out *o)
 {
 	return o->mode == OUT_JSON;
@@ -274,11 +280,22 @@ const struct out_group *out_group_cur(const struct out *o);
 void out_putn(struct out *o, const char *p, size_t len);
 void out_puts(struct out *o, const char *s);
 void out_putc(struct out *o, char c);
+/* out_printf() - printf-formatted free-form text: the tools' sentences
+ * (summaries, banners, tables) go through the same buffer and stream as
+ * their records, never to stdout past the output layer. */
+void out_printf(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void out_put_u64(struct out *o, uint64_t v);
 void out_put_i64(struct out *o, int64_t v);
 void out_put_hex(struct out *o, uint64_t v, int digits); /* "0x", >= digits */
 /* "[NAME|NAME]", a bit not in |names| as 0xNN. */
 void out_put_flags(struct out *o, const struct wire_tok *names, uint64_t v, int digits);
+/*
+ * out_put_hexdump() - |p| in tcpdump -X's layout: "\t0xOFFS:  " then 16
+ * bytes as eight groups of four hex digits, then as ASCII ('.' for the
+ * rest). |squeeze|: a run of lines equal to the one before is one "\t*"
+ * line, as hexdump(1) shows it (the last line always shows).
+ */
+void out_put_hexdump(struct out *o, const uint8_t *p, size_t len, bool squeeze);
 /* Room for |need| (<= OUT_BUF) contiguous bytes; the caller adds to o->n. */
 char *out_room(struct out *o, size_t need);
 void out_flush(struct out *o);

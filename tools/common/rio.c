@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "rio.h"
 
+#include "out.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
@@ -117,6 +119,17 @@ static bool all_rdma(const struct rdsu_ep_cfg *ep)
 	(void)ep;
 	return false;
 #endif
+}
+
+enum rio_trans rio_trans_pick(enum rio_trans t, const struct rdsu_addr *laddr)
+{
+#ifdef RIO_HAVE_IB
+	if (t == RIO_TRANS_AUTO)
+		return rdsu_ib_laddr_check(laddr) == 1 ? RIO_TRANS_IB : RIO_TRANS_TCP;
+#else
+	(void)laddr;
+#endif
+	return t == RIO_TRANS_IB ? RIO_TRANS_IB : RIO_TRANS_TCP;
 }
 
 /* librds's transports for |cfg|: the loop's set and which addresses take
@@ -603,8 +616,13 @@ int rio_fault_option(const char *arg, uint32_t *faults)
 	uint32_t f;
 
 	if (!strcmp(arg, "list")) {
+		struct out *t = out_new(stdout, OUT_TEXT, 0, 0);
+
+		if (!t)
+			return -1;
 		for (unsigned i = 0; (fi = rdsu_fault_info(i)); i++)
-			printf("%-20s %s\n", fi->name, fi->text);
+			out_printf(t, "%-20s %s\n", fi->name, fi->text);
+		out_free(t);
 		return 1;
 	}
 	f = rdsu_fault_by_name(arg);

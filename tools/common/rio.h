@@ -83,6 +83,14 @@ void rio_signals(void (*stop)(int sig));
 /* rio_trans_parse() - "tcp", "ib" or "auto". Return: 0; -1 none of them. */
 int rio_trans_parse(const char *s, enum rio_trans *t);
 
+/*
+ * rio_trans_pick() - what |t| comes to for a stack on |laddr|: auto is IB
+ * when the address is on an RDMA device (as librds and the kernel choose),
+ * else TCP. For the tools that speak RDS's wire themselves (rds-conform,
+ * its crafter) and for naming the stack.
+ */
+enum rio_trans rio_trans_pick(enum rio_trans t, const struct rdsu_addr *laddr);
+
 /* rio_open() - start the stack. Return: 0; negative errno or rdsu_err
  * (rdsu_strerror names both). -EAFNOSUPPORT: no AF_RDS in this kernel;
  * -ENOPROTOOPT: the kernel lacks the transport asked for (rds_tcp,

@@ -6,11 +6,13 @@
 #include "rio_opt.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "optgroup.h"
 #include "parse.h"
 
 /* Indexed by key - RIO_KEY_KERNEL; bit i of a set offers entry i (the
@@ -89,6 +91,12 @@ static const char *auth_key(struct rdsu_tcp_cfg *tc, const char *arg)
 	return NULL;
 }
 
+void rio_opt_transport(struct argp_state *st, const char *arg, enum rio_trans *t)
+{
+	if (rio_trans_parse(arg, t) < 0)
+		argp_error(st, "bad transport '%s': tcp, ib or auto", arg);
+}
+
 error_t rio_opt_take(struct rio_opt *ro, int key, char *arg, struct argp_state *st)
 {
 	struct rio_cfg *cfg = ro->cfg;
@@ -131,8 +139,7 @@ error_t rio_opt_take(struct rio_opt *ro, int key, char *arg, struct argp_state *
 		return 0;
 	}
 	case RIO_KEY_TRANSPORT:
-		if (rio_trans_parse(arg, &cfg->transport) < 0)
-			argp_error(st, "bad transport '%s': tcp, ib or auto", arg);
+		rio_opt_transport(st, arg, &cfg->transport);
 		return 0;
 	case RIO_KEY_FAULT:
 		switch (rio_fault_option(arg, &cfg->ep.faults)) {
@@ -165,13 +172,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 
 void rio_opt_init(struct rio_opt *ro, unsigned set, struct rio_cfg *cfg)
 {
-	unsigned n = 0;
-
 	memset(ro, 0, sizeof(*ro));
 	ro->cfg = cfg;
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		if (set & bit_of(all[i].key))
-			ro->opts[n++] = all[i];
-	ro->argp.options = ro->opts;
-	ro->argp.parser = parse;
+	optgroup_init(&ro->argp, ro->opts, all, sizeof(all) / sizeof(all[0]), set, bit_of, parse);
 }

@@ -13,6 +13,9 @@
 
 #include "rio.h"
 
+/* Their header in every tool's --help. */
+#define RIO_OPT_HEADER "The RDS stack:"
+
 /* The options, as bits of the set a tool offers. */
 enum rio_opt_set {
 	RIO_OPT_KERNEL = 1u << 0,     /* --kernel: the kernel's AF_RDS, not librds */
@@ -60,5 +63,11 @@ void rio_opt_init(struct rio_opt *ro, unsigned set, struct rio_cfg *cfg);
 /* rio_opt_take() - one of the options (|key|: RIO_KEY_*) with its argument,
  * as the child takes it; errors go through argp_error(). */
 error_t rio_opt_take(struct rio_opt *ro, int key, char *arg, struct argp_state *st);
+
+/* rio_opt_transport() - --transport's value, tcp, ib or auto, into |t|,
+ * in every tool that has it (rds-conform and its crafter take it outside
+ * the group); anything else is refused through argp_error(), in the same
+ * words everywhere, and leaves |t| as it was. */
+void rio_opt_transport(struct argp_state *st, const char *arg, enum rio_trans *t);
 
 #endif /* RDSTK_RIO_OPT_H */

@@ -367,7 +367,8 @@ struct ag {
 	size_t n_socks;
 	uint8_t *buf;
 	char stack[128];
-	bool ib;                    /* --transport ib */
+	bool ib;                    /* the stack runs IB (--transport) */
+	struct rio_opt ro;          /* the stack options, into cfg */
 };
 
 static volatile sig_atomic_t ag_stop;
@@ -378,34 +379,31 @@ static void on_signal(int sig)
 	ag_stop = 1;
 }
 
-enum { AO_KERNEL = 0x100, AO_KVER, AO_NPATHS, AO_GEN, AO_FAULT, AO_CTL, AO_ONCE, AO_PORT,
-       AO_TRANSPORT };
+enum { AO_CTL = 0x100, AO_ONCE };
 
+/* The agent's own options; the stack's are rio_opt's (ag_stack_opts). */
 static const struct argp_option ag_options[] = {
 	{ "bind", 'b', "ADDR", 0, "the peer's RDS address (the stack's local address)", 0 },
 	{ "ctl", AO_CTL, "ADDR[:PORT]", 0, "side channel to listen on (default: --bind, port 18600)", 0 },
-	{ "kernel", AO_KERNEL, NULL, 0, "use the kernel's AF_RDS sockets (default: a librds endpoint)", 0 },
-	{ "kver", AO_KVER, "6|7", 0, "librds: kernel generation to behave as (default 7)", 0 },
-	{ "npaths", AO_NPATHS, "N", 0, "librds: paths to advertise (default 8)", 0 },
-	{ "gen", AO_GEN, "N", 0, "librds: generation number (default random)", 0 },
-	{ "listen-port", AO_PORT, "P", 0, "librds: RDS/TCP port (default 16385)", 0 },
-	{ "transport", AO_TRANSPORT, "tcp|ib", 0,
-	  "librds: IB alone, on the --bind address (an RDMA device's; rdma_cm port 18634); "
-	  "the kernel delivers what comes over IB to its bound sockets anyway", 0 },
-	{ "fault", AO_FAULT, "NAME", 0,
-	  "librds, TESTS ONLY: be a faulty peer committing this defect (repeatable; 'list')", 0 },
-	{ "auth-key", RIO_KEY_AUTH, "ao|md5:FILE", 0,
-	  "librds: sign every TCP connection with the key in FILE (TCP-AO or TCP-MD5)", 0 },
 	{ "once", AO_ONCE, NULL, 0, "exit when the first control client disconnects", 0 },
 	{ 0 }
 };
 
+/* The stack options the agent offers: the node under test's stack. With
+ * --transport ib (or auto on an RDMA device's address) librds runs IB
+ * alone, on the --bind address (rdma_cm port 18634); the kernel delivers
+ * what comes over IB to its bound sockets anyway. */
+#define AG_STACK_OPTS (RIO_OPT_KERNEL | RIO_OPT_KVER | RIO_OPT_NPATHS | RIO_OPT_GEN | \
+		       RIO_OPT_PORTS | RIO_OPT_TRANSPORT | RIO_OPT_FAULT | RIO_OPT_AUTH)
+
 static error_t ag_parse(int key, char *arg, struct argp_state *st)
 {
 	struct ag *g = st->input;
-	uint64_t v;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		st->child_inputs[0] = &g->ro;
+		return 0;
 	case 'b': {
 		struct rdsu_addr a;
 
@@ -421,51 +419,8 @@ static error_t ag_parse(int key, char *arg, struct argp_state *st)
 			argp_error(st, "bad --ctl %s", arg);
 		g->have_ctl_addr = true;
 		return 0;
-	case AO_KERNEL:
-		g->cfg.kernel = true;
-		return 0;
-	case AO_KVER:
-		if (strcmp(arg, "6") && strcmp(arg, "7"))
-			argp_error(st, "--kver is 6 or 7");
-		g->cfg.ep.kver = arg[0] == '6' ? WIRE_KVER_6 : WIRE_KVER_7;
-		return 0;
-	case AO_NPATHS:
-		if (parse_uint(arg, 0, 1, 8, &v) || (v & (v - 1)))
-			argp_error(st, "--npaths is 1, 2, 4 or 8");
-		g->cfg.ep.npaths = (uint16_t)v;
-		return 0;
-	case AO_GEN:
-		if (parse_uint(arg, 0, 1, UINT32_MAX, &v))
-			argp_error(st, "bad --gen %s", arg);
-		g->cfg.ep.gen_num = (uint32_t)v;
-		return 0;
-	case AO_PORT:
-		if (parse_uint(arg, 0, 1, 65535, &v))
-			argp_error(st, "bad --listen-port %s", arg);
-		g->cfg.tcp.listen_port = (uint16_t)v;
-		g->cfg.tcp.connect_port = (uint16_t)v;
-		return 0;
-	case AO_FAULT:
-		switch (rio_fault_option(arg, &g->cfg.ep.faults)) {
-		case 1:
-			exit(0);
-		case -1:
-			argp_error(st, "unknown --fault %s (--fault list names them)", arg);
-		}
-		return 0;
-	case RIO_KEY_AUTH: {
-		struct rio_opt ro = { .cfg = &g->cfg };
-
-		return rio_opt_take(&ro, key, arg, st);
-	}
 	case AO_ONCE:
 		g->once = true;
-		return 0;
-	case AO_TRANSPORT:
-		if (strcmp(arg, "ib") && strcmp(arg, "tcp"))
-			argp_error(st, "--transport is tcp or ib");
-		g->ib = !strcmp(arg, "ib");
-		g->cfg.transport = g->ib ? RIO_TRANS_IB : RIO_TRANS_TCP;
 		return 0;
 	case ARGP_KEY_ARG:
 		argp_error(st, "unexpected argument %s", arg);
@@ -475,12 +430,12 @@ static error_t ag_parse(int key, char *arg, struct argp_state *st)
 			argp_error(st, "--bind is needed");
 		if (g->cfg.kernel && g->cfg.ep.faults)
 			argp_error(st, "--fault is for librds, not --kernel");
-		if (g->cfg.kernel && g->cfg.tcp.auth)
-			argp_error(st, "--auth-key is for librds, not --kernel");
-		/* IB alone, through rio as every tool asks for it: the kernel
-		 * beside a librds agent keeps RDS/TCP's port. */
-		if (g->ib && !g->cfg.kernel && !rio_have_ib)
-			argp_error(st, "--transport ib: built without libibverbs and librdmacm");
+		/* The peer under test listens and connects on one port: a
+		 * --listen-port alone is both, as it always was here. */
+		if (g->cfg.tcp.connect_port == RDSU_TCP_PORT)
+			g->cfg.tcp.connect_port = g->cfg.tcp.listen_port;
+		g->ib = g->cfg.kernel ? g->cfg.transport == RIO_TRANS_IB
+				      : rio_trans_pick(g->cfg.transport, &g->addr) == RIO_TRANS_IB;
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -747,17 +702,19 @@ static void ag_serve(struct ag *g, int cfd)
 
 int agent_main(int argc, char **argv)
 {
-	static const struct argp argp = {
+	static struct ag g;
+	struct argp_child children[] = { { &g.ro.argp, 0, RIO_OPT_HEADER, 0 }, { 0 } };
+	const struct argp argp = {
 		ag_options, ag_parse, NULL,
 		"Run beside the RDS peer under test; rds-conform --agent ADDR[:PORT] asks it to\n"
-		"bind, send and report deliveries.", NULL, NULL, NULL
+		"bind, send and report deliveries.", children, NULL, NULL
 	};
-	struct ag g;
 	int lfd, e;
 
 	argp_err_exit_status = 2;
 	memset(&g, 0, sizeof(g));
 	rio_cfg_default(&g.cfg);
+	rio_opt_init(&g.ro, AG_STACK_OPTS, &g.cfg);
 	/* rdstop --librds can watch the node under test */
 	g.cfg.monitor = true;
 	g.cfg.ep.path_rule = RDSU_PATH_BY_PORT;  /* it stands in for a kernel */

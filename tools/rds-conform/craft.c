@@ -26,6 +26,8 @@
 
 #include "pcapw.h"
 #include "rio.h"
+#include "rio_opt.h"
+#include "src_opt.h"
 
 #define PAYLOAD_MAX (64u << 20)  /* a payload option's limit: well past 1 MiB */
 #define COUNT_MAX 1000000
@@ -98,7 +100,7 @@ static const struct argp_option options[] = {
 	{ "seq-step", OPT_SEQ_STEP, "N", 0,
 	  "add N to seq for each next message (default 1; cong 0)", 3 },
 	{ "truncate", OPT_TRUNCATE, "N", 0, "send only the first N bytes of each message", 3 },
-	{ NULL, 0, NULL, 0, "Output:", 4 },
+	{ NULL, 0, NULL, 0, "Where it goes:", 4 },
 	{ "hex", 'X', NULL, 0, "hex dump of each message (the default without --to or -w)", 4 },
 	{ "pcap", 'w', "FILE", 0,
 	  "write the message(s) as a TCP connection from --from to --to into a capture; with "
@@ -116,9 +118,10 @@ static const struct argp_option options[] = {
 	{ "wait", OPT_WAIT, "MS", 0,
 	  "then print what the peer sends for MS milliseconds, and whether it closed", 4 },
 	{ "no-send", OPT_NO_SEND, NULL, 0, "with --to: do not connect (for -w and -X)", 4 },
-	{ "transport", OPT_TRANSPORT, "tcp|ib", 0,
+	{ "transport", OPT_TRANSPORT, "tcp|ib|auto", 0,
 	  "with --to: TCP (default), or IB: an RC connection to rdma_cm port 18634 (IPv6 16385) "
-	  "and each message as RC SENDs of the header and up to 4096 payload bytes", 4 },
+	  "and each message as RC SENDs of the header and up to 4096 payload bytes; auto: IB when "
+	  "the address we send from is on an RDMA device", 4 },
 	{ NULL, 'h', NULL, 0, "give this help list (as -?)", -1 },
 	{ 0 }
 };
@@ -143,6 +146,7 @@ struct cli {
 	struct rdsu_addr to, from;
 	uint16_t to_port, from_port;
 	bool to_port_given, ib_live; /* --transport ib: sent over an RC QP */
+	enum rio_trans trans;         /* --transport (default tcp) */
 	long wait_ms;
 };
 
@@ -284,9 +288,9 @@ static error_t header_opt(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_KERNEL:
 		/* --kernel means "use AF_RDS" in the other tools; scripts may
-		 * still give the generation so. */
-		fprintf(stderr, "%s: --kernel is deprecated: use --kver\n", program_invocation_short_name);
-		__attribute__((fallthrough));
+		 * still give the generation so, for a release. */
+		m->kv = src_opt_kver_alias(st, arg);
+		break;
 	case OPT_KVER:
 		m->kv = num(st, "--kver", arg, 7) == 6 ? WIRE_KVER_6 : WIRE_KVER_7;
 		if (strcmp(arg, "6") != 0 && strcmp(arg, "7") != 0)
@@ -409,9 +413,7 @@ static error_t target_opt(int key, char *arg, struct argp_state *st)
 		c->no_send = true;
 		break;
 	case OPT_TRANSPORT:
-		if (strcmp(arg, "tcp") && strcmp(arg, "ib"))
-			argp_error(st, "--transport is tcp or ib");
-		c->ib_live = !strcmp(arg, "ib");
+		rio_opt_transport(st, arg, &c->trans);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -424,6 +426,15 @@ static void check_combination(struct argp_state *st, struct cli *c)
 {
 	struct craft_msg *m = &c->m;
 
+	c->ib_live = c->trans == RIO_TRANS_IB;
+	/* auto: IB when the address we send from (--from, or the route's
+	 * source towards --to) is on an RDMA device */
+	if (c->trans == RIO_TRANS_AUTO && c->has_to && !c->no_send) {
+		struct rdsu_addr local = c->from;
+
+		if (c->has_from || rio_route_source(&c->to, &local) == 0)
+			c->ib_live = rio_trans_pick(RIO_TRANS_AUTO, &local) == RIO_TRANS_IB;
+	}
 	if (c->payload_opts > 1)
 		argp_error(st, "give one of --payload, --payload-text, --payload-size, "
 			       "--payload-file");
@@ -482,38 +493,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
  * Output
  */
 
-/* tcpdump -X's layout; runs of identical lines are shown once, then "*",
- * as hexdump(1) does, so that a congestion map stays readable. */
-static void hexdump(const uint8_t *b, size_t n)
-{
-	bool starred = false;
-
-	for (size_t off = 0; off < n; off += 16) {
-		size_t k = n - off < 16 ? n - off : 16;
-
-		if (off && k == 16 && off + 16 < n && memcmp(b + off, b + off - 16, 16) == 0) {
-			if (!starred)
-				printf("\t*\n");
-			starred = true;
-			continue;
-		}
-		starred = false;
-		printf("\t0x%04zx:  ", off);
-		for (size_t i = 0; i < 16; i++) {
-			if (i < k)
-				printf("%02x", b[off + i]);
-			else
-				printf("  ");
-			if (i & 1)
-				printf(" ");
-		}
-		printf(" ");
-		for (size_t i = 0; i < k; i++)
-			putchar(b[off + i] >= 0x20 && b[off + i] < 0x7f ? b[off + i] : '.');
-		printf("\n");
-	}
-}
-
 struct run {
 	struct cli *c;
 	int fd;
@@ -524,6 +503,7 @@ struct run {
 	char peer[80];
 	uint64_t sent;
 	int send_errno;
+	struct out *o;              /* what it prints: stdout's text */
 };
 
 static int ib_packet(void *ctx, const uint8_t *pkt, size_t len)
@@ -565,11 +545,13 @@ static int emit(struct run *r, const char *what, const struct wire_hdr *h, const
 		char line[512];
 
 		craft_describe(h, line, sizeof(line));
-		printf("%s: %s, %zu bytes", what, line, full);
+		out_printf(r->o, "%s: %s, %zu bytes", what, line, full);
 		if (n < full)
-			printf(", truncated to %zu", n);
-		printf("\n");
-		hexdump(b, n);
+			out_printf(r->o, ", truncated to %zu", n);
+		out_putc(r->o, '\n');
+		/* runs of equal lines once, so that a congestion map stays readable */
+		out_put_hexdump(r->o, b, n, true);
+		out_flush(r->o);
 	}
 	if (r->pc) {
 		int rc = r->c->ib ? ib_capture(r, b, n, full) : cf_pcap_data(r->pc, &r->flow, 0, b, n);
@@ -691,7 +673,7 @@ static void receive(struct run *r)
 		if (n < 0) {
 			how = errno == ECONNRESET ? "peer reset the connection" : NULL;
 			if (!how)
-				printf("recv: %s\n", strerror(errno));
+				out_printf(r->o, "recv: %s\n", strerror(errno));
 			if (r->pc)
 				cf_pcap_rst(r->pc, &r->flow, 1);
 			if (!how)
@@ -716,24 +698,27 @@ static void receive(struct run *r)
 				const struct wire_hdr *h = wire_deframer_hdr(&d);
 
 				craft_describe(h, line, sizeof(line));
-				printf("recv: %s: %s, not followed further\n", line, wire_strerror((int)k));
+				out_printf(r->o, "recv: %s: %s, not followed further\n", line,
+					   wire_strerror((int)k));
 				failed = true;
 				break;
 			}
 			off += (size_t)k;
 			if (ready) {
 				craft_describe(&fr.hdr, line, sizeof(line));
-				printf("recv: %s\n", line);
+				out_printf(r->o, "recv: %s\n", line);
 			}
 		}
+		out_flush(r->o);
 		fflush(stdout);
 	}
 	if (!failed && wire_deframer_pending(&d)) {
 		craft_describe(wire_deframer_hdr(&d), line, sizeof(line));
-		printf("recv: %s: cut short\n", line);
+		out_printf(r->o, "recv: %s: cut short\n", line);
 	}
-	printf("received %llu bytes; %s\n", (unsigned long long)got,
-	       how ? how : "connection still open");
+	out_printf(r->o, "received %llu bytes; %s\n", (unsigned long long)got,
+		   how ? how : "connection still open");
+	out_flush(r->o);
 }
 
 static uint32_t random_gen(void)
@@ -755,8 +740,11 @@ static int run(struct cli *c)
 	struct wire_hdr h;
 	int rc = 0;
 
-	if (!buf) {
+	r.o = out_new(stdout, OUT_TEXT, 0, 0);
+	if (!buf || !r.o) {
 		fprintf(stderr, "rds-conform craft: out of memory\n");
+		free(buf);
+		out_free(r.o);
 		return 2;
 	}
 	cut = craft_hdr(m, 0, &h);
@@ -770,8 +758,9 @@ static int run(struct cli *c)
 		if (craft_ib_open(&c->to, c->to_port, c->has_from ? &c->from : NULL, &r.ib, why,
 				  sizeof(why))) {
 			fprintf(stderr, "rds-conform craft: IB connection to %s: %s\n", r.peer, why);
-			free(buf);
-			return 1;
+			r.ib = NULL;
+			rc = 1;
+			goto out;
 		}
 	} else if (c->has_to && !c->no_send) {
 		rio_addr_port_str(&c->to, c->to_port, r.peer, sizeof(r.peer));
@@ -779,8 +768,8 @@ static int run(struct cli *c)
 		if (r.fd < 0) {
 			fprintf(stderr, "rds-conform craft: connect to %s: %s\n", r.peer,
 				strerror(errno));
-			free(buf);
-			return 1;
+			rc = 1;
+			goto out;
 		}
 	}
 	if (c->pcap) {
@@ -840,11 +829,12 @@ static int run(struct cli *c)
 		}
 	}
 	if (r.fd >= 0 || r.ib) {
-		printf("sent %llu bytes to %s%s\n", (unsigned long long)r.sent, r.peer,
-		       r.ib ? " over IB" : "");
+		out_printf(r.o, "sent %llu bytes to %s%s\n", (unsigned long long)r.sent, r.peer,
+			   r.ib ? " over IB" : "");
+		out_flush(r.o);
 		fflush(stdout);
 		if (c->wait_ms && r.ib)
-			craft_ib_receive(r.ib, c->wait_ms);
+			craft_ib_receive(r.ib, r.o, c->wait_ms);
 		else if (c->wait_ms)
 			receive(&r);
 	}
@@ -858,6 +848,7 @@ out:
 		close(r.fd);
 	craft_ib_close(r.ib);
 	free(buf);
+	out_free(r.o);
 	return rc;
 }
 
@@ -874,6 +865,7 @@ int craft_main(int argc, char **argv)
 	memset(&c, 0, sizeof(c));
 	craft_msg_init(&c.m);
 	c.count = 1;
+	c.trans = RIO_TRANS_TCP;
 	/* argp names the program after argv[0] in its messages and usage */
 	memcpy(av, argv, (size_t)argc * sizeof(*av));
 	av[0] = name;

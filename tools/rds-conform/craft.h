@@ -19,6 +19,8 @@
 #include <rds/rdsu.h>
 #include <wire/wire.h>
 
+#include "out.h"
+
 /* Shortcuts that fill the header as a kernel does (wire_build_*). */
 enum craft_kind {
 	CRAFT_DATA = 0,     /* sport 4000, dport 4001 unless given */
@@ -210,8 +212,8 @@ int craft_ib_open(const struct rdsu_addr *to, uint16_t port, const struct rdsu_a
 /* craft_ib_send() - one message's bytes |b| (|n| of them). Return: 0;
  * negative errno with the reason on stderr. */
 int craft_ib_send(struct craft_ib *x, const uint8_t *b, size_t n);
-/* craft_ib_receive() - print what the peer sends for |ms|. */
-void craft_ib_receive(struct craft_ib *x, long ms);
+/* craft_ib_receive() - print what the peer sends for |ms|, on |o|. */
+void craft_ib_receive(struct craft_ib *x, struct out *o, long ms);
 void craft_ib_close(struct craft_ib *x);
 
 #endif /* CONFORM_CRAFT_H */

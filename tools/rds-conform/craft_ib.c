@@ -85,7 +85,7 @@ out:
 	return err;
 }
 
-void craft_ib_receive(struct craft_ib *x, long ms)
+void craft_ib_receive(struct craft_ib *x, struct out *o, long ms)
 {
 	rdsu_ns end = rdsu_clock() + (rdsu_ns)ms * RDSU_MSEC;
 	struct cf_ibmsg m;
@@ -99,16 +99,18 @@ void craft_ib_receive(struct craft_ib *x, long ms)
 		    cf_ib_recv(x->c, &m, (int)((end - now) / RDSU_MSEC) + 1) <= 0)
 			break;
 		craft_describe(&m.h, line, sizeof(line));
-		printf("recv: %s\n", line);
+		out_printf(o, "recv: %s\n", line);
+		out_flush(o);
 		fflush(stdout);
 	}
 	for (size_t i = 0; i < x->c->n_frames; i++)
 		if (x->c->frames[i].len == WIRE_HDR_LEN && !x->c->frames[i].h.sport &&
 		    !x->c->frames[i].h.dport)
 			acks++;
-	printf("received %zu frames (%zu ACK-only, %u fragments that did not fit); %s\n",
-	       x->c->n_frames, acks, x->c->frag_errs,
-	       x->c->closed ? x->c->why : "connection still up");
+	out_printf(o, "received %zu frames (%zu ACK-only, %u fragments that did not fit); %s\n",
+		   x->c->n_frames, acks, x->c->frag_errs,
+		   x->c->closed ? x->c->why : "connection still up");
+	out_flush(o);
 }
 
 void craft_ib_close(struct craft_ib *x)

@@ -28,9 +28,11 @@
 #include "craft.h"
 #include "node_ib.h"
 #include "out.h"
+#include "out_opt.h"
 #include "parse.h"
 #include "report.h"
 #include "rio.h"
+#include "rio_opt.h"
 
 const char *argp_program_version = "rds-conform " RDSTK_VERSION;
 
@@ -42,17 +44,23 @@ struct opts {
 	bool have_peer, have_local, list, quiet, port_given;
 	enum cf_format fmt;
 	bool markdown;
+	enum rio_trans trans;     /* --transport (default tcp) */
+	bool json;                /* -j */
+	struct out_opt oo;        /* -j, -q */
 	uint32_t gen;
 	const char *prefixes[MAX_PREFIXES];
 	size_t n_prefixes;
 };
 
-enum { O_PEER = 0x100, O_LOCAL, O_LARGER, O_AGENT, O_TIMEOUT, O_FORMAT, O_JSON, O_PCAP, O_STRICT,
-       O_LIST, O_GEN, O_TRANSPORT };
+enum { O_PEER = 0x100, O_LOCAL, O_LARGER, O_AGENT, O_TIMEOUT, O_FORMAT, O_PCAP, O_STRICT,
+       O_LIST, O_GEN, O_TRANSPORT, O_KERNEL };
 
 static const struct argp_option options[] = {
+	/* --kernel means "use the kernel's sockets" in every tool: the suite
+	 * has none (it speaks RDS's wire itself); said, not "unrecognized" */
+	{ "kernel", O_KERNEL, NULL, OPTION_HIDDEN, NULL, 1 },
 	{ "peer", O_PEER, "ADDR[:PORT]", 0, "the RDS node under test (port default 16385; IB: 18634, IPv6 16385)", 1 },
-	{ "transport", O_TRANSPORT, "tcp|ib", 0, "RDS/TCP (default) or RDS over InfiniBand/RoCE: the ib/ cases through an RC QP", 1 },
+	{ "transport", O_TRANSPORT, "tcp|ib|auto", 0, "RDS/TCP (default) or RDS over InfiniBand/RoCE: the ib/ cases through an RC QP; auto: IB when our address is on an RDMA device", 1 },
 	{ "local", O_LOCAL, "ADDR", 0, "our address, smaller than the peer's (default: the route's source)", 1 },
 	{ "larger", O_LARGER, "ADDR", 0, "a local address larger than the peer's (cases that need one are skipped without)", 1 },
 	{ "agent", O_AGENT, "ADDR[:PORT]", 0, "the rds-conform agent beside the peer (port default 18600)", 1 },
@@ -60,13 +68,66 @@ static const struct argp_option options[] = {
 	{ "gen", O_GEN, "N", 0, "our generation number (default random)", 1 },
 	{ "strict", O_STRICT, NULL, 0, "NON-STRICT results (SHOULDs, kernel departures from the spec) fail", 2 },
 	{ "format", O_FORMAT, "FMT", 0, "text (default), tap, junit, json; with --list: text, json, markdown", 2 },
-	{ "json", O_JSON, NULL, 0, "same as --format json", 2 },
 	{ "output", 'o', "FILE", 0, "write the report to FILE (progress still goes to the terminal)", 2 },
 	{ "pcap", O_PCAP, "DIR", 0, "save each case's exchange as DIR/<id>.pcap", 2 },
-	{ "quiet", 'q', NULL, 0, "no progress lines", 2 },
 	{ "list", O_LIST, NULL, 0, "list the catalogue (or the selected cases) and exit", 2 },
 	{ 0 }
 };
+
+/* --transport: auto is IB when our address (--local, or the route's
+ * source towards the peer) is on an RDMA device, as the kernel picks. */
+static bool pick_ib(const struct opts *o)
+{
+	struct rdsu_addr local = o->cfg.local;
+
+	if (o->trans != RIO_TRANS_AUTO)
+		return o->trans == RIO_TRANS_IB;
+	if (!o->have_local && rio_route_source(&o->cfg.peer, &local) < 0)
+		return false;
+	return rio_trans_pick(RIO_TRANS_AUTO, &local) == RIO_TRANS_IB;
+}
+
+/* Once every option is read: what they say together. */
+static void check_opts(struct opts *o, struct argp_state *st)
+{
+	/* -j: the report (or the list) as JSON, as --format json */
+	if (o->json && o->format_s && strcmp(o->format_s, "json"))
+		argp_error(st, "-j is --format json, not --format %s", o->format_s);
+	if (o->json)
+		o->format_s = "json";
+	if (o->list) {
+		if (o->format_s && strcmp(o->format_s, "text") && strcmp(o->format_s, "json") &&
+		    strcmp(o->format_s, "markdown"))
+			argp_error(st, "--list takes --format text, json or markdown");
+		o->markdown = o->format_s && !strcmp(o->format_s, "markdown");
+		return;
+	}
+	if (o->format_s && cf_format_by_name(o->format_s, &o->fmt))
+		argp_error(st, "unknown --format %s (text, tap, junit, json)", o->format_s);
+	if (!o->have_peer)
+		argp_error(st, "--peer is needed");
+	if (o->cfg.have_larger && rdsu_addr_cmp(&o->cfg.larger, &o->cfg.peer) <= 0)
+		argp_error(st, "--larger must be larger than the peer's address");
+	o->cfg.ib = pick_ib(o);
+	for (size_t k = 0; k < o->n_prefixes; k++) {
+		bool any = false;
+
+		for (size_t i = 0; i < cf_n_cases; i++)
+			any |= cf_case_selected(&cf_cases[i], o->prefixes[k]) &&
+			       !(cf_cases[i].needs & CF_NEED_IB) == !o->cfg.ib;
+		if (!any)
+			argp_error(st, "%s: no case of that prefix runs over %s%s", o->prefixes[k],
+				   o->cfg.ib ? "IB" : "TCP",
+				   o->cfg.ib ? "" : " (the ib/ cases need --transport ib)");
+	}
+	if (o->cfg.ib && !o->port_given)
+		o->cfg.port = rdsu_addr_is_v4(&o->cfg.peer) ? WIRE_IB_PORT_V4 : WIRE_IB_PORT_V6;
+	if (o->cfg.ib && o->cfg.have_larger)
+		argp_error(st, "--larger is for RDS/TCP: on IB both sides connect");
+	if (!o->cfg.ib && o->have_local && rdsu_addr_cmp(&o->cfg.local, &o->cfg.peer) >= 0)
+		argp_error(st, "--local must be smaller than the peer's address (only the "
+			   "smaller address carries RDS/TCP)");
+}
 
 static error_t parse(int key, char *arg, struct argp_state *st)
 {
@@ -89,10 +150,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			strchr(arg, ':') && strchr(arg, ':') == strrchr(arg, ':');
 		return 0;
 	case O_TRANSPORT:
-		if (!strcmp(arg, "ib"))
-			o->cfg.ib = true;
-		else if (strcmp(arg, "tcp"))
-			argp_error(st, "--transport is tcp or ib");
+		rio_opt_transport(st, arg, &o->trans);
 		return 0;
 	case O_LOCAL:
 		if (parse_addr(arg, &o->cfg.local) < 0)
@@ -124,17 +182,19 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case O_FORMAT:
 		o->format_s = arg;
 		return 0;
-	case O_JSON:
-		o->format_s = "json";
+	case ARGP_KEY_INIT:
+		st->child_inputs[0] = &o->oo;
+		return 0;
+	case O_KERNEL:
+		argp_error(st, "--kernel uses the kernel's RDS sockets, and the suite opens none (it "
+			       "speaks RDS's wire itself); the kernel under test takes it: "
+			       "rds-conform agent --kernel");
 		return 0;
 	case 'o':
 		o->out_s = arg;
 		return 0;
 	case O_PCAP:
 		o->cfg.pcap_dir = arg;
-		return 0;
-	case 'q':
-		o->quiet = true;
 		return 0;
 	case O_LIST:
 		o->list = true;
@@ -152,37 +212,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		return 0;
 	}
 	case ARGP_KEY_END:
-		if (o->list) {
-			if (o->format_s && strcmp(o->format_s, "text") && strcmp(o->format_s, "json") &&
-			    strcmp(o->format_s, "markdown"))
-				argp_error(st, "--list takes --format text, json or markdown");
-			o->markdown = o->format_s && !strcmp(o->format_s, "markdown");
-			return 0;
-		}
-		if (o->format_s && cf_format_by_name(o->format_s, &o->fmt))
-			argp_error(st, "unknown --format %s (text, tap, junit, json)", o->format_s);
-		if (!o->have_peer)
-			argp_error(st, "--peer is needed");
-		if (o->cfg.have_larger && rdsu_addr_cmp(&o->cfg.larger, &o->cfg.peer) <= 0)
-			argp_error(st, "--larger must be larger than the peer's address");
-		for (size_t k = 0; k < o->n_prefixes; k++) {
-			bool any = false;
-
-			for (size_t i = 0; i < cf_n_cases; i++)
-				any |= cf_case_selected(&cf_cases[i], o->prefixes[k]) &&
-				       !(cf_cases[i].needs & CF_NEED_IB) == !o->cfg.ib;
-			if (!any)
-				argp_error(st, "%s: no case of that prefix runs over %s%s", o->prefixes[k],
-					   o->cfg.ib ? "IB" : "TCP",
-					   o->cfg.ib ? "" : " (the ib/ cases need --transport ib)");
-		}
-		if (o->cfg.ib && !o->port_given)
-			o->cfg.port = rdsu_addr_is_v4(&o->cfg.peer) ? WIRE_IB_PORT_V4 : WIRE_IB_PORT_V6;
-		if (o->cfg.ib && o->cfg.have_larger)
-			argp_error(st, "--larger is for RDS/TCP: on IB both sides connect");
-		if (!o->cfg.ib && o->have_local && rdsu_addr_cmp(&o->cfg.local, &o->cfg.peer) >= 0)
-			argp_error(st, "--local must be smaller than the peer's address (only the "
-				   "smaller address carries RDS/TCP)");
+		check_opts(o, st);
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -260,19 +290,19 @@ static const struct out_group list_group = OUT_GROUP("case", list_fields);
  * (markdown, which tests/cli compares with docs/man/rds-conform.1.md). */
 static int list(const struct opts *o)
 {
+	struct out *t;
 	char nb[64];
 
 	if (o->format_s && !strcmp(o->format_s, "json")) {
 		struct out_list a = { 0 };
-		struct out *j = malloc(sizeof(*j));
+		struct out *j = out_new(stdout, OUT_JSON, 0, OUT_JSON_PRETTY);
 		const char *txt;
 
 		if (!j)
 			return 2;
-		out_init(j, stdout, OUT_JSON, 0, OUT_JSON_PRETTY);
 		for (size_t i = 0; i < cf_n_cases; i++) {
 			const struct cf_case *c = &cf_cases[i];
-			char *t;
+			char *rec;
 
 			if (!selected(o, c))
 				continue;
@@ -283,37 +313,36 @@ static int list(const struct opts *o)
 			out_str(j, LC_REQUIREMENT, c->requirement);
 			out_str(j, LC_SOURCE, c->source);
 			out_str(j, LC_NEEDS, needs_text(c->needs, nb, sizeof(nb)));
-			t = out_take(j);
-			out_list_add(&a, t);
-			free(t);
+			rec = out_take(j);
+			out_list_add(&a, rec);
+			free(rec);
 		}
 		txt = out_list_text(&a);
 		out_write_json(j, txt);
 		out_list_free(&a);
-		out_fini(j);
-		free(j);
+		out_free(j);
 		if (!txt)
 			return 2;
 		return 0;
 	}
-	if (o->markdown) {
-		printf("| ID | Level | Checks | Needs |\n|---|---|---|---|\n");
-		for (size_t i = 0; i < cf_n_cases; i++) {
-			const struct cf_case *c = &cf_cases[i];
-
-			if (selected(o, c))
-				printf("| `%s` | %s | %s. %s *(%s)* | %s |\n", c->id, cf_level_name(c->level),
-				       c->title, c->requirement, c->source,
-				       needs_text(c->needs, nb, sizeof(nb)));
-		}
-		return 0;
-	}
+	t = out_new(stdout, OUT_TEXT, 0, 0);
+	if (!t)
+		return 2;
+	if (o->markdown)
+		out_puts(t, "| ID | Level | Checks | Needs |\n|---|---|---|---|\n");
 	for (size_t i = 0; i < cf_n_cases; i++) {
 		const struct cf_case *c = &cf_cases[i];
 
-		if (selected(o, c))
-			printf("%-18s %-6s %s\n", c->id, cf_level_name(c->level), c->title);
+		if (!selected(o, c))
+			continue;
+		if (o->markdown)
+			out_printf(t, "| `%s` | %s | %s. %s *(%s)* | %s |\n", c->id,
+				   cf_level_name(c->level), c->title, c->requirement, c->source,
+				   needs_text(c->needs, nb, sizeof(nb)));
+		else
+			out_printf(t, "%-18s %-6s %s\n", c->id, cf_level_name(c->level), c->title);
 	}
+	out_free(t);
 	return 0;
 }
 
@@ -533,16 +562,17 @@ static int start_run(struct opts *o, struct cf_run *r, FILE *out)
 
 int main(int argc, char **argv)
 {
-	static const struct argp argp = {
+	static struct opts o;
+	const struct argp_child children[] = { { &o.oo.argp, 0, OUT_OPT_HEADER, 3 }, { 0 } };
+	const struct argp argp = {
 		options, parse, "[ID-PREFIX...]",
 		"Check an RDS/TCP peer (or with --transport ib an RDS-over-IB peer) against the "
 		"RDS 3.1 wire spec and the Linux kernel's behaviour.\v"
 		"Subcommands: 'rds-conform agent --help' (run beside the peer), "
 		"'rds-conform craft --help' (build and send any message).\n"
 		"Exit: 0 every MUST passed, 1 a case failed, 2 the suite could not run.",
-		NULL, NULL, NULL
+		children, NULL, NULL
 	};
-	struct opts o;
 	struct cf_run r;
 	struct cf_result *res;
 	struct cf_meta meta;
@@ -561,6 +591,8 @@ int main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.cfg.timeout_ms = 2000;
 	o.cfg.port = WIRE_TCP_PORT;
+	o.trans = RIO_TRANS_TCP;
+	out_opt_init(&o.oo, OUT_OPT_JSON | OUT_OPT_QUIET, &o.json, &o.quiet, NULL, 0);
 	/* getopt names the program by argv[0] in its complaints: the name,
 	 * not the path it was started by. */
 	argv[0] = program_invocation_short_name;

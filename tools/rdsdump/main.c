@@ -19,9 +19,11 @@
 #include "dump.h"
 #include "filter.h"
 #include "out.h"
+#include "out_opt.h"
 #include "parse.h"
 #include "pcaplink.h"
 #include "render.h"
+#include "src_opt.h"
 
 const char *argp_program_version = "rdsdump " RDSTK_VERSION;
 
@@ -41,8 +43,6 @@ enum {
 };
 
 static const struct argp_option options[] = {
-	{ "interface", 'i', "IFACE", 0, "capture live on IFACE (\"any\" for all)", 1 },
-	{ "read", 'r', "FILE", 0, "read packets from FILE (pcap or pcapng; \"-\" for stdin)", 1 },
 	{ "write", 'w', "FILE", 0,
 	  "write the packets kept (RDS traffic passing the filter) to FILE instead of printing", 1 },
 	{ "print", OPT_PRINT, NULL, 0, "print records even with -w", 1 },
@@ -50,15 +50,11 @@ static const struct argp_option options[] = {
 	{ "snapshot-length", 's', "BYTES", 0, "live capture snap length (default 262144)", 1 },
 	{ "no-promiscuous-mode", 'p', NULL, 0, "do not put the interface into promiscuous mode", 1 },
 	{ NULL, 'n', NULL, 0, "do not resolve names (rdsdump never does; for tcpdump habits)", 1 },
-	{ "quiet", 'q', NULL, 0, "print nothing per record (use with -z)", 2 },
 	{ NULL, 't', NULL, 0, "-t: no timestamps; -tt: seconds since the epoch", 2 },
-	{ "verbose", 'v', NULL, 0,
-	  "-v: field lines; -vv: every field, all congestion ranges, raw extension bytes", 2 },
 	{ "hex", 'X', NULL, 0,
 	  "-X: hex and ASCII of RDS header and payload (first 256 bytes); -XX: all captured bytes",
 	  2 },
 	{ "stats", 'z', NULL, 0, "statistics per connection and path at the end", 2 },
-	{ "json", OPT_JSON, NULL, 0, "one JSON object per record (and per statistics block)", 2 },
 	{ "tcp-port", OPT_TCP_PORT, "PORT", 0,
 	  "treat TCP PORT as RDS/TCP (repeatable; default 16385)", 3 },
 	{ "port", OPT_PORT, "PORT", 0, "show only messages from or to RDS port PORT (repeatable)",
@@ -103,6 +99,8 @@ struct opts {
 	char *expr;
 	struct dump_cfg cfg;
 	struct dump_filter filter;
+	struct src_opt so;         /* -i, -r */
+	struct out_opt oo;         /* -j, -q, -v */
 };
 
 static long num_arg(struct argp_state *st, const char *opt, const char *arg, long lo, long hi)
@@ -131,11 +129,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	char err[256];
 
 	switch (key) {
-	case 'i':
-		o->iface = arg;
-		break;
-	case 'r':
-		o->rfile = arg;
+	case ARGP_KEY_INIT:
+		st->child_inputs[0] = &o->so;
+		st->child_inputs[1] = &o->oo;
 		break;
 	case 'w':
 		o->wfile = arg;
@@ -157,16 +153,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	case 'h':
 		argp_state_help(st, stdout, ARGP_HELP_STD_HELP);
 		break;
-	case 'q':
-		o->quiet = true;
-		break;
 	case 't':
 		if (o->tsmode < 2)
 			o->tsmode++;
-		break;
-	case 'v':
-		if (o->verbose < 2)
-			o->verbose++;
 		break;
 	case 'X':
 		if (o->hex < 2)
@@ -174,9 +163,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		break;
 	case 'z':
 		o->stats = true;
-		break;
-	case OPT_JSON:
-		o->json = true;
 		break;
 	case OPT_TCP_PORT:
 		if (o->cfg.ntcp_ports >= 16)
@@ -201,9 +187,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_KERNEL:
 		/* --kernel means "use AF_RDS" in the other tools; scripts may
-		 * still give the generation so. */
-		fprintf(stderr, "%s: --kernel is deprecated: use --kver\n", program_invocation_short_name);
-		__attribute__((fallthrough));
+		 * still give the generation so, for a release. */
+		o->cfg.kv = src_opt_kver_alias(st, arg);
+		break;
 	case OPT_KVER:
 		o->cfg.kv = num_arg(st, "--kver", arg, 6, 7) == 6 ? WIRE_KVER_6 : WIRE_KVER_7;
 		break;
@@ -230,8 +216,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		break;
 	}
 	case ARGP_KEY_END:
-		if (o->iface && o->rfile)
-			argp_error(st, "-i and -r cannot be used together");
+		o->iface = o->so.kind == SRC_IFACE ? o->so.arg : NULL;
+		o->rfile = o->so.kind == SRC_FILE ? o->so.arg : NULL;
 		if (o->quiet && o->json && !o->stats)
 			argp_error(st, "-q with --json prints nothing; add -z");
 		break;
@@ -241,7 +227,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	return 0;
 }
 
-static const struct argp argp = { options, parse_opt, "[EXPRESSION]", doc, NULL, NULL, NULL };
 
 /* ------------------------------------------------------------------------ */
 
@@ -584,6 +569,12 @@ static int report_end(const struct opts *o, struct run *run, struct dump_eng *en
 int main(int argc, char **argv)
 {
 	static struct opts o;
+	const struct argp_child children[] = {
+		{ &o.so.argp, 0, SRC_OPT_HEADER, 1 },
+		{ &o.oo.argp, 0, OUT_OPT_HEADER, 2 },
+		{ 0 }
+	};
+	const struct argp ap = { options, parse_opt, "[EXPRESSION]", doc, children, NULL, NULL };
 	static struct run run;
 	struct dump_eng *eng = NULL;
 	pcap_dumper_t *dumper = NULL;
@@ -594,7 +585,10 @@ int main(int argc, char **argv)
 	/* getopt names the program by argv[0] in its complaints: the name,
 	 * not the path it was started by. */
 	argv[0] = program_invocation_short_name;
-	argp_parse(&argp, argc, argv, 0, NULL, &o);
+	src_opt_init(&o.so, SRC_OPT_IFACE | SRC_OPT_FILE);
+	out_opt_init(&o.oo, OUT_OPT_JSON | OUT_OPT_QUIET | OUT_OPT_VERBOSE, &o.json, &o.quiet,
+		     &o.verbose, 2);
+	argp_parse(&ap, argc, argv, 0, NULL, &o);
 	/*
 	 * Rings and windows grow by doubling and go when a flow is closed.
 	 * glibc would raise its mmap threshold after the first such free and

@@ -1602,52 +1602,6 @@ static void rec_fields(struct out *o, const struct dump_rec *r)
  * Hex dumps (-X, -XX), tcpdump's layout
  */
 
-static void put_hexdump(struct out *s, const uint8_t *p, size_t len)
-{
-	for (size_t off = 0; off < len; off += 16) {
-		size_t n = len - off < 16 ? len - off : 16;
-		char *w;
-		size_t k = 0;
-
-		/* offset up to 16 digits, 8 groups of 5, 2 + 16 ASCII, newline */
-		w = out_room(s, 1 + 2 + 16 + 2 + 40 + 2 + 16 + 1);
-		w[k++] = '\t';
-		w[k++] = '0';
-		w[k++] = 'x';
-		{
-			int digits = 4;
-
-			while (digits < 16 && (off >> (4 * digits)))
-				digits++;
-			for (int d = digits - 1; d >= 0; d--)
-				w[k++] = wire_hex_digit((off >> (4 * d)) & 15);
-		}
-		w[k++] = ':';
-		w[k++] = ' ';
-		for (size_t i = 0; i < 16; i += 2) {
-			w[k++] = ' ';
-			for (size_t j = i; j < i + 2; j++) {
-				if (j < n) {
-					w[k++] = wire_hex_digit(p[off + j] >> 4);
-					w[k++] = wire_hex_digit(p[off + j] & 15);
-				} else {
-					w[k++] = ' ';
-					w[k++] = ' ';
-				}
-			}
-		}
-		w[k++] = ' ';
-		w[k++] = ' ';
-		for (size_t i = 0; i < n; i++) {
-			uint8_t c = p[off + i];
-
-			w[k++] = (c >= 0x20 && c < 0x7f) ? (char)c : '.';
-		}
-		w[k++] = '\n';
-		s->n += k;
-	}
-}
-
 /* What -X shows: a message's header (re-encoded: the decoder is lossless)
  * and up to DUMP_HEX_PAYLOAD_MAX payload bytes; another record's packet.
  * -XX: the packet. Return: bytes in *out (which may point into |tmp|). */
@@ -1718,7 +1672,7 @@ void dump_print_rec(const struct dump_render *o, const struct dump_rec *r)
 		if (o->json)
 			out_bytes(&s, (unsigned)(g->n - 1), p, len);
 		else
-			put_hexdump(&s, p, len);
+			out_put_hexdump(&s, p, len, false);
 	}
 	out_end(&s);
 	out_fini(&s);

@@ -301,9 +301,14 @@ int perf_run_client(struct opts *o)
 		goto out;
 	}
 	ctl_init(cc, e);
-	if (!o->json)
-		printf("client %s, server %s port %u\n", rdsu_addr_str(&o->src, a, sizeof(a)),
-		       o->host_s, o->ctl_port);
+	if (!o->json) {
+		struct out *t = out_new(stdout, OUT_TEXT, 0, 0);
+
+		if (t)
+			out_printf(t, "client %s, server %s port %u\n",
+				   rdsu_addr_str(&o->src, a, sizeof(a)), o->host_s, o->ctl_port);
+		out_free(t);
+	}
 	for (unsigned i = 0; i < o->n_sizes && !perf_stop; i++) {
 		int r;
 

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "out.h"
+
 const struct wire_tok perf_test_toks[] = {
 	{ PERF_STREAM, "stream" },
 	{ PERF_RR, "rr" },
@@ -70,89 +72,169 @@ int perf_params_check(const struct perf_params *p, char *err, size_t errlen)
 	return 0;
 }
 
-static char *line_of(struct json_object *j)
-{
-	char *s = NULL;
+/* ------------------------------------------------------------------------
+ * Encoding: each message's fields described once (the output layer,
+ * out.h), in the order they go on the wire; json-c only parses.
+ */
+#define F(k, t) { .key = (k), .type = (t) }
+#define HEAD F("rdsperf", OUT_U64), F("op", OUT_STR)
+enum { M_VERSION, M_OP, M__HEAD };
 
-	if (j && asprintf(&s, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN)) < 0)
+enum {
+	ST_TEST = M__HEAD, ST_SIZE, ST_RSIZE, ST_DEPTH, ST_SOCKETS, ST_PATHS, ST_KVER,
+	ST_PATH_RULE, ST_DURATION, ST_OMIT, ST_BUF, ST_VERIFY, ST_REVERSE, ST_CLIENT_ADDR,
+	ST_CLIENT_PORTS, ST__N
+};
+static const struct out_field start_fields[ST__N] = {
+	HEAD,
+	[ST_TEST] = F("test", OUT_STR),         [ST_SIZE] = F("size", OUT_U64),
+	[ST_RSIZE] = F("rsize", OUT_U64),       [ST_DEPTH] = F("depth", OUT_U64),
+	[ST_SOCKETS] = F("sockets", OUT_U64),   [ST_PATHS] = F("paths", OUT_U64),
+	[ST_KVER] = F("kver", OUT_U64),         [ST_PATH_RULE] = F("path_rule", OUT_STR),
+	[ST_DURATION] = F("duration", OUT_DOUBLE), [ST_OMIT] = F("omit", OUT_DOUBLE),
+	[ST_BUF] = F("buf", OUT_U64),           [ST_VERIFY] = F("verify", OUT_BOOL),
+	[ST_REVERSE] = F("reverse", OUT_BOOL),  [ST_CLIENT_ADDR] = F("client_addr", OUT_STR),
+	[ST_CLIENT_PORTS] = F("client_ports", OUT_ARRAY),
+};
+static const struct out_group start_group = OUT_GROUP("start", start_fields);
+
+enum { RD_PORTS = M__HEAD, RD_KERNEL, RD_REVERSE, RD__N };
+static const struct out_field ready_fields[RD__N] = {
+	HEAD,
+	[RD_PORTS] = F("ports", OUT_ARRAY),
+	[RD_KERNEL] = F("kernel", OUT_BOOL),
+	[RD_REVERSE] = F("reverse", OUT_BOOL),
+};
+static const struct out_group ready_group = OUT_GROUP("ready", ready_fields);
+
+enum { ER_ERROR = M__HEAD, ER__N };
+static const struct out_field error_fields[ER__N] = { HEAD, [ER_ERROR] = F("error", OUT_STR) };
+static const struct out_group error_group = OUT_GROUP("error", error_fields);
+
+static const struct out_field stop_fields[M__HEAD] = { HEAD };
+static const struct out_group stop_group = OUT_GROUP("stop", stop_fields);
+
+enum {
+	RS_MSGS = M__HEAD, RS_BYTES, RS_SENT, RS_VERIFY_ERRORS, RS_EAGAIN, RS_ENOBUFS,
+	RS_RDS_RETRANSMITS, RS_CPU, RS_WALL, RS_KERNEL, RS__N
+};
+static const struct out_field result_fields[RS__N] = {
+	HEAD,
+	[RS_MSGS] = F("msgs", OUT_U64),       [RS_BYTES] = F("bytes", OUT_U64),
+	[RS_SENT] = F("sent", OUT_U64),       [RS_VERIFY_ERRORS] = F("verify_errors", OUT_U64),
+	[RS_EAGAIN] = F("eagain", OUT_U64),   [RS_ENOBUFS] = F("enobufs", OUT_U64),
+	[RS_RDS_RETRANSMITS] = F("rds_retransmits", OUT_I64),
+	[RS_CPU] = F("cpu", OUT_DOUBLE),      [RS_WALL] = F("wall", OUT_DOUBLE),
+	[RS_KERNEL] = F("kernel", OUT_BOOL),
+};
+static const struct out_group result_group = OUT_GROUP("result", result_fields);
+#undef HEAD
+#undef F
+
+/* A message of |g| opened: its version and op (the group's name). */
+static struct out *msg(const struct out_group *g)
+{
+	struct out *o = out_new(NULL, OUT_JSON, 0, 0);
+
+	if (!o)
+		return NULL;
+	out_begin(o, g);
+	out_u64(o, M_VERSION, CTL_VERSION);
+	out_str(o, M_OP, g->name);
+	return o;
+}
+
+/* The message |o| built, as a line; NULL without memory. */
+static char *line_of(struct out *o)
+{
+	char *t, *s = NULL;
+
+	if (!o)
+		return NULL;
+	t = out_take(o);
+	if (t && asprintf(&s, "%s\n", t) < 0)
 		s = NULL;
-	json_object_put(j);
+	free(t);
+	out_free(o);
 	return s;
 }
 
-static struct json_object *msg(const char *op)
+static void ports_array(struct out *o, unsigned id, const uint16_t *ports, unsigned n)
 {
-	struct json_object *j = json_object_new_object();
-
-	json_object_object_add(j, "rdsperf", json_object_new_int(CTL_VERSION));
-	json_object_object_add(j, "op", json_object_new_string(op));
-	return j;
+	out_arr_open(o, id);
+	for (unsigned i = 0; i < n; i++)
+		out_elem_u64(o, ports[i]);
+	out_close(o);
 }
 
 char *ctl_start_line(const struct perf_params *p)
 {
-	struct json_object *j = msg("start"), *ports = json_object_new_array();
+	struct out *o = msg(&start_group);
 
-	json_object_object_add(j, "test", json_object_new_string(perf_test_name(p->test)));
-	json_object_object_add(j, "size", json_object_new_int64(p->size));
-	json_object_object_add(j, "rsize", json_object_new_int64(p->rsize));
-	json_object_object_add(j, "depth", json_object_new_int64(p->depth));
-	json_object_object_add(j, "sockets", json_object_new_int64(p->sockets));
-	json_object_object_add(j, "paths", json_object_new_int64(p->paths));
-	json_object_object_add(j, "kver", json_object_new_int64(p->kver));
-	json_object_object_add(j, "path_rule", json_object_new_string(p->path_by_pair ? "pair" : "port"));
-	json_object_object_add(j, "duration", json_object_new_double(p->duration));
-	json_object_object_add(j, "omit", json_object_new_double(p->omit));
-	json_object_object_add(j, "buf", json_object_new_int64(p->buf));
-	json_object_object_add(j, "verify", json_object_new_boolean(p->verify));
-	json_object_object_add(j, "reverse", json_object_new_boolean(p->reverse));
-	json_object_object_add(j, "client_addr", json_object_new_string(p->client_addr));
-	for (unsigned i = 0; i < p->sockets && i < PERF_MAX_SOCKS; i++)
-		json_object_array_add(ports, json_object_new_int(p->client_ports[i]));
-	json_object_object_add(j, "client_ports", ports);
-	return line_of(j);
+	if (!o)
+		return NULL;
+	out_str(o, ST_TEST, perf_test_name(p->test));
+	out_u64(o, ST_SIZE, p->size);
+	out_u64(o, ST_RSIZE, p->rsize);
+	out_u64(o, ST_DEPTH, p->depth);
+	out_u64(o, ST_SOCKETS, p->sockets);
+	out_u64(o, ST_PATHS, p->paths);
+	out_u64(o, ST_KVER, p->kver);
+	out_str(o, ST_PATH_RULE, p->path_by_pair ? "pair" : "port");
+	out_double(o, ST_DURATION, p->duration);
+	out_double(o, ST_OMIT, p->omit);
+	out_u64(o, ST_BUF, p->buf);
+	out_bool(o, ST_VERIFY, p->verify);
+	out_bool(o, ST_REVERSE, p->reverse);
+	out_str(o, ST_CLIENT_ADDR, p->client_addr);
+	ports_array(o, ST_CLIENT_PORTS, p->client_ports,
+		    p->sockets < PERF_MAX_SOCKS ? p->sockets : PERF_MAX_SOCKS);
+	return line_of(o);
 }
 
 char *ctl_ready_line(const uint16_t *ports, unsigned n, bool kernel, bool reverse)
 {
-	struct json_object *j = msg("ready"), *a = json_object_new_array();
+	struct out *o = msg(&ready_group);
 
-	for (unsigned i = 0; i < n; i++)
-		json_object_array_add(a, json_object_new_int(ports[i]));
-	json_object_object_add(j, "ports", a);
-	json_object_object_add(j, "kernel", json_object_new_boolean(kernel));
-	json_object_object_add(j, "reverse", json_object_new_boolean(reverse));
-	return line_of(j);
+	if (!o)
+		return NULL;
+	ports_array(o, RD_PORTS, ports, n);
+	out_bool(o, RD_KERNEL, kernel);
+	out_bool(o, RD_REVERSE, reverse);
+	return line_of(o);
 }
 
 char *ctl_error_line(const char *why)
 {
-	struct json_object *j = msg("error");
+	struct out *o = msg(&error_group);
 
-	json_object_object_add(j, "error", json_object_new_string(why));
-	return line_of(j);
+	if (o)
+		out_str(o, ER_ERROR, why);
+	return line_of(o);
 }
 
 char *ctl_stop_line(void)
 {
-	return line_of(msg("stop"));
+	return line_of(msg(&stop_group));
 }
 
 char *ctl_result_line(const struct perf_result *r)
 {
-	struct json_object *j = msg("result");
+	struct out *o = msg(&result_group);
 
-	json_object_object_add(j, "msgs", json_object_new_int64((int64_t)r->msgs));
-	json_object_object_add(j, "bytes", json_object_new_int64((int64_t)r->bytes));
-	json_object_object_add(j, "sent", json_object_new_int64((int64_t)r->sent));
-	json_object_object_add(j, "verify_errors", json_object_new_int64((int64_t)r->verify_errors));
-	json_object_object_add(j, "eagain", json_object_new_int64((int64_t)r->eagain));
-	json_object_object_add(j, "enobufs", json_object_new_int64((int64_t)r->enobufs));
-	json_object_object_add(j, "rds_retransmits", json_object_new_int64(r->rds_retransmits));
-	json_object_object_add(j, "cpu", json_object_new_double(r->cpu));
-	json_object_object_add(j, "wall", json_object_new_double(r->wall));
-	json_object_object_add(j, "kernel", json_object_new_boolean(r->kernel));
-	return line_of(j);
+	if (!o)
+		return NULL;
+	out_u64(o, RS_MSGS, r->msgs);
+	out_u64(o, RS_BYTES, r->bytes);
+	out_u64(o, RS_SENT, r->sent);
+	out_u64(o, RS_VERIFY_ERRORS, r->verify_errors);
+	out_u64(o, RS_EAGAIN, r->eagain);
+	out_u64(o, RS_ENOBUFS, r->enobufs);
+	out_i64(o, RS_RDS_RETRANSMITS, r->rds_retransmits);
+	out_double(o, RS_CPU, r->cpu);
+	out_double(o, RS_WALL, r->wall);
+	out_bool(o, RS_KERNEL, r->kernel);
+	return line_of(o);
 }
 
 /* ------------------------------------------------------------------------

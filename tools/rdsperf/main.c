@@ -61,7 +61,11 @@ static int to_logfile(const char *path)
 int main(int argc, char **argv)
 {
 	struct opts o;
-	struct argp_child children[] = { { &o.ro.argp, 0, NULL, 2 }, { 0 } };
+	struct argp_child children[] = {
+		{ &o.ro.argp, 0, RIO_OPT_HEADER, 4 },
+		{ &o.oo.argp, 0, OUT_OPT_HEADER, 5 },
+		{ 0 }
+	};
 	const struct argp ap = {
 		perf_options, perf_parse_opt, "-s | -c HOST",
 		"Measure RDS throughput and latency between two hosts.\v"
@@ -78,6 +82,7 @@ int main(int argc, char **argv)
 	o.cfg.monitor = true;
 	rio_opt_init(&o.ro, RIO_OPT_KERNEL | RIO_OPT_TRANSPORT | RIO_OPT_KVER | RIO_OPT_NPATHS |
 			    RIO_OPT_PATH_RULE | RIO_OPT_AUTH, &o.cfg);
+	out_opt_init(&o.oo, OUT_OPT_JSON | OUT_OPT_QUIET, &o.json, &o.quiet, NULL, 0);
 	o.ctl_port = CTL_PORT;
 	o.p.test = PERF_STREAM;
 	o.p.depth = 1;

@@ -65,14 +65,14 @@ const struct argp_option perf_options[] = {
 	{ "sched", O_SCHED, "poll|busy", 0,
 	  "poll: send/receive until EAGAIN, then wait for readiness (default); busy: never "
 	  "wait", 2 },
-	{ NULL, 0, NULL, 0, "Output:", 3 },
+	{ NULL, 0, NULL, 0, "Reports:", 3 },
 	{ "interval", 'i', "SECONDS", 0, "report every SECONDS (default 1; 0 = summary only)", 3 },
-	{ "json", 'J', NULL, 0, "one JSON document with everything, at the end", 3 },
+	/* iperf3's spelling of -j, --json (out_opt.h) */
+	{ NULL, 'J', NULL, OPTION_HIDDEN, NULL, 3 },
 	{ "logfile", O_LOGFILE, "FILE", 0, "append the output and the errors to FILE", 3 },
 	{ "plot", O_PLOT, "FILE", 0,
 	  "write an SVG of the throughput per interval and, for rr and pingpong, the latency "
 	  "distribution", 3 },
-	{ "quiet", 'q', NULL, 0, "no interval lines", 3 },
 	{ 0 }
 };
 
@@ -94,34 +94,12 @@ static uint64_t count(struct argp_state *st, const char *arg, uint64_t lo, uint6
 	return v;
 }
 
-error_t perf_parse_opt(int key, char *arg, struct argp_state *st)
+/* The options that shape the test: what the client proposes. */
+static error_t test_opt(struct opts *o, int key, char *arg, struct argp_state *st)
 {
-	struct opts *o = st->input;
 	uint64_t v;
 
 	switch (key) {
-	case 's':
-		o->server = true;
-		return 0;
-	case 'c':
-		o->host_s = arg;
-		return 0;
-	case '1':
-		o->once = true;
-		return 0;
-	case O_CTL_TIMEOUT:
-		o->ctl_idle = (unsigned)count(st, arg, 1, 3600, "control timeout", " seconds");
-		o->ctl_idle_set = true;
-		return 0;
-	case 'p':
-		o->ctl_port = (uint16_t)count(st, arg, 1, 65535, "port", NULL);
-		return 0;
-	case 'B':
-		o->bind_s = arg;
-		if (parse_addr(arg, &o->src) < 0)
-			argp_error(st, "bad address '%s'", arg);
-		o->have_src = true;
-		return 0;
 	case O_TEST:
 		if (perf_test_parse(arg, &o->p.test) < 0)
 			argp_error(st, "bad test '%s': stream, rr or pingpong", arg);
@@ -153,15 +131,6 @@ error_t perf_parse_opt(int key, char *arg, struct argp_state *st)
 	case 'T':
 		o->threads = (unsigned)count(st, arg, 1, PERF_MAX_SOCKS, "thread count", "");
 		return 0;
-	case O_PATHS:
-		/* --npaths is the name every tool gives it; scripts may still
-		 * say --paths. */
-		fprintf(stderr, "%s: --paths is deprecated: use --npaths\n",
-			program_invocation_short_name);
-		return rio_opt_take(&o->ro, RIO_KEY_NPATHS, arg, st);
-	case ARGP_KEY_INIT:
-		st->child_inputs[0] = &o->ro;
-		return 0;
 	case 'w':
 		if (parse_count(arg, 1, PERF_MAX_BUF, &v) < 0)
 			argp_error(st, "bad window '%s': 1 byte to 1G", arg);
@@ -186,6 +155,93 @@ error_t perf_parse_opt(int key, char *arg, struct argp_state *st)
 		else
 			argp_error(st, "bad scheduling mode '%s': poll or busy", arg);
 		return 0;
+	case 'R':
+		o->p.reverse = true;
+		return 0;
+	}
+	return ARGP_ERR_UNKNOWN;
+}
+
+/* At the end: the options together make one server or one client. */
+static void check_opts(struct opts *o, struct argp_state *st)
+{
+	/* the client proposes the stack options as part of the test */
+	o->p.paths = o->cfg.ep.npaths;
+	o->p.kver = o->cfg.ep.kver == WIRE_KVER_6 ? 6 : 7;
+	o->p.path_by_pair = o->cfg.ep.path_rule == RDSU_PATH_BY_PAIR;
+	if (o->server == !!o->host_s)
+		argp_error(st, "say -s (serve) or -c HOST (run a test)");
+	if (o->server) {
+		if (o->p.verify || o->n_sizes || o->rsize_set || o->depth_set || o->json ||
+		    o->p.buf || o->p.reverse || o->plot)
+			argp_error(st, "the client chooses the test; the server takes no test options");
+		return;
+	}
+	if (o->ctl_idle_set)
+		argp_error(st, "--ctl-timeout is for the server");
+	if (parse_addr(o->host_s, &o->host) < 0)
+		argp_error(st, "bad host '%s': an IPv4 or IPv6 address", o->host_s);
+	if (o->p.test == PERF_PINGPONG) {
+		if (o->depth_set && o->p.depth != 1)
+			argp_error(st, "pingpong has one message in flight; use --test rr for --depth");
+		if (o->p.sockets != 1 || o->threads != 1)
+			argp_error(st, "pingpong is one socket and one thread; use --test rr");
+	}
+	if (o->p.test == PERF_STREAM && (o->rsize_set || o->depth_set))
+		argp_error(st, "--rsize and --depth are for rr and pingpong");
+	if (o->p.reverse && o->p.test != PERF_STREAM)
+		argp_error(st, "-R is for stream tests: rr and pingpong go both ways already");
+	if (o->p.reverse && o->threads > 1)
+		argp_error(st, "-R reads every socket on one thread; leave out --threads");
+	if (o->threads > o->p.sockets)
+		argp_error(st, "%u threads need at least %u sockets", o->threads, o->threads);
+	if (o->threads > 1 && !o->cfg.kernel)
+		argp_error(st, "librds runs one endpoint per process, on one thread; use "
+			       "--sockets and --npaths, or --kernel for threads");
+	if (!o->n_sizes)
+		o->sizes[o->n_sizes++] = o->p.test == PERF_STREAM ? 65536 : 64;
+}
+
+error_t perf_parse_opt(int key, char *arg, struct argp_state *st)
+{
+	struct opts *o = st->input;
+	error_t e = test_opt(o, key, arg, st);
+
+	if (e != ARGP_ERR_UNKNOWN)
+		return e;
+	switch (key) {
+	case 's':
+		o->server = true;
+		return 0;
+	case 'c':
+		o->host_s = arg;
+		return 0;
+	case '1':
+		o->once = true;
+		return 0;
+	case O_CTL_TIMEOUT:
+		o->ctl_idle = (unsigned)count(st, arg, 1, 3600, "control timeout", " seconds");
+		o->ctl_idle_set = true;
+		return 0;
+	case 'p':
+		o->ctl_port = (uint16_t)count(st, arg, 1, 65535, "port", NULL);
+		return 0;
+	case 'B':
+		o->bind_s = arg;
+		if (parse_addr(arg, &o->src) < 0)
+			argp_error(st, "bad address '%s'", arg);
+		o->have_src = true;
+		return 0;
+	case O_PATHS:
+		/* --npaths is the name every tool gives it; scripts may still
+		 * say --paths. */
+		fprintf(stderr, "%s: --paths is deprecated: use --npaths\n",
+			program_invocation_short_name);
+		return rio_opt_take(&o->ro, RIO_KEY_NPATHS, arg, st);
+	case ARGP_KEY_INIT:
+		st->child_inputs[0] = &o->ro;
+		st->child_inputs[1] = &o->oo;
+		return 0;
 	case 'i':
 		if (parse_seconds(arg, 0, 3600, &o->interval) < 0 || (o->interval > 0 && o->interval < 0.01))
 			argp_error(st, "bad interval '%s': 0 (none) or 0.01 to 3600 seconds", arg);
@@ -193,57 +249,17 @@ error_t perf_parse_opt(int key, char *arg, struct argp_state *st)
 	case 'J':
 		o->json = true;
 		return 0;
-	case 'R':
-		o->p.reverse = true;
-		return 0;
 	case O_LOGFILE:
 		o->logfile = arg;
 		return 0;
 	case O_PLOT:
 		o->plot = arg;
 		return 0;
-	case 'q':
-		o->quiet = true;
-		return 0;
 	case ARGP_KEY_ARG:
 		argp_error(st, "unexpected argument '%s'", arg);
 		return 0;
 	case ARGP_KEY_END:
-		/* the client proposes the stack options as part of the test */
-		o->p.paths = o->cfg.ep.npaths;
-		o->p.kver = o->cfg.ep.kver == WIRE_KVER_6 ? 6 : 7;
-		o->p.path_by_pair = o->cfg.ep.path_rule == RDSU_PATH_BY_PAIR;
-		if (o->server == !!o->host_s)
-			argp_error(st, "say -s (serve) or -c HOST (run a test)");
-		if (o->server) {
-			if (o->p.verify || o->n_sizes || o->rsize_set || o->depth_set || o->json ||
-			    o->p.buf || o->p.reverse || o->plot)
-				argp_error(st, "the client chooses the test; the server takes no test options");
-			return 0;
-		}
-		if (o->ctl_idle_set)
-			argp_error(st, "--ctl-timeout is for the server");
-		if (parse_addr(o->host_s, &o->host) < 0)
-			argp_error(st, "bad host '%s': an IPv4 or IPv6 address", o->host_s);
-		if (o->p.test == PERF_PINGPONG) {
-			if (o->depth_set && o->p.depth != 1)
-				argp_error(st, "pingpong has one message in flight; use --test rr for --depth");
-			if (o->p.sockets != 1 || o->threads != 1)
-				argp_error(st, "pingpong is one socket and one thread; use --test rr");
-		}
-		if (o->p.test == PERF_STREAM && (o->rsize_set || o->depth_set))
-			argp_error(st, "--rsize and --depth are for rr and pingpong");
-		if (o->p.reverse && o->p.test != PERF_STREAM)
-			argp_error(st, "-R is for stream tests: rr and pingpong go both ways already");
-		if (o->p.reverse && o->threads > 1)
-			argp_error(st, "-R reads every socket on one thread; leave out --threads");
-		if (o->threads > o->p.sockets)
-			argp_error(st, "%u threads need at least %u sockets", o->threads, o->threads);
-		if (o->threads > 1 && !o->cfg.kernel)
-			argp_error(st, "librds runs one endpoint per process, on one thread; use "
-				       "--sockets and --npaths, or --kernel for threads");
-		if (!o->n_sizes)
-			o->sizes[o->n_sizes++] = o->p.test == PERF_STREAM ? 65536 : 64;
+		check_opts(o, st);
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;

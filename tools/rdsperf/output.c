@@ -37,14 +37,14 @@ static double rate(uint64_t n, double secs)
 	return secs > 0 ? (double)n / secs : 0;
 }
 
-static void print_bits(double bytes_per_s)
+static void print_bits(struct out *t, double bytes_per_s)
 {
 	double b = bytes_per_s * 8;
 
 	if (b >= 1e9)
-		printf("%7.2f Gbit/s", b / 1e9);
+		out_printf(t, "%7.2f Gbit/s", b / 1e9);
 	else
-		printf("%7.2f Mbit/s", b / 1e6);
+		out_printf(t, "%7.2f Mbit/s", b / 1e6);
 }
 
 static double us(uint64_t ns)
@@ -239,10 +239,36 @@ static void count_json(struct out *j, const struct perf_count *c, double secs, b
 	out_u64(j, CT_VERIFY_ERRORS, c->verify_errors);
 }
 
-static void print_lat(const struct hist *h)
+static void print_lat(struct out *t, const struct hist *h)
 {
-	printf("  rtt p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f us", us(hist_pct(h, 50)),
+	out_printf(t, "  rtt p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f us", us(hist_pct(h, 50)),
 	       us(hist_pct(h, 90)), us(hist_pct(h, 99)), us(hist_pct(h, 99.9)), us(h->max));
+}
+
+/* An interval's text line, written at once (fflush): a line a second. */
+static void print_interval(const struct perf_interval *iv, bool stream)
+{
+	double secs = iv->end - iv->start;
+	struct out *t = out_new(stdout, OUT_TEXT, 0, 0);
+
+	if (!t)
+		return;
+	out_printf(t, "[%6.2f-%6.2f s] ", iv->start, iv->end);
+	if (stream) {
+		out_printf(t, "%10.0f msg/s ", rate(iv->c.msgs, secs));
+		print_bits(t, rate(iv->c.bytes, secs));
+	} else {
+		out_printf(t, "%10.0f resp/s ", rate(iv->c.rmsgs, secs));
+		print_lat(t, &iv->lat);
+	}
+	if (iv->c.eagain || iv->c.enobufs)
+		out_printf(t, "  eagain %llu enobufs %llu", (unsigned long long)iv->c.eagain,
+			   (unsigned long long)iv->c.enobufs);
+	if (iv->c.verify_errors)
+		out_printf(t, "  VERIFY ERRORS %llu", (unsigned long long)iv->c.verify_errors);
+	out_printf(t, "%s\n", iv->omitted ? "  (omitted)" : "");
+	out_free(t);
+	fflush(stdout);
 }
 
 void perf_on_interval(void *ud, const struct perf_interval *iv)
@@ -256,12 +282,11 @@ void perf_on_interval(void *ud, const struct perf_interval *iv)
 		(void)plot_point(rp->plot, iv->start, iv->end, rate(iv->c.bytes, secs) * 8);
 
 	if (o->json) {
-		struct out *j = malloc(sizeof(*j));
+		struct out *j = out_new(stdout, OUT_JSON, 0, 0);
 		char *t;
 
 		if (!j)
 			return;
-		out_init(j, stdout, OUT_JSON, 0, 0);
 		out_begin(j, &interval_group);
 		count_json(j, &iv->c, secs, stream);
 		out_double(j, IV_START, iv->start);
@@ -272,35 +297,23 @@ void perf_on_interval(void *ud, const struct perf_interval *iv)
 		t = out_take(j);
 		out_list_add(&rp->intervals, t);
 		free(t);
-		out_fini(j);
-		free(j);
+		out_free(j);
 		return;
 	}
 	if (o->quiet)
 		return;
-	printf("[%6.2f-%6.2f s] ", iv->start, iv->end);
-	if (stream) {
-		printf("%10.0f msg/s ", rate(iv->c.msgs, secs));
-		print_bits(rate(iv->c.bytes, secs));
-	} else {
-		printf("%10.0f resp/s ", rate(iv->c.rmsgs, secs));
-		print_lat(&iv->lat);
-	}
-	if (iv->c.eagain || iv->c.enobufs)
-		printf("  eagain %llu enobufs %llu", (unsigned long long)iv->c.eagain,
-		       (unsigned long long)iv->c.enobufs);
-	if (iv->c.verify_errors)
-		printf("  VERIFY ERRORS %llu", (unsigned long long)iv->c.verify_errors);
-	printf("%s\n", iv->omitted ? "  (omitted)" : "");
-	fflush(stdout);
+	print_interval(iv, stream);
 }
 
 void perf_print_start(const struct perf_run *run)
 {
 	const struct opts *o = run->o;
 	const struct perf_params *p = &o->p;
+	struct out *t = out_new(stdout, OUT_TEXT, 0, 0);
 
-	printf("rdsperf %s -> %s: %s, %u byte%s%s, %u socket%s, %u thread%s, %s, "
+	if (!t)
+		return;
+	out_printf(t, "rdsperf %s -> %s: %s, %u byte%s%s, %u socket%s, %u thread%s, %s, "
 	       "sched %s; client %s, server %s%s\n",
 	       p->client_addr, o->host_s, perf_test_name(p->test), p->size,
 	       p->size == 1 ? "" : "s",
@@ -313,22 +326,23 @@ void perf_print_start(const struct perf_run *run)
 	       perf_sched_name(o->sched), perf_stack_name(run->kernel),
 	       perf_stack_name(run->server_kernel), p->verify ? ", verified" : "");
 	if (p->reverse)
-		printf("  reverse: the server sends, the client receives and counts\n");
+		out_printf(t, "  reverse: the server sends, the client receives and counts\n");
 	if (p->test == PERF_RR && p->rsize != p->size)
-		printf("  responses %u bytes, depth %u\n", p->rsize, p->depth);
+		out_printf(t, "  responses %u bytes, depth %u\n", p->rsize, p->depth);
 	if (p->buf)
-		printf("  SNDBUF and RCVBUF %u bytes at both ends\n", p->buf);
+		out_printf(t, "  SNDBUF and RCVBUF %u bytes at both ends\n", p->buf);
 	if (!run->kernel && p->paths != 8)
-		printf("  librds advertises %u path%s\n", p->paths, p->paths == 1 ? "" : "s");
+		out_printf(t, "  librds advertises %u path%s\n", p->paths, p->paths == 1 ? "" : "s");
+	out_free(t);
 }
 
 /* One end's summary line. */
-static void print_side(const char *who, const char *end, double secs, uint64_t msgs,
+static void print_side(struct out *t, const char *who, const char *end, double secs, uint64_t msgs,
 		       uint64_t bytes, double cpu)
 {
-	printf("%-8s%s %6.2f s %10.0f msg/s ", who, end, secs, rate(msgs, secs));
-	print_bits(rate(bytes, secs));
-	printf("  %llu messages, cpu %.0f %%\n", (unsigned long long)msgs,
+	out_printf(t, "%-8s%s %6.2f s %10.0f msg/s ", who, end, secs, rate(msgs, secs));
+	print_bits(t, rate(bytes, secs));
+	out_printf(t, "  %llu messages, cpu %.0f %%\n", (unsigned long long)msgs,
 	       secs > 0 ? 100 * cpu / secs : 0);
 }
 
@@ -338,38 +352,43 @@ void perf_print_end(const struct perf_run *run)
 	const struct perf_result *res = run->res;
 
 	bool rev = run->o->p.reverse;
+	struct out *t = out_new(stdout, OUT_TEXT, 0, 0);
 
-	printf("- - - - - - - - - - - - - - - - - - - - - - - - -\n");
+	if (!t)
+		return;
+
+	out_printf(t, "- - - - - - - - - - - - - - - - - - - - - - - - -\n");
 	if (rev) {
-		print_side("sender", " (server)", res->wall, res->msgs, res->bytes, res->cpu);
-		print_side("receiver", " (client)", c->measured, c->total.msgs, c->total.bytes,
+		print_side(t, "sender", " (server)", res->wall, res->msgs, res->bytes, res->cpu);
+		print_side(t, "receiver", " (client)", c->measured, c->total.msgs, c->total.bytes,
 			   c->cpu);
 	} else {
-		print_side("sender", "", c->measured, c->total.msgs, c->total.bytes, c->cpu);
-		print_side("receiver", "", res->wall, res->msgs, res->bytes, res->cpu);
+		print_side(t, "sender", "", c->measured, c->total.msgs, c->total.bytes, c->cpu);
+		print_side(t, "receiver", "", res->wall, res->msgs, res->bytes, res->cpu);
 	}
 	if (run->o->p.test != PERF_STREAM) {
-		printf("responses          %10.0f /s      ", rate(c->total.rmsgs, c->measured));
-		print_lat(&c->lat);
-		printf(" (full round trip, %llu samples)\n", (unsigned long long)c->lat.n);
+		out_printf(t, "responses          %10.0f /s      ", rate(c->total.rmsgs, c->measured));
+		print_lat(t, &c->lat);
+		out_printf(t, " (full round trip, %llu samples)\n", (unsigned long long)c->lat.n);
 	}
-	printf("send errors: eagain %llu enobufs %llu (client), %llu %llu (server)\n",
+	out_printf(t, "send errors: eagain %llu enobufs %llu (client), %llu %llu (server)\n",
 	       (unsigned long long)c->total.eagain, (unsigned long long)c->total.enobufs,
 	       (unsigned long long)res->eagain, (unsigned long long)res->enobufs);
-	printf("retransmits: ");
+	out_printf(t, "retransmits: ");
 	if (run->rt_client >= 0)
-		printf("client librds %lld, ", (long long)run->rt_client);
+		out_printf(t, "client librds %lld, ", (long long)run->rt_client);
 	if (res->rds_retransmits >= 0)
-		printf("server librds %lld, ", (long long)res->rds_retransmits);
+		out_printf(t, "server librds %lld, ", (long long)res->rds_retransmits);
 	if (run->rt_host >= 0)
-		printf("host TCP segments %lld", (long long)run->rt_host);
-	printf("\n");
+		out_printf(t, "host TCP segments %lld", (long long)run->rt_host);
+	out_printf(t, "\n");
 	if (run->o->p.verify)
-		printf("verify: %llu errors at the client, %llu at the server\n",
+		out_printf(t, "verify: %llu errors at the client, %llu at the server\n",
 		       (unsigned long long)c->total.verify_errors,
 		       (unsigned long long)res->verify_errors);
 	if (run->o->p.test != PERF_STREAM && c->lat.n)
-		plot_hist_text(stdout, &c->lat, HIST_ROWS, HIST_WIDTH);
+		plot_hist_text(t, &c->lat, HIST_ROWS, HIST_WIDTH);
+	out_free(t);
 }
 
 static void json_start(struct out *j, const struct perf_run *run)
@@ -478,12 +497,11 @@ static void json_end(struct out *j, const struct perf_run *run)
 
 int perf_json_run(struct perf_run *run, struct out_list *runs)
 {
-	struct out *j = malloc(sizeof(*j));
+	struct out *j = out_new(stdout, OUT_JSON, 0, 0);
 	char *t;
 
 	if (!j)
 		return -1;
-	out_init(j, stdout, OUT_JSON, 0, 0);
 	out_begin(j, &run_group);
 	json_start(j, run);
 	out_json(j, RUN_INTERVALS, out_list_text(&run->intervals));
@@ -493,26 +511,23 @@ int perf_json_run(struct perf_run *run, struct out_list *runs)
 	t = out_take(j);
 	out_list_add(runs, t);
 	free(t);
-	out_fini(j);
-	free(j);
+	out_free(j);
 	return 0;
 }
 
 void perf_json_doc(struct out_list *runs)
 {
-	struct out *doc = malloc(sizeof(*doc));
+	struct out *doc = out_new(stdout, OUT_JSON, 0, OUT_JSON_PRETTY | OUT_JSON_SPACED);
 
 	if (!doc) {
 		out_list_free(runs);
 		return;
 	}
-	out_init(doc, stdout, OUT_JSON, 0, OUT_JSON_PRETTY | OUT_JSON_SPACED);
 	out_begin(doc, &doc_group);
 	out_u64(doc, DOC_RDSPERF, CTL_VERSION);
 	out_str(doc, DOC_VERSION, RDSTK_VERSION);
 	out_json(doc, DOC_RUNS, out_list_text(runs));
 	out_list_free(runs);
 	out_end(doc);
-	out_fini(doc);
-	free(doc);
+	out_free(doc);
 }

@@ -88,7 +88,7 @@ void plot_free(struct plot *p)
  * Terminal
  */
 
-void plot_hist_text(FILE *f, const struct hist *h, unsigned rows, unsigned width)
+void plot_hist_text(struct out *f, const struct hist *h, unsigned rows, unsigned width)
 {
 	uint64_t edges[65], counts[64], top = 0;
 	uint64_t hi = hist_pct(h, 99.9);
@@ -104,8 +104,8 @@ void plot_hist_text(FILE *f, const struct hist *h, unsigned rows, unsigned width
 	for (unsigned k = 0; k < rows; k++)
 		if (counts[k] > top)
 			top = counts[k];
-	fprintf(f, "latency distribution (full round trip, us, %llu samples):\n",
-		(unsigned long long)h->n);
+	out_printf(f, "latency distribution (full round trip, us, %llu samples):\n",
+		   (unsigned long long)h->n);
 	for (unsigned k = 0; k < rows; k++) {
 		unsigned bar = (unsigned)((counts[k] * width + top - 1) / top);
 		char range[48];
@@ -115,11 +115,11 @@ void plot_hist_text(FILE *f, const struct hist *h, unsigned rows, unsigned width
 				 (double)edges[k + 1] / 1e3);
 		else
 			snprintf(range, sizeof(range), "%9.1f and above  ", (double)edges[k] / 1e3);
-		fprintf(f, "  %s |", range);
+		out_printf(f, "  %s |", range);
 		for (unsigned b = 0; b < width; b++)
-			fputc(b < bar ? '#' : ' ', f);
-		fprintf(f, " %10llu %5.1f%%\n", (unsigned long long)counts[k],
-			100.0 * (double)counts[k] / (double)h->n);
+			out_putc(f, b < bar ? '#' : ' ');
+		out_printf(f, " %10llu %5.1f%%\n", (unsigned long long)counts[k],
+			   100.0 * (double)counts[k] / (double)h->n);
 	}
 }
 

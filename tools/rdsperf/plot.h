@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "hist.h"
+#include "out.h"
 
 #define PLOT_MAX_SERIES 32      /* one per run: rdsperf's size list is at most 32 */
 /* Intervals kept per run: a day at 1 s, or 1000 s at the shortest
@@ -53,6 +54,6 @@ int plot_svg(FILE *f, const struct plot *p);
  * percentile, the last row holding everything above it, each row with
  * its range in microseconds, its count and its share.
  */
-void plot_hist_text(FILE *f, const struct hist *h, unsigned rows, unsigned width);
+void plot_hist_text(struct out *f, const struct hist *h, unsigned rows, unsigned width);
 
 #endif /* RDSPERF_PLOT_H */

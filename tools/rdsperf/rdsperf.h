@@ -17,6 +17,7 @@
 #include "hist.h"
 #include "line.h"
 #include "out.h"
+#include "out_opt.h"
 #include "plot.h"
 #include "rio.h"
 #include "rio_opt.h"
@@ -30,6 +31,7 @@
 struct opts {
 	struct rio_cfg cfg;
 	struct rio_opt ro;          /* the stack options, into cfg */
+	struct out_opt oo;          /* -j (one JSON document at the end), -q (no interval lines) */
 	bool server, once, json, quiet;
 	const char *host_s, *bind_s;
 	struct rdsu_addr host, src;

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "out.h"
+#include "out_opt.h"
 #include "parse.h"
 #include "rio.h"
 #include "rio_opt.h"
@@ -49,6 +50,7 @@ struct psock {
 struct opts {
 	struct rio_cfg cfg;
 	struct rio_opt ro;          /* the stack options, into cfg */
+	struct out_opt oo;          /* -j, -q */
 	const char *host_s;      /* the host's address as printed (inet_ntop) */
 	const char *name;        /* as given, when that was a name */
 	char host_buf[64];
@@ -75,8 +77,6 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-enum { O_JSON = 0x100 };
-
 /* Largest -s: librds's and the kernel's default SNDBUF (wmem_default / 2),
  * so a ping never fails with EMSGSIZE on a default socket. */
 #define MAX_SIZE RDSU_DEFAULT_BUF
@@ -92,8 +92,6 @@ static const struct argp_option options[] = {
 	  "RDS stack answers a ping with an empty pong, so the time is BYTES out and a header back", 0 },
 	{ "sockets", 'n', "N", 0, "ping from N sockets (ports) in turn, spreading over paths (default 1)", 0 },
 	{ "timeout", 'W', "SECONDS", 0, "count a ping lost after SECONDS without a reply (default 2)", 0 },
-	{ "quiet", 'q', NULL, 0, "print only the summary", 0 },
-	{ "json", O_JSON, NULL, 0, "one JSON object per reply, loss and the summary", 0 },
 	{ 0 }
 };
 
@@ -187,14 +185,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			argp_error(st, "bad socket count '%s': 1 to %d", arg, MAX_SOCKS);
 		o->sockets = (unsigned)v;
 		return 0;
-	case 'q':
-		o->quiet = true;
-		return 0;
-	case O_JSON:
-		o->json = true;
-		return 0;
 	case ARGP_KEY_INIT:
 		st->child_inputs[0] = &o->ro;
+		st->child_inputs[1] = &o->oo;
 		return 0;
 	case ARGP_KEY_ARG:
 		if (o->host_s)
@@ -433,47 +426,256 @@ static void summary(const struct opts *o, const struct stats *st, rdsu_ns elapse
 	double avg = st->received ? st->sum / (double)st->received : 0;
 	double var = st->received ? st->sum2 / (double)st->received - avg * avg : 0;
 	double mdev = var > 0 ? sqrt(var) : 0;
+	struct out out;
 
-	if (o->json) {
-		struct out out;
+	/* One record: JSON has the fields, the text ping(8)'s sentences. */
+	line_begin(&out, o, &summary_group);
+	out_str(&out, S_TYPE, "summary");
+	out_str(&out, S_HOST, o->host_s);
+	out_u64(&out, S_SENT, st->sent);
+	out_u64(&out, S_RECEIVED, st->received);
+	out_u64(&out, S_LOST, st->lost);
+	out_u64(&out, S_LATE, st->late);
+	out_u64(&out, S_ERRORS, st->errors);
+	out_double(&out, S_LOSS_PCT, loss);
+	out_double(&out, S_TIME_MS, ms(elapsed));
+	if (st->received) {
+		out_double(&out, S_MIN_MS, st->min);
+		out_double(&out, S_AVG_MS, avg);
+		out_double(&out, S_MAX_MS, st->max);
+		out_double(&out, S_MDEV_MS, mdev);
+	}
+	if (!o->json) {
+		out_printf(&out, "\n--- %s rdsping statistics ---\n", o->host_s);
+		out_printf(&out, "%llu sent, %llu received, %.1f%% loss",
+			   (unsigned long long)st->sent, (unsigned long long)st->received, loss);
+		if (st->late)
+			out_printf(&out, ", %llu late", (unsigned long long)st->late);
+		if (st->errors)
+			out_printf(&out, ", %llu send errors", (unsigned long long)st->errors);
+		out_printf(&out, ", time %.0f ms", ms(elapsed));
+		if (st->received)
+			out_printf(&out, "\nrtt min/avg/max/mdev = %.3f/%.3f/%.3f/%.3f ms", st->min,
+				   avg, st->max, mdev);
+	}
+	line_end(&out);
+}
 
-		line_begin(&out, o, &summary_group);
-		out_str(&out, S_TYPE, "summary");
-		out_str(&out, S_HOST, o->host_s);
-		out_u64(&out, S_SENT, st->sent);
-		out_u64(&out, S_RECEIVED, st->received);
-		out_u64(&out, S_LOST, st->lost);
-		out_u64(&out, S_LATE, st->late);
-		out_u64(&out, S_ERRORS, st->errors);
-		out_double(&out, S_LOSS_PCT, loss);
-		out_double(&out, S_TIME_MS, ms(elapsed));
-		if (st->received) {
-			out_double(&out, S_MIN_MS, st->min);
-			out_double(&out, S_AVG_MS, avg);
-			out_double(&out, S_MAX_MS, st->max);
-			out_double(&out, S_MDEV_MS, mdev);
+/* The source address: -I's, or the route's; both of the host's family. */
+static int pick_source(struct opts *o)
+{
+	char src[64];
+	int e;
+
+	if (o->src_if && (e = iface_source(o->src_if, &o->host, &o->src)) < 0) {
+		if (e == -ENODEV)
+			fprintf(stderr, "rdsping: -I %s: neither an address nor an interface\n",
+				o->src_if);
+		else
+			fprintf(stderr, "rdsping: -I %s: the interface has no %s address\n", o->src_if,
+				rdsu_addr_is_v4(&o->host) ? "IPv4" : "IPv6");
+		return -1;
+	}
+	if (!o->have_src && (e = rio_route_source(&o->host, &o->src)) < 0) {
+		fprintf(stderr, "rdsping: no route to %s: %s\n", o->host_s, strerror(-e));
+		return -1;
+	}
+	/* RDS connects like with like (rds_sendmsg refuses a mixed pair):
+	 * say so now rather than lose every ping to EOPNOTSUPP. */
+	if (rdsu_addr_is_v4(&o->host) != rdsu_addr_is_v4(&o->src)) {
+		fprintf(stderr, "rdsping: %s is %s but the source %s is not: RDS needs both of "
+			"one family\n", o->host_s, rdsu_addr_is_v4(&o->host) ? "IPv4" : "IPv6",
+			rdsu_addr_str(&o->src, src, sizeof(src)));
+		return -1;
+	}
+	return 0;
+}
+
+/* The stack on the source address, and the pinging sockets. */
+static int open_stack(struct opts *o, struct rio **r, struct psock *ps)
+{
+	char src[64];
+	int e;
+
+	if (rio_cfg_add_addr(&o->cfg, &o->src) < 0)
+		return -1;
+	/* Pinging our own source address, librds answers itself through
+	 * its loopback transport, as the kernel answers its own addresses
+	 * (net/rds/loop.c): nothing need listen, so another librds process
+	 * that serves the address (rdsd, an rdsperf server) is no obstacle. */
+	if (!o->cfg.kernel && rdsu_addr_cmp(&o->host, &o->src) == 0)
+		o->cfg.tcp.no_listen = true;
+	rio_signals(on_signal);
+	e = rio_open(r, &o->cfg);
+	if (e < 0) {
+		fprintf(stderr, "rdsping: %s on %s: %s\n", o->cfg.kernel ? "AF_RDS" : "librds",
+			rdsu_addr_str(&o->src, src, sizeof(src)), rio_open_strerror(&o->cfg, e));
+		return -1;
+	}
+	for (unsigned i = 0; i < o->sockets; i++) {
+		e = new_sock(*r, o, &ps[i]);
+		if (e < 0) {
+			fprintf(stderr, "rdsping: bind %s: %s\n",
+				rdsu_addr_str(&o->src, src, sizeof(src)), rdsu_strerror(e));
+			while (i--)
+				rio_sock_close(ps[i].s);
+			rio_close(*r);
+			return -1;
 		}
-		line_end(&out);
+	}
+	return 0;
+}
+
+/* The opening line, as ping(8)'s. */
+static void banner(const struct opts *o, const struct psock *ps)
+{
+	/* TCP is what a line without a transport has always meant. Pings
+	 * to our own address take the loopback transport whatever the
+	 * socket's (the kernel's t_prefer_loopback). A socket on 127.x
+	 * pinging another address reads 3 as well, but librds (and the
+	 * shim) reach another endpoint's address over TCP: the line names
+	 * no transport then. */
+	unsigned tr = rio_sock_transport(ps[0].s);
+	bool named;
+	char src[64];
+	struct out *t;
+
+	if (o->quiet || o->json)
+		return;
+	if (rdsu_addr_cmp(&o->host, &o->src) == 0)
+		tr = RDSU_TRANS_LOOP;
+	else if (tr == RDSU_TRANS_LOOP)
+		tr = RDSU_TRANS_TCP;
+	named = tr == RDSU_TRANS_IB || tr == RDSU_TRANS_LOOP;
+	t = out_new(stdout, OUT_TEXT, 0, 0);
+	if (!t)
+		return;
+	out_printf(t, "RDSPING %s", o->name ? o->name : o->host_s);
+	if (o->name)
+		out_printf(t, " (%s)", o->host_s);
+	out_printf(t, " from %s (%s%s%s, %u socket%s", rdsu_addr_str(&o->src, src, sizeof(src)),
+		   o->cfg.kernel ? "kernel" : "librds", named ? " over " : "",
+		   named ? rio_trans_name(tr) : "", o->sockets, o->sockets == 1 ? "" : "s");
+	if (o->size)
+		out_printf(t, ", %u-byte pings", o->size);
+	out_printf(t, ")\n");
+	out_free(t);
+	fflush(stdout);
+}
+
+/* The pinging loop's state. */
+struct run {
+	struct rio *r;
+	struct opts *o;
+	struct stats st;
+	struct psock ps[MAX_SOCKS];
+	bool setup[MAX_SOCKS];     /* the socket's next reply set up the connection */
+	uint64_t seq;
+	rdsu_ns next;              /* when the next ping goes */
+};
+
+/* Ping number seq + 1, from the sockets in turn. */
+static void send_ping(struct run *run, rdsu_ns now)
+{
+	static uint8_t payload[MAX_SIZE];
+	const struct opts *o = run->o;
+	unsigned i = (unsigned)(run->seq % o->sockets);
+	struct psock *p = &run->ps[i];
+	bool down;
+	int e;
+
+	run->seq++;
+	run->st.sent++;
+	if (p->n == MAX_OUT) {
+		run->st.errors++;
 		return;
 	}
-	/* the summary's text is ping(8)'s sentences, not fields */
-	printf("\n--- %s rdsping statistics ---\n", o->host_s);
-	printf("%llu sent, %llu received, %.1f%% loss", (unsigned long long)st->sent,
-	       (unsigned long long)st->received, loss);
-	if (st->late)
-		printf(", %llu late", (unsigned long long)st->late);
-	if (st->errors)
-		printf(", %llu send errors", (unsigned long long)st->errors);
-	printf(", time %.0f ms\n", ms(elapsed));
-	if (st->received)
-		printf("rtt min/avg/max/mdev = %.3f/%.3f/%.3f/%.3f ms\n", st->min, avg, st->max,
-		       mdev);
+	down = conn_down(run->r, o);
+	e = rio_send(p->s, &o->host, 0, payload, o->size);
+	if (e < 0) {
+		struct ping lost = { run->seq, now };
+
+		run->st.errors++;
+		on_lost(o, &run->st, i, &lost, rdsu_strerror(e));
+		return;
+	}
+	p->out[(p->head + p->n) % MAX_OUT] = (struct ping){ run->seq, now };
+	p->n++;
+	run->setup[i] = run->setup[i] || down;
+}
+
+/* Sleep until the next ping or the oldest timeout, whichever first.
+ * Return: 0; < 0 when waiting failed. */
+static int wait_next(struct run *run, bool sending)
+{
+	const struct opts *o = run->o;
+	struct rio_sock *socks[MAX_SOCKS];
+	unsigned want[MAX_SOCKS], got[MAX_SOCKS];
+	rdsu_ns wake = sending ? run->next : RDSU_NS_NEVER;
+	int e;
+
+	for (unsigned i = 0; i < o->sockets; i++) {
+		const struct psock *p = &run->ps[i];
+
+		if (p->n) {
+			rdsu_ns t = p->out[p->head].sent + (rdsu_ns)(o->timeout * 1e9);
+
+			if (t < wake)
+				wake = t;
+		}
+		socks[i] = p->s;
+		want[i] = RIO_POLLIN;
+	}
+	e = rio_wait(run->r, socks, want, got, o->sockets, wake);
+	if (e < 0 && e != -EINTR) {
+		fprintf(stderr, "rdsping: %s\n", rdsu_strerror(e));
+		return e;
+	}
+	return 0;
+}
+
+/* Ping until the count or an interrupt, then wait out the replies. */
+static void ping_loop(struct run *run)
+{
+	const struct opts *o = run->o;
+
+	run->next = rdsu_clock();
+	for (;;) {
+		rdsu_ns now = rdsu_clock();
+		bool sending = !stop && (!o->count || run->seq < o->count);
+		size_t outstanding = 0;
+
+		if (sending && now >= run->next) {
+			send_ping(run, now);
+			run->next += (rdsu_ns)(o->interval * 1e9);
+			if (run->next < now)
+				run->next = now;
+			continue;
+		}
+		for (unsigned i = 0; i < o->sockets; i++) {
+			drain(o, &run->st, &run->ps[i], i, run->setup);
+			if (expire(run->r, o, &run->st, &run->ps[i], i, now, false) < 0) {
+				fprintf(stderr, "rdsping: cannot replace socket %u\n", i);
+				stop = 1;
+			}
+			outstanding += run->ps[i].n;
+		}
+		if (!sending && (outstanding == 0 || stop))
+			break;
+		if (wait_next(run, sending) < 0)
+			break;
+	}
 }
 
 int main(int argc, char **argv)
 {
 	static struct opts o;
-	struct argp_child children[] = { { &o.ro.argp, 0, NULL, 0 }, { 0 } };
+	static struct run run;
+	struct argp_child children[] = {
+		{ &o.ro.argp, 0, RIO_OPT_HEADER, 0 },
+		{ &o.oo.argp, 0, OUT_OPT_HEADER, 0 },
+		{ 0 }
+	};
 	const struct argp ap = {
 		options, parse, "HOST",
 		"Send RDS pings to HOST (its RDS stack answers from port 0) and report the "
@@ -481,19 +683,12 @@ int main(int argc, char **argv)
 		"Exit status: 0 if a reply came, 1 if none did, 2 on errors.",
 		children, NULL, NULL
 	};
-	static struct psock ps[MAX_SOCKS];
-	static bool setup[MAX_SOCKS];
-	struct stats st = { 0 };
-	struct rio *r;
-	rdsu_ns start, next;
-	uint64_t seq = 0;
-	char src[64];
-	static uint8_t payload[MAX_SIZE];
-	int e;
+	rdsu_ns start;
 
 	argp_err_exit_status = 2;
 	rio_cfg_default(&o.cfg);
 	rio_opt_init(&o.ro, RIO_OPT_KERNEL | RIO_OPT_TRANSPORT | RIO_OPT_AUTH, &o.cfg);
+	out_opt_init(&o.oo, OUT_OPT_JSON | OUT_OPT_QUIET, &o.json, &o.quiet, NULL, 0);
 	o.interval = 1;
 	o.timeout = 2;
 	o.sockets = 1;
@@ -502,151 +697,18 @@ int main(int argc, char **argv)
 	argv[0] = program_invocation_short_name;
 	if (argp_parse(&ap, argc, argv, 0, NULL, &o) != 0)
 		return 2;
-	if (o.src_if && (e = iface_source(o.src_if, &o.host, &o.src)) < 0) {
-		if (e == -ENODEV)
-			fprintf(stderr, "rdsping: -I %s: neither an address nor an interface\n",
-				o.src_if);
-		else
-			fprintf(stderr, "rdsping: -I %s: the interface has no %s address\n", o.src_if,
-				rdsu_addr_is_v4(&o.host) ? "IPv4" : "IPv6");
+	if (pick_source(&o) < 0 || open_stack(&o, &run.r, run.ps) < 0)
 		return 2;
-	}
-	if (!o.have_src && (e = rio_route_source(&o.host, &o.src)) < 0) {
-		fprintf(stderr, "rdsping: no route to %s: %s\n", o.host_s, strerror(-e));
-		return 2;
-	}
-	/* RDS connects like with like (rds_sendmsg refuses a mixed pair):
-	 * say so now rather than lose every ping to EOPNOTSUPP. */
-	if (rdsu_addr_is_v4(&o.host) != rdsu_addr_is_v4(&o.src)) {
-		fprintf(stderr, "rdsping: %s is %s but the source %s is not: RDS needs both of "
-			"one family\n", o.host_s, rdsu_addr_is_v4(&o.host) ? "IPv4" : "IPv6",
-			rdsu_addr_str(&o.src, src, sizeof(src)));
-		return 2;
-	}
-	if (rio_cfg_add_addr(&o.cfg, &o.src) < 0)
-		return 2;
-	/* Pinging our own source address, librds answers itself through
-	 * its loopback transport, as the kernel answers its own addresses
-	 * (net/rds/loop.c): nothing need listen, so another librds process
-	 * that serves the address (rdsd, an rdsperf server) is no obstacle. */
-	if (!o.cfg.kernel && rdsu_addr_cmp(&o.host, &o.src) == 0)
-		o.cfg.tcp.no_listen = true;
-	rio_signals(on_signal);
-	e = rio_open(&r, &o.cfg);
-	if (e < 0) {
-		fprintf(stderr, "rdsping: %s on %s: %s\n", o.cfg.kernel ? "AF_RDS" : "librds",
-			rdsu_addr_str(&o.src, src, sizeof(src)), rio_open_strerror(&o.cfg, e));
-		return 2;
-	}
-	for (unsigned i = 0; i < o.sockets; i++) {
-		e = new_sock(r, &o, &ps[i]);
-		if (e < 0) {
-			fprintf(stderr, "rdsping: bind %s: %s\n",
-				rdsu_addr_str(&o.src, src, sizeof(src)), rdsu_strerror(e));
-			rio_close(r);
-			return 2;
-		}
-	}
-	if (!o.quiet && !o.json) {
-		/* TCP is what a line without a transport has always meant.
-		 * Pings to our own address take the loopback transport
-		 * whatever the socket's (the kernel's t_prefer_loopback). A
-		 * socket on 127.x pinging another address reads 3 as well,
-		 * but librds (and the shim) reach another endpoint's
-		 * address over TCP: the line names no transport then. */
-		unsigned tr = rio_sock_transport(ps[0].s);
-
-		if (rdsu_addr_cmp(&o.host, &o.src) == 0)
-			tr = RDSU_TRANS_LOOP;
-		else if (tr == RDSU_TRANS_LOOP)
-			tr = RDSU_TRANS_TCP;
-
-		printf("RDSPING %s", o.name ? o.name : o.host_s);
-		if (o.name)
-			printf(" (%s)", o.host_s);
-		printf(" from %s (%s%s%s, %u socket%s", rdsu_addr_str(&o.src, src, sizeof(src)),
-		       o.cfg.kernel ? "kernel" : "librds",
-		       tr == RDSU_TRANS_IB || tr == RDSU_TRANS_LOOP ? " over " : "",
-		       tr == RDSU_TRANS_IB || tr == RDSU_TRANS_LOOP ? rio_trans_name(tr) : "", o.sockets,
-		       o.sockets == 1 ? "" : "s");
-		if (o.size)
-			printf(", %u-byte pings", o.size);
-		printf(")\n");
-	}
-	start = next = rdsu_clock();
-	for (;;) {
-		rdsu_ns now = rdsu_clock(), wake;
-		bool sending = !stop && (!o.count || seq < o.count);
-		size_t outstanding = 0;
-
-		if (sending && now >= next) {
-			unsigned i = (unsigned)(seq % o.sockets);
-			struct psock *p = &ps[i];
-
-			seq++;
-			st.sent++;
-			if (p->n == MAX_OUT) {
-				st.errors++;
-			} else {
-				bool down = conn_down(r, &o);
-
-				e = rio_send(p->s, &o.host, 0, payload, o.size);
-				if (e < 0) {
-					struct ping lost = { seq, now };
-
-					st.errors++;
-					on_lost(&o, &st, i, &lost, rdsu_strerror(e));
-				} else {
-					p->out[(p->head + p->n) % MAX_OUT] = (struct ping){ seq, now };
-					p->n++;
-					setup[i] = setup[i] || down;
-				}
-			}
-			next += (rdsu_ns)(o.interval * 1e9);
-			if (next < now)
-				next = now;
-			continue;
-		}
-		for (unsigned i = 0; i < o.sockets; i++) {
-			drain(&o, &st, &ps[i], i, setup);
-			if (expire(r, &o, &st, &ps[i], i, now, false) < 0) {
-				fprintf(stderr, "rdsping: cannot replace socket %u\n", i);
-				stop = 1;
-			}
-			outstanding += ps[i].n;
-		}
-		if (!sending && (outstanding == 0 || stop))
-			break;
-		/* Sleep until the next ping or the oldest timeout, whichever first. */
-		wake = sending ? next : RDSU_NS_NEVER;
-		for (unsigned i = 0; i < o.sockets; i++)
-			if (ps[i].n) {
-				rdsu_ns t = ps[i].out[ps[i].head].sent + (rdsu_ns)(o.timeout * 1e9);
-
-				if (t < wake)
-					wake = t;
-			}
-		{
-			struct rio_sock *socks[MAX_SOCKS];
-			unsigned want[MAX_SOCKS], got[MAX_SOCKS];
-
-			for (unsigned i = 0; i < o.sockets; i++) {
-				socks[i] = ps[i].s;
-				want[i] = RIO_POLLIN;
-			}
-			e = rio_wait(r, socks, want, got, o.sockets, wake);
-			if (e < 0 && e != -EINTR) {
-				fprintf(stderr, "rdsping: %s\n", rdsu_strerror(e));
-				break;
-			}
-		}
-	}
+	run.o = &o;
+	banner(&o, run.ps);
+	start = rdsu_clock();
+	ping_loop(&run);
 	/* Interrupted: what is still out is not a loss, it is unanswered. */
 	for (unsigned i = 0; i < o.sockets; i++) {
-		st.sent -= stop ? ps[i].n : 0;
-		rio_sock_close(ps[i].s);
+		run.st.sent -= stop ? run.ps[i].n : 0;
+		rio_sock_close(run.ps[i].s);
 	}
-	summary(&o, &st, rdsu_clock() - start);
-	rio_close(r);
-	return st.received ? 0 : 1;
+	summary(&o, &run.st, rdsu_clock() - start);
+	rio_close(run.r);
+	return run.st.received ? 0 : 1;
 }

@@ -261,118 +261,103 @@ static int sock_in(struct top_snap *out, const struct wire_mon_sock *m)
 	return 0;
 }
 
-int top_lmon_decode(struct top_lmon *l, const uint8_t *body, size_t len, uint64_t now_ns,
-		    struct top_snap *out, struct top_lmon_proc *proc, char *err,
-		    size_t errlen)
+/* A connection record: the connection its path records that follow add to. */
+static int conn_in(struct top_snap *out, struct conn_acc *acc, const struct wire_mon_conn *mc)
 {
-	struct conn_acc acc = { .conn = SIZE_MAX };
-	size_t off = 0, *counts;
-	bool have_proc = false;
+	struct top_conn *c = top_snap_add_conn(out);
+
+	if (!c)
+		return -ENOMEM;
+	memcpy(c->laddr, mc->laddr, 16);
+	memcpy(c->faddr, mc->faddr, 16);
+	snprintf(c->transport, sizeof(c->transport), "%s", trans_name(mc->transport));
+	c->npaths = mc->npaths;
+	c->has_gen = mc->peer_gen != 0;
+	c->gen = mc->peer_gen;
+	*acc = (struct conn_acc){ .conn = out->n_conns - 1 };
+	return 0;
+}
+
+/* A congestion map record: a peer's, of the connection before it; or a
+ * local address's. Return: 0; -ENOMEM; -EPROTO (|err| says why). */
+static int map_in(struct top_snap *out, const struct conn_acc *acc,
+		  const struct wire_mon_map *m, char *err, size_t errlen)
+{
+	if (m->kind == WIRE_MON_MAP_PEER) {
+		struct top_conn *c;
+
+		if (acc->conn == SIZE_MAX || out->conns[acc->conn].peer_cong) {
+			snprintf(err, errlen, "a peer's map record without its connection");
+			return -EPROTO;
+		}
+		c = &out->conns[acc->conn];
+		c->peer_cong = map_copy(m);
+		return c->peer_cong ? 0 : -ENOMEM;
+	}
+	if (m->kind != WIRE_MON_MAP_LOCAL)
+		return 0;
+	/* the local node: every local address's map together */
+	if (!out->local_cong && !(out->local_cong = map_copy(m)))
+		return -ENOMEM;
+	map_or(out->local_cong, m);
+	/* a connection's local side is its address's map */
+	for (size_t i = 0; i < out->n_conns; i++) {
+		struct top_conn *c = &out->conns[i];
+
+		if (c->lcl_cong || memcmp(c->laddr, m->addr, 16))
+			continue;
+		c->lcl_cong = map_copy(m);
+		if (!c->lcl_cong)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* One decoded record into |out| and |proc|. */
+static int rec_in(struct top_snap *out, struct conn_acc *acc, struct top_lmon_proc *proc,
+		  bool *have_proc, const struct wire_mon_item *it, char *err, size_t errlen)
+{
+	struct top_counter *c;
+
+	switch (it->type) {
+	case WIRE_MON_R_PROC:
+		*have_proc = true;
+		proc->pid = it->u.proc.pid;
+		memcpy(proc->name, it->u.proc.name, sizeof(proc->name));
+		return 0;
+	case WIRE_MON_R_COUNTER:
+		c = top_snap_add_counter(out);
+		if (!c)
+			return -ENOMEM;
+		snprintf(c->name, sizeof(c->name), "%s", it->u.counter.name);
+		c->value = it->u.counter.value;
+		return 0;
+	case WIRE_MON_R_CONN:
+		return conn_in(out, acc, &it->u.conn);
+	case WIRE_MON_R_PATH:
+		if (acc->conn == SIZE_MAX) {
+			snprintf(err, errlen, "a monitor path record before any connection");
+			return -EPROTO;
+		}
+		return path_in(out, acc, &it->u.path);
+	case WIRE_MON_R_MAP:
+		return map_in(out, acc, &it->u.map, err, errlen);
+	case WIRE_MON_R_SOCK:
+		return sock_in(out, &it->u.sock);
+	case WIRE_MON_R_END:
+		proc->whole = true;
+		return 0;
+	}
+	return 0;
+}
+
+/* The snapshot's maps against the last ones: congestion events, kept in
+ * |l| and listed in |out|. */
+static int track_maps(struct top_lmon *l, struct top_snap *out, uint64_t now_ns)
+{
+	size_t *counts = calloc(out->n_conns + 1, sizeof(*counts));
 	int r;
 
-	memset(proc, 0, sizeof(*proc));
-	out->source = "librds";
-	out->now_ns = now_ns;
-	out->queue_totals = true;
-	while (off < len) {
-		struct wire_mon_item it;
-		ssize_t n = wire_mon_rec_decode(&it, body + off, len - off);
-
-		if (n < 0) {
-			snprintf(err, errlen, "a monitor record at byte %zu of %zu does not decode "
-				 "(%s)", off, len, wire_strerror((int)n));
-			return -EPROTO;
-		}
-		off += (size_t)n;
-		if (proc->whole) {
-			snprintf(err, errlen, "monitor records after the end of a snapshot");
-			return -EPROTO;
-		}
-		switch (it.type) {
-		case WIRE_MON_R_PROC:
-			have_proc = true;
-			proc->pid = it.u.proc.pid;
-			memcpy(proc->name, it.u.proc.name, sizeof(proc->name));
-			break;
-		case WIRE_MON_R_COUNTER: {
-			struct top_counter *c = top_snap_add_counter(out);
-
-			if (!c)
-				return -ENOMEM;
-			snprintf(c->name, sizeof(c->name), "%s", it.u.counter.name);
-			c->value = it.u.counter.value;
-			break;
-		}
-		case WIRE_MON_R_CONN: {
-			struct top_conn *c = top_snap_add_conn(out);
-
-			if (!c)
-				return -ENOMEM;
-			memcpy(c->laddr, it.u.conn.laddr, 16);
-			memcpy(c->faddr, it.u.conn.faddr, 16);
-			snprintf(c->transport, sizeof(c->transport), "%s",
-				 trans_name(it.u.conn.transport));
-			c->npaths = it.u.conn.npaths;
-			c->has_gen = it.u.conn.peer_gen != 0;
-			c->gen = it.u.conn.peer_gen;
-			acc = (struct conn_acc){ .conn = out->n_conns - 1 };
-			break;
-		}
-		case WIRE_MON_R_PATH:
-			if (acc.conn == SIZE_MAX) {
-				snprintf(err, errlen, "a monitor path record before any connection");
-				return -EPROTO;
-			}
-			r = path_in(out, &acc, &it.u.path);
-			if (r < 0)
-				return r;
-			break;
-		case WIRE_MON_R_MAP:
-			if (it.u.map.kind == WIRE_MON_MAP_PEER) {
-				struct top_conn *c;
-
-				if (acc.conn == SIZE_MAX || out->conns[acc.conn].peer_cong) {
-					snprintf(err, errlen, "a peer's map record without its connection");
-					return -EPROTO;
-				}
-				c = &out->conns[acc.conn];
-				c->peer_cong = map_copy(&it.u.map);
-				if (!c->peer_cong)
-					return -ENOMEM;
-			} else if (it.u.map.kind == WIRE_MON_MAP_LOCAL) {
-				/* the local node: every local address's map together */
-				if (!out->local_cong && !(out->local_cong = map_copy(&it.u.map)))
-					return -ENOMEM;
-				map_or(out->local_cong, &it.u.map);
-				/* a connection's local side is its address's map */
-				for (size_t i = 0; i < out->n_conns; i++) {
-					struct top_conn *c = &out->conns[i];
-
-					if (c->lcl_cong || memcmp(c->laddr, it.u.map.addr, 16))
-						continue;
-					c->lcl_cong = map_copy(&it.u.map);
-					if (!c->lcl_cong)
-						return -ENOMEM;
-				}
-			}
-			break;
-		case WIRE_MON_R_SOCK:
-			r = sock_in(out, &it.u.sock);
-			if (r < 0)
-				return r;
-			break;
-		case WIRE_MON_R_END:
-			proc->whole = true;
-			break;
-		}
-	}
-	if (!have_proc) {
-		snprintf(err, errlen, "a monitor snapshot without its process record");
-		return -EPROTO;
-	}
-	top_snap_link(out);
-
-	counts = calloc(out->n_conns + 1, sizeof(*counts));
 	if (!counts)
 		return -ENOMEM;
 	for (size_t i = 0; i < out->n_conns; i++) {
@@ -404,4 +389,43 @@ int top_lmon_decode(struct top_lmon *l, const uint8_t *body, size_t len, uint64_
 					   SIZE_MAX;
 	}
 	return 0;
+}
+
+int top_lmon_decode(struct top_lmon *l, const uint8_t *body, size_t len, uint64_t now_ns,
+		    struct top_snap *out, struct top_lmon_proc *proc, char *err,
+		    size_t errlen)
+{
+	struct conn_acc acc = { .conn = SIZE_MAX };
+	size_t off = 0;
+	bool have_proc = false;
+	int r;
+
+	memset(proc, 0, sizeof(*proc));
+	out->source = "librds";
+	out->now_ns = now_ns;
+	out->queue_totals = true;
+	while (off < len) {
+		struct wire_mon_item it;
+		ssize_t n = wire_mon_rec_decode(&it, body + off, len - off);
+
+		if (n < 0) {
+			snprintf(err, errlen, "a monitor record at byte %zu of %zu does not decode "
+				 "(%s)", off, len, wire_strerror((int)n));
+			return -EPROTO;
+		}
+		off += (size_t)n;
+		if (proc->whole) {
+			snprintf(err, errlen, "monitor records after the end of a snapshot");
+			return -EPROTO;
+		}
+		r = rec_in(out, &acc, proc, &have_proc, &it, err, errlen);
+		if (r < 0)
+			return r;
+	}
+	if (!have_proc) {
+		snprintf(err, errlen, "a monitor snapshot without its process record");
+		return -EPROTO;
+	}
+	top_snap_link(out);
+	return track_maps(l, out, now_ns);
 }

@@ -22,12 +22,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "out_opt.h"
 #include "parse.h"
 #include "prom.h"
 #include "prom_http.h"
 #include "render.h"
 #include "rio.h"
 #include "source.h"
+#include "src_opt.h"
 #include "top.h"
 #include "ui.h"
 
@@ -42,6 +44,8 @@ struct opts {
 	const char *prometheus;       /* --prometheus [ADDR]:PORT */
 	const char *textfile;         /* --textfile DIR or FILE.prom */
 	uint64_t top;                 /* --prometheus-top */
+	struct src_opt so;            /* the source: -i, -r, --kernel-info, --librds */
+	struct out_opt oo;            /* -j */
 };
 
 static volatile sig_atomic_t stop;
@@ -52,19 +56,15 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-enum { O_KERNEL = 0x100, O_LIBRDS, O_LIST, O_JSON, O_PROM, O_TEXTFILE, O_TOP, O_METRICS };
+enum { O_KERNEL = 0x100, O_LIST, O_PROM, O_TEXTFILE, O_TOP, O_METRICS };
 
 static const struct argp_option options[] = {
 	{ "batch", 'b', NULL, 0, "print plain-text snapshots to standard output (like top -b)", 0 },
-	{ "json", O_JSON, NULL, 0, "batch mode: each snapshot as one JSON object on a line", 0 },
 	{ "iterations", 'n', "COUNT", 0, "stop after COUNT snapshots (default: until interrupted)", 0 },
 	{ "delay", 'd', "SECONDS", 0, "wait SECONDS between snapshots (default 1; fractions allowed)", 0 },
-	{ "kernel", O_KERNEL, NULL, 0, "read the local kernel's RDS (AF_RDS getsockopt RDS_INFO_*)", 0 },
-	{ "read", 'r', "FILE", 0, "replay a capture file through rdsdump's engine, one delay of "
-	  "capture time per snapshot", 0 },
-	{ "interface", 'i', "IFACE", 0, "capture live on IFACE through rdsdump's engine", 0 },
-	{ "librds", O_LIBRDS, "PID|PATH", 0, "watch a librds process that publishes its monitor "
-	  "state (by process id, or its socket's path)", 0 },
+	/* --kernel-info's old spelling, kept for a release: --kernel means
+	 * "use the kernel's sockets" in every tool */
+	{ "kernel", O_KERNEL, NULL, OPTION_HIDDEN, NULL, 0 },
 	{ "list", O_LIST, NULL, 0, "list the librds processes that publish their monitor state, "
 	  "and exit", 0 },
 	{ "prometheus", O_PROM, "[ADDR]:PORT", 0, "serve the snapshots as Prometheus metrics "
@@ -76,6 +76,31 @@ static const struct argp_option options[] = {
 	{ "metrics", O_METRICS, NULL, 0, "list every metric the exporter can give, and exit", 1 },
 	{ 0 }
 };
+
+/* The source the options named, into o->src and o->args; false: none. */
+static bool pick_source(struct opts *o)
+{
+	switch (o->so.kind) {
+	case SRC_NONE:
+		return false;
+	case SRC_KERNEL_INFO:
+		o->src = &top_source_kernel;
+		break;
+	case SRC_LIBRDS:
+		o->src = &top_source_librds;
+		o->args.librds = o->so.arg;
+		break;
+	case SRC_FILE:
+		o->src = &top_source_capture;
+		o->args.file = o->so.arg;
+		break;
+	case SRC_IFACE:
+		o->src = &top_source_capture;
+		o->args.iface = o->so.arg;
+		break;
+	}
+	return true;
+}
 
 static error_t parse(int key, char *arg, struct argp_state *st)
 {
@@ -93,8 +118,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		if (parse_seconds(arg, 0.01, 86400, &o->delay) < 0)
 			argp_error(st, "bad delay '%s': seconds, at least 0.01", arg);
 		return 0;
-	case O_JSON:
-		o->json = true;
+	case ARGP_KEY_INIT:
+		st->child_inputs[0] = &o->so;
+		st->child_inputs[1] = &o->oo;
 		return 0;
 	case O_LIST:
 		o->list = true;
@@ -115,26 +141,17 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			argp_error(st, "bad --prometheus-top '%s': 0 to 1000000", arg);
 		return 0;
 	case O_KERNEL:
-	case O_LIBRDS:
-	case 'r':
-	case 'i':
-		if (o->src)
-			argp_error(st, "one source only: --kernel, --librds, -r FILE or -i IFACE");
-		o->src = key == O_KERNEL ? &top_source_kernel :
-			 key == O_LIBRDS ? &top_source_librds : &top_source_capture;
-		if (key == 'r')
-			o->args.file = arg;
-		else if (key == 'i')
-			o->args.iface = arg;
-		else if (key == O_LIBRDS)
-			o->args.librds = arg;
+		fprintf(stderr, "%s: --kernel is deprecated here: use --kernel-info\n",
+			program_invocation_short_name);
+		src_opt_take(&o->so, SRC_KERNEL_INFO, NULL, st);
 		return 0;
 	case ARGP_KEY_ARG:
 		argp_error(st, "unexpected argument '%s'", arg);
 		return 0;
 	case ARGP_KEY_END:
-		if (!o->src && !o->list && !o->metrics)
-			argp_error(st, "a source is needed: --kernel, --librds, -r FILE or -i IFACE");
+		if (!pick_source(o) && !o->list && !o->metrics)
+			argp_error(st, "a source is needed: -i IFACE, -r FILE, --kernel-info or "
+				   "--librds");
 		if (o->json && !o->batch)
 			argp_error(st, "--json is for batch mode: add -b");
 		if (o->json && (o->prometheus || o->textfile))
@@ -345,13 +362,18 @@ static int run_exporter(const struct opts *o, void **statep)
 int main(int argc, char **argv)
 {
 	static struct opts o = { .delay = 1, .top = UINT64_MAX };
+	static const struct argp_child children[] = {
+		{ &o.so.argp, 0, SRC_OPT_HEADER, 0 },
+		{ &o.oo.argp, 0, OUT_OPT_HEADER, 0 },
+		{ 0 }
+	};
 	static const struct argp ap = {
 		options, parse, NULL,
 		"Show an RDS stack's connections, paths, sockets, queues and counters, "
 		"with rates between snapshots.\v"
 		"Exit status: 0 after the last snapshot or an interrupt, 1 when the watched "
 		"librds process went away (batch mode), 2 on errors.",
-		NULL, NULL, NULL
+		children, NULL, NULL
 	};
 	struct top_snap prev, cur;
 	struct top_rates rates;
@@ -360,6 +382,8 @@ int main(int argc, char **argv)
 	int rc = 0, e;
 
 	argp_err_exit_status = 2;
+	src_opt_init(&o.so, SRC_OPT_IFACE | SRC_OPT_FILE | SRC_OPT_KERNEL_INFO | SRC_OPT_LIBRDS);
+	out_opt_init(&o.oo, OUT_OPT_JSON, &o.json, NULL, NULL, 0);
 	if (argp_parse(&ap, argc, argv, 0, NULL, &o) != 0)
 		return 2;
 	if (o.list)
@@ -423,9 +447,14 @@ int main(int argc, char **argv)
 		if (o.json) {
 			top_print_json(stdout, &cur, i ? &rates : NULL);
 		} else {
-			if (i)
-				printf("\n");
-			top_print_text(stdout, &cur, i ? &rates : NULL);
+			struct out *t = out_new(stdout, OUT_TEXT, 0, 0);
+
+			if (t) {
+				if (i)
+					out_putc(t, '\n');
+				top_print_text(t, &cur, i ? &rates : NULL);
+			}
+			out_free(t);
 		}
 		fflush(stdout);
 		top_rates_fini(&rates);

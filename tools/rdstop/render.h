@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 
+#include "out.h"
 #include "top.h"
 
 /*
@@ -17,7 +18,7 @@
  * sockets, and counters. |r| NULL (the first snapshot) prints "-" for
  * rates.
  */
-void top_print_text(FILE *f, const struct top_snap *s, const struct top_rates *r);
+void top_print_text(struct out *f, const struct top_snap *s, const struct top_rates *r);
 /*
  * top_print_json() - the same snapshot as one JSON object on one line
  * (--json), through the output layer's field tables (render_json.c);

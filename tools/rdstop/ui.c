@@ -256,6 +256,104 @@ static void setup_colour(struct ui *u)
 	init_pair(UI_C_SEL, COLOR_BLACK, COLOR_WHITE);
 }
 
+/* The 'd' key: a new delay from a prompt; |msg| says what came of it. */
+static void ask_delay(struct ui *u, const struct top_source *src, void *state, char *msg,
+		      size_t msglen, uint64_t *due)
+{
+	char in[64] = "";
+	double v;
+
+	if (!prompt("delay in seconds: ", in, sizeof(in)))
+		return;
+	if (parse_seconds(in, 0.01, 86400, &v) < 0) {
+		snprintf(msg, msglen, "not a delay: '%s' (seconds, at least 0.01)", in);
+		return;
+	}
+	u->delay = v;
+	if (src->set_step)
+		src->set_step(state, (uint64_t)(v * 1e9 + 0.5));
+	*due = mono_ns() + (uint64_t)(u->delay * 1e9);
+	snprintf(msg, msglen, "delay %.2f s", v);
+}
+
+/* A key the current view handles: moving and choosing in its list. */
+static void view_key(struct ui *u, const struct ui_data *d, int ch)
+{
+	size_t page = (size_t)(LINES > 5 ? LINES - 5 : 1);
+
+	if (u->view == UI_PEERS)
+		ui_peers_key(u, ch);
+	else if (u->view == UI_CONG)
+		ui_cong_key(u, ch);
+	else if (u->view == UI_COUNTERS)
+		ui_list_key(&u->scroll, d->cur.n_counters, page, ch);
+	else
+		ui_list_key(&u->scroll, d->cur.n_socks, page, ch);
+}
+
+/* Key |ch|. Return: 1 to quit; 2 to take a snapshot now; 0. */
+static int on_key(struct ui *u, const struct ui_data *d, const struct top_source *src,
+		  void *state, int ch, char *msg, size_t msglen, uint64_t *due)
+{
+	char in[64];
+
+	switch (ch) {
+	case ERR:
+	case KEY_RESIZE:
+		break;
+	case 'q':
+	case 'Q':
+		return 1;
+	case 'h':
+	case '?':
+		u->help = true;
+		break;
+	case '\t':
+		u->view = (u->view + 1) % UI__VIEWS;
+		u->scroll = 0;
+		break;
+	case '1':
+	case '2':
+	case '3':
+	case '4':
+		u->view = (enum ui_view)(ch - '1');
+		u->scroll = 0;
+		break;
+	case 'p':
+		u->paused = !u->paused;
+		*due = mono_ns() + (uint64_t)(u->delay * 1e9);
+		break;
+	case ' ':
+		return 2;
+	case 'd':
+		ask_delay(u, src, state, msg, msglen, due);
+		break;
+	case '/':
+		in[0] = '\0';
+		if (u->view == UI_PEERS && prompt("filter: ", in, sizeof(in))) {
+			snprintf(u->filter, sizeof(u->filter), "%s", in);
+			u->sel = u->first = 0;
+		}
+		break;
+	default:
+		view_key(u, d, ch);
+		break;
+	}
+	return 0;
+}
+
+static void screen_open(struct ui *u)
+{
+	initscr();
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	set_escdelay(25);
+	timeout(100);
+	setup_colour(u);
+}
+
 int top_ui_run(const struct top_source *src, void *state, double delay,
 	       unsigned long long count, char *err, size_t errlen)
 {
@@ -263,9 +361,9 @@ int top_ui_run(const struct top_source *src, void *state, double delay,
 	struct ui u = { .delay = delay };
 	unsigned long long taken = 0;
 	uint64_t due;
-	char msg[160] = "", in[64];
+	char msg[160] = "";
 	bool dirty = true;
-	int rc = 0, ch;
+	int rc = 0, ch, k;
 
 	u.zspan[0] = 65536;
 	top_snap_init(&d.prev);
@@ -274,18 +372,9 @@ int top_ui_run(const struct top_source *src, void *state, double delay,
 	if (rc < 0)
 		return rc;
 	taken = 1;
-	initscr();
-	cbreak();
-	noecho();
-	keypad(stdscr, TRUE);
-	curs_set(0);
-	set_escdelay(25);
-	timeout(100);
-	setup_colour(&u);
+	screen_open(&u);
 	due = mono_ns() + (uint64_t)(u.delay * 1e9);
 	for (;;) {
-		bool refresh_now = false;
-
 		/* Drawn again only when something changed (a key, a resize,
 		 * a snapshot): with a thousand peers a redraw is most of what
 		 * rdstop costs, and the loop wakes ten times a second. */
@@ -306,79 +395,14 @@ int top_ui_run(const struct top_source *src, void *state, double delay,
 			u.help = false;
 			continue;
 		}
-		switch (ch) {
-		case ERR:
-		case KEY_RESIZE:
+		k = on_key(&u, &d, src, state, ch, msg, sizeof(msg), &due);
+		if (k == 1)
 			break;
-		case 'q':
-		case 'Q':
-			goto out;
-		case 'h':
-		case '?':
-			u.help = true;
-			break;
-		case '\t':
-			u.view = (u.view + 1) % UI__VIEWS;
-			u.scroll = 0;
-			break;
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-			u.view = (enum ui_view)(ch - '1');
-			u.scroll = 0;
-			break;
-		case 'p':
-			u.paused = !u.paused;
-			due = mono_ns() + (uint64_t)(u.delay * 1e9);
-			break;
-		case ' ':
-			refresh_now = true;
-			break;
-		case 'd':
-			in[0] = '\0';
-			if (prompt("delay in seconds: ", in, sizeof(in))) {
-				double v;
-
-				if (parse_seconds(in, 0.01, 86400, &v) < 0) {
-					snprintf(msg, sizeof(msg), "not a delay: '%s' (seconds, at least 0.01)",
-						 in);
-				} else {
-					u.delay = v;
-					if (src->set_step)
-						src->set_step(state, (uint64_t)(v * 1e9 + 0.5));
-					due = mono_ns() + (uint64_t)(u.delay * 1e9);
-					snprintf(msg, sizeof(msg), "delay %.2f s", v);
-				}
-			}
-			break;
-		case '/':
-			if (u.view == UI_PEERS) {
-				in[0] = '\0';
-				if (prompt("filter: ", in, sizeof(in))) {
-					snprintf(u.filter, sizeof(u.filter), "%s", in);
-					u.sel = u.first = 0;
-				}
-			}
-			break;
-		default:
-			if (u.view == UI_PEERS)
-				ui_peers_key(&u, ch);
-			else if (u.view == UI_CONG)
-				ui_cong_key(&u, ch);
-			else if (u.view == UI_COUNTERS)
-				ui_list_key(&u.scroll, d.cur.n_counters,
-					    (size_t)(LINES > 5 ? LINES - 5 : 1), ch);
-			else
-				ui_list_key(&u.scroll, d.cur.n_socks,
-					    (size_t)(LINES > 5 ? LINES - 5 : 1), ch);
-			break;
-		}
 		/* a replay that reached its end, or a process that exited,
 		 * has nothing more to show */
 		if (d.cur.ended || u.gone)
 			continue;
-		if (!refresh_now && (u.paused || mono_ns() < due))
+		if (k != 2 && (u.paused || mono_ns() < due))
 			continue;
 		if (count && taken >= count)
 			break;
@@ -396,7 +420,6 @@ int top_ui_run(const struct top_source *src, void *state, double delay,
 		taken++;
 		due = mono_ns() + (uint64_t)(u.delay * 1e9);
 	}
-out:
 	endwin();
 	free(u.rows);
 	top_rates_fini(&d.rates);

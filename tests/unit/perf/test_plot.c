@@ -39,8 +39,12 @@ static struct hist h;
 
 static void hist_text(FILE *f, void *arg)
 {
+	struct out *o = out_new(f, OUT_TEXT, 0, 0);
+
 	(void)arg;
-	plot_hist_text(f, &h, 8, 20);
+	assert_non_null(o);
+	plot_hist_text(o, &h, 8, 20);
+	out_free(o);
 }
 
 static void test_hist_text(void **state)

@@ -274,6 +274,7 @@ static void test_model_text_render(void **state)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
+	struct out *o;
 
 	(void)state;
 	two_snaps(&a, &b, 0, 1);
@@ -294,7 +295,10 @@ static void test_model_text_render(void **state)
 
 	f = open_memstream(&text, &len);
 	assert_non_null(f);
-	top_print_text(f, &b, &r);
+	o = out_new(f, OUT_TEXT, 0, 0);
+	assert_non_null(o);
+	top_print_text(o, &b, &r);
+	out_free(o);
 	fclose(f);
 	assert_non_null(strstr(text, "rdstop - kernel - 1 connections, 1 paths"));
 	assert_non_null(strstr(text, "10.0.0.1         10.0.0.2         tcp        connected"));
@@ -306,7 +310,10 @@ static void test_model_text_render(void **state)
 
 	/* the first snapshot shows "-" for every rate */
 	f = open_memstream(&text, &len);
-	top_print_text(f, &b, NULL);
+	o = out_new(f, OUT_TEXT, 0, 0);
+	assert_non_null(o);
+	top_print_text(o, &b, NULL);
+	out_free(o);
 	fclose(f);
 	assert_non_null(strstr(text, "messages/s in -, out -; bytes/s in -\n"));
 	assert_null(strstr(text, "3.0"));
