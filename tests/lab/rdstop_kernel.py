@@ -72,6 +72,18 @@ def json_lines(me):
     except OSError:
         return []
 
+def json_snaps(me, start=0):
+    """The snapshots from line |start| on; a line that is not JSON is left
+    to the host's check to report."""
+    import json
+    out = []
+    for line in json_lines(me)[start:]:
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            pass
+    return out
+
 def wait_first(me, p, timeout=180):
     """Until the background rdstop has written its first snapshot: the
     counters before any traffic. An ASan rdstop in a guest emulated on a
@@ -90,11 +102,10 @@ def wait_json(me, p, what, ok, timeout=90):
     state that the checks then assert, instead of a fixed sleep). The line
     being written at the call may have been read before it; the next one
     was begun after it was written, so after the call."""
-    import json
     start, t0 = len(json_lines(me)), time.time()
     while time.time() < t0 + timeout and p.poll() is None:
-        for line in json_lines(me)[start + 1:]:
-            if ok(json.loads(line)):
+        for snap in json_snaps(me, start + 1):
+            if ok(snap):
                 print("rdstop --json: %s after %.1f s" % (what, time.time() - t0), flush=True)
                 return
         time.sleep(0.2)
@@ -112,9 +123,8 @@ def connected(s, local, peer):
 def reconnected(me, snap, local, peer):
     """Connected, on other TCP ports than in the first snapshot that had
     the connection up."""
-    import json
     ports = lambda c: {p["local_port"] for p in c["path"]}
-    first = next((conn_of(o, local, peer) for o in map(json.loads, json_lines(me))
+    first = next((conn_of(o, local, peer) for o in json_snaps(me)
                   if connected(o, local, peer)), None)
     return connected(snap, local, peer) and \
         (first is None or ports(conn_of(snap, local, peer)) != ports(first))
