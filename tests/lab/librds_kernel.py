@@ -367,7 +367,10 @@ def phase_perf(r, log):
                                    if "latency" not in e else "p50 %.0f us" % e["latency"]["p50"]))
     log("perf: librds client -> kernel server, verified: " + ", ".join(summary))
     h = r.host([r.a.rdsperf, "-s", "--one-off", "-B", SMALL])
-    time.sleep(1)  # listening before the guest connects
+    # listening before the guest connects: its first line says so (a fixed
+    # second was not always enough for an ASan build on a loaded host)
+    line = h.stderr.readline()
+    check("serving" in line, "librds rdsperf server did not start: %r" % line)
     k = r.guest("/run/lab/rdsperf -c %s -B %s --kernel -t 2 -i 0 --verify --json --test rr "
                 "-l 1000 --depth 2 -n 2" % (SMALL, GUEST))
     rc, out, err = r.wait_guest(k, timeout=300)

@@ -29,6 +29,12 @@ connection (addresses, tcp, connected) with a path row on port 16385 and
 the guest's socket; the counters the traffic must have moved are non-zero;
 the second snapshot has rates; and the core counter list is the one of the
 kernel's generation (7.x ends in mprds_catchup_tx0_retries, 6.x does not).
+Each guest waits for its background rdstop's first snapshot before any
+traffic, and at each check point for a snapshot taken after it that shows
+the state checked there (bounded, not asserting: the host judges), never
+for a fixed time: the counters' rises are facts of the kernel only
+between a snapshot before the first message and one after the last
+(docs/kernel-behaviour.md, "rdstop against the kernels").
 Outputs are kept in the run directory (build/lab/rdstop_kernel-<kernel>/).
 Exit: 0 pass, 1 fail, 77 skipped (not root, outside CI).
 """
@@ -57,6 +63,71 @@ def rdstop_json(me):
     err = open(os.path.join(D, "rdstop%d.json.err" % me), "w")
     return subprocess.Popen(["/run/lab/rdstop", "--kernel", "-b", "--json", "-d", "1"],
                             stdout=out, stderr=err)
+
+def json_lines(me):
+    """The whole lines (snapshots) the background rdstop has written so far."""
+    try:
+        with open(os.path.join(D, "rdstop%d.json" % me)) as f:
+            return f.read().split("\n")[:-1]
+    except OSError:
+        return []
+
+def json_snaps(me, start=0):
+    """The snapshots from line |start| on; a line that is not JSON is left
+    to the host's check to report."""
+    import json
+    out = []
+    for line in json_lines(me)[start:]:
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            pass
+    return out
+
+def wait_first(me, p, timeout=180):
+    """Until the background rdstop has written its first snapshot: the
+    counters before any traffic. An ASan rdstop in a guest emulated on a
+    loaded host can take seconds to start, and a scenario that did not wait
+    measured its rises from a snapshot taken after the traffic."""
+    t0 = time.time()
+    while not json_lines(me):
+        assert p.poll() is None, "rdstop --json exited %s before its first snapshot" % p.poll()
+        assert time.time() < t0 + timeout, "rdstop --json wrote no snapshot in %d s" % timeout
+        time.sleep(0.1)
+    print("rdstop --json: first snapshot after %.1f s" % (time.time() - t0), flush=True)
+
+def wait_json(me, p, what, ok, timeout=90):
+    """Until a snapshot taken wholly after this call satisfies ok(snapshot),
+    at most |timeout| s; the host judges the outcome (a bounded wait for the
+    state that the checks then assert, instead of a fixed sleep). The line
+    being written at the call may have been read before it; the next one
+    was begun after it was written, so after the call."""
+    start, t0 = len(json_lines(me)), time.time()
+    while time.time() < t0 + timeout and p.poll() is None:
+        for snap in json_snaps(me, start + 1):
+            if ok(snap):
+                print("rdstop --json: %s after %.1f s" % (what, time.time() - t0), flush=True)
+                return
+        time.sleep(0.2)
+    print("rdstop --json: no snapshot showed %s in %.0f s" % (what, time.time() - t0), flush=True)
+
+def conn_of(s, local, peer):
+    c = [c for c in s["connections"] if c["local"] == local and c["peer"] == peer
+         and c["transport"] == "tcp"]
+    return c[0] if c else None
+
+def connected(s, local, peer):
+    c = conn_of(s, local, peer)
+    return bool(c) and c["state"] == "connected"
+
+def reconnected(me, snap, local, peer):
+    """Connected, on other TCP ports than in the first snapshot that had
+    the connection up."""
+    ports = lambda c: {p["local_port"] for p in c["path"]}
+    first = next((conn_of(o, local, peer) for o in json_snaps(me)
+                  if connected(o, local, peer)), None)
+    return connected(snap, local, peer) and \
+        (first is None or ports(conn_of(snap, local, peer)) != ports(first))
 
 def stop_json(p):
     p.send_signal(signal.SIGINT)
@@ -103,6 +174,7 @@ watch = rdstop_json(1)
 screen_start()
 s = rds_socket(4000)
 c = rds_socket(4001, RCVBUF)
+wait_first(1, watch)                # the counters before any traffic
 flag("ready1")
 # traffic
 for i in range(%d):
@@ -111,7 +183,15 @@ for i in range(%d):
 print("received all")
 # congestion: port 4001 is not read until the sender met ENOBUFS
 wait_flag("congested")
-time.sleep(2.5)                     # two snapshots see it congested
+sent = int(open(os.path.join(D, "sent4001")).read())
+
+def congested(snap):
+    k = [k for k in snap["sockets"] if k["bound_port"] == 4001]
+    return "4001" in (snap["local_congested_ports"] or []) and bool(k) and \
+        k[0]["recvq_msgs"] >= sent
+
+# a snapshot of 4001 congested with all the sender got through queued
+wait_json(1, watch, "4001 congested, %%d queued" %% sent, congested)
 screen_shot("peers", "1")
 screen_shot("sockets", "4")
 screen_shot("congested", "2", "m", "m")
@@ -125,7 +205,8 @@ while True:
         break
 print("drained", n, "from 4001")
 flag("drained")
-time.sleep(2.5)                     # two snapshots see it free
+wait_json(1, watch, "4001 free",
+          lambda snap: "4001" not in (snap["local_congested_ports"] or []))
 screen_shot("free")
 subprocess.call(TMUX + ["kill-server"])
 # reconnect: rds_tcp_sysctl_reset() -> rds_conn_path_drop() on every path
@@ -136,13 +217,15 @@ flag("dropped")
 for i in range(%d):
     data, addr = s.recvfrom(4096)
 print("received after the reconnect")
-time.sleep(2.5)
+
+wait_json(1, watch, "the connection up again on other TCP ports",
+          lambda snap: reconnected(1, snap, "%s", "%s"))
 stop_json(watch)
 rdstop(1)
 flag("done1")
 wait_flag("done2")
 PY
-""" % (COMMON, MSGS, G2, MSGS)
+""" % (COMMON, MSGS, G2, MSGS, G1, G2)
 
 ROLE2 = r"""
 python3 - <<'PY'
@@ -150,6 +233,7 @@ python3 - <<'PY'
 import errno
 watch = rdstop_json(2)
 s = rds_socket(5000)
+wait_first(2, watch)                # the counters before any traffic
 wait_flag("ready1")
 for i in range(3):
     s.sendto(b"", ("%s", 0))
@@ -189,13 +273,14 @@ time.sleep(1)
 for i in range(%d):
     s.sendto(b"y" * 1000, ("%s", 4000))
 print("sent after the reconnect")
-time.sleep(3)
+wait_json(2, watch, "the connection up after the sends",
+          lambda snap: connected(snap, "%s", "%s"))
 stop_json(watch)
 rdstop(2)
 flag("done2")
 wait_flag("done1")
 PY
-""" % (COMMON, G1, MSGS, G1, G1, MSGS, G1)
+""" % (COMMON, G1, MSGS, G1, G1, MSGS, G1, G2, G1)
 
 
 def snapshots(text):
@@ -303,6 +388,10 @@ def check_json(me, lines, sent4001, fails):
     last = conn(snaps[-1])
     if not last or last["state"] != "connected":
         fails.append("%s: %s -> %s not connected at the end" % (where, local, peer))
+    # snaps[0] was taken before any traffic, snaps[-1] after all of it;
+    # what each rise rests on: docs/kernel-behaviour.md, "rdstop against
+    # the kernels" (cong.c rds_cong_queue_updates coalesces, but the two
+    # changes of 4001 are a round trip apart)
     if me == 1:
         rose("recv_delivered", 2 * MSGS)
         rose("cong_update_queued", 2)
