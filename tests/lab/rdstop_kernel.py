@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-"""rdstop --kernel against a real kernel (issue 19), in the lab.
+"""rdstop --kernel-info against a real kernel (issue 19), in the lab.
 
     rdstop_kernel.py --kernel 6.1|7.2 --rdstop PATH [--out DIR]
 
-Two guests with RDS/TCP, each running `rdstop --kernel -b --json -d 1` in
+Two guests with RDS/TCP, each running `rdstop --kernel-info -b --json -d 1` in
 the background for the whole scenario: guest 2 (10.199.0.3) pings guest 1
 (10.199.0.2) and sends it messages from port 5000 to port 4000; then
 sends 4 KiB messages to guest 1's port 4001 (SO_RCVBUF 64 KiB, not read)
@@ -23,7 +23,7 @@ were told nothing by it (no "groups" event), while guest 2's sending
 socket, monitoring too, gets the RDS_CMSG_CONG_UPDATE of group 33 (4001 %
 64) once guest 1 drained: what the kernel tells a monitor and what it
 does not. Then each guest runs
-`rdstop --kernel -b -n 2 -d 1` while its socket and the connection are up.
+`rdstop --kernel-info -b -n 2 -d 1` while its socket and the connection are up.
 Asserted for each guest: rdstop exits 0 with two snapshots; both list the
 connection (addresses, tcp, connected) with a path row on port 16385 and
 the guest's socket; the counters the traffic must have moved are non-zero;
@@ -58,10 +58,10 @@ RDS_CMSG_CONG_UPDATE = 5
 D = os.environ["LAB_DIR"]
 ''' + lab.GUEST_RDS_TCP + lab.guest_flags(180, 0.05) + r'''
 def rdstop_json(me):
-    """rdstop -b --json --kernel every second for the whole scenario."""
+    """rdstop -b --json --kernel-info every second for the whole scenario."""
     out = open(os.path.join(D, "rdstop%d.json" % me), "w")
     err = open(os.path.join(D, "rdstop%d.json.err" % me), "w")
-    return subprocess.Popen(["/run/lab/rdstop", "--kernel", "-b", "--json", "-d", "1"],
+    return subprocess.Popen(["/run/lab/rdstop", "--kernel-info", "-b", "--json", "-d", "1"],
                             stdout=out, stderr=err)
 
 def json_lines(me):
@@ -144,7 +144,7 @@ def screen_start():
     if not os.path.exists("/dev/pts/ptmx"):
         subprocess.call(["mount", "-t", "devpts", "devpts", "/dev/pts"])
     subprocess.call(TMUX + ["new-session", "-d", "-x", "80", "-y", "24",
-                            "env TERM=screen NO_COLOR=1 LC_ALL=C /run/lab/rdstop --kernel -d 1; "
+                            "env TERM=screen NO_COLOR=1 LC_ALL=C /run/lab/rdstop --kernel-info -d 1; "
                             "sleep 60"])
     subprocess.call(TMUX + ["set-option", "-g", "status", "off"], stdout=subprocess.DEVNULL)
 
@@ -160,7 +160,7 @@ def screen_shot(name, *keys):
 def rdstop(me):
     with open(os.path.join(D, "rdstop%d.out" % me), "w") as out, \
          open(os.path.join(D, "rdstop%d.err" % me), "w") as err:
-        rc = subprocess.call(["/run/lab/rdstop", "--kernel", "-b", "-n", "2", "-d", "1"],
+        rc = subprocess.call(["/run/lab/rdstop", "--kernel-info", "-b", "-n", "2", "-d", "1"],
                              stdout=out, stderr=err)
     open(os.path.join(D, "rdstop%d.rc" % me), "w").write("%d\n" % rc)
     print("rdstop exit", rc)
@@ -344,7 +344,7 @@ def check_guest(me, text, kernel, fails):
 
 
 def check_json(me, lines, sent4001, fails):
-    """The background rdstop -b --json --kernel against the scenario."""
+    """The background rdstop -b --json --kernel-info against the scenario."""
     where = "guest %d json" % me
     local, peer = (G1, G2) if me == 1 else (G2, G1)
     try:

@@ -5,7 +5,7 @@
 
     rdstop_prom.py --kernel 6.1|7.2 --rdstop PATH --rules FILE [--out DIR]
 
-Each guest runs `rdstop --kernel --prometheus ITS_IP:9481 -d 0.5`; guest 1
+Each guest runs `rdstop --kernel-info --prometheus ITS_IP:9481 -d 0.5`; guest 1
 (10.199.0.2) also runs Debian's prometheus (the host's, seen read-only),
 scraping both exporters every second. Guest 2 sends guest 1 messages from
 port 5000 to port 4000; guest 1 then drops every RDS/TCP path four times
@@ -42,7 +42,7 @@ D = os.environ["LAB_DIR"]
 ''' + lab.GUEST_RDS_TCP + lab.guest_flags(180, 0.05) + r'''
 def exporter():
     err = open(os.path.join(D, "exporter%s.err" % os.environ["LAB_ID"]), "w")
-    return subprocess.Popen(["/run/lab/rdstop", "--kernel", "-d", "0.5", "--prometheus",
+    return subprocess.Popen(["/run/lab/rdstop", "--kernel-info", "-d", "0.5", "--prometheus",
                              os.environ["LAB_IP"] + ":9481"], stdout=err, stderr=err)
 
 def stop(p, name):
