@@ -149,6 +149,29 @@ static void send_to(int fd, const struct sockaddr_in *to, const char *msg)
 	CHECK(n == (ssize_t)strlen(msg), "sendto %s", msg);
 }
 
+/* SO_RDS_TRANSPORT IB: ENOPROTOOPT without the IB transport (rds_rdma
+ * not loaded, the shim built without verbs); with it, a bind on |me|, an
+ * address on no RDMA device, is ENOPROTOOPT (rds_bind: the set
+ * transport's laddr_check refuses). */
+static void checks_ib_unbound(const char *me)
+{
+	struct sockaddr_in a = sin_of(me, 5000);
+	int fd = rds_socket(), v = RDS_TRANS_IB, r;
+	socklen_t l = sizeof(v);
+
+	r = setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &v, sizeof(v));
+	if (r < 0) {
+		CHECK(errno == ENOPROTOOPT, "IB: want 0 or ENOPROTOOPT");
+	} else {
+		v = -1;
+		CHECK(getsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &v, &l) == 0 &&
+		      v == RDS_TRANS_IB, "transport ib before bind");
+		FAILS(bind(fd, (struct sockaddr *)&a, sizeof(a)), ENOPROTOOPT,
+		      "bind IB on an address on no RDMA device");
+	}
+	close(fd);
+}
+
 static void checks_unbound(const char *me, const struct sockaddr_in *peer)
 {
 	int fd = rds_socket(), v = 0;
@@ -170,8 +193,7 @@ static void checks_unbound(const char *me, const struct sockaddr_in *peer)
 	FAILS(bind(fd, (struct sockaddr *)&one, sizeof(one)), EINVAL, "bind port 1");
 	FAILS(bind(fd, (struct sockaddr *)&any, 8), EINVAL, "bind short");
 	FAILS(bind(fd, (struct sockaddr *)&far, sizeof(far)), EADDRNOTAVAIL, "bind non-local");
-	v = RDS_TRANS_IB;
-	FAILS(setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &v, sizeof(v)), ENOPROTOOPT, "IB");
+	checks_ib_unbound(me);
 	l = sizeof(v);
 	CHECK(getsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &v, &l) == 0 && v == (int)RDS_TRANS_NONE,
 	      "transport none");
