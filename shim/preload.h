@@ -56,6 +56,7 @@
 #include <dirent.h>
 
 #include "rdsd_proto.h"
+#include "rdscmsg.h"
 #include "rdsep.h"
 #include "rdsopt.h"
 
