@@ -12,8 +12,9 @@
  * (-EINVAL, rds_cmsg_rdma_dest), a zero-copy cookie without MSG_ZEROCOPY
  * is -EINVAL (rds_cmsg_zcopy), a misaligned atomic result -EFAULT
  * (rds_cmsg_atomic), and RDMA, atomics and MAP are -EOPNOTSUPP: rdsd
- * cannot reach the client's memory (docs/shim.md "RDMA"), which is also
- * the kernel's answer on a TCP socket. Others' cmsgs are ignored.
+ * cannot reach the client's memory (docs/shim.md, "Known differences
+ * with rdsd"), which is also the kernel's answer on a TCP socket.
+ * Others' cmsgs are ignored.
  */
 static int dm_send_cmsgs(const struct msghdr *mh)
 {
@@ -61,14 +62,28 @@ out:
 	return e;
 }
 
+/* Is the u64 at |p| writable? Written with its own value by
+ * process_vm_writev, so a bad address is -EFAULT and nothing changes. */
+static int self_write_probe(uint64_t *p)
+{
+	uint64_t v;
+	struct iovec l = { &v, sizeof(v) }, r = { p, sizeof(v) };
+
+	if (process_vm_readv(getpid(), &l, 1, &r, 1, 0) != (ssize_t)sizeof(v) ||
+	    process_vm_writev(getpid(), &l, 1, &r, 1, 0) != (ssize_t)sizeof(v))
+		return -EFAULT;
+	return 0;
+}
+
 /*
  * The send's cmsgs as librds's operation (rdsu_op, docs/librds.md
- * "RDMA"). Return: 0 and *has_op; the kernel's error for the cmsgs
- * (rdscmsg.h); -EINVAL for a zero-copy cookie without MSG_ZEROCOPY;
+ * "RDMA"); |ib|: the socket's transport is IB. Return: 0 and *has_op;
+ * the kernel's error for the cmsgs (rdscmsg.h); -EFAULT for a bad local
+ * vector or, on IB, a MAP's cookie_addr; -EINVAL for a zero-copy cookie without MSG_ZEROCOPY;
  * -EOPNOTSUPP for an RDMA and an atomic in one message, which librds
  * does not take. *lv (freed by the caller) holds an RDMA's local vector.
  */
-static int op_of_cmsgs(const struct msghdr *mh, struct rdsu_op *op, bool *has_op,
+static int op_of_cmsgs(const struct msghdr *mh, bool ib, struct rdsu_op *op, bool *has_op,
 		       struct iovec **lv)
 {
 	struct rdscmsg c;
@@ -105,8 +120,11 @@ static int op_of_cmsgs(const struct msghdr *mh, struct rdsu_op *op, bool *has_op
 		op->map_addr = (void *)(uintptr_t)c.map.vec.addr;
 		op->map_len = c.map.vec.bytes;
 		op->flags = (unsigned)c.map.flags;
+		/* librds writes the cookie to *map_cookie; on IB it must be
+		 * writable, as put_user finds it (__rds_rdma_map; on TCP
+		 * its EOPNOTSUPP comes first) */
 		op->map_cookie = (uint64_t *)(uintptr_t)c.map.cookie_addr;
-		return 0;
+		return op->map_cookie && ib ? self_write_probe(op->map_cookie) : 0;
 	default:                          /* the four atomics */
 		op->kind = c.type == RDS_CMSG_ATOMIC_FADD || c.type == RDS_CMSG_MASKED_ATOMIC_FADD
 				   ? RDSU_OP_FADD : RDSU_OP_CSWP;
@@ -234,7 +252,7 @@ static ssize_t do_send(struct rdsp_sock *s, const struct msghdr *mh, int flags)
 		total += mh->msg_iov[i].iov_len;
 	if (total > RDSP_MAX_MSG || total > rdsu_sock_max_msg(s->us))
 		return -EMSGSIZE;
-	e = op_of_cmsgs(mh, &op, &has_op, &lv);
+	e = op_of_cmsgs(mh, rdsu_sock_get_transport(s->us) == RDSU_TRANS_IB, &op, &has_op, &lv);
 	if (e < 0) {
 		free(lv);
 		return e;

@@ -54,8 +54,9 @@ static int dm_setopt(struct rdsp_sock *s, int fd, int level, int name, const voi
 			if (f != AF_INET && f != AF_INET6)
 				return -EAFNOSUPPORT;
 		}
-		/* rdsd cannot reach this process's memory (docs/shim.md
-		 * "RDMA"): bound, the answer is the one RDS/TCP gives */
+		/* rdsd cannot reach this process's memory (docs/shim.md,
+		 * "Known differences with rdsd"): bound, the answer is the
+		 * one RDS/TCP gives */
 		e = dm_call(s, fd, &nq, NULL, 0, &rx, &l, NULL);
 		return e < 0 ? e : rx.family ? -EOPNOTSUPP : -ENOTCONN;
 	}

@@ -157,7 +157,7 @@ flag("owner_done")
 '''
 
 # Through rdsd: plain IB messages only (RDMA there is EOPNOTSUPP,
-# docs/shim.md "RDMA").
+# docs/shim.md "Known differences with rdsd").
 RDSD = r'''
 peer = (%(b)r, 5002)
 wait_flag("echo_ready")
