@@ -21,7 +21,10 @@ rdsrun per process:
    RDS_CMSG_RDMA_STATUS SUCCESS with our token) and the bytes are the
    kernel's fill; a fenced write of 32 KiB at 4096, and the kernel checks
    its region by hash, guards included; RDS_FREE_MR through the kernel;
-3. the other way round: RDS_CMSG_RDMA_MAP registers our 64 KiB in place
+3. RDS_GET_MR and RDS_GET_MR_FOR_DEST register a buffer of ours (a
+   cookie each), an RDMA_DEST message sends one, RDS_FREE_MR frees each
+   (a second free EINVAL, cookie 0 the IB flush: 0);
+4. the other way round: RDS_CMSG_RDMA_MAP registers our 64 KiB in place
    (cookie written to cookie_addr), the kernel reads it whole and writes
    32 KiB into it, and we check the bytes and the guards.
 
@@ -41,13 +44,13 @@ import rdma_librds  # noqa: E402
 
 A, B = "10.199.0.2", "10.199.0.3"
 STEPS = ("shim transport ib", "shim plain ib", "shim read", "shim write", "shim free",
-         "shim map", "shim owner-check", "rdsd transport ib", "rdsd echo")
+         "shim get_mr", "shim map", "shim owner-check", "rdsd transport ib", "rdsd echo")
 KSTEPS = ("kernel cookie ok", "kernel read ok", "kernel write ok")
 
 SHIM = rdma_librds.COMMON + r'''
 import ctypes
 RDS_CMSG_RDMA_ARGS, RDS_CMSG_RDMA_DEST, RDS_CMSG_RDMA_MAP, RDS_CMSG_RDMA_STATUS = 1, 2, 3, 4
-RDS_FREE_MR = 3
+RDS_GET_MR, RDS_FREE_MR, RDS_GET_MR_FOR_DEST = 2, 3, 7
 RDS_RDMA_READWRITE, RDS_RDMA_FENCE, RDS_RDMA_NOTIFY_ME = 1, 2, 0x20
 PAGE, REG, OFF, GUARD = 4096, 65536, 100, 64
 WOFF, WLEN = 4096, 32768
@@ -133,6 +136,31 @@ start = ((ctypes.addressof(mem) + PAGE) & ~(PAGE - 1)) + OFF
 ctypes.memmove(start, fill(1, 0, REG), REG)
 ctypes.memset(start - GUARD, 0xee, GUARD)
 ctypes.memset(start + REG, 0xee, GUARD)
+# RDS_GET_MR and RDS_GET_MR_FOR_DEST register in place, RDMA_DEST sends
+# a cookie (the kernel skips that message), RDS_FREE_MR frees once, and
+# cookie 0 is the IB flush (0)
+small = ctypes.create_string_buffer(2 * PAGE)
+got = ctypes.c_uint64(0)
+s2.setsockopt(SOL_RDS, RDS_GET_MR, struct.pack("=QQQQ", ctypes.addressof(small), PAGE,
+                                               ctypes.addressof(got), RDS_RDMA_READWRITE))
+c1 = got.value
+send_retry(s2, b"DEST0", [(SOL_RDS, RDS_CMSG_RDMA_DEST, struct.pack("=Q", c1))], peer2)
+s2.setsockopt(SOL_RDS, RDS_FREE_MR, struct.pack("=QQ", c1, 0))
+try:
+    s2.setsockopt(SOL_RDS, RDS_FREE_MR, struct.pack("=QQ", c1, 0))
+    again = 0
+except OSError as e:
+    again = e.errno
+dest = struct.pack("=HH4s", socket.AF_INET, 0, socket.inet_aton(%(b)r)).ljust(128, b"\0")
+got.value = 0
+s2.setsockopt(SOL_RDS, RDS_GET_MR_FOR_DEST, dest + struct.pack(
+    "=QQQQ", ctypes.addressof(small) + 8, 100, ctypes.addressof(got), 0))
+c2 = got.value
+s2.setsockopt(SOL_RDS, RDS_FREE_MR, struct.pack("=QQ", c2, 0))
+s2.setsockopt(SOL_RDS, RDS_FREE_MR, struct.pack("=QQ", 0, 0))
+say("shim get_mr", c1 != 0 and c2 != 0 and again == errno.EINVAL,
+    "cookies %%#x %%#x, second free %%s" %% (c1, c2, errno.errorcode.get(again)))
+
 mycookie = ctypes.c_uint64(0)
 args = struct.pack("=QQQQ", start, REG, ctypes.addressof(mycookie), RDS_RDMA_READWRITE)
 send_retry(s2, b"MAP", [(SOL_RDS, RDS_CMSG_RDMA_MAP, args)], peer2)
