@@ -48,6 +48,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <rds/rdsu_io.h>
 #include <rds/rdsu_tcp.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -55,6 +56,8 @@
 #include <dirent.h>
 
 #include "rdsd_proto.h"
+#include "rdscmsg.h"
+#include "rdsep.h"
 #include "rdsopt.h"
 
 #ifndef SO_RCVTIMEO_NEW
@@ -135,7 +138,8 @@ extern int (*real_shutdown)(int, int);
 /* The per-process endpoint (preload_endpoint.c): g_lock guards every
  * socket and all librds state; g_socks lists every socket of the process. */
 extern pthread_mutex_t g_lock;
-extern struct rdsu_tcp *g_tcp;
+extern struct rdsu_io *g_io;
+extern bool g_rdma;
 extern struct rdsp_sock *g_socks;
 extern bool g_child;
 

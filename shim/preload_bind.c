@@ -124,19 +124,25 @@ RDSP_EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
 		e = -EBADF;
 	if (e == 0)
 		e = endpoint_locked(&addr);
+	if (e == 0)
+		e = rdsep_bind_check(s->opt.transport, g_rdma);
 	if (e == 0) {
 		struct rdsu_sock *us;
 		rdsu_ns now = rdsu_clock();
 
-		e = rdsu_sock_new(rdsu_tcp_ep(g_tcp), &us);
+		e = rdsu_sock_new(rdsu_io_ep(g_io), &us);
 		if (e == 0) {
 			if (s->sndbuf_set)
 				us_buf(us, s->b, true, now);
 			if (s->rcvbuf_set)
 				us_buf(us, s->b, false, now);
 			(void)rdsu_sock_set_cong_monitor(us, s->opt.cong_monitor);
+			(void)rdsu_sock_set_recverr(us, s->opt.recverr);
 			rdsu_sock_set_ctx(us, s);
-			e = rdsu_sock_bind(us, &addr, port);
+			if (s->opt.transport != RDSU_TRANS_NONE)
+				e = rdsu_sock_set_transport(us, s->opt.transport);
+			if (e == 0)
+				e = rdsu_sock_bind(us, &addr, port);
 			if (e < 0)
 				rdsu_sock_free(us, now);
 			else

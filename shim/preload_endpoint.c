@@ -7,7 +7,8 @@
 #include "preload.h"
 
 pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-struct rdsu_tcp *g_tcp;
+struct rdsu_io *g_io;
+bool g_rdma;              /* the endpoint runs IB for its address */
 static struct rdsu_addr g_laddr;
 struct rdsp_sock *g_socks;
 bool g_child;             /* a fork's child: the endpoint is the parent's */
@@ -17,10 +18,10 @@ void pump_locked(void)
 {
 	struct rdsu_event ev;
 
-	if (!g_tcp)
+	if (!g_io)
 		return;
-	(void)rdsu_tcp_run(g_tcp, 0);
-	while (rdsu_ep_next_event(rdsu_tcp_ep(g_tcp), &ev) == 1)
+	(void)rdsu_io_run(g_io, 0);
+	while (rdsu_ep_next_event(rdsu_io_ep(g_io), &ev) == 1)
 		;
 	for (struct rdsp_sock *s = g_socks; s; s = s->next)
 		sync_sock(s);
@@ -32,10 +33,10 @@ void flush_locked(void)
 {
 	struct rdsu_event ev;
 
-	if (!g_tcp)
+	if (!g_io)
 		return;
-	(void)rdsu_tcp_flush(g_tcp);
-	while (rdsu_ep_next_event(rdsu_tcp_ep(g_tcp), &ev) == 1)
+	(void)rdsu_io_flush(g_io);
+	while (rdsu_ep_next_event(rdsu_io_ep(g_io), &ev) == 1)
 		;
 	for (struct rdsp_sock *s = g_socks; s; s = s->next)
 		sync_sock(s);
@@ -75,7 +76,7 @@ void send_flush_locked(void)
 
 static void *io_thread(void *arg)
 {
-	struct pollfd pfd[2] = { { .fd = rdsu_tcp_fd(g_tcp), .events = POLLIN },
+	struct pollfd pfd[2] = { { .fd = rdsu_io_fd(g_io), .events = POLLIN },
 				 { .fd = g_kick, .events = POLLIN } };
 
 	(void)arg;
@@ -126,30 +127,21 @@ static void atfork_child(void)
 	pthread_mutex_unlock(&g_lock);
 }
 
-/* The endpoint on |addr|, made by the first bind of the process.
+/* The endpoint on |addr|, made by the first bind of the process, with
+ * IB beside TCP when |addr| is on an RDMA device (rdsep.h).
  * Return: 0; -EADDRNOTAVAIL for another address or one not on this host;
- * what rdsu_tcp_new and pthread_create fail with. */
+ * what rdsu_io_new and pthread_create fail with. */
 int endpoint_locked(const struct rdsu_addr *addr)
 {
-	struct rdsu_ep_cfg cfg;
-	struct rdsu_tcp_cfg tcfg;
 	sigset_t all, old;
 	pthread_t th;
 	int e;
 
-	if (g_tcp)
+	if (g_io)
 		return memcmp(addr, &g_laddr, sizeof(*addr)) ? -EADDRNOTAVAIL : 0;
-	rdsu_ep_cfg_default(&cfg);
-	cfg.laddrs[0] = *addr;
-	cfg.n_laddrs = 1;
-	rdsu_tcp_cfg_default(&tcfg);
-	tcfg.ring_wait = false;  /* the thread polls rdsu_tcp_fd() */
-	e = rdsu_tcp_new(&g_tcp, &cfg, &tcfg);
-	if (e < 0) {
-		g_tcp = NULL;
-		return e == -EADDRNOTAVAIL || e == -EADDRINUSE || e == -ENOMEM ? e
-		       : -EADDRNOTAVAIL;
-	}
+	e = rdsep_new(&g_io, addr, &g_rdma);
+	if (e < 0)
+		return e;
 	g_laddr = *addr;
 	g_kick = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	/* Signals stay with the application's threads. */
@@ -158,8 +150,9 @@ int endpoint_locked(const struct rdsu_addr *addr)
 	e = pthread_create(&th, NULL, io_thread, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (e) {
-		rdsu_tcp_free(g_tcp);
-		g_tcp = NULL;
+		rdsu_io_free(g_io);
+		g_io = NULL;
+		g_rdma = false;
 		if (g_kick >= 0)
 			REAL(close)(g_kick);
 		g_kick = -1;

@@ -25,6 +25,49 @@ static void cong_msg_out(struct msghdr *mh, size_t cap, uint64_t mask)
 	}
 }
 
+/* Append one SOL_RDS cmsg of |len| bytes at |v| to what |mh| holds, if
+ * the |cap| bytes of control room take it; else MSG_CTRUNC, as put_cmsg. */
+static void cmsg_put(struct msghdr *mh, size_t cap, int type, const void *v, size_t len)
+{
+	if (cap - mh->msg_controllen >= CMSG_SPACE(len) && cap >= mh->msg_controllen) {
+		struct cmsghdr *c = (struct cmsghdr *)((char *)mh->msg_control + mh->msg_controllen);
+
+		c->cmsg_level = SOL_RDS;
+		c->cmsg_type = type;
+		c->cmsg_len = CMSG_LEN(len);
+		memcpy(CMSG_DATA(c), v, len);
+		mh->msg_controllen += CMSG_SPACE(len);
+	} else {
+		mh->msg_flags |= MSG_CTRUNC;
+	}
+}
+
+/* rds_notify_queue_get: pending notifications, and nothing else, as
+ * many RDS_CMSG_RDMA_STATUS as the control room holds (at least one,
+ * which without room is lost with MSG_CTRUNC, as the kernel loses it).
+ * Return: 1 if there was one (the recvmsg answers 0), else 0. */
+static int notify_out(struct rdsp_sock *s, struct msghdr *mh)
+{
+	size_t cap = mh->msg_control ? mh->msg_controllen : 0;
+	size_t max = cap / CMSG_SPACE(sizeof(struct rds_rdma_notify));
+	struct rdsu_notify n;
+	size_t count = 0;
+
+	if (!s->us || rdsu_sock_next_notify(s->us, &n) != 1)
+		return 0;
+	mh->msg_flags = 0;
+	mh->msg_controllen = 0;
+	mh->msg_namelen = 0;
+	if (max == 0)
+		max = 1;
+	do {
+		struct rds_rdma_notify k = { .user_token = n.user_token, .status = n.status };
+
+		cmsg_put(mh, cap, RDS_CMSG_RDMA_STATUS, &k, sizeof(k));
+	} while (++count < max && rdsu_sock_next_notify(s->us, &n) == 1);
+	return 1;
+}
+
 static ssize_t dm_recv(int fd, struct msghdr *mh, int flags, bool nb)
 {
 	struct iovec iov[IOV_MAX + 1];
@@ -84,6 +127,10 @@ static ssize_t do_recv(struct rdsp_sock *s, struct msghdr *mh, int flags)
 		int e;
 
 		s->once_in = false;
+		if (notify_out(s, mh)) {
+			sync_sock(s);
+			return 0;
+		}
 		n = s->us ? rdsu_sock_read(s->us, mh->msg_iov, (int)mh->msg_iovlen,
 					   (flags & MSG_PEEK) ? RDSU_READ_PEEK : 0, &info,
 					   rdsu_clock())
@@ -103,6 +150,10 @@ static ssize_t do_recv(struct rdsp_sock *s, struct msghdr *mh, int flags)
 
 					addr_out(&ss, klen, mh->msg_name, &mh->msg_namelen);
 				}
+				/* rds_cmsg_recv: the peer's RDMA_DEST cookie */
+				if (info.has_cookie)
+					cmsg_put(mh, cap, RDS_CMSG_RDMA_DEST, &info.cookie,
+						 sizeof(info.cookie));
 				if (info.trunc) {
 					mh->msg_flags |= MSG_TRUNC;
 					if (flags & MSG_TRUNC)

@@ -7,29 +7,145 @@
 #include "preload.h"
 
 /*
- * The send's SOL_RDS cmsgs: every one asks for RDMA, atomics or
- * zero-copy, which a TCP socket cannot give (-EOPNOTSUPP), or is unknown
- * (-EINVAL); others are ignored, as rds_rm_size does. Return: 0 or that
- * error. One check for both paths, a socket of its own and an rdsd one.
+ * The send's SOL_RDS cmsgs through rdsd: decoded and checked as the kernel
+ * checks them (rdscmsg.c); then RDMA_DEST names no region of ours
+ * (-EINVAL, rds_cmsg_rdma_dest), a zero-copy cookie without MSG_ZEROCOPY
+ * is -EINVAL (rds_cmsg_zcopy), a misaligned atomic result -EFAULT
+ * (rds_cmsg_atomic), and RDMA, atomics and MAP are -EOPNOTSUPP: rdsd
+ * cannot reach the client's memory (docs/shim.md, "Known differences
+ * with rdsd"), which is also the kernel's answer on a TCP socket.
+ * Others' cmsgs are ignored.
  */
-static int send_cmsgs_refused(const struct msghdr *mh)
+static int dm_send_cmsgs(const struct msghdr *mh)
 {
-	if (!mh->msg_control || !mh->msg_controllen)
-		return 0;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR((struct msghdr *)mh, c)) {
-		if (c->cmsg_level != SOL_RDS)
-			continue;
-		switch (c->cmsg_type) {
-		case RDS_CMSG_RDMA_ARGS: case RDS_CMSG_RDMA_DEST: case RDS_CMSG_RDMA_MAP:
-		case RDS_CMSG_ATOMIC_FADD: case RDS_CMSG_ATOMIC_CSWP:
-		case RDS_CMSG_MASKED_ATOMIC_FADD: case RDS_CMSG_MASKED_ATOMIC_CSWP:
-		case RDS_CMSG_ZCOPY_COOKIE:
-			return -EOPNOTSUPP;
-		default:
-			return -EINVAL;
-		}
+	struct rdscmsg c;
+	int e = rdscmsg_parse(mh->msg_control, mh->msg_controllen, &c);
+
+	if (e < 0)
+		return e;
+	if (c.type == RDS_CMSG_RDMA_DEST || (!c.n_ops && c.zcopy))
+		return -EINVAL;
+	if (c.type >= RDS_CMSG_ATOMIC_FADD && c.type <= RDS_CMSG_MASKED_ATOMIC_CSWP &&
+	    (c.atomic.local_addr & 7))
+		return -EFAULT;
+	return c.n_ops ? -EOPNOTSUPP : 0;
+}
+
+/* An RDMA_ARGS's local vector, read from the application's memory as
+ * copy_from_user would: a bad address is -EFAULT, not a crash. */
+static int local_vec(const struct rds_rdma_args *a, struct iovec **out)
+{
+	size_t n = (size_t)a->nr_local;
+	struct rds_iovec *rv = calloc(n, sizeof(*rv));
+	struct iovec *iv = calloc(n, sizeof(*iv));
+	struct iovec l, r;
+	int e = 0;
+
+	if (!rv || !iv) {
+		e = -ENOMEM;
+		goto out;
 	}
+	l = (struct iovec){ rv, n * sizeof(*rv) };
+	r = (struct iovec){ (void *)(uintptr_t)a->local_vec_addr, n * sizeof(*rv) };
+	if (process_vm_readv(getpid(), &l, 1, &r, 1, 0) != (ssize_t)(n * sizeof(*rv))) {
+		e = -EFAULT;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		iv[i] = (struct iovec){ (void *)(uintptr_t)rv[i].addr, (size_t)rv[i].bytes };
+out:
+	free(rv);
+	if (e < 0)
+		free(iv);
+	else
+		*out = iv;
+	return e;
+}
+
+/* Is the u64 at |p| writable? Written with its own value by
+ * process_vm_writev, so a bad address is -EFAULT and nothing changes. */
+static int self_write_probe(uint64_t *p)
+{
+	uint64_t v;
+	struct iovec l = { &v, sizeof(v) }, r = { p, sizeof(v) };
+
+	if (process_vm_readv(getpid(), &l, 1, &r, 1, 0) != (ssize_t)sizeof(v) ||
+	    process_vm_writev(getpid(), &l, 1, &r, 1, 0) != (ssize_t)sizeof(v))
+		return -EFAULT;
 	return 0;
+}
+
+/*
+ * The send's cmsgs as librds's operation (rdsu_op, docs/librds.md
+ * "RDMA"); |ib|: the socket's transport is IB. Return: 0 and *has_op;
+ * the kernel's error for the cmsgs (rdscmsg.h); -EFAULT for a bad local
+ * vector or, on IB, a MAP's cookie_addr; -EINVAL for a zero-copy cookie without MSG_ZEROCOPY;
+ * -EOPNOTSUPP for an RDMA and an atomic in one message, which librds
+ * does not take. *lv (freed by the caller) holds an RDMA's local vector.
+ */
+static int op_of_cmsgs(const struct msghdr *mh, bool ib, struct rdsu_op *op, bool *has_op,
+		       struct iovec **lv)
+{
+	struct rdscmsg c;
+	int e = rdscmsg_parse(mh->msg_control, mh->msg_controllen, &c);
+
+	*has_op = false;
+	*lv = NULL;
+	memset(op, 0, sizeof(*op));
+	if (e < 0)
+		return e;
+	if (!c.n_ops)
+		return c.zcopy ? -EINVAL : 0;
+	if (c.n_ops > 1)
+		return -EOPNOTSUPP;
+	*has_op = true;
+	switch (c.type) {
+	case RDS_CMSG_RDMA_ARGS:
+		op->kind = RDSU_OP_RDMA;
+		op->cookie = c.rdma.cookie;
+		op->remote_addr = c.rdma.remote_vec.addr;
+		op->remote_len = c.rdma.remote_vec.bytes;
+		op->flags = (unsigned)c.rdma.flags;
+		op->user_token = c.rdma.user_token;
+		op->nr_local = (int)c.rdma.nr_local;
+		e = local_vec(&c.rdma, lv);
+		op->local = *lv;
+		return e;
+	case RDS_CMSG_RDMA_DEST:
+		op->kind = RDSU_OP_DEST;
+		op->cookie = c.dest_cookie;
+		return 0;
+	case RDS_CMSG_RDMA_MAP:
+		op->kind = RDSU_OP_MAP;
+		op->map_addr = (void *)(uintptr_t)c.map.vec.addr;
+		op->map_len = c.map.vec.bytes;
+		op->flags = (unsigned)c.map.flags;
+		/* librds writes the cookie to *map_cookie; on IB it must be
+		 * writable, as put_user finds it (__rds_rdma_map; on TCP
+		 * its EOPNOTSUPP comes first) */
+		op->map_cookie = (uint64_t *)(uintptr_t)c.map.cookie_addr;
+		return op->map_cookie && ib ? self_write_probe(op->map_cookie) : 0;
+	default:                          /* the four atomics */
+		op->kind = c.type == RDS_CMSG_ATOMIC_FADD || c.type == RDS_CMSG_MASKED_ATOMIC_FADD
+				   ? RDSU_OP_FADD : RDSU_OP_CSWP;
+		op->masked = c.type == RDS_CMSG_MASKED_ATOMIC_FADD ||
+			     c.type == RDS_CMSG_MASKED_ATOMIC_CSWP;
+		op->cookie = c.atomic.cookie;
+		op->remote_addr = c.atomic.remote_addr;
+		op->result = (uint64_t *)(uintptr_t)c.atomic.local_addr;
+		op->flags = (unsigned)c.atomic.flags;
+		op->user_token = c.atomic.user_token;
+		if (op->kind == RDSU_OP_FADD) {
+			op->add = c.atomic.m_fadd.add;
+			op->nocarry_mask = op->masked ? c.atomic.m_fadd.nocarry_mask : 0;
+		} else {
+			op->compare = c.atomic.m_cswp.compare;
+			op->swap = c.atomic.m_cswp.swap;
+			op->compare_mask = op->masked ? c.atomic.m_cswp.compare_mask : ~0ull;
+			op->swap_mask = op->masked ? c.atomic.m_cswp.swap_mask : ~0ull;
+		}
+		return 0;
+	}
 }
 
 static ssize_t dm_send(struct rdsp_sock *s, int fd, const struct msghdr *mh, int flags)
@@ -55,7 +171,7 @@ static ssize_t dm_send(struct rdsp_sock *s, int fd, const struct msghdr *mh, int
 		total += mh->msg_iov[i].iov_len;
 	if (total > RDSP_MAX_MSG)
 		return -EMSGSIZE;
-	e = send_cmsgs_refused(mh);
+	e = dm_send_cmsgs(mh);
 	if (e)
 		return e;
 	if (s->ok_valid && s->chan >= 0 && total <= s->credit && q.family == s->ok.family &&
@@ -109,7 +225,9 @@ static ssize_t do_send(struct rdsp_sock *s, const struct msghdr *mh, int flags)
 	uint16_t dport;
 	size_t total = 0;
 	int64_t deadline = -1;
-	bool nb, looked = false;
+	bool nb, looked = false, has_op;
+	struct rdsu_op op;
+	struct iovec *lv = NULL;
 	int e;
 
 	if (flags & ~MSG_DONTWAIT)
@@ -134,19 +252,21 @@ static ssize_t do_send(struct rdsp_sock *s, const struct msghdr *mh, int flags)
 		total += mh->msg_iov[i].iov_len;
 	if (total > RDSP_MAX_MSG || total > rdsu_sock_max_msg(s->us))
 		return -EMSGSIZE;
-	{
-		int ce = send_cmsgs_refused(mh);
-
-		if (ce)
-			return ce;
+	e = op_of_cmsgs(mh, rdsu_sock_get_transport(s->us) == RDSU_TRANS_IB, &op, &has_op, &lv);
+	if (e < 0) {
+		free(lv);
+		return e;
 	}
 	nb = nonblocking(s, flags);
 	for (;;) {
-		e = rdsu_sock_submit(s->us, &dst, dport, mh->msg_iov, (int)mh->msg_iovlen,
-				     rdsu_clock());
+		e = has_op ? rdsu_sock_submit_op(s->us, &dst, dport, mh->msg_iov,
+						 (int)mh->msg_iovlen, &op, rdsu_clock())
+			   : rdsu_sock_submit(s->us, &dst, dport, mh->msg_iov, (int)mh->msg_iovlen,
+					      rdsu_clock());
 		if (e >= 0) {
 			s->sent = true;
 			send_flush_locked();
+			free(lv);
 			return e;
 		}
 		if (e == -EAGAIN && !looked) {
@@ -159,8 +279,10 @@ static ssize_t do_send(struct rdsp_sock *s, const struct msghdr *mh, int flags)
 			continue;
 		}
 		looked = false;
-		if (nb || (e != -EAGAIN && e != -ENOBUFS))
+		if (nb || (e != -EAGAIN && e != -ENOBUFS)) {
+			free(lv);
 			return e;
+		}
 		if (e == -EAGAIN && deadline < 0) {
 			int ms = timeo_ms(s, SO_SNDTIMEO);
 
@@ -179,10 +301,10 @@ static ssize_t do_send(struct rdsp_sock *s, const struct msghdr *mh, int flags)
 			e = poll(&none, 1, 5) < 0 ? -errno : 0;
 		}
 		pthread_mutex_lock(&g_lock);
-		if (s->closed)
-			return -EBADF;
-		if (e < 0)
-			return e;
+		if (s->closed || e < 0) {
+			free(lv);
+			return s->closed ? -EBADF : e;
+		}
 	}
 }
 

@@ -48,6 +48,15 @@ static int dm_setopt(struct rdsp_sock *s, int fd, int level, int name, const voi
 		if (!v || len != (socklen_t)(name == RDS_GET_MR ? sizeof(struct rds_get_mr_args)
 					     : sizeof(struct rds_get_mr_for_dest_args)))
 			return -EINVAL;
+		if (name == RDS_GET_MR_FOR_DEST) {
+			sa_family_t f = ((const struct rds_get_mr_for_dest_args *)v)->dest_addr.ss_family;
+
+			if (f != AF_INET && f != AF_INET6)
+				return -EAFNOSUPPORT;
+		}
+		/* rdsd cannot reach this process's memory (docs/shim.md,
+		 * "Known differences with rdsd"): bound, the answer is the
+		 * one RDS/TCP gives */
 		e = dm_call(s, fd, &nq, NULL, 0, &rx, &l, NULL);
 		return e < 0 ? e : rx.family ? -EOPNOTSUPP : -ENOTCONN;
 	}
@@ -130,6 +139,49 @@ static bool sock_identity(int name, int *out)
 	}
 }
 
+/* RDS_GET_MR and RDS_GET_MR_FOR_DEST (net/rds/rdma.c rds_get_mr,
+ * rds_get_mr_for_dest, __rds_rdma_map): the region is the application's
+ * own memory, registered in place by librds; the cookie is written where
+ * cookie_addr says, as put_user would (a bad address: -EFAULT, nothing
+ * left registered). */
+static int get_mr(struct rdsp_sock *s, int name, const void *v, socklen_t len)
+{
+	struct rds_get_mr_args a;
+	uint64_t cookie = 0;
+	int e;
+
+	if (!v || len != (socklen_t)(name == RDS_GET_MR ? sizeof(struct rds_get_mr_args)
+				     : sizeof(struct rds_get_mr_for_dest_args)))
+		return -EINVAL;
+	if (name == RDS_GET_MR) {
+		memcpy(&a, v, sizeof(a));
+	} else {
+		struct rds_get_mr_for_dest_args d;
+
+		memcpy(&d, v, sizeof(d));
+		if (d.dest_addr.ss_family != AF_INET && d.dest_addr.ss_family != AF_INET6)
+			return -EAFNOSUPPORT;
+		a = (struct rds_get_mr_args){ .vec = d.vec, .cookie_addr = d.cookie_addr,
+					      .flags = d.flags };
+	}
+	if (!s->us)
+		return -ENOTCONN;
+	e = rdsu_sock_get_mr(s->us, (void *)(uintptr_t)a.vec.addr, a.vec.bytes,
+			     (unsigned)a.flags, &cookie);
+	if (e < 0)
+		return e;
+	if (a.cookie_addr) {
+		struct iovec l = { &cookie, sizeof(cookie) };
+		struct iovec r = { (void *)(uintptr_t)a.cookie_addr, sizeof(cookie) };
+
+		if (process_vm_writev(getpid(), &l, 1, &r, 1, 0) != (ssize_t)sizeof(cookie)) {
+			(void)rdsu_sock_free_mr(s->us, cookie, 0);
+			return -EFAULT;
+		}
+	}
+	return 0;
+}
+
 static int set_rds_opt(struct rdsp_sock *s, int name, const void *v, socklen_t len)
 {
 	int e;
@@ -154,13 +206,21 @@ static int set_rds_opt(struct rdsp_sock *s, int name, const void *v, socklen_t l
 		return e;
 	case RDS_GET_MR:
 	case RDS_GET_MR_FOR_DEST:
-		if (!v || len != (socklen_t)(name == RDS_GET_MR ? sizeof(struct rds_get_mr_args)
-					     : sizeof(struct rds_get_mr_for_dest_args)))
+		return get_mr(s, name, v, len);
+	case RDS_FREE_MR: {
+		struct rds_free_mr_args fa;
+
+		/* rds_free_mr: cookie 0 flushes unused regions on a
+		 * transport that has them (IB), else -EINVAL */
+		if (!v || len != (socklen_t)sizeof(fa))
 			return -EINVAL;
-		return s->us ? -EOPNOTSUPP : -ENOTCONN;
-	case RDS_FREE_MR:
-		/* no memory region is ever registered */
-		return -EINVAL;
+		memcpy(&fa, v, sizeof(fa));
+		if (!s->us)
+			return -EINVAL;
+		if (fa.cookie == 0)
+			return rdsu_sock_get_transport(s->us) == RDSU_TRANS_IB ? 0 : -EINVAL;
+		return rdsu_sock_free_mr(s->us, fa.cookie, (unsigned)fa.flags);
+	}
 	default:
 		return rdsopt_set(&s->opt, s->us, name, v, len);
 	}

@@ -240,8 +240,8 @@ static void after_round(bool parked)
 		struct rdsu_event ev;
 
 		if (parked)
-			(void)rdsu_tcp_run(e->t, 0);
-		while (rdsu_ep_next_event(rdsu_tcp_ep(e->t), &ev) == 1)
+			(void)rdsu_io_run(e->io, 0);
+		while (rdsu_ep_next_event(rdsu_io_ep(e->io), &ev) == 1)
 			;
 	}
 	for (struct dsock *s = g_socks; s; s = s->next) {
@@ -249,7 +249,7 @@ static void after_round(bool parked)
 			retry_parked(s);
 		pump_local(s);
 		if (pump_rx(s))
-			(void)rdsu_tcp_flush(s->ep->t);
+			(void)rdsu_io_flush(s->ep->io);
 	}
 }
 
@@ -296,7 +296,7 @@ int main(int argc, char **argv)
 				had_sock = true;
 				break;
 			case OBJ_EP:
-				(void)rdsu_tcp_run(((struct ep *)o)->t, 0);
+				(void)rdsu_io_run(((struct ep *)o)->io, 0);
 				break;
 			case OBJ_CHAN:
 				chan_gone((struct chan *)o);

@@ -44,6 +44,7 @@
 #include <wire/wire.h>
 
 #include "rdsd_proto.h"
+#include "rdsep.h"
 #include "rdsopt.h"
 
 enum obj_kind { OBJ_LISTEN, OBJ_SOCK, OBJ_CHAN, OBJ_EP };
@@ -54,7 +55,8 @@ struct obj {
 
 struct ep {
 	struct obj o;
-	struct rdsu_tcp *t;
+	struct rdsu_io *io;
+	bool rdma;                /* IB runs for |addr| (rdsep.h) */
 	struct rdsu_addr addr;
 	unsigned nsocks;          /* sockets bound on it */
 	struct ep *next;

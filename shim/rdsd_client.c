@@ -96,7 +96,7 @@ void sock_free(struct dsock *s)
 	g_nsocks--;
 	if (s->us) {
 		rdsu_sock_free(s->us, rdsu_clock());
-		(void)rdsu_tcp_flush(s->ep->t);
+		(void)rdsu_io_flush(s->ep->io);
 	}
 	if (s->bound)
 		s->ep->nsocks--;

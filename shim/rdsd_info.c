@@ -35,7 +35,7 @@ static void info_counters(struct info_out *o)
 	struct wire_info_counter *k = &o->it.u.counter;
 
 	for (struct ep *e = g_eps; e; e = e->next) {
-		rdsu_ep_get_stats(rdsu_tcp_ep(e->t), &st);
+		rdsu_ep_get_stats(rdsu_io_ep(e->io), &st);
 		for (int i = 0; i < RDSU_STAT__COUNT; i++)
 			sum.v[i] += st.v[i];
 	}
@@ -54,7 +54,7 @@ static void info_each_conn(struct info_out *o,
 		struct rdsu_conn_info ci;
 		size_t pos = 0;
 
-		while (rdsu_ep_conn_next(rdsu_tcp_ep(e->t), &pos, &ci) == 1)
+		while (rdsu_ep_conn_next(rdsu_io_ep(e->io), &pos, &ci) == 1)
 			if (fam_ok(o->it.family, &ci.faddr))
 				put(o, &ci);
 	}
@@ -106,7 +106,7 @@ static void info_msgs(struct info_out *o)
 		struct rdsu_msg_iter iter = { 0 };
 		struct rdsu_msg_info mi;
 
-		while (rdsu_ep_msg_next(rdsu_tcp_ep(e->t), &iter, &mi) == 1) {
+		while (rdsu_ep_msg_next(rdsu_io_ep(e->io), &iter, &mi) == 1) {
 			if (mi.queue != q || !fam_ok(o->it.family, &mi.faddr))
 				continue;
 			memset(m, 0, sizeof(*m));

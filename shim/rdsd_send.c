@@ -137,11 +137,11 @@ static int try_send(struct dsock *s, const struct rdsu_addr *dst, uint16_t dport
 	r = rdsu_sock_submit(s->us, dst, dport, &iov, 1, rdsu_clock());
 	if (r == -EAGAIN) {
 		/* acknowledgements are looked for by a run of the transport */
-		(void)rdsu_tcp_run(s->ep->t, 0);
+		(void)rdsu_io_run(s->ep->io, 0);
 		r = rdsu_sock_submit(s->us, dst, dport, &iov, 1, rdsu_clock());
 	}
 	if (r >= 0)
-		(void)rdsu_tcp_flush(s->ep->t);
+		(void)rdsu_io_flush(s->ep->io);
 	return r;
 }
 
@@ -155,7 +155,7 @@ static uint32_t credit_of(struct dsock *s, const struct rdsu_addr *dst)
 
 	if (ep_of(dst))
 		return s->sndbuf > s->parked_bytes ? (uint32_t)(s->sndbuf - s->parked_bytes) : 0;
-	while (rdsu_ep_sock_next(rdsu_tcp_ep(s->ep->t), &pos, &si) == 1)
+	while (rdsu_ep_sock_next(rdsu_io_ep(s->ep->io), &pos, &si) == 1)
 		if (si.sock == s->us) {
 			held = si.snd_bytes;
 			break;

@@ -35,15 +35,13 @@ static bool ep_room(void)
 	e = *idle;
 	*idle = e->next;
 	forget_events(e);
-	rdsu_tcp_free(e->t);   /* closing its descriptor takes it out of epoll */
+	rdsu_io_free(e->io);   /* closing its descriptor takes it out of epoll */
 	free(e);
 	return true;
 }
 
 static int ep_get(const struct rdsu_addr *a, struct ep **out)
 {
-	struct rdsu_ep_cfg cfg;
-	struct rdsu_tcp_cfg tcfg;
 	struct ep *e = ep_of(a);
 	int r;
 
@@ -59,19 +57,15 @@ static int ep_get(const struct rdsu_addr *a, struct ep **out)
 	if (!e)
 		return -ENOMEM;
 	e->o.kind = OBJ_EP;
-	rdsu_ep_cfg_default(&cfg);
-	cfg.laddrs[0] = *a;
-	cfg.n_laddrs = 1;
-	rdsu_tcp_cfg_default(&tcfg);
-	r = rdsu_tcp_new(&e->t, &cfg, &tcfg);
+	r = rdsep_new(&e->io, a, &e->rdma);
 	if (r < 0) {
 		free(e);
-		return r == -EADDRNOTAVAIL || r == -EADDRINUSE || r == -ENOMEM ? r : -EADDRNOTAVAIL;
+		return r;
 	}
 	e->addr = *a;
-	if (ep_add(rdsu_tcp_fd(e->t), e, EPOLLIN) < 0) {
+	if (ep_add(rdsu_io_fd(e->io), e, EPOLLIN) < 0) {
 		r = -errno;
-		rdsu_tcp_free(e->t);
+		rdsu_io_free(e->io);
 		free(e);
 		return r;
 	}
@@ -99,10 +93,12 @@ int do_bind(struct dsock *s, const struct rdsd_req *q)
 		return -EINVAL;
 	memcpy(a.a, q->addr, 16);
 	r = ep_get(&a, &e);
+	if (r == 0)
+		r = rdsep_bind_check(s->opt.transport, e->rdma);
 	if (r < 0)
 		return r;
 	if (!s->us) {
-		r = rdsu_sock_new(rdsu_tcp_ep(e->t), &s->us);
+		r = rdsu_sock_new(rdsu_io_ep(e->io), &s->us);
 		if (r < 0)
 			return r;
 		rdsu_sock_set_ctx(s->us, s);
@@ -171,7 +167,7 @@ int do_setopt(struct dsock *s, const struct rdsd_req *q, const uint8_t *v, size_
 				(void)rdsu_sock_set_sndbuf(s->us, s->sndbuf, rdsu_clock());
 			else
 				(void)rdsu_sock_set_rcvbuf(s->us, s->rcvbuf, rdsu_clock());
-			(void)rdsu_tcp_flush(s->ep->t);
+			(void)rdsu_io_flush(s->ep->io);
 		}
 		return 0;
 	}
@@ -183,7 +179,7 @@ int do_setopt(struct dsock *s, const struct rdsd_req *q, const uint8_t *v, size_
 			return -ENOTCONN;
 		memcpy(a.a, q->addr, 16);
 		r = rdsu_sock_cancel_sent_to(s->us, &a, q->port, rdsu_clock());
-		(void)rdsu_tcp_flush(s->ep->t);
+		(void)rdsu_io_flush(s->ep->io);
 		return r < 0 ? r : 0;
 	}
 	default:

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* rdsopt.c - the SOL_RDS options a shimmed socket keeps (rdsopt.h). */
 #include "rdsopt.h"
+#include "rdsep.h"
 
 #include <errno.h>
 #include <linux/rds.h>
@@ -24,6 +25,8 @@ int rdsopt_set(struct rdsopt *o, struct rdsu_sock *us, int name, const void *v, 
 		memcpy(&iv, v, sizeof(iv));
 		if (name == RDS_RECVERR) {
 			o->recverr = iv != 0;
+			if (us)
+				(void)rdsu_sock_set_recverr(us, o->recverr);
 		} else {
 			o->cong_monitor = iv != 0;
 			if (us)
@@ -31,7 +34,8 @@ int rdsopt_set(struct rdsopt *o, struct rdsu_sock *us, int name, const void *v, 
 		}
 		return 0;
 	case SO_RDS_TRANSPORT:
-		/* rds_set_transport: once, before bind; IB is absent. */
+		/* rds_set_transport: once, before bind; a transport not
+		 * loaded (here: IB not built) is ENOPROTOOPT. */
 		if (o->transport != RDSU_TRANS_NONE || us)
 			return -EOPNOTSUPP;
 		if (!v || len != sizeof(int))
@@ -39,7 +43,7 @@ int rdsopt_set(struct rdsopt *o, struct rdsu_sock *us, int name, const void *v, 
 		memcpy(&iv, v, sizeof(iv));
 		if (iv < 0 || iv >= RDSU_TRANS_COUNT)
 			return -EINVAL;
-		if (iv != RDSU_TRANS_TCP)
+		if (iv != RDSU_TRANS_TCP && !(iv == RDSU_TRANS_IB && rdsep_have_ib))
 			return -ENOPROTOOPT;
 		o->transport = (unsigned)iv;
 		return 0;

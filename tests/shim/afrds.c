@@ -149,6 +149,29 @@ static void send_to(int fd, const struct sockaddr_in *to, const char *msg)
 	CHECK(n == (ssize_t)strlen(msg), "sendto %s", msg);
 }
 
+/* SO_RDS_TRANSPORT IB: ENOPROTOOPT without the IB transport (rds_rdma
+ * not loaded, the shim built without verbs); with it, a bind on |me|, an
+ * address on no RDMA device, is ENOPROTOOPT (rds_bind: the set
+ * transport's laddr_check refuses). */
+static void checks_ib_unbound(const char *me)
+{
+	struct sockaddr_in a = sin_of(me, 5000);
+	int fd = rds_socket(), v = RDS_TRANS_IB, r;
+	socklen_t l = sizeof(v);
+
+	r = setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &v, sizeof(v));
+	if (r < 0) {
+		CHECK(errno == ENOPROTOOPT, "IB: want 0 or ENOPROTOOPT");
+	} else {
+		v = -1;
+		CHECK(getsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &v, &l) == 0 &&
+		      v == RDS_TRANS_IB, "transport ib before bind");
+		FAILS(bind(fd, (struct sockaddr *)&a, sizeof(a)), ENOPROTOOPT,
+		      "bind IB on an address on no RDMA device");
+	}
+	close(fd);
+}
+
 static void checks_unbound(const char *me, const struct sockaddr_in *peer)
 {
 	int fd = rds_socket(), v = 0;
@@ -170,8 +193,7 @@ static void checks_unbound(const char *me, const struct sockaddr_in *peer)
 	FAILS(bind(fd, (struct sockaddr *)&one, sizeof(one)), EINVAL, "bind port 1");
 	FAILS(bind(fd, (struct sockaddr *)&any, 8), EINVAL, "bind short");
 	FAILS(bind(fd, (struct sockaddr *)&far, sizeof(far)), EADDRNOTAVAIL, "bind non-local");
-	v = RDS_TRANS_IB;
-	FAILS(setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &v, sizeof(v)), ENOPROTOOPT, "IB");
+	checks_ib_unbound(me);
 	l = sizeof(v);
 	CHECK(getsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &v, &l) == 0 && v == (int)RDS_TRANS_NONE,
 	      "transport none");
@@ -190,6 +212,102 @@ static void checks_unbound(const char *me, const struct sockaddr_in *peer)
 	CHECK(setsockopt(fd, SOL_RDS, RDS_CONG_MONITOR, &v, sizeof(v)) == 0, "RDS_CONG_MONITOR");
 	FAILS(setsockopt(fd, SOL_RDS, RDS_CONG_MONITOR, &v, 2), EINVAL, "RDS_CONG_MONITOR short");
 	close(fd);
+}
+
+/* sendmsg to |peer| with one SOL_RDS cmsg of |type| carrying |len| bytes
+ * at |arg| (a second one, |type2|, if not 0). Return: sendmsg's. */
+static ssize_t send_cmsg(int fd, const struct sockaddr_in *peer, int type, const void *arg,
+			 size_t len, int type2)
+{
+	union {
+		char buf[2 * CMSG_SPACE(sizeof(struct rds_atomic_args))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { "r", 1 };
+	struct msghdr mh = { .msg_name = (void *)peer, .msg_namelen = sizeof(*peer),
+			     .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			     .msg_controllen = CMSG_SPACE(len) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+
+	memset(&u, 0, sizeof(u));
+	c->cmsg_level = SOL_RDS;
+	c->cmsg_type = type;
+	c->cmsg_len = CMSG_LEN(len);
+	memcpy(CMSG_DATA(c), arg, len);
+	if (type2) {
+		mh.msg_controllen += CMSG_SPACE(len);
+		c = CMSG_NXTHDR(&mh, c);
+		c->cmsg_level = SOL_RDS;
+		c->cmsg_type = type2;
+		c->cmsg_len = CMSG_LEN(len);
+		memcpy(CMSG_DATA(c), arg, len);
+	}
+	return sendmsg(fd, &mh, 0);
+}
+
+/* The RDMA API on a TCP socket: the kernel's RDS/TCP answers
+ * (docs/kernel-behaviour.md "RDMA operations": no get_mr, no
+ * xmit_rdma/xmit_atomic, argument errors first). */
+static void checks_rdma_tcp(int fd, const char *me, const struct sockaddr_in *peer)
+{
+	static char region[8192];
+	static uint64_t result[2];
+	uint64_t cookie = 0;
+	struct rds_iovec local = { (uint64_t)(uintptr_t)region, 4096 };
+	struct rds_get_mr_args mr = { .vec = local, .cookie_addr = (uint64_t)(uintptr_t)&cookie };
+	struct rds_get_mr_for_dest_args mrd = { .vec = local };
+	struct rds_free_mr_args fr = { .cookie = 0x1234 };
+	struct rds_rdma_args ra = { .cookie = 0x1234, .remote_vec = { 0, 4096 },
+				    .local_vec_addr = (uint64_t)(uintptr_t)&local, .nr_local = 1,
+				    .flags = RDS_RDMA_NOTIFY_ME, .user_token = 7 };
+	struct rds_atomic_args aa = { .cookie = 0x1234, .local_addr = (uint64_t)(uintptr_t)result };
+	uint64_t dest = 0x1234;
+	int u = rds_socket();
+
+	(void)me;
+	FAILS(setsockopt(u, SOL_RDS, RDS_GET_MR, &mr, sizeof(mr)), ENOTCONN, "GET_MR unbound");
+	close(u);
+	FAILS(setsockopt(fd, SOL_RDS, RDS_GET_MR, &mr, sizeof(mr) - 1), EINVAL, "GET_MR short");
+	FAILS(setsockopt(fd, SOL_RDS, RDS_GET_MR, &mr, sizeof(mr)), EOPNOTSUPP, "GET_MR on TCP");
+	mrd.dest_addr.ss_family = AF_UNIX;
+	FAILS(setsockopt(fd, SOL_RDS, RDS_GET_MR_FOR_DEST, &mrd, sizeof(mrd)), EAFNOSUPPORT,
+	      "GET_MR_FOR_DEST AF_UNIX");
+	memcpy(&mrd.dest_addr, peer, sizeof(*peer));
+	FAILS(setsockopt(fd, SOL_RDS, RDS_GET_MR_FOR_DEST, &mrd, sizeof(mrd)), EOPNOTSUPP,
+	      "GET_MR_FOR_DEST on TCP");
+	CHECK(cookie == 0, "no cookie written");
+	FAILS(setsockopt(fd, SOL_RDS, RDS_FREE_MR, &fr, sizeof(fr)), EINVAL, "FREE_MR unknown");
+	fr.cookie = 0;
+	FAILS(setsockopt(fd, SOL_RDS, RDS_FREE_MR, &fr, sizeof(fr)), EINVAL, "FREE_MR 0 on TCP");
+	FAILS(setsockopt(fd, SOL_RDS, RDS_FREE_MR, &fr, 4), EINVAL, "FREE_MR short");
+
+	FAILS(send_cmsg(fd, peer, RDS_CMSG_RDMA_ARGS, &ra, sizeof(ra), 0), EOPNOTSUPP,
+	      "RDMA_ARGS on TCP");
+	ra.nr_local = 0;
+	FAILS(send_cmsg(fd, peer, RDS_CMSG_RDMA_ARGS, &ra, sizeof(ra), 0), EINVAL,
+	      "RDMA_ARGS no local entry");
+	ra.nr_local = 1025;
+	FAILS(send_cmsg(fd, peer, RDS_CMSG_RDMA_ARGS, &ra, sizeof(ra), 0), EMSGSIZE,
+	      "RDMA_ARGS over UIO_MAXIOV");
+	ra.nr_local = 1;
+	FAILS(send_cmsg(fd, peer, RDS_CMSG_RDMA_ARGS, &ra, sizeof(ra) - 8, 0), EINVAL,
+	      "RDMA_ARGS short");
+	FAILS(send_cmsg(fd, peer, RDS_CMSG_RDMA_ARGS, &ra, sizeof(ra), RDS_CMSG_RDMA_ARGS),
+	      EINVAL, "RDMA_ARGS twice");
+	FAILS(send_cmsg(fd, peer, RDS_CMSG_RDMA_DEST, &dest, sizeof(dest), 0), EINVAL,
+	      "RDMA_DEST names no region");
+	FAILS(send_cmsg(fd, peer, RDS_CMSG_RDMA_MAP, &mr, sizeof(mr), 0), EOPNOTSUPP,
+	      "RDMA_MAP on TCP");
+	FAILS(send_cmsg(fd, peer, RDS_CMSG_ATOMIC_FADD, &aa, sizeof(aa), 0), EOPNOTSUPP,
+	      "FADD on TCP");
+	FAILS(send_cmsg(fd, peer, RDS_CMSG_MASKED_ATOMIC_CSWP, &aa, sizeof(aa), 0), EOPNOTSUPP,
+	      "masked CSWP on TCP");
+	aa.local_addr += 4;
+	FAILS(send_cmsg(fd, peer, RDS_CMSG_ATOMIC_CSWP, &aa, sizeof(aa), 0), EFAULT,
+	      "CSWP misaligned result");
+	FAILS(send_cmsg(fd, peer, RDS_CMSG_ATOMIC_FADD, &aa, sizeof(aa), RDS_CMSG_RDMA_DEST),
+	      EINVAL, "an atomic with DEST");
+	FAILS(send_cmsg(fd, peer, 99, &dest, sizeof(dest), 0), EINVAL, "unknown SOL_RDS cmsg");
 }
 
 /* A client socket bound to |port|, its errors on the way. */
@@ -580,6 +698,7 @@ static int client(const char *me, const char *peer_s, unsigned port)
 
 	checks_unbound(me, &peer);
 	fd = checks_bound(me, port + 10, &peer);
+	checks_rdma_tcp(fd, me, &peer);
 	checks_traffic(fd, &peer);
 	/* Through rdsd the peer's address is one of its own: the loopback
 	 * transport holds no SNDBUF and never congests, as the kernel's
