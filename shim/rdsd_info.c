@@ -70,7 +70,10 @@ static void info_conn(struct info_out *o, const struct rdsu_conn_info *ci)
 	c->next_rx_seq = p->next_rx_seq;
 	memcpy(c->laddr, ci->laddr.a, 16);
 	memcpy(c->faddr, ci->faddr.a, 16);
-	snprintf(c->transport, sizeof(c->transport), "tcp");
+	/* t_name: "tcp", "loopback" (net/rds/loop.c), "infiniband" */
+	snprintf(c->transport, sizeof(c->transport), "%s",
+		 ci->transport == RDSU_TRANS_LOOP ? "loopback"
+		 : ci->transport == RDSU_TRANS_IB ? "infiniband" : "tcp");
 	if (p->state == RDSU_PATH_UP)
 		c->flags |= WIRE_INFO_CONN_CONNECTED;
 	else if (p->state == RDSU_PATH_CONNECTING)

@@ -55,7 +55,10 @@ int rdsopt_get(const struct rdsopt *o, const struct rdsu_sock *us, int name, int
 		*out = o->recverr;
 		return 0;
 	case SO_RDS_TRANSPORT:
-		*out = (int)(us ? RDSU_TRANS_TCP : o->transport);
+		/* rs_transport's t_type once bound: RDS_TRANS_LOOP (3) for
+		 * 127.0.0.0/8 and ::1 (rds_trans_get_preferred), as librds
+		 * answers for its socket; what was set, or none, before. */
+		*out = (int)(us ? rdsu_sock_get_transport(us) : o->transport);
 		return 0;
 	default:
 		return -ENOPROTOOPT;

@@ -52,6 +52,17 @@ bool rdsu_addr_is_any(const struct rdsu_addr *a)
 	return memcmp(a->a, zero, sizeof(zero)) == 0;
 }
 
+/* 127.0.0.0/8 and ::1: the addresses rds_trans_get_preferred gives the
+ * loopback transport whatever else is configured (net/rds/transport.c). */
+bool rdsu_addr_is_loopback(const struct rdsu_addr *a)
+{
+	static const uint8_t one[16] = { [15] = 1 };
+
+	if (rdsu_addr_is_v4(a))
+		return a->a[12] == 127;
+	return memcmp(a->a, one, sizeof(one)) == 0;
+}
+
 const char *rdsu_addr_str(const struct rdsu_addr *a, char *buf, size_t cap)
 {
 	char tmp[INET6_ADDRSTRLEN];

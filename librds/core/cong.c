@@ -26,12 +26,20 @@
  * map per change and has that race; we pay a map per path instead. */
 void rdsu_cong_queue_updates(struct rdsu_ep *ep, int lidx)
 {
+	bool local = false;
+
 	rdsu_stat_inc(ep, RDSU_STAT_CONG_UPDATE_QUEUED);
 	for (size_t i = 0; i < ep->n_conns; i++) {
 		struct rdsu_conn *c = ep->conns[i];
 
 		if (!c || c->c_lidx != lidx)
 			continue;
+		/* rds_loop_xmit puts no map anywhere: it announces the change
+		 * (rds_cong_map_updated), the map itself being shared. */
+		if (c->c_tp->local) {
+			local = true;
+			continue;
+		}
 		bool first = true;
 
 		for (unsigned p = 0; p < WIRE_MAX_PATHS; p++) {
@@ -44,6 +52,8 @@ void rdsu_cong_queue_updates(struct rdsu_ep *ep, int lidx)
 			rdsu_path_kick(cp);
 		}
 	}
+	if (local)
+		rdsu_cong_map_updated(ep);
 }
 
 void rdsu_cong_rcvbuf_delta(struct rdsu_sock *rs, int64_t delta)
@@ -84,10 +94,15 @@ void rdsu_cong_remove_sock(struct rdsu_sock *rs)
 
 void rdsu_cong_peer_update(struct rdsu_conn *c, const uint8_t *map, size_t len)
 {
-	struct rdsu_ep *ep = c->c_ep;
-
 	if (wire_cong_decode(&c->c_fcong, map, len) < 0)
 		return;
+	rdsu_cong_map_updated(c->c_ep);
+}
+
+/* rds_cong_map_updated: a map changed (a peer's arrived, or one of ours
+ * on the loopback transport). */
+void rdsu_cong_map_updated(struct rdsu_ep *ep)
+{
 	rdsu_stat_inc(ep, RDSU_STAT_CONG_UPDATE_RECEIVED);
 	ep->cong_gen++;
 	/* TCP passes a mask of ~0: every monitored port group is told. */
@@ -106,10 +121,33 @@ void rdsu_cong_peer_update(struct rdsu_conn *c, const uint8_t *map, size_t len)
 	}
 }
 
+/*
+ * Is |port| congested in the map of |c|'s peer? On the loopback transport
+ * the peer's map is our own map of that address (the kernel's c_fcong is
+ * the one map of the address, shared). A socket bound with the loopback
+ * transport (127.0.0.0/8, ::1) never congests in the kernel
+ * (rds_recv_rcvbuf_delta); ours marks its port for the peers that reach
+ * it over TCP (other endpoints on 127.0.0.0/8), but its own endpoint's
+ * senders do not see that mark, so to them it never congests either.
+ */
+bool rdsu_cong_test(const struct rdsu_conn *c, uint16_t port)
+{
+	const struct rdsu_sock *rs;
+	int lf;
+
+	if (!c->c_tp->local)
+		return wire_cong_test(&c->c_fcong, port);
+	lf = rdsu_ep_lidx(c->c_ep, &c->c_faddr);
+	if (lf < 0 || !wire_cong_test(c->c_ep->lmaps[lf], port))
+		return false;
+	rs = rdsu_sock_find_bound(c->c_ep, lf, port);
+	return !rs || rdsu_tprops_get(rs->rs_trans)->rcv_cong;
+}
+
 /* rds_cong_wait, non-blocking. */
 int rdsu_cong_check_send(struct rdsu_conn *c, struct rdsu_sock *rs, uint16_t dport)
 {
-	if (!wire_cong_test(&c->c_fcong, dport))
+	if (!rdsu_cong_test(c, dport))
 		return 0;
 	if (rs && rs->rs_cong_monitor)
 		rs->rs_cong_mask |= 1ull << (dport % 64);

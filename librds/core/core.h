@@ -58,6 +58,15 @@ struct rdsu_tprops {
 	bool csum;                      /* h_csum computed on output, verified on input */
 	bool credits;                   /* h_credit / dp_credit flow control possible */
 	bool loop_maps;                 /* congestion maps sent to our own addresses */
+	/* The loopback transport (tprops.c): a message is delivered to the
+	 * endpoint's own socket bound to the peer address, from the local
+	 * address, and its congestion test reads the peer address's own map
+	 * (the kernel's maps are shared per address); no maps are sent. */
+	bool local;
+	/* A socket bound with this transport congests for its own
+	 * endpoint's senders (not the loopback transport's: cong.c
+	 * rdsu_cong_test). */
+	bool rcv_cong;
 	uint16_t port_v4, port_v6;      /* RDSU_LREQ_CONNECT dport */
 };
 
@@ -389,6 +398,7 @@ void rdsu_buf_cache_drain(struct rdsu_ep *ep);
 
 /* addr.c */
 bool rdsu_addr_is_any(const struct rdsu_addr *a);
+bool rdsu_addr_is_loopback(const struct rdsu_addr *a);
 
 /* ep.c */
 uint64_t rdsu_ep_rand(struct rdsu_ep *ep);
@@ -476,6 +486,8 @@ void rdsu_send_credits(struct rdsu_path *cp, uint32_t n);
 void rdsu_send_adv_check(struct rdsu_path *cp);
 
 /* cong.c */
+void rdsu_cong_map_updated(struct rdsu_ep *ep);
+bool rdsu_cong_test(const struct rdsu_conn *c, uint16_t port);
 void rdsu_cong_rcvbuf_delta(struct rdsu_sock *rs, int64_t delta);
 void rdsu_cong_queue_updates(struct rdsu_ep *ep, int lidx);
 void rdsu_cong_peer_update(struct rdsu_conn *c, const uint8_t *map, size_t len);

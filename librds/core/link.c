@@ -50,7 +50,8 @@ int rdsu_link_accept_on(struct rdsu_ep *ep, unsigned trans, const struct rdsu_ad
 	if (!ep || !laddr || !faddr || !link)
 		return RDSU_ERR_INVAL;
 	*link = 0;
-	if (!rdsu_tprops_get(trans))
+	/* The loopback transport connects to itself and accepts nothing. */
+	if (!rdsu_tprops_get(trans) || rdsu_tprops_get(trans)->local)
 		return RDSU_ERR_INVAL;
 	lidx = rdsu_ep_lidx(ep, laddr);
 	if (lidx < 0)

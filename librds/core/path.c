@@ -233,6 +233,7 @@ void rdsu_path_up(struct rdsu_path *cp, rdsu_ns now)
 	 * peer never learns our ports' state from a path up (only later
 	 * congestion changes send one). */
 	cp->cp_map_queued = !rdsu_faulty(cp->cp_conn->c_ep, RDSU_FAULT_NO_MAP) &&
+			    !cp->cp_conn->c_tp->local &&
 			    (cp->cp_conn->c_tp->loop_maps ||
 			     rdsu_ep_lidx(cp->cp_conn->c_ep, &cp->cp_conn->c_faddr) < 0);
 	cp->cp_map_sent = false;

@@ -122,6 +122,7 @@ static void incoming(struct rdsu_path *cp, const struct wire_frame *f, rdsu_ns n
 	struct rdsu_conn *c = cp->cp_conn;
 	struct rdsu_ep *ep = c->c_ep;
 	const struct wire_hdr *h = &f->hdr;
+	const struct rdsu_addr *src;
 	struct rdsu_sock *rs;
 
 	if (wire_classify(h, WIRE_XPORT_TCP) == WIRE_KIND_CONG) {
@@ -177,12 +178,24 @@ static void incoming(struct rdsu_path *cp, const struct wire_frame *f, rdsu_ns n
 		return;
 	}
 
-	rs = rdsu_sock_find_bound(ep, c->c_lidx, h->dport);
+	/* The loopback transport hands the receive path the sending
+	 * connection, so the addresses play the other roles
+	 * (rds_loop_xmit): to our socket on the peer address, from the
+	 * local one. */
+	if (c->c_tp->local) {
+		int lf = rdsu_ep_lidx(ep, &c->c_faddr);
+
+		rs = lf < 0 ? NULL : rdsu_sock_find_bound(ep, lf, h->dport);
+		src = &c->c_laddr;
+	} else {
+		rs = rdsu_sock_find_bound(ep, c->c_lidx, h->dport);
+		src = &c->c_faddr;
+	}
 	if (!rs) {
 		rdsu_stat_inc(ep, RDSU_STAT_RECV_DROP_NO_SOCK);
 		return;
 	}
-	if (rdsu_sock_deliver(rs, &c->c_faddr, h->sport, f->payload, f->len) < 0) {
+	if (rdsu_sock_deliver(rs, src, h->sport, f->payload, f->len) < 0) {
 		/* TCP has acknowledged it already; nothing will bring it back. */
 		rdsu_stat_inc(ep, RDSU_STAT_RECV_DROP_NOMEM);
 		return;

@@ -142,7 +142,7 @@ int rdsu_send_ctl_seq(struct rdsu_path *cp, enum rdsu_msg_kind kind, uint16_t dp
 	default:
 		break;
 	}
-	if (wire_cong_test(&c->c_fcong, dport))
+	if (rdsu_cong_test(c, dport))
 		return 0;
 	/* FAULT pong-payload: rds_send_pong sends no payload; this one
 	 * carries 4 bytes (build_hdr puts m_len in h_len). */

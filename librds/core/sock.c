@@ -170,10 +170,19 @@ int rdsu_sock_bind(struct rdsu_sock *rs, const struct rdsu_addr *addr, uint16_t 
 	rs->rs_lidx = lidx;
 	rs->rs_port = port;
 	rs->rs_bound = true;
-	/* rds_bind: a transport not forced is the address's (an address on
-	 * an RDMA device takes IB). */
-	if (rs->rs_trans == RDSU_TRANS_NONE)
-		rs->rs_trans = ep->cfg.rdma_laddrs & (1u << lidx) ? RDSU_TRANS_IB : RDSU_TRANS_TCP;
+	/* rds_bind: a transport not forced is the address's
+	 * (rds_trans_get_preferred: 127.0.0.0/8 and ::1 take the loopback
+	 * transport, then an address on an RDMA device takes IB). No kernel
+	 * has a loopback address on an RDMA device; a configuration that
+	 * says so (tests running IB on 127.0.0.0/8) is taken at its word. */
+	if (rs->rs_trans == RDSU_TRANS_NONE) {
+		if (ep->cfg.rdma_laddrs & (1u << lidx))
+			rs->rs_trans = RDSU_TRANS_IB;
+		else if (rdsu_addr_is_loopback(addr))
+			rs->rs_trans = RDSU_TRANS_LOOP;
+		else
+			rs->rs_trans = RDSU_TRANS_TCP;
+	}
 	h = bind_hash(lidx, port);
 	rs->rs_bind_next = ep->bind_hash[h];
 	ep->bind_hash[h] = rs;
@@ -189,6 +198,29 @@ int rdsu_sock_get_name(const struct rdsu_sock *rs, struct rdsu_addr *addr, uint1
 	if (port)
 		*port = rs->rs_port;
 	return 0;
+}
+
+/*
+ * The transport of |rs|'s connection to |dst|. __rds_conn_create: a
+ * destination that is a local address makes the connection loopback, and
+ * TCP hands it to the loopback transport (t_prefer_loopback). Local, for
+ * an endpoint, is its own address set: the kernel owns all of 127.0.0.0/8
+ * and ::1, but another librds endpoint (process, rdsd) may serve
+ * 127.0.0.2 and is reached over TCP, as a host of its own. So a socket
+ * bound to 127.0.0.1, whose transport reads RDSU_TRANS_LOOP, still
+ * reaches another endpoint's address over its address's transport. The
+ * kernel keeps IB on a loopback queue pair to its own addresses; we have
+ * none, so IB takes the loopback transport too.
+ */
+static unsigned conn_trans(const struct rdsu_sock *rs, const struct rdsu_addr *dst)
+{
+	const struct rdsu_ep *ep = rs->rs_ep;
+
+	if (rdsu_ep_lidx(ep, dst) >= 0)
+		return RDSU_TRANS_LOOP;
+	if (rs->rs_trans != RDSU_TRANS_LOOP)
+		return rs->rs_trans;
+	return ep->cfg.rdma_laddrs & (1u << rs->rs_lidx) ? RDSU_TRANS_IB : RDSU_TRANS_TCP;
 }
 
 int rdsu_sock_submit(struct rdsu_sock *rs, const struct rdsu_addr *dst, uint16_t dport,
@@ -221,10 +253,7 @@ int rdsu_sock_submit(struct rdsu_sock *rs, const struct rdsu_addr *dst, uint16_t
 	 * is refused for what it could never get, not for the moment. */
 	if (total > (rs->rs_sndbuf_auto ? ep->cfg.buf_max : rs->rs_sndbuf))
 		return -EMSGSIZE;
-	if (rdsu_ep_lidx(ep, dst) >= 0)
-		return -EOPNOTSUPP;
-
-	c = rdsu_conn_get(ep, rs->rs_lidx, dst, rs->rs_trans, now);
+	c = rdsu_conn_get(ep, rs->rs_lidx, dst, conn_trans(rs, dst), now);
 	if (!c)
 		return -ENOMEM;
 	/* As rds_sendmsg: connecting starts before the congestion and
@@ -500,7 +529,8 @@ int rdsu_sock_set_transport(struct rdsu_sock *rs, unsigned trans)
 		return -EOPNOTSUPP;
 	if (trans == RDSU_TRANS_IB + 1)
 		return -ENOPROTOOPT; /* RDS_TRANS_GAP, the iWARP number */
-	if (!rdsu_tprops_get(trans))
+	/* RDS_TRANS_LOOP is internal: rds_set_transport takes 0..2 only. */
+	if (trans >= RDSU_TRANS_COUNT || !rdsu_tprops_get(trans))
 		return -EINVAL;
 	rs->rs_trans = trans;
 	return 0;

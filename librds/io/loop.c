@@ -189,6 +189,17 @@ static int epoll_round(struct rdsu_io *io, int wait_ms)
 	return n;
 }
 
+/* Transports with descriptors of their own (the loopback transport has
+ * none, so a direct wait on TCP's hot link misses nothing of it). */
+static unsigned sourced(const struct rdsu_io *io)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < io->n_tr; i++)
+		n += io->tr[i]->ops->ready != NULL;
+	return n;
+}
+
 int rdsu_io_run(struct rdsu_io *io, int timeout_ms)
 {
 	rdsu_ns now = rdsu_clock();
@@ -197,8 +208,9 @@ int rdsu_io_run(struct rdsu_io *io, int timeout_ms)
 	if (!io)
 		return RDSU_ERR_INVAL;
 	io->runs++;
+	io->worked = false;
 	rdsu_loop_requests(io, now);
-	if (acks(io, now, false))
+	if (acks(io, now, false) || io->worked)
 		wait_ms = 0;
 	if (rdsu_ep_deadline(io->ep) <= now) {
 		(void)rdsu_ep_expire(io->ep, now);
@@ -216,7 +228,7 @@ int rdsu_io_run(struct rdsu_io *io, int timeout_ms)
 
 		if (!tr->ops->wait)
 			continue;
-		n = tr->ops->wait(tr, io->n_tr == 1, &wait_ms, &now, &res);
+		n = tr->ops->wait(tr, sourced(io) == 1, &wait_ms, &now, &res);
 		if (n < 0)
 			return n;
 		if (n == RDSU_TWAIT_DONE) {
@@ -346,6 +358,14 @@ int rdsu_io_new(struct rdsu_io **out, const struct rdsu_ep_cfg *ep_cfg,
 		if (r < 0)
 			goto fail;
 		io->tr[io->n_tr++] = ib;
+	}
+	{
+		struct rdsu_transport *lo;
+
+		r = rdsu_lo_create(io, &lo);
+		if (r < 0)
+			goto fail;
+		io->tr[io->n_tr++] = lo;
 	}
 	for (unsigned i = 0; i < io->n_tr; i++) {
 		for (unsigned a = 0; a < ec.n_laddrs; a++) {

@@ -11,7 +11,7 @@
 
 #include <sys/types.h>
 
-#define RDSU_IO_MAX_TRANSPORTS 2
+#define RDSU_IO_MAX_TRANSPORTS 3
 
 /* Bytes read from links per round, over every transport. A round that
  * read every ready link dry (16 x 256 KiB each) queued megabytes on the
@@ -33,6 +33,10 @@ struct rdsu_io {
 	struct rdsu_tcp *tcp;
 	uint64_t runs, sleeps;        /* rdsu_tcp_stats runs, sleeps */
 	struct rdsu_mon *mon;         /* the monitor socket (mon.c), NULL if none */
+	/* A transport without descriptors (the loopback) delivered during
+	 * this round's requests: a socket may be ready, so the round must
+	 * not sleep. */
+	bool worked;
 	struct rdsu_addr laddrs[RDSU_MAX_LADDRS];  /* for their local maps */
 	unsigned n_laddrs;
 };
@@ -54,5 +58,9 @@ int rdsu_tcp_create(struct rdsu_tcp **out, const struct rdsu_tcp_cfg *cfg);
 /* Bind a created transport to |io|, whose endpoint exists. */
 void rdsu_tcp_bind_io(struct rdsu_tcp *t, struct rdsu_io *io, uint64_t seed);
 struct rdsu_transport *rdsu_tcp_transport(struct rdsu_tcp *t);
+
+/* The loopback transport (lo.c), which every loop runs, as the kernel
+ * always has rds_loop_transport. Return: 0; RDSU_ERR_NOMEM. */
+int rdsu_lo_create(struct rdsu_io *io, struct rdsu_transport **out);
 
 #endif /* RDSU_IO_LOOP_H */

@@ -51,7 +51,7 @@ enum rdsu_twait {
 };
 
 struct rdsu_transport_ops {
-	const char *name;           /* "tcp", "ib" */
+	const char *name;           /* "tcp", "ib", "loopback" */
 	unsigned id;                /* RDSU_TRANS_*, as the kernel's RDS_TRANS_* */
 	enum rdsu_framing framing;  /* what rdsu_link_input() is given */
 

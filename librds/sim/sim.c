@@ -69,6 +69,9 @@ struct sim_tcp {
 	struct rdsu_link_hs hs[2]; /* private data each end offered */
 };
 
+/* Loopback links of a node: one per pair of its own addresses at most. */
+#define SIM_LO_LINKS (RDSU_MAX_LADDRS * RDSU_MAX_LADDRS)
+
 struct sim_node {
 	struct rdsu_ep *ep;
 	bool down;
@@ -76,6 +79,9 @@ struct sim_node {
 	unsigned sport_group;
 	uint32_t eph;
 	uint32_t ib_post;       /* receive buffers posted per IB link (credits) */
+	/* loopback transport links (lo_*): id and stream bytes written */
+	struct { uint64_t link, written; } lo[SIM_LO_LINKS];
+	unsigned n_lo;
 };
 
 struct rdsu_sim {
@@ -400,6 +406,67 @@ static int do_connect(struct rdsu_sim *s, int node, const struct rdsu_lreq *r)
 	return 0;
 }
 
+/*
+ * The loopback transport, as librds/io/lo.c runs it (net/rds/loop.c): up
+ * at once, and what the core writes is its own input, acknowledged at
+ * once. It takes no virtual time, as the kernel's takes no network.
+ */
+static int lo_find(const struct sim_node *n, uint64_t link)
+{
+	for (unsigned i = 0; i < n->n_lo; i++)
+		if (n->lo[i].link == link)
+			return (int)i;
+	return -1;
+}
+
+static void lo_forget(struct sim_node *n, uint64_t link)
+{
+	int i = lo_find(n, link);
+
+	if (i >= 0)
+		n->lo[i] = n->lo[--n->n_lo];
+}
+
+static void lo_connect(struct rdsu_sim *s, int node, const struct rdsu_lreq *r)
+{
+	struct sim_node *n = &s->nodes[node];
+
+	if (n->n_lo == SIM_LO_LINKS) {
+		(void)rdsu_link_down(n->ep, r->link, s->now);
+		return;
+	}
+	n->lo[n->n_lo].link = r->link;
+	n->lo[n->n_lo++].written = 0;
+	if (rdsu_link_established(n->ep, r->link, 0, s->now) < 0)
+		lo_forget(n, r->link);
+}
+
+static void lo_output(struct rdsu_sim *s, int node, uint64_t link)
+{
+	struct sim_node *n = &s->nodes[node];
+	size_t cap = s->cfg.max_chunk > RDSU_FRAME_MAX ? s->cfg.max_chunk : RDSU_FRAME_MAX;
+
+	for (;;) {
+		int i = lo_find(n, link);
+		ssize_t got;
+
+		if (i < 0)
+			return;
+		got = rdsu_link_output(n->ep, link, s->buf, cap, s->now);
+		if (got <= 0) {
+			if (got < 0)
+				lo_forget(n, link);
+			return;
+		}
+		n->lo[i].written += (uint64_t)got;
+		if (rdsu_link_input(n->ep, link, s->buf, (size_t)got, s->now) < 0 ||
+		    rdsu_link_acked(n->ep, link, n->lo[i].written, s->now) < 0) {
+			lo_forget(n, link);
+			return;
+		}
+	}
+}
+
 static int drain_reqs(struct rdsu_sim *s, int node)
 {
 	struct rdsu_ep *ep = s->nodes[node].ep;
@@ -414,7 +481,17 @@ static int drain_reqs(struct rdsu_sim *s, int node)
 
 		n++;
 		if (r.type == RDSU_LREQ_CONNECT) {
-			do_connect(s, node, &r);
+			if (r.trans == RDSU_TRANS_LOOP)
+				lo_connect(s, node, &r);
+			else
+				do_connect(s, node, &r);
+			continue;
+		}
+		if (lo_find(&s->nodes[node], r.link) >= 0) {
+			if (r.type == RDSU_LREQ_CLOSE)
+				lo_forget(&s->nodes[node], r.link);
+			else if (r.type == RDSU_LREQ_OUTPUT)
+				lo_output(s, node, r.link);
 			continue;
 		}
 		t = tcp_find(s, node, r.link, &e);
@@ -857,6 +934,7 @@ int rdsu_sim_reboot(struct rdsu_sim *s, int node, uint32_t gen_num)
 		}
 	rdsu_ep_free(n->ep);
 	n->ep = NULL;
+	n->n_lo = 0;
 	n->cfg.gen_num = gen_num;
 	err = rdsu_ep_new(&n->ep, &n->cfg);
 	pump(s);

@@ -91,7 +91,7 @@ const char *rio_trans_name(unsigned trans)
 	static const struct wire_tok names[] = {
 		{ RDSU_TRANS_IB, "IB" },
 		{ RDSU_TRANS_TCP, "TCP" },
-		{ 3, "loopback" }, /* RDS_TRANS_LOOP */
+		{ RDSU_TRANS_LOOP, "loopback" },
 		{ 0, NULL },
 	};
 

@@ -525,6 +525,12 @@ int main(int argc, char **argv)
 	}
 	if (rio_cfg_add_addr(&o.cfg, &o.src) < 0)
 		return 2;
+	/* Pinging our own source address, librds answers itself through
+	 * its loopback transport, as the kernel answers its own addresses
+	 * (net/rds/loop.c): nothing need listen, so another librds process
+	 * that serves the address (rdsd, an rdsperf server) is no obstacle. */
+	if (!o.cfg.kernel && rdsu_addr_cmp(&o.host, &o.src) == 0)
+		o.cfg.tcp.no_listen = true;
 	rio_signals(on_signal);
 	e = rio_open(&r, &o.cfg);
 	if (e < 0) {
@@ -542,15 +548,26 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!o.quiet && !o.json) {
-		/* TCP is what a line without a transport has always meant */
+		/* TCP is what a line without a transport has always meant.
+		 * Pings to our own address take the loopback transport
+		 * whatever the socket's (the kernel's t_prefer_loopback). A
+		 * socket on 127.x pinging another address reads 3 as well,
+		 * but librds (and the shim) reach another endpoint's
+		 * address over TCP: the line names no transport then. */
 		unsigned tr = rio_sock_transport(ps[0].s);
+
+		if (rdsu_addr_cmp(&o.host, &o.src) == 0)
+			tr = RDSU_TRANS_LOOP;
+		else if (tr == RDSU_TRANS_LOOP)
+			tr = RDSU_TRANS_TCP;
 
 		printf("RDSPING %s", o.name ? o.name : o.host_s);
 		if (o.name)
 			printf(" (%s)", o.host_s);
 		printf(" from %s (%s%s%s, %u socket%s", rdsu_addr_str(&o.src, src, sizeof(src)),
-		       o.cfg.kernel ? "kernel" : "librds", tr == RDSU_TRANS_IB ? " over " : "",
-		       tr == RDSU_TRANS_IB ? rio_trans_name(tr) : "", o.sockets,
+		       o.cfg.kernel ? "kernel" : "librds",
+		       tr == RDSU_TRANS_IB || tr == RDSU_TRANS_LOOP ? " over " : "",
+		       tr == RDSU_TRANS_IB || tr == RDSU_TRANS_LOOP ? rio_trans_name(tr) : "", o.sockets,
 		       o.sockets == 1 ? "" : "s");
 		if (o.size)
 			printf(", %u-byte pings", o.size);

@@ -187,7 +187,9 @@ static void map_or(struct wire_cong_map *dst, const struct wire_mon_map *m)
 
 static const char *trans_name(uint8_t t)
 {
-	return t == 0 ? "ib" : t == 2 ? "tcp" : "?";
+	/* RDS_TRANS_IB 0, RDS_TRANS_TCP 2, RDS_TRANS_LOOP 3 (the kernel's
+	 * "loopback", net/rds/loop.c) */
+	return t == 0 ? "ib" : t == 2 ? "tcp" : t == 3 ? "loopback" : "?";
 }
 
 /* Sums over the paths of one connection. */

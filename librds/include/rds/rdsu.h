@@ -113,12 +113,19 @@ struct rdsu_mem {
 /*
  * Transports, numbered as the kernel's RDS_TRANS_* (SO_RDS_TRANSPORT).
  * A connection is keyed by (local address, peer address, transport), as
- * the kernel's; a socket picks its transport at bind (rdsu_ep_cfg.
- * rdma_laddrs) unless rdsu_sock_set_transport() forced one.
+ * the kernel's; a socket picks its transport at bind (127.0.0.0/8 and ::1
+ * take RDSU_TRANS_LOOP, then rdsu_ep_cfg.rdma_laddrs) unless
+ * rdsu_sock_set_transport() forced one.
  */
 #define RDSU_TRANS_IB 0
 #define RDSU_TRANS_TCP 2
 #define RDSU_TRANS_COUNT 3
+/* The loopback transport, the kernel's internal RDS_TRANS_LOOP: a socket
+ * bound to 127.0.0.0/8 or ::1 has it (SO_RDS_TRANSPORT reads 3), and a
+ * message to such an address or to one of the endpoint's own addresses
+ * travels on it, delivered to the endpoint's own sockets (docs/librds.md,
+ * "The loopback transport"). Not a value rdsu_sock_set_transport takes. */
+#define RDSU_TRANS_LOOP 3
 #define RDSU_TRANS_NONE 0xffffffffu  /* RDS_TRANS_NONE: not chosen yet */
 
 /* How a transport carries messages (docs/librds.md, "Transports"). */
@@ -679,11 +686,13 @@ RDSU_API int rdsu_sock_get_name(const struct rdsu_sock *s, struct rdsu_addr *add
  * rdsu_sock_submit() - send one message of the iovecs' bytes to
  * (|dst|, |dport|) (rds_sendmsg, MSG_DONTWAIT). Port 0 is a ping. The
  * connection is created and connected on first use; a message stays queued
- * until TCP acknowledged it, across reconnects.
+ * until TCP acknowledged it, across reconnects. A destination in
+ * 127.0.0.0/8, ::1 or the endpoint's own address set takes the loopback
+ * transport (RDSU_TRANS_LOOP): the message is handed to the endpoint's
+ * own sockets when the transport next writes.
  * Return: the payload length; -ENOTCONN (unbound); -EINVAL (iovcnt < 0,
  * unspecified destination); -EOPNOTSUPP (IPv4/IPv6 mismatch with the bound
- * address, or a destination in our own address set: there is no loopback
- * transport); -EMSGSIZE (payload > 1 MiB, or > SNDBUF as set on the
+ * address); -EMSGSIZE (payload > 1 MiB, or > SNDBUF as set on the
  * socket; a socket with an auto-tuned SNDBUF takes up to buf_max, the
  * size its SNDBUF may grow to); -ENOBUFS
  * (destination port congested in the peer's map; with the congestion
@@ -742,11 +751,13 @@ RDSU_API uint32_t rdsu_sock_max_msg(const struct rdsu_sock *s);
  * rdsu_sock_set_transport() - SO_RDS_TRANSPORT: the socket's connections
  * use transport |trans| (RDSU_TRANS_*) whatever its address would pick.
  * Return: 0; -EOPNOTSUPP when bound or already set; -ENOPROTOOPT for 1
- * (the kernel's RDS_TRANS_GAP); -EINVAL for another unknown number.
+ * (the kernel's RDS_TRANS_GAP); -EINVAL for another unknown number,
+ * RDSU_TRANS_LOOP included (the kernel takes only 0..2).
  */
 RDSU_API int rdsu_sock_set_transport(struct rdsu_sock *s, unsigned trans);
 /* rdsu_sock_get_transport() - the socket's RDSU_TRANS_*: RDSU_TRANS_NONE
- * until set or bound. */
+ * until set or bound; RDSU_TRANS_LOOP once bound to 127.0.0.0/8 or ::1
+ * without a transport set. */
 RDSU_API unsigned rdsu_sock_get_transport(const struct rdsu_sock *s);
 /* rdsu_sock_set_cong_monitor() - RDS_CONG_MONITOR on or off. Return: 0. */
 RDSU_API int rdsu_sock_set_cong_monitor(struct rdsu_sock *s, bool on);

@@ -182,6 +182,71 @@ static void test_tprops_ib_accept_race(void **state)
 	rdsu_ep_free(ep);
 }
 
+/*
+ * The loopback transport (rds_trans_get_preferred, __rds_conn_create): a
+ * socket on 127.0.0.1 has it; a message to any of our own addresses takes
+ * it whatever the socket's transport, IB included; a loopback socket
+ * sending to a 127 address not ours reaches another endpoint over TCP.
+ * Its connect names it (no port), it has one path and no probe, and no
+ * transport may accept a connection of it.
+ */
+#define LO1 0x7f000001u  /* 127.0.0.1 */
+#define LO9 0x7f000009u  /* 127.0.0.9, not ours */
+
+static void test_tprops_loopback(void **state)
+{
+	struct rdsu_ep_cfg c;
+	struct rdsu_ep *ep;
+	struct rdsu_sock *lo, *ib, *tcp;
+	struct rdsu_addr l1 = rdsu_addr_v4(LO1), l9 = rdsu_addr_v4(LO9), sm = rdsu_addr_v4(SMALL);
+	struct rdsu_lreq r;
+	uint64_t link;
+
+	(void)state;
+	ep_cfg_on(&c, LO1, 9);
+	c.laddrs[1] = rdsu_addr_v4(SMALL);
+	c.laddrs[2] = rdsu_addr_v4(0x0a000003u);
+	c.n_laddrs = 3;
+	c.rdma_laddrs = 1u << 2;
+	ep = ep_new_ok(&c);
+	lo = sock_at(ep, LO1, 4000);
+	tcp = sock_at(ep, SMALL, 4000);
+	ib = sock_at(ep, 0x0a000003u, 4000);
+	assert_true(rdsu_sock_get_transport(lo) == RDSU_TRANS_LOOP);
+	assert_true(rdsu_sock_get_transport(tcp) == RDSU_TRANS_TCP);
+	assert_true(rdsu_sock_get_transport(ib) == RDSU_TRANS_IB);
+
+	send1(lo, LO1, 5000, T0);
+	assert_int_equal(next_req(ep, RDSU_LREQ_CONNECT, &r), 1);
+	assert_int_equal(r.trans, RDSU_TRANS_LOOP);
+	assert_int_equal(r.dport, 0);
+	assert_int_equal(conn_of(ep, LO1, LO1).transport, RDSU_TRANS_LOOP);
+	assert_int_equal(conn_of(ep, LO1, LO1).npaths, 1);
+	/* up at once: no probe ping, no map, just the message */
+	assert_int_equal(rdsu_link_established(ep, r.link, 0, T0), 0);
+	assert_int_equal(conn_of(ep, LO1, LO1).path[0].send_q_msgs, 1);
+	assert_false(conn_of(ep, LO1, LO1).probe_pending);
+
+	send1(tcp, SMALL, 5000, T0);
+	assert_int_equal(next_req(ep, RDSU_LREQ_CONNECT, &r), 1);
+	assert_int_equal(r.trans, RDSU_TRANS_LOOP);
+	send1(ib, SMALL, 5000, T0);
+	assert_int_equal(next_req(ep, RDSU_LREQ_CONNECT, &r), 1);
+	assert_int_equal(r.trans, RDSU_TRANS_LOOP);
+	assert_int_equal(conn_of(ep, 0x0a000003u, SMALL).transport, RDSU_TRANS_LOOP);
+
+	send1(lo, LO9, 5000, T0);
+	assert_int_equal(next_req(ep, RDSU_LREQ_CONNECT, &r), 1);
+	assert_int_equal(r.trans, RDSU_TRANS_TCP);
+	assert_int_equal(conn_of(ep, LO1, LO9).transport, RDSU_TRANS_TCP);
+
+	assert_int_equal(rdsu_link_accept_on(ep, RDSU_TRANS_LOOP, &l1, &l9, 0, T0, &link),
+			 RDSU_ERR_INVAL);
+	assert_int_equal(rdsu_link_accept_on(ep, RDSU_TRANS_LOOP, &sm, &l1, 0, T0, &link),
+			 RDSU_ERR_INVAL);
+	rdsu_ep_free(ep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_tprops_ib_connects_both),
 		cmocka_unit_test(test_tprops_ib_larger_reconnects),
 		cmocka_unit_test(test_tprops_ib_accept_race),
+		cmocka_unit_test(test_tprops_loopback),
 	};
 	return cmocka_run_group_tests_name("rds_tprops", tests, NULL, NULL);
 }

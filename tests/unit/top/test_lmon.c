@@ -42,6 +42,7 @@ static void put_raw(const uint8_t *p, size_t n)
 }
 
 static struct wire_cong_map peer_map, local_map;
+static uint8_t conn_trans = 2; /* RDS_TRANS_* of build()'s connection */
 
 /* A process with one connection of two paths, maps, a socket and a
  * counter; |peer_port| congested in the peer's map when not 0. */
@@ -65,7 +66,7 @@ static void build(uint16_t peer_port, uint64_t seq)
 	it.type = WIRE_MON_R_CONN;
 	memcpy(it.u.conn.laddr, A1, 16);
 	memcpy(it.u.conn.faddr, A2, 16);
-	it.u.conn.transport = 2;
+	it.u.conn.transport = conn_trans;
 	it.u.conn.npaths = 2;
 	it.u.conn.peer_gen = 9;
 	put(&it);
@@ -273,10 +274,33 @@ static void test_kinfo_local_map(void **state)
 	top_snap_fini(&s);
 }
 
+/* A connection of the loopback transport (3) is named as the kernel's
+ * RDS_INFO_CONNECTIONS names it. */
+static void test_lmon_loopback_name(void **state)
+{
+	struct top_lmon *l;
+	struct top_lmon_proc proc;
+	struct top_snap s;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(top_lmon_new(&l), 0);
+	conn_trans = 3;
+	build(0, 10);
+	conn_trans = 2;
+	top_snap_init(&s);
+	assert_int_equal(top_lmon_decode(l, body, blen, 1000, &s, &proc, err, sizeof(err)), 0);
+	assert_int_equal(s.n_conns, 1);
+	assert_string_equal(s.conns[0].transport, "loopback");
+	top_snap_fini(&s);
+	top_lmon_free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lmon_snapshot),
+		cmocka_unit_test(test_lmon_loopback_name),
 		cmocka_unit_test(test_lmon_refused),
 		cmocka_unit_test(test_kinfo_local_map),
 	};
