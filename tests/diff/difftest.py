@@ -25,6 +25,7 @@ but whose transcript agrees (WHY says why it does not show).
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -241,15 +242,18 @@ def run_kernel(a):
         return rc
     out = a.out or os.path.join(ROOT, "build", "lab")
     os.makedirs(out, exist_ok=True)
-    exe = os.path.realpath(a.rdsdiff)
     if a.short:
         a.case = SHORT
+    # a copy in the run's share, which a rebuild during the run cannot change
     role = """#!/bin/sh
 export ASAN_OPTIONS=detect_leaks=0
-%s %s%s $LAB_IP > $LAB_DIR/kernel.txt 2> $LAB_DIR/kernel.err
-""" % (exe, "".join("--case %s " % c for c in a.case or []), A_ADDR)
+$LAB_DIR/rdsdiff %s%s $LAB_IP > $LAB_DIR/kernel.txt 2> $LAB_DIR/kernel.err
+""" % ("".join("--case %s " % c for c in a.case or []), A_ADDR)
     fails = []
-    with lab.Lab(a.kernel, guests=1, keep=os.path.join(out, "diff-%s" % a.kernel)) as L:
+    keep = os.path.join(out, "diff-%s" % a.kernel)
+    subprocess.run(["rm", "-rf", keep])
+    with lab.Lab(a.kernel, guests=1, keep=keep) as L:
+        shutil.copy2(a.rdsdiff, os.path.join(L.dir, "rdsdiff"))
         if L.guest_addr(1) != H_ADDR:
             print("FAIL: the lab's guest address is %s, the suite's H is %s" % (L.guest_addr(1), H_ADDR))
             return 1
