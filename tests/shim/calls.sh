@@ -1,0 +1,33 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# calls.sh RDSRUN CALLS - tests/shim/calls.c (signals in every blocking
+# call, the call surface, poll and select) through rdsrun, per process
+# (RDSRUN_DAEMON=0) and through an rdsd of its own (the checks that hold
+# there), in a network namespace of its own (skipped, 77, without
+# unshare -n).
+set -u
+run=$1 prog=$2
+if [ "${SHIM_IN_NETNS:-}" != 1 ]; then
+	for u in "unshare -n" "unshare -rn"; do
+		if $u true 2>/dev/null; then
+			SHIM_IN_NETNS=1 exec $u "$0" "$@"
+		fi
+	done
+	echo "SKIP: no network namespace (unshare -n)"; exit 77
+fi
+ip link set lo up || exit 77
+export RDSRUN_FORCE=1
+if [ -n "${SHIM_PRELOAD_FIRST:-}" ]; then
+	export LD_PRELOAD=$SHIM_PRELOAD_FIRST
+fi
+fail=0
+for mode in 0 1; do
+	out=$(RDSRUN_DAEMON=$mode CALLS_RDSD=$mode RDSD_NAME=rds-calls-test-$$ timeout 120 \
+		"$run" "$prog" client 2>&1)
+	rc=$?
+	echo "RDSRUN_DAEMON=$mode: $out"
+	if [ $rc != 0 ] || ! printf '%s\n' "$out" | grep -q "^all passed"; then
+		echo "FAIL: RDSRUN_DAEMON=$mode exit $rc"; fail=1
+	fi
+done
+exit $fail
