@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -775,6 +776,33 @@ static void c_poll_idle(void)
 	poll_out("poll-with-message", fd, POLLIN | POLLOUT | POLLWRBAND | POLLPRI);
 }
 
+/* epoll of a new socket, then of one with a message waiting. */
+static void c_epoll(void)
+{
+	int fd = bound("receiver", g_a, P(0), 0);
+	int s = bound("sender", g_a, P(1), 0);
+	int ep = epoll_create1(0);
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLWRBAND };
+	char b[64];
+
+	CALL("epoll-add", epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
+	for (int i = 0; i < 3; i++) {
+		struct epoll_event got = { 0 };
+		char step[32];
+		errno = 0;
+		int n = epoll_wait(ep, &got, 1, 0);
+		snprintf(b, sizeof(b), "events=%s%s%s", got.events & EPOLLIN ? "IN" : "",
+			 got.events & EPOLLOUT ? "|OUT" : "", got.events & EPOLLWRBAND ? "|WRBAND" : "");
+		snprintf(step, sizeof(step), "epoll-wait%d", i);
+		out(step, n, errno, n > 0 ? b : NULL);
+		if (i == 1) {
+			send_str("send", s, g_a, P(0), "e");
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+			poll(&p, 1, 1000);
+		}
+	}
+}
+
 static void c_recv_flags(void)
 {
 	int s = bound("sender", g_a, P(0), 0);
@@ -1179,6 +1207,7 @@ static const struct rcase cases[] = {
 	{ "cong-monitor", c_cong_monitor, 0 },
 	{ "loop-no-congestion", c_loop_no_congestion, 0 },
 	{ "poll-idle", c_poll_idle, 0 },
+	{ "epoll", c_epoll, 0 },
 	{ "recv-flags", c_recv_flags, 0 },
 	{ "send-errors", c_send_errors, 0 },
 	{ "connect", c_connect, 0 },
