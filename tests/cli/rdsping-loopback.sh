@@ -4,7 +4,7 @@
 # else running, as `rds-ping localhost` answers on a kernel: localhost,
 # 127.0.0.1 and ::1 (and, when the host has one, a global address of its
 # own) each 3 of 3 answered through librds's loopback transport, exit 0.
-# Nothing listens, so another librds process on 127.0.0.1 does not matter.
+# Nothing listens, so port 16385 of 127.0.0.1 taken (checked) does not matter.
 set -u
 bin=$1
 tmp=$(mktemp -d)
@@ -26,6 +26,25 @@ ping3() {
 ping3 localhost
 ping3 127.0.0.1
 ping3 ::1
+# With port 16385 of 127.0.0.1 taken (here by a plain listener, if nothing
+# holds it already: another librds process, rdsd, the kernel's rds_tcp),
+# as nothing need listen for a ping to ourselves.
+python3 -c '
+import socket, time
+s = socket.socket()
+try:
+    s.bind(("127.0.0.1", 16385))
+    s.listen()
+except OSError:
+    pass
+print("held", flush=True)
+time.sleep(60)
+' >"$tmp/holder.out" &
+holder=$!
+for _ in $(seq 100); do grep -q held "$tmp/holder.out" 2>/dev/null && break; sleep 0.05; done
+ping3 127.0.0.1
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
 # An address of the host's own that is not a loopback one, if it has any.
 own=$(ip -o -4 addr show scope global 2>/dev/null | awk '{ sub("/.*", "", $4); print $4; exit }')
 [ -n "$own" ] && ping3 "$own"

@@ -53,7 +53,9 @@ struct rdsu_ib_cfg;
 struct rdsu_io_cfg {
 	size_t size;            /* sizeof(struct rdsu_io_cfg) */
 	/* RDSU_IO_* bits of the transports to run; 0 = TCP. RDSU_IO_IB
-	 * needs |ib|; another bit is RDSU_ERR_INVAL. */
+	 * needs |ib|; another bit is RDSU_ERR_INVAL. The loopback
+	 * transport (RDSU_TRANS_LOOP, messages to the endpoint's own
+	 * addresses) always runs, as the kernel always has it. */
 	unsigned transports;
 	/* The TCP transport's configuration (rdsu_tcp.h); NULL for the
 	 * defaults. Read only during rdsu_io_new(). */
