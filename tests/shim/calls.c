@@ -125,6 +125,7 @@ struct poker {
 	int fd;                      /* socket to send from, or to cancel on */
 	unsigned port;               /* the receiver's, for AFTER_SEND */
 	enum after after;
+	bool nosig;                  /* only the after, no signal */
 };
 
 /* Signal the main thread once it sleeps in its call, then, once the
@@ -136,10 +137,12 @@ static void *poker(void *arg)
 	sig_atomic_t before = g_sigs;
 
 	wait_main_sleeping();
-	syscall(SYS_tgkill, getpid(), g_main_tid, SIGUSR1);
-	while (g_sigs == before)
-		usleep(1000);
-	usleep(20000);   /* let an interrupted call return, not timed */
+	if (!p->nosig) {
+		syscall(SYS_tgkill, getpid(), g_main_tid, SIGUSR1);
+		while (g_sigs == before)
+			usleep(1000);
+		usleep(20000);   /* let an interrupted call return, not timed */
+	}
 	if (p->after == AFTER_SEND) {
 		if (send_to(p->fd, p->port, "after", 5) != 5)
 			perror("calls: poker send");
@@ -256,6 +259,22 @@ static void checks_signals(void)
 		set_timeo(t, SO_SNDTIMEO, 100);
 		FAILS(sendto(t, msg, sizeof(msg), 0, (struct sockaddr *)&nobody, sizeof(nobody)),
 		      ETIMEDOUT, "SO_SNDTIMEO: ETIMEDOUT");
+		{
+			/* A message waits on |t| and its SNDBUF is full: a poll
+			 * for POLLOUT alone waits until room comes, the message
+			 * does not end it. */
+			struct pollfd pf = { t, POLLOUT, 0 };
+			struct poker p = { .fd = t, .after = AFTER_CANCEL, .nosig = true };
+			pthread_t th;
+			int pn;
+
+			CHECK(send_to(s, 5003, "queued", 6) == 6, "a message for t");
+			th = poke(&p);
+			pn = poll(&pf, 1, -1);
+			CHECK(pn == 1 && pf.revents == POLLOUT, "poll POLLOUT until room: %d %#x", pn,
+			      pf.revents);
+			pthread_join(th, NULL);
+		}
 		close(t);
 	}
 	set_timeo(r, SO_RCVTIMEO, 100);
