@@ -404,6 +404,8 @@ static void checks_surface(void)
 		FAILS(recv(nb, buf, sizeof(buf), 0), EAGAIN, "SOCK_NONBLOCK");
 		CHECK(fcntl(nb, F_GETFD) & FD_CLOEXEC, "SOCK_CLOEXEC");
 		CHECK(!(fcntl(bl, F_GETFD) & FD_CLOEXEC), "no SOCK_CLOEXEC");
+		CHECK(fcntl(bl, F_SETFD, FD_CLOEXEC) == 0 && (fcntl(bl, F_GETFD) & FD_CLOEXEC),
+		      "FD_CLOEXEC by fcntl");
 		close(nb);
 		close(bl);
 	}
