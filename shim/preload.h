@@ -155,6 +155,7 @@ extern int (*real_listen)(int, int);
 extern int (*real_accept)(int, struct sockaddr *, socklen_t *);
 extern int (*real_accept4)(int, struct sockaddr *, socklen_t *, int);
 extern int (*real_shutdown)(int, int);
+extern pid_t (*real_fork)(void);
 
 #define REAL(f) (real_##f ? real_##f : (*(void **)&real_##f = dlsym(RTLD_NEXT, #f), real_##f))
 
@@ -177,6 +178,7 @@ void put_locked(struct rdsp_sock *s);
 /* preload_fd.c */
 struct rdsp_sock *fd_peek(int fd);
 int fd_set_locked(int fd, struct rdsp_sock *s);
+int fd_names_locked(const struct rdsp_sock *s, int *out, int cap);
 
 /* preload_endpoint.c */
 void pump_locked(void);

@@ -220,8 +220,9 @@ out:
  *  - that one-shot is spent by the poll that reports it
  *    (rds_cong_updated_since), where the stand-in would stay readable
  *    until the next recvmsg.
- * POLLIN is asked of the real descriptor whatever the caller asked, so
- * that the one-shot wakes a poll for POLLWRBAND alone.
+ * POLLIN is asked of the real descriptor in place of POLLWRBAND, so that
+ * the one-shot wakes a poll for POLLWRBAND alone (which a queued message
+ * then wakes too, and the poll goes on waiting).
  */
 static bool any_ours(const struct pollfd *fds, nfds_t n)
 {
@@ -234,44 +235,73 @@ static bool any_ours(const struct pollfd *fds, nfds_t n)
 static int poll_common(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 		       const sigset_t *mask)
 {
+	struct timespec end = { 0 }, left;
 	short *asked;
 	int r;
 
 	if (n > (nfds_t)RDSP_POLL_MAX)
 		return REAL(ppoll)(fds, n, ts, mask);
 	asked = alloca(n * sizeof(*asked));
+	if (ts) {
+		left = *ts;
+		clock_gettime(CLOCK_MONOTONIC, &end);
+		end.tv_sec += ts->tv_sec;
+		end.tv_nsec += ts->tv_nsec;
+		if (end.tv_nsec >= 1000000000) {
+			end.tv_sec++;
+			end.tv_nsec -= 1000000000;
+		}
+	}
 	for (nfds_t i = 0; i < n; i++) {
 		asked[i] = fds[i].events;
-		if (fd_peek(fds[i].fd))
-			fds[i].events |= POLLIN;
+		/* POLLWRBAND is ours to tell: the real descriptor would give it
+		 * with every POLLOUT; the one-shot comes as its POLLIN */
+		if (fd_peek(fds[i].fd) && (fds[i].events & POLLWRBAND))
+			fds[i].events = (short)((fds[i].events & ~POLLWRBAND) | POLLIN);
 	}
-	r = REAL(ppoll)(fds, n, ts, mask);
+	for (;;) {
+		r = REAL(ppoll)(fds, n, ts ? &left : NULL, mask);
+		if (r < 0)
+			break;
+		pthread_mutex_lock(&g_lock);
+		r = 0;
+		for (nfds_t i = 0; i < n; i++) {
+			struct rdsp_sock *s = fd_peek(fds[i].fd);
+			short ev = fds[i].revents;
+
+			if (s && !(ev & POLLNVAL)) {
+				ev &= (short)~POLLWRBAND;
+				if (s->once_in && !s->dm) {
+					ev |= POLLIN | POLLRDNORM | POLLWRBAND;
+					s->once_in = false;
+					sync_sock(s);
+				}
+				ev &= (short)(POLLERR | POLLHUP | asked[i]);
+				fds[i].revents = ev;
+			}
+			if (fds[i].revents)
+				r++;
+		}
+		pthread_mutex_unlock(&g_lock);
+		if (r > 0)
+			break;
+		/* only what the caller did not ask for came: wait on */
+		if (ts) {
+			struct timespec now;
+
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			left.tv_sec = end.tv_sec - now.tv_sec;
+			left.tv_nsec = end.tv_nsec - now.tv_nsec;
+			if (left.tv_nsec < 0) {
+				left.tv_sec--;
+				left.tv_nsec += 1000000000;
+			}
+			if (left.tv_sec < 0 || (left.tv_sec == 0 && left.tv_nsec == 0))
+				break;
+		}
+	}
 	for (nfds_t i = 0; i < n; i++)
 		fds[i].events = asked[i];
-	if (r < 0)
-		return r;
-	pthread_mutex_lock(&g_lock);
-	r = 0;
-	for (nfds_t i = 0; i < n; i++) {
-		struct rdsp_sock *s = fd_peek(fds[i].fd);
-		short ev = fds[i].revents;
-
-		if (s && !(ev & POLLNVAL)) {
-			short keep = POLLERR | POLLHUP | asked[i];
-
-			ev &= (short)~POLLWRBAND;
-			if (s->once_in && !s->dm) {
-				ev |= POLLIN | POLLRDNORM | POLLWRBAND;
-				s->once_in = false;
-				sync_sock(s);
-			}
-			ev &= keep;
-			fds[i].revents = ev;
-		}
-		if (fds[i].revents)
-			r++;
-	}
-	pthread_mutex_unlock(&g_lock);
 	return r;
 }
 

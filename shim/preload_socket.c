@@ -43,6 +43,7 @@ int (*real_listen)(int, int);
 int (*real_accept)(int, struct sockaddr *, socklen_t *);
 int (*real_accept4)(int, struct sockaddr *, socklen_t *, int);
 int (*real_shutdown)(int, int);
+pid_t (*real_fork)(void);
 
 static bool g_kernel_absent;
 
@@ -56,7 +57,7 @@ __attribute__((constructor)) static void rdsp_init(void)
 	(void)REAL(fcntl); (void)REAL(fcntl64); (void)REAL(ioctl); (void)REAL(listen);
 	(void)REAL(accept); (void)REAL(accept4); (void)REAL(shutdown);
 	(void)REAL(readv); (void)REAL(writev); (void)REAL(sendmmsg); (void)REAL(recvmmsg);
-	(void)REAL(poll); (void)REAL(ppoll); (void)REAL(select); (void)REAL(pselect);
+	(void)REAL(fork); (void)REAL(poll); (void)REAL(ppoll); (void)REAL(select); (void)REAL(pselect);
 	dm_adopt_inherited();
 }
 

@@ -10,6 +10,7 @@
  * are in docs/kernel-behaviour.md ("The socket calls") and docs/shim.md.
  *
  *   calls client    the checks, on 127.0.0.1; exit 0 if all passed
+ *   calls fork      a forked child and its parent sharing two sockets
  *   calls slow      a socket on 127.0.0.2:6000 with the smallest RCVBUF
  *                   that never reads (the client congests it), until killed
  *
@@ -124,6 +125,7 @@ struct poker {
 	int fd;                      /* socket to send from, or to cancel on */
 	unsigned port;               /* the receiver's, for AFTER_SEND */
 	enum after after;
+	bool nosig;                  /* only the after, no signal */
 };
 
 /* Signal the main thread once it sleeps in its call, then, once the
@@ -135,10 +137,12 @@ static void *poker(void *arg)
 	sig_atomic_t before = g_sigs;
 
 	wait_main_sleeping();
-	syscall(SYS_tgkill, getpid(), g_main_tid, SIGUSR1);
-	while (g_sigs == before)
-		usleep(1000);
-	usleep(20000);   /* let an interrupted call return, not timed */
+	if (!p->nosig) {
+		syscall(SYS_tgkill, getpid(), g_main_tid, SIGUSR1);
+		while (g_sigs == before)
+			usleep(1000);
+		usleep(20000);   /* let an interrupted call return, not timed */
+	}
 	if (p->after == AFTER_SEND) {
 		if (send_to(p->fd, p->port, "after", 5) != 5)
 			perror("calls: poker send");
@@ -255,6 +259,22 @@ static void checks_signals(void)
 		set_timeo(t, SO_SNDTIMEO, 100);
 		FAILS(sendto(t, msg, sizeof(msg), 0, (struct sockaddr *)&nobody, sizeof(nobody)),
 		      ETIMEDOUT, "SO_SNDTIMEO: ETIMEDOUT");
+		{
+			/* A message waits on |t| and its SNDBUF is full: a poll
+			 * for POLLOUT alone waits until room comes, the message
+			 * does not end it. */
+			struct pollfd pf = { t, POLLOUT, 0 };
+			struct poker p = { .fd = t, .after = AFTER_CANCEL, .nosig = true };
+			pthread_t th;
+			int pn;
+
+			CHECK(send_to(s, 5003, "queued", 6) == 6, "a message for t");
+			th = poke(&p);
+			pn = poll(&pf, 1, -1);
+			CHECK(pn == 1 && pf.revents == POLLOUT, "poll POLLOUT until room: %d %#x", pn,
+			      pf.revents);
+			pthread_join(th, NULL);
+		}
 		close(t);
 	}
 	set_timeo(r, SO_RCVTIMEO, 100);
@@ -384,6 +404,8 @@ static void checks_surface(void)
 		FAILS(recv(nb, buf, sizeof(buf), 0), EAGAIN, "SOCK_NONBLOCK");
 		CHECK(fcntl(nb, F_GETFD) & FD_CLOEXEC, "SOCK_CLOEXEC");
 		CHECK(!(fcntl(bl, F_GETFD) & FD_CLOEXEC), "no SOCK_CLOEXEC");
+		CHECK(fcntl(bl, F_SETFD, FD_CLOEXEC) == 0 && (fcntl(bl, F_GETFD) & FD_CLOEXEC),
+		      "FD_CLOEXEC by fcntl");
 		close(nb);
 		close(bl);
 	}
@@ -486,6 +508,53 @@ static void checks_poll(const char *self)
 	close(s);
 }
 
+/* ---- fork ---- */
+
+/* The kernel's child shares its parent's sockets: both send and receive
+ * on them, and the parent goes on using them after the child is gone. */
+static int checks_fork(void)
+{
+	int r = sock_on(7001, 0), s = sock_on(7002, 0);
+	struct sockaddr_in got, from;
+	socklen_t l = sizeof(got), fl = sizeof(from);
+	char buf[64];
+	pid_t pid;
+	int st = -1;
+
+	CHECK(send_to(s, 7001, "before", 6) == 6 && recv(r, buf, sizeof(buf), 0) == 6,
+	      "before the fork");
+	pid = fork();
+	if (pid == 0) {
+		ssize_t n = recv(r, buf, sizeof(buf), 0);
+
+		if (n != 3 || memcmp(buf, "p2c", 3)) {
+			fprintf(stderr, "FAIL: child: recv on the inherited socket: %zd (%s)\n", n,
+				strerror(errno));
+			_exit(1);
+		}
+		if (send_to(r, 7002, "c2p", 3) != 3) {
+			fprintf(stderr, "FAIL: child: send on the inherited socket: %s\n",
+				strerror(errno));
+			_exit(1);
+		}
+		_exit(0);
+	}
+	CHECK(pid > 0, "fork");
+	CHECK(send_to(s, 7001, "p2c", 3) == 3, "parent sends to the child's socket");
+	CHECK(recvfrom(s, buf, sizeof(buf), 0, (struct sockaddr *)&from, &fl) == 3 &&
+	      !memcmp(buf, "c2p", 3) && ntohs(from.sin_port) == 7001, "the child's message");
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "the child passed");
+	CHECK(getsockname(r, (struct sockaddr *)&got, &l) == 0 && ntohs(got.sin_port) == 7001,
+	      "still bound after the fork");
+	CHECK(send_to(s, 7001, "again", 5) == 5 && recv(r, buf, sizeof(buf), 0) == 5 &&
+	      !memcmp(buf, "again", 5), "the parent after the child");
+	close(r);
+	close(s);
+	printf("%s\n", failed ? "FAILED" : "all passed");
+	return failed;
+}
+
 static int slow(void)
 {
 	struct sockaddr_in a = sin_of("127.0.0.2", 6000);
@@ -508,8 +577,10 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 2 && !strcmp(argv[1], "slow"))
 		return slow();
+	if (argc == 2 && !strcmp(argv[1], "fork"))
+		return checks_fork();
 	if (argc != 2 || strcmp(argv[1], "client")) {
-		fprintf(stderr, "usage: calls client | calls slow\n");
+		fprintf(stderr, "usage: calls client | calls fork | calls slow\n");
 		return 2;
 	}
 	g_main_tid = (pid_t)syscall(SYS_gettid);

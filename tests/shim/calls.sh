@@ -21,13 +21,23 @@ if [ -n "${SHIM_PRELOAD_FIRST:-}" ]; then
 	export LD_PRELOAD=$SHIM_PRELOAD_FIRST
 fi
 fail=0
-for mode in 0 1; do
-	out=$(RDSRUN_DAEMON=$mode CALLS_RDSD=$mode RDSD_NAME=rds-calls-test-$$ timeout 120 \
-		"$run" "$prog" client 2>&1)
-	rc=$?
-	echo "RDSRUN_DAEMON=$mode: $out"
-	if [ $rc != 0 ] || ! printf '%s\n' "$out" | grep -q "^all passed"; then
-		echo "FAIL: RDSRUN_DAEMON=$mode exit $rc"; fail=1
+# One rdsd name for every run: per process first (no rdsd yet), then a
+# fork that moves the sockets to an rdsd started for them (RDSRUN_DAEMON
+# unset, none running), then through that rdsd.
+name=rds-calls-test-$$
+check() {
+	rc=$1 what=$2 out=$3
+	echo "$what: $out"
+	if [ "$rc" != 0 ] || ! printf '%s\n' "$out" | grep -q "^all passed"; then
+		echo "FAIL: $what exit $rc"; fail=1
 	fi
-done
+}
+out=$(RDSRUN_DAEMON=0 CALLS_RDSD=0 RDSD_NAME=$name timeout -s KILL 120 "$run" "$prog" client 2>&1)
+check $? "RDSRUN_DAEMON=0" "$out"
+out=$(env -u RDSRUN_DAEMON RDSD_NAME=$name timeout -s KILL 60 "$run" "$prog" fork 2>&1)
+check $? "fork, RDSRUN_DAEMON unset" "$out"
+out=$(RDSRUN_DAEMON=1 CALLS_RDSD=1 RDSD_NAME=$name timeout -s KILL 120 "$run" "$prog" client 2>&1)
+check $? "RDSRUN_DAEMON=1" "$out"
+out=$(RDSRUN_DAEMON=1 RDSD_NAME=$name timeout -s KILL 60 "$run" "$prog" fork 2>&1)
+check $? "fork, RDSRUN_DAEMON=1" "$out"
 exit $fail
