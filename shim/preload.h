@@ -10,9 +10,12 @@
  * the shim keeps the other end (|b|) and drives |a|'s readiness: one byte
  * waits in |a| while the RDS socket is readable, and |a|'s (minimal) send
  * buffer is kept full while SNDBUF is. poll, select and epoll then see the
- * RDS socket's state on a real descriptor without being interposed, and
- * blocking calls block in poll() on |a|, so signals and timeouts are the
- * kernel's own.
+ * RDS socket's state on a real descriptor. A blocking call waits in a
+ * blocking read of an eventfd of its own (struct rdsp_waiter), woken when
+ * the socket's state changes or its deadline passes: that read is
+ * restarted by the kernel after a handler with SA_RESTART and fails with
+ * EINTR after one without, as the kernel's rds_recvmsg and rds_sendmsg
+ * waits (-ERESTARTSYS) are.
  *
  * One librds endpoint per process, created by the first bind, run by one
  * thread of the shim; all librds state is under one mutex. The descriptor
@@ -42,10 +45,12 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/select.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <stddef.h>
+#include <alloca.h>
 #include <stdio.h>
 
 #include <rds/rdsu_io.h>
@@ -71,7 +76,17 @@
 
 #define RDSP_EXPORT __attribute__((visibility("default")))
 #define RDSP_MAX_MSG (1u << 20)      /* RDS_MAX_MSG_SIZE */
+#define RDSP_POLL_MAX 4096          /* poll sets larger than this are not looked at */
 #define RDSP_COALESCE (20 * 1000ull) /* ns: sends closer than this are batched */
+
+/* One blocking call waiting on a socket (preload_poll.c wait_sock). */
+struct rdsp_waiter {
+	int efd;                     /* eventfd the call blocks reading */
+	short ev;                    /* POLLIN, POLLOUT, or 0: any change */
+	bool woken;
+	int64_t deadline;            /* now_ms() clock; -1: none */
+	struct rdsp_waiter *next;
+};
 
 struct rdsp_sock {
 	int a, b;                    /* the application's end, the shim's end */
@@ -90,7 +105,9 @@ struct rdsp_sock {
 	bool sent;                   /* a message left: TOS is fixed */
 	bool in_token;               /* the readable byte waits in |a| */
 	bool out_full;               /* |a|'s send buffer is kept full */
-	bool once_in;                /* a map update's one-shot POLLIN, until read */
+	bool once_in;                /* a map update's one-shot POLLIN, until polled or read */
+	struct rdsp_waiter *waiters; /* blocking calls waiting on it */
+	int sk_err;                  /* recvmmsg's error kept for the next one */
 	/* Backed by rdsd (rdsd_proto.h): the descriptor is the connection
 	 * to it; requests are answered on this process's channel. */
 	bool dm;
@@ -117,6 +134,15 @@ extern ssize_t (*real_recvmsg)(int, struct msghdr *, int);
 extern ssize_t (*real_recv)(int, void *, size_t, int);
 extern ssize_t (*real_read)(int, void *, size_t);
 extern ssize_t (*real_write)(int, const void *, size_t);
+extern ssize_t (*real_readv)(int, const struct iovec *, int);
+extern ssize_t (*real_writev)(int, const struct iovec *, int);
+extern int (*real_sendmmsg)(int, struct mmsghdr *, unsigned int, int);
+extern int (*real_recvmmsg)(int, struct mmsghdr *, unsigned int, int, struct timespec *);
+extern int (*real_poll)(struct pollfd *, nfds_t, int);
+extern int (*real_ppoll)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
+extern int (*real_select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
+extern int (*real_pselect)(int, fd_set *, fd_set *, fd_set *, const struct timespec *,
+			   const sigset_t *);
 extern int (*real_getsockname)(int, struct sockaddr *, socklen_t *);
 extern int (*real_getpeername)(int, struct sockaddr *, socklen_t *);
 extern int (*real_setsockopt)(int, int, int, const void *, socklen_t);
@@ -132,6 +158,7 @@ extern int (*real_listen)(int, int);
 extern int (*real_accept)(int, struct sockaddr *, socklen_t *);
 extern int (*real_accept4)(int, struct sockaddr *, socklen_t *, int);
 extern int (*real_shutdown)(int, int);
+extern pid_t (*real_fork)(void);
 
 #define REAL(f) (real_##f ? real_##f : (*(void **)&real_##f = dlsym(RTLD_NEXT, #f), real_##f))
 
@@ -155,6 +182,7 @@ void put_locked(struct rdsp_sock *s);
 /* preload_fd.c */
 struct rdsp_sock *fd_peek(int fd);
 int fd_set_locked(int fd, struct rdsp_sock *s);
+int fd_names_locked(const struct rdsp_sock *s, int *out, int cap);
 
 /* preload_endpoint.c */
 void pump_locked(void);
@@ -167,7 +195,8 @@ void sync_sock(struct rdsp_sock *s);
 bool nonblocking(const struct rdsp_sock *s, int flags);
 int timeo_ms(const struct rdsp_sock *s, int opt);
 int64_t now_ms(void);
-int wait_a(int a, short ev, int64_t deadline);
+int wait_sock_locked(struct rdsp_sock *s, short ev, int64_t deadline);
+void wake_all_locked(struct rdsp_sock *s);
 
 /* preload_bind.c */
 int addr_in(const struct sockaddr *sa, socklen_t len, struct rdsu_addr *a, uint16_t *port);

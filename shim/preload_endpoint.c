@@ -2,7 +2,9 @@
 /*
  * preload_endpoint.c - librds-preload.so: the process's own librds
  * endpoint (per-process mode), the thread that runs it, and what fork
- * does to it. The map of the shim is shim/README.md.
+ * does to it: the process's sockets move to rdsd first, so that parent
+ * and child share them as the kernel's. The map of the shim is
+ * shim/README.md.
  */
 #include "preload.h"
 
@@ -89,6 +91,12 @@ static void *io_thread(void *arg)
 			(void)REAL(read)(g_kick, &n, sizeof(n));
 		}
 		pthread_mutex_lock(&g_lock);
+		if (!g_tcp) {
+			/* the endpoint was handed to rdsd (move_to_rdsd) */
+			pthread_mutex_unlock(&g_lock);
+			REAL(close)(pfd[1].fd);
+			break;
+		}
 		if (g_flush_pending) {
 			g_flush_pending = false;
 			g_last_flush = rdsu_clock();
@@ -165,4 +173,194 @@ int endpoint_locked(const struct rdsu_addr *addr)
 		atfork_done = true;
 	}
 	return 0;
+}
+
+/*
+ * fork: the kernel's child shares its parent's sockets. A socket of the
+ * process's own librds endpoint cannot be shared (the endpoint, its
+ * thread and its queues are the parent's memory), so before the first
+ * fork that has such sockets the process's presence moves to rdsd
+ * (started when none runs): each socket is made again in rdsd with its
+ * options, its bound address and port and its connected address, under
+ * the same descriptor numbers (dup2), and the endpoint is freed first so
+ * that rdsd can take its address. Messages the endpoint still held
+ * (received and not read, sent and not acknowledged) are dropped, as
+ * closing the sockets would drop them. RDSRUN_DAEMON=0 forbids rdsd: the
+ * child's sockets then answer EBADF (docs/shim.md).
+ */
+struct moved {
+	struct rdsp_sock *s;
+	int conn;                    /* the new connection to rdsd */
+	bool bound, nonblock;
+	struct sockaddr_storage name, peer;
+	socklen_t namelen, peerlen;
+	int sndbuf, rcvbuf;          /* the values set, or 0 */
+	struct timeval rcvtimeo, sndtimeo;
+	struct rdsopt opt;
+	uint8_t tos;
+};
+
+static int g_moving;
+
+static void move_to_rdsd(void)
+{
+	struct moved *mv = NULL;
+	size_t n = 0, cap = 0;
+
+	pthread_mutex_lock(&g_lock);
+	for (struct rdsp_sock *s = g_socks; s; s = s->next) {
+		struct moved *m;
+		struct rdsu_addr a;
+		uint16_t port;
+		int v;
+		socklen_t l;
+
+		if (s->dm || s->closed)
+			continue;
+		if (n == cap) {
+			struct moved *g = realloc(mv, (cap ? cap * 2 : 8) * sizeof(*mv));
+
+			if (!g)
+				goto out_unlock;
+			mv = g;
+			cap = cap ? cap * 2 : 8;
+		}
+		m = &mv[n++];
+		memset(m, 0, sizeof(*m));
+		m->s = s;
+		m->conn = -1;
+		if (s->us && rdsu_sock_get_name(s->us, &a, &port) == 0) {
+			m->bound = true;
+			m->namelen = rdsu_sockaddr(&a, port, &m->name);
+		}
+		if (s->connected)
+			m->peerlen = rdsu_sockaddr(&s->conn_addr, s->conn_port, &m->peer);
+		v = REAL(fcntl)(s->a, F_GETFL);
+		m->nonblock = v >= 0 && (v & O_NONBLOCK);
+		l = sizeof(v);
+		if (s->sndbuf_set && REAL(getsockopt)(s->b, SOL_SOCKET, SO_SNDBUF, &v, &l) == 0)
+			m->sndbuf = v / 2;   /* the kernel doubled what was asked */
+		l = sizeof(v);
+		if (s->rcvbuf_set && REAL(getsockopt)(s->b, SOL_SOCKET, SO_RCVBUF, &v, &l) == 0)
+			m->rcvbuf = v / 2;
+		l = sizeof(m->rcvtimeo);
+		(void)REAL(getsockopt)(s->b, SOL_SOCKET, SO_RCVTIMEO, &m->rcvtimeo, &l);
+		l = sizeof(m->sndtimeo);
+		(void)REAL(getsockopt)(s->b, SOL_SOCKET, SO_SNDTIMEO, &m->sndtimeo, &l);
+		m->opt = s->opt;
+		m->tos = s->tos;
+	}
+	pthread_mutex_unlock(&g_lock);
+	if (n == 0)
+		goto out;
+	/* rdsd first: without it nothing moves */
+	for (size_t i = 0; i < n; i++) {
+		mv[i].conn = dm_connect(DM_SPAWN, SOCK_CLOEXEC);
+		if (mv[i].conn < 0) {
+			for (size_t j = 0; j < i; j++)
+				REAL(close)(mv[j].conn);
+			goto out;
+		}
+	}
+	pthread_mutex_lock(&g_lock);
+	/* free the endpoint, so that rdsd can take its address */
+	for (size_t i = 0; i < n; i++) {
+		struct rdsp_sock *s = mv[i].s;
+
+		if (s->us) {
+			rdsu_sock_free(s->us, rdsu_clock());
+			s->us = NULL;
+		}
+	}
+	if (g_tcp) {
+		uint64_t one = 1;
+
+		rdsu_tcp_free(g_tcp);
+		g_tcp = NULL;
+		if (g_kick >= 0)
+			(void)!REAL(write)(g_kick, &one, sizeof(one));   /* the thread ends */
+		g_kick = -1;
+		g_flush_pending = false;
+	}
+	/* the same descriptor numbers now name rdsd sockets */
+	for (size_t i = 0; i < n; i++) {
+		struct rdsp_sock *s = mv[i].s, *ns = dm_new(mv[i].conn);
+		int fds[64], k = fd_names_locked(s, fds, 64);
+
+		if (!ns || k > 64) {
+			free(ns);
+			continue;    /* left as it was: its calls answer EBADF in the child */
+		}
+		ns->fds = 0;
+		for (int j = 0; j < k; j++) {
+			int fl = REAL(fcntl)(fds[j], F_GETFD);
+
+			if (REAL(dup2)(mv[i].conn, fds[j]) < 0)
+				continue;
+			(void)REAL(fcntl)(fds[j], F_SETFD, fl > 0 ? fl : 0);
+			(void)fd_set_locked(fds[j], ns);
+			ns->fds++;
+			ns->a = fds[j];
+		}
+		if (mv[i].nonblock)
+			(void)REAL(fcntl)(mv[i].conn, F_SETFL, O_NONBLOCK);
+		REAL(close)(mv[i].conn);
+		mv[i].conn = ns->a;
+		ns->next = g_socks;
+		g_socks = ns;
+		/* the old socket goes, as a close would take it */
+		s->fds = 0;
+		release_sock_locked(s);
+		if (s->busy == 0)
+			free(s);
+	}
+	pthread_mutex_unlock(&g_lock);
+	/* its state again, through the calls a program would make */
+	for (size_t i = 0; i < n; i++) {
+		struct moved *m = &mv[i];
+		int fd = m->conn, one = 1;
+
+		if (!fd_peek(fd) || !fd_peek(fd)->dm)
+			continue;
+		if (m->sndbuf)
+			(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &m->sndbuf, sizeof(int));
+		if (m->rcvbuf)
+			(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &m->rcvbuf, sizeof(int));
+		if (m->rcvtimeo.tv_sec || m->rcvtimeo.tv_usec)
+			(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &m->rcvtimeo, sizeof(m->rcvtimeo));
+		if (m->sndtimeo.tv_sec || m->sndtimeo.tv_usec)
+			(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &m->sndtimeo, sizeof(m->sndtimeo));
+		if (m->opt.cong_monitor)
+			(void)setsockopt(fd, SOL_RDS, RDS_CONG_MONITOR, &one, sizeof(one));
+		if (m->opt.recverr)
+			(void)setsockopt(fd, SOL_RDS, RDS_RECVERR, &one, sizeof(one));
+		if (m->opt.transport != RDSU_TRANS_NONE) {
+			int t = (int)m->opt.transport;
+
+			(void)setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &t, sizeof(t));
+		}
+		if (m->bound && bind(fd, (struct sockaddr *)&m->name, m->namelen) < 0) {
+			fprintf(stderr, "librds-preload: fork: rdsd could not take a socket's "
+				"address: %s\n", strerror(errno));
+		}
+		if (m->tos)
+			(void)ioctl(fd, SIOCRDSSETTOS, &m->tos);
+		if (m->peerlen)
+			(void)connect(fd, (struct sockaddr *)&m->peer, m->peerlen);
+	}
+	goto out;
+out_unlock:
+	pthread_mutex_unlock(&g_lock);
+out:
+	free(mv);
+}
+
+RDSP_EXPORT pid_t fork(void)
+{
+	if (!__atomic_load_n(&g_moving, __ATOMIC_RELAXED) && dm_mode() != DM_OFF) {
+		__atomic_store_n(&g_moving, 1, __ATOMIC_RELAXED);
+		move_to_rdsd();
+		__atomic_store_n(&g_moving, 0, __ATOMIC_RELAXED);
+	}
+	return REAL(fork)();
 }

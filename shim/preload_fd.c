@@ -157,3 +157,25 @@ RDSP_EXPORT int fcntl64(int fd, int cmd, ...)
 	va_end(ap);
 	return fcntl_common(REAL(fcntl64) ? real_fcntl64 : REAL(fcntl), fd, cmd, arg);
 }
+
+/* The descriptors naming |s|, up to |cap| of them in |out|. Return: how
+ * many name it. */
+int fd_names_locked(const struct rdsp_sock *s, int *out, int cap)
+{
+	int n = 0;
+
+	for (int c = 0; c < RDSP_CHUNKS; c++) {
+		_Atomic(struct rdsp_sock *) *chunk =
+			atomic_load_explicit(&g_fdtab[c], memory_order_acquire);
+
+		if (!chunk)
+			continue;
+		for (int i = 0; i < RDSP_CHUNK; i++)
+			if (atomic_load_explicit(&chunk[i], memory_order_relaxed) == s) {
+				if (n < cap)
+					out[n] = c * RDSP_CHUNK + i;
+				n++;
+			}
+	}
+	return n;
+}

@@ -7,6 +7,31 @@
  */
 #include "preload.h"
 
+static void wake(struct rdsp_waiter *w)
+{
+	uint64_t one = 1;
+
+	if (w->woken)
+		return;
+	w->woken = true;
+	(void)!REAL(write)(w->efd, &one, sizeof(one));
+}
+
+/* Wake the calls waiting on |s| for what its state |m| now gives. */
+static void wake_for_locked(struct rdsp_sock *s, unsigned m)
+{
+	for (struct rdsp_waiter *w = s->waiters; w; w = w->next)
+		if (w->ev == 0 || ((w->ev & POLLIN) && (m & RDSU_POLLIN)) ||
+		    ((w->ev & POLLOUT) && (m & RDSU_POLLOUT)))
+			wake(w);
+}
+
+void wake_all_locked(struct rdsp_sock *s)
+{
+	for (struct rdsp_waiter *w = s->waiters; w; w = w->next)
+		wake(w);
+}
+
 /* Make |a| tell what the RDS socket's state is (see the header comment). */
 void sync_sock(struct rdsp_sock *s)
 {
@@ -20,6 +45,8 @@ void sync_sock(struct rdsp_sock *s)
 
 	if (!s->opt.cong_monitor && (m & RDSU_POLLWRBAND))
 		s->once_in = true;
+	if (s->waiters)
+		wake_for_locked(s, m);
 	in = (m & RDSU_POLLIN) || s->once_in;
 	if (in && !s->in_token) {
 		if (REAL(send)(s->b, "r", 1, MSG_DONTWAIT | MSG_NOSIGNAL) == 1)
@@ -73,24 +100,351 @@ int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Wait, unlocked, for |ev| on |a|: 0 when it came, -ETIMEDOUT past
- * |deadline| (-1: none), -EINTR. */
-int wait_a(int a, short ev, int64_t deadline)
+/*
+ * Deadlines: one thread of the process (started by the first wait that
+ * has one, again in a fork's child) wakes each waiter whose deadline has
+ * passed. It sleeps on g_tcond, under g_lock, until the earliest.
+ */
+static pthread_cond_t g_tcond;
+static pid_t g_tpid;
+
+static void *timer_thread(void *arg)
 {
-	struct pollfd pfd = { .fd = a, .events = ev };
-	int ms = -1, n;
+	(void)arg;
+	pthread_mutex_lock(&g_lock);
+	for (;;) {
+		int64_t now = now_ms(), next = -1;
 
-	if (deadline >= 0) {
-		int64_t left = deadline - now_ms();
+		for (struct rdsp_sock *s = g_socks; s; s = s->next)
+			for (struct rdsp_waiter *w = s->waiters; w; w = w->next) {
+				if (w->deadline < 0 || w->woken)
+					continue;
+				if (w->deadline <= now)
+					wake(w);
+				else if (next < 0 || w->deadline < next)
+					next = w->deadline;
+			}
+		if (next < 0) {
+			pthread_cond_wait(&g_tcond, &g_lock);
+		} else {
+			struct timespec ts = { .tv_sec = next / 1000,
+					       .tv_nsec = (long)(next % 1000) * 1000000 };
 
-		if (left <= 0)
-			return -ETIMEDOUT;
-		ms = left > INT_MAX ? INT_MAX : (int)left;
+			(void)pthread_cond_timedwait(&g_tcond, &g_lock, &ts);
+		}
 	}
-	n = poll(&pfd, 1, ms);
-	if (n < 0)
+	return NULL;
+}
+
+static int timer_locked(void)
+{
+	pthread_condattr_t ca;
+	sigset_t all, old;
+	pthread_t th;
+	int e;
+
+	if (g_tpid == getpid()) {
+		pthread_cond_signal(&g_tcond);
+		return 0;
+	}
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&g_tcond, &ca);
+	pthread_condattr_destroy(&ca);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	e = pthread_create(&th, NULL, timer_thread, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e)
+		return -e;
+	pthread_detach(th);
+	g_tpid = getpid();
+	return 0;
+}
+
+/*
+ * Wait, with g_lock held and dropped meanwhile, until |s|'s state gives
+ * |ev| (POLLIN, POLLOUT; 0: any change of the endpoint's state) or
+ * |deadline| (now_ms(); -1: none) passes. The wait is a blocking read of
+ * an eventfd, which fails with -ERESTARTSYS on a signal as the kernel's
+ * wait_event_interruptible does: restarted by the kernel for a handler
+ * with SA_RESTART, EINTR without. Return: 0 (look again); -ETIMEDOUT;
+ * -EINTR; -EBADF when the socket was closed meanwhile; what eventfd fails
+ * with.
+ */
+int wait_sock_locked(struct rdsp_sock *s, short ev, int64_t deadline)
+{
+	struct rdsp_waiter w = { .ev = ev, .deadline = deadline }, **pp;
+	uint64_t v;
+	int e = 0;
+
+	if (deadline >= 0 && now_ms() >= deadline)
+		return -ETIMEDOUT;
+	w.efd = eventfd(0, EFD_CLOEXEC);
+	if (w.efd < 0)
 		return -errno;
-	if (n == 0 && deadline >= 0 && now_ms() >= deadline)
+	w.next = s->waiters;
+	s->waiters = &w;
+	if (deadline >= 0) {
+		e = timer_locked();
+		if (e < 0)
+			goto out;
+	}
+	pthread_mutex_unlock(&g_lock);
+	if (REAL(read)(w.efd, &v, sizeof(v)) < 0)
+		e = -errno;
+	pthread_mutex_lock(&g_lock);
+out:
+	for (pp = &s->waiters; *pp; pp = &(*pp)->next)
+		if (*pp == &w) {
+			*pp = w.next;
+			break;
+		}
+	REAL(close)(w.efd);
+	if (s->closed)
+		return -EBADF;
+	if (e < 0)
+		return e;
+	if (deadline >= 0 && now_ms() >= deadline)
 		return -ETIMEDOUT;
 	return 0;
+}
+
+/*
+ * poll, ppoll, select and pselect on a set holding RDS sockets: the real
+ * descriptor tells POLLIN and POLLOUT; what rds_poll (net/rds/af_rds.c)
+ * answers beyond that is set here:
+ *  - POLLWRBAND only with the one-shot POLLIN a congestion map update
+ *    gives a socket not in monitor mode (the stand-in Unix socket reports
+ *    it with every POLLOUT);
+ *  - that one-shot is spent by the poll that reports it
+ *    (rds_cong_updated_since), where the stand-in would stay readable
+ *    until the next recvmsg.
+ * POLLIN is asked of the real descriptor in place of POLLWRBAND, so that
+ * the one-shot wakes a poll for POLLWRBAND alone (which a queued message
+ * then wakes too, and the poll goes on waiting).
+ */
+static bool any_ours(const struct pollfd *fds, nfds_t n)
+{
+	for (nfds_t i = 0; i < n; i++)
+		if (fd_peek(fds[i].fd))
+			return true;
+	return false;
+}
+
+static int poll_common(struct pollfd *fds, nfds_t n, const struct timespec *ts,
+		       const sigset_t *mask)
+{
+	struct timespec end = { 0 }, left;
+	short *asked;
+	int r;
+
+	if (n > (nfds_t)RDSP_POLL_MAX)
+		return REAL(ppoll)(fds, n, ts, mask);
+	asked = alloca(n * sizeof(*asked));
+	if (ts) {
+		left = *ts;
+		clock_gettime(CLOCK_MONOTONIC, &end);
+		end.tv_sec += ts->tv_sec;
+		end.tv_nsec += ts->tv_nsec;
+		if (end.tv_nsec >= 1000000000) {
+			end.tv_sec++;
+			end.tv_nsec -= 1000000000;
+		}
+	}
+	for (nfds_t i = 0; i < n; i++) {
+		asked[i] = fds[i].events;
+		/* POLLWRBAND is ours to tell: the real descriptor would give it
+		 * with every POLLOUT; the one-shot comes as its POLLIN */
+		if (fd_peek(fds[i].fd) && (fds[i].events & POLLWRBAND))
+			fds[i].events = (short)((fds[i].events & ~POLLWRBAND) | POLLIN);
+	}
+	for (;;) {
+		r = REAL(ppoll)(fds, n, ts ? &left : NULL, mask);
+		if (r < 0)
+			break;
+		pthread_mutex_lock(&g_lock);
+		r = 0;
+		for (nfds_t i = 0; i < n; i++) {
+			struct rdsp_sock *s = fd_peek(fds[i].fd);
+			short ev = fds[i].revents;
+
+			if (s && !(ev & POLLNVAL)) {
+				ev &= (short)~POLLWRBAND;
+				if (s->once_in && !s->dm) {
+					ev |= POLLIN | POLLRDNORM | POLLWRBAND;
+					s->once_in = false;
+					sync_sock(s);
+				}
+				ev &= (short)(POLLERR | POLLHUP | asked[i]);
+				fds[i].revents = ev;
+			}
+			if (fds[i].revents)
+				r++;
+		}
+		pthread_mutex_unlock(&g_lock);
+		if (r > 0)
+			break;
+		/* only what the caller did not ask for came: wait on */
+		if (ts) {
+			struct timespec now;
+
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			left.tv_sec = end.tv_sec - now.tv_sec;
+			left.tv_nsec = end.tv_nsec - now.tv_nsec;
+			if (left.tv_nsec < 0) {
+				left.tv_sec--;
+				left.tv_nsec += 1000000000;
+			}
+			if (left.tv_sec < 0 || (left.tv_sec == 0 && left.tv_nsec == 0))
+				break;
+		}
+	}
+	for (nfds_t i = 0; i < n; i++)
+		fds[i].events = asked[i];
+	return r;
+}
+
+RDSP_EXPORT int poll(struct pollfd *fds, nfds_t n, int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+	if (!any_ours(fds, n))
+		return REAL(poll)(fds, n, ms);
+	return poll_common(fds, n, ms < 0 ? NULL : &ts, NULL);
+}
+
+/* glibc declares ppoll's |fds| write-only, which it is not. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+RDSP_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
+		      const sigset_t *mask)
+{
+	if (!any_ours(fds, n))
+		return REAL(ppoll)(fds, n, ts, mask);
+	return poll_common(fds, n, ts, mask);
+}
+#pragma GCC diagnostic pop
+
+/* select as the kernel's do_select sees a poll mask: readable for
+ * POLLIN, POLLRDNORM, POLLRDBAND, POLLHUP, POLLERR; writable for POLLOUT,
+ * POLLWRNORM, POLLWRBAND, POLLERR; exceptional for POLLPRI. */
+static int select_common(int nfds, fd_set *r, fd_set *w, fd_set *x, struct timespec *ts,
+			 const sigset_t *mask)
+{
+	struct pollfd p[FD_SETSIZE] = { { 0 } };
+	nfds_t n = 0;
+	int ret = 0;
+
+	for (int fd = 0; fd < nfds; fd++) {
+		short ev = 0;
+
+		if (r && FD_ISSET(fd, r))
+			ev |= POLLIN | POLLRDNORM | POLLRDBAND;
+		if (w && FD_ISSET(fd, w))
+			ev |= POLLOUT | POLLWRNORM | POLLWRBAND;
+		if (x && FD_ISSET(fd, x))
+			ev |= POLLPRI;
+		if (ev)
+			p[n++] = (struct pollfd){ .fd = fd, .events = ev };
+	}
+	{
+		struct timespec end = { 0 }, now;
+
+		if (ts) {
+			clock_gettime(CLOCK_MONOTONIC, &end);
+			end.tv_sec += ts->tv_sec;
+			end.tv_nsec += ts->tv_nsec;
+			if (end.tv_nsec >= 1000000000) {
+				end.tv_sec++;
+				end.tv_nsec -= 1000000000;
+			}
+		}
+		if (poll_common(p, n, ts, mask) < 0)
+			return -1;
+		if (ts) {
+			/* select tells what is left of the timeout */
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			ts->tv_sec = end.tv_sec - now.tv_sec;
+			ts->tv_nsec = end.tv_nsec - now.tv_nsec;
+			if (ts->tv_nsec < 0) {
+				ts->tv_sec--;
+				ts->tv_nsec += 1000000000;
+			}
+			if (ts->tv_sec < 0)
+				ts->tv_sec = ts->tv_nsec = 0;
+		}
+	}
+	for (nfds_t i = 0; i < n; i++)
+		if (p[i].revents & POLLNVAL)
+			return set_errno(-EBADF);
+	if (r)
+		FD_ZERO(r);
+	if (w)
+		FD_ZERO(w);
+	if (x)
+		FD_ZERO(x);
+	for (nfds_t i = 0; i < n; i++) {
+		short ev = p[i].revents;
+
+		if (r && (p[i].events & POLLIN) &&
+		    (ev & (POLLIN | POLLRDNORM | POLLRDBAND | POLLHUP | POLLERR))) {
+			FD_SET(p[i].fd, r);
+			ret++;
+		}
+		if (w && (p[i].events & POLLOUT) &&
+		    (ev & (POLLOUT | POLLWRNORM | POLLWRBAND | POLLERR))) {
+			FD_SET(p[i].fd, w);
+			ret++;
+		}
+		if (x && (p[i].events & POLLPRI) && (ev & POLLPRI)) {
+			FD_SET(p[i].fd, x);
+			ret++;
+		}
+	}
+	return ret;
+}
+
+static bool set_has_ours(int nfds, fd_set *r, fd_set *w, fd_set *x)
+{
+	if (nfds < 0 || nfds > FD_SETSIZE)
+		return false;
+	for (int fd = 0; fd < nfds; fd++)
+		if (((r && FD_ISSET(fd, r)) || (w && FD_ISSET(fd, w)) || (x && FD_ISSET(fd, x))) &&
+		    fd_peek(fd))
+			return true;
+	return false;
+}
+
+RDSP_EXPORT int select(int nfds, fd_set *r, fd_set *w, fd_set *x, struct timeval *tv)
+{
+	struct timespec ts;
+	int ret;
+
+	if (!set_has_ours(nfds, r, w, x))
+		return REAL(select)(nfds, r, w, x, tv);
+	if (tv) {
+		if (tv->tv_sec < 0 || tv->tv_usec < 0)
+			return set_errno(-EINVAL);
+		ts.tv_sec = tv->tv_sec + tv->tv_usec / 1000000;
+		ts.tv_nsec = (tv->tv_usec % 1000000) * 1000;
+	}
+	ret = select_common(nfds, r, w, x, tv ? &ts : NULL, NULL);
+	if (tv) {
+		tv->tv_sec = ts.tv_sec;
+		tv->tv_usec = ts.tv_nsec / 1000;
+	}
+	return ret;
+}
+
+RDSP_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *x, const struct timespec *t,
+			const sigset_t *mask)
+{
+	struct timespec ts;
+
+	if (!set_has_ours(nfds, r, w, x))
+		return REAL(pselect)(nfds, r, w, x, t, mask);
+	if (t)
+		ts = *t;
+	return select_common(nfds, r, w, x, t ? &ts : NULL, mask);
 }

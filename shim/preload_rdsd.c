@@ -110,10 +110,10 @@ static void dm_spawn(void)
 		REAL(close)(lfd);
 		return;
 	}
-	pid = fork();
+	pid = REAL(fork)();
 	if (pid == 0) {
 		/* the daemon outlives us: a grandchild, in a session of its own */
-		if (fork() == 0) {
+		if (REAL(fork)() == 0) {
 			const char *log = getenv("RDSD_LOG");
 			int nul = open("/dev/null", O_RDWR);
 			int err = log && *log ? open(log, O_WRONLY | O_CREAT | O_APPEND, 0644) : nul;

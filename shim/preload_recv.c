@@ -176,11 +176,9 @@ static ssize_t do_recv(struct rdsp_sock *s, struct msghdr *mh, int flags)
 			if (ms >= 0)
 				deadline = now_ms() + ms;
 		}
-		pthread_mutex_unlock(&g_lock);
-		e = wait_a(s->a, POLLIN, deadline);
-		pthread_mutex_lock(&g_lock);
-		if (s->closed)
-			return -EBADF;
+		/* rds_recvmsg: wait_event_interruptible_timeout, -ERESTARTSYS
+		 * on a signal whether SO_RCVTIMEO is set or not. */
+		e = wait_sock_locked(s, POLLIN, deadline);
 		if (e < 0)
 			return e;
 	}
@@ -277,6 +275,9 @@ RDSP_EXPORT ssize_t recv(int fd, void *buf, size_t len, int flags)
 	return recv_common(fd, &mh, flags);
 }
 
+/* read and readv: sock_read_iter (net/socket.c): 0 for no room at all,
+ * without looking at the socket; otherwise a recvmsg, MSG_DONTWAIT when
+ * the descriptor is non-blocking. */
 RDSP_EXPORT ssize_t read(int fd, void *buf, size_t len)
 {
 	struct iovec iov = { buf, len };
@@ -284,5 +285,106 @@ RDSP_EXPORT ssize_t read(int fd, void *buf, size_t len)
 
 	if (!fd_peek(fd))
 		return REAL(read)(fd, buf, len);
+	if (len == 0)
+		return 0;
 	return recv_common(fd, &mh, 0);
+}
+
+RDSP_EXPORT ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
+{
+	struct msghdr mh = { .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)iovcnt };
+	size_t total = 0;
+
+	if (!fd_peek(fd))
+		return REAL(readv)(fd, iov, iovcnt);
+	if (iovcnt < 0 || iovcnt > IOV_MAX)
+		return set_errno(-EINVAL);
+	for (int i = 0; i < iovcnt; i++)
+		total += iov[i].iov_len;
+	if (total == 0)
+		return 0;
+	return recv_common(fd, &mh, 0);
+}
+
+/*
+ * recvmmsg (net/socket.c do_recvmmsg): a recvmsg per entry with the
+ * call's flags; MSG_WAITFORONE makes every one after the first
+ * non-blocking; the timeout is looked at only between messages (a
+ * blocking recvmsg waits as long as it waits) and what is left of it is
+ * written back. The count received, or the first error when none was; an
+ * error other than EAGAIN after some messages is kept (sk_err) and
+ * answered by the next recvmmsg.
+ */
+RDSP_EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
+			 struct timespec *timeout)
+{
+	struct rdsp_sock *s;
+	struct timespec end = { 0 };
+	unsigned i;
+	int err = 0;
+
+	if (!fd_peek(fd))
+		return REAL(recvmmsg)(fd, vec, vlen, flags, timeout);
+	if (timeout) {
+		if (timeout->tv_sec < 0 || timeout->tv_nsec < 0 || timeout->tv_nsec >= 1000000000)
+			return set_errno(-EINVAL);
+		clock_gettime(CLOCK_MONOTONIC, &end);
+		end.tv_sec += timeout->tv_sec;
+		end.tv_nsec += timeout->tv_nsec;
+		if (end.tv_nsec >= 1000000000) {
+			end.tv_sec++;
+			end.tv_nsec -= 1000000000;
+		}
+	}
+	if (!(flags & MSG_ERRQUEUE)) {
+		s = get_locked(fd);
+		if (!s)
+			return set_errno(-EBADF);
+		err = s->sk_err;
+		s->sk_err = 0;
+		put_locked(s);
+		if (err)
+			return set_errno(-err);
+	}
+	for (i = 0; i < vlen; i++) {
+		ssize_t n = recv_common(fd, &vec[i].msg_hdr, flags & ~MSG_WAITFORONE);
+
+		if (n < 0) {
+			err = errno;
+			break;
+		}
+		vec[i].msg_len = (unsigned)n;
+		if (flags & MSG_WAITFORONE)
+			flags |= MSG_DONTWAIT;
+		if (timeout) {
+			struct timespec now;
+
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			timeout->tv_sec = end.tv_sec - now.tv_sec;
+			timeout->tv_nsec = end.tv_nsec - now.tv_nsec;
+			if (timeout->tv_nsec < 0) {
+				timeout->tv_sec--;
+				timeout->tv_nsec += 1000000000;
+			}
+			if (timeout->tv_sec < 0) {
+				timeout->tv_sec = timeout->tv_nsec = 0;
+				i++;
+				break;
+			}
+			if (timeout->tv_sec == 0 && timeout->tv_nsec == 0) {
+				i++;
+				break;
+			}
+		}
+	}
+	if (i == 0 && err)
+		return set_errno(-err);
+	if (err && err != EAGAIN) {
+		s = get_locked(fd);
+		if (s) {
+			s->sk_err = err;
+			put_locked(s);
+		}
+	}
+	return (int)i;
 }

@@ -154,7 +154,7 @@ static ssize_t dm_send(struct rdsp_sock *s, int fd, const struct msghdr *mh, int
 	size_t total = 0;
 	int e;
 
-	if (flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL))
+	if (flags & ~MSG_DONTWAIT)   /* rds_sendmsg: MSG_NOSIGNAL too is refused */
 		return -EOPNOTSUPP;
 	if (mh->msg_name && mh->msg_namelen) {
 		struct rdsu_addr dst;
@@ -290,20 +290,13 @@ static ssize_t do_send(struct rdsp_sock *s, const struct msghdr *mh, int flags)
 				deadline = now_ms() + ms;
 		}
 		sync_sock(s);
-		pthread_mutex_unlock(&g_lock);
-		if (e == -EAGAIN) {
-			e = wait_a(s->a, POLLOUT, deadline);
-		} else {
-			/* rds_cong_wait: until the port is free, without a timeout;
-			 * no descriptor tells us, so look again every 5 ms. */
-			struct pollfd none = { .fd = -1 };
-
-			e = poll(&none, 1, 5) < 0 ? -errno : 0;
-		}
-		pthread_mutex_lock(&g_lock);
-		if (s->closed || e < 0) {
+		/* rds_sendmsg waits for SNDBUF room with SO_SNDTIMEO, and
+		 * rds_cong_wait for the port without a timeout: both fail
+		 * with -ERESTARTSYS on a signal, as wait_sock_locked does. */
+		e = wait_sock_locked(s, e == -EAGAIN ? POLLOUT : 0, e == -EAGAIN ? deadline : -1);
+		if (e < 0) {
 			free(lv);
-			return s->closed ? -EBADF : e;
+			return e;
 		}
 	}
 }
@@ -357,12 +350,51 @@ RDSP_EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
 	return send_common(fd, &mh, flags);
 }
 
+/*
+ * write and writev reach rds_sendmsg through sock_write_iter, which adds
+ * MSG_EOR to every send on a SOCK_SEQPACKET socket (net/socket.c); RDS
+ * takes no flag but MSG_DONTWAIT and MSG_ZEROCOPY, so the kernel answers
+ * EOPNOTSUPP whatever the socket's state.
+ */
 RDSP_EXPORT ssize_t write(int fd, const void *buf, size_t len)
 {
-	struct iovec iov = { (void *)buf, len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-
 	if (!fd_peek(fd))
 		return REAL(write)(fd, buf, len);
-	return send_common(fd, &mh, 0);
+	return set_errno(-EOPNOTSUPP);
+}
+
+RDSP_EXPORT ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
+{
+	if (!fd_peek(fd))
+		return REAL(writev)(fd, iov, iovcnt);
+	if (iovcnt < 0 || iovcnt > IOV_MAX)
+		return set_errno(-EINVAL);   /* import_iovec, before the socket */
+	return set_errno(-EOPNOTSUPP);
+}
+
+/*
+ * sendmmsg (net/socket.c __sys_sendmmsg): each message a sendmsg with
+ * the call's flags, MSG_BATCH added to all but the last (which RDS
+ * refuses: EOPNOTSUPP, so only a one-message call sends), and MSG_EOR
+ * taken from the message's own msg_flags; the count sent, or the first
+ * error when none was.
+ */
+RDSP_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags)
+{
+	unsigned i;
+
+	if (!fd_peek(fd))
+		return REAL(sendmmsg)(fd, vec, vlen, flags);
+	if (vlen > IOV_MAX)
+		vlen = IOV_MAX;   /* UIO_MAXIOV */
+	for (i = 0; i < vlen; i++) {
+		int f = flags | (vec[i].msg_hdr.msg_flags & MSG_EOR) |
+			(i + 1 < vlen ? MSG_BATCH : 0);
+		ssize_t n = send_common(fd, &vec[i].msg_hdr, f);
+
+		if (n < 0)
+			break;
+		vec[i].msg_len = (unsigned)n;
+	}
+	return i ? (int)i : (vlen ? -1 : 0);
 }

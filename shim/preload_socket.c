@@ -19,6 +19,15 @@ ssize_t (*real_recvmsg)(int, struct msghdr *, int);
 ssize_t (*real_recv)(int, void *, size_t, int);
 ssize_t (*real_read)(int, void *, size_t);
 ssize_t (*real_write)(int, const void *, size_t);
+ssize_t (*real_readv)(int, const struct iovec *, int);
+ssize_t (*real_writev)(int, const struct iovec *, int);
+int (*real_sendmmsg)(int, struct mmsghdr *, unsigned int, int);
+int (*real_recvmmsg)(int, struct mmsghdr *, unsigned int, int, struct timespec *);
+int (*real_poll)(struct pollfd *, nfds_t, int);
+int (*real_ppoll)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
+int (*real_select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
+int (*real_pselect)(int, fd_set *, fd_set *, fd_set *, const struct timespec *,
+		    const sigset_t *);
 int (*real_getsockname)(int, struct sockaddr *, socklen_t *);
 int (*real_getpeername)(int, struct sockaddr *, socklen_t *);
 int (*real_setsockopt)(int, int, int, const void *, socklen_t);
@@ -34,6 +43,7 @@ int (*real_listen)(int, int);
 int (*real_accept)(int, struct sockaddr *, socklen_t *);
 int (*real_accept4)(int, struct sockaddr *, socklen_t *, int);
 int (*real_shutdown)(int, int);
+pid_t (*real_fork)(void);
 
 static bool g_kernel_absent;
 
@@ -46,6 +56,8 @@ __attribute__((constructor)) static void rdsp_init(void)
 	(void)REAL(close); (void)REAL(dup); (void)REAL(dup2); (void)REAL(dup3);
 	(void)REAL(fcntl); (void)REAL(fcntl64); (void)REAL(ioctl); (void)REAL(listen);
 	(void)REAL(accept); (void)REAL(accept4); (void)REAL(shutdown);
+	(void)REAL(readv); (void)REAL(writev); (void)REAL(sendmmsg); (void)REAL(recvmmsg);
+	(void)REAL(fork); (void)REAL(poll); (void)REAL(ppoll); (void)REAL(select); (void)REAL(pselect);
 	dm_adopt_inherited();
 }
 
@@ -94,6 +106,7 @@ void release_sock_locked(struct rdsp_sock *s)
 		REAL(close)(s->chan);
 	s->chan = -1;
 	s->closed = true;
+	wake_all_locked(s);
 }
 
 void put_locked(struct rdsp_sock *s)
