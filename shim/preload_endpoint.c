@@ -91,7 +91,7 @@ static void *io_thread(void *arg)
 			(void)REAL(read)(g_kick, &n, sizeof(n));
 		}
 		pthread_mutex_lock(&g_lock);
-		if (!g_tcp) {
+		if (!g_io) {
 			/* the endpoint was handed to rdsd (move_to_rdsd) */
 			pthread_mutex_unlock(&g_lock);
 			REAL(close)(pfd[1].fd);
@@ -272,11 +272,12 @@ static void move_to_rdsd(void)
 			s->us = NULL;
 		}
 	}
-	if (g_tcp) {
+	if (g_io) {
 		uint64_t one = 1;
 
-		rdsu_tcp_free(g_tcp);
-		g_tcp = NULL;
+		rdsu_io_free(g_io);
+		g_io = NULL;
+		g_rdma = false;
 		if (g_kick >= 0)
 			(void)!REAL(write)(g_kick, &one, sizeof(one));   /* the thread ends */
 		g_kick = -1;
