@@ -202,68 +202,68 @@ struct moved {
 
 static int g_moving;
 
-static void move_to_rdsd(void)
+/* What socket |s| holds that rdsd must be told again. */
+static void note_sock_locked(struct moved *m, struct rdsp_sock *s)
 {
-	struct moved *mv = NULL;
+	struct rdsu_addr a;
+	uint16_t port;
+	int v;
+	socklen_t l;
+
+	memset(m, 0, sizeof(*m));
+	m->s = s;
+	m->conn = -1;
+	if (s->us && rdsu_sock_get_name(s->us, &a, &port) == 0) {
+		m->bound = true;
+		m->namelen = rdsu_sockaddr(&a, port, &m->name);
+	}
+	if (s->connected)
+		m->peerlen = rdsu_sockaddr(&s->conn_addr, s->conn_port, &m->peer);
+	v = REAL(fcntl)(s->a, F_GETFL);
+	m->nonblock = v >= 0 && (v & O_NONBLOCK);
+	l = sizeof(v);
+	if (s->sndbuf_set && REAL(getsockopt)(s->b, SOL_SOCKET, SO_SNDBUF, &v, &l) == 0)
+		m->sndbuf = v / 2;   /* the kernel doubled what was asked */
+	l = sizeof(v);
+	if (s->rcvbuf_set && REAL(getsockopt)(s->b, SOL_SOCKET, SO_RCVBUF, &v, &l) == 0)
+		m->rcvbuf = v / 2;
+	l = sizeof(m->rcvtimeo);
+	(void)REAL(getsockopt)(s->b, SOL_SOCKET, SO_RCVTIMEO, &m->rcvtimeo, &l);
+	l = sizeof(m->sndtimeo);
+	(void)REAL(getsockopt)(s->b, SOL_SOCKET, SO_SNDTIMEO, &m->sndtimeo, &l);
+	m->opt = s->opt;
+	m->tos = s->tos;
+}
+
+/* The process's own sockets, noted. Returns how many; -1 when out of
+ * memory (*mv is then the caller's to free). */
+static ssize_t note_socks(struct moved **mv)
+{
 	size_t n = 0, cap = 0;
 
 	pthread_mutex_lock(&g_lock);
 	for (struct rdsp_sock *s = g_socks; s; s = s->next) {
-		struct moved *m;
-		struct rdsu_addr a;
-		uint16_t port;
-		int v;
-		socklen_t l;
-
 		if (s->dm || s->closed)
 			continue;
 		if (n == cap) {
-			struct moved *g = realloc(mv, (cap ? cap * 2 : 8) * sizeof(*mv));
+			struct moved *g = realloc(*mv, (cap ? cap * 2 : 8) * sizeof(**mv));
 
-			if (!g)
-				goto out_unlock;
-			mv = g;
+			if (!g) {
+				pthread_mutex_unlock(&g_lock);
+				return -1;
+			}
+			*mv = g;
 			cap = cap ? cap * 2 : 8;
 		}
-		m = &mv[n++];
-		memset(m, 0, sizeof(*m));
-		m->s = s;
-		m->conn = -1;
-		if (s->us && rdsu_sock_get_name(s->us, &a, &port) == 0) {
-			m->bound = true;
-			m->namelen = rdsu_sockaddr(&a, port, &m->name);
-		}
-		if (s->connected)
-			m->peerlen = rdsu_sockaddr(&s->conn_addr, s->conn_port, &m->peer);
-		v = REAL(fcntl)(s->a, F_GETFL);
-		m->nonblock = v >= 0 && (v & O_NONBLOCK);
-		l = sizeof(v);
-		if (s->sndbuf_set && REAL(getsockopt)(s->b, SOL_SOCKET, SO_SNDBUF, &v, &l) == 0)
-			m->sndbuf = v / 2;   /* the kernel doubled what was asked */
-		l = sizeof(v);
-		if (s->rcvbuf_set && REAL(getsockopt)(s->b, SOL_SOCKET, SO_RCVBUF, &v, &l) == 0)
-			m->rcvbuf = v / 2;
-		l = sizeof(m->rcvtimeo);
-		(void)REAL(getsockopt)(s->b, SOL_SOCKET, SO_RCVTIMEO, &m->rcvtimeo, &l);
-		l = sizeof(m->sndtimeo);
-		(void)REAL(getsockopt)(s->b, SOL_SOCKET, SO_SNDTIMEO, &m->sndtimeo, &l);
-		m->opt = s->opt;
-		m->tos = s->tos;
+		note_sock_locked(&(*mv)[n++], s);
 	}
 	pthread_mutex_unlock(&g_lock);
-	if (n == 0)
-		goto out;
-	/* rdsd first: without it nothing moves */
-	for (size_t i = 0; i < n; i++) {
-		mv[i].conn = dm_connect(DM_SPAWN, SOCK_CLOEXEC);
-		if (mv[i].conn < 0) {
-			for (size_t j = 0; j < i; j++)
-				REAL(close)(mv[j].conn);
-			goto out;
-		}
-	}
-	pthread_mutex_lock(&g_lock);
-	/* free the endpoint, so that rdsd can take its address */
+	return (ssize_t)n;
+}
+
+/* Free the endpoint, so that rdsd can take its address. */
+static void free_endpoint_locked(struct moved *mv, size_t n)
+{
 	for (size_t i = 0; i < n; i++) {
 		struct rdsp_sock *s = mv[i].s;
 
@@ -283,75 +283,99 @@ static void move_to_rdsd(void)
 		g_kick = -1;
 		g_flush_pending = false;
 	}
-	/* the same descriptor numbers now name rdsd sockets */
-	for (size_t i = 0; i < n; i++) {
-		struct rdsp_sock *s = mv[i].s, *ns = dm_new(mv[i].conn);
-		int fds[64], k = fd_names_locked(s, fds, 64);
+}
 
-		if (!ns || k > 64) {
-			free(ns);
-			continue;    /* left as it was: its calls answer EBADF in the child */
-		}
-		ns->fds = 0;
-		for (int j = 0; j < k; j++) {
-			int fl = REAL(fcntl)(fds[j], F_GETFD);
+/* The same descriptor numbers now name rdsd sockets. */
+static void swap_locked(struct moved *m)
+{
+	struct rdsp_sock *s = m->s, *ns = dm_new(m->conn);
+	int fds[64], k = fd_names_locked(s, fds, 64);
 
-			if (REAL(dup2)(mv[i].conn, fds[j]) < 0)
-				continue;
-			(void)REAL(fcntl)(fds[j], F_SETFD, fl > 0 ? fl : 0);
-			(void)fd_set_locked(fds[j], ns);
-			ns->fds++;
-			ns->a = fds[j];
-		}
-		if (mv[i].nonblock)
-			(void)REAL(fcntl)(mv[i].conn, F_SETFL, O_NONBLOCK);
-		REAL(close)(mv[i].conn);
-		mv[i].conn = ns->a;
-		ns->next = g_socks;
-		g_socks = ns;
-		/* the old socket goes, as a close would take it */
-		s->fds = 0;
-		release_sock_locked(s);
-		if (s->busy == 0)
-			free(s);
+	if (!ns || k > 64) {
+		free(ns);
+		return;    /* left as it was: its calls answer EBADF in the child */
 	}
-	pthread_mutex_unlock(&g_lock);
-	/* its state again, through the calls a program would make */
-	for (size_t i = 0; i < n; i++) {
-		struct moved *m = &mv[i];
-		int fd = m->conn, one = 1;
+	ns->fds = 0;
+	for (int j = 0; j < k; j++) {
+		int fl = REAL(fcntl)(fds[j], F_GETFD);
 
-		if (!fd_peek(fd) || !fd_peek(fd)->dm)
+		if (REAL(dup2)(m->conn, fds[j]) < 0)
 			continue;
-		if (m->sndbuf)
-			(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &m->sndbuf, sizeof(int));
-		if (m->rcvbuf)
-			(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &m->rcvbuf, sizeof(int));
-		if (m->rcvtimeo.tv_sec || m->rcvtimeo.tv_usec)
-			(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &m->rcvtimeo, sizeof(m->rcvtimeo));
-		if (m->sndtimeo.tv_sec || m->sndtimeo.tv_usec)
-			(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &m->sndtimeo, sizeof(m->sndtimeo));
-		if (m->opt.cong_monitor)
-			(void)setsockopt(fd, SOL_RDS, RDS_CONG_MONITOR, &one, sizeof(one));
-		if (m->opt.recverr)
-			(void)setsockopt(fd, SOL_RDS, RDS_RECVERR, &one, sizeof(one));
-		if (m->opt.transport != RDSU_TRANS_NONE) {
-			int t = (int)m->opt.transport;
-
-			(void)setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &t, sizeof(t));
-		}
-		if (m->bound && bind(fd, (struct sockaddr *)&m->name, m->namelen) < 0) {
-			fprintf(stderr, "librds-preload: fork: rdsd could not take a socket's "
-				"address: %s\n", strerror(errno));
-		}
-		if (m->tos)
-			(void)ioctl(fd, SIOCRDSSETTOS, &m->tos);
-		if (m->peerlen)
-			(void)connect(fd, (struct sockaddr *)&m->peer, m->peerlen);
+		(void)REAL(fcntl)(fds[j], F_SETFD, fl > 0 ? fl : 0);
+		(void)fd_set_locked(fds[j], ns);
+		ns->fds++;
+		ns->a = fds[j];
 	}
-	goto out;
-out_unlock:
+	if (m->nonblock)
+		(void)REAL(fcntl)(m->conn, F_SETFL, O_NONBLOCK);
+	REAL(close)(m->conn);
+	m->conn = ns->a;
+	ns->next = g_socks;
+	g_socks = ns;
+	/* the old socket goes, as a close would take it */
+	s->fds = 0;
+	release_sock_locked(s);
+	if (s->busy == 0)
+		free(s);
+}
+
+/* Its state again, through the calls a program would make. */
+static void restore(const struct moved *m)
+{
+	int fd = m->conn, one = 1;
+
+	if (!fd_peek(fd) || !fd_peek(fd)->dm)
+		return;
+	if (m->sndbuf)
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &m->sndbuf, sizeof(int));
+	if (m->rcvbuf)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &m->rcvbuf, sizeof(int));
+	if (m->rcvtimeo.tv_sec || m->rcvtimeo.tv_usec)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &m->rcvtimeo, sizeof(m->rcvtimeo));
+	if (m->sndtimeo.tv_sec || m->sndtimeo.tv_usec)
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &m->sndtimeo, sizeof(m->sndtimeo));
+	if (m->opt.cong_monitor)
+		(void)setsockopt(fd, SOL_RDS, RDS_CONG_MONITOR, &one, sizeof(one));
+	if (m->opt.recverr)
+		(void)setsockopt(fd, SOL_RDS, RDS_RECVERR, &one, sizeof(one));
+	if (m->opt.transport != RDSU_TRANS_NONE) {
+		int t = (int)m->opt.transport;
+
+		(void)setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &t, sizeof(t));
+	}
+	if (m->bound && bind(fd, (const struct sockaddr *)&m->name, m->namelen) < 0) {
+		fprintf(stderr, "librds-preload: fork: rdsd could not take a socket's "
+			"address: %s\n", strerror(errno));
+	}
+	if (m->tos)
+		(void)ioctl(fd, SIOCRDSSETTOS, &m->tos);
+	if (m->peerlen)
+		(void)connect(fd, (const struct sockaddr *)&m->peer, m->peerlen);
+}
+
+static void move_to_rdsd(void)
+{
+	struct moved *mv = NULL;
+	ssize_t n = note_socks(&mv);
+
+	if (n <= 0)
+		goto out;
+	/* rdsd first: without it nothing moves */
+	for (ssize_t i = 0; i < n; i++) {
+		mv[i].conn = dm_connect(DM_SPAWN, SOCK_CLOEXEC);
+		if (mv[i].conn < 0) {
+			for (ssize_t j = 0; j < i; j++)
+				REAL(close)(mv[j].conn);
+			goto out;
+		}
+	}
+	pthread_mutex_lock(&g_lock);
+	free_endpoint_locked(mv, (size_t)n);
+	for (ssize_t i = 0; i < n; i++)
+		swap_locked(&mv[i]);
 	pthread_mutex_unlock(&g_lock);
+	for (ssize_t i = 0; i < n; i++)
+		restore(&mv[i]);
 out:
 	free(mv);
 }
