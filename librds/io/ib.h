@@ -43,6 +43,11 @@
 #define IB_OP_SGE 16
 #define IB_MAX_DEVS 8
 #define IB_OP_TAG (1ull << 63)
+/* Send work requests chained into one ibv_post_send (one doorbell), and
+ * the inline data a QP is asked for (small frames and ACK-only ones go
+ * in the WQE itself: no DMA read of the slot). */
+#define IB_POST_BATCH 32
+#define IB_INLINE_WANT 256
 /* Frames of the largest message, and an ACK-only frame among them. */
 #define IB_MSG_FRAMES (WIRE_MAX_MSG_LEN / WIRE_FRAG_SIZE + 1)
 
@@ -96,6 +101,10 @@ struct ib_link {
 				 * still to come after the last frame posted */
 	unsigned max_sge;       /* local entries an RDMA op may have */
 	bool fence_next;        /* the next SEND carries IBV_SEND_FENCE */
+	unsigned max_inline;    /* the QP's max_inline_data */
+	unsigned npend;         /* SENDs queued in wr[] for the next doorbell */
+	struct ibv_send_wr wr[IB_POST_BATCH];
+	struct ibv_sge sge[IB_POST_BATCH];
 	struct ib_op ops[IB_OPS_MAX];
 };
 
@@ -117,6 +126,9 @@ struct rdsu_ib {
 	} pds[IB_MAX_DEVS];
 	unsigned n_pds;
 	struct ib_mr *mrs;
+	uint64_t ncomp;         /* completions polled, ever (busy-poll's progress) */
+	bool spin;              /* busy-poll before the next sleep: there was
+				 * traffic since the last spin that found none */
 };
 
 /* ib.c */
@@ -158,10 +170,12 @@ static inline bool rdsu_ib_cq_drain(struct ib_link *l, struct ibv_cq *cq,
 	struct ibv_wc wc[16];
 	int n;
 
-	while ((n = ibv_poll_cq(cq, 16, wc)) > 0)
+	while ((n = ibv_poll_cq(cq, 16, wc)) > 0) {
+		l->t->ncomp += (unsigned)n;
 		for (int i = 0; i < n; i++)
 			if (!one(l, &wc[i], now))
 				return false;
+	}
 	if (n < 0) {
 		rdsu_ib_link_lost(l, now);
 		return false;
@@ -185,10 +199,14 @@ bool rdsu_ib_recv_poll(struct ib_link *l, rdsu_ns now);
 /* ib_send.c */
 /* The next free send slot (IB_FRAME bytes), or NULL when the ring is full. */
 uint8_t *rdsu_ib_send_slot(struct ib_link *l);
-/* Post the slot rdsu_ib_send_slot() gave, |len| bytes; |last|: a
+/* Queue the slot rdsu_ib_send_slot() gave, |len| bytes, for the next
+ * rdsu_ib_send_flush() (which a full batch calls itself); |last|: a
  * message's last frame or an ACK-only one (signalled and solicited).
  * Return: 0; -errno. */
 int rdsu_ib_send_post(struct ib_link *l, size_t len, bool last);
+/* Post the SENDs rdsu_ib_send_post() queued, chained, with one
+ * doorbell. Return: 0; -errno (the link is to be lost). */
+int rdsu_ib_send_flush(struct ib_link *l);
 /* Poll the send CQ empty, freeing slots. Return: false if the link was lost. */
 bool rdsu_ib_send_poll(struct ib_link *l, rdsu_ns now);
 

@@ -2,7 +2,10 @@
 /*
  * ib_send.c - the send ring: send_ring slots of 48 + 4096 bytes in one
  * registered region, used in order; a frame is copied into the next
- * free slot and posted as one SEND. Every IB_UNSIGNALLED_MAX-th SEND and
+ * free slot and queued as one SEND, and what a round of output queued
+ * goes to the device as one chain of work requests, one doorbell
+ * (rdsu_ib_send_flush; a batch of IB_POST_BATCH goes at once). Frames
+ * up to the QP's max_inline_data are sent inline. Every IB_UNSIGNALLED_MAX-th SEND and
  * every message's last one are signalled (the last also SOLICITED, which
  * is what wakes the peer's receive CQ); a signalled completion frees its
  * slot and every unsignalled one before it. ACK-only frames take a slot
@@ -21,31 +24,55 @@ uint8_t *rdsu_ib_send_slot(struct ib_link *l)
 	return l->sbuf + (size_t)(l->s_head % l->nsend) * IB_FRAME;
 }
 
-static int post(struct ib_link *l, uint8_t *p, size_t len, uint64_t wr_id, bool signal,
-		bool solicit)
+/* Queue one SEND; a full batch goes out at once. Frames no longer than
+ * the QP's inline limit are copied into the work request (the slot is
+ * still held until a completion frees it, as any other). */
+static int queue(struct ib_link *l, uint8_t *p, size_t len, uint64_t wr_id, bool signal,
+		 bool solicit)
 {
-	struct ibv_sge sge = {
+	struct ibv_sge *sge = &l->sge[l->npend];
+	struct ibv_send_wr *wr = &l->wr[l->npend];
+
+	*sge = (struct ibv_sge){
 		.addr = (uintptr_t)p,
 		.length = (uint32_t)len,
 		.lkey = l->smr->lkey,
 	};
-	struct ibv_send_wr wr = {
+	*wr = (struct ibv_send_wr){
 		.wr_id = wr_id,
-		.sg_list = &sge,
+		.sg_list = sge,
 		.num_sge = 1,
 		.opcode = IBV_WR_SEND,
 		.send_flags = (signal ? IBV_SEND_SIGNALED : 0u) |
 			      (solicit ? IBV_SEND_SOLICITED : 0u) |
+			      (len <= l->max_inline ? IBV_SEND_INLINE : 0u) |
 			      (l->fence_next ? IBV_SEND_FENCE : 0u),
-	}, *bad;
-	int r = ibv_post_send(l->cm->qp, &wr, &bad);
-
-	if (r)
-		return -r;
+	};
 	l->fence_next = false;
+	l->npend++;
 	l->t->st.frames_out++;
 	l->t->st.bytes_out += len;
+	if (l->npend == IB_POST_BATCH)
+		return rdsu_ib_send_flush(l);
 	return 0;
+}
+
+int rdsu_ib_send_flush(struct ib_link *l)
+{
+	struct ibv_send_wr *bad;
+	unsigned n = l->npend;
+	int r;
+
+	if (!n)
+		return 0;
+	l->npend = 0;
+	if (l->state != IL_UP)
+		return 0;       /* retired: its QP goes, with what it holds */
+	for (unsigned i = 0; i + 1 < n; i++)
+		l->wr[i].next = &l->wr[i + 1];
+	l->wr[n - 1].next = NULL;
+	r = ibv_post_send(l->cm->qp, l->wr, &bad);
+	return r ? -r : 0;
 }
 
 int rdsu_ib_send_post(struct ib_link *l, size_t len, bool last)
@@ -60,13 +87,11 @@ int rdsu_ib_send_post(struct ib_link *l, size_t len, bool last)
 	 * would fill with slots no completion frees. */
 	if (!signal && l->s_head - l->s_tail + 1 >= l->nsend)
 		signal = true;
-	r = post(l, p, len, l->s_head, signal, last);
-	if (r < 0)
-		return r;
 	if (signal)
 		l->unsignalled = 0;
 	l->s_head++;
-	return 0;
+	r = queue(l, p, len, l->s_head - 1, signal, last);
+	return r;
 }
 
 /* One send completion: a signalled one frees its slot and those before it. */

@@ -34,6 +34,10 @@ extern "C" {
 #define RDSU_IB_RING_MAX 16384
 #define RDSU_IB_RETRY_DEFAULT 6
 #define RDSU_IB_RETRY_MAX 6
+/* Busy-polling (rdsu_ib_cfg.busy_poll_us): the default, as the value
+ * net.core.busy_poll's documentation suggests, and the largest allowed. */
+#define RDSU_IB_BUSY_POLL_DEFAULT 50
+#define RDSU_IB_BUSY_POLL_MAX 100000
 
 struct rdsu_ib_cfg;
 struct rdsu_transport;
@@ -72,6 +76,19 @@ struct rdsu_ib_cfg {
 	 * QP. Default 6; the kernel's rds_ib_retry_count is 1, which an
 	 * emulated link's losses exhaust now and then. */
 	uint8_t retry_count;
+	/*
+	 * Busy-poll the completion queues for up to this many microseconds
+	 * before the loop sleeps (0..RDSU_IB_BUSY_POLL_MAX; 0: never), as
+	 * SO_BUSY_POLL does for a socket: a reply that lands within it is
+	 * taken without a completion-channel wakeup. Bounded so an idle
+	 * endpoint does not burn a core: the loop spins only after traffic
+	 * (a completion since the last spin), and a spin that finds nothing
+	 * stops spinning until the next completion wakes it.
+	 * rdsu_ib_cfg_default() sets RDSU_IB_BUSY_POLL_DEFAULT, or the
+	 * value of the environment variable RDSU_IB_BUSY_POLL (microseconds;
+	 * 0 turns it off) when that is set and in range.
+	 */
+	unsigned busy_poll_us;
 };
 
 /* rdsu_ib_cfg_default() - the kernel's ring sizes and ports. */
@@ -115,6 +132,9 @@ struct rdsu_ib_stats {
 	 * posted, and completed (reported to the core) */
 	uint64_t mrs;
 	uint64_t ops_posted, ops_done;
+	/* Busy-polling: spins started, and those that found a completion
+	 * (the rest ended at busy_poll_us and the loop slept). */
+	uint64_t spins, spin_hits;
 };
 
 /*
