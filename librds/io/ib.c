@@ -112,13 +112,11 @@ int rdsu_ib_link_setup(struct ib_link *l)
 	l->rcq = ibv_create_cq(ctx, (int)l->nrecv + 1, l, l->cc, 0);
 	if (!l->scq || !l->rcq)
 		return -ENOMEM;
-	l->rbuf = page_alloc((size_t)l->nrecv * IB_FRAME);
 	l->sbuf = page_alloc((size_t)l->nsend * IB_FRAME);
-	if (!l->rbuf || !l->sbuf)
+	if (!l->sbuf)
 		return -ENOMEM;
-	l->rmr = ibv_reg_mr(l->pd, l->rbuf, (size_t)l->nrecv * IB_FRAME, IBV_ACCESS_LOCAL_WRITE);
 	l->smr = ibv_reg_mr(l->pd, l->sbuf, (size_t)l->nsend * IB_FRAME, 0);
-	if (!l->rmr || !l->smr)
+	if (!l->smr)
 		return -errno ? -errno : -ENOMEM;
 	memset(&qa, 0, sizeof(qa));
 	qa.qp_context = l;
@@ -143,8 +141,8 @@ int rdsu_ib_link_setup(struct ib_link *l)
 	 * solicited one (a message's last frame), as the kernel arms them,
 	 * unless the ring is shorter than a whole message: a sender without
 	 * credits would fill it before the solicited frame and wait on RNR
-	 * for ever. */
-	l->rsolicited = l->nrecv > IB_MSG_FRAMES;
+	 * for ever. The ring starts at one chunk and grows (ib_recv.c). */
+	l->rsolicited = false;  /* until the ring grows past a message (ib_recv.c) */
 	if (ibv_req_notify_cq(l->scq, 0) || ibv_req_notify_cq(l->rcq, l->rsolicited))
 		return -EIO;
 	l->ccsrc.fd = l->cc->fd;
@@ -197,8 +195,7 @@ static void link_free(struct ib_link *l)
 		rdma_destroy_qp(l->cm);
 	}
 	rdsu_ib_rdma_link_free(l);
-	if (l->rmr)
-		ibv_dereg_mr(l->rmr);
+	rdsu_ib_recv_free(l);
 	if (l->smr)
 		ibv_dereg_mr(l->smr);
 	if (l->scq)
@@ -211,7 +208,6 @@ static void link_free(struct ib_link *l)
 		rdsu_ib_pd_put(l->t, l->pd);
 	if (l->cm)
 		rdma_destroy_id(l->cm);
-	free(l->rbuf);
 	free(l->sbuf);
 	free(l);
 }

@@ -47,6 +47,10 @@
  * the inline data a QP is asked for (small frames and ACK-only ones go
  * in the WQE itself: no DMA read of the slot). */
 #define IB_POST_BATCH 32
+/* The receive ring grows in registered chunks of this many receives:
+ * one at set-up, doubling under load up to recv_ring (ib_recv.c). */
+#define IB_RECV_CHUNK 64
+#define IB_RECV_CHUNKS ((RDSU_IB_RING_MAX + IB_RECV_CHUNK - 1) / IB_RECV_CHUNK)
 #define IB_INLINE_WANT 256
 /* Frames of the largest message, and an ACK-only frame among them. */
 #define IB_MSG_FRAMES (WIRE_MAX_MSG_LEN / WIRE_FRAG_SIZE + 1)
@@ -89,9 +93,13 @@ struct ib_link {
 	struct ibv_comp_channel *cc;
 	struct rdsu_src ccsrc;
 	struct ibv_cq *scq, *rcq;
-	struct ibv_mr *rmr, *smr;
-	uint8_t *rbuf, *sbuf;
-	unsigned nrecv, nsend;
+	struct ibv_mr *smr;
+	uint8_t *sbuf;
+	unsigned nrecv, nsend;  /* the rings' bounds (the QP's and CQs' sizes) */
+	unsigned rcur;          /* receives in the ring now (<= nrecv), in chunks */
+	unsigned rtaken;        /* receive completions of the current poll */
+	uint8_t *rchunk[IB_RECV_CHUNKS];
+	struct ibv_mr *rmr[IB_RECV_CHUNKS];
 	unsigned rposted;       /* receives posted and not completed */
 	uint64_t s_head, s_tail;/* send slots posted / completed, as counters */
 	unsigned unsignalled;   /* SENDs since the last signalled one */
@@ -192,7 +200,13 @@ void rdsu_ib_cm_close(struct rdsu_ib *t);
 
 /* ib_recv.c */
 int rdsu_ib_recv_post(struct ib_link *l, unsigned idx);
+/* Post the ring's first chunk (set-up; the core is told in ib_cm.c). */
 int rdsu_ib_recv_fill(struct ib_link *l);
+/* Grow the ring to |to| receives (a whole number of chunks, or nrecv),
+ * posting the new ones. Return: the receives added; -errno. */
+int rdsu_ib_recv_grow(struct ib_link *l, unsigned to);
+/* Free the ring's chunks (the QP is gone). */
+void rdsu_ib_recv_free(struct ib_link *l);
 /* Poll the receive CQ empty. Return: false if the link was lost or retired. */
 bool rdsu_ib_recv_poll(struct ib_link *l, rdsu_ns now);
 

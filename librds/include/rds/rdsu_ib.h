@@ -52,8 +52,10 @@ struct rdsu_ib_cfg {
 	 * (RDSU_IB_RING_MIN..RDSU_IB_RING_MAX; the QP is sized one more, as
 	 * the kernel's). Capped by the device's max_qp_wr - 1. */
 	unsigned send_ring;
-	/* Receives of 48 + 4096 bytes posted per connection, in one
-	 * registered region (same bounds and cap). */
+	/* Receives of 48 + 4096 bytes posted per connection at most (same
+	 * bounds and cap): the ring starts with 64 (or this, if fewer) and
+	 * doubles up to this as traffic needs, in registered chunks of 64,
+	 * so an idle connection holds about 265 KB of receive buffers. */
 	unsigned recv_ring;
 	bool no_listen;         /* connect only */
 	/* Listen and connect on these rdma_cm ports instead of 18634
@@ -135,6 +137,10 @@ struct rdsu_ib_stats {
 	/* Busy-polling: spins started, and those that found a completion
 	 * (the rest ended at busy_poll_us and the loop slept). */
 	uint64_t spins, spin_hits;
+	/* The receive rings (ib_recv.c): bytes of receive buffers
+	 * registered now over every link, and the times a ring grew. */
+	uint64_t recv_ring_bytes;
+	uint64_t recv_grown;
 };
 
 /*
