@@ -69,12 +69,6 @@ static unsigned ring_size(unsigned want, int dev_max)
 	return want < cap ? want : cap;
 }
 
-/* Ring memory, page-aligned as registration pins whole pages anyway. */
-static uint8_t *page_alloc(size_t n)
-{
-	return aligned_alloc(4096, (n + 4095) & ~(size_t)4095);
-}
-
 static int set_nonblock(int fd)
 {
 	int fl = fcntl(fd, F_GETFL);
@@ -112,12 +106,9 @@ int rdsu_ib_link_setup(struct ib_link *l)
 	l->rcq = ibv_create_cq(ctx, (int)l->nrecv + 1, l, l->cc, 0);
 	if (!l->scq || !l->rcq)
 		return -ENOMEM;
-	l->sbuf = page_alloc((size_t)l->nsend * IB_FRAME);
-	if (!l->sbuf)
-		return -ENOMEM;
-	l->smr = ibv_reg_mr(l->pd, l->sbuf, (size_t)l->nsend * IB_FRAME, 0);
-	if (!l->smr)
-		return -errno ? -errno : -ENOMEM;
+	r = rdsu_ib_send_resize(l, IB_SEND_INITIAL);
+	if (r < 0)
+		return r;
 	memset(&qa, 0, sizeof(qa));
 	qa.qp_context = l;
 	qa.send_cq = l->scq;
@@ -189,6 +180,8 @@ void rdsu_ib_link_lost(struct ib_link *l, rdsu_ns now)
  * event of the id to be acknowledged, which ib_cm.c does as it reads. */
 static void link_free(struct ib_link *l)
 {
+	struct rdsu_ib *t = l->t;
+
 	if (l->cm && l->cm->qp) {
 		/* A DREQ tells the peer now instead of at its next send. */
 		(void)rdma_disconnect(l->cm);
@@ -196,8 +189,10 @@ static void link_free(struct ib_link *l)
 	}
 	rdsu_ib_rdma_link_free(l);
 	rdsu_ib_recv_free(l);
-	if (l->smr)
+	if (l->smr) {
 		ibv_dereg_mr(l->smr);
+		t->st.send_ring_bytes -= (uint64_t)l->scur * IB_FRAME;
+	}
 	if (l->scq)
 		ibv_destroy_cq(l->scq);
 	if (l->rcq)

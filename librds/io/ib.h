@@ -50,6 +50,9 @@
 /* The receive ring grows in registered chunks of this many receives:
  * one at set-up, doubling under load up to recv_ring (ib_recv.c). */
 #define IB_RECV_CHUNK 64
+/* The send ring's slots at set-up; it doubles, up to send_ring, each
+ * time it filled and then drained empty (ib_send.c). */
+#define IB_SEND_INITIAL 32
 #define IB_RECV_CHUNKS ((RDSU_IB_RING_MAX + IB_RECV_CHUNK - 1) / IB_RECV_CHUNK)
 #define IB_INLINE_WANT 256
 /* Frames of the largest message, and an ACK-only frame among them. */
@@ -96,6 +99,8 @@ struct ib_link {
 	struct ibv_mr *smr;
 	uint8_t *sbuf;
 	unsigned nrecv, nsend;  /* the rings' bounds (the QP's and CQs' sizes) */
+	unsigned scur;          /* send slots now (<= nsend), in sbuf */
+	bool sgrow;             /* the send ring filled: grow it once empty */
 	unsigned rcur;          /* receives in the ring now (<= nrecv), in chunks */
 	unsigned rtaken;        /* receive completions of the current poll */
 	uint8_t *rchunk[IB_RECV_CHUNKS];
@@ -221,7 +226,12 @@ int rdsu_ib_send_post(struct ib_link *l, size_t len, bool last);
 /* Post the SENDs rdsu_ib_send_post() queued, chained, with one
  * doorbell. Return: 0; -errno (the link is to be lost). */
 int rdsu_ib_send_flush(struct ib_link *l);
-/* Poll the send CQ empty, freeing slots. Return: false if the link was lost. */
+/* Give the send ring |n| slots (at most nsend) in a new registered
+ * region; only while no slot is in flight. Return: 0; -errno (the old
+ * ring stays). */
+int rdsu_ib_send_resize(struct ib_link *l, unsigned n);
+/* Poll the send CQ empty, freeing slots (and growing a ring that filled
+ * once it is empty). Return: false if the link was lost. */
 bool rdsu_ib_send_poll(struct ib_link *l, rdsu_ns now);
 
 /* ib_rdma.c */

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * ib_send.c - the send ring: send_ring slots of 48 + 4096 bytes in one
- * registered region, used in order; a frame is copied into the next
+ * ib_send.c - the send ring: slots of 48 + 4096 bytes in one registered
+ * region, used in order: IB_SEND_INITIAL of them at set-up, doubled up
+ * to send_ring each time the ring filled and then drained (an idle peer
+ * holds 32 slots, about 132 KB; a busy one what it needs); a frame is copied into the next
  * free slot and queued as one SEND, and what a round of output queued
  * goes to the device as one chain of work requests, one doorbell
  * (rdsu_ib_send_flush; a batch of IB_POST_BATCH goes at once). Frames
@@ -16,12 +18,15 @@
 #include "ib.h"
 
 #include <errno.h>
+#include <stdlib.h>
 
 uint8_t *rdsu_ib_send_slot(struct ib_link *l)
 {
-	if (l->s_head - l->s_tail >= l->nsend)
+	if (l->s_head - l->s_tail >= l->scur) {
+		l->sgrow = l->scur < l->nsend;
 		return NULL;
-	return l->sbuf + (size_t)(l->s_head % l->nsend) * IB_FRAME;
+	}
+	return l->sbuf + (size_t)(l->s_head % l->scur) * IB_FRAME;
 }
 
 /* Queue one SEND; a full batch goes out at once. Frames no longer than
@@ -85,7 +90,7 @@ int rdsu_ib_send_post(struct ib_link *l, size_t len, bool last)
 		return -EAGAIN;
 	/* Without a signalled SEND among the last ring's worth, the ring
 	 * would fill with slots no completion frees. */
-	if (!signal && l->s_head - l->s_tail + 1 >= l->nsend)
+	if (!signal && l->s_head - l->s_tail + 1 >= l->scur)
 		signal = true;
 	if (signal)
 		l->unsignalled = 0;
@@ -106,7 +111,50 @@ static bool send_one(struct ib_link *l, const struct ibv_wc *wc, rdsu_ns now)
 	return true;
 }
 
+int rdsu_ib_send_resize(struct ib_link *l, unsigned n)
+{
+	size_t len;
+	uint8_t *buf;
+	struct ibv_mr *mr;
+
+	if (n > l->nsend)
+		n = l->nsend;
+	if (l->s_head != l->s_tail || l->npend)
+		return -EBUSY;
+	/* page-aligned: registration pins whole pages anyway */
+	len = ((size_t)n * IB_FRAME + 4095) & ~(size_t)4095;
+	buf = aligned_alloc(4096, len);
+	if (!buf)
+		return -ENOMEM;
+	mr = ibv_reg_mr(l->pd, buf, len, 0);
+	if (!mr) {
+		int r = errno ? -errno : -ENOMEM;
+
+		free(buf);
+		return r;
+	}
+	if (l->smr) {
+		ibv_dereg_mr(l->smr);
+		l->t->st.send_ring_bytes -= (uint64_t)l->scur * IB_FRAME;
+	}
+	free(l->sbuf);
+	l->sbuf = buf;
+	l->smr = mr;
+	l->scur = n;
+	l->t->st.send_ring_bytes += (uint64_t)n * IB_FRAME;
+	return 0;
+}
+
 bool rdsu_ib_send_poll(struct ib_link *l, rdsu_ns now)
 {
-	return rdsu_ib_cq_drain(l, l->scq, send_one, now);
+	if (!rdsu_ib_cq_drain(l, l->scq, send_one, now))
+		return false;
+	/* A ring that filled grows once it has drained (no slot in flight
+	 * then, so none moves); if it cannot, it keeps its size. */
+	if (l->sgrow && l->s_head == l->s_tail && !l->npend) {
+		l->sgrow = false;
+		if (rdsu_ib_send_resize(l, l->scur * 2) == 0)
+			l->t->st.send_grown++;
+	}
+	return true;
 }

@@ -107,6 +107,7 @@ static void link_init(struct ib_link *l, unsigned nsend)
 	l->smr = &mr;
 	l->sbuf = sbuf;
 	l->nsend = nsend;
+	l->scur = nsend;
 	l->state = IL_UP;
 }
 
@@ -126,6 +127,7 @@ static void test_ring_fills_and_drains(void **state)
 
 	(void)state;
 	link_init(&l, 20);
+	l.nsend = 40;   /* the ring may grow to 40: filling it asks to */
 	for (unsigned i = 0; i < 20; i++) {
 		uint8_t *p = rdsu_ib_send_slot(&l);
 
@@ -135,7 +137,9 @@ static void test_ring_fills_and_drains(void **state)
 		assert_int_equal(fake.len[i], WIRE_HDR_LEN + i);
 		assert_int_equal(fake.wr_id[i], i);
 	}
+	assert_false(l.sgrow);
 	assert_null(rdsu_ib_send_slot(&l));
+	assert_true(l.sgrow);
 	assert_int_equal(rdsu_ib_send_post(&l, WIRE_HDR_LEN, true), -EAGAIN);
 	assert_int_equal(fake.n, 20);
 	/* Signalled: the 16th by count, the 20th as the ring fills. */
@@ -150,6 +154,9 @@ static void test_ring_fills_and_drains(void **state)
 	assert_true(rdsu_ib_send_poll(&l, 0));
 	assert_ptr_equal(rdsu_ib_send_slot(&l), sbuf);
 	assert_int_equal(l.s_tail, 16);
+	/* not empty yet: no resize (a slot in flight would move) */
+	assert_int_equal(l.scur, 20);
+	assert_int_equal(rdsu_ib_send_resize(&l, 40), -EBUSY);
 	assert_int_equal(tr.st.frames_out, 20);
 	assert_int_equal(tr.st.bytes_out, 20 * WIRE_HDR_LEN + 19 * 20 / 2);
 }

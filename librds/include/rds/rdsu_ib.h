@@ -47,8 +47,10 @@ typedef int rdsu_ib_make_fn(struct rdsu_io *io, const struct rdsu_ib_cfg *cfg,
 
 struct rdsu_ib_cfg {
 	size_t size;            /* sizeof(struct rdsu_ib_cfg) */
-	/* Send slots of 48 + 4096 bytes per connection: SENDs posted and
-	 * not yet completed, ACK-only frames included
+	/* Send slots of 48 + 4096 bytes per connection at most (the ring
+	 * starts with 32, or this if fewer, and doubles up to this each time
+	 * it filled and drained): SENDs posted and not yet completed,
+	 * ACK-only frames included
 	 * (RDSU_IB_RING_MIN..RDSU_IB_RING_MAX; the QP is sized one more, as
 	 * the kernel's). Capped by the device's max_qp_wr - 1. */
 	unsigned send_ring;
@@ -141,6 +143,9 @@ struct rdsu_ib_stats {
 	 * registered now over every link, and the times a ring grew. */
 	uint64_t recv_ring_bytes;
 	uint64_t recv_grown;
+	/* ... and the send rings likewise */
+	uint64_t send_ring_bytes;
+	uint64_t send_grown;
 };
 
 /*
