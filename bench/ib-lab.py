@@ -4,7 +4,7 @@
 
     flock /tmp/rds-lab.lock bench/ib-lab.py --kernel 7.2 \\
         --rdsperf build/portable/tools/rdsperf/rdsperf \\
-        --rdsping build/portable/tools/rdsping/rdsping [--time 2] [--out DIR]
+        --rdsping build/portable/tools/rdsping/rdsping [--time 2] [--busy-poll US] [--out DIR]
 
 Guest 1 (10.199.0.2) is the client, guest 2 (10.199.0.3) the server, in
 this order within one boot (rds_rdma unloaded on both first, so rdma_cm
@@ -47,6 +47,8 @@ COMMON = r'''
 import os, socket, subprocess, time, glob
 D = os.environ["LAB_DIR"]
 ENV = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
+if %r is not None:
+    ENV["RDSU_IB_BUSY_POLL"] = str(%r)
 TIME = %r
 SMALL = %r
 LARGE = %r
@@ -310,11 +312,14 @@ def main():
     ap = lab.arg_parser()
     ap.add_argument("--rdsperf", required=True)
     ap.add_argument("--rdsping", required=True)
+    ap.add_argument("--busy-poll", type=int, default=None,
+                    help="RDSU_IB_BUSY_POLL for librds (µs; default: librds's own)")
     ap.add_argument("--time", type=float, default=2, help="seconds per rdsperf size")
     a, out, log = lab.parse(ap)
-    run_dir, share = lab.run_share(out, "ib_bench-%s" % a.kernel, (a.rdsperf, a.rdsping))
+    run_dir, share = lab.run_share(out, "ib_bench-%s%s" % (
+        a.kernel, "" if a.busy_poll is None else "-bp%d" % a.busy_poll), (a.rdsperf, a.rdsping))
     fails = []
-    common = COMMON % (a.time, SMALL, LARGE, SIZES)
+    common = COMMON % (a.busy_poll, a.busy_poll, a.time, SMALL, LARGE, SIZES)
     with lab.Lab(a.kernel, 2, True, keep=share) as l, l.judging(fails):
         l.role(1, ROLE_A % (common, A, B, A, B, B, A, A, B, B, A))
         l.role(2, ROLE_B % (common, B, B, B))
@@ -333,7 +338,9 @@ def main():
             if f.endswith((".out", ".srv")) or f in ("idle.txt", "server.txt"):
                 raw.append("== %s\n%s" % (f, read(share, f).strip()))
         head = ("IB over Soft-RoCE, kernel %s, rdsperf %g s per size after 1 s warm-up, "
-                "ping-pong p50 round trip, stream as the receiver counted" % (a.kernel, a.time))
+                "ping-pong p50 round trip, stream as the receiver counted%s" % (
+                    a.kernel, a.time, "" if a.busy_poll is None else
+                    ", RDSU_IB_BUSY_POLL=%d" % a.busy_poll))
         with open(os.path.join(run_dir, "figures.md"), "w") as f:
             f.write(head + "\n\n" + tab + "\n\n" + idle + "\n")
         with open(os.path.join(run_dir, "raw.txt"), "w") as f:
