@@ -19,12 +19,25 @@
 
 void rdsu_ib_cfg_default(struct rdsu_ib_cfg *cfg)
 {
+	const char *env;
+
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->size = sizeof(*cfg);
 	cfg->send_ring = RDSU_IB_SEND_RING_DEFAULT;
 	cfg->recv_ring = RDSU_IB_RECV_RING_DEFAULT;
 	cfg->retry_count = RDSU_IB_RETRY_DEFAULT;
+	cfg->busy_poll_us = RDSU_IB_BUSY_POLL_DEFAULT;
 	cfg->make = rdsu_ib_make;
+	env = getenv("RDSU_IB_BUSY_POLL");
+	if (env && *env) {
+		char *end;
+		unsigned long us;
+
+		errno = 0;
+		us = strtoul(env, &end, 10);
+		if (!errno && !*end && us <= RDSU_IB_BUSY_POLL_MAX)
+			cfg->busy_poll_us = (unsigned)us;
+	}
 }
 
 static struct rdsu_ib *ib_of(struct rdsu_transport *tr)
@@ -54,12 +67,6 @@ static unsigned ring_size(unsigned want, int dev_max)
 	unsigned cap = dev_max > 1 ? (unsigned)dev_max - 1 : RDSU_IB_RING_MIN;
 
 	return want < cap ? want : cap;
-}
-
-/* Ring memory, page-aligned as registration pins whole pages anyway. */
-static uint8_t *page_alloc(size_t n)
-{
-	return aligned_alloc(4096, (n + 4095) & ~(size_t)4095);
 }
 
 static int set_nonblock(int fd)
@@ -99,14 +106,9 @@ int rdsu_ib_link_setup(struct ib_link *l)
 	l->rcq = ibv_create_cq(ctx, (int)l->nrecv + 1, l, l->cc, 0);
 	if (!l->scq || !l->rcq)
 		return -ENOMEM;
-	l->rbuf = page_alloc((size_t)l->nrecv * IB_FRAME);
-	l->sbuf = page_alloc((size_t)l->nsend * IB_FRAME);
-	if (!l->rbuf || !l->sbuf)
-		return -ENOMEM;
-	l->rmr = ibv_reg_mr(l->pd, l->rbuf, (size_t)l->nrecv * IB_FRAME, IBV_ACCESS_LOCAL_WRITE);
-	l->smr = ibv_reg_mr(l->pd, l->sbuf, (size_t)l->nsend * IB_FRAME, 0);
-	if (!l->rmr || !l->smr)
-		return -errno ? -errno : -ENOMEM;
+	r = rdsu_ib_send_resize(l, IB_SEND_INITIAL);
+	if (r < 0)
+		return r;
 	memset(&qa, 0, sizeof(qa));
 	qa.qp_context = l;
 	qa.send_cq = l->scq;
@@ -118,14 +120,20 @@ int rdsu_ib_link_setup(struct ib_link *l)
 	qa.cap.max_recv_wr = l->nrecv + 1;
 	qa.cap.max_send_sge = l->max_sge ? l->max_sge : 1;
 	qa.cap.max_recv_sge = 1;
-	if (rdma_create_qp(l->cm, l->pd, &qa))
-		return -errno ? -errno : -EIO;
+	/* Inline data for small frames, if the device has it; without. */
+	qa.cap.max_inline_data = IB_INLINE_WANT;
+	if (rdma_create_qp(l->cm, l->pd, &qa)) {
+		qa.cap.max_inline_data = 0;
+		if (rdma_create_qp(l->cm, l->pd, &qa))
+			return -errno ? -errno : -EIO;
+	}
+	l->max_inline = qa.cap.max_inline_data;
 	/* Sends wake us on every signalled completion; receives only on a
 	 * solicited one (a message's last frame), as the kernel arms them,
 	 * unless the ring is shorter than a whole message: a sender without
 	 * credits would fill it before the solicited frame and wait on RNR
-	 * for ever. */
-	l->rsolicited = l->nrecv > IB_MSG_FRAMES;
+	 * for ever. The ring starts at one chunk and grows (ib_recv.c). */
+	l->rsolicited = false;  /* until the ring grows past a message (ib_recv.c) */
 	if (ibv_req_notify_cq(l->scq, 0) || ibv_req_notify_cq(l->rcq, l->rsolicited))
 		return -EIO;
 	l->ccsrc.fd = l->cc->fd;
@@ -172,16 +180,19 @@ void rdsu_ib_link_lost(struct ib_link *l, rdsu_ns now)
  * event of the id to be acknowledged, which ib_cm.c does as it reads. */
 static void link_free(struct ib_link *l)
 {
+	struct rdsu_ib *t = l->t;
+
 	if (l->cm && l->cm->qp) {
 		/* A DREQ tells the peer now instead of at its next send. */
 		(void)rdma_disconnect(l->cm);
 		rdma_destroy_qp(l->cm);
 	}
 	rdsu_ib_rdma_link_free(l);
-	if (l->rmr)
-		ibv_dereg_mr(l->rmr);
-	if (l->smr)
+	rdsu_ib_recv_free(l);
+	if (l->smr) {
 		ibv_dereg_mr(l->smr);
+		t->st.send_ring_bytes -= (uint64_t)l->scur * IB_FRAME;
+	}
 	if (l->scq)
 		ibv_destroy_cq(l->scq);
 	if (l->rcq)
@@ -192,9 +203,18 @@ static void link_free(struct ib_link *l)
 		rdsu_ib_pd_put(l->t, l->pd);
 	if (l->cm)
 		rdma_destroy_id(l->cm);
-	free(l->rbuf);
 	free(l->sbuf);
 	free(l);
+}
+
+/* Poll a link's CQs empty and send what the core has. */
+static void link_poll(struct ib_link *l, rdsu_ns now)
+{
+	if (!rdsu_ib_send_poll(l, now))
+		return;
+	if (!rdsu_ib_recv_poll(l, now))
+		return;
+	rdsu_ib_core_output(l, now);
 }
 
 static void ib_ready(struct rdsu_transport *tr, struct rdsu_src *src, uint32_t events,
@@ -220,11 +240,58 @@ static void ib_ready(struct rdsu_transport *tr, struct rdsu_src *src, uint32_t e
 		ibv_ack_cq_events(cq, 1);
 		(void)ibv_req_notify_cq(cq, cq == l->rcq && l->rsolicited);
 	}
-	if (!rdsu_ib_send_poll(l, now))
-		return;
-	if (!rdsu_ib_recv_poll(l, now))
-		return;
-	rdsu_ib_core_output(l, now);
+	t->spin = true;
+	link_poll(l, now);
+}
+
+/*
+ * Busy-poll (rdsu_ib_cfg.busy_poll_us): before the loop sleeps, poll the
+ * CQs of the links up for a bounded time; a completion found ends the
+ * round as an event would, without the completion channel's wakeup (its
+ * event, still raised by the armed CQ, is read later and finds the CQ
+ * empty). Spins only after traffic: one that finds nothing clears
+ * t->spin, which the next completion-channel event sets again, so an
+ * idle endpoint sleeps after at most one spin.
+ */
+static int ib_wait(struct rdsu_transport *tr, bool alone, int *wait_ms, rdsu_ns *now,
+		   int *res)
+{
+	struct rdsu_ib *t = ib_of(tr);
+	rdsu_ns start = *now, end;
+	uint64_t seen = t->ncomp;
+
+	(void)alone;
+	if (*wait_ms == 0 || !t->cfg.busy_poll_us || !t->spin || !t->links)
+		return RDSU_TWAIT_NONE;
+	end = *now + (rdsu_ns)t->cfg.busy_poll_us * 1000;
+	if (*wait_ms > 0 && *now + (rdsu_ns)*wait_ms * RDSU_MSEC < end)
+		end = *now + (rdsu_ns)*wait_ms * RDSU_MSEC;
+	t->st.spins++;
+	for (;;) {
+		struct ib_link *next;
+
+		for (struct ib_link *l = t->links; l; l = next) {
+			next = l->next;
+			if (l->state == IL_UP)
+				link_poll(l, *now);
+		}
+		*now = rdsu_clock();
+		if (t->ncomp != seen) {
+			t->st.spin_hits++;
+			*res = 1;
+			return RDSU_TWAIT_DONE;
+		}
+		if (*now >= end)
+			break;
+	}
+	t->spin = false;
+	/* The loop's wait is shorter by the spin. */
+	if (*wait_ms > 0) {
+		int spun = (int)((*now - start) / RDSU_MSEC);
+
+		*wait_ms = spun < *wait_ms ? *wait_ms - spun : 0;
+	}
+	return RDSU_TWAIT_NONE;
 }
 
 static void ib_connect(struct rdsu_transport *tr, const struct rdsu_lreq *req, rdsu_ns now)
@@ -312,6 +379,7 @@ static const struct rdsu_transport_ops ib_ops = {
 	.output = ib_output,
 	.close = ib_close,
 	.attach = ib_attach,
+	.wait = ib_wait,
 	.reap = ib_reap,
 	.free = ib_free,
 };
@@ -324,7 +392,8 @@ int rdsu_ib_make(struct rdsu_io *io, const struct rdsu_ib_cfg *cfg, struct rdsu_
 	*out = NULL;
 	if (!cfg || cfg->size < sizeof(*cfg) || cfg->send_ring < RDSU_IB_RING_MIN ||
 	    cfg->send_ring > RDSU_IB_RING_MAX || cfg->recv_ring < RDSU_IB_RING_MIN ||
-	    cfg->recv_ring > RDSU_IB_RING_MAX || cfg->retry_count > RDSU_IB_RETRY_MAX)
+	    cfg->recv_ring > RDSU_IB_RING_MAX || cfg->retry_count > RDSU_IB_RETRY_MAX ||
+	    cfg->busy_poll_us > RDSU_IB_BUSY_POLL_MAX)
 		return RDSU_ERR_INVAL;
 	t = calloc(1, sizeof(*t));
 	if (!t)

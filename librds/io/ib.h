@@ -43,6 +43,18 @@
 #define IB_OP_SGE 16
 #define IB_MAX_DEVS 8
 #define IB_OP_TAG (1ull << 63)
+/* Send work requests chained into one ibv_post_send (one doorbell), and
+ * the inline data a QP is asked for (small frames and ACK-only ones go
+ * in the WQE itself: no DMA read of the slot). */
+#define IB_POST_BATCH 32
+/* The receive ring grows in registered chunks of this many receives:
+ * one at set-up, doubling under load up to recv_ring (ib_recv.c). */
+#define IB_RECV_CHUNK 64
+/* The send ring's slots at set-up; it doubles, up to send_ring, each
+ * time it filled and then drained empty (ib_send.c). */
+#define IB_SEND_INITIAL 32
+#define IB_RECV_CHUNKS ((RDSU_IB_RING_MAX + IB_RECV_CHUNK - 1) / IB_RECV_CHUNK)
+#define IB_INLINE_WANT 256
 /* Frames of the largest message, and an ACK-only frame among them. */
 #define IB_MSG_FRAMES (WIRE_MAX_MSG_LEN / WIRE_FRAG_SIZE + 1)
 
@@ -84,9 +96,15 @@ struct ib_link {
 	struct ibv_comp_channel *cc;
 	struct rdsu_src ccsrc;
 	struct ibv_cq *scq, *rcq;
-	struct ibv_mr *rmr, *smr;
-	uint8_t *rbuf, *sbuf;
-	unsigned nrecv, nsend;
+	struct ibv_mr *smr;
+	uint8_t *sbuf;
+	unsigned nrecv, nsend;  /* the rings' bounds (the QP's and CQs' sizes) */
+	unsigned scur;          /* send slots now (<= nsend), in sbuf */
+	bool sgrow;             /* the send ring filled: grow it once empty */
+	unsigned rcur;          /* receives in the ring now (<= nrecv), in chunks */
+	unsigned rtaken;        /* receive completions of the current poll */
+	uint8_t *rchunk[IB_RECV_CHUNKS];
+	struct ibv_mr *rmr[IB_RECV_CHUNKS];
 	unsigned rposted;       /* receives posted and not completed */
 	uint64_t s_head, s_tail;/* send slots posted / completed, as counters */
 	unsigned unsignalled;   /* SENDs since the last signalled one */
@@ -96,6 +114,10 @@ struct ib_link {
 				 * still to come after the last frame posted */
 	unsigned max_sge;       /* local entries an RDMA op may have */
 	bool fence_next;        /* the next SEND carries IBV_SEND_FENCE */
+	unsigned max_inline;    /* the QP's max_inline_data */
+	unsigned npend;         /* SENDs queued in wr[] for the next doorbell */
+	struct ibv_send_wr wr[IB_POST_BATCH];
+	struct ibv_sge sge[IB_POST_BATCH];
 	struct ib_op ops[IB_OPS_MAX];
 };
 
@@ -117,6 +139,9 @@ struct rdsu_ib {
 	} pds[IB_MAX_DEVS];
 	unsigned n_pds;
 	struct ib_mr *mrs;
+	uint64_t ncomp;         /* completions polled, ever (busy-poll's progress) */
+	bool spin;              /* busy-poll before the next sleep: there was
+				 * traffic since the last spin that found none */
 };
 
 /* ib.c */
@@ -158,10 +183,12 @@ static inline bool rdsu_ib_cq_drain(struct ib_link *l, struct ibv_cq *cq,
 	struct ibv_wc wc[16];
 	int n;
 
-	while ((n = ibv_poll_cq(cq, 16, wc)) > 0)
+	while ((n = ibv_poll_cq(cq, 16, wc)) > 0) {
+		l->t->ncomp += (unsigned)n;
 		for (int i = 0; i < n; i++)
 			if (!one(l, &wc[i], now))
 				return false;
+	}
 	if (n < 0) {
 		rdsu_ib_link_lost(l, now);
 		return false;
@@ -178,18 +205,33 @@ void rdsu_ib_cm_close(struct rdsu_ib *t);
 
 /* ib_recv.c */
 int rdsu_ib_recv_post(struct ib_link *l, unsigned idx);
+/* Post the ring's first chunk (set-up; the core is told in ib_cm.c). */
 int rdsu_ib_recv_fill(struct ib_link *l);
+/* Grow the ring to |to| receives (a whole number of chunks, or nrecv),
+ * posting the new ones. Return: the receives added; -errno. */
+int rdsu_ib_recv_grow(struct ib_link *l, unsigned to);
+/* Free the ring's chunks (the QP is gone). */
+void rdsu_ib_recv_free(struct ib_link *l);
 /* Poll the receive CQ empty. Return: false if the link was lost or retired. */
 bool rdsu_ib_recv_poll(struct ib_link *l, rdsu_ns now);
 
 /* ib_send.c */
 /* The next free send slot (IB_FRAME bytes), or NULL when the ring is full. */
 uint8_t *rdsu_ib_send_slot(struct ib_link *l);
-/* Post the slot rdsu_ib_send_slot() gave, |len| bytes; |last|: a
+/* Queue the slot rdsu_ib_send_slot() gave, |len| bytes, for the next
+ * rdsu_ib_send_flush() (which a full batch calls itself); |last|: a
  * message's last frame or an ACK-only one (signalled and solicited).
  * Return: 0; -errno. */
 int rdsu_ib_send_post(struct ib_link *l, size_t len, bool last);
-/* Poll the send CQ empty, freeing slots. Return: false if the link was lost. */
+/* Post the SENDs rdsu_ib_send_post() queued, chained, with one
+ * doorbell. Return: 0; -errno (the link is to be lost). */
+int rdsu_ib_send_flush(struct ib_link *l);
+/* Give the send ring |n| slots (at most nsend) in a new registered
+ * region; only while no slot is in flight. Return: 0; -errno (the old
+ * ring stays). */
+int rdsu_ib_send_resize(struct ib_link *l, unsigned n);
+/* Poll the send CQ empty, freeing slots (and growing a ring that filled
+ * once it is empty). Return: false if the link was lost. */
 bool rdsu_ib_send_poll(struct ib_link *l, rdsu_ns now);
 
 /* ib_rdma.c */

@@ -100,10 +100,10 @@ static size_t offer_pd(struct ib_link *l, uint16_t version, uint8_t *buf, rdsu_n
 	size_t n;
 
 	if (credits)
-		rdsu_ib_core_posted(l, l->nrecv, now);
+		rdsu_ib_core_posted(l, l->rcur, now);
 	n = build_pd(l, version, buf);
 	if (!credits)
-		rdsu_ib_core_posted(l, l->nrecv, now);
+		rdsu_ib_core_posted(l, l->rcur, now);
 	return n;
 }
 

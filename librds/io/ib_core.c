@@ -122,7 +122,7 @@ int rdsu_ib_core_frame(struct ib_link *l, const uint8_t *p, size_t len, rdsu_ns 
 	return 0;
 }
 
-void rdsu_ib_core_output(struct ib_link *l, rdsu_ns now)
+static void output(struct ib_link *l, rdsu_ns now)
 {
 	while (l->state == IL_UP) {
 		uint8_t *slot = rdsu_ib_send_slot(l);
@@ -164,6 +164,15 @@ void rdsu_ib_core_output(struct ib_link *l, rdsu_ns now)
 			return;
 		}
 	}
+}
+
+/* What the core has goes out in chains of work requests, one doorbell
+ * each (ib_send.c). */
+void rdsu_ib_core_output(struct ib_link *l, rdsu_ns now)
+{
+	output(l, now);
+	if (rdsu_ib_send_flush(l) < 0)
+		rdsu_ib_link_lost(l, now);
 }
 
 void rdsu_ib_core_op_done(struct ib_link *l, uint64_t id, int status, rdsu_ns now)

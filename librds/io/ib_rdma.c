@@ -219,6 +219,12 @@ static int ib_xmit_op(void *ud, uint64_t link, const struct rdsu_op_req *q)
 	wr.wr_id = IB_OP_TAG | idx;
 	wr.sg_list = sge;
 	wr.send_flags = IBV_SEND_SIGNALED;
+	/* SENDs queued before the op go before it, as they were asked. */
+	r = rdsu_ib_send_flush(l);
+	if (r < 0) {
+		op_clear(o);
+		return r;
+	}
 	r = ibv_post_send(l->cm->qp, &wr, &bad);
 	if (r) {
 		op_clear(o);

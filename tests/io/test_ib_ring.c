@@ -6,7 +6,9 @@
  * slots run out at send_ring and come back with the signalled
  * completion that covers them; every 16th SEND and every message end
  * are signalled, message ends also SOLICITED; a ring about to fill is
- * signalled so it can drain; a failed completion loses the link.
+ * signalled so it can drain; a failed completion loses the link; queued
+ * SENDs go out as one chain per rdsu_ib_send_flush() (a full batch at
+ * once), in order; frames up to max_inline_data are inline.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -27,6 +29,7 @@ static struct {
 	unsigned flags[MAX_WR];
 	uint32_t len[MAX_WR];
 	unsigned n;
+	unsigned doorbells;       /* post_send calls */
 	int fail;                 /* post_send's return, 0 = accept */
 	struct ibv_wc wc[MAX_WR]; /* completions poll_cq hands out */
 	unsigned n_wc, wc_next;
@@ -40,14 +43,16 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_
 		*bad = wr;
 		return fake.fail;
 	}
-	assert_true(fake.n < MAX_WR);
-	assert_null(wr->next);
-	assert_int_equal(wr->opcode, IBV_WR_SEND);
-	assert_int_equal(wr->num_sge, 1);
-	fake.wr_id[fake.n] = wr->wr_id;
-	fake.flags[fake.n] = wr->send_flags;
-	fake.len[fake.n] = wr->sg_list[0].length;
-	fake.n++;
+	fake.doorbells++;
+	for (; wr; wr = wr->next) {
+		assert_true(fake.n < MAX_WR);
+		assert_int_equal(wr->opcode, IBV_WR_SEND);
+		assert_int_equal(wr->num_sge, 1);
+		fake.wr_id[fake.n] = wr->wr_id;
+		fake.flags[fake.n] = wr->send_flags;
+		fake.len[fake.n] = wr->sg_list[0].length;
+		fake.n++;
+	}
 	return 0;
 }
 
@@ -102,6 +107,7 @@ static void link_init(struct ib_link *l, unsigned nsend)
 	l->smr = &mr;
 	l->sbuf = sbuf;
 	l->nsend = nsend;
+	l->scur = nsend;
 	l->state = IL_UP;
 }
 
@@ -121,15 +127,19 @@ static void test_ring_fills_and_drains(void **state)
 
 	(void)state;
 	link_init(&l, 20);
+	l.nsend = 40;   /* the ring may grow to 40: filling it asks to */
 	for (unsigned i = 0; i < 20; i++) {
 		uint8_t *p = rdsu_ib_send_slot(&l);
 
 		assert_ptr_equal(p, sbuf + (size_t)i * IB_FRAME);
 		assert_int_equal(rdsu_ib_send_post(&l, WIRE_HDR_LEN + i, false), 0);
+		assert_int_equal(rdsu_ib_send_flush(&l), 0);
 		assert_int_equal(fake.len[i], WIRE_HDR_LEN + i);
 		assert_int_equal(fake.wr_id[i], i);
 	}
+	assert_false(l.sgrow);
 	assert_null(rdsu_ib_send_slot(&l));
+	assert_true(l.sgrow);
 	assert_int_equal(rdsu_ib_send_post(&l, WIRE_HDR_LEN, true), -EAGAIN);
 	assert_int_equal(fake.n, 20);
 	/* Signalled: the 16th by count, the 20th as the ring fills. */
@@ -144,6 +154,9 @@ static void test_ring_fills_and_drains(void **state)
 	assert_true(rdsu_ib_send_poll(&l, 0));
 	assert_ptr_equal(rdsu_ib_send_slot(&l), sbuf);
 	assert_int_equal(l.s_tail, 16);
+	/* not empty yet: no resize (a slot in flight would move) */
+	assert_int_equal(l.scur, 20);
+	assert_int_equal(rdsu_ib_send_resize(&l, 40), -EBUSY);
 	assert_int_equal(tr.st.frames_out, 20);
 	assert_int_equal(tr.st.bytes_out, 20 * WIRE_HDR_LEN + 19 * 20 / 2);
 }
@@ -159,6 +172,11 @@ static void test_message_ends(void **state)
 		assert_int_equal(rdsu_ib_send_post(&l, IB_FRAME, i == 4), 0);
 	assert_int_equal(rdsu_ib_send_post(&l, WIRE_HDR_LEN, true), 0);
 	assert_int_equal(rdsu_ib_send_post(&l, WIRE_HDR_LEN + 10, true), 0);
+	/* Queued, not posted, until the flush: then one doorbell. */
+	assert_int_equal(fake.n, 0);
+	assert_int_equal(rdsu_ib_send_flush(&l), 0);
+	assert_int_equal(fake.doorbells, 1);
+	assert_int_equal(fake.n, 7);
 	for (unsigned i = 0; i < 7; i++) {
 		unsigned want = i >= 4 ? IBV_SEND_SIGNALED | IBV_SEND_SOLICITED : 0;
 
@@ -167,6 +185,7 @@ static void test_message_ends(void **state)
 	/* The count restarts at every signalled SEND. */
 	for (unsigned i = 0; i < 16; i++)
 		assert_int_equal(rdsu_ib_send_post(&l, IB_FRAME, false), 0);
+	assert_int_equal(rdsu_ib_send_flush(&l), 0);
 	for (unsigned i = 7; i < 23; i++)
 		assert_int_equal(!!(fake.flags[i] & IBV_SEND_SIGNALED), i == 22);
 }
@@ -177,11 +196,16 @@ static void test_failures(void **state)
 
 	(void)state;
 	link_init(&l, 16);
+	/* A doorbell the device refuses is the flush's error (the caller
+	 * loses the link); nothing was posted. */
 	fake.fail = ENOMEM;
-	assert_int_equal(rdsu_ib_send_post(&l, WIRE_HDR_LEN, true), -ENOMEM);
-	assert_int_equal(l.s_head, 0);
-	fake.fail = 0;
 	assert_int_equal(rdsu_ib_send_post(&l, WIRE_HDR_LEN, true), 0);
+	assert_int_equal(rdsu_ib_send_flush(&l), -ENOMEM);
+	assert_int_equal(fake.n, 0);
+	fake.fail = 0;
+	link_init(&l, 16);
+	assert_int_equal(rdsu_ib_send_post(&l, WIRE_HDR_LEN, true), 0);
+	assert_int_equal(rdsu_ib_send_flush(&l), 0);
 	/* A completion out of the posted range frees nothing. */
 	complete(7, IBV_WC_SUCCESS);
 	assert_true(rdsu_ib_send_poll(&l, 0));
@@ -192,12 +216,47 @@ static void test_failures(void **state)
 	assert_int_equal(l.state, IL_DEAD);
 }
 
+static void test_batch_and_inline(void **state)
+{
+	struct ib_link l;
+
+	(void)state;
+	link_init(&l, 256);
+	l.max_inline = 64;
+	/* A full batch goes at once, one doorbell, in ring order. */
+	for (unsigned i = 0; i < IB_POST_BATCH; i++) {
+		assert_int_equal(fake.n, 0);
+		assert_int_equal(rdsu_ib_send_post(&l, WIRE_HDR_LEN + 16 + (i & 1), false), 0);
+	}
+	assert_int_equal(fake.doorbells, 1);
+	assert_int_equal(fake.n, IB_POST_BATCH);
+	for (unsigned i = 0; i < IB_POST_BATCH; i++) {
+		assert_int_equal(fake.wr_id[i], i);
+		/* 64 bytes inline, 65 not */
+		assert_int_equal(!!(fake.flags[i] & IBV_SEND_INLINE), !(i & 1));
+	}
+	/* Nothing queued: a flush rings no bell. */
+	assert_int_equal(rdsu_ib_send_flush(&l), 0);
+	assert_int_equal(fake.doorbells, 1);
+	assert_int_equal(rdsu_ib_send_post(&l, IB_FRAME, true), 0);
+	assert_int_equal(rdsu_ib_send_flush(&l), 0);
+	assert_int_equal(fake.doorbells, 2);
+	assert_false(fake.flags[IB_POST_BATCH] & IBV_SEND_INLINE);
+	/* A retired link's queue is dropped, not posted. */
+	assert_int_equal(rdsu_ib_send_post(&l, WIRE_HDR_LEN, true), 0);
+	l.state = IL_DEAD;
+	assert_int_equal(rdsu_ib_send_flush(&l), 0);
+	assert_int_equal(fake.doorbells, 2);
+	assert_int_equal(l.npend, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_fills_and_drains),
 		cmocka_unit_test(test_message_ends),
 		cmocka_unit_test(test_failures),
+		cmocka_unit_test(test_batch_and_inline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

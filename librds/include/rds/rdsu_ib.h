@@ -34,6 +34,10 @@ extern "C" {
 #define RDSU_IB_RING_MAX 16384
 #define RDSU_IB_RETRY_DEFAULT 6
 #define RDSU_IB_RETRY_MAX 6
+/* Busy-polling (rdsu_ib_cfg.busy_poll_us): the default, as the value
+ * net.core.busy_poll's documentation suggests, and the largest allowed. */
+#define RDSU_IB_BUSY_POLL_DEFAULT 50
+#define RDSU_IB_BUSY_POLL_MAX 100000
 
 struct rdsu_ib_cfg;
 struct rdsu_transport;
@@ -43,13 +47,17 @@ typedef int rdsu_ib_make_fn(struct rdsu_io *io, const struct rdsu_ib_cfg *cfg,
 
 struct rdsu_ib_cfg {
 	size_t size;            /* sizeof(struct rdsu_ib_cfg) */
-	/* Send slots of 48 + 4096 bytes per connection: SENDs posted and
-	 * not yet completed, ACK-only frames included
+	/* Send slots of 48 + 4096 bytes per connection at most (the ring
+	 * starts with 32, or this if fewer, and doubles up to this each time
+	 * it filled and drained): SENDs posted and not yet completed,
+	 * ACK-only frames included
 	 * (RDSU_IB_RING_MIN..RDSU_IB_RING_MAX; the QP is sized one more, as
 	 * the kernel's). Capped by the device's max_qp_wr - 1. */
 	unsigned send_ring;
-	/* Receives of 48 + 4096 bytes posted per connection, in one
-	 * registered region (same bounds and cap). */
+	/* Receives of 48 + 4096 bytes posted per connection at most (same
+	 * bounds and cap): the ring starts with 64 (or this, if fewer) and
+	 * doubles up to this as traffic needs, in registered chunks of 64,
+	 * so an idle connection holds about 265 KB of receive buffers. */
 	unsigned recv_ring;
 	bool no_listen;         /* connect only */
 	/* Listen and connect on these rdma_cm ports instead of 18634
@@ -72,6 +80,19 @@ struct rdsu_ib_cfg {
 	 * QP. Default 6; the kernel's rds_ib_retry_count is 1, which an
 	 * emulated link's losses exhaust now and then. */
 	uint8_t retry_count;
+	/*
+	 * Busy-poll the completion queues for up to this many microseconds
+	 * before the loop sleeps (0..RDSU_IB_BUSY_POLL_MAX; 0: never), as
+	 * SO_BUSY_POLL does for a socket: a reply that lands within it is
+	 * taken without a completion-channel wakeup. Bounded so an idle
+	 * endpoint does not burn a core: the loop spins only after traffic
+	 * (a completion since the last spin), and a spin that finds nothing
+	 * stops spinning until the next completion wakes it.
+	 * rdsu_ib_cfg_default() sets RDSU_IB_BUSY_POLL_DEFAULT, or the
+	 * value of the environment variable RDSU_IB_BUSY_POLL (microseconds;
+	 * 0 turns it off) when that is set and in range.
+	 */
+	unsigned busy_poll_us;
 };
 
 /* rdsu_ib_cfg_default() - the kernel's ring sizes and ports. */
@@ -115,6 +136,16 @@ struct rdsu_ib_stats {
 	 * posted, and completed (reported to the core) */
 	uint64_t mrs;
 	uint64_t ops_posted, ops_done;
+	/* Busy-polling: spins started, and those that found a completion
+	 * (the rest ended at busy_poll_us and the loop slept). */
+	uint64_t spins, spin_hits;
+	/* The receive rings (ib_recv.c): bytes of receive buffers
+	 * registered now over every link, and the times a ring grew. */
+	uint64_t recv_ring_bytes;
+	uint64_t recv_grown;
+	/* ... and the send rings likewise */
+	uint64_t send_ring_bytes;
+	uint64_t send_grown;
 };
 
 /*

@@ -1,0 +1,354 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+"""Issue 32's IB figures in one boot of two lab guests (Soft-RoCE, TCG).
+
+    flock /tmp/rds-lab.lock bench/ib-lab.py --kernel 7.2 \\
+        --rdsperf build/portable/tools/rdsperf/rdsperf \\
+        --rdsping build/portable/tools/rdsping/rdsping [--time 2] [--busy-poll US] [--out DIR]
+
+Guest 1 (10.199.0.2) is the client, guest 2 (10.199.0.3) the server, in
+this order within one boot (rds_rdma unloaded on both first, so rdma_cm
+port 18634 is librds's, and loaded again from the initramfs when the
+kernel's turn comes; unloading it after it had a connection oopses 7.2):
+
+  librds -> librds   rdsperf stream 4 KiB..1 MiB and pingpong 64 B;
+  idle               (after librds -> kernel) a librds endpoint with one
+                     link up and idle but for a ping every 2 s (rdsping
+                     to the kernel of guest 2): its CPU, its resident
+                     memory and the guest's MemAvailable meanwhile;
+  verbs              perftest's ib_send_lat (64 B) and ib_send_bw at the
+                     stream sizes, rdma_cm (-R), on the same link;
+  librds -> kernel   the same rdsperf tests against the kernel's server;
+  kernel -> kernel   and the kernel against itself: the reference.
+
+Defaults throughout (librds's busy-poll included), except the socket
+window for 256 KiB and 1 MiB, which the kernel refuses above its SNDBUF
+(rds_sendmsg: EMSGSIZE): those run with -w 4M on every stack, and
+net.core.wmem_max/rmem_max raised to allow it. Unpinned. Writes
+figures.md (the table) and raw.txt (every tool's output) into the run
+directory and prints both. Exit 0 when every run produced figures.
+"""
+import json
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "lab"))
+import lab  # noqa: E402
+
+A, B = "10.199.0.2", "10.199.0.3"
+SMALL = "4K,16K,64K"
+LARGE = "256K,1M"
+SIZES = [4096, 16384, 65536, 262144, 1048576]
+LAYOUTS = (("ll", "librds -> librds"), ("lk", "librds -> kernel"), ("kk", "kernel -> kernel"))
+
+COMMON = r'''
+import os, socket, subprocess, time, glob
+D = os.environ["LAB_DIR"]
+ENV = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
+if %r is not None:
+    ENV["RDSU_IB_BUSY_POLL"] = str(%r)
+TIME = %r
+SMALL = %r
+LARGE = %r
+SIZES = %r
+''' + lab.guest_flags(600) + r'''
+def wait_rxe(me):
+    want = "0000:0000:0000:0000:0000:ffff:%%02x%%02x:%%02x%%02x" %% tuple(map(int, me.split(".")))
+    gids = "/sys/class/infiniband/rxe0/ports/1/gids"
+    for _ in range(240):
+        out = subprocess.run(["rdma", "link"], capture_output=True, text=True).stdout
+        have = []
+        if os.path.isdir(gids):
+            for g in os.listdir(gids):
+                try:
+                    have.append(open(os.path.join(gids, g)).read().strip())
+                except OSError:
+                    pass
+        if "ACTIVE" in out and want in have:
+            return
+        time.sleep(0.25)
+    raise SystemExit("rxe0 never became ACTIVE with " + me)
+
+def sh(args):
+    p = subprocess.run(args, capture_output=True, text=True)
+    print(" ".join(args), "->", p.returncode, p.stderr.strip(), flush=True)
+    return p.returncode
+
+def run(name, args, timeout=300):
+    with open(os.path.join(D, name + ".out"), "w") as out, \
+            open(os.path.join(D, name + ".err"), "w") as err:
+        try:
+            rc = subprocess.call(args, stdout=out, stderr=err, env=ENV, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            rc = -1
+    open(os.path.join(D, name + ".rc"), "w").write("%%d\n" %% rc)
+    print(name, "exit", rc, flush=True)
+    return rc
+
+def perf(tag, peer, me, stack):
+    base = ["/run/lab/rdsperf", "-c", peer, "-B", me, "--transport", "ib", "-t", str(TIME),
+            "-O", "1", "-i", "0", "--json"] + stack
+    run(tag + "_small", base + ["--test", "stream", "-l", SMALL])
+    run(tag + "_large", base + ["--test", "stream", "-l", LARGE, "-w", "4M"])
+    run(tag + "_pingpong", base + ["--test", "pingpong", "-l", "64"])
+
+def serve(me, stack):
+    p = subprocess.Popen(["/run/lab/rdsperf", "-s", "-B", me, "--transport", "ib"] + stack,
+                         stdout=subprocess.DEVNULL,
+                         stderr=open(os.path.join(D, "server-%%s.err" %% me), "a"), env=ENV)
+    for _ in range(300):
+        try:
+            socket.create_connection((me, 18515), timeout=1).close()
+            return p
+        except OSError:
+            time.sleep(0.1)
+    raise SystemExit("rdsperf -s on %%s never listened" %% me)
+
+def proc(pid):
+    f = open("/proc/%%d/stat" %% pid).read().rsplit(")", 1)[1].split()
+    rss = [l for l in open("/proc/%%d/status" %% pid) if l.startswith("VmRSS")][0].split()[1]
+    return int(f[11]) + int(f[12]), int(rss)
+
+def mem_avail():
+    return int([l for l in open("/proc/meminfo") if l.startswith("MemAvailable")][0].split()[1])
+
+def big_windows():
+    for k in ("wmem_max", "rmem_max"):
+        open("/proc/sys/net/core/" + k, "w").write("8388608\n")
+
+PT = ["-d", "rxe0", "-R", "-F"]
+def pt_lat():
+    return ["ib_send_lat"] + PT + ["-s", "64", "-n", "500"]
+def pt_bw(size):
+    n = max(8, (8 << 20) // size)   # 8 MiB a size
+    return ["ib_send_bw"] + PT + ["-s", str(size), "-n", str(n), "-t", str(min(64, n))]
+'''
+
+ROLE_A = r'''
+python3 - <<'PY'
+%s
+wait_rxe("%s")
+sh(["rmmod", "rds_rdma"])
+big_windows()
+wait_flag("srv_ll")
+perf("ll", "%s", "%s", [])
+flag("ll_done")
+# perftest: the server side starts each, we connect (retrying while it binds)
+for name in ["pt_lat"] + ["pt_bw_%%d" %% s for s in SIZES]:
+    wait_flag(name + "_up")
+    args = pt_lat() if name == "pt_lat" else pt_bw(int(name.split("_")[2]))
+    for i in range(10):
+        time.sleep(1)
+        if run(name, args + ["%s"], timeout=60) == 0:
+            break
+    flag(name + "_done")
+wait_flag("srv_k")
+perf("lk", "%s", "%s", [])
+# an idle librds IB endpoint: rdsping's, one link up to the kernel of
+# guest 2 and a ping every 2 s; its CPU and memory sampled meanwhile
+avail0 = mem_avail()
+t0 = time.time()
+ping = subprocess.Popen(["/run/lab/rdsping", "--transport", "ib", "-c", "6", "-i", "2", "-W", "5",
+                         "-I", "%s", "%s"], stdout=open(os.path.join(D, "idle_ping.out"), "w"),
+                        stderr=subprocess.STDOUT, env=ENV)
+first = None
+peak = 0
+avail_min = avail0
+while ping.poll() is None:
+    try:
+        cpu, rss = proc(ping.pid)
+    except (OSError, IndexError):
+        break
+    if first is None:
+        first = rss
+    peak = max(peak, rss)
+    last_cpu = cpu
+    avail_min = min(avail_min, mem_avail())
+    time.sleep(0.1)
+t1 = time.time()
+hz = os.sysconf("SC_CLK_TCK")
+open(os.path.join(D, "idle.txt"), "w").write(
+    "librds rdsping (IB, one link to the kernel, a ping every 2 s): CPU %%.2f s over %%.1f s "
+    "(%%.1f %%%%); VmRSS first sample %%d KiB, peak %%d KiB; guest MemAvailable %%d KiB before, "
+    "at least %%d KiB during (-%%d KiB, kernel and device queues included); exit %%d\n" %% (
+        last_cpu / hz, t1 - t0, 100.0 * last_cpu / hz / (t1 - t0), first or 0, peak, avail0,
+        avail_min, avail0 - avail_min, ping.returncode))
+mod = glob.glob("/proc/1/root/mod/*-rds_rdma.ko")
+sh(["insmod"] + mod[:1])
+perf("kk", "%s", "%s", ["--kernel"])
+flag("done_a")
+PY
+'''
+
+ROLE_B = r'''
+python3 - <<'PY'
+%s
+wait_rxe("%s")
+sh(["rmmod", "rds_rdma"])
+big_windows()
+srv = serve("%s", [])
+time.sleep(1)
+cpu0, rss0 = proc(srv.pid)
+flag("srv_ll")
+peak = rss0
+while not os.path.exists(os.path.join(D, "ll_done")):
+    try:
+        peak = max(peak, proc(srv.pid)[1])
+    except (OSError, IndexError):
+        break
+    time.sleep(0.2)
+hz = os.sysconf("SC_CLK_TCK")
+open(os.path.join(D, "server.txt"), "w").write(
+    "librds rdsperf server: VmRSS before any peer %%d KiB, peak during the streams %%d KiB\n" %% (
+        rss0, peak))
+srv.terminate()
+srv.wait()
+for name in ["pt_lat"] + ["pt_bw_%%d" %% s for s in SIZES]:
+    args = pt_lat() if name == "pt_lat" else pt_bw(int(name.split("_")[2]))
+    p = subprocess.Popen(args, stdout=open(os.path.join(D, name + ".srv"), "w"),
+                         stderr=subprocess.STDOUT)
+    flag(name + "_up")
+    wait_flag(name + "_done")
+    try:
+        p.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+mod = glob.glob("/proc/1/root/mod/*-rds_rdma.ko")
+sh(["insmod"] + mod[:1])
+srv = serve("%s", ["--kernel"])
+flag("srv_k")
+wait_flag("done_a")
+srv.terminate()
+srv.wait()
+PY
+'''
+
+
+def read(share, name):
+    p = os.path.join(share, name)
+    return open(p).read() if os.path.exists(p) else ""
+
+
+def rdsperf_figs(share, tag, fails):
+    """{(test, size): (number, text)} from one layout's three runs."""
+    out = {}
+    for part in ("small", "large", "pingpong"):
+        name = "%s_%s" % (tag, part)
+        rc = read(share, name + ".rc").strip()
+        if rc != "0":
+            fails.append("%s: rdsperf exit %s: %s" % (name, rc or "missing",
+                                                      read(share, name + ".err")[-300:]))
+            continue
+        try:
+            runs = json.loads(read(share, name + ".out"))["runs"]
+        except (ValueError, KeyError) as e:
+            fails.append("%s: no JSON: %s" % (name, e))
+            continue
+        for r in runs:
+            size, end = r["start"]["size"], r["end"]
+            if part == "pingpong":
+                lat = end["latency"]
+                out[("pingpong", size)] = (lat["p50"], "p50 %.0f µs (%.0f /s)" % (
+                    lat["p50"], end["sender"]["responses_per_second"]))
+            else:
+                rcv = end["receiver"]
+                if not rcv["messages"]:
+                    fails.append("%s %d: nothing received" % (name, size))
+                out[("stream", size)] = (rcv["bits_per_second"] / 1e6, "%.1f Mbit/s" % (
+                    rcv["bits_per_second"] / 1e6))
+    return out
+
+
+def perftest_figs(share, fails):
+    out = {}
+    lat = read(share, "pt_lat.out")
+    # #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9% (one way, µs)
+    m = re.search(r"^\s*64\s+\d+\s+[\d.]+\s+[\d.]+\s+([\d.]+)", lat, re.M)
+    if m:
+        rtt = 2 * float(m.group(1))
+        out[("pingpong", 64)] = (rtt, "p50 %.0f µs (2 × t_typical)" % rtt)
+    else:
+        fails.append("ib_send_lat: no figures: %r" % (lat[-300:] + read(share, "pt_lat.err")[-300:]))
+    for s in SIZES:
+        t = read(share, "pt_bw_%d.out" % s)
+        # #bytes #iterations BW peak[MB/sec] BW average[MB/sec] MsgRate[Mpps]
+        m = re.search(r"^\s*%d\s+\d+\s+[\d.]+\s+([\d.]+)" % s, t, re.M)
+        if m:
+            mbit = float(m.group(1)) * 8 * 1.048576  # perftest's MB is MiB
+            out[("stream", s)] = (mbit, "%.1f Mbit/s" % mbit)
+        else:
+            fails.append("ib_send_bw %d: no figures: %r" % (s, (t + read(share, "pt_bw_%d.err" % s))[-300:]))
+    return out
+
+
+def table(figs):
+    rows = [("pingpong", 64)] + [("stream", s) for s in SIZES]
+    cols = [t for t, _ in LAYOUTS] + ["pt"]
+    head = ["test"] + [n for _, n in LAYOUTS] + ["verbs (perftest)",
+                                                 "librds↔librds / kernel", "librds→kernel / kernel"]
+    lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
+    for row in rows:
+        cells = [figs.get(c, {}).get(row, (None, "-"))[1] for c in cols]
+        kk = figs.get("kk", {}).get(row, (None,))[0]
+        ratios = []
+        for c in ("ll", "lk"):
+            v = figs.get(c, {}).get(row, (None,))[0]
+            if v is None or not kk:
+                ratios.append("-")
+            elif row[0] == "pingpong":   # latency: lower is better; ratio of p50s
+                ratios.append("%.2f (p50)" % (v / kk))
+            else:
+                ratios.append("%.2f" % (v / kk))
+        name = "pingpong 64 B" if row[0] == "pingpong" else "stream %s" % (
+            "%d KiB" % (row[1] // 1024) if row[1] < 1 << 20 else "1 MiB")
+        lines.append("| " + " | ".join([name] + cells + ratios) + " |")
+    return "\n".join(lines)
+
+
+def main():
+    ap = lab.arg_parser()
+    ap.add_argument("--rdsperf", required=True)
+    ap.add_argument("--rdsping", required=True)
+    ap.add_argument("--busy-poll", type=int, default=None,
+                    help="RDSU_IB_BUSY_POLL for librds (µs; default: librds's own)")
+    ap.add_argument("--time", type=float, default=2, help="seconds per rdsperf size")
+    a, out, log = lab.parse(ap)
+    run_dir, share = lab.run_share(out, "ib_bench-%s%s" % (
+        a.kernel, "" if a.busy_poll is None else "-bp%d" % a.busy_poll), (a.rdsperf, a.rdsping))
+    fails = []
+    common = COMMON % (a.busy_poll, a.busy_poll, a.time, SMALL, LARGE, SIZES)
+    with lab.Lab(a.kernel, 2, True, keep=share) as l, l.judging(fails):
+        l.role(1, ROLE_A % (common, A, B, A, B, B, A, A, B, B, A))
+        l.role(2, ROLE_B % (common, B, B, B))
+        l.start()
+        rcs = l.wait(1200)
+        for g in (1, 2):
+            log("guest %d:\n%s" % (g, l.output(g)))
+            if rcs.get(g) != 0:
+                fails.append("guest %d role exit %s" % (g, rcs.get(g)))
+        figs = {t: rdsperf_figs(share, t, fails) for t, _ in LAYOUTS}
+        figs["pt"] = perftest_figs(share, fails)
+        idle = read(share, "idle.txt").strip() + "\n" + read(share, "server.txt").strip()
+        tab = table(figs)
+        raw = []
+        for f in sorted(os.listdir(share)):
+            if f.endswith((".out", ".srv")) or f in ("idle.txt", "server.txt"):
+                raw.append("== %s\n%s" % (f, read(share, f).strip()))
+        head = ("IB over Soft-RoCE, kernel %s, rdsperf %g s per size after 1 s warm-up, "
+                "ping-pong p50 round trip, stream as the receiver counted%s" % (
+                    a.kernel, a.time, "" if a.busy_poll is None else
+                    ", RDSU_IB_BUSY_POLL=%d" % a.busy_poll))
+        with open(os.path.join(run_dir, "figures.md"), "w") as f:
+            f.write(head + "\n\n" + tab + "\n\n" + idle + "\n")
+        with open(os.path.join(run_dir, "raw.txt"), "w") as f:
+            f.write("\n".join(raw) + "\n")
+        log(head + "\n" + tab + "\n" + idle)
+        log("raw: " + os.path.join(run_dir, "raw.txt"))
+    return lab.verdict(fails, log, a.kernel)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
