@@ -175,10 +175,15 @@ def facts(text):
     return out
 
 
-def check_capture(rdsdump, cap, fails):
+def check_capture(rdsdump, cap, fails, refused=0):
     """rdsdump's view of the capture: RDMA WRITEs and READs on the wire,
     each claimed by the message after it (same QP, same r_key), READ
-    RESPONSEs as many as READs, no PSN gap from the RDMA packets."""
+    RESPONSEs as many as READs, no PSN gap from the RDMA packets. An
+    operation the peer refused (|refused|: the driver's REMOTE_ERROR and
+    DROPPED statuses) ends its QP, and whether the SEND that would claim
+    it left before the error flushed the queue is a race (seen on 7.2
+    under load: 17 of 18 claimed), so up to that many may go unclaimed;
+    none may be claimed by the wrong message."""
     p = subprocess.run([rdsdump, "-n", "--json", "-r", cap], capture_output=True, text=True)
     ops, tied, unmatched, resp, gaps = {}, 0, 0, 0, 0
     for line in p.stdout.splitlines():
@@ -199,9 +204,9 @@ def check_capture(rdsdump, cap, fails):
         fails.append("rdsdump saw too few RDMA operations: %r" % ops)
     if ops.get("read_response", 0) != ops.get("read", 0):
         fails.append("rdsdump: %r: a READ RESPONSE per READ" % ops)
-    if tied != requests or unmatched:
-        fails.append("rdsdump: %d of %d RDMA requests claimed, %d unmatched"
-                     % (tied, requests, unmatched))
+    if tied > requests or tied < requests - refused or unmatched:
+        fails.append("rdsdump: %d of %d RDMA requests claimed (%d refused may lack their "
+                     "message), %d unmatched" % (tied, requests, refused, unmatched))
     if gaps:
         fails.append("rdsdump: %d PSN gaps in a capture that dropped nothing" % gaps)
 
@@ -272,7 +277,9 @@ def main():
                 f.write(p.stdout + p.stderr)
             if p.returncode != 0:
                 fails.append("rdsdump -r exit %d: %s" % (p.returncode, p.stderr[-400:]))
-            check_capture(a.rdsdump, cap, fails)
+            refused = sum(1 for k, v in got.items()
+                          if k.endswith("_status") and v in ("REMOTE_ERROR", "DROPPED"))
+            check_capture(a.rdsdump, cap, fails, refused)
         log("rcs %s" % rcs)
     return lab.verdict(fails, log, a.kernel)
 
