@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """What the tests/cli Python tests share, imported from beside them (a
 script's own folder is first on sys.path): failures collected and said as
-they happen, a program run with its output captured, a free TCP port, and
-an rds-conform agent started and stopped."""
+they happen, a program run with its output captured, a free TCP port, an
+rds-conform agent started and stopped, and the script run again in a
+network namespace of its own."""
+import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -10,6 +13,29 @@ import sys
 import time
 
 FAILS = []
+SKIP = 77
+
+
+def in_netns(var):
+    """Run this script again inside a new network namespace (unshare -n;
+    -r too when not root) and exit with its code, unless |var| says it is
+    already there. A namespace we may not make is a skip (77), not a
+    failure."""
+    if os.environ.get(var) == "1":
+        return
+    if not shutil.which("unshare"):
+        sys.exit(SKIP)
+    env = dict(os.environ, **{var: "1"})
+    pre = ["unshare", "-n"] if os.getuid() == 0 else ["unshare", "-r", "-n"]
+    if subprocess.run(pre + ["true"], stderr=subprocess.DEVNULL).returncode != 0:
+        print("cannot make a network namespace")
+        sys.exit(SKIP)
+    try:
+        r = subprocess.run(pre + [sys.executable] + sys.argv, env=env)
+    except OSError:
+        sys.exit(SKIP)
+    # unshare itself failing (no permission) exits 1 before our script runs
+    sys.exit(r.returncode)
 
 
 def check(cond, what):

@@ -36,21 +36,11 @@ import tempfile
 import time
 import urllib.request
 
+import clitest
+
 SKIP = 77
 
-if os.environ.get("RDSTOP_EXP_NETNS") != "1":
-    if not shutil.which("unshare"):
-        sys.exit(SKIP)
-    env = dict(os.environ, RDSTOP_EXP_NETNS="1")
-    pre = ["unshare", "-n"] if os.getuid() == 0 else ["unshare", "-r", "-n"]
-    # a namespace we may not make is a skip, not a failure
-    if subprocess.run(pre + ["true"], stderr=subprocess.DEVNULL).returncode != 0:
-        print("cannot make a network namespace")
-        sys.exit(SKIP)
-    try:
-        sys.exit(subprocess.run(pre + [sys.executable] + sys.argv, env=env).returncode)
-    except OSError:
-        sys.exit(SKIP)
+clitest.in_netns("RDSTOP_EXP_NETNS")
 
 top, drive = sys.argv[1], sys.argv[2]
 nodex = shutil.which("prometheus-node-exporter") or shutil.which("node_exporter")

@@ -29,29 +29,12 @@ import time
 import urllib.parse
 import urllib.request
 
+import clitest
+
 SKIP = 77
 
 
-def reexec_in_netns():
-    if os.environ.get("RDSTOP_PROM_NETNS") == "1":
-        return
-    if not shutil.which("unshare"):
-        sys.exit(SKIP)
-    env = dict(os.environ, RDSTOP_PROM_NETNS="1")
-    pre = ["unshare", "-n"] if os.getuid() == 0 else ["unshare", "-r", "-n"]
-    # a namespace we may not make is a skip, not a failure
-    if subprocess.run(pre + ["true"], stderr=subprocess.DEVNULL).returncode != 0:
-        print("cannot make a network namespace")
-        sys.exit(SKIP)
-    try:
-        r = subprocess.run(pre + [sys.executable] + sys.argv, env=env)
-    except OSError:
-        sys.exit(SKIP)
-    # unshare itself failing (no permission) exits 1 before our script runs
-    sys.exit(r.returncode)
-
-
-reexec_in_netns()
+clitest.in_netns("RDSTOP_PROM_NETNS")
 
 top, drive = sys.argv[1], sys.argv[2]
 for tool in ("prometheus", "promtool"):

@@ -45,28 +45,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int failed;
+#include "afcheck.h"
+
 static bool g_rdsd;
-
-#define CHECK(cond, ...)                                                                 \
-	do {                                                                             \
-		if (!(cond)) {                                                           \
-			fprintf(stderr, "FAIL line %d: ", __LINE__);                     \
-			fprintf(stderr, __VA_ARGS__);                                    \
-			fprintf(stderr, " (errno %s)\n", strerrorname_np(errno) ?       \
-				strerrorname_np(errno) : "0");                           \
-			failed = 1;                                                      \
-		}                                                                        \
-	} while (0)
-#define FAILS(call, err, what) CHECK((call) < 0 && errno == (err), "%s: want %s", what, #err)
-
-static struct sockaddr_in sin_of(const char *a, unsigned port)
-{
-	struct sockaddr_in s = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-
-	inet_pton(AF_INET, a, &s.sin_addr);
-	return s;
-}
 
 static int sock_on(unsigned port, int type)
 {
