@@ -75,6 +75,24 @@ def root_or_skip():
     return 77
 
 
+def steps_fails(rcs, text, steps, kern, ksteps, prefix=""):
+    """What a two-guest run of named steps failed: a guest whose role did
+    not exit 0 (|rcs|, from Lab.wait), a step of |steps| with no "PREFIX
+    STEP ok" line in |text|, a line of |ksteps| missing from |kern| (the
+    kernel side's output)."""
+    fails = []
+    for g in (1, 2):
+        if rcs.get(g) != 0:
+            fails.append("guest %d role exit %s" % (g, rcs.get(g)))
+    for st in steps:
+        if not re.search(r"^%s%s ok" % (re.escape(prefix), re.escape(st)), text, re.M):
+            fails.append("step %s did not hold" % st)
+    for st in ksteps:
+        if st not in kern:
+            fails.append("%s: missing" % st)
+    return fails
+
+
 def verdict(fails, log, what):
     """Logs each failure and the verdict on |what| (the kernel, and any
     variant); returns the test's exit code."""

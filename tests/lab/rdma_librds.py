@@ -25,7 +25,6 @@ Outputs in build/lab/rdma_librds-<k>/. Exit: 0 pass, 1 fail, 77 skipped
 (not root, outside CI).
 """
 import os
-import re
 import sys
 import time
 
@@ -203,16 +202,7 @@ def run(kernel, rdmadrv, out, log):
             p = os.path.join(share, name)
             text += open(p).read() if os.path.exists(p) else ""
         log("guest 1:\n%s\nguest 2:\n%s" % (l.output(1), l.output(2)))
-        for g in (1, 2):
-            if rcs.get(g) != 0:
-                fails.append("guest %d role exit %s" % (g, rcs.get(g)))
-        for st in STEPS:
-            if not re.search(r"^rdmadrv: %s ok" % re.escape(st), text, re.M):
-                fails.append("step %s did not hold" % st)
-        kern = l.output(2)
-        for st in KSTEPS:
-            if st not in kern:
-                fails.append("%s: missing" % st)
+        fails += lab.steps_fails(rcs, text, STEPS, l.output(2), KSTEPS, prefix="rdmadrv: ")
     return fails
 
 

@@ -33,7 +33,6 @@ reads back IB and echoes 20 messages with a kernel socket over IB.
 Outputs in build/lab/rdma_shim-<k>/. Exit: 0 pass, 1 fail, 77 skipped.
 """
 import os
-import re
 import sys
 import time
 
@@ -249,16 +248,7 @@ def run(kernel, rdsrun, out, log):
         log("guests %s after %.0f s" % (rcs, time.time() - t0))
         text = l.output(1)
         log("guest 1:\n%s\nguest 2:\n%s" % (text, l.output(2)))
-        for g in (1, 2):
-            if rcs.get(g) != 0:
-                fails.append("guest %d role exit %s" % (g, rcs.get(g)))
-        for st in STEPS:
-            if not re.search(r"^%s ok" % re.escape(st), text, re.M):
-                fails.append("step %s did not hold" % st)
-        kern = l.output(2)
-        for st in KSTEPS:
-            if st not in kern:
-                fails.append("%s: missing" % st)
+        fails += lab.steps_fails(rcs, text, STEPS, l.output(2), KSTEPS)
     return fails
 
 
