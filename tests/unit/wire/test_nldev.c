@@ -1,0 +1,529 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* test_nldev.c - RDMA netlink device dumps (nldev.c): messages built the
+ * way drivers/infiniband/core/nldev.c builds them, bytes a 7.2 guest's
+ * kernel answered over Soft-RoCE (tests/lab/rdstop_ib.py keeps them),
+ * truncation at every offset, each malformation, the request. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <wire/wire.h>
+
+#include "hex.h"
+#include "wtest.h"
+
+static bool host_le(void)
+{
+	const uint16_t one = 1;
+
+	return *(const uint8_t *)&one == 1;
+}
+
+#define NEED_LE() do { if (!host_le()) skip(); } while (0)
+
+/* A message builder: nlmsghdr, attributes, nests (host order). */
+struct bld {
+	uint8_t b[2048];
+	size_t n;
+	size_t nest[4];
+	int depth;
+};
+
+static void put16(struct bld *x, uint16_t v)
+{
+	memcpy(x->b + x->n, &v, 2);
+	x->n += 2;
+}
+
+static void put32(struct bld *x, uint32_t v)
+{
+	memcpy(x->b + x->n, &v, 4);
+	x->n += 4;
+}
+
+static void bld_hdr(struct bld *x, uint16_t cmd, uint32_t seq)
+{
+	memset(x, 0, sizeof(*x));
+	put32(x, 0);
+	put16(x, (uint16_t)(WIRE_NL_CLIENT_NLDEV << 10 | cmd));
+	put16(x, 2);                    /* NLM_F_MULTI */
+	put32(x, seq);
+	put32(x, 4242);
+}
+
+static void bld_attr(struct bld *x, uint16_t type, const void *d, uint16_t n)
+{
+	put16(x, (uint16_t)(4 + n));
+	put16(x, type);
+	if (n)
+		memcpy(x->b + x->n, d, n);
+	x->n += n;
+	while (x->n % 4)
+		x->b[x->n++] = 0;
+}
+
+static void bld_u32(struct bld *x, uint16_t type, uint32_t v)
+{
+	bld_attr(x, type, &v, 4);
+}
+
+static void bld_u8(struct bld *x, uint16_t type, uint8_t v)
+{
+	bld_attr(x, type, &v, 1);
+}
+
+static void bld_str(struct bld *x, uint16_t type, const char *s)
+{
+	bld_attr(x, type, s, (uint16_t)(strlen(s) + 1));
+}
+
+/* nla_put_u64_64bit: a PAD attribute first when the value would not be
+ * 8-byte aligned (as the kernel does on 32-bit-unaligned skbs). */
+static void bld_u64(struct bld *x, uint16_t type, uint64_t v)
+{
+	if ((x->n + 4) % 8)
+		bld_attr(x, WIRE_NLDEV_ATTR_PAD, NULL, 0);
+	bld_attr(x, type, &v, 8);
+}
+
+static void nest_open(struct bld *x, uint16_t type)
+{
+	x->nest[x->depth++] = x->n;
+	put16(x, 0);
+	put16(x, type);
+}
+
+static void nest_close(struct bld *x)
+{
+	size_t at = x->nest[--x->depth];
+	uint16_t l = (uint16_t)(x->n - at);
+
+	memcpy(x->b + at, &l, 2);
+}
+
+static size_t bld_end(struct bld *x)
+{
+	uint32_t l = (uint32_t)x->n;
+
+	memcpy(x->b, &l, 4);
+	return x->n;
+}
+
+/* RES_GET's answer for one device (fill_nldev_handle, fill_res_info). */
+static size_t res_msg(struct bld *x)
+{
+	static const char *const names[] = { "pd", "cq", "qp", "cm_id", "mr", "ctx", "srq" };
+	static const uint64_t curr[] = { 3, 5, 4, 2, 7, 0, 0 };
+
+	bld_hdr(x, WIRE_NLDEV_CMD_RES_GET, 9);
+	bld_u32(x, WIRE_NLDEV_ATTR_DEV_INDEX, 1);
+	bld_str(x, WIRE_NLDEV_ATTR_DEV_NAME, "rxe0");
+	nest_open(x, WIRE_NLDEV_ATTR_RES_SUMMARY);
+	for (size_t i = 0; i < WT_COUNT(names); i++) {
+		nest_open(x, WIRE_NLDEV_ATTR_RES_SUMMARY_ENTRY);
+		bld_str(x, WIRE_NLDEV_ATTR_RES_SUMMARY_ENTRY_NAME, names[i]);
+		bld_u64(x, WIRE_NLDEV_ATTR_RES_SUMMARY_ENTRY_CURR, curr[i]);
+		nest_close(x);
+	}
+	nest_close(x);
+	return bld_end(x);
+}
+
+/* RES_QP_GET's answer: a GSI QP and an RDS RC QP (fill_res_qp_entry). */
+static size_t qp_msg(struct bld *x)
+{
+	bld_hdr(x, WIRE_NLDEV_CMD_RES_QP_GET, 10);
+	bld_u32(x, WIRE_NLDEV_ATTR_DEV_INDEX, 1);
+	bld_str(x, WIRE_NLDEV_ATTR_DEV_NAME, "rxe0");
+	nest_open(x, WIRE_NLDEV_ATTR_RES_QP);
+	nest_open(x, WIRE_NLDEV_ATTR_RES_QP_ENTRY);
+	bld_u32(x, WIRE_NLDEV_ATTR_PORT_INDEX, 1);
+	bld_u32(x, WIRE_NLDEV_ATTR_RES_LQPN, 1);
+	bld_u32(x, 24, 0);            /* RES_SQ_PSN: skipped */
+	bld_u8(x, WIRE_NLDEV_ATTR_RES_TYPE, 1);
+	bld_u8(x, WIRE_NLDEV_ATTR_RES_STATE, 3);
+	bld_str(x, WIRE_NLDEV_ATTR_RES_KERN_NAME, "ib_core");
+	nest_close(x);
+	nest_open(x, WIRE_NLDEV_ATTR_RES_QP_ENTRY);
+	bld_u32(x, WIRE_NLDEV_ATTR_PORT_INDEX, 1);
+	bld_u32(x, WIRE_NLDEV_ATTR_RES_LQPN, 17);
+	bld_str(x, WIRE_NLDEV_ATTR_RES_KERN_NAME, "rdma_cm");
+	bld_u32(x, WIRE_NLDEV_ATTR_RES_RQPN, 18);
+	bld_u8(x, WIRE_NLDEV_ATTR_RES_TYPE, 2);
+	bld_u8(x, WIRE_NLDEV_ATTR_RES_STATE, 6);
+	nest_close(x);
+	nest_close(x);
+	return bld_end(x);
+}
+
+/* A sockaddr_in in a 128-byte __kernel_sockaddr_storage. */
+static void bld_sin(struct bld *x, uint16_t type, uint8_t last, uint16_t port)
+{
+	uint8_t ss[128] = { 2, 0, (uint8_t)(port >> 8), (uint8_t)port, 10, 199, 0, last };
+
+	bld_attr(x, type, ss, sizeof(ss));
+}
+
+/* RES_CM_ID_GET's answer: RDS's listener (no QP) and a connection. */
+static size_t cm_msg(struct bld *x)
+{
+	bld_hdr(x, WIRE_NLDEV_CMD_RES_CM_ID_GET, 11);
+	bld_u32(x, WIRE_NLDEV_ATTR_DEV_INDEX, 1);
+	bld_str(x, WIRE_NLDEV_ATTR_DEV_NAME, "rxe0");
+	nest_open(x, WIRE_NLDEV_ATTR_RES_CM_ID);
+	nest_open(x, WIRE_NLDEV_ATTR_RES_CM_ID_ENTRY);
+	bld_u32(x, WIRE_NLDEV_ATTR_RES_PS, 0x106);
+	bld_u8(x, WIRE_NLDEV_ATTR_RES_STATE, 8);
+	bld_sin(x, WIRE_NLDEV_ATTR_RES_SRC_ADDR, 2, 18635);
+	bld_u32(x, WIRE_NLDEV_ATTR_RES_CM_IDN, 0);
+	bld_str(x, WIRE_NLDEV_ATTR_RES_KERN_NAME, "rds_rdma");
+	nest_close(x);
+	nest_open(x, WIRE_NLDEV_ATTR_RES_CM_ID_ENTRY);
+	bld_u32(x, WIRE_NLDEV_ATTR_PORT_INDEX, 1);
+	bld_u32(x, WIRE_NLDEV_ATTR_RES_LQPN, 17);
+	bld_u8(x, WIRE_NLDEV_ATTR_RES_TYPE, 2);
+	bld_u32(x, WIRE_NLDEV_ATTR_RES_PS, 0x106);
+	bld_u8(x, WIRE_NLDEV_ATTR_RES_STATE, 5);
+	bld_sin(x, WIRE_NLDEV_ATTR_RES_SRC_ADDR, 2, 18635);
+	bld_sin(x, WIRE_NLDEV_ATTR_RES_DST_ADDR, 3, 40000);
+	bld_u32(x, WIRE_NLDEV_ATTR_RES_CM_IDN, 3);
+	bld_str(x, WIRE_NLDEV_ATTR_RES_KERN_NAME, "rds_rdma");
+	nest_close(x);
+	nest_close(x);
+	return bld_end(x);
+}
+
+/* Decode from an exact-size heap copy, so ASan sees any read past |n|. */
+static ssize_t decode_exact(struct wire_nldev *m, const uint8_t *b, size_t n, uint8_t **copy)
+{
+	*copy = malloc(n ? n : 1);
+	assert_non_null(*copy);
+	memcpy(*copy, b, n);
+	return wire_nldev_decode(m, *copy, n);
+}
+
+static void test_nldev_res_summary(void **state)
+{
+	struct wire_nldev m;
+	struct bld x;
+	size_t n = res_msg(&x);
+	uint8_t *c;
+
+	(void)state;
+	NEED_LE();
+	assert_int_equal(decode_exact(&m, x.b, n, &c), (ssize_t)n);
+	assert_int_equal(m.client, WIRE_NL_CLIENT_NLDEV);
+	assert_int_equal(m.op, WIRE_NLDEV_CMD_RES_GET);
+	assert_int_equal(m.nl_seq, 9);
+	assert_true(m.has_dev_index);
+	assert_int_equal(m.dev_index, 1);
+	assert_string_equal(m.dev_name, "rxe0");
+	assert_int_equal(m.n_summary, 7);
+	assert_string_equal(m.summary[2].name, "qp");
+	assert_int_equal(m.summary[2].curr, 4);
+	assert_string_equal(m.summary[4].name, "mr");
+	assert_int_equal(m.summary[4].curr, 7);
+	assert_int_equal(m.table, 0);
+	free(c);
+}
+
+static void test_nldev_qp_table(void **state)
+{
+	struct wire_nldev_entry e;
+	struct wire_nldev m;
+	struct bld x;
+	size_t n = qp_msg(&x), pos = 0;
+	uint8_t *c;
+
+	(void)state;
+	NEED_LE();
+	assert_int_equal(decode_exact(&m, x.b, n, &c), (ssize_t)n);
+	assert_int_equal(m.table, WIRE_NLDEV_ATTR_RES_QP);
+	assert_int_equal(wire_nldev_next(&m, c, &pos, &e), 1);
+	assert_int_equal(e.type, WIRE_NLDEV_ATTR_RES_QP_ENTRY);
+	assert_int_equal(e.lqpn, 1);
+	assert_int_equal(e.qp_type, 1);
+	assert_false(e.has_rqpn);
+	assert_string_equal(e.kern_name, "ib_core");
+	assert_int_equal(wire_nldev_next(&m, c, &pos, &e), 1);
+	assert_int_equal(e.lqpn, 17);
+	assert_true(e.has_rqpn);
+	assert_int_equal(e.rqpn, 18);
+	assert_true(e.has_port);
+	assert_int_equal(e.port, 1);
+	assert_int_equal(e.qp_type, 2);
+	assert_int_equal(e.state, 6);
+	wt_name_is(wire_tok_name(wire_nldev_qp_state_toks, e.state), "ERR");
+	wt_name_is(wire_tok_name(wire_nldev_qp_type_toks, e.qp_type), "RC");
+	assert_int_equal(wire_nldev_next(&m, c, &pos, &e), 0);
+	assert_int_equal(wire_nldev_next(&m, c, &pos, &e), 0);
+	free(c);
+}
+
+static void test_nldev_cm_id_table(void **state)
+{
+	static const uint8_t a2[16] = { [10] = 0xff, [11] = 0xff, 10, 199, 0, 2 };
+	static const uint8_t a3[16] = { [10] = 0xff, [11] = 0xff, 10, 199, 0, 3 };
+	struct wire_nldev_entry e;
+	struct wire_nldev m;
+	struct bld x;
+	size_t n = cm_msg(&x), pos = 0;
+	uint8_t *c;
+
+	(void)state;
+	NEED_LE();
+	assert_int_equal(decode_exact(&m, x.b, n, &c), (ssize_t)n);
+	assert_int_equal(m.table, WIRE_NLDEV_ATTR_RES_CM_ID);
+	assert_int_equal(wire_nldev_next(&m, c, &pos, &e), 1);
+	assert_false(e.has_lqpn);
+	assert_int_equal(e.src_family, 2);
+	assert_int_equal(e.dst_family, 0);
+	wt_name_is(wire_tok_name(wire_nldev_cm_state_toks, e.state), "LISTEN");
+	assert_int_equal(wire_nldev_next(&m, c, &pos, &e), 1);
+	assert_true(e.has_lqpn);
+	assert_int_equal(e.lqpn, 17);
+	assert_memory_equal(e.src_addr, a2, 16);
+	assert_memory_equal(e.dst_addr, a3, 16);
+	assert_int_equal(e.src_port, 18635);
+	assert_int_equal(e.dst_port, 40000);
+	assert_int_equal(e.id, 3);
+	assert_string_equal(e.kern_name, "rds_rdma");
+	assert_int_equal(wire_nldev_next(&m, c, &pos, &e), 0);
+	free(c);
+}
+
+static void test_nldev_control(void **state)
+{
+	/* NLMSG_DONE (with its int), NLMSG_ERROR -EINVAL (then the request's header) */
+	static const char done[] = "14 00 00 00 03 00 02 00 0b 00 00 00 92 10 00 00 00 00 00 00";
+	static const char err[] =
+		"24 00 00 00 02 00 00 00 0c 00 00 00 92 10 00 00 ea ff ff ff"
+		"10 00 00 00 0a 14 01 03 0c 00 00 00 00 00 00 00";
+	uint8_t b[64];
+	struct wire_nldev m;
+	size_t n;
+
+	(void)state;
+	NEED_LE();
+	n = hex_decode(done, b, sizeof(b));
+	assert_int_equal(wire_nldev_decode(&m, b, n), 20);
+	assert_true(m.is_done);
+	assert_false(m.is_error);
+	n = hex_decode(err, b, sizeof(b));
+	assert_int_equal(wire_nldev_decode(&m, b, n), 36);
+	assert_true(m.is_error);
+	assert_int_equal(m.error, -22);
+}
+
+/* A datagram of two messages: the second starts at the first's return. */
+static void test_nldev_two_messages(void **state)
+{
+	uint8_t dg[4096];
+	struct wire_nldev m;
+	struct bld x;
+	size_t n1 = res_msg(&x), n2;
+	ssize_t r;
+
+	(void)state;
+	NEED_LE();
+	memcpy(dg, x.b, n1);
+	n2 = qp_msg(&x);
+	memcpy(dg + n1, x.b, n2);
+	r = wire_nldev_decode(&m, dg, n1 + n2);
+	assert_int_equal(r, (ssize_t)n1);
+	assert_int_equal(wire_nldev_decode(&m, dg + r, n1 + n2 - (size_t)r), (ssize_t)n2);
+	assert_int_equal(m.op, WIRE_NLDEV_CMD_RES_QP_GET);
+}
+
+/* Every cut of a whole message is truncated (more bytes would do), never
+ * malformed, never a read past the cut. */
+static void test_nldev_truncation_every_offset(void **state)
+{
+	size_t (*const msgs[])(struct bld *) = { res_msg, qp_msg, cm_msg };
+	struct wire_nldev m;
+	struct bld x;
+
+	(void)state;
+	NEED_LE();
+	for (size_t k = 0; k < WT_COUNT(msgs); k++) {
+		size_t n = msgs[k](&x);
+
+		for (size_t cut = 0; cut < n; cut++) {
+			uint8_t *c;
+
+			assert_int_equal(decode_exact(&m, x.b, cut, &c), WIRE_ERR_TRUNC);
+			free(c);
+		}
+	}
+}
+
+static void expect_malformed(struct bld *x, size_t n)
+{
+	struct wire_nldev m;
+	uint8_t *c;
+
+	assert_int_equal(decode_exact(&m, x->b, n, &c), WIRE_ERR_MALFORMED);
+	free(c);
+}
+
+static void test_nldev_malformed(void **state)
+{
+	struct wire_nldev_entry e;
+	struct wire_nldev m;
+	struct bld x;
+	size_t n, pos = 0;
+	uint32_t bad;
+	uint16_t l;
+
+	(void)state;
+	NEED_LE();
+	/* nlmsg_len below the header */
+	n = res_msg(&x);
+	bad = 8;
+	memcpy(x.b, &bad, 4);
+	expect_malformed(&x, n);
+	/* an attribute shorter than its own header */
+	n = res_msg(&x);
+	l = 3;
+	memcpy(x.b + 16, &l, 2);
+	expect_malformed(&x, n);
+	/* an attribute running past the message */
+	n = res_msg(&x);
+	l = 200;
+	memcpy(x.b + 16 + 8, &l, 2);     /* DEV_NAME's length */
+	expect_malformed(&x, n);
+	/* DEV_INDEX of 2 bytes */
+	bld_hdr(&x, WIRE_NLDEV_CMD_PORT_GET, 1);
+	bld_attr(&x, WIRE_NLDEV_ATTR_DEV_INDEX, "\1\0", 2);
+	expect_malformed(&x, bld_end(&x));
+	/* a name without its NUL */
+	bld_hdr(&x, WIRE_NLDEV_CMD_PORT_GET, 1);
+	bld_attr(&x, WIRE_NLDEV_ATTR_DEV_NAME, "rxe0", 4);
+	expect_malformed(&x, bld_end(&x));
+	/* a name longer than any device's */
+	bld_hdr(&x, WIRE_NLDEV_CMD_PORT_GET, 1);
+	{
+		char longname[80];
+
+		memset(longname, 'a', sizeof(longname) - 1);
+		longname[sizeof(longname) - 1] = '\0';
+		bld_str(&x, WIRE_NLDEV_ATTR_DEV_NAME, longname);
+	}
+	expect_malformed(&x, bld_end(&x));
+	/* a table whose entry runs past the table */
+	bld_hdr(&x, WIRE_NLDEV_CMD_RES_QP_GET, 1);
+	nest_open(&x, WIRE_NLDEV_ATTR_RES_QP);
+	put16(&x, 40);
+	put16(&x, WIRE_NLDEV_ATTR_RES_QP_ENTRY);
+	put32(&x, 0);
+	nest_close(&x);
+	expect_malformed(&x, bld_end(&x));
+	/* an entry's attribute of the wrong size: the message decodes, the
+	 * entry does not */
+	bld_hdr(&x, WIRE_NLDEV_CMD_RES_QP_GET, 1);
+	nest_open(&x, WIRE_NLDEV_ATTR_RES_QP);
+	nest_open(&x, WIRE_NLDEV_ATTR_RES_QP_ENTRY);
+	bld_attr(&x, WIRE_NLDEV_ATTR_RES_LQPN, "\1\0", 2);
+	nest_close(&x);
+	nest_close(&x);
+	n = bld_end(&x);
+	assert_int_equal(wire_nldev_decode(&m, x.b, n), (ssize_t)n);
+	assert_int_equal(wire_nldev_next(&m, x.b, &pos, &e), WIRE_ERR_MALFORMED);
+}
+
+/* Another netlink client: stepped over, not decoded. */
+static void test_nldev_other_client(void **state)
+{
+	struct wire_nldev m;
+	struct bld x;
+	size_t n;
+	uint16_t t = 4 << 10;           /* RDMA_NL_LS */
+
+	(void)state;
+	NEED_LE();
+	n = res_msg(&x);
+	memcpy(x.b + 4, &t, 2);
+	assert_int_equal(wire_nldev_decode(&m, x.b, n), WIRE_ERR_UNSUPP);
+	assert_int_equal(m.nl_len, n);
+}
+
+/* Unknown attributes (a later kernel's) are skipped. */
+static void test_nldev_unknown_skipped(void **state)
+{
+	struct wire_nldev m;
+	struct bld x;
+	size_t n;
+
+	(void)state;
+	NEED_LE();
+	bld_hdr(&x, WIRE_NLDEV_CMD_PORT_GET, 5);
+	bld_u32(&x, WIRE_NLDEV_ATTR_DEV_INDEX, 2);
+	bld_attr(&x, 97, "\1\2\3", 3);
+	bld_u32(&x, WIRE_NLDEV_ATTR_PORT_INDEX, 1);
+	bld_u8(&x, WIRE_NLDEV_ATTR_PORT_STATE, 1);
+	bld_u8(&x, WIRE_NLDEV_ATTR_PORT_PHYS_STATE, 3);
+	bld_str(&x, WIRE_NLDEV_ATTR_NDEV_NAME, "eth0");
+	n = bld_end(&x);
+	assert_int_equal(wire_nldev_decode(&m, x.b, n), (ssize_t)n);
+	assert_true(m.has_port);
+	assert_int_equal(m.port_state, 1);
+	wt_name_is(wire_tok_name(wire_nldev_port_state_toks, m.port_state), "DOWN");
+	assert_string_equal(m.ndev_name, "eth0");
+}
+
+static void test_nldev_request(void **state)
+{
+	static const char want[] =
+		"18 00 00 00 0a 14 01 03 07 00 00 00 00 00 00 00 08 00 01 00 02 00 00 00";
+	uint8_t b[32], w[32];
+	size_t n;
+
+	(void)state;
+	NEED_LE();
+	n = hex_decode(want, w, sizeof(w));
+	assert_int_equal(wire_nldev_request(b, sizeof(b), WIRE_NLDEV_CMD_RES_QP_GET, 7, 2),
+			 (ssize_t)n);
+	assert_memory_equal(b, w, n);
+	assert_int_equal(wire_nldev_request(b, sizeof(b), WIRE_NLDEV_CMD_RES_GET, 7,
+					    UINT32_MAX), 16);
+	assert_int_equal(wire_nldev_request(b, 23, WIRE_NLDEV_CMD_RES_QP_GET, 7, 2),
+			 WIRE_ERR_NOSPACE);
+	assert_int_equal(wire_nldev_request(b, sizeof(b), 2000, 7, 2), WIRE_ERR_INVAL);
+}
+
+static void test_nldev_inval(void **state)
+{
+	struct wire_nldev_entry e;
+	struct wire_nldev m = { .table_len = 4 };
+	size_t pos = 0;
+
+	(void)state;
+	assert_int_equal(wire_nldev_decode(NULL, (const uint8_t *)"", 0), WIRE_ERR_INVAL);
+	assert_int_equal(wire_nldev_decode(&m, NULL, 4), WIRE_ERR_INVAL);
+	assert_int_equal(wire_nldev_next(&m, NULL, &pos, &e), WIRE_ERR_INVAL);
+	pos = 5;
+	assert_int_equal(wire_nldev_next(&m, (const uint8_t *)"abcd", &pos, &e), WIRE_ERR_INVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nldev_res_summary),
+		cmocka_unit_test(test_nldev_qp_table),
+		cmocka_unit_test(test_nldev_cm_id_table),
+		cmocka_unit_test(test_nldev_control),
+		cmocka_unit_test(test_nldev_two_messages),
+		cmocka_unit_test(test_nldev_truncation_every_offset),
+		cmocka_unit_test(test_nldev_malformed),
+		cmocka_unit_test(test_nldev_other_client),
+		cmocka_unit_test(test_nldev_unknown_skipped),
+		cmocka_unit_test(test_nldev_request),
+		cmocka_unit_test(test_nldev_inval),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
