@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "nlhdr.h"
 #include "rd.h"
 #include "wr.h"
 
@@ -44,7 +45,7 @@ _Static_assert((int)WIRE_NLDEV_ATTR_RES_CM_IDN == (int)RDMA_NLDEV_ATTR_RES_CM_ID
 #endif
 #endif
 
-#define NLDEV_HDRLEN 16u            /* NLMSG_HDRLEN */
+#define NLDEV_HDRLEN WIRE_NLHDR_LEN
 #define NLDEV_NLA_HDRLEN 4u         /* NLA_HDRLEN */
 #define NLDEV_ALIGN(n) (((n) + 3u) & ~(size_t)3u)
 #define NLDEV_TYPE_MASK 0x3fffu     /* NLA_F_NESTED and NLA_F_NET_BYTEORDER off */
@@ -280,11 +281,7 @@ ssize_t wire_nldev_decode(struct wire_nldev *m, const uint8_t *buf, size_t len)
 	if (len < NLDEV_HDRLEN)
 		return WIRE_ERR_TRUNC;
 	wire_rd_init(&rd, buf, len);
-	m->nl_len = wire_rd_he32(&rd);
-	m->nl_type = wire_rd_he16(&rd);
-	m->nl_flags = wire_rd_he16(&rd);
-	m->nl_seq = wire_rd_he32(&rd);
-	m->nl_pid = wire_rd_he32(&rd);
+	wire_nlhdr_read(&rd, &m->nl_len, &m->nl_type, &m->nl_flags, &m->nl_seq, &m->nl_pid);
 	if (m->nl_len < NLDEV_HDRLEN)
 		return WIRE_ERR_MALFORMED;
 	if (m->nl_len > len)

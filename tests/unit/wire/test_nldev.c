@@ -14,6 +14,7 @@
 #include <wire/wire.h>
 
 #include "hex.h"
+#include "nlbld.h"
 #include "wtest.h"
 
 static bool host_le(void)
@@ -25,94 +26,6 @@ static bool host_le(void)
 
 #define NEED_LE() do { if (!host_le()) skip(); } while (0)
 
-/* A message builder: nlmsghdr, attributes, nests (host order). */
-struct bld {
-	uint8_t b[2048];
-	size_t n;
-	size_t nest[4];
-	int depth;
-};
-
-static void put16(struct bld *x, uint16_t v)
-{
-	memcpy(x->b + x->n, &v, 2);
-	x->n += 2;
-}
-
-static void put32(struct bld *x, uint32_t v)
-{
-	memcpy(x->b + x->n, &v, 4);
-	x->n += 4;
-}
-
-static void bld_hdr(struct bld *x, uint16_t cmd, uint32_t seq)
-{
-	memset(x, 0, sizeof(*x));
-	put32(x, 0);
-	put16(x, (uint16_t)(WIRE_NL_CLIENT_NLDEV << 10 | cmd));
-	put16(x, 2);                    /* NLM_F_MULTI */
-	put32(x, seq);
-	put32(x, 4242);
-}
-
-static void bld_attr(struct bld *x, uint16_t type, const void *d, uint16_t n)
-{
-	put16(x, (uint16_t)(4 + n));
-	put16(x, type);
-	if (n)
-		memcpy(x->b + x->n, d, n);
-	x->n += n;
-	while (x->n % 4)
-		x->b[x->n++] = 0;
-}
-
-static void bld_u32(struct bld *x, uint16_t type, uint32_t v)
-{
-	bld_attr(x, type, &v, 4);
-}
-
-static void bld_u8(struct bld *x, uint16_t type, uint8_t v)
-{
-	bld_attr(x, type, &v, 1);
-}
-
-static void bld_str(struct bld *x, uint16_t type, const char *s)
-{
-	bld_attr(x, type, s, (uint16_t)(strlen(s) + 1));
-}
-
-/* nla_put_u64_64bit: a PAD attribute first when the value would not be
- * 8-byte aligned (as the kernel does on 32-bit-unaligned skbs). */
-static void bld_u64(struct bld *x, uint16_t type, uint64_t v)
-{
-	if ((x->n + 4) % 8)
-		bld_attr(x, WIRE_NLDEV_ATTR_PAD, NULL, 0);
-	bld_attr(x, type, &v, 8);
-}
-
-static void nest_open(struct bld *x, uint16_t type)
-{
-	x->nest[x->depth++] = x->n;
-	put16(x, 0);
-	put16(x, type);
-}
-
-static void nest_close(struct bld *x)
-{
-	size_t at = x->nest[--x->depth];
-	uint16_t l = (uint16_t)(x->n - at);
-
-	memcpy(x->b + at, &l, 2);
-}
-
-static size_t bld_end(struct bld *x)
-{
-	uint32_t l = (uint32_t)x->n;
-
-	memcpy(x->b, &l, 4);
-	return x->n;
-}
-
 /* RES_GET's answer for one device (fill_nldev_handle, fill_res_info). */
 static size_t res_msg(struct bld *x)
 {
@@ -120,8 +33,7 @@ static size_t res_msg(struct bld *x)
 	static const uint64_t curr[] = { 3, 5, 4, 2, 7, 0, 0 };
 
 	bld_hdr(x, WIRE_NLDEV_CMD_RES_GET, 9);
-	bld_u32(x, WIRE_NLDEV_ATTR_DEV_INDEX, 1);
-	bld_str(x, WIRE_NLDEV_ATTR_DEV_NAME, "rxe0");
+	bld_dev(x, 1, "rxe0");
 	nest_open(x, WIRE_NLDEV_ATTR_RES_SUMMARY);
 	for (size_t i = 0; i < WT_COUNT(names); i++) {
 		nest_open(x, WIRE_NLDEV_ATTR_RES_SUMMARY_ENTRY);
@@ -133,66 +45,31 @@ static size_t res_msg(struct bld *x)
 	return bld_end(x);
 }
 
-/* RES_QP_GET's answer: a GSI QP and an RDS RC QP (fill_res_qp_entry). */
+/* RES_QP_GET's answer: a GSI QP and an RDS RC QP in ERR (fill_res_qp_entry). */
 static size_t qp_msg(struct bld *x)
 {
 	bld_hdr(x, WIRE_NLDEV_CMD_RES_QP_GET, 10);
-	bld_u32(x, WIRE_NLDEV_ATTR_DEV_INDEX, 1);
-	bld_str(x, WIRE_NLDEV_ATTR_DEV_NAME, "rxe0");
+	bld_dev(x, 1, "rxe0");
 	nest_open(x, WIRE_NLDEV_ATTR_RES_QP);
-	nest_open(x, WIRE_NLDEV_ATTR_RES_QP_ENTRY);
-	bld_u32(x, WIRE_NLDEV_ATTR_PORT_INDEX, 1);
-	bld_u32(x, WIRE_NLDEV_ATTR_RES_LQPN, 1);
-	bld_u32(x, 24, 0);            /* RES_SQ_PSN: skipped */
-	bld_u8(x, WIRE_NLDEV_ATTR_RES_TYPE, 1);
-	bld_u8(x, WIRE_NLDEV_ATTR_RES_STATE, 3);
-	bld_str(x, WIRE_NLDEV_ATTR_RES_KERN_NAME, "ib_core");
-	nest_close(x);
-	nest_open(x, WIRE_NLDEV_ATTR_RES_QP_ENTRY);
-	bld_u32(x, WIRE_NLDEV_ATTR_PORT_INDEX, 1);
-	bld_u32(x, WIRE_NLDEV_ATTR_RES_LQPN, 17);
-	bld_str(x, WIRE_NLDEV_ATTR_RES_KERN_NAME, "rdma_cm");
-	bld_u32(x, WIRE_NLDEV_ATTR_RES_RQPN, 18);
-	bld_u8(x, WIRE_NLDEV_ATTR_RES_TYPE, 2);
-	bld_u8(x, WIRE_NLDEV_ATTR_RES_STATE, 6);
-	nest_close(x);
+	bld_qp(x, &(struct bld_qp){ .port = 1, .lqpn = 1, .type = 1, .state = 3,
+				    .kern = "ib_core" });
+	bld_qp(x, &(struct bld_qp){ .port = 1, .lqpn = 17, .rqpn = 18, .type = 2, .state = 6,
+				    .kern = "rdma_cm" });
 	nest_close(x);
 	return bld_end(x);
-}
-
-/* A sockaddr_in in a 128-byte __kernel_sockaddr_storage. */
-static void bld_sin(struct bld *x, uint16_t type, uint8_t last, uint16_t port)
-{
-	uint8_t ss[128] = { 2, 0, (uint8_t)(port >> 8), (uint8_t)port, 10, 199, 0, last };
-
-	bld_attr(x, type, ss, sizeof(ss));
 }
 
 /* RES_CM_ID_GET's answer: RDS's listener (no QP) and a connection. */
 static size_t cm_msg(struct bld *x)
 {
 	bld_hdr(x, WIRE_NLDEV_CMD_RES_CM_ID_GET, 11);
-	bld_u32(x, WIRE_NLDEV_ATTR_DEV_INDEX, 1);
-	bld_str(x, WIRE_NLDEV_ATTR_DEV_NAME, "rxe0");
+	bld_dev(x, 1, "rxe0");
 	nest_open(x, WIRE_NLDEV_ATTR_RES_CM_ID);
-	nest_open(x, WIRE_NLDEV_ATTR_RES_CM_ID_ENTRY);
-	bld_u32(x, WIRE_NLDEV_ATTR_RES_PS, 0x106);
-	bld_u8(x, WIRE_NLDEV_ATTR_RES_STATE, 8);
-	bld_sin(x, WIRE_NLDEV_ATTR_RES_SRC_ADDR, 2, 18635);
-	bld_u32(x, WIRE_NLDEV_ATTR_RES_CM_IDN, 0);
-	bld_str(x, WIRE_NLDEV_ATTR_RES_KERN_NAME, "rds_rdma");
-	nest_close(x);
-	nest_open(x, WIRE_NLDEV_ATTR_RES_CM_ID_ENTRY);
-	bld_u32(x, WIRE_NLDEV_ATTR_PORT_INDEX, 1);
-	bld_u32(x, WIRE_NLDEV_ATTR_RES_LQPN, 17);
-	bld_u8(x, WIRE_NLDEV_ATTR_RES_TYPE, 2);
-	bld_u32(x, WIRE_NLDEV_ATTR_RES_PS, 0x106);
-	bld_u8(x, WIRE_NLDEV_ATTR_RES_STATE, 5);
-	bld_sin(x, WIRE_NLDEV_ATTR_RES_SRC_ADDR, 2, 18635);
-	bld_sin(x, WIRE_NLDEV_ATTR_RES_DST_ADDR, 3, 40000);
-	bld_u32(x, WIRE_NLDEV_ATTR_RES_CM_IDN, 3);
-	bld_str(x, WIRE_NLDEV_ATTR_RES_KERN_NAME, "rds_rdma");
-	nest_close(x);
+	bld_cm(x, &(struct bld_cm){ .state = 8, .src = 2, .sport = 18635, .id = 0,
+				    .kern = "rds_rdma" });
+	bld_cm(x, &(struct bld_cm){ .port = 1, .lqpn = 17, .state = 5, .src = 2,
+				    .sport = 18635, .dst = 3, .dport = 40000, .id = 3,
+				    .kern = "rds_rdma" });
 	nest_close(x);
 	return bld_end(x);
 }
