@@ -6,7 +6,7 @@
  * Ref: include/uapi/rdma/rdma_netlink.h (RDMA_NLDEV_CMD_*,
  * RDMA_NLDEV_ATTR_*), drivers/infiniband/core/nldev.c (fill_nldev_handle,
  * fill_port_info, fill_res_info, fill_res_qp_entry, fill_res_cm_id_entry,
- * fill_res_name_pid, res_get_common_dumpit); docs/kernel-behaviour.md K15.
+ * fill_res_name_pid, res_get_common_dumpit); docs/kernel-behaviour.md K6.10.
  *
  * Layout (host order, as the kernel stores it): a 16-byte nlmsghdr whose
  * type is client << 10 | command, then attributes {u16 len, u16 type,

@@ -2,7 +2,7 @@
 /*
  * ibres.c - RDMA netlink's devices, ports, QPs and rdma_cm IDs gathered
  * from the dumps' answers and joined to RDS IB connections (ibres.h).
- * Ref: drivers/infiniband/core/nldev.c; docs/kernel-behaviour.md K15.
+ * Ref: drivers/infiniband/core/nldev.c; docs/kernel-behaviour.md K6.10.
  */
 #include "ibres.h"
 
