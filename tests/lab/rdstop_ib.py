@@ -90,7 +90,9 @@ def sample(text, name, **labels):
     return got[0] if len(got) == 1 else None
 
 def ip_of(a):
-    return a.split("%")[0] if a else a
+    # rdma prints "10.199.0.2:18634", "[fe80::1%2]:16385" or ":::16385"
+    a = (a or "").rsplit(":", 1)[0]
+    return a.strip("[]").split("%")[0]
 
 def compare(peer, top, qps, cms, links, met):
     """Why rdstop's view of the connection to |peer| and the rdma tool's

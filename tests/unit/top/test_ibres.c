@@ -127,50 +127,46 @@ static void answer(struct top_ibres *r, struct top_snap *s, int extra)
 	assert_int_equal(take(r, s, &x, 4), 1);
 }
 
-static char *render_prom(const struct top_snap *s)
+enum { R_PROM, R_JSON, R_TEXT };
+
+/* |s| rendered by the exporter, --json or -b. */
+static char *render(const struct top_snap *s, int how)
 {
 	struct prom_self self = { .version = "1", .up = true, .top = 100 };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	prom_write(f, s, &self, PROM_FMT_TEXT);
-	fclose(f);
-	return buf;
-}
-
-static char *render_json(const struct top_snap *s)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	top_print_json(f, s, NULL);
-	fclose(f);
-	return buf;
-}
-
-static char *render_text(const struct top_snap *s)
-{
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	struct out *o;
 
 	assert_non_null(f);
-	o = out_new(f, OUT_TEXT, 0, 0);
-	assert_non_null(o);
-	top_print_text(o, s, NULL);
-	out_free(o);
+	if (how == R_PROM) {
+		prom_write(f, s, &self, PROM_FMT_TEXT);
+	} else if (how == R_JSON) {
+		top_print_json(f, s, NULL);
+	} else {
+		o = out_new(f, OUT_TEXT, 0, 0);
+		assert_non_null(o);
+		top_print_text(o, s, NULL);
+		out_free(o);
+	}
 	fclose(f);
 	return buf;
 }
 
-static void test_ibres_join_one(void **state)
+/* The snapshot joined to answer(..., |extra|). */
+static void joined(struct top_snap *s, int extra)
 {
 	struct top_ibres r;
+
+	snap(s);
+	top_ibres_init(&r);
+	answer(&r, s, extra);
+	top_ibres_join(&r, s);
+	top_ibres_fini(&r);
+}
+
+static void test_ibres_join_one(void **state)
+{
 	struct top_snap s;
 	struct top_ib *b;
 	char *t;
@@ -178,10 +174,7 @@ static void test_ibres_join_one(void **state)
 	(void)state;
 	if (!host_le())
 		skip();
-	snap(&s);
-	top_ibres_init(&r);
-	answer(&r, &s, 0);
-	top_ibres_join(&r, &s);
+	joined(&s, 0);
 	b = &s.ibs[0];
 	assert_true(s.has_rdma);
 	assert_int_equal(b->join, TOP_IBJ_OK);
@@ -199,24 +192,23 @@ static void test_ibres_join_one(void **state)
 	assert_int_equal(s.ibdevs[0].cqs, 5);
 	assert_string_equal(s.ibdevs[0].ports[0].ndev, "eth0");
 
-	t = render_prom(&s);
+	t = render(&s, R_PROM);
 	assert_non_null(strstr(t, "\nafrds_ib_qp_state{local=\"10.199.0.2\",peer=\"10.199.0.3\","
 				  "tos=\"0\",device=\"rxe0\",port=\"1\",qpn=\"17\"} 3\n"));
 	assert_non_null(strstr(t, "\nafrds_ib_port_state{device=\"rxe0\",port=\"1\"} 4\n"));
 	assert_non_null(strstr(t, "\nafrds_ib_device_resources{device=\"rxe0\",kind=\"mr\"} 7\n"));
 	assert_non_null(strstr(t, "\nafrds_ib_qp_unknown 0\n"));
 	free(t);
-	t = render_json(&s);
+	t = render(&s, R_JSON);
 	assert_non_null(strstr(t, "\"join\":\"ok\",\"device\":\"rxe0\",\"port\":1,"
 				  "\"port_state\":\"ACTIVE\",\"qpn\":17,\"qp_state\":\"RTS\","
 				  "\"rqpn\":18}"));
 	assert_non_null(strstr(t, "\"rdma_devices\":[{\"name\":\"rxe0\",\"index\":1,\"qps\":0,"
 				  "\"cqs\":5,\"mrs\":7,"));
 	free(t);
-	t = render_text(&s);
+	t = render(&s, R_TEXT);
 	assert_non_null(strstr(t, "      17 RTS     rxe0/1 ACTIVE\n"));
 	free(t);
-	top_ibres_fini(&r);
 	top_snap_fini(&s);
 }
 
@@ -224,31 +216,26 @@ static void test_ibres_join_one(void **state)
  * new one during a reconnect): unknown, never one of them. */
 static void test_ibres_join_ambiguous(void **state)
 {
-	struct top_ibres r;
 	struct top_snap s;
 	char *t;
 
 	(void)state;
 	if (!host_le())
 		skip();
-	snap(&s);
-	top_ibres_init(&r);
-	answer(&r, &s, 1);
-	top_ibres_join(&r, &s);
+	joined(&s, 1);
 	assert_int_equal(s.ibs[0].join, TOP_IBJ_AMBIG);
 	assert_string_equal(top_ib_qp_str(&s.ibs[0]), "unknown");
-	t = render_prom(&s);
+	t = render(&s, R_PROM);
 	assert_null(strstr(t, "afrds_ib_qp_state{"));
 	assert_non_null(strstr(t, "\nafrds_ib_qp_unknown 1\n"));
 	free(t);
-	t = render_json(&s);
+	t = render(&s, R_JSON);
 	assert_non_null(strstr(t, "\"join\":\"ambiguous\",\"device\":null,\"port\":null,"
 				  "\"port_state\":null,\"qpn\":null,\"qp_state\":null"));
 	free(t);
-	t = render_text(&s);
+	t = render(&s, R_TEXT);
 	assert_non_null(strstr(t, " unknown unknown -\n"));
 	free(t);
-	top_ibres_fini(&r);
 	top_snap_fini(&s);
 }
 
@@ -260,11 +247,11 @@ static void test_ibres_no_view(void **state)
 
 	(void)state;
 	snap(&s);
-	t = render_prom(&s);
+	t = render(&s, R_PROM);
 	assert_null(strstr(t, "afrds_ib_qp_unknown"));
 	assert_null(strstr(t, "afrds_ib_port_state"));
 	free(t);
-	t = render_json(&s);
+	t = render(&s, R_JSON);
 	assert_non_null(strstr(t, "\"join\":\"no_view\""));
 	assert_non_null(strstr(t, "\"rdma_devices\":null"));
 	free(t);

@@ -74,6 +74,55 @@ static size_t cm_msg(struct bld *x)
 	return bld_end(x);
 }
 
+/* Captured on a 7.2 guest (tests/lab/rdstop_ib.py, nl-*.hex) with one RDS IB
+ * connection 10.199.0.2 <-> .3 over rxe0: the first datagram of each dump. */
+static const char cap72_res[] =
+	"d400000009140200010000009600000008000100000000000900020072786530"
+	"00000000b0000f001800100007001100706400000c0012000200000000000000"
+	"1800100007001100637100000c00120003000000000000001800100007001100"
+	"717000000c00120002000000000000001c0010000a001100636d5f6964000000"
+	"0c001200030000000000000018001000070011006d7200000c00120000000000"
+	"000000001800100008001100637478000c001200000000000000000018001000"
+	"08001100737271000c0012000000000000000000";
+
+static const char cap72_port[] =
+	"5000000005140200010000009600000008000100000000000900020072786530"
+	"00000000080003000100000005000c000400000005000d000500000008003200"
+	"02000000090033006574683000000000";
+
+static const char cap72_qp[] =
+	"b00000000a140200010000009600000008000100000000000900020072786530"
+	"000000008c00130050001400080003000100000008001500110000000c001d00"
+	"72646d615f636d0008001600110000000800170097ef1f0008001800c5e75b00"
+	"050019000000000005001a000200000005001b00030000003800140008000300"
+	"0100000008001500010000000c001d0069625f636f7265000800180001000000"
+	"05001a000100000005001b0003000000";
+
+static const char cap72_cm_id[] =
+	"d40200000b140200010000009600000008000100000000000900020072786530"
+	"00000000b0021e00b0001f00080020000601000005001b000800000084002100"
+	"020048ca00000000000000000000000000000000000000000000000000000000"
+	"0000000000000000000000000000000000000000000000000000000000000000"
+	"0000000000000000000000000000000000000000000000000000000000000000"
+	"0000000000000000000000000000000000000000000000000000000000000000"
+	"08003f00000000000d001d007264735f72646d6100000000b0001f0008002000"
+	"0601000005001b0008000000840021000a004001000000000000000000000000"
+	"0000000000000000000000000000000000000000000000000000000000000000"
+	"0000000000000000000000000000000000000000000000000000000000000000"
+	"0000000000000000000000000000000000000000000000000000000000000000"
+	"0000000000000000000000000000000008003f00010000000d001d007264735f"
+	"72646d61000000004c011f000800030001000000080015001100000005001a00"
+	"02000000080020000601000005001b000500000084002100020048ca0ac70002"
+	"0000000000000000000000000000000000000000000000000000000000000000"
+	"0000000000000000000000000000000000000000000000000000000000000000"
+	"0000000000000000000000000000000000000000000000000000000000000000"
+	"000000000000000000000000000000000000000000000000840022000200e720"
+	"0ac7000300000000000000000000000000000000000000000000000000000000"
+	"0000000000000000000000000000000000000000000000000000000000000000"
+	"0000000000000000000000000000000000000000000000000000000000000000"
+	"0000000000000000000000000000000000000000000000000000000008003f00"
+	"030000000d001d007264735f72646d6100000000";
+
 /* Decode from an exact-size heap copy, so ASan sees any read past |n|. */
 static ssize_t decode_exact(struct wire_nldev *m, const uint8_t *b, size_t n, uint8_t **copy)
 {
@@ -194,6 +243,77 @@ static void test_nldev_control(void **state)
 	assert_int_equal(wire_nldev_decode(&m, b, n), 36);
 	assert_true(m.is_error);
 	assert_int_equal(m.error, -22);
+}
+
+/* What the 7.2 kernel answered, whole and cut at every offset. */
+static void test_nldev_captured_72(void **state)
+{
+	static const uint8_t a2[16] = { [10] = 0xff, [11] = 0xff, 10, 199, 0, 2 };
+	static const uint8_t a3[16] = { [10] = 0xff, [11] = 0xff, 10, 199, 0, 3 };
+	const char *const caps[] = { cap72_res, cap72_port, cap72_qp, cap72_cm_id };
+	struct wire_nldev_entry e;
+	struct wire_nldev m[4];
+	uint8_t b[4][1024], *c;
+	size_t n[4], pos = 0;
+
+	(void)state;
+	NEED_LE();
+	for (int k = 0; k < 4; k++) {
+		n[k] = hex_decode(caps[k], b[k], sizeof(b[k]));
+		assert_int_equal(decode_exact(&m[k], b[k], n[k], &c), (ssize_t)n[k]);
+		free(c);
+		assert_true(m[k].has_dev_index);
+		assert_int_equal(m[k].dev_index, 0);
+		assert_string_equal(m[k].dev_name, "rxe0");
+		for (size_t cut = 0; cut < n[k]; cut++) {
+			struct wire_nldev t;
+
+			assert_int_equal(decode_exact(&t, b[k], cut, &c), WIRE_ERR_TRUNC);
+			free(c);
+		}
+	}
+	/* RES_GET: pd 2, cq 3, qp 2, cm_id 3, mr 0, ctx 0, srq 0 */
+	assert_int_equal(m[0].n_summary, 7);
+	assert_string_equal(m[0].summary[3].name, "cm_id");
+	assert_int_equal(m[0].summary[3].curr, 3);
+	assert_string_equal(m[0].summary[1].name, "cq");
+	assert_int_equal(m[0].summary[1].curr, 3);
+	/* PORT_GET: port 1 ACTIVE, LINK_UP (5), on eth0 (ifindex 2) */
+	assert_int_equal(m[1].port, 1);
+	assert_int_equal(m[1].port_state, 4);
+	assert_int_equal(m[1].phys_state, 5);
+	assert_int_equal(m[1].ndev_index, 2);
+	assert_string_equal(m[1].ndev_name, "eth0");
+	/* RES_QP_GET: RDS's RC QP 17 (remote 17) in RTS, owned by rdma_cm; GSI */
+	assert_int_equal(wire_nldev_next(&m[2], b[2], &pos, &e), 1);
+	assert_int_equal(e.lqpn, 17);
+	assert_int_equal(e.rqpn, 17);
+	assert_int_equal(e.qp_type, 2);
+	assert_int_equal(e.state, 3);
+	assert_string_equal(e.kern_name, "rdma_cm");
+	assert_int_equal(wire_nldev_next(&m[2], b[2], &pos, &e), 1);
+	assert_int_equal(e.lqpn, 1);
+	assert_int_equal(e.qp_type, 1);
+	assert_int_equal(wire_nldev_next(&m[2], b[2], &pos, &e), 0);
+	/* RES_CM_ID_GET: the IPv4 and IPv6 listeners, then the connection's ID */
+	pos = 0;
+	assert_int_equal(wire_nldev_next(&m[3], b[3], &pos, &e), 1);
+	assert_int_equal(e.src_family, 2);
+	assert_int_equal(e.src_port, 18634);
+	assert_false(e.has_lqpn);
+	assert_int_equal(wire_nldev_next(&m[3], b[3], &pos, &e), 1);
+	assert_int_equal(e.src_family, 10);
+	assert_int_equal(e.src_port, 16385);
+	assert_int_equal(wire_nldev_next(&m[3], b[3], &pos, &e), 1);
+	assert_true(e.has_lqpn);
+	assert_int_equal(e.lqpn, 17);
+	assert_int_equal(e.state, 5);
+	assert_memory_equal(e.src_addr, a2, 16);
+	assert_memory_equal(e.dst_addr, a3, 16);
+	assert_int_equal(e.src_port, 18634);
+	assert_int_equal(e.dst_port, 59168);
+	assert_string_equal(e.kern_name, "rds_rdma");
+	assert_int_equal(wire_nldev_next(&m[3], b[3], &pos, &e), 0);
 }
 
 /* A datagram of two messages: the second starts at the first's return. */
@@ -393,6 +513,7 @@ int main(void)
 		cmocka_unit_test(test_nldev_qp_table),
 		cmocka_unit_test(test_nldev_cm_id_table),
 		cmocka_unit_test(test_nldev_control),
+		cmocka_unit_test(test_nldev_captured_72),
 		cmocka_unit_test(test_nldev_two_messages),
 		cmocka_unit_test(test_nldev_truncation_every_offset),
 		cmocka_unit_test(test_nldev_malformed),
