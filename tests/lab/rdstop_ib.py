@@ -170,12 +170,17 @@ def nl_capture():
         s.close()
 '''
 
-ROLE1 = r"""
+# Each role: the common part, rxe0 up, the exporter, an RDS IB socket
+# (guest 1 on port 4000, guest 2 on 5000), then its steps.
+START = r"""
 python3 - <<'PY'
 @COMMON@
 wait_rxe()
 exp = exporter()
-s = rds_socket(4000)
+s = rds_socket(3000 + 1000 * int(ME))
+""".replace("@COMMON@", COMMON)
+
+ROLE1 = START + r"""
 flag("ready1")
 d, a = s.recvfrom(4096)
 s.sendto(b"pong", a)
@@ -203,14 +208,9 @@ flag("again1")
 wait_flag("again2")
 stop(exp)
 PY
-""".replace("@COMMON@", COMMON).replace("@G2@", G2)
+""".replace("@G2@", G2)
 
-ROLE2 = r"""
-python3 - <<'PY'
-@COMMON@
-wait_rxe()
-exp = exporter()
-s = rds_socket(5000)
+ROLE2 = START + r"""
 wait_flag("ready1")
 s.sendto(b"ping", ("@G1@", 4000))
 s.recvfrom(4096)
@@ -234,7 +234,7 @@ flag("again2")
 wait_flag("again1")
 stop(exp)
 PY
-""".replace("@COMMON@", COMMON).replace("@G1@", G1)
+""".replace("@G1@", G1)
 
 
 def main():
