@@ -31,6 +31,7 @@
 
 #include <netlink/attr.h>
 
+#include "nlhdr.h"
 #include "rd.h"
 #include "wr.h"
 
@@ -384,11 +385,7 @@ ssize_t wire_nl_decode(struct wire_nl_ls *m, const uint8_t *buf, size_t len)
 		return WIRE_ERR_TRUNC;
 
 	wire_rd_init(&rd, buf, len);
-	m->nl_len = wire_rd_he32(&rd);
-	m->nl_type = wire_rd_he16(&rd);
-	m->nl_flags = wire_rd_he16(&rd);
-	m->nl_seq = wire_rd_he32(&rd);
-	m->nl_pid = wire_rd_he32(&rd);
+	wire_nlhdr_read(&rd, &m->nl_len, &m->nl_type, &m->nl_flags, &m->nl_seq, &m->nl_pid);
 	m->client = (uint16_t)(m->nl_type >> NL_CLIENT_SHIFT & NL_CLIENT_MASK);
 	m->op = (uint16_t)(m->nl_type & NL_OP_MASK);
 	m->is_request = m->nl_flags & NLM_F_REQUEST;

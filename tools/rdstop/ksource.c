@@ -25,6 +25,7 @@
 #include <wire/wire.h>
 
 #include "kinfo.h"
+#include "rnl.h"
 
 #ifndef AF_RDS
 #define AF_RDS 21
@@ -43,6 +44,7 @@ struct ksource {
 	int fd;
 	int mon;                      /* the RDS_CONG_MONITOR socket; -1: none */
 	char news[160];               /* top_snap.cong_news */
+	char rdma_why[160];           /* top_snap.rdma_error */
 	struct top_kinfo_buf buf;
 	struct wire_cong_map local;   /* the last snapshot's local node map */
 	bool have_local;
@@ -163,6 +165,11 @@ static int kernel_snapshot(void *state, uint64_t now_ns, struct top_snap *out, c
 		}
 		k->local = *out->local_cong;
 		k->have_local = true;
+		/* RDMA netlink only where RDS has IB connections: rds_rdma then
+		 * holds ib_core loaded, and a NETLINK_RDMA socket on a host
+		 * without it would have the kernel load it (netlink_create) */
+		if (out->n_ibs && top_rnl_read(out, k->rdma_why, sizeof(k->rdma_why)) < 0)
+			out->rdma_error = k->rdma_why;
 		return 0;
 	}
 	if (r < 0) {

@@ -29,13 +29,12 @@ void top_snap_fini(struct top_snap *s)
 	free(s->socks);
 	free(s->msgs);
 	free(s->ibs);
+	free(s->ibdevs);
 	free(s->local_cong);
 	top_snap_init(s);
 }
 
-/* Grow |*arr| (of |n| elements of |size|, room for |*cap|) by one zeroed
- * element. Return: the element, or NULL. */
-static void *grow(void **arr, size_t *n, size_t *cap, size_t size)
+void *top_grow(void **arr, size_t *n, size_t *cap, size_t size)
 {
 	uint8_t *p;
 
@@ -56,12 +55,12 @@ static void *grow(void **arr, size_t *n, size_t *cap, size_t size)
 
 struct top_conn *top_snap_add_conn(struct top_snap *s)
 {
-	return grow((void **)&s->conns, &s->n_conns, &s->cap_conns, sizeof(*s->conns));
+	return top_grow((void **)&s->conns, &s->n_conns, &s->cap_conns, sizeof(*s->conns));
 }
 
 struct top_path *top_snap_add_path(struct top_snap *s)
 {
-	struct top_path *p = grow((void **)&s->paths, &s->n_paths, &s->cap_paths,
+	struct top_path *p = top_grow((void **)&s->paths, &s->n_paths, &s->cap_paths,
 				  sizeof(*s->paths));
 
 	if (p) {
@@ -73,32 +72,37 @@ struct top_path *top_snap_add_path(struct top_snap *s)
 
 struct top_counter *top_snap_add_counter(struct top_snap *s)
 {
-	return grow((void **)&s->counters, &s->n_counters, &s->cap_counters,
+	return top_grow((void **)&s->counters, &s->n_counters, &s->cap_counters,
 		    sizeof(*s->counters));
 }
 
 struct top_sock *top_snap_add_sock(struct top_snap *s)
 {
-	return grow((void **)&s->socks, &s->n_socks, &s->cap_socks, sizeof(*s->socks));
+	return top_grow((void **)&s->socks, &s->n_socks, &s->cap_socks, sizeof(*s->socks));
 }
 
 struct top_msg *top_snap_add_msg(struct top_snap *s)
 {
-	return grow((void **)&s->msgs, &s->n_msgs, &s->cap_msgs, sizeof(*s->msgs));
+	return top_grow((void **)&s->msgs, &s->n_msgs, &s->cap_msgs, sizeof(*s->msgs));
 }
 
 struct top_ib *top_snap_add_ib(struct top_snap *s)
 {
-	struct top_ib *b = grow((void **)&s->ibs, &s->n_ibs, &s->cap_ibs, sizeof(*s->ibs));
+	struct top_ib *b = top_grow((void **)&s->ibs, &s->n_ibs, &s->cap_ibs, sizeof(*s->ibs));
 
 	if (b)
 		b->conn = SIZE_MAX;
 	return b;
 }
 
+struct top_ibdev *top_snap_add_ibdev(struct top_snap *s)
+{
+	return top_grow((void **)&s->ibdevs, &s->n_ibdevs, &s->cap_ibdevs, sizeof(*s->ibdevs));
+}
+
 struct top_cong_event *top_snap_add_event(struct top_snap *s)
 {
-	return grow((void **)&s->events, &s->n_events, &s->cap_events, sizeof(*s->events));
+	return top_grow((void **)&s->events, &s->n_events, &s->cap_events, sizeof(*s->events));
 }
 
 size_t top_snap_find_conn(const struct top_snap *s, const uint8_t laddr[16],

@@ -27,6 +27,10 @@ struct pctx {
 	const struct top_path *p;      /* PROM_S_PATH */
 	unsigned group;                /* PROM_S_GROUP */
 	const char *state;             /* PROM_S_STATE */
+	const struct top_ib *ib;       /* PROM_S_IB */
+	const struct top_ibdev *dev;   /* PROM_S_IBPORT, PROM_S_IBRES */
+	unsigned port_i;               /* PROM_S_IBPORT: index into dev->ports */
+	unsigned kind;                 /* PROM_S_IBRES: index into ib_kinds[] */
 	size_t folded;                 /* connections in the "other" set */
 	/* congested ports by port group, counted once a rendering */
 	bool local_known, peer_known;
@@ -368,6 +372,41 @@ GET(p_reconnects)
  * The table
  */
 
+GET(g_ib_unknown)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < x->s->n_ibs; i++)
+		n += x->s->ibs[i].join != TOP_IBJ_OK;
+	*v = (double)n;
+	return x->s->has_rdma;
+}
+
+GET(b_qp_state)
+{
+	*v = x->ib->qp_state;
+	return x->ib->join == TOP_IBJ_OK && x->ib->has_qp;
+}
+
+GET(d_port_state)
+{
+	*v = x->dev->ports[x->port_i].state;
+	return true;
+}
+
+/* The resource kinds of a device's summary that are exported. */
+static const char *const ib_kinds[] = { "qp", "cq", "mr", "pd", "cm_id" };
+#define N_IB_KINDS (sizeof(ib_kinds) / sizeof(ib_kinds[0]))
+
+GET(d_resources)
+{
+	const uint64_t n[N_IB_KINDS] = { x->dev->qps, x->dev->cqs, x->dev->mrs, x->dev->pds,
+					 x->dev->cm_ids };
+
+	*v = (double)n[x->kind];
+	return x->dev->has_counts;
+}
+
 #define M(n, t, sc, g, h) { .name = (n), .type = (t), .scope = (sc), .get = (g), .help = (h) }
 
 static const struct prom_metric metrics[] = {
@@ -402,6 +441,19 @@ static const struct prom_metric metrics[] = {
 	  "RDS connections (local, peer, transport, tos) by the state of path 0."),
 	M("ib_connections", PROM_GAUGE, PROM_S_STACK, g_ib_conns,
 	  "RDS connections over InfiniBand or RoCE (RDS_INFO_IB_CONNECTIONS)."),
+	M("ib_qp_unknown", PROM_GAUGE, PROM_S_STACK, g_ib_unknown,
+	  "RDS IB connections whose queue pair RDMA netlink does not name: no "
+	  "rds_rdma rdma_cm ID with a QP for the address pair, or more than one."),
+	M("ib_qp_state", PROM_GAUGE, PROM_S_IB, b_qp_state,
+	  "The state of an RDS IB connection's queue pair as RDMA netlink reports it "
+	  "(IB_QPS_*): 0 RESET, 1 INIT, 2 RTR, 3 RTS, 4 SQD, 5 SQE, 6 ERR. Only for "
+	  "connections with series of their own whose QP the join names."),
+	M("ib_port_state", PROM_GAUGE, PROM_S_IBPORT, d_port_state,
+	  "An RDMA device port's state (IB_PORT_*): 1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE, "
+	  "5 ACTIVE_DEFER; devices RDMA netlink lists while RDS has IB connections."),
+	M("ib_device_resources", PROM_GAUGE, PROM_S_IBRES, d_resources,
+	  "Resources of an RDMA device by kind (qp, cq, mr, pd, cm_id), every owner's "
+	  "(RDMA netlink's resource summary), not only RDS's."),
 	M("sockets", PROM_GAUGE, PROM_S_STACK, g_sockets, "RDS sockets."),
 	M("sockets_congested", PROM_GAUGE, PROM_S_STACK, g_sockets_congested,
 	  "RDS sockets whose port is congested: their receive queue is over the "
@@ -753,6 +805,7 @@ struct ranked {
 	bool has_other;
 	struct top_paths pi;
 	int *path_no;                  /* [n_paths]: the path label */
+	bool *own;                     /* [n_conns]: has series of its own */
 };
 
 static int by_traffic(const void *a, const void *b, void *snap)
@@ -790,6 +843,11 @@ static int rank(struct ranked *r, const struct top_snap *s, unsigned top)
 		r->order[i] = i;
 	qsort_r(r->order, s->n_conns, sizeof(*r->order), by_traffic, (void *)s);
 	r->n_own = s->n_conns < top ? s->n_conns : top;
+	r->own = calloc(s->n_conns, sizeof(*r->own));
+	if (!r->own)
+		return -1;
+	for (size_t i = 0; i < r->n_own; i++)
+		r->own[r->order[i]] = true;
 	/* paths the source could not number get their place in the connection */
 	for (size_t c = 0; c < s->n_conns; c++) {
 		int k = 0;
@@ -826,6 +884,7 @@ static void unrank(struct ranked *r)
 {
 	free(r->order);
 	free(r->path_no);
+	free(r->own);
 	top_paths_fini(&r->pi);
 }
 
@@ -854,6 +913,56 @@ static void put_info_labels(FILE *f, const struct pctx *x)
 	fputs("\",transports=\"", f);
 	put_escaped(f, tr, true);
 	fputs("\"}", f);
+}
+
+/* The samples of an RDMA netlink scope (PROM_S_IB, PROM_S_IBPORT,
+ * PROM_S_IBRES); with |f| NULL only whether there is one (0 or 1). */
+static size_t put_ib(FILE *f, const struct prom_metric *m, struct pctx *x,
+		     const struct ranked *r)
+{
+	const char *sfx = suffix(m->type);
+	const struct top_snap *s = x->s;
+	size_t n = 0;
+	char a[64];
+	double v;
+
+	for (size_t i = 0; m->scope == PROM_S_IB && i < s->n_ibs; i++) {
+		x->ib = &s->ibs[i];
+		if (x->ib->conn >= s->n_conns || !r->own[x->ib->conn] || !m->get(x, &v))
+			continue;
+		if (!f)
+			return 1;
+		fprintf(f, PROM_PREFIX "%s%s{local=\"%s\",", m->name, sfx,
+			top_addr_str(x->ib->r.src_addr, a, sizeof(a)));
+		fprintf(f, "peer=\"%s\",tos=\"%u\",device=\"",
+			top_addr_str(x->ib->r.dst_addr, a, sizeof(a)), x->ib->r.tos);
+		put_escaped(f, x->ib->dev < s->n_ibdevs ? s->ibdevs[x->ib->dev].name : "", true);
+		fprintf(f, "\",port=\"%" PRIu32 "\",qpn=\"%" PRIu32 "\"}", x->ib->port,
+			x->ib->qpn);
+		put_value(f, v);
+		n++;
+	}
+	for (size_t d = 0; m->scope != PROM_S_IB && d < s->n_ibdevs; d++) {
+		unsigned k_n = m->scope == PROM_S_IBPORT ? s->ibdevs[d].n_ports : N_IB_KINDS;
+
+		x->dev = &s->ibdevs[d];
+		for (unsigned k = 0; k < k_n; k++) {
+			x->port_i = x->kind = k;
+			if (!m->get(x, &v))
+				continue;
+			if (!f)
+				return 1;
+			fprintf(f, PROM_PREFIX "%s%s{device=\"", m->name, sfx);
+			put_escaped(f, x->dev->name, true);
+			if (m->scope == PROM_S_IBPORT)
+				fprintf(f, "\",port=\"%" PRIu32 "\"}", x->dev->ports[k].port);
+			else
+				fprintf(f, "\",kind=\"%s\"}", ib_kinds[k]);
+			put_value(f, v);
+			n++;
+		}
+	}
+	return n;
 }
 
 /* One metric's samples; return how many. */
@@ -922,6 +1031,11 @@ static size_t put_metric(FILE *f, const struct prom_metric *m, struct pctx *x,
 		}
 		x->other = false;
 		break;
+	case PROM_S_IB:
+	case PROM_S_IBPORT:
+	case PROM_S_IBRES:
+		n = put_ib(f, m, x, r);
+		break;
 	case PROM_S_PATH:
 		for (size_t i = 0; i < r->n_own; i++) {
 			size_t c = r->order[i];
@@ -959,6 +1073,10 @@ static bool has_sample(const struct prom_metric *m, struct pctx *x, const struct
 		return true;
 	case PROM_S_COUNTER:
 		return false;
+	case PROM_S_IB:
+	case PROM_S_IBPORT:
+	case PROM_S_IBRES:
+		return put_ib(NULL, m, x, r) > 0;
 	case PROM_S_GROUP:
 		x->group = 0;
 		return m->get(x, &v);
@@ -1093,6 +1211,9 @@ void prom_list(FILE *f)
 		[PROM_S_PATH] = "local,peer,transport,tos,path",
 		[PROM_S_GROUP] = "group",
 		[PROM_S_STATE] = "state",
+		[PROM_S_IB] = "local,peer,tos,device,port,qpn",
+		[PROM_S_IBPORT] = "device,port",
+		[PROM_S_IBRES] = "device,kind",
 	};
 
 	for (size_t i = 0; i < N_METRICS; i++) {

@@ -44,6 +44,10 @@ enum prom_scope {
 	PROM_S_PATH,                   /* local, peer, transport, tos, path */
 	PROM_S_GROUP,                  /* group: a port group, port % 64 */
 	PROM_S_STATE,                  /* state: connected, connecting, down */
+	PROM_S_IB,                     /* local, peer, tos, device, port, qpn: an IB
+					* connection's queue pair (RDMA netlink) */
+	PROM_S_IBPORT,                 /* device, port */
+	PROM_S_IBRES,                  /* device, kind: a resource summary line */
 };
 
 /* prom_list() - every metric of the table, one line each: its name as

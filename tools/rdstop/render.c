@@ -4,6 +4,8 @@
  */
 #include "render.h"
 
+#include "ibres.h"
+
 #include <inttypes.h>
 #include <string.h>
 
@@ -134,24 +136,56 @@ static void print_conns(struct out *f, const struct top_snap *s, const struct to
 	top_paths_fini(&pi);
 }
 
+/* "rxe0/1 ACTIVE", "-" when the join named no port. */
+static const char *ib_port_str(const struct top_snap *s, const struct top_ib *b, char *buf,
+			       size_t len)
+{
+	if (b->join != TOP_IBJ_OK || b->dev >= s->n_ibdevs) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	snprintf(buf, len, "%s/%" PRIu32 " %s", s->ibdevs[b->dev].name, b->port,
+		 b->has_port_state ? wire_tok_str(wire_nldev_port_state_toks, b->port_state, "?")
+				   : "?");
+	return buf;
+}
+
 static void print_ibs(struct out *f, const struct top_snap *s)
 {
-	char la[64], fa[64];
+	char la[64], fa[64], qpn[16], port[96];
 
 	if (!s->n_ibs)
 		return;
 	out_printf(f, "\nIB CONNECTIONS\n");
-	out_printf(f, "%-16s %-16s %8s %8s %4s %8s %8s %3s %2s %8s\n", "LOCAL", "PEER",
-		"SEND_WR", "RECV_WR", "SGE", "MR_MAX", "MR_SIZE", "TOS", "SL", "CACHE");
+	out_printf(f, "%-16s %-16s %8s %8s %4s %8s %8s %3s %2s %8s %8s %-7s %s\n", "LOCAL",
+		"PEER", "SEND_WR", "RECV_WR", "SGE", "MR_MAX", "MR_SIZE", "TOS", "SL", "CACHE",
+		"QPN", "QP", "PORT");
 	for (size_t i = 0; i < s->n_ibs; i++) {
-		const struct wire_info_rdma_conn *b = &s->ibs[i].r;
+		const struct top_ib *ib = &s->ibs[i];
+		const struct wire_info_rdma_conn *b = &ib->r;
 
+		if (ib->join == TOP_IBJ_OK)
+			snprintf(qpn, sizeof(qpn), "%" PRIu32, ib->qpn);
+		else
+			snprintf(qpn, sizeof(qpn), "%s",
+				 ib->join == TOP_IBJ_AMBIG ? "unknown" : "-");
 		out_printf(f, "%-16s %-16s %8" PRIu32 " %8" PRIu32 " %4" PRIu32 " %8" PRIu32
-			" %8" PRIu32 " %3u %2u %8" PRIu32 "\n",
+			" %8" PRIu32 " %3u %2u %8" PRIu32 " %8s %-7s %s\n",
 			top_addr_str(b->src_addr, la, sizeof(la)),
 			top_addr_str(b->dst_addr, fa, sizeof(fa)), b->max_send_wr,
 			b->max_recv_wr, b->max_send_sge, b->rdma_mr_max, b->rdma_mr_size,
-			b->tos, b->sl, b->cache_allocs);
+			b->tos, b->sl, b->cache_allocs, qpn, top_ib_qp_str(ib),
+			ib_port_str(s, ib, port, sizeof(port)));
+	}
+	if (s->rdma_error)
+		out_printf(f, "(no QPs: %s)\n", s->rdma_error);
+	for (size_t i = 0; i < s->n_ibdevs; i++) {
+		const struct top_ibdev *d = &s->ibdevs[i];
+
+		if (d->has_counts)
+			out_printf(f, "RDMA %s: qp %" PRIu64 " cq %" PRIu64 " mr %" PRIu64
+				   " pd %" PRIu64 " cm_id %" PRIu64 " (all owners)\n", d->name,
+				   d->qps, d->cqs, d->mrs, d->pds, d->cm_ids);
 	}
 }
 

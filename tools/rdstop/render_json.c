@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ibres.h"
 #include "out.h"
 
 #define F(k, t, ...) { .key = (k), .type = (t), __VA_ARGS__ }
@@ -129,10 +130,61 @@ static const struct out_field ctr_fields[N__N] = {
 };
 static const struct out_group ctr_group = OUT_GROUP("counter", ctr_fields);
 
+/* An RDS IB connection and its queue pair as RDMA netlink shows it. */
+enum {
+	B_LOCAL, B_PEER, B_TOS, B_SL, B_SEND_WR, B_RECV_WR, B_SEND_SGE, B_MR_MAX, B_MR_SIZE,
+	B_CACHE_ALLOCS, B_JOIN, B_DEVICE, B_PORT, B_PORT_STATE, B_QPN, B_QP_STATE, B_RQPN,
+	B__N
+};
+static const struct out_field ib_fields[B__N] = {
+	[B_LOCAL] = F("local", OUT_STR),
+	[B_PEER] = F("peer", OUT_STR),
+	[B_TOS] = F("tos", OUT_U64),
+	[B_SL] = F("sl", OUT_U64),
+	[B_SEND_WR] = F("send_wr", OUT_U64),
+	[B_RECV_WR] = F("recv_wr", OUT_U64),
+	[B_SEND_SGE] = F("send_sge", OUT_U64),
+	[B_MR_MAX] = F("mr_max", OUT_U64),
+	[B_MR_SIZE] = F("mr_size", OUT_U64),
+	[B_CACHE_ALLOCS] = F("cache_allocs", OUT_U64),
+	[B_JOIN] = F("join", OUT_STR),
+	[B_DEVICE] = F("device", OUT_STR),
+	[B_PORT] = F("port", OUT_U64),
+	[B_PORT_STATE] = F("port_state", OUT_STR),
+	[B_QPN] = F("qpn", OUT_U64),
+	[B_QP_STATE] = F("qp_state", OUT_STR),
+	[B_RQPN] = F("rqpn", OUT_U64),
+};
+static const struct out_group ib_group = OUT_GROUP("ib_connection", ib_fields);
+
+/* A port of an RDMA device. */
+enum { R_PORT, R_STATE, R_PHYS_STATE, R_NETDEV, R__N };
+static const struct out_field port_fields[R__N] = {
+	[R_PORT] = F("port", OUT_U64),
+	[R_STATE] = F("state", OUT_STR),
+	[R_PHYS_STATE] = F("phys_state", OUT_U64),
+	[R_NETDEV] = F("netdev", OUT_STR),
+};
+static const struct out_group port_group = OUT_GROUP("rdma_port", port_fields);
+
+/* An RDMA device and its resources, every owner's. */
+enum { D_NAME, D_INDEX, D_QPS, D_CQS, D_MRS, D_PDS, D_CM_IDS, D_PORTS, D__N };
+static const struct out_field dev_fields[D__N] = {
+	[D_NAME] = F("name", OUT_STR),
+	[D_INDEX] = F("index", OUT_U64),
+	[D_QPS] = F("qps", OUT_U64),
+	[D_CQS] = F("cqs", OUT_U64),
+	[D_MRS] = F("mrs", OUT_U64),
+	[D_PDS] = F("pds", OUT_U64),
+	[D_CM_IDS] = F("cm_ids", OUT_U64),
+	[D_PORTS] = F("ports", OUT_ARRAY, .sub = &port_group),
+};
+static const struct out_group dev_group = OUT_GROUP("rdma_device", dev_fields);
+
 enum {
 	S_SOURCE, S_TIME_S, S_REPLAY, S_ENDED, S_TRUNCATED, S_INTERVAL_S, S_MSGS_IN_PER_SEC,
 	S_MSGS_OUT_PER_SEC, S_BYTES_IN_PER_SEC, S_LOCAL_CONGESTED, S_LOCAL_CONGESTED_PORTS,
-	S_CONNECTIONS, S_IB_CONNECTIONS, S_CONG_EVENTS, S_CONG_EVENTS_LOST, S_CONG_NEWS,
+	S_CONNECTIONS, S_IB_CONNECTIONS, S_IB, S_RDMA_DEVICES, S_RDMA_ERROR, S_CONG_EVENTS, S_CONG_EVENTS_LOST, S_CONG_NEWS,
 	S_CONG_MONITOR, S_SOCKETS, S_COUNTERS, S__N
 };
 static const struct out_field snap_fields[S__N] = {
@@ -149,6 +201,9 @@ static const struct out_field snap_fields[S__N] = {
 	[S_LOCAL_CONGESTED_PORTS] = F("local_congested_ports", OUT_ARRAY),
 	[S_CONNECTIONS] = F("connections", OUT_ARRAY, .sub = &conn_group),
 	[S_IB_CONNECTIONS] = F("ib_connections", OUT_U64),
+	[S_IB] = F("ib", OUT_ARRAY, .sub = &ib_group),
+	[S_RDMA_DEVICES] = F("rdma_devices", OUT_ARRAY, .sub = &dev_group),
+	[S_RDMA_ERROR] = F("rdma_error", OUT_STR),
 	[S_CONG_EVENTS] = F("cong_events", OUT_ARRAY, .sub = &event_group),
 	[S_CONG_EVENTS_LOST] = F("cong_events_lost", OUT_U64),
 	[S_CONG_NEWS] = F("cong_news", OUT_STR),
@@ -346,6 +401,86 @@ static void event_json(struct out *o, const struct top_snap *s, const struct top
 	out_close(o);
 }
 
+static const char *const join_names[] = {
+	[TOP_IBJ_NONE] = "no_view", [TOP_IBJ_NOQP] = "none",
+	[TOP_IBJ_AMBIG] = "ambiguous", [TOP_IBJ_OK] = "ok",
+};
+
+static void ib_json(struct out *o, const struct top_snap *s, const struct top_ib *b)
+{
+	const struct wire_info_rdma_conn *w = &b->r;
+	bool ok = b->join == TOP_IBJ_OK;
+	char a[64];
+
+	out_elem_obj(o);
+	out_str(o, B_LOCAL, top_addr_str(w->src_addr, a, sizeof(a)));
+	out_str(o, B_PEER, top_addr_str(w->dst_addr, a, sizeof(a)));
+	out_u64(o, B_TOS, w->tos);
+	out_u64(o, B_SL, w->sl);
+	out_u64(o, B_SEND_WR, w->max_send_wr);
+	out_u64(o, B_RECV_WR, w->max_recv_wr);
+	out_u64(o, B_SEND_SGE, w->max_send_sge);
+	out_u64(o, B_MR_MAX, w->rdma_mr_max);
+	out_u64(o, B_MR_SIZE, w->rdma_mr_size);
+	out_u64(o, B_CACHE_ALLOCS, w->cache_allocs);
+	out_str(o, B_JOIN, join_names[b->join]);
+	if (ok && b->dev < s->n_ibdevs)
+		out_str(o, B_DEVICE, s->ibdevs[b->dev].name);
+	else
+		out_null(o, B_DEVICE);
+	if (ok && b->port)
+		out_u64(o, B_PORT, b->port);
+	else
+		out_null(o, B_PORT);
+	if (ok && b->has_port_state)
+		out_str(o, B_PORT_STATE, wire_tok_str(wire_nldev_port_state_toks,
+						      b->port_state, "?"));
+	else
+		out_null(o, B_PORT_STATE);
+	if (ok)
+		out_u64(o, B_QPN, b->qpn);
+	else
+		out_null(o, B_QPN);
+	if (ok && b->has_qp)
+		out_str(o, B_QP_STATE, top_ib_qp_str(b));
+	else
+		out_null(o, B_QP_STATE);
+	if (ok && b->has_rqpn)
+		out_u64(o, B_RQPN, b->rqpn);
+	else
+		out_null(o, B_RQPN);
+	out_close(o);
+}
+
+static void dev_json(struct out *o, const struct top_ibdev *d)
+{
+	out_elem_obj(o);
+	out_str(o, D_NAME, d->name);
+	out_u64(o, D_INDEX, d->index);
+	if (d->has_counts) {
+		out_u64(o, D_QPS, d->qps);
+		out_u64(o, D_CQS, d->cqs);
+		out_u64(o, D_MRS, d->mrs);
+		out_u64(o, D_PDS, d->pds);
+		out_u64(o, D_CM_IDS, d->cm_ids);
+	}
+	out_arr_open(o, D_PORTS);
+	for (unsigned p = 0; p < d->n_ports; p++) {
+		out_elem_obj(o);
+		out_u64(o, R_PORT, d->ports[p].port);
+		out_str(o, R_STATE, wire_tok_str(wire_nldev_port_state_toks,
+						 d->ports[p].state, "?"));
+		out_u64(o, R_PHYS_STATE, d->ports[p].phys_state);
+		if (d->ports[p].ndev[0])
+			out_str(o, R_NETDEV, d->ports[p].ndev);
+		else
+			out_null(o, R_NETDEV);
+		out_close(o);
+	}
+	out_close(o);
+	out_close(o);
+}
+
 static void sock_json(struct out *o, const struct top_sock *k)
 {
 	char a[64];
@@ -401,6 +536,20 @@ void top_print_json(FILE *f, const struct top_snap *s, const struct top_rates *r
 	out_close(&o);
 	top_paths_fini(&pi);
 	out_u64(&o, S_IB_CONNECTIONS, s->n_ibs);
+	out_arr_open(&o, S_IB);
+	for (size_t i = 0; i < s->n_ibs; i++)
+		ib_json(&o, s, &s->ibs[i]);
+	out_close(&o);
+	if (s->has_rdma) {
+		out_arr_open(&o, S_RDMA_DEVICES);
+		for (size_t i = 0; i < s->n_ibdevs; i++)
+			dev_json(&o, &s->ibdevs[i]);
+		out_close(&o);
+	} else {
+		out_null(&o, S_RDMA_DEVICES);
+	}
+	if (s->rdma_error)
+		out_str(&o, S_RDMA_ERROR, s->rdma_error);
 	out_arr_open(&o, S_CONG_EVENTS);
 	for (size_t i = 0; i < s->n_events; i++)
 		event_json(&o, s, &s->events[i]);

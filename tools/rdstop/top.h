@@ -119,10 +119,46 @@ struct top_cong_event {
 	uint64_t groups;
 };
 
-/* An IB connection's queue and memory-registration sizes. */
+/* How an IB connection was joined to RDMA netlink's resources (ibres.c). */
+enum top_ib_join {
+	TOP_IBJ_NONE = 0,              /* no RDMA netlink view: not asked, or it failed */
+	TOP_IBJ_NOQP,                  /* no rds_rdma cm ID with a QP for the address pair */
+	TOP_IBJ_AMBIG,                 /* more than one: which is unknown */
+	TOP_IBJ_OK,                    /* exactly one */
+};
+
+/* An IB connection's queue and memory-registration sizes, and, joined from
+ * RDMA netlink, its queue pair and port. */
 struct top_ib {
 	size_t conn;                   /* SIZE_MAX if no connection row matched */
 	struct wire_info_rdma_conn r;
+	enum top_ib_join join;
+	/* join == TOP_IBJ_OK: */
+	size_t dev;                    /* index into top_snap.ibdevs */
+	uint32_t port;                 /* 0: not known */
+	uint32_t qpn;
+	bool has_qp;                   /* the QP dump listed qpn */
+	uint8_t qp_state, qp_type;     /* IB_QPS_*, IB_QPT_* */
+	bool has_rqpn;
+	uint32_t rqpn;
+	bool has_port_state;
+	uint8_t port_state;            /* IB_PORT_* */
+};
+
+/* An RDMA device as RDMA netlink lists it, with its resource counts (all
+ * owners: RDMA_NLDEV_CMD_RES_GET's summary) and its ports' states. */
+#define TOP_IBDEV_PORTS 4
+struct top_ibdev {
+	char name[WIRE_NLDEV_NAME_MAX + 1];
+	uint32_t index;
+	bool has_counts;
+	uint64_t qps, cqs, mrs, pds, cm_ids;
+	unsigned n_ports;
+	struct {
+		uint32_t port;
+		uint8_t state, phys_state;
+		char ndev[WIRE_NLDEV_NDEV_NAME_MAX + 1];
+	} ports[TOP_IBDEV_PORTS];
 };
 
 struct top_snap {
@@ -140,6 +176,11 @@ struct top_snap {
 	size_t n_msgs, cap_msgs;
 	struct top_ib *ibs;
 	size_t n_ibs, cap_ibs;
+	/* RDMA netlink's devices; has_rdma: it was read (the kernel source) */
+	bool has_rdma;
+	const char *rdma_error;        /* why it could not be read; NULL */
+	struct top_ibdev *ibdevs;
+	size_t n_ibdevs, cap_ibdevs;
 	struct wire_cong_map *local_cong;  /* NULL = unknown */
 	bool has_cong_mask;            /* a RDS_CONG_MONITOR socket is open */
 	uint64_t cong_mask;            /* RDS_CMSG_CONG_UPDATE groups since the last snapshot */
@@ -176,6 +217,10 @@ struct top_sock *top_snap_add_sock(struct top_snap *s);
 struct top_msg *top_snap_add_msg(struct top_snap *s);
 struct top_ib *top_snap_add_ib(struct top_snap *s);
 struct top_cong_event *top_snap_add_event(struct top_snap *s);
+struct top_ibdev *top_snap_add_ibdev(struct top_snap *s);
+/* top_grow() - grow |*arr| (|*n| elements of |size|, room for |*cap|) by
+ * one zeroed element. Return: the element, or NULL. */
+void *top_grow(void **arr, size_t *n, size_t *cap, size_t size);
 
 /* top_snap_find_conn() - index of the connection with these addresses
  * (and |transport| unless NULL); SIZE_MAX if none. */

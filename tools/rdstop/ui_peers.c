@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibres.h"
 #include "ui_int.h"
 
 static const char *const sort_names[UI__SORTS] = {
@@ -195,6 +196,30 @@ size_t ui_peers_conn(const struct ui *u)
 	return u->sel < u->n_rows ? u->rows[u->sel].conn : SIZE_MAX;
 }
 
+/* "  IB QP 17 RTS rxe0/1 ACTIVE" after |line| for a connection with an IB
+ * row (RDMA netlink's view, ibres.c): "QP unknown" when the join is
+ * ambiguous, "no QP" when it named none. */
+static void ib_detail(const struct top_snap *s, size_t conn, char *line, size_t len)
+{
+	size_t l = strlen(line);
+
+	for (size_t i = 0; i < s->n_ibs; i++) {
+		const struct top_ib *b = &s->ibs[i];
+
+		if (b->conn != conn || b->join == TOP_IBJ_NONE)
+			continue;
+		if (b->join == TOP_IBJ_OK)
+			snprintf(line + l, len - l, "  IB QP %" PRIu32 " %s %s/%" PRIu32 " %s", b->qpn,
+				 top_ib_qp_str(b), b->dev < s->n_ibdevs ? s->ibdevs[b->dev].name : "?",
+				 b->port, b->has_port_state ?
+				 wire_tok_str(wire_nldev_port_state_toks, b->port_state, "?") : "?");
+		else
+			snprintf(line + l, len - l, "  IB QP %s",
+				 b->join == TOP_IBJ_AMBIG ? "unknown" : "none");
+		return;
+	}
+}
+
 static void draw_detail(struct ui *u, int y)
 {
 	const struct ui_row *row = &u->rows[u->sel];
@@ -211,6 +236,7 @@ static void draw_detail(struct ui *u, int y)
 		snprintf(line, sizeof(line), "generation %" PRIu32, c->gen);
 	else
 		snprintf(line, sizeof(line), "generation unknown");
+	ib_detail(u->s, row->conn, line, sizeof(line));
 	ui_line(y++, line);
 	if (c->has_wire)
 		snprintf(line, sizeof(line), "msgs tx %" PRIu64 " rx %" PRIu64 "  bytes tx %" PRIu64

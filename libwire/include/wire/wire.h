@@ -1346,6 +1346,161 @@ WIRE_API extern const struct wire_tok wire_nl_attr_toks[];
 WIRE_API extern const struct wire_tok wire_nl_op_toks[];
 
 /* ------------------------------------------------------------------------
+ * RDMA netlink device messages (RDMA_NL_NLDEV, <rdma/rdma_netlink.h>): the
+ * answers of the dumps rdstop reads to see an RDS over IB connection's QP.
+ * nlmsghdr, then attributes; resource dumps nest a table of entries, one
+ * per QP or rdma_cm ID. Decoding is in two steps, with no allocation:
+ * wire_nldev_decode() takes the message's top-level attributes (device,
+ * port, resource summary) and notes where the table lies; then
+ * wire_nldev_next() walks the table one entry at a time.
+ */
+
+enum wire_nldev_cmd {
+	WIRE_NLDEV_CMD_GET = 1,         /* RDMA_NLDEV_CMD_GET */
+	WIRE_NLDEV_CMD_PORT_GET = 5,
+	WIRE_NLDEV_CMD_RES_GET = 9,
+	WIRE_NLDEV_CMD_RES_QP_GET = 10,
+	WIRE_NLDEV_CMD_RES_CM_ID_GET = 11,
+};
+
+/* The attribute types read (RDMA_NLDEV_ATTR_*); others are skipped. */
+enum wire_nldev_attr {
+	WIRE_NLDEV_ATTR_PAD = 0,
+	WIRE_NLDEV_ATTR_DEV_INDEX = 1,
+	WIRE_NLDEV_ATTR_DEV_NAME = 2,
+	WIRE_NLDEV_ATTR_PORT_INDEX = 3,
+	WIRE_NLDEV_ATTR_PORT_STATE = 12,
+	WIRE_NLDEV_ATTR_PORT_PHYS_STATE = 13,
+	WIRE_NLDEV_ATTR_RES_SUMMARY = 15,
+	WIRE_NLDEV_ATTR_RES_SUMMARY_ENTRY = 16,
+	WIRE_NLDEV_ATTR_RES_SUMMARY_ENTRY_NAME = 17,
+	WIRE_NLDEV_ATTR_RES_SUMMARY_ENTRY_CURR = 18,
+	WIRE_NLDEV_ATTR_RES_QP = 19,
+	WIRE_NLDEV_ATTR_RES_QP_ENTRY = 20,
+	WIRE_NLDEV_ATTR_RES_LQPN = 21,
+	WIRE_NLDEV_ATTR_RES_RQPN = 22,
+	WIRE_NLDEV_ATTR_RES_TYPE = 26,
+	WIRE_NLDEV_ATTR_RES_STATE = 27,
+	WIRE_NLDEV_ATTR_RES_PID = 28,
+	WIRE_NLDEV_ATTR_RES_KERN_NAME = 29,
+	WIRE_NLDEV_ATTR_RES_CM_ID = 30,
+	WIRE_NLDEV_ATTR_RES_CM_ID_ENTRY = 31,
+	WIRE_NLDEV_ATTR_RES_PS = 32,
+	WIRE_NLDEV_ATTR_RES_SRC_ADDR = 33,
+	WIRE_NLDEV_ATTR_RES_DST_ADDR = 34,
+	WIRE_NLDEV_ATTR_NDEV_INDEX = 50,
+	WIRE_NLDEV_ATTR_NDEV_NAME = 51,
+	WIRE_NLDEV_ATTR_RES_CM_IDN = 63,
+};
+
+#define WIRE_NL_CLIENT_NLDEV 5          /* RDMA_NL_NLDEV */
+#define WIRE_NLDEV_NAME_MAX 64          /* IB_DEVICE_NAME_MAX */
+#define WIRE_NLDEV_KERN_NAME_MAX 32     /* a module name */
+#define WIRE_NLDEV_NDEV_NAME_MAX 16     /* IFNAMSIZ */
+#define WIRE_NLDEV_SUMMARY_MAX 16       /* summary entries kept (6.1 has 7) */
+#define WIRE_NLDEV_RES_NAME_MAX 16
+
+/* One line of a device's resource summary ("qp", "cq", "mr", ...). */
+struct wire_nldev_summary {
+	char name[WIRE_NLDEV_RES_NAME_MAX + 1];
+	uint64_t curr;
+};
+
+struct wire_nldev {
+	/* nlmsghdr */
+	uint32_t nl_len;
+	uint16_t nl_type;
+	uint16_t nl_flags;
+	uint32_t nl_seq;
+	uint32_t nl_pid;
+	uint16_t client;                /* RDMA_NL_GET_CLIENT(nl_type); 0 for control */
+	uint16_t op;                    /* RDMA_NL_GET_OP(nl_type): enum wire_nldev_cmd */
+	bool is_done;                   /* NLMSG_DONE: the dump's end */
+	bool is_error;                  /* NLMSG_ERROR: error below (0 is an ack) */
+	int32_t error;                  /* -errno */
+	/* top-level attributes; has_* says each was present */
+	bool has_dev_index, has_port, has_port_state, has_phys_state, has_ndev_index;
+	uint32_t dev_index;
+	char dev_name[WIRE_NLDEV_NAME_MAX + 1];
+	uint32_t port;
+	uint8_t port_state;             /* IB_PORT_*: 1 DOWN .. 4 ACTIVE */
+	uint8_t phys_state;
+	uint32_t ndev_index;
+	char ndev_name[WIRE_NLDEV_NDEV_NAME_MAX + 1];
+	uint8_t n_summary;
+	bool summary_over;              /* more entries than WIRE_NLDEV_SUMMARY_MAX */
+	struct wire_nldev_summary summary[WIRE_NLDEV_SUMMARY_MAX];
+	/* the table of entries (RES_QP or RES_CM_ID): its type, 0 if none,
+	 * and its payload's place in the decoded buffer */
+	uint16_t table;
+	size_t table_off, table_len;
+};
+
+/* One entry of a resource table: a QP or an rdma_cm ID (the fields its
+ * kind has; has_* says which came). */
+struct wire_nldev_entry {
+	uint16_t type;                  /* RES_QP_ENTRY or RES_CM_ID_ENTRY */
+	bool has_port, has_lqpn, has_rqpn, has_type, has_state, has_pid, has_ps, has_id;
+	uint32_t port;
+	uint32_t lqpn, rqpn;
+	uint8_t qp_type;                /* IB_QPT_*: 2 RC, 4 UD, ... */
+	uint8_t state;                  /* QP: IB_QPS_*; cm ID: the rdma_cm state */
+	uint32_t pid;
+	uint32_t ps;                    /* rdma_cm port space */
+	uint32_t id;                    /* the cm ID's restrack number */
+	char kern_name[WIRE_NLDEV_KERN_NAME_MAX + 1]; /* the kernel owner; "" if a process */
+	/* the cm ID's addresses: family 2 (AF_INET) or 10 (AF_INET6), or 0
+	 * (absent or another family); IPv4 as ::ffff:a.b.c.d; port host order */
+	uint16_t src_family, dst_family;
+	uint8_t src_addr[16], dst_addr[16];
+	uint16_t src_port, dst_port;
+};
+
+/*
+ * wire_nldev_decode() - one netlink message of an RDMA_NL_NLDEV dump from
+ * |buf| (a datagram holds several: call again at the returned offset).
+ * Truncated and malformed: a buffer shorter than the 16-byte header, or
+ * than the header's length, is WIRE_ERR_TRUNC (more bytes would make it
+ * whole); a header length below 16, an attribute shorter than its header
+ * or running past the message, a known attribute of the wrong size, a
+ * string without its NUL or longer than its field, and a nested table that
+ * does not hold whole attributes are WIRE_ERR_MALFORMED. Unknown attributes
+ * are skipped, as the kernel's own parser skips them.
+ * Return: bytes consumed (NLMSG_ALIGN(nl_len), capped at len),
+ * WIRE_ERR_TRUNC, WIRE_ERR_MALFORMED, WIRE_ERR_UNSUPP (another client;
+ * nl_len and the header fields are set, so a reader can step over it),
+ * WIRE_ERR_INVAL (m NULL, or buf NULL with len).
+ */
+WIRE_API ssize_t wire_nldev_decode(struct wire_nldev *m, const uint8_t *buf, size_t len);
+/*
+ * wire_nldev_next() - the table entry at *pos (start at 0) of the message
+ * |m| that wire_nldev_decode() took from |buf|; advances *pos.
+ * Return: 1 and *e set; 0 at the end; WIRE_ERR_MALFORMED (an entry or one
+ * of its attributes as wire_nldev_decode() describes), WIRE_ERR_INVAL.
+ */
+WIRE_API int wire_nldev_next(const struct wire_nldev *m, const uint8_t *buf, size_t *pos,
+			     struct wire_nldev_entry *e);
+/* wire_nldev_qp_state_toks - IB_QPS_* as `rdma res show qp` names them
+ * (RESET, INIT, RTR, RTS, SQD, SQE, ERR). */
+WIRE_API extern const struct wire_tok wire_nldev_qp_state_toks[];
+/* wire_nldev_qp_type_toks - IB_QPT_* (SMI, GSI, RC, UC, UD, ...). */
+WIRE_API extern const struct wire_tok wire_nldev_qp_type_toks[];
+/* wire_nldev_port_state_toks - IB_PORT_* (NOP, DOWN, INIT, ARMED, ACTIVE,
+ * ACTIVE_DEFER). */
+WIRE_API extern const struct wire_tok wire_nldev_port_state_toks[];
+/* wire_nldev_cm_state_toks - the rdma_cm ID states (IDLE ... DESTROYING). */
+WIRE_API extern const struct wire_tok wire_nldev_cm_state_toks[];
+/*
+ * wire_nldev_request() - the dump request rdstop sends: nlmsghdr of
+ * RDMA_NL_NLDEV |cmd| with NLM_F_REQUEST | NLM_F_DUMP and |seq|, and
+ * DEV_INDEX |dev_index| unless it is UINT32_MAX (RES_GET and GET dump every
+ * device; the per-device dumps need it).
+ * Return: bytes written (16 or 24), WIRE_ERR_NOSPACE, WIRE_ERR_INVAL.
+ */
+WIRE_API ssize_t wire_nldev_request(uint8_t *buf, size_t cap, unsigned cmd, uint32_t seq,
+				    uint32_t dev_index);
+
+/* ------------------------------------------------------------------------
  * Capture packets: link layer, IP and TCP/UDP, far enough to find RDS/TCP,
  * RoCEv2 and netlink inside a capture. Fragments and IP options are
  * described, not reassembled (wire_ipfrag_decode() gives a reassembler
