@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "simtest.h"
 
@@ -258,15 +259,10 @@ static void test_ib_credits(void **state)
 	world_free(w);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ib_sizes),
-		cmocka_unit_test(test_ib_ack_only),
-		cmocka_unit_test(test_ib_sndbuf),
-		cmocka_unit_test(test_ib_breaks),
-		cmocka_unit_test(test_ib_race),
-		cmocka_unit_test(test_ib_credits),
-	};
-	return cmocka_run_group_tests_name("sim_ib", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_ib_sizes),
+	cmocka_unit_test(test_ib_ack_only),
+	cmocka_unit_test(test_ib_sndbuf),
+	cmocka_unit_test(test_ib_breaks),
+	cmocka_unit_test(test_ib_race),
+	cmocka_unit_test(test_ib_credits))

@@ -13,6 +13,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "simtest.h"
 
@@ -701,19 +702,13 @@ static void test_rdma_over_tcp(void **state)
 	world_free(w);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rdma_roundtrip_7x),
-		cmocka_unit_test(test_rdma_roundtrip_6x),
-		cmocka_unit_test(test_rdma_break_pending),
-		cmocka_unit_test(test_rdma_lying_cookie),
-		cmocka_unit_test(test_rdma_bad_lengths),
-		cmocka_unit_test(test_rdma_freed_in_use),
-		cmocka_unit_test(test_rdma_use_once),
-		cmocka_unit_test(test_rdma_cancel_and_recverr),
-		cmocka_unit_test(test_rdma_over_tcp),
-	};
-
-	return cmocka_run_group_tests_name("sim_rdma", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_rdma_roundtrip_7x),
+	cmocka_unit_test(test_rdma_roundtrip_6x),
+	cmocka_unit_test(test_rdma_break_pending),
+	cmocka_unit_test(test_rdma_lying_cookie),
+	cmocka_unit_test(test_rdma_bad_lengths),
+	cmocka_unit_test(test_rdma_freed_in_use),
+	cmocka_unit_test(test_rdma_use_once),
+	cmocka_unit_test(test_rdma_cancel_and_recverr),
+	cmocka_unit_test(test_rdma_over_tcp))
