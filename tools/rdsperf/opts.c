@@ -238,9 +238,16 @@ error_t perf_parse_opt(int key, char *arg, struct argp_state *st)
 		fprintf(stderr, "%s: --paths is deprecated: use --npaths\n",
 			program_invocation_short_name);
 		return rio_opt_take(&o->ro, RIO_KEY_NPATHS, arg, st);
+	/* argp's own keys: the start, an operand, the end */
 	case ARGP_KEY_INIT:
 		st->child_inputs[0] = &o->ro;
 		st->child_inputs[1] = &o->oo;
+		return 0;
+	case ARGP_KEY_ARG:
+		argp_error(st, "unexpected argument '%s'", arg);
+		return 0;
+	case ARGP_KEY_END:
+		check_opts(o, st);
 		return 0;
 	case 'i':
 		if (parse_seconds(arg, 0, 3600, &o->interval) < 0 || (o->interval > 0 && o->interval < 0.01))
@@ -254,12 +261,6 @@ error_t perf_parse_opt(int key, char *arg, struct argp_state *st)
 		return 0;
 	case O_PLOT:
 		o->plot = arg;
-		return 0;
-	case ARGP_KEY_ARG:
-		argp_error(st, "unexpected argument '%s'", arg);
-		return 0;
-	case ARGP_KEY_END:
-		check_opts(o, st);
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
