@@ -48,6 +48,27 @@ def check(cond, what):
     return cond
 
 
+def fail(what):
+    """check(False, what): a failure, said at once."""
+    check(False, what)
+
+
+class Started(list):
+    """The programs a test started (a list of Popen), each with its stdout
+    and stderr in DIR/NAME.out and the environment |env|, for the test to
+    stop and judge at its end."""
+
+    def __init__(self, d, env):
+        super().__init__()
+        self.d, self.env = d, env
+
+    def start(self, argv, name):
+        out = open(os.path.join(self.d, name + ".out"), "w")
+        p = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=self.env)
+        self.append(p)
+        return p
+
+
 def done(passed=None):
     """Exit 1 if any check failed; else print |passed| (if given) and exit 0."""
     if not FAILS and passed:

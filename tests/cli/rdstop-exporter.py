@@ -65,22 +65,12 @@ T0 = time.monotonic()
 def note(what):
     if os.environ.get("DEBUG_T"):
         print("%.1f %s" % (time.monotonic() - T0, what))
-procs = []
-failed = []
+procs = clitest.Started(d, env)
+start = procs.start
+bad = clitest.fail
+failed = clitest.FAILS
 PORT = 9481
 URL = "http://127.0.0.1:%d/metrics" % PORT
-
-
-def bad(msg):
-    print("FAIL:", msg)
-    failed.append(msg)
-
-
-def start(args, name):
-    out = open(os.path.join(d, name + ".out"), "w")
-    p = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env)
-    procs.append(p)
-    return p
 
 
 def wait_for(pred, what, limit=60):

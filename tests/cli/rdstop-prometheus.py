@@ -47,23 +47,13 @@ if subprocess.run(["ip", "link", "set", "lo", "up"]).returncode != 0:
 
 d = tempfile.mkdtemp(prefix="rdstop-prom.")
 env = dict(os.environ, RDSU_MONITOR_DIR=os.path.join(d, "mon"), RDSU_MONITOR="1")
-procs = []
-failed = []
+procs = clitest.Started(d, env)
+start = procs.start
+bad = clitest.fail
+failed = clitest.FAILS
 
 
 T0 = time.monotonic()
-
-
-def bad(msg):
-    print("FAIL:", msg)
-    failed.append(msg)
-
-
-def start(args, name):
-    out = open(os.path.join(d, name + ".out"), "w")
-    p = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env)
-    procs.append(p)
-    return p
 
 
 def cleanup():
