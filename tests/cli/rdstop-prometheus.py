@@ -21,7 +21,6 @@ Exit 77 when unshare, prometheus or promtool is missing.
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -53,37 +52,13 @@ bad = clitest.fail
 failed = clitest.FAILS
 
 
-T0 = time.monotonic()
-
-
 def cleanup():
-    for p in procs:
-        if p.poll() is None:
-            # rdsdrive's loop does not stop for SIGTERM
-            p.send_signal(signal.SIGKILL if p.args[0] == drive else signal.SIGTERM)
-    for p in procs:
-        if os.environ.get("DEBUG_T"):
-            print("%.1f stopping %s" % (time.monotonic() - T0, p.args[0]))
-        try:
-            p.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+    procs.stop(hard=(drive,))  # rdsdrive's loop does not stop for SIGTERM
     shutil.rmtree(d, ignore_errors=True)
 
 
-def wait_for(pred, what, limit=60):
-    """Poll until pred() is true; the limit only ends a hung test."""
-    end = time.monotonic() + limit
-    if os.environ.get("DEBUG_T"):
-        print("%.1f waiting: %s" % (time.monotonic() - T0, what))
-    while time.monotonic() < end:
-        v = pred()
-        if v:
-            return v
-        time.sleep(0.2)
-    bad("never: " + what)
-    return None
+def wait_for(pred, what):
+    return clitest.wait_for(pred, what, every=0.2)
 
 
 def get(url, headers=None):
