@@ -16,8 +16,7 @@
 #include "optgroup.h"
 #include "parse.h"
 
-/* Indexed by key - RIO_KEY_KERNEL; bit i of a set offers entry i (the
- * ports are one bit for two options). */
+/* Every stack option, once; bits[] says which RIO_OPT_* offers each. */
 static const struct argp_option all[] = {
 	{ "kernel", RIO_KEY_KERNEL, NULL, 0, "use the kernel's AF_RDS sockets instead of librds", 0 },
 	{ "kver", RIO_KEY_KVER, "6|7", 0, "librds: behave like this kernel generation (default 7)", 0 },
@@ -48,20 +47,21 @@ static const struct argp_option all[] = {
 	  "senders wait (default: the stack's; K and M suffixes)", 0 },
 };
 
+/* The RIO_OPT_* bit that offers each entry of all[], in its order. */
+static const unsigned bits[] = {
+	RIO_OPT_KERNEL, RIO_OPT_KVER, RIO_OPT_NPATHS, RIO_OPT_GEN, RIO_OPT_PATH_RULE,
+	RIO_OPT_PORTS,  RIO_OPT_PORTS, RIO_OPT_FAULT, RIO_OPT_AUTH, RIO_OPT_TRANSPORT,
+	RIO_OPT_LOCAL,  RIO_OPT_BUFS,  RIO_OPT_BUFS,
+};
+_Static_assert(sizeof(bits) / sizeof(bits[0]) == sizeof(all) / sizeof(all[0]),
+	       "a bit for every option");
+
 static unsigned bit_of(int key)
 {
-	switch (key) {
-	case RIO_KEY_AUTH:
-		return RIO_OPT_AUTH;
-	case RIO_KEY_LOCAL:
-		return RIO_OPT_LOCAL;
-	case RIO_KEY_SNDBUF:
-	case RIO_KEY_RCVBUF:
-		return RIO_OPT_BUFS;
-	}
-	return key == RIO_KEY_CONNECT_PORT ? RIO_OPT_PORTS
-	       : key > RIO_KEY_CONNECT_PORT ? 1u << (key - RIO_KEY_KERNEL - 1)
-					    : 1u << (key - RIO_KEY_KERNEL);
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (all[i].key == key)
+			return bits[i];
+	return 0;
 }
 
 static uint16_t port_arg(struct argp_state *st, const char *opt, const char *arg)
@@ -206,8 +206,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		argp_error(st, "--transport ib: this build has no IB transport in librds (building "
 			       "it needs libibverbs-dev and librdmacm-dev); --kernel uses the "
 			       "kernel's");
-	if ((key < RIO_KEY_KERNEL || key >= RIO_KEY__END) && key != RIO_KEY_AUTH &&
-	    key != RIO_KEY_LOCAL && key != RIO_KEY_SNDBUF && key != RIO_KEY_RCVBUF)
+	if (!bit_of(key))
 		return ARGP_ERR_UNKNOWN;
 	return rio_opt_take(st->input, key, arg, st);
 }
