@@ -40,11 +40,9 @@ static const struct argp_option all[] = {
 	  "family where there is a peer; else IPv4 first); default: the route's source address "
 	  "to the peer, where the tool has one", 0 },
 	{ "sndbuf", RIO_KEY_SNDBUF, "BYTES", 0,
-	  "SO_SNDBUF of every RDS socket: a message larger than it is refused (EMSGSIZE) "
-	  "(default: the stack's; K and M suffixes)", 0 },
+	  "SO_SNDBUF of every RDS socket, which a message must fit (default: the stack's)", 0 },
 	{ "rcvbuf", RIO_KEY_RCVBUF, "BYTES", 0,
-	  "SO_RCVBUF of every RDS socket: a receiver holding more is congested and its "
-	  "senders wait (default: the stack's; K and M suffixes)", 0 },
+	  "SO_RCVBUF of every RDS socket, past which it is congested (default: the stack's)", 0 },
 };
 
 /* The RIO_OPT_* bit that offers each entry of all[], in its order. */
