@@ -53,39 +53,11 @@ TIME = %r
 SMALL = %r
 LARGE = %r
 SIZES = %r
-''' + lab.guest_flags(600) + r'''
-def wait_rxe(me):
-    want = "0000:0000:0000:0000:0000:ffff:%%02x%%02x:%%02x%%02x" %% tuple(map(int, me.split(".")))
-    gids = "/sys/class/infiniband/rxe0/ports/1/gids"
-    for _ in range(240):
-        out = subprocess.run(["rdma", "link"], capture_output=True, text=True).stdout
-        have = []
-        if os.path.isdir(gids):
-            for g in os.listdir(gids):
-                try:
-                    have.append(open(os.path.join(gids, g)).read().strip())
-                except OSError:
-                    pass
-        if "ACTIVE" in out and want in have:
-            return
-        time.sleep(0.25)
-    raise SystemExit("rxe0 never became ACTIVE with " + me)
-
+''' + lab.guest_flags(600) + lab.GUEST_RXE_GID + lab.GUEST_RDSPERF + r'''
 def sh(args):
     p = subprocess.run(args, capture_output=True, text=True)
     print(" ".join(args), "->", p.returncode, p.stderr.strip(), flush=True)
     return p.returncode
-
-def run(name, args, timeout=300):
-    with open(os.path.join(D, name + ".out"), "w") as out, \
-            open(os.path.join(D, name + ".err"), "w") as err:
-        try:
-            rc = subprocess.call(args, stdout=out, stderr=err, env=ENV, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            rc = -1
-    open(os.path.join(D, name + ".rc"), "w").write("%%d\n" %% rc)
-    print(name, "exit", rc, flush=True)
-    return rc
 
 def perf(tag, peer, me, stack):
     base = ["/run/lab/rdsperf", "-c", peer, "-B", me, "--transport", "ib", "-t", str(TIME),
@@ -93,18 +65,6 @@ def perf(tag, peer, me, stack):
     run(tag + "_small", base + ["--test", "stream", "-l", SMALL])
     run(tag + "_large", base + ["--test", "stream", "-l", LARGE, "-w", "4M"])
     run(tag + "_pingpong", base + ["--test", "pingpong", "-l", "64"])
-
-def serve(me, stack):
-    p = subprocess.Popen(["/run/lab/rdsperf", "-s", "-B", me, "--transport", "ib"] + stack,
-                         stdout=subprocess.DEVNULL,
-                         stderr=open(os.path.join(D, "server-%%s.err" %% me), "a"), env=ENV)
-    for _ in range(300):
-        try:
-            socket.create_connection((me, 18515), timeout=1).close()
-            return p
-        except OSError:
-            time.sleep(0.1)
-    raise SystemExit("rdsperf -s on %%s never listened" %% me)
 
 def proc(pid):
     f = open("/proc/%%d/stat" %% pid).read().rsplit(")", 1)[1].split()
@@ -127,7 +87,6 @@ def pt_bw(size):
 '''
 
 ROLE_A = r'''
-python3 - <<'PY'
 %s
 wait_rxe("%s")
 sh(["rmmod", "rds_rdma"])
@@ -179,11 +138,9 @@ mod = glob.glob("/proc/1/root/mod/*-rds_rdma.ko")
 sh(["insmod"] + mod[:1])
 perf("kk", "%s", "%s", ["--kernel"])
 flag("done_a")
-PY
 '''
 
 ROLE_B = r'''
-python3 - <<'PY'
 %s
 wait_rxe("%s")
 sh(["rmmod", "rds_rdma"])
@@ -223,7 +180,6 @@ flag("srv_k")
 wait_flag("done_a")
 srv.terminate()
 srv.wait()
-PY
 '''
 
 
@@ -321,14 +277,11 @@ def main():
     fails = []
     common = COMMON % (a.busy_poll, a.busy_poll, a.time, SMALL, LARGE, SIZES)
     with lab.Lab(a.kernel, 2, True, keep=share) as l, l.judging(fails):
-        l.role(1, ROLE_A % (common, A, B, A, B, B, A, A, B, B, A))
-        l.role(2, ROLE_B % (common, B, B, B))
-        l.start()
-        rcs = l.wait(1200)
+        rcs = l.run_roles([lab.guest_python(ROLE_A % (common, A, B, A, B, B, A, A, B, B, A)),
+                           lab.guest_python(ROLE_B % (common, B, B, B))], 1200)
         for g in (1, 2):
             log("guest %d:\n%s" % (g, l.output(g)))
-            if rcs.get(g) != 0:
-                fails.append("guest %d role exit %s" % (g, rcs.get(g)))
+        fails += lab.role_fails(rcs)
         figs = {t: rdsperf_figs(share, t, fails) for t, _ in LAYOUTS}
         figs["pt"] = perftest_figs(share, fails)
         idle = read(share, "idle.txt").strip() + "\n" + read(share, "server.txt").strip()

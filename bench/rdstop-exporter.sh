@@ -22,23 +22,11 @@ set -eu
 cd "$(dirname "$0")/.."
 secs=${1:-20}
 paths=${2:-8}
-cmake --preset release >/dev/null
-cmake --build build/release -j2 --target bench_peers rdstop >/dev/null
-b=build/release
+. bench/peers.sh
 dir=$(mktemp -d)
-export RDSU_MONITOR_DIR=$dir
 bp= tp=
 trap 'kill $bp $tp 2>/dev/null; rm -rf "$dir"' EXIT
-hold=$((6 * secs + 120))
-"$b/bench/bench_peers" 1000 "$paths" "$hold" >"$dir/peers.out" &
-bp=$!
-while ! grep -q '^monitor=' "$dir/peers.out"; do
-	kill -0 $bp 2>/dev/null || { cat "$dir/peers.out"; exit 1; }
-	sleep 1
-done
-pid=$(sed -n 's/.* pid=//p' "$dir/peers.out")
-tck=$(getconf CLK_TCK)
-cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+peers_up "$paths" $((6 * secs + 120))
 now() { date +%s.%N; }
 pct() { echo "$1 $2 $3 $4 $tck" | awk '{ printf "%.2f", 100 * ($2 - $1) / $5 / ($4 - $3) }'; }
 url=http://127.0.0.1:9481/metrics

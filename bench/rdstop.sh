@@ -16,25 +16,12 @@ set -eu
 cd "$(dirname "$0")/.."
 secs=${1:-60}
 paths=${2:-8}
-cmake --preset release >/dev/null
-cmake --build build/release -j2 --target bench_peers rdstop >/dev/null
-b=build/release
+. bench/peers.sh
 dir=$(mktemp -d)
-export RDSU_MONITOR_DIR=$dir
+bp=
 trap 'kill $bp 2>/dev/null; tmux kill-session -t rdstop-bench 2>/dev/null; rm -rf "$dir"' EXIT
-hold=$((3 * secs + 60))
-"$b/bench/bench_peers" 1000 "$paths" "$hold" >"$dir/peers.out" &
-bp=$!
-while ! grep -q '^monitor=' "$dir/peers.out"; do
-	kill -0 $bp 2>/dev/null || { cat "$dir/peers.out"; exit 1; }
-	sleep 1
-done
+peers_up "$paths" $((3 * secs + 60))
 cat "$dir/peers.out"
-pid=$(sed -n 's/.* pid=//p' "$dir/peers.out")
-tck=$(getconf CLK_TCK)
-
-# cpu PID: user + system ticks so far
-cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
 measure() {
 	name=$1

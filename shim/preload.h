@@ -195,6 +195,10 @@ void sync_sock(struct rdsp_sock *s);
 bool nonblocking(const struct rdsp_sock *s, int flags);
 int timeo_ms(const struct rdsp_sock *s, int opt);
 int64_t now_ms(void);
+/* CLOCK_MONOTONIC: the time |ts| from now; what is left until |end|, zero
+ * once it has passed (the timeouts of ppoll, pselect and recvmmsg). */
+struct timespec mono_after(const struct timespec *ts);
+struct timespec mono_left(const struct timespec *end);
 int wait_sock_locked(struct rdsp_sock *s, short ev, int64_t deadline);
 void wake_all_locked(struct rdsp_sock *s);
 

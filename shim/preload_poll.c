@@ -100,6 +100,36 @@ int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+struct timespec mono_after(const struct timespec *ts)
+{
+	struct timespec end;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += ts->tv_sec;
+	end.tv_nsec += ts->tv_nsec;
+	if (end.tv_nsec >= 1000000000) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000;
+	}
+	return end;
+}
+
+struct timespec mono_left(const struct timespec *end)
+{
+	struct timespec now, left;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	left.tv_sec = end->tv_sec - now.tv_sec;
+	left.tv_nsec = end->tv_nsec - now.tv_nsec;
+	if (left.tv_nsec < 0) {
+		left.tv_sec--;
+		left.tv_nsec += 1000000000;
+	}
+	if (left.tv_sec < 0)
+		left.tv_sec = left.tv_nsec = 0;
+	return left;
+}
+
 /*
  * Deadlines: one thread of the process (started by the first wait that
  * has one, again in a fork's child) wakes each waiter whose deadline has
@@ -244,13 +274,7 @@ static int poll_common(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 	asked = alloca(n * sizeof(*asked));
 	if (ts) {
 		left = *ts;
-		clock_gettime(CLOCK_MONOTONIC, &end);
-		end.tv_sec += ts->tv_sec;
-		end.tv_nsec += ts->tv_nsec;
-		if (end.tv_nsec >= 1000000000) {
-			end.tv_sec++;
-			end.tv_nsec -= 1000000000;
-		}
+		end = mono_after(ts);
 	}
 	for (nfds_t i = 0; i < n; i++) {
 		asked[i] = fds[i].events;
@@ -287,16 +311,8 @@ static int poll_common(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 			break;
 		/* only what the caller did not ask for came: wait on */
 		if (ts) {
-			struct timespec now;
-
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			left.tv_sec = end.tv_sec - now.tv_sec;
-			left.tv_nsec = end.tv_nsec - now.tv_nsec;
-			if (left.tv_nsec < 0) {
-				left.tv_sec--;
-				left.tv_nsec += 1000000000;
-			}
-			if (left.tv_sec < 0 || (left.tv_sec == 0 && left.tv_nsec == 0))
+			left = mono_left(&end);
+			if (left.tv_sec == 0 && left.tv_nsec == 0)
 				break;
 		}
 	}
@@ -349,31 +365,14 @@ static int select_common(int nfds, fd_set *r, fd_set *w, fd_set *x, struct times
 			p[n++] = (struct pollfd){ .fd = fd, .events = ev };
 	}
 	{
-		struct timespec end = { 0 }, now;
+		struct timespec end = { 0 };
 
-		if (ts) {
-			clock_gettime(CLOCK_MONOTONIC, &end);
-			end.tv_sec += ts->tv_sec;
-			end.tv_nsec += ts->tv_nsec;
-			if (end.tv_nsec >= 1000000000) {
-				end.tv_sec++;
-				end.tv_nsec -= 1000000000;
-			}
-		}
+		if (ts)
+			end = mono_after(ts);
 		if (poll_common(p, n, ts, mask) < 0)
 			return -1;
-		if (ts) {
-			/* select tells what is left of the timeout */
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			ts->tv_sec = end.tv_sec - now.tv_sec;
-			ts->tv_nsec = end.tv_nsec - now.tv_nsec;
-			if (ts->tv_nsec < 0) {
-				ts->tv_sec--;
-				ts->tv_nsec += 1000000000;
-			}
-			if (ts->tv_sec < 0)
-				ts->tv_sec = ts->tv_nsec = 0;
-		}
+		if (ts) /* select tells what is left of the timeout */
+			*ts = mono_left(&end);
 	}
 	for (nfds_t i = 0; i < n; i++)
 		if (p[i].revents & POLLNVAL)

@@ -328,13 +328,7 @@ RDSP_EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int fla
 	if (timeout) {
 		if (timeout->tv_sec < 0 || timeout->tv_nsec < 0 || timeout->tv_nsec >= 1000000000)
 			return set_errno(-EINVAL);
-		clock_gettime(CLOCK_MONOTONIC, &end);
-		end.tv_sec += timeout->tv_sec;
-		end.tv_nsec += timeout->tv_nsec;
-		if (end.tv_nsec >= 1000000000) {
-			end.tv_sec++;
-			end.tv_nsec -= 1000000000;
-		}
+		end = mono_after(timeout);
 	}
 	if (!(flags & MSG_ERRQUEUE)) {
 		s = get_locked(fd);
@@ -357,20 +351,7 @@ RDSP_EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int fla
 		if (flags & MSG_WAITFORONE)
 			flags |= MSG_DONTWAIT;
 		if (timeout) {
-			struct timespec now;
-
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			timeout->tv_sec = end.tv_sec - now.tv_sec;
-			timeout->tv_nsec = end.tv_nsec - now.tv_nsec;
-			if (timeout->tv_nsec < 0) {
-				timeout->tv_sec--;
-				timeout->tv_nsec += 1000000000;
-			}
-			if (timeout->tv_sec < 0) {
-				timeout->tv_sec = timeout->tv_nsec = 0;
-				i++;
-				break;
-			}
+			*timeout = mono_left(&end);
 			if (timeout->tv_sec == 0 && timeout->tv_nsec == 0) {
 				i++;
 				break;

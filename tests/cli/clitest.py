@@ -48,6 +48,55 @@ def check(cond, what):
     return cond
 
 
+def fail(what):
+    """check(False, what): a failure, said at once."""
+    check(False, what)
+
+
+class Started(list):
+    """The programs a test started (a list of Popen), each with its stdout
+    and stderr in DIR/NAME.out and the environment |env|, for the test to
+    stop and judge at its end."""
+
+    def __init__(self, d, env):
+        super().__init__()
+        self.d, self.env = d, env
+
+    def start(self, argv, name):
+        out = open(os.path.join(self.d, name + ".out"), "w")
+        p = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=self.env)
+        self.append(p)
+        return p
+
+    def stop(self, hard=()):
+        """SIGTERM to each that runs (SIGKILL to those whose program is in
+        |hard|: they do not stop for SIGTERM), then each waited for, 10 s
+        at most before SIGKILL."""
+        for p in self:
+            if p.poll() is None:
+                p.send_signal(signal.SIGKILL if p.args[0] in hard else signal.SIGTERM)
+        for p in self:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
+def wait_for(pred, what, limit=60, every=0.05):
+    """Poll |pred| every |every| s until it returns something true, and
+    return that; after |limit| s (which only ends a hung test) a failure,
+    "never: WHAT", and None."""
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        v = pred()
+        if v:
+            return v
+        time.sleep(every)
+    fail("never: " + what)
+    return None
+
+
 def done(passed=None):
     """Exit 1 if any check failed; else print |passed| (if given) and exit 0."""
     if not FAILS and passed:

@@ -9,8 +9,6 @@
 set -u
 drive=$1 ping=$2 doc=$3
 . "$(dirname "$0")/peer.sh"
-fail=0
-
 . "$(dirname "$0")/clitest.sh"
 
 expect 0 "--fault list" "$drive" --fault list

@@ -7,10 +7,6 @@
 set -u
 bin=$1 src=$2
 cap=$src/pcaps/captured/7.2/tcp_basic.pcap
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-
 . "$(dirname "$0")/clitest.sh"
 
 expect 0 "--help" "$bin" --help

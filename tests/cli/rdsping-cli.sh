@@ -7,8 +7,6 @@
 set -u
 bin=$1 drive=$2
 . "$(dirname "$0")/peer.sh"
-fail=0
-
 . "$(dirname "$0")/clitest.sh"
 
 expect 0 "--help" "$bin" --help

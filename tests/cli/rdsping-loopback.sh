@@ -7,10 +7,6 @@
 # Nothing listens, so port 16385 of 127.0.0.1 taken (checked) does not matter.
 set -u
 bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-
 . "$(dirname "$0")/clitest.sh"
 
 ping3() {

@@ -6,10 +6,6 @@
 # spelling of --kernel-info, still works for a release and says so.
 set -u
 bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-
 . "$(dirname "$0")/clitest.sh"
 
 expect 0 "--help" "$bin" --help

@@ -28,7 +28,6 @@ Exit 77 when unshare, node_exporter or promtool is missing.
 """
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -65,33 +64,13 @@ T0 = time.monotonic()
 def note(what):
     if os.environ.get("DEBUG_T"):
         print("%.1f %s" % (time.monotonic() - T0, what))
-procs = []
-failed = []
+procs = clitest.Started(d, env)
+start = procs.start
+bad = clitest.fail
+failed = clitest.FAILS
+wait_for = clitest.wait_for
 PORT = 9481
 URL = "http://127.0.0.1:%d/metrics" % PORT
-
-
-def bad(msg):
-    print("FAIL:", msg)
-    failed.append(msg)
-
-
-def start(args, name):
-    out = open(os.path.join(d, name + ".out"), "w")
-    p = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env)
-    procs.append(p)
-    return p
-
-
-def wait_for(pred, what, limit=60):
-    end = time.monotonic() + limit
-    while time.monotonic() < end:
-        v = pred()
-        if v:
-            return v
-        time.sleep(0.05)
-    bad("never: " + what)
-    return None
 
 
 def scrape(url=URL):
@@ -273,15 +252,7 @@ try:
     if exp.poll() is not None:
         bad("the exporter exited %d when its source went away" % exp.returncode)
 finally:
-    for p in procs:
-        if p.poll() is None:
-            p.send_signal(signal.SIGKILL if p.args[0] == drive else signal.SIGTERM)
-    for p in procs:
-        try:
-            p.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+    procs.stop(hard=(drive,))  # rdsdrive's loop does not stop for SIGTERM
     if procs and len(procs) > 1 and procs[1].returncode not in (0,):
         bad("rdstop exit %r on SIGTERM: %s" % (procs[1].returncode,
                                                open(os.path.join(d, "top.out")).read()[-500:]))

@@ -21,7 +21,6 @@ Exit 77 when unshare, prometheus or promtool is missing.
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -47,53 +46,19 @@ if subprocess.run(["ip", "link", "set", "lo", "up"]).returncode != 0:
 
 d = tempfile.mkdtemp(prefix="rdstop-prom.")
 env = dict(os.environ, RDSU_MONITOR_DIR=os.path.join(d, "mon"), RDSU_MONITOR="1")
-procs = []
-failed = []
-
-
-T0 = time.monotonic()
-
-
-def bad(msg):
-    print("FAIL:", msg)
-    failed.append(msg)
-
-
-def start(args, name):
-    out = open(os.path.join(d, name + ".out"), "w")
-    p = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env)
-    procs.append(p)
-    return p
+procs = clitest.Started(d, env)
+start = procs.start
+bad = clitest.fail
+failed = clitest.FAILS
 
 
 def cleanup():
-    for p in procs:
-        if p.poll() is None:
-            # rdsdrive's loop does not stop for SIGTERM
-            p.send_signal(signal.SIGKILL if p.args[0] == drive else signal.SIGTERM)
-    for p in procs:
-        if os.environ.get("DEBUG_T"):
-            print("%.1f stopping %s" % (time.monotonic() - T0, p.args[0]))
-        try:
-            p.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+    procs.stop(hard=(drive,))  # rdsdrive's loop does not stop for SIGTERM
     shutil.rmtree(d, ignore_errors=True)
 
 
-def wait_for(pred, what, limit=60):
-    """Poll until pred() is true; the limit only ends a hung test."""
-    end = time.monotonic() + limit
-    if os.environ.get("DEBUG_T"):
-        print("%.1f waiting: %s" % (time.monotonic() - T0, what))
-    while time.monotonic() < end:
-        v = pred()
-        if v:
-            return v
-        time.sleep(0.2)
-    bad("never: " + what)
-    return None
+def wait_for(pred, what):
+    return clitest.wait_for(pred, what, every=0.2)
 
 
 def get(url, headers=None):

@@ -15,17 +15,32 @@ words and the same meaning:
     it is refused with a sentence naming --kernel and the kernel's
     sockets (rdstop keeps it as the deprecated spelling of --kernel-info);
   * --transport auto is taken wherever --transport is, and a bad value
-    gets the same sentence in every tool.
+    gets the same sentence in every tool;
+  * -I (--local) and --sndbuf/--rcvbuf in every tool with RDS sockets
+    (rdsping, rdsperf, rds-conform agent): a name that is neither an
+    address nor an interface, and a buffer size out of range, refused
+    with the same sentence; -I ADDR and -I IFACE are the address the
+    sockets bind to (rdsping's source, rdsperf's client address and the
+    server's listening one, the agent's side channel); --sndbuf is the
+    send buffer a message must fit (rdsping's ping fails with EMSGSIZE,
+    rdsperf refuses the test up front).
 
 Runs on loopback only (rdsping to its own address, answered by librds's
-loopback transport) and on a capture file.
+loopback transport; an rdsperf server and an agent on 127.34.0.x) and on
+a capture file.
 
 Exit: 0 pass; 1 with one line per failure.
 """
 import json
+import os
 import re
+import socket
 import subprocess
 import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import clitest  # noqa: E402
 
 ping, perf, top, dump, conform, pcap = sys.argv[1:7]
 TOOLS = {
@@ -40,16 +55,19 @@ TOOLS = {
 STACK, OUTPUT, SOURCE = "The RDS stack:", "Output:", "Source (one of):"
 # The groups each tool must list, and the options each must offer in them.
 WANT = {
-    "rdsping": {STACK: {"--kernel", "--transport", "--auth-key"}, OUTPUT: {"--json", "--quiet"}},
+    "rdsping": {STACK: {"--kernel", "--transport", "--auth-key", "--local", "--sndbuf",
+                        "--rcvbuf"},
+                OUTPUT: {"--json", "--quiet"}},
     "rdsperf": {STACK: {"--kernel", "--transport", "--kver", "--npaths", "--path-rule",
-                        "--auth-key"},
+                        "--auth-key", "--local", "--sndbuf", "--rcvbuf"},
                 OUTPUT: {"--json", "--quiet"}},
     "rdstop": {OUTPUT: {"--json"},
                SOURCE: {"--interface", "--read", "--kernel-info", "--librds"}},
     "rdsdump": {OUTPUT: {"--json", "--quiet", "--verbose"}, SOURCE: {"--interface", "--read"}},
     "rds-conform": {OUTPUT: {"--json", "--quiet"}},
     "rds-conform agent": {STACK: {"--kernel", "--transport", "--kver", "--npaths", "--gen",
-                                  "--listen-port", "--connect-port", "--fault", "--auth-key"}},
+                                  "--listen-port", "--connect-port", "--fault", "--auth-key",
+                                  "--local", "--sndbuf", "--rcvbuf"}},
     "rds-conform craft": {},
 }
 fails = []
@@ -120,6 +138,18 @@ def json_doc(what, text):
         fails.append("%s: not one JSON document: %r" % (what, text[:80]))
 
 
+def connects(addr, port, limit=10):
+    """Whether something accepts a TCP connection on (addr, port) within
+    |limit| s."""
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        try:
+            socket.create_connection((addr, port), timeout=1).close()
+            return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
 # -j: JSON everywhere
 r = run([ping, "-j", "-c", "2", "-i", "0.01", "127.0.0.1"])
 json_lines("rdsping -j", r.stdout)
@@ -175,6 +205,60 @@ for name, argv in TOOLS.items():
     r = run(argv + ["--transport", "bogus"])
     if r.returncode != 2 or "bad transport 'bogus': tcp, ib or auto" not in r.stderr:
         fails.append("%s --transport bogus: %r" % (name, r.stderr))
+
+# -I, --sndbuf, --rcvbuf: refused alike ...
+HAS_STACK = ("rdsping", "rdsperf", "rds-conform agent")
+for name in HAS_STACK:
+    for args, said in ((["-I", "nosuchif0"],
+                        "bad -I 'nosuchif0': neither an address nor an interface"),
+                       (["--sndbuf", "0"], "bad --sndbuf '0': 1 byte to 1G"),
+                       (["--rcvbuf", "2G"], "bad --rcvbuf '2G': 1 byte to 1G")):
+        r = run(TOOLS[name] + args + ["127.0.0.1"])
+        if r.returncode != 2 or said not in r.stderr:
+            fails.append("%s %s: not refused with %r: %r" % (name, " ".join(args), said, r.stderr))
+# ... and the same meaning: the address the sockets bind to, the buffers
+# they have
+for src in ("127.0.0.1", "lo"):
+    r = run([ping, "-I", src, "-c", "1", "127.0.0.1"])
+    if r.returncode != 0 or not re.search(r"^RDSPING 127\.0\.0\.1 from 127\.0\.0\.1 ", r.stdout, re.M):
+        fails.append("rdsping -I %s: not the source: %r %r" % (src, r.stdout, r.stderr))
+r = run([ping, "-s", "50000", "--sndbuf", "16K", "-c", "1", "127.0.0.1"])
+if r.returncode != 1 or "EMSGSIZE" not in r.stdout:
+    fails.append("rdsping --sndbuf 16K -s 50000: no EMSGSIZE: %r %r" % (r.stdout, r.stderr))
+r = run([ping, "--rcvbuf", "64K", "--sndbuf", "64K", "-s", "50000", "-c", "1", "127.0.0.1"])
+if r.returncode != 0:
+    fails.append("rdsping --rcvbuf 64K --sndbuf 64K: %r %r" % (r.stdout, r.stderr))
+SRV, CLI, AGENT = "127.34.0.3", "127.34.0.4", "127.34.0.6"
+port = clitest.free_port()
+srv = subprocess.Popen([perf, "-s", "-I", SRV, "-p", str(port)], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+try:
+    connects(SRV, port)
+    r = run([perf, "-c", SRV, "-p", str(port), "-I", CLI, "-t", "0.1", "-i", "0", "-l", "1000",
+             "--json"])
+    try:
+        st = json.loads(r.stdout)["runs"][0]["start"]
+        if (st["client"], st["server"]) != (CLI, SRV):
+            fails.append("rdsperf -I: client %s, server %s" % (st["client"], st["server"]))
+    except (ValueError, KeyError, IndexError):
+        fails.append("rdsperf -I %s: %r %r" % (CLI, r.stdout[:200], r.stderr))
+    r = run([perf, "-c", SRV, "-p", str(port), "-I", CLI, "--sndbuf", "16K", "-t", "0.1",
+             "-l", "50000"])
+    if r.returncode != 2 or "do not fit the send buffer of 16384 bytes" not in r.stderr:
+        fails.append("rdsperf --sndbuf 16K -l 50000: not refused: %r" % r.stderr)
+finally:
+    clitest.stop(srv)
+
+
+
+ag = subprocess.Popen(TOOLS["rds-conform agent"] + ["-I", AGENT, "--sndbuf", "1M", "--rcvbuf",
+                                                     "1M", "--once"],
+                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+try:
+    if not connects(AGENT, 18600):
+        fails.append("rds-conform agent -I %s: no side channel there" % AGENT)
+finally:
+    clitest.stop(ag)
 
 for f in fails:
     print("FAIL: " + f)

@@ -19,6 +19,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -378,14 +379,8 @@ static void test_silent_at_max_links(void **state)
 	rdsu_tcp_free(sv);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_kick_storm),
-		cmocka_unit_test(test_raw_from_peer_first),
-		cmocka_unit_test(test_raw_from_peer_after),
-		cmocka_unit_test(test_silent_at_max_links),
-	};
-
-	return cmocka_run_group_tests_name("hostile", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_kick_storm),
+	cmocka_unit_test(test_raw_from_peer_first),
+	cmocka_unit_test(test_raw_from_peer_after),
+	cmocka_unit_test(test_silent_at_max_links))

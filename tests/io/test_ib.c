@@ -12,6 +12,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include <errno.h>
 #include <unistd.h>
@@ -125,14 +126,8 @@ static void test_ib_stats_without_ib(void **state)
 	rdsu_io_free(r.io);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ib_cfg_default),
-		cmocka_unit_test(test_ib_cfg_refused),
-		cmocka_unit_test(test_ib_no_device),
-		cmocka_unit_test(test_ib_stats_without_ib),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_ib_cfg_default),
+	cmocka_unit_test(test_ib_cfg_refused),
+	cmocka_unit_test(test_ib_no_device),
+	cmocka_unit_test(test_ib_stats_without_ib))

@@ -16,6 +16,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include <errno.h>
 #include <string.h>
@@ -250,14 +251,8 @@ static void test_batch_and_inline(void **state)
 	assert_int_equal(l.npend, 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ring_fills_and_drains),
-		cmocka_unit_test(test_message_ends),
-		cmocka_unit_test(test_failures),
-		cmocka_unit_test(test_batch_and_inline),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_ring_fills_and_drains),
+	cmocka_unit_test(test_message_ends),
+	cmocka_unit_test(test_failures),
+	cmocka_unit_test(test_batch_and_inline))

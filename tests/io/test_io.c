@@ -12,6 +12,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -194,14 +195,8 @@ static void test_io_message(void **state)
 	rdsu_sock_free(sb, rdsu_clock());
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_io_cfg, teardown),
-		cmocka_unit_test_teardown(test_io_wait_deadline, teardown),
-		cmocka_unit_test_teardown(test_io_connect_routing, teardown),
-		cmocka_unit_test_teardown(test_io_message, teardown),
-	};
-
-	return cmocka_run_group_tests_name("io", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test_teardown(test_io_cfg, teardown),
+	cmocka_unit_test_teardown(test_io_wait_deadline, teardown),
+	cmocka_unit_test_teardown(test_io_connect_routing, teardown),
+	cmocka_unit_test_teardown(test_io_message, teardown))

@@ -17,6 +17,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -323,14 +324,8 @@ static void test_auth_cfg(void **state)
 	assert_null(t);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_descriptor_exhaustion, teardown),
-		cmocka_unit_test(test_auth_cfg),
-		cmocka_unit_test(test_auth_ao),
-		cmocka_unit_test(test_auth_md5),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test_teardown(test_descriptor_exhaustion, teardown),
+	cmocka_unit_test(test_auth_cfg),
+	cmocka_unit_test(test_auth_ao),
+	cmocka_unit_test(test_auth_md5))

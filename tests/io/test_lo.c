@@ -14,6 +14,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include <errno.h>
 #include <string.h>
@@ -368,20 +369,14 @@ static void test_lo_no_sock_and_transport(void **state)
 	rdsu_sock_free(u, rdsu_clock());
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_lo_deliver_v4, teardown),
-		cmocka_unit_test_teardown(test_lo_deliver_v6, teardown),
-		cmocka_unit_test_teardown(test_lo_deliver_two_addrs, teardown),
-		cmocka_unit_test_teardown(test_lo_deliver_own, teardown),
-		cmocka_unit_test_teardown(test_lo_ping_v4, teardown),
-		cmocka_unit_test_teardown(test_lo_ping_v6, teardown),
-		cmocka_unit_test_teardown(test_lo_sndbuf, teardown),
-		cmocka_unit_test_teardown(test_lo_rcvbuf_loopback_never_congests, teardown),
-		cmocka_unit_test_teardown(test_lo_rcvbuf_own_congests, teardown),
-		cmocka_unit_test_teardown(test_lo_no_sock_and_transport, teardown),
-	};
-
-	return cmocka_run_group_tests_name("lo", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test_teardown(test_lo_deliver_v4, teardown),
+	cmocka_unit_test_teardown(test_lo_deliver_v6, teardown),
+	cmocka_unit_test_teardown(test_lo_deliver_two_addrs, teardown),
+	cmocka_unit_test_teardown(test_lo_deliver_own, teardown),
+	cmocka_unit_test_teardown(test_lo_ping_v4, teardown),
+	cmocka_unit_test_teardown(test_lo_ping_v6, teardown),
+	cmocka_unit_test_teardown(test_lo_sndbuf, teardown),
+	cmocka_unit_test_teardown(test_lo_rcvbuf_loopback_never_congests, teardown),
+	cmocka_unit_test_teardown(test_lo_rcvbuf_own_congests, teardown),
+	cmocka_unit_test_teardown(test_lo_no_sock_and_transport, teardown))

@@ -52,59 +52,17 @@ D = os.environ["LAB_DIR"]
 ENV = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
 TIME = %r
 TESTS = %r
-''' + lab.guest_flags(400) + r'''
-def wait_rxe(me):
-    # ACTIVE, and the address's GID in the table (it may lag behind)
-    want = "0000:0000:0000:0000:0000:ffff:%%02x%%02x:%%02x%%02x" %% tuple(map(int, me.split(".")))
-    gids = "/sys/class/infiniband/rxe0/ports/1/gids"
-    for _ in range(240):
-        out = subprocess.run(["rdma", "link"], capture_output=True, text=True).stdout
-        have = []
-        if os.path.isdir(gids):
-            for g in os.listdir(gids):
-                try:
-                    have.append(open(os.path.join(gids, g)).read().strip())
-                except OSError:
-                    pass
-        if "ACTIVE" in out and want in have:
-            print("rdma:", out.strip(), flush=True)
-            return
-        time.sleep(0.25)
-    raise SystemExit("rxe0 never became ACTIVE with " + me)
-
+''' + lab.guest_flags(400) + lab.GUEST_RXE_GID + lab.GUEST_RDSPERF + r'''
 def counters(tag):
     c = "/sys/class/infiniband/rxe0/ports/1/hw_counters"
     v = {n: int(open(os.path.join(c, n)).read()) for n in ("sent_pkts", "rcvd_pkts")}
     print("rxe0 %%s: sent_pkts %%d rcvd_pkts %%d" %% (tag, v["sent_pkts"], v["rcvd_pkts"]),
           flush=True)
 
-def run(name, args, timeout=300):
-    with open(os.path.join(D, name + ".out"), "w") as out, \
-            open(os.path.join(D, name + ".err"), "w") as err:
-        try:
-            rc = subprocess.call(args, stdout=out, stderr=err, env=ENV, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            rc = -1
-    open(os.path.join(D, name + ".rc"), "w").write("%%d\n" %% rc)
-    print(name, "exit", rc, flush=True)
-    return rc
-
 def perf(tag, peer, me, stack):
     for name, opts in TESTS:
         run("%%s_%%s" %% (tag, name), ["/run/lab/rdsperf", "-c", peer, "-B", me, "--transport", "ib",
                                   "-t", str(TIME), "-O", "1", "-i", "1", "--json"] + stack + opts)
-
-def serve(me, stack):
-    p = subprocess.Popen(["/run/lab/rdsperf", "-s", "-B", me, "--transport", "ib"] + stack,
-                         stdout=subprocess.DEVNULL,
-                         stderr=open(os.path.join(D, "server-%%s.err" %% me), "w"), env=ENV)
-    for _ in range(200):
-        try:
-            socket.create_connection((me, 18515), timeout=1).close()
-            return p
-        except OSError:
-            time.sleep(0.1)
-    raise SystemExit("rdsperf -s on %%s never listened" %% me)
 
 def kernel_log():
     out = subprocess.run(["dmesg"], capture_output=True, text=True).stdout
@@ -118,7 +76,6 @@ def no_rds_tcp():
 '''
 
 ROLE_A = r'''
-python3 - <<'PY'
 %s
 import glob
 wait_rxe("%s")
@@ -155,11 +112,9 @@ counters("end")
 no_rds_tcp()
 kernel_log()
 flag("done_a")
-PY
 '''
 
 ROLE_B = r'''
-python3 - <<'PY'
 %s
 wait_rxe("%s")
 counters("start")
@@ -178,7 +133,6 @@ srv.wait()
 counters("end")
 no_rds_tcp()
 kernel_log()
-PY
 '''
 
 
@@ -259,15 +213,12 @@ def main():
     cap = os.path.join(run_dir, "capture.pcap") if a.capture else None
     with lab.Lab(a.kernel, 2, True, cap, keep=share, capture_filter="udp port 4791") as l, \
             l.judging(fails):
-        l.role(1, ROLE_A % (common, A, B, A, PINGS_A, A, B, A, B, A))
-        l.role(2, ROLE_B % (common, B, B, PINGS_B, B, A, A, B))
-        l.start()
-        rcs = l.wait(800)
+        rcs = l.run_roles([lab.guest_python(ROLE_A % (common, A, B, A, PINGS_A, A, B, A, B, A)),
+                           lab.guest_python(ROLE_B % (common, B, B, PINGS_B, B, A, A, B))], 800)
         log("guests %s" % rcs)
         for g in (1, 2):
             log("guest %d:\n%s" % (g, l.output(g)))
-            if rcs.get(g) != 0:
-                fails.append("guest %d role exit %s" % (g, rcs.get(g)))
+        fails += lab.role_fails(rcs)
         for g in (1, 2):
             text = l.output(g)
             c = re.findall(r"^rxe0 (\w+): sent_pkts (\d+) rcvd_pkts (\d+)", text, re.M)

@@ -75,15 +75,24 @@ def root_or_skip():
     return 77
 
 
+def role_fails(rcs, output=None, tail=800, guests=(1, 2)):
+    """A failure for each of |guests| whose role did not exit 0 (|rcs|,
+    from Lab.wait), with the last |tail| characters of its output when
+    |output| (Lab.output) is given."""
+    fails = []
+    for g in guests:
+        if rcs.get(g) != 0:
+            more = ": " + output(g)[-tail:] if output else ""
+            fails.append("guest %d role exit %s%s" % (g, rcs.get(g), more))
+    return fails
+
+
 def steps_fails(rcs, text, steps, kern, ksteps, prefix=""):
     """What a two-guest run of named steps failed: a guest whose role did
     not exit 0 (|rcs|, from Lab.wait), a step of |steps| with no "PREFIX
     STEP ok" line in |text|, a line of |ksteps| missing from |kern| (the
     kernel side's output)."""
-    fails = []
-    for g in (1, 2):
-        if rcs.get(g) != 0:
-            fails.append("guest %d role exit %s" % (g, rcs.get(g)))
+    fails = role_fails(rcs)
     for st in steps:
         if not re.search(r"^%s%s ok" % (re.escape(prefix), re.escape(st)), text, re.M):
             fails.append("step %s did not hold" % st)
@@ -175,6 +184,67 @@ def wait_rxe():
         time.sleep(0.5)
     raise SystemExit("rxe0 never became ACTIVE")
 """
+
+# wait_rxe(me): rxe0 ACTIVE and the GID of the guest's address |me| in its
+# table, which may lag behind the link state (needs subprocess too).
+GUEST_RXE_GID = r"""
+def wait_rxe(me):
+    want = "0000:0000:0000:0000:0000:ffff:{:02x}{:02x}:{:02x}{:02x}".format(
+        *map(int, me.split(".")))
+    gids = "/sys/class/infiniband/rxe0/ports/1/gids"
+    for _ in range(240):
+        out = subprocess.run(["rdma", "link"], capture_output=True, text=True).stdout
+        have = []
+        if os.path.isdir(gids):
+            for g in os.listdir(gids):
+                try:
+                    have.append(open(os.path.join(gids, g)).read().strip())
+                except OSError:
+                    pass
+        if "ACTIVE" in out and want in have:
+            print("rdma:", out.strip(), flush=True)
+            return
+        time.sleep(0.25)
+    raise SystemExit("rxe0 never became ACTIVE with " + me)
+"""
+
+# run(name, args): a tool run to its end (|timeout| s at most, then -1),
+# its output, errors and exit status left in the run directory as
+# NAME.out, NAME.err and NAME.rc; serve(me, stack): an rdsperf server on
+# address |me| with the stack options |stack|, once it listens (its errors
+# in server-ME.err). Both need ENV (the tools' environment), subprocess
+# and socket.
+GUEST_RDSPERF = r"""
+def run(name, args, timeout=300):
+    d = os.environ["LAB_DIR"]
+    with open(os.path.join(d, name + ".out"), "w") as out, \
+            open(os.path.join(d, name + ".err"), "w") as err:
+        try:
+            rc = subprocess.call(args, stdout=out, stderr=err, env=ENV, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            rc = -1
+    open(os.path.join(d, name + ".rc"), "w").write("{}\n".format(rc))
+    print(name, "exit", rc, flush=True)
+    return rc
+
+def serve(me, stack):
+    err = os.path.join(os.environ["LAB_DIR"], "server-{}.err".format(me))
+    p = subprocess.Popen(["/run/lab/rdsperf", "-s", "-B", me, "--transport", "ib"] + stack,
+                         stdout=subprocess.DEVNULL, stderr=open(err, "a"), env=ENV)
+    for _ in range(300):
+        try:
+            socket.create_connection((me, 18515), timeout=1).close()
+            return p
+        except OSError:
+            time.sleep(0.1)
+    raise SystemExit("rdsperf -s on {} never listened".format(me))
+"""
+
+
+def guest_python(body):
+    """A role's shell script that runs the Python program |body|."""
+    return "python3 - <<'PY'\n" + body.strip("\n") + "\nPY\n"
+
 
 # rds_socket(port): AF_RDS pinned to TCP and bound to the guest's address
 # (needs socket too). |rcvbuf|: its SO_RCVBUF; |force|: room for bursts
@@ -711,6 +781,14 @@ class Lab:
         with open(path, "w") as f:
             f.write(role_prologue(host_paths()) + text)
         os.chmod(path, 0o755)
+
+    def run_roles(self, roles, timeout=180):
+        """Guest i runs roles[i - 1] (role()); the guests are started and
+        waited for (wait()); returns their role exit codes."""
+        for i, text in enumerate(roles, 1):
+            self.role(i, text)
+        self.start()
+        return self.wait(timeout)
 
     def write(self, name, text):
         with open(os.path.join(self.dir, name), "w") as f:

@@ -447,14 +447,10 @@ def main():
     fails = []
     with lab.Lab(a.kernel, 2, False, os.path.join(run_dir, "capture.pcap"), keep=share) as l, \
             l.judging(fails, tail=1500):
-        l.role(1, ROLE1)
-        l.role(2, ROLE2)
-        l.start()
-        rcs = l.wait(300)
+        rcs = l.run_roles((ROLE1, ROLE2), 300)
         log("guests: %s" % rcs)
+        fails += lab.role_fails(rcs, l.output)
         for g in (1, 2):
-            if rcs.get(g) != 0:
-                fails.append("guest %d role exit %s: %s" % (g, rcs.get(g), l.output(g)[-800:]))
             p = os.path.join(share, "rdstop%d.out" % g)
             rcp = os.path.join(share, "rdstop%d.rc" % g)
             if not os.path.exists(rcp):

@@ -219,14 +219,10 @@ def main():
     fails = []
     with lab.Lab(a.kernel, 2, False, os.path.join(run_dir, "capture.pcap"), keep=share) as l, \
             l.judging(fails, tail=1500):
-        l.role(1, ROLE1)
-        l.role(2, ROLE2)
-        l.start()
-        rcs = l.wait(240)
+        rcs = l.run_roles((ROLE1, ROLE2), 240)
         log("guests: %s" % rcs)
+        fails += lab.role_fails(rcs, l.output)
         for g in (1, 2):
-            if rcs.get(g) != 0:
-                fails.append("guest %d role exit %s: %s" % (g, rcs.get(g), l.output(g)[-800:]))
             rcp = os.path.join(share, "exporter%d.rc" % g)
             if not os.path.exists(rcp) or open(rcp).read().strip() != "0":
                 ep = os.path.join(share, "exporter%d.err" % g)

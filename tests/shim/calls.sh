@@ -7,19 +7,7 @@
 # unshare -n).
 set -u
 run=$1 prog=$2
-if [ "${SHIM_IN_NETNS:-}" != 1 ]; then
-	for u in "unshare -n" "unshare -rn"; do
-		if $u true 2>/dev/null; then
-			SHIM_IN_NETNS=1 exec $u "$0" "$@"
-		fi
-	done
-	echo "SKIP: no network namespace (unshare -n)"; exit 77
-fi
-ip link set lo up || exit 77
-export RDSRUN_FORCE=1
-if [ -n "${SHIM_PRELOAD_FIRST:-}" ]; then
-	export LD_PRELOAD=$SHIM_PRELOAD_FIRST
-fi
+. "$(dirname "$0")/netns.sh"
 fail=0
 # One rdsd name for every run: per process first (no rdsd yet), then a
 # fork that moves the sockets to an rdsd started for them (RDSRUN_DAEMON

@@ -7,18 +7,8 @@
 # 127.0.0.1 is in the way (skipped, 77, without unshare -n).
 set -u
 run=$1 script=$2
-if [ "${SHIM_IN_NETNS:-}" != 1 ]; then
-	for u in "unshare -n" "unshare -rn"; do
-		if $u true 2>/dev/null; then
-			SHIM_IN_NETNS=1 exec $u "$0" "$@"
-		fi
-	done
-	echo "SKIP: no network namespace (unshare -n)"; exit 77
-fi
-ip link set lo up || exit 77
-export RDSRUN_FORCE=1
+. "$(dirname "$0")/netns.sh"
 if [ -n "${SHIM_PRELOAD_FIRST:-}" ]; then
-	export LD_PRELOAD=$SHIM_PRELOAD_FIRST
 	# CPython's own allocations at exit are not ours to report
 	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 fi

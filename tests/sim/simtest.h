@@ -225,6 +225,23 @@ static inline struct rdsu_sock *sock_bound(struct world *w, int node, uint16_t p
 	return s;
 }
 
+/* sock_bound_ib() - sock_bound() on the IB transport (set before the bind). */
+static inline struct rdsu_sock *sock_bound_ib(struct world *w, int node, uint16_t port)
+{
+	struct rdsu_sock *s;
+	struct rdsu_addr a = node_addr(node);
+
+	assert_int_equal(rdsu_sock_new(EP(w, node), &s), 0);
+	assert_int_equal(rdsu_sock_set_transport(s, RDSU_TRANS_IB), 0);
+	assert_int_equal(rdsu_sock_bind(s, &a, port), 0);
+	return s;
+}
+
+static inline rdsu_ns world_now(struct world *w)
+{
+	return rdsu_sim_now(w->sim);
+}
+
 /* world_socks() - world_new2(|seed|, 7.x both, NULL) with a socket on a at
  * |pa| (*|sa|) and one on b at |pb| (*|sb|): where most scenarios start. */
 static inline struct world *world_socks(uint64_t seed, struct rdsu_sock **sa, uint16_t pa,

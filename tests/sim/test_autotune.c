@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "simtest.h"
 
@@ -231,17 +232,11 @@ static void test_rcvbuf_kept_for_a_slow_reader(void **state)
 	world_free(f.w);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sndbuf_grows_to_the_path),
-		cmocka_unit_test(test_sndbuf_bounded),
-		cmocka_unit_test(test_sndbuf_app_limited),
-		cmocka_unit_test(test_set_buffers_are_kept),
-		cmocka_unit_test(test_buf_max_zero_is_the_kernel),
-		cmocka_unit_test(test_rcvbuf_grows_for_a_reader_that_keeps_up),
-		cmocka_unit_test(test_rcvbuf_kept_for_a_slow_reader),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_sndbuf_grows_to_the_path),
+	cmocka_unit_test(test_sndbuf_bounded),
+	cmocka_unit_test(test_sndbuf_app_limited),
+	cmocka_unit_test(test_set_buffers_are_kept),
+	cmocka_unit_test(test_buf_max_zero_is_the_kernel),
+	cmocka_unit_test(test_rcvbuf_grows_for_a_reader_that_keeps_up),
+	cmocka_unit_test(test_rcvbuf_kept_for_a_slow_reader))

@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "simtest.h"
 
@@ -208,13 +209,8 @@ static void test_cong_close_frees_port(void **state)
 	world_free(w);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cong_rcvbuf_enobufs_and_recovery),
-		cmocka_unit_test(test_cong_map_not_undone_by_older_path_map),
-		cmocka_unit_test(test_cong_monitor_and_wrband),
-		cmocka_unit_test(test_cong_close_frees_port),
-	};
-	return cmocka_run_group_tests_name("sim_cong", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_cong_rcvbuf_enobufs_and_recovery),
+	cmocka_unit_test(test_cong_map_not_undone_by_older_path_map),
+	cmocka_unit_test(test_cong_monitor_and_wrband),
+	cmocka_unit_test(test_cong_close_frees_port))

@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "simtest.h"
 
@@ -150,11 +151,6 @@ static void test_gen_same_after_reconnect_keeps_sequences(void **state)
 	world_free(w);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_gen_change_resets_sequences),
-		cmocka_unit_test(test_gen_same_after_reconnect_keeps_sequences),
-	};
-	return cmocka_run_group_tests_name("sim_gen", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_gen_change_resets_sequences),
+	cmocka_unit_test(test_gen_same_after_reconnect_keeps_sequences))

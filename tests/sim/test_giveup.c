@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "simtest.h"
 
@@ -95,11 +96,5 @@ static void test_giveup_keeps_known_peer(void **state)
 	world_free(w);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_giveup_keeps_known_peer),
-	};
-
-	return cmocka_run_group_tests_name("giveup", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_giveup_keeps_known_peer))

@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "simtest.h"
 
@@ -336,16 +337,11 @@ static void test_handshake_ping_disabled(void **state)
 	rdsu_sim_free(sim);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_handshake_7x_smaller_speaks_first),
-		cmocka_unit_test(test_handshake_larger_speaks_first),
-		cmocka_unit_test(test_handshake_7x_with_6x_peer),
-		cmocka_unit_test(test_handshake_6x_with_7x_peer),
-		cmocka_unit_test(test_handshake_6x_both),
-		cmocka_unit_test(test_handshake_ping_pong),
-		cmocka_unit_test(test_handshake_ping_disabled),
-	};
-	return cmocka_run_group_tests_name("sim_handshake", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_handshake_7x_smaller_speaks_first),
+	cmocka_unit_test(test_handshake_larger_speaks_first),
+	cmocka_unit_test(test_handshake_7x_with_6x_peer),
+	cmocka_unit_test(test_handshake_6x_with_7x_peer),
+	cmocka_unit_test(test_handshake_6x_both),
+	cmocka_unit_test(test_handshake_ping_pong),
+	cmocka_unit_test(test_handshake_ping_disabled))

@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "simtest.h"
 
@@ -17,30 +18,14 @@
 #define PB 5000
 #define LIMIT (600 * RDSU_SEC)
 
-static struct rdsu_sock *ib_sock(struct world *w, int node, uint16_t port)
-{
-	struct rdsu_sock *s;
-	struct rdsu_addr a = node_addr(node);
-
-	assert_int_equal(rdsu_sock_new(EP(w, node), &s), 0);
-	assert_int_equal(rdsu_sock_set_transport(s, RDSU_TRANS_IB), 0);
-	assert_int_equal(rdsu_sock_bind(s, &a, port), 0);
-	return s;
-}
-
 /* Two 7.x nodes with an IB socket each: a's at PA (*|sa|), b's at PB. */
 static struct world *ib_world(uint64_t seed, struct rdsu_sock **sa, struct rdsu_sock **sb)
 {
 	struct world *w = world_new2(seed, WIRE_KVER_7, WIRE_KVER_7, NULL);
 
-	*sa = ib_sock(w, w->a, PA);
-	*sb = ib_sock(w, w->b, PB);
+	*sa = sock_bound_ib(w, w->a, PA);
+	*sb = sock_bound_ib(w, w->b, PB);
 	return w;
-}
-
-static rdsu_ns now(struct world *w)
-{
-	return rdsu_sim_now(w->sim);
 }
 
 static void check_msg(const uint8_t *buf, ssize_t n, uint32_t idx, uint32_t len)
@@ -63,7 +48,7 @@ static uint32_t read_in_order(struct world *w, struct rdsu_sock *rx, uint8_t *bu
 	uint32_t k = 0;
 	ssize_t n;
 
-	while ((n = read_msg(rx, buf, cap, &ri, now(w))) > 0) {
+	while ((n = read_msg(rx, buf, cap, &ri, world_now(w))) > 0) {
 		assert_int_equal(msg_check(buf, (size_t)n), (long)(next + k));
 		k++;
 	}
@@ -81,20 +66,20 @@ static void test_ib_sizes(void **state)
 	struct rdsu_rxinfo ri;
 
 	(void)state;
-	assert_int_equal(rdsu_sock_set_sndbuf(sa, 4u << 20, now(w)), 0);
-	assert_int_equal(rdsu_sock_set_sndbuf(sb, 4u << 20, now(w)), 0);
-	assert_int_equal(rdsu_sock_set_rcvbuf(sa, 4u << 20, now(w)), 0);
-	assert_int_equal(rdsu_sock_set_rcvbuf(sb, 4u << 20, now(w)), 0);
+	assert_int_equal(rdsu_sock_set_sndbuf(sa, 4u << 20, world_now(w)), 0);
+	assert_int_equal(rdsu_sock_set_sndbuf(sb, 4u << 20, world_now(w)), 0);
+	assert_int_equal(rdsu_sock_set_rcvbuf(sa, 4u << 20, world_now(w)), 0);
+	assert_int_equal(rdsu_sock_set_rcvbuf(sb, 4u << 20, world_now(w)), 0);
 	for (uint32_t k = 0; k < 7; k++) {
-		assert_int_equal(send_msg(sa, w->b, PB, k, sizes[k], now(w)), (int)sizes[k]);
-		assert_int_equal(send_msg(sb, w->a, PA, 100 + k, sizes[k], now(w)), (int)sizes[k]);
+		assert_int_equal(send_msg(sa, w->b, PB, k, sizes[k], world_now(w)), (int)sizes[k]);
+		assert_int_equal(send_msg(sb, w->a, PA, 100 + k, sizes[k], world_now(w)), (int)sizes[k]);
 	}
 	world_idle(w, LIMIT);
 	for (uint32_t k = 0; k < 7; k++) {
-		check_msg(buf, read_msg(sb, buf, sizeof(buf), &ri, now(w)), k, sizes[k]);
-		check_msg(buf, read_msg(sa, buf, sizeof(buf), &ri, now(w)), 100 + k, sizes[k]);
+		check_msg(buf, read_msg(sb, buf, sizeof(buf), &ri, world_now(w)), k, sizes[k]);
+		check_msg(buf, read_msg(sa, buf, sizeof(buf), &ri, world_now(w)), 100 + k, sizes[k]);
 	}
-	assert_int_equal(read_msg(sb, buf, sizeof(buf), &ri, now(w)), -EAGAIN);
+	assert_int_equal(read_msg(sb, buf, sizeof(buf), &ri, world_now(w)), -EAGAIN);
 	conn_info(w, w->a, w->b, &ci);
 	assert_int_equal(ci.transport, RDSU_TRANS_IB);
 	assert_int_equal(ci.npaths, 1);
@@ -116,12 +101,12 @@ static void test_ib_ack_only(void **state)
 
 	(void)state;
 	for (uint32_t i = 0; i < 20; i++) {
-		assert_int_equal(send_msg(sa, w->b, PB, i, 32, now(w)), 32);
+		assert_int_equal(send_msg(sa, w->b, PB, i, 32, world_now(w)), 32);
 		assert_int_equal(rdsu_sim_run_for(w->sim, RDSU_MSEC), 0);
 	}
 	world_idle(w, LIMIT);
 	for (uint32_t i = 0; i < 20; i++)
-		check_msg(buf, read_msg(sb, buf, sizeof(buf), &ri, now(w)), i, 32);
+		check_msg(buf, read_msg(sb, buf, sizeof(buf), &ri, world_now(w)), i, 32);
 	/* messages 0, 9 and 18 asked (the first, then one in nine) */
 	assert_int_equal(stat_of(w, w->b, RDSU_STAT_ACK_SENT), 3);
 	assert_int_equal(stat_of(w, w->a, RDSU_STAT_ACK_RECV), 3);
@@ -143,24 +128,24 @@ static void test_ib_sndbuf(void **state)
 	int r;
 
 	(void)state;
-	assert_int_equal(rdsu_sock_set_rcvbuf(sb, 200000, now(w)), 0);
-	while ((r = send_msg(sa, w->b, PB, i, 60000, now(w))) > 0)
+	assert_int_equal(rdsu_sock_set_rcvbuf(sb, 200000, world_now(w)), 0);
+	while ((r = send_msg(sa, w->b, PB, i, 60000, world_now(w))) > 0)
 		i++;
 	assert_int_equal(r, -EAGAIN);
 	world_idle(w, LIMIT);
 	/* b's port is congested now (rcvbuf full) */
-	while ((r = send_msg(sa, w->b, PB, i, 60000, now(w))) > 0) {
+	while ((r = send_msg(sa, w->b, PB, i, 60000, world_now(w))) > 0) {
 		i++;
 		world_idle(w, LIMIT);
 	}
 	assert_int_equal(r, -ENOBUFS);
-	while (read_msg(sb, buf, sizeof(buf), &ri, now(w)) > 0)
+	while (read_msg(sb, buf, sizeof(buf), &ri, world_now(w)) > 0)
 		got++;
 	world_idle(w, LIMIT);
-	assert_int_equal(send_msg(sa, w->b, PB, i, 60000, now(w)), 60000);
+	assert_int_equal(send_msg(sa, w->b, PB, i, 60000, world_now(w)), 60000);
 	i++;
 	world_idle(w, LIMIT);
-	while (read_msg(sb, buf, sizeof(buf), &ri, now(w)) > 0)
+	while (read_msg(sb, buf, sizeof(buf), &ri, world_now(w)) > 0)
 		got++;
 	assert_int_equal(got, i);
 	world_free(w);
@@ -182,19 +167,19 @@ static void test_ib_breaks(void **state)
 	rdsu_sim_set_faults(w->sim, 2000, 0);
 	while (got[0] < total || got[1] < total) {
 		while (sent[0] < total && send_msg(sa, w->b, PB, sent[0], 100 + sent[0] % 5000,
-						   now(w)) > 0)
+						   world_now(w)) > 0)
 			sent[0]++;
 		while (sent[1] < total && send_msg(sb, w->a, PA, sent[1], 100 + sent[1] % 7000,
-						   now(w)) > 0)
+						   world_now(w)) > 0)
 			sent[1]++;
 		assert_int_equal(rdsu_sim_run_for(w->sim, RDSU_MSEC), 0);
-		assert_true(now(w) < 2000 * RDSU_SEC);
+		assert_true(world_now(w) < 2000 * RDSU_SEC);
 		got[0] += read_in_order(w, sb, buf, sizeof(buf), got[0]);
 		got[1] += read_in_order(w, sa, buf, sizeof(buf), got[1]);
 	}
 	rdsu_sim_set_faults(w->sim, 0, 0);
 	world_idle(w, LIMIT);
-	assert_int_equal(read_msg(sb, buf, sizeof(buf), &ri, now(w)), -EAGAIN);
+	assert_int_equal(read_msg(sb, buf, sizeof(buf), &ri, world_now(w)), -EAGAIN);
 	assert_true(stat_of(w, w->a, RDSU_STAT_CONN_RESET) > 5);
 	assert_true(stat_of(w, w->a, RDSU_STAT_SEND_RETRANSMITTED) > 0);
 	assert_true(stat_of(w, w->b, RDSU_STAT_RECV_DROP_OLD_SEQ) +
@@ -216,14 +201,14 @@ static void test_ib_race(void **state)
 	struct rdsu_rxinfo ri;
 
 	(void)state;
-	assert_int_equal(send_msg(sa, w->b, PB, 1, 16, now(w)), 16);
-	assert_int_equal(send_msg(sb, w->a, PA, 2, 16, now(w)), 16);
+	assert_int_equal(send_msg(sa, w->b, PB, 1, 16, world_now(w)), 16);
+	assert_int_equal(send_msg(sb, w->a, PA, 2, 16, world_now(w)), 16);
 	world_idle(w, LIMIT);
 	assert_true(stat_of(w, w->a, RDSU_STAT_ACCEPT_RACED) >= 1);
 	assert_true(stat_of(w, w->b, RDSU_STAT_ACCEPT_RACED) >= 1);
 	assert_int_equal(rdsu_sim_count_conns(w->sim, w->a, w->b), 1);
-	check_msg(buf, read_msg(sb, buf, sizeof(buf), &ri, now(w)), 1, 16);
-	check_msg(buf, read_msg(sa, buf, sizeof(buf), &ri, now(w)), 2, 16);
+	check_msg(buf, read_msg(sb, buf, sizeof(buf), &ri, world_now(w)), 1, 16);
+	check_msg(buf, read_msg(sa, buf, sizeof(buf), &ri, world_now(w)), 2, 16);
 	world_free(w);
 }
 
@@ -239,17 +224,17 @@ static void test_ib_credits(void **state)
 
 	(void)state;
 	rdsu_sim_set_ib_credits(w->sim, w->a, 8);
-	assert_int_equal(send_msg(sa, w->b, PB, 0, 16, now(w)), 16);
+	assert_int_equal(send_msg(sa, w->b, PB, 0, 16, world_now(w)), 16);
 	world_idle(w, LIMIT);
 	conn_info(w, w->b, w->a, &ci);
 	assert_true(ci.path[0].flow_control);
 	conn_info(w, w->a, w->b, &ci);
 	assert_false(ci.path[0].flow_control);
 	while (got < 500) {
-		while (sent < 500 && send_msg(sb, w->a, PA, sent, 10000, now(w)) > 0)
+		while (sent < 500 && send_msg(sb, w->a, PA, sent, 10000, world_now(w)) > 0)
 			sent++;
 		assert_int_equal(rdsu_sim_run_for(w->sim, RDSU_MSEC), 0);
-		assert_true(now(w) < 1000 * RDSU_SEC);
+		assert_true(world_now(w) < 1000 * RDSU_SEC);
 		conn_info(w, w->b, w->a, &ci);
 		assert_true(ci.path[0].send_credits <= 8 + 255);
 		got += read_in_order(w, sa, buf, sizeof(buf), got);
@@ -258,15 +243,10 @@ static void test_ib_credits(void **state)
 	world_free(w);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ib_sizes),
-		cmocka_unit_test(test_ib_ack_only),
-		cmocka_unit_test(test_ib_sndbuf),
-		cmocka_unit_test(test_ib_breaks),
-		cmocka_unit_test(test_ib_race),
-		cmocka_unit_test(test_ib_credits),
-	};
-	return cmocka_run_group_tests_name("sim_ib", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_ib_sizes),
+	cmocka_unit_test(test_ib_ack_only),
+	cmocka_unit_test(test_ib_sndbuf),
+	cmocka_unit_test(test_ib_breaks),
+	cmocka_unit_test(test_ib_race),
+	cmocka_unit_test(test_ib_credits))

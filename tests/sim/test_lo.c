@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "simtest.h"
 
@@ -67,11 +68,5 @@ static void test_lo_beside_lossy_peer(void **state)
 	world_free(w);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_lo_beside_lossy_peer),
-	};
-
-	return cmocka_run_group_tests_name("sim-lo", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_lo_beside_lossy_peer))

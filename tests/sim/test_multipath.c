@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "simtest.h"
 
@@ -300,13 +301,8 @@ static void test_multipath_three_nodes(void **state)
 	world_free(w);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_multipath_eight_paths_used),
-		cmocka_unit_test(test_multipath_pair_rule),
-		cmocka_unit_test(test_multipath_fanout_keeps_order),
-		cmocka_unit_test(test_multipath_three_nodes),
-	};
-	return cmocka_run_group_tests_name("sim_multipath", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_multipath_eight_paths_used),
+	cmocka_unit_test(test_multipath_pair_rule),
+	cmocka_unit_test(test_multipath_fanout_keeps_order),
+	cmocka_unit_test(test_multipath_three_nodes))

@@ -13,6 +13,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "simtest.h"
 
@@ -21,22 +22,6 @@
 #define REG 65536        /* the registered region */
 #define GUARD 4096       /* bytes either side of it that must never change */
 #define POISON 0xa5
-
-static rdsu_ns now(struct world *w)
-{
-	return rdsu_sim_now(w->sim);
-}
-
-static struct rdsu_sock *ib_sock(struct world *w, int node, uint16_t port)
-{
-	struct rdsu_sock *s;
-	struct rdsu_addr a = node_addr(node);
-
-	assert_int_equal(rdsu_sock_new(EP(w, node), &s), 0);
-	assert_int_equal(rdsu_sock_set_transport(s, RDSU_TRANS_IB), 0);
-	assert_int_equal(rdsu_sock_bind(s, &a, port), 0);
-	return s;
-}
 
 struct rig {
 	struct world *w;
@@ -73,8 +58,8 @@ static void rig_new(struct rig *r, uint64_t seed, enum wire_kver kv, unsigned mr
 	r->w = world_new2(seed, kv, kv, NULL);
 	rdsu_sim_enable_rdma(r->w->sim, r->w->a);
 	rdsu_sim_enable_rdma(r->w->sim, r->w->b);
-	r->sa = ib_sock(r->w, r->w->a, PA);
-	r->sb = ib_sock(r->w, r->w->b, PB);
+	r->sa = sock_bound_ib(r->w, r->w->a, PA);
+	r->sb = sock_bound_ib(r->w, r->w->b, PB);
 	r->mem = malloc(REG + 2 * GUARD);
 	assert_non_null(r->mem);
 	memset(r->mem, POISON, REG + 2 * GUARD);
@@ -85,11 +70,11 @@ static void rig_new(struct rig *r, uint64_t seed, enum wire_kver kv, unsigned mr
 	op.map_addr = region(r);
 	op.map_len = REG;
 	op.map_cookie = &mapped;
-	assert_int_equal(rdsu_sock_submit_op(r->sa, &bb, PB, &iov, 1, &op, now(r->w)), 3);
+	assert_int_equal(rdsu_sock_submit_op(r->sa, &bb, PB, &iov, 1, &op, world_now(r->w)), 3);
 	assert_int_not_equal(mapped, 0);
 	assert_int_equal(rdsu_sock_mr_count(r->sa), 1);
 	world_idle(r->w, 10 * RDSU_SEC);
-	assert_int_equal(read_msg(r->sb, buf, sizeof(buf), &ri, now(r->w)), 3);
+	assert_int_equal(read_msg(r->sb, buf, sizeof(buf), &ri, world_now(r->w)), 3);
 	assert_true(ri.has_cookie);
 	assert_true(ri.cookie == mapped);
 	/* zero-based: the cookie's offset is 0, its r_key the region's */
@@ -123,7 +108,7 @@ static int rdma_op(struct rig *r, bool write, uint64_t cookie, uint64_t raddr, v
 	op.local = &lv;
 	op.nr_local = 1;
 	op.user_token = token;
-	return rdsu_sock_submit_op(r->sb, &aa, PA, NULL, 0, &op, now(r->w));
+	return rdsu_sock_submit_op(r->sb, &aa, PA, NULL, 0, &op, world_now(r->w));
 }
 
 static int atomic_op(struct rig *r, enum rdsu_op_kind kind, uint64_t raddr, uint64_t *result,
@@ -149,7 +134,7 @@ static int atomic_op(struct rig *r, enum rdsu_op_kind kind, uint64_t raddr, uint
 		op.compare_mask = m1;
 		op.swap_mask = m2;
 	}
-	return rdsu_sock_submit_op(r->sb, &aa, PA, NULL, 0, &op, now(r->w));
+	return rdsu_sock_submit_op(r->sb, &aa, PA, NULL, 0, &op, world_now(r->w));
 }
 
 /* Collect b's notifications into |tok|/|st| (up to |max|). Return: count. */
@@ -212,7 +197,7 @@ static void rdma_roundtrip(enum wire_kver kv)
 		op.local = lv;
 		op.nr_local = 2;
 		op.user_token = 2;
-		assert_int_equal(rdsu_sock_submit_op(r.sb, &aa, PA, NULL, 0, &op, now(r.w)), 0);
+		assert_int_equal(rdsu_sock_submit_op(r.sb, &aa, PA, NULL, 0, &op, world_now(r.w)), 0);
 	}
 	world_idle(r.w, 10 * RDSU_SEC);
 	assert_memory_equal(in, out, REG / 2);
@@ -454,36 +439,36 @@ static void test_rdma_bad_lengths(void **state)
 	op.nr_local = 1;
 	op.remote_addr = UINT64_MAX - 8;
 	op.remote_len = 16;
-	assert_int_equal(rdsu_sock_submit_op(r.sb, &aa, PA, NULL, 0, &op, now(r.w)), -EINVAL);
+	assert_int_equal(rdsu_sock_submit_op(r.sb, &aa, PA, NULL, 0, &op, world_now(r.w)), -EINVAL);
 	/* ... or with the cookie's offset added */
 	op.cookie = rdsu_cookie_make(rdsu_cookie_rkey(r.cookie), 0xffffffffu);
 	op.remote_addr = UINT64_MAX - 0xffffffffull + 1;
-	assert_int_equal(rdsu_sock_submit_op(r.sb, &aa, PA, NULL, 0, &op, now(r.w)), -EINVAL);
+	assert_int_equal(rdsu_sock_submit_op(r.sb, &aa, PA, NULL, 0, &op, world_now(r.w)), -EINVAL);
 	op.cookie = r.cookie;
 	/* a local entry that wraps the address space */
 	lv[0] = (struct iovec){ (void *)(UINTPTR_MAX - 4), 16 };
 	op.remote_addr = 0;
-	assert_int_equal(rdsu_sock_submit_op(r.sb, &aa, PA, NULL, 0, &op, now(r.w)), -EINVAL);
+	assert_int_equal(rdsu_sock_submit_op(r.sb, &aa, PA, NULL, 0, &op, world_now(r.w)), -EINVAL);
 	/* an empty one */
 	lv[0] = (struct iovec){ buf, 0 };
-	assert_int_equal(rdsu_sock_submit_op(r.sb, &aa, PA, NULL, 0, &op, now(r.w)), -EINVAL);
+	assert_int_equal(rdsu_sock_submit_op(r.sb, &aa, PA, NULL, 0, &op, world_now(r.w)), -EINVAL);
 	/* local bytes beyond remote_len */
 	lv[0] = (struct iovec){ buf, 32 };
-	assert_int_equal(rdsu_sock_submit_op(r.sb, &aa, PA, NULL, 0, &op, now(r.w)), -EINVAL);
+	assert_int_equal(rdsu_sock_submit_op(r.sb, &aa, PA, NULL, 0, &op, world_now(r.w)), -EINVAL);
 	/* local total beyond 4 GiB in two entries */
 	lv[0] = (struct iovec){ (void *)0x1000, 0xffffffffull };
 	lv[1] = (struct iovec){ (void *)0x1000, 0x10 };
 	op.nr_local = 2;
 	op.remote_len = UINT64_MAX / 2;
-	assert_int_equal(rdsu_sock_submit_op(r.sb, &aa, PA, NULL, 0, &op, now(r.w)), -EINVAL);
+	assert_int_equal(rdsu_sock_submit_op(r.sb, &aa, PA, NULL, 0, &op, world_now(r.w)), -EINVAL);
 	/* no entry; too many */
 	op.nr_local = 0;
-	assert_int_equal(rdsu_sock_submit_op(r.sb, &aa, PA, NULL, 0, &op, now(r.w)), -EINVAL);
+	assert_int_equal(rdsu_sock_submit_op(r.sb, &aa, PA, NULL, 0, &op, world_now(r.w)), -EINVAL);
 	for (unsigned i = 0; i <= RDSU_RDMA_MAX_IOV; i++)
 		many[i] = (struct iovec){ buf, 1 };
 	op.local = many;
 	op.nr_local = RDSU_RDMA_MAX_IOV + 1;
-	assert_int_equal(rdsu_sock_submit_op(r.sb, &aa, PA, NULL, 0, &op, now(r.w)), -EMSGSIZE);
+	assert_int_equal(rdsu_sock_submit_op(r.sb, &aa, PA, NULL, 0, &op, world_now(r.w)), -EMSGSIZE);
 	/* atomics: the local word misaligned or missing */
 	assert_int_equal(atomic_op(&r, RDSU_OP_FADD, 0, (uint64_t *)((uint8_t *)res + 4), 1, 0,
 				   false, 0, 0, 1),
@@ -497,9 +482,9 @@ static void test_rdma_bad_lengths(void **state)
 	memset(&op, 0, sizeof(op));
 	op.kind = RDSU_OP_DEST;
 	op.cookie = r.cookie;
-	assert_int_equal(rdsu_sock_submit_op(r.sb, &aa, PA, NULL, 0, &op, now(r.w)), -EINVAL);
+	assert_int_equal(rdsu_sock_submit_op(r.sb, &aa, PA, NULL, 0, &op, world_now(r.w)), -EINVAL);
 	op.kind = (enum rdsu_op_kind)99;
-	assert_int_equal(rdsu_sock_submit_op(r.sb, &aa, PA, NULL, 0, &op, now(r.w)), -EINVAL);
+	assert_int_equal(rdsu_sock_submit_op(r.sb, &aa, PA, NULL, 0, &op, world_now(r.w)), -EINVAL);
 	/* nothing went anywhere: no notification, no region on b */
 	world_idle(r.w, 10 * RDSU_SEC);
 	assert_int_equal(rdsu_sock_next_notify(r.sb, &(struct rdsu_notify){ 0 }), 0);
@@ -529,18 +514,18 @@ static void test_rdma_freed_in_use(void **state)
 	assert_int_equal(rdsu_ep_mr_count(EP(r.w, r.w->a)), 2);
 	op.kind = RDSU_OP_DEST;
 	op.cookie = c2;
-	assert_int_equal(rdsu_sock_submit_op(r.sa, &bb, PB, NULL, 0, &op, now(r.w)), 0);
+	assert_int_equal(rdsu_sock_submit_op(r.sa, &bb, PB, NULL, 0, &op, world_now(r.w)), 0);
 	assert_int_equal(rdsu_sock_free_mr(r.sa, c2, 0), 0);
 	assert_int_equal(rdsu_sock_mr_count(r.sa), 1);
 	/* held by the queued message */
 	assert_int_equal(rdsu_ep_mr_count(EP(r.w, r.w->a)), 2);
 	world_idle(r.w, 10 * RDSU_SEC);
-	assert_int_equal(read_msg(r.sb, buf, sizeof(buf), &ri, now(r.w)), 0);
+	assert_int_equal(read_msg(r.sb, buf, sizeof(buf), &ri, world_now(r.w)), 0);
 	assert_true(ri.has_cookie && ri.cookie == c2);
 	/* until b's next message acknowledges it (h_ack), a keeps the
 	 * message, and the message the region */
 	assert_int_equal(rdsu_ep_mr_count(EP(r.w, r.w->a)), 2);
-	assert_int_equal(send_msg(r.sb, r.w->a, PA, 0, 8, now(r.w)), 8);
+	assert_int_equal(send_msg(r.sb, r.w->a, PA, 0, 8, world_now(r.w)), 8);
 	world_idle(r.w, 10 * RDSU_SEC);
 	drain_msgs(r.sa);
 	assert_int_equal(rdsu_ep_mr_count(EP(r.w, r.w->a)), 1);
@@ -561,7 +546,7 @@ static void test_rdma_freed_in_use(void **state)
 	assert_true(tok[0] == 9 && st[0] == RDSU_RDMA_REMOTE_ERROR);
 	/* closing the socket gives back anything still held */
 	assert_int_equal(rdsu_sock_get_mr(r.sa, mine, sizeof(mine), 0, &c2), 0);
-	rdsu_sock_free(r.sa, now(r.w));
+	rdsu_sock_free(r.sa, world_now(r.w));
 	assert_int_equal(rdsu_ep_mr_count(EP(r.w, r.w->a)), 0);
 	assert_int_equal(rdsu_sim_mr_count(r.w->sim, r.w->a), 0);
 	rig_free(&r);
@@ -620,7 +605,7 @@ static void test_rdma_cancel_and_recverr(void **state)
 		assert_int_equal(rdma_op(&r, true, r.cookie, 64 * i, out[i], 64, i,
 					 i % 2 ? RDSU_RDMA_NOTIFY_ME : 0),
 				 0);
-	assert_int_equal(rdsu_sock_cancel_sent_to(r.sb, &aa, PA, now(r.w)), 8);
+	assert_int_equal(rdsu_sock_cancel_sent_to(r.sb, &aa, PA, world_now(r.w)), 8);
 	assert_int_equal(notes(r.sb, tok, st, 16), 4);
 	for (unsigned j = 0; j < 4; j++) {
 		assert_true(tok[j] == 2 * j + 1);
@@ -677,43 +662,37 @@ static void test_rdma_over_tcp(void **state)
 	op.local = &lv;
 	op.nr_local = 1;
 	op.remote_len = sizeof(buf);
-	assert_int_equal(rdsu_sock_submit_op(sb, &aa, PA, NULL, 0, &op, now(w)), -EOPNOTSUPP);
+	assert_int_equal(rdsu_sock_submit_op(sb, &aa, PA, NULL, 0, &op, world_now(w)), -EOPNOTSUPP);
 	op.kind = RDSU_OP_FADD;
 	op.result = &res;
-	assert_int_equal(rdsu_sock_submit_op(sb, &aa, PA, NULL, 0, &op, now(w)), -EOPNOTSUPP);
+	assert_int_equal(rdsu_sock_submit_op(sb, &aa, PA, NULL, 0, &op, world_now(w)), -EOPNOTSUPP);
 	op.kind = RDSU_OP_CSWP;
-	assert_int_equal(rdsu_sock_submit_op(sb, &aa, PA, NULL, 0, &op, now(w)), -EOPNOTSUPP);
+	assert_int_equal(rdsu_sock_submit_op(sb, &aa, PA, NULL, 0, &op, world_now(w)), -EOPNOTSUPP);
 	op.kind = RDSU_OP_MAP;
 	op.map_addr = buf;
 	op.map_len = sizeof(buf);
 	op.map_cookie = &cookie;
-	assert_int_equal(rdsu_sock_submit_op(sb, &aa, PA, NULL, 0, &op, now(w)), -EOPNOTSUPP);
+	assert_int_equal(rdsu_sock_submit_op(sb, &aa, PA, NULL, 0, &op, world_now(w)), -EOPNOTSUPP);
 	op.kind = RDSU_OP_DEST;
-	assert_int_equal(rdsu_sock_submit_op(sb, &aa, PA, NULL, 0, &op, now(w)), -EINVAL);
+	assert_int_equal(rdsu_sock_submit_op(sb, &aa, PA, NULL, 0, &op, world_now(w)), -EINVAL);
 	/* unbound: ENOTCONN first, as __rds_rdma_map and rds_cmsg_rdma_args */
 	assert_int_equal(rdsu_sock_new(EP(w, w->a), &un), 0);
 	assert_int_equal(rdsu_sock_get_mr(un, buf, sizeof(buf), 0, &cookie), -ENOTCONN);
 	op.kind = RDSU_OP_RDMA;
-	assert_int_equal(rdsu_sock_submit_op(un, &aa, PA, NULL, 0, &op, now(w)), -ENOTCONN);
+	assert_int_equal(rdsu_sock_submit_op(un, &aa, PA, NULL, 0, &op, world_now(w)), -ENOTCONN);
 	assert_int_equal(rdsu_sock_next_notify(un, &(struct rdsu_notify){ 0 }), -ENOTCONN);
-	rdsu_sock_free(un, now(w));
+	rdsu_sock_free(un, world_now(w));
 	assert_int_equal(cookie, 0);
 	world_free(w);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rdma_roundtrip_7x),
-		cmocka_unit_test(test_rdma_roundtrip_6x),
-		cmocka_unit_test(test_rdma_break_pending),
-		cmocka_unit_test(test_rdma_lying_cookie),
-		cmocka_unit_test(test_rdma_bad_lengths),
-		cmocka_unit_test(test_rdma_freed_in_use),
-		cmocka_unit_test(test_rdma_use_once),
-		cmocka_unit_test(test_rdma_cancel_and_recverr),
-		cmocka_unit_test(test_rdma_over_tcp),
-	};
-
-	return cmocka_run_group_tests_name("sim_rdma", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_rdma_roundtrip_7x),
+	cmocka_unit_test(test_rdma_roundtrip_6x),
+	cmocka_unit_test(test_rdma_break_pending),
+	cmocka_unit_test(test_rdma_lying_cookie),
+	cmocka_unit_test(test_rdma_bad_lengths),
+	cmocka_unit_test(test_rdma_freed_in_use),
+	cmocka_unit_test(test_rdma_use_once),
+	cmocka_unit_test(test_rdma_cancel_and_recverr),
+	cmocka_unit_test(test_rdma_over_tcp))

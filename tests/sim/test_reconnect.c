@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "simtest.h"
 
@@ -367,15 +368,10 @@ static void test_reconnect_backoff_capped(void **state)
 	world_free(w);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_reconnect_single_path_resets),
-		cmocka_unit_test(test_reconnect_lossy_both_ways),
-		cmocka_unit_test(test_reconnect_lossy_other_seed),
-		cmocka_unit_test(test_reconnect_lossy_pair_rule),
-		cmocka_unit_test(test_reconnect_backoff_capped),
-		cmocka_unit_test(test_reconnect_6x_staggered_kills),
-	};
-	return cmocka_run_group_tests_name("sim_reconnect", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_reconnect_single_path_resets),
+	cmocka_unit_test(test_reconnect_lossy_both_ways),
+	cmocka_unit_test(test_reconnect_lossy_other_seed),
+	cmocka_unit_test(test_reconnect_lossy_pair_rule),
+	cmocka_unit_test(test_reconnect_backoff_capped),
+	cmocka_unit_test(test_reconnect_6x_staggered_kills))

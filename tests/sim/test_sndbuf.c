@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "simtest.h"
 
@@ -131,11 +132,6 @@ static void test_sndbuf_cancel_sent_to(void **state)
 	world_free(w);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sndbuf_until_acked),
-		cmocka_unit_test(test_sndbuf_cancel_sent_to),
-	};
-	return cmocka_run_group_tests_name("sim_sndbuf", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_sndbuf_until_acked),
+	cmocka_unit_test(test_sndbuf_cancel_sent_to))

@@ -9,6 +9,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <limits.h>
 #include <linux/rds.h>
 #include <math.h>
@@ -34,6 +35,7 @@
 struct rio {
 	bool kernel;
 	enum rio_trans transport;
+	uint32_t sndbuf, rcvbuf;        /* every socket's (rio_cfg); 0: the stack's */
 	unsigned trans;         /* librds: RDSU_TRANS_* its sockets take */
 	struct rdsu_io *io;
 };
@@ -192,6 +194,58 @@ int rio_route_source(const struct rdsu_addr *dst, struct rdsu_addr *src)
 	return e;
 }
 
+/* The address of interface |ifname| of |peer|'s family (NULL: IPv4, else
+ * IPv6), as ping -I IFACE binds to it. Return: 0; -ENODEV no such
+ * interface; -EADDRNOTAVAIL none of that family. */
+static int iface_addr(const char *ifname, const struct rdsu_addr *peer, struct rdsu_addr *a)
+{
+	struct rdsu_addr v6 = { 0 };
+	struct ifaddrs *ifs;
+	bool seen = false, have_v6 = false;
+	int e = -EADDRNOTAVAIL;
+
+	if (getifaddrs(&ifs) < 0)
+		return -errno;
+	for (struct ifaddrs *i = ifs; i && e; i = i->ifa_next) {
+		struct sockaddr_storage ss = { 0 };
+		uint16_t port;
+
+		if (strcmp(i->ifa_name, ifname))
+			continue;
+		seen = true;
+		if (!i->ifa_addr || (i->ifa_addr->sa_family != AF_INET &&
+				     i->ifa_addr->sa_family != AF_INET6))
+			continue;
+		memcpy(&ss, i->ifa_addr, i->ifa_addr->sa_family == AF_INET ?
+		       sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
+		if (rdsu_sockaddr_get(&ss, a, &port) < 0)
+			continue;
+		if (!peer && !rdsu_addr_is_v4(a) && !have_v6) {
+			v6 = *a;
+			have_v6 = true;
+		} else if (rdsu_addr_is_v4(a) == (!peer || rdsu_addr_is_v4(peer))) {
+			e = 0;
+		}
+	}
+	freeifaddrs(ifs);
+	if (e && have_v6) {
+		*a = v6;
+		e = 0;
+	}
+	return e && !seen ? -ENODEV : e;
+}
+
+int rio_local_pick(const struct rio_local *l, const struct rdsu_addr *peer, struct rdsu_addr *out)
+{
+	if (l->iface)
+		return iface_addr(l->iface, peer, out);
+	if (l->given) {
+		*out = l->addr;
+		return 0;
+	}
+	return peer ? rio_route_source(peer, out) : -EDESTADDRREQ;
+}
+
 int rio_open(struct rio **out, const struct rio_cfg *cfg)
 {
 	struct rio *r = calloc(1, sizeof(*r));
@@ -202,6 +256,8 @@ int rio_open(struct rio **out, const struct rio_cfg *cfg)
 		return -ENOMEM;
 	r->kernel = cfg->kernel;
 	r->transport = cfg->transport;
+	r->sndbuf = cfg->sndbuf;
+	r->rcvbuf = cfg->rcvbuf;
 	if (r->kernel) {
 		/* Is AF_RDS there at all? (Most distributions blacklist it.) */
 		int fd = socket(AF_RDS, SOCK_SEQPACKET, 0), tr = kernel_trans(cfg->transport);
@@ -315,6 +371,10 @@ int rio_socket(struct rio *r, const struct rdsu_addr *addr, uint16_t port, struc
 			return e;
 		}
 		(void)rdsu_sock_get_name(s->us, &a, &s->port);
+	}
+	if ((r->sndbuf || r->rcvbuf) && (e = rio_set_bufs(s, r->sndbuf, r->rcvbuf)) < 0) {
+		rio_sock_close(s);
+		return e;
 	}
 	*out = s;
 	return 0;

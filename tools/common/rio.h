@@ -38,6 +38,13 @@ enum rio_trans {
 	RIO_TRANS_IB,
 };
 
+/* -I (rio_opt.h): where the tool's sockets bind. */
+struct rio_local {
+	bool given;
+	struct rdsu_addr addr;      /* -I ADDR */
+	const char *iface;          /* -I IFACE: its address of the peer's family */
+};
+
 /* The stack: the kernel's, or librds with the transports of |io|. */
 struct rio_cfg {
 	bool kernel;                /* AF_RDS instead of librds */
@@ -51,6 +58,10 @@ struct rio_cfg {
 	 * at the default path); a failure to is not the tool's */
 	bool monitor;
 	struct rdsu_ib_cfg ib;      /* librds: the IB transport's (when built) */
+	struct rio_local local;     /* -I: the tool binds its sockets there */
+	/* --sndbuf, --rcvbuf: SO_SNDBUF and SO_RCVBUF of every socket
+	 * rio_socket() opens; 0: the stack's default */
+	uint32_t sndbuf, rcvbuf;
 };
 
 /* Whether this build has librds's IB transport (library rdsu_ib). */
@@ -75,6 +86,16 @@ int rio_fault_option(const char *arg, uint32_t *faults);
 /* rio_route_source() - the local address the kernel's routing would send
  * to |dst| from. Return: 0; negative errno (no route). */
 int rio_route_source(const struct rdsu_addr *dst, struct rdsu_addr *src);
+
+/*
+ * rio_local_pick() - the local address for talking to |peer| (NULL: no
+ * peer yet, IPv4 before IPv6) into *out: -I's address; the address of
+ * -I's interface of the peer's family; with no -I, the route's source.
+ * Return: 0; -ENODEV no such interface; -EADDRNOTAVAIL the interface has
+ * no address of that family; -EDESTADDRREQ no -I and no peer; another
+ * negative errno: no route.
+ */
+int rio_local_pick(const struct rio_local *l, const struct rdsu_addr *peer, struct rdsu_addr *out);
 
 /* rio_signals() - SIGINT and SIGTERM call |stop|; SIGPIPE is ignored, so
  * that a peer gone is an error return from the call that writes to it. */
@@ -122,6 +143,7 @@ struct rdsu_tcp *rio_tcp(struct rio *r);
 const char *rio_addr_port_str(const struct rdsu_addr *a, uint16_t port, char *buf, size_t cap);
 
 /* rio_socket() - a socket bound to (|addr|, |port|); port 0 picks one.
+ * It has the stack's --sndbuf and --rcvbuf (rio_cfg) when they were given.
  * Return: 0; negative errno. */
 int rio_socket(struct rio *r, const struct rdsu_addr *addr, uint16_t port,
 	       struct rio_sock **out);

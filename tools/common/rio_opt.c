@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,8 +16,7 @@
 #include "optgroup.h"
 #include "parse.h"
 
-/* Indexed by key - RIO_KEY_KERNEL; bit i of a set offers entry i (the
- * ports are one bit for two options). */
+/* Every stack option, once; bits[] says which RIO_OPT_* offers each. */
 static const struct argp_option all[] = {
 	{ "kernel", RIO_KEY_KERNEL, NULL, 0, "use the kernel's AF_RDS sockets instead of librds", 0 },
 	{ "kver", RIO_KEY_KVER, "6|7", 0, "librds: behave like this kernel generation (default 7)", 0 },
@@ -35,15 +35,31 @@ static const struct argp_option all[] = {
 	{ "transport", RIO_KEY_TRANSPORT, "tcp|ib|auto", 0,
 	  "RDS over TCP or over InfiniBand/RoCE, with either stack (default auto: as the "
 	  "kernel chooses, IB when the address is on an RDMA device, else TCP)", 0 },
+	{ "local", RIO_KEY_LOCAL, "ADDR|IFACE", 0,
+	  "the local RDS address the sockets bind to: ADDR, or IFACE's address (of the peer's "
+	  "family where there is a peer; else IPv4 first); default: the route's source address "
+	  "to the peer, where the tool has one", 0 },
+	{ "sndbuf", RIO_KEY_SNDBUF, "BYTES", 0,
+	  "SO_SNDBUF of every RDS socket, which a message must fit (default: the stack's)", 0 },
+	{ "rcvbuf", RIO_KEY_RCVBUF, "BYTES", 0,
+	  "SO_RCVBUF of every RDS socket, past which it is congested (default: the stack's)", 0 },
 };
+
+/* The RIO_OPT_* bit that offers each entry of all[], in its order. */
+static const unsigned bits[] = {
+	RIO_OPT_KERNEL, RIO_OPT_KVER, RIO_OPT_NPATHS, RIO_OPT_GEN, RIO_OPT_PATH_RULE,
+	RIO_OPT_PORTS,  RIO_OPT_PORTS, RIO_OPT_FAULT, RIO_OPT_AUTH, RIO_OPT_TRANSPORT,
+	RIO_OPT_LOCAL,  RIO_OPT_BUFS,  RIO_OPT_BUFS,
+};
+_Static_assert(sizeof(bits) / sizeof(bits[0]) == sizeof(all) / sizeof(all[0]),
+	       "a bit for every option");
 
 static unsigned bit_of(int key)
 {
-	if (key == RIO_KEY_AUTH)
-		return RIO_OPT_AUTH;
-	return key == RIO_KEY_CONNECT_PORT ? RIO_OPT_PORTS
-	       : key > RIO_KEY_CONNECT_PORT ? 1u << (key - RIO_KEY_KERNEL - 1)
-					    : 1u << (key - RIO_KEY_KERNEL);
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (all[i].key == key)
+			return bits[i];
+	return 0;
 }
 
 static uint16_t port_arg(struct argp_state *st, const char *opt, const char *arg)
@@ -89,6 +105,19 @@ static const char *auth_key(struct rdsu_tcp_cfg *tc, const char *arg)
 	tc->auth_key_len = (uint8_t)n;
 	memset(buf, 0, sizeof(buf));
 	return NULL;
+}
+
+/* -I: an address, or the name of an interface this host has (its address
+ * is picked once the peer's family is known: rio_local_pick). */
+static void local_arg(struct argp_state *st, struct rio_local *l, const char *arg)
+{
+	l->given = true;
+	l->iface = NULL;
+	if (parse_addr(arg, &l->addr) == 0)
+		return;
+	if (!if_nametoindex(arg))
+		argp_error(st, "bad -I '%s': neither an address nor an interface", arg);
+	l->iface = arg;
 }
 
 void rio_opt_transport(struct argp_state *st, const char *arg, enum rio_trans *t)
@@ -141,6 +170,16 @@ error_t rio_opt_take(struct rio_opt *ro, int key, char *arg, struct argp_state *
 	case RIO_KEY_TRANSPORT:
 		rio_opt_transport(st, arg, &cfg->transport);
 		return 0;
+	case RIO_KEY_LOCAL:
+		local_arg(st, &cfg->local, arg);
+		return 0;
+	case RIO_KEY_SNDBUF:
+	case RIO_KEY_RCVBUF:
+		if (parse_count(arg, 1, RIO_BUF_MAX, &v) < 0)
+			argp_error(st, "bad %s '%s': 1 byte to 1G", key == RIO_KEY_SNDBUF ? "--sndbuf" :
+				   "--rcvbuf", arg);
+		*(key == RIO_KEY_SNDBUF ? &cfg->sndbuf : &cfg->rcvbuf) = (uint32_t)v;
+		return 0;
 	case RIO_KEY_FAULT:
 		switch (rio_fault_option(arg, &cfg->ep.faults)) {
 		case 1:
@@ -165,7 +204,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		argp_error(st, "--transport ib: this build has no IB transport in librds (building "
 			       "it needs libibverbs-dev and librdmacm-dev); --kernel uses the "
 			       "kernel's");
-	if ((key < RIO_KEY_KERNEL || key >= RIO_KEY__END) && key != RIO_KEY_AUTH)
+	if (!bit_of(key))
 		return ARGP_ERR_UNKNOWN;
 	return rio_opt_take(st->input, key, arg, st);
 }

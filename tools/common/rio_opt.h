@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * rio_opt.h - the options that choose and configure the stack under rio
- * (--kernel, --transport, --kver, --npaths, ...), declared once as an argp child so
+ * (--kernel, --transport, -I, --sndbuf, --kver, --npaths, ...), declared once as an argp child so
  * every tool and test driver spells and checks them alike. A tool offers
  * the subset it has a use for; each option writes to the tool's struct
  * rio_cfg as it is parsed.
@@ -16,6 +16,9 @@
 /* Their header in every tool's --help. */
 #define RIO_OPT_HEADER "The RDS stack:"
 
+/* --sndbuf and --rcvbuf: at most 1G. */
+#define RIO_BUF_MAX (1u << 30)
+
 /* The options, as bits of the set a tool offers. */
 enum rio_opt_set {
 	RIO_OPT_KERNEL = 1u << 0,     /* --kernel: the kernel's AF_RDS, not librds */
@@ -26,6 +29,8 @@ enum rio_opt_set {
 	RIO_OPT_PORTS = 1u << 5,      /* --listen-port P, --connect-port P */
 	RIO_OPT_FAULT = 1u << 6,      /* --fault NAME (tests only) */
 	RIO_OPT_TRANSPORT = 1u << 7,  /* --transport tcp|ib|auto */
+	RIO_OPT_LOCAL = 1u << 8,      /* -I, --local ADDR|IFACE */
+	RIO_OPT_BUFS = 1u << 9,       /* --sndbuf BYTES, --rcvbuf BYTES */
 	RIO_OPT_AUTH = 1u << 15,      /* --auth-key ao|md5:FILE */
 };
 
@@ -45,12 +50,16 @@ enum rio_opt_key {
 	/* Outside the run above, so that options added to it keep their
 	 * bits (bit_of). */
 	RIO_KEY_AUTH = 0x72a0,
+	RIO_KEY_SNDBUF,
+	RIO_KEY_RCVBUF,
+	RIO_KEY_LOCAL = 'I',
 };
 
 struct rio_opt {
 	struct rio_cfg *cfg;
 	struct argp argp;
-	struct argp_option opts[RIO_KEY__END - RIO_KEY_KERNEL + 2];
+	/* the run of keys, the four outside it and the end mark */
+	struct argp_option opts[RIO_KEY__END - RIO_KEY_KERNEL + 5];
 };
 
 /*

@@ -383,18 +383,22 @@ enum { AO_CTL = 0x100, AO_ONCE };
 
 /* The agent's own options; the stack's are rio_opt's (ag_stack_opts). */
 static const struct argp_option ag_options[] = {
-	{ "bind", 'b', "ADDR", 0, "the peer's RDS address (the stack's local address)", 0 },
-	{ "ctl", AO_CTL, "ADDR[:PORT]", 0, "side channel to listen on (default: --bind, port 18600)", 0 },
+	/* the old spelling of the stack's -I, --local: the peer's RDS address */
+	{ "bind", 'b', "ADDR", OPTION_HIDDEN, NULL, 0 },
+	{ "ctl", AO_CTL, "ADDR[:PORT]", 0, "side channel to listen on (default: -I's address, port "
+	  "18600)", 0 },
 	{ "once", AO_ONCE, NULL, 0, "exit when the first control client disconnects", 0 },
 	{ 0 }
 };
 
-/* The stack options the agent offers: the node under test's stack. With
- * --transport ib (or auto on an RDMA device's address) librds runs IB
- * alone, on the --bind address (rdma_cm port 18634); the kernel delivers
- * what comes over IB to its bound sockets anyway. */
+/* The stack options the agent offers: the node under test's stack, on
+ * -I's address (needed: the peer's RDS address). With --transport ib (or
+ * auto on an RDMA device's address) librds runs IB alone there (rdma_cm
+ * port 18634); the kernel delivers what comes over IB to its bound
+ * sockets anyway. */
 #define AG_STACK_OPTS (RIO_OPT_KERNEL | RIO_OPT_KVER | RIO_OPT_NPATHS | RIO_OPT_GEN | \
-		       RIO_OPT_PORTS | RIO_OPT_TRANSPORT | RIO_OPT_FAULT | RIO_OPT_AUTH)
+		       RIO_OPT_PORTS | RIO_OPT_TRANSPORT | RIO_OPT_FAULT | RIO_OPT_AUTH | \
+		       RIO_OPT_LOCAL | RIO_OPT_BUFS)
 
 static error_t ag_parse(int key, char *arg, struct argp_state *st)
 {
@@ -404,16 +408,8 @@ static error_t ag_parse(int key, char *arg, struct argp_state *st)
 	case ARGP_KEY_INIT:
 		st->child_inputs[0] = &g->ro;
 		return 0;
-	case 'b': {
-		struct rdsu_addr a;
-
-		if (parse_addr(arg, &a) < 0)
-			argp_error(st, "bad --bind %s", arg);
-		g->addr = a;
-		if (rio_cfg_add_addr(&g->cfg, &a) < 0)
-			argp_error(st, "one --bind only");
-		return 0;
-	}
+	case 'b':
+		return rio_opt_take(&g->ro, RIO_KEY_LOCAL, arg, st);
 	case AO_CTL:
 		if (parse_ctl(arg, &g->ctl_addr, &g->ctl_port))
 			argp_error(st, "bad --ctl %s", arg);
@@ -426,8 +422,11 @@ static error_t ag_parse(int key, char *arg, struct argp_state *st)
 		argp_error(st, "unexpected argument %s", arg);
 		return 0;
 	case ARGP_KEY_END:
-		if (!g->cfg.ep.n_laddrs)
-			argp_error(st, "--bind is needed");
+		if (!g->cfg.local.given)
+			argp_error(st, "-I ADDR is needed: the peer's RDS address");
+		if (rio_local_pick(&g->cfg.local, NULL, &g->addr) < 0)
+			argp_error(st, "-I %s: the interface has no address", g->cfg.local.iface);
+		rio_cfg_add_addr(&g->cfg, &g->addr);
 		if (g->cfg.kernel && g->cfg.ep.faults)
 			argp_error(st, "--fault is for librds, not --kernel");
 		/* The peer under test listens and connects on one port: a

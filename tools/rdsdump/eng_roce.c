@@ -161,13 +161,34 @@ static void rdma_emit(struct dump_eng *e, struct flow *f, const struct dump_rdma
  * RDS. Requests (WRITE, READ REQUEST, atomics) take PSNs in the
  * requester's sequence as SENDs do; READ RESPONSEs travel the other way
  * with the requester's PSNs, so they stay out of this flow's sequence. */
+/*
+ * The packet's PSN against the QP's next one: a step back is a duplicate
+ * (noted; false, the packet goes no further); a gap wider than the READ
+ * responses that may go unseen is noted and ends the QP's message.
+ */
+static bool psn_in_order(struct dump_eng *e, struct flow *f, int d, uint32_t psn)
+{
+	struct qstate *q = &f->q;
+	int32_t gap = wire_ib_psn_step(&q->have_psn, &q->next_psn, psn);
+
+	if (gap < 0) {
+		eng_note(e, f, d, DUMP_NOTE_PSN_DUP, 1, psn, 0);
+		return false;
+	}
+	if (gap && (uint32_t)gap >= q->read_slack) {
+		eng_note(e, f, d, DUMP_NOTE_PSN_GAP, (uint64_t)gap, psn, 0);
+		qp_reset(e, f);
+	}
+	q->read_slack = 0;
+	return true;
+}
+
 static void rdma_packet(struct dump_eng *e, const struct wire_pkt *p, const struct wire_roce *r)
 {
 	unsigned tr = r->bth.opcode >> 5, op = r->bth.opcode & 0x1f;
 	struct dump_ep s, dst;
 	struct flow *f;
 	struct qstate *q;
-	int32_t gap;
 	int d;
 
 	if (tr > 1 || op < 0x06 || op > 0x14 || op == 0x11 || op == 0x12)
@@ -196,16 +217,8 @@ static void rdma_packet(struct dump_eng *e, const struct wire_pkt *p, const stru
 		}
 		return;
 	}
-	gap = wire_ib_psn_step(&q->have_psn, &q->next_psn, r->bth.psn);
-	if (gap < 0) {
-		eng_note(e, f, d, DUMP_NOTE_PSN_DUP, 1, r->bth.psn, 0);
+	if (!psn_in_order(e, f, d, r->bth.psn))
 		return;
-	}
-	if (gap && (uint32_t)gap >= q->read_slack) {
-		eng_note(e, f, d, DUMP_NOTE_PSN_GAP, (uint64_t)gap, r->bth.psn, 0);
-		qp_reset(e, f);
-	}
-	q->read_slack = 0;
 	if (p->l3_caplen < p->l3_len) {
 		eng_note(e, f, d, DUMP_NOTE_TRUNC, p->l3_len - p->l3_caplen, r->bth.psn, 0);
 		q->in_op = false;
@@ -323,7 +336,6 @@ static void qp_packet(struct dump_eng *e, const struct wire_pkt *p, const struct
 	enum wire_ib_seg seg = wire_ib_opcode_seg(r->bth.opcode);
 	struct flow *f;
 	struct qstate *q;
-	int32_t gap;
 	int d;
 
 	if (seg == WIRE_IB_SEG_NONE) {
@@ -337,16 +349,8 @@ static void qp_packet(struct dump_eng *e, const struct wire_pkt *p, const struct
 	eng_make_room(e, f);
 	q = &f->q;
 	d = f->d[0].dir;
-	gap = wire_ib_psn_step(&q->have_psn, &q->next_psn, r->bth.psn);
-	if (gap < 0) {
-		eng_note(e, f, d, DUMP_NOTE_PSN_DUP, 1, r->bth.psn, 0);
+	if (!psn_in_order(e, f, d, r->bth.psn))
 		return;
-	}
-	if (gap && (uint32_t)gap >= q->read_slack) {
-		eng_note(e, f, d, DUMP_NOTE_PSN_GAP, (uint64_t)gap, r->bth.psn, 0);
-		qp_reset(e, f);
-	}
-	q->read_slack = 0;
 	if (p->l3_caplen < p->l3_len) {
 		eng_note(e, f, d, DUMP_NOTE_TRUNC, p->l3_len - p->l3_caplen, r->bth.psn, 0);
 		qp_reset(e, f);

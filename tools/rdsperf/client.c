@@ -280,19 +280,21 @@ int perf_run_client(struct opts *o)
 		}
 		snprintf(plot->title, sizeof(plot->title), "rdsperf to %s", o->host_s);
 	}
-	if (!o->have_src) {
-		e = rio_route_source(&o->host, &o->src);
-		if (e < 0) {
+	e = rio_local_pick(&o->cfg.local, &o->host, &o->src);
+	if (e < 0) {
+		if (o->cfg.local.iface)
+			fprintf(stderr, "rdsperf: -I %s: the interface has no %s address\n",
+				o->cfg.local.iface, rdsu_addr_is_v4(&o->host) ? "IPv4" : "IPv6");
+		else
 			fprintf(stderr, "rdsperf: no route to %s: %s\n", o->host_s, strerror(-e));
-			rc = 2;
-			goto out;
-		}
-		/* On loopback both ends would get the same address, and two
-		 * RDS stacks cannot share one: take the next 127 address. */
-		if (!memcmp(&o->src, &o->host, sizeof(o->src)) && rdsu_addr_is_v4(&o->src) &&
-		    o->src.a[12] == 127)
-			o->src.a[15] = (uint8_t)(o->src.a[15] == 254 ? 1 : o->src.a[15] + 1);
+		rc = 2;
+		goto out;
 	}
+	/* On loopback both ends would get the same address, and two RDS
+	 * stacks cannot share one: with no -I, take the next 127 address. */
+	if (!o->cfg.local.given && !memcmp(&o->src, &o->host, sizeof(o->src)) &&
+	    rdsu_addr_is_v4(&o->src) && o->src.a[12] == 127)
+		o->src.a[15] = (uint8_t)(o->src.a[15] == 254 ? 1 : o->src.a[15] + 1);
 	e = ctl_connect(&o->host, o->ctl_port);
 	if (e < 0) {
 		fprintf(stderr, "rdsperf: control connection to %s port %u: %s\n", o->host_s,

@@ -81,7 +81,7 @@ int main(int argc, char **argv)
 	/* rdstop --librds can watch every run */
 	o.cfg.monitor = true;
 	rio_opt_init(&o.ro, RIO_OPT_KERNEL | RIO_OPT_TRANSPORT | RIO_OPT_KVER | RIO_OPT_NPATHS |
-			    RIO_OPT_PATH_RULE | RIO_OPT_AUTH, &o.cfg);
+			    RIO_OPT_PATH_RULE | RIO_OPT_AUTH | RIO_OPT_LOCAL | RIO_OPT_BUFS, &o.cfg);
 	out_opt_init(&o.oo, OUT_OPT_JSON | OUT_OPT_QUIET, &o.json, &o.quiet, NULL, 0);
 	o.ctl_port = CTL_PORT;
 	o.p.test = PERF_STREAM;

@@ -37,7 +37,8 @@ const struct argp_option perf_options[] = {
 	  "server: drop a client whose next control line does not come within SECONDS "
 	  "(default 10)", 1 },
 	{ "port", 'p', "PORT", 0, "control port (default 18515)", 1 },
-	{ "bind", 'B', "ADDR", 0, "server: listen on ADDR; client: RDS source address", 1 },
+	/* the old spelling of the stack's -I, --local */
+	{ "bind", 'B', "ADDR", OPTION_HIDDEN, NULL, 1 },
 	{ NULL, 0, NULL, 0, "Test (client):", 2 },
 	{ "test", O_TEST, "stream|rr|pingpong", 0,
 	  "stream: one-way throughput; rr: requests and responses with --depth in flight per "
@@ -56,9 +57,10 @@ const struct argp_option perf_options[] = {
 	  "single-threaded)", 2 },
 	{ "paths", O_PATHS, "N", OPTION_HIDDEN, NULL, 2 },
 	{ "window", 'w', "BYTES", 0,
-	  "SNDBUF and RCVBUF of every socket at both ends, fixed (default: the stack's; librds "
-	  "starts at 106496 and grows with use up to 4M, the kernel keeps 106496); a receiver "
-	  "holding more than RCVBUF is congested and its sender gets ENOBUFS", 2 },
+	  "SNDBUF and RCVBUF of every socket at both ends, fixed, over --sndbuf and --rcvbuf "
+	  "(default: the stack's; librds starts at 106496 and grows with use up to 4M, the "
+	  "kernel keeps 106496); a receiver holding more than RCVBUF is congested and its "
+	  "sender gets ENOBUFS", 2 },
 	{ "time", 't', "SECONDS", 0, "measure for SECONDS (default 10)", 2 },
 	{ "omit", 'O', "SECONDS", 0, "warm up for SECONDS first, not counted (default 0)", 2 },
 	{ "verify", O_VERIFY, NULL, 0, "fill and check every payload byte and sequence", 2 },
@@ -227,20 +229,23 @@ error_t perf_parse_opt(int key, char *arg, struct argp_state *st)
 		o->ctl_port = (uint16_t)count(st, arg, 1, 65535, "port", NULL);
 		return 0;
 	case 'B':
-		o->bind_s = arg;
-		if (parse_addr(arg, &o->src) < 0)
-			argp_error(st, "bad address '%s'", arg);
-		o->have_src = true;
-		return 0;
+		return rio_opt_take(&o->ro, RIO_KEY_LOCAL, arg, st);
 	case O_PATHS:
 		/* --npaths is the name every tool gives it; scripts may still
 		 * say --paths. */
 		fprintf(stderr, "%s: --paths is deprecated: use --npaths\n",
 			program_invocation_short_name);
 		return rio_opt_take(&o->ro, RIO_KEY_NPATHS, arg, st);
+	/* argp's own keys: the start, an operand, the end */
 	case ARGP_KEY_INIT:
 		st->child_inputs[0] = &o->ro;
 		st->child_inputs[1] = &o->oo;
+		return 0;
+	case ARGP_KEY_ARG:
+		argp_error(st, "unexpected argument '%s'", arg);
+		return 0;
+	case ARGP_KEY_END:
+		check_opts(o, st);
 		return 0;
 	case 'i':
 		if (parse_seconds(arg, 0, 3600, &o->interval) < 0 || (o->interval > 0 && o->interval < 0.01))
@@ -254,12 +259,6 @@ error_t perf_parse_opt(int key, char *arg, struct argp_state *st)
 		return 0;
 	case O_PLOT:
 		o->plot = arg;
-		return 0;
-	case ARGP_KEY_ARG:
-		argp_error(st, "unexpected argument '%s'", arg);
-		return 0;
-	case ARGP_KEY_END:
-		check_opts(o, st);
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;

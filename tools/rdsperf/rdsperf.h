@@ -33,9 +33,8 @@ struct opts {
 	struct rio_opt ro;          /* the stack options, into cfg */
 	struct out_opt oo;          /* -j (one JSON document at the end), -q (no interval lines) */
 	bool server, once, json, quiet;
-	const char *host_s, *bind_s;
-	struct rdsu_addr host, src;
-	bool have_src;
+	const char *host_s;
+	struct rdsu_addr host, src;     /* client: src is -I's, or the route's */
 	uint16_t ctl_port;
 	struct perf_params p;
 	bool rsize_set, depth_set;

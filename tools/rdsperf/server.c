@@ -485,12 +485,18 @@ static void lobby_expire(struct lobby *l)
 int perf_run_server(struct opts *o)
 {
 	struct lobby l;
-	struct rdsu_addr any;
+	struct rdsu_addr at;
+	int e;
 
 	memset(&l, 0, sizeof(l));
-	memset(&any, 0, sizeof(any));
+	memset(&at, 0, sizeof(at));     /* no -I: every address */
 	l.o = o;
-	l.lfd = line_listen(o->bind_s ? &o->src : &any, o->ctl_port);
+	if (o->cfg.local.given && (e = rio_local_pick(&o->cfg.local, NULL, &at)) < 0) {
+		fprintf(stderr, "rdsperf: -I %s: %s\n", o->cfg.local.iface,
+			e == -ENODEV ? "no such interface" : "the interface has no address");
+		return 2;
+	}
+	l.lfd = line_listen(&at, o->ctl_port);
 	if (l.lfd < 0) {
 		fprintf(stderr, "rdsperf: control port %u: %s\n", o->ctl_port, strerror(-l.lfd));
 		return 2;

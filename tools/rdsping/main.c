@@ -54,9 +54,7 @@ struct opts {
 	const char *host_s;      /* the host's address as printed (inet_ntop) */
 	const char *name;        /* as given, when that was a name */
 	char host_buf[64];
-	struct rdsu_addr host, src;
-	bool have_src;
-	const char *src_if;      /* -I names an interface */
+	struct rdsu_addr host, src;   /* src: -I's, or the route's (pick_source) */
 	uint32_t size;           /* payload bytes per ping */
 	uint64_t count;          /* 0 = until interrupted */
 	double interval, timeout;
@@ -81,12 +79,13 @@ static void on_signal(int sig)
  * so a ping never fails with EMSGSIZE on a default socket. */
 #define MAX_SIZE RDSU_DEFAULT_BUF
 
+enum { O_SOURCE = 0x100 };
+
 static const struct argp_option options[] = {
 	{ "count", 'c', "COUNT", 0, "stop after COUNT pings (default: until interrupted)", 0 },
 	{ "interval", 'i', "SECONDS", 0, "wait SECONDS between pings (default 1; fractions allowed)", 0 },
-	{ "source", 'I', "ADDR|IFACE", 0,
-	  "send from local address ADDR, or from interface IFACE's first address of the host's "
-	  "family (default: the route's source)", 0 },
+	/* the old spelling of the stack's -I, --local */
+	{ "source", O_SOURCE, "ADDR|IFACE", OPTION_HIDDEN, NULL, 0 },
 	{ "size", 's', "BYTES", 0,
 	  "BYTES of payload in each ping (default 0, at most 106496); the pong carries none: every "
 	  "RDS stack answers a ping with an empty pong, so the time is BYTES out and a header back", 0 },
@@ -119,37 +118,6 @@ static int resolve_host(const char *name, struct rdsu_addr *a)
 	return e;
 }
 
-/* The first address of interface |ifname| in |want|'s family (IPv4 or
- * IPv6), as ping -I IFACE binds to it. Return: 0; -ENODEV no such
- * interface; -EADDRNOTAVAIL none of that family. */
-static int iface_source(const char *ifname, const struct rdsu_addr *want, struct rdsu_addr *a)
-{
-	struct ifaddrs *ifs;
-	bool seen = false;
-	int e = -EADDRNOTAVAIL;
-
-	if (getifaddrs(&ifs) < 0)
-		return -errno;
-	for (struct ifaddrs *i = ifs; i && e; i = i->ifa_next) {
-		struct sockaddr_storage ss = { 0 };
-		uint16_t port;
-
-		if (strcmp(i->ifa_name, ifname))
-			continue;
-		seen = true;
-		if (!i->ifa_addr || (i->ifa_addr->sa_family != AF_INET &&
-				     i->ifa_addr->sa_family != AF_INET6))
-			continue;
-		memcpy(&ss, i->ifa_addr, i->ifa_addr->sa_family == AF_INET ?
-		       sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
-		if (rdsu_sockaddr_get(&ss, a, &port) == 0 &&
-		    rdsu_addr_is_v4(a) == rdsu_addr_is_v4(want))
-			e = 0;
-	}
-	freeifaddrs(ifs);
-	return e && !seen ? -ENODEV : e;
-}
-
 static error_t parse(int key, char *arg, struct argp_state *st)
 {
 	struct opts *o = st->input;
@@ -169,11 +137,8 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		if (parse_seconds(arg, 0.001, 86400, &o->timeout) < 0)
 			argp_error(st, "bad timeout '%s': seconds, at least 0.001", arg);
 		return 0;
-	case 'I':
-		if (parse_addr(arg, &o->src) < 0)
-			o->src_if = arg;        /* an interface: resolved once the host's family is known */
-		o->have_src = true;
-		return 0;
+	case O_SOURCE:
+		return rio_opt_take(&o->ro, RIO_KEY_LOCAL, arg, st);
 	case 's':
 		if (parse_count(arg, 0, MAX_SIZE, &v) < 0)
 			argp_error(st, "bad size '%s': 0 to %d bytes (the default SNDBUF)", arg,
@@ -467,16 +432,13 @@ static int pick_source(struct opts *o)
 	char src[64];
 	int e;
 
-	if (o->src_if && (e = iface_source(o->src_if, &o->host, &o->src)) < 0) {
-		if (e == -ENODEV)
-			fprintf(stderr, "rdsping: -I %s: neither an address nor an interface\n",
-				o->src_if);
-		else
-			fprintf(stderr, "rdsping: -I %s: the interface has no %s address\n", o->src_if,
-				rdsu_addr_is_v4(&o->host) ? "IPv4" : "IPv6");
+	e = rio_local_pick(&o->cfg.local, &o->host, &o->src);
+	if (e < 0 && o->cfg.local.iface) {
+		fprintf(stderr, "rdsping: -I %s: the interface has no %s address\n",
+			o->cfg.local.iface, rdsu_addr_is_v4(&o->host) ? "IPv4" : "IPv6");
 		return -1;
 	}
-	if (!o->have_src && (e = rio_route_source(&o->host, &o->src)) < 0) {
+	if (e < 0) {
 		fprintf(stderr, "rdsping: no route to %s: %s\n", o->host_s, strerror(-e));
 		return -1;
 	}
@@ -687,7 +649,8 @@ int main(int argc, char **argv)
 
 	argp_err_exit_status = 2;
 	rio_cfg_default(&o.cfg);
-	rio_opt_init(&o.ro, RIO_OPT_KERNEL | RIO_OPT_TRANSPORT | RIO_OPT_AUTH, &o.cfg);
+	rio_opt_init(&o.ro, RIO_OPT_KERNEL | RIO_OPT_TRANSPORT | RIO_OPT_AUTH | RIO_OPT_LOCAL |
+			    RIO_OPT_BUFS, &o.cfg);
 	out_opt_init(&o.oo, OUT_OPT_JSON | OUT_OPT_QUIET, &o.json, &o.quiet, NULL, 0);
 	o.interval = 1;
 	o.timeout = 2;

@@ -15,6 +15,7 @@
 #include "source.h"
 
 #include <errno.h>
+#include <linux/rds.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,18 +28,6 @@
 #include "kinfo.h"
 #include "rnl.h"
 
-#ifndef AF_RDS
-#define AF_RDS 21
-#endif
-#ifndef SOL_RDS
-#define SOL_RDS 276
-#endif
-#ifndef RDS_CONG_MONITOR
-#define RDS_CONG_MONITOR 6
-#endif
-#ifndef RDS_CMSG_CONG_UPDATE
-#define RDS_CMSG_CONG_UPDATE 5
-#endif
 
 struct ksource {
 	int fd;

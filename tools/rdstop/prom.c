@@ -965,6 +965,36 @@ static size_t put_ib(FILE *f, const struct prom_metric *m, struct pctx *x,
 	return n;
 }
 
+/* The connections a metric has a sample for, in rank order and then the
+ * one that sums the rest (when there is one): point x->c at the i-th;
+ * false (x->other cleared) after the last. */
+static bool next_conn(struct pctx *x, const struct ranked *r, size_t i)
+{
+	x->other = i == r->n_own && r->has_other;
+	if (i >= r->n_own && !x->other)
+		return false;
+	x->c = x->other ? &r->other : &x->s->conns[r->order[i]];
+	return true;
+}
+
+/* The paths of the ranked connections, in order: from *i = 0 and
+ * *j = SIZE_MAX, point x->c and x->p at the next one (*j its index);
+ * false after the last. */
+static bool next_path(struct pctx *x, const struct ranked *r, size_t *i, size_t *j)
+{
+	for (; *i < r->n_own; (*i)++, *j = SIZE_MAX) {
+		size_t c = r->order[*i];
+
+		*j = *j == SIZE_MAX ? top_paths_first(&r->pi, c) : top_paths_next(&r->pi, c, *j);
+		if (*j != SIZE_MAX) {
+			x->c = &x->s->conns[c];
+			x->p = &x->s->paths[*j];
+			return true;
+		}
+	}
+	return false;
+}
+
 /* One metric's samples; return how many. */
 static size_t put_metric(FILE *f, const struct prom_metric *m, struct pctx *x,
 			 const struct ranked *r)
@@ -1015,11 +1045,7 @@ static size_t put_metric(FILE *f, const struct prom_metric *m, struct pctx *x,
 		}
 		break;
 	case PROM_S_CONN:
-		for (size_t i = 0; i <= r->n_own; i++) {
-			if (i == r->n_own && !r->has_other)
-				break;
-			x->other = i == r->n_own;
-			x->c = x->other ? &r->other : &x->s->conns[r->order[i]];
+		for (size_t i = 0; next_conn(x, r, i); i++) {
 			if (!m->get(x, &v))
 				continue;
 			SAMPLE_START();
@@ -1029,7 +1055,6 @@ static size_t put_metric(FILE *f, const struct prom_metric *m, struct pctx *x,
 			put_value(f, v);
 			n++;
 		}
-		x->other = false;
 		break;
 	case PROM_S_IB:
 	case PROM_S_IBPORT:
@@ -1037,22 +1062,15 @@ static size_t put_metric(FILE *f, const struct prom_metric *m, struct pctx *x,
 		n = put_ib(f, m, x, r);
 		break;
 	case PROM_S_PATH:
-		for (size_t i = 0; i < r->n_own; i++) {
-			size_t c = r->order[i];
-
-			x->c = &x->s->conns[c];
-			for (size_t j = top_paths_first(&r->pi, c); j != SIZE_MAX;
-			     j = top_paths_next(&r->pi, c, j)) {
-				x->p = &x->s->paths[j];
-				if (!m->get(x, &v))
-					continue;
-				SAMPLE_START();
-				fputc('{', f);
-				put_conn_labels(f, x);
-				fprintf(f, ",path=\"%d\"}", r->path_no[j]);
-				put_value(f, v);
-				n++;
-			}
+		for (size_t i = 0, j = SIZE_MAX; next_path(x, r, &i, &j);) {
+			if (!m->get(x, &v))
+				continue;
+			SAMPLE_START();
+			fputc('{', f);
+			put_conn_labels(f, x);
+			fprintf(f, ",path=\"%d\"}", r->path_no[j]);
+			put_value(f, v);
+			n++;
 		}
 		break;
 	}
@@ -1080,32 +1098,18 @@ static bool has_sample(const struct prom_metric *m, struct pctx *x, const struct
 	case PROM_S_GROUP:
 		x->group = 0;
 		return m->get(x, &v);
-	case PROM_S_CONN:
-		for (size_t i = 0; i <= r->n_own; i++) {
-			bool ok;
+	case PROM_S_CONN: {
+		bool ok = false;
 
-			if (i == r->n_own && !r->has_other)
-				break;
-			x->other = i == r->n_own;
-			x->c = x->other ? &r->other : &x->s->conns[r->order[i]];
+		for (size_t i = 0; !ok && next_conn(x, r, i); i++)
 			ok = m->get(x, &v);
-			x->other = false;
-			if (ok)
-				return true;
-		}
-		return false;
+		x->other = false;
+		return ok;
+	}
 	case PROM_S_PATH:
-		for (size_t i = 0; i < r->n_own; i++) {
-			size_t c = r->order[i];
-
-			x->c = &x->s->conns[c];
-			for (size_t j = top_paths_first(&r->pi, c); j != SIZE_MAX;
-			     j = top_paths_next(&r->pi, c, j)) {
-				x->p = &x->s->paths[j];
-				if (m->get(x, &v))
-					return true;
-			}
-		}
+		for (size_t i = 0, j = SIZE_MAX; next_path(x, r, &i, &j);)
+			if (m->get(x, &v))
+				return true;
 		return false;
 	}
 	return false;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "line.h"
 
@@ -111,13 +112,7 @@ static void test_line_eof_and_send(void **state)
 	pair_close(&p);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_line_pieces),
-		cmocka_unit_test(test_line_overlong),
-		cmocka_unit_test(test_line_eof_and_send),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_line_pieces),
+	cmocka_unit_test(test_line_overlong),
+	cmocka_unit_test(test_line_eof_and_send))

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include "cmain.h"
 #include <json-c/json.h>
 
 #include "out.h"
@@ -509,21 +510,15 @@ static void test_out_parts(void **state)
 	out_list_free(&l);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_out_text_v),
-		cmocka_unit_test(test_out_text_vv),
-		cmocka_unit_test(test_out_json),
-		cmocka_unit_test(test_out_empty),
-		cmocka_unit_test(test_out_long_values),
-		cmocka_unit_test(test_out_line),
-		cmocka_unit_test(test_out_fixed_take),
-		cmocka_unit_test(test_out_put),
-		cmocka_unit_test(test_out_twice),
-		cmocka_unit_test(test_out_json_c),
-		cmocka_unit_test(test_out_parts),
-	};
-
-	return cmocka_run_group_tests_name("out", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_out_text_v),
+	cmocka_unit_test(test_out_text_vv),
+	cmocka_unit_test(test_out_json),
+	cmocka_unit_test(test_out_empty),
+	cmocka_unit_test(test_out_long_values),
+	cmocka_unit_test(test_out_line),
+	cmocka_unit_test(test_out_fixed_take),
+	cmocka_unit_test(test_out_put),
+	cmocka_unit_test(test_out_twice),
+	cmocka_unit_test(test_out_json_c),
+	cmocka_unit_test(test_out_parts))

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "parse.h"
 
@@ -135,17 +136,11 @@ static void test_parse_path_rule(void **state)
 	assert_int_equal(parse_path_rule("Port", &r), -1);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_uint),
-		cmocka_unit_test(test_parse_count),
-		cmocka_unit_test(test_parse_size),
-		cmocka_unit_test(test_parse_list),
-		cmocka_unit_test(test_parse_seconds),
-		cmocka_unit_test(test_parse_addr),
-		cmocka_unit_test(test_parse_path_rule),
-	};
-
-	return cmocka_run_group_tests_name("parse", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_parse_uint),
+	cmocka_unit_test(test_parse_count),
+	cmocka_unit_test(test_parse_size),
+	cmocka_unit_test(test_parse_list),
+	cmocka_unit_test(test_parse_seconds),
+	cmocka_unit_test(test_parse_addr),
+	cmocka_unit_test(test_parse_path_rule))

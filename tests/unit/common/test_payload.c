@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "payload.h"
 
@@ -52,12 +53,6 @@ static void test_payload_head(void **state)
 	assert_memory_not_equal(p + 8, q + 8, sizeof(p) - 8);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_payload_roundtrip),
-		cmocka_unit_test(test_payload_head),
-	};
-
-	return cmocka_run_group_tests_name("payload", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_payload_roundtrip),
+	cmocka_unit_test(test_payload_head))

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "rio.h"
 #include "rio_opt.h"
@@ -158,16 +159,10 @@ static void test_auto_loopback_is_tcp(void **state)
 	rio_close(r);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_transport_spellings),
-		cmocka_unit_test(test_transport_bad),
-		cmocka_unit_test(test_trans_names),
-		cmocka_unit_test(test_ib_not_built),
-		cmocka_unit_test(test_open_strerror),
-		cmocka_unit_test(test_auto_loopback_is_tcp),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_transport_spellings),
+	cmocka_unit_test(test_transport_bad),
+	cmocka_unit_test(test_trans_names),
+	cmocka_unit_test(test_ib_not_built),
+	cmocka_unit_test(test_open_strerror),
+	cmocka_unit_test(test_auto_loopback_is_tcp))

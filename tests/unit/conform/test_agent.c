@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "agent.h"
 
@@ -96,12 +97,6 @@ static void test_refused(void **state)
 	refused(big, "longer than");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_valid),
-		cmocka_unit_test(test_refused),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_valid),
+	cmocka_unit_test(test_refused))

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "craft.h"
 
@@ -528,21 +529,15 @@ static void test_craft_roce_packets(void **state)
 	assert_int_equal(craft_roce_packets(&qp, frame, 10, keep_pkt, &p), -1);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_craft_defaults),
-		cmocka_unit_test(test_craft_fields),
-		cmocka_unit_test(test_craft_csum),
-		cmocka_unit_test(test_craft_ext),
-		cmocka_unit_test(test_craft_kinds),
-		cmocka_unit_test(test_craft_cong),
-		cmocka_unit_test(test_craft_truncate_and_count),
-		cmocka_unit_test(test_craft_preface),
-		cmocka_unit_test(test_craft_parse),
-		cmocka_unit_test(test_craft_describe),
-		cmocka_unit_test(test_craft_roce_packets),
-	};
-
-	return cmocka_run_group_tests_name("conform_craft", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_craft_defaults),
+	cmocka_unit_test(test_craft_fields),
+	cmocka_unit_test(test_craft_csum),
+	cmocka_unit_test(test_craft_ext),
+	cmocka_unit_test(test_craft_kinds),
+	cmocka_unit_test(test_craft_cong),
+	cmocka_unit_test(test_craft_truncate_and_count),
+	cmocka_unit_test(test_craft_preface),
+	cmocka_unit_test(test_craft_parse),
+	cmocka_unit_test(test_craft_describe),
+	cmocka_unit_test(test_craft_roce_packets))

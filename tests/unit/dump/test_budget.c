@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "dump.h"
 
@@ -216,14 +217,8 @@ static void test_budget_max_flows_counted(void **state)
 	dump_eng_free(e);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_budget_small_flows_cost_little),
-		cmocka_unit_test(test_budget_holds_under_pressure),
-		cmocka_unit_test(test_budget_idle_conn_state),
-		cmocka_unit_test(test_budget_max_flows_counted),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_budget_small_flows_cost_little),
+	cmocka_unit_test(test_budget_holds_under_pressure),
+	cmocka_unit_test(test_budget_idle_conn_state),
+	cmocka_unit_test(test_budget_max_flows_counted))

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "dump.h"
 #include "pcaplink.h"
@@ -259,16 +260,11 @@ static void test_engine_rdma(void **state)
 	assert_true(T.maxmem < (4u << 20));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_engine_tcp_basic),
-		cmocka_unit_test(test_engine_tcp_multipath),
-		cmocka_unit_test(test_engine_tcp_reconnect),
-		cmocka_unit_test(test_engine_tcp_reset),
-		cmocka_unit_test(test_engine_tcp_congestion),
-		cmocka_unit_test(test_engine_ib_basic),
-		cmocka_unit_test(test_engine_rdma),
-	};
-	return cmocka_run_group_tests_name("dump_engine", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_engine_tcp_basic),
+	cmocka_unit_test(test_engine_tcp_multipath),
+	cmocka_unit_test(test_engine_tcp_reconnect),
+	cmocka_unit_test(test_engine_tcp_reset),
+	cmocka_unit_test(test_engine_tcp_congestion),
+	cmocka_unit_test(test_engine_ib_basic),
+	cmocka_unit_test(test_engine_rdma))

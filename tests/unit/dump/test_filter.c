@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "filter.h"
 
@@ -260,17 +261,11 @@ static void test_filter_combined(void **state)
 	free(f);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_filter_inactive_shows_all),
-		cmocka_unit_test(test_filter_port_parse),
-		cmocka_unit_test(test_filter_port_match),
-		cmocka_unit_test(test_filter_kinds),
-		cmocka_unit_test(test_filter_flags),
-		cmocka_unit_test(test_filter_rules),
-		cmocka_unit_test(test_filter_combined),
-	};
-
-	return cmocka_run_group_tests_name("dump_filter", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_filter_inactive_shows_all),
+	cmocka_unit_test(test_filter_port_parse),
+	cmocka_unit_test(test_filter_port_match),
+	cmocka_unit_test(test_filter_kinds),
+	cmocka_unit_test(test_filter_flags),
+	cmocka_unit_test(test_filter_rules),
+	cmocka_unit_test(test_filter_combined))

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "ipfrag.h"
 
@@ -326,16 +327,11 @@ static void test_ipfrag_v6(void **state)
 	rig_free(r);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ipfrag_in_order),
-		cmocka_unit_test(test_ipfrag_out_of_order),
-		cmocka_unit_test(test_ipfrag_dup_and_overlap),
-		cmocka_unit_test(test_ipfrag_inconsistent_end),
-		cmocka_unit_test(test_ipfrag_timeout),
-		cmocka_unit_test(test_ipfrag_bound),
-		cmocka_unit_test(test_ipfrag_v6),
-	};
-	return cmocka_run_group_tests_name("dump_ipfrag", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_ipfrag_in_order),
+	cmocka_unit_test(test_ipfrag_out_of_order),
+	cmocka_unit_test(test_ipfrag_dup_and_overlap),
+	cmocka_unit_test(test_ipfrag_inconsistent_end),
+	cmocka_unit_test(test_ipfrag_timeout),
+	cmocka_unit_test(test_ipfrag_bound),
+	cmocka_unit_test(test_ipfrag_v6))

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "tcpreasm.h"
 
@@ -1086,33 +1087,28 @@ static void test_tcpreasm_random_streams(void **state)
 		    seen.ooo && seen.wrapped);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tcpreasm_in_order_zero_copy),
-		cmocka_unit_test(test_tcpreasm_permutations_of_four),
-		cmocka_unit_test(test_tcpreasm_duplicates),
-		cmocka_unit_test(test_tcpreasm_partial_overlap_new_bytes_only),
-		cmocka_unit_test(test_tcpreasm_conflict_with_delivered),
-		cmocka_unit_test(test_tcpreasm_conflict_with_held),
-		cmocka_unit_test(test_tcpreasm_hole_fills),
-		cmocka_unit_test(test_tcpreasm_hole_never_fills),
-		cmocka_unit_test(test_tcpreasm_limit_declares_gap),
-		cmocka_unit_test(test_tcpreasm_memory_bounded),
-		cmocka_unit_test(test_tcpreasm_seq_wrap),
-		cmocka_unit_test(test_tcpreasm_midstream),
-		cmocka_unit_test(test_tcpreasm_syn_fin),
-		cmocka_unit_test(test_tcpreasm_fin_out_of_order),
-		cmocka_unit_test(test_tcpreasm_data_after_fin),
-		cmocka_unit_test(test_tcpreasm_rst),
-		cmocka_unit_test(test_tcpreasm_reopen),
-		cmocka_unit_test(test_tcpreasm_ignored_far_jump),
-		cmocka_unit_test(test_tcpreasm_truncated_in_order),
-		cmocka_unit_test(test_tcpreasm_truncated_held),
-		cmocka_unit_test(test_tcpreasm_history_limit),
-		cmocka_unit_test(test_tcpreasm_api_errors),
-		cmocka_unit_test(test_tcpreasm_arena_grows),
-		cmocka_unit_test(test_tcpreasm_random_streams),
-	};
-	return cmocka_run_group_tests_name("dump_tcpreasm", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_tcpreasm_in_order_zero_copy),
+	cmocka_unit_test(test_tcpreasm_permutations_of_four),
+	cmocka_unit_test(test_tcpreasm_duplicates),
+	cmocka_unit_test(test_tcpreasm_partial_overlap_new_bytes_only),
+	cmocka_unit_test(test_tcpreasm_conflict_with_delivered),
+	cmocka_unit_test(test_tcpreasm_conflict_with_held),
+	cmocka_unit_test(test_tcpreasm_hole_fills),
+	cmocka_unit_test(test_tcpreasm_hole_never_fills),
+	cmocka_unit_test(test_tcpreasm_limit_declares_gap),
+	cmocka_unit_test(test_tcpreasm_memory_bounded),
+	cmocka_unit_test(test_tcpreasm_seq_wrap),
+	cmocka_unit_test(test_tcpreasm_midstream),
+	cmocka_unit_test(test_tcpreasm_syn_fin),
+	cmocka_unit_test(test_tcpreasm_fin_out_of_order),
+	cmocka_unit_test(test_tcpreasm_data_after_fin),
+	cmocka_unit_test(test_tcpreasm_rst),
+	cmocka_unit_test(test_tcpreasm_reopen),
+	cmocka_unit_test(test_tcpreasm_ignored_far_jump),
+	cmocka_unit_test(test_tcpreasm_truncated_in_order),
+	cmocka_unit_test(test_tcpreasm_truncated_held),
+	cmocka_unit_test(test_tcpreasm_history_limit),
+	cmocka_unit_test(test_tcpreasm_api_errors),
+	cmocka_unit_test(test_tcpreasm_arena_grows),
+	cmocka_unit_test(test_tcpreasm_random_streams))

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "ctl.h"
 
@@ -246,16 +247,11 @@ static void test_overlong_line(void **state)
 	free(line);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_start_round_trip),
-		cmocka_unit_test(test_ready_result_stop),
-		cmocka_unit_test(test_error_passes_reason),
-		cmocka_unit_test(test_start_refused),
-		cmocka_unit_test(test_start_ranges),
-		cmocka_unit_test(test_reverse),
-		cmocka_unit_test(test_overlong_line),
-	};
-	return cmocka_run_group_tests_name("perf_ctl", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_start_round_trip),
+	cmocka_unit_test(test_ready_result_stop),
+	cmocka_unit_test(test_error_passes_reason),
+	cmocka_unit_test(test_start_refused),
+	cmocka_unit_test(test_start_ranges),
+	cmocka_unit_test(test_reverse),
+	cmocka_unit_test(test_overlong_line))

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "hist.h"
 
@@ -134,15 +135,10 @@ static void test_bins(void **state)
 	assert_int_equal(counts[9], 1);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_uniform),
-		cmocka_unit_test(test_small_values_exact),
-		cmocka_unit_test(test_tail_and_clamp),
-		cmocka_unit_test(test_merge_equals_one),
-		cmocka_unit_test(test_empty),
-		cmocka_unit_test(test_bins),
-	};
-	return cmocka_run_group_tests_name("perf_hist", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_uniform),
+	cmocka_unit_test(test_small_values_exact),
+	cmocka_unit_test(test_tail_and_clamp),
+	cmocka_unit_test(test_merge_equals_one),
+	cmocka_unit_test(test_empty),
+	cmocka_unit_test(test_bins))

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "plot.h"
 
@@ -146,12 +147,6 @@ static void test_svg(void **state)
 	free(p);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hist_text),
-		cmocka_unit_test(test_svg),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_hist_text),
+	cmocka_unit_test(test_svg))

@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "sendwait.h"
 
@@ -75,15 +76,9 @@ static void test_deadline_only_lowered(void **state)
 	assert_int_equal(deadline, NOW + 50000);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_blocked_waits_pollout),
-		cmocka_unit_test(test_enobufs_waits_backoff),
-		cmocka_unit_test(test_backoff_over_does_not_sleep),
-		cmocka_unit_test(test_window_full_waits_responses),
-		cmocka_unit_test(test_deadline_only_lowered),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_blocked_waits_pollout),
+	cmocka_unit_test(test_enobufs_waits_backoff),
+	cmocka_unit_test(test_backoff_over_does_not_sleep),
+	cmocka_unit_test(test_window_full_waits_responses),
+	cmocka_unit_test(test_deadline_only_lowered))

@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "utest.h"
 
@@ -142,12 +143,7 @@ static void test_cong_enobufs_and_monitor(void **state)
 	fixture_free(fx);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cong_thresholds),
-		cmocka_unit_test(test_cong_rcvbuf_change),
-		cmocka_unit_test(test_cong_enobufs_and_monitor),
-	};
-	return cmocka_run_group_tests_name("rds_cong", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_cong_thresholds),
+	cmocka_unit_test(test_cong_rcvbuf_change),
+	cmocka_unit_test(test_cong_enobufs_and_monitor))

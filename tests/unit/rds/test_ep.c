@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "utest.h"
 
@@ -295,16 +296,11 @@ static void test_ep_free_with_events(void **state)
 	rdsu_ep_free(ep);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ep_cfg_checks),
-		cmocka_unit_test(test_ep_addr),
-		cmocka_unit_test(test_ep_names),
-		cmocka_unit_test(test_ep_two_local_addresses),
-		cmocka_unit_test(test_ep_msg_iter),
-		cmocka_unit_test(test_ep_alloc_failures),
-		cmocka_unit_test(test_ep_free_with_events),
-	};
-	return cmocka_run_group_tests_name("rds_ep", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_ep_cfg_checks),
+	cmocka_unit_test(test_ep_addr),
+	cmocka_unit_test(test_ep_names),
+	cmocka_unit_test(test_ep_two_local_addresses),
+	cmocka_unit_test(test_ep_msg_iter),
+	cmocka_unit_test(test_ep_alloc_failures),
+	cmocka_unit_test(test_ep_free_with_events))

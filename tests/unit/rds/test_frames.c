@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "utest.h"
 
@@ -649,21 +650,16 @@ static void test_frames_fault_recv(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_frames_sizes),
-		cmocka_unit_test(test_frames_ack_required),
-		cmocka_unit_test(test_frames_sndbuf),
-		cmocka_unit_test(test_frames_retransmit),
-		cmocka_unit_test(test_frames_credits),
-		cmocka_unit_test(test_frames_credit_stall),
-		cmocka_unit_test(test_frames_errors),
-		cmocka_unit_test(test_frames_csum_zero_probe),
-		cmocka_unit_test(test_frames_fault_csum_bad),
-		cmocka_unit_test(test_frames_fault_frag_mismatch),
-		cmocka_unit_test(test_frames_fault_acks),
-		cmocka_unit_test(test_frames_fault_recv),
-	};
-	return cmocka_run_group_tests_name("rds_frames", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_frames_sizes),
+	cmocka_unit_test(test_frames_ack_required),
+	cmocka_unit_test(test_frames_sndbuf),
+	cmocka_unit_test(test_frames_retransmit),
+	cmocka_unit_test(test_frames_credits),
+	cmocka_unit_test(test_frames_credit_stall),
+	cmocka_unit_test(test_frames_errors),
+	cmocka_unit_test(test_frames_csum_zero_probe),
+	cmocka_unit_test(test_frames_fault_csum_bad),
+	cmocka_unit_test(test_frames_fault_frag_mismatch),
+	cmocka_unit_test(test_frames_fault_acks),
+	cmocka_unit_test(test_frames_fault_recv))

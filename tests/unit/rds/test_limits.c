@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "utest.h"
 
@@ -424,20 +425,14 @@ static void test_never(void **state)
 	rdsu_ep_free(ep);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_give_up_kicked_peer),
-		cmocka_unit_test(test_no_give_up_with_data),
-		cmocka_unit_test(test_max_connecting),
-		cmocka_unit_test(test_link_caps),
-		cmocka_unit_test(test_handshake_timeout),
-		cmocka_unit_test(test_raw_first_then_peer),
-		cmocka_unit_test(test_raw_after_peer),
-		cmocka_unit_test(test_held_outlives_handshake),
-		cmocka_unit_test(test_idle_timeout),
-		cmocka_unit_test(test_never),
-	};
-
-	return cmocka_run_group_tests_name("limits", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_give_up_kicked_peer),
+	cmocka_unit_test(test_no_give_up_with_data),
+	cmocka_unit_test(test_max_connecting),
+	cmocka_unit_test(test_link_caps),
+	cmocka_unit_test(test_handshake_timeout),
+	cmocka_unit_test(test_raw_first_then_peer),
+	cmocka_unit_test(test_raw_after_peer),
+	cmocka_unit_test(test_held_outlives_handshake),
+	cmocka_unit_test(test_idle_timeout),
+	cmocka_unit_test(test_never))

@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "utest.h"
 
@@ -118,12 +119,7 @@ static void test_buf_cap(void **state)
 	assert_int_equal(n.allocs, n.frees);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_buf_classes),
-		cmocka_unit_test(test_buf_reuse),
-		cmocka_unit_test(test_buf_cap),
-	};
-	return cmocka_run_group_tests_name("rds_mem", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_buf_classes),
+	cmocka_unit_test(test_buf_reuse),
+	cmocka_unit_test(test_buf_cap))

@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "utest.h"
 
@@ -357,20 +358,15 @@ static void test_path_sport_pick(void **state)
 	assert_int_equal(rdsu_sport_pick(65530, 65535, 0, 0), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_path_backoff),
-		cmocka_unit_test(test_path_larger_kicks_only),
-		cmocka_unit_test(test_path_refuse_larger_connect_back),
-		cmocka_unit_test(test_path_duel),
-		cmocka_unit_test(test_path_slots_7x),
-		cmocka_unit_test(test_path_held_until_npaths),
-		cmocka_unit_test(test_path_slots_6x),
-		cmocka_unit_test(test_path_fanout_after_probe),
-		cmocka_unit_test(test_path_stale_ids),
-		cmocka_unit_test(test_path_connect_ordering),
-		cmocka_unit_test(test_path_sport_pick),
-	};
-	return cmocka_run_group_tests_name("rds_path", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_path_backoff),
+	cmocka_unit_test(test_path_larger_kicks_only),
+	cmocka_unit_test(test_path_refuse_larger_connect_back),
+	cmocka_unit_test(test_path_duel),
+	cmocka_unit_test(test_path_slots_7x),
+	cmocka_unit_test(test_path_held_until_npaths),
+	cmocka_unit_test(test_path_slots_6x),
+	cmocka_unit_test(test_path_fanout_after_probe),
+	cmocka_unit_test(test_path_stale_ids),
+	cmocka_unit_test(test_path_connect_ordering),
+	cmocka_unit_test(test_path_sport_pick))

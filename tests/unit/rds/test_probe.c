@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "utest.h"
 
@@ -493,24 +494,19 @@ static void test_probe_fence_stale_pong(void **state)
 	fixture_free(fx);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_probe_hash_vectors),
-		cmocka_unit_test(test_probe_path_rule),
-		cmocka_unit_test(test_probe_bytes_6x),
-		cmocka_unit_test(test_probe_bytes_7x),
-		cmocka_unit_test(test_probe_ping_answered_with_pong),
-		cmocka_unit_test(test_probe_npaths_negotiation),
-		cmocka_unit_test(test_probe_6x_peer_npaths_only),
-		cmocka_unit_test(test_probe_slot0_resync),
-		cmocka_unit_test(test_probe_unsure_slot0_holds_data),
-		cmocka_unit_test(test_probe_gen_change_resets),
-		cmocka_unit_test(test_probe_gen_change_flushes_retransmit),
-		cmocka_unit_test(test_probe_one_at_a_time),
-		cmocka_unit_test(test_probe_6x_send_hash),
-		cmocka_unit_test(test_probe_fence_after_ack),
-		cmocka_unit_test(test_probe_fence_stale_pong),
-	};
-	return cmocka_run_group_tests_name("rds_probe", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_probe_hash_vectors),
+	cmocka_unit_test(test_probe_path_rule),
+	cmocka_unit_test(test_probe_bytes_6x),
+	cmocka_unit_test(test_probe_bytes_7x),
+	cmocka_unit_test(test_probe_ping_answered_with_pong),
+	cmocka_unit_test(test_probe_npaths_negotiation),
+	cmocka_unit_test(test_probe_6x_peer_npaths_only),
+	cmocka_unit_test(test_probe_slot0_resync),
+	cmocka_unit_test(test_probe_unsure_slot0_holds_data),
+	cmocka_unit_test(test_probe_gen_change_resets),
+	cmocka_unit_test(test_probe_gen_change_flushes_retransmit),
+	cmocka_unit_test(test_probe_one_at_a_time),
+	cmocka_unit_test(test_probe_6x_send_hash),
+	cmocka_unit_test(test_probe_fence_after_ack),
+	cmocka_unit_test(test_probe_fence_stale_pong))

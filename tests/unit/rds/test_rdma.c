@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "utest.h"
 #include "core.h"
@@ -329,17 +330,11 @@ static void test_rdma_mr_bound(void **state)
 	one_free(&o);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rdma_cookie),
-		cmocka_unit_test(test_rdma_notify_rule),
-		cmocka_unit_test(test_rdma_exts_7x_write),
-		cmocka_unit_test(test_rdma_exts_7x_read),
-		cmocka_unit_test(test_rdma_exts_6x),
-		cmocka_unit_test(test_rdma_exts_map),
-		cmocka_unit_test(test_rdma_mr_bound),
-	};
-
-	return cmocka_run_group_tests_name("rds_rdma", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_rdma_cookie),
+	cmocka_unit_test(test_rdma_notify_rule),
+	cmocka_unit_test(test_rdma_exts_7x_write),
+	cmocka_unit_test(test_rdma_exts_7x_read),
+	cmocka_unit_test(test_rdma_exts_6x),
+	cmocka_unit_test(test_rdma_exts_map),
+	cmocka_unit_test(test_rdma_mr_bound))

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "utest.h"
 
@@ -395,21 +396,16 @@ static void test_recv_dups_follow_the_port_pair(void **state)
 	rdsu_ep_free(ep);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_recv_duplicate_rule, setup, fixture_teardown),
-		cmocka_unit_test_setup_teardown(test_recv_duplicate_ping_not_answered, setup,
-						fixture_teardown),
-		cmocka_unit_test_setup_teardown(test_recv_ping_pong, setup, fixture_teardown),
-		cmocka_unit_test_setup_teardown(test_recv_pong_delivered, setup, fixture_teardown),
-		cmocka_unit_test_setup_teardown(test_recv_map, setup, fixture_teardown),
-		cmocka_unit_test_setup_teardown(test_recv_too_big, setup, fixture_teardown),
-		cmocka_unit_test_setup_teardown(test_recv_one_mib_and_chunking, setup, fixture_teardown),
-		cmocka_unit_test_setup_teardown(test_recv_no_socket, setup, fixture_teardown),
-		cmocka_unit_test_setup_teardown(test_recv_read_trunc_peek, setup, fixture_teardown),
-		cmocka_unit_test(test_recv_dups_follow_the_sender_port),
-		cmocka_unit_test(test_recv_dups_follow_the_port_pair),
-	};
-	return cmocka_run_group_tests_name("rds_recv", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test_setup_teardown(test_recv_duplicate_rule, setup, fixture_teardown),
+	cmocka_unit_test_setup_teardown(test_recv_duplicate_ping_not_answered, setup,
+			fixture_teardown),
+	cmocka_unit_test_setup_teardown(test_recv_ping_pong, setup, fixture_teardown),
+	cmocka_unit_test_setup_teardown(test_recv_pong_delivered, setup, fixture_teardown),
+	cmocka_unit_test_setup_teardown(test_recv_map, setup, fixture_teardown),
+	cmocka_unit_test_setup_teardown(test_recv_too_big, setup, fixture_teardown),
+	cmocka_unit_test_setup_teardown(test_recv_one_mib_and_chunking, setup, fixture_teardown),
+	cmocka_unit_test_setup_teardown(test_recv_no_socket, setup, fixture_teardown),
+	cmocka_unit_test_setup_teardown(test_recv_read_trunc_peek, setup, fixture_teardown),
+	cmocka_unit_test(test_recv_dups_follow_the_sender_port),
+	cmocka_unit_test(test_recv_dups_follow_the_port_pair))

@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "utest.h"
 
@@ -211,16 +212,11 @@ static void test_send_cancel_mid_write(void **state)
 	assert_int_equal(ci.path[0].retrans_q_msgs, 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_send_first_link_bytes),
-		cmocka_unit_test_setup_teardown(test_send_acked_frees, setup, fixture_teardown),
-		cmocka_unit_test_setup_teardown(test_send_retransmit_after_reconnect, setup,
-						fixture_teardown),
-		cmocka_unit_test_setup_teardown(test_send_peek_advance, setup, fixture_teardown),
-		cmocka_unit_test_setup_teardown(test_send_output_requests, setup, fixture_teardown),
-		cmocka_unit_test_setup_teardown(test_send_cancel_mid_write, setup, fixture_teardown),
-	};
-	return cmocka_run_group_tests_name("rds_send", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_send_first_link_bytes),
+	cmocka_unit_test_setup_teardown(test_send_acked_frees, setup, fixture_teardown),
+	cmocka_unit_test_setup_teardown(test_send_retransmit_after_reconnect, setup,
+			fixture_teardown),
+	cmocka_unit_test_setup_teardown(test_send_peek_advance, setup, fixture_teardown),
+	cmocka_unit_test_setup_teardown(test_send_output_requests, setup, fixture_teardown),
+	cmocka_unit_test_setup_teardown(test_send_cancel_mid_write, setup, fixture_teardown))

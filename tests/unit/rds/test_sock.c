@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "utest.h"
 
@@ -211,16 +212,11 @@ static void test_sock_events(void **state)
 	fixture_free(fx);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sock_bind),
-		cmocka_unit_test(test_sock_submit_errors),
-		cmocka_unit_test(test_sock_sndbuf_boundary),
-		cmocka_unit_test(test_sock_acks_wanted),
-		cmocka_unit_test(test_sock_close_drops_messages),
-		cmocka_unit_test(test_sock_read_errors),
-		cmocka_unit_test(test_sock_events),
-	};
-	return cmocka_run_group_tests_name("rds_sock", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_sock_bind),
+	cmocka_unit_test(test_sock_submit_errors),
+	cmocka_unit_test(test_sock_sndbuf_boundary),
+	cmocka_unit_test(test_sock_acks_wanted),
+	cmocka_unit_test(test_sock_close_drops_messages),
+	cmocka_unit_test(test_sock_read_errors),
+	cmocka_unit_test(test_sock_events))

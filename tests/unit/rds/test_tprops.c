@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "utest.h"
 
@@ -247,15 +248,10 @@ static void test_tprops_loopback(void **state)
 	rdsu_ep_free(ep);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tprops_sockopt),
-		cmocka_unit_test(test_tprops_rdma_laddr),
-		cmocka_unit_test(test_tprops_ib_connects_both),
-		cmocka_unit_test(test_tprops_ib_larger_reconnects),
-		cmocka_unit_test(test_tprops_ib_accept_race),
-		cmocka_unit_test(test_tprops_loopback),
-	};
-	return cmocka_run_group_tests_name("rds_tprops", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_tprops_sockopt),
+	cmocka_unit_test(test_tprops_rdma_laddr),
+	cmocka_unit_test(test_tprops_ib_connects_both),
+	cmocka_unit_test(test_tprops_ib_larger_reconnects),
+	cmocka_unit_test(test_tprops_ib_accept_race),
+	cmocka_unit_test(test_tprops_loopback))

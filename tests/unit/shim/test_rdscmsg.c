@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "rdscmsg.h"
 
@@ -194,13 +195,7 @@ static void test_errors(void **state)
 	assert_int_equal(m.n_ops, 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_none),
-		cmocka_unit_test(test_each_op),
-		cmocka_unit_test(test_errors),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_none),
+	cmocka_unit_test(test_each_op),
+	cmocka_unit_test(test_errors))

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "cmain.h"
 #include <pcap/pcap.h>
 
 #include "cap.h"
@@ -181,14 +182,8 @@ static void test_ring_bound(void **state)
 	rig_free(r);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_congestion_whole),
-		cmocka_unit_test(test_congestion_part),
-		cmocka_unit_test(test_reconnect_counts),
-		cmocka_unit_test(test_ring_bound),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_congestion_whole),
+	cmocka_unit_test(test_congestion_part),
+	cmocka_unit_test(test_reconnect_counts),
+	cmocka_unit_test(test_ring_bound))

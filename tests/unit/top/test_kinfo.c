@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include <wire/wire.h>
 
@@ -364,15 +365,10 @@ static void test_kinfo_news(void **state)
 	free(nw);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_kinfo_snapshot_of_a_connection),
-		cmocka_unit_test(test_kinfo_read_probes_then_reads),
-		cmocka_unit_test(test_kinfo_read_retries_a_growing_list),
-		cmocka_unit_test(test_kinfo_errors),
-		cmocka_unit_test(test_kinfo_ib_rows),
-		cmocka_unit_test(test_kinfo_news),
-	};
-	return cmocka_run_group_tests_name("top_kinfo", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_kinfo_snapshot_of_a_connection),
+	cmocka_unit_test(test_kinfo_read_probes_then_reads),
+	cmocka_unit_test(test_kinfo_read_retries_a_growing_list),
+	cmocka_unit_test(test_kinfo_errors),
+	cmocka_unit_test(test_kinfo_ib_rows),
+	cmocka_unit_test(test_kinfo_news))

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include <errno.h>
 
@@ -296,14 +297,8 @@ static void test_lmon_loopback_name(void **state)
 	top_lmon_free(l);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_lmon_snapshot),
-		cmocka_unit_test(test_lmon_loopback_name),
-		cmocka_unit_test(test_lmon_refused),
-		cmocka_unit_test(test_kinfo_local_map),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_lmon_snapshot),
+	cmocka_unit_test(test_lmon_loopback_name),
+	cmocka_unit_test(test_lmon_refused),
+	cmocka_unit_test(test_kinfo_local_map))

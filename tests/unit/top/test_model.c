@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "render.h"
 #include "top.h"
@@ -324,15 +325,10 @@ static void test_model_text_render(void **state)
 	top_snap_fini(&b);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_model_link_paths_queues_sockets),
-		cmocka_unit_test(test_model_source_path_count_kept),
-		cmocka_unit_test(test_model_rates),
-		cmocka_unit_test(test_model_rates_from_wire_counts),
-		cmocka_unit_test(test_model_strings),
-		cmocka_unit_test(test_model_text_render),
-	};
-	return cmocka_run_group_tests_name("top_model", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_model_link_paths_queues_sockets),
+	cmocka_unit_test(test_model_source_path_count_kept),
+	cmocka_unit_test(test_model_rates),
+	cmocka_unit_test(test_model_rates_from_wire_counts),
+	cmocka_unit_test(test_model_strings),
+	cmocka_unit_test(test_model_text_render))

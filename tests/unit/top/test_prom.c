@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include "prom.h"
 #include "top.h"
@@ -231,15 +232,9 @@ static void test_prom_kernel_counter_help(void **state)
 	assert_true(total >= 80);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_prom_top_and_other),
-		cmocka_unit_test(test_prom_groups),
-		cmocka_unit_test(test_prom_openmetrics),
-		cmocka_unit_test(test_prom_no_snapshot),
-		cmocka_unit_test(test_prom_kernel_counter_help),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_prom_top_and_other),
+	cmocka_unit_test(test_prom_groups),
+	cmocka_unit_test(test_prom_openmetrics),
+	cmocka_unit_test(test_prom_no_snapshot),
+	cmocka_unit_test(test_prom_kernel_counter_help))

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include <wire/wire.h>
 
@@ -160,15 +161,10 @@ static void test_cong_freed_mask(void **state)
 	assert_true(wire_cong_freed_mask(&b, &a) == 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cong_bit_layout),
-		cmocka_unit_test(test_cong_iterate),
-		cmocka_unit_test(test_cong_codec),
-		cmocka_unit_test(test_cong_diff_ranges),
-		cmocka_unit_test(test_cong_diff_matches_bruteforce),
-		cmocka_unit_test(test_cong_freed_mask),
-	};
-	return cmocka_run_group_tests_name("wire_cong", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_cong_bit_layout),
+	cmocka_unit_test(test_cong_iterate),
+	cmocka_unit_test(test_cong_codec),
+	cmocka_unit_test(test_cong_diff_ranges),
+	cmocka_unit_test(test_cong_diff_matches_bruteforce),
+	cmocka_unit_test(test_cong_freed_mask))

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include <wire/wire.h>
 
@@ -282,16 +283,11 @@ static void test_ext_add_roundtrip_every_type(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ext_sizes),
-		cmocka_unit_test(test_ext_probe_7x_three),
-		cmocka_unit_test(test_ext_6x_receiver_misparses_7x),
-		cmocka_unit_test(test_ext_stop_rules),
-		cmocka_unit_test(test_ext_add_6x_one_only),
-		cmocka_unit_test(test_ext_add_7x_appends),
-		cmocka_unit_test(test_ext_add_roundtrip_every_type),
-	};
-	return cmocka_run_group_tests_name("wire_ext", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_ext_sizes),
+	cmocka_unit_test(test_ext_probe_7x_three),
+	cmocka_unit_test(test_ext_6x_receiver_misparses_7x),
+	cmocka_unit_test(test_ext_stop_rules),
+	cmocka_unit_test(test_ext_add_6x_one_only),
+	cmocka_unit_test(test_ext_add_7x_appends),
+	cmocka_unit_test(test_ext_add_roundtrip_every_type))

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include <wire/wire.h>
 
@@ -580,29 +581,23 @@ static void test_reasm_known_frame(void **state)
 	assert_int_equal(out.hdr.csum, 0xdac3);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_frag_count),
-		cmocka_unit_test(test_frag_len),
-		cmocka_unit_test(test_reasm_init),
-		cmocka_unit_test(test_reasm_three_fragments),
-		cmocka_unit_test(test_reasm_prefix_mode),
-		cmocka_unit_test(test_reasm_exact_multiples),
-		cmocka_unit_test(test_reasm_zero_length_message),
-		cmocka_unit_test(test_reasm_ack_only_interleaved),
-		cmocka_unit_test(test_reasm_ack_only_recognition),
-		cmocka_unit_test(test_reasm_credit_and_ack_may_differ),
-		cmocka_unit_test(test_reasm_mismatch_each_field),
-		cmocka_unit_test(test_reasm_short),
-		cmocka_unit_test(test_reasm_long),
-		cmocka_unit_test(test_reasm_toobig),
-		cmocka_unit_test(test_reasm_runt),
-		cmocka_unit_test(test_reasm_null_buffer),
-		cmocka_unit_test(test_reasm_restart_after_abandon),
-		cmocka_unit_test(test_reasm_max_message),
-		cmocka_unit_test(test_reasm_known_frame),
-	};
-
-	return cmocka_run_group_tests_name("wire_frag", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_frag_count),
+	cmocka_unit_test(test_frag_len),
+	cmocka_unit_test(test_reasm_init),
+	cmocka_unit_test(test_reasm_three_fragments),
+	cmocka_unit_test(test_reasm_prefix_mode),
+	cmocka_unit_test(test_reasm_exact_multiples),
+	cmocka_unit_test(test_reasm_zero_length_message),
+	cmocka_unit_test(test_reasm_ack_only_interleaved),
+	cmocka_unit_test(test_reasm_ack_only_recognition),
+	cmocka_unit_test(test_reasm_credit_and_ack_may_differ),
+	cmocka_unit_test(test_reasm_mismatch_each_field),
+	cmocka_unit_test(test_reasm_short),
+	cmocka_unit_test(test_reasm_long),
+	cmocka_unit_test(test_reasm_toobig),
+	cmocka_unit_test(test_reasm_runt),
+	cmocka_unit_test(test_reasm_null_buffer),
+	cmocka_unit_test(test_reasm_restart_after_abandon),
+	cmocka_unit_test(test_reasm_max_message),
+	cmocka_unit_test(test_reasm_known_frame))

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include <wire/wire.h>
 
@@ -319,21 +320,16 @@ static void test_hex_helpers(void **state)
 			assert_int_equal(wire_hex_value(c), -1);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hdr_decode_fields),
-		cmocka_unit_test(test_hdr_all_offsets),
-		cmocka_unit_test(test_hdr_truncated_every_offset),
-		cmocka_unit_test(test_hdr_encode_nospace),
-		cmocka_unit_test(test_csum_known_answers),
-		cmocka_unit_test(test_csum_zero_is_absent_and_bad_detected),
-		cmocka_unit_test(test_csum_odd_length),
-		cmocka_unit_test(test_flags_names),
-		cmocka_unit_test(test_hdr_rules_tcp),
-		cmocka_unit_test(test_hdr_rules_each),
-		cmocka_unit_test(test_hdr_layout_table),
-		cmocka_unit_test(test_hex_helpers),
-	};
-	return cmocka_run_group_tests_name("wire_hdr", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_hdr_decode_fields),
+	cmocka_unit_test(test_hdr_all_offsets),
+	cmocka_unit_test(test_hdr_truncated_every_offset),
+	cmocka_unit_test(test_hdr_encode_nospace),
+	cmocka_unit_test(test_csum_known_answers),
+	cmocka_unit_test(test_csum_zero_is_absent_and_bad_detected),
+	cmocka_unit_test(test_csum_odd_length),
+	cmocka_unit_test(test_flags_names),
+	cmocka_unit_test(test_hdr_rules_tcp),
+	cmocka_unit_test(test_hdr_rules_each),
+	cmocka_unit_test(test_hdr_layout_table),
+	cmocka_unit_test(test_hex_helpers))

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include "cmain.h"
 
 #include <wire/wire.h>
 
@@ -447,23 +448,18 @@ static void test_ib_claims_qp(void **state)
 	assert_true(wire_ib_claims_qp(b, sizeof(b)));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ib_local_send_only_kat),
-		cmocka_unit_test(test_ib_global_ack_kat),
-		cmocka_unit_test(test_ib_vcrc_absent),
-		cmocka_unit_test(test_ib_icrc_masks),
-		cmocka_unit_test(test_ib_truncation_every_offset),
-		cmocka_unit_test(test_ib_malformed),
-		cmocka_unit_test(test_ib_unsupported_and_rules),
-		cmocka_unit_test(test_ib_encode_identity),
-		cmocka_unit_test(test_ib_encode_invalid),
-		cmocka_unit_test(test_roce_encode_kat),
-		cmocka_unit_test(test_roce_encode_v6_round_trip),
-		cmocka_unit_test(test_ib_send_iter),
-		cmocka_unit_test(test_ib_psn_step),
-		cmocka_unit_test(test_ib_claims_qp),
-	};
-	return cmocka_run_group_tests_name("wire_ib", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_ib_local_send_only_kat),
+	cmocka_unit_test(test_ib_global_ack_kat),
+	cmocka_unit_test(test_ib_vcrc_absent),
+	cmocka_unit_test(test_ib_icrc_masks),
+	cmocka_unit_test(test_ib_truncation_every_offset),
+	cmocka_unit_test(test_ib_malformed),
+	cmocka_unit_test(test_ib_unsupported_and_rules),
+	cmocka_unit_test(test_ib_encode_identity),
+	cmocka_unit_test(test_ib_encode_invalid),
+	cmocka_unit_test(test_roce_encode_kat),
+	cmocka_unit_test(test_roce_encode_v6_round_trip),
+	cmocka_unit_test(test_ib_send_iter),
+	cmocka_unit_test(test_ib_psn_step),
+	cmocka_unit_test(test_ib_claims_qp))

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include "cmain.h"
 
 #include <wire/wire.h>
 
@@ -492,22 +493,16 @@ static void test_ibcm_attr_names(void **state)
 		wt_name_is(wire_ibcm_attr_name((uint16_t)names[i].v), names[i].name);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ibcm_req_rds_ipv4),
-		cmocka_unit_test(test_ibcm_req_rds_ipv6),
-		cmocka_unit_test(test_ibcm_req_inside_roce),
-		cmocka_unit_test(test_ibcm_rep),
-		cmocka_unit_test(test_ibcm_rej),
-		cmocka_unit_test(test_ibcm_rtu_dreq_drep_mra),
-		cmocka_unit_test(test_ibcm_service_id_rule),
-		cmocka_unit_test(test_ibcm_cma_version_rule),
-		cmocka_unit_test(test_ibcm_private_len_rule),
-		cmocka_unit_test(test_ibcm_unsupported),
-		cmocka_unit_test(test_ibcm_truncation_every_offset),
-		cmocka_unit_test(test_ibcm_attr_names),
-	};
-
-	return cmocka_run_group_tests_name("wire_ibcm", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_ibcm_req_rds_ipv4),
+	cmocka_unit_test(test_ibcm_req_rds_ipv6),
+	cmocka_unit_test(test_ibcm_req_inside_roce),
+	cmocka_unit_test(test_ibcm_rep),
+	cmocka_unit_test(test_ibcm_rej),
+	cmocka_unit_test(test_ibcm_rtu_dreq_drep_mra),
+	cmocka_unit_test(test_ibcm_service_id_rule),
+	cmocka_unit_test(test_ibcm_cma_version_rule),
+	cmocka_unit_test(test_ibcm_private_len_rule),
+	cmocka_unit_test(test_ibcm_unsupported),
+	cmocka_unit_test(test_ibcm_truncation_every_offset),
+	cmocka_unit_test(test_ibcm_attr_names))

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include <wire/wire.h>
 
@@ -313,20 +314,14 @@ static void test_ib_negotiate_then_adopt(void **state)
 	assert_int_equal(wire_ib_adopt(WIRE_IBVER_4_1, &rep), WIRE_IBVER_3_1);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ibpd_decode_v4_known_answer),
-		cmocka_unit_test(test_ibpd_decode_v6_known_answer),
-		cmocka_unit_test(test_ibpd_encode_from_fields),
-		cmocka_unit_test(test_ibpd_roundtrip_nonzero_reserved),
-		cmocka_unit_test(test_ibpd_longer_blob_sets_extra),
-		cmocka_unit_test(test_ibpd_trunc_every_offset),
-		cmocka_unit_test(test_ibpd_bad_arguments),
-		cmocka_unit_test(test_ib_negotiate_table),
-		cmocka_unit_test(test_ib_adopt),
-		cmocka_unit_test(test_ib_negotiate_then_adopt),
-	};
-
-	return cmocka_run_group_tests_name("wire_ibpd", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_ibpd_decode_v4_known_answer),
+	cmocka_unit_test(test_ibpd_decode_v6_known_answer),
+	cmocka_unit_test(test_ibpd_encode_from_fields),
+	cmocka_unit_test(test_ibpd_roundtrip_nonzero_reserved),
+	cmocka_unit_test(test_ibpd_longer_blob_sets_extra),
+	cmocka_unit_test(test_ibpd_trunc_every_offset),
+	cmocka_unit_test(test_ibpd_bad_arguments),
+	cmocka_unit_test(test_ib_negotiate_table),
+	cmocka_unit_test(test_ib_adopt),
+	cmocka_unit_test(test_ib_negotiate_then_adopt))

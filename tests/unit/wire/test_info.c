@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -815,30 +816,25 @@ static void test_info_counter_names(void **state)
 	assert_int_equal(wire_info_counter_names(WIRE_INFO_CTRS_TCP, WIRE_KVER_7, NULL), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_info_conn_v4_known_answer),
-		cmocka_unit_test(test_info_conn_v6_matches_v4),
-		cmocka_unit_test(test_info_msg_v4_known_answer),
-		cmocka_unit_test(test_info_sock_v4_known_answer),
-		cmocka_unit_test(test_info_tcp_sock_v4_known_answer),
-		cmocka_unit_test(test_info_rdma_conn_v4_keeps_padding),
-		cmocka_unit_test(test_info_counter_known_answer),
-		cmocka_unit_test(test_info_decode_encode_identity),
-		cmocka_unit_test(test_info_truncated_at_every_offset),
-		cmocka_unit_test(test_info_table),
-		cmocka_unit_test(test_info_uapi_conn),
-		cmocka_unit_test(test_info_uapi_msg),
-		cmocka_unit_test(test_info_uapi_sock),
-		cmocka_unit_test(test_info_uapi_tcp_sock),
-		cmocka_unit_test(test_info_uapi_rdma_conn),
-		cmocka_unit_test(test_info_uapi_counter),
-		cmocka_unit_test(test_info_iter),
-		cmocka_unit_test(test_info_iter_malformed_lengths),
-		cmocka_unit_test(test_info_bad_arguments),
-		cmocka_unit_test(test_info_answer),
-		cmocka_unit_test(test_info_counter_names),
-	};
-	return cmocka_run_group_tests_name("wire_info", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_info_conn_v4_known_answer),
+	cmocka_unit_test(test_info_conn_v6_matches_v4),
+	cmocka_unit_test(test_info_msg_v4_known_answer),
+	cmocka_unit_test(test_info_sock_v4_known_answer),
+	cmocka_unit_test(test_info_tcp_sock_v4_known_answer),
+	cmocka_unit_test(test_info_rdma_conn_v4_keeps_padding),
+	cmocka_unit_test(test_info_counter_known_answer),
+	cmocka_unit_test(test_info_decode_encode_identity),
+	cmocka_unit_test(test_info_truncated_at_every_offset),
+	cmocka_unit_test(test_info_table),
+	cmocka_unit_test(test_info_uapi_conn),
+	cmocka_unit_test(test_info_uapi_msg),
+	cmocka_unit_test(test_info_uapi_sock),
+	cmocka_unit_test(test_info_uapi_tcp_sock),
+	cmocka_unit_test(test_info_uapi_rdma_conn),
+	cmocka_unit_test(test_info_uapi_counter),
+	cmocka_unit_test(test_info_iter),
+	cmocka_unit_test(test_info_iter_malformed_lengths),
+	cmocka_unit_test(test_info_bad_arguments),
+	cmocka_unit_test(test_info_answer),
+	cmocka_unit_test(test_info_counter_names))

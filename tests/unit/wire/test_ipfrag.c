@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include <wire/wire.h>
 
@@ -152,13 +153,8 @@ static void test_ipfrag_cut_everywhere(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ipfrag_v4_first),
-		cmocka_unit_test(test_ipfrag_v4_bad),
-		cmocka_unit_test(test_ipfrag_v6),
-		cmocka_unit_test(test_ipfrag_cut_everywhere),
-	};
-	return cmocka_run_group_tests_name("wire_ipfrag", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_ipfrag_v4_first),
+	cmocka_unit_test(test_ipfrag_v4_bad),
+	cmocka_unit_test(test_ipfrag_v6),
+	cmocka_unit_test(test_ipfrag_cut_everywhere))

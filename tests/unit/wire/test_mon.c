@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include <wire/wire.h>
 
@@ -186,14 +187,8 @@ static void test_mon_rec_later_fields(void **state)
 	assert_int_equal(wire_mon_rec_decode(&d, b, 8), WIRE_ERR_TRUNC);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mon_hdr),
-		cmocka_unit_test(test_mon_rec_identity),
-		cmocka_unit_test(test_mon_rec_refused),
-		cmocka_unit_test(test_mon_rec_later_fields),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_mon_hdr),
+	cmocka_unit_test(test_mon_rec_identity),
+	cmocka_unit_test(test_mon_rec_refused),
+	cmocka_unit_test(test_mon_rec_later_fields))

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include <wire/wire.h>
 
@@ -228,14 +229,9 @@ static void test_rule_set(void **state)
 	assert_non_null(wire_version());
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_builders_match_kernel_bytes),
-		cmocka_unit_test(test_classify_kernel_order),
-		cmocka_unit_test(test_msg_rules),
-		cmocka_unit_test(test_rule_table),
-		cmocka_unit_test(test_rule_set),
-	};
-	return cmocka_run_group_tests_name("wire_msg", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_builders_match_kernel_bytes),
+	cmocka_unit_test(test_classify_kernel_order),
+	cmocka_unit_test(test_msg_rules),
+	cmocka_unit_test(test_rule_table),
+	cmocka_unit_test(test_rule_set))

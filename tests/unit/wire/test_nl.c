@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include <wire/wire.h>
 
@@ -945,30 +946,24 @@ static void test_nl_names(void **state)
 	assert_string_equal(wire_rule_name(WIRE_RULE_NL_MISSING), "nl.ls.missing");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nl_resolve_request),
-		cmocka_unit_test(test_nl_resolve_response_paths),
-		cmocka_unit_test(test_nl_error_response),
-		cmocka_unit_test(test_nl_set_timeout),
-		cmocka_unit_test(test_nl_ip_resolve),
-		cmocka_unit_test(test_nl_multi_message),
-		cmocka_unit_test(test_nl_consumed_capped),
-		cmocka_unit_test(test_nl_truncation_every_offset),
-		cmocka_unit_test(test_nl_rule_len),
-		cmocka_unit_test(test_nl_rule_policy),
-		cmocka_unit_test(test_nl_rule_unknown_mandatory),
-		cmocka_unit_test(test_nl_rule_duplicate),
-		cmocka_unit_test(test_nl_rule_client),
-		cmocka_unit_test(test_nl_rule_op),
-		cmocka_unit_test(test_nl_rule_path_count),
-		cmocka_unit_test(test_nl_rule_missing),
-		cmocka_unit_test(test_nl_size_limit),
-		cmocka_unit_test(test_nl_round_trip),
-		cmocka_unit_test(test_nl_encode_inval),
-		cmocka_unit_test(test_nl_names),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_nl_resolve_request),
+	cmocka_unit_test(test_nl_resolve_response_paths),
+	cmocka_unit_test(test_nl_error_response),
+	cmocka_unit_test(test_nl_set_timeout),
+	cmocka_unit_test(test_nl_ip_resolve),
+	cmocka_unit_test(test_nl_multi_message),
+	cmocka_unit_test(test_nl_consumed_capped),
+	cmocka_unit_test(test_nl_truncation_every_offset),
+	cmocka_unit_test(test_nl_rule_len),
+	cmocka_unit_test(test_nl_rule_policy),
+	cmocka_unit_test(test_nl_rule_unknown_mandatory),
+	cmocka_unit_test(test_nl_rule_duplicate),
+	cmocka_unit_test(test_nl_rule_client),
+	cmocka_unit_test(test_nl_rule_op),
+	cmocka_unit_test(test_nl_rule_path_count),
+	cmocka_unit_test(test_nl_rule_missing),
+	cmocka_unit_test(test_nl_size_limit),
+	cmocka_unit_test(test_nl_round_trip),
+	cmocka_unit_test(test_nl_encode_inval),
+	cmocka_unit_test(test_nl_names))

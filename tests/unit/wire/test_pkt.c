@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "cmain.h"
 
 #include <wire/wire.h>
 
@@ -210,16 +211,11 @@ static void test_pkt_cooked_and_netlink(void **state)
 	assert_int_equal(p.l4, WIRE_L4_TCP);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pkt_ethernet_ipv4_tcp),
-		cmocka_unit_test(test_pkt_padding_is_not_payload),
-		cmocka_unit_test(test_pkt_truncated_every_offset),
-		cmocka_unit_test(test_pkt_vlan_and_malformed),
-		cmocka_unit_test(test_pkt_fragments),
-		cmocka_unit_test(test_pkt_ipv6_ext_udp),
-		cmocka_unit_test(test_pkt_cooked_and_netlink),
-	};
-	return cmocka_run_group_tests_name("wire_pkt", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_pkt_ethernet_ipv4_tcp),
+	cmocka_unit_test(test_pkt_padding_is_not_payload),
+	cmocka_unit_test(test_pkt_truncated_every_offset),
+	cmocka_unit_test(test_pkt_vlan_and_malformed),
+	cmocka_unit_test(test_pkt_fragments),
+	cmocka_unit_test(test_pkt_ipv6_ext_udp),
+	cmocka_unit_test(test_pkt_cooked_and_netlink))

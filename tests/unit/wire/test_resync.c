@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include "cmain.h"
 
 #include <wire/wire.h>
 
@@ -185,15 +186,10 @@ static void test_resync_finish(void **state)
 	assert_false(wire_resync_finish(&r));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_resync_plausible),
-		cmocka_unit_test(test_resync_every_offset),
-		cmocka_unit_test(test_resync_hint_accepts_alone),
-		cmocka_unit_test(test_resync_large_message),
-		cmocka_unit_test(test_resync_garbage_only),
-		cmocka_unit_test(test_resync_finish),
-	};
-	return cmocka_run_group_tests_name("wire_resync", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_resync_plausible),
+	cmocka_unit_test(test_resync_every_offset),
+	cmocka_unit_test(test_resync_hint_accepts_alone),
+	cmocka_unit_test(test_resync_large_message),
+	cmocka_unit_test(test_resync_garbage_only),
+	cmocka_unit_test(test_resync_finish))

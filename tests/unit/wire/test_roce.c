@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include "cmain.h"
 
 #include <wire/wire.h>
 
@@ -561,25 +562,19 @@ static void test_roce_icrc_any_input(void **state)
 	(void)wire_roce_icrc(b, sizeof(b));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_roce_v4_send_only_kat),
-		cmocka_unit_test(test_roce_v6_write_only_imm_kat),
-		cmocka_unit_test(test_roce_v4_options_ack_kat),
-		cmocka_unit_test(test_roce_cx4_cnp_capture),
-		cmocka_unit_test(test_roce_icrc_masks),
-		cmocka_unit_test(test_roce_ext_header_families),
-		cmocka_unit_test(test_roce_ext_header_values),
-		cmocka_unit_test(test_roce_truncation_every_offset),
-		cmocka_unit_test(test_roce_truncated_payload),
-		cmocka_unit_test(test_roce_malformed_vs_truncated),
-		cmocka_unit_test(test_roce_unsupported),
-		cmocka_unit_test(test_roce_rules),
-		cmocka_unit_test(test_roce_rds_send_sequence),
-		cmocka_unit_test(test_roce_opcode_names),
-		cmocka_unit_test(test_roce_icrc_any_input),
-	};
-
-	return cmocka_run_group_tests_name("wire_roce", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_roce_v4_send_only_kat),
+	cmocka_unit_test(test_roce_v6_write_only_imm_kat),
+	cmocka_unit_test(test_roce_v4_options_ack_kat),
+	cmocka_unit_test(test_roce_cx4_cnp_capture),
+	cmocka_unit_test(test_roce_icrc_masks),
+	cmocka_unit_test(test_roce_ext_header_families),
+	cmocka_unit_test(test_roce_ext_header_values),
+	cmocka_unit_test(test_roce_truncation_every_offset),
+	cmocka_unit_test(test_roce_truncated_payload),
+	cmocka_unit_test(test_roce_malformed_vs_truncated),
+	cmocka_unit_test(test_roce_unsupported),
+	cmocka_unit_test(test_roce_rules),
+	cmocka_unit_test(test_roce_rds_send_sequence),
+	cmocka_unit_test(test_roce_opcode_names),
+	cmocka_unit_test(test_roce_icrc_any_input))

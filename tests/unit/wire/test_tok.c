@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include "cmain.h"
 
 #include <wire/wire.h>
 
@@ -101,13 +102,7 @@ static void test_tok_unknown_values(void **state)
 	assert_null(wire_nl_op_name(3));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tok_both_ways),
-		cmocka_unit_test(test_tok_exported_tables),
-		cmocka_unit_test(test_tok_unknown_values),
-	};
-
-	return cmocka_run_group_tests_name("wire_tok", tests, NULL, NULL);
-}
+CMOCKA_MAIN(
+	cmocka_unit_test(test_tok_both_ways),
+	cmocka_unit_test(test_tok_exported_tables),
+	cmocka_unit_test(test_tok_unknown_values))
