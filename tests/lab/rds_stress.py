@@ -70,6 +70,13 @@ KNOWN = {
     # answers EOPNOTSUPP
     ("shim-active", "tasks"), ("shim-passive", "tasks"), ("librds", "tasks"),
 }
+# rdsrun as the active side: its parent binds a socket for the RDMA probe
+# (an IB endpoint) and closes it before forking the tasks; the task's IB
+# traffic then stalls (on 6.1 it gets and acknowledges the kernel's first
+# two requests, nothing it sends arrives; on 7.2 nothing moves), where the
+# passive side, whose parent never binds, passes every mode. Not fixed.
+# librds against librds has rdsrun as its active side too.
+KNOWN |= {(p, m) for p in ("shim-active", "librds") for m in MODES}
 # the modes where only the active side sends requests (and registers)
 ONEWAY = {"oneway", "getmr"}
 # the modes a pairing writes into the requester's buffer, which rds-stress compares
@@ -113,15 +120,20 @@ for i, (pair, mode, g1, g2, active, opts) in enumerate(STEPS):
         flag("a%%d" %% i)
         wait_flag("d%%d" %% i)
     else:
-        p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
+        p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env,
+                             start_new_session=True)
         time.sleep(2)
         flag("p%%d" %% i)
         wait_flag("a%%d" %% i)
         try:
             rc = p.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            p.kill()
             rc = "hung"
+        try:
+            os.killpg(p.pid, 9)    # its tasks too: the next step binds the address
+        except ProcessLookupError:
+            pass
+        p.wait()
         flag("d%%d" %% i)
     print("STEP %%d %%s %%s rc %%s" %% (i, pair, mode, rc), flush=True)
 '''
@@ -208,11 +220,11 @@ def matrix_fails(res, pairs, modes):
         for mode in modes:
             got, why = res.get((pair, mode), ("fail", "not run"))
             kk = res.get(("kk", mode), (None,))[0]
-            if mode == "getmr":
+            if (pair, mode) in KNOWN:
+                want = "fail"
+            elif mode == "getmr":
                 kernel_registers = PAIRS[pair][PAIRS[pair][2] - 1] == "k"
                 want = "getmr-eopnotsupp" if kernel_registers else "pass"
-            elif (pair, mode) in KNOWN:
-                want = "fail"
             else:
                 want = "pass" if pair == "kk" or kk in (None, "pass") else kk
             if got != want:
