@@ -71,10 +71,10 @@ KNOWN = {
     ("shim-active", "tasks"), ("shim-passive", "tasks"), ("librds", "tasks"),
 }
 # rdsrun as the active side: its parent binds a socket for the RDMA probe
-# (an IB endpoint) and closes it before forking the tasks; the task's IB
-# traffic then stalls (on 6.1 it gets and acknowledges the kernel's first
-# two requests, nothing it sends arrives; on 7.2 nothing moves), where the
-# passive side, whose parent never binds, passes every mode. Not fixed.
+# (an IB endpoint) and closes it before forking the tasks; the task then
+# never sends a request of its own (on 6.1 it receives the peer's first
+# two and acknowledges them; on 7.2 nothing moves), where the passive
+# side, whose parent never binds, passes every mode. Not fixed.
 # librds against librds has rdsrun as its active side too.
 KNOWN |= {(p, m) for p in ("shim-active", "librds") for m in MODES}
 # the modes where only the active side sends requests (and registers)
