@@ -120,7 +120,9 @@ static void atfork_parent(void)
 
 static void atfork_child(void)
 {
-	g_child = true;
+	/* Only an endpoint the parent still holds is the parent's; with none
+	 * (fork() drops an idle one, below) the child makes its own. */
+	g_child = g_io != NULL;
 	/* rdsd's sockets are shared with the parent, as the kernel's are;
 	 * the replies to this process need a channel of its own. */
 	for (struct rdsp_sock *s = g_socks; s; s = s->next)
@@ -380,6 +382,27 @@ out:
 	free(mv);
 }
 
+/*
+ * An endpoint with no socket left open serves nobody, but holds the
+ * address (rdma_cm port 18634, TCP 16385), so a forked child could never
+ * make its own: rds-stress's parent probes with a socket it closes and
+ * then forks a process per task, each binding the same address. Such an
+ * endpoint is freed before the fork; the parent makes a new one at its
+ * next bind, as a fresh process would.
+ */
+static void drop_idle_endpoint(void)
+{
+	bool open = false;
+
+	pthread_mutex_lock(&g_lock);
+	for (struct rdsp_sock *s = g_socks; s; s = s->next)
+		if (!s->dm && !s->closed && s->us)
+			open = true;
+	if (g_io && !open && !g_child)
+		free_endpoint_locked(NULL, 0);
+	pthread_mutex_unlock(&g_lock);
+}
+
 RDSP_EXPORT pid_t fork(void)
 {
 	if (!__atomic_load_n(&g_moving, __ATOMIC_RELAXED) && dm_mode() != DM_OFF) {
@@ -387,5 +410,6 @@ RDSP_EXPORT pid_t fork(void)
 		move_to_rdsd();
 		__atomic_store_n(&g_moving, 0, __ATOMIC_RELAXED);
 	}
+	drop_idle_endpoint();
 	return REAL(fork)();
 }

@@ -11,6 +11,8 @@
  *
  *   calls client    the checks, on 127.0.0.1; exit 0 if all passed
  *   calls fork      a forked child and its parent sharing two sockets
+ *   calls fork-own  a forked child binding its own socket per process
+ *                   after its parent closed its only one (rds-stress)
  *   calls slow      a socket on 127.0.0.2:6000 with the smallest RCVBUF
  *                   that never reads (the client congests it), until killed
  *
@@ -549,6 +551,58 @@ static int checks_fork(void)
 	return failed;
 }
 
+/* rds-stress's way (issue 30): the parent probes with a socket it
+ * closes, then a forked child binds its own on the same address, per
+ * process, and talks to the parent's new socket on another address. */
+static int bound_on(const char *ip, unsigned port, int type)
+{
+	struct sockaddr_in a = sin_of(ip, port);
+	int fd = socket(AF_RDS, SOCK_SEQPACKET | type, 0);
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		fprintf(stderr, "FAIL: socket/bind on %s:%u: %s\n", ip, port, strerror(errno));
+		exit(1);
+	}
+	return fd;
+}
+
+static int checks_fork_own(void)
+{
+	struct sockaddr_in to = sin_of("127.0.4.2", 7013), from;
+	socklen_t fl = sizeof(from);
+	struct timeval tv = { 20, 0 };
+	char buf[64];
+	int st = -1, s;
+	pid_t pid;
+
+	close(bound_on("127.0.4.1", 7011, 0));
+	pid = fork();
+	if (pid == 0) {
+		int c = bound_on("127.0.4.1", 7012, SOCK_NONBLOCK);
+
+		for (int i = 0; i < 100; i++) {
+			(void)sendto(c, "hello", 5, 0, (struct sockaddr *)&to, sizeof(to));
+			usleep(100 * 1000);
+			if (recv(c, buf, sizeof(buf), 0) == 2 && !memcmp(buf, "ok", 2))
+				_exit(0);
+		}
+		fprintf(stderr, "FAIL: child: no answer from the parent\n");
+		_exit(1);
+	}
+	CHECK(pid > 0, "fork");
+	s = bound_on("127.0.4.2", 7013, 0);
+	CHECK(setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == 0, "SO_RCVTIMEO");
+	CHECK(recvfrom(s, buf, sizeof(buf), 0, (struct sockaddr *)&from, &fl) == 5 &&
+	      !memcmp(buf, "hello", 5) && ntohs(from.sin_port) == 7012,
+	      "the child's message from its own socket");
+	CHECK(sendto(s, "ok", 2, 0, (struct sockaddr *)&from, fl) == 2, "the parent answers");
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "the child bound, sent and heard the answer");
+	close(s);
+	printf("%s\n", failed ? "FAILED" : "all passed");
+	return failed;
+}
+
 static int slow(void)
 {
 	struct sockaddr_in a = sin_of("127.0.0.2", 6000);
@@ -573,8 +627,10 @@ int main(int argc, char **argv)
 		return slow();
 	if (argc == 2 && !strcmp(argv[1], "fork"))
 		return checks_fork();
+	if (argc == 2 && !strcmp(argv[1], "fork-own"))
+		return checks_fork_own();
 	if (argc != 2 || strcmp(argv[1], "client")) {
-		fprintf(stderr, "usage: calls client | calls fork | calls slow\n");
+		fprintf(stderr, "usage: calls client | calls fork | calls fork-own | calls slow\n");
 		return 2;
 	}
 	g_main_tid = (pid_t)syscall(SYS_gettid);

@@ -24,6 +24,8 @@ out=$(RDSRUN_DAEMON=0 CALLS_RDSD=0 RDSD_NAME=$name timeout -s KILL 120 "$run" "$
 check $? "RDSRUN_DAEMON=0" "$out"
 out=$(env -u RDSRUN_DAEMON RDSD_NAME=$name timeout -s KILL 60 "$run" "$prog" fork 2>&1)
 check $? "fork, RDSRUN_DAEMON unset" "$out"
+out=$(RDSRUN_DAEMON=0 RDSD_NAME=$name timeout -s KILL 60 "$run" "$prog" fork-own 2>&1)
+check $? "fork-own, RDSRUN_DAEMON=0" "$out"
 out=$(RDSRUN_DAEMON=1 CALLS_RDSD=1 RDSD_NAME=$name timeout -s KILL 120 "$run" "$prog" client 2>&1)
 check $? "RDSRUN_DAEMON=1" "$out"
 out=$(RDSRUN_DAEMON=1 RDSD_NAME=$name timeout -s KILL 60 "$run" "$prog" fork 2>&1)
