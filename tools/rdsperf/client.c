@@ -111,7 +111,7 @@ static int check_size(const struct opts *o, const struct perf_client *c)
 {
 	uint32_t budget = rio_max_msg(c->socks[0]);
 
-	if (o->p.reverse || o->p.size <= budget)
+	if (o->p.reverse || o->p.size <= budget || perf_test_rdma(o->p.test))
 		return 0;
 	fprintf(stderr,
 		"rdsperf: messages of %u bytes do not fit the send buffer of %u bytes (RDS "
@@ -183,7 +183,9 @@ static int client_measure(struct opts *o, struct ctl *cc, struct perf_run *run, 
 	c->watch_fd = -1;
 	rt0 = perf_librds_retransmits(c->r);
 	tr0 = tcp_retrans_segs();
-	run->err = o->p.reverse ? perf_recv_run(c) : perf_client_run(c);
+	run->err = perf_test_rdma(o->p.test) ? perf_rdma_run(c)
+		   : o->p.reverse		  ? perf_recv_run(c)
+						  : perf_client_run(c);
 	run->rt_client = rt0 < 0 ? -1 : perf_librds_retransmits(c->r) - rt0;
 	tr1 = tcp_retrans_segs();
 	run->rt_host = tr0 < 0 || tr1 < 0 ? -1 : tr1 - tr0;
@@ -195,6 +197,52 @@ static int client_measure(struct opts *o, struct ctl *cc, struct perf_run *run, 
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * An RDMA test passes when every operation ended SUCCESS, every old value
+ * and read byte was as expected, at least one operation completed, and
+ * the server's memory is what the operations must have left. What failed
+ * is said on stderr (and in the JSON's "rdma" object). Return: 0; -1.
+ */
+static int rdma_judge(const struct opts *o, struct perf_run *run)
+{
+	const struct perf_rdma_out *m = &run->c->rdma;
+	bool atomic_kernel = o->p.test == PERF_ATOMIC && (run->kernel || run->server_kernel);
+	int bad = 0;
+
+	run->rdma_verified = run->res->has_hash && run->res->region_hash == m->expect_hash &&
+			     m->ops > 0 && !m->bad_values;
+	if (m->failed) {
+		fprintf(stderr, "rdsperf: %llu operation%s failed, the first %s%s\n",
+			(unsigned long long)m->failed, m->failed == 1 ? "" : "s",
+			rio_rdma_status_name(m->first_status),
+			atomic_kernel ? " (a kernel's regions on Soft-RoCE grant no remote atomic "
+					"access)" : "");
+		bad = -1;
+	}
+	if (m->lost) {
+		fprintf(stderr, "rdsperf: %llu operation%s never notified%s\n",
+			(unsigned long long)m->lost, m->lost == 1 ? "" : "s",
+			atomic_kernel && run->kernel
+				? " (the kernel posts only masked atomics, which Soft-RoCE (rxe) "
+				  "refuses: the message waits on its connection for ever)"
+				: "");
+		bad = -1;
+	}
+	if (run->err == 0 && !m->ops && !m->failed && !m->lost)
+		fprintf(stderr, "rdsperf: no operation completed\n");
+	if (m->bad_values)
+		fprintf(stderr, "rdsperf: %llu operation%s returned what the slot did not hold\n",
+			(unsigned long long)m->bad_values, m->bad_values == 1 ? "" : "s");
+	if (!run->res->has_hash)
+		fprintf(stderr, "rdsperf: the server sent no digest of its memory\n");
+	else if (run->res->region_hash != m->expect_hash)
+		fprintf(stderr, "rdsperf: the server's memory (digest %016llx) is not what the "
+				"operations left there (%016llx)\n",
+			(unsigned long long)run->res->region_hash,
+			(unsigned long long)m->expect_hash);
+	return run->rdma_verified ? bad : -1;
 }
 
 /* One test: propose, run, collect. Return: 0; 1 when the test ran but
@@ -224,6 +272,8 @@ static int run_one(struct opts *o, struct ctl *cc, struct out_list *runs, struct
 	if (client_measure(o, cc, &run, line) < 0)
 		goto out;
 	rc = run.err < 0 || c.total.verify_errors || res.verify_errors ? 1 : 0;
+	if (perf_test_rdma(o->p.test) && rdma_judge(o, &run) < 0)
+		rc = 1;
 	if (run.plot && o->p.test != PERF_STREAM)
 		plot_latency(run.plot, &c.lat);
 	if (run.err < 0)
@@ -239,6 +289,7 @@ out:
 	for (unsigned i = 0; i < o->p.sockets; i++)
 		rio_sock_close(c.socks[i]);
 	rio_close(c.r);
+	perf_rdma_free(&c);
 	free(line);
 	return rc;
 }
@@ -314,7 +365,8 @@ int perf_run_client(struct opts *o)
 
 		o->p.size = o->sizes[i];
 		if (!o->rsize_set)
-			o->p.rsize = o->p.test == PERF_STREAM ? 0 : o->p.size;
+			o->p.rsize = o->p.test == PERF_STREAM || perf_test_rdma(o->p.test) ? 0
+										    : o->p.size;
 		r = run_one(o, cc, &runs, plot);
 		if (r > rc)
 			rc = r;
