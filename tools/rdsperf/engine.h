@@ -135,13 +135,15 @@ void perf_report_interval(struct perf_client *c, rdsu_ns at, rdsu_ns t0, rdsu_ns
 struct perf_rdma_srv {
 	uint8_t *mem;
 	size_t len;
+	uint32_t slot;
 };
 
 /* perf_rdma_serve() - register and send the cookies to |client|'s first
  * socket. Return: 0; negative errno, |what| naming the step. */
 int perf_rdma_serve(struct perf_rdma_srv *m, struct rio *r, struct rio_sock *s,
 		    const struct perf_params *p, const struct rdsu_addr *client, const char **what);
-/* perf_rdma_hash() - the digest of the server's memory now. */
+/* perf_rdma_hash() - the digest of the server's memory now: each slot's
+ * payload_digest() chained, as the client computes what it expects. */
 uint64_t perf_rdma_hash(const struct perf_rdma_srv *m);
 /* perf_rdma_srv_free() - after the sockets are closed. */
 void perf_rdma_srv_free(struct perf_rdma_srv *m);

@@ -87,6 +87,7 @@ int perf_rdma_serve(struct perf_rdma_srv *m, struct rio *r, struct rio_sock *s,
 
 	layout_of(p, &l);
 	m->len = (size_t)l.slots * l.slot;
+	m->slot = l.slot;
 	*what = "memory";
 	if (posix_memalign(&mem, PAGE, m->len))
 		return -ENOMEM;
@@ -111,7 +112,11 @@ int perf_rdma_serve(struct perf_rdma_srv *m, struct rio *r, struct rio_sock *s,
 
 uint64_t perf_rdma_hash(const struct perf_rdma_srv *m)
 {
-	return payload_digest(PAYLOAD_DIGEST0, m->mem, m->len);
+	uint64_t h = PAYLOAD_DIGEST0;
+
+	for (size_t off = 0; off < m->len; off += m->slot)
+		h = payload_digest(h, m->mem + off, m->slot);
+	return h;
 }
 
 void perf_rdma_srv_free(struct perf_rdma_srv *m)
