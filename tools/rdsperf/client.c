@@ -120,6 +120,27 @@ static int check_size(const struct opts *o, const struct perf_client *c)
 	return -1;
 }
 
+/*
+ * The server's answer to a proposal. Before it answers an RDMA test, the
+ * server sends the cookies of its memory to our first socket: a kernel
+ * server's connection to librds waits for librds to accept it, so librds
+ * runs meanwhile (a blocked wait here left the kernel's RDMA_MAP at
+ * EAGAIN until both timed out: seen in the lab). Return: as ctl_recv().
+ */
+static int recv_ready(const struct opts *o, struct ctl *cc, struct rio *r, char *line)
+{
+	rdsu_ns end;
+	int e;
+
+	if (!perf_test_rdma(o->p.test) || !rio_io(r))
+		return ctl_recv(cc, line, CTL_TIMEOUT_MS);
+	/* the server tries to send its cookies for up to 10 s first */
+	end = rdsu_clock() + 2 * (rdsu_ns)CTL_TIMEOUT_MS * RDSU_MSEC;
+	while ((e = ctl_recv(cc, line, 0)) == -ETIMEDOUT && rdsu_clock() < end && !perf_stop)
+		(void)rio_idle(r, 2 * RDSU_MSEC);
+	return e;
+}
+
 /* Propose the test; the server's ports go to c->dports. Return: 0; -1
  * (said on stderr). */
 static int client_propose(struct opts *o, struct ctl *cc, struct perf_client *c, char *line,
@@ -130,7 +151,7 @@ static int client_propose(struct opts *o, struct ctl *cc, struct perf_client *c,
 	int e;
 
 	if ((e = ctl_send(cc, ctl_start_line(&o->p))) < 0 ||
-	    (e = ctl_recv(cc, line, CTL_TIMEOUT_MS)) < 0) {
+	    (e = recv_ready(o, cc, c->r, line)) < 0) {
 		fprintf(stderr, "rdsperf: control connection: %s\n", strerror(-e));
 		return -1;
 	}
