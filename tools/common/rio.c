@@ -478,35 +478,28 @@ uint64_t rio_unacked(struct rio *r)
 	return queued(r, true);
 }
 
+static int recv_op_kernel(struct rio_sock *s, void *buf, size_t cap, struct rio_rx *rx);
+
 ssize_t rio_recv(struct rio_sock *s, void *buf, size_t cap, struct rdsu_addr *from,
 		 uint16_t *sport, bool *trunc)
 {
 	struct iovec iov = { .iov_base = buf, .iov_len = cap };
 
 	if (s->fd >= 0) {
-		struct sockaddr_storage ss;
-		char cbuf[256];
+		struct rio_rx rx;
+		int e;
 
-		for (;;) {
-			struct msghdr mh = { 0 };
-			ssize_t n;
-
-			mh.msg_name = &ss;
-			mh.msg_namelen = sizeof(ss);
-			mh.msg_iov = &iov;
-			mh.msg_iovlen = 1;
-			mh.msg_control = cbuf;
-			mh.msg_controllen = sizeof(cbuf);
-			n = recvmsg(s->fd, &mh, MSG_DONTWAIT | MSG_TRUNC);
-			if (n < 0)
-				return -errno;
-			if (mh.msg_namelen == 0)
-				continue; /* a congestion notification carries no address */
-			if (rdsu_sockaddr_get(&ss, from, sport) < 0)
-				continue;
-			*trunc = (mh.msg_flags & MSG_TRUNC) != 0;
-			return n;
-		}
+		/* RDMA notifications are rio_recv_op()'s: skipped here */
+		do {
+			memset(&rx, 0, sizeof(rx));
+			e = recv_op_kernel(s, buf, cap, &rx);
+		} while (e == 0);
+		if (e < 0)
+			return e;
+		*from = rx.from;
+		*sport = rx.sport;
+		*trunc = rx.trunc;
+		return (ssize_t)rx.len;
 	}
 	for (;;) {
 		struct rdsu_rxinfo info;
