@@ -786,6 +786,15 @@ int rio_send_op(struct rio_sock *s, const struct rdsu_addr *dst, uint16_t dport,
 	return 0;
 }
 
+int rio_free_mr(struct rio_sock *s, uint64_t cookie, unsigned flags)
+{
+	struct rds_free_mr_args f = { .cookie = cookie, .flags = flags };
+
+	if (s->fd < 0)
+		return rdsu_sock_free_mr(s->us, cookie, flags);
+	return setsockopt(s->fd, SOL_RDS, RDS_FREE_MR, &f, sizeof(f)) < 0 ? -errno : 0;
+}
+
 /* The kernel's answer: notifications or one message, from the cmsgs. */
 static int recv_op_kernel(struct rio_sock *s, void *buf, size_t cap, struct rio_rx *rx)
 {

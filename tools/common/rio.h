@@ -196,6 +196,10 @@ int rio_idle(struct rio *r, rdsu_ns ns);
 int rio_send_op(struct rio_sock *s, const struct rdsu_addr *dst, uint16_t dport,
 		const void *buf, size_t len, const struct rdsu_op *op);
 
+/* rio_free_mr() - RDS_FREE_MR of |cookie| with |flags| (RDSU_RDMA_INVALIDATE).
+ * Return: 0; negative errno (-EINVAL: no such region). */
+int rio_free_mr(struct rio_sock *s, uint64_t cookie, unsigned flags);
+
 #define RIO_MAX_NOTES 32
 
 /* What rio_recv_op() received. */

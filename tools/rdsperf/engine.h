@@ -136,6 +136,9 @@ struct perf_rdma_srv {
 	uint8_t *mem;
 	size_t len;
 	uint32_t slot;
+	struct rio_sock *s;         /* the socket that registered the regions */
+	uint64_t cookies[PERF_RDMA_MAX_SLOTS];
+	unsigned regions;
 };
 
 /* perf_rdma_serve() - register and send the cookies to |client|'s first
@@ -145,6 +148,9 @@ int perf_rdma_serve(struct perf_rdma_srv *m, struct rio *r, struct rio_sock *s,
 /* perf_rdma_hash() - the digest of the server's memory now: each slot's
  * payload_digest() chained, as the client computes what it expects. */
 uint64_t perf_rdma_hash(const struct perf_rdma_srv *m);
+/* perf_rdma_unmap() - RDS_FREE_MR with RDS_RDMA_INVALIDATE of every
+ * region, before the socket closes. */
+void perf_rdma_unmap(struct perf_rdma_srv *m);
 /* perf_rdma_srv_free() - after the sockets are closed. */
 void perf_rdma_srv_free(struct perf_rdma_srv *m);
 

@@ -53,7 +53,8 @@ static void pattern(uint8_t *buf, const struct layout *l, const struct perf_para
 
 /* One cookie's message: its region registered with RDMA_MAP. */
 static int send_map(struct rio *r, struct rio_sock *s, const struct perf_params *p,
-		    const struct rdsu_addr *client, unsigned i, uint8_t *at, size_t len)
+		    const struct rdsu_addr *client, unsigned i, uint8_t *at, size_t len,
+		    uint64_t *cookie_out)
 {
 	uint8_t msg[8];
 	uint64_t cookie = 0;
@@ -75,6 +76,7 @@ static int send_map(struct rio *r, struct rio_sock *s, const struct perf_params 
 			break;
 		(void)rio_idle(r, 10 * RDSU_MSEC);
 	}
+	*cookie_out = cookie;
 	return e;
 }
 
@@ -102,9 +104,11 @@ int perf_rdma_serve(struct perf_rdma_srv *m, struct rio *r, struct rio_sock *s,
 		size_t len = m->len - off < (size_t)l.per_region * l.slot ? m->len - off
 									   : (size_t)l.per_region * l.slot;
 
-		e = send_map(r, s, p, client, i, m->mem + off, len);
+		e = send_map(r, s, p, client, i, m->mem + off, len, &m->cookies[i]);
 		if (e < 0)
 			return e;
+		m->s = s;
+		m->regions = i + 1;
 	}
 	(void)rio_flush(r);
 	return 0;
@@ -117,6 +121,17 @@ uint64_t perf_rdma_hash(const struct perf_rdma_srv *m)
 	for (size_t off = 0; off < m->len; off += m->slot)
 		h = payload_digest(h, m->mem + off, m->slot);
 	return h;
+}
+
+/* A region let go without INVALIDATE keeps its r_key valid on the HCA
+ * (docs/kernel-behaviour.md, RDMA table: it still takes RDMA), and the
+ * kernel's FRMR pool hands such a region out again: free them as a
+ * careful application does. */
+void perf_rdma_unmap(struct perf_rdma_srv *m)
+{
+	for (unsigned i = 0; i < m->regions; i++)
+		(void)rio_free_mr(m->s, m->cookies[i], RDSU_RDMA_INVALIDATE);
+	m->regions = 0;
 }
 
 void perf_rdma_srv_free(struct perf_rdma_srv *m)

@@ -313,6 +313,7 @@ static int run_test(struct opts *o, struct ctl *cc, int lfd, struct perf_params 
 		if (guarded)
 			doorman_stop(door);
 	}
+	perf_rdma_unmap(&mem);
 	for (unsigned i = 0; i < n; i++)
 		rio_sock_close(s.socks[i]);
 	rio_close(r);
