@@ -423,7 +423,7 @@ def main():
         l.role(1, ROLE_A % (common, A, B, A, B, B, A, A, B, B, A))
         l.role(2, ROLE_B % (common, B, B, B))
         l.start()
-        rcs = l.wait(1200)
+        rcs = l.wait(600 if a.rdma else 1200)
         for g in (1, 2):
             log("guest %d:\n%s" % (g, l.output(g)))
             if rcs.get(g) != 0:

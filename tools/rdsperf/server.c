@@ -299,6 +299,11 @@ static int run_test(struct opts *o, struct ctl *cc, int lfd, struct perf_params 
 			s.res.has_hash = mem.mem != NULL;
 			if (mem.mem)
 				s.res.region_hash = perf_rdma_hash(&mem);
+			/* while the client still holds its connection: the
+			 * kernel invalidates a region on the connection it was
+			 * registered on (net/rds/ib_frmr.c rds_ib_post_inv),
+			 * and the client goes once it has the result */
+			perf_rdma_unmap(&mem);
 			if (e < 0)
 				fprintf(stderr, "rdsperf: test failed: %s\n", rdsu_strerror(e));
 			/* the stop line (or EOF) is what ended the loop */
