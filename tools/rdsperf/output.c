@@ -346,7 +346,10 @@ void perf_print_start(const struct perf_run *run)
 	       "sched %s; client %s, server %s%s\n",
 	       p->client_addr, o->host_s, perf_test_name(p->test), p->size,
 	       p->size == 1 ? "" : "s",
-	       p->test == PERF_STREAM ? "" : (p->rsize == p->size ? " each way" : " requests"),
+	       p->test == PERF_STREAM ? ""
+	       : perf_test_rdma(p->test) ? " an operation"
+	       : p->rsize == p->size ? " each way"
+				    : " requests",
 	       p->sockets, p->sockets == 1 ? "" : "s", o->threads, o->threads == 1 ? "" : "s",
 	       run->kernel         ? "kernel paths"
 	       : p->paths == 1     ? "1 path"
@@ -358,6 +361,10 @@ void perf_print_start(const struct perf_run *run)
 		out_printf(t, "  reverse: the server sends, the client receives and counts\n");
 	if (p->test == PERF_RR && p->rsize != p->size)
 		out_printf(t, "  responses %u bytes, depth %u\n", p->rsize, p->depth);
+	if (perf_test_rdma(p->test))
+		out_printf(t, "  %u operation%s in flight per socket on the server's registered memory, "
+			      "each notified; its digest checked at the end\n",
+			   p->depth, p->depth == 1 ? "" : "s");
 	if (p->buf)
 		out_printf(t, "  SNDBUF and RCVBUF %u bytes at both ends\n", p->buf);
 	if (!run->kernel && p->paths != 8)
