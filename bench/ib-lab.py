@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-"""Issue 32's IB figures in one boot of two lab guests (Soft-RoCE, TCG).
+"""Issue 32's IB figures in one boot of two lab guests (Soft-RoCE, TCG);
+with --rdma, issue 30's RDMA figures instead (below).
 
     flock /tmp/rds-lab.lock bench/ib-lab.py --kernel 7.2 \\
         --rdsperf build/portable/tools/rdsperf/rdsperf \\
@@ -20,6 +21,15 @@ kernel's turn comes; unloading it after it had a connection oopses 7.2):
                      stream sizes, rdma_cm (-R), on the same link;
   librds -> kernel   the same rdsperf tests against the kernel's server;
   kernel -> kernel   and the kernel against itself: the reference.
+
+--rdma (no --rdsping): the same boot and order with rdsperf's
+rdma-write and rdma-read at 4 KiB, 64 KiB and 1 MiB and its atomic test,
+8 operations in flight, in each layout (the atomic test last: a kernel
+whose masked atomic rxe refuses leaves its connection stuck behind it),
+and perftest's ib_write_bw, ib_read_bw (same sizes) and ib_atomic_bw as
+the verbs column; no idle measurement. A run whose memory did not check
+out is a failure of the bench, except atomics with a kernel at either
+end, which Soft-RoCE cannot run (docs/kernel-behaviour.md).
 
 Defaults throughout (librds's busy-poll included), except the socket
 window for 256 KiB and 1 MiB, which the kernel refuses above its SNDBUF
