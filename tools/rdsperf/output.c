@@ -229,11 +229,12 @@ static const struct out_group doc_group = OUT_GROUP("rdsperf", doc_fields);
 #undef FX
 
 /* Into the object |id| of the current group. */
-static void lat_json(struct out *j, unsigned id, const struct hist *h)
+/* |rdma|: an RDMA test's, from submit to notification */
+static void lat_json(struct out *j, unsigned id, const struct hist *h, bool rdma)
 {
 	out_obj_open(j, id);
 	out_u64(j, LT_SAMPLES, h->n);
-	out_str(j, LT_RTT, "full round trip");
+	out_str(j, LT_RTT, rdma ? "submit to notification" : "full round trip");
 	out_str(j, LT_UNIT, "us");
 	out_double(j, LT_MIN, us(h->min));
 	out_double(j, LT_MEAN, hist_mean(h) / 1e3);
@@ -322,7 +323,7 @@ void perf_on_interval(void *ud, const struct perf_interval *iv)
 		out_double(j, IV_END, iv->end);
 		out_bool(j, IV_OMITTED, iv->omitted);
 		if (!stream)
-			lat_json(j, IV_LATENCY, &iv->lat);
+			lat_json(j, IV_LATENCY, &iv->lat, perf_test_rdma(o->p.test));
 		t = out_take(j);
 		out_list_add(&rp->intervals, t);
 		free(t);
@@ -581,7 +582,7 @@ static void json_end(struct out *j, const struct perf_run *run)
 	}
 	out_close(j);
 	if (!stream)
-		lat_json(j, EN_LATENCY, &c->lat);
+		lat_json(j, EN_LATENCY, &c->lat, perf_test_rdma(run->o->p.test));
 	out_obj_open(j, EN_CPU);
 	out_double(j, CPU_CLIENT, c->measured > 0 ? 100 * c->cpu / c->measured : 0);
 	out_double(j, CPU_SERVER, res->wall > 0 ? 100 * res->cpu / res->wall : 0);
