@@ -353,6 +353,14 @@ def rdma_figs(share, tag, fails):
                 fails.append("%s %s %d: %s" % (name, test, size, why))
         if rc != "0" and err:
             print("%s (exit %s): %s" % (name, rc, " / ".join(err)), flush=True)
+        # sizes that never ran (the server refused the test, rdsperf stopped)
+        for test, size in RROWS:
+            if test == "rdma-" + part or (part == "atomic" and test == "atomic"):
+                if (test, size) not in out:
+                    why = err[-1][len("rdsperf: "):] if err else "no run (exit %s)" % rc
+                    out[(test, size)] = (None, "did not run: " + ": ".join(why.split(": ")[-2:]))
+                    if test != "atomic" or tag == "ll":
+                        fails.append("%s %s %d: did not run: %s" % (name, test, size, why))
     return out
 
 
