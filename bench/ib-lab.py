@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-"""Issue 32's IB figures in one boot of two lab guests (Soft-RoCE, TCG).
+"""Issue 32's IB figures in one boot of two lab guests (Soft-RoCE, TCG);
+with --rdma, issue 30's RDMA figures instead (below).
 
     flock /tmp/rds-lab.lock bench/ib-lab.py --kernel 7.2 \\
         --rdsperf build/portable/tools/rdsperf/rdsperf \\
@@ -20,6 +21,15 @@ kernel's turn comes; unloading it after it had a connection oopses 7.2):
                      stream sizes, rdma_cm (-R), on the same link;
   librds -> kernel   the same rdsperf tests against the kernel's server;
   kernel -> kernel   and the kernel against itself: the reference.
+
+--rdma (no --rdsping): the same boot and order with rdsperf's
+rdma-write and rdma-read at 4 KiB, 64 KiB and 1 MiB and its atomic test,
+8 operations in flight, in each layout (the atomic test last: a kernel
+whose masked atomic rxe refuses leaves its connection stuck behind it),
+and perftest's ib_write_bw, ib_read_bw (same sizes) and ib_atomic_bw as
+the verbs column; no idle measurement. A run whose memory did not check
+out is a failure of the bench, except atomics with a kernel at either
+end, which Soft-RoCE cannot run (docs/kernel-behaviour.md).
 
 Defaults throughout (librds's busy-poll included), except the socket
 window for 256 KiB and 1 MiB, which the kernel refuses above its SNDBUF
@@ -53,6 +63,9 @@ TIME = %r
 SMALL = %r
 LARGE = %r
 SIZES = %r
+RDMA = %r
+RSIZES = %r
+RSIZE_LIST = [4096, 65536, 1048576]
 ''' + lab.guest_flags(600) + lab.GUEST_RXE_GID + lab.GUEST_RDSPERF + r'''
 def sh(args):
     p = subprocess.run(args, capture_output=True, text=True)
@@ -62,6 +75,13 @@ def sh(args):
 def perf(tag, peer, me, stack):
     base = ["/run/lab/rdsperf", "-c", peer, "-B", me, "--transport", "ib", "-t", str(TIME),
             "-O", "1", "-i", "0", "--json"] + stack
+    if RDMA:
+        # the atomic test last: a kernel that posts a masked atomic rxe
+        # refuses leaves its connection's queue stuck behind it
+        run(tag + "_write", base + ["--test", "rdma-write", "--depth", "8", "-l", RSIZES])
+        run(tag + "_read", base + ["--test", "rdma-read", "--depth", "8", "-l", RSIZES])
+        run(tag + "_atomic", base + ["--test", "atomic", "--depth", "8"])
+        return
     run(tag + "_small", base + ["--test", "stream", "-l", SMALL])
     run(tag + "_large", base + ["--test", "stream", "-l", LARGE, "-w", "4M"])
     run(tag + "_pingpong", base + ["--test", "pingpong", "-l", "64"])
@@ -81,9 +101,20 @@ def big_windows():
 PT = ["-d", "rxe0", "-R", "-F"]
 def pt_lat():
     return ["ib_send_lat"] + PT + ["-s", "64", "-n", "500"]
-def pt_bw(size):
+def pt_bw(size, tool="ib_send_bw"):
     n = max(8, (8 << 20) // size)   # 8 MiB a size
-    return ["ib_send_bw"] + PT + ["-s", str(size), "-n", str(n), "-t", str(min(64, n))]
+    return [tool] + PT + ["-s", str(size), "-n", str(n), "-t", str(min(64, n))]
+# the perftest runs, by name: "pt_lat", "pt_bw_SIZE"; --rdma: "pt_write_SIZE",
+# "pt_read_SIZE", "pt_atomic"
+PT_NAMES = (["pt_write_%%d" %% s for s in RSIZE_LIST] + ["pt_read_%%d" %% s for s in RSIZE_LIST] +
+            ["pt_atomic"]) if RDMA else ["pt_lat"] + ["pt_bw_%%d" %% s for s in SIZES]
+def pt_args(name):
+    if name == "pt_lat":
+        return pt_lat()
+    if name == "pt_atomic":
+        return ["ib_atomic_bw"] + PT + ["-A", "FETCH_AND_ADD", "-n", "20000"]
+    kind, size = name.split("_")[1:]
+    return pt_bw(int(size), {"bw": "ib_send_bw", "write": "ib_write_bw", "read": "ib_read_bw"}[kind])
 '''
 
 ROLE_A = r'''
@@ -95,9 +126,9 @@ wait_flag("srv_ll")
 perf("ll", "%s", "%s", [])
 flag("ll_done")
 # perftest: the server side starts each, we connect (retrying while it binds)
-for name in ["pt_lat"] + ["pt_bw_%%d" %% s for s in SIZES]:
+for name in PT_NAMES:
     wait_flag(name + "_up")
-    args = pt_lat() if name == "pt_lat" else pt_bw(int(name.split("_")[2]))
+    args = pt_args(name)
     for i in range(10):
         time.sleep(1)
         if run(name, args + ["%s"], timeout=60) == 0:
@@ -105,35 +136,36 @@ for name in ["pt_lat"] + ["pt_bw_%%d" %% s for s in SIZES]:
     flag(name + "_done")
 wait_flag("srv_k")
 perf("lk", "%s", "%s", [])
-# an idle librds IB endpoint: rdsping's, one link up to the kernel of
-# guest 2 and a ping every 2 s; its CPU and memory sampled meanwhile
-avail0 = mem_avail()
-t0 = time.time()
-ping = subprocess.Popen(["/run/lab/rdsping", "--transport", "ib", "-c", "6", "-i", "2", "-W", "5",
-                         "-I", "%s", "%s"], stdout=open(os.path.join(D, "idle_ping.out"), "w"),
-                        stderr=subprocess.STDOUT, env=ENV)
-first = None
-peak = 0
-avail_min = avail0
-while ping.poll() is None:
-    try:
-        cpu, rss = proc(ping.pid)
-    except (OSError, IndexError):
-        break
-    if first is None:
-        first = rss
-    peak = max(peak, rss)
-    last_cpu = cpu
-    avail_min = min(avail_min, mem_avail())
-    time.sleep(0.1)
-t1 = time.time()
-hz = os.sysconf("SC_CLK_TCK")
-open(os.path.join(D, "idle.txt"), "w").write(
-    "librds rdsping (IB, one link to the kernel, a ping every 2 s): CPU %%.2f s over %%.1f s "
-    "(%%.1f %%%%); VmRSS first sample %%d KiB, peak %%d KiB; guest MemAvailable %%d KiB before, "
-    "at least %%d KiB during (-%%d KiB, kernel and device queues included); exit %%d\n" %% (
-        last_cpu / hz, t1 - t0, 100.0 * last_cpu / hz / (t1 - t0), first or 0, peak, avail0,
-        avail_min, avail0 - avail_min, ping.returncode))
+if not RDMA:
+    # an idle librds IB endpoint: rdsping's, one link up to the kernel of
+    # guest 2 and a ping every 2 s; its CPU and memory sampled meanwhile
+    avail0 = mem_avail()
+    t0 = time.time()
+    ping = subprocess.Popen(["/run/lab/rdsping", "--transport", "ib", "-c", "6", "-i", "2", "-W", "5",
+                             "-I", "%s", "%s"], stdout=open(os.path.join(D, "idle_ping.out"), "w"),
+                            stderr=subprocess.STDOUT, env=ENV)
+    first = None
+    peak = 0
+    avail_min = avail0
+    while ping.poll() is None:
+        try:
+            cpu, rss = proc(ping.pid)
+        except (OSError, IndexError):
+            break
+        if first is None:
+            first = rss
+        peak = max(peak, rss)
+        last_cpu = cpu
+        avail_min = min(avail_min, mem_avail())
+        time.sleep(0.1)
+    t1 = time.time()
+    hz = os.sysconf("SC_CLK_TCK")
+    open(os.path.join(D, "idle.txt"), "w").write(
+        "librds rdsping (IB, one link to the kernel, a ping every 2 s): CPU %%.2f s over %%.1f s "
+        "(%%.1f %%%%); VmRSS first sample %%d KiB, peak %%d KiB; guest MemAvailable %%d KiB before, "
+        "at least %%d KiB during (-%%d KiB, kernel and device queues included); exit %%d\n" %% (
+            last_cpu / hz, t1 - t0, 100.0 * last_cpu / hz / (t1 - t0), first or 0, peak, avail0,
+            avail_min, avail0 - avail_min, ping.returncode))
 mod = glob.glob("/proc/1/root/mod/*-rds_rdma.ko")
 sh(["insmod"] + mod[:1])
 perf("kk", "%s", "%s", ["--kernel"])
@@ -162,8 +194,8 @@ open(os.path.join(D, "server.txt"), "w").write(
         rss0, peak))
 srv.terminate()
 srv.wait()
-for name in ["pt_lat"] + ["pt_bw_%%d" %% s for s in SIZES]:
-    args = pt_lat() if name == "pt_lat" else pt_bw(int(name.split("_")[2]))
+for name in PT_NAMES:
+    args = pt_args(name)
     p = subprocess.Popen(args, stdout=open(os.path.join(D, name + ".srv"), "w"),
                          stderr=subprocess.STDOUT)
     flag(name + "_up")
@@ -240,6 +272,84 @@ def perftest_figs(share, fails):
     return out
 
 
+RROWS = [("rdma-write", 4096), ("rdma-write", 65536), ("rdma-write", 1048576),
+         ("rdma-read", 4096), ("rdma-read", 65536), ("rdma-read", 1048576), ("atomic", 8)]
+
+
+def rdma_figs(share, tag, fails):
+    """--rdma: {(test, size): (number, text)} from one layout's three runs; a
+    run that failed shows rdsperf's reason (an atomic refused is a result,
+    not a failure of the bench: docs/kernel-behaviour.md's RDMA table)."""
+    out = {}
+    for part in ("write", "read", "atomic"):
+        name = "%s_%s" % (tag, part)
+        rc = read(share, name + ".rc").strip()
+        err = [l for l in read(share, name + ".err").splitlines() if l.startswith("rdsperf: ")]
+        try:
+            runs = json.loads(read(share, name + ".out"))["runs"]
+        except (ValueError, KeyError) as e:
+            fails.append("%s: rdsperf exit %s, no JSON (%s): %s" % (name, rc, e, " / ".join(err)))
+            continue
+        for r in runs:
+            test, size, m = r["start"]["test"], r["start"]["size"], r["end"].get("rdma", {})
+            if m.get("verified") and not m.get("failed") and not m.get("never_notified"):
+                if test == "atomic":
+                    out[(test, size)] = (m["operations_per_second"],
+                                         "%.0f op/s" % m["operations_per_second"])
+                else:
+                    mbit = m["bits_per_second"] / 1e6
+                    out[(test, size)] = (mbit, "%.1f Mbit/s (%.0f op/s)" % (
+                        mbit, m["operations_per_second"]))
+                continue
+            why = ("%d failed, first %s" % (m["failed"], m["first_failure"]) if m.get("failed")
+                   else "%d never notified" % m["never_notified"] if m.get("never_notified")
+                   else r.get("error") or "not verified")
+            out[(test, size)] = (None, "fails: " + why)
+            if test != "atomic" or tag == "ll":   # librds at both ends has atomics
+                fails.append("%s %s %d: %s" % (name, test, size, why))
+        if rc != "0" and err:
+            print("%s (exit %s): %s" % (name, rc, " / ".join(err)), flush=True)
+        # sizes that never ran (the server refused the test, rdsperf stopped)
+        for test, size in RROWS:
+            if test == "rdma-" + part or (part == "atomic" and test == "atomic"):
+                if (test, size) not in out:
+                    why = err[-1][len("rdsperf: "):] if err else "no run (exit %s)" % rc
+                    out[(test, size)] = (None, "did not run: " + ": ".join(why.split(": ")[-2:]))
+                    if test != "atomic" or tag == "ll":
+                        fails.append("%s %s %d: did not run: %s" % (name, test, size, why))
+    return out
+
+
+def pt_rdma_figs(share, fails):
+    out = {}
+    for test, size in RROWS:
+        name = "pt_atomic" if test == "atomic" else "pt_%s_%d" % (test[5:], size)
+        t = read(share, name + ".out")
+        # #bytes #iterations BW peak[MB/sec] BW average[MB/sec] MsgRate[Mpps]
+        m = re.search(r"^\s*%d\s+\d+\s+[\d.]+\s+([\d.]+)\s+([\d.]+)" % size, t, re.M)
+        if not m:
+            fails.append("%s: no figures: %r" % (name, t[-300:]))
+        elif test == "atomic":
+            rate = float(m.group(2)) * 1e6
+            out[(test, size)] = (rate, "%.0f op/s" % rate)
+        else:
+            mbit = float(m.group(1)) * 8 * 1.048576  # perftest's MB is MiB
+            out[(test, size)] = (mbit, "%.1f Mbit/s" % mbit)
+    return out
+
+
+def rdma_table(figs):
+    head = ["test"] + [n for _, n in LAYOUTS] + ["verbs (perftest)"]
+    lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
+    for test, size in RROWS:
+        name = "atomic (FADD, CSWP)" if test == "atomic" else "%s %s" % (
+            test, "%d KiB" % (size // 1024) if size < 1 << 20 else "1 MiB")
+        cells = [figs.get(c, {}).get((test, size), (None, "-"))[1]
+                 for c in [t for t, _ in LAYOUTS] + ["pt"]]
+        lines.append("| " + " | ".join([name] + cells) + " |")
+    return "\n".join(lines)
+
+
 def table(figs):
     rows = [("pingpong", 64)] + [("stream", s) for s in SIZES]
     cols = [t for t, _ in LAYOUTS] + ["pt"]
@@ -267,33 +377,47 @@ def table(figs):
 def main():
     ap = lab.arg_parser()
     ap.add_argument("--rdsperf", required=True)
-    ap.add_argument("--rdsping", required=True)
+    ap.add_argument("--rdsping", help="needed without --rdma")
+    ap.add_argument("--rdma", action="store_true",
+                    help="issue 30's figures instead: rdsperf rdma-write, rdma-read (4 KiB, "
+                         "64 KiB, 1 MiB) and atomic beside ib_write_bw, ib_read_bw, ib_atomic_bw")
     ap.add_argument("--busy-poll", type=int, default=None,
                     help="RDSU_IB_BUSY_POLL for librds (µs; default: librds's own)")
     ap.add_argument("--time", type=float, default=2, help="seconds per rdsperf size")
     a, out, log = lab.parse(ap)
-    run_dir, share = lab.run_share(out, "ib_bench-%s%s" % (
-        a.kernel, "" if a.busy_poll is None else "-bp%d" % a.busy_poll), (a.rdsperf, a.rdsping))
+    if not a.rdma and not a.rdsping:
+        ap.error("--rdsping is needed (or --rdma)")
+    run_dir, share = lab.run_share(out, "ib_%s-%s%s" % (
+        "rdma" if a.rdma else "bench", a.kernel,
+        "" if a.busy_poll is None else "-bp%d" % a.busy_poll),
+        (a.rdsperf,) if a.rdma else (a.rdsperf, a.rdsping))
     fails = []
-    common = COMMON % (a.busy_poll, a.busy_poll, a.time, SMALL, LARGE, SIZES)
+    common = COMMON % (a.busy_poll, a.busy_poll, a.time, SMALL, LARGE, SIZES, a.rdma, "4K,64K,1M")
     with lab.Lab(a.kernel, 2, True, keep=share) as l, l.judging(fails):
         rcs = l.run_roles([lab.guest_python(ROLE_A % (common, A, B, A, B, B, A, A, B, B, A)),
-                           lab.guest_python(ROLE_B % (common, B, B, B))], 1200)
+                           lab.guest_python(ROLE_B % (common, B, B, B))],
+                          600 if a.rdma else 1200)
         for g in (1, 2):
             log("guest %d:\n%s" % (g, l.output(g)))
         fails += lab.role_fails(rcs)
-        figs = {t: rdsperf_figs(share, t, fails) for t, _ in LAYOUTS}
-        figs["pt"] = perftest_figs(share, fails)
+        if a.rdma:
+            figs = {t: rdma_figs(share, t, fails) for t, _ in LAYOUTS}
+            figs["pt"] = pt_rdma_figs(share, fails)
+            tab = rdma_table(figs)
+        else:
+            figs = {t: rdsperf_figs(share, t, fails) for t, _ in LAYOUTS}
+            figs["pt"] = perftest_figs(share, fails)
+            tab = table(figs)
         idle = read(share, "idle.txt").strip() + "\n" + read(share, "server.txt").strip()
-        tab = table(figs)
         raw = []
         for f in sorted(os.listdir(share)):
             if f.endswith((".out", ".srv")) or f in ("idle.txt", "server.txt"):
                 raw.append("== %s\n%s" % (f, read(share, f).strip()))
-        head = ("IB over Soft-RoCE, kernel %s, rdsperf %g s per size after 1 s warm-up, "
-                "ping-pong p50 round trip, stream as the receiver counted%s" % (
-                    a.kernel, a.time, "" if a.busy_poll is None else
-                    ", RDSU_IB_BUSY_POLL=%d" % a.busy_poll))
+        head = ("IB over Soft-RoCE, kernel %s, rdsperf %g s per size after 1 s warm-up, %s%s" % (
+                    a.kernel, a.time, "RDMA operations as the client's notifications counted, "
+                    "8 in flight, each run's memory checked by digest" if a.rdma else
+                    "ping-pong p50 round trip, stream as the receiver counted",
+                    "" if a.busy_poll is None else ", RDSU_IB_BUSY_POLL=%d" % a.busy_poll))
         with open(os.path.join(run_dir, "figures.md"), "w") as f:
             f.write(head + "\n\n" + tab + "\n\n" + idle + "\n")
         with open(os.path.join(run_dir, "raw.txt"), "w") as f:

@@ -3,7 +3,7 @@
  * fuzz_perfctl.c - rdsperf's control-message decoders, which read what a
  * remote peer sent. Every decoder sees the input as one line; a start
  * message that decodes must pass the range checks and survive encode ->
- * decode unchanged. Properties abort().
+ * decode unchanged, and so must a result. Properties abort().
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -44,7 +44,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(again);
 	}
 	(void)ctl_parse_ready(line, ports, 1 + (size % PERF_MAX_SOCKS), &kernel, &reverse, err, sizeof(err));
-	(void)ctl_parse_result(line, &r, err, sizeof(err));
+	if (ctl_parse_result(line, &r, err, sizeof(err)) == 0) {
+		/* a result that decodes, its RDMA digest too, survives
+		 * encode -> decode unchanged */
+		struct perf_result s;
+		char *again = ctl_result_line(&r);
+
+		check(again != NULL);
+		again[strlen(again) - 1] = 0;
+		check(ctl_parse_result(again, &s, err, sizeof(err)) == 0);
+		check(s.has_hash == r.has_hash && s.region_hash == r.region_hash &&
+		      s.msgs == r.msgs && s.kernel == r.kernel);
+		free(again);
+	}
 	(void)ctl_parse_stop(line, err, sizeof(err));
 	free(line);
 	return 0;

@@ -48,6 +48,15 @@ for args, why in [
     (["-c", "nohost"], "bad host"),
     (["-c", "127.0.0.1", "--transport", "udp"], "bad transport"),
     (["-s", "--transport", "IB"], "bad transport"),
+    (["-c", "127.0.0.1", "--test", "rdma"], "bad test 'rdma'"),
+    (["-c", "127.0.0.1", "--test", "atomic", "-l", "16"], "atomic operations are 8 bytes"),
+    (["-c", "127.0.0.1", "--test", "rdma-write", "-l", "0,4K"], "RDMA of 0 bytes"),
+    (["-c", "127.0.0.1", "--test", "rdma-read", "-R"], "no reverse"),
+    (["-c", "127.0.0.1", "--test", "rdma-read", "--rsize", "4"], "no responses"),
+    (["-c", "127.0.0.1", "--test", "rdma-write", "-n", "64", "--depth", "8"],
+     "at most 256 operations in flight"),
+    (["-c", "127.0.0.1", "--test", "atomic", "-T", "2", "-n", "2", "--kernel"], "one thread"),
+    (["-s", "--test", "rdma-write", "--depth", "4"], "takes no test options"),
 ]:
     rc, out, err = run(args)
     check(rc == 2 and why in err, "%r: rc %d, %r" % (args, rc, err[-300:]))
@@ -99,6 +108,15 @@ try:
     rc, out, err = run(base + ["--test", "pingpong", "-t", "0.3", "--transport", "ib"])
     check(rc == 2 and re.search(r"RDMA device|RoCE device|libibverbs-dev", err),
           "--transport ib on loopback: rc %d %r" % (rc, err[-300:]))
+
+    # RDMA over RDS/TCP or loopback: the server cannot register memory and
+    # says why, with the stack's error (the kernel's: EOPNOTSUPP); the
+    # client exits 2 and the server goes on serving
+    for t in ("rdma-write", "rdma-read", "atomic"):
+        for tr in (["--transport", "tcp"], []):
+            rc, out, err = run(base + ["--test", t, "-t", "0.3"] + tr)
+            check(rc == 2 and "RDS_CMSG_RDMA_MAP" in err and "EOPNOTSUPP" in err and
+                  "RDMA needs RDS over IB" in err, "%s %r: rc %d %r" % (t, tr, rc, err[-400:]))
 
     # rr: several sockets, depth, different response size, verified both ways
     rc, out, err = run(base + ["--test", "rr", "-t", "1", "-l", "100", "--rsize", "3000",

@@ -538,35 +538,28 @@ uint64_t rio_unacked(struct rio *r)
 	return queued(r, true);
 }
 
+static int recv_op_kernel(struct rio_sock *s, void *buf, size_t cap, struct rio_rx *rx);
+
 ssize_t rio_recv(struct rio_sock *s, void *buf, size_t cap, struct rdsu_addr *from,
 		 uint16_t *sport, bool *trunc)
 {
 	struct iovec iov = { .iov_base = buf, .iov_len = cap };
 
 	if (s->fd >= 0) {
-		struct sockaddr_storage ss;
-		char cbuf[256];
+		struct rio_rx rx;
+		int e;
 
-		for (;;) {
-			struct msghdr mh = { 0 };
-			ssize_t n;
-
-			mh.msg_name = &ss;
-			mh.msg_namelen = sizeof(ss);
-			mh.msg_iov = &iov;
-			mh.msg_iovlen = 1;
-			mh.msg_control = cbuf;
-			mh.msg_controllen = sizeof(cbuf);
-			n = recvmsg(s->fd, &mh, MSG_DONTWAIT | MSG_TRUNC);
-			if (n < 0)
-				return -errno;
-			if (mh.msg_namelen == 0)
-				continue; /* a congestion notification carries no address */
-			if (rdsu_sockaddr_get(&ss, from, sport) < 0)
-				continue;
-			*trunc = (mh.msg_flags & MSG_TRUNC) != 0;
-			return n;
-		}
+		/* RDMA notifications are rio_recv_op()'s: skipped here */
+		do {
+			memset(&rx, 0, sizeof(rx));
+			e = recv_op_kernel(s, buf, cap, &rx);
+		} while (e == 0);
+		if (e < 0)
+			return e;
+		*from = rx.from;
+		*sport = rx.sport;
+		*trunc = rx.trunc;
+		return (ssize_t)rx.len;
 	}
 	for (;;) {
 		struct rdsu_rxinfo info;
@@ -721,4 +714,236 @@ const char *rio_open_strerror(const struct rio_cfg *cfg, int e)
 		return "rdma_cm port 18634 (16385 for IPv6) is taken, perhaps by the kernel's "
 		       "rds_rdma (rmmod rds_rdma, or use --kernel)";
 	return rdsu_strerror(e);
+}
+
+/* ------------------------------------------------------------------------
+ * RDMA (rio.h): struct rdsu_op as the kernel's cmsgs.
+ */
+
+/* |op| as one SOL_RDS cmsg into |cbuf| (|iov|: room for the local vector
+ * of an RDMA). Return: the control length; -EINVAL (unknown kind). */
+static int op_cmsg(const struct rdsu_op *op, char *cbuf, size_t cap, struct rds_iovec *iov)
+{
+	struct cmsghdr *h = (struct cmsghdr *)cbuf;
+	union {
+		struct rds_rdma_args rdma;
+		struct rds_atomic_args atomic;
+		struct rds_get_mr_args map;
+		uint64_t cookie;
+	} a;
+	size_t len;
+	int type;
+
+	memset(&a, 0, sizeof(a));
+	switch (op->kind) {
+	case RDSU_OP_RDMA:
+		for (int i = 0; i < op->nr_local; i++)
+			iov[i] = (struct rds_iovec){ (uintptr_t)op->local[i].iov_base,
+						     op->local[i].iov_len };
+		a.rdma = (struct rds_rdma_args){
+			.cookie = op->cookie,
+			.remote_vec = { op->remote_addr, op->remote_len },
+			.local_vec_addr = (uintptr_t)iov,
+			.nr_local = (uint64_t)op->nr_local,
+			.flags = op->flags,
+			.user_token = op->user_token,
+		};
+		type = RDS_CMSG_RDMA_ARGS;
+		len = sizeof(a.rdma);
+		break;
+	case RDSU_OP_FADD:
+	case RDSU_OP_CSWP:
+		a.atomic.cookie = op->cookie;
+		a.atomic.local_addr = (uintptr_t)op->result;
+		a.atomic.remote_addr = op->remote_addr;
+		a.atomic.flags = op->flags;
+		a.atomic.user_token = op->user_token;
+		if (op->kind == RDSU_OP_FADD && op->masked) {
+			a.atomic.m_fadd.add = op->add;
+			a.atomic.m_fadd.nocarry_mask = op->nocarry_mask;
+			type = RDS_CMSG_MASKED_ATOMIC_FADD;
+		} else if (op->kind == RDSU_OP_FADD) {
+			a.atomic.fadd.add = op->add;
+			type = RDS_CMSG_ATOMIC_FADD;
+		} else if (op->masked) {
+			a.atomic.m_cswp.compare = op->compare;
+			a.atomic.m_cswp.swap = op->swap;
+			a.atomic.m_cswp.compare_mask = op->compare_mask;
+			a.atomic.m_cswp.swap_mask = op->swap_mask;
+			type = RDS_CMSG_MASKED_ATOMIC_CSWP;
+		} else {
+			a.atomic.cswp.compare = op->compare;
+			a.atomic.cswp.swap = op->swap;
+			type = RDS_CMSG_ATOMIC_CSWP;
+		}
+		len = sizeof(a.atomic);
+		break;
+	case RDSU_OP_MAP:
+		a.map = (struct rds_get_mr_args){
+			.vec = { (uintptr_t)op->map_addr, op->map_len },
+			.cookie_addr = (uintptr_t)op->map_cookie,
+			.flags = op->flags,
+		};
+		type = RDS_CMSG_RDMA_MAP;
+		len = sizeof(a.map);
+		break;
+	case RDSU_OP_DEST:
+		a.cookie = op->cookie;
+		type = RDS_CMSG_RDMA_DEST;
+		len = sizeof(a.cookie);
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (CMSG_SPACE(len) > cap)
+		return -EINVAL;
+	memset(cbuf, 0, CMSG_SPACE(len));
+	h->cmsg_level = SOL_RDS;
+	h->cmsg_type = type;
+	h->cmsg_len = CMSG_LEN(len);
+	memcpy(CMSG_DATA(h), &a, len);
+	return (int)CMSG_SPACE(len);
+}
+
+int rio_send_op(struct rio_sock *s, const struct rdsu_addr *dst, uint16_t dport,
+		const void *buf, size_t len, const struct rdsu_op *op)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	if (s->fd >= 0) {
+		union { char b[256]; struct cmsghdr align; } c;
+		struct rds_iovec local[16], *lv = local;
+		struct sockaddr_storage ss;
+		struct msghdr mh = { 0 };
+		int n, e = 0;
+
+		if (op->kind == RDSU_OP_RDMA && op->nr_local > 16) {
+			if (op->nr_local > RDSU_RDMA_MAX_IOV)
+				return -EMSGSIZE;
+			if (!(lv = calloc((size_t)op->nr_local, sizeof(*lv))))
+				return -ENOMEM;
+		}
+		n = op->kind == RDSU_OP_RDMA && op->nr_local < 0 ? -EINVAL
+								 : op_cmsg(op, c.b, sizeof(c.b), lv);
+		if (n >= 0) {
+			mh.msg_name = &ss;
+			mh.msg_namelen = rdsu_sockaddr(dst, dport, &ss);
+			mh.msg_iov = &iov;
+			mh.msg_iovlen = 1;
+			mh.msg_control = c.b;
+			mh.msg_controllen = (size_t)n;
+			e = sendmsg(s->fd, &mh, MSG_DONTWAIT) < 0 ? -errno : 0;
+		}
+		if (lv != local)
+			free(lv);
+		return n < 0 ? n : e;
+	}
+	int r = rdsu_sock_submit_op(s->us, dst, dport, &iov, 1, op, rdsu_clock());
+
+	if (r < 0)
+		return r;
+	(void)rdsu_io_run(s->r->io, 0);
+	return 0;
+}
+
+int rio_free_mr(struct rio_sock *s, uint64_t cookie, unsigned flags)
+{
+	struct rds_free_mr_args f = { .cookie = cookie, .flags = flags };
+
+	if (s->fd < 0)
+		return rdsu_sock_free_mr(s->us, cookie, flags);
+	return setsockopt(s->fd, SOL_RDS, RDS_FREE_MR, &f, sizeof(f)) < 0 ? -errno : 0;
+}
+
+/* The kernel's answer: notifications or one message, from the cmsgs. */
+static int recv_op_kernel(struct rio_sock *s, void *buf, size_t cap, struct rio_rx *rx)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = cap };
+	union {
+		char b[CMSG_SPACE(sizeof(struct rds_rdma_notify)) * RIO_MAX_NOTES + 256];
+		struct cmsghdr align;
+	} c;
+	struct sockaddr_storage ss;
+
+	for (;;) {
+		struct msghdr mh = { 0 };
+		ssize_t n;
+
+		mh.msg_name = &ss;
+		mh.msg_namelen = sizeof(ss);
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = c.b;
+		mh.msg_controllen = sizeof(c.b);
+		n = recvmsg(s->fd, &mh, MSG_DONTWAIT | MSG_TRUNC);
+		if (n < 0)
+			return -errno;
+		for (struct cmsghdr *h = CMSG_FIRSTHDR(&mh); h; h = CMSG_NXTHDR(&mh, h)) {
+			if (h->cmsg_level != SOL_RDS)
+				continue;
+			if (h->cmsg_type == RDS_CMSG_RDMA_STATUS && rx->n_notes < RIO_MAX_NOTES &&
+			    h->cmsg_len >= CMSG_LEN(sizeof(struct rds_rdma_notify))) {
+				struct rds_rdma_notify nt;
+
+				memcpy(&nt, CMSG_DATA(h), sizeof(nt));
+				rx->notes[rx->n_notes++] =
+					(struct rdsu_notify){ nt.user_token, nt.status };
+			} else if (h->cmsg_type == RDS_CMSG_RDMA_DEST &&
+				   h->cmsg_len >= CMSG_LEN(sizeof(uint64_t))) {
+				memcpy(&rx->cookie, CMSG_DATA(h), sizeof(rx->cookie));
+				rx->has_cookie = true;
+			}
+		}
+		if (rx->n_notes)
+			return 0;
+		/* a congestion notification carries no address */
+		if (mh.msg_namelen == 0 || rdsu_sockaddr_get(&ss, &rx->from, &rx->sport) < 0)
+			continue;
+		rx->len = (uint32_t)n;
+		rx->trunc = (mh.msg_flags & MSG_TRUNC) != 0;
+		return 1;
+	}
+}
+
+int rio_recv_op(struct rio_sock *s, void *buf, size_t cap, struct rio_rx *rx)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = cap };
+
+	memset(rx, 0, sizeof(*rx));
+	if (s->fd >= 0)
+		return recv_op_kernel(s, buf, cap, rx);
+	while (rx->n_notes < RIO_MAX_NOTES && rdsu_sock_next_notify(s->us, &rx->notes[rx->n_notes]) == 1)
+		rx->n_notes++;
+	if (rx->n_notes)
+		return 0;
+	for (;;) {
+		struct rdsu_rxinfo info;
+		ssize_t n = rdsu_sock_read(s->us, &iov, 1, 0, &info, rdsu_clock());
+
+		if (n < 0)
+			return (int)n;
+		if (info.cong)
+			continue;
+		rx->from = info.from;
+		rx->sport = info.sport;
+		rx->len = info.len;
+		rx->trunc = info.trunc;
+		rx->has_cookie = info.has_cookie;
+		rx->cookie = info.cookie;
+		return 1;
+	}
+}
+
+static const struct wire_tok rdma_status_toks[] = {
+	{ RDSU_RDMA_SUCCESS, "SUCCESS" },
+	{ RDSU_RDMA_REMOTE_ERROR, "REMOTE_ERROR" },
+	{ RDSU_RDMA_CANCELED, "CANCELED" },
+	{ RDSU_RDMA_DROPPED, "DROPPED" },
+	{ RDSU_RDMA_OTHER_ERROR, "OTHER_ERROR" },
+	{ 0, NULL },
+};
+
+const char *rio_rdma_status_name(int status)
+{
+	return status < 0 ? "?" : wire_tok_str(rdma_status_toks, (uint32_t)status, "?");
 }

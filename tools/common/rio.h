@@ -204,4 +204,50 @@ int rio_wait(struct rio *r, struct rio_sock *const *socks, const unsigned *want,
  * to |ns| without waiting on any socket. Return: 0; negative errno. */
 int rio_idle(struct rio *r, rdsu_ns ns);
 
+/*
+ * RDMA over either stack (RDS over IB only; over TCP both answer what the
+ * kernel's RDS/TCP answers, -EOPNOTSUPP). An operation is described as
+ * librds's struct rdsu_op (rdsu.h); with --kernel the same fields become
+ * sendmsg's RDS_CMSG_RDMA_ARGS, _ATOMIC_*, _MASKED_ATOMIC_* (op->masked),
+ * _RDMA_DEST or _RDMA_MAP cmsg (<linux/rds.h>).
+ */
+
+/* rio_send_op() - one message of |len| bytes carrying |op|, never
+ * blocking. Return: 0; negative errno as sendmsg on AF_RDS (-EAGAIN,
+ * -ENOBUFS, -EOPNOTSUPP, -EINVAL, ...). */
+int rio_send_op(struct rio_sock *s, const struct rdsu_addr *dst, uint16_t dport,
+		const void *buf, size_t len, const struct rdsu_op *op);
+
+/* rio_free_mr() - RDS_FREE_MR of |cookie| with |flags| (RDSU_RDMA_INVALIDATE).
+ * Return: 0; negative errno (-EINVAL: no such region). */
+int rio_free_mr(struct rio_sock *s, uint64_t cookie, unsigned flags);
+
+#define RIO_MAX_NOTES 32
+
+/* What rio_recv_op() received. */
+struct rio_rx {
+	struct rdsu_addr from;
+	uint16_t sport;
+	uint32_t len;               /* the message's full length */
+	bool trunc;
+	bool has_cookie;            /* RDS_CMSG_RDMA_DEST: the sender's cookie */
+	uint64_t cookie;
+	unsigned n_notes;           /* RDS_CMSG_RDMA_STATUS, in order */
+	struct rdsu_notify notes[RIO_MAX_NOTES];
+};
+
+/*
+ * rio_recv_op() - as recvmsg on AF_RDS: pending RDMA notifications first,
+ * and nothing else with them (up to RIO_MAX_NOTES; the rest come with the
+ * next call); else one message into |buf| with its cookie, if it carried
+ * one. Congestion notifications are consumed and skipped.
+ * Return: 1 a message (rx->len, rx->from, ...); 0 notifications only
+ * (rx->n_notes > 0); -EAGAIN nothing; another negative errno.
+ */
+int rio_recv_op(struct rio_sock *s, void *buf, size_t cap, struct rio_rx *rx);
+
+/* rio_rdma_status_name() - "SUCCESS", "REMOTE_ERROR", "CANCELED",
+ * "DROPPED", "OTHER_ERROR" (RDS_RDMA_*), "?" for another number. */
+const char *rio_rdma_status_name(int status);
+
 #endif /* RDSTK_RIO_H */

@@ -111,13 +111,34 @@ static int check_size(const struct opts *o, const struct perf_client *c)
 {
 	uint32_t budget = rio_max_msg(c->socks[0]);
 
-	if (o->p.reverse || o->p.size <= budget)
+	if (o->p.reverse || o->p.size <= budget || perf_test_rdma(o->p.test))
 		return 0;
 	fprintf(stderr,
 		"rdsperf: messages of %u bytes do not fit the send buffer of %u bytes (RDS "
 		"refuses a message larger than SNDBUF): raise it with -w %u\n",
 		o->p.size, budget, o->p.size);
 	return -1;
+}
+
+/*
+ * The server's answer to a proposal. Before it answers an RDMA test, the
+ * server sends the cookies of its memory to our first socket: a kernel
+ * server's connection to librds waits for librds to accept it, so librds
+ * runs meanwhile (a blocked wait here left the kernel's RDMA_MAP at
+ * EAGAIN until both timed out: seen in the lab). Return: as ctl_recv().
+ */
+static int recv_ready(const struct opts *o, struct ctl *cc, struct rio *r, char *line)
+{
+	rdsu_ns end;
+	int e;
+
+	if (!perf_test_rdma(o->p.test) || !rio_io(r))
+		return ctl_recv(cc, line, CTL_TIMEOUT_MS);
+	/* the server tries to send its cookies for up to 10 s first */
+	end = rdsu_clock() + 2 * (rdsu_ns)CTL_TIMEOUT_MS * RDSU_MSEC;
+	while ((e = ctl_recv(cc, line, 0)) == -ETIMEDOUT && rdsu_clock() < end && !perf_stop)
+		(void)rio_idle(r, 2 * RDSU_MSEC);
+	return e;
 }
 
 /* Propose the test; the server's ports go to c->dports. Return: 0; -1
@@ -130,7 +151,7 @@ static int client_propose(struct opts *o, struct ctl *cc, struct perf_client *c,
 	int e;
 
 	if ((e = ctl_send(cc, ctl_start_line(&o->p))) < 0 ||
-	    (e = ctl_recv(cc, line, CTL_TIMEOUT_MS)) < 0) {
+	    (e = recv_ready(o, cc, c->r, line)) < 0) {
 		fprintf(stderr, "rdsperf: control connection: %s\n", strerror(-e));
 		return -1;
 	}
@@ -183,7 +204,9 @@ static int client_measure(struct opts *o, struct ctl *cc, struct perf_run *run, 
 	c->watch_fd = -1;
 	rt0 = perf_librds_retransmits(c->r);
 	tr0 = tcp_retrans_segs();
-	run->err = o->p.reverse ? perf_recv_run(c) : perf_client_run(c);
+	run->err = perf_test_rdma(o->p.test) ? perf_rdma_run(c)
+		   : o->p.reverse		  ? perf_recv_run(c)
+						  : perf_client_run(c);
 	run->rt_client = rt0 < 0 ? -1 : perf_librds_retransmits(c->r) - rt0;
 	tr1 = tcp_retrans_segs();
 	run->rt_host = tr0 < 0 || tr1 < 0 ? -1 : tr1 - tr0;
@@ -195,6 +218,52 @@ static int client_measure(struct opts *o, struct ctl *cc, struct perf_run *run, 
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * An RDMA test passes when every operation ended SUCCESS, every old value
+ * and read byte was as expected, at least one operation completed, and
+ * the server's memory is what the operations must have left. What failed
+ * is said on stderr (and in the JSON's "rdma" object). Return: 0; -1.
+ */
+static int rdma_judge(const struct opts *o, struct perf_run *run)
+{
+	const struct perf_rdma_out *m = &run->c->rdma;
+	bool atomic_kernel = o->p.test == PERF_ATOMIC && (run->kernel || run->server_kernel);
+	int bad = 0;
+
+	run->rdma_verified = run->res->has_hash && run->res->region_hash == m->expect_hash &&
+			     m->ops > 0 && !m->bad_values;
+	if (m->failed) {
+		fprintf(stderr, "rdsperf: %llu operation%s failed, the first %s%s\n",
+			(unsigned long long)m->failed, m->failed == 1 ? "" : "s",
+			rio_rdma_status_name(m->first_status),
+			atomic_kernel ? " (a kernel's regions on Soft-RoCE grant no remote atomic "
+					"access)" : "");
+		bad = -1;
+	}
+	if (m->lost) {
+		fprintf(stderr, "rdsperf: %llu operation%s never notified%s\n",
+			(unsigned long long)m->lost, m->lost == 1 ? "" : "s",
+			atomic_kernel && run->kernel
+				? " (the kernel posts only masked atomics, which Soft-RoCE (rxe) "
+				  "refuses: the message waits on its connection for ever)"
+				: "");
+		bad = -1;
+	}
+	if (run->err == 0 && !m->ops && !m->failed && !m->lost)
+		fprintf(stderr, "rdsperf: no operation completed\n");
+	if (m->bad_values)
+		fprintf(stderr, "rdsperf: %llu operation%s returned what the slot did not hold\n",
+			(unsigned long long)m->bad_values, m->bad_values == 1 ? "" : "s");
+	if (!run->res->has_hash)
+		fprintf(stderr, "rdsperf: the server sent no digest of its memory\n");
+	else if (run->res->region_hash != m->expect_hash)
+		fprintf(stderr, "rdsperf: the server's memory (digest %016llx) is not what the "
+				"operations left there (%016llx)\n",
+			(unsigned long long)run->res->region_hash,
+			(unsigned long long)m->expect_hash);
+	return run->rdma_verified ? bad : -1;
 }
 
 /* One test: propose, run, collect. Return: 0; 1 when the test ran but
@@ -224,6 +293,8 @@ static int run_one(struct opts *o, struct ctl *cc, struct out_list *runs, struct
 	if (client_measure(o, cc, &run, line) < 0)
 		goto out;
 	rc = run.err < 0 || c.total.verify_errors || res.verify_errors ? 1 : 0;
+	if (perf_test_rdma(o->p.test) && rdma_judge(o, &run) < 0)
+		rc = 1;
 	if (run.plot && o->p.test != PERF_STREAM)
 		plot_latency(run.plot, &c.lat);
 	if (run.err < 0)
@@ -239,6 +310,7 @@ out:
 	for (unsigned i = 0; i < o->p.sockets; i++)
 		rio_sock_close(c.socks[i]);
 	rio_close(c.r);
+	perf_rdma_free(&c);
 	free(line);
 	return rc;
 }
@@ -316,7 +388,8 @@ int perf_run_client(struct opts *o)
 
 		o->p.size = o->sizes[i];
 		if (!o->rsize_set)
-			o->p.rsize = o->p.test == PERF_STREAM ? 0 : o->p.size;
+			o->p.rsize = o->p.test == PERF_STREAM || perf_test_rdma(o->p.test) ? 0
+										    : o->p.size;
 		r = run_one(o, cc, &runs, plot);
 		if (r > rc)
 			rc = r;

@@ -18,6 +18,9 @@ const struct wire_tok perf_test_toks[] = {
 	{ PERF_STREAM, "stream" },
 	{ PERF_RR, "rr" },
 	{ PERF_PINGPONG, "pingpong" },
+	{ PERF_RDMA_WRITE, "rdma-write" },
+	{ PERF_RDMA_READ, "rdma-read" },
+	{ PERF_ATOMIC, "atomic" },
 	{ 0, NULL },
 };
 
@@ -49,7 +52,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 
 int perf_params_check(const struct perf_params *p, char *err, size_t errlen)
 {
-	if ((unsigned)p->test > PERF_PINGPONG)
+	if ((unsigned)p->test > PERF_ATOMIC)
 		return fail(err, errlen, "unknown test");
 	if (p->size > PERF_MAX_SIZE || p->rsize > PERF_MAX_SIZE)
 		return fail(err, errlen, "message size above %u bytes (RDS's largest)", PERF_MAX_SIZE);
@@ -69,6 +72,16 @@ int perf_params_check(const struct perf_params *p, char *err, size_t errlen)
 		return fail(err, errlen, "pingpong is one socket with one message in flight");
 	if (p->reverse && p->test != PERF_STREAM)
 		return fail(err, errlen, "reverse is for stream tests (rr and pingpong go both ways)");
+	if (perf_test_rdma(p->test)) {
+		if ((uint64_t)p->sockets * p->depth > PERF_RDMA_MAX_SLOTS)
+			return fail(err, errlen, "RDMA tests take at most %u operations in flight "
+				    "(sockets x depth)", PERF_RDMA_MAX_SLOTS);
+		if (p->test == PERF_ATOMIC ? p->size != PERF_ATOMIC_SIZE : p->size == 0)
+			return fail(err, errlen, "%s", p->test == PERF_ATOMIC
+				    ? "atomics are 8 bytes" : "an RDMA of 0 bytes moves nothing");
+		if (p->rsize || p->verify)
+			return fail(err, errlen, "RDMA tests have no responses and no payload check");
+	}
 	return 0;
 }
 
@@ -116,7 +129,7 @@ static const struct out_group stop_group = OUT_GROUP("stop", stop_fields);
 
 enum {
 	RS_MSGS = M__HEAD, RS_BYTES, RS_SENT, RS_VERIFY_ERRORS, RS_EAGAIN, RS_ENOBUFS,
-	RS_RDS_RETRANSMITS, RS_CPU, RS_WALL, RS_KERNEL, RS__N
+	RS_RDS_RETRANSMITS, RS_CPU, RS_WALL, RS_KERNEL, RS_REGION_HASH, RS__N
 };
 static const struct out_field result_fields[RS__N] = {
 	HEAD,
@@ -126,6 +139,9 @@ static const struct out_field result_fields[RS__N] = {
 	[RS_RDS_RETRANSMITS] = F("rds_retransmits", OUT_I64),
 	[RS_CPU] = F("cpu", OUT_DOUBLE),      [RS_WALL] = F("wall", OUT_DOUBLE),
 	[RS_KERNEL] = F("kernel", OUT_BOOL),
+	/* RDMA tests only: a 64-bit digest, as a hex string (JSON numbers
+	 * stop at 2^53 in many readers) */
+	[RS_REGION_HASH] = F("region_hash", OUT_STR),
 };
 static const struct out_group result_group = OUT_GROUP("result", result_fields);
 #undef HEAD
@@ -234,6 +250,12 @@ char *ctl_result_line(const struct perf_result *r)
 	out_double(o, RS_CPU, r->cpu);
 	out_double(o, RS_WALL, r->wall);
 	out_bool(o, RS_KERNEL, r->kernel);
+	if (r->has_hash) {
+		char h[24];
+
+		snprintf(h, sizeof(h), "%016llx", (unsigned long long)r->region_hash);
+		out_str(o, RS_REGION_HASH, h);
+	}
 	return line_of(o);
 }
 
@@ -464,6 +486,17 @@ int ctl_parse_result(const char *line, struct perf_result *r, char *err, size_t 
 		goto out;
 	}
 	r->rds_retransmits = json_object_get_int64(v);
+	if (json_object_object_get_ex(j, "region_hash", &v)) {
+		const char *h = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+		char *end;
+
+		if (strlen(h) != 16 || strspn(h, "0123456789abcdef") != 16) {
+			fail(err, errlen, "\"region_hash\" is not 16 hex digits");
+			goto out;
+		}
+		r->region_hash = strtoull(h, &end, 16);
+		r->has_hash = true;
+	}
 	e = 0;
 out:
 	json_object_put(j);

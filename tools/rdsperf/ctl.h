@@ -28,7 +28,17 @@
 #define PERF_MAX_DEPTH 4096
 #define PERF_MAX_BUF (1u << 30)
 
-enum perf_test { PERF_STREAM, PERF_RR, PERF_PINGPONG };
+enum perf_test { PERF_STREAM, PERF_RR, PERF_PINGPONG, PERF_RDMA_WRITE, PERF_RDMA_READ, PERF_ATOMIC };
+
+/* rdma-write, rdma-read and atomic: operations on memory the server
+ * registered (rdma.c), at most this many in flight in all (sockets x
+ * depth), each on a slot of its own. */
+#define PERF_RDMA_MAX_SLOTS 256
+#define PERF_ATOMIC_SIZE 8      /* an atomic's operand */
+static inline bool perf_test_rdma(enum perf_test t)
+{
+	return t == PERF_RDMA_WRITE || t == PERF_RDMA_READ || t == PERF_ATOMIC;
+}
 
 struct perf_params {
 	enum perf_test test;
@@ -59,6 +69,8 @@ struct perf_result {
 	double cpu;             /* CPU seconds (user + system) over the test */
 	double wall;            /* seconds from ready to stop */
 	bool kernel;            /* the server ran on AF_RDS */
+	bool has_hash;          /* RDMA tests: the server's region at the end */
+	uint64_t region_hash;   /* ... its digest (payload_digest) */
 };
 
 /* The tests' names, both ways: perf_test_toks, perf_test_name() ("?" if

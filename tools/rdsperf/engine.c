@@ -64,7 +64,7 @@ static void count_add(struct perf_count *into, const struct perf_count *c)
 	into->verify_errors += c->verify_errors;
 }
 
-static double cpu_seconds(void)
+double perf_cpu_seconds(void)
 {
 	struct rusage ru;
 
@@ -269,9 +269,7 @@ static int wait_ready(struct worker *w, rdsu_ns deadline)
 	return 0;
 }
 
-/* The interval c->cur, ending at |at|, to c->on_interval; then a new one
- * begins. */
-static void report_interval(struct perf_client *c, rdsu_ns at, rdsu_ns t0, rdsu_ns omit_end)
+void perf_report_interval(struct perf_client *c, rdsu_ns at, rdsu_ns t0, rdsu_ns omit_end)
 {
 	c->cur.start = c->cur.end;
 	c->cur.end = (double)(at - t0) / 1e9;
@@ -292,7 +290,7 @@ static void fold(struct worker *w, rdsu_ns at)
 	count_add(&c->cur.c, &w->cur);
 	hist_merge(&c->cur.lat, w->hcur);
 	if (++c->folded == c->threads) {
-		report_interval(c, at, w->t0, w->omit_end);
+		perf_report_interval(c, at, w->t0, w->omit_end);
 		c->folded = 0;
 	}
 	pthread_mutex_unlock(&c->lk);
@@ -326,7 +324,7 @@ static void *worker_main(void *arg)
 
 		if (!counting && now >= w->omit_end) {
 			counting = true;
-			w->cpu0 = cpu_seconds();
+			w->cpu0 = perf_cpu_seconds();
 		}
 		if (now >= w->next_iv || now >= w->t_end || *c->stop) {
 			/* the interval ends on its boundary, not when we looked */
@@ -416,7 +414,7 @@ int perf_client_run(struct perf_client *c)
 			pthread_join(w[t].th, NULL);
 	}
 	t_stop = rdsu_clock();
-	cpu1 = cpu_seconds();
+	cpu1 = perf_cpu_seconds();
 	for (unsigned t = 0; t < c->threads; t++) {
 		count_add(&c->total, &w[t].tot);
 		hist_merge(&c->lat, w[t].htot);
@@ -509,11 +507,11 @@ int perf_recv_run(struct perf_client *c)
 		rdsu_ns now = rdsu_clock();
 
 		if (!cpu0 && now >= omit_end)
-			cpu0 = cpu_seconds();
+			cpu0 = perf_cpu_seconds();
 		if (now >= next_iv || now >= t_end || *c->stop) {
 			rdsu_ns at = min_ns(min_ns(now, next_iv), t_end);
 
-			report_interval(c, at, t0, omit_end);
+			perf_report_interval(c, at, t0, omit_end);
 			while (iv && next_iv <= now)
 				next_iv += iv;
 		}
@@ -538,7 +536,7 @@ int perf_recv_run(struct perf_client *c)
 	}
 	t_stop = rdsu_clock();
 	c->measured = t_stop > omit_end ? (double)(t_stop - omit_end) / 1e9 : 0;
-	c->cpu = cpu0 ? cpu_seconds() - cpu0 : 0;
+	c->cpu = cpu0 ? perf_cpu_seconds() - cpu0 : 0;
 	free(rx);
 	c->error = e;
 	return e;
@@ -590,7 +588,7 @@ int perf_server_run(struct perf_server *s)
 	uint8_t *rx = malloc(cap), *tx = calloc(1, cap);
 	rdsu_ns t0 = rdsu_clock(), omit_end = t0 + (rdsu_ns)(p->omit * 1e9);
 	rdsu_ns t_count = t0, last_rx = 0, stop_at = 0, ctl_at = 0;
-	double cpu0 = cpu_seconds();
+	double cpu0 = perf_cpu_seconds();
 	bool counting = p->omit == 0;
 	int e = 0;
 
@@ -606,7 +604,7 @@ int perf_server_run(struct perf_server *s)
 
 		if (!counting && now >= omit_end) {
 			memset(&s->res, 0, sizeof(s->res));
-			cpu0 = cpu_seconds();
+			cpu0 = perf_cpu_seconds();
 			t_count = now;
 			counting = true;
 		}
@@ -639,7 +637,7 @@ int perf_server_run(struct perf_server *s)
 				if (p->verify && (trunc || (uint32_t)n != p->size ||
 						  !payload_check(rx, (uint32_t)n, (uint16_t)i, x->rxseq)))
 					s->res.verify_errors += counting;
-				if (p->test != PERF_STREAM) {
+				if (p->test == PERF_RR || p->test == PERF_PINGPONG) {
 					if (!x->pend)
 						x->pend_seq = x->rxseq;
 					x->pend++;
@@ -695,7 +693,7 @@ int perf_server_run(struct perf_server *s)
 		}
 	}
 	s->res.wall = (double)((last_rx > t_count ? last_rx : rdsu_clock()) - t_count) / 1e9;
-	s->res.cpu = cpu_seconds() - cpu0;
+	s->res.cpu = perf_cpu_seconds() - cpu0;
 out:
 	free(rx);
 	free(tx);

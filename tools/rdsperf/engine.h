@@ -46,6 +46,22 @@ struct perf_interval {
 
 typedef void (*perf_interval_fn)(void *ud, const struct perf_interval *iv);
 
+/* An RDMA test's outcome at the client (rdma.c), besides the counts:
+ * msgs/bytes submitted, rmsgs/rbytes completed with SUCCESS, lat the time
+ * from submit to notification. */
+struct perf_rdma_out {
+	uint64_t ops, bytes;        /* completed with SUCCESS, all of the test */
+	uint64_t failed;            /* notified with another status */
+	int first_status;           /* ... the first of those */
+	uint64_t lost;              /* never notified (10 s after the end) */
+	uint64_t bad_values;        /* atomics' old values, reads' bytes not as expected */
+	uint64_t expect_hash;       /* the server's region as it must be at the end */
+	unsigned regions;           /* cookies received */
+	void *mem;                  /* local memory; freed by perf_rdma_free() after
+				     * the stack is closed */
+	uint64_t *vals;
+};
+
 struct perf_client {
 	/* set by the caller */
 	const struct perf_params *p;
@@ -67,6 +83,7 @@ struct perf_client {
 	double measured;            /* seconds counted (duration, or less if stopped) */
 	double cpu;                 /* CPU seconds over the counted part */
 	int error;                  /* 0, or the negative errno that ended the test */
+	struct perf_rdma_out rdma;  /* RDMA tests */
 	/* internal */
 	pthread_mutex_t lk;
 	unsigned folded;
@@ -99,5 +116,49 @@ struct perf_server {
  * Return: 0; negative errno. */
 int perf_server_run(struct perf_server *s);
 
+
+double perf_cpu_seconds(void);
+/* perf_report_interval() - the interval c->cur, ending at |at|, to
+ * c->on_interval; then a new one begins. */
+void perf_report_interval(struct perf_client *c, rdsu_ns at, rdsu_ns t0, rdsu_ns omit_end);
+
+/* ------------------------------------------------------------------------
+ * RDMA tests (rdma.c). The server registers sockets x depth slots of the
+ * test's size (regions of at most 1 MiB, consecutive slots each), fills
+ * them for rdma-read and zeroes them otherwise, and sends each region's
+ * cookie to the client's first socket with a message of its own (the
+ * kernel's RDS_CMSG_RDMA_MAP; librds's RDSU_OP_MAP). The client keeps one
+ * operation in flight per slot, each riding on an 8-byte message and
+ * notified; at the end the server's digest of its memory is compared
+ * with what the client's operations must have left there.
+ */
+struct perf_rdma_srv {
+	uint8_t *mem;
+	size_t len;
+	uint32_t slot;
+	struct rio_sock *s;         /* the socket that registered the regions */
+	uint64_t cookies[PERF_RDMA_MAX_SLOTS];
+	unsigned regions;
+};
+
+/* perf_rdma_serve() - register and send the cookies to |client|'s first
+ * socket. Return: 0; negative errno, |what| naming the step. */
+int perf_rdma_serve(struct perf_rdma_srv *m, struct rio *r, struct rio_sock *s,
+		    const struct perf_params *p, const struct rdsu_addr *client, const char **what);
+/* perf_rdma_hash() - the digest of the server's memory now: each slot's
+ * payload_digest() chained, as the client computes what it expects. */
+uint64_t perf_rdma_hash(const struct perf_rdma_srv *m);
+/* perf_rdma_unmap() - RDS_FREE_MR with RDS_RDMA_INVALIDATE of every
+ * region, before the socket closes. */
+void perf_rdma_unmap(struct perf_rdma_srv *m);
+/* perf_rdma_srv_free() - after the sockets are closed. */
+void perf_rdma_srv_free(struct perf_rdma_srv *m);
+
+/* perf_rdma_run() - the client's test: wait for the cookies, run the
+ * operations, wait for every notification; c->rdma says what happened.
+ * Return: 0; negative errno (c->error says the same). */
+int perf_rdma_run(struct perf_client *c);
+/* perf_rdma_free() - c->rdma's memory, after the stack is closed. */
+void perf_rdma_free(struct perf_client *c);
 
 #endif /* RDSPERF_ENGINE_H */

@@ -40,9 +40,12 @@ const struct argp_option perf_options[] = {
 	/* the old spelling of the stack's -I, --local */
 	{ "bind", 'B', "ADDR", OPTION_HIDDEN, NULL, 1 },
 	{ NULL, 0, NULL, 0, "Test (client):", 2 },
-	{ "test", O_TEST, "stream|rr|pingpong", 0,
+	{ "test", O_TEST, "TEST", 0,
 	  "stream: one-way throughput; rr: requests and responses with --depth in flight per "
-	  "socket; pingpong: one socket, one message in flight (default stream)", 2 },
+	  "socket; pingpong: one socket, one message in flight; rdma-write, rdma-read: RDMA "
+	  "into and out of memory the server registered, --depth operations in flight per "
+	  "socket (default 4); atomic: FADD and CSWP in turn on 8-byte counters there; RDMA "
+	  "needs RDS over IB (default stream)", 2 },
 	{ "size", 'l', "BYTES[,BYTES...]", 0,
 	  "message (request) size; a list runs one test per size (default 65536 for stream, "
 	  "64 otherwise; K and M suffixes)", 2 },
@@ -104,7 +107,8 @@ static error_t test_opt(struct opts *o, int key, char *arg, struct argp_state *s
 	switch (key) {
 	case O_TEST:
 		if (perf_test_parse(arg, &o->p.test) < 0)
-			argp_error(st, "bad test '%s': stream, rr or pingpong", arg);
+			argp_error(st, "bad test '%s': stream, rr, pingpong, rdma-write, rdma-read or "
+				       "atomic", arg);
 		return 0;
 	case 'l': {
 		uint64_t sizes[MAX_SIZES];
@@ -164,6 +168,32 @@ static error_t test_opt(struct opts *o, int key, char *arg, struct argp_state *s
 	return ARGP_ERR_UNKNOWN;
 }
 
+/* The RDMA tests' rules: their memory is checked by digest, not their
+ * payload; atomics are 8 bytes; one thread (librds's endpoint is one
+ * anyway, and one thread keeps each slot's operations in order). */
+static void check_rdma(struct opts *o, struct argp_state *st)
+{
+	if (o->rsize_set || o->p.reverse)
+		argp_error(st, "%s has no responses and no reverse: leave out --rsize and -R",
+			   perf_test_name(o->p.test));
+	if (o->threads > 1)
+		argp_error(st, "%s runs on one thread: use --sockets and --depth",
+			   perf_test_name(o->p.test));
+	if (o->p.test == PERF_ATOMIC && o->n_sizes)
+		argp_error(st, "atomic operations are 8 bytes: leave out --size");
+	for (unsigned i = 0; i < o->n_sizes; i++)
+		if (o->sizes[i] == 0)
+			argp_error(st, "an RDMA of 0 bytes moves nothing: sizes from 1 byte to 1M");
+	if (!o->depth_set)
+		o->p.depth = 4;
+	if ((uint64_t)o->p.depth * o->p.sockets > PERF_RDMA_MAX_SLOTS)
+		argp_error(st, "%s takes at most %u operations in flight: --sockets %u x --depth "
+			       "%u is %u", perf_test_name(o->p.test), PERF_RDMA_MAX_SLOTS,
+			   o->p.sockets, o->p.depth, o->p.sockets * o->p.depth);
+	/* always checked, by digest of the server's memory */
+	o->p.verify = false;
+}
+
 /* At the end: the options together make one server or one client. */
 static void check_opts(struct opts *o, struct argp_state *st)
 {
@@ -189,8 +219,10 @@ static void check_opts(struct opts *o, struct argp_state *st)
 		if (o->p.sockets != 1 || o->threads != 1)
 			argp_error(st, "pingpong is one socket and one thread; use --test rr");
 	}
+	if (perf_test_rdma(o->p.test))
+		check_rdma(o, st);
 	if (o->p.test == PERF_STREAM && (o->rsize_set || o->depth_set))
-		argp_error(st, "--rsize and --depth are for rr and pingpong");
+		argp_error(st, "--rsize and --depth are for rr, pingpong and the RDMA tests");
 	if (o->p.reverse && o->p.test != PERF_STREAM)
 		argp_error(st, "-R is for stream tests: rr and pingpong go both ways already");
 	if (o->p.reverse && o->threads > 1)
@@ -201,7 +233,9 @@ static void check_opts(struct opts *o, struct argp_state *st)
 		argp_error(st, "librds runs one endpoint per process, on one thread; use "
 			       "--sockets and --npaths, or --kernel for threads");
 	if (!o->n_sizes)
-		o->sizes[o->n_sizes++] = o->p.test == PERF_STREAM ? 65536 : 64;
+		o->sizes[o->n_sizes++] = o->p.test == PERF_ATOMIC ? PERF_ATOMIC_SIZE
+					 : o->p.test == PERF_STREAM || perf_test_rdma(o->p.test) ? 65536
+												  : 64;
 }
 
 error_t perf_parse_opt(int key, char *arg, struct argp_state *st)

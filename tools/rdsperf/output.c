@@ -173,13 +173,37 @@ static const struct out_field rt_fields[RT__N] = {
 };
 static const struct out_group rt_group = OUT_GROUP("retransmits", rt_fields);
 
-enum { EN_SENDER, EN_RECEIVER, EN_LATENCY, EN_CPU, EN_RETRANSMITS, EN__N };
+/* RDMA tests: the operations as the client's notifications told them */
+enum {
+	RD_SECONDS, RD_OPERATIONS, RD_BYTES, RD_OPS_PER_SECOND, RD_BITS_PER_SECOND, RD_FAILED,
+	RD_FIRST_STATUS, RD_NEVER_NOTIFIED, RD_BAD_VALUES, RD_REGIONS, RD_SERVER_HASH,
+	RD_EXPECTED_HASH, RD_VERIFIED, RD__N
+};
+static const struct out_field rdma_fields[RD__N] = {
+	[RD_SECONDS] = FX("seconds", SECS),
+	[RD_OPERATIONS] = F("operations", OUT_U64),
+	[RD_BYTES] = F("bytes", OUT_U64),
+	[RD_OPS_PER_SECOND] = FX("operations_per_second", 1),
+	[RD_BITS_PER_SECOND] = FX("bits_per_second", 0),
+	[RD_FAILED] = F("failed", OUT_U64),
+	[RD_FIRST_STATUS] = F("first_failure", OUT_STR),
+	[RD_NEVER_NOTIFIED] = F("never_notified", OUT_U64),
+	[RD_BAD_VALUES] = F("bad_values", OUT_U64),
+	[RD_REGIONS] = F("regions", OUT_U64),
+	[RD_SERVER_HASH] = F("server_digest", OUT_STR),
+	[RD_EXPECTED_HASH] = F("expected_digest", OUT_STR),
+	[RD_VERIFIED] = F("verified", OUT_BOOL),
+};
+static const struct out_group rdma_group = OUT_GROUP("rdma", rdma_fields);
+
+enum { EN_SENDER, EN_RECEIVER, EN_LATENCY, EN_CPU, EN_RETRANSMITS, EN_RDMA, EN__N };
 static const struct out_field end_fields[EN__N] = {
 	[EN_SENDER] = { .key = "sender", .type = OUT_OBJECT, .sub = &count_group },
 	[EN_RECEIVER] = { .key = "receiver", .type = OUT_OBJECT, .sub = &rx_group },
 	[EN_LATENCY] = { .key = "latency", .type = OUT_OBJECT, .sub = &lat_group },
 	[EN_CPU] = { .key = "cpu", .type = OUT_OBJECT, .sub = &cpu_group },
 	[EN_RETRANSMITS] = { .key = "retransmits", .type = OUT_OBJECT, .sub = &rt_group },
+	[EN_RDMA] = { .key = "rdma", .type = OUT_OBJECT, .sub = &rdma_group },
 };
 static const struct out_group end_group = OUT_GROUP("end", end_fields);
 
@@ -205,11 +229,12 @@ static const struct out_group doc_group = OUT_GROUP("rdsperf", doc_fields);
 #undef FX
 
 /* Into the object |id| of the current group. */
-static void lat_json(struct out *j, unsigned id, const struct hist *h)
+/* |rdma|: an RDMA test's, from submit to notification */
+static void lat_json(struct out *j, unsigned id, const struct hist *h, bool rdma)
 {
 	out_obj_open(j, id);
 	out_u64(j, LT_SAMPLES, h->n);
-	out_str(j, LT_RTT, "full round trip");
+	out_str(j, LT_RTT, rdma ? "submit to notification" : "full round trip");
 	out_str(j, LT_UNIT, "us");
 	out_double(j, LT_MIN, us(h->min));
 	out_double(j, LT_MEAN, hist_mean(h) / 1e3);
@@ -246,7 +271,7 @@ static void print_lat(struct out *t, const struct hist *h)
 }
 
 /* An interval's text line, written at once (fflush): a line a second. */
-static void print_interval(const struct perf_interval *iv, bool stream)
+static void print_interval(const struct perf_interval *iv, bool stream, bool rdma)
 {
 	double secs = iv->end - iv->start;
 	struct out *t = out_new(stdout, OUT_TEXT, 0, 0);
@@ -257,6 +282,10 @@ static void print_interval(const struct perf_interval *iv, bool stream)
 	if (stream) {
 		out_printf(t, "%10.0f msg/s ", rate(iv->c.msgs, secs));
 		print_bits(t, rate(iv->c.bytes, secs));
+	} else if (rdma) {
+		out_printf(t, "%10.0f op/s ", rate(iv->c.rmsgs, secs));
+		print_bits(t, rate(iv->c.rbytes, secs));
+		print_lat(t, &iv->lat);
 	} else {
 		out_printf(t, "%10.0f resp/s ", rate(iv->c.rmsgs, secs));
 		print_lat(t, &iv->lat);
@@ -279,7 +308,8 @@ void perf_on_interval(void *ud, const struct perf_interval *iv)
 	bool stream = o->p.test == PERF_STREAM;
 
 	if (rp->plot && !iv->omitted)
-		(void)plot_point(rp->plot, iv->start, iv->end, rate(iv->c.bytes, secs) * 8);
+		(void)plot_point(rp->plot, iv->start, iv->end,
+				 rate(perf_test_rdma(o->p.test) ? iv->c.rbytes : iv->c.bytes, secs) * 8);
 
 	if (o->json) {
 		struct out *j = out_new(stdout, OUT_JSON, 0, 0);
@@ -293,7 +323,7 @@ void perf_on_interval(void *ud, const struct perf_interval *iv)
 		out_double(j, IV_END, iv->end);
 		out_bool(j, IV_OMITTED, iv->omitted);
 		if (!stream)
-			lat_json(j, IV_LATENCY, &iv->lat);
+			lat_json(j, IV_LATENCY, &iv->lat, perf_test_rdma(o->p.test));
 		t = out_take(j);
 		out_list_add(&rp->intervals, t);
 		free(t);
@@ -302,7 +332,7 @@ void perf_on_interval(void *ud, const struct perf_interval *iv)
 	}
 	if (o->quiet)
 		return;
-	print_interval(iv, stream);
+	print_interval(iv, stream, perf_test_rdma(o->p.test));
 }
 
 void perf_print_start(const struct perf_run *run)
@@ -317,7 +347,10 @@ void perf_print_start(const struct perf_run *run)
 	       "sched %s; client %s, server %s%s\n",
 	       p->client_addr, o->host_s, perf_test_name(p->test), p->size,
 	       p->size == 1 ? "" : "s",
-	       p->test == PERF_STREAM ? "" : (p->rsize == p->size ? " each way" : " requests"),
+	       p->test == PERF_STREAM ? ""
+	       : perf_test_rdma(p->test) ? " an operation"
+	       : p->rsize == p->size ? " each way"
+				    : " requests",
 	       p->sockets, p->sockets == 1 ? "" : "s", o->threads, o->threads == 1 ? "" : "s",
 	       run->kernel         ? "kernel paths"
 	       : p->paths == 1     ? "1 path"
@@ -329,6 +362,10 @@ void perf_print_start(const struct perf_run *run)
 		out_printf(t, "  reverse: the server sends, the client receives and counts\n");
 	if (p->test == PERF_RR && p->rsize != p->size)
 		out_printf(t, "  responses %u bytes, depth %u\n", p->rsize, p->depth);
+	if (perf_test_rdma(p->test))
+		out_printf(t, "  %u operation%s in flight per socket on the server's registered memory, "
+			      "each notified; its digest checked at the end\n",
+			   p->depth, p->depth == 1 ? "" : "s");
 	if (p->buf)
 		out_printf(t, "  SNDBUF and RCVBUF %u bytes at both ends\n", p->buf);
 	if (!run->kernel && p->paths != 8)
@@ -346,6 +383,64 @@ static void print_side(struct out *t, const char *who, const char *end, double s
 	       secs > 0 ? 100 * cpu / secs : 0);
 }
 
+static void hex(char *buf, size_t cap, uint64_t v)
+{
+	snprintf(buf, cap, "%016llx", (unsigned long long)v);
+}
+
+/* An RDMA test's summary: the operations, their latency, the check. */
+static void print_rdma(struct out *t, const struct perf_run *run)
+{
+	const struct perf_client *c = run->c;
+	const struct perf_rdma_out *m = &c->rdma;
+	char a[24], b[24];
+
+	out_printf(t, "%-9s %6.2f s %10.0f op/s ", perf_test_name(run->o->p.test), c->measured,
+		   rate(c->total.rmsgs, c->measured));
+	print_bits(t, rate(c->total.rbytes, c->measured));
+	out_printf(t, "  %llu operations, cpu %.0f %% (client), %.0f %% (server)\n",
+		   (unsigned long long)c->total.rmsgs,
+		   c->measured > 0 ? 100 * c->cpu / c->measured : 0,
+		   run->res->wall > 0 ? 100 * run->res->cpu / run->res->wall : 0);
+	out_printf(t, "latency  ");
+	print_lat(t, &c->lat);
+	out_printf(t, " (submit to notification, %llu samples)\n", (unsigned long long)c->lat.n);
+	if (m->failed || m->lost)
+		out_printf(t, "failed: %llu (first %s), never notified: %llu\n",
+			   (unsigned long long)m->failed, rio_rdma_status_name(m->first_status),
+			   (unsigned long long)m->lost);
+	hex(a, sizeof(a), run->res->region_hash);
+	hex(b, sizeof(b), m->expect_hash);
+	out_printf(t, "verify: %s (server memory digest %s, expected %s, %llu bad values)\n",
+		   run->rdma_verified ? "ok" : "FAILED", run->res->has_hash ? a : "none", b,
+		   (unsigned long long)m->bad_values);
+}
+
+static void rdma_json(struct out *j, const struct perf_run *run)
+{
+	const struct perf_client *c = run->c;
+	const struct perf_rdma_out *m = &c->rdma;
+	char a[24], b[24];
+
+	hex(a, sizeof(a), run->res->region_hash);
+	hex(b, sizeof(b), m->expect_hash);
+	out_obj_open(j, EN_RDMA);
+	out_double(j, RD_SECONDS, c->measured);
+	out_u64(j, RD_OPERATIONS, c->total.rmsgs);
+	out_u64(j, RD_BYTES, c->total.rbytes);
+	out_double(j, RD_OPS_PER_SECOND, rate(c->total.rmsgs, c->measured));
+	out_double(j, RD_BITS_PER_SECOND, rate(c->total.rbytes, c->measured) * 8);
+	out_u64(j, RD_FAILED, m->failed);
+	out_str(j, RD_FIRST_STATUS, m->failed ? rio_rdma_status_name(m->first_status) : NULL);
+	out_u64(j, RD_NEVER_NOTIFIED, m->lost);
+	out_u64(j, RD_BAD_VALUES, m->bad_values);
+	out_u64(j, RD_REGIONS, m->regions);
+	out_str(j, RD_SERVER_HASH, run->res->has_hash ? a : NULL);
+	out_str(j, RD_EXPECTED_HASH, b);
+	out_bool(j, RD_VERIFIED, run->rdma_verified);
+	out_close(j);
+}
+
 void perf_print_end(const struct perf_run *run)
 {
 	const struct perf_client *c = run->c;
@@ -358,6 +453,11 @@ void perf_print_end(const struct perf_run *run)
 		return;
 
 	out_printf(t, "- - - - - - - - - - - - - - - - - - - - - - - - -\n");
+	if (perf_test_rdma(run->o->p.test)) {
+		print_rdma(t, run);
+		out_free(t);
+		return;
+	}
 	if (rev) {
 		print_side(t, "sender", " (server)", res->wall, res->msgs, res->bytes, res->cpu);
 		print_side(t, "receiver", " (client)", c->measured, c->total.msgs, c->total.bytes,
@@ -482,7 +582,7 @@ static void json_end(struct out *j, const struct perf_run *run)
 	}
 	out_close(j);
 	if (!stream)
-		lat_json(j, EN_LATENCY, &c->lat);
+		lat_json(j, EN_LATENCY, &c->lat, perf_test_rdma(run->o->p.test));
 	out_obj_open(j, EN_CPU);
 	out_double(j, CPU_CLIENT, c->measured > 0 ? 100 * c->cpu / c->measured : 0);
 	out_double(j, CPU_SERVER, res->wall > 0 ? 100 * res->cpu / res->wall : 0);
@@ -492,6 +592,8 @@ static void json_end(struct out *j, const struct perf_run *run)
 	i64_or_null(j, RT_SERVER_RDS, res->rds_retransmits);
 	i64_or_null(j, RT_HOST_TCP_SEGMENTS, run->rt_host);
 	out_close(j);
+	if (perf_test_rdma(run->o->p.test))
+		rdma_json(j, run);
 	out_close(j);
 }
 

@@ -64,6 +64,7 @@ struct perf_run {
 	struct perf_result *res;        /* the server's side */
 	int64_t rt_client, rt_host;     /* retransmits during the test; -1 unknown */
 	int err;                        /* what stopped the test, or 0 */
+	bool rdma_verified;             /* RDMA tests: the server's memory as expected */
 	struct out_list intervals;      /* --json: perf_on_interval's */
 	struct plot_series *plot;       /* --plot: this run's, or NULL */
 };

@@ -194,6 +194,9 @@ static int check_size(const struct perf_server *s, const struct perf_params *p,
 		      char *err, size_t errlen)
 {
 	uint32_t len = p->reverse ? p->size : p->test == PERF_STREAM ? 0 : p->rsize;
+
+	if (perf_test_rdma(p->test))
+		return 0;  /* 8-byte messages carry the operations */
 	uint32_t budget = rio_max_msg(s->socks[0]);
 
 	if (len <= budget)
@@ -203,6 +206,22 @@ static int check_size(const struct perf_server *s, const struct perf_params *p,
 		 "message larger than SNDBUF): raise it with -w %u",
 		 p->reverse ? "messages" : "responses", len, budget, len);
 	return -1;
+}
+
+/* An RDMA test the server could not set up: why, to both. Over TCP the
+ * kernel and librds answer EOPNOTSUPP (net/rds/rdma.c: RDS/TCP has no
+ * get_mr, docs/kernel-behaviour.md "RDMA operations"). */
+static void rdma_refused(struct ctl *cc, bool kernel, const struct rdsu_addr *laddr,
+			 const char *step, int e)
+{
+	char err[512], a[64];
+
+	snprintf(err, sizeof(err), "server %s on %s: %s: %s%s", perf_stack_name(kernel),
+		 rdsu_addr_str(laddr, a, sizeof(a)), step, rdsu_strerror(e),
+		 e == -EOPNOTSUPP ? " (RDMA needs RDS over IB: an address on an RDMA device, or "
+				    "--transport ib at both ends; RDS over TCP and loopback have none)" : "");
+	fprintf(stderr, "rdsperf: %s\n", err);
+	ctl_send(cc, ctl_error_line(err));
 }
 
 /*
@@ -216,6 +235,8 @@ static int run_test(struct opts *o, struct ctl *cc, int lfd, struct perf_params 
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
 	struct perf_server s;
+	struct perf_rdma_srv mem = { 0 };
+	const char *step = NULL;
 	struct rdsu_addr client, laddr;
 	struct rio_cfg cfg = o->cfg;
 	struct rio *r = NULL;
@@ -253,6 +274,10 @@ static int run_test(struct opts *o, struct ctl *cc, int lfd, struct perf_params 
 			 rdsu_addr_str(&laddr, a, sizeof(a)), rdsu_strerror(e));
 		fprintf(stderr, "rdsperf: %s\n", err);
 		ctl_send(cc, ctl_error_line(err));
+	} else if (perf_test_rdma(p->test) &&
+		   (e = perf_rdma_serve(&mem, r, s.socks[0], p, &client, &step)) < 0) {
+		rdma_refused(cc, cfg.kernel, &laddr, step, e);
+		e = 0;  /* the client may propose another */
 	} else if ((e = check_size(&s, p, err, sizeof(err))) < 0) {
 		fprintf(stderr, "rdsperf: %s\n", err);
 		ctl_send(cc, ctl_error_line(err));
@@ -271,6 +296,14 @@ static int run_test(struct opts *o, struct ctl *cc, int lfd, struct perf_params 
 			e = p->reverse ? serve_reverse(&s, &client) : perf_server_run(&s);
 			s.res.rds_retransmits = rt0 < 0 ? -1 : perf_librds_retransmits(r) - rt0;
 			s.res.kernel = cfg.kernel;
+			s.res.has_hash = mem.mem != NULL;
+			if (mem.mem)
+				s.res.region_hash = perf_rdma_hash(&mem);
+			/* while the client still holds its connection: the
+			 * kernel invalidates a region on the connection it was
+			 * registered on (net/rds/ib_frmr.c rds_ib_post_inv),
+			 * and the client goes once it has the result */
+			perf_rdma_unmap(&mem);
 			if (e < 0)
 				fprintf(stderr, "rdsperf: test failed: %s\n", rdsu_strerror(e));
 			/* the stop line (or EOF) is what ended the loop */
@@ -285,9 +318,12 @@ static int run_test(struct opts *o, struct ctl *cc, int lfd, struct perf_params 
 		if (guarded)
 			doorman_stop(door);
 	}
+	perf_rdma_unmap(&mem);
 	for (unsigned i = 0; i < n; i++)
 		rio_sock_close(s.socks[i]);
 	rio_close(r);
+	/* after the stack: nothing can be written into it any more */
+	perf_rdma_srv_free(&mem);
 	free(line);
 	return e;
 }

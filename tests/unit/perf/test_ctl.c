@@ -234,6 +234,63 @@ static void test_reverse(void **state)
 	assert_false(reverse);
 }
 
+/* The RDMA tests: their names, their ranges, and the server's digest of
+ * its memory, all 64 bits of it, in the result (absent: none). */
+static void test_rdma(void **state)
+{
+	struct perf_params p = sample(), q;
+	struct perf_result r, s;
+	char *line;
+
+	(void)state;
+	p.test = PERF_RDMA_READ;
+	p.rsize = 0;
+	p.verify = false;
+	p.depth = 8;
+	line = ctl_start_line(&p);
+	chomp(line);
+	assert_int_equal(ctl_parse_start(line, &q, err, sizeof(err)), 0);
+	assert_int_equal(q.test, PERF_RDMA_READ);
+	assert_string_equal(perf_test_name(PERF_ATOMIC), "atomic");
+	free(line);
+	p.depth = 128;  /* 3 x 128 operations in flight */
+	assert_int_equal(perf_params_check(&p, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "at most 256"));
+	p.depth = 8;
+	p.test = PERF_ATOMIC;
+	assert_int_equal(perf_params_check(&p, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "8 bytes"));
+	p.size = 8;
+	p.verify = true;
+	assert_int_equal(perf_params_check(&p, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "no payload check"));
+
+	memset(&r, 0, sizeof(r));
+	r.has_hash = true;
+	r.region_hash = 0xfedcba9876543210ull;
+	line = ctl_result_line(&r);
+	chomp(line);
+	assert_non_null(strstr(line, "\"region_hash\":\"fedcba9876543210\""));
+	assert_int_equal(ctl_parse_result(line, &s, err, sizeof(err)), 0);
+	assert_memory_equal(&r, &s, sizeof(r));
+	free(line);
+	r.has_hash = false;
+	line = ctl_result_line(&r);
+	chomp(line);
+	assert_null(strstr(line, "region_hash"));
+	assert_int_equal(ctl_parse_result(line, &s, err, sizeof(err)), 0);
+	assert_false(s.has_hash);
+	free(line);
+	assert_int_equal(ctl_parse_result("{\"rdsperf\":1,\"op\":\"result\",\"msgs\":0,"
+					  "\"bytes\":0,\"sent\":0,\"verify_errors\":0,"
+					  "\"eagain\":0,\"enobufs\":0,\"rds_retransmits\":0,"
+					  "\"cpu\":0,\"wall\":0,\"kernel\":true,"
+					  "\"region_hash\":\"12345\"}",
+					  &s, err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "16 hex digits"));
+}
+
 static void test_overlong_line(void **state)
 {
 	char *line = malloc(CTL_MAX_LINE + 2);
@@ -254,4 +311,5 @@ CMOCKA_MAIN(
 	cmocka_unit_test(test_start_refused),
 	cmocka_unit_test(test_start_ranges),
 	cmocka_unit_test(test_reverse),
+	cmocka_unit_test(test_rdma),
 	cmocka_unit_test(test_overlong_line))
