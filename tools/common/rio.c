@@ -44,12 +44,17 @@ const bool rio_have_ib = true;
 const bool rio_have_ib = false;
 #endif
 
+#define RIO_NOTES 64
+
 struct rio_sock {
 	struct rio *r;
 	int fd;                 /* kernel */
 	struct rdsu_sock *us;   /* librds */
 	bool v6;
 	uint16_t port;
+	/* kernel: RDMA notifications rio_recv() met, for rio_next_notify() */
+	struct rdsu_notify notes[RIO_NOTES];
+	unsigned note_head, note_n;
 };
 
 void rio_cfg_default(struct rio_cfg *cfg)
@@ -478,6 +483,129 @@ uint64_t rio_unacked(struct rio *r)
 	return queued(r, true);
 }
 
+/* The RDMA notifications (RDS_CMSG_RDMA_STATUS) a kernel recvmsg gave. */
+static void keep_notes(struct rio_sock *s, struct msghdr *mh)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+		struct rds_rdma_notify k;
+
+		if (c->cmsg_level != SOL_RDS || c->cmsg_type != RDS_CMSG_RDMA_STATUS ||
+		    c->cmsg_len < CMSG_LEN(sizeof(k)))
+			continue;
+		memcpy(&k, CMSG_DATA(c), sizeof(k));
+		if (s->note_n == RIO_NOTES)
+			continue;
+		s->notes[(s->note_head + s->note_n++) % RIO_NOTES] =
+			(struct rdsu_notify){ .user_token = k.user_token, .status = k.status };
+	}
+}
+
+int rio_next_notify(struct rio_sock *s, struct rdsu_notify *n)
+{
+	if (s->fd < 0)
+		return rdsu_sock_next_notify(s->us, n) == 1;
+	if (!s->note_n)
+		return 0;
+	*n = s->notes[s->note_head];
+	s->note_head = (s->note_head + 1) % RIO_NOTES;
+	s->note_n--;
+	return 1;
+}
+
+int rio_free_mr(struct rio_sock *s, uint64_t cookie, unsigned flags)
+{
+	struct rds_free_mr_args f = { .cookie = cookie, .flags = flags };
+
+	if (s->fd < 0)
+		return rdsu_sock_free_mr(s->us, cookie, flags);
+	return setsockopt(s->fd, SOL_RDS, RDS_FREE_MR, &f, sizeof(f)) < 0 ? -errno : 0;
+}
+
+/* The kernel's cmsg for |op| into |cbuf|, its local vector in |lv| (read
+ * by sendmsg). Return: its length; -EOPNOTSUPP. */
+static int kernel_op(const struct rdsu_op *op, struct rds_iovec *lv, uint8_t *cbuf, size_t cap)
+{
+	struct cmsghdr *c = (struct cmsghdr *)cbuf;
+	union {
+		struct rds_rdma_args a;
+		struct rds_get_mr_args m;
+		rds_rdma_cookie_t d;
+	} u;
+	size_t n;
+	int type;
+
+	memset(&u, 0, sizeof(u));
+	switch (op->kind) {
+	case RDSU_OP_RDMA:
+		if (op->nr_local != 1)
+			return -EOPNOTSUPP;
+		u.a.cookie = op->cookie;
+		u.a.remote_vec.addr = op->remote_addr;
+		u.a.remote_vec.bytes = op->remote_len;
+		lv->addr = (uint64_t)(uintptr_t)op->local[0].iov_base;
+		lv->bytes = op->local[0].iov_len;
+		u.a.local_vec_addr = (uint64_t)(uintptr_t)lv;
+		u.a.nr_local = 1;
+		u.a.flags = op->flags;
+		u.a.user_token = op->user_token;
+		type = RDS_CMSG_RDMA_ARGS;
+		n = sizeof(u.a);
+		break;
+	case RDSU_OP_MAP:
+		u.m.vec.addr = (uint64_t)(uintptr_t)op->map_addr;
+		u.m.vec.bytes = op->map_len;
+		u.m.cookie_addr = (uint64_t)(uintptr_t)op->map_cookie;
+		u.m.flags = op->flags;
+		type = RDS_CMSG_RDMA_MAP;
+		n = sizeof(u.m);
+		break;
+	case RDSU_OP_DEST:
+		u.d = op->cookie;
+		type = RDS_CMSG_RDMA_DEST;
+		n = sizeof(u.d);
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (CMSG_SPACE(n) > cap)
+		return -EOPNOTSUPP;
+	memset(cbuf, 0, CMSG_SPACE(n));
+	c->cmsg_level = SOL_RDS;
+	c->cmsg_type = type;
+	c->cmsg_len = CMSG_LEN(n);
+	memcpy(CMSG_DATA(c), &u, n);
+	return (int)CMSG_SPACE(n);
+}
+
+int rio_send_op(struct rio_sock *s, const struct rdsu_addr *dst, uint16_t dport,
+		const void *buf, size_t len, const struct rdsu_op *op)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct sockaddr_storage ss;
+	struct msghdr mh = { 0 };
+	uint8_t cbuf[128] __attribute__((aligned(8)));
+	struct rds_iovec lv;
+	int n;
+
+	if (s->fd < 0) {
+		n = rdsu_sock_submit_op(s->us, dst, dport, &iov, 1, op, rdsu_clock());
+		if (n < 0)
+			return n;
+		(void)rdsu_io_run(s->r->io, 0);
+		return 0;
+	}
+	n = kernel_op(op, &lv, cbuf, sizeof(cbuf));
+	if (n < 0)
+		return n;
+	mh.msg_name = &ss;
+	mh.msg_namelen = rdsu_sockaddr(dst, dport, &ss);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cbuf;
+	mh.msg_controllen = (size_t)n;
+	return sendmsg(s->fd, &mh, MSG_DONTWAIT) < 0 ? -errno : 0;
+}
+
 ssize_t rio_recv(struct rio_sock *s, void *buf, size_t cap, struct rdsu_addr *from,
 		 uint16_t *sport, bool *trunc)
 {
@@ -500,8 +628,9 @@ ssize_t rio_recv(struct rio_sock *s, void *buf, size_t cap, struct rdsu_addr *fr
 			n = recvmsg(s->fd, &mh, MSG_DONTWAIT | MSG_TRUNC);
 			if (n < 0)
 				return -errno;
+			keep_notes(s, &mh);
 			if (mh.msg_namelen == 0)
-				continue; /* a congestion notification carries no address */
+				continue; /* a notification carries no address */
 			if (rdsu_sockaddr_get(&ss, from, sport) < 0)
 				continue;
 			*trunc = (mh.msg_flags & MSG_TRUNC) != 0;

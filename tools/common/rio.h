@@ -170,6 +170,22 @@ ssize_t rio_recv(struct rio_sock *s, void *buf, size_t cap, struct rdsu_addr *fr
 		 uint16_t *sport, bool *trunc);
 
 /*
+ * RDMA (RDS over IB): a message that carries an operation, as librds's
+ * rdsu_sock_submit_op() or the kernel's cmsgs (RDS_CMSG_RDMA_ARGS,
+ * RDS_CMSG_RDMA_MAP, RDS_CMSG_RDMA_DEST). The kernel path carries RDSU_OP_RDMA
+ * (one local vector), _MAP and _DEST; atomics answer -EOPNOTSUPP there.
+ * Return: 0; as sendmsg / rdsu_sock_submit_op.
+ */
+int rio_send_op(struct rio_sock *s, const struct rdsu_addr *dst, uint16_t dport,
+		const void *buf, size_t len, const struct rdsu_op *op);
+/* rio_free_mr() - RDS_FREE_MR of |cookie| with |flags| (RDSU_RDMA_INVALIDATE).
+ * Return: 0; negative errno (-EINVAL: no such region). */
+int rio_free_mr(struct rio_sock *s, uint64_t cookie, unsigned flags);
+/* rio_next_notify() - the next RDS_CMSG_RDMA_STATUS (the kernel's arrive
+ * through rio_recv(), which keeps them for this). Return: 1 and *n; 0 none. */
+int rio_next_notify(struct rio_sock *s, struct rdsu_notify *n);
+
+/*
  * rio_wait() - wait until one of |socks| is ready for what |want[i]| asks
  * (RIO_POLL* bits) or |deadline| (rdsu_clock time; RDSU_NS_NEVER) passes;
  * |got[i]| receives the ready bits. With librds the stack runs meanwhile.

@@ -48,6 +48,31 @@ static void test_valid(void **state)
 	assert_int_equal(parse("{\"op\":\"recv\",\"port\":4000}", &q, err), 0);
 	assert_int_equal(q.want, 0);
 	assert_int_equal(parse("{\"op\":\"close\",\"port\":65535}", &q, err), 0);
+	/* RDMA */
+	assert_int_equal(parse("{\"op\":\"map\",\"port\":4000,\"to\":\"10.0.0.1\",\"dport\":5000,"
+			       "\"size\":2048,\"flags\":8,\"seed\":11}", &q, err), 0);
+	assert_int_equal(q.op, CF_OP_MAP);
+	assert_int_equal(q.size, 2048);
+	assert_int_equal(q.flags, 8);
+	assert_int_equal(q.seed, 11);
+	assert_int_equal(parse("{\"op\":\"free_mr\",\"port\":4000,\"cookie\":1099511627781,"
+			       "\"flags\":4}", &q, err), 0);
+	assert_int_equal(q.op, CF_OP_FREE_MR);
+	assert_int_equal(q.cookie, 1099511627781ull);
+	assert_int_equal(q.flags, 4);
+	assert_int_equal(parse("{\"op\":\"region\",\"port\":4000,\"cookie\":5}", &q, err), 0);
+	assert_int_equal(q.op, CF_OP_REGION);
+	assert_int_equal(parse("{\"op\":\"rdma\",\"port\":4000,\"to\":\"10.0.0.1\",\"dport\":5000,"
+			       "\"cookie\":5,\"raddr\":64,\"size\":1000,\"flags\":33,"
+			       "\"token\":9,\"seed\":72}", &q, err), 0);
+	assert_int_equal(q.op, CF_OP_RDMA);
+	assert_int_equal(q.raddr, 64);
+	assert_int_equal(q.token, 9);
+	assert_int_equal(q.flags, 33);
+	assert_int_equal(parse("{\"op\":\"notes\",\"port\":4000,\"want\":2,\"wait_ms\":100}", &q,
+			       err), 0);
+	assert_int_equal(q.op, CF_OP_NOTES);
+	assert_int_equal(q.want, 2);
 }
 
 static void refused(const char *s, const char *why)
@@ -86,6 +111,17 @@ static void test_refused(void **state)
 	refused("{\"op\":\"send\",\"port\":4000,\"to\":\"10.0.0.1\",\"dport\":1,\"count\":1,"
 		"\"size\":1048577}", "\"size\"");
 	refused("{\"op\":\"recv\",\"port\":4000,\"wait_ms\":600001}", "\"wait_ms\"");
+	refused("{\"op\":\"map\",\"port\":4000,\"to\":\"10.0.0.1\",\"dport\":1,\"size\":65537}",
+		"\"size\"");
+	refused("{\"op\":\"map\",\"port\":4000,\"to\":\"10.0.0.1\",\"dport\":1,\"size\":0}",
+		"\"size\"");
+	refused("{\"op\":\"map\",\"port\":4000,\"dport\":1,\"size\":10}", "\"to\"");
+	refused("{\"op\":\"free_mr\",\"port\":4000}", "\"cookie\" is missing");
+	refused("{\"op\":\"free_mr\",\"port\":4000,\"cookie\":-1}", "\"cookie\"");
+	refused("{\"op\":\"free_mr\",\"port\":4000,\"cookie\":1,\"flags\":256}", "\"flags\"");
+	refused("{\"op\":\"rdma\",\"port\":4000,\"to\":\"10.0.0.1\",\"dport\":1,\"size\":10,"
+		"\"cookie\":1}", "\"raddr\" is missing");
+	refused("{\"op\":\"notes\",\"port\":4000,\"wait_ms\":600001}", "\"wait_ms\"");
 	/* nesting deeper than the tokenizer's limit */
 	refused("{\"op\":\"hello\",\"x\":[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]}",
 		"not one JSON object");
