@@ -768,20 +768,21 @@ static struct ag_region *ag_region_of(struct ag *g, uint64_t cookie)
 static int ag_map(struct ag *g, struct ag_sock *k, const struct cf_agent_req *q, struct out *ans)
 {
 	struct ag_region *m = &g->regions[g->n_regions];
-	size_t pages = (CF_REGION_OFF + q->size + CF_PAGE - 1) / CF_PAGE + 1;
+	size_t pages = (CF_REGION_OFF + q->size + CF_PAGE - 1) / CF_PAGE;
+	/* the rest of the region's last page; then a page more */
 	uint32_t tail = (uint32_t)(pages * CF_PAGE - CF_REGION_OFF - q->size);
 	struct rdsu_op op = { .kind = RDSU_OP_MAP, .flags = q->flags };
 	int e;
 
 	if (g->n_regions == AG_REGIONS)
 		return reply_err(ans, "map", -ENOBUFS);
-	m->mem = aligned_alloc(CF_PAGE, pages * CF_PAGE);
+	m->mem = aligned_alloc(CF_PAGE, (pages + 1) * CF_PAGE);
 	if (!m->mem)
 		return reply_err(ans, "map", -ENOMEM);
 	m->len = q->size;
-	/* the region, then the rest of its page (and one more, unmapped) */
 	cf_region_fill(m->mem + CF_REGION_OFF, q->size, q->seed);
 	cf_region_fill(m->mem + CF_REGION_OFF + q->size, tail, q->seed + 1);
+	cf_region_fill(m->mem + pages * CF_PAGE, CF_PAGE, q->seed + 2);
 	op.map_addr = m->mem + CF_REGION_OFF;
 	op.map_len = q->size;
 	op.map_cookie = &m->cookie;

@@ -844,21 +844,32 @@ int cf_ib_rdma(struct cf_ibconn *c, bool write, uint32_t rkey, uint64_t va, uint
 		return -EPIPE;
 	}
 	v->s_busy++;
+	/* Its completion, whatever else ends the connection meanwhile (the
+	 * peer's DREQ may come before the NAK's completion is polled). */
 	while (!v->rdma_done && rdsu_clock() < end) {
-		pump(c, 1);
-		if (c->closed && !v->rdma_done)
+		if (c->closed) {
 			(void)send_poll(c);
-		if (c->closed && !v->rdma_done)
-			return -EPIPE;
+			usleep(1000);
+		} else {
+			pump(c, 1);
+		}
 	}
 	if (!v->rdma_done)
-		return -ETIMEDOUT;
-	if (v->rdma_status != IBV_WC_SUCCESS) {
+		return c->closed ? -EPIPE : -ETIMEDOUT;
+	switch (v->rdma_status) {
+	case IBV_WC_SUCCESS:
+		return 0;
+	case IBV_WC_REM_ACCESS_ERR:
+	case IBV_WC_REM_INV_REQ_ERR:
+	case IBV_WC_REM_OP_ERR:
 		snprintf(c->why, sizeof(c->why), "RDMA %s refused: %s", write ? "WRITE" : "READ",
 			 ibv_wc_status_str(v->rdma_status));
 		return -EREMOTEIO;
+	default:
+		snprintf(c->why, sizeof(c->why), "RDMA %s ended unanswered: %s",
+			 write ? "WRITE" : "READ", ibv_wc_status_str(v->rdma_status));
+		return -EPIPE;
 	}
-	return 0;
 }
 
 const uint8_t *cf_ib_rdma_buf(const struct cf_ibconn *c)
