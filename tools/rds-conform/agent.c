@@ -759,10 +759,11 @@ static int ag_send_op(struct ag *g, struct ag_sock *k, const struct cf_agent_req
 
 static struct ag_region *ag_region_of(struct ag *g, uint64_t cookie)
 {
-	for (size_t i = 0; i < g->n_regions; i++)
-		if (g->regions[i].cookie == cookie)
-			return &g->regions[i];
-	return NULL;
+	struct ag_region *m = g->regions, *end = g->regions + g->n_regions;
+
+	while (m < end && m->cookie != cookie)
+		m++;
+	return m < end ? m : NULL;
 }
 
 static int ag_map(struct ag *g, struct ag_sock *k, const struct cf_agent_req *q, struct out *ans)

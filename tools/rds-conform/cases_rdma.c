@@ -391,11 +391,11 @@ out:
 
 CASE(case_rdma_once)
 {
-	struct rx x;
+	int e1, e2, ferr = 0, landed;
 	struct cf_ibmsg m;
 	uint64_t cookie;
 	uint32_t rkey;
-	int e1, e2, ferr = 0, landed;
+	struct rx x;
 
 	cf_text(res->expected, "a USE_ONCE region takes one RDMA: the first WRITE is taken, its "
 		"message takes the region out of the socket's table (RDS_FREE_MR then EINVAL), "
@@ -440,6 +440,20 @@ out:
 /* ---- the peer runs the RDMA against us: its notifications ---- */
 
 #define TOK(n) (0x7e57000000000000ull | (n))
+
+/* rx_open, and memory of ours for the peer (filled |seed|) under *rkey.
+ * Return: 0; -1 with res set. */
+static int rx_expose(struct cf_run *r, struct cf_result *res, struct rx *x, uint32_t seed,
+		     uint32_t *rkey)
+{
+	if (rx_open(r, res, x))
+		return -1;
+	if (!cf_ib_expose(x->c, seed, rkey))
+		return 0;
+	cf_set(res, CF_ERROR, "our memory could not be registered");
+	cf_text(res->reason, "ibv_reg_mr failed");
+	return -1;
+}
 
 /* The notifications the agent reports within the wait for |want|, and
  * then 300 ms more (a second one for an op would come then). Return:
@@ -506,13 +520,8 @@ CASE(case_rdma_notify)
 	cf_text(res->expected, "a WRITE with NOTIFY_ME and a READ with NOTIFY_ME into our memory "
 		"are each notified exactly once, SUCCESS, with their user tokens; a WRITE without "
 		"NOTIFY_ME not at all; the bytes land and each op's message carries RDMA {r_key}");
-	if (rx_open(r, res, &x))
+	if (rx_expose(r, res, &x, 71, &rkey))
 		goto out;
-	if (cf_ib_expose(x.c, 71, &rkey)) {
-		cf_set(res, CF_ERROR, "our memory could not be registered");
-		cf_text(res->reason, "ibv_reg_mr failed");
-		goto out;
-	}
 	{
 		const struct { uint32_t flags, off, len, seed; } op[3] = {
 			{ RDSU_RDMA_READWRITE | RDSU_RDMA_NOTIFY_ME, 64, 1000, 72 },
@@ -561,22 +570,16 @@ out:
 CASE(case_rdma_notify_fail)
 {
 	struct rdsu_notify n[16];
-	struct rx x;
-	uint32_t rkey;
 	int err = 0, st = -1;
-	unsigned c;
+	uint32_t rkey;
+	struct rx x;
 	long k;
 
 	cf_text(res->expected, "a WRITE with NOTIFY_ME that our HCA refuses (an r_key we never "
 		"gave) is notified exactly once, with its token and a failure status: "
 		"REMOTE_ERROR, or DROPPED when the connection's teardown gets to it first");
-	if (rx_open(r, res, &x))
+	if (rx_expose(r, res, &x, 81, &rkey))
 		goto out;
-	if (cf_ib_expose(x.c, 81, &rkey)) {
-		cf_set(res, CF_ERROR, "our memory could not be registered");
-		cf_text(res->reason, "ibv_reg_mr failed");
-		goto out;
-	}
 	if (cf_agent_rdma(r->agent, x.a, &r->cfg->local, x.q, rdsu_cookie_make(rkey ^ 0x5a, 0), 0,
 			  256, RDSU_RDMA_READWRITE | RDSU_RDMA_NOTIFY_ME, TOK(9), 82, &err)) {
 		cf_agent_failed(r, res, "rdma", -EREMOTEIO);
@@ -589,9 +592,9 @@ CASE(case_rdma_notify_fail)
 	k = notes(r, res, &x, 1, n, 16);
 	if (k < 0)
 		goto out;
-	c = count_tok(n, k, TOK(9), &st);
-	if (c != 1 || k != 1)
-		cf_set(res, CF_FAIL, "%ld notifications, %u with the op's token", k, c);
+	if (count_tok(n, k, TOK(9), &st) != 1 || k != 1)
+		cf_set(res, CF_FAIL, "%ld notifications, %u with the op's token", k,
+		       count_tok(n, k, TOK(9), &st));
 	else if (st == RDSU_RDMA_REMOTE_ERROR || st == RDSU_RDMA_DROPPED)
 		cf_set(res, CF_PASS, "one notification with the token, %s", st_name(st));
 	else

@@ -872,11 +872,6 @@ int cf_ib_rdma(struct cf_ibconn *c, bool write, uint32_t rkey, uint64_t va, uint
 	}
 }
 
-const uint8_t *cf_ib_rdma_buf(const struct cf_ibconn *c)
-{
-	return c->v->lbuf;
-}
-
 int cf_ib_expose(struct cf_ibconn *c, uint32_t seed, uint32_t *rkey)
 {
 	struct cf_ibv *v = c->v;
@@ -910,12 +905,6 @@ int cf_ib_rdma(struct cf_ibconn *c, bool write, uint32_t rkey, uint64_t va, uint
 	(void)len;
 	(void)seed;
 	return -EOPNOTSUPP;
-}
-
-const uint8_t *cf_ib_rdma_buf(const struct cf_ibconn *c)
-{
-	(void)c;
-	return NULL;
 }
 
 int cf_ib_expose(struct cf_ibconn *c, uint32_t seed, uint32_t *rkey)

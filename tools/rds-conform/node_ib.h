@@ -155,8 +155,6 @@ bool cf_ib_wait_end(struct cf_ibconn *c, int ms);
 #define CF_IB_RDMA_MAX 65536
 int cf_ib_rdma(struct cf_ibconn *c, bool write, uint32_t rkey, uint64_t va, uint32_t len,
 	       uint32_t seed);
-/* cf_ib_rdma_buf() - the bytes of our last RDMA READ. */
-const uint8_t *cf_ib_rdma_buf(const struct cf_ibconn *c);
 /* cf_ib_expose() - CF_IB_RDMA_MAX bytes of ours filled cf_region_fill(|seed|)
  * that the peer may read and write, registered zero-based (the cookie
  * the peer is given is rkey | 0 << 32: offset 0). Return: 0 and *rkey;

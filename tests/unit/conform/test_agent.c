@@ -48,31 +48,40 @@ static void test_valid(void **state)
 	assert_int_equal(parse("{\"op\":\"recv\",\"port\":4000}", &q, err), 0);
 	assert_int_equal(q.want, 0);
 	assert_int_equal(parse("{\"op\":\"close\",\"port\":65535}", &q, err), 0);
-	/* RDMA */
-	assert_int_equal(parse("{\"op\":\"map\",\"port\":4000,\"to\":\"10.0.0.1\",\"dport\":5000,"
-			       "\"size\":2048,\"flags\":8,\"seed\":11}", &q, err), 0);
-	assert_int_equal(q.op, CF_OP_MAP);
-	assert_int_equal(q.size, 2048);
-	assert_int_equal(q.flags, 8);
-	assert_int_equal(q.seed, 11);
-	assert_int_equal(parse("{\"op\":\"free_mr\",\"port\":4000,\"cookie\":1099511627781,"
-			       "\"flags\":4}", &q, err), 0);
-	assert_int_equal(q.op, CF_OP_FREE_MR);
-	assert_int_equal(q.cookie, 1099511627781ull);
-	assert_int_equal(q.flags, 4);
-	assert_int_equal(parse("{\"op\":\"region\",\"port\":4000,\"cookie\":5}", &q, err), 0);
-	assert_int_equal(q.op, CF_OP_REGION);
-	assert_int_equal(parse("{\"op\":\"rdma\",\"port\":4000,\"to\":\"10.0.0.1\",\"dport\":5000,"
-			       "\"cookie\":5,\"raddr\":64,\"size\":1000,\"flags\":33,"
-			       "\"token\":9,\"seed\":72}", &q, err), 0);
-	assert_int_equal(q.op, CF_OP_RDMA);
-	assert_int_equal(q.raddr, 64);
-	assert_int_equal(q.token, 9);
-	assert_int_equal(q.flags, 33);
-	assert_int_equal(parse("{\"op\":\"notes\",\"port\":4000,\"want\":2,\"wait_ms\":100}", &q,
-			       err), 0);
-	assert_int_equal(q.op, CF_OP_NOTES);
-	assert_int_equal(q.want, 2);
+	/* RDMA: each request and the field it must carry */
+	{
+		static const struct {
+			const char *json;
+			enum cf_agent_op op;
+			size_t at;          /* offsetof the checked field */
+			uint64_t want;
+		} t[] = {
+			{ "{\"op\":\"map\",\"port\":4000,\"to\":\"10.0.0.1\",\"dport\":5000,\"size\":2048,"
+			  "\"flags\":8,\"seed\":11}", CF_OP_MAP, offsetof(struct cf_agent_req, size), 2048 },
+			{ "{\"op\":\"free_mr\",\"port\":4000,\"cookie\":1099511627781,\"flags\":4}",
+			  CF_OP_FREE_MR, offsetof(struct cf_agent_req, cookie), 1099511627781ull },
+			{ "{\"op\":\"region\",\"port\":4000,\"cookie\":5}", CF_OP_REGION,
+			  offsetof(struct cf_agent_req, cookie), 5 },
+			{ "{\"op\":\"rdma\",\"port\":4000,\"to\":\"10.0.0.1\",\"dport\":5000,\"cookie\":5,"
+			  "\"raddr\":64,\"size\":1000,\"flags\":33,\"token\":9,\"seed\":72}", CF_OP_RDMA,
+			  offsetof(struct cf_agent_req, token), 9 },
+			{ "{\"op\":\"notes\",\"port\":4000,\"want\":2,\"wait_ms\":100}", CF_OP_NOTES,
+			  offsetof(struct cf_agent_req, want), 2 },
+		};
+
+		for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+			uint64_t v = 0;
+
+			assert_int_equal(parse(t[i].json, &q, err), 0);
+			assert_int_equal(q.op, t[i].op);
+			if (t[i].op == CF_OP_MAP || t[i].op == CF_OP_NOTES)
+				v = *(const uint32_t *)((const char *)&q + t[i].at);
+			else
+				v = *(const uint64_t *)((const char *)&q + t[i].at);
+			assert_int_equal(v, t[i].want);
+		}
+		assert_int_equal(q.raddr, 0);  /* the last: notes */
+	}
 }
 
 static void refused(const char *s, const char *why)
