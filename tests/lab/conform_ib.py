@@ -20,6 +20,13 @@ connection's CM messages); and
 `rds-conform craft --transport ib` sends a ping as an RC SEND and prints
 the pong.
 
+The ib/rdma/ cases run in the same boot: the agent maps regions with
+RDS_CMSG_RDMA_MAP, frees them and hashes them after the suite's RDMA
+WRITEs, and runs RDMA against the suite's memory with NOTIFY_ME (rxe in
+both guests; the kernels' departures in EXPECT, as docs/kernel-behaviour.md
+records them). By hand, --cases PREFIX runs only the clean run, of the
+cases under PREFIX (e.g. --cases ib/rdma/).
+
 --faults: guest 2 runs librds instead (`rds-conform agent --transport ib`,
 its own rds_rdma unloaded too), once without a fault (every case must pass)
 and once per seeded IB defect of the faulty-peer mode; the case in FAULTS

@@ -351,7 +351,8 @@ static uint64_t get_u64(struct json_object *o, const char *k)
 {
 	struct json_object *v;
 
-	return json_object_object_get_ex(o, k, &v) ? (uint64_t)json_object_get_int64(v) : 0;
+	/* a digest is any u64: json-c clamps get_int64 at INT64_MAX */
+	return json_object_object_get_ex(o, k, &v) ? json_object_get_uint64(v) : 0;
 }
 
 /* An RDMA request (consumed): its "errno" in *err, and the answer for
