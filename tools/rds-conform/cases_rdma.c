@@ -381,8 +381,9 @@ CASE(case_rdma_freed)
 			       i ? " with INVALIDATE" : "", strerror(err[i]));
 			goto out;
 		}
-		/* the invalidation is the HCA's work after the call returns
-		 * (ib_rdma.c rds_ib_flush_mr_pool): give it FREE_SETTLE_MS */
+		/* a margin for a peer that invalidates after the call
+		 * returns (the kernel waits for its LOCAL_INV: ib_frmr.c
+		 * rds_ib_post_inv) */
 		usleep(FREE_SETTLE_MS * 1000);
 		e[i] = write_at(r, &x, ck[i], rdsu_cookie_rkey(ck[i]), 0, 256, 52 + 10 * (uint32_t)i);
 		if (e[i] == -EREMOTEIO && i == 0 && rx_again(r, res, &x))
