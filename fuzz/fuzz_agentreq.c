@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	check(size <= CF_AGENT_LINE_MAX);
-	check(q.op <= CF_OP_RECV);
+	check(q.op <= CF_OP_NOTES);
 	if (q.op == CF_OP_HELLO)
 		return 0;
 	check(q.port >= 2);
@@ -49,7 +49,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check(q.wait_ms <= 600000);
 		break;
 	case CF_OP_RECV:
+	case CF_OP_NOTES:
 		check(q.want <= 1000000 && q.wait_ms <= 600000);
+		break;
+	case CF_OP_MAP:
+	case CF_OP_RDMA:
+		/* an agent buffer holds any size it takes */
+		check(q.size >= 1 && q.size <= CF_REGION_MAX && q.flags <= 0xff);
+		check(q.raddr <= INT64_MAX && q.token <= INT64_MAX);
+		break;
+	case CF_OP_FREE_MR:
+		check(q.flags <= 0xff && q.cookie <= INT64_MAX);
 		break;
 	default:
 		break;

@@ -51,6 +51,11 @@ const struct wire_tok wire_ext_toks[] = {
 	{ 0, NULL },
 };
 
+const struct wire_tok wire_rdma_status_toks[] = {
+	{ 0, "SUCCESS" }, { 1, "REMOTE_ERROR" }, { 2, "CANCELED" }, { 3, "DROPPED" },
+	{ 4, "OTHER_ERROR" }, { 0, NULL },
+};
+
 static const int8_t *size_table(enum wire_kver kv)
 {
 	switch (kv) {

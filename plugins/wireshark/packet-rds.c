@@ -154,6 +154,30 @@ static void collect(GPtrArray *paths, GPtrArray *fs, const char *prefix,
 	}
 }
 
+/* The RDMA record's own fields, rds.rdma.<key>: those every record has
+ * (the common ones, which a "bad" record has too) are rds.<key> already. */
+static void collect_rdma(GPtrArray *paths, GPtrArray *fs)
+{
+	const struct out_group *g = dump_rec_fields(DUMP_REC_RDMA);
+	const struct out_group *bad = dump_rec_fields(DUMP_REC_BAD);
+	struct out_field *own = g_new0(struct out_field, g->n);
+	struct out_group *sub = g_new0(struct out_group, 1);
+	size_t n = 0;
+
+	for (size_t i = 0; i < g->n; i++) {
+		bool common = false;
+
+		for (size_t k = 0; g->f[i].key && k < bad->n; k++)
+			common |= bad->f[k].key && !strcmp(bad->f[k].key, g->f[i].key);
+		if (g->f[i].key && !common)
+			own[n++] = g->f[i];
+	}
+	sub->name = g->name;
+	sub->f = own;
+	sub->n = n;
+	collect(paths, fs, "rdma", sub);
+}
+
 static void register_fields(void)
 {
 	static const enum dump_rec_type recs[] = { DUMP_REC_MSG, DUMP_REC_CM };
@@ -166,6 +190,7 @@ static void register_fields(void)
 	fields = g_hash_table_new(g_str_hash, g_str_equal);
 	for (size_t i = 0; i < G_N_ELEMENTS(recs); i++)
 		collect(paths, fs, NULL, dump_rec_fields(recs[i]));
+	collect_rdma(paths, fs);
 	n = paths->len;
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(g_ptr_array_index(paths, i), "flags"))
@@ -488,6 +513,13 @@ static void show_ext(proto_tree *t, tvbuff_t *tvb, const struct wire_ext *e)
 
 	if (it)
 		proto_item_append_text(it, ": %s", name ? name : "unknown");
+	/* the cookie an RDMA_DEST names: r_key | offset << 32 (rds_rdma_make_cookie) */
+	if (it && e->known && e->type == WIRE_EXT_RDMA_DEST)
+		proto_item_append_text(it, ", cookie 0x%016" PRIx64 " (r_key 0x%08x, offset %u)",
+				       (uint64_t)e->u.rdma_dest.offset << 32 | e->u.rdma_dest.rkey,
+				       e->u.rdma_dest.rkey, e->u.rdma_dest.offset);
+	else if (it && e->known && e->type == WIRE_EXT_RDMA)
+		proto_item_append_text(it, ", r_key 0x%08x", e->u.rdma_rkey);
 	add_u(et, "ext.type", tvb, off, 1, e->type);
 	add_s(et, "ext.name", tvb, off, 1, name);
 	gen(add_u(et, "ext.known", tvb, off, 1, e->known));
@@ -1204,6 +1236,184 @@ static int tcp_replay(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void 
 }
 
 /* ------------------------------------------------------------------------
+ * RDMA on RoCE: the RDMA WRITE, READ REQUEST / RESPONSE and atomic packets
+ * of an RDS QP, and the RDS message each request belongs to. rdsdump's
+ * engine (dump_eng, the same code and the same ties as rdsdump's rdma
+ * records) is fed every InfiniBand frame once, in order, in the first
+ * pass: by the IB heuristic for a SEND it is handed, by a postdissector
+ * for the rest (a READ REQUEST or an atomic carries no payload, so no
+ * heuristic sees it). What it says of a frame is kept for every pass.
+ * A message claims the requests of its QP with the r_key of its RDMA
+ * extension header (dump_msg.rdma_frames); a READ RESPONSE is tied to
+ * its READ REQUEST by the PSN it answers, on the same RDS connection.
+ */
+
+struct rdma_info {
+	bool op;                    /* an RDMA or atomic completes in this frame */
+	struct dump_rdma_rec r;
+	guint32 msg_frame;          /* request: the message that claimed it */
+	guint32 req_frame;          /* READ RESPONSE: its READ REQUEST */
+	bool msg;                   /* an RDS message that claimed some */
+	uint32_t ops, unmatched;
+	uint64_t bytes;
+	guint32 op_frames[8];
+};
+
+static struct dump_eng *rdma_eng;
+static guint32 rdma_fed;        /* the last frame handed to the engine */
+static wmem_map_t *rdma_infos;  /* frame: struct rdma_info */
+static wmem_map_t *rdma_reads;  /* conn << 32 | PSN: READ REQUEST frame */
+static int hf_rdma_msg_frame = -1, hf_rdma_req_frame = -1, hf_rdma_frame = -1;
+
+static struct rdma_info *rdma_info_of(guint32 frame, bool make)
+{
+	struct rdma_info *i = wmem_map_lookup(rdma_infos, GUINT_TO_POINTER(frame));
+
+	if (!i && make) {
+		i = wmem_new0(wmem_file_scope(), struct rdma_info);
+		wmem_map_insert(rdma_infos, GUINT_TO_POINTER(frame), i);
+	}
+	return i;
+}
+
+static gpointer read_key(const struct dump_rec *r)
+{
+	return GSIZE_TO_POINTER(((gsize)(guint32)r->conn << 24) ^ r->u.rdma.psn);
+}
+
+static void rdma_sink(void *ctx, const struct dump_rec *r)
+{
+	struct rdma_info *i;
+
+	(void)ctx;
+	if (r->type == DUMP_REC_RDMA) {
+		i = rdma_info_of((guint32)r->frame, true);
+		i->op = true;
+		i->r = r->u.rdma;
+		if (r->u.rdma.op == DUMP_RDMA_READ)
+			wmem_map_insert(rdma_reads, read_key(r), GUINT_TO_POINTER(r->frame));
+		else if (r->u.rdma.op == DUMP_RDMA_READ_RESP)
+			i->req_frame = GPOINTER_TO_UINT(wmem_map_lookup(rdma_reads, read_key(r)));
+	} else if (r->type == DUMP_REC_MSG && r->xp == DUMP_XP_IB &&
+		   (r->u.msg.rdma_ops || r->u.msg.rdma_unmatched)) {
+		const struct dump_msg *m = &r->u.msg;
+
+		i = rdma_info_of((guint32)r->frame, true);
+		i->msg = true;
+		i->ops = m->rdma_ops;
+		i->bytes = m->rdma_bytes;
+		i->unmatched = m->rdma_unmatched;
+		for (uint32_t k = 0; k < m->rdma_ops && k < G_N_ELEMENTS(i->op_frames); k++) {
+			i->op_frames[k] = (guint32)m->rdma_frames[k];
+			rdma_info_of(i->op_frames[k], true)->msg_frame = (guint32)r->frame;
+		}
+	}
+}
+
+/* Hand this frame to the engine, once, in the first pass. */
+static void rdma_feed(packet_info *pinfo)
+{
+	tvbuff_t *fr = frame_tvb(pinfo);
+	struct dump_pkthdr ph;
+	guint cap;
+	int link;
+
+	if (PINFO_FD_VISITED(pinfo) || pinfo->num <= rdma_fed || !fr || !pinfo->rec ||
+	    pinfo->rec->rec_type != REC_TYPE_PACKET)
+		return;
+	rdma_fed = pinfo->num;
+	link = wire_link(pinfo->rec->rec_header.packet_header.pkt_encap);
+	if (link < 0)
+		return;
+	if (!rdma_eng) {
+		struct dump_cfg cfg = { .kv = (enum wire_kver)pref_kver, .sink = rdma_sink };
+
+		if (dump_eng_new(&rdma_eng, &cfg))
+			return;
+	}
+	cap = tvb_captured_length(fr);
+	memset(&ph, 0, sizeof(ph));
+	ph.frame = pinfo->num;
+	ph.ts_sec = pinfo->abs_ts.secs;
+	ph.ts_nsec = (uint32_t)pinfo->abs_ts.nsecs;
+	ph.caplen = cap;
+	ph.len = pinfo->fd->pkt_len;
+	ph.linktype = link;
+	(void)dump_eng_packet(rdma_eng, &ph, cap ? tvb_get_ptr(fr, 0, (gint)cap) : NULL);
+}
+
+static void rdma_init(void)
+{
+	rdma_fed = 0;
+}
+
+static void rdma_cleanup(void)
+{
+	dump_eng_free(rdma_eng);
+	rdma_eng = NULL;
+}
+
+/* A message's RDMA: the requests it claimed, by frame. */
+static void show_rdma_msg(proto_tree *t, proto_item *ti, tvbuff_t *tvb,
+			  const struct rdma_info *i)
+{
+	gen(add_u(t, "rdma_ops", tvb, 0, 0, i->ops));
+	gen(add_u(t, "rdma_bytes", tvb, 0, 0, i->bytes));
+	gen(add_u(t, "rdma_unmatched", tvb, 0, 0, i->unmatched));
+	for (uint32_t k = 0; k < i->ops && k < G_N_ELEMENTS(i->op_frames); k++)
+		gen(proto_tree_add_uint(t, hf_rdma_frame, tvb, 0, 0, i->op_frames[k]));
+	proto_item_append_text(ti, ", RDMA: %u op%s (%" PRIu64 " bytes)", i->ops,
+			       i->ops == 1 ? "" : "s", i->bytes);
+}
+
+/* An RDMA or atomic of an RDS QP in this frame: rds.rdma.<key>. */
+static int dissect_rds_rdma(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+			    void *data _U_)
+{
+	const struct rdma_info *i;
+	const struct dump_rdma_rec *a;
+	const char *op;
+	proto_item *ti;
+	proto_tree *t;
+
+	if (proto_is_frame_protocol(pinfo->layers, "infiniband"))
+		rdma_feed(pinfo);
+	i = rdma_info_of(pinfo->num, false);
+	if (!i || !i->op)
+		return 0;
+	a = &i->r;
+	op = wire_tok_name(dump_rdma_op_toks, a->op);
+	ti = proto_tree_add_item(tree, proto_rds, tvb, 0, 0, ENC_NA);
+	proto_item_append_text(ti, ", RDMA %s r_key 0x%08x", op ? op : "?", a->rkey);
+	t = proto_item_add_subtree(ti, ett_rds);
+	gen(add_s(t, "type", tvb, 0, 0, "rdma"));
+	gen(add_s(t, "xport", tvb, 0, 0, "ib"));
+	gen(add_s(t, "rdma.op", tvb, 0, 0, op));
+	if (a->op != DUMP_RDMA_READ_RESP) {
+		gen(add_u(t, "rdma.rkey", tvb, 0, 0, a->rkey));
+		gen(add_u(t, "rdma.va", tvb, 0, 0, a->va));
+		gen(add_u(t, "rdma.len", tvb, 0, 0, a->len));
+	}
+	gen(add_u(t, "rdma.bytes", tvb, 0, 0, a->bytes));
+	gen(add_u(t, "rdma.packets", tvb, 0, 0, a->packets));
+	gen(add_u(t, "rdma.psn", tvb, 0, 0, a->psn));
+	if (a->op == DUMP_RDMA_CSWP || a->op == DUMP_RDMA_FADD) {
+		gen(add_u(t, "rdma.swap_add", tvb, 0, 0, a->swap_add));
+		gen(add_u(t, "rdma.compare", tvb, 0, 0, a->compare));
+	}
+	if (i->msg_frame) {
+		gen(proto_tree_add_uint(t, hf_rdma_msg_frame, tvb, 0, 0, i->msg_frame));
+		proto_item_append_text(ti, ", carried by the message in frame %u", i->msg_frame);
+	}
+	if (i->req_frame) {
+		gen(proto_tree_add_uint(t, hf_rdma_req_frame, tvb, 0, 0, i->req_frame));
+		proto_item_append_text(ti, ", answers the READ REQUEST in frame %u", i->req_frame);
+	}
+	col_append_fstr(pinfo->cinfo, COL_INFO, " [RDS RDMA %s]", op ? op : "?");
+	return (int)tvb_captured_length(tvb);
+}
+
+/* ------------------------------------------------------------------------
  * RDS over InfiniBand / RoCE
  */
 
@@ -1356,6 +1566,7 @@ static gboolean dissect_rds_ib(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
 	proto_item *ti = NULL;
 	proto_tree *t = NULL;
 
+	rdma_feed(pinfo);
 	if (!r && !PINFO_FD_VISITED(pinfo) && info) {
 		r = ib_first_pass(tvb, pinfo, info);
 		if (r)
@@ -1398,6 +1609,12 @@ static gboolean dissect_rds_ib(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
 					r->fr.hdr.seq, r->fr.len);
 		if (r->cong)
 			show_cong(t, tvb, 0, 0, r->cong);
+		{
+			const struct rdma_info *ri = rdma_info_of(pinfo->num, false);
+
+			if (ri && ri->msg)
+				show_rdma_msg(t, ti, tvb, ri);
+		}
 	}
 	wire_rules_merge(&rs, &r->rules);
 	add_rules(t, pinfo, ti, tvb, &rs);
@@ -1581,8 +1798,21 @@ void rdsws_register(void)
 	expert_module_t *em;
 	module_t *m;
 
+	static hf_register_info links[] = {
+		{ &hf_rdma_msg_frame, { "RDS message", "rds.rdma.msg_frame", FT_FRAMENUM, BASE_NONE,
+		  FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0, "The RDS message whose RDMA extension "
+		  "header names this operation's r_key", HFILL } },
+		{ &hf_rdma_req_frame, { "READ REQUEST", "rds.rdma.request_frame", FT_FRAMENUM,
+		  BASE_NONE, FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0, "The READ REQUEST this "
+		  "response answers", HFILL } },
+		{ &hf_rdma_frame, { "RDMA operation", "rds.rdma_frame", FT_FRAMENUM, BASE_NONE,
+		  FRAMENUM_TYPE(FT_FRAMENUM_RESPONSE), 0, "An RDMA or atomic this message "
+		  "carried (its last packet)", HFILL } },
+	};
+
 	proto_rds = proto_register_protocol("Reliable Datagram Sockets", "RDS", "rds");
 	register_fields();
+	proto_register_field_array(proto_rds, links, G_N_ELEMENTS(links));
 	proto_register_subtree_array(ett, G_N_ELEMENTS(ett));
 	em = expert_register_protocol(proto_rds);
 	register_rules(em);
@@ -1604,6 +1834,12 @@ void rdsws_register(void)
 					g_str_equal);
 	cm_reqs = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_direct_hash,
 					 g_direct_equal);
+	rdma_infos = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
+					    g_direct_hash, g_direct_equal);
+	rdma_reads = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
+					    g_direct_hash, g_direct_equal);
+	register_init_routine(rdma_init);
+	register_cleanup_routine(rdma_cleanup);
 }
 
 void rdsws_handoff(void)
@@ -1612,6 +1848,7 @@ void rdsws_handoff(void)
 
 	dissector_add_uint_with_preference("tcp.port", WIRE_TCP_PORT, h);
 	register_postdissector(create_dissector_handle(tcp_replay, proto_rds));
+	register_postdissector(create_dissector_handle(dissect_rds_rdma, proto_rds));
 	heur_dissector_add("infiniband.payload", dissect_rds_ib, "RDS over InfiniBand",
 			   "rds_ib", proto_rds, HEURISTIC_ENABLE);
 	heur_dissector_add("infiniband.mad.cm.private", dissect_rds_cm,

@@ -5,8 +5,10 @@
 FIELDS is `tshark -G fields` with the plugin loaded; GOLDEN are rdsdump's
 --json golden files (tests/golden/expected/*.json). Every key path of a
 "msg" or "cm" record there (nested objects and arrays of objects as
-parent.key) must be the field rds.<path>, and the flag bits must have
-their fields rds.flags.<name>: the plugin registers its fields by walking
+parent.key) must be the field rds.<path>, every key of an "rdma" record
+that the records share no other way the field rds.rdma.<key> (those of
+a "bad" record, which every record has, are rds.<key>), and the flag bits
+must have their fields rds.flags.<name>: the plugin registers its fields by walking
 rdsdump's field tables, and this holds the two to each other from the
 outside.
 """
@@ -33,7 +35,7 @@ def main():
             col = line.rstrip("\n").split("\t")
             if len(col) > 2 and col[0] == "F" and col[2].startswith("rds."):
                 ws.add(col[2][4:])
-    seen = set()
+    seen, common, rdma = set(), set(), set()
     for g in sys.argv[2:]:
         with open(g, encoding="utf-8") as f:
             for line in f:
@@ -42,6 +44,14 @@ def main():
                 rec = json.loads(line)
                 if rec.get("type") in ("msg", "cm"):
                     paths(rec, "", seen)
+                elif rec.get("type") == "bad":
+                    common |= set(rec)
+                elif rec.get("type") == "rdma":
+                    rdma |= set(rec)
+    if not rdma:
+        print("no rdma record in the golden files")
+        return 1
+    seen |= {"rdma." + k for k in rdma - common}
     bad = 0
     for p in sorted(seen - ws):
         print(f"rdsdump key {p} is no Wireshark field rds.{p}")

@@ -46,12 +46,17 @@ const bool rio_have_ib = true;
 const bool rio_have_ib = false;
 #endif
 
+#define RIO_NOTES 64
+
 struct rio_sock {
 	struct rio *r;
 	int fd;                 /* kernel */
 	struct rdsu_sock *us;   /* librds */
 	bool v6;
 	uint16_t port;
+	/* kernel: RDMA notifications rio_recv() met, for rio_next_notify() */
+	struct rdsu_notify notes[RIO_NOTES];
+	unsigned note_head, note_n;
 };
 
 void rio_cfg_default(struct rio_cfg *cfg)
@@ -540,6 +545,27 @@ uint64_t rio_unacked(struct rio *r)
 
 static int recv_op_kernel(struct rio_sock *s, void *buf, size_t cap, struct rio_rx *rx);
 
+/* The kernel's RDMA notifications rio_recv() met, kept (as many as
+ * RIO_NOTES, the rest dropped) for rio_next_notify(). */
+static void keep_notes(struct rio_sock *s, const struct rio_rx *rx)
+{
+	for (unsigned i = 0; i < rx->n_notes && s->note_n < RIO_NOTES; i++)
+		s->notes[(s->note_head + s->note_n++) % RIO_NOTES] = rx->notes[i];
+}
+
+int rio_next_notify(struct rio_sock *s, struct rdsu_notify *n)
+{
+	if (s->fd < 0)
+		return rdsu_sock_next_notify(s->us, n) == 1;
+	if (!s->note_n)
+		return 0;
+	*n = s->notes[s->note_head];
+	s->note_head = (s->note_head + 1) % RIO_NOTES;
+	s->note_n--;
+	return 1;
+}
+
+
 ssize_t rio_recv(struct rio_sock *s, void *buf, size_t cap, struct rdsu_addr *from,
 		 uint16_t *sport, bool *trunc)
 {
@@ -549,10 +575,11 @@ ssize_t rio_recv(struct rio_sock *s, void *buf, size_t cap, struct rdsu_addr *fr
 		struct rio_rx rx;
 		int e;
 
-		/* RDMA notifications are rio_recv_op()'s: skipped here */
+		/* RDMA notifications: kept for rio_next_notify() */
 		do {
 			memset(&rx, 0, sizeof(rx));
 			e = recv_op_kernel(s, buf, cap, &rx);
+			keep_notes(s, &rx);
 		} while (e == 0);
 		if (e < 0)
 			return e;
@@ -934,16 +961,7 @@ int rio_recv_op(struct rio_sock *s, void *buf, size_t cap, struct rio_rx *rx)
 	}
 }
 
-static const struct wire_tok rdma_status_toks[] = {
-	{ RDSU_RDMA_SUCCESS, "SUCCESS" },
-	{ RDSU_RDMA_REMOTE_ERROR, "REMOTE_ERROR" },
-	{ RDSU_RDMA_CANCELED, "CANCELED" },
-	{ RDSU_RDMA_DROPPED, "DROPPED" },
-	{ RDSU_RDMA_OTHER_ERROR, "OTHER_ERROR" },
-	{ 0, NULL },
-};
-
 const char *rio_rdma_status_name(int status)
 {
-	return status < 0 ? "?" : wire_tok_str(rdma_status_toks, (uint32_t)status, "?");
+	return status < 0 ? "?" : wire_tok_str(wire_rdma_status_toks, (uint32_t)status, "?");
 }

@@ -191,6 +191,10 @@ uint64_t rio_unacked(struct rio *r);
 ssize_t rio_recv(struct rio_sock *s, void *buf, size_t cap, struct rdsu_addr *from,
 		 uint16_t *sport, bool *trunc);
 
+/* rio_next_notify() - the next RDS_CMSG_RDMA_STATUS (the kernel's arrive
+ * through rio_recv(), which keeps them for this). Return: 1 and *n; 0 none. */
+int rio_next_notify(struct rio_sock *s, struct rdsu_notify *n);
+
 /*
  * rio_wait() - wait until one of |socks| is ready for what |want[i]| asks
  * (RIO_POLL* bits) or |deadline| (rdsu_clock time; RDSU_NS_NEVER) passes;

@@ -65,11 +65,12 @@ static int parse_ctl(const char *where, struct rdsu_addr *a, uint16_t *port)
 
 /* Fields in enum order: a table's index is its field's id. */
 enum { RQ_OP, RQ_PORT, RQ_RCVBUF, RQ_ON, RQ_TO, RQ_DPORT, RQ_FIRST, RQ_COUNT, RQ_SIZE, RQ_WANT,
-       RQ_WAIT_MS, RQ_N };
+       RQ_WAIT_MS, RQ_COOKIE, RQ_RADDR, RQ_FLAGS, RQ_TOKEN, RQ_SEED, RQ_N };
 static const struct out_field req_fields[] = {
 	F("op", OUT_STR), F("port", OUT_U64), F("rcvbuf", OUT_U64), F("on", OUT_BOOL),
 	F("to", OUT_STR), F("dport", OUT_U64), F("first", OUT_U64), F("count", OUT_U64),
-	F("size", OUT_U64), F("want", OUT_U64), F("wait_ms", OUT_U64),
+	F("size", OUT_U64), F("want", OUT_U64), F("wait_ms", OUT_U64), F("cookie", OUT_U64),
+	F("raddr", OUT_U64), F("flags", OUT_U64), F("token", OUT_U64), F("seed", OUT_U64),
 };
 _Static_assert(N(req_fields) == RQ_N, "one request field a RQ_ id");
 static const struct out_group req_group = OUT_GROUP("request", req_fields);
@@ -82,12 +83,18 @@ static const struct out_field msg_fields[] = {
 _Static_assert(N(msg_fields) == MS_N, "one delivery field a MS_ id");
 static const struct out_group msg_group = OUT_GROUP("delivery", msg_fields);
 
+enum { NT_TOKEN, NT_STATUS, NT_N };
+static const struct out_field note_fields[] = { F("token", OUT_U64), F("status", OUT_U64) };
+_Static_assert(N(note_fields) == NT_N, "one notification field a NT_ id");
+static const struct out_group note_group = OUT_GROUP("notification", note_fields);
+
 enum { AN_OK, AN_ERROR, AN_STACK, AN_ADDR, AN_SENT, AN_ENOBUFS, AN_EAGAIN, AN_ERRNO, AN_MSGS,
-       AN_LOST, AN_N };
+       AN_LOST, AN_COOKIE, AN_HASH, AN_TAIL, AN_NOTES, AN_N };
 static const struct out_field ans_fields[] = {
 	F("ok", OUT_BOOL), F("error", OUT_QUOTED), F("stack", OUT_QUOTED), F("addr", OUT_STR),
 	F("sent", OUT_U64), F("enobufs", OUT_U64), F("eagain", OUT_U64), F("errno", OUT_U64),
-	F("msgs", OUT_ARRAY, .sub = &msg_group), F("lost", OUT_U64),
+	F("msgs", OUT_ARRAY, .sub = &msg_group), F("lost", OUT_U64), F("cookie", OUT_U64),
+	F("hash", OUT_U64), F("tail", OUT_U64), F("notes", OUT_ARRAY, .sub = &note_group),
 };
 _Static_assert(N(ans_fields) == AN_N, "one answer field an AN_ id");
 static const struct out_group ans_group = OUT_GROUP("answer", ans_fields);
@@ -340,6 +347,133 @@ int cf_agent_recv(struct cf_agent *a, uint16_t port, uint32_t want, uint32_t wai
 	return 0;
 }
 
+static uint64_t get_u64(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+
+	/* a digest is any u64: json-c clamps get_int64 at INT64_MAX */
+	return json_object_object_get_ex(o, k, &v) ? json_object_get_uint64(v) : 0;
+}
+
+/* An RDMA request (consumed): its "errno" in *err, and the answer for
+ * the caller to read (put here when |keep| is NULL). */
+static int rdma_call(struct cf_agent *a, struct out *o, int wait_ms, int *err,
+		     struct json_object **keep)
+{
+	struct json_object *ans = call(a, o, wait_ms);
+
+	if (err)
+		*err = 0;
+	if (!ans)
+		return a->in.fd < 0 ? -EPIPE : -EREMOTEIO;
+	if (err)
+		*err = (int)get_u32(ans, "errno");
+	if (keep)
+		*keep = ans;
+	else
+		json_object_put(ans);
+	return 0;
+}
+
+/* The RDMA requests' common part: op, port, to, dport, size, seed. */
+static struct out *rdma_req(struct out *o, const char *op, uint16_t port,
+			    const struct rdsu_addr *to, uint16_t dport, uint32_t size, uint32_t seed)
+{
+	char t[64];
+
+	req_new(o, op, port);
+	out_str(o, RQ_TO, cf_addr(to, t));
+	out_u64(o, RQ_DPORT, dport);
+	out_u64(o, RQ_SIZE, size);
+	out_u64(o, RQ_SEED, seed);
+	return o;
+}
+
+int cf_agent_map(struct cf_agent *a, uint16_t port, const struct rdsu_addr *to, uint16_t dport,
+		 uint32_t size, uint32_t flags, uint32_t seed, uint64_t *cookie, int *err)
+{
+	struct json_object *ans = NULL;
+	struct out o;
+	int e;
+
+	out_u64(rdma_req(&o, "map", port, to, dport, size, seed), RQ_FLAGS, flags);
+	e = rdma_call(a, &o, 0, err, &ans);
+	*cookie = ans ? get_u64(ans, "cookie") : 0;
+	json_object_put(ans);
+	return e;
+}
+
+int cf_agent_free_mr(struct cf_agent *a, uint16_t port, uint64_t cookie, uint32_t flags,
+		     int *err)
+{
+	struct out o;
+
+	req_new(&o, "free_mr", port);
+	out_u64(&o, RQ_COOKIE, cookie);
+	out_u64(&o, RQ_FLAGS, flags);
+	return rdma_call(a, &o, 0, err, NULL);
+}
+
+int cf_agent_region(struct cf_agent *a, uint16_t port, uint64_t cookie, uint64_t *hash,
+		    uint64_t *tail)
+{
+	struct json_object *ans = NULL;
+	struct out o;
+	int e;
+
+	out_u64(req_new(&o, "region", port), RQ_COOKIE, cookie);
+	e = rdma_call(a, &o, 0, NULL, &ans);
+	*hash = ans ? get_u64(ans, "hash") : 0;
+	*tail = ans ? get_u64(ans, "tail") : 0;
+	json_object_put(ans);
+	return e;
+}
+
+int cf_agent_rdma(struct cf_agent *a, uint16_t port, const struct rdsu_addr *to, uint16_t dport,
+		  uint64_t cookie, uint64_t raddr, uint32_t size, uint32_t flags, uint64_t token,
+		  uint32_t seed, int *err)
+{
+	struct out o;
+
+	rdma_req(&o, "rdma", port, to, dport, size, seed);
+	out_u64(&o, RQ_COOKIE, cookie);
+	out_u64(&o, RQ_RADDR, raddr);
+	out_u64(&o, RQ_FLAGS, flags);
+	out_u64(&o, RQ_TOKEN, token);
+	return rdma_call(a, &o, 0, err, NULL);
+}
+
+int cf_agent_notes(struct cf_agent *a, uint16_t port, uint32_t want, uint32_t wait_ms,
+		   struct rdsu_notify *out, size_t cap, size_t *n)
+{
+	struct json_object *ans = NULL, *notes;
+	struct out o;
+	int e;
+
+	req_new(&o, "notes", port);
+	out_u64(&o, RQ_WANT, want);
+	out_u64(&o, RQ_WAIT_MS, wait_ms);
+	*n = 0;
+	e = rdma_call(a, &o, (int)wait_ms, NULL, &ans);
+	if (e)
+		return e;
+	if (!json_object_object_get_ex(ans, "notes", &notes) ||
+	    !json_object_is_type(notes, json_type_array)) {
+		json_object_put(ans);
+		snprintf(a->err, sizeof(a->err), "agent's notes answer has no notes");
+		return -EPROTO;
+	}
+	*n = json_object_array_length(notes);
+	for (size_t i = 0; i < *n && i < cap; i++) {
+		struct json_object *m = json_object_array_get_idx(notes, i);
+
+		out[i].user_token = get_u64(m, "token");
+		out[i].status = (int)get_u32(m, "status");
+	}
+	json_object_put(ans);
+	return 0;
+}
+
 /* ------------------------------------------------------------------------
  * The agent
  */
@@ -347,12 +481,27 @@ int cf_agent_recv(struct cf_agent *a, uint16_t port, uint32_t want, uint32_t wai
 #define AG_SOCKS 64
 #define AG_RING 65536               /* deliveries kept per port */
 
+#define AG_NOTES 256
+#define AG_REGIONS 32
+#define AG_LOCALS 8                 /* RDMA source buffers, reused in turn */
+
 struct ag_sock {
 	struct rio_sock *s;
 	uint16_t port;
 	bool hold;
 	struct cf_delivery *ring;
 	size_t head, n, lost;
+	struct rdsu_notify notes[AG_NOTES];
+	size_t n_notes;
+};
+
+/* A region the agent registered (kept, memory and all, until it exits:
+ * the peer may still write into a freed one, and that is what a case
+ * looks at). */
+struct ag_region {
+	uint8_t *mem;               /* whole pages; the region at CF_REGION_OFF */
+	uint32_t len;
+	uint64_t cookie;
 };
 
 struct ag {
@@ -369,6 +518,10 @@ struct ag {
 	char stack[128];
 	bool ib;                    /* the stack runs IB (--transport) */
 	struct rio_opt ro;          /* the stack options, into cfg */
+	struct ag_region regions[AG_REGIONS];
+	size_t n_regions;
+	uint8_t *locals[AG_LOCALS];
+	unsigned next_local;
 };
 
 static volatile sig_atomic_t ag_stop;
@@ -472,6 +625,15 @@ static void ag_drain(struct ag *g, struct ag_sock *k)
 	}
 }
 
+static void ag_take_notes(struct ag_sock *k)
+{
+	struct rdsu_notify n;
+
+	while (rio_next_notify(k->s, &n) == 1)
+		if (k->n_notes < AG_NOTES)
+			k->notes[k->n_notes++] = n;
+}
+
 /* Let the stack run and take what arrived, for up to |ms|. */
 static void ag_pump(struct ag *g, int ms)
 {
@@ -492,8 +654,10 @@ static void ag_pump(struct ag *g, int ms)
 	if (rio_wait(g->r, socks, want, got, n, rdsu_clock() + (rdsu_ns)ms * RDSU_MSEC) <= 0)
 		return;
 	for (size_t i = 0; i < g->n_socks; i++)
-		if (!g->socks[i].hold)
+		if (!g->socks[i].hold) {
 			ag_drain(g, &g->socks[i]);
+			ag_take_notes(&g->socks[i]);
+		}
 }
 
 /* The answer is a refusal: "ok" false and why. Return: -1. */
@@ -576,6 +740,139 @@ static void ag_recv(struct ag *g, struct ag_sock *k, const struct cf_agent_req *
 	k->lost = 0;
 }
 
+/* A message with |op| to q->to:q->dport, a full send buffer (or the
+ * kernel's EAGAIN for a MAP before the connection) waited on for up to
+ * 3 s. Return: 0; negative errno. */
+static int ag_send_op(struct ag *g, struct ag_sock *k, const struct cf_agent_req *q,
+		      const struct rdsu_op *op)
+{
+	rdsu_ns end = rdsu_clock() + 3 * RDSU_SEC;
+	uint8_t msg[16];
+	int e;
+
+	cf_idx_payload(msg, sizeof(msg), q->seed);
+	while ((e = rio_send_op(k->s, &q->to, q->dport, msg, sizeof(msg), op)) == -EAGAIN &&
+	       rdsu_clock() < end)
+		ag_pump(g, 5);
+	return e;
+}
+
+static struct ag_region *ag_region_of(struct ag *g, uint64_t cookie)
+{
+	struct ag_region *m = g->regions, *end = g->regions + g->n_regions;
+
+	while (m < end && m->cookie != cookie)
+		m++;
+	return m < end ? m : NULL;
+}
+
+static int ag_map(struct ag *g, struct ag_sock *k, const struct cf_agent_req *q, struct out *ans)
+{
+	struct ag_region *m = &g->regions[g->n_regions];
+	size_t pages = (CF_REGION_OFF + q->size + CF_PAGE - 1) / CF_PAGE;
+	/* the rest of the region's last page; then a page more */
+	uint32_t tail = (uint32_t)(pages * CF_PAGE - CF_REGION_OFF - q->size);
+	struct rdsu_op op = { .kind = RDSU_OP_MAP, .flags = q->flags };
+	int e;
+
+	if (g->n_regions == AG_REGIONS)
+		return reply_err(ans, "map", -ENOBUFS);
+	m->mem = aligned_alloc(CF_PAGE, (pages + 1) * CF_PAGE);
+	if (!m->mem)
+		return reply_err(ans, "map", -ENOMEM);
+	m->len = q->size;
+	cf_region_fill(m->mem + CF_REGION_OFF, q->size, q->seed);
+	cf_region_fill(m->mem + CF_REGION_OFF + q->size, tail, q->seed + 1);
+	cf_region_fill(m->mem + pages * CF_PAGE, CF_PAGE, q->seed + 2);
+	op.map_addr = m->mem + CF_REGION_OFF;
+	op.map_len = q->size;
+	op.map_cookie = &m->cookie;
+	m->cookie = 0;
+	e = ag_send_op(g, k, q, &op);
+	out_u64(ans, AN_ERRNO, (uint64_t)-e);
+	if (e || !m->cookie) {
+		free(m->mem);
+		return 0;
+	}
+	out_u64(ans, AN_COOKIE, m->cookie);
+	g->n_regions++;
+	return 0;
+}
+
+static int ag_region(struct ag *g, const struct cf_agent_req *q, struct out *ans)
+{
+	struct ag_region *m = ag_region_of(g, q->cookie);
+	size_t end;
+
+	if (!m)
+		return reply_err(ans, "no region has that cookie", 0);
+	end = (CF_REGION_OFF + m->len + CF_PAGE - 1) / CF_PAGE * CF_PAGE;
+	out_u64(ans, AN_HASH, cf_region_hash(m->mem + CF_REGION_OFF, m->len));
+	out_u64(ans, AN_TAIL, cf_region_hash(m->mem + CF_REGION_OFF + m->len,
+					     end - CF_REGION_OFF - m->len));
+	return 0;
+}
+
+static int ag_rdma(struct ag *g, struct ag_sock *k, const struct cf_agent_req *q, struct out *ans)
+{
+	uint8_t **l = &g->locals[g->next_local++ % AG_LOCALS];
+	struct iovec iov;
+	struct rdsu_op op = {
+		.kind = RDSU_OP_RDMA, .flags = q->flags, .user_token = q->token,
+		.cookie = q->cookie, .remote_addr = q->raddr, .remote_len = q->size,
+		.local = &iov, .nr_local = 1,
+	};
+
+	/* a buffer stays the operation's until AG_LOCALS later ones */
+	if (!*l)
+		*l = aligned_alloc(CF_PAGE, CF_REGION_MAX);
+	if (!*l)
+		return reply_err(ans, "rdma", -ENOMEM);
+	cf_region_fill(*l, q->size, q->seed);
+	iov.iov_base = *l;
+	iov.iov_len = q->size;
+	out_u64(ans, AN_ERRNO, (uint64_t)-ag_send_op(g, k, q, &op));
+	return 0;
+}
+
+static void ag_notes(struct ag *g, struct ag_sock *k, const struct cf_agent_req *q,
+		     struct out *ans)
+{
+	rdsu_ns end = rdsu_clock() + (rdsu_ns)q->wait_ms * RDSU_MSEC;
+
+	while (k->n_notes < q->want && rdsu_clock() < end)
+		ag_pump(g, 2);
+	out_arr_open(ans, AN_NOTES);
+	for (size_t i = 0; i < k->n_notes; i++) {
+		out_elem_obj(ans);
+		out_u64(ans, NT_TOKEN, k->notes[i].user_token);
+		out_u64(ans, NT_STATUS, (uint64_t)k->notes[i].status);
+		out_close(ans);
+	}
+	out_close(ans);
+	k->n_notes = 0;
+}
+
+/* The RDMA requests. Return: as ag_request. */
+static int ag_request_rdma(struct ag *g, struct ag_sock *k, const struct cf_agent_req *q,
+			   struct out *ans)
+{
+	switch (q->op) {
+	case CF_OP_MAP:
+		return ag_map(g, k, q, ans);
+	case CF_OP_FREE_MR:
+		out_u64(ans, AN_ERRNO, (uint64_t)-rio_free_mr(k->s, q->cookie, q->flags));
+		return 0;
+	case CF_OP_REGION:
+		return ag_region(g, q, ans);
+	case CF_OP_RDMA:
+		return ag_rdma(g, k, q, ans);
+	default:
+		ag_notes(g, k, q, ans);
+		return 0;
+	}
+}
+
 /* Carry out the request |line| into the answer |ans| (begun).
  * Return: 0 done ("ok" is the caller's), -1 refused (said in |ans|). */
 static int ag_request(struct ag *g, const char *line, size_t len, struct out *ans)
@@ -633,6 +930,8 @@ static int ag_request(struct ag *g, const char *line, size_t len, struct out *an
 	case CF_OP_RECV:
 		ag_recv(g, k, &q, ans);
 		break;
+	default:
+		return ag_request_rdma(g, k, &q, ans);
 	}
 	return 0;
 }
@@ -767,6 +1066,10 @@ int agent_main(int argc, char **argv)
 		rio_sock_close(g.socks[i].s);
 		free(g.socks[i].ring);
 	}
+	for (size_t i = 0; i < g.n_regions; i++)
+		free(g.regions[i].mem);
+	for (size_t i = 0; i < AG_LOCALS; i++)
+		free(g.locals[i]);
 	close(lfd);
 	rio_close(g.r);
 	free(g.buf);

@@ -18,6 +18,23 @@
  *   {"op":"recv","port":P,"want":N,"wait_ms":T}
  *       -> {"ok":true,"msgs":[{"from":"A","sport":S,"len":L,"idx":I,"good":B},...],
  *           "lost":n}   (deliveries since the last recv, oldest first)
+ *   RDMA (RDS over IB; docs/kernel-behaviour.md, "RDMA operations"):
+ *   {"op":"map","port":P,"to":"A","dport":D,"size":S,"flags":F,"seed":X}
+ *       -> {"ok":true,"errno":e,"cookie":C}   (a region of S bytes at
+ *       CF_REGION_OFF past a page boundary, filled cf_region_fill(X),
+ *       the rest of its last page cf_region_fill(X + 1), registered by
+ *       a message to A:D with RDS_CMSG_RDMA_MAP of flags F)
+ *   {"op":"free_mr","port":P,"cookie":C,"flags":F} -> {"ok":true,"errno":e}
+ *   {"op":"region","port":P,"cookie":C}    -> {"ok":true,"hash":H,"tail":T}
+ *       (cf_region_hash of the region, and of the rest of its last page)
+ *   {"op":"rdma","port":P,"to":"A","dport":D,"cookie":C,"raddr":R,"size":S,
+ *    "flags":F,"token":K,"seed":X}
+ *       -> {"ok":true,"errno":e}   (a message to A:D with RDS_CMSG_RDMA_ARGS:
+ *       S bytes at R of the peer's region C, flags F, user token K; a
+ *       write sends cf_region_fill(X))
+ *   {"op":"notes","port":P,"want":N,"wait_ms":T}
+ *       -> {"ok":true,"notes":[{"token":K,"status":S},...]} (RDMA
+ *       notifications since the last notes, oldest first)
  *   anything else                          -> {"ok":false,"error":"..."}
  *
  * Message content is cf_idx_payload()'s, so the agent reports which
@@ -45,7 +62,24 @@ enum cf_agent_op {
 	CF_OP_HOLD,
 	CF_OP_SEND,
 	CF_OP_RECV,
+	CF_OP_MAP,
+	CF_OP_FREE_MR,
+	CF_OP_REGION,
+	CF_OP_RDMA,
+	CF_OP_NOTES,
 };
+
+/* The agent's regions: CF_REGION_OFF bytes past a page boundary, so that
+ * the cookie's offset is not 0 (rds_rdma_cookie_offset), at most
+ * CF_REGION_MAX bytes. */
+#define CF_REGION_OFF 256
+#define CF_REGION_MAX 65536
+#define CF_PAGE 4096
+
+/* cf_region_fill() - the content a region or an RDMA write of seed |seed|
+ * holds; cf_region_hash() - the digest the agent answers for bytes. */
+void cf_region_fill(uint8_t *p, uint32_t len, uint32_t seed);
+uint64_t cf_region_hash(const uint8_t *p, size_t len);
 
 struct cf_agent_req {
 	enum cf_agent_op op;
@@ -55,6 +89,8 @@ struct cf_agent_req {
 	struct rdsu_addr to;
 	uint64_t first;
 	uint32_t count, size, want, wait_ms;
+	uint64_t cookie, raddr, token; /* RDMA */
+	uint32_t flags, seed;
 };
 
 /* cf_agent_parse() - one request line (not NUL-terminated, |len| bytes).
@@ -105,6 +141,22 @@ int cf_agent_send(struct cf_agent *a, uint16_t port, const struct rdsu_addr *to,
  * many arrived in all. */
 int cf_agent_recv(struct cf_agent *a, uint16_t port, uint32_t want, uint32_t wait_ms,
 		  struct cf_delivery *out, size_t cap, size_t *n);
+
+/* RDMA requests: 0, or a negative errno as the others; *err is the
+ * errno the peer's stack answered (0 done). */
+int cf_agent_map(struct cf_agent *a, uint16_t port, const struct rdsu_addr *to, uint16_t dport,
+		 uint32_t size, uint32_t flags, uint32_t seed, uint64_t *cookie, int *err);
+int cf_agent_free_mr(struct cf_agent *a, uint16_t port, uint64_t cookie, uint32_t flags,
+		     int *err);
+int cf_agent_region(struct cf_agent *a, uint16_t port, uint64_t cookie, uint64_t *hash,
+		    uint64_t *tail);
+int cf_agent_rdma(struct cf_agent *a, uint16_t port, const struct rdsu_addr *to, uint16_t dport,
+		  uint64_t cookie, uint64_t raddr, uint32_t size, uint32_t flags, uint64_t token,
+		  uint32_t seed, int *err);
+/* cf_agent_notes() - the notifications since the last call, waiting up
+ * to |wait_ms| for |want|; at most |cap| stored, *n says how many came. */
+int cf_agent_notes(struct cf_agent *a, uint16_t port, uint32_t want, uint32_t wait_ms,
+		   struct rdsu_notify *out, size_t cap, size_t *n);
 
 /* ---- the agent itself ---- */
 

@@ -13,12 +13,25 @@
 #include <wire/wire.h>
 
 #include "parse.h"
+#include "payload.h"
 #include "rio.h"
 
 static const char *const op_names[] = {
 	[CF_OP_HELLO] = "hello", [CF_OP_BIND] = "bind", [CF_OP_CLOSE] = "close",
 	[CF_OP_HOLD] = "hold",   [CF_OP_SEND] = "send", [CF_OP_RECV] = "recv",
+	[CF_OP_MAP] = "map",     [CF_OP_FREE_MR] = "free_mr", [CF_OP_REGION] = "region",
+	[CF_OP_RDMA] = "rdma",   [CF_OP_NOTES] = "notes",
 };
+
+void cf_region_fill(uint8_t *p, uint32_t len, uint32_t seed)
+{
+	payload_fill(p, len, (uint16_t)seed, 0x524d /* "RM" */ + (uint64_t)(seed >> 16));
+}
+
+uint64_t cf_region_hash(const uint8_t *p, size_t len)
+{
+	return payload_digest(PAYLOAD_DIGEST0, p, len);
+}
 
 /* A JSON integer in [lo, hi] at |key|; |need| makes it mandatory, and
  * an optional one that is absent is 0. */
@@ -45,6 +58,56 @@ static int num(struct json_object *o, const char *key, int64_t lo, int64_t hi, b
 		return -1;
 	}
 	*out = (uint64_t)x;
+	return 0;
+}
+
+/* "to", an address. */
+static int to_addr(struct json_object *o, struct cf_agent_req *q, char *err, size_t cap)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, "to", &v) || !json_object_is_type(v, json_type_string) ||
+	    parse_addr(json_object_get_string(v), &q->to) < 0) {
+		snprintf(err, cap, "\"to\" is missing or not an address");
+		return -1;
+	}
+	return 0;
+}
+
+/* The RDMA ops' fields, as |q->op| needs them. */
+static int parse_rdma(struct json_object *o, struct cf_agent_req *q, char *err, size_t cap)
+{
+	bool dst = q->op == CF_OP_MAP || q->op == CF_OP_RDMA;
+	bool ck = q->op == CF_OP_FREE_MR || q->op == CF_OP_REGION || q->op == CF_OP_RDMA;
+	uint64_t x = 0;
+
+	if (dst) {
+		if (to_addr(o, q, err, cap) || num(o, "dport", 0, 65535, true, &x, err, cap))
+			return -1;
+		q->dport = (uint16_t)x;
+		if (num(o, "size", 1, CF_REGION_MAX, true, &x, err, cap))
+			return -1;
+		q->size = (uint32_t)x;
+		if (num(o, "seed", 0, UINT32_MAX, false, &x, err, cap))
+			return -1;
+		q->seed = (uint32_t)x;
+	}
+	if (ck) {
+		if (num(o, "cookie", 0, INT64_MAX, true, &x, err, cap))
+			return -1;
+		q->cookie = x;
+	}
+	if (q->op != CF_OP_REGION && num(o, "flags", 0, 0xff, false, &x, err, cap))
+		return -1;
+	q->flags = (uint32_t)x;
+	if (q->op == CF_OP_RDMA) {
+		if (num(o, "raddr", 0, INT64_MAX, true, &x, err, cap))
+			return -1;
+		q->raddr = x;
+		if (num(o, "token", 0, INT64_MAX, false, &x, err, cap))
+			return -1;
+		q->token = x;
+	}
 	return 0;
 }
 
@@ -93,12 +156,8 @@ static int parse_obj(struct json_object *o, struct cf_agent_req *q, char *err, s
 		q->on = json_object_get_boolean(v);
 		return 0;
 	case CF_OP_SEND:
-		if (!json_object_object_get_ex(o, "to", &v) ||
-		    !json_object_is_type(v, json_type_string) ||
-		    parse_addr(json_object_get_string(v), &q->to) < 0) {
-			snprintf(err, cap, "\"to\" is missing or not an address");
+		if (to_addr(o, q, err, cap))
 			return -1;
-		}
 		if (num(o, "dport", 0, 65535, true, &x, err, cap))
 			return -1;
 		q->dport = (uint16_t)x;
@@ -112,6 +171,12 @@ static int parse_obj(struct json_object *o, struct cf_agent_req *q, char *err, s
 			return -1;
 		q->size = (uint32_t)x;
 		break;
+	case CF_OP_MAP:
+	case CF_OP_FREE_MR:
+	case CF_OP_REGION:
+	case CF_OP_RDMA:
+		return parse_rdma(o, q, err, cap);
+	case CF_OP_NOTES:
 	case CF_OP_RECV:
 		if (num(o, "want", 0, 1000000, false, &x, err, cap))
 			return -1;

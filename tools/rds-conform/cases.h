@@ -119,5 +119,14 @@ CASE(case_ib_ping);
 CASE(case_ib_seq);
 CASE(case_ib_cong_map);
 CASE(case_ib_cong_set);
+/* cases_rdma.c */
+CASE(case_rdma_dest);
+CASE(case_rdma_write);
+CASE(case_rdma_rkey);
+CASE(case_rdma_range);
+CASE(case_rdma_freed);
+CASE(case_rdma_once);
+CASE(case_rdma_notify);
+CASE(case_rdma_notify_fail);
 
 #endif /* CONFORM_CASES_H */

@@ -14,6 +14,7 @@
 
 #define SPEC "RDS 3.1 wire spec, "
 #define IB CF_NEED_IB
+#define RDMA (CF_NEED_IB | CF_NEED_AGENT)
 
 const struct cf_case cf_cases[] = {
 	/* ---- the header ---- */
@@ -228,6 +229,46 @@ const struct cf_case cf_cases[] = {
 	{ "ib/frag/2", CF_MUST, "a completion shorter than a header ends the connection",
 	  "A receive completion of fewer than 48 bytes is a connection error.",
 	  "rds_ib_process_recv; kernel-behaviour.md K6.8", IB, case_ib_frag_runt },
+
+	/* ---- RDMA (--transport ib, with the agent); refused ones end the QP ---- */
+	{ "ib/rdma/1", CF_MUST, "a region mapped with a message is named in RDMA_DEST",
+	  "A message sent with RDS_CMSG_RDMA_MAP carries RDMA_DEST {r_key, offset}: the cookie "
+	  "the application got (r_key | offset << 32), the offset being the region's place in "
+	  "its page.", "rdma.c __rds_rdma_map, send.c rds_sendmsg "
+	  "(rds_message_add_rdma_dest_extension); " KB ", RDMA operations", RDMA,
+	  case_rdma_dest },
+	{ "ib/rdma/2", CF_MUST, "an RDMA into a region lands at the cookie's offset",
+	  "Regions are zero-based: byte k is at k plus the cookie's offset under its r_key; a "
+	  "WRITE there changes those bytes and no others.",
+	  "rdma.c rds_cmsg_rdma_args, ib_frmr.c rds_ib_map_frmr; " KB ", RDMA operations", RDMA,
+	  case_rdma_write },
+	{ "ib/rdma/3", CF_MUST, "an RDMA under a wrong r_key is refused",
+	  "An RDMA under an r_key the peer never gave is refused by its HCA (remote access "
+	  "error) and writes nothing.", "ib_send.c rds_ib_send_cqe_handler; " KB
+	  ", RDMA operations", RDMA, case_rdma_rkey },
+	{ "ib/rdma/4", CF_MUST, "an RDMA past the region is refused",
+	  "An RDMA past the registered bytes is refused: past the region's end and past its "
+	  "last page.", "rdma.c __rds_rdma_map (the registered length); " KB
+	  ", RDMA operations", RDMA, case_rdma_range },
+	{ "ib/rdma/5", CF_MUST, "a freed region takes no RDMA",
+	  "After RDS_FREE_MR (0), the region's cookie no longer reaches memory, whether freed "
+	  "plainly or with RDS_RDMA_INVALIDATE.", "rdma.c rds_free_mr, ib_rdma.c rds_ib_free_mr; "
+	  KB ", RDMA operations", RDMA, case_rdma_freed },
+	{ "ib/rdma/6", CF_MUST, "a use-once region takes one RDMA",
+	  "A region mapped USE_ONCE is released by the message of its first RDMA "
+	  "(RDS_FREE_MR then says EINVAL) and takes no second one.",
+	  "recv.c rds_recv_incoming_exthdrs, rdma.c rds_rdma_unuse; " KB ", RDMA operations",
+	  RDMA, case_rdma_once },
+	{ "ib/rdma/7", CF_MUST, "exactly one notification per NOTIFY_ME op, with its token",
+	  "An RDMA WRITE or READ with NOTIFY_ME is notified once (RDS_CMSG_RDMA_STATUS, the "
+	  "user token, SUCCESS); one without it is not notified; the op's message carries RDMA "
+	  "{r_key}.", "send.c rds_rdma_send_complete, ib_send.c rds_ib_send_unmap_rdma; " KB
+	  ", RDMA operations", RDMA, case_rdma_notify },
+	{ "ib/rdma/8", CF_MUST, "a refused NOTIFY_ME op is notified once, as failed",
+	  "An RDMA the other side refuses is notified once with its token and REMOTE_ERROR, or "
+	  "DROPPED when the connection's teardown reaches it before its completion does.",
+	  "ib_send.c rds_ib_send_complete, send.c rds_send_remove_from_sock; " KB
+	  ", RDMA operations", RDMA, case_rdma_notify_fail },
 };
 
 const size_t cf_n_cases = sizeof(cf_cases) / sizeof(cf_cases[0]);

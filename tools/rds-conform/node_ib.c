@@ -229,7 +229,14 @@ struct cf_ibv {
 	uint8_t *rbuf, *sbuf;
 	unsigned s_next, s_busy;    /* next slot; slots posted, not completed */
 	uint8_t *gather;
+	/* RDMA: our source / sink, and the memory the peer is given */
+	uint8_t *lbuf, *xbuf;
+	struct ibv_mr *lmr, *xmr;
+	bool rdma_done;
+	enum ibv_wc_status rdma_status;
 };
+
+#define RDMA_WR_ID UINT64_MAX
 
 static struct cf_ibconn *conn_new(struct cf_run *r)
 {
@@ -271,6 +278,10 @@ void cf_ib_close(struct cf_ibconn *c)
 		(void)rdma_disconnect(v->id);
 		rdma_destroy_qp(v->id);
 	}
+	if (v->lmr)
+		ibv_dereg_mr(v->lmr);
+	if (v->xmr)
+		ibv_dereg_mr(v->xmr);
 	if (v->rmr)
 		ibv_dereg_mr(v->rmr);
 	if (v->smr)
@@ -287,6 +298,8 @@ void cf_ib_close(struct cf_ibconn *c)
 		rdma_destroy_event_channel(v->ch);
 	free(v->rbuf);
 	free(v->sbuf);
+	free(v->lbuf);
+	free(v->xbuf);
 	free(v->gather);
 	free(v);
 	free(c->frames);
@@ -527,6 +540,10 @@ static int send_poll(struct cf_ibconn *c)
 	while ((n = ibv_poll_cq(c->v->scq, 16, wc)) > 0) {
 		for (int i = 0; i < n; i++) {
 			c->v->s_busy--;
+			if (wc[i].wr_id == RDMA_WR_ID) {
+				c->v->rdma_done = true;
+				c->v->rdma_status = wc[i].status;
+			}
 			if (wc[i].status != IBV_WC_SUCCESS)
 				ended(c, "our send failed", ibv_wc_status_str(wc[i].status));
 		}
@@ -771,7 +788,138 @@ int cf_ib_ping(struct cf_ibconn *c, uint16_t sport, struct cf_ibmsg *m, int ms)
 	}
 }
 
+/* A buffer of CF_IB_RDMA_MAX bytes registered with |access|, zero-based
+ * when |zero| (the peer's addresses count from 0, as the kernel's FRMR
+ * regions do). */
+static int rdma_buf(struct cf_ibconn *c, int access, bool zero, uint8_t **buf,
+		    struct ibv_mr **mr)
+{
+	if (*mr)
+		return 0;
+	*buf = aligned_alloc(4096, CF_IB_RDMA_MAX);
+	if (!*buf)
+		return -ENOMEM;
+	*mr = zero ? ibv_reg_mr_iova(c->v->pd, *buf, CF_IB_RDMA_MAX, 0, access) :
+		     ibv_reg_mr(c->v->pd, *buf, CF_IB_RDMA_MAX, access);
+	return *mr ? 0 : (errno ? -errno : -EIO);
+}
+
+int cf_ib_rdma(struct cf_ibconn *c, bool write, uint32_t rkey, uint64_t va, uint32_t len,
+	       uint32_t seed)
+{
+	struct cf_ibv *v = c->v;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	rdsu_ns end = rdsu_clock() + (rdsu_ns)c->r->wait_ms * RDSU_MSEC;
+	int e;
+
+	if (c->setup != CF_IB_UP || c->closed)
+		return -EPIPE;
+	if (len == 0 || len > CF_IB_RDMA_MAX)
+		return -EINVAL;
+	e = rdma_buf(c, IBV_ACCESS_LOCAL_WRITE, false, &v->lbuf, &v->lmr);
+	if (e)
+		return e;
+	if (write)
+		cf_region_fill(v->lbuf, len, seed);
+	else
+		memset(v->lbuf, 0, len);
+	while (v->s_busy >= NSEND) {
+		pump(c, 1);
+		if (c->closed)
+			return -EPIPE;
+	}
+	sge = (struct ibv_sge){ .addr = (uintptr_t)v->lbuf, .length = len, .lkey = v->lmr->lkey };
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = RDMA_WR_ID;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = va;
+	wr.wr.rdma.rkey = rkey;
+	v->rdma_done = false;
+	if (ibv_post_send(v->id->qp, &wr, &bad)) {
+		ended(c, "ibv_post_send", strerror(errno));
+		return -EPIPE;
+	}
+	v->s_busy++;
+	/* Its completion, whatever else ends the connection meanwhile (the
+	 * peer's DREQ may come before the NAK's completion is polled). */
+	while (!v->rdma_done && rdsu_clock() < end) {
+		if (c->closed) {
+			(void)send_poll(c);
+			usleep(1000);
+		} else {
+			pump(c, 1);
+		}
+	}
+	if (!v->rdma_done)
+		return c->closed ? -EPIPE : -ETIMEDOUT;
+	switch (v->rdma_status) {
+	case IBV_WC_SUCCESS:
+		return 0;
+	case IBV_WC_REM_ACCESS_ERR:
+	case IBV_WC_REM_INV_REQ_ERR:
+	case IBV_WC_REM_OP_ERR:
+		snprintf(c->why, sizeof(c->why), "RDMA %s refused: %s", write ? "WRITE" : "READ",
+			 ibv_wc_status_str(v->rdma_status));
+		return -EREMOTEIO;
+	default:
+		snprintf(c->why, sizeof(c->why), "RDMA %s ended unanswered: %s",
+			 write ? "WRITE" : "READ", ibv_wc_status_str(v->rdma_status));
+		return -EPIPE;
+	}
+}
+
+int cf_ib_expose(struct cf_ibconn *c, uint32_t seed, uint32_t *rkey)
+{
+	struct cf_ibv *v = c->v;
+	int e;
+
+	if (c->setup != CF_IB_UP)
+		return -EPIPE;
+	e = rdma_buf(c, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+		     true, &v->xbuf, &v->xmr);
+	if (e)
+		return e;
+	cf_region_fill(v->xbuf, CF_IB_RDMA_MAX, seed);
+	*rkey = v->xmr->rkey;
+	return 0;
+}
+
+const uint8_t *cf_ib_exposed(const struct cf_ibconn *c)
+{
+	return c->v->xbuf;
+}
+
 #else /* !CF_HAVE_IB */
+
+int cf_ib_rdma(struct cf_ibconn *c, bool write, uint32_t rkey, uint64_t va, uint32_t len,
+	       uint32_t seed)
+{
+	(void)c;
+	(void)write;
+	(void)rkey;
+	(void)va;
+	(void)len;
+	(void)seed;
+	return -EOPNOTSUPP;
+}
+
+int cf_ib_expose(struct cf_ibconn *c, uint32_t seed, uint32_t *rkey)
+{
+	(void)c;
+	(void)seed;
+	(void)rkey;
+	return -EOPNOTSUPP;
+}
+
+const uint8_t *cf_ib_exposed(const struct cf_ibconn *c)
+{
+	(void)c;
+	return NULL;
+}
 
 int cf_ib_connect(struct cf_run *r, const uint8_t *pd, size_t len, unsigned tries,
 		  struct cf_ibconn **out)

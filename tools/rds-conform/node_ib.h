@@ -143,6 +143,25 @@ int cf_ib_drain(struct cf_ibconn *c, int ms);
  * Return: true when it did. */
 bool cf_ib_wait_end(struct cf_ibconn *c, int ms);
 
+/*
+ * RDMA from the crafted node (the ib/rdma cases). cf_ib_rdma() posts one
+ * RDMA WRITE (|write|) or READ of |len| bytes (at most CF_IB_RDMA_MAX)
+ * between a buffer of ours (for a write filled cf_region_fill(|seed|))
+ * and the peer's memory at |va| under |rkey|, signalled, and waits for
+ * its completion. The peer refusing it (a remote access error) ends our
+ * QP, as it ends the kernel's. Return: 0 done; -EREMOTEIO refused, with
+ * the completion status in c->why; -EPIPE closed before; -ETIMEDOUT.
+ */
+#define CF_IB_RDMA_MAX 65536
+int cf_ib_rdma(struct cf_ibconn *c, bool write, uint32_t rkey, uint64_t va, uint32_t len,
+	       uint32_t seed);
+/* cf_ib_expose() - CF_IB_RDMA_MAX bytes of ours filled cf_region_fill(|seed|)
+ * that the peer may read and write, registered zero-based (the cookie
+ * the peer is given is rkey | 0 << 32: offset 0). Return: 0 and *rkey;
+ * negative errno. cf_ib_exposed() - those bytes. */
+int cf_ib_expose(struct cf_ibconn *c, uint32_t seed, uint32_t *rkey);
+const uint8_t *cf_ib_exposed(const struct cf_ibconn *c);
+
 /* cf_ib_rej_text() - "REJ reason 28 (consumer defined), consumer data 1". */
 const char *cf_ib_rej_text(const struct cf_ibconn *c, char *buf, size_t cap);
 

@@ -160,6 +160,9 @@ struct dump_msg {
 	uint32_t rdma_ops;
 	uint64_t rdma_bytes;
 	uint32_t rdma_unmatched;
+	/* the frames (dump_rec.frame) of those rdma_ops records, in order;
+	 * not rendered (the Wireshark plugin links packets by them) */
+	const uint64_t *rdma_frames;
 };
 
 struct dump_note_rec {

@@ -63,8 +63,9 @@ struct qstate {
 	uint32_t read_slack;
 	/* the operations since the last message, for the next message's
 	 * RDMA extension header to claim by r_key */
-	struct { uint32_t rkey; uint64_t len; } pend[8];
+	struct { uint32_t rkey; uint64_t len; uint64_t frame; } pend[8];
 	uint32_t npend;
+	uint64_t claimed[8];    /* the frames of the ops a message claimed */
 };
 
 enum fkind { F_TCP, F_QP };

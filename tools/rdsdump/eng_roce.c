@@ -118,6 +118,8 @@ static void rdma_claim(struct dump_eng *e, struct flow *f, const struct wire_hdr
 		return;
 	for (uint32_t i = 0; i < q->npend; i++) {
 		if (q->pend[i].rkey == rkey) {
+			q->claimed[m->rdma_ops] = q->pend[i].frame;
+			m->rdma_frames = q->claimed;
 			m->rdma_ops++;
 			m->rdma_bytes += q->pend[i].len;
 		} else {
@@ -150,6 +152,7 @@ static void rdma_emit(struct dump_eng *e, struct flow *f, const struct dump_rdma
 			q->npend--;
 		}
 		q->pend[q->npend].rkey = a->rkey;
+		q->pend[q->npend].frame = rec.frame;
 		q->pend[q->npend].len = a->op == DUMP_RDMA_READ || a->op == DUMP_RDMA_WRITE ?
 					a->len : 8;
 		q->npend++;

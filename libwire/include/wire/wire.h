@@ -406,6 +406,9 @@ WIRE_API int wire_ext_size(unsigned type, enum wire_kver kv);
 WIRE_API const char *wire_ext_name(unsigned type);
 /* wire_ext_toks - extension types (RDS_EXTHDR_*). */
 WIRE_API extern const struct wire_tok wire_ext_toks[];
+/* wire_rdma_status_toks - the status of an RDMA notification
+ * (RDS_CMSG_RDMA_STATUS: RDS_RDMA_SUCCESS 0 .. RDS_RDMA_OTHER_ERROR 4). */
+WIRE_API extern const struct wire_tok wire_rdma_status_toks[];
 
 struct wire_ext {
 	uint8_t type;

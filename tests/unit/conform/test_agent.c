@@ -49,6 +49,40 @@ static void test_valid(void **state)
 	assert_int_equal(parse("{\"op\":\"recv\",\"port\":4000}", &q, err), 0);
 	assert_int_equal(q.want, 0);
 	assert_int_equal(parse("{\"op\":\"close\",\"port\":65535}", &q, err), 0);
+	/* RDMA: each request and the field it must carry */
+	{
+		static const struct {
+			const char *json;
+			enum cf_agent_op op;
+			size_t at;          /* offsetof the checked field */
+			uint64_t want;
+		} t[] = {
+			{ "{\"op\":\"map\",\"port\":4000,\"to\":\"10.0.0.1\",\"dport\":5000,\"size\":2048,"
+			  "\"flags\":8,\"seed\":11}", CF_OP_MAP, offsetof(struct cf_agent_req, size), 2048 },
+			{ "{\"op\":\"free_mr\",\"port\":4000,\"cookie\":1099511627781,\"flags\":4}",
+			  CF_OP_FREE_MR, offsetof(struct cf_agent_req, cookie), 1099511627781ull },
+			{ "{\"op\":\"region\",\"port\":4000,\"cookie\":5}", CF_OP_REGION,
+			  offsetof(struct cf_agent_req, cookie), 5 },
+			{ "{\"op\":\"rdma\",\"port\":4000,\"to\":\"10.0.0.1\",\"dport\":5000,\"cookie\":5,"
+			  "\"raddr\":64,\"size\":1000,\"flags\":33,\"token\":9,\"seed\":72}", CF_OP_RDMA,
+			  offsetof(struct cf_agent_req, token), 9 },
+			{ "{\"op\":\"notes\",\"port\":4000,\"want\":2,\"wait_ms\":100}", CF_OP_NOTES,
+			  offsetof(struct cf_agent_req, want), 2 },
+		};
+
+		for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+			uint64_t v = 0;
+
+			assert_int_equal(parse(t[i].json, &q, err), 0);
+			assert_int_equal(q.op, t[i].op);
+			if (t[i].op == CF_OP_MAP || t[i].op == CF_OP_NOTES)
+				v = *(const uint32_t *)((const char *)&q + t[i].at);
+			else
+				v = *(const uint64_t *)((const char *)&q + t[i].at);
+			assert_int_equal(v, t[i].want);
+		}
+		assert_int_equal(q.raddr, 0);  /* the last: notes */
+	}
 }
 
 static void refused(const char *s, const char *why)
@@ -87,6 +121,17 @@ static void test_refused(void **state)
 	refused("{\"op\":\"send\",\"port\":4000,\"to\":\"10.0.0.1\",\"dport\":1,\"count\":1,"
 		"\"size\":1048577}", "\"size\"");
 	refused("{\"op\":\"recv\",\"port\":4000,\"wait_ms\":600001}", "\"wait_ms\"");
+	refused("{\"op\":\"map\",\"port\":4000,\"to\":\"10.0.0.1\",\"dport\":1,\"size\":65537}",
+		"\"size\"");
+	refused("{\"op\":\"map\",\"port\":4000,\"to\":\"10.0.0.1\",\"dport\":1,\"size\":0}",
+		"\"size\"");
+	refused("{\"op\":\"map\",\"port\":4000,\"dport\":1,\"size\":10}", "\"to\"");
+	refused("{\"op\":\"free_mr\",\"port\":4000}", "\"cookie\" is missing");
+	refused("{\"op\":\"free_mr\",\"port\":4000,\"cookie\":-1}", "\"cookie\"");
+	refused("{\"op\":\"free_mr\",\"port\":4000,\"cookie\":1,\"flags\":256}", "\"flags\"");
+	refused("{\"op\":\"rdma\",\"port\":4000,\"to\":\"10.0.0.1\",\"dport\":1,\"size\":10,"
+		"\"cookie\":1}", "\"raddr\" is missing");
+	refused("{\"op\":\"notes\",\"port\":4000,\"wait_ms\":600001}", "\"wait_ms\"");
 	/* nesting deeper than the tokenizer's limit */
 	refused("{\"op\":\"hello\",\"x\":[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]}",
 		"not one JSON object");

@@ -64,6 +64,7 @@ static void test_tok_exported_tables(void **state)
 	(void)state;
 	check_table(wire_flag_toks, 6);
 	check_table(wire_ext_toks, 10);
+	check_table(wire_rdma_status_toks, 5);
 	check_table(wire_kind_toks, WIRE_KIND__COUNT);
 	check_table(wire_ib_opcode_toks, 80);
 	check_table(wire_ibcm_attr_toks, 11);
