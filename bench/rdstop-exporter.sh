@@ -14,7 +14,8 @@
 #   cpu 10/s   the same with 10 scrapes a second (curl); the difference
 #              over 10 x SECONDS is the CPU one scrape costs
 #   scrape     curl's time_total for one scrape, the median of the run
-#   rss        rdstop's VmRSS and VmHWM at the end
+#   rss        rdstop's VmRSS and VmHWM before the scrapes and at the end:
+#              the difference is the memory the scrapes cost
 # Run in a network namespace of its own as root (16,000 descriptors):
 #   unshare -n sh -c 'ip link set lo up; bench/rdstop-exporter.sh 20 8'
 # Usage: bench/rdstop-exporter.sh [SECONDS [PATHS]]
@@ -48,6 +49,7 @@ for top in 100 1000; do
 	idle=$(pct "$c0" "$c1" "$t0" "$t1")
 	collect=$(curl -sf $url | awk '$1 == "afrds_exporter_collect_duration_seconds" { printf "%.1f ms", $2 * 1000 }')
 	: >"$dir/times"
+	rss0=$(awk '/^VmRSS|^VmHWM/ { printf "%s %s kB  ", $1, $2 }' /proc/$tp/status)
 	c0=$(cpu $tp); t0=$(now)
 	n=$((10 * secs))
 	i=0
@@ -67,5 +69,6 @@ for top in 100 1000; do
 	wait $tp 2>/dev/null || true
 	tp=
 	echo "top $top: series $series ($size bytes); collect $collect; cpu idle $idle %," \
-		"with $scrapes scrapes ${busy} % ($per a scrape); scrape median $med; $rss"
+		"with $scrapes scrapes ${busy} % ($per a scrape); scrape median $med;" \
+		"before the scrapes $rss0; at the end $rss"
 done

@@ -14,12 +14,15 @@ set -eu
 # (tests/shim/kselftest-rds.sh) runs ip, tc, tcpdump, ping and killall.
 # libmicrohttpd serves rdstop's Prometheus metrics; prometheus (promtool,
 # and the server the exporter tests scrape with) and
-# prometheus-node-exporter (the textfile collector) are for the tests.
+# prometheus-node-exporter (the textfile collector) are for the tests;
+# systemd's systemd-analyze verifies the packages' units (pkg-rpm,
+# cli-rdstop-unit) and python3-yaml writes the alert replay of
+# lab-rdstop-prom (promtool test rules).
 PKGS="build-essential cmake pkg-config clang libcmocka-dev libnl-3-dev libjson-c-dev libpcap-dev liburing-dev python3
       libibverbs-dev librdmacm-dev
       lowdown man-db file dpkg-dev libncurses-dev tmux qperf rpm rpmlint
       iproute2 tcpdump iputils-ping psmisc xz-utils
-      libmicrohttpd-dev prometheus prometheus-node-exporter"
+      libmicrohttpd-dev prometheus prometheus-node-exporter systemd python3-yaml"
 # The Wireshark plugin (plugins/wireshark) and its tests (tests/wireshark).
 PKGS="$PKGS wireshark-dev tshark"
 # The kernel peer lab (tests/lab): qemu boots Debian kernels with RDS.

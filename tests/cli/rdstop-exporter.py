@@ -6,17 +6,22 @@ in a network namespace of its own (unshare -n). The exporter watches a
 librds process (rdsdrive serve) and writes its textfile every 20 ms.
 
   0. scrapes are answered from the last snapshot: 200 in a row take no
-     more snapshots than the interval gives;
-  1. a request that never ends (headers started, never finished): while
-     it is open, scrapes are answered; the server closes it (its idle
-     timeout, 10 s) - checked last, so the wait overlaps the rest;
+     more snapshots than the interval gives, and a second exporter with
+     an hour's interval takes none at all for 200 scrapes (a scrape never
+     reaches the watched process, so never its data path);
+  1. a request that never ends (headers started, never finished) and a
+     scraper that never reads its answer: while they are open, scrapes
+     are answered; the server closes the request (its idle timeout, 10 s;
+     EOF or an error status, not silence) - checked last, so the wait
+     overlaps the rest;
   2. many connections (200 from 127.0.0.2, idle, more than the limits of
      8 an address and 32 in all): a scrape from 127.0.0.1 is answered while
      they are held, and once they are gone; the snapshots went on (the
      textfile kept changing); the exporter's memory did not grow by more
      than the connections could cost;
-  3. huge headers (1 MiB): refused with 431 or the connection closed,
-     nothing kept; the next scrape is answered;
+  3. huge headers (1 MiB): refused with 431 or the connection closed (an
+     exporter that only goes quiet fails), nothing kept; the next scrape is
+     answered;
   4. node_exporter's textfile collector reads the file while rdstop
      rewrites it: 100 scrapes, each with every afrds_ family and no
      textfile error; 2000 direct reads, never a partial file;
@@ -124,10 +129,30 @@ try:
     bound = (time.monotonic() - t_a) / 0.02 + 2
     if n_a is None or n_b is None or n_b - n_a > bound:
         bad("200 scrapes: %r -> %r snapshots, at most %.0f expected" % (n_a, n_b, bound))
+    # ... and with an hour between snapshots, 200 scrapes take none: were
+    # a scrape to ask the watched process, the count would move
+    idle = start([top, "--librds", str(serve.pid), "-d", "3600", "--prometheus",
+                  "127.0.0.1:%d" % (PORT + 2)], "top-idle")
+    iurl = "http://127.0.0.1:%d/metrics" % (PORT + 2)
+    n_a = sample(wait_for(lambda: scrape(iurl), "the idle exporter answers"),
+                 "afrds_exporter_snapshots_total")
+    for i in range(200):
+        scrape(iurl)
+    n_b = sample(scrape(iurl), "afrds_exporter_snapshots_total")
+    if n_a is None or n_b != n_a:
+        bad("-d 3600: 200 scrapes moved the snapshots from %r to %r" % (n_a, n_b))
+    idle.terminate()
+    idle.wait(10)
 
     # 1. a request that never ends
     slow = socket.create_connection(("127.0.0.1", PORT))
     slow.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+    # a scraper that asks and never reads: its receive buffer as small as
+    # the kernel allows, so the answer cannot all be sent
+    deaf = socket.socket()
+    deaf.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1)
+    deaf.connect(("127.0.0.1", PORT))
+    deaf.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
     body = scrape()
     if sample(body, "afrds_up") != 1:
         bad("no answer while a request hangs: %r" % (body or "")[:200])
@@ -180,8 +205,10 @@ try:
         pass  # closed while we were still sending
     try:
         reply = h.recv(200)
+    except socket.timeout:
+        bad("huge headers: neither refused nor closed in 10 s")
     except OSError:
-        pass
+        pass  # reset: closed
     h.close()
     if reply and not (reply.startswith(b"HTTP/1.1 431") or reply.startswith(b"HTTP/1.1 413")):
         bad("huge headers answered %r" % reply[:40])
@@ -232,12 +259,18 @@ try:
     slow.settimeout(30)
     try:
         rest = slow.recv(100)
+    except socket.timeout:
+        rest = None
+        bad("the request that never ends was not closed in 30 s")
     except OSError:
-        rest = b""
-    note("hanging request got %r" % rest[:60])
+        rest = b""  # reset: closed
+    note("hanging request got %r" % rest)
     if rest and not rest.startswith(b"HTTP/1.1 4"):
         bad("the hanging request got %r" % rest[:40])
     slow.close()
+    if sample(scrape(), "afrds_up") != 1:
+        bad("no answer while a scraper does not read its answer")
+    deaf.close()
     if exp.poll() is not None:
         bad("the exporter exited %d" % exp.returncode)
 
