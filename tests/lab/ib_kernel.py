@@ -221,7 +221,7 @@ print("rmmod rds_rdma:", p.returncode, p.stderr.strip(), flush=True)
 assert p.returncode == 0, "rds_rdma stays loaded: the kernel would take port 18634"
 if %(wait)r:
     wait_flag(%(wait)r)
-env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
+env = dict(os.environ, ASAN_OPTIONS=%(asan)r)
 out_path = os.path.join(D, %(out)r)
 rc = None
 for attempt in range(20):
@@ -575,9 +575,9 @@ def judge_stress(name, who, text, cuts, fails, log, cong_sender):
                                       st["cong_update_received"]))
 
 
-def ibpeer_role(common, wait, ready, done, other, out, args):
+def ibpeer_role(common, wait, ready, done, other, out, args, asan="detect_leaks=0"):
     return IBPEER_ROLE % dict(common=common, wait=wait, ready=ready, done=done, other=other,
-                              out=out, args=args)
+                              out=out, args=args, asan=asan)
 
 
 def run_stress(kernel, ibpeer, out, name, me, kern, first_peer, log):
