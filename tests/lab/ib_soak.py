@@ -38,13 +38,26 @@ freed region was written after its RDS_FREE_MR.
 
 Faults, in turn, one every --interval s, the run going on between them:
   link1, link2  ip link set dev eth0 down in guest 1 (librds) or 2
-                (kernel) for CUT s, then up (eth0 carries rxe0)
+                (kernel) for CUT s, then up (eth0 carries rxe0), then
+                rxe0 made anew there (see RELINK below for why)
   rxe2          rdma link delete rxe0 in the kernel's guest, then add it
                 back (rdma link add rxe0 type rxe netdev eth0)
   qperr         librds posts an RDMA WRITE with an r_key the kernel never
                 gave out: the kernel's HCA refuses it, which ends the QP
                 (docs/kernel-behaviour.md, RDMA table); its one
                 notification must not be SUCCESS
+  reboot        the kernel's side "crashes": its role ends without
+                draining its sockets, the guest powers off and a new one
+                boots with the same address and goes on (its next life)
+A reboot is where RDS promises nothing: what the dead socket had
+received and not read, what it had queued and not had acknowledged,
+and what arrives before the new socket is bound are gone, and what
+librds resends that the dead socket had read but not acknowledged
+comes again. So the first message of each new life may skip or repeat
+(counted apart as lost_life and dup_life, and written down); the
+kernel's new life numbers on from what it had sent, so librds may see
+a gap there but never a repeat; and everywhere else 0 lost and 0
+duplicated.
 Each fault must end the connection (conn_reset rises) and the streams
 must move again afterwards. Memory: librds's RSS (ibpeer, an ASan build
 with a 16 MiB quarantine) is sampled every 2 s; after the first fault
@@ -78,6 +91,7 @@ FAULTS = {
     "link2": (2, "ip link set dev eth0 down; sleep %g; ip link set dev eth0 up; %s" % (CUT, RELINK)),
     "rxe2": (2, RELINK),
     "qperr": (None, None),
+    "reboot": (2, None),
 }
 ASAN = "detect_leaks=0:quarantine_size_mb=16"
 RSS_SLACK_KB = 4096
@@ -90,7 +104,8 @@ import threading
 
 def agent(g):
     def loop():
-        n = 0
+        # a rebooted guest's agent goes on where the last one stopped
+        n = len([f for f in os.listdir(D) if f.startswith("cmd-%d-" % g) and f.endswith(".done")])
         while True:
             p = os.path.join(D, "cmd-%d-%d" % (g, n))
             if os.path.exists(p):
@@ -115,17 +130,24 @@ s = rds_socket(5000, timeout=2)
 s.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, 1 << 20)
 r = rds_socket(5001, timeout=2)
 flag("ready_kernel")
-PEER, RPEER, SZ, LIFE = (%(peer)r, 4000), (%(peer)r, 4001), %(sizes)r, 0
+PEER, RPEER, SZ, LIFE = (%(peer)r, 4000), (%(peer)r, 4001), %(sizes)r, %(life)d
 RDS_CMSG_RDMA_MAP, RDS_FREE_MR, RDS_RDMA_READWRITE, RDS_RDMA_INVALIDATE = 3, 3, 1, 4
 PAGE, REG, OFF, GUARD = 4096, 65536, 100, 64
 RETRY = (errno.ENOBUFS, errno.EAGAIN, errno.ENOMEM, errno.ENETUNREACH, errno.EHOSTUNREACH,
          errno.EADDRNOTAVAIL, errno.ENODEV, errno.ECONNRESET, errno.ENOTCONN, errno.EPIPE)
-stopped = lambda: os.path.exists(os.path.join(D, "stop"))
+stopped = lambda: os.path.exists(os.path.join(D, "stop")) or halt.is_set()
+halt = threading.Event()
 wait_flag("ready_peer")
+# where the last life stopped: what it had received and sent
+last = lost = dup = lost_life = dup_life = 0
 sent, errs = [0], {}
+if LIFE:
+    last, sent[0], lost, dup, lost_life, dup_life = (
+        int(x) for x in open(os.path.join(D, "kstate-%%d" %% (LIFE - 1))).read().split())
+first = [bool(LIFE)]
 
 def sender():
-    i = 0
+    i = sent[0]
     while not stopped():
         m = many_msg("mb", i, SZ[i %% len(SZ)])
         m = m[:4] + bytes([LIFE]) + m[5:]
@@ -182,7 +204,6 @@ def owner():
 th = [threading.Thread(target=f, daemon=True) for f in (sender, owner)]
 for t in th:
     t.start()
-last = lost = dup = 0
 peer_tx, t0, ktx_put = None, time.time(), False
 while True:
     try:
@@ -197,7 +218,17 @@ while True:
         if addr != PEER or data != want:
             raise SystemExit("soak: %%d bytes from %%r, index %%d: not librds's" %% (
                 len(data), addr, idx))
-        if idx == last:
+        if first[0]:
+            # a new life: the old one's queues died with it (counted apart)
+            first[0] = False
+            if idx < last:
+                dup_life += last - idx
+            else:
+                lost_life += idx - last
+            print("soak: life %%d from message %%d (the last life had %%d)" %% (LIFE, idx, last),
+                  flush=True)
+            last = idx + 1
+        elif idx == last:
             last += 1
         elif idx < last:
             dup += 1
@@ -208,6 +239,15 @@ while True:
             last = idx + 1
         if last %% 20000 == 0:
             print("soak: received %%d sent %%d" %% (last, sent[0]), flush=True)
+    if os.path.exists(os.path.join(D, "reboot-%%d" %% LIFE)):
+        # "rebooted": the sockets close with the guest, nothing drained
+        halt.set()
+        th[0].join(30)
+        with open(os.path.join(D, "kstate-%%d" %% LIFE), "w") as f:
+            f.write("%%d %%d %%d %%d %%d %%d\n" %% (last, sent[0], lost, dup, lost_life, dup_life))
+        print("soak kernel: life %%d ends at received %%d sent %%d" %% (LIFE, last, sent[0]),
+              flush=True)
+        os._exit(0)
     if stopped() and not ktx_put:
         th[0].join(30)
         ktx_put = True
@@ -219,8 +259,8 @@ while True:
     if peer_tx is not None and last >= peer_tx:
         break
     assert time.time() - t0 < %(limit)d, "soak: out of time at %%d of %%r" %% (last, peer_tx)
-print("soak kernel: received %%d lost %%d dup %%d sent %%d retried %%r" %% (
-    last, lost, dup, sent[0], errs), flush=True)
+print("soak kernel: received %%d lost %%d dup %%d sent %%d lost_life %%d dup_life %%d "
+      "retried %%r" %% (last, lost, dup, sent[0], lost_life, dup_life, errs), flush=True)
 wait_flag("done_peer", 120)
 th[1].join(10)
 g_bad = [c for _, st, c in regions if ctypes.string_at(st - GUARD, GUARD) != b"\xee" * GUARD or
@@ -266,8 +306,10 @@ class Faults:
     """Runs the faults in the guests (through their agents) or in ibpeer
     (qperr) and waits for the streams to move again after each."""
 
-    def __init__(self, share, path, log, name):
+    def __init__(self, share, path, log, name, reboot):
         self.share, self.path, self.log, self.name = share, path, log, name
+        self.reboot = reboot
+        self.reboots = 0
         self.n = {1: 0, 2: 0}
         self.qperr = 0
         self.done = []       # (fault, resets before, resets after, seconds to recover)
@@ -301,7 +343,13 @@ class Faults:
     def run(self, fault):
         before = latest(self.path)
         g, cmd = FAULTS[fault]
-        err = self._qperr() if fault == "qperr" else self._guest(g, cmd)
+        if fault == "qperr":
+            err = self._qperr()
+        elif fault == "reboot":
+            err = self.reboot()
+            self.reboots += 1
+        else:
+            err = self._guest(g, cmd)
         if err:
             self.fails.append("%s: %s: %s" % (self.name, fault, err))
             return False
@@ -346,15 +394,19 @@ def judge(name, lines, ktext, faults, fails, log):
                                                 notified_bad))
     if not d.get("success"):
         fails.append("%s: no RDMA op succeeded" % name)
-    m = re.search(r"^soak kernel: received (\d+) lost (\d+) dup (\d+) sent (\d+) retried (.*)$",
-                  ktext, re.M)
+    m = re.search(r"^soak kernel: received (\d+) lost (\d+) dup (\d+) sent (\d+) "
+                  r"lost_life (\d+) dup_life (\d+) retried (.*)$", ktext, re.M)
     if not m:
         fails.append("%s: the kernel's side did not finish" % name)
         return None
-    krx, klost, kdup, ksent = (int(x) for x in m.groups()[:4])
+    krx, klost, kdup, ksent, klost_life, kdup_life = (int(x) for x in m.groups()[:6])
+    if d.get("dup_life"):
+        fails.append("%s: librds got %s messages of the kernel's again in a new life: its "
+                     "new life numbers on from what it sent" % (name, d.get("dup_life")))
     if klost or kdup:
         fails.append("%s: kernel received %d lost %d duplicated" % (name, klost, kdup))
-    if krx != d.get("tx") or d.get("rx") != ksent:
+    if krx != d.get("tx") or d.get("rx") != ksent or not faults.reboots and (
+            klost_life or kdup_life or d.get("lost_life")):
         fails.append("%s: librds sent %s, the kernel received %d; the kernel sent %d, librds "
                      "received %s" % (name, d.get("tx"), krx, ksent, d.get("rx")))
     o = re.search(r"^soak owner: regions (\d+) freed (\d+) guards (\S+) freed-untouched (\S+)",
@@ -370,6 +422,8 @@ def judge(name, lines, ktext, faults, fails, log):
             name, base, peak, end))
     fig = dict(name=name, librds_tx=int(d["tx"]), librds_rx=int(d["rx"]), kernel_rx=krx,
                kernel_sent=ksent, lost=int(d["lost"]) + klost, dup=int(d["dup"]) + kdup,
+               reboots=faults.reboots, lost_reboot_to_librds=int(d["lost_life"]),
+               lost_reboot_to_kernel=klost_life, dup_reboot_to_kernel=kdup_life,
                faults=len(faults.done), resets=int(d["resets"]), resent=int(d["resent"]),
                dups_dropped=int(d["dups_dropped"]), ops=int(d["ops"]),
                success=int(d["success"]), remote_error=int(d["remote_error"]),
@@ -394,8 +448,29 @@ def run(kernel, ibpeer, out, duration, faults_list, interval, log):
         l.role(1, ib_kernel.ibpeer_role(common + "\nagent(1)\n", "ready_kernel", "ready_peer",
                                         "done_peer", "done_kernel", "ibpeer.out", args,
                                         asan=ASAN))
-        l.role(2, KERNEL_SOAK % dict(common=common, peer=A, sizes=ib_kernel.MANY_SIZES,
-                                     limit=duration + 400))
+        def kernel_role(life):
+            return KERNEL_SOAK % dict(common=common, peer=A, sizes=ib_kernel.MANY_SIZES,
+                                      limit=duration + 400, life=life)
+
+        lives = [0]
+
+        def reboot():
+            """The kernel's guest ends its role as if it crashed (its
+            sockets close undrained) and powers off; a new guest boots
+            with the same address and goes on with the next life."""
+            life = lives[0]
+            open(os.path.join(share, "reboot-%d" % life), "w").close()
+            rc = l.wait_guest(2, 120)
+            if rc != 0:
+                return "the kernel's guest, life %d, ended with %r" % (life, rc)
+            os.rename(os.path.join(share, "guest2.out"),
+                      os.path.join(share, "guest2-life%d.out" % life))
+            lives[0] += 1
+            l.role(2, kernel_role(lives[0]))
+            l.start(only=2)
+            return None
+
+        l.role(2, kernel_role(0))
         l.start()
         t0 = time.time()
         path = os.path.join(share, "ibpeer.out")
@@ -403,7 +478,7 @@ def run(kernel, ibpeer, out, duration, faults_list, interval, log):
             time.sleep(0.5)
         log("%s: streams running after %.0f s" % (name, time.time() - t0))
         start = time.time()
-        fl = Faults(share, path, log, name)
+        fl = Faults(share, path, log, name, reboot)
         k = 0
         # every fault once at least, then round again until the time is up
         while k < len(faults_list) or time.time() - start + 30 < duration:
@@ -418,6 +493,9 @@ def run(kernel, ibpeer, out, duration, faults_list, interval, log):
         open(os.path.join(share, "stop"), "w").close()
         log("%s: stop after %.0f s, %d faults" % (name, time.time() - start, len(fl.done)))
         rcs = l.wait(400)
+        for n in range(lives[0]):
+            log("%s: guest 2, life %d:\n%s" % (name, n, open(os.path.join(
+                share, "guest2-life%d.out" % n)).read()))
         for g in (1, 2):
             log("%s: guest %d:\n%s" % (name, g, l.output(g)))
             if rcs.get(g) != 0:
@@ -436,7 +514,7 @@ def main():
     ap = lab.arg_parser()
     ap.add_argument("--ibpeer", required=True)
     ap.add_argument("--duration", type=int, default=600)
-    ap.add_argument("--faults", default="link1,rxe2,qperr,link2")
+    ap.add_argument("--faults", default="link1,rxe2,qperr,link2,reboot")
     ap.add_argument("--interval", type=int, default=40)
     a, out, log = lab.parse(ap)
     faults = a.faults.split(",")
