@@ -496,13 +496,7 @@ def run(kernel, ibpeer, out, duration, faults_list, interval, log):
         for n in range(lives[0]):
             log("%s: guest 2, life %d:\n%s" % (name, n, open(os.path.join(
                 share, "guest2-life%d.out" % n)).read()))
-        for g in (1, 2):
-            log("%s: guest %d:\n%s" % (name, g, l.output(g)))
-            if rcs.get(g) != 0:
-                fails.append("%s: guest %d role exit %s" % (name, g, rcs.get(g)))
-        text = open(path).read() if os.path.exists(path) else ""
-        log("%s: ibpeer:\n%s" % (name, "\n".join(
-            x for x in text.splitlines() if not x.startswith("ibpeer: soak at"))))
+        ib_kernel.guests_report(l, rcs, name, log, fails, path, "ibpeer: soak at ")
         fig = judge(name, soak_lines(path), l.output(2), fl, fails, log)
         if fig:
             log("%s: faults: %s" % (name, ", ".join(

@@ -58,6 +58,8 @@
 #include <rds/rdsu_ib.h>
 #include <rds/rdsu_io.h>
 
+#include "rss.h"
+
 static const uint32_t SIZES[] = { 0, 1, 4095, 4096, 4097, 65536, 1u << 20 };
 #define N_SIZES (sizeof(SIZES) / sizeof(SIZES[0]))
 #define BLOCK 251  /* a prime: fragments of 4096 never repeat in step */
@@ -357,13 +359,52 @@ static int many_check(const struct rdsu_rxinfo *info, ssize_t n, uint32_t i, uin
 	return 0;
 }
 
+/* Each message waiting on |sock| (congestion notices skipped) to |fn|
+ * with |ctx|. Return: 0; -1 (a read or |fn| failed). */
+static int read_waiting(int (*fn)(void *ctx, const struct rdsu_rxinfo *info, ssize_t n),
+			void *ctx, bool *moved)
+{
+	struct iovec riov = { .iov_base = rbuf, .iov_len = (1u << 20) + 1 };
+
+	for (;;) {
+		struct rdsu_rxinfo info;
+		ssize_t n = rdsu_sock_read(sock, &riov, 1, 0, &info, rdsu_clock());
+
+		if (n == -EAGAIN)
+			return 0;
+		if (n < 0 || (!info.cong && fn(ctx, &info, n) < 0))
+			return -1;
+		*moved |= !info.cong;
+	}
+}
+
+struct many_rx {
+	uint32_t rx, count;
+	uint16_t pport;
+	uint8_t *want;
+};
+
+static int many_one(void *ctx, const struct rdsu_rxinfo *info, ssize_t n)
+{
+	struct many_rx *m = ctx;
+
+	if (m->rx >= m->count) {
+		fprintf(stderr, "ibpeer: many: a message past the last (%zd bytes)\n", n);
+		return -1;
+	}
+	if (many_check(info, n, m->rx, m->pport, m->want) < 0)
+		return -1;
+	m->rx++;
+	return 0;
+}
+
 /* |count| messages each way at once, every one checked on arrival;
  * |listen_first|: ours only after the peer's first (it connects). */
 static int many(const struct rdsu_addr *peer, uint16_t pport, uint32_t count,
 		bool listen_first, uint8_t *buf, uint8_t *want)
 {
-	struct iovec riov = { .iov_base = rbuf, .iov_len = (1u << 20) + 1 };
-	uint32_t tx = 0, rx = 0, shown = 0;
+	struct many_rx m = { .count = count, .pport = pport, .want = want };
+	uint32_t tx = 0, shown = 0;
 	rdsu_ns t0 = rdsu_clock(), moved_at = t0;
 	int last = 0;
 
@@ -372,9 +413,9 @@ static int many(const struct rdsu_addr *peer, uint16_t pport, uint32_t count,
 	if (rdsu_sock_set_sndbuf(sock, 1u << 20, rdsu_clock()) < 0)
 		return -1;
 
-	while (tx < count || rx < count) {
+	while (tx < count || m.rx < count) {
 		bool moved = false;
-		bool may_send = !(listen_first && rx == 0);
+		bool may_send = !(listen_first && m.rx == 0);
 
 		while (tx < count && may_send) {
 			uint32_t len = MANY_SIZES[tx % N_MANY];
@@ -394,39 +435,22 @@ static int many(const struct rdsu_addr *peer, uint16_t pport, uint32_t count,
 			moved = true;
 		}
 		(void)rdsu_io_flush(io);
-		for (;;) {
-			struct rdsu_rxinfo info;
-			ssize_t n = rdsu_sock_read(sock, &riov, 1, 0, &info, rdsu_clock());
-
-			if (n == -EAGAIN)
-				break;
-			if (n < 0)
-				return -1;
-			if (info.cong)
-				continue;
-			if (rx >= count) {
-				fprintf(stderr, "ibpeer: many: a message past the last (%zd bytes)\n", n);
-				return -1;
-			}
-			if (many_check(&info, n, rx, pport, want) < 0)
-				return -1;
-			rx++;
-			moved = true;
-		}
+		if (read_waiting(many_one, &m, &moved) < 0)
+			return -1;
 		downs_line();
-		if (rx + tx >= shown + 2000 || (rx == count && tx == count)) {
-			shown = rx + tx;
-			printf("ibpeer: many rx %u tx %u\n", rx, tx);
+		if (m.rx + tx >= shown + 2000 || (m.rx == count && tx == count)) {
+			shown = m.rx + tx;
+			printf("ibpeer: many rx %u tx %u\n", m.rx, tx);
 			fflush(stdout);
 		}
 		if (rdsu_clock() > deadline) {
-			fprintf(stderr, "ibpeer: many: out of time at rx %u tx %u\n", rx, tx);
+			fprintf(stderr, "ibpeer: many: out of time at rx %u tx %u\n", m.rx, tx);
 			return -1;
 		}
 		if (moved) {
 			moved_at = rdsu_clock();
 		} else if (rdsu_clock() - moved_at > 5 * RDSU_SEC) {
-			stall_line("many", rx, tx, last);
+			stall_line("many", m.rx, tx, last);
 			moved_at = rdsu_clock();
 		}
 		if (!moved) {
@@ -589,23 +613,10 @@ struct soak {
 	uint64_t lost, dup, lost_life, dup_life;
 	uint32_t rx_last;       /* last index + 1 of the current life */
 	int rx_life;
+	uint16_t pport;         /* the streams' peer port */
+	uint8_t *want;
 	uint8_t *lmap_mem;
 };
-
-static long rss_kb(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	long kb = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
 
 static bool ctl_has(const struct soak *sk, const char *name)
 {
@@ -847,9 +858,11 @@ static void soak_rdma(struct soak *sk, bool stopping)
 }
 
 /* One soak message from the peer: in its place within its life. */
-static int soak_check(struct soak *sk, const struct rdsu_rxinfo *info, ssize_t n,
-		      uint16_t pport, uint8_t *want)
+static int soak_one(void *ctx, const struct rdsu_rxinfo *info, ssize_t n)
 {
+	struct soak *sk = ctx;
+	uint16_t pport = sk->pport;
+	uint8_t *want = sk->want;
 	uint32_t idx, len;
 	int life;
 
@@ -976,8 +989,8 @@ static int soak_free(struct soak *sk, int r)
 static int soak(const struct rdsu_addr *peer, uint16_t pport, const struct plan *pl,
 		uint8_t *buf, uint8_t *want)
 {
-	struct iovec riov = { .iov_base = rbuf, .iov_len = (1u << 20) + 1 };
-	struct soak sk = { .ctl = pl->ctl, .rs = rdma_sock, .rport = pl->rdma_peer_port };
+	struct soak sk = { .ctl = pl->ctl, .rs = rdma_sock, .rport = pl->rdma_peer_port,
+			   .pport = pport, .want = want };
 	rdsu_ns t0 = rdsu_clock(), shown = t0;
 	uint32_t tx = 0, ktx = 0;
 	int klife = -1, last = 0;
@@ -1024,20 +1037,8 @@ static int soak(const struct rdsu_addr *peer, uint16_t pport, const struct plan 
 		}
 		soak_rdma(&sk, stopping);
 		(void)rdsu_io_flush(io);
-		for (;;) {
-			struct rdsu_rxinfo info;
-			ssize_t n = rdsu_sock_read(sock, &riov, 1, 0, &info, rdsu_clock());
-
-			if (n == -EAGAIN)
-				break;
-			if (n < 0)
-				return soak_free(&sk, -1);
-			if (info.cong)
-				continue;
-			if (soak_check(&sk, &info, n, pport, want) < 0)
-				return soak_free(&sk, -1);
-			moved = true;
-		}
+		if (read_waiting(soak_one, &sk, &moved) < 0)
+			return soak_free(&sk, -1);
 		downs_line();
 		if (rdsu_clock() - shown > 2 * RDSU_SEC) {
 			shown = rdsu_clock();
