@@ -134,6 +134,7 @@ struct rdsu_ib {
 	struct rdsu_addr relisten[2 * RDSU_MAX_LADDRS];
 	unsigned n_relisten;
 	rdsu_ns relisten_at;
+	bool dev_gone;          /* a DEVICE_REMOVAL since librdmacm last synced */
 	struct ib_link *links;
 	struct ib_link *dead;   /* retired this round */
 	struct rdsu_ib_stats st;

@@ -377,14 +377,31 @@ static void listener_gone(struct rdsu_ib *t, struct rdma_cm_id *id)
 	}
 }
 
+/* librdmacm closes its context of a removed device only when it next
+ * reads the device list (rdma_get_devices) with no id left on it, and
+ * the kernel's removal waits for that close. */
+static void sync_devices(void)
+{
+	struct ibv_context **d = rdma_get_devices(NULL);
+
+	if (d)
+		rdma_free_devices(d);
+}
+
 void rdsu_ib_cm_relisten(struct rdsu_ib *t, rdsu_ns now, int *wait_ms)
 {
 	int left;
 
+	if (t->dev_gone) {
+		/* the round that saw the event has reaped its links */
+		t->dev_gone = false;
+		sync_devices();
+	}
 	if (!t->n_relisten)
 		return;
 	if (now >= t->relisten_at) {
 		t->relisten_at = now + RDSU_SEC;
+		sync_devices();
 		for (unsigned i = 0; i < t->n_relisten;) {
 			if (rdsu_ib_cm_listen(t, &t->relisten[i]) == 0)
 				t->relisten[i] = t->relisten[--t->n_relisten];
@@ -410,6 +427,7 @@ static void dispatch(struct rdsu_ib *t, const struct cm_ev *ev, rdsu_ns now)
 	/* rds_ib_remove_one: what was on the device goes with it; the
 	 * link's QP, CQs and id go when it is reaped at the round's end. */
 	if (ev->type == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+		t->dev_gone = true;
 		if (ev->id->verbs)
 			rdsu_ib_rdma_device_gone(t, ev->id->verbs);
 		if (!ev->id->context) {
