@@ -509,7 +509,7 @@ def main():
     ap = lab.arg_parser()
     ap.add_argument("--ibpeer", required=True)
     ap.add_argument("--duration", type=int, default=600)
-    ap.add_argument("--faults", default="rxe2,qperr,reboot,link1")
+    ap.add_argument("--faults", default="qperr,reboot,link1")
     ap.add_argument("--interval", type=int, default=40)
     a, out, log = lab.parse(ap)
     faults = a.faults.split(",")
