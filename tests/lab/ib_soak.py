@@ -487,7 +487,7 @@ def run(kernel, ibpeer, out, duration, faults_list, interval, log):
             k += 1
             while time.time() < start + k * interval and time.time() - start < duration:
                 time.sleep(0.5)
-        while time.time() - start < duration:
+        while time.time() - start < duration and not fl.fails:
             time.sleep(0.5)
         fails += fl.fails
         open(os.path.join(share, "stop"), "w").close()
