@@ -261,6 +261,7 @@ static int ib_wait(struct rdsu_transport *tr, bool alone, int *wait_ms, rdsu_ns 
 	uint64_t seen = t->ncomp;
 
 	(void)alone;
+	rdsu_ib_cm_relisten(t, *now, wait_ms);
 	if (*wait_ms == 0 || !t->cfg.busy_poll_us || !t->spin || !t->links)
 		return RDSU_TWAIT_NONE;
 	end = *now + (rdsu_ns)t->cfg.busy_poll_us * 1000;

@@ -129,6 +129,12 @@ struct rdsu_ib {
 	struct rdsu_src chsrc;
 	struct rdma_cm_id *listen[2 * RDSU_MAX_LADDRS];
 	unsigned n_listen;
+	/* Addresses whose listener went with its device (DEVICE_REMOVAL):
+	 * listened on again, once a second, until a device has them. */
+	struct rdsu_addr relisten[2 * RDSU_MAX_LADDRS];
+	unsigned n_relisten;
+	rdsu_ns relisten_at;
+	bool dev_gone;          /* a DEVICE_REMOVAL since librdmacm last synced */
 	struct ib_link *links;
 	struct ib_link *dead;   /* retired this round */
 	struct rdsu_ib_stats st;
@@ -202,6 +208,9 @@ int rdsu_ib_cm_listen(struct rdsu_ib *t, const struct rdsu_addr *a);
 void rdsu_ib_cm_connect(struct rdsu_ib *t, const struct rdsu_lreq *req, rdsu_ns now);
 void rdsu_ib_cm_events(struct rdsu_ib *t, rdsu_ns now);
 void rdsu_ib_cm_close(struct rdsu_ib *t);
+/* Listen again where a listener went with its device, at most once a
+ * second; *wait_ms is cut to the next try. */
+void rdsu_ib_cm_relisten(struct rdsu_ib *t, rdsu_ns now, int *wait_ms);
 
 /* ib_recv.c */
 int rdsu_ib_recv_post(struct ib_link *l, unsigned idx);
@@ -239,6 +248,10 @@ struct ibv_pd *rdsu_ib_pd_get(struct rdsu_ib *t, struct ibv_context *ctx);
 void rdsu_ib_pd_put(struct rdsu_ib *t, struct ibv_pd *pd);
 int rdsu_ib_rdma_open(struct rdsu_ib *t);
 void rdsu_ib_rdma_close(struct rdsu_ib *t);
+/* The device of |ctx| is being removed: deregister the regions on it
+ * (their cookies stop working, as the kernel's on rds_ib_remove_one) so
+ * that nothing of ours keeps it. */
+void rdsu_ib_rdma_device_gone(struct rdsu_ib *t, struct ibv_context *ctx);
 /* A send completion tagged IB_OP_TAG. Return: false if the link was lost. */
 bool rdsu_ib_rdma_wc(struct ib_link *l, const struct ibv_wc *wc, rdsu_ns now);
 /* The link is being lost: report the ops whose completions already

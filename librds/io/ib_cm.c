@@ -353,6 +353,69 @@ static void on_request(struct rdsu_ib *t, const struct cm_ev *ev, rdsu_ns now)
 		min_rnr_timer(l);
 }
 
+/* The device under listener |id| is going (rdma link delete, a hot
+ * unplug): the id must be given back, or the device cannot go, and the
+ * address listened on again once a device has it. */
+static void listener_gone(struct rdsu_ib *t, struct rdma_cm_id *id)
+{
+	for (unsigned i = 0; i < t->n_listen; i++) {
+		struct sockaddr_storage ss;
+		struct rdsu_addr a;
+
+		if (t->listen[i] != id)
+			continue;
+		memset(&ss, 0, sizeof(ss));
+		memcpy(&ss, rdma_get_local_addr(id), id->route.addr.src_addr.sa_family == AF_INET6
+						       ? sizeof(struct sockaddr_in6)
+						       : sizeof(struct sockaddr_in));
+		if (rdsu_sockaddr_get(&ss, &a, NULL) == 0 &&
+		    t->n_relisten < sizeof(t->relisten) / sizeof(t->relisten[0]))
+			t->relisten[t->n_relisten++] = a;
+		rdma_destroy_id(id);
+		t->listen[i] = t->listen[--t->n_listen];
+		return;
+	}
+}
+
+/* librdmacm closes its context of a removed device only when it next
+ * reads the device list (rdma_get_devices) with no id left on it, and
+ * the kernel's removal waits for that close. */
+static void sync_devices(void)
+{
+	struct ibv_context **d = rdma_get_devices(NULL);
+
+	if (d)
+		rdma_free_devices(d);
+}
+
+void rdsu_ib_cm_relisten(struct rdsu_ib *t, rdsu_ns now, int *wait_ms)
+{
+	int left;
+
+	if (t->dev_gone) {
+		/* the round that saw the event has reaped its links */
+		t->dev_gone = false;
+		sync_devices();
+	}
+	if (!t->n_relisten)
+		return;
+	if (now >= t->relisten_at) {
+		t->relisten_at = now + RDSU_SEC;
+		sync_devices();
+		for (unsigned i = 0; i < t->n_relisten;) {
+			if (rdsu_ib_cm_listen(t, &t->relisten[i]) == 0)
+				t->relisten[i] = t->relisten[--t->n_relisten];
+			else
+				i++;
+		}
+		if (!t->n_relisten)
+			return;
+	}
+	left = (int)((t->relisten_at - now + RDSU_MSEC - 1) / RDSU_MSEC);
+	if (*wait_ms < 0 || *wait_ms > left)
+		*wait_ms = left;
+}
+
 static void dispatch(struct rdsu_ib *t, const struct cm_ev *ev, rdsu_ns now)
 {
 	struct ib_link *l;
@@ -360,6 +423,17 @@ static void dispatch(struct rdsu_ib *t, const struct cm_ev *ev, rdsu_ns now)
 	if (ev->type == RDMA_CM_EVENT_CONNECT_REQUEST) {
 		on_request(t, ev, now);
 		return;
+	}
+	/* rds_ib_remove_one: what was on the device goes with it; the
+	 * link's QP, CQs and id go when it is reaped at the round's end. */
+	if (ev->type == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+		t->dev_gone = true;
+		if (ev->id->verbs)
+			rdsu_ib_rdma_device_gone(t, ev->id->verbs);
+		if (!ev->id->context) {
+			listener_gone(t, ev->id);
+			return;
+		}
 	}
 	l = ev->id->context;
 	if (!l || l->state == IL_DEAD)

@@ -128,9 +128,24 @@ static int ib_get_mr(void *ud, const struct rdsu_addr *laddr, void *addr, uint64
 
 static void mr_release(struct rdsu_ib *t, struct ib_mr *m)
 {
-	ibv_dereg_mr(m->mr);
-	rdsu_ib_pd_put(t, m->pd);
+	if (m->mr) {
+		ibv_dereg_mr(m->mr);
+		rdsu_ib_pd_put(t, m->pd);
+	}
 	free(m);
+}
+
+void rdsu_ib_rdma_device_gone(struct rdsu_ib *t, struct ibv_context *ctx)
+{
+	for (struct ib_mr *m = t->mrs; m; m = m->next) {
+		if (!m->mr || m->mr->context != ctx)
+			continue;
+		/* The handle stays the core's until it frees the region. */
+		ibv_dereg_mr(m->mr);
+		rdsu_ib_pd_put(t, m->pd);
+		m->mr = NULL;
+		m->pd = NULL;
+	}
 }
 
 static void ib_free_mr(void *ud, void *handle, bool invalidate)

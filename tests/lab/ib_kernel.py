@@ -221,7 +221,7 @@ print("rmmod rds_rdma:", p.returncode, p.stderr.strip(), flush=True)
 assert p.returncode == 0, "rds_rdma stays loaded: the kernel would take port 18634"
 if %(wait)r:
     wait_flag(%(wait)r)
-env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
+env = dict(os.environ, ASAN_OPTIONS=%(asan)r)
 out_path = os.path.join(D, %(out)r)
 rc = None
 for attempt in range(20):
@@ -575,9 +575,23 @@ def judge_stress(name, who, text, cuts, fails, log, cong_sender):
                                       st["cong_update_received"]))
 
 
-def ibpeer_role(common, wait, ready, done, other, out, args):
+def guests_report(l, rcs, name, log, fails, path, progress):
+    """Each guest's output and a failure for each role that did not exit
+    0, then ibpeer's output at |path| without its lines holding
+    |progress|. Returns ibpeer's output."""
+    for g in (1, 2):
+        log("%s: guest %d:\n%s" % (name, g, l.output(g)))
+        if rcs.get(g) != 0:
+            fails.append("%s: guest %d role exit %s" % (name, g, rcs.get(g)))
+    text = open(path).read() if os.path.exists(path) else ""
+    log("%s: ibpeer:\n%s" % (name, "\n".join(
+        x for x in text.splitlines() if progress not in x)))
+    return text
+
+
+def ibpeer_role(common, wait, ready, done, other, out, args, asan="detect_leaks=0"):
     return IBPEER_ROLE % dict(common=common, wait=wait, ready=ready, done=done, other=other,
-                              out=out, args=args)
+                              out=out, args=args, asan=asan)
 
 
 def run_stress(kernel, ibpeer, out, name, me, kern, first_peer, log):
@@ -606,13 +620,7 @@ def run_stress(kernel, ibpeer, out, name, me, kern, first_peer, log):
         cuts = breaker(l, path, running, log, name)
         rcs = l.wait(600)
         log("%s: guests %s after %.0f s" % (name, rcs, time.time() - t0))
-        for g in (1, 2):
-            log("%s: guest %d:\n%s" % (name, g, l.output(g)))
-            if rcs.get(g) != 0:
-                fails.append("%s: guest %d role exit %s" % (name, g, rcs.get(g)))
-        text = open(path).read() if os.path.exists(path) else ""
-        log("%s: ibpeer:\n%s" % (name, "\n".join(
-            x for x in text.splitlines() if " many rx " not in x)))
+        text = guests_report(l, rcs, name, log, fails, path, " many rx ")
         if cuts != BREAKS:
             fails.append("%s: %d cuts of %d" % (name, cuts, BREAKS))
         judge_stress(name, "librds", text, cuts, fails, log, True)

@@ -7,7 +7,7 @@
  *          [--passive] [--no-listen] [--timeout S] [--ready-file PATH]
  *          [--mirror] [--no-sizes] [--many N] [--cong-port C --cong-count K]
  *          [--cong-recv-port C] [--offer-credits] [--recv-ring R] [--send-ring S]
- *          [--retry-count N]
+ *          [--retry-count N] [--soak --ctl DIR --rdma-port R --rdma-peer-port S]
  *
  * Binds ADDR:P on an endpoint that runs IB alone, then: N pings to the
  * peer (each answered by a pong from port 0); one message of each size in
@@ -34,6 +34,13 @@
  * 40000): reads 20, stops for 6 s, reads the rest, answers from C.
  * --offer-credits: the IB transport offers credits (rdsu_ib_cfg);
  * --recv-ring / --send-ring / --retry-count: its ring sizes and RC retries.
+ * --soak: messages both ways (tags "ma" out, "mb" in, byte 4 the
+ * sender's life) until DIR/stop, every one checked exactly once and in
+ * order, while a second socket on port R keeps RDMA ops in flight against
+ * the region the peer's port S maps for it; the faults, the checks and
+ * the files in DIR are described at soak() below and in
+ * tests/lab/ib_soak.py. Lines "ibpeer: soak at|done ..." carry the
+ * figures (RSS, resets, notifications per status, regions, queues).
  * At the end, one line "ibpeer: version V.v frames_in N ..." with the
  * transport's and the endpoint's counters.
  * Exit: 0 all done and checked, 1 a check failed or the time ran out,
@@ -46,9 +53,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rds/rdsu_ib.h>
 #include <rds/rdsu_io.h>
+
+#include "rss.h"
 
 static const uint32_t SIZES[] = { 0, 1, 4095, 4096, 4097, 65536, 1u << 20 };
 #define N_SIZES (sizeof(SIZES) / sizeof(SIZES[0]))
@@ -62,7 +72,8 @@ static const uint32_t MANY_SIZES[] = { 8, 100, 1000, 4097, 9000 };
 #define CONG_STALL (6 * RDSU_SEC)
 
 static struct rdsu_io *io;
-static struct rdsu_sock *sock, *cong_sock;
+static struct rdsu_sock *sock, *cong_sock, *rdma_sock;
+static struct rdsu_addr soak_peer;
 static rdsu_ns deadline;
 static uint8_t *rbuf;
 /* The basic exchange's and --many's tags, out and in (--mirror swaps). */
@@ -348,13 +359,52 @@ static int many_check(const struct rdsu_rxinfo *info, ssize_t n, uint32_t i, uin
 	return 0;
 }
 
+/* Each message waiting on |sock| (congestion notices skipped) to |fn|
+ * with |ctx|. Return: 0; -1 (a read or |fn| failed). */
+static int read_waiting(int (*fn)(void *ctx, const struct rdsu_rxinfo *info, ssize_t n),
+			void *ctx, bool *moved)
+{
+	struct iovec riov = { .iov_base = rbuf, .iov_len = (1u << 20) + 1 };
+
+	for (;;) {
+		struct rdsu_rxinfo info;
+		ssize_t n = rdsu_sock_read(sock, &riov, 1, 0, &info, rdsu_clock());
+
+		if (n == -EAGAIN)
+			return 0;
+		if (n < 0 || (!info.cong && fn(ctx, &info, n) < 0))
+			return -1;
+		*moved |= !info.cong;
+	}
+}
+
+struct many_rx {
+	uint32_t rx, count;
+	uint16_t pport;
+	uint8_t *want;
+};
+
+static int many_one(void *ctx, const struct rdsu_rxinfo *info, ssize_t n)
+{
+	struct many_rx *m = ctx;
+
+	if (m->rx >= m->count) {
+		fprintf(stderr, "ibpeer: many: a message past the last (%zd bytes)\n", n);
+		return -1;
+	}
+	if (many_check(info, n, m->rx, m->pport, m->want) < 0)
+		return -1;
+	m->rx++;
+	return 0;
+}
+
 /* |count| messages each way at once, every one checked on arrival;
  * |listen_first|: ours only after the peer's first (it connects). */
 static int many(const struct rdsu_addr *peer, uint16_t pport, uint32_t count,
 		bool listen_first, uint8_t *buf, uint8_t *want)
 {
-	struct iovec riov = { .iov_base = rbuf, .iov_len = (1u << 20) + 1 };
-	uint32_t tx = 0, rx = 0, shown = 0;
+	struct many_rx m = { .count = count, .pport = pport, .want = want };
+	uint32_t tx = 0, shown = 0;
 	rdsu_ns t0 = rdsu_clock(), moved_at = t0;
 	int last = 0;
 
@@ -363,9 +413,9 @@ static int many(const struct rdsu_addr *peer, uint16_t pport, uint32_t count,
 	if (rdsu_sock_set_sndbuf(sock, 1u << 20, rdsu_clock()) < 0)
 		return -1;
 
-	while (tx < count || rx < count) {
+	while (tx < count || m.rx < count) {
 		bool moved = false;
-		bool may_send = !(listen_first && rx == 0);
+		bool may_send = !(listen_first && m.rx == 0);
 
 		while (tx < count && may_send) {
 			uint32_t len = MANY_SIZES[tx % N_MANY];
@@ -385,39 +435,22 @@ static int many(const struct rdsu_addr *peer, uint16_t pport, uint32_t count,
 			moved = true;
 		}
 		(void)rdsu_io_flush(io);
-		for (;;) {
-			struct rdsu_rxinfo info;
-			ssize_t n = rdsu_sock_read(sock, &riov, 1, 0, &info, rdsu_clock());
-
-			if (n == -EAGAIN)
-				break;
-			if (n < 0)
-				return -1;
-			if (info.cong)
-				continue;
-			if (rx >= count) {
-				fprintf(stderr, "ibpeer: many: a message past the last (%zd bytes)\n", n);
-				return -1;
-			}
-			if (many_check(&info, n, rx, pport, want) < 0)
-				return -1;
-			rx++;
-			moved = true;
-		}
+		if (read_waiting(many_one, &m, &moved) < 0)
+			return -1;
 		downs_line();
-		if (rx + tx >= shown + 2000 || (rx == count && tx == count)) {
-			shown = rx + tx;
-			printf("ibpeer: many rx %u tx %u\n", rx, tx);
+		if (m.rx + tx >= shown + 2000 || (m.rx == count && tx == count)) {
+			shown = m.rx + tx;
+			printf("ibpeer: many rx %u tx %u\n", m.rx, tx);
 			fflush(stdout);
 		}
 		if (rdsu_clock() > deadline) {
-			fprintf(stderr, "ibpeer: many: out of time at rx %u tx %u\n", rx, tx);
+			fprintf(stderr, "ibpeer: many: out of time at rx %u tx %u\n", m.rx, tx);
 			return -1;
 		}
 		if (moved) {
 			moved_at = rdsu_clock();
 		} else if (rdsu_clock() - moved_at > 5 * RDSU_SEC) {
-			stall_line("many", rx, tx, last);
+			stall_line("many", m.rx, tx, last);
 			moved_at = rdsu_clock();
 		}
 		if (!moved) {
@@ -532,7 +565,508 @@ struct plan {
 	uint32_t many;
 	uint16_t cong_port, cong_recv_port;
 	uint32_t cong_count;
+	bool soak;
+	const char *ctl;
+	uint16_t rdma_port, rdma_peer_port;
 };
+
+/* ------------------------------------------------------------------------
+ * --soak S (tests/lab/ib_soak.py): messages both ways for S seconds while
+ * the harness breaks things, and RDMA against the kernel's region on a
+ * second socket. The harness talks to us through files in --ctl DIR:
+ * "qperr-N" asks for the N-th refused RDMA (an r_key nobody registered,
+ * which ends the QP), "stop" ends the sending; we answer "peer_tx" (our
+ * message count) and wait for "kernel_tx" (the kernel's, with the life
+ * it ended in) before the last check.
+ *
+ * Message i of the soak streams: many_fill(tag, i), byte 4 replaced by
+ * the sender's life (the kernel's role counts its boots; ours is 0).
+ * Within a life the receiver wants i = last + 1: below is a duplicate,
+ * above a loss. A message of a new life may skip (the rebooted side's
+ * queues died with it: RDS promises nothing across that), which is
+ * counted apart.
+ */
+#define SOAK_OPS 4           /* RDMA ops in flight */
+#define SOAK_OP_LEN 8192
+#define SOAK_GUARD 64
+#define SOAK_REG 65536       /* the kernel's region */
+#define SOAK_POISON 0xee
+#define SOAK_LMAP_EVERY (3 * RDSU_SEC)
+
+struct soak_slot {
+	uint64_t token;         /* 0: free */
+	bool write;
+	uint8_t *mem;           /* SOAK_GUARD + SOAK_OP_LEN + SOAK_GUARD */
+};
+
+struct soak {
+	const char *ctl;
+	struct rdsu_sock *rs;   /* RDMA, to the kernel's owner socket */
+	uint16_t rport;
+	struct soak_slot slot[SOAK_OPS];
+	uint64_t cookie, next_token, resets_at_cookie, bad_token;
+	rdsu_ns hello_at, lmap_at;
+	unsigned qperr_next;
+	/* counts */
+	uint64_t ops, notified, st[RDSU_RDMA_OTHER_ERROR + 1], bad_notify, guards_hit;
+	uint64_t qperr_posted, qperr_notified, lmaps, hellos, cookies;
+	uint64_t lost, dup, lost_life, dup_life;
+	uint32_t rx_last;       /* last index + 1 of the current life */
+	int rx_life;
+	uint16_t pport;         /* the streams' peer port */
+	uint8_t *want;
+	uint8_t *lmap_mem;
+};
+
+static bool ctl_has(const struct soak *sk, const char *name)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/%s", sk->ctl, name);
+	return access(p, F_OK) == 0;
+}
+
+static int ctl_put(const struct soak *sk, const char *name, const char *text)
+{
+	char p[512], tmp[520];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", sk->ctl, name);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", p);
+	f = fopen(tmp, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f) != 0 || rename(tmp, p) != 0)
+		return -1;
+	return 0;
+}
+
+static uint64_t stat_of(enum rdsu_stat which)
+{
+	struct rdsu_stats es;
+
+	rdsu_ep_get_stats(rdsu_io_ep(io), &es);
+	return es.v[which];
+}
+
+/* A slot's bytes between the guards: the op's local buffer. */
+static uint8_t *slot_buf(struct soak_slot *s)
+{
+	return s->mem + SOAK_GUARD;
+}
+
+/* A free slot must hold the poison it got when its op ended, guards
+ * included: anything else was written after the op was over. */
+static bool slot_clean(const struct soak_slot *s)
+{
+	for (size_t i = 0; i < SOAK_OP_LEN + 2 * SOAK_GUARD; i++)
+		if (s->mem[i] != SOAK_POISON)
+			return false;
+	return true;
+}
+
+static bool guards_ok(const struct soak_slot *s)
+{
+	for (size_t i = 0; i < SOAK_GUARD; i++)
+		if (s->mem[i] != SOAK_POISON || s->mem[SOAK_GUARD + SOAK_OP_LEN + i] != SOAK_POISON)
+			return false;
+	return true;
+}
+
+static int soak_send_rs(struct soak *sk, const char *text, const struct rdsu_op *op)
+{
+	struct iovec iov = { (void *)text, strlen(text) };
+
+	return rdsu_sock_submit_op(sk->rs, &soak_peer, sk->rport, &iov, 1, op, rdsu_clock());
+}
+
+/* One RDMA from a free slot against the kernel's region. */
+static int soak_post(struct soak *sk, struct soak_slot *s)
+{
+	struct rdsu_op op;
+	struct iovec v;
+	int r;
+
+	if (!slot_clean(s)) {
+		fprintf(stderr, "ibpeer: soak: a freed RDMA buffer was written after its op ended\n");
+		sk->guards_hit++;
+		memset(s->mem, SOAK_POISON, SOAK_OP_LEN + 2 * SOAK_GUARD);
+	}
+	s->write = (sk->next_token & 1) != 0;
+	if (s->write)
+		many_fill(slot_buf(s), SOAK_OP_LEN, "rw", (uint32_t)sk->next_token);
+	v.iov_base = slot_buf(s);
+	v.iov_len = SOAK_OP_LEN;
+	memset(&op, 0, sizeof(op));
+	op.kind = RDSU_OP_RDMA;
+	op.flags = RDSU_RDMA_NOTIFY_ME | (s->write ? RDSU_RDMA_READWRITE : 0);
+	op.cookie = sk->cookie;
+	op.remote_addr = (sk->next_token * SOAK_OP_LEN) % SOAK_REG;
+	op.remote_len = SOAK_OP_LEN;
+	op.local = &v;
+	op.nr_local = 1;
+	op.user_token = ++sk->next_token;
+	r = soak_send_rs(sk, s->write ? "W" : "R", &op);
+	if (r < 0) {
+		sk->next_token--;
+		if (!s->write)
+			memset(s->mem, SOAK_POISON, SOAK_OP_LEN + 2 * SOAK_GUARD);
+		else
+			memset(slot_buf(s), SOAK_POISON, SOAK_OP_LEN);
+		return r;
+	}
+	s->token = op.user_token;
+	sk->ops++;
+	return 0;
+}
+
+/* The refused RDMA: an r_key the kernel never gave out ends the QP
+ * (docs/kernel-behaviour.md, "a refused RDMA ... ends the QP"). */
+static int soak_qperr(struct soak *sk)
+{
+	static uint8_t tiny[64];
+	struct iovec v = { tiny, sizeof(tiny) };
+	struct rdsu_op op;
+	int r;
+
+	memset(&op, 0, sizeof(op));
+	op.kind = RDSU_OP_RDMA;
+	op.flags = RDSU_RDMA_NOTIFY_ME | RDSU_RDMA_READWRITE;
+	op.cookie = rdsu_cookie_make(rdsu_cookie_rkey(sk->cookie) ^ 0x5a5a5a00u, 0);
+	op.remote_len = sizeof(tiny);
+	op.local = &v;
+	op.nr_local = 1;
+	op.user_token = sk->bad_token = (1ull << 62) | ++sk->qperr_posted;
+	r = soak_send_rs(sk, "BAD", &op);
+	if (r < 0) {
+		sk->qperr_posted--;
+		sk->bad_token = 0;
+		return r;
+	}
+	printf("ibpeer: soak qperr %u posted\n", sk->qperr_next);
+	fflush(stdout);
+	return 0;
+}
+
+/* Register a region of ours, send its cookie and free it at once: the
+ * message holds it until it leaves our queues, whatever breaks. */
+static void soak_lmap(struct soak *sk)
+{
+	uint64_t cookie = 0;
+	struct rdsu_op op;
+
+	memset(&op, 0, sizeof(op));
+	op.kind = RDSU_OP_MAP;
+	op.flags = RDSU_RDMA_READWRITE;
+	op.map_addr = sk->lmap_mem;
+	op.map_len = 16384;
+	op.map_cookie = &cookie;
+	if (soak_send_rs(sk, "LMAP", &op) < 0)
+		return;
+	sk->lmaps++;
+	if (rdsu_sock_free_mr(sk->rs, cookie, RDSU_RDMA_INVALIDATE) < 0)
+		fprintf(stderr, "ibpeer: soak: free_mr of a mapped region failed\n");
+}
+
+static void soak_notify(struct soak *sk)
+{
+	struct rdsu_notify n;
+
+	while (rdsu_sock_next_notify(sk->rs, &n) == 1) {
+		struct soak_slot *s = NULL;
+
+		sk->notified++;
+		if (n.status >= 0 && n.status <= RDSU_RDMA_OTHER_ERROR)
+			sk->st[n.status]++;
+		if (n.user_token && n.user_token == sk->bad_token) {
+			sk->qperr_notified++;
+			sk->bad_token = 0;
+			printf("ibpeer: soak qperr %u notified status %d\n", sk->qperr_next - 1,
+			       n.status);
+			if (n.status == RDSU_RDMA_SUCCESS)
+				sk->bad_notify++;
+			sk->cookie = 0;
+			continue;
+		}
+		for (unsigned i = 0; i < SOAK_OPS; i++)
+			if (sk->slot[i].token && sk->slot[i].token == n.user_token)
+				s = &sk->slot[i];
+		if (!s) {
+			fprintf(stderr, "ibpeer: soak: notification for token %llu, none pending\n",
+				(unsigned long long)n.user_token);
+			sk->bad_notify++;
+			continue;
+		}
+		if (!guards_ok(s))
+			sk->guards_hit++;
+		s->token = 0;
+		memset(s->mem, SOAK_POISON, SOAK_OP_LEN + 2 * SOAK_GUARD);
+		if (n.status != RDSU_RDMA_SUCCESS)
+			sk->cookie = 0; /* the region may be gone: ask again */
+	}
+}
+
+/* The RDMA side's turn: a cookie (asked for after every reset), ops in
+ * flight, a refused one when the harness asks, a region of ours now and
+ * then. */
+static void soak_rdma(struct soak *sk, bool stopping)
+{
+	struct iovec iov;
+	char buf[64], name[32];
+	rdsu_ns now = rdsu_clock();
+
+	soak_notify(sk);
+	for (;;) {
+		struct rdsu_rxinfo ri;
+		ssize_t n;
+
+		iov.iov_base = buf;
+		iov.iov_len = sizeof(buf) - 1;
+		n = rdsu_sock_read(sk->rs, &iov, 1, 0, &ri, now);
+		if (n < 0)
+			break;
+		if (!ri.cong && ri.has_cookie && n == 3 && memcmp(buf, "MAP", 3) == 0) {
+			sk->cookie = ri.cookie;
+			sk->cookies++;
+			sk->resets_at_cookie = stat_of(RDSU_STAT_CONN_RESET);
+		}
+	}
+	if (stopping)
+		return;
+	if (sk->cookie && stat_of(RDSU_STAT_CONN_RESET) != sk->resets_at_cookie)
+		sk->cookie = 0;
+	if (!sk->cookie) {
+		if (!sk->hello_at || now - sk->hello_at > 10 * RDSU_SEC) {
+			if (soak_send_rs(sk, "HELLO", NULL) >= 0) {
+				sk->hellos++;
+				sk->hello_at = now;
+			}
+		}
+		return;
+	}
+	sk->hello_at = 0;
+	snprintf(name, sizeof(name), "qperr-%u", sk->qperr_next);
+	if (!sk->bad_token && ctl_has(sk, name) && soak_qperr(sk) == 0) {
+		sk->qperr_next++;
+		return;
+	}
+	for (unsigned i = 0; i < SOAK_OPS; i++)
+		if (!sk->slot[i].token && soak_post(sk, &sk->slot[i]) < 0)
+			break;
+	if (now - sk->lmap_at > SOAK_LMAP_EVERY) {
+		sk->lmap_at = now;
+		soak_lmap(sk);
+	}
+}
+
+/* One soak message from the peer: in its place within its life. */
+static int soak_one(void *ctx, const struct rdsu_rxinfo *info, ssize_t n)
+{
+	struct soak *sk = ctx;
+	uint16_t pport = sk->pport;
+	uint8_t *want = sk->want;
+	uint32_t idx, len;
+	int life;
+
+	if (n < 8 || info->sport != pport) {
+		fprintf(stderr, "ibpeer: soak: %zd bytes from port %u\n", n, info->sport);
+		return -1;
+	}
+	idx = (uint32_t)rbuf[0] << 24 | (uint32_t)rbuf[1] << 16 | (uint32_t)rbuf[2] << 8 | rbuf[3];
+	life = rbuf[4];
+	len = MANY_SIZES[idx % N_MANY];
+	many_fill(want, len, many_in, idx);
+	want[4] = (uint8_t)life;
+	if ((uint32_t)n != len || memcmp(rbuf, want, len) != 0) {
+		fprintf(stderr, "ibpeer: soak: message %u: %zd bytes, not the sender's\n", idx, n);
+		return -1;
+	}
+	if (life < sk->rx_life) {
+		sk->dup++;
+		fprintf(stderr, "ibpeer: soak: message %u of an old life %d\n", idx, life);
+	} else if (life > sk->rx_life) {
+		/* a rebooted sender numbers on from what it had sent */
+		if (idx > sk->rx_last)
+			sk->lost_life += idx - sk->rx_last;
+		else
+			sk->dup_life += sk->rx_last - idx;
+		sk->rx_life = life;
+		sk->rx_last = idx + 1;
+		printf("ibpeer: soak life %d from message %u\n", life, idx);
+	} else if (idx == sk->rx_last) {
+		sk->rx_last++;
+	} else if (idx < sk->rx_last) {
+		sk->dup++;
+		fprintf(stderr, "ibpeer: soak: message %u again (next %u)\n", idx, sk->rx_last);
+	} else {
+		sk->lost += idx - sk->rx_last;
+		fprintf(stderr, "ibpeer: soak: messages %u..%u lost\n", sk->rx_last, idx - 1);
+		sk->rx_last = idx + 1;
+	}
+	return 0;
+}
+
+static void soak_line(const struct soak *sk, const char *what, uint32_t tx, rdsu_ns t0)
+{
+	struct rdsu_ib_stats st;
+	size_t pos = 0;
+	struct rdsu_conn_info ci;
+	unsigned sendq = 0, retq = 0;
+
+	memset(&st, 0, sizeof(st));
+	(void)rdsu_ib_get_stats(io, &st);
+	while (rdsu_ep_conn_next(rdsu_io_ep(io), &pos, &ci) == 1) {
+		sendq += ci.path[0].send_q_msgs;
+		retq += ci.path[0].retrans_q_msgs;
+	}
+	printf("ibpeer: soak %s t %.0f rx %u life %d tx %u rss_kb %ld resets %llu resent %llu "
+	       "dups_dropped %llu ops %llu notified %llu success %llu remote_error %llu "
+	       "canceled %llu dropped %llu other_error %llu bad_notify %llu guards_hit %llu "
+	       "qperr %llu/%llu lmaps %llu cookies %llu ep_mrs %u sock_mrs %u ib_mrs %llu "
+	       "send_q %u retrans_q %u lost %llu dup %llu lost_life %llu dup_life %llu\n",
+	       what, (double)(rdsu_clock() - t0) / 1e9, sk->rx_last, sk->rx_life, tx, rss_kb(),
+	       (unsigned long long)stat_of(RDSU_STAT_CONN_RESET),
+	       (unsigned long long)stat_of(RDSU_STAT_SEND_RETRANSMITTED),
+	       (unsigned long long)stat_of(RDSU_STAT_RECV_DROP_OLD_SEQ),
+	       (unsigned long long)sk->ops, (unsigned long long)sk->notified,
+	       (unsigned long long)sk->st[0], (unsigned long long)sk->st[1],
+	       (unsigned long long)sk->st[2], (unsigned long long)sk->st[3],
+	       (unsigned long long)sk->st[4], (unsigned long long)sk->bad_notify,
+	       (unsigned long long)sk->guards_hit, (unsigned long long)sk->qperr_notified,
+	       (unsigned long long)sk->qperr_posted, (unsigned long long)sk->lmaps,
+	       (unsigned long long)sk->cookies, rdsu_ep_mr_count(rdsu_io_ep(io)),
+	       rdsu_sock_mr_count(sk->rs), (unsigned long long)st.mrs, sendq, retq,
+	       (unsigned long long)sk->lost, (unsigned long long)sk->dup,
+	       (unsigned long long)sk->lost_life, (unsigned long long)sk->dup_life);
+	fflush(stdout);
+}
+
+/* The kernel's last count, once it wrote it: "TX LIFE". */
+static bool soak_kernel_tx(const struct soak *sk, uint32_t *tx, int *life)
+{
+	char p[512];
+	FILE *f;
+	int ok;
+
+	snprintf(p, sizeof(p), "%s/kernel_tx", sk->ctl);
+	f = fopen(p, "r");
+	if (!f)
+		return false;
+	ok = fscanf(f, "%u %d", tx, life) == 2;
+	fclose(f);
+	return ok;
+}
+
+static bool soak_ops_pending(const struct soak *sk)
+{
+	if (sk->bad_token)
+		return true;
+	for (unsigned i = 0; i < SOAK_OPS; i++)
+		if (sk->slot[i].token)
+			return true;
+	return false;
+}
+
+static bool soak_queues_empty(void)
+{
+	size_t pos = 0;
+	struct rdsu_conn_info ci;
+
+	while (rdsu_ep_conn_next(rdsu_io_ep(io), &pos, &ci) == 1)
+		if (ci.path[0].send_q_msgs || ci.path[0].retrans_q_msgs)
+			return false;
+	return true;
+}
+
+static int soak_free(struct soak *sk, int r)
+{
+	for (unsigned i = 0; i < SOAK_OPS; i++)
+		free(sk->slot[i].mem);
+	free(sk->lmap_mem);
+	return r;
+}
+
+/* Messages both ways until "stop", RDMA beside them; then everything the
+ * other side sent must have come, every op notified, the queues empty. */
+static int soak(const struct rdsu_addr *peer, uint16_t pport, const struct plan *pl,
+		uint8_t *buf, uint8_t *want)
+{
+	struct soak sk = { .ctl = pl->ctl, .rs = rdma_sock, .rport = pl->rdma_peer_port,
+			   .pport = pport, .want = want };
+	rdsu_ns t0 = rdsu_clock(), shown = t0;
+	uint32_t tx = 0, ktx = 0;
+	int klife = -1, last = 0;
+	bool stopping = false, have_ktx = false;
+	char text[64];
+
+	soak_peer = *peer;
+	for (unsigned i = 0; i < SOAK_OPS; i++) {
+		sk.slot[i].mem = malloc(SOAK_OP_LEN + 2 * SOAK_GUARD);
+		if (!sk.slot[i].mem)
+			return soak_free(&sk, -1);
+		memset(sk.slot[i].mem, SOAK_POISON, SOAK_OP_LEN + 2 * SOAK_GUARD);
+	}
+	sk.lmap_mem = aligned_alloc(4096, 16384);
+	if (!sk.lmap_mem || rdsu_sock_set_sndbuf(sock, 1u << 20, rdsu_clock()) < 0)
+		return soak_free(&sk, -1);
+	memset(sk.lmap_mem, 0, 16384);
+	soak_line(&sk, "start", tx, t0);
+	for (;;) {
+		bool moved = false;
+
+		if (!stopping && ctl_has(&sk, "stop")) {
+			stopping = true;
+			snprintf(text, sizeof(text), "%u\n", tx);
+			if (ctl_put(&sk, "peer_tx", text) < 0)
+				return soak_free(&sk, -1);
+			soak_line(&sk, "stopping", tx, t0);
+		}
+		while (!stopping) {
+			uint32_t len = MANY_SIZES[tx % N_MANY];
+			struct iovec iov = { .iov_base = buf, .iov_len = len };
+
+			many_fill(buf, len, many_out, tx);
+			buf[4] = 0;
+			last = rdsu_sock_submit(sock, peer, pport, &iov, 1, rdsu_clock());
+			if (last == -EAGAIN || last == -ENOBUFS)
+				break;
+			if (last < 0) {
+				fprintf(stderr, "ibpeer: soak: submit: %s\n", rdsu_strerror(last));
+				return soak_free(&sk, -1);
+			}
+			tx++;
+			moved = true;
+		}
+		soak_rdma(&sk, stopping);
+		(void)rdsu_io_flush(io);
+		if (read_waiting(soak_one, &sk, &moved) < 0)
+			return soak_free(&sk, -1);
+		downs_line();
+		if (rdsu_clock() - shown > 2 * RDSU_SEC) {
+			shown = rdsu_clock();
+			soak_line(&sk, "at", tx, t0);
+		}
+		if (stopping && !have_ktx)
+			have_ktx = soak_kernel_tx(&sk, &ktx, &klife);
+		if (have_ktx && sk.rx_life == klife && sk.rx_last == ktx && !soak_ops_pending(&sk) &&
+		    soak_queues_empty())
+			break;
+		if (rdsu_clock() > deadline) {
+			fprintf(stderr, "ibpeer: soak: out of time at rx %u (kernel sent %u, life %d) "
+				"ops pending %d queues empty %d\n", sk.rx_last, ktx, klife,
+				soak_ops_pending(&sk), soak_queues_empty());
+			soak_line(&sk, "timeout", tx, t0);
+			return soak_free(&sk, -1);
+		}
+		if (!moved)
+			(void)rdsu_io_wait(io, sock, RDSU_POLLIN,
+					   rdsu_clock() + (last == -ENOBUFS ? 2 : 20) * RDSU_MSEC);
+	}
+	/* What the transport still held for us (regions of queued messages)
+	 * is given back as they leave; a moment for the last acks. */
+	(void)rdsu_io_wait(io, sock, 0, rdsu_clock() + RDSU_SEC);
+	soak_notify(&sk);
+	soak_line(&sk, "done", tx, t0);
+	return soak_free(&sk, sk.lost || sk.dup || sk.bad_notify || sk.guards_hit ? -1 : 0);
+}
 
 /* Active: we speak first, so we connect. Passive: the peer speaks first
  * and connects to our listener. Then --many, then congestion. */
@@ -552,6 +1086,8 @@ static int run(const struct rdsu_addr *peer, uint16_t pport, const struct plan *
 	else if (pl->sizes)
 		r = pings_to(peer, pl->pings) || send_sizes(peer, pport, buf) ||
 		    recv_sizes(peer, pport, buf);
+	if (!r && pl->soak)
+		r = soak(peer, pport, pl, buf, want);
 	if (!r && pl->many)
 		r = many(peer, pport, pl->many, pl->passive, buf, want);
 	if (!r && pl->cong_port)
@@ -577,7 +1113,8 @@ static int set_up_socket(struct rdsu_sock **s, const struct rdsu_addr *me, unsig
 int main(int argc, char **argv)
 {
 	enum { O_MIRROR = 0x100, O_NO_SIZES, O_MANY, O_CONG_PORT, O_CONG_COUNT,
-	       O_CONG_RECV, O_CREDITS, O_RECV_RING, O_SEND_RING, O_RETRY };
+	       O_CONG_RECV, O_CREDITS, O_RECV_RING, O_SEND_RING, O_RETRY, O_SOAK, O_CTL,
+	       O_RDMA_PORT, O_RDMA_PEER_PORT };
 	static const struct option lo[] = {
 		{ "bind", 1, NULL, 'b' }, { "port", 1, NULL, 'p' },
 		{ "peer", 1, NULL, 'P' }, { "peer-port", 1, NULL, 'q' },
@@ -589,6 +1126,8 @@ int main(int argc, char **argv)
 		{ "cong-recv-port", 1, NULL, O_CONG_RECV },
 		{ "offer-credits", 0, NULL, O_CREDITS }, { "recv-ring", 1, NULL, O_RECV_RING },
 		{ "send-ring", 1, NULL, O_SEND_RING }, { "retry-count", 1, NULL, O_RETRY },
+		{ "soak", 0, NULL, O_SOAK }, { "ctl", 1, NULL, O_CTL },
+		{ "rdma-port", 1, NULL, O_RDMA_PORT }, { "rdma-peer-port", 1, NULL, O_RDMA_PEER_PORT },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct plan pl = { .pings = 3, .sizes = true, .cong_count = 300 };
@@ -629,11 +1168,19 @@ int main(int argc, char **argv)
 		case O_RECV_RING: rring = (unsigned)atoi(optarg); break;
 		case O_SEND_RING: sring = (unsigned)atoi(optarg); break;
 		case O_RETRY: retry = atoi(optarg); break;
+		case O_SOAK: pl.soak = true; pl.sizes = false; pl.pings = 0; break;
+		case O_CTL: pl.ctl = optarg; break;
+		case O_RDMA_PORT: pl.rdma_port = (uint16_t)atoi(optarg); break;
+		case O_RDMA_PEER_PORT: pl.rdma_peer_port = (uint16_t)atoi(optarg); break;
 		default: return 2;
 		}
 	}
 	if (!have_me || !have_peer || !port || port > 65535 || !pport || pport > 65535) {
 		fprintf(stderr, "usage: ibpeer --bind ADDR --port P --peer ADDR --peer-port Q\n");
+		return 2;
+	}
+	if (pl.soak && (!pl.ctl || !pl.rdma_port || !pl.rdma_peer_port)) {
+		fprintf(stderr, "ibpeer: --soak needs --ctl, --rdma-port and --rdma-peer-port\n");
 		return 2;
 	}
 	rdsu_ep_cfg_default(&ec);
@@ -660,7 +1207,8 @@ int main(int argc, char **argv)
 	rbuf = malloc((1u << 20) + 1);
 	if (!rbuf || set_up_socket(&sock, &me, port, 8u << 20) < 0 ||
 	    (pl.cong_recv_port &&
-	     set_up_socket(&cong_sock, &me, pl.cong_recv_port, CONG_RCVBUF) < 0)) {
+	     set_up_socket(&cong_sock, &me, pl.cong_recv_port, CONG_RCVBUF) < 0) ||
+	    (pl.soak && set_up_socket(&rdma_sock, &me, pl.rdma_port, 1u << 20) < 0)) {
 		fprintf(stderr, "ibpeer: socket set-up failed\n");
 		return 1;
 	}
@@ -678,6 +1226,8 @@ int main(int argc, char **argv)
 	printf("ibpeer: %s\n", r ? "FAIL" : "done");
 	if (cong_sock)
 		rdsu_sock_free(cong_sock, rdsu_clock());
+	if (rdma_sock)
+		rdsu_sock_free(rdma_sock, rdsu_clock());
 	rdsu_sock_free(sock, rdsu_clock());
 	rdsu_io_free(io);
 	free(rbuf);

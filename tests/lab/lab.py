@@ -794,8 +794,10 @@ class Lab:
         with open(os.path.join(self.dir, name), "w") as f:
             f.write(text)
 
-    def start(self):
-        if self.capture:
+    def start(self, only=None):
+        """Boot the guests, or guest |only| alone once more (after it
+        powered off: a reboot, its console log appended to)."""
+        if self.capture and not only:
             self.pcap_tmp = os.path.join(self.dir, "capture.pcap")
             self.tcpdump = subprocess.Popen(
                 ["ip", "netns", "exec", self.ns, "tcpdump", "-i", self.capture_if, "-s", "0",
@@ -803,7 +805,7 @@ class Lab:
                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             self.procs.append(("tcpdump", self.tcpdump))
             self._wait_tcpdump()
-        for i in range(1, self.guests + 1):
+        for i in [only] if only else range(1, self.guests + 1):
             cmdline = ("console=ttyS0 panic=-1 quiet lab.id=%d lab.ip=%s/24 lab.rxe=%d" %
                        (i, self.guest_addr(i), 1 if self.rxe else 0))
             mac = "52:54:00:c7:00:%02x" % i
@@ -819,7 +821,7 @@ class Lab:
                               "readonly=on,multidevs=remap",
                    "-virtfs", "local,path=%s,mount_tag=labout,security_model=none,"
                               "multidevs=remap" % self.dir]
-            console = open(os.path.join(self.dir, "console%d.log" % i), "wb")
+            console = open(os.path.join(self.dir, "console%d.log" % i), "ab" if only else "wb")
             p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=console,
                                  stderr=subprocess.STDOUT)
             self.procs.append(("qemu%d" % i, p))
@@ -839,16 +841,21 @@ class Lab:
         deadline = time.time() + timeout
         rcs = {}
         for i in range(1, self.guests + 1):
-            name, p = [x for x in self.procs if x[0] == "qemu%d" % i][0]
-            try:
-                p.wait(timeout=max(1, deadline - time.time()))
-            except subprocess.TimeoutExpired:
-                log("guest %d did not finish in %ds" % (i, timeout))
-                self._end(p)
-            rc = os.path.join(self.dir, "guest%d.rc" % i)
-            rcs[i] = int(open(rc).read()) if os.path.exists(rc) else None
+            rcs[i] = self.wait_guest(i, max(1, deadline - time.time()))
         self._stop_capture()
         return rcs
+
+    def wait_guest(self, i, timeout):
+        """Wait for guest |i| (its last boot) to power off: its role's exit
+        code, None if it did not finish in time (it is killed)."""
+        name, p = [x for x in self.procs if x[0] == "qemu%d" % i][-1]
+        try:
+            p.wait(timeout=max(1, timeout))
+        except subprocess.TimeoutExpired:
+            log("guest %d did not finish in %ds" % (i, timeout))
+            self._end(p)
+        rc = os.path.join(self.dir, "guest%d.rc" % i)
+        return int(open(rc).read()) if os.path.exists(rc) else None
 
     def output(self, i):
         p = os.path.join(self.dir, "guest%d.out" % i)
