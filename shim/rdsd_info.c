@@ -23,7 +23,10 @@ static int src_sock(void *ctx, size_t n, struct rdsinfo_sock *out)
 	struct dsock *s = g_socks;
 
 	(void)ctx;
-	while (s && n--)
+	/* g_socks is newest first, the kernel's rds_sock_list oldest first */
+	if (n >= g_nsocks)
+		return 0;
+	for (n = g_nsocks - 1 - n; s && n--;)
 		s = s->next;
 	if (!s)
 		return 0;

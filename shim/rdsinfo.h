@@ -4,7 +4,7 @@
  * (libwire's codec) and with its size rules, over whatever holds the
  * state: rdsd's endpoints and sockets (rdsd_info.c), or one process's
  * (preload_sockopt.c). Ref: net/rds/info.c rds_info_getsockopt and the
- * list producers it calls (docs/kernel-behaviour.md K11).
+ * list producers it calls (docs/kernel-behaviour.md K7.6).
  */
 #ifndef RDSTK_SHIM_RDSINFO_H
 #define RDSTK_SHIM_RDSINFO_H
