@@ -9,6 +9,8 @@
 
 #include <sys/mman.h>
 
+#include <wire/wire.h>
+
 /* RDS_CANCEL_SENT_TO's value: 16 <= len < 28 is IPv4, as
  * rds_cancel_sent_to reads it. Return: 0; -EINVAL. */
 static int cancel_addr(const void *v, socklen_t len, struct rdsu_addr *a, uint16_t *port)
@@ -351,6 +353,23 @@ static bool info_pages_ok(const void *v, size_t len)
 	return true;
 }
 
+/* rds_info_getsockopt's checks before it looks at a list, in its order.
+ * Return: 0; -EFAULT, -EINVAL or -EAGAIN. */
+static int info_check(const void *v, const socklen_t *len)
+{
+	size_t optlen;
+
+	if (!len)
+		return -EFAULT;
+	/* negative, past INT_MAX - PAGE_SIZE + 1 (libwire's rule), wrapping */
+	if ((int)*len < 0 || wire_info_answer(0, 1, *len, &optlen) == -EINVAL ||
+	    (uintptr_t)v + *len < (uintptr_t)v)
+		return -EINVAL;
+	if (*len && !info_pages_ok(v, *len))
+		return -EAGAIN;
+	return 0;
+}
+
 /* getsockopt(SOL_RDS, RDS_INFO_*) of a per-process socket, as
  * rds_info_getsockopt (net/rds/info.c): the length checks, the pinned
  * pages, the list, ENOSPC with the length needed. Return: the item size
@@ -368,13 +387,10 @@ static int info_locked(int opt, void *v, socklen_t *len)
 	uint8_t *buf;
 	int r;
 
-	if (!len)
-		return -EFAULT;
+	r = info_check(v, len);
+	if (r < 0)
+		return r;
 	buflen = (size_t)*len;
-	if ((int)*len < 0 || (uintptr_t)v + buflen < (uintptr_t)v)
-		return -EINVAL;
-	if (buflen && buflen <= (size_t)INT_MAX && !info_pages_ok(v, buflen))
-		return -EAGAIN;
 	/* what a send queued is on its connection, as after the kernel's
 	 * sendmsg; then the list's length, then the list */
 	flush_locked();
@@ -412,10 +428,9 @@ RDSP_EXPORT int getsockopt(int fd, int level, int name, void *v, socklen_t *len)
 		return REAL(getsockopt)(fd, level, name, v, len);
 	if (s->dm) {
 		dm_enter(s);
-		if (level == SOL_RDS && name >= RDS_INFO_FIRST && name <= RDS_INFO_LAST && len &&
-		    *len > 0 && *len <= INT_MAX && !info_pages_ok(v, *len)) {
-			/* rdsd cannot pin our pages: the kernel's EAGAIN here */
-			e = -EAGAIN;
+		if (level == SOL_RDS && name >= RDS_INFO_FIRST && name <= RDS_INFO_LAST &&
+		    (e = info_check(v, len)) < 0) {
+			/* rdsd cannot see our pages: the kernel's checks here */
 		} else if (level == SOL_RDS) {
 			e = dm_getopt(s, fd, level, name, v, len);
 		} else if (level == SOL_SOCKET && (name == SO_SNDBUF || name == SO_RCVBUF)) {
