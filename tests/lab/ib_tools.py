@@ -6,8 +6,8 @@
 
 Two guests with Soft-RoCE (rxe0), booted once. Guest 1 (10.199.0.2) runs
 the tools both ways: first on librds (--transport ib) beside its
-rds_rdma, which must fail saying that the module holds rdma_cm port 18634
-(the reason and what to do), then with rds_rdma unloaded so that port
+rds_rdma, and over TCP beside its rds_tcp, which must each fail saying
+which module holds which port (the reason and what to do), then with rds_rdma unloaded so that port
 18634 is librds's, then on its kernel, with
 rds_rdma loaded again from the initramfs (unloading it after it had a
 connection oopses 7.2). Guest 2 (10.199.0.3) runs the kernel's AF_RDS
@@ -131,6 +131,11 @@ counters("start")
 p = subprocess.run(["/run/lab/rdsping", "--transport", "ib", "-c", "1", "-W", "2",
                     "-I", "%s", "%s"], capture_output=True, text=True, env=ENV)
 print("beside rds_rdma: exit %%d: %%s" %% (p.returncode, " ".join((p.stdout + p.stderr).split())),
+      flush=True)
+# and its twin: rds_tcp's listener on [::]:16385 against librds over TCP
+p = subprocess.run(["/run/lab/rdsping", "--transport", "tcp", "-c", "1", "-W", "2",
+                    "-I", "%s", "%s"], capture_output=True, text=True, env=ENV)
+print("beside rds_tcp: exit %%d: %%s" %% (p.returncode, " ".join((p.stdout + p.stderr).split())),
       flush=True)
 # Before rds_rdma has had a connection: 7.2 oopses when it is unloaded
 # after one (a CM handler left behind, docs/kernel-behaviour.md).
@@ -268,7 +273,7 @@ def main():
     cap = os.path.join(run_dir, "capture.pcap") if a.capture else None
     with lab.Lab(a.kernel, 2, True, cap, keep=share, capture_filter="udp port 4791") as l, \
             l.judging(fails):
-        l.role(1, ROLE_A % (common, A, A, B, B, A, PINGS_A, A, B, A, B, A))
+        l.role(1, ROLE_A % (common, A, A, B, A, B, B, A, PINGS_A, A, B, A, B, A))
         l.role(2, ROLE_B % (common, B, B, PINGS_B, B, A, A, B))
         l.start()
         rcs = l.wait(800)
@@ -284,10 +289,11 @@ def main():
                 fails.append("guest %d: rxe0 counters %r: the tests did not run over IB" % (g, c))
             if "RDS/TCP connections: none" not in text:
                 fails.append("guest %d: an RDS/TCP connection exists" % g)
-        m = re.search(r"^beside rds_rdma: exit (\d+): (.*)$", l.output(1), re.M)
-        if not m or m.group(1) == "0" or "rds_rdma holds rdma_cm port 18634" not in m.group(2):
-            fails.append("librds beside rds_rdma: want a failure that names rds_rdma's port: %r"
-                         % (m.group(0) if m else None))
+        for mod, port in (("rds_rdma", "rdma_cm port 18634"), ("rds_tcp", "TCP port 16385")):
+            m = re.search(r"^beside %s: exit (\d+): (.*)$" % mod, l.output(1), re.M)
+            if not m or m.group(1) == "0" or "%s holds %s" % (mod, port) not in m.group(2):
+                fails.append("librds beside %s: want a failure that names its port: %r"
+                             % (mod, m.group(0) if m else None))
         if "rmmod rds_rdma: 0" not in l.output(1) or "insmod rds_rdma: 0" not in l.output(1):
             fails.append("guest 1 could not unload or reload rds_rdma")
         ping_a, ping_b = read(share, "ping_a.out"), read(share, "ping_b.out")
