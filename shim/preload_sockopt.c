@@ -332,7 +332,8 @@ static int info_sock(void *ctx, size_t n, struct rdsinfo_sock *out)
 }
 
 /* Is every page of [v, v+len) mapped? rds_info_getsockopt pins them
- * all before it looks at the list, and answers EAGAIN when it cannot. */
+ * all before it looks at the list, and fails when it cannot: EFAULT on
+ * 7.2 (6.1 said EAGAIN). */
 static bool info_pages_ok(const void *v, size_t len)
 {
 	long pg = sysconf(_SC_PAGESIZE);
@@ -354,7 +355,7 @@ static bool info_pages_ok(const void *v, size_t len)
 }
 
 /* rds_info_getsockopt's checks before it looks at a list, in its order.
- * Return: 0; -EFAULT, -EINVAL or -EAGAIN. */
+ * Return: 0; -EFAULT or -EINVAL. */
 static int info_check(const void *v, const socklen_t *len)
 {
 	size_t optlen;
@@ -366,7 +367,7 @@ static int info_check(const void *v, const socklen_t *len)
 	    (uintptr_t)v + *len < (uintptr_t)v)
 		return -EINVAL;
 	if (*len && !info_pages_ok(v, *len))
-		return -EAGAIN;
+		return -EFAULT;
 	return 0;
 }
 
