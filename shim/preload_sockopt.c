@@ -297,9 +297,8 @@ static int info_sock(void *ctx, size_t n, struct rdsinfo_sock *out)
 {
 	struct rdsp_sock *s = g_socks;
 	struct stat st;
-	int val;
-
 	size_t total = 0;
+	int val;
 
 	(void)ctx;
 	/* sockets of rdsd are rdsd's to list; a closed one is gone */
