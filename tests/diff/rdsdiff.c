@@ -842,9 +842,13 @@ static void c_info_fields(void)
 
 		snprintf(step, sizeof(step), "list-%d", o);
 		/* which counters a stack keeps is its own (6.1 with rds_tcp and
-		 * rds_rdma: 80); the ones both keep are compared below */
+		 * rds_rdma: 80), and the kernel's connections outlive the
+		 * programs of earlier cases: those lists by class, their items
+		 * of this case compared below */
 		if (o == RDS_INFO_COUNTERS)
 			snprintf(b, sizeof(b), "items>=%d", r > 0 && len / (socklen_t)r >= 3 ? 3 : 0);
+		else if (o == RDS_INFO_CONNECTIONS || o == 10011)
+			snprintf(b, sizeof(b), "items>=%d", r > 0 && len / (socklen_t)r >= 1 ? 1 : 0);
 		else
 			snprintf(b, sizeof(b), "items=%d", r > 0 ? (int)(len / (socklen_t)r) : -1);
 		out(step, r, errno, b);
