@@ -63,7 +63,8 @@ static int shed_hog(struct rdsu_tcp *t, struct rdsu_sock *s, const struct rdsu_a
 	while (rdsu_ep_msg_next(ep, &it, &m) == 1) {
 		size_t i;
 
-		if (m.sport != port || rdsu_addr_cmp(&m.laddr, me) != 0)
+		if (m.queue == RDSU_MSGQ_RECV || m.sport != port ||
+		    rdsu_addr_cmp(&m.laddr, me) != 0)
 			continue;
 		for (i = 0; i < n; i++)
 			if (dst[i].port == m.dport && !rdsu_addr_cmp(&dst[i].addr, &m.faddr))

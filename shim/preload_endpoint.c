@@ -150,6 +150,17 @@ int endpoint_locked(const struct rdsu_addr *addr)
 	if (g_io)
 		return memcmp(addr, &g_laddr, sizeof(*addr)) ? -EADDRNOTAVAIL : 0;
 	e = rdsep_new(&g_io, addr, &g_rdma);
+	if (e == -EADDRINUSE) {
+		/* bind's EADDRINUSE alone would not say that the kernel's own
+		 * RDS is in the way, nor what to do: once, on stderr */
+		static bool told;
+		char a[64];
+
+		if (!told)
+			fprintf(stderr, "librds-preload: bind %s: %s\n",
+				rdsu_addr_str(addr, a, sizeof(a)), rdsep_strerror(addr, e));
+		told = true;
+	}
 	if (e < 0)
 		return e;
 	g_laddr = *addr;

@@ -5,6 +5,11 @@
  * The map of the shim is shim/README.md.
  */
 #include "preload.h"
+#include "rdsinfo.h"
+
+#include <sys/mman.h>
+
+#include <wire/wire.h>
 
 /* RDS_CANCEL_SENT_TO's value: 16 <= len < 28 is IPv4, as
  * rds_cancel_sent_to reads it. Return: 0; -EINVAL. */
@@ -280,6 +285,131 @@ RDSP_EXPORT int setsockopt(int fd, int level, int name, const void *v, socklen_t
 	return e < 0 ? set_errno(e) : 0;
 }
 
+/* ---- RDS_INFO_* per process: rdsinfo.c over this process's state ---- */
+
+static const struct rdsu_ep *info_ep(void *ctx, size_t n)
+{
+	(void)ctx;
+	return n == 0 && g_io ? rdsu_io_ep(g_io) : NULL;
+}
+
+static int info_sock(void *ctx, size_t n, struct rdsinfo_sock *out)
+{
+	struct rdsp_sock *s = g_socks;
+	struct stat st;
+	size_t total = 0;
+	int val;
+
+	(void)ctx;
+	/* sockets of rdsd are rdsd's to list; a closed one is gone */
+	for (; s; s = s->next)
+		total += !s->dm && !s->closed;
+	if (n >= total)
+		return 0;
+	/* g_socks is newest first; rds_sock_list oldest first (rds_create
+	 * adds at its tail) */
+	n = total - 1 - n;
+	for (s = g_socks; s->dm || s->closed || n--; s = s->next)
+		;
+	memset(out, 0, sizeof(*out));
+	if (s->us) {
+		out->bound = rdsu_sock_get_name(s->us, &out->baddr, &out->bport) == 0;
+		out->sndbuf = rdsu_sock_get_sndbuf(s->us);
+		out->rcvbuf = rdsu_sock_get_rcvbuf(s->us);
+	} else {
+		/* rds_sk_sndbuf: half of what SO_SNDBUF reads */
+		out->sndbuf = kept_buf(s->b, true, &val) == 0 ? (uint32_t)val / 2 : 0;
+		out->rcvbuf = kept_buf(s->b, false, &val) == 0 ? (uint32_t)val / 2 : 0;
+	}
+	out->connected = s->connected;
+	out->caddr = s->conn_addr;
+	out->cport = s->conn_port;
+	/* sock_i_ino: the inode the application's descriptors name */
+	if (fstat(s->a, &st) == 0)
+		out->ino = st.st_ino;
+	return 1;
+}
+
+/* Is every page of [v, v+len) mapped? rds_info_getsockopt pins them
+ * all before it looks at the list, and fails when it cannot: EFAULT on
+ * 7.2 (6.1 said EAGAIN). */
+static bool info_pages_ok(const void *v, size_t len)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t start = (uintptr_t)v & ~((uintptr_t)pg - 1);
+	size_t span = (uintptr_t)v + len - start;
+	unsigned char vec[64];
+
+	if (!v)
+		return false;
+	/* mincore fails ENOMEM on any unmapped page of the range */
+	for (size_t off = 0; off < span; off += sizeof(vec) * (size_t)pg) {
+		size_t n = span - off < sizeof(vec) * (size_t)pg ? span - off
+								  : sizeof(vec) * (size_t)pg;
+
+		if (mincore((void *)(start + off), n, vec) < 0)
+			return false;
+	}
+	return true;
+}
+
+/* rds_info_getsockopt's checks before it looks at a list, in its order.
+ * Return: 0; -EFAULT or -EINVAL. */
+static int info_check(const void *v, const socklen_t *len)
+{
+	size_t optlen;
+
+	if (!len)
+		return -EFAULT;
+	/* negative, past INT_MAX - PAGE_SIZE + 1 (libwire's rule), wrapping */
+	if ((int)*len < 0 || wire_info_answer(0, 1, *len, &optlen) == -EINVAL ||
+	    (uintptr_t)v + *len < (uintptr_t)v)
+		return -EINVAL;
+	if (*len && !info_pages_ok(v, *len))
+		return -EFAULT;
+	return 0;
+}
+
+/* getsockopt(SOL_RDS, RDS_INFO_*) of a per-process socket, as
+ * rds_info_getsockopt (net/rds/info.c): the length checks, the pinned
+ * pages, the list, ENOSPC with the length needed. Return: the item size
+ * or -errno. */
+static int info_locked(int opt, void *v, socklen_t *len)
+{
+	static const struct rdsinfo_src src = {
+		.ep = info_ep,
+		.sock = info_sock,
+#ifdef RDSEP_HAVE_IB
+		.ib = true,
+#endif
+	};
+	size_t optlen, copy, buflen, want;
+	uint8_t *buf;
+	int r;
+
+	r = info_check(v, len);
+	if (r < 0)
+		return r;
+	buflen = (size_t)*len;
+	/* what a send queued is on its connection, as after the kernel's
+	 * sendmsg; then the list's length, then the list */
+	flush_locked();
+	r = rdsinfo_get(&src, (unsigned)opt, buflen, NULL, 0, &optlen, &copy);
+	if (r < 0 && r != -ENOSPC)
+		return r;
+	want = optlen < buflen ? optlen : buflen;
+	buf = want ? malloc(want) : NULL;
+	if (want && !buf)
+		return -ENOMEM;
+	r = rdsinfo_get(&src, (unsigned)opt, buflen, buf, want, &optlen, &copy);
+	if (copy)
+		memcpy(v, buf, copy);
+	free(buf);
+	if (r >= 0 || r == -ENOSPC)
+		*len = (socklen_t)optlen;
+	return r;
+}
+
 static int put_int_opt(int val, void *v, socklen_t *len)
 {
 	if (!len || *len < (socklen_t)sizeof(int))
@@ -298,7 +428,10 @@ RDSP_EXPORT int getsockopt(int fd, int level, int name, void *v, socklen_t *len)
 		return REAL(getsockopt)(fd, level, name, v, len);
 	if (s->dm) {
 		dm_enter(s);
-		if (level == SOL_RDS) {
+		if (level == SOL_RDS && name >= RDS_INFO_FIRST && name <= RDS_INFO_LAST &&
+		    (e = info_check(v, len)) < 0) {
+			/* rdsd cannot see our pages: the kernel's checks here */
+		} else if (level == SOL_RDS) {
 			e = dm_getopt(s, fd, level, name, v, len);
 		} else if (level == SOL_SOCKET && (name == SO_SNDBUF || name == SO_RCVBUF)) {
 			e = dm_getopt(s, fd, level, name, v, len);
@@ -314,8 +447,12 @@ RDSP_EXPORT int getsockopt(int fd, int level, int name, void *v, socklen_t *len)
 		/* RDS_INFO_* answer with the item size, as rds_info_getsockopt */
 		return e < 0 ? set_errno(e) : e;
 	}
-	if (level == SOL_RDS) {
-		/* RDS_INFO_* is not answered yet (docs/shim.md) */
+	if (level == SOL_RDS && name >= RDS_INFO_FIRST && name <= RDS_INFO_LAST) {
+		e = info_locked(name, v, len);
+		put_locked(s);
+		/* the item size, as rds_info_getsockopt returns it */
+		return e < 0 ? set_errno(e) : e;
+	} else if (level == SOL_RDS) {
 		e = rdsopt_get(&s->opt, s->us, name, &iv);
 		if (e == 0)
 			e = put_int_opt(iv, v, len);

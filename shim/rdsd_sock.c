@@ -59,6 +59,9 @@ static int ep_get(const struct rdsu_addr *a, struct ep **out)
 	e->o.kind = OBJ_EP;
 	r = rdsep_new(&e->io, a, &e->rdma);
 	if (r < 0) {
+		char s[64];
+
+		logf_("endpoint on %s: %s", rdsu_addr_str(a, s, sizeof(s)), rdsep_strerror(a, r));
 		free(e);
 		return r;
 	}

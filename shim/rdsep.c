@@ -67,3 +67,17 @@ int rdsep_bind_check(unsigned trans, bool rdma)
 {
 	return trans == RDSU_TRANS_IB && !rdma ? -ENOPROTOOPT : 0;
 }
+
+const char *rdsep_strerror(const struct rdsu_addr *a, int e)
+{
+	unsigned tr = RDSU_IO_TCP;
+
+#ifdef RDSEP_HAVE_IB
+	/* as rdsep_new picks the transports */
+	if (e == -EADDRINUSE && !is_loopback(a) && rdsu_ib_laddr_check(a) == 1)
+		tr |= RDSU_IO_IB;
+#else
+	(void)a;
+#endif
+	return rdsu_io_strerror(e, tr);
+}

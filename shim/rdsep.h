@@ -26,6 +26,11 @@ extern const bool rdsep_have_ib;
  * -EADDRNOTAVAIL for any other failure. */
 int rdsep_new(struct rdsu_io **out, const struct rdsu_addr *a, bool *rdma);
 
+/* rdsep_strerror() - words for rdsep_new()'s |e| on |a|: for -EADDRINUSE,
+ * the kernel's rds_tcp or rds_rdma when one holds the port of every
+ * address (rdsu_io_strerror), and what to do. Static text. */
+const char *rdsep_strerror(const struct rdsu_addr *a, int e);
+
 /* rdsep_bind_check() - may a socket whose SO_RDS_TRANSPORT is |trans|
  * (RDSU_TRANS_NONE: not set) bind on an endpoint with |rdma|?
  * Return: 0; -ENOPROTOOPT for IB on an address on no RDMA device, as

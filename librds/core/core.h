@@ -130,6 +130,7 @@ struct rdsu_rx {
 	struct rdsu_list r_item;
 	struct rdsu_addr r_faddr;
 	uint16_t r_sport;
+	uint64_t r_seq;                 /* h_sequence, for RDS_INFO_RECV_MESSAGES */
 	bool r_has_cookie;              /* RDMA_DEST came with it */
 	uint64_t r_cookie;
 	uint32_t r_len;
@@ -603,7 +604,7 @@ void rdsu_probe_fence_send(struct rdsu_conn *c, rdsu_ns now);
 /* sock.c */
 struct rdsu_sock *rdsu_sock_find_bound(const struct rdsu_ep *ep, int lidx, uint16_t port);
 int rdsu_sock_deliver(struct rdsu_sock *rs, const struct rdsu_addr *faddr, uint16_t sport,
-		      const uint8_t *data, uint32_t len);
+		      uint64_t seq, const uint8_t *data, uint32_t len);
 /* rdsu_sock_rx_cookie() - the last message rdsu_sock_deliver() queued on
  * |rs| carried the peer's cookie |cookie|. */
 void rdsu_sock_rx_cookie(struct rdsu_sock *rs, uint64_t cookie);

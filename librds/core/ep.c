@@ -472,6 +472,33 @@ int rdsu_ep_sock_next(const struct rdsu_ep *ep, size_t *pos, struct rdsu_sock_in
 	return 1;
 }
 
+/* The receive queues' part of rdsu_ep_msg_next (RDS_INFO_RECV_MESSAGES,
+ * net/rds/af_rds.c rds_sock_inc_info walks every socket's rs_recv_queue). */
+static int msg_next_recv(const struct rdsu_ep *ep, struct rdsu_msg_iter *it,
+			 struct rdsu_msg_info *out)
+{
+	for (; it->sock < ep->n_socks; it->sock++, it->cur = NULL) {
+		const struct rdsu_sock *rs = ep->socks[it->sock];
+		const struct rdsu_list *n = it->cur ? it->cur : rs->rs_rx_q.next;
+		const struct rdsu_rx *rx;
+
+		if (!rs->rs_bound || n == &rs->rs_rx_q)
+			continue;
+		rx = rdsu_container_of(n, const struct rdsu_rx, r_item);
+		it->cur = n->next;
+		memset(out, 0, sizeof(*out));
+		out->laddr = ep->cfg.laddrs[rs->rs_lidx];
+		out->faddr = rx->r_faddr;
+		out->queue = RDSU_MSGQ_RECV;
+		out->seq = rx->r_seq;
+		out->len = rx->r_len;
+		out->sport = rx->r_sport;
+		out->dport = rs->rs_port;
+		return 1;
+	}
+	return 0;
+}
+
 int rdsu_ep_msg_next(const struct rdsu_ep *ep, struct rdsu_msg_iter *it,
 		     struct rdsu_msg_info *out)
 {
@@ -507,7 +534,11 @@ int rdsu_ep_msg_next(const struct rdsu_ep *ep, struct rdsu_msg_iter *it,
 			}
 		}
 	}
-	return 0;
+	if (it->queue < RDSU_MSGQ_RECV) {
+		it->queue = RDSU_MSGQ_RECV;
+		it->cur = NULL;
+	}
+	return msg_next_recv(ep, it, out);
 }
 
 const struct wire_cong_map *rdsu_ep_local_map(const struct rdsu_ep *ep,

@@ -198,7 +198,7 @@ static void incoming(struct rdsu_path *cp, const struct wire_frame *f, rdsu_ns n
 		return;
 	}
 	rdsu_rdma_recv_exts(rs, h, &has_cookie, &cookie);
-	if (rdsu_sock_deliver(rs, src, h->sport, f->payload, f->len) < 0) {
+	if (rdsu_sock_deliver(rs, src, h->sport, h->seq, f->payload, f->len) < 0) {
 		/* TCP has acknowledged it already; nothing will bring it back. */
 		rdsu_stat_inc(ep, RDSU_STAT_RECV_DROP_NOMEM);
 		return;

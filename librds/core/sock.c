@@ -399,7 +399,7 @@ bool rdsu_sock_rcvbuf_grow(struct rdsu_sock *rs)
 }
 
 int rdsu_sock_deliver(struct rdsu_sock *rs, const struct rdsu_addr *faddr, uint16_t sport,
-		      const uint8_t *data, uint32_t len)
+		      uint64_t seq, const uint8_t *data, uint32_t len)
 {
 	struct rdsu_rx *rx = rdsu_buf_alloc(rs->rs_ep, sizeof(*rx) + len);
 
@@ -408,6 +408,7 @@ int rdsu_sock_deliver(struct rdsu_sock *rs, const struct rdsu_addr *faddr, uint1
 	rdsu_list_init(&rx->r_item);
 	rx->r_faddr = *faddr;
 	rx->r_sport = sport;
+	rx->r_seq = seq;
 	rx->r_has_cookie = false;
 	rx->r_cookie = 0;
 	rx->r_len = len;

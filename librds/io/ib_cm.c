@@ -182,6 +182,13 @@ int rdsu_ib_cm_listen(struct rdsu_ib *t, const struct rdsu_addr *a)
 		int e = errno ? -errno : -EADDRNOTAVAIL;
 
 		rdma_destroy_id(id);
+		/* rdma_cm answers EADDRNOTAVAIL, not EADDRINUSE, when the port
+		 * is bound on the wildcard address (cma_check_port): the
+		 * kernel's rds_rdma listens on 0.0.0.0:18634 and [::]:16385
+		 * (rds_rdma_listen_init). If the address itself binds, the
+		 * port is what is taken (docs/kernel-behaviour.md K6.1). */
+		if (e == -EADDRNOTAVAIL && rdsu_ib_laddr_check(a) == 1)
+			return -EADDRINUSE;
 		return e == -ENODEV ? -EADDRNOTAVAIL : e;
 	}
 	t->listen[t->n_listen++] = id;

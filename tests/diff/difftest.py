@@ -39,7 +39,7 @@ H_ADDR = "10.199.0.2"     # the lab's first guest's address, on lo here
 MODES = ("pp", "rdsd")
 # The lab label's short run on each kernel: one case of each kind of call.
 SHORT = ["socket-types", "bind-errors", "loop-send-recv", "transport-loop", "transport-set",
-         "info-10000", "info-10006", "cmsg-rdma-args", "zerocopy", "timestamp-sol-socket",
+         "info-10000", "info-10006", "info-fields", "cmsg-rdma-args", "zerocopy", "timestamp-sol-socket",
          "rxpath-latency", "congestion", "recv-flags", "send-errors", "sockopts-rds",
          "sockopts-socket", "ioctl", "fork"]
 

@@ -30,6 +30,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -530,13 +532,39 @@ static void c_transport_set(void)
 	setint("set-after-bind", e, SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_TCP);
 }
 
-/* RDS_INFO_* size probe: with len 0 the kernel answers the length needed. */
+/* One RDS_INFO_* list read as rds-info does: probe with len 0, then a
+ * buffer of the length learnt. Return: the item size (or -1, errno set)
+ * and *buf (malloc'ed), *len its bytes. */
+static int info_read(int fd, int opt, char **buf, socklen_t *len)
+{
+	socklen_t want = 0;
+	int r;
+
+	*buf = NULL;
+	*len = 0;
+	errno = 0;
+	r = getsockopt(fd, SOL_RDS, opt, NULL, &want);
+	if (r >= 0 || errno != ENOSPC)
+		return r;
+	*buf = malloc(want);
+	*len = want;
+	errno = 0;
+	return getsockopt(fd, SOL_RDS, opt, *buf, len);
+}
+
+/* RDS_INFO_* size probe: with len 0 the kernel answers the length needed,
+ * then the list itself and its item size. A message from A to A first, so
+ * that every list that can have an item has one in every stack (the
+ * kernel's connections outlive the processes of earlier cases). */
 static void c_info(int opt)
 {
 	int fd = bound("bind-A", g_a, P(0), 0);
+	int r2 = bound("bind-A2", g_a, P(1), 1000);
 	socklen_t len = 0;
 	char b[64];
 
+	send_str("send", fd, g_a, P(1), "hello");
+	recv_out("recv", r2, 4096, 0, 1.0);
 	errno = 0;
 	int r = getsockopt(fd, SOL_RDS, opt, NULL, &len);
 	snprintf(b, sizeof(b), "len=%s", len ? "nonzero" : "zero");
@@ -547,9 +575,297 @@ static void c_info(int opt)
 		errno = 0;
 		socklen_t got = want;
 		r = getsockopt(fd, SOL_RDS, opt, buf, &got);
-		out("read", r >= 0 ? 0 : -1, errno, r >= 0 && got > 0 ? "len=nonzero" : "len=zero");
+		snprintf(b, sizeof(b), "len=%s whole=%s", got > 0 ? "nonzero" : "zero",
+			 r > 0 && got % (socklen_t)r == 0 ? "yes" : "no");
+		out("read", r, errno, b);
 		free(buf);
 	}
+}
+
+/* The kernel's size rules beyond the probe (net/rds/info.c
+ * rds_info_getsockopt): a length one short of the list's, a negative one,
+ * a buffer that is not mapped. */
+static void c_info_rules(void)
+{
+	int fd = bound("bind-A", g_a, P(0), 0);
+	socklen_t len = 0, need;
+	char b[64];
+
+	errno = 0;
+	int r = getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, NULL, &len);
+	need = len;
+	out("probe", r, errno, len ? "len=nonzero" : "len=zero");
+	char *buf = malloc(need + 1);
+	len = need - 1;
+	errno = 0;
+	r = getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, buf, &len);
+	out("short", r, errno, len == need ? "len=needed" : "len=other");
+	len = need;
+	errno = 0;
+	r = getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, buf, &len);
+	snprintf(b, sizeof(b), "len=%s", len == need ? "needed" : "other");
+	out("exact", r, errno, b);
+	len = (socklen_t)-1;
+	CALL("negative", getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, buf, &len));
+	len = need;
+	CALL("null-buffer", getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, NULL, &len));
+	CALL("null-optlen", getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, buf, NULL));
+	len = 64;
+	CALL("flows", getsockopt(fd, SOL_RDS, 10002, buf, &len));
+	free(buf);
+}
+
+static const char *a4_class(uint32_t be)
+{
+	struct sockaddr_in s = { .sin_family = AF_INET, .sin_addr.s_addr = be };
+
+	return addr_class(&s);
+}
+
+/* |p|: 16 bytes of a packed item, an in6_addr */
+static const char *a6_class(const void *p)
+{
+	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	static const struct in6_addr any;
+	struct in6_addr aa;
+	const struct in6_addr *a = &aa;
+	uint32_t v4;
+
+	memcpy(&aa, p, sizeof(aa));
+	if (!memcmp(a, &any, sizeof(any)))
+		return "any";
+	if (memcmp(a, mapped, sizeof(mapped)))
+		return "v6";
+	memcpy(&v4, &a->s6_addr[12], 4);
+	return a4_class(v4);
+}
+
+static const char *port_class(uint16_t be)
+{
+	static char b[16];
+	unsigned p = ntohs(be);
+
+	if (p == 0)
+		return "0";
+	if (p >= g_port && p < g_port + 16)
+		snprintf(b, sizeof(b), "P%u", p - g_port);
+	else
+		snprintf(b, sizeof(b), "other");
+	return b;
+}
+
+/* Each listed field, by value or by class (the kernel's lists are the
+ * host's since boot: counters and sequence numbers compared as at least
+ * what this case did, inodes against fstat of our own descriptors). */
+struct ifx {
+	int a, b, u;                  /* sender (connected to b), receiver, unbound */
+	uint64_t ino_a, ino_b, ino_u;
+	int rcvbuf_b;                 /* SO_RCVBUF of b */
+};
+
+static const char *ino_class(const struct ifx *x, uint64_t ino)
+{
+	return ino == x->ino_a ? "a" : ino == x->ino_b ? "b" : ino == x->ino_u ? "u" : "other";
+}
+
+/* The value of counter |name| in list |buf|, or -1 when not listed. */
+static long long counter_of(const char *buf, socklen_t len, const char *name)
+{
+	const struct rds_info_counter *c = (const void *)buf;
+
+	for (size_t i = 0; buf && i < len / sizeof(*c); i++)
+		if (!strncmp((const char *)c[i].name, name, sizeof(c[i].name)))
+			return (long long)c[i].value;
+	return -1;
+}
+
+/* The counters both stacks keep, as what this case added to them (the
+ * kernel's count since boot, for every program of the host). */
+static void f_counters(const char *before, socklen_t blen, const char *buf, socklen_t len)
+{
+	static const char *const want[] = { "conn_reset", "recv_queued", "recv_delivered",
+					     "send_queued" };
+	const struct rds_info_counter *c = (const void *)buf;
+	size_t n = len / sizeof(*c);
+	bool named = n > 0;
+	char b[160];
+
+	for (size_t i = 0; i < n; i++)
+		named &= memchr(c[i].name, 0, sizeof(c[i].name)) != NULL && c[i].name[0];
+	for (size_t w = 0; w < sizeof(want) / sizeof(want[0]); w++) {
+		long long v0 = counter_of(before, blen, want[w]), v = counter_of(buf, len, want[w]);
+
+		if (v < 0)
+			snprintf(b, sizeof(b), "%s absent", want[w]);
+		else
+			snprintf(b, sizeof(b), "%s +%lld", want[w], v0 < 0 ? -1 : v - v0);
+		out("counter", 0, 0, b);
+	}
+	out("counters-named", named, 0, NULL);
+}
+
+static void f_conns4(const char *buf, socklen_t len)
+{
+	const struct rds_info_connection *c = (const void *)buf;
+	char b[200];
+
+	for (size_t i = 0; i < len / sizeof(*c); i++) {
+		if (strcmp(a4_class(c[i].laddr), "A") || strcmp(a4_class(c[i].faddr), "A"))
+			continue;
+		snprintf(b, sizeof(b), "A->A transport=%.16s flags=%u tos=%u tx>=3=%d rx<=tx=%d",
+			 c[i].transport, c[i].flags, c[i].tos, c[i].next_tx_seq >= 3,
+			 c[i].next_rx_seq <= c[i].next_tx_seq && c[i].next_rx_seq >= 3);
+		out("conn", 0, 0, b);
+	}
+}
+
+static void f_conns6(const char *buf, socklen_t len)
+{
+	const struct rds6_info_connection *c = (const void *)buf;
+	char b[200];
+
+	for (size_t i = 0; i < len / sizeof(*c); i++) {
+		const char *ci = (const char *)&c[i];
+
+		if (strcmp(a6_class(ci + offsetof(struct rds6_info_connection, laddr)), "A") ||
+		    strcmp(a6_class(ci + offsetof(struct rds6_info_connection, faddr)), "A"))
+			continue;
+		snprintf(b, sizeof(b), "A->A transport=%.16s flags=%u tx>=3=%d rx<=tx=%d",
+			 c[i].transport, c[i].flags, c[i].next_tx_seq >= 3,
+			 c[i].next_rx_seq <= c[i].next_tx_seq && c[i].next_rx_seq >= 3);
+		out("conn6", 0, 0, b);
+	}
+}
+
+static void f_msgs(const char *step, const char *buf, socklen_t len, int six)
+{
+	size_t each = six ? sizeof(struct rds6_info_message) : sizeof(struct rds_info_message);
+	char b[200];
+
+	for (size_t i = 0; i < len / each; i++) {
+		const char *la, *fa;
+		uint16_t lp, fp;
+		uint32_t ml;
+		uint64_t seq;
+		unsigned fl, tos = 0;
+
+		if (six) {
+			const struct rds6_info_message *m = (const void *)(buf + i * each);
+
+			la = a6_class((const char *)m + offsetof(struct rds6_info_message, laddr));
+			fa = a6_class((const char *)m + offsetof(struct rds6_info_message, faddr));
+			lp = m->lport, fp = m->fport, ml = m->len, seq = m->seq, fl = m->flags;
+		} else {
+			const struct rds_info_message *m = (const void *)(buf + i * each);
+
+			la = a4_class(m->laddr), fa = a4_class(m->faddr);
+			lp = m->lport, fp = m->fport, ml = m->len, seq = m->seq, fl = m->flags;
+			tos = m->tos;
+		}
+		snprintf(b, sizeof(b), "l=%s:%s", la, port_class(lp));
+		snprintf(b + strlen(b), sizeof(b) - strlen(b), " f=%s:%s len=%u seq>=2=%d flags=%u tos=%u",
+			 fa, port_class(fp), ml, seq >= 2, fl, tos);
+		out(step, 0, 0, b);
+	}
+}
+
+static void f_socks(const struct ifx *x, const char *buf, socklen_t len, int six)
+{
+	size_t each = six ? sizeof(struct rds6_info_socket) : sizeof(struct rds_info_socket);
+	char b[200];
+
+	for (size_t i = 0; i < len / each; i++) {
+		const char *ba, *ca;
+		uint16_t bp, cp;
+		uint32_t sb, rb;
+		uint64_t ino;
+
+		if (six) {
+			const struct rds6_info_socket *k = (const void *)(buf + i * each);
+
+			ba = a6_class((const char *)k + offsetof(struct rds6_info_socket, bound_addr));
+			ca = a6_class((const char *)k + offsetof(struct rds6_info_socket, connected_addr));
+			bp = k->bound_port, cp = k->connected_port;
+			sb = k->sndbuf, rb = k->rcvbuf, ino = k->inum;
+		} else {
+			const struct rds_info_socket *k = (const void *)(buf + i * each);
+
+			ba = a4_class(k->bound_addr), ca = a4_class(k->connected_addr);
+			bp = k->bound_port, cp = k->connected_port;
+			sb = k->sndbuf, rb = k->rcvbuf, ino = k->inum;
+		}
+		const char *who = ino_class(x, ino);
+		snprintf(b, sizeof(b), "inum=%s bound=%s:%s", who, ba, port_class(bp));
+		snprintf(b + strlen(b), sizeof(b) - strlen(b), " conn=%s:%s sndbuf=%s rcvbuf=%s", ca,
+			 port_class(cp),
+			 !strcmp(who, "a") ? (sb == 65536 ? "set" : "other") : "-",
+			 !strcmp(who, "b") ? (rb * 2 == (uint32_t)x->rcvbuf_b ? "half" : "other") : "-");
+		out(six ? "sock6" : "sock", 0, 0, b);
+	}
+}
+
+/* A program that reads its own RDS_INFO lists, field by field: a sender
+ * connected to a receiver on A, two messages of which one is read, an
+ * unbound socket. */
+static void c_info_fields(void)
+{
+	static const int lists[] = {
+		RDS_INFO_COUNTERS, RDS_INFO_CONNECTIONS, RDS_INFO_SEND_MESSAGES,
+		RDS_INFO_RETRANS_MESSAGES, RDS_INFO_RECV_MESSAGES, RDS_INFO_SOCKETS,
+		RDS_INFO_TCP_SOCKETS, 10011, 10012, 10013, 10014, 10015, 10016,
+	};
+	struct ifx x = { .a = bound("a", g_a, P(0), 0), .b = bound("b", g_a, P(1), 1000) };
+	int sb = 65536;
+	socklen_t l = sizeof(x.rcvbuf_b);
+	struct stat st;
+	struct sockaddr_in to = sin_of(g_a, P(1));
+
+	char *before;
+	socklen_t blen;
+
+	(void)info_read(x.a, RDS_INFO_COUNTERS, &before, &blen);
+	x.u = sock("u");
+	CALL("sndbuf", setsockopt(x.a, SOL_SOCKET, SO_SNDBUF, &sb, sizeof(sb)));
+	CALL("connect", connect(x.a, (struct sockaddr *)&to, sizeof(to)));
+	getsockopt(x.b, SOL_SOCKET, SO_RCVBUF, &x.rcvbuf_b, &l);
+	x.ino_a = fstat(x.a, &st) == 0 ? st.st_ino : 0;
+	x.ino_b = fstat(x.b, &st) == 0 ? st.st_ino : 0;
+	x.ino_u = fstat(x.u, &st) == 0 ? st.st_ino : 0;
+	send_str("send1", x.a, g_a, P(1), "hello");
+	send_str("send2", x.a, g_a, P(1), "hello, world");
+	recv_out("recv", x.b, 4096, 0, 1.0);
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		char *buf, step[32], b[64];
+		socklen_t len;
+		int o = lists[i];
+		int r = info_read(x.a, o, &buf, &len);
+
+		snprintf(step, sizeof(step), "list-%d", o);
+		/* which counters a stack keeps is its own (6.1 with rds_tcp and
+		 * rds_rdma: 80), and the kernel's connections outlive the
+		 * programs of earlier cases: those lists by class, their items
+		 * of this case compared below */
+		if (o == RDS_INFO_COUNTERS)
+			snprintf(b, sizeof(b), "items>=%d", r > 0 && len / (socklen_t)r >= 3 ? 3 : 0);
+		else if (o == RDS_INFO_CONNECTIONS || o == 10011)
+			snprintf(b, sizeof(b), "items>=%d", r > 0 && len / (socklen_t)r >= 1 ? 1 : 0);
+		else
+			snprintf(b, sizeof(b), "items=%d", r > 0 ? (int)(len / (socklen_t)r) : -1);
+		out(step, r, errno, b);
+		if (r > 0 && o == RDS_INFO_COUNTERS)
+			f_counters(before, blen, buf, len);
+		else if (r > 0 && o == RDS_INFO_CONNECTIONS)
+			f_conns4(buf, len);
+		else if (r > 0 && o == 10011)
+			f_conns6(buf, len);
+		else if (r > 0 && (o == RDS_INFO_SOCKETS || o == 10015))
+			f_socks(&x, buf, len, o == 10015);
+		else if (r > 0 && o != RDS_INFO_TCP_SOCKETS && o != 10016)
+			f_msgs(o == RDS_INFO_RECV_MESSAGES || o == 10014 ? "recvq" : "sendq", buf,
+			       len, o >= 10011);
+		free(buf);
+	}
+	free(before);
 }
 
 static void c_get_mr(void)
@@ -1190,6 +1506,8 @@ static const struct rcase cases[] = {
 	INFO(10000), INFO(10001), INFO(10002), INFO(10003), INFO(10004), INFO(10005),
 	INFO(10006), INFO(10007), INFO(10008), INFO(10009), INFO(10010), INFO(10011),
 	INFO(10012), INFO(10013), INFO(10014), INFO(10015), INFO(10016), INFO(10017),
+	{ "info-rules", c_info_rules, 0 },
+	{ "info-fields", c_info_fields, 0 },
 	{ "get-mr", c_get_mr, 0 },
 	{ "cmsg-rdma-args", c_cmsg_rdma_args, 0 },
 	{ "cmsg-rdma-dest", c_cmsg_rdma_dest, 0 },

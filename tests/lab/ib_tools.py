@@ -5,8 +5,10 @@
     ib_tools.py --kernel 6.1|7.2 --rdsping PATH --rdsperf PATH [--out DIR] [--time S]
 
 Two guests with Soft-RoCE (rxe0), booted once. Guest 1 (10.199.0.2) runs
-the tools both ways: first on librds (--transport ib), its rds_rdma
-unloaded so that rdma_cm port 18634 is librds's, then on its kernel, with
+the tools both ways: first on librds (--transport ib) beside its
+rds_rdma, and over TCP beside its rds_tcp, which must each fail saying
+which module holds which port (the reason and what to do), then with rds_rdma unloaded so that port
+18634 is librds's, then on its kernel, with
 rds_rdma loaded again from the initramfs (unloading it after it had a
 connection oopses 7.2). Guest 2 (10.199.0.3) runs the kernel's AF_RDS
 over IB throughout (--kernel --transport ib, SO_RDS_TRANSPORT =
@@ -80,6 +82,18 @@ ROLE_A = r'''
 import glob
 wait_rxe("%s")
 counters("start")
+# librds beside the kernel's rds_rdma (issue 31): the module's listener on
+# 0.0.0.0:18634 holds that port of rxe0's address too, and the tool must
+# say so rather than that the address is on no RDMA device
+p = subprocess.run(["/run/lab/rdsping", "--transport", "ib", "-c", "1", "-W", "2",
+                    "-I", "%s", "%s"], capture_output=True, text=True, env=ENV)
+print("beside rds_rdma: exit %%d: %%s" %% (p.returncode, " ".join((p.stdout + p.stderr).split())),
+      flush=True)
+# and its twin: rds_tcp's listener on [::]:16385 against librds over TCP
+p = subprocess.run(["/run/lab/rdsping", "--transport", "tcp", "-c", "1", "-W", "2",
+                    "-I", "%s", "%s"], capture_output=True, text=True, env=ENV)
+print("beside rds_tcp: exit %%d: %%s" %% (p.returncode, " ".join((p.stdout + p.stderr).split())),
+      flush=True)
 # Before rds_rdma has had a connection: 7.2 oopses when it is unloaded
 # after one (a CM handler left behind, docs/kernel-behaviour.md).
 p = subprocess.run(["rmmod", "rds_rdma"], capture_output=True, text=True)
@@ -213,7 +227,7 @@ def main():
     cap = os.path.join(run_dir, "capture.pcap") if a.capture else None
     with lab.Lab(a.kernel, 2, True, cap, keep=share, capture_filter="udp port 4791") as l, \
             l.judging(fails):
-        rcs = l.run_roles([lab.guest_python(ROLE_A % (common, A, B, A, PINGS_A, A, B, A, B, A)),
+        rcs = l.run_roles([lab.guest_python(ROLE_A % (common, A, A, B, A, B, B, A, PINGS_A, A, B, A, B, A)),
                            lab.guest_python(ROLE_B % (common, B, B, PINGS_B, B, A, A, B))], 800)
         log("guests %s" % rcs)
         for g in (1, 2):
@@ -226,6 +240,11 @@ def main():
                 fails.append("guest %d: rxe0 counters %r: the tests did not run over IB" % (g, c))
             if "RDS/TCP connections: none" not in text:
                 fails.append("guest %d: an RDS/TCP connection exists" % g)
+        for mod, port in (("rds_rdma", "rdma_cm port 18634"), ("rds_tcp", "TCP port 16385")):
+            m = re.search(r"^beside %s: exit (\d+): (.*)$" % mod, l.output(1), re.M)
+            if not m or m.group(1) == "0" or "%s holds %s" % (mod, port) not in m.group(2):
+                fails.append("librds beside %s: want a failure that names its port: %r"
+                             % (mod, m.group(0) if m else None))
         if "rmmod rds_rdma: 0" not in l.output(1) or "insmod rds_rdma: 0" not in l.output(1):
             fails.append("guest 1 could not unload or reload rds_rdma")
         ping_a, ping_b = read(share, "ping_a.out"), read(share, "ping_b.out")

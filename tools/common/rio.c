@@ -737,9 +737,15 @@ const char *rio_open_strerror(const struct rio_cfg *cfg, int e)
 		       "'rdma link add rxe0 type rxe netdev eth0', and the rdma_ucm module)";
 	if (ib && e == -EADDRNOTAVAIL)
 		return "the address is on no InfiniBand or RoCE device";
-	if (ib && e == -EADDRINUSE)
-		return "rdma_cm port 18634 (16385 for IPv6) is taken, perhaps by the kernel's "
-		       "rds_rdma (rmmod rds_rdma, or use --kernel)";
+	/* the kernel's rds_tcp or rds_rdma holds the port of every address
+	 * (rdma_cm says EADDRNOTAVAIL there; librds makes it EADDRINUSE) */
+	if (e == -EADDRINUSE) {
+		unsigned tr = ib ? RDSU_IO_IB : RDSU_IO_TCP;
+
+		if (cfg->transport == RIO_TRANS_AUTO && all_rdma(&cfg->ep))
+			tr |= RDSU_IO_IB;
+		return rdsu_io_strerror(e, tr);
+	}
 	return rdsu_strerror(e);
 }
 

@@ -1119,8 +1119,11 @@ RDSU_API int rdsu_ep_sock_next(const struct rdsu_ep *ep, size_t *pos,
 enum rdsu_msg_queue {
 	RDSU_MSGQ_SEND = 0,         /* RDS_INFO_SEND_MESSAGES */
 	RDSU_MSGQ_RETRANS = 1,      /* RDS_INFO_RETRANS_MESSAGES */
+	RDSU_MSGQ_RECV = 2,         /* RDS_INFO_RECV_MESSAGES: a bound socket's, unread */
 };
 
+/* Of RDSU_MSGQ_RECV: laddr and dport are the receiving socket's, faddr and
+ * sport the sender's, path 0. */
 struct rdsu_msg_info {
 	struct rdsu_addr laddr, faddr;
 	uint8_t path;
@@ -1138,10 +1141,12 @@ struct rdsu_msg_iter {
 	unsigned path;
 	unsigned queue;
 	const void *cur;
+	size_t sock;                /* then the sockets' receive queues */
 };
 
 /* rdsu_ep_msg_next() - iterate messages on every path's send and
- * retransmit queues. Return: 1 and *out filled, 0 at the end. */
+ * retransmit queues, then every bound socket's receive queue, in the
+ * order of receipt. Return: 1 and *out filled, 0 at the end. */
 RDSU_API int rdsu_ep_msg_next(const struct rdsu_ep *ep, struct rdsu_msg_iter *it,
 			      struct rdsu_msg_info *out);
 

@@ -88,6 +88,13 @@ RDSU_API void rdsu_io_cfg_default(struct rdsu_io_cfg *cfg);
  */
 RDSU_API int rdsu_io_new(struct rdsu_io **out, const struct rdsu_ep_cfg *ep_cfg,
 			 const struct rdsu_io_cfg *cfg);
+/*
+ * rdsu_io_strerror() - rdsu_strerror(|err|), but for -EADDRINUSE from
+ * rdsu_io_new() with the transports |transports| (RDSU_IO_* bits, 0 =
+ * TCP) the reason and what to do: the kernel's rds_tcp or rds_rdma, when
+ * loaded, holds the RDS ports of every address. Static text.
+ */
+RDSU_API const char *rdsu_io_strerror(int err, unsigned transports);
 /* rdsu_io_free() - close every descriptor (no RST, no drain) and free the
  * endpoint with everything on it. NULL is a no-op. */
 RDSU_API void rdsu_io_free(struct rdsu_io *io);

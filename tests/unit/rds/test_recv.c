@@ -76,6 +76,40 @@ static void test_recv_duplicate_rule(void **state)
 	assert_int_equal(stat(fx->ep, RDSU_STAT_RECV_DELIVERED), 3);
 }
 
+/* rdsu_ep_msg_next lists a bound socket's unread messages last, as
+ * rds_sock_inc_info does for RDS_INFO_RECV_MESSAGES: the socket's
+ * address and port, the sender's, the header's sequence and length. */
+static void test_recv_queue_listed(void **state)
+{
+	struct fixture *fx = *state;
+	struct rdsu_msg_iter it = { 0 };
+	struct rdsu_msg_info mi;
+	uint64_t seqs[2] = { 0 };
+	int n = 0;
+
+	feed_data(fx, 7, 0, "seven");
+	feed_data(fx, 8, 0, "eight!");
+	while (rdsu_ep_msg_next(fx->ep, &it, &mi) == 1) {
+		if (mi.queue != RDSU_MSGQ_RECV)
+			continue;
+		assert_true(n < 2);
+		assert_int_equal(rdsu_addr_get_v4(&mi.laddr), LARGE);
+		assert_int_equal(rdsu_addr_get_v4(&mi.faddr), SMALL);
+		assert_int_equal(mi.dport, 5000);
+		assert_int_equal(mi.sport, 4000);
+		assert_int_equal(mi.len, n ? 6 : 5);
+		seqs[n++] = mi.seq;
+	}
+	assert_int_equal(n, 2);
+	assert_true(seqs[0] == 7 && seqs[1] == 8);
+	expect(fx, "seven");
+	memset(&it, 0, sizeof(it));
+	n = 0;
+	while (rdsu_ep_msg_next(fx->ep, &it, &mi) == 1)
+		n += mi.queue == RDSU_MSGQ_RECV && mi.seq == 8;
+	assert_int_equal(n, 1);
+}
+
 /* Pings and probes take part in the sequence check too. */
 static void test_recv_duplicate_ping_not_answered(void **state)
 {
@@ -398,6 +432,7 @@ static void test_recv_dups_follow_the_port_pair(void **state)
 
 CMOCKA_MAIN(
 	cmocka_unit_test_setup_teardown(test_recv_duplicate_rule, setup, fixture_teardown),
+	cmocka_unit_test_setup_teardown(test_recv_queue_listed, setup, fixture_teardown),
 	cmocka_unit_test_setup_teardown(test_recv_duplicate_ping_not_answered, setup,
 			fixture_teardown),
 	cmocka_unit_test_setup_teardown(test_recv_ping_pong, setup, fixture_teardown),
