@@ -107,6 +107,52 @@ static ssize_t dm_recv(int fd, struct msghdr *mh, int flags, bool nb)
 	return n;
 }
 
+/* CLOCK_REALTIME less rdsu_clock(): a stamp's wall time */
+static int64_t real_off(void)
+{
+	struct timespec r;
+
+	clock_gettime(CLOCK_REALTIME, &r);
+	return (int64_t)r.tv_sec * 1000000000 + r.tv_nsec - (int64_t)rdsu_clock();
+}
+
+/* After a message: rds_cmsg_recv's stamp and latency trace, then
+ * rds_recvmsg_zcookie's completion (K7.9, K7.10). */
+static void rx_cmsgs_out(struct rdsp_sock *s, struct msghdr *mh, size_t cap,
+			 const struct rdsu_rx_times *t)
+{
+	size_t used = mh->msg_controllen;
+	bool ctrunc = false;
+	struct rdsu_zc_notice zc;
+
+	rdsopt_rx_cmsgs(&s->opt, t, rdsu_clock(), real_off(), mh->msg_control, cap, &used,
+			&ctrunc);
+	if (mh->msg_control && rdsopt_zc_fits(&s->opt, cap, used) &&
+	    rdsu_sock_next_zc(s->us, &zc) == 1)
+		rdsopt_zc_cmsg(&zc, mh->msg_control, cap, &used);
+	mh->msg_controllen = used;
+	if (ctrunc)
+		mh->msg_flags |= MSG_CTRUNC;
+}
+
+/* rds_recvmsg with nothing queued and MSG_DONTWAIT: a completion alone,
+ * no address, returns 0 (rds_recvmsg_zcookie). Return: 1 if given. */
+static int zc_alone_out(struct rdsp_sock *s, struct msghdr *mh)
+{
+	size_t cap = mh->msg_control ? mh->msg_controllen : 0;
+	size_t used = 0;
+	struct rdsu_zc_notice zc;
+
+	if (!s->us || !mh->msg_control || !rdsopt_zc_fits(&s->opt, cap, 0) ||
+	    rdsu_sock_next_zc(s->us, &zc) != 1)
+		return 0;
+	mh->msg_flags = 0;
+	mh->msg_namelen = 0;
+	rdsopt_zc_cmsg(&zc, mh->msg_control, cap, &used);
+	mh->msg_controllen = used;
+	return 1;
+}
+
 static ssize_t do_recv(struct rdsp_sock *s, struct msghdr *mh, int flags)
 {
 	int64_t deadline = -1;
@@ -124,6 +170,8 @@ static ssize_t do_recv(struct rdsp_sock *s, struct msghdr *mh, int flags)
 	nb = nonblocking(s, flags);
 	for (;;) {
 		struct rdsu_rxinfo info;
+		struct rdsu_rx_times t;
+		bool have_t;
 		int e;
 
 		s->once_in = false;
@@ -131,6 +179,7 @@ static ssize_t do_recv(struct rdsp_sock *s, struct msghdr *mh, int flags)
 			sync_sock(s);
 			return 0;
 		}
+		have_t = s->us && rdsu_sock_rx_times(s->us, &t) == 1;
 		n = s->us ? rdsu_sock_read(s->us, mh->msg_iov, (int)mh->msg_iovlen,
 					   (flags & MSG_PEEK) ? RDSU_READ_PEEK : 0, &info,
 					   rdsu_clock())
@@ -154,6 +203,7 @@ static ssize_t do_recv(struct rdsp_sock *s, struct msghdr *mh, int flags)
 				if (info.has_cookie)
 					cmsg_put(mh, cap, RDS_CMSG_RDMA_DEST, &info.cookie,
 						 sizeof(info.cookie));
+				rx_cmsgs_out(s, mh, cap, have_t ? &t : NULL);
 				if (info.trunc) {
 					mh->msg_flags |= MSG_TRUNC;
 					if (flags & MSG_TRUNC)
@@ -167,6 +217,8 @@ static ssize_t do_recv(struct rdsp_sock *s, struct msghdr *mh, int flags)
 				sync_sock(s);
 			return n;
 		}
+		if (n == -EAGAIN && nb && zc_alone_out(s, mh))
+			n = 0;
 		sync_sock(s);
 		if (n != -EAGAIN || nb)
 			return n;

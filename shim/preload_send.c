@@ -79,12 +79,12 @@ static int self_write_probe(uint64_t *p)
  * The send's cmsgs as librds's operation (rdsu_op, docs/librds.md
  * "RDMA"); |ib|: the socket's transport is IB. Return: 0 and *has_op;
  * the kernel's error for the cmsgs (rdscmsg.h); -EFAULT for a bad local
- * vector or, on IB, a MAP's cookie_addr; -EINVAL for a zero-copy cookie without MSG_ZEROCOPY;
+ * vector or, on IB, a MAP's cookie_addr; *cm the cmsgs as decoded (the zero-copy cookie);
  * -EOPNOTSUPP for an RDMA and an atomic in one message, which librds
  * does not take. *lv (freed by the caller) holds an RDMA's local vector.
  */
 static int op_of_cmsgs(const struct msghdr *mh, bool ib, struct rdsu_op *op, bool *has_op,
-		       struct iovec **lv)
+		       struct iovec **lv, struct rdscmsg *cm)
 {
 	struct rdscmsg c;
 	int e = rdscmsg_parse(mh->msg_control, mh->msg_controllen, &c);
@@ -92,10 +92,11 @@ static int op_of_cmsgs(const struct msghdr *mh, bool ib, struct rdsu_op *op, boo
 	*has_op = false;
 	*lv = NULL;
 	memset(op, 0, sizeof(*op));
+	*cm = c;
 	if (e < 0)
 		return e;
 	if (!c.n_ops)
-		return c.zcopy ? -EINVAL : 0;
+		return 0;
 	if (c.n_ops > 1)
 		return -EOPNOTSUPP;
 	*has_op = true;
@@ -225,13 +226,14 @@ static ssize_t do_send(struct rdsp_sock *s, const struct msghdr *mh, int flags)
 	uint16_t dport;
 	size_t total = 0;
 	int64_t deadline = -1;
-	bool nb, looked = false, has_op;
+	bool nb, looked = false, has_op, zc;
 	struct rdsu_op op;
+	struct rdscmsg cm;
 	struct iovec *lv = NULL;
 	int e;
 
-	if (flags & ~MSG_DONTWAIT)
-		return -EOPNOTSUPP;   /* MSG_ZEROCOPY: no completions to give */
+	if (flags & ~(MSG_DONTWAIT | MSG_ZEROCOPY))
+		return -EOPNOTSUPP;
 	if (mh->msg_name && mh->msg_namelen) {
 		e = addr_in(mh->msg_name, mh->msg_namelen, &dst, &dport);
 		if (e < 0)
@@ -252,17 +254,31 @@ static ssize_t do_send(struct rdsp_sock *s, const struct msghdr *mh, int flags)
 		total += mh->msg_iov[i].iov_len;
 	if (total > RDSP_MAX_MSG || total > rdsu_sock_max_msg(s->us))
 		return -EMSGSIZE;
-	e = op_of_cmsgs(mh, rdsu_sock_get_transport(s->us) == RDSU_TRANS_IB, &op, &has_op, &lv);
+	/* rds_sendmsg: zero-copy is SO_ZEROCOPY's and TCP's only (K7.9) */
+	zc = (flags & MSG_ZEROCOPY) && s->opt.zerocopy;
+	if (zc && rdsu_sock_get_transport(s->us) != RDSU_TRANS_TCP)
+		return -EOPNOTSUPP;
+	e = op_of_cmsgs(mh, rdsu_sock_get_transport(s->us) == RDSU_TRANS_IB, &op, &has_op, &lv,
+			&cm);
+	/* rds_rm_size: MSG_ZEROCOPY wants a cookie; rds_cmsg_zcopy: a
+	 * cookie wants a zero-copy send with a payload, and a whole u32 */
+	if (e == 0 && (((flags & MSG_ZEROCOPY) && !cm.zcopy) ||
+		       (cm.zcopy && (!zc || !total || cm.zcopy_short))))
+		e = -EINVAL;
 	if (e < 0) {
 		free(lv);
 		return e;
 	}
 	nb = nonblocking(s, flags);
 	for (;;) {
-		e = has_op ? rdsu_sock_submit_op(s->us, &dst, dport, mh->msg_iov,
-						 (int)mh->msg_iovlen, &op, rdsu_clock())
-			   : rdsu_sock_submit(s->us, &dst, dport, mh->msg_iov, (int)mh->msg_iovlen,
-					      rdsu_clock());
+		if (zc)
+			e = rdsu_sock_submit_zc(s->us, &dst, dport, mh->msg_iov, (int)mh->msg_iovlen,
+						has_op ? &op : NULL, cm.zcookie, rdsu_clock());
+		else
+			e = has_op ? rdsu_sock_submit_op(s->us, &dst, dport, mh->msg_iov,
+							 (int)mh->msg_iovlen, &op, rdsu_clock())
+				   : rdsu_sock_submit(s->us, &dst, dport, mh->msg_iov,
+						      (int)mh->msg_iovlen, rdsu_clock());
 		if (e >= 0) {
 			s->sent = true;
 			send_flush_locked();

@@ -261,6 +261,9 @@ RDSP_EXPORT int setsockopt(int fd, int level, int name, const void *v, socklen_t
 	}
 	if (level == SOL_RDS) {
 		e = set_rds_opt(s, name, v, len);
+	} else if (level == SOL_SOCKET && (e = rdsopt_set_socket(&s->opt, name, v, len)) <= 0) {
+		/* the flags rds_sendmsg and rds_recvmsg read (K7.9, K7.10) */
+		sync_sock(s);
 	} else if (level == SOL_SOCKET) {
 		/* Generic options live on the shim's end, which the kernel's
 		 * socket layer checks and doubles as for any socket. */
@@ -319,7 +322,8 @@ RDSP_EXPORT int getsockopt(int fd, int level, int name, void *v, socklen_t *len)
 		e = rdsopt_get(&s->opt, s->us, name, &iv);
 		if (e == 0)
 			e = put_int_opt(iv, v, len);
-	} else if (level == SOL_SOCKET && sock_identity(name, &iv)) {
+	} else if (level == SOL_SOCKET && (sock_identity(name, &iv) ||
+					   rdsopt_get_socket(&s->opt, name, &iv) == 0)) {
 		e = put_int_opt(iv, v, len);
 	} else if (level == SOL_SOCKET) {
 		e = REAL(getsockopt)(s->b, level, name, v, len) < 0 ? -errno : 0;
