@@ -36,6 +36,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/uio.h>
@@ -1171,6 +1172,250 @@ static void c_close_pending(void)
 	recv_out("recv-rebound", again, 4096, 0, 0.3);
 }
 
+/* ------------------------------------------------------------------ */
+/* Zero-copy, timestamps and the latency trace in depth (issue 31:     */
+/* MSG_ZEROCOPY, SO_TIMESTAMP*, SO_RDS_MSG_RXPATH_LATENCY)             */
+/* ------------------------------------------------------------------ */
+
+#ifndef SO_TIMESTAMP_NEW
+#define SO_TIMESTAMP_NEW 63
+#endif
+#ifndef SO_TIMESTAMPNS_OLD
+#define SO_TIMESTAMPNS_OLD 35
+#endif
+
+/* A MSG_ZEROCOPY send of |len| bytes at |buf| carrying |cookie| (no
+ * cookie cmsg when |cookie| < 0). */
+static long zc_send(const char *step, int fd, const char *a, unsigned port, const void *buf,
+		    size_t len, long cookie)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(uint32_t))];
+	} u;
+	uint32_t c = (uint32_t)cookie;
+
+	memset(&u, 0, sizeof(u));
+	u.h.cmsg_level = SOL_RDS;
+	u.h.cmsg_type = RDS_CMSG_ZCOPY_COOKIE;
+	u.h.cmsg_len = CMSG_LEN(sizeof(c));
+	memcpy(CMSG_DATA(&u.h), &c, sizeof(c));
+	return send_to(step, fd, a, port, buf, len, MSG_ZEROCOPY, cookie < 0 ? NULL : &u,
+		       cookie < 0 ? 0 : sizeof(u));
+}
+
+/* recvmsg(MSG_DONTWAIT) with room for data and cmsgs; a completion is
+ * shown with its cookies (ours, so stable). */
+static long zc_reap(const char *step, int fd)
+{
+	char buf[64], ctl[512];
+	struct iovec iov = { buf, sizeof(buf) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+			    .msg_controllen = sizeof(ctl) };
+	char b[512] = "";
+	int o = 0;
+
+	errno = 0;
+	long r = recvmsg(fd, &m, MSG_DONTWAIT);
+	int e = errno;
+
+	if (r >= 0)
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+			char nb[64];
+			struct rds_zcopy_cookies ck;
+
+			if (c->cmsg_level == SOL_RDS && c->cmsg_type == RDS_CMSG_ZCOPY_COMPLETION &&
+			    c->cmsg_len >= CMSG_LEN(sizeof(ck))) {
+				memcpy(&ck, CMSG_DATA(c), sizeof(ck));
+				o += snprintf(b + o, sizeof(b) - (size_t)o, " completion num=%u cookies=",
+					      ck.num);
+				for (unsigned i = 0; i < ck.num && i < RDS_MAX_ZCOOKIES; i++)
+					o += snprintf(b + o, sizeof(b) - (size_t)o, "%s%u", i ? "," : "",
+						      ck.cookies[i]);
+			} else {
+				o += snprintf(b + o, sizeof(b) - (size_t)o, " cmsg=%s",
+					      cmsg_name(c, nb, sizeof(nb)));
+			}
+		}
+	out(step, r, e, o ? b + 1 : NULL);
+	return r;
+}
+
+/* Where zero-copy is refused: a loopback socket (and a bad SO_ZEROCOPY
+ * value); on TCP no SO_ZEROCOPY, an empty message. */
+static void c_zc_loop(void)
+{
+	static char page[4096] = "zc";
+	int l = sock("loop");
+
+	setint("so-zerocopy-2", l, SOL_SOCKET, SO_ZEROCOPY, 2);
+	setint("so-zerocopy", l, SOL_SOCKET, SO_ZEROCOPY, 1);
+	do_bind("bind-A", l, g_a, P(0));
+	zc_send("send-zc-loop", l, g_a, P(0), page, sizeof(page), 7);
+	zc_send("send-zc-loop-nocookie", l, g_a, P(0), page, sizeof(page), -1);
+}
+
+static void c_zc_refused(void)
+{
+	static char page[4096] = "zc";
+	int h = bound("tcp", g_h, P(1), 0);
+	zc_send("send-zc-without-so-cookie", h, g_h, P(1), page, sizeof(page), 7);
+	setint("so-zerocopy-h", h, SOL_SOCKET, SO_ZEROCOPY, 1);
+	zc_send("send-zc-empty", h, g_h, P(1), page, 0, 7);
+	send_to("send-plain", h, g_h, P(1), page, 8, 0, NULL, 0);
+	zc_reap("reap-self", h);
+	zc_reap("reap-self-2", h);
+}
+
+/* Ten zero-copy sends, their receiver reads them all, then the sender
+ * reaps: the first completion holds RDS_MAX_ZCOOKIES, each later one
+ * one cookie (rds_rm_zerocopy_callback fills only the first). A message
+ * to the sender then carries the next completion with it. */
+static void c_zc_batch(void)
+{
+	static char page[4096] = "zb";
+	int s = sock("sender");
+
+	setint("so-zerocopy", s, SOL_SOCKET, SO_ZEROCOPY, 1);
+	do_bind("bind-H", s, g_h, P(0));
+	int r = bound("receiver", g_h, P(1), 1000);
+	long ok = 0;
+	for (int i = 1; i <= 10; i++)
+		ok += zc_send("send-zc", s, g_h, P(1), page, 100, i) == 100;
+	for (int i = 0; i < 10; i++)
+		recv_out("recv", r, 4096, 0, 1.0);
+	struct pollfd p = { .fd = s, .events = POLLIN };
+	for (int i = 0; i < 20 && poll(&p, 1, 100) >= 0; i++)
+		;           /* the last completion may follow the last read */
+	poll_out("poll-sender", s, POLLIN | POLLOUT);
+	zc_reap("reap-1", s);
+	send_str("send-to-sender", r, g_h, P(0), "m");
+	p.fd = s;
+	poll(&p, 1, 1000);
+	zc_reap("reap-with-message", s);
+	zc_reap("reap-3", s);
+	zc_reap("reap-empty", s);
+	poll_out("poll-after", s, POLLIN | POLLOUT);
+	setint("so-zerocopy-off", s, SOL_SOCKET, SO_ZEROCOPY, 0);
+	zc_send("send-zc-after-off", s, g_h, P(1), page, 100, 11);
+}
+
+/* The buffer of a zero-copy send unmapped before its completion: the
+ * message arrives whole and the completion comes (the kernel pinned the
+ * pages; the shim copied them). */
+static void c_zc_unmap(void)
+{
+	int s = sock("sender");
+
+	setint("so-zerocopy", s, SOL_SOCKET, SO_ZEROCOPY, 1);
+	do_bind("bind-H", s, g_h, P(0));
+	int r = bound("receiver", g_h, P(1), 1000);
+	char *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED) {
+		out("mmap", -1, errno, NULL);
+		return;
+	}
+	strcpy(m, "unmapped");
+	zc_send("send-zc", s, g_h, P(1), m, 4096, 5);
+	CALL("munmap", munmap(m, 4096));
+	recv_out("recv", r, 4096, 0, 1.0);
+	struct pollfd p = { .fd = s, .events = POLLIN };
+	poll(&p, 1, 1000);
+	zc_reap("reap", s);
+}
+
+/* A blocking receive with completions waiting and no message: it waits
+ * (completions do not end rds_recvmsg's wait) until a signal: EINTR. */
+static void c_zc_signal(void)
+{
+	static char page[4096] = "zs";
+	int s = sock("sender");
+
+	setint("so-zerocopy", s, SOL_SOCKET, SO_ZEROCOPY, 1);
+	setint("timestamp", s, SOL_SOCKET, SO_TIMESTAMP_OLD, 1);
+	do_bind("bind-H", s, g_h, P(0));
+	int r = bound("receiver", g_h, P(1), 1000);
+	zc_send("send-zc", s, g_h, P(1), page, 100, 9);
+	recv_out("recv", r, 4096, 0, 1.0);
+	struct pollfd p = { .fd = s, .events = POLLIN };
+	poll(&p, 1, 1000);
+	poll_out("poll-sender", s, POLLIN);
+	struct sigaction sa = { .sa_handler = on_alrm };
+	struct itimerval it = { .it_value = { .tv_usec = 700000 } };
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	recv_out("recv-blocking", s, 4096, 0, 0);
+	zc_reap("reap", s);
+}
+
+/* The stamp rds_cmsg_recv gives for each way of asking: SO_TIMESTAMPNS
+ * still a timeval (SCM_TIMESTAMP), SO_TIMESTAMP_NEW at SOL_RDS the 64-bit
+ * form; a message queued before the option has none; a short value. */
+static void c_ts_kinds(void)
+{
+	int s = bound("sender", g_a, P(0), 0);
+	int r = bound("receiver", g_a, P(1), 1000);
+
+	send_str("send-before", s, g_a, P(1), "before");
+	struct pollfd p = { .fd = r, .events = POLLIN };
+	poll(&p, 1, 1000);
+	setint("set-ns", r, SOL_SOCKET, SO_TIMESTAMPNS_OLD, 1);
+	getopt_out("get-ns", r, SOL_SOCKET, SO_TIMESTAMPNS_OLD);
+	getopt_out("get-ts", r, SOL_SOCKET, SO_TIMESTAMP_OLD);
+	recv_out("recv-before", r, 4096, 0, 1.0);
+	send_str("send-ns", s, g_a, P(1), "ns");
+	recv_out("recv-ns", r, 4096, 0, 1.0);
+	short sh = 1;
+	CALL("set-rds-short", setsockopt(r, SOL_RDS, SO_TIMESTAMP_OLD, &sh, sizeof(sh)));
+	setint("set-rds-new", r, SOL_RDS, SO_TIMESTAMP_NEW, 1);
+	getopt_out("get-new", r, SOL_SOCKET, SO_TIMESTAMP_NEW);
+	send_str("send-new", s, g_a, P(1), "new");
+	recv_out("recv-new", r, 4096, 0, 1.0);
+	send_str("send-peek", s, g_a, P(1), "peek");
+	poll(&p, 1, 1000);
+	recv_out("recv-peek", r, 4096, MSG_PEEK, 0);
+	setint("set-off", r, SOL_SOCKET, SO_TIMESTAMP_OLD, 0);
+	recv_out("recv-off", r, 4096, 0, 1.0);
+}
+
+/* Every stage of the latency trace on loopback: which stages are zero
+ * (the loopback transport sets neither header time), and the refusals. */
+static void c_rxpath_stages(void)
+{
+	int s = bound("sender", g_a, P(0), 0);
+	int r = bound("receiver", g_a, P(1), 1000);
+	struct rds_rx_trace_so t = { .rx_traces = 3, .rx_trace_pos = { 0, 1, 2 } };
+	struct rds_rx_trace_so bad = { .rx_traces = 1, .rx_trace_pos = { 3 } };
+
+	CALL("set-bad-pos", setsockopt(r, SOL_RDS, SO_RDS_MSG_RXPATH_LATENCY, &bad, sizeof(bad)));
+	CALL("set-short", setsockopt(r, SOL_RDS, SO_RDS_MSG_RXPATH_LATENCY, &t, 2));
+	CALL("set", setsockopt(r, SOL_RDS, SO_RDS_MSG_RXPATH_LATENCY, &t, sizeof(t)));
+	getopt_out("get", r, SOL_RDS, SO_RDS_MSG_RXPATH_LATENCY);
+	send_str("send", s, g_a, P(1), "stage");
+	struct pollfd p = { .fd = r, .events = POLLIN };
+	poll(&p, 1, 1000);
+	char buf[64], ctl[256];
+	struct iovec iov = { buf, sizeof(buf) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+			    .msg_controllen = sizeof(ctl) };
+	errno = 0;
+	long n = recvmsg(r, &m, 0);
+	char b[256] = "";
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); n >= 0 && c; c = CMSG_NXTHDR(&m, c)) {
+		struct rds_cmsg_rx_trace tr;
+
+		if (c->cmsg_level != SOL_RDS || c->cmsg_type != RDS_CMSG_RXPATH_LATENCY ||
+		    c->cmsg_len < CMSG_LEN(sizeof(tr)))
+			continue;
+		memcpy(&tr, CMSG_DATA(c), sizeof(tr));
+		int o = snprintf(b, sizeof(b), "traces=%u", tr.rx_traces);
+		for (unsigned i = 0; i < tr.rx_traces && i < RDS_MSG_RX_DGRAM_TRACE_MAX; i++)
+			o += snprintf(b + o, sizeof(b) - (size_t)o, " pos%u=%u:%s", i,
+				      tr.rx_trace_pos[i], tr.rx_trace[i] ? "nonzero" : "zero");
+	}
+	out("recv", n, errno, b[0] ? b : NULL);
+}
+
 struct rcase {
 	const char *id;
 	void (*fn)(void);
@@ -1224,6 +1469,14 @@ static const struct rcase cases[] = {
 	{ "big-message", c_big_message, 0 },
 	{ "sndbuf-default", c_sndbuf_default, 0 },
 	{ "close-pending", c_close_pending, 0 },
+	/* zero-copy, timestamps and the latency trace in depth */
+	{ "zc-loop", c_zc_loop, 0 },
+	{ "zc-refused", c_zc_refused, 0 },
+	{ "zc-batch", c_zc_batch, 0 },
+	{ "zc-unmap", c_zc_unmap, 0 },
+	{ "zc-signal", c_zc_signal, 0 },
+	{ "timestamp-kinds", c_ts_kinds, 0 },
+	{ "rxpath-stages", c_rxpath_stages, 0 },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
