@@ -423,24 +423,30 @@ int rdsu_sock_deliver(struct rdsu_sock *rs, const struct rdsu_addr *faddr, uint1
 	return 0;
 }
 
+/* The message rdsu_sock_deliver() queued last, or NULL. */
+static struct rdsu_rx *last_rx(struct rdsu_sock *rs)
+{
+	if (rdsu_list_empty(&rs->rs_rx_q))
+		return NULL;
+	return rdsu_container_of(rs->rs_rx_q.prev, struct rdsu_rx, r_item);
+}
+
 void rdsu_sock_rx_cookie(struct rdsu_sock *rs, uint64_t cookie)
 {
-	struct rdsu_rx *rx;
+	struct rdsu_rx *rx = last_rx(rs);
 
-	if (rdsu_list_empty(&rs->rs_rx_q))
+	if (!rx)
 		return;
-	rx = rdsu_container_of(rs->rs_rx_q.prev, struct rdsu_rx, r_item);
 	rx->r_has_cookie = true;
 	rx->r_cookie = cookie;
 }
 
 void rdsu_sock_rx_stamp(struct rdsu_sock *rs, rdsu_ns hdr, rdsu_ns start, rdsu_ns queued)
 {
-	struct rdsu_rx *rx;
+	struct rdsu_rx *rx = last_rx(rs);
 
-	if (rdsu_list_empty(&rs->rs_rx_q))
+	if (!rx)
 		return;
-	rx = rdsu_container_of(rs->rs_rx_q.prev, struct rdsu_rx, r_item);
 	rx->r_hdr = hdr;
 	rx->r_start = start;
 	rx->r_queued = queued;

@@ -1241,6 +1241,16 @@ static long zc_reap(const char *step, int fd)
 	return r;
 }
 
+/* A socket with SO_ZEROCOPY bound on H: the sender of the cases below. */
+static int zc_sender(void)
+{
+	int s = sock("sender");
+
+	setint("so-zerocopy", s, SOL_SOCKET, SO_ZEROCOPY, 1);
+	do_bind("bind-H", s, g_h, P(0));
+	return s;
+}
+
 /* Where zero-copy is refused: a loopback socket (and a bad SO_ZEROCOPY
  * value); on TCP no SO_ZEROCOPY, an empty message. */
 static void c_zc_loop(void)
@@ -1274,10 +1284,7 @@ static void c_zc_refused(void)
 static void c_zc_batch(void)
 {
 	static char page[4096] = "zb";
-	int s = sock("sender");
-
-	setint("so-zerocopy", s, SOL_SOCKET, SO_ZEROCOPY, 1);
-	do_bind("bind-H", s, g_h, P(0));
+	int s = zc_sender();
 	int r = bound("receiver", g_h, P(1), 1000);
 	long ok = 0;
 	for (int i = 1; i <= 10; i++)
@@ -1305,10 +1312,7 @@ static void c_zc_batch(void)
  * pages; the shim copied them). */
 static void c_zc_unmap(void)
 {
-	int s = sock("sender");
-
-	setint("so-zerocopy", s, SOL_SOCKET, SO_ZEROCOPY, 1);
-	do_bind("bind-H", s, g_h, P(0));
+	int s = zc_sender();
 	int r = bound("receiver", g_h, P(1), 1000);
 	char *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED) {
@@ -1329,12 +1333,10 @@ static void c_zc_unmap(void)
 static void c_zc_signal(void)
 {
 	static char page[4096] = "zs";
-	int s = sock("sender");
-
-	setint("so-zerocopy", s, SOL_SOCKET, SO_ZEROCOPY, 1);
-	setint("timestamp", s, SOL_SOCKET, SO_TIMESTAMP_OLD, 1);
-	do_bind("bind-H", s, g_h, P(0));
+	int s = zc_sender();
 	int r = bound("receiver", g_h, P(1), 1000);
+
+	setint("timestamp", s, SOL_SOCKET, SO_TIMESTAMP_OLD, 1);
 	zc_send("send-zc", s, g_h, P(1), page, 100, 9);
 	recv_out("recv", r, 4096, 0, 1.0);
 	struct pollfd p = { .fd = s, .events = POLLIN };
