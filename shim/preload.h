@@ -41,6 +41,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -77,6 +78,7 @@
 #define RDSP_EXPORT __attribute__((visibility("default")))
 #define RDSP_MAX_MSG (1u << 20)      /* RDS_MAX_MSG_SIZE */
 #define RDSP_POLL_MAX 4096          /* poll sets larger than this are not looked at */
+#define RDSP_EDGES 64                /* readable bytes |a| holds at most */
 #define RDSP_COALESCE (20 * 1000ull) /* ns: sends closer than this are batched */
 
 /* One blocking call waiting on a socket (preload_poll.c wait_sock). */
@@ -104,6 +106,8 @@ struct rdsp_sock {
 	uint8_t tos;
 	bool sent;                   /* a message left: TOS is fixed */
 	bool in_token;               /* the readable byte waits in |a| */
+	bool rx_edge;                /* something came to read since the last sync */
+	unsigned tokens;             /* bytes waiting in |a| (one an edge, RDSP_EDGES at most) */
 	bool out_full;               /* |a|'s send buffer is kept full */
 	bool once_in;                /* a map update's one-shot POLLIN, until polled or read */
 	struct rdsp_waiter *waiters; /* blocking calls waiting on it */
@@ -159,6 +163,7 @@ extern int (*real_accept)(int, struct sockaddr *, socklen_t *);
 extern int (*real_accept4)(int, struct sockaddr *, socklen_t *, int);
 extern int (*real_shutdown)(int, int);
 extern pid_t (*real_fork)(void);
+extern int (*real_epoll_ctl)(int, int, int, struct epoll_event *);
 
 #define REAL(f) (real_##f ? real_##f : (*(void **)&real_##f = dlsym(RTLD_NEXT, #f), real_##f))
 

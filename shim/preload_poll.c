@@ -48,15 +48,22 @@ void sync_sock(struct rdsp_sock *s)
 	if (s->waiters)
 		wake_for_locked(s, m);
 	in = (m & RDSU_POLLIN) || s->once_in;
-	if (in && !s->in_token) {
-		if (REAL(send)(s->b, "r", 1, MSG_DONTWAIT | MSG_NOSIGNAL) == 1)
+	if (in && (!s->in_token || (s->rx_edge && s->tokens < RDSP_EDGES))) {
+		/* a byte more while readable: an edge for EPOLLET waiters,
+		 * as the kernel's wake-up for each message gives them */
+		if (REAL(send)(s->b, "r", 1, MSG_DONTWAIT | MSG_NOSIGNAL) == 1) {
 			s->in_token = true;
+			s->tokens++;
+		}
 	} else if (!in && s->in_token) {
-		char c;
+		char c[RDSP_EDGES];
 
-		if (REAL(recv)(s->a, &c, 1, MSG_DONTWAIT) == 1)
-			s->in_token = false;
+		while (REAL(recv)(s->a, c, sizeof(c), MSG_DONTWAIT) > 0)
+			;
+		s->in_token = false;
+		s->tokens = 0;
 	}
+	s->rx_edge = false;
 	if (!(m & RDSU_POLLOUT) && !s->out_full) {
 		while (REAL(send)(s->a, junk, sizeof(junk), MSG_DONTWAIT | MSG_NOSIGNAL) > 0)
 			;
@@ -447,4 +454,23 @@ RDSP_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *x, const struct 
 	if (t)
 		ts = *t;
 	return select_common(nfds, r, w, x, t ? &ts : NULL, mask);
+}
+
+/*
+ * epoll_ctl on an RDS socket: epoll polls the stand-in, which reports
+ * POLLWRBAND with every POLLOUT; rds_poll reports it only with a map
+ * update's one-shot, and epoll_ctl's own poll of a new socket spends that
+ * (K7.7). So EPOLLWRBAND is not asked of the stand-in: an epoll user
+ * never sees it (docs/shim.md, "epoll"). The rest passes as it is: level
+ * and edge triggering, EPOLLONESHOT, the program's data.
+ */
+RDSP_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
+{
+	struct epoll_event e;
+
+	if (!ev || (op != EPOLL_CTL_ADD && op != EPOLL_CTL_MOD) || !fd_peek(fd))
+		return REAL(epoll_ctl)(epfd, op, fd, ev);
+	e = *ev;
+	e.events &= ~(uint32_t)EPOLLWRBAND;
+	return REAL(epoll_ctl)(epfd, op, fd, &e);
 }

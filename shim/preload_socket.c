@@ -44,6 +44,7 @@ int (*real_accept)(int, struct sockaddr *, socklen_t *);
 int (*real_accept4)(int, struct sockaddr *, socklen_t *, int);
 int (*real_shutdown)(int, int);
 pid_t (*real_fork)(void);
+int (*real_epoll_ctl)(int, int, int, struct epoll_event *);
 
 static bool g_kernel_absent;
 

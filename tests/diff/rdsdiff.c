@@ -1418,6 +1418,70 @@ static void c_rxpath_stages(void)
 	out("recv", n, errno, b[0] ? b : NULL);
 }
 
+/* One epoll_wait of |ms| on |ep|: the count and the bits. */
+static void ep_wait(const char *step, int ep, int ms)
+{
+	struct epoll_event got = { 0 };
+	char b[64];
+
+	errno = 0;
+	int n = epoll_wait(ep, &got, 1, ms);
+	snprintf(b, sizeof(b), "events=%s%s%s", got.events & EPOLLIN ? "IN" : "",
+		 got.events & EPOLLOUT ? "|OUT" : "", got.events & EPOLLWRBAND ? "|WRBAND" : "");
+	out(step, n, errno, n > 0 ? b : NULL);
+}
+
+static int ep_add(const char *step, int fd, uint32_t events)
+{
+	int ep = epoll_create1(0);
+	struct epoll_event ev = { .events = events };
+
+	CALL(step, epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
+	return ep;
+}
+
+/* epoll's three ways on one socket: edge-triggered (an edge for each
+ * message, as rds_recv_incoming wakes for each), one-shot (disarmed
+ * until EPOLL_CTL_MOD), level-triggered; EPOLLWRBAND asked of a socket
+ * whose one-shot is spent. */
+static void c_epoll_modes(void)
+{
+	int fd = bound("receiver", g_a, P(0), 300);
+	int s = bound("sender", g_a, P(1), 0);
+	int et = ep_add("add-et", fd, EPOLLIN | EPOLLET);
+
+	ep_wait("et-idle", et, 0);
+	send_str("send1", s, g_a, P(0), "1");
+	ep_wait("et-first", et, 1000);
+	ep_wait("et-again", et, 0);
+	send_str("send2", s, g_a, P(0), "2");
+	ep_wait("et-second", et, 1000);
+	recv_out("recv1", fd, 4096, 0, 0.3);
+	recv_out("recv2", fd, 4096, 0, 0.3);
+	ep_wait("et-drained", et, 0);
+
+	int os = ep_add("add-oneshot", fd, EPOLLIN | EPOLLONESHOT);
+	send_str("send3", s, g_a, P(0), "3");
+	ep_wait("os-first", os, 1000);
+	send_str("send4", s, g_a, P(0), "4");
+	ep_wait("os-disarmed", os, 300);
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT };
+	CALL("os-rearm", epoll_ctl(os, EPOLL_CTL_MOD, fd, &ev));
+	ep_wait("os-rearmed", os, 0);
+
+	int lt = ep_add("add-lt", fd, EPOLLIN);
+	ep_wait("lt-1", lt, 0);
+	ep_wait("lt-2", lt, 0);
+	recv_out("recv3", fd, 4096, 0, 0.3);
+	recv_out("recv4", fd, 4096, 0, 0.3);
+	ep_wait("lt-drained", lt, 0);
+
+	int wb = ep_add("add-wrband", fd, EPOLLOUT | EPOLLWRBAND);
+	ep_wait("wrband", wb, 0);
+	CALL("del", epoll_ctl(wb, EPOLL_CTL_DEL, fd, NULL));
+	ep_wait("after-del", wb, 0);
+}
+
 struct rcase {
 	const char *id;
 	void (*fn)(void);
@@ -1479,6 +1543,7 @@ static const struct rcase cases[] = {
 	{ "zc-signal", c_zc_signal, 0 },
 	{ "timestamp-kinds", c_ts_kinds, 0 },
 	{ "rxpath-stages", c_rxpath_stages, 0 },
+	{ "epoll-modes", c_epoll_modes, 0 },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
