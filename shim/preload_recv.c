@@ -68,7 +68,16 @@ static int notify_out(struct rdsp_sock *s, struct msghdr *mh)
 	return 1;
 }
 
-static ssize_t dm_recv(int fd, struct msghdr *mh, int flags, bool nb)
+/* CLOCK_REALTIME less rdsu_clock(): a stamp's wall time */
+static int64_t real_off(void)
+{
+	struct timespec r;
+
+	clock_gettime(CLOCK_REALTIME, &r);
+	return (int64_t)r.tv_sec * 1000000000 + r.tv_nsec - (int64_t)rdsu_clock();
+}
+
+static ssize_t dm_recv(struct rdsp_sock *s, int fd, struct msghdr *mh, int flags, bool nb)
 {
 	struct iovec iov[IOV_MAX + 1];
 	struct rdsd_rx rx;
@@ -104,16 +113,19 @@ static ssize_t dm_recv(int fd, struct msghdr *mh, int flags, bool nb)
 		klen = rdsu_sockaddr(&a, rx.port, &ss);
 		addr_out(&ss, klen, mh->msg_name, &mh->msg_namelen);
 	}
+	{
+		/* rds_cmsg_recv's stamp and trace, from rdsd's times */
+		struct rdsu_rx_times t = { (rdsu_ns)rx.hdr, (rdsu_ns)rx.start, (rdsu_ns)rx.queued };
+		size_t used = 0;
+		bool ctrunc = false;
+
+		rdsopt_rx_cmsgs(&s->opt, rx.queued ? &t : NULL, rdsu_clock(), real_off(),
+				mh->msg_control, cap, &used, &ctrunc);
+		mh->msg_controllen = used;
+		if (ctrunc)
+			mh->msg_flags |= MSG_CTRUNC;
+	}
 	return n;
-}
-
-/* CLOCK_REALTIME less rdsu_clock(): a stamp's wall time */
-static int64_t real_off(void)
-{
-	struct timespec r;
-
-	clock_gettime(CLOCK_REALTIME, &r);
-	return (int64_t)r.tv_sec * 1000000000 + r.tv_nsec - (int64_t)rdsu_clock();
 }
 
 /* After a message: rds_cmsg_recv's stamp and latency trace, then
@@ -255,7 +267,7 @@ static ssize_t recv_common(int fd, struct msghdr *mh, int flags)
 			n = -EMSGSIZE;
 		} else {
 			pthread_mutex_unlock(&g_lock);
-			n = dm_recv(fd, mh, flags, nb);
+			n = dm_recv(s, fd, mh, flags, nb);
 			pthread_mutex_lock(&g_lock);
 		}
 	} else {

@@ -182,6 +182,25 @@ static int get_mr(struct rdsp_sock *s, int name, const void *v, socklen_t len)
 	return 0;
 }
 
+/* The receive options an rdsd socket keeps in the client, which stamps
+ * and traces what rdsd hands it: SO_TIMESTAMP* at either level and
+ * SO_RDS_MSG_RXPATH_LATENCY (not SO_ZEROCOPY: rdsd has no zero-copy). */
+static bool client_opt(int level, int name)
+{
+	switch (name) {
+	case SO_TIMESTAMP_OLD:
+	case SO_TIMESTAMP_NEW:
+		return level == SOL_RDS || level == SOL_SOCKET;
+	case SO_TIMESTAMPNS_OLD:
+	case SO_TIMESTAMPNS_NEW:
+		return level == SOL_SOCKET;
+	case SO_RDS_MSG_RXPATH_LATENCY:
+		return level == SOL_RDS;
+	default:
+		return false;
+	}
+}
+
 static int set_rds_opt(struct rdsp_sock *s, int name, const void *v, socklen_t len)
 {
 	int e;
@@ -236,7 +255,11 @@ RDSP_EXPORT int setsockopt(int fd, int level, int name, const void *v, socklen_t
 		return REAL(setsockopt)(fd, level, name, v, len);
 	if (s->dm) {
 		dm_enter(s);
-		if (level == SOL_RDS) {
+		if (client_opt(level, name)) {
+			/* kept here, read by dm_recv from rdsd's times (K7.10) */
+			e = level == SOL_RDS ? rdsopt_set(&s->opt, NULL, name, v, len)
+					     : rdsopt_set_socket(&s->opt, name, v, len);
+		} else if (level == SOL_RDS) {
 			e = dm_setopt(s, fd, level, name, v, len);
 		} else if (level == SOL_SOCKET && buf >= 0) {
 			/* The kernel's socket layer on a real socket of ours (the
@@ -301,7 +324,10 @@ RDSP_EXPORT int getsockopt(int fd, int level, int name, void *v, socklen_t *len)
 		return REAL(getsockopt)(fd, level, name, v, len);
 	if (s->dm) {
 		dm_enter(s);
-		if (level == SOL_RDS) {
+		if (level == SOL_SOCKET && client_opt(level, name) &&
+		    rdsopt_get_socket(&s->opt, name, &iv) == 0) {
+			e = put_int_opt(iv, v, len);
+		} else if (level == SOL_RDS) {
 			e = dm_getopt(s, fd, level, name, v, len);
 		} else if (level == SOL_SOCKET && (name == SO_SNDBUF || name == SO_RCVBUF)) {
 			e = dm_getopt(s, fd, level, name, v, len);
