@@ -47,7 +47,7 @@ void sync_sock(struct rdsp_sock *s)
 		s->once_in = true;
 	if (s->waiters)
 		wake_for_locked(s, m);
-	in = (m & RDSU_POLLIN) || s->once_in;
+	in = (m & RDSU_POLLIN) || (s->once_in && !s->opt.cong_monitor);
 	if (in && (!s->in_token || (s->rx_edge && s->tokens < RDSP_EDGES))) {
 		/* a byte more while readable: an edge for EPOLLET waiters,
 		 * as the kernel's wake-up for each message gives them */
@@ -266,8 +266,19 @@ static int poll_common(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 		if (fd_peek(fds[i].fd) && (fds[i].events & POLLWRBAND))
 			fds[i].events = (short)((fds[i].events & ~POLLWRBAND) | POLLIN);
 	}
-	for (;;) {
-		r = REAL(ppoll)(fds, n, ts ? &left : NULL, mask);
+	for (bool first = true;; first = false) {
+		/* an rdsd socket's one-shot has no byte in the descriptor
+		 * (sync_sock): it must not wait behind the real poll */
+		struct timespec zero = { 0, 0 };
+		bool at_once = false;
+
+		for (nfds_t i = 0; first && i < n; i++) {
+			struct rdsp_sock *s = fd_peek(fds[i].fd);
+
+			at_once |= s && s->dm && s->once_in && !s->opt.cong_monitor &&
+			       (asked[i] & (POLLIN | POLLRDNORM | POLLWRBAND));
+		}
+		r = REAL(ppoll)(fds, n, at_once ? &zero : ts ? &left : NULL, mask);
 		if (r < 0)
 			break;
 		pthread_mutex_lock(&g_lock);
@@ -278,7 +289,7 @@ static int poll_common(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 
 			if (s && !(ev & POLLNVAL)) {
 				ev &= (short)~POLLWRBAND;
-				if (s->once_in && !s->dm) {
+				if (s->once_in && !s->opt.cong_monitor) {
 					ev |= POLLIN | POLLRDNORM | POLLWRBAND;
 					s->once_in = false;
 					sync_sock(s);
@@ -467,9 +478,20 @@ RDSP_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *x, const struct 
 RDSP_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 {
 	struct epoll_event e;
+	struct rdsp_sock *s;
 
 	if (!ev || (op != EPOLL_CTL_ADD && op != EPOLL_CTL_MOD) || !fd_peek(fd))
 		return REAL(epoll_ctl)(epfd, op, fd, ev);
+	/* the kernel's epoll_ctl polls the socket (ep_item_poll), which
+	 * spends a pending one-shot */
+	s = get_locked(fd);
+	if (s) {
+		if (!s->opt.cong_monitor && s->once_in) {
+			s->once_in = false;
+			sync_sock(s);
+		}
+		put_locked(s);
+	}
 	e = *ev;
 	e.events &= ~(uint32_t)EPOLLWRBAND;
 	return REAL(epoll_ctl)(epfd, op, fd, &e);

@@ -144,6 +144,7 @@ RDSP_EXPORT int socket(int domain, int type, int protocol)
 				REAL(close)(fd);
 				return set_errno(-ENOMEM);
 			}
+			s->once_in = true;   /* a new socket's one-shot (sync_sock) */
 			pthread_mutex_lock(&g_lock);
 			e = fd_set_locked(fd, s);
 			if (e == 0) {
@@ -171,6 +172,11 @@ RDSP_EXPORT int socket(int domain, int type, int protocol)
 	s->b = sv[1];
 	s->fds = 1;
 	rdsopt_init(&s->opt);
+	/* rds_create leaves rs_cong_track 0, behind the host's map
+	 * generation once any map was updated since the module loaded
+	 * (rds_cong_updated_since, K7.7): the first poll reports the
+	 * one-shot POLLIN|POLLWRBAND, as after a map update. */
+	s->once_in = true;
 	/* The smallest send buffer: filling it costs one 4 KiB write. */
 	(void)REAL(setsockopt)(s->a, SOL_SOCKET, SO_SNDBUF, &one, sizeof(one));
 	(void)REAL(fcntl)(s->b, F_SETFL, O_NONBLOCK);

@@ -261,6 +261,9 @@ RDSP_EXPORT int setsockopt(int fd, int level, int name, const void *v, socklen_t
 					     : rdsopt_set_socket(&s->opt, name, v, len);
 		} else if (level == SOL_RDS) {
 			e = dm_setopt(s, fd, level, name, v, len);
+			/* the one-shot of poll is the client's (K7.7) */
+			if (e == 0 && name == RDS_CONG_MONITOR)
+				(void)rdsopt_set(&s->opt, NULL, name, v, len);
 		} else if (level == SOL_SOCKET && buf >= 0) {
 			/* The kernel's socket layer on a real socket of ours (the
 			 * reply channel) gives the value it keeps; rdsd takes it. */
