@@ -189,8 +189,7 @@ struct rdsu_sock {
 
 	/* zero-copy notices (zcopy.c): a ring of RDSU_ZC_MAX, allocated at
 	 * the first zero-copy send [rs_zcookie_queue] */
-	struct rdsu_zc_notice *rs_zc;
-	unsigned rs_zc_head, rs_zc_n;
+	struct rdsu_zcq rs_zc;           /* ring NULL until then */
 	unsigned rs_zc_inflight;        /* zero-copy messages not yet left */
 	bool rs_zc_arm;                 /* the next message queued carries rs_zc_cookie */
 	uint32_t rs_zc_cookie;

@@ -522,7 +522,7 @@ unsigned rdsu_sock_poll(struct rdsu_sock *rs)
 {
 	unsigned mask = 0;
 
-	if (!rdsu_list_empty(&rs->rs_rx_q) || !rdsu_list_empty(&rs->rs_notify_q) || rs->rs_zc_n)
+	if (!rdsu_list_empty(&rs->rs_rx_q) || !rdsu_list_empty(&rs->rs_notify_q) || rs->rs_zc.n)
 		mask |= RDSU_POLLIN;
 	if (rs->rs_snd_bytes < rs->rs_sndbuf)
 		mask |= RDSU_POLLOUT;

@@ -17,6 +17,30 @@
 #include <errno.h>
 #include <string.h>
 
+int rdsu_zcq_add(struct rdsu_zcq *q, uint32_t cookie)
+{
+	struct rdsu_zc_notice *first = q->n ? &q->ring[q->head] : NULL;
+
+	if (!first || first->num >= RDSU_ZC_BATCH) {
+		if (q->n >= q->cap)
+			return -ENOBUFS;
+		first = &q->ring[(q->head + q->n++) % q->cap];
+		memset(first, 0, sizeof(*first));
+	}
+	first->cookies[first->num++] = cookie;
+	return 0;
+}
+
+int rdsu_zcq_take(struct rdsu_zcq *q, struct rdsu_zc_notice *out)
+{
+	if (!q->n)
+		return 0;
+	*out = q->ring[q->head];
+	q->head = (q->head + 1) % q->cap;
+	q->n--;
+	return 1;
+}
+
 int rdsu_sock_submit_zc(struct rdsu_sock *rs, const struct rdsu_addr *dst, uint16_t dport,
 			const struct iovec *iov, int iovcnt, const struct rdsu_op *op,
 			uint32_t cookie, rdsu_ns now)
@@ -34,13 +58,14 @@ int rdsu_sock_submit_zc(struct rdsu_sock *rs, const struct rdsu_addr *dst, uint1
 		total += iov[i].iov_len;
 	if (!total)
 		return -EINVAL;
-	if (rs->rs_zc_n + rs->rs_zc_inflight >= RDSU_ZC_MAX)
+	if (rs->rs_zc.n + rs->rs_zc_inflight >= RDSU_ZC_MAX)
 		return -ENOMEM;
-	if (!rs->rs_zc) {
-		rs->rs_zc = rdsu_mem_alloc(rs->rs_ep, RDSU_ZC_MAX * sizeof(*rs->rs_zc));
-		if (!rs->rs_zc)
+	if (!rs->rs_zc.ring) {
+		rs->rs_zc.ring = rdsu_mem_alloc(rs->rs_ep, RDSU_ZC_MAX * sizeof(*rs->rs_zc.ring));
+		if (!rs->rs_zc.ring)
 			return -ENOMEM;
-		rs->rs_zc_head = rs->rs_zc_n = 0;
+		rs->rs_zc.cap = RDSU_ZC_MAX;
+		rs->rs_zc.head = rs->rs_zc.n = 0;
 	}
 	/* rdsu_send_data() marks the message it queues for this socket */
 	rs->rs_zc_arm = true;
@@ -52,21 +77,12 @@ int rdsu_sock_submit_zc(struct rdsu_sock *rs, const struct rdsu_addr *dst, uint1
 
 void rdsu_zc_msg_left(struct rdsu_sock *rs, struct rdsu_msg *rm)
 {
-	struct rdsu_zc_notice *n;
-
 	if (!(rm->m_flags & RDSU_MF_ZCOPY))
 		return;
 	rm->m_flags &= (uint8_t)~RDSU_MF_ZCOPY;
 	rs->rs_zc_inflight--;
-	if (rs->rs_zc_n && rs->rs_zc[rs->rs_zc_head].num < RDSU_ZC_BATCH) {
-		n = &rs->rs_zc[rs->rs_zc_head];
-	} else {
-		/* room is certain: submit counted this message */
-		n = &rs->rs_zc[(rs->rs_zc_head + rs->rs_zc_n) % RDSU_ZC_MAX];
-		memset(n, 0, sizeof(*n));
-		rs->rs_zc_n++;
-	}
-	n->cookies[n->num++] = rm->m_zcookie;
+	/* room is certain: submit counted this message */
+	(void)rdsu_zcq_add(&rs->rs_zc, rm->m_zcookie);
 	rdsu_sock_ev(rs, RDSU_POLLIN);
 }
 
@@ -74,19 +90,13 @@ int rdsu_sock_next_zc(struct rdsu_sock *rs, struct rdsu_zc_notice *out)
 {
 	if (!rs || !out)
 		return -EINVAL;
-	if (!rs->rs_zc_n)
-		return 0;
-	*out = rs->rs_zc[rs->rs_zc_head];
-	rs->rs_zc_head = (rs->rs_zc_head + 1) % RDSU_ZC_MAX;
-	rs->rs_zc_n--;
-	return 1;
+	return rs->rs_zc.ring ? rdsu_zcq_take(&rs->rs_zc, out) : 0;
 }
 
 void rdsu_zc_sock_free(struct rdsu_sock *rs)
 {
 	/* the queue goes with the socket (rds_notify_msg_zcopy_purge) */
-	if (rs->rs_zc)
-		rdsu_mem_free(rs->rs_ep, rs->rs_zc);
-	rs->rs_zc = NULL;
-	rs->rs_zc_n = 0;
+	if (rs->rs_zc.ring)
+		rdsu_mem_free(rs->rs_ep, rs->rs_zc.ring);
+	memset(&rs->rs_zc, 0, sizeof(rs->rs_zc));
 }

@@ -936,6 +936,20 @@ struct rdsu_zc_notice {
 	uint32_t cookies[RDSU_ZC_BATCH];
 };
 
+/* A queue of notices in the kernel's batches, on |cap| notices at |ring|
+ * that the caller provides (rdsu_sock_submit_zc's socket has one; the
+ * shim's rdsd sockets keep theirs). Zero it, then set ring and cap. */
+struct rdsu_zcq {
+	struct rdsu_zc_notice *ring;
+	unsigned cap, head, n;
+};
+/* rdsu_zcq_add() - queue |cookie| as rds_rm_zerocopy_callback does: into
+ * the first notice while it holds fewer than RDSU_ZC_BATCH, else in a new
+ * notice at the tail. Return: 0; -ENOBUFS when all |cap| are taken. */
+RDSU_API int rdsu_zcq_add(struct rdsu_zcq *q, uint32_t cookie);
+/* rdsu_zcq_take() - the first notice. Return: 1 and *out; 0 if none. */
+RDSU_API int rdsu_zcq_take(struct rdsu_zcq *q, struct rdsu_zc_notice *out);
+
 /*
  * rdsu_sock_submit_zc() - rdsu_sock_submit_op() (|op| may be NULL) of a
  * zero-copy message whose cookie is |cookie|.

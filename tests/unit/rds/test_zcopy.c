@@ -163,6 +163,27 @@ static void test_rx_times(void **state)
 	assert_true(t.queued == T0 + 3);
 }
 
+/* The queue alone, on a ring of two: 8 in the first, then one a notice,
+ * and -ENOBUFS when the ring is full; taking makes room. */
+static void test_zcq(void **state)
+{
+	struct rdsu_zc_notice ring[2], n;
+	struct rdsu_zcq q = { .ring = ring, .cap = 2 };
+
+	(void)state;
+	for (uint32_t c = 0; c < RDSU_ZC_BATCH + 1; c++)
+		assert_int_equal(rdsu_zcq_add(&q, c), 0);
+	assert_int_equal(rdsu_zcq_add(&q, 99), -ENOBUFS);
+	assert_int_equal(rdsu_zcq_take(&q, &n), 1);
+	assert_int_equal(n.num, RDSU_ZC_BATCH);
+	assert_int_equal(rdsu_zcq_add(&q, 100), 0);   /* joins the new first */
+	assert_int_equal(rdsu_zcq_take(&q, &n), 1);
+	assert_int_equal(n.num, 2);
+	assert_int_equal(n.cookies[0], RDSU_ZC_BATCH);
+	assert_int_equal(n.cookies[1], 100);
+	assert_int_equal(rdsu_zcq_take(&q, &n), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -171,6 +192,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_zc_cancel_and_free, setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_zc_refused, setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_rx_times, setup, fixture_teardown),
+		cmocka_unit_test(test_zcq),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
