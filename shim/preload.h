@@ -121,6 +121,9 @@ struct rdsp_sock {
 	/* Sends to |ok|'s destination within |credit| bytes are not waited
 	 * for (RDSD_SEND_NOREPLY, rdsd_proto.h). */
 	uint32_t credit;
+	/* zero-copy notices of this process's sends (rdsd copies what it
+	 * is sent, so a send's buffer is free when the send returns) */
+	struct rdsu_zcq zq;
 	bool ok_valid;
 	struct rdsd_req ok;
 	struct rdsp_sock *next;
@@ -202,6 +205,7 @@ int timeo_ms(const struct rdsp_sock *s, int opt);
 int64_t now_ms(void);
 int wait_sock_locked(struct rdsp_sock *s, short ev, int64_t deadline);
 void wake_all_locked(struct rdsp_sock *s);
+int zc_take_locked(struct rdsp_sock *s, struct rdsu_zc_notice *out);
 
 /* preload_bind.c */
 int addr_in(const struct sockaddr *sa, socklen_t len, struct rdsu_addr *a, uint16_t *port);
@@ -210,6 +214,7 @@ void addr_out(const struct sockaddr_storage *ss, socklen_t klen, void *uaddr,
 void dm_put_addr(struct rdsd_req *q, const struct rdsu_addr *a, uint16_t port);
 
 /* preload_sockopt.c */
+int dm_transport(struct rdsp_sock *s, int fd);
 void us_buf(struct rdsu_sock *us, int fd, bool snd, rdsu_ns now);
 
 /* preload_rdsd.c */

@@ -275,8 +275,10 @@ static int poll_common(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 		for (nfds_t i = 0; first && i < n; i++) {
 			struct rdsp_sock *s = fd_peek(fds[i].fd);
 
-			at_once |= s && s->dm && s->once_in && !s->opt.cong_monitor &&
-			       (asked[i] & (POLLIN | POLLRDNORM | POLLWRBAND));
+			at_once |= s && s->dm &&
+				   (((s->once_in && !s->opt.cong_monitor) &&
+				     (asked[i] & (POLLIN | POLLRDNORM | POLLWRBAND))) ||
+				    (s->zq.n && (asked[i] & (POLLIN | POLLRDNORM))));
 		}
 		r = REAL(ppoll)(fds, n, at_once ? &zero : ts ? &left : NULL, mask);
 		if (r < 0)
@@ -289,6 +291,10 @@ static int poll_common(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 
 			if (s && !(ev & POLLNVAL)) {
 				ev &= (short)~POLLWRBAND;
+				/* an rdsd socket's notices are this process's
+				 * (rds_poll: readable while one waits) */
+				if (s->dm && s->zq.n)
+					ev |= POLLIN | POLLRDNORM;
 				if (s->once_in && !s->opt.cong_monitor) {
 					ev |= POLLIN | POLLRDNORM | POLLWRBAND;
 					s->once_in = false;

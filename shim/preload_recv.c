@@ -77,7 +77,8 @@ static int64_t real_off(void)
 	return (int64_t)r.tv_sec * 1000000000 + r.tv_nsec - (int64_t)rdsu_clock();
 }
 
-static ssize_t dm_recv(struct rdsp_sock *s, int fd, struct msghdr *mh, int flags, bool nb)
+static ssize_t dm_recv(struct rdsp_sock *s, int fd, struct msghdr *mh, int flags, bool nb,
+		       bool *is_msg)
 {
 	struct iovec iov[IOV_MAX + 1];
 	struct rdsd_rx rx;
@@ -104,6 +105,7 @@ static ssize_t dm_recv(struct rdsp_sock *s, int fd, struct msghdr *mh, int flags
 		cong_msg_out(mh, cap, rx.cong);
 		return 0;
 	}
+	*is_msg = true;
 	if (mh->msg_name) {
 		struct sockaddr_storage ss;
 		struct rdsu_addr a;
@@ -128,6 +130,28 @@ static ssize_t dm_recv(struct rdsp_sock *s, int fd, struct msghdr *mh, int flags
 	return n;
 }
 
+/* The first zero-copy notice: librds's (per process) or this process's
+ * (rdsd). Return: 1 and *out; 0 if none. */
+int zc_take_locked(struct rdsp_sock *s, struct rdsu_zc_notice *out)
+{
+	if (s->dm)
+		return s->zq.ring ? rdsu_zcq_take(&s->zq, out) : 0;
+	return s->us ? rdsu_sock_next_zc(s->us, out) : 0;
+}
+
+/* rds_recvmsg_zcookie after a message's cmsgs: a notice if one waits and
+ * fits in what is left of the |cap| bytes. */
+static void zc_after_msg_locked(struct rdsp_sock *s, struct msghdr *mh, size_t cap)
+{
+	size_t used = mh->msg_controllen;
+	struct rdsu_zc_notice zc;
+
+	if (mh->msg_control && rdsopt_zc_fits(&s->opt, cap, used) && zc_take_locked(s, &zc) == 1) {
+		rdsopt_zc_cmsg(&zc, mh->msg_control, cap, &used);
+		mh->msg_controllen = used;
+	}
+}
+
 /* After a message: rds_cmsg_recv's stamp and latency trace, then
  * rds_recvmsg_zcookie's completion (K7.9, K7.10). */
 static void rx_cmsgs_out(struct rdsp_sock *s, struct msghdr *mh, size_t cap,
@@ -135,16 +159,13 @@ static void rx_cmsgs_out(struct rdsp_sock *s, struct msghdr *mh, size_t cap,
 {
 	size_t used = mh->msg_controllen;
 	bool ctrunc = false;
-	struct rdsu_zc_notice zc;
 
 	rdsopt_rx_cmsgs(&s->opt, t, rdsu_clock(), real_off(), mh->msg_control, cap, &used,
 			&ctrunc);
-	if (mh->msg_control && rdsopt_zc_fits(&s->opt, cap, used) &&
-	    rdsu_sock_next_zc(s->us, &zc) == 1)
-		rdsopt_zc_cmsg(&zc, mh->msg_control, cap, &used);
 	mh->msg_controllen = used;
 	if (ctrunc)
 		mh->msg_flags |= MSG_CTRUNC;
+	zc_after_msg_locked(s, mh, cap);
 }
 
 /* rds_recvmsg with nothing queued and MSG_DONTWAIT: a completion alone,
@@ -155,8 +176,7 @@ static int zc_alone_out(struct rdsp_sock *s, struct msghdr *mh)
 	size_t used = 0;
 	struct rdsu_zc_notice zc;
 
-	if (!s->us || !mh->msg_control || !rdsopt_zc_fits(&s->opt, cap, 0) ||
-	    rdsu_sock_next_zc(s->us, &zc) != 1)
+	if (!mh->msg_control || !rdsopt_zc_fits(&s->opt, cap, 0) || zc_take_locked(s, &zc) != 1)
 		return 0;
 	mh->msg_flags = 0;
 	mh->msg_namelen = 0;
@@ -266,9 +286,17 @@ static ssize_t recv_common(int fd, struct msghdr *mh, int flags)
 		} else if (mh->msg_iovlen > IOV_MAX) {
 			n = -EMSGSIZE;
 		} else {
+			size_t cap = mh->msg_control ? mh->msg_controllen : 0;
+			bool is_msg = false;
+
 			pthread_mutex_unlock(&g_lock);
-			n = dm_recv(s, fd, mh, flags, nb);
+			n = dm_recv(s, fd, mh, flags, nb, &is_msg);
 			pthread_mutex_lock(&g_lock);
+			/* this process's zero-copy notices (rds_recvmsg_zcookie) */
+			if (n >= 0 && is_msg)
+				zc_after_msg_locked(s, mh, cap);
+			else if (n == -EAGAIN && nb && zc_alone_out(s, mh))
+				n = 0;
 		}
 	} else {
 		n = do_recv(s, mh, flags);

@@ -9,21 +9,26 @@
 /*
  * The send's SOL_RDS cmsgs through rdsd: decoded and checked as the kernel
  * checks them (rdscmsg.c); then RDMA_DEST names no region of ours
- * (-EINVAL, rds_cmsg_rdma_dest), a zero-copy cookie without MSG_ZEROCOPY
- * is -EINVAL (rds_cmsg_zcopy), a misaligned atomic result -EFAULT
+ * (-EINVAL, rds_cmsg_rdma_dest), a zero-copy cookie without a zero-copy
+ * send is -EINVAL (rds_cmsg_zcopy, as do_send), a misaligned atomic result -EFAULT
  * (rds_cmsg_atomic), and RDMA, atomics and MAP are -EOPNOTSUPP: rdsd
  * cannot reach the client's memory (docs/shim.md, "Known differences
  * with rdsd"), which is also the kernel's answer on a TCP socket.
  * Others' cmsgs are ignored.
  */
-static int dm_send_cmsgs(const struct msghdr *mh)
+static int dm_send_cmsgs(const struct msghdr *mh, int flags, bool zc, size_t total,
+			 uint32_t *zcookie)
 {
 	struct rdscmsg c;
 	int e = rdscmsg_parse(mh->msg_control, mh->msg_controllen, &c);
 
 	if (e < 0)
 		return e;
-	if (c.type == RDS_CMSG_RDMA_DEST || (!c.n_ops && c.zcopy))
+	/* rds_rm_size, rds_cmsg_zcopy, as do_send */
+	if (((flags & MSG_ZEROCOPY) && !c.zcopy) || (c.zcopy && (!zc || !total || c.zcopy_short)))
+		return -EINVAL;
+	*zcookie = c.zcookie;
+	if (c.type == RDS_CMSG_RDMA_DEST)
 		return -EINVAL;
 	if (c.type >= RDS_CMSG_ATOMIC_FADD && c.type <= RDS_CMSG_MASKED_ATOMIC_CSWP &&
 	    (c.atomic.local_addr & 7))
@@ -149,13 +154,17 @@ static int op_of_cmsgs(const struct msghdr *mh, bool ib, struct rdsu_op *op, boo
 	}
 }
 
-static ssize_t dm_send(struct rdsp_sock *s, int fd, const struct msghdr *mh, int flags)
+/* |zc| (MSG_ZEROCOPY with SO_ZEROCOPY): *zcookie is its cookie, queued
+ * by the caller once the send succeeded. */
+static ssize_t dm_send(struct rdsp_sock *s, int fd, const struct msghdr *mh, int flags, bool zc,
+		       uint32_t *zcookie)
 {
 	struct rdsd_req q = { .op = RDSD_OP_SEND };
 	size_t total = 0;
 	int e;
 
-	if (flags & ~MSG_DONTWAIT)   /* rds_sendmsg: MSG_NOSIGNAL too is refused */
+	/* rds_sendmsg: MSG_NOSIGNAL too is refused */
+	if (flags & ~(MSG_DONTWAIT | MSG_ZEROCOPY))
 		return -EOPNOTSUPP;
 	if (mh->msg_name && mh->msg_namelen) {
 		struct rdsu_addr dst;
@@ -172,7 +181,15 @@ static ssize_t dm_send(struct rdsp_sock *s, int fd, const struct msghdr *mh, int
 		total += mh->msg_iov[i].iov_len;
 	if (total > RDSP_MAX_MSG)
 		return -EMSGSIZE;
-	e = dm_send_cmsgs(mh);
+	if (zc) {
+		/* rds_sendmsg: TCP's only; unbound, rdsd says ENOTCONN */
+		e = dm_transport(s, fd);
+		if (e < 0)
+			return e;
+		if (e != RDSU_TRANS_TCP && e != (int)RDSU_TRANS_NONE && e != -1)
+			return -EOPNOTSUPP;
+	}
+	e = dm_send_cmsgs(mh, flags, zc, total, zcookie);
 	if (e)
 		return e;
 	if (s->ok_valid && s->chan >= 0 && total <= s->credit && q.family == s->ok.family &&
@@ -317,6 +334,19 @@ static ssize_t do_send(struct rdsp_sock *s, const struct msghdr *mh, int flags)
 	}
 }
 
+/* An rdsd socket's zero-copy send left this process: its buffer is free
+ * (the bytes are in rdsd's connection), so its cookie is queued now. */
+static void dm_zc_sent_locked(struct rdsp_sock *s, uint32_t cookie)
+{
+	if (!s->zq.ring) {
+		s->zq.ring = calloc(RDSU_ZC_MAX, sizeof(*s->zq.ring));
+		if (!s->zq.ring)
+			return;
+		s->zq.cap = RDSU_ZC_MAX;
+	}
+	(void)rdsu_zcq_add(&s->zq, cookie);
+}
+
 static ssize_t send_common(int fd, const struct msghdr *mh, int flags)
 {
 	struct rdsp_sock *s = get_locked(fd);
@@ -325,9 +355,19 @@ static ssize_t send_common(int fd, const struct msghdr *mh, int flags)
 	if (!s)
 		return set_errno(-EBADF);
 	if (s->dm) {
+		bool zc = (flags & MSG_ZEROCOPY) && s->opt.zerocopy;
+		uint32_t cookie = 0;
+
+		/* the notices' bound (RDSU_ZC_MAX), as per process */
+		if (zc && s->zq.n >= RDSU_ZC_MAX) {
+			put_locked(s);
+			return set_errno(-ENOMEM);
+		}
 		dm_enter(s);
-		n = dm_send(s, fd, mh, flags);
+		n = dm_send(s, fd, mh, flags, zc, &cookie);
 		dm_leave(s);
+		if (n >= 0 && zc)
+			dm_zc_sent_locked(s, cookie);
 	} else {
 		n = do_send(s, mh, flags);
 	}

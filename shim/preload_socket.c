@@ -106,6 +106,8 @@ void release_sock_locked(struct rdsp_sock *s)
 	if (s->dm && s->chan >= 0)
 		REAL(close)(s->chan);
 	s->chan = -1;
+	free(s->zq.ring);   /* the notices go with the socket */
+	memset(&s->zq, 0, sizeof(s->zq));
 	s->closed = true;
 	wake_all_locked(s);
 }

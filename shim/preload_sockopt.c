@@ -83,6 +83,17 @@ static int dm_getopt(struct rdsp_sock *s, int fd, int level, int name, void *v, 
 	return e;
 }
 
+/* An rdsd socket's SO_RDS_TRANSPORT (RDSU_TRANS_*, -1 unbound and none
+ * set), or -errno. */
+int dm_transport(struct rdsp_sock *s, int fd)
+{
+	int v = -1;
+	socklen_t l = sizeof(v);
+	int e = dm_getopt(s, fd, SOL_RDS, SO_RDS_TRANSPORT, &v, &l);
+
+	return e < 0 ? e : v;
+}
+
 /* SO_SNDBUF or SO_SNDBUFFORCE: 1; SO_RCVBUF or SO_RCVBUFFORCE: 0; -1 for
  * any other option. */
 static int buf_opt(int name)
@@ -182,12 +193,14 @@ static int get_mr(struct rdsp_sock *s, int name, const void *v, socklen_t len)
 	return 0;
 }
 
-/* The receive options an rdsd socket keeps in the client, which stamps
- * and traces what rdsd hands it: SO_TIMESTAMP* at either level and
- * SO_RDS_MSG_RXPATH_LATENCY (not SO_ZEROCOPY: rdsd has no zero-copy). */
+/* The options an rdsd socket keeps in the client, which stamps and
+ * traces what rdsd hands it and keeps its own sends' zero-copy notices:
+ * SO_TIMESTAMP* at either level, SO_RDS_MSG_RXPATH_LATENCY, SO_ZEROCOPY. */
 static bool client_opt(int level, int name)
 {
 	switch (name) {
+	case SO_ZEROCOPY:
+		return level == SOL_SOCKET;
 	case SO_TIMESTAMP_OLD:
 	case SO_TIMESTAMP_NEW:
 		return level == SOL_RDS || level == SOL_SOCKET;
