@@ -343,6 +343,8 @@ static void restore(const struct moved *m)
 		(void)setsockopt(fd, SOL_RDS, RDS_CONG_MONITOR, &one, sizeof(one));
 	if (m->opt.recverr)
 		(void)setsockopt(fd, SOL_RDS, RDS_RECVERR, &one, sizeof(one));
+	/* the receive options an rdsd socket keeps in the client */
+	rdsopt_copy_rx(&fd_peek(fd)->opt, &m->opt);
 	if (m->opt.transport != RDSU_TRANS_NONE) {
 		int t = (int)m->opt.transport;
 

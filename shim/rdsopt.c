@@ -160,6 +160,17 @@ int rdsopt_get_socket(const struct rdsopt *o, int name, int *out)
 	}
 }
 
+void rdsopt_copy_rx(struct rdsopt *to, const struct rdsopt *from)
+{
+	to->zerocopy = from->zerocopy;
+	to->ts = from->ts;
+	to->ts_new = from->ts_new;
+	to->ts_ns = from->ts_ns;
+	to->ts_since = from->ts_since;
+	to->rx_traces = from->rx_traces;
+	memcpy(to->rx_trace, from->rx_trace, sizeof(to->rx_trace));
+}
+
 /* put_cmsg: the header and as much of |data| as fits; MSG_CTRUNC when
  * not all of it did. */
 static void put_cmsg(void *ctl, size_t room, size_t *used, bool *ctrunc, int level, int type,

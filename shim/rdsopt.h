@@ -43,6 +43,10 @@ int rdsopt_set_socket(struct rdsopt *o, int name, const void *v, size_t len);
  * 1 not one of them. */
 int rdsopt_get_socket(const struct rdsopt *o, int name, int *out);
 
+/* rdsopt_copy_rx() - SO_ZEROCOPY, the stamp flags and the trace of
+ * |from| onto |to|, the rest of |to| as it is. */
+void rdsopt_copy_rx(struct rdsopt *to, const struct rdsopt *from);
+
 /* The receive cmsgs rds_cmsg_recv adds after a message, and the
  * completion rds_recvmsg_zcookie adds (|zc| NULL: none), written into
  * |ctl|'s |room| bytes from offset *used (advanced), as put_cmsg writes
