@@ -42,6 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	check(!memcmp(&a, &b, sizeof(a)));
 	check((a.n_ops == 0) == (a.type == 0));
+	/* a cookie's value and shortness only with a cookie seen */
+	check(a.zcopy || (!a.zcopy_short && a.zcookie == 0));
 	check(a.n_ops <= 2);
 	switch (a.type) {
 	case 0:

@@ -41,6 +41,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -77,6 +78,7 @@
 #define RDSP_EXPORT __attribute__((visibility("default")))
 #define RDSP_MAX_MSG (1u << 20)      /* RDS_MAX_MSG_SIZE */
 #define RDSP_POLL_MAX 4096          /* poll sets larger than this are not looked at */
+#define RDSP_EDGES 64                /* readable bytes |a| holds at most */
 #define RDSP_COALESCE (20 * 1000ull) /* ns: sends closer than this are batched */
 
 /* One blocking call waiting on a socket (preload_poll.c wait_sock). */
@@ -104,6 +106,8 @@ struct rdsp_sock {
 	uint8_t tos;
 	bool sent;                   /* a message left: TOS is fixed */
 	bool in_token;               /* the readable byte waits in |a| */
+	bool rx_edge;                /* something came to read since the last sync */
+	unsigned tokens;             /* bytes waiting in |a| (one an edge, RDSP_EDGES at most) */
 	bool out_full;               /* |a|'s send buffer is kept full */
 	bool once_in;                /* a map update's one-shot POLLIN, until polled or read */
 	struct rdsp_waiter *waiters; /* blocking calls waiting on it */
@@ -117,6 +121,9 @@ struct rdsp_sock {
 	/* Sends to |ok|'s destination within |credit| bytes are not waited
 	 * for (RDSD_SEND_NOREPLY, rdsd_proto.h). */
 	uint32_t credit;
+	/* zero-copy notices of this process's sends (rdsd copies what it
+	 * is sent, so a send's buffer is free when the send returns) */
+	struct rdsu_zcq zq;
 	bool ok_valid;
 	struct rdsd_req ok;
 	struct rdsp_sock *next;
@@ -159,6 +166,7 @@ extern int (*real_accept)(int, struct sockaddr *, socklen_t *);
 extern int (*real_accept4)(int, struct sockaddr *, socklen_t *, int);
 extern int (*real_shutdown)(int, int);
 extern pid_t (*real_fork)(void);
+extern int (*real_epoll_ctl)(int, int, int, struct epoll_event *);
 
 #define REAL(f) (real_##f ? real_##f : (*(void **)&real_##f = dlsym(RTLD_NEXT, #f), real_##f))
 
@@ -201,6 +209,7 @@ struct timespec mono_after(const struct timespec *ts);
 struct timespec mono_left(const struct timespec *end);
 int wait_sock_locked(struct rdsp_sock *s, short ev, int64_t deadline);
 void wake_all_locked(struct rdsp_sock *s);
+int zc_take_locked(struct rdsp_sock *s, struct rdsu_zc_notice *out);
 
 /* preload_bind.c */
 int addr_in(const struct sockaddr *sa, socklen_t len, struct rdsu_addr *a, uint16_t *port);
@@ -209,6 +218,7 @@ void addr_out(const struct sockaddr_storage *ss, socklen_t klen, void *uaddr,
 void dm_put_addr(struct rdsd_req *q, const struct rdsu_addr *a, uint16_t port);
 
 /* preload_sockopt.c */
+int dm_transport(struct rdsp_sock *s, int fd);
 void us_buf(struct rdsu_sock *us, int fd, bool snd, rdsu_ns now);
 
 /* preload_rdsd.c */

@@ -15,33 +15,38 @@ static struct rdsu_addr g_laddr;
 struct rdsp_sock *g_socks;
 bool g_child;             /* a fork's child: the endpoint is the parent's */
 
-/* Carry out what librds has to do now and update every socket's state. */
-void pump_locked(void)
+/* librds's events: a socket that got something to read since (a
+ * message, a notice) is marked, so that sync_sock gives epoll's
+ * edge-triggered waiters a new edge, as the kernel's wake-up per message
+ * does; then every socket's state. */
+static void take_events_locked(void)
 {
 	struct rdsu_event ev;
 
+	while (rdsu_ep_next_event(rdsu_io_ep(g_io), &ev) == 1)
+		if (ev.type == RDSU_EV_SOCK && (ev.mask & RDSU_POLLIN) && ev.ctx)
+			((struct rdsp_sock *)ev.ctx)->rx_edge = true;
+	for (struct rdsp_sock *s = g_socks; s; s = s->next)
+		sync_sock(s);
+}
+
+/* Carry out what librds has to do now and update every socket's state. */
+void pump_locked(void)
+{
 	if (!g_io)
 		return;
 	(void)rdsu_io_run(g_io, 0);
-	while (rdsu_ep_next_event(rdsu_io_ep(g_io), &ev) == 1)
-		;
-	for (struct rdsp_sock *s = g_socks; s; s = s->next)
-		sync_sock(s);
+	take_events_locked();
 }
 
 /* Carry out what the application's call made the core queue (a message,
  * a congestion map after a read freed the port), without the run's poll. */
 void flush_locked(void)
 {
-	struct rdsu_event ev;
-
 	if (!g_io)
 		return;
 	(void)rdsu_io_flush(g_io);
-	while (rdsu_ep_next_event(rdsu_io_ep(g_io), &ev) == 1)
-		;
-	for (struct rdsp_sock *s = g_socks; s; s = s->next)
-		sync_sock(s);
+	take_events_locked();
 }
 
 /*
@@ -351,6 +356,8 @@ static void restore(const struct moved *m)
 		(void)setsockopt(fd, SOL_RDS, RDS_CONG_MONITOR, &one, sizeof(one));
 	if (m->opt.recverr)
 		(void)setsockopt(fd, SOL_RDS, RDS_RECVERR, &one, sizeof(one));
+	/* the receive options an rdsd socket keeps in the client */
+	rdsopt_copy_rx(&fd_peek(fd)->opt, &m->opt);
 	if (m->opt.transport != RDSU_TRANS_NONE) {
 		int t = (int)m->opt.transport;
 

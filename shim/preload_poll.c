@@ -47,16 +47,23 @@ void sync_sock(struct rdsp_sock *s)
 		s->once_in = true;
 	if (s->waiters)
 		wake_for_locked(s, m);
-	in = (m & RDSU_POLLIN) || s->once_in;
-	if (in && !s->in_token) {
-		if (REAL(send)(s->b, "r", 1, MSG_DONTWAIT | MSG_NOSIGNAL) == 1)
+	in = (m & RDSU_POLLIN) || (s->once_in && !s->opt.cong_monitor);
+	if (in && (!s->in_token || (s->rx_edge && s->tokens < RDSP_EDGES))) {
+		/* a byte more while readable: an edge for EPOLLET waiters,
+		 * as the kernel's wake-up for each message gives them */
+		if (REAL(send)(s->b, "r", 1, MSG_DONTWAIT | MSG_NOSIGNAL) == 1) {
 			s->in_token = true;
+			s->tokens++;
+		}
 	} else if (!in && s->in_token) {
-		char c;
+		char c[RDSP_EDGES];
 
-		if (REAL(recv)(s->a, &c, 1, MSG_DONTWAIT) == 1)
-			s->in_token = false;
+		while (REAL(recv)(s->a, c, sizeof(c), MSG_DONTWAIT) > 0)
+			;
+		s->in_token = false;
+		s->tokens = 0;
 	}
+	s->rx_edge = false;
 	if (!(m & RDSU_POLLOUT) && !s->out_full) {
 		while (REAL(send)(s->a, junk, sizeof(junk), MSG_DONTWAIT | MSG_NOSIGNAL) > 0)
 			;
@@ -283,8 +290,21 @@ static int poll_common(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 		if (fd_peek(fds[i].fd) && (fds[i].events & POLLWRBAND))
 			fds[i].events = (short)((fds[i].events & ~POLLWRBAND) | POLLIN);
 	}
-	for (;;) {
-		r = REAL(ppoll)(fds, n, ts ? &left : NULL, mask);
+	for (bool first = true;; first = false) {
+		/* an rdsd socket's one-shot has no byte in the descriptor
+		 * (sync_sock): it must not wait behind the real poll */
+		struct timespec zero = { 0, 0 };
+		bool at_once = false;
+
+		for (nfds_t i = 0; first && i < n; i++) {
+			struct rdsp_sock *s = fd_peek(fds[i].fd);
+
+			at_once |= s && s->dm &&
+				   (((s->once_in && !s->opt.cong_monitor) &&
+				     (asked[i] & (POLLIN | POLLRDNORM | POLLWRBAND))) ||
+				    (s->zq.n && (asked[i] & (POLLIN | POLLRDNORM))));
+		}
+		r = REAL(ppoll)(fds, n, at_once ? &zero : ts ? &left : NULL, mask);
 		if (r < 0)
 			break;
 		pthread_mutex_lock(&g_lock);
@@ -295,7 +315,11 @@ static int poll_common(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 
 			if (s && !(ev & POLLNVAL)) {
 				ev &= (short)~POLLWRBAND;
-				if (s->once_in && !s->dm) {
+				/* an rdsd socket's notices are this process's
+				 * (rds_poll: readable while one waits) */
+				if (s->dm && s->zq.n)
+					ev |= POLLIN | POLLRDNORM;
+				if (s->once_in && !s->opt.cong_monitor) {
 					ev |= POLLIN | POLLRDNORM | POLLWRBAND;
 					s->once_in = false;
 					sync_sock(s);
@@ -446,4 +470,34 @@ RDSP_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *x, const struct 
 	if (t)
 		ts = *t;
 	return select_common(nfds, r, w, x, t ? &ts : NULL, mask);
+}
+
+/*
+ * epoll_ctl on an RDS socket: epoll polls the stand-in, which reports
+ * POLLWRBAND with every POLLOUT; rds_poll reports it only with a map
+ * update's one-shot, and epoll_ctl's own poll of a new socket spends that
+ * (K7.7). So EPOLLWRBAND is not asked of the stand-in: an epoll user
+ * never sees it (docs/shim.md, "epoll"). The rest passes as it is: level
+ * and edge triggering, EPOLLONESHOT, the program's data.
+ */
+RDSP_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
+{
+	struct epoll_event e;
+	struct rdsp_sock *s;
+
+	if (!ev || (op != EPOLL_CTL_ADD && op != EPOLL_CTL_MOD) || !fd_peek(fd))
+		return REAL(epoll_ctl)(epfd, op, fd, ev);
+	/* the kernel's epoll_ctl polls the socket (ep_item_poll), which
+	 * spends a pending one-shot */
+	s = get_locked(fd);
+	if (s) {
+		if (!s->opt.cong_monitor && s->once_in) {
+			s->once_in = false;
+			sync_sock(s);
+		}
+		put_locked(s);
+	}
+	e = *ev;
+	e.events &= ~(uint32_t)EPOLLWRBAND;
+	return REAL(epoll_ctl)(epfd, op, fd, &e);
 }

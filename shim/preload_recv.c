@@ -68,7 +68,17 @@ static int notify_out(struct rdsp_sock *s, struct msghdr *mh)
 	return 1;
 }
 
-static ssize_t dm_recv(int fd, struct msghdr *mh, int flags, bool nb)
+/* CLOCK_REALTIME less rdsu_clock(): a stamp's wall time */
+static int64_t real_off(void)
+{
+	struct timespec r;
+
+	clock_gettime(CLOCK_REALTIME, &r);
+	return (int64_t)r.tv_sec * 1000000000 + r.tv_nsec - (int64_t)rdsu_clock();
+}
+
+static ssize_t dm_recv(struct rdsp_sock *s, int fd, struct msghdr *mh, int flags, bool nb,
+		       bool *is_msg)
 {
 	struct iovec iov[IOV_MAX + 1];
 	struct rdsd_rx rx;
@@ -95,6 +105,7 @@ static ssize_t dm_recv(int fd, struct msghdr *mh, int flags, bool nb)
 		cong_msg_out(mh, cap, rx.cong);
 		return 0;
 	}
+	*is_msg = true;
 	if (mh->msg_name) {
 		struct sockaddr_storage ss;
 		struct rdsu_addr a;
@@ -104,7 +115,74 @@ static ssize_t dm_recv(int fd, struct msghdr *mh, int flags, bool nb)
 		klen = rdsu_sockaddr(&a, rx.port, &ss);
 		addr_out(&ss, klen, mh->msg_name, &mh->msg_namelen);
 	}
+	{
+		/* rds_cmsg_recv's stamp and trace, from rdsd's times */
+		struct rdsu_rx_times t = { (rdsu_ns)rx.hdr, (rdsu_ns)rx.start, (rdsu_ns)rx.queued };
+		size_t used = 0;
+		bool ctrunc = false;
+
+		rdsopt_rx_cmsgs(&s->opt, rx.queued ? &t : NULL, rdsu_clock(), real_off(),
+				mh->msg_control, cap, &used, &ctrunc);
+		mh->msg_controllen = used;
+		if (ctrunc)
+			mh->msg_flags |= MSG_CTRUNC;
+	}
 	return n;
+}
+
+/* The first zero-copy notice: librds's (per process) or this process's
+ * (rdsd). Return: 1 and *out; 0 if none. */
+int zc_take_locked(struct rdsp_sock *s, struct rdsu_zc_notice *out)
+{
+	if (s->dm)
+		return s->zq.ring ? rdsu_zcq_take(&s->zq, out) : 0;
+	return s->us ? rdsu_sock_next_zc(s->us, out) : 0;
+}
+
+/* rds_recvmsg_zcookie after a message's cmsgs: a notice if one waits and
+ * fits in what is left of the |cap| bytes. */
+static void zc_after_msg_locked(struct rdsp_sock *s, struct msghdr *mh, size_t cap)
+{
+	size_t used = mh->msg_controllen;
+	struct rdsu_zc_notice zc;
+
+	if (mh->msg_control && rdsopt_zc_fits(&s->opt, cap, used) && zc_take_locked(s, &zc) == 1) {
+		rdsopt_zc_cmsg(&zc, mh->msg_control, cap, &used);
+		mh->msg_controllen = used;
+	}
+}
+
+/* After a message: rds_cmsg_recv's stamp and latency trace, then
+ * rds_recvmsg_zcookie's completion (K7.9, K7.10). */
+static void rx_cmsgs_out(struct rdsp_sock *s, struct msghdr *mh, size_t cap,
+			 const struct rdsu_rx_times *t)
+{
+	size_t used = mh->msg_controllen;
+	bool ctrunc = false;
+
+	rdsopt_rx_cmsgs(&s->opt, t, rdsu_clock(), real_off(), mh->msg_control, cap, &used,
+			&ctrunc);
+	mh->msg_controllen = used;
+	if (ctrunc)
+		mh->msg_flags |= MSG_CTRUNC;
+	zc_after_msg_locked(s, mh, cap);
+}
+
+/* rds_recvmsg with nothing queued and MSG_DONTWAIT: a completion alone,
+ * no address, returns 0 (rds_recvmsg_zcookie). Return: 1 if given. */
+static int zc_alone_out(struct rdsp_sock *s, struct msghdr *mh)
+{
+	size_t cap = mh->msg_control ? mh->msg_controllen : 0;
+	size_t used = 0;
+	struct rdsu_zc_notice zc;
+
+	if (!mh->msg_control || !rdsopt_zc_fits(&s->opt, cap, 0) || zc_take_locked(s, &zc) != 1)
+		return 0;
+	mh->msg_flags = 0;
+	mh->msg_namelen = 0;
+	rdsopt_zc_cmsg(&zc, mh->msg_control, cap, &used);
+	mh->msg_controllen = used;
+	return 1;
 }
 
 static ssize_t do_recv(struct rdsp_sock *s, struct msghdr *mh, int flags)
@@ -124,6 +202,8 @@ static ssize_t do_recv(struct rdsp_sock *s, struct msghdr *mh, int flags)
 	nb = nonblocking(s, flags);
 	for (;;) {
 		struct rdsu_rxinfo info;
+		struct rdsu_rx_times t;
+		bool have_t;
 		int e;
 
 		s->once_in = false;
@@ -131,6 +211,7 @@ static ssize_t do_recv(struct rdsp_sock *s, struct msghdr *mh, int flags)
 			sync_sock(s);
 			return 0;
 		}
+		have_t = s->us && rdsu_sock_rx_times(s->us, &t) == 1;
 		n = s->us ? rdsu_sock_read(s->us, mh->msg_iov, (int)mh->msg_iovlen,
 					   (flags & MSG_PEEK) ? RDSU_READ_PEEK : 0, &info,
 					   rdsu_clock())
@@ -154,6 +235,7 @@ static ssize_t do_recv(struct rdsp_sock *s, struct msghdr *mh, int flags)
 				if (info.has_cookie)
 					cmsg_put(mh, cap, RDS_CMSG_RDMA_DEST, &info.cookie,
 						 sizeof(info.cookie));
+				rx_cmsgs_out(s, mh, cap, have_t ? &t : NULL);
 				if (info.trunc) {
 					mh->msg_flags |= MSG_TRUNC;
 					if (flags & MSG_TRUNC)
@@ -167,6 +249,8 @@ static ssize_t do_recv(struct rdsp_sock *s, struct msghdr *mh, int flags)
 				sync_sock(s);
 			return n;
 		}
+		if (n == -EAGAIN && nb && zc_alone_out(s, mh))
+			n = 0;
 		sync_sock(s);
 		if (n != -EAGAIN || nb)
 			return n;
@@ -202,9 +286,17 @@ static ssize_t recv_common(int fd, struct msghdr *mh, int flags)
 		} else if (mh->msg_iovlen > IOV_MAX) {
 			n = -EMSGSIZE;
 		} else {
+			size_t cap = mh->msg_control ? mh->msg_controllen : 0;
+			bool is_msg = false;
+
 			pthread_mutex_unlock(&g_lock);
-			n = dm_recv(fd, mh, flags, nb);
+			n = dm_recv(s, fd, mh, flags, nb, &is_msg);
 			pthread_mutex_lock(&g_lock);
+			/* this process's zero-copy notices (rds_recvmsg_zcookie) */
+			if (n >= 0 && is_msg)
+				zc_after_msg_locked(s, mh, cap);
+			else if (n == -EAGAIN && nb && zc_alone_out(s, mh))
+				n = 0;
 		}
 	} else {
 		n = do_recv(s, mh, flags);

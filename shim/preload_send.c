@@ -9,21 +9,26 @@
 /*
  * The send's SOL_RDS cmsgs through rdsd: decoded and checked as the kernel
  * checks them (rdscmsg.c); then RDMA_DEST names no region of ours
- * (-EINVAL, rds_cmsg_rdma_dest), a zero-copy cookie without MSG_ZEROCOPY
- * is -EINVAL (rds_cmsg_zcopy), a misaligned atomic result -EFAULT
+ * (-EINVAL, rds_cmsg_rdma_dest), a zero-copy cookie without a zero-copy
+ * send is -EINVAL (rds_cmsg_zcopy, as do_send), a misaligned atomic result -EFAULT
  * (rds_cmsg_atomic), and RDMA, atomics and MAP are -EOPNOTSUPP: rdsd
  * cannot reach the client's memory (docs/shim.md, "Known differences
  * with rdsd"), which is also the kernel's answer on a TCP socket.
  * Others' cmsgs are ignored.
  */
-static int dm_send_cmsgs(const struct msghdr *mh)
+static int dm_send_cmsgs(const struct msghdr *mh, int flags, bool zc, size_t total,
+			 uint32_t *zcookie)
 {
 	struct rdscmsg c;
 	int e = rdscmsg_parse(mh->msg_control, mh->msg_controllen, &c);
 
 	if (e < 0)
 		return e;
-	if (c.type == RDS_CMSG_RDMA_DEST || (!c.n_ops && c.zcopy))
+	/* rds_rm_size, rds_cmsg_zcopy, as do_send */
+	if (((flags & MSG_ZEROCOPY) && !c.zcopy) || (c.zcopy && (!zc || !total || c.zcopy_short)))
+		return -EINVAL;
+	*zcookie = c.zcookie;
+	if (c.type == RDS_CMSG_RDMA_DEST)
 		return -EINVAL;
 	if (c.type >= RDS_CMSG_ATOMIC_FADD && c.type <= RDS_CMSG_MASKED_ATOMIC_CSWP &&
 	    (c.atomic.local_addr & 7))
@@ -79,12 +84,12 @@ static int self_write_probe(uint64_t *p)
  * The send's cmsgs as librds's operation (rdsu_op, docs/librds.md
  * "RDMA"); |ib|: the socket's transport is IB. Return: 0 and *has_op;
  * the kernel's error for the cmsgs (rdscmsg.h); -EFAULT for a bad local
- * vector or, on IB, a MAP's cookie_addr; -EINVAL for a zero-copy cookie without MSG_ZEROCOPY;
+ * vector or, on IB, a MAP's cookie_addr; *cm the cmsgs as decoded (the zero-copy cookie);
  * -EOPNOTSUPP for an RDMA and an atomic in one message, which librds
  * does not take. *lv (freed by the caller) holds an RDMA's local vector.
  */
 static int op_of_cmsgs(const struct msghdr *mh, bool ib, struct rdsu_op *op, bool *has_op,
-		       struct iovec **lv)
+		       struct iovec **lv, struct rdscmsg *cm)
 {
 	struct rdscmsg c;
 	int e = rdscmsg_parse(mh->msg_control, mh->msg_controllen, &c);
@@ -92,10 +97,11 @@ static int op_of_cmsgs(const struct msghdr *mh, bool ib, struct rdsu_op *op, boo
 	*has_op = false;
 	*lv = NULL;
 	memset(op, 0, sizeof(*op));
+	*cm = c;
 	if (e < 0)
 		return e;
 	if (!c.n_ops)
-		return c.zcopy ? -EINVAL : 0;
+		return 0;
 	if (c.n_ops > 1)
 		return -EOPNOTSUPP;
 	*has_op = true;
@@ -148,13 +154,17 @@ static int op_of_cmsgs(const struct msghdr *mh, bool ib, struct rdsu_op *op, boo
 	}
 }
 
-static ssize_t dm_send(struct rdsp_sock *s, int fd, const struct msghdr *mh, int flags)
+/* |zc| (MSG_ZEROCOPY with SO_ZEROCOPY): *zcookie is its cookie, queued
+ * by the caller once the send succeeded. */
+static ssize_t dm_send(struct rdsp_sock *s, int fd, const struct msghdr *mh, int flags, bool zc,
+		       uint32_t *zcookie)
 {
 	struct rdsd_req q = { .op = RDSD_OP_SEND };
 	size_t total = 0;
 	int e;
 
-	if (flags & ~MSG_DONTWAIT)   /* rds_sendmsg: MSG_NOSIGNAL too is refused */
+	/* rds_sendmsg: MSG_NOSIGNAL too is refused */
+	if (flags & ~(MSG_DONTWAIT | MSG_ZEROCOPY))
 		return -EOPNOTSUPP;
 	if (mh->msg_name && mh->msg_namelen) {
 		struct rdsu_addr dst;
@@ -171,7 +181,15 @@ static ssize_t dm_send(struct rdsp_sock *s, int fd, const struct msghdr *mh, int
 		total += mh->msg_iov[i].iov_len;
 	if (total > RDSP_MAX_MSG)
 		return -EMSGSIZE;
-	e = dm_send_cmsgs(mh);
+	if (zc) {
+		/* rds_sendmsg: TCP's only; unbound, rdsd says ENOTCONN */
+		e = dm_transport(s, fd);
+		if (e < 0)
+			return e;
+		if (e != RDSU_TRANS_TCP && e != (int)RDSU_TRANS_NONE && e != -1)
+			return -EOPNOTSUPP;
+	}
+	e = dm_send_cmsgs(mh, flags, zc, total, zcookie);
 	if (e)
 		return e;
 	if (s->ok_valid && s->chan >= 0 && total <= s->credit && q.family == s->ok.family &&
@@ -225,13 +243,14 @@ static ssize_t do_send(struct rdsp_sock *s, const struct msghdr *mh, int flags)
 	uint16_t dport;
 	size_t total = 0;
 	int64_t deadline = -1;
-	bool nb, looked = false, has_op;
+	bool nb, looked = false, has_op, zc;
 	struct rdsu_op op;
+	struct rdscmsg cm;
 	struct iovec *lv = NULL;
 	int e;
 
-	if (flags & ~MSG_DONTWAIT)
-		return -EOPNOTSUPP;   /* MSG_ZEROCOPY: no completions to give */
+	if (flags & ~(MSG_DONTWAIT | MSG_ZEROCOPY))
+		return -EOPNOTSUPP;
 	if (mh->msg_name && mh->msg_namelen) {
 		e = addr_in(mh->msg_name, mh->msg_namelen, &dst, &dport);
 		if (e < 0)
@@ -252,17 +271,31 @@ static ssize_t do_send(struct rdsp_sock *s, const struct msghdr *mh, int flags)
 		total += mh->msg_iov[i].iov_len;
 	if (total > RDSP_MAX_MSG || total > rdsu_sock_max_msg(s->us))
 		return -EMSGSIZE;
-	e = op_of_cmsgs(mh, rdsu_sock_get_transport(s->us) == RDSU_TRANS_IB, &op, &has_op, &lv);
+	/* rds_sendmsg: zero-copy is SO_ZEROCOPY's and TCP's only (K7.9) */
+	zc = (flags & MSG_ZEROCOPY) && s->opt.zerocopy;
+	if (zc && rdsu_sock_get_transport(s->us) != RDSU_TRANS_TCP)
+		return -EOPNOTSUPP;
+	e = op_of_cmsgs(mh, rdsu_sock_get_transport(s->us) == RDSU_TRANS_IB, &op, &has_op, &lv,
+			&cm);
+	/* rds_rm_size: MSG_ZEROCOPY wants a cookie; rds_cmsg_zcopy: a
+	 * cookie wants a zero-copy send with a payload, and a whole u32 */
+	if (e == 0 && (((flags & MSG_ZEROCOPY) && !cm.zcopy) ||
+		       (cm.zcopy && (!zc || !total || cm.zcopy_short))))
+		e = -EINVAL;
 	if (e < 0) {
 		free(lv);
 		return e;
 	}
 	nb = nonblocking(s, flags);
 	for (;;) {
-		e = has_op ? rdsu_sock_submit_op(s->us, &dst, dport, mh->msg_iov,
-						 (int)mh->msg_iovlen, &op, rdsu_clock())
-			   : rdsu_sock_submit(s->us, &dst, dport, mh->msg_iov, (int)mh->msg_iovlen,
-					      rdsu_clock());
+		if (zc)
+			e = rdsu_sock_submit_zc(s->us, &dst, dport, mh->msg_iov, (int)mh->msg_iovlen,
+						has_op ? &op : NULL, cm.zcookie, rdsu_clock());
+		else
+			e = has_op ? rdsu_sock_submit_op(s->us, &dst, dport, mh->msg_iov,
+							 (int)mh->msg_iovlen, &op, rdsu_clock())
+				   : rdsu_sock_submit(s->us, &dst, dport, mh->msg_iov,
+						      (int)mh->msg_iovlen, rdsu_clock());
 		if (e >= 0) {
 			s->sent = true;
 			send_flush_locked();
@@ -301,6 +334,19 @@ static ssize_t do_send(struct rdsp_sock *s, const struct msghdr *mh, int flags)
 	}
 }
 
+/* An rdsd socket's zero-copy send left this process: its buffer is free
+ * (the bytes are in rdsd's connection), so its cookie is queued now. */
+static void dm_zc_sent_locked(struct rdsp_sock *s, uint32_t cookie)
+{
+	if (!s->zq.ring) {
+		s->zq.ring = calloc(RDSU_ZC_MAX, sizeof(*s->zq.ring));
+		if (!s->zq.ring)
+			return;
+		s->zq.cap = RDSU_ZC_MAX;
+	}
+	(void)rdsu_zcq_add(&s->zq, cookie);
+}
+
 static ssize_t send_common(int fd, const struct msghdr *mh, int flags)
 {
 	struct rdsp_sock *s = get_locked(fd);
@@ -309,9 +355,19 @@ static ssize_t send_common(int fd, const struct msghdr *mh, int flags)
 	if (!s)
 		return set_errno(-EBADF);
 	if (s->dm) {
+		bool zc = (flags & MSG_ZEROCOPY) && s->opt.zerocopy;
+		uint32_t cookie = 0;
+
+		/* the notices' bound (RDSU_ZC_MAX), as per process */
+		if (zc && s->zq.n >= RDSU_ZC_MAX) {
+			put_locked(s);
+			return set_errno(-ENOMEM);
+		}
 		dm_enter(s);
-		n = dm_send(s, fd, mh, flags);
+		n = dm_send(s, fd, mh, flags, zc, &cookie);
 		dm_leave(s);
+		if (n >= 0 && zc)
+			dm_zc_sent_locked(s, cookie);
 	} else {
 		n = do_send(s, mh, flags);
 	}

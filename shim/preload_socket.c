@@ -44,6 +44,7 @@ int (*real_accept)(int, struct sockaddr *, socklen_t *);
 int (*real_accept4)(int, struct sockaddr *, socklen_t *, int);
 int (*real_shutdown)(int, int);
 pid_t (*real_fork)(void);
+int (*real_epoll_ctl)(int, int, int, struct epoll_event *);
 
 static bool g_kernel_absent;
 
@@ -105,6 +106,8 @@ void release_sock_locked(struct rdsp_sock *s)
 	if (s->dm && s->chan >= 0)
 		REAL(close)(s->chan);
 	s->chan = -1;
+	free(s->zq.ring);   /* the notices go with the socket */
+	memset(&s->zq, 0, sizeof(s->zq));
 	s->closed = true;
 	wake_all_locked(s);
 }
@@ -143,6 +146,7 @@ RDSP_EXPORT int socket(int domain, int type, int protocol)
 				REAL(close)(fd);
 				return set_errno(-ENOMEM);
 			}
+			s->once_in = true;   /* a new socket's one-shot (sync_sock) */
 			pthread_mutex_lock(&g_lock);
 			e = fd_set_locked(fd, s);
 			if (e == 0) {
@@ -170,6 +174,11 @@ RDSP_EXPORT int socket(int domain, int type, int protocol)
 	s->b = sv[1];
 	s->fds = 1;
 	rdsopt_init(&s->opt);
+	/* rds_create leaves rs_cong_track 0, behind the host's map
+	 * generation once any map was updated since the module loaded
+	 * (rds_cong_updated_since, K7.7): the first poll reports the
+	 * one-shot POLLIN|POLLWRBAND, as after a map update. */
+	s->once_in = true;
 	/* The smallest send buffer: filling it costs one 4 KiB write. */
 	(void)REAL(setsockopt)(s->a, SOL_SOCKET, SO_SNDBUF, &one, sizeof(one));
 	(void)REAL(fcntl)(s->b, F_SETFL, O_NONBLOCK);

@@ -88,6 +88,17 @@ static int dm_getopt(struct rdsp_sock *s, int fd, int level, int name, void *v, 
 	return e;
 }
 
+/* An rdsd socket's SO_RDS_TRANSPORT (RDSU_TRANS_*, -1 unbound and none
+ * set), or -errno. */
+int dm_transport(struct rdsp_sock *s, int fd)
+{
+	int v = -1;
+	socklen_t l = sizeof(v);
+	int e = dm_getopt(s, fd, SOL_RDS, SO_RDS_TRANSPORT, &v, &l);
+
+	return e < 0 ? e : v;
+}
+
 /* SO_SNDBUF or SO_SNDBUFFORCE: 1; SO_RCVBUF or SO_RCVBUFFORCE: 0; -1 for
  * any other option. */
 static int buf_opt(int name)
@@ -187,6 +198,27 @@ static int get_mr(struct rdsp_sock *s, int name, const void *v, socklen_t len)
 	return 0;
 }
 
+/* The options an rdsd socket keeps in the client, which stamps and
+ * traces what rdsd hands it and keeps its own sends' zero-copy notices:
+ * SO_TIMESTAMP* at either level, SO_RDS_MSG_RXPATH_LATENCY, SO_ZEROCOPY. */
+static bool client_opt(int level, int name)
+{
+	switch (name) {
+	case SO_ZEROCOPY:
+		return level == SOL_SOCKET;
+	case SO_TIMESTAMP_OLD:
+	case SO_TIMESTAMP_NEW:
+		return level == SOL_RDS || level == SOL_SOCKET;
+	case SO_TIMESTAMPNS_OLD:
+	case SO_TIMESTAMPNS_NEW:
+		return level == SOL_SOCKET;
+	case SO_RDS_MSG_RXPATH_LATENCY:
+		return level == SOL_RDS;
+	default:
+		return false;
+	}
+}
+
 static int set_rds_opt(struct rdsp_sock *s, int name, const void *v, socklen_t len)
 {
 	int e;
@@ -241,8 +273,15 @@ RDSP_EXPORT int setsockopt(int fd, int level, int name, const void *v, socklen_t
 		return REAL(setsockopt)(fd, level, name, v, len);
 	if (s->dm) {
 		dm_enter(s);
-		if (level == SOL_RDS) {
+		if (client_opt(level, name)) {
+			/* kept here, read by dm_recv from rdsd's times (K7.10) */
+			e = level == SOL_RDS ? rdsopt_set(&s->opt, NULL, name, v, len)
+					     : rdsopt_set_socket(&s->opt, name, v, len);
+		} else if (level == SOL_RDS) {
 			e = dm_setopt(s, fd, level, name, v, len);
+			/* the one-shot of poll is the client's (K7.7) */
+			if (e == 0 && name == RDS_CONG_MONITOR)
+				(void)rdsopt_set(&s->opt, NULL, name, v, len);
 		} else if (level == SOL_SOCKET && buf >= 0) {
 			/* The kernel's socket layer on a real socket of ours (the
 			 * reply channel) gives the value it keeps; rdsd takes it. */
@@ -266,6 +305,9 @@ RDSP_EXPORT int setsockopt(int fd, int level, int name, const void *v, socklen_t
 	}
 	if (level == SOL_RDS) {
 		e = set_rds_opt(s, name, v, len);
+	} else if (level == SOL_SOCKET && (e = rdsopt_set_socket(&s->opt, name, v, len)) <= 0) {
+		/* the flags rds_sendmsg and rds_recvmsg read (K7.9, K7.10) */
+		sync_sock(s);
 	} else if (level == SOL_SOCKET) {
 		/* Generic options live on the shim's end, which the kernel's
 		 * socket layer checks and doubles as for any socket. */
@@ -431,6 +473,9 @@ RDSP_EXPORT int getsockopt(int fd, int level, int name, void *v, socklen_t *len)
 		if (level == SOL_RDS && name >= RDS_INFO_FIRST && name <= RDS_INFO_LAST &&
 		    (e = info_check(v, len)) < 0) {
 			/* rdsd cannot see our pages: the kernel's checks here */
+		} else if (level == SOL_SOCKET && client_opt(level, name) &&
+			   rdsopt_get_socket(&s->opt, name, &iv) == 0) {
+			e = put_int_opt(iv, v, len);
 		} else if (level == SOL_RDS) {
 			e = dm_getopt(s, fd, level, name, v, len);
 		} else if (level == SOL_SOCKET && (name == SO_SNDBUF || name == SO_RCVBUF)) {
@@ -456,7 +501,8 @@ RDSP_EXPORT int getsockopt(int fd, int level, int name, void *v, socklen_t *len)
 		e = rdsopt_get(&s->opt, s->us, name, &iv);
 		if (e == 0)
 			e = put_int_opt(iv, v, len);
-	} else if (level == SOL_SOCKET && sock_identity(name, &iv)) {
+	} else if (level == SOL_SOCKET && (sock_identity(name, &iv) ||
+					   rdsopt_get_socket(&s->opt, name, &iv) == 0)) {
 		e = put_int_opt(iv, v, len);
 	} else if (level == SOL_SOCKET) {
 		e = REAL(getsockopt)(s->b, level, name, v, len) < 0 ? -errno : 0;

@@ -132,6 +132,8 @@ static int one(const struct cur *c, const struct cmsghdr *h, struct rdscmsg *o,
 		break;
 	default:                         /* RDS_CMSG_ZCOPY_COOKIE */
 		o->zcopy = 1;
+		if (cur_arg(c, h, &o->zcookie, sizeof(o->zcookie)))
+			o->zcopy_short = 1;
 		return 0;
 	}
 	if (e || *have)

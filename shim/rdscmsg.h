@@ -27,6 +27,10 @@ struct rdscmsg {
 	unsigned n_ops;              /* op cmsgs seen (the kernel takes an
 				      * RDMA and an atomic together) */
 	int zcopy;                   /* RDS_CMSG_ZCOPY_COOKIE seen */
+	uint32_t zcookie;            /* ... the last one's cookie */
+	int zcopy_short;             /* ... one was shorter than a u32
+				      * (rds_cmsg_zcopy: -EINVAL once the
+				      * send is known to be zero-copy) */
 };
 
 /*

@@ -83,6 +83,11 @@ struct rdsd_rx {
 	uint16_t pad2;
 	uint8_t addr[16];
 	uint64_t cong;
+	/* RDSD_RX_MSG: when the message reached rdsd, on CLOCK_MONOTONIC
+	 * in ns (rdsu_sock_rx_times: the first and last header byte, 0 for
+	 * a local delivery, and its queueing), for SO_TIMESTAMP and
+	 * SO_RDS_MSG_RXPATH_LATENCY, which the client keeps */
+	uint64_t hdr, start, queued;
 };
 
 /* One message from a client, decoded (rdsd_proto.c). Truncated: shorter

@@ -73,6 +73,7 @@ static int local_send(struct dsock *s, const struct rdsu_addr *dst, uint16_t dpo
 			return sent;  /* no socket there: dropped (recv_drop_no_sock) */
 		addr_to_rx(&s->baddr, s->bport, &rx);
 	}
+	rx.queued = (uint64_t)rdsu_clock();   /* the loopback transport's: no header times */
 	if (!to->lq && push(to, &rx, data, len) == 0)
 		return sent;
 	if (to->lq && to->lq_bytes >= to->rcvbuf)
@@ -102,9 +103,11 @@ bool pump_rx(struct dsock *s)
 		struct rdsd_rx *rx = (struct rdsd_rx *)g_buf;
 		struct iovec iov = { g_buf + sizeof(*rx), RDSD_MAX_MSG };
 		struct rdsu_rxinfo info, drop;
+		struct rdsu_rx_times t = { 0, 0, 0 };
 		size_t len = 0;
 		ssize_t n;
 
+		(void)rdsu_sock_rx_times(s->us, &t);
 		n = rdsu_sock_read(s->us, &iov, 1, RDSU_READ_PEEK, &info, rdsu_clock());
 		if (n < 0)
 			break;
@@ -115,6 +118,9 @@ bool pump_rx(struct dsock *s)
 		} else {
 			addr_to_rx(&info.from, info.sport, rx);
 			len = info.len;
+			rx->hdr = (uint64_t)t.hdr;
+			rx->start = (uint64_t)t.start;
+			rx->queued = (uint64_t)t.queued;
 		}
 		if (push(s, rx, g_buf + sizeof(*rx), len) < 0)
 			break;

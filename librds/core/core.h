@@ -101,6 +101,7 @@ enum rdsu_msg_kind {
 #define RDSU_MF_ON_RETRANS 0x04 /* on cp_retrans_q (else on cp_send_q) */
 #define RDSU_MF_DROPPED 0x08    /* cancelled/closed while being written */
 #define RDSU_MF_ACK_REQ 0x10    /* RDS_MSG_ACK_REQUIRED: sets the header flag */
+#define RDSU_MF_ZCOPY 0x20      /* MSG_ZEROCOPY: m_zcookie is queued when it leaves the socket */
 
 struct rdsu_msg {
 	struct rdsu_list m_conn_item;   /* cp_send_q or cp_retrans_q */
@@ -116,6 +117,7 @@ struct rdsu_msg {
 	uint8_t m_kind;
 	uint8_t m_flags;
 	struct rdsu_rop *m_op;          /* RDMA, atomic or cookie it carries (rdma.c) */
+	uint32_t m_zcookie;             /* RDSU_MF_ZCOPY: its RDS_CMSG_ZCOPY_COOKIE */
 	uint8_t m_data[];
 };
 
@@ -133,6 +135,7 @@ struct rdsu_rx {
 	uint64_t r_seq;                 /* h_sequence, for RDS_INFO_RECV_MESSAGES */
 	bool r_has_cookie;              /* RDMA_DEST came with it */
 	uint64_t r_cookie;
+	rdsu_ns r_hdr, r_start, r_queued; /* rdsu_sock_rx_times() */
 	uint32_t r_len;
 	uint8_t r_data[];
 };
@@ -184,6 +187,13 @@ struct rdsu_sock {
 	struct rdsu_list rs_notify_q;
 	unsigned rs_n_ops;              /* live operations, notified or not */
 	bool rs_recverr;
+
+	/* zero-copy notices (zcopy.c): a ring of RDSU_ZC_MAX, allocated at
+	 * the first zero-copy send [rs_zcookie_queue] */
+	struct rdsu_zcq rs_zc;           /* ring NULL until then */
+	unsigned rs_zc_inflight;        /* zero-copy messages not yet left */
+	bool rs_zc_arm;                 /* the next message queued carries rs_zc_cookie */
+	uint32_t rs_zc_cookie;
 };
 
 /* A registered region [rds_mr]. Held by its socket while findable, and
@@ -319,6 +329,8 @@ struct rdsu_path {
 	bool cp_proven;
 	rdsu_ns cp_link_at;             /* accepted */
 	rdsu_ns cp_rx_at;               /* last bytes in */
+	rdsu_ns cp_rx_hdr_at;           /* the frame in progress: its first header byte, */
+	rdsu_ns cp_rx_start_at;         /* ... its last header byte (0: not yet) */
 	uint64_t cp_rx_msg_end;         /* cp_rx_bytes at the last whole message */
 
 	/* transport requests and events */
@@ -608,6 +620,12 @@ int rdsu_sock_deliver(struct rdsu_sock *rs, const struct rdsu_addr *faddr, uint1
 /* rdsu_sock_rx_cookie() - the last message rdsu_sock_deliver() queued on
  * |rs| carried the peer's cookie |cookie|. */
 void rdsu_sock_rx_cookie(struct rdsu_sock *rs, uint64_t cookie);
+/* rdsu_sock_rx_stamp() - ... and when it reached us (rdsu_sock_rx_times). */
+void rdsu_sock_rx_stamp(struct rdsu_sock *rs, rdsu_ns hdr, rdsu_ns start, rdsu_ns queued);
+/* zcopy.c: a zero-copy message |rm| of |rs| left the socket; the socket
+ * is freed */
+void rdsu_zc_msg_left(struct rdsu_sock *rs, struct rdsu_msg *rm);
+void rdsu_zc_sock_free(struct rdsu_sock *rs);
 int rdsu_sock_submit_internal(struct rdsu_sock *rs, const struct rdsu_addr *dst, uint16_t dport,
 			      const struct iovec *iov, int iovcnt, struct rdsu_rop *op, rdsu_ns now);
 void rdsu_sock_msg_release(struct rdsu_msg *rm);

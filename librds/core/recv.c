@@ -205,6 +205,13 @@ static void incoming(struct rdsu_path *cp, const struct wire_frame *f, rdsu_ns n
 	}
 	if (has_cookie)
 		rdsu_sock_rx_cookie(rs, cookie);
+	/* K7.10: the loopback transport sets neither header time; a frame
+	 * handed over whole (IB) has both at once */
+	if (c->c_tp->local)
+		rdsu_sock_rx_stamp(rs, 0, 0, now);
+	else
+		rdsu_sock_rx_stamp(rs, cp->cp_rx_hdr_at ? cp->cp_rx_hdr_at : now,
+				   cp->cp_rx_start_at ? cp->cp_rx_start_at : now, now);
 	rdsu_stat_inc(ep, RDSU_STAT_RECV_DELIVERED);
 }
 
@@ -216,7 +223,14 @@ ssize_t rdsu_recv_input(struct rdsu_path *cp, const uint8_t *in, size_t len, rds
 	while (used < len) {
 		struct wire_frame f;
 		bool ready;
-		ssize_t n = wire_deframer_input(&cp->cp_dfr, in + used, len - used, &f, &ready);
+		ssize_t n;
+
+		/* the times of the frame's header (rdsu_sock_rx_times) */
+		if (!cp->cp_dfr.hgot && !cp->cp_dfr.in_data)
+			cp->cp_rx_hdr_at = now;
+		n = wire_deframer_input(&cp->cp_dfr, in + used, len - used, &f, &ready);
+		if (n > 0 && !cp->cp_rx_start_at && (ready || cp->cp_dfr.in_data))
+			cp->cp_rx_start_at = now;
 
 		if (n < 0) {
 			/* FAULT huge-hlen-crash: die as a receiver that trusted
@@ -255,6 +269,7 @@ ssize_t rdsu_recv_input(struct rdsu_path *cp, const uint8_t *in, size_t len, rds
 		}
 		cp->cp_rx_msg_end = cp->cp_rx_bytes;
 		incoming(cp, &f, now);
+		cp->cp_rx_hdr_at = cp->cp_rx_start_at = 0;
 		/* Handling a probe can drop this very path (7.x resync of
 		 * slot 0); the rest of the bytes belong to a dead link. */
 		if (cp->cp_link != link)

@@ -107,6 +107,13 @@ int rdsu_send_data(struct rdsu_path *cp, struct rdsu_sock *rs, uint16_t dport, r
 	rm->m_dport = dport;
 	rm->m_rs = rs;
 	rm->m_queued = now;
+	if (rs->rs_zc_arm) {
+		/* rdsu_sock_submit_zc(): this message carries the cookie */
+		rs->rs_zc_arm = false;
+		rm->m_flags |= RDSU_MF_ZCOPY;
+		rm->m_zcookie = rs->rs_zc_cookie;
+		rs->rs_zc_inflight++;
+	}
 	if (op) {
 		rm->m_op = op;
 		op->o_msg = rm;

@@ -123,6 +123,7 @@ void rdsu_sock_free(struct rdsu_sock *rs, rdsu_ns now)
 		return;
 	ep = rs->rs_ep;
 	rdsu_send_drop_sock(rs, NULL, 0);
+	rdsu_zc_sock_free(rs);
 	rdsu_rdma_sock_free(rs);
 	want_out(rs, false);
 	while (!rdsu_list_empty(&rs->rs_rx_q)) {
@@ -300,6 +301,7 @@ void rdsu_sock_msg_release(struct rdsu_msg *rm)
 		return;
 	rdsu_list_del_init(&rm->m_sock_item);
 	rs->rs_snd_bytes -= rm->m_len;
+	rdsu_zc_msg_left(rs, rm);
 	rm->m_rs = NULL;
 	if (rs->rs_want_out && rs->rs_snd_bytes < rs->rs_sndbuf) {
 		want_out(rs, false);
@@ -411,6 +413,7 @@ int rdsu_sock_deliver(struct rdsu_sock *rs, const struct rdsu_addr *faddr, uint1
 	rx->r_seq = seq;
 	rx->r_has_cookie = false;
 	rx->r_cookie = 0;
+	rx->r_hdr = rx->r_start = rx->r_queued = 0;
 	rx->r_len = len;
 	if (len)
 		memcpy(rx->r_data, data, len);
@@ -421,15 +424,46 @@ int rdsu_sock_deliver(struct rdsu_sock *rs, const struct rdsu_addr *faddr, uint1
 	return 0;
 }
 
+/* The message rdsu_sock_deliver() queued last, or NULL. */
+static struct rdsu_rx *last_rx(struct rdsu_sock *rs)
+{
+	if (rdsu_list_empty(&rs->rs_rx_q))
+		return NULL;
+	return rdsu_container_of(rs->rs_rx_q.prev, struct rdsu_rx, r_item);
+}
+
 void rdsu_sock_rx_cookie(struct rdsu_sock *rs, uint64_t cookie)
 {
-	struct rdsu_rx *rx;
+	struct rdsu_rx *rx = last_rx(rs);
 
-	if (rdsu_list_empty(&rs->rs_rx_q))
+	if (!rx)
 		return;
-	rx = rdsu_container_of(rs->rs_rx_q.prev, struct rdsu_rx, r_item);
 	rx->r_has_cookie = true;
 	rx->r_cookie = cookie;
+}
+
+void rdsu_sock_rx_stamp(struct rdsu_sock *rs, rdsu_ns hdr, rdsu_ns start, rdsu_ns queued)
+{
+	struct rdsu_rx *rx = last_rx(rs);
+
+	if (!rx)
+		return;
+	rx->r_hdr = hdr;
+	rx->r_start = start;
+	rx->r_queued = queued;
+}
+
+int rdsu_sock_rx_times(const struct rdsu_sock *rs, struct rdsu_rx_times *out)
+{
+	const struct rdsu_rx *rx;
+
+	if (!rs || !out || rdsu_list_empty(&rs->rs_rx_q))
+		return 0;
+	rx = rdsu_container_of(rs->rs_rx_q.next, struct rdsu_rx, r_item);
+	out->hdr = rx->r_hdr;
+	out->start = rx->r_start;
+	out->queued = rx->r_queued;
+	return 1;
 }
 
 ssize_t rdsu_sock_read(struct rdsu_sock *rs, const struct iovec *iov, int iovcnt,
@@ -489,7 +523,7 @@ unsigned rdsu_sock_poll(struct rdsu_sock *rs)
 {
 	unsigned mask = 0;
 
-	if (!rdsu_list_empty(&rs->rs_rx_q) || !rdsu_list_empty(&rs->rs_notify_q))
+	if (!rdsu_list_empty(&rs->rs_rx_q) || !rdsu_list_empty(&rs->rs_notify_q) || rs->rs_zc.n)
 		mask |= RDSU_POLLIN;
 	if (rs->rs_snd_bytes < rs->rs_sndbuf)
 		mask |= RDSU_POLLOUT;

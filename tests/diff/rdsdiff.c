@@ -37,6 +37,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -1487,6 +1488,385 @@ static void c_close_pending(void)
 	recv_out("recv-rebound", again, 4096, 0, 0.3);
 }
 
+/* ------------------------------------------------------------------ */
+/* Zero-copy, timestamps and the latency trace in depth (issue 31:     */
+/* MSG_ZEROCOPY, SO_TIMESTAMP*, SO_RDS_MSG_RXPATH_LATENCY)             */
+/* ------------------------------------------------------------------ */
+
+#ifndef SO_TIMESTAMP_NEW
+#define SO_TIMESTAMP_NEW 63
+#endif
+#ifndef SO_TIMESTAMPNS_OLD
+#define SO_TIMESTAMPNS_OLD 35
+#endif
+
+/* A MSG_ZEROCOPY send of |len| bytes at |buf| carrying |cookie| (no
+ * cookie cmsg when |cookie| < 0). */
+static long zc_send(const char *step, int fd, const char *a, unsigned port, const void *buf,
+		    size_t len, long cookie)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(uint32_t))];
+	} u;
+	uint32_t c = (uint32_t)cookie;
+
+	memset(&u, 0, sizeof(u));
+	u.h.cmsg_level = SOL_RDS;
+	u.h.cmsg_type = RDS_CMSG_ZCOPY_COOKIE;
+	u.h.cmsg_len = CMSG_LEN(sizeof(c));
+	memcpy(CMSG_DATA(&u.h), &c, sizeof(c));
+	return send_to(step, fd, a, port, buf, len, MSG_ZEROCOPY, cookie < 0 ? NULL : &u,
+		       cookie < 0 ? 0 : sizeof(u));
+}
+
+/* recvmsg(MSG_DONTWAIT) with room for data and cmsgs; a completion is
+ * shown with its cookies (ours, so stable). */
+static long zc_reap(const char *step, int fd)
+{
+	char buf[64], ctl[512];
+	struct iovec iov = { buf, sizeof(buf) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+			    .msg_controllen = sizeof(ctl) };
+	char b[512] = "";
+	int o = 0;
+
+	errno = 0;
+	long r = recvmsg(fd, &m, MSG_DONTWAIT);
+	int e = errno;
+
+	if (r >= 0)
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+			char nb[64];
+			struct rds_zcopy_cookies ck;
+
+			if (c->cmsg_level == SOL_RDS && c->cmsg_type == RDS_CMSG_ZCOPY_COMPLETION &&
+			    c->cmsg_len >= CMSG_LEN(sizeof(ck))) {
+				memcpy(&ck, CMSG_DATA(c), sizeof(ck));
+				o += snprintf(b + o, sizeof(b) - (size_t)o, " completion num=%u cookies=",
+					      ck.num);
+				for (unsigned i = 0; i < ck.num && i < RDS_MAX_ZCOOKIES; i++)
+					o += snprintf(b + o, sizeof(b) - (size_t)o, "%s%u", i ? "," : "",
+						      ck.cookies[i]);
+			} else {
+				o += snprintf(b + o, sizeof(b) - (size_t)o, " cmsg=%s",
+					      cmsg_name(c, nb, sizeof(nb)));
+			}
+		}
+	out(step, r, e, o ? b + 1 : NULL);
+	return r;
+}
+
+/* A socket with SO_ZEROCOPY bound on H: the sender of the cases below. */
+static int zc_sender(void)
+{
+	int s = sock("sender");
+
+	setint("so-zerocopy", s, SOL_SOCKET, SO_ZEROCOPY, 1);
+	do_bind("bind-H", s, g_h, P(0));
+	return s;
+}
+
+/* Where zero-copy is refused: a loopback socket (and a bad SO_ZEROCOPY
+ * value); on TCP no SO_ZEROCOPY, an empty message. */
+static void c_zc_loop(void)
+{
+	static char page[4096] = "zc";
+	int l = sock("loop");
+
+	setint("so-zerocopy-2", l, SOL_SOCKET, SO_ZEROCOPY, 2);
+	setint("so-zerocopy", l, SOL_SOCKET, SO_ZEROCOPY, 1);
+	do_bind("bind-A", l, g_a, P(0));
+	zc_send("send-zc-loop", l, g_a, P(0), page, sizeof(page), 7);
+	zc_send("send-zc-loop-nocookie", l, g_a, P(0), page, sizeof(page), -1);
+}
+
+static void c_zc_refused(void)
+{
+	static char page[4096] = "zc";
+	int h = bound("tcp", g_h, P(1), 0);
+	zc_send("send-zc-without-so-cookie", h, g_h, P(1), page, sizeof(page), 7);
+	setint("so-zerocopy-h", h, SOL_SOCKET, SO_ZEROCOPY, 1);
+	zc_send("send-zc-empty", h, g_h, P(1), page, 0, 7);
+	send_to("send-plain", h, g_h, P(1), page, 8, 0, NULL, 0);
+	zc_reap("reap-self", h);
+	zc_reap("reap-self-2", h);
+}
+
+/* Ten zero-copy sends, their receiver reads them all, then the sender
+ * reaps: the first completion holds RDS_MAX_ZCOOKIES, each later one
+ * one cookie (rds_rm_zerocopy_callback fills only the first). A message
+ * to the sender then carries the next completion with it. */
+static void c_zc_batch(void)
+{
+	static char page[4096] = "zb";
+	int s = zc_sender();
+	int r = bound("receiver", g_h, P(1), 1000);
+	long ok = 0;
+	for (int i = 1; i <= 10; i++)
+		ok += zc_send("send-zc", s, g_h, P(1), page, 100, i) == 100;
+	for (int i = 0; i < 10; i++)
+		recv_out("recv", r, 4096, 0, 1.0);
+	struct pollfd p = { .fd = s, .events = POLLIN };
+	for (int i = 0; i < 20 && poll(&p, 1, 100) >= 0; i++)
+		;           /* the last completion may follow the last read */
+	poll_out("poll-sender", s, POLLIN | POLLOUT);
+	zc_reap("reap-1", s);
+	send_str("send-to-sender", r, g_h, P(0), "m");
+	p.fd = s;
+	poll(&p, 1, 1000);
+	zc_reap("reap-with-message", s);
+	zc_reap("reap-3", s);
+	zc_reap("reap-empty", s);
+	poll_out("poll-after", s, POLLIN | POLLOUT);
+	setint("so-zerocopy-off", s, SOL_SOCKET, SO_ZEROCOPY, 0);
+	zc_send("send-zc-after-off", s, g_h, P(1), page, 100, 11);
+}
+
+/* The buffer of a zero-copy send unmapped before its completion: the
+ * message arrives whole and the completion comes (the kernel pinned the
+ * pages; the shim copied them). */
+static void c_zc_unmap(void)
+{
+	int s = zc_sender();
+	int r = bound("receiver", g_h, P(1), 1000);
+	char *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED) {
+		out("mmap", -1, errno, NULL);
+		return;
+	}
+	strcpy(m, "unmapped");
+	zc_send("send-zc", s, g_h, P(1), m, 4096, 5);
+	CALL("munmap", munmap(m, 4096));
+	recv_out("recv", r, 4096, 0, 1.0);
+	struct pollfd p = { .fd = s, .events = POLLIN };
+	poll(&p, 1, 1000);
+	zc_reap("reap", s);
+}
+
+/* A blocking receive with completions waiting and no message: it waits
+ * (completions do not end rds_recvmsg's wait) until a signal: EINTR. */
+static void c_zc_signal(void)
+{
+	static char page[4096] = "zs";
+	int s = zc_sender();
+	int r = bound("receiver", g_h, P(1), 1000);
+
+	setint("timestamp", s, SOL_SOCKET, SO_TIMESTAMP_OLD, 1);
+	zc_send("send-zc", s, g_h, P(1), page, 100, 9);
+	recv_out("recv", r, 4096, 0, 1.0);
+	struct pollfd p = { .fd = s, .events = POLLIN };
+	poll(&p, 1, 1000);
+	poll_out("poll-sender", s, POLLIN);
+	struct sigaction sa = { .sa_handler = on_alrm };
+	struct itimerval it = { .it_value = { .tv_usec = 700000 } };
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	recv_out("recv-blocking", s, 4096, 0, 0);
+	zc_reap("reap", s);
+}
+
+/* The stamp rds_cmsg_recv gives for each way of asking: SO_TIMESTAMPNS
+ * still a timeval (SCM_TIMESTAMP), SO_TIMESTAMP_NEW at SOL_RDS the 64-bit
+ * form; a message queued before the option has none; a short value. */
+static void c_ts_kinds(void)
+{
+	int s = bound("sender", g_a, P(0), 0);
+	int r = bound("receiver", g_a, P(1), 1000);
+
+	send_str("send-before", s, g_a, P(1), "before");
+	struct pollfd p = { .fd = r, .events = POLLIN };
+	poll(&p, 1, 1000);
+	setint("set-ns", r, SOL_SOCKET, SO_TIMESTAMPNS_OLD, 1);
+	getopt_out("get-ns", r, SOL_SOCKET, SO_TIMESTAMPNS_OLD);
+	getopt_out("get-ts", r, SOL_SOCKET, SO_TIMESTAMP_OLD);
+	recv_out("recv-before", r, 4096, 0, 1.0);
+	send_str("send-ns", s, g_a, P(1), "ns");
+	recv_out("recv-ns", r, 4096, 0, 1.0);
+	short sh = 1;
+	CALL("set-rds-short", setsockopt(r, SOL_RDS, SO_TIMESTAMP_OLD, &sh, sizeof(sh)));
+	setint("set-rds-new", r, SOL_RDS, SO_TIMESTAMP_NEW, 1);
+	getopt_out("get-new", r, SOL_SOCKET, SO_TIMESTAMP_NEW);
+	send_str("send-new", s, g_a, P(1), "new");
+	recv_out("recv-new", r, 4096, 0, 1.0);
+	send_str("send-peek", s, g_a, P(1), "peek");
+	poll(&p, 1, 1000);
+	recv_out("recv-peek", r, 4096, MSG_PEEK, 0);
+	setint("set-off", r, SOL_SOCKET, SO_TIMESTAMP_OLD, 0);
+	recv_out("recv-off", r, 4096, 0, 1.0);
+}
+
+/* Every stage of the latency trace on loopback: which stages are zero
+ * (the loopback transport sets neither header time), and the refusals. */
+static void c_rxpath_stages(void)
+{
+	int s = bound("sender", g_a, P(0), 0);
+	int r = bound("receiver", g_a, P(1), 1000);
+	struct rds_rx_trace_so t = { .rx_traces = 3, .rx_trace_pos = { 0, 1, 2 } };
+	struct rds_rx_trace_so bad = { .rx_traces = 1, .rx_trace_pos = { 3 } };
+
+	CALL("set-bad-pos", setsockopt(r, SOL_RDS, SO_RDS_MSG_RXPATH_LATENCY, &bad, sizeof(bad)));
+	CALL("set-short", setsockopt(r, SOL_RDS, SO_RDS_MSG_RXPATH_LATENCY, &t, 2));
+	CALL("set", setsockopt(r, SOL_RDS, SO_RDS_MSG_RXPATH_LATENCY, &t, sizeof(t)));
+	getopt_out("get", r, SOL_RDS, SO_RDS_MSG_RXPATH_LATENCY);
+	send_str("send", s, g_a, P(1), "stage");
+	struct pollfd p = { .fd = r, .events = POLLIN };
+	poll(&p, 1, 1000);
+	char buf[64], ctl[256];
+	struct iovec iov = { buf, sizeof(buf) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+			    .msg_controllen = sizeof(ctl) };
+	errno = 0;
+	long n = recvmsg(r, &m, 0);
+	char b[256] = "";
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); n >= 0 && c; c = CMSG_NXTHDR(&m, c)) {
+		struct rds_cmsg_rx_trace tr;
+
+		if (c->cmsg_level != SOL_RDS || c->cmsg_type != RDS_CMSG_RXPATH_LATENCY ||
+		    c->cmsg_len < CMSG_LEN(sizeof(tr)))
+			continue;
+		memcpy(&tr, CMSG_DATA(c), sizeof(tr));
+		int o = snprintf(b, sizeof(b), "traces=%u", tr.rx_traces);
+		for (unsigned i = 0; i < tr.rx_traces && i < RDS_MSG_RX_DGRAM_TRACE_MAX; i++)
+			o += snprintf(b + o, sizeof(b) - (size_t)o, " pos%u=%u:%s", i,
+				      tr.rx_trace_pos[i], tr.rx_trace[i] ? "nonzero" : "zero");
+	}
+	out("recv", n, errno, b[0] ? b : NULL);
+}
+
+/* One epoll_wait of |ms| on |ep|: the count and the bits. */
+static void ep_wait(const char *step, int ep, int ms)
+{
+	struct epoll_event got = { 0 };
+	char b[64];
+
+	errno = 0;
+	int n = epoll_wait(ep, &got, 1, ms);
+	snprintf(b, sizeof(b), "events=%s%s%s", got.events & EPOLLIN ? "IN" : "",
+		 got.events & EPOLLOUT ? "|OUT" : "", got.events & EPOLLWRBAND ? "|WRBAND" : "");
+	out(step, n, errno, n > 0 ? b : NULL);
+}
+
+static int ep_add(const char *step, int fd, uint32_t events)
+{
+	int ep = epoll_create1(0);
+	struct epoll_event ev = { .events = events };
+
+	CALL(step, epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
+	return ep;
+}
+
+/* epoll's three ways on one socket: edge-triggered (an edge for each
+ * message, as rds_recv_incoming wakes for each), one-shot (disarmed
+ * until EPOLL_CTL_MOD), level-triggered; EPOLLWRBAND asked of a socket
+ * whose one-shot is spent. */
+static void c_epoll_modes(void)
+{
+	int fd = bound("receiver", g_a, P(0), 300);
+	int s = bound("sender", g_a, P(1), 0);
+	int et = ep_add("add-et", fd, EPOLLIN | EPOLLET);
+
+	ep_wait("et-idle", et, 0);
+	send_str("send1", s, g_a, P(0), "1");
+	ep_wait("et-first", et, 1000);
+	ep_wait("et-again", et, 0);
+	send_str("send2", s, g_a, P(0), "2");
+	ep_wait("et-second", et, 1000);
+	recv_out("recv1", fd, 4096, 0, 0.3);
+	recv_out("recv2", fd, 4096, 0, 0.3);
+	ep_wait("et-drained", et, 0);
+
+	int os = ep_add("add-oneshot", fd, EPOLLIN | EPOLLONESHOT);
+	send_str("send3", s, g_a, P(0), "3");
+	ep_wait("os-first", os, 1000);
+	send_str("send4", s, g_a, P(0), "4");
+	ep_wait("os-disarmed", os, 300);
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT };
+	CALL("os-rearm", epoll_ctl(os, EPOLL_CTL_MOD, fd, &ev));
+	ep_wait("os-rearmed", os, 0);
+
+	int lt = ep_add("add-lt", fd, EPOLLIN);
+	ep_wait("lt-1", lt, 0);
+	ep_wait("lt-2", lt, 0);
+	recv_out("recv3", fd, 4096, 0, 0.3);
+	recv_out("recv4", fd, 4096, 0, 0.3);
+	ep_wait("lt-drained", lt, 0);
+
+	int wb = ep_add("add-wrband", fd, EPOLLOUT | EPOLLWRBAND);
+	ep_wait("wrband", wb, 0);
+	CALL("del", epoll_ctl(wb, EPOLL_CTL_DEL, fd, NULL));
+	ep_wait("after-del", wb, 0);
+}
+
+/* The cookie queue's bound: 1100 zero-copy sends of one byte to a
+ * receiver that reads none until the end. The kernel queues them all (no
+ * bound but memory); the shim stops at RDSU_ZC_MAX notices queued and
+ * messages in flight with ENOMEM (docs/shim.md). Then every cookie of
+ * what was sent comes back, once. */
+static void c_zc_overflow(void)
+{
+	int s = zc_sender();
+	int r = bound("receiver", g_h, P(1), 300);
+	int big = 4 << 20, n, e = 0;
+	long rc = 0;
+
+	setsockopt(r, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+	for (n = 0; n < 1100; n++) {
+		union {
+			struct cmsghdr h;
+			char b[CMSG_SPACE(sizeof(uint32_t))];
+		} u;
+		uint32_t c = (uint32_t)n;
+		struct sockaddr_in d = sin_of(g_h, P(1));
+		struct iovec iov = { "o", 1 };
+		struct msghdr m = { .msg_name = &d, .msg_namelen = sizeof(d), .msg_iov = &iov,
+				    .msg_iovlen = 1, .msg_control = &u, .msg_controllen = sizeof(u) };
+
+		memset(&u, 0, sizeof(u));
+		u.h.cmsg_level = SOL_RDS;
+		u.h.cmsg_type = RDS_CMSG_ZCOPY_COOKIE;
+		u.h.cmsg_len = CMSG_LEN(sizeof(c));
+		memcpy(CMSG_DATA(&u.h), &c, sizeof(c));
+		errno = 0;
+		rc = sendmsg(s, &m, MSG_ZEROCOPY | MSG_DONTWAIT);
+		if (rc < 0) {
+			e = errno;
+			break;
+		}
+	}
+	out("send-1100", rc, e, n == 1100 ? "all" : "stopped");
+	char b[16];
+	int got = 0;
+	while (recv(r, b, sizeof(b), 0) >= 0)
+		got++;
+	out("received", got == n ? 0 : -1, 0, got == n ? "all-sent" : "short");
+	struct pollfd p = { .fd = s, .events = POLLIN };
+	poll(&p, 1, 1000);
+	unsigned cookies = 0, seen_twice = 0;
+	static unsigned char seen[1100];
+	for (;;) {
+		char ctl[256];
+		struct msghdr m = { .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+		struct rds_zcopy_cookies ck;
+		struct cmsghdr *c;
+
+		if (recvmsg(s, &m, MSG_DONTWAIT) < 0)
+			break;
+		for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+			if (c->cmsg_type != RDS_CMSG_ZCOPY_COMPLETION)
+				continue;
+			memcpy(&ck, CMSG_DATA(c), sizeof(ck));
+			for (unsigned i = 0; i < ck.num && i < RDS_MAX_ZCOOKIES; i++) {
+				cookies++;
+				if (ck.cookies[i] < 1100 && seen[ck.cookies[i]]++)
+					seen_twice++;
+			}
+		}
+	}
+	out("cookies", cookies == (unsigned)n && !seen_twice ? 0 : -1, 0,
+	    cookies == (unsigned)n && !seen_twice ? "each-sent-once" : "wrong");
+}
+
 struct rcase {
 	const char *id;
 	void (*fn)(void);
@@ -1542,6 +1922,16 @@ static const struct rcase cases[] = {
 	{ "big-message", c_big_message, 0 },
 	{ "sndbuf-default", c_sndbuf_default, 0 },
 	{ "close-pending", c_close_pending, 0 },
+	/* zero-copy, timestamps and the latency trace in depth */
+	{ "zc-loop", c_zc_loop, 0 },
+	{ "zc-refused", c_zc_refused, 0 },
+	{ "zc-batch", c_zc_batch, 0 },
+	{ "zc-unmap", c_zc_unmap, 0 },
+	{ "zc-signal", c_zc_signal, 0 },
+	{ "timestamp-kinds", c_ts_kinds, 0 },
+	{ "rxpath-stages", c_rxpath_stages, 0 },
+	{ "epoll-modes", c_epoll_modes, 0 },
+	{ "zc-overflow", c_zc_overflow, 0 },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 

@@ -38,7 +38,7 @@ import time
 
 REQ = struct.Struct("<IIIiiiiHH16s")
 REP = struct.Struct("<IiII")
-RX = struct.Struct("<BBHHH16sQ")
+RX = struct.Struct("<BBHHH16sQQQQ")
 CHAN, BIND, CONNECT, SEND, SETOPT, GETOPT, NAME, CANCEL = range(1, 9)
 SEND_BLOCK, SEND_NOREPLY = 1, 2
 HANG = 30          # s: a call not answered by then is a hang (not a speed test)
@@ -126,7 +126,7 @@ class Client:
         m = self.s.recv(1 << 21)
         if len(m) < RX.size:
             return None
-        kind, _, _, port, _, addr, _ = RX.unpack_from(m)
+        kind, _, _, port, _, addr, _, _, _, _ = RX.unpack_from(m)
         return socket.inet_ntoa(addr[12:]), port, m[RX.size:]
 
 

@@ -915,6 +915,71 @@ struct rdsu_notify {
  * Return: 1 and *out filled; 0 if none; -ENOTCONN (unbound).
  */
 RDSU_API int rdsu_sock_next_notify(struct rdsu_sock *s, struct rdsu_notify *out);
+/* ------------------------------------------------------------------------
+ * Zero-copy notices (MSG_ZEROCOPY, RDS_CMSG_ZCOPY_COOKIE and
+ * RDS_CMSG_ZCOPY_COMPLETION; docs/kernel-behaviour.md K7.9). librds copies
+ * a message's bytes at submit as it always does, so the caller's buffer is
+ * never read after the submit returns; the notice keeps the kernel's
+ * timing and batching: a message's cookie is queued when the message
+ * leaves the socket (acknowledged, cancelled or dropped: rds_message_purge
+ * calling rds_rm_zerocopy_callback), added to the first queued notice
+ * while it holds fewer than RDSU_ZC_BATCH cookies, else as a new notice at
+ * the tail.
+ */
+#define RDSU_ZC_BATCH 8     /* RDS_MAX_ZCOOKIES */
+/* Ours (the kernel's queue has no bound but memory): notices queued plus
+ * zero-copy messages in flight, per socket. */
+#define RDSU_ZC_MAX 1024
+
+struct rdsu_zc_notice {
+	uint32_t num;                        /* cookies[0 .. num-1] */
+	uint32_t cookies[RDSU_ZC_BATCH];
+};
+
+/* A queue of notices in the kernel's batches, on |cap| notices at |ring|
+ * that the caller provides (rdsu_sock_submit_zc's socket has one; the
+ * shim's rdsd sockets keep theirs). Zero it, then set ring and cap. */
+struct rdsu_zcq {
+	struct rdsu_zc_notice *ring;
+	unsigned cap, head, n;
+};
+/* rdsu_zcq_add() - queue |cookie| as rds_rm_zerocopy_callback does: into
+ * the first notice while it holds fewer than RDSU_ZC_BATCH, else in a new
+ * notice at the tail. Return: 0; -ENOBUFS when all |cap| are taken. */
+RDSU_API int rdsu_zcq_add(struct rdsu_zcq *q, uint32_t cookie);
+/* rdsu_zcq_take() - the first notice. Return: 1 and *out; 0 if none. */
+RDSU_API int rdsu_zcq_take(struct rdsu_zcq *q, struct rdsu_zc_notice *out);
+
+/*
+ * rdsu_sock_submit_zc() - rdsu_sock_submit_op() (|op| may be NULL) of a
+ * zero-copy message whose cookie is |cookie|.
+ * Return: as rdsu_sock_submit_op(); -ENOTCONN (unbound); -EOPNOTSUPP (the
+ * socket's transport is not TCP, as rds_sendmsg); -EINVAL (no payload:
+ * the kernel has no pinned pages to carry the cookie, rds_cmsg_zcopy);
+ * -ENOMEM also when RDSU_ZC_MAX notices are queued or in flight.
+ */
+RDSU_API int rdsu_sock_submit_zc(struct rdsu_sock *s, const struct rdsu_addr *dst,
+				 uint16_t dport, const struct iovec *iov, int iovcnt,
+				 const struct rdsu_op *op, uint32_t cookie, rdsu_ns now);
+/*
+ * rdsu_sock_next_zc() - take the first queued notice (rds_recvmsg_zcookie).
+ * Pending ones make the socket readable (RDSU_POLLIN, as rds_poll).
+ * Return: 1 and *out filled; 0 if none.
+ */
+RDSU_API int rdsu_sock_next_zc(struct rdsu_sock *s, struct rdsu_zc_notice *out);
+
+/* When the message rdsu_sock_read() would return next reached us, on
+ * rdsu_clock()'s clock (the kernel's i_rx_lat_trace, K7.10): |hdr| its
+ * first header byte, |start| its last header byte (both 0 on the loopback
+ * transport, as the kernel's, which sets neither), |queued| its queueing
+ * on the socket. */
+struct rdsu_rx_times {
+	rdsu_ns hdr, start, queued;
+};
+/* rdsu_sock_rx_times() - the times of the first queued message.
+ * Return: 1 and *out filled; 0 if no message is queued. */
+RDSU_API int rdsu_sock_rx_times(const struct rdsu_sock *s, struct rdsu_rx_times *out);
+
 /* rdsu_sock_set_recverr() - RDS_RECVERR, applied to operations submitted
  * from now on (op_recverr is taken at sendmsg). Return: 0. */
 RDSU_API int rdsu_sock_set_recverr(struct rdsu_sock *s, bool on);

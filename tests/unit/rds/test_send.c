@@ -14,19 +14,7 @@
 /* SMALL with one path agreed: everything on path 0. */
 static int setup(void **state)
 {
-	struct fixture *fx = fixture_new(SMALL, 4003);
-	struct wire_hdr h;
-	struct iovec iov = { NULL, 0 };
-
-	fx->dst = rdsu_addr_v4(LARGE);
-	assert_int_equal(rdsu_sock_submit(fx->s, &fx->dst, 0, &iov, 0, T0), 0); /* a ping */
-	peer_init(&fx->p, fx->ep, connect_to_large(fx->ep, 0, T0));
-	wire_build_probe(&h, true, 1, WIRE_KVER_7, 1, 0x77);
-	assert_int_equal(peer_feed(&fx->p, &h, NULL, false), WIRE_HDR_LEN);
-	peer_pull(&fx->p);
-	peer_ack_all(&fx->p);
-	peer_clear(&fx->p);
-	*state = fx;
+	*state = fixture_one_path(4003);
 	return 0;
 }
 

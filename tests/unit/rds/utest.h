@@ -299,6 +299,26 @@ static inline uint64_t connect_to_large(struct rdsu_ep *ep, unsigned path, rdsu_
 	return r.link;
 }
 
+/* fixture_one_path() - SMALL's socket at |port|, sending to LARGE over
+ * one path that is up: a ping brought it up, the peer's probe pong agreed
+ * one path, everything written so far acknowledged. */
+static inline struct fixture *fixture_one_path(uint16_t port)
+{
+	struct fixture *fx = fixture_new(SMALL, port);
+	struct wire_hdr h;
+	struct iovec iov = { NULL, 0 };
+
+	fx->dst = rdsu_addr_v4(LARGE);
+	assert_int_equal(rdsu_sock_submit(fx->s, &fx->dst, 0, &iov, 0, T0), 0); /* a ping */
+	peer_init(&fx->p, fx->ep, connect_to_large(fx->ep, 0, T0));
+	wire_build_probe(&h, true, 1, WIRE_KVER_7, 1, 0x77);
+	assert_int_equal(peer_feed(&fx->p, &h, NULL, false), WIRE_HDR_LEN);
+	peer_pull(&fx->p);
+	peer_ack_all(&fx->p);
+	peer_clear(&fx->p);
+	return fx;
+}
+
 static inline struct rdsu_conn_info conn_of(struct rdsu_ep *ep, uint32_t l, uint32_t f)
 {
 	struct rdsu_addr la = rdsu_addr_v4(l), fa = rdsu_addr_v4(f);
