@@ -18,7 +18,10 @@ is up again in both guests' series. Then on the host, the alert
 AfrdsConnResetStorm of the rules file (its expression and `for` as they
 are) is replayed with `promtool test rules` on guest 1's conn_reset
 series as Prometheus recorded it, padded with its last value for the
-`for`: it must fire for guest 1's instance.
+`for`: it must fire for guest 1's instance. The right host: a third guest
+(10.199.0.4), scraped by the same Prometheus, talks to guest 2 only; its
+conn_reset series must stay flat while guest 2's (the dropped connection's
+other end) rises.
 Exit: 0 pass, 1 fail, 77 skipped (not root, outside CI, no prometheus).
 """
 import json
@@ -32,7 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import lab  # noqa: E402
 
-G1, G2 = "10.199.0.2", "10.199.0.3"
+G1, G2, G3 = "10.199.0.2", "10.199.0.3", "10.199.0.4"
 MSGS = 5
 DROPS = 4
 
@@ -60,7 +63,7 @@ open(cfg, "w").write('''global:
   scrape_interval: 1s
 scrape_configs:
   - job_name: rds
-    static_configs: [{targets: ['@G1@:9481', '@G2@:9481']}]
+    static_configs: [{targets: ['@G1@:9481', '@G2@:9481', '@G3@:9481']}]
 ''')
 prom = subprocess.Popen(["prometheus", "--config.file=" + cfg, "--storage.tsdb.path=/tmp/tsdb",
                          "--web.listen-address=127.0.0.1:9090", "--log.level=warn"],
@@ -95,15 +98,20 @@ def at_least(expr, least, what):
               what)
     return v[0]
 
-INST1, INST2 = "@G1@:9481", "@G2@:9481"
+INST1, INST2, INST3 = "@G1@:9481", "@G2@:9481", "@G3@:9481"
 C = {"recv_delivered": INST1, "send_queued": INST2, "conn_reset": INST1}
 def ctr(name):
     return 'afrds_%s_total{instance="%s"}' % (name, C[name])
 
 t0 = time.time()
 s = rds_socket(4000)
-until(lambda: value('sum(up{job="rds"})') == 2, "Prometheus scrapes both exporters")
+until(lambda: value('sum(up{job="rds"})') == 3, "Prometheus scrapes the three exporters")
 base = {n: at_least(ctr(n), 0, n + " known") for n in C}
+# guest 3 talks to guest 2 only: the drops on guest 1 are not its own
+until(lambda: value('afrds_connection_up{instance="%s",peer="@G2@"}' % INST3) == 1,
+      "guest 3's connection to guest 2 up")
+reset3 = 'afrds_conn_reset_total{instance="%s"}' % INST3
+base["reset3"] = at_least(reset3, 0, "guest 3's conn_reset known")
 flag("ready1")
 for i in range(@MSGS@):
     s.recvfrom(4096)
@@ -123,32 +131,37 @@ got = {"recv_delivered": at_least(ctr("recv_delivered"), base["recv_delivered"] 
                                "guest 2's sends in Prometheus"),
        "conn_reset": at_least(ctr("conn_reset"), base["conn_reset"] + @DROPS@ * 8,
                               "guest 1's path resets in Prometheus")}
-for inst, peer in ((INST1, "@G2@"), (INST2, "@G1@")):
+for inst, peer in ((INST1, "@G2@"), (INST2, "@G1@"), (INST2, "@G3@"), (INST3, "@G2@")):
     until(lambda: value('afrds_connection_up{instance="%s",peer="%s"}' % (inst, peer)) == 1,
           "%s's connection to %s up again" % (inst, peer))
 t1 = time.time() + 2
 time.sleep(3)
+got["reset3"] = value(reset3)
 rng = dict(start="%.3f" % t0, end="%.3f" % t1, step="1")
 json.dump({"base": base, "got": got, "sent": sent,
            "series1": api("query_range", query=ctr("conn_reset"), **rng),
            "series2": api("query_range", query='afrds_conn_reset_total{instance="%s"}' % INST2,
-                          **rng)},
+                          **rng),
+           "series3": api("query_range", query=reset3, **rng)},
           open(os.path.join(D, "prom.json"), "w"))
 print("results", base, got, flush=True)
 flag("done1")
 wait_flag("done2")
+wait_flag("done3")
 stop(exp, "exporter1")
 prom.terminate()
 prom.wait(30)
 PY
 """.replace("@COMMON@", COMMON).replace("@G1@", G1).replace("@G2@", G2) \
-   .replace("@MSGS@", str(MSGS)).replace("@DROPS@", str(DROPS))
+   .replace("@G3@", G3).replace("@MSGS@", str(MSGS)).replace("@DROPS@", str(DROPS))
 
 ROLE2 = r"""
 python3 - <<'PY'
 @COMMON@
 exp = exporter()
 s = rds_socket(5000)
+s7 = rds_socket(7000)
+flag("bound2")
 wait_flag("ready1")
 for i in range(@MSGS@):
     s.sendto(b"x" * 1000, ("@G1@", 4000))
@@ -158,6 +171,9 @@ for d in range(@DROPS@):
     for i in range(@MSGS@):
         s.sendto(b"y" * 1000, ("@G1@", 4000))
 print("sent", flush=True)
+for i in range(@MSGS@):
+    s7.recvfrom(4096)
+print("received from guest 3", flush=True)
 wait_flag("done1")
 stop(exp, "exporter2")
 flag("done2")
@@ -165,6 +181,23 @@ PY
 """.replace("@COMMON@", COMMON).replace("@G1@", G1).replace("@MSGS@", str(MSGS)) \
    .replace("@DROPS@", str(DROPS))
 
+
+# Guest 3: a connection of its own, to guest 2, that the test leaves alone;
+# its exporter's reset series must stay flat while guest 1's paths drop.
+ROLE3 = r"""
+python3 - <<'PY'
+@COMMON@
+exp = exporter()
+s = rds_socket(6000)
+wait_flag("bound2")
+for i in range(@MSGS@):
+    s.sendto(b"z" * 1000, ("@G2@", 7000))
+print("sent to guest 2", flush=True)
+wait_flag("done1")
+stop(exp, "exporter3")
+flag("done3")
+PY
+""".replace("@COMMON@", COMMON).replace("@G2@", G2).replace("@MSGS@", str(MSGS))
 
 def replay(rules_file, series, instance, work):
     """promtool test rules: AfrdsConnResetStorm as the rules file has it,
@@ -217,12 +250,12 @@ def main():
             return 77
     run_dir, share = lab.run_share(out, "rdstop_prom-%s" % a.kernel, (a.rdstop,))
     fails = []
-    with lab.Lab(a.kernel, 2, False, os.path.join(run_dir, "capture.pcap"), keep=share) as l, \
+    with lab.Lab(a.kernel, 3, False, os.path.join(run_dir, "capture.pcap"), keep=share) as l, \
             l.judging(fails, tail=1500):
-        rcs = l.run_roles((ROLE1, ROLE2), 240)
+        rcs = l.run_roles((ROLE1, ROLE2, ROLE3), 240)
         log("guests: %s" % rcs)
         fails += lab.role_fails(rcs, l.output)
-        for g in (1, 2):
+        for g in (1, 2, 3):
             rcp = os.path.join(share, "exporter%d.rc" % g)
             if not os.path.exists(rcp) or open(rcp).read().strip() != "0":
                 ep = os.path.join(share, "exporter%d.err" % g)
@@ -242,6 +275,18 @@ def main():
             d = res["got"]["send_queued"] - res["base"]["send_queued"]
             if d < res["sent"]:
                 fails.append("guest 2's send_queued rose by %s, want %d or more" % (d, res["sent"]))
+            # the right host: guest 3, in no dropped connection, saw no
+            # reset; guest 2, the dropped connection's other end, did
+            if res["got"]["reset3"] != res["base"]["reset3"]:
+                fails.append("guest 3's conn_reset moved (%s -> %s) though none of its "
+                             "connections was dropped" % (res["base"]["reset3"],
+                                                          res["got"]["reset3"]))
+            s3 = res.get("series3") or []
+            if len(s3) != 1 or len({v for _, v in s3[0]["values"]}) != 1:
+                fails.append("guest 3's conn_reset series is not one flat series: %r" % s3)
+            s2 = res.get("series2") or []
+            if len(s2) != 1 or float(s2[-1]["values"][-1][1]) <= float(s2[0]["values"][0][1]):
+                fails.append("guest 2's conn_reset (the other end) did not rise: %r" % s2)
             s1 = res["series1"]
             if not s1 or len(s1) != 1:
                 fails.append("guest 1's conn_reset series: %r" % s1)
