@@ -185,6 +185,20 @@ static int zc_alone_out(struct rdsp_sock *s, struct msghdr *mh)
 	return 1;
 }
 
+/* rds_recvmsg with MSG_OOB returns 0 before it looks at the queue, and
+ * ____sys_recvmsg (net/socket.c) writes back what it got: no name, no
+ * flags, no cmsg (docs/kernel-behaviour.md, "recvmsg with MSG_OOB");
+ * the name's length only where there is a name.
+ * Return: 0, the recvmsg's answer. */
+static ssize_t oob_out(struct msghdr *mh)
+{
+	mh->msg_flags = 0;
+	mh->msg_controllen = 0;
+	if (mh->msg_name)
+		mh->msg_namelen = 0;
+	return 0;
+}
+
 static ssize_t do_recv(struct rdsp_sock *s, struct msghdr *mh, int flags)
 {
 	int64_t deadline = -1;
@@ -192,7 +206,7 @@ static ssize_t do_recv(struct rdsp_sock *s, struct msghdr *mh, int flags)
 	ssize_t n;
 
 	if (flags & MSG_OOB)
-		return 0;
+		return oob_out(mh);
 	if (flags & MSG_ERRQUEUE)
 		return -EAGAIN;     /* nothing ever reaches the error queue */
 	if (mh->msg_iovlen > IOV_MAX)
@@ -280,7 +294,7 @@ static ssize_t recv_common(int fd, struct msghdr *mh, int flags)
 		bool nb = (flags & MSG_DONTWAIT) || (fl >= 0 && (fl & O_NONBLOCK));
 
 		if (flags & MSG_OOB) {
-			n = 0;
+			n = oob_out(mh);
 		} else if (flags & MSG_ERRQUEUE) {
 			n = -EAGAIN;
 		} else if (mh->msg_iovlen > IOV_MAX) {

@@ -286,6 +286,24 @@ static void checks_rdma_tcp(int fd, const char *me, const struct sockaddr_in *pe
 	FAILS(send_cmsg(fd, peer, 99, &dest, sizeof(dest), 0), EINVAL, "unknown SOL_RDS cmsg");
 }
 
+/* recvmsg with MSG_OOB: 0 at once, and what ____sys_recvmsg writes back
+ * (no name, no flags, no cmsg) over what the caller passed in. */
+static void checks_recv_oob(int fd)
+{
+	struct sockaddr_in from;
+	char buf[16], ctl[64];
+	struct iovec iov = { buf, sizeof(buf) };
+	struct msghdr mh = { .msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov,
+			     .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl),
+			     .msg_flags = MSG_TRUNC | MSG_CTRUNC };
+
+	memset(ctl, 0xa5, sizeof(ctl));
+	CHECK(recvmsg(fd, &mh, MSG_OOB | MSG_DONTWAIT) == 0, "recvmsg MSG_OOB");
+	CHECK(mh.msg_namelen == 0 && mh.msg_controllen == 0 && mh.msg_flags == 0,
+	      "recvmsg MSG_OOB: namelen %u controllen %zu flags %#x, want 0", mh.msg_namelen,
+	      (size_t)mh.msg_controllen, (unsigned)mh.msg_flags);
+}
+
 /* A client socket bound to |port|, its errors on the way. */
 static int checks_bound(const char *me, unsigned port, const struct sockaddr_in *peer)
 {
@@ -314,6 +332,11 @@ static int checks_bound(const char *me, unsigned port, const struct sockaddr_in 
 	CHECK(getsockopt(fd, SOL_RDS, RDS_RECVERR, &v, &l) == 0 && v == 1, "RDS_RECVERR get");
 	FAILS(setsockopt(fd, SOL_RDS, RDS_CANCEL_SENT_TO, peer, 8), EINVAL, "cancel: short");
 	CHECK(setsockopt(fd, SOL_RDS, RDS_CANCEL_SENT_TO, peer, sizeof(*peer)) == 0, "cancel");
+	/* rds_set_transport: the transport bind chose stays */
+	v = RDS_TRANS_TCP;
+	FAILS(setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &v, sizeof(v)), EOPNOTSUPP,
+	      "SO_RDS_TRANSPORT after bind");
+	checks_recv_oob(fd);
 	close(fd2);
 	return fd;
 }
