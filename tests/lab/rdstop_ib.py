@@ -26,7 +26,9 @@ down, guest 2 sends a message that cannot arrive until its QP fails (the
 connection's QP no longer RTS in rdstop's view, and the rdma tool
 agreeing), guest 1 looks too (its port DOWN); "again": guest 1 sets eth0
 up, the message and one more arrive (RDS reconnects and resends), and
-both guests' connections show new QPs in RTS. On the host, each phase's
+both guests' connections show new QPs in RTS; where the kernel does not
+reconnect within 90 s (7.2 over rxe, now and then), the phase still needs
+rdstop and the rdma tool to agree on what is left, and says so. On the host, each phase's
 QP numbers must cross: guest 1's remote QP number is guest 2's QP number
 and the other way round. Guest 1 also keeps the raw RDMA netlink answers
 of the "up" phase (nl-*.hex) in the run directory: the unit tests' and
@@ -178,6 +180,27 @@ python3 - <<'PY'
 wait_rxe()
 exp = exporter()
 s = rds_socket(3000 + 1000 * int(ME))
+
+def wait_for(want):
+    while True:
+        d, a = s.recvfrom(4096)
+        if d == want:
+            return a
+
+# Whether |io| (the again phase's message) got through within 90 s. 7.2
+# over rxe sometimes never reconnects after a link bounce (its GSI QP
+# stays in ERR: docs/kernel-behaviour.md "Faults under traffic"); the
+# phase then checks that rdstop and the rdma tool agree on what is left.
+def reconnected(io):
+    s.settimeout(90)
+    try:
+        io()
+        return True
+    except socket.timeout:
+        print("again: the kernel did not reconnect in 90 s", flush=True)
+        return False
+    finally:
+        s.settimeout(None)
 """.replace("@COMMON@", COMMON)
 
 ROLE1 = START + r"""
@@ -196,13 +219,9 @@ observe("down", "@G2@", lambda e: e["join"] != "ok" or e["port_state"] == "DOWN"
 subprocess.run(["ip", "link", "set", "eth0", "up"], check=True)
 wait_rxe()
 flag("linkup1")
-while True:
-    d, a = s.recvfrom(4096)
-    if d == b"again":
-        break
-s.sendto(b"pong", a)
+back = reconnected(lambda: s.sendto(b"pong", wait_for(b"again")))
 wait_flag("sent2b")
-observe("again", "@G2@", lambda e: e["join"] == "ok" and e["qp_state"] == "RTS"
+observe("again", "@G2@", lambda e: not back or e["join"] == "ok" and e["qp_state"] == "RTS"
         and e["qpn"] != (up or {}).get("qpn"))
 flag("again1")
 wait_flag("again2")
@@ -226,9 +245,9 @@ observe("down", "@G1@", lambda e: e["join"] != "ok" or e["qpn"] != up["qpn"]
 flag("failed2")
 wait_flag("linkup1")
 s.sendto(b"again", ("@G1@", 4000))
-s.recvfrom(4096)
+back = reconnected(lambda: s.recvfrom(4096))
 flag("sent2b")
-observe("again", "@G1@", lambda e: e["join"] == "ok" and e["qp_state"] == "RTS"
+observe("again", "@G1@", lambda e: not back or e["join"] == "ok" and e["qp_state"] == "RTS"
         and e["qpn"] != up["qpn"])
 flag("again2")
 wait_flag("again1")
@@ -262,7 +281,11 @@ def main():
             rcp = os.path.join(share, "exporter%d.rc" % g)
             if not os.path.exists(rcp) or open(rcp).read().strip() != "0":
                 fails.append("guest %d: the exporter did not end cleanly" % g)
-        for phase in ("up", "again"):
+        stuck = "again: the kernel did not reconnect" in l.output(1) + l.output(2)
+        if stuck:
+            log("again: the kernel did not reconnect after the link bounce; the phase "
+                "compared rdstop with the rdma tool on what was left, QP numbers not crossed")
+        for phase in ("up",) if stuck else ("up", "again"):
             got = {}
             for g in (1, 2):
                 p = os.path.join(share, "%s-%d.json" % (phase, g))
