@@ -24,10 +24,7 @@ const struct wire_tok perf_test_toks[] = {
 	{ 0, NULL },
 };
 
-const char *perf_test_name(enum perf_test t)
-{
-	return wire_tok_str(perf_test_toks, (uint32_t)t, "?");
-}
+WIRE_TOK_NAMER(perf_test_name, enum perf_test, perf_test_toks)
 
 int perf_test_parse(const char *s, enum perf_test *out)
 {
