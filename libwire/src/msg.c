@@ -22,10 +22,7 @@ const struct wire_tok wire_kind_toks[] = {
 	{ 0, NULL },
 };
 
-const char *wire_kind_name(enum wire_kind k)
-{
-	return wire_tok_str(wire_kind_toks, (uint32_t)k, "?");
-}
+WIRE_TOK_NAMER(wire_kind_name, enum wire_kind, wire_kind_toks)
 
 enum wire_kind wire_classify(const struct wire_hdr *h, enum wire_xport xp)
 {

@@ -1288,3 +1288,15 @@ void out_label(struct out *o, unsigned id)
 	if (f && o->mode == OUT_TEXT)
 		key(o, f);
 }
+
+int out_errf(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}

@@ -300,6 +300,14 @@ void out_put_hexdump(struct out *o, const uint8_t *p, size_t len, bool squeeze);
 char *out_room(struct out *o, size_t need);
 void out_flush(struct out *o);
 
+/*
+ * out_errf() - printf-formatted error message into |err| (|errlen| bytes;
+ * nothing if |err| is NULL or |errlen| is 0), for the caller to report: the
+ * one way the tools' parsers and codecs say what was wrong.
+ * Return: -1, so that a parser can `return out_errf(...)`.
+ */
+int out_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 #ifdef __cplusplus
 }
 #endif

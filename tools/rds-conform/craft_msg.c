@@ -20,19 +20,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "out.h"
 #include "parse.h"
-
-static int fail(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t cap, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, cap, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 void craft_msg_init(struct craft_msg *m)
 {
@@ -292,9 +281,9 @@ int craft_parse_num(const char *s, uint64_t max, uint64_t *out, char *err, size_
 	uint64_t v;
 
 	if (!s || parse_uint(s, 0, 0, UINT64_MAX, &v))
-		return fail(err, cap, "'%s' is not a number", s ? s : "");
+		return out_errf(err, cap, "'%s' is not a number", s ? s : "");
 	if (v > max)
-		return fail(err, cap, "%s is above %llu", s, (unsigned long long)max);
+		return out_errf(err, cap, "%s is above %llu", s, (unsigned long long)max);
 	*out = v;
 	return 0;
 }
@@ -316,8 +305,8 @@ int craft_parse_kind(const char *s, enum craft_kind *k, char *err, size_t cap)
 			return 0;
 		}
 	}
-	return fail(err, cap, "unknown kind '%s' (data, ping, pong, probe-ping, probe-pong, cong)",
-		    s);
+	return out_errf(err, cap,
+			"unknown kind '%s' (data, ping, pong, probe-ping, probe-pong, cong)", s);
 }
 
 int craft_parse_flags(const char *s, uint8_t *out, char *err, size_t cap)
@@ -334,14 +323,14 @@ int craft_parse_flags(const char *s, uint8_t *out, char *err, size_t cap)
 	const char *p = s;
 
 	if (!*s)
-		return fail(err, cap, "no flags given (use 0 for none)");
+		return out_errf(err, cap, "no flags given (use 0 for none)");
 	while (*p) {
 		size_t n = strcspn(p, ",|");
 		char w[32];
 		bool found = false;
 
 		if (n == 0 || n >= sizeof(w))
-			return fail(err, cap, "bad flag list '%s'", s);
+			return out_errf(err, cap, "bad flag list '%s'", s);
 		memcpy(w, p, n);
 		w[n] = 0;
 		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !found; i++)
@@ -358,16 +347,17 @@ int craft_parse_flags(const char *s, uint8_t *out, char *err, size_t cap)
 			char e2[64];
 
 			if (craft_parse_num(w, 0xff, &num, e2, sizeof(e2)))
-				return fail(err, cap,
-					    "unknown flag '%s' (cong, ackreq, retrans, hbping, "
-					    "hbpong, ext, or a number up to 0xff)", w);
+				return out_errf(err, cap,
+						"unknown flag '%s' (cong, ackreq, retrans, hbping, "
+						"hbpong, ext, or a number up to 0xff)",
+						w);
 			v |= (uint8_t)num;
 		}
 		p += n;
 		if (*p)
 			p++;
 		if (*p == 0 && (p[-1] == ',' || p[-1] == '|'))
-			return fail(err, cap, "bad flag list '%s'", s);
+			return out_errf(err, cap, "bad flag list '%s'", s);
 	}
 	*out = v;
 	return 0;
@@ -387,7 +377,8 @@ int craft_parse_csum(const char *s, enum craft_csum *mode, uint16_t *value, char
 	else if (craft_parse_num(s, 0xffff, &v, err, cap) == 0)
 		*mode = CRAFT_CSUM_VALUE, *value = (uint16_t)v;
 	else
-		return fail(err, cap, "'%s' is not auto, zero, bad or a number up to 0xffff", s);
+		return out_errf(err, cap, "'%s' is not auto, zero, bad or a number up to 0xffff",
+				s);
 	return 0;
 }
 
@@ -404,19 +395,19 @@ int craft_parse_hex(const char *s, uint8_t *out, size_t max, size_t *n, char *er
 		if (v < 0) {
 			if (strchr(" :-.", *p) && hi < 0)
 				continue;
-			return fail(err, cap, "'%c' is not a hex digit", *p);
+			return out_errf(err, cap, "'%c' is not a hex digit", *p);
 		}
 		if (hi < 0) {
 			hi = v;
 			continue;
 		}
 		if (got == max)
-			return fail(err, cap, "more than %zu bytes of hex", max);
+			return out_errf(err, cap, "more than %zu bytes of hex", max);
 		out[got++] = (uint8_t)(hi << 4 | v);
 		hi = -1;
 	}
 	if (hi >= 0)
-		return fail(err, cap, "odd number of hex digits");
+		return out_errf(err, cap, "odd number of hex digits");
 	*n = got;
 	return 0;
 }
@@ -429,14 +420,14 @@ static int two_nums(const char *v, uint64_t *a, uint64_t *b, bool need_b, char *
 	size_t n = colon ? (size_t)(colon - v) : strlen(v);
 
 	if (n >= sizeof(first))
-		return fail(err, cap, "'%s' is too long", v);
+		return out_errf(err, cap, "'%s' is too long", v);
 	memcpy(first, v, n);
 	first[n] = 0;
 	if (craft_parse_num(first, UINT32_MAX, a, err, cap))
 		return -1;
 	if (!colon) {
 		if (need_b)
-			return fail(err, cap, "'%s' needs two numbers, A:B", v);
+			return out_errf(err, cap, "'%s' needs two numbers, A:B", v);
 		*b = 0;
 		return 0;
 	}
@@ -458,7 +449,8 @@ static int rflags(const char *s, uint64_t *out, char *err, size_t cap)
 		else if (n == 2 && strncmp(p, "rd", 2) == 0)
 			v |= WIRE_RDMA_RD_BYTES;
 		else
-			return fail(err, cap, "rdma-bytes flags '%s': wr, rd, wr|rd or a number", s);
+			return out_errf(err, cap,
+					"rdma-bytes flags '%s': wr, rd, wr|rd or a number", s);
 		p += n;
 		if (*p)
 			p++;
@@ -482,14 +474,14 @@ int craft_parse_ext(const char *s, struct craft_ext *x, char *err, size_t cap)
 	memset(x, 0, sizeof(*x));
 	memset(&e, 0, sizeof(e));
 	if (n == 0 || n >= sizeof(name))
-		return fail(err, cap, "'%s' is not TYPE=VALUE", s);
+		return out_errf(err, cap, "'%s' is not TYPE=VALUE", s);
 	memcpy(name, s, n);
 	name[n] = 0;
 	for (char *p = name; *p; p++)
 		if (*p == '_')
 			*p = '-';
 	if (!v && strcmp(name, "sport-idx") != 0 && !isdigit((unsigned char)name[0]))
-		return fail(err, cap, "extension '%s' needs a value (TYPE=VALUE)", s);
+		return out_errf(err, cap, "extension '%s' needs a value (TYPE=VALUE)", s);
 
 	if (strcmp(name, "npaths") == 0) {
 		if (craft_parse_num(v, 0xffff, &a, err, cap))
@@ -522,7 +514,7 @@ int craft_parse_ext(const char *s, struct craft_ext *x, char *err, size_t cap)
 		size_t fn = colon ? (size_t)(colon - v) : strlen(v);
 
 		if (fn >= sizeof(first))
-			return fail(err, cap, "'%s' is too long", v);
+			return out_errf(err, cap, "'%s' is too long", v);
 		memcpy(first, v, fn);
 		first[fn] = 0;
 		if (craft_parse_num(first, UINT32_MAX, &a, err, cap) ||
@@ -540,7 +532,7 @@ int craft_parse_ext(const char *s, struct craft_ext *x, char *err, size_t cap)
 		size_t pl = 0;
 
 		if (a == 0)
-			return fail(err, cap, "type 0 ends the list; use --ext-raw for it");
+			return out_errf(err, cap, "type 0 ends the list; use --ext-raw for it");
 		x->b[0] = (uint8_t)a;
 		if (v && craft_parse_hex(v, x->b + 1, WIRE_EXT_SPACE - 1, &pl, err, cap))
 			return -1;
@@ -548,13 +540,14 @@ int craft_parse_ext(const char *s, struct craft_ext *x, char *err, size_t cap)
 		x->known = false;
 		return 0;
 	} else {
-		return fail(err, cap,
-			    "unknown extension '%s' (npaths, gen, sport-idx, version, rdma, "
-			    "rdma-dest, rdma-bytes, cap-bits, or a type number)", name);
+		return out_errf(err, cap,
+				"unknown extension '%s' (npaths, gen, sport-idx, version, rdma, "
+				"rdma-dest, rdma-bytes, cap-bits, or a type number)",
+				name);
 	}
 	size = wire_ext_size(e.type, kv);
 	if (size < 0 || wire_ext_add(area, &e, kv) != 1)
-		return fail(err, cap, "extension '%s' cannot be encoded", s);
+		return out_errf(err, cap, "extension '%s' cannot be encoded", s);
 	memcpy(x->b, area, (size_t)size + 1);
 	x->n = (uint8_t)(size + 1);
 	x->known = kv == WIRE_KVER_7;
@@ -567,14 +560,14 @@ int craft_parse_ports(const char *s, struct wire_cong_map *m, char *err, size_t 
 	const char *p = s;
 
 	if (!*s)
-		return fail(err, cap, "empty port list");
+		return out_errf(err, cap, "empty port list");
 	while (*p) {
 		size_t n = strcspn(p, ",");
 		char w[32], *dash;
 		uint64_t lo, hi;
 
 		if (n == 0 || n >= sizeof(w))
-			return fail(err, cap, "bad port list '%s'", s);
+			return out_errf(err, cap, "bad port list '%s'", s);
 		memcpy(w, p, n);
 		w[n] = 0;
 		dash = strchr(w, '-');
@@ -586,12 +579,12 @@ int craft_parse_ports(const char *s, struct wire_cong_map *m, char *err, size_t 
 		if (dash && craft_parse_num(dash + 1, 65535, &hi, err, cap))
 			return -1;
 		if (hi < lo)
-			return fail(err, cap, "range %s-%s runs backwards", w, dash + 1);
+			return out_errf(err, cap, "range %s-%s runs backwards", w, dash + 1);
 		for (uint64_t port = lo; port <= hi; port++)
 			wire_cong_set(m, (uint16_t)port);
 		p += n;
 		if (*p && !*++p)
-			return fail(err, cap, "bad port list '%s'", s);
+			return out_errf(err, cap, "bad port list '%s'", s);
 	}
 	return 0;
 }
@@ -607,10 +600,10 @@ int craft_parse_addr(const char *s, struct rdsu_addr *a, uint16_t *port, char *e
 		const char *close = strchr(s, ']');
 
 		if (!close || (close[1] && close[1] != ':'))
-			return fail(err, cap, "'%s' is not [IPV6]:PORT", s);
+			return out_errf(err, cap, "'%s' is not [IPV6]:PORT", s);
 		n = (size_t)(close - s - 1);
 		if (n >= sizeof(host))
-			return fail(err, cap, "'%s' is too long", s);
+			return out_errf(err, cap, "'%s' is too long", s);
 		memcpy(host, s + 1, n);
 		host[n] = 0;
 		if (close[1] == ':')
@@ -626,7 +619,7 @@ int craft_parse_addr(const char *s, struct rdsu_addr *a, uint16_t *port, char *e
 			n = strlen(s);
 		}
 		if (n >= sizeof(host))
-			return fail(err, cap, "'%s' is too long", s);
+			return out_errf(err, cap, "'%s' is too long", s);
 		memcpy(host, s, n);
 		host[n] = 0;
 	}
@@ -636,7 +629,7 @@ int craft_parse_addr(const char *s, struct rdsu_addr *a, uint16_t *port, char *e
 	} else if (inet_pton(AF_INET6, host, b) == 1) {
 		memcpy(a->a, b, 16);
 	} else {
-		return fail(err, cap, "'%s' is not an IPv4 or IPv6 address", host);
+		return out_errf(err, cap, "'%s' is not an IPv4 or IPv6 address", host);
 	}
 	if (ps) {
 		uint64_t v;

@@ -22,15 +22,9 @@ const struct wire_tok cf_level_toks[] = {
 	{ 0, NULL },
 };
 
-const char *cf_verdict_name(enum cf_verdict v)
-{
-	return wire_tok_str(cf_verdict_toks, (uint32_t)v, "?");
-}
+WIRE_TOK_NAMER(cf_verdict_name, enum cf_verdict, cf_verdict_toks)
 
-const char *cf_level_name(enum cf_level l)
-{
-	return wire_tok_str(cf_level_toks, (uint32_t)l, "?");
-}
+WIRE_TOK_NAMER(cf_level_name, enum cf_level, cf_level_toks)
 
 bool cf_case_selected(const struct cf_case *c, const char *prefix)
 {

@@ -84,20 +84,11 @@ const struct wire_tok dump_xport_toks[] = {
 	{ 0, NULL },
 };
 
-const char *dump_note_name(enum dump_note n)
-{
-	return wire_tok_str(dump_note_toks, (uint32_t)n, "?");
-}
+WIRE_TOK_NAMER(dump_note_name, enum dump_note, dump_note_toks)
 
-const char *dump_seq_name(enum dump_seq s)
-{
-	return wire_tok_str(dump_seq_toks, (uint32_t)s, "?");
-}
+WIRE_TOK_NAMER(dump_seq_name, enum dump_seq, dump_seq_toks)
 
-const char *dump_xport_name(enum dump_xport x)
-{
-	return wire_tok_str(dump_xport_toks, (uint32_t)x, "?");
-}
+WIRE_TOK_NAMER(dump_xport_name, enum dump_xport, dump_xport_toks)
 
 /* ------------------------------------------------------------------------
  * Helpers

@@ -5,7 +5,6 @@
 #include "filter.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,23 +12,10 @@
 
 #include <wire/wire.h>
 
+#include "out.h"
+
 /* Longest word of a list worth reporting back; longer ones are cut. */
 #define WORD_MAX 64
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 /* A whole-string unsigned number (decimal, 0x hex or 0 octal) up to |max|. */
 static bool parse_num(const char *s, size_t len, unsigned long max, unsigned long *out)
@@ -67,8 +53,8 @@ int dump_filter_add_port(struct dump_filter *f, const char *arg, char *err, size
 	unsigned long v;
 
 	if (!arg || !parse_num(arg, strlen(arg), 65535, &v))
-		return fail(err, errlen, "invalid RDS port \"%s\" (0 to 65535)",
-			    arg ? word(w, arg, strlen(arg)) : "");
+		return out_errf(err, errlen, "invalid RDS port \"%s\" (0 to 65535)",
+				arg ? word(w, arg, strlen(arg)) : "");
 	f->ports[v / 64] |= 1ull << (v % 64);
 	f->port_set = true;
 	return 0;
@@ -124,17 +110,17 @@ static int add_words(const struct words *ws, const char *list, uint32_t *into, b
 	uint32_t acc = 0;
 
 	if (!list || !*list)
-		return fail(err, errlen, "empty %s list", ws->what);
+		return out_errf(err, errlen, "empty %s list", ws->what);
 	for (;;) {
 		const char *c = strchr(p, ',');
 		size_t len = c ? (size_t)(c - p) : strlen(p);
 
 		if (!len)
-			return fail(err, errlen, "empty word in %s list \"%s\"", ws->what,
-				    word(w, list, strlen(list)));
+			return out_errf(err, errlen, "empty word in %s list \"%s\"", ws->what,
+					word(w, list, strlen(list)));
 		if (one_word(ws, p, len, &acc) < 0)
-			return fail(err, errlen, "unknown %s \"%s\" (%s)", ws->what, word(w, p, len),
-				    ws->hint);
+			return out_errf(err, errlen, "unknown %s \"%s\" (%s)", ws->what,
+					word(w, p, len), ws->hint);
 		if (!c)
 			break;
 		p = c + 1;

@@ -7,7 +7,6 @@
 
 #include <json-c/json.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,10 +23,7 @@ const struct wire_tok perf_test_toks[] = {
 	{ 0, NULL },
 };
 
-const char *perf_test_name(enum perf_test t)
-{
-	return wire_tok_str(perf_test_toks, (uint32_t)t, "?");
-}
+WIRE_TOK_NAMER(perf_test_name, enum perf_test, perf_test_toks)
 
 int perf_test_parse(const char *s, enum perf_test *out)
 {
@@ -39,48 +35,44 @@ int perf_test_parse(const char *s, enum perf_test *out)
 	return 0;
 }
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 int perf_params_check(const struct perf_params *p, char *err, size_t errlen)
 {
 	if ((unsigned)p->test > PERF_ATOMIC)
-		return fail(err, errlen, "unknown test");
+		return out_errf(err, errlen, "unknown test");
 	if (p->size > PERF_MAX_SIZE || p->rsize > PERF_MAX_SIZE)
-		return fail(err, errlen, "message size above %u bytes (RDS's largest)", PERF_MAX_SIZE);
+		return out_errf(err, errlen, "message size above %u bytes (RDS's largest)",
+				PERF_MAX_SIZE);
 	if (p->sockets < 1 || p->sockets > PERF_MAX_SOCKS)
-		return fail(err, errlen, "sockets must be 1 to %u", PERF_MAX_SOCKS);
+		return out_errf(err, errlen, "sockets must be 1 to %u", PERF_MAX_SOCKS);
 	if (p->depth < 1 || p->depth > PERF_MAX_DEPTH)
-		return fail(err, errlen, "depth must be 1 to %u", PERF_MAX_DEPTH);
+		return out_errf(err, errlen, "depth must be 1 to %u", PERF_MAX_DEPTH);
 	if (p->paths != 1 && p->paths != 2 && p->paths != 4 && p->paths != 8)
-		return fail(err, errlen, "paths must be 1, 2, 4 or 8");
+		return out_errf(err, errlen, "paths must be 1, 2, 4 or 8");
 	if (p->kver != 6 && p->kver != 7)
-		return fail(err, errlen, "kver must be 6 or 7");
+		return out_errf(err, errlen, "kver must be 6 or 7");
 	if (!(p->duration > 0 && p->duration <= 86400))
-		return fail(err, errlen, "duration must be above 0 and at most a day");
+		return out_errf(err, errlen, "duration must be above 0 and at most a day");
 	if (!(p->omit >= 0 && p->omit <= 3600))
-		return fail(err, errlen, "omit must be 0 to 3600 seconds");
+		return out_errf(err, errlen, "omit must be 0 to 3600 seconds");
 	if (p->test == PERF_PINGPONG && (p->depth != 1 || p->sockets != 1))
-		return fail(err, errlen, "pingpong is one socket with one message in flight");
+		return out_errf(err, errlen, "pingpong is one socket with one message in flight");
 	if (p->reverse && p->test != PERF_STREAM)
-		return fail(err, errlen, "reverse is for stream tests (rr and pingpong go both ways)");
+		return out_errf(err, errlen,
+				"reverse is for stream tests (rr and pingpong go both ways)");
 	if (perf_test_rdma(p->test)) {
 		if ((uint64_t)p->sockets * p->depth > PERF_RDMA_MAX_SLOTS)
-			return fail(err, errlen, "RDMA tests take at most %u operations in flight "
-				    "(sockets x depth)", PERF_RDMA_MAX_SLOTS);
+			return out_errf(err, errlen,
+					"RDMA tests take at most %u operations in flight "
+					"(sockets x depth)",
+					PERF_RDMA_MAX_SLOTS);
 		if (p->test == PERF_ATOMIC ? p->size != PERF_ATOMIC_SIZE : p->size == 0)
-			return fail(err, errlen, "%s", p->test == PERF_ATOMIC
-				    ? "atomics are 8 bytes" : "an RDMA of 0 bytes moves nothing");
+			return out_errf(err, errlen, "%s",
+					p->test == PERF_ATOMIC
+					    ? "atomics are 8 bytes"
+					    : "an RDMA of 0 bytes moves nothing");
 		if (p->rsize || p->verify)
-			return fail(err, errlen, "RDMA tests have no responses and no payload check");
+			return out_errf(err, errlen,
+					"RDMA tests have no responses and no payload check");
 	}
 	return 0;
 }
@@ -270,40 +262,41 @@ static struct json_object *parse(const char *line, const char *want_op, char *er
 	const char *op;
 
 	if (len > CTL_MAX_LINE) {
-		fail(err, errlen, "control line longer than %u bytes", CTL_MAX_LINE);
+		out_errf(err, errlen, "control line longer than %u bytes", CTL_MAX_LINE);
 		return NULL;
 	}
 	j = json_tokener_parse(line);
 	if (!j || !json_object_is_type(j, json_type_object)) {
-		fail(err, errlen, "control line is not a JSON object");
+		out_errf(err, errlen, "control line is not a JSON object");
 		json_object_put(j);
 		return NULL;
 	}
 	if (!json_object_object_get_ex(j, "rdsperf", &v) || !json_object_is_type(v, json_type_int)) {
-		fail(err, errlen, "not an rdsperf control message");
+		out_errf(err, errlen, "not an rdsperf control message");
 		goto bad;
 	}
 	if (json_object_get_int64(v) != CTL_VERSION) {
-		fail(err, errlen, "peer speaks rdsperf control version %lld, this rdsperf %d",
-		     (long long)json_object_get_int64(v), CTL_VERSION);
+		out_errf(err, errlen, "peer speaks rdsperf control version %lld, this rdsperf %d",
+			 (long long)json_object_get_int64(v), CTL_VERSION);
 		goto bad;
 	}
 	if (!json_object_object_get_ex(j, "op", &v) || !json_object_is_type(v, json_type_string)) {
-		fail(err, errlen, "control message without \"op\"");
+		out_errf(err, errlen, "control message without \"op\"");
 		goto bad;
 	}
 	op = json_object_get_string(v);
 	if (!strcmp(op, "error") && strcmp(want_op, "error")) {
 		struct json_object *e;
 
-		fail(err, errlen, "peer: %s",
-		     json_object_object_get_ex(j, "error", &e) && json_object_is_type(e, json_type_string)
+		out_errf(err, errlen, "peer: %s",
+			 json_object_object_get_ex(j, "error", &e) &&
+				 json_object_is_type(e, json_type_string)
 			     ? json_object_get_string(e)
 			     : "(no reason given)");
 		goto bad;
 	}
 	if (strcmp(op, want_op)) {
-		fail(err, errlen, "expected \"%s\", peer sent \"%.40s\"", want_op, op);
+		out_errf(err, errlen, "expected \"%s\", peer sent \"%.40s\"", want_op, op);
 		goto bad;
 	}
 	return j;
@@ -319,10 +312,10 @@ static int get_u(struct json_object *j, const char *k, uint64_t max, uint64_t *o
 	int64_t x;
 
 	if (!json_object_object_get_ex(j, k, &v) || !json_object_is_type(v, json_type_int))
-		return fail(err, errlen, "\"%s\" missing or not an integer", k);
+		return out_errf(err, errlen, "\"%s\" missing or not an integer", k);
 	x = json_object_get_int64(v);
 	if (x < 0 || (uint64_t)x > max)
-		return fail(err, errlen, "\"%s\" out of range", k);
+		return out_errf(err, errlen, "\"%s\" out of range", k);
 	*out = (uint64_t)x;
 	return 0;
 }
@@ -333,10 +326,10 @@ static int get_d(struct json_object *j, const char *k, double *out, char *err, s
 
 	if (!json_object_object_get_ex(j, k, &v) ||
 	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-		return fail(err, errlen, "\"%s\" missing or not a number", k);
+		return out_errf(err, errlen, "\"%s\" missing or not a number", k);
 	*out = json_object_get_double(v);
 	if (!isfinite(*out))
-		return fail(err, errlen, "\"%s\" not finite", k);
+		return out_errf(err, errlen, "\"%s\" not finite", k);
 	return 0;
 }
 
@@ -345,7 +338,7 @@ static int get_b(struct json_object *j, const char *k, bool *out, char *err, siz
 	struct json_object *v;
 
 	if (!json_object_object_get_ex(j, k, &v) || !json_object_is_type(v, json_type_boolean))
-		return fail(err, errlen, "\"%s\" missing or not true/false", k);
+		return out_errf(err, errlen, "\"%s\" missing or not true/false", k);
 	*out = json_object_get_boolean(v);
 	return 0;
 }
@@ -363,19 +356,19 @@ static int get_ports(struct json_object *j, const char *k, uint16_t *ports, unsi
 	struct json_object *a;
 
 	if (!json_object_object_get_ex(j, k, &a) || !json_object_is_type(a, json_type_array))
-		return fail(err, errlen, "\"%s\" missing or not a list", k);
+		return out_errf(err, errlen, "\"%s\" missing or not a list", k);
 	if (json_object_array_length(a) != n)
-		return fail(err, errlen, "\"%s\" has %zu ports, expected %u", k,
-			    (size_t)json_object_array_length(a), n);
+		return out_errf(err, errlen, "\"%s\" has %zu ports, expected %u", k,
+				(size_t)json_object_array_length(a), n);
 	for (unsigned i = 0; i < n; i++) {
 		struct json_object *v = json_object_array_get_idx(a, i);
 		int64_t x;
 
 		if (!json_object_is_type(v, json_type_int))
-			return fail(err, errlen, "\"%s\": not a port number", k);
+			return out_errf(err, errlen, "\"%s\": not a port number", k);
 		x = json_object_get_int64(v);
 		if (x < 1 || x > 65535)
-			return fail(err, errlen, "\"%s\": port out of range", k);
+			return out_errf(err, errlen, "\"%s\": port out of range", k);
 		ports[i] = (uint16_t)x;
 	}
 	return 0;
@@ -392,7 +385,7 @@ int ctl_parse_start(const char *line, struct perf_params *p, char *err, size_t e
 	memset(p, 0, sizeof(*p));
 	if (!json_object_object_get_ex(j, "test", &v) || !json_object_is_type(v, json_type_string) ||
 	    perf_test_parse(json_object_get_string(v), &p->test) < 0) {
-		fail(err, errlen, "\"test\" missing or unknown");
+		out_errf(err, errlen, "\"test\" missing or unknown");
 		goto out;
 	}
 	if (get_u(j, "size", PERF_MAX_SIZE, &u[0], err, errlen) ||
@@ -415,7 +408,7 @@ int ctl_parse_start(const char *line, struct perf_params *p, char *err, size_t e
 	if (!json_object_object_get_ex(j, "client_addr", &v) ||
 	    !json_object_is_type(v, json_type_string) ||
 	    strlen(json_object_get_string(v)) >= sizeof(p->client_addr)) {
-		fail(err, errlen, "\"client_addr\" missing or too long");
+		out_errf(err, errlen, "\"client_addr\" missing or too long");
 		goto out;
 	}
 	strcpy(p->client_addr, json_object_get_string(v));
@@ -425,7 +418,7 @@ int ctl_parse_start(const char *line, struct perf_params *p, char *err, size_t e
 		const char *r = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
 
 		if (strcmp(r, "pair") && strcmp(r, "port")) {
-			fail(err, errlen, "\"path_rule\" is not \"pair\" or \"port\"");
+			out_errf(err, errlen, "\"path_rule\" is not \"pair\" or \"port\"");
 			goto out;
 		}
 		p->path_by_pair = !strcmp(r, "pair");
@@ -482,7 +475,7 @@ int ctl_parse_result(const char *line, struct perf_result *r, char *err, size_t 
 		goto out;
 	if (!json_object_object_get_ex(j, "rds_retransmits", &v) ||
 	    !json_object_is_type(v, json_type_int)) {
-		fail(err, errlen, "\"rds_retransmits\" missing or not an integer");
+		out_errf(err, errlen, "\"rds_retransmits\" missing or not an integer");
 		goto out;
 	}
 	r->rds_retransmits = json_object_get_int64(v);
@@ -491,7 +484,7 @@ int ctl_parse_result(const char *line, struct perf_result *r, char *err, size_t 
 		char *end;
 
 		if (strlen(h) != 16 || strspn(h, "0123456789abcdef") != 16) {
-			fail(err, errlen, "\"region_hash\" is not 16 hex digits");
+			out_errf(err, errlen, "\"region_hash\" is not 16 hex digits");
 			goto out;
 		}
 		r->region_hash = strtoull(h, &end, 16);

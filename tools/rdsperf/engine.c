@@ -55,13 +55,9 @@ const char *perf_sched_name(enum perf_sched s)
 
 static void count_add(struct perf_count *into, const struct perf_count *c)
 {
-	into->msgs += c->msgs;
-	into->bytes += c->bytes;
-	into->rmsgs += c->rmsgs;
-	into->rbytes += c->rbytes;
-	into->eagain += c->eagain;
-	into->enobufs += c->enobufs;
-	into->verify_errors += c->verify_errors;
+#define PERF_COUNT_ADD(f) into->f += c->f;
+	PERF_COUNT_FIELDS(PERF_COUNT_ADD)
+#undef PERF_COUNT_ADD
 }
 
 double perf_cpu_seconds(void)

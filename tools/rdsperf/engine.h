@@ -28,11 +28,18 @@
 enum perf_sched { SCHED_POLL, SCHED_BUSY };
 const char *perf_sched_name(enum perf_sched s);
 
+/*
+ * The counters, listed once: the struct below and the sum over threads
+ * (engine.c count_add) are made from this list, so a new counter is summed
+ * as soon as it is declared. msgs, bytes: sent (client); rmsgs, rbytes:
+ * received: responses (client), requests (server).
+ */
+#define PERF_COUNT_FIELDS(X) X(msgs) X(bytes) X(rmsgs) X(rbytes) X(eagain) X(enobufs) X(verify_errors)
+
 struct perf_count {
-	uint64_t msgs, bytes;       /* sent (client) */
-	uint64_t rmsgs, rbytes;     /* received: responses (client), requests (server) */
-	uint64_t eagain, enobufs;
-	uint64_t verify_errors;
+#define PERF_COUNT_DECL(f) uint64_t f;
+	PERF_COUNT_FIELDS(PERF_COUNT_DECL)
+#undef PERF_COUNT_DECL
 };
 
 

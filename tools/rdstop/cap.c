@@ -249,13 +249,9 @@ static int fill_conn(const struct top_cap *c, const struct dump_conn *dc, struct
 		tp->retrans = tx->retransmitted + rx->retransmitted;
 		tp->dups = tx->dups + rx->dups;
 		tp->reconnects = tconns > 1 ? tconns - 1 : 0;
-		tc->tx_msgs += tp->tx_msgs;
-		tc->rx_msgs += tp->rx_msgs;
-		tc->tx_bytes += tp->tx_bytes;
-		tc->rx_bytes += tp->rx_bytes;
-		tc->retrans += tp->retrans;
-		tc->dups += tp->dups;
-		tc->reconnects += tp->reconnects;
+#define TOP_ADD_COUNT(f) tc->f += tp->f;
+		TOP_WIRE_COUNTS(TOP_ADD_COUNT)
+#undef TOP_ADD_COUNT
 	}
 	return 0;
 }

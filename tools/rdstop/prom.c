@@ -867,10 +867,9 @@ static int rank(struct ranked *r, const struct top_snap *s, unsigned top)
 		o->has_bytes |= c->has_bytes;
 		o->tx_bytes += c->tx_bytes;
 		o->rx_bytes += c->rx_bytes;
-		o->sendq_msgs += c->sendq_msgs;
-		o->sendq_bytes += c->sendq_bytes;
-		o->retransq_msgs += c->retransq_msgs;
-		o->retransq_bytes += c->retransq_bytes;
+#define TOP_ADD_COUNT(f) o->f += c->f;
+		TOP_QUEUE_COUNTS(TOP_ADD_COUNT)
+#undef TOP_ADD_COUNT
 		o->has_reconnects |= c->has_reconnects || c->has_wire;
 		o->reconnects += c->reconnects;
 		o->has_wire |= c->has_wire;

@@ -15,6 +15,15 @@
 #include <wire/wire.h>
 
 /* A connection: one (local, peer, transport, tos) pair and its paths. */
+/*
+ * Counts listed once, for the structs below and for the sums made from them:
+ * the queue lengths a connection sums from its message lists (prom.c sums
+ * them again for its "other" row), and what a capture counts for a path and
+ * sums for its connection (cap.c).
+ */
+#define TOP_QUEUE_COUNTS(X) X(sendq_msgs) X(sendq_bytes) X(retransq_msgs) X(retransq_bytes)
+#define TOP_WIRE_COUNTS(X) X(tx_msgs) X(rx_msgs) X(tx_bytes) X(rx_bytes) X(retrans) X(dups) X(reconnects)
+
 struct top_conn {
 	uint8_t laddr[16];             /* IPv4 as ::ffff:a.b.c.d */
 	uint8_t faddr[16];
@@ -29,8 +38,8 @@ struct top_conn {
 	bool has_bytes;                /* the source counts payload bytes */
 	uint64_t tx_bytes, rx_bytes;
 	/* filled by top_snap_link() from the message lists */
-	uint64_t sendq_msgs, sendq_bytes;
-	uint64_t retransq_msgs, retransq_bytes;
+#define TOP_DECL_COUNT(f) uint64_t f;
+	TOP_QUEUE_COUNTS(TOP_DECL_COUNT)
 	/* the peer's congestion map as last received; NULL = unknown */
 	struct wire_cong_map *peer_cong;
 	/* the local side's map as last sent to the peer; NULL = unknown */
@@ -61,8 +70,8 @@ struct top_path {
 	uint64_t hdr_rem, data_rem;
 	uint32_t last_sent_nxt, last_expected_una, last_seen_una;
 	bool has_wire;                 /* a capture's counts for this path */
-	uint64_t tx_msgs, rx_msgs, tx_bytes, rx_bytes;
-	uint64_t retrans, dups, reconnects;
+	TOP_WIRE_COUNTS(TOP_DECL_COUNT)
+#undef TOP_DECL_COUNT
 	bool has_state;                /* a librds endpoint's own path state */
 	uint8_t state;                 /* 0 down, 1 connecting, 2 up */
 	uint64_t connects, resets;

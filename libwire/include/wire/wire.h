@@ -73,6 +73,17 @@ WIRE_API const char *wire_tok_str(const struct wire_tok *t, uint32_t v, const ch
  */
 WIRE_API int wire_tok_value(const struct wire_tok *t, const char *name, uint32_t *out);
 
+/*
+ * WIRE_TOK_NAMER() - define `const char *fn(type v)`: the name of |v| in
+ * |toks|, or "?" if |v| is not in it. The one name function every
+ * value-to-name table has, written once.
+ */
+#define WIRE_TOK_NAMER(fn, type, toks)                                          \
+	const char *fn(type v)                                                  \
+	{                                                                       \
+		return wire_tok_str(toks, (uint32_t)v, "?");                    \
+	}
+
 /* ------------------------------------------------------------------------
  * Validity rules
  *
