@@ -572,12 +572,20 @@ static int checks_fork_own(void)
 	socklen_t fl = sizeof(from);
 	struct timeval tv = { 20, 0 };
 	char buf[64];
-	int st = -1, s;
+	int st = -1, s, go[2];
 	pid_t pid;
+	char x;
 
+	/* The child sends once the parent's endpoint listens: a first
+	 * connection refused would put librds's reconnect backoff, not the
+	 * fork, between the child and its answer on a loaded machine. */
+	CHECK(pipe(go) == 0, "pipe");
 	close(bound_on("127.0.4.1", 7011, 0));
 	pid = fork();
 	if (pid == 0) {
+		close(go[1]);
+		if (read(go[0], &x, 1) != 1)
+			_exit(1);
 		int c = bound_on("127.0.4.1", 7012, SOCK_NONBLOCK);
 
 		for (int i = 0; i < 100; i++) {
@@ -592,6 +600,9 @@ static int checks_fork_own(void)
 	CHECK(pid > 0, "fork");
 	s = bound_on("127.0.4.2", 7013, 0);
 	CHECK(setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == 0, "SO_RCVTIMEO");
+	close(go[0]);
+	CHECK(write(go[1], "g", 1) == 1, "the child told to start");
+	close(go[1]);
 	CHECK(recvfrom(s, buf, sizeof(buf), 0, (struct sockaddr *)&from, &fl) == 5 &&
 	      !memcmp(buf, "hello", 5) && ntohs(from.sin_port) == 7012,
 	      "the child's message from its own socket");
