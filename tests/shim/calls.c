@@ -116,7 +116,11 @@ struct poker {
 	unsigned port;               /* the receiver's, for AFTER_SEND */
 	enum after after;
 	bool nosig;                  /* only the after, no signal */
+	bool await_return;           /* the call must return (EINTR) first */
 };
+
+/* Set by the main thread once the call a poker interrupts has returned. */
+static volatile sig_atomic_t g_returned;
 
 /* Signal the main thread once it sleeps in its call, then, once the
  * handler has run, make the call able to finish: a restarted call then
@@ -127,7 +131,16 @@ static void *poker(void *arg)
 	sig_atomic_t before = g_sigs;
 
 	wait_main_sleeping();
-	if (!p->nosig) {
+	if (!p->nosig && p->await_return) {
+		/* Until the call has returned: asleep is not yet in the call
+		 * (a lock on the way in sleeps too), and a signal that came
+		 * before the call is spent, so signal again. */
+		while (!g_returned) {
+			syscall(SYS_tgkill, getpid(), g_main_tid, SIGUSR1);
+			for (int i = 0; i < 100 && !g_returned; i++)
+				usleep(1000);
+		}
+	} else if (!p->nosig) {
 		syscall(SYS_tgkill, getpid(), g_main_tid, SIGUSR1);
 		while (g_sigs == before)
 			usleep(1000);
@@ -224,13 +237,15 @@ static void checks_signals(void)
 		CHECK(sendto(t, msg, sizeof(msg), 0, (struct sockaddr *)&nobody, sizeof(nobody)) ==
 		      (ssize_t)sizeof(msg), "first message queues");
 		for (int timed = 0; timed < 2; timed++) {
-			struct poker p = { .fd = t, .after = AFTER_CANCEL };
+			struct poker p = { .fd = t, .after = AFTER_CANCEL, .await_return = true };
 			pthread_t th;
 
 			set_timeo(t, SO_SNDTIMEO, timed ? 60000 : 0);
 			handler(false);
+			g_returned = 0;
 			th = poke(&p);
 			n = sendto(t, msg, sizeof(msg), 0, (struct sockaddr *)&nobody, sizeof(nobody));
+			g_returned = 1;
 			CHECK(n < 0 && errno == EINTR,
 			      "send on full SNDBUF (timeout %d), no SA_RESTART: EINTR, got %zd", timed,
 			      n);
