@@ -872,7 +872,10 @@ static int rank(struct ranked *r, const struct top_snap *s, unsigned top)
 #undef TOP_ADD_COUNT
 		o->has_reconnects |= c->has_reconnects || c->has_wire;
 		o->reconnects += c->reconnects;
+		/* a capture's message counts drive conn_sent()/conn_recv() */
 		o->has_wire |= c->has_wire;
+		o->tx_msgs += c->tx_msgs;
+		o->rx_msgs += c->rx_msgs;
 		o->retrans += c->retrans;
 		o->dups += c->dups;
 	}

@@ -91,6 +91,36 @@ static void snap3(struct top_snap *s)
 	top_snap_link(s);
 }
 
+/* A capture's connections count messages on the wire (has_wire): the
+ * "other" row sums those too, not only the sequence-number sums. */
+static void test_prom_other_from_a_capture(void **state)
+{
+	struct top_snap s;
+	char *t;
+
+	(void)state;
+	top_snap_init(&s);
+	s.source = "capture";
+	for (uint8_t f = 2; f <= 4; f++) {
+		struct top_conn *c = conn(&s, f, 0, 0);
+
+		c->seq_sum = false;
+		c->has_wire = true;
+		c->tx_msgs = f == 2 ? 100 : f;
+		c->rx_msgs = f == 2 ? 50 : 2 * f;
+	}
+	top_snap_link(&s);
+	t = render(&s, 1, PROM_FMT_TEXT);
+	assert_true(sample(t, "afrds_connection_sent_messages_total{local=\"10.0.0.1\","
+			      "peer=\"10.0.0.2\",transport=\"tcp\",tos=\"0\"}") == 100);
+	assert_true(sample(t, "afrds_connection_sent_messages_total{local=\"other\","
+			      "peer=\"other\",transport=\"other\",tos=\"other\"}") == 7);
+	assert_true(sample(t, "afrds_connection_received_messages_total{local=\"other\","
+			      "peer=\"other\",transport=\"other\",tos=\"other\"}") == 14);
+	free(t);
+	top_snap_fini(&s);
+}
+
 static void test_prom_top_and_other(void **state)
 {
 	struct top_snap s;
@@ -234,6 +264,7 @@ static void test_prom_kernel_counter_help(void **state)
 
 CMOCKA_MAIN(
 	cmocka_unit_test(test_prom_top_and_other),
+	cmocka_unit_test(test_prom_other_from_a_capture),
 	cmocka_unit_test(test_prom_groups),
 	cmocka_unit_test(test_prom_openmetrics),
 	cmocka_unit_test(test_prom_no_snapshot),
