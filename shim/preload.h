@@ -126,8 +126,17 @@ struct rdsp_sock {
 	struct rdsu_zcq zq;
 	bool ok_valid;
 	struct rdsd_req ok;
+	/* closed because its descriptors now name an rdsd socket (the
+	 * process's presence moved, preload_share.c): a call waiting on it
+	 * starts again on what the descriptor names */
+	bool moved;
 	struct rdsp_sock *next;
 };
+
+/* wait_sock_locked's answer to a call whose socket moved to rdsd while it
+ * waited: the call is made again on the descriptor (never an errno the
+ * program sees). */
+#define RDSP_MOVED (-ERESTART)
 
 /* The real calls, resolved past this library (preload_socket.c). */
 extern int (*real_socket)(int, int, int);
@@ -166,6 +175,9 @@ extern int (*real_accept)(int, struct sockaddr *, socklen_t *);
 extern int (*real_accept4)(int, struct sockaddr *, socklen_t *, int);
 extern int (*real_shutdown)(int, int);
 extern pid_t (*real_fork)(void);
+extern int (*real_execve)(const char *, char *const[], char *const[]);
+extern int (*real_execvpe)(const char *, char *const[], char *const[]);
+extern int (*real_fexecve)(int, char *const[], char *const[]);
 extern int (*real_epoll_ctl)(int, int, int, struct epoll_event *);
 
 #define REAL(f) (real_##f ? real_##f : (*(void **)&real_##f = dlsym(RTLD_NEXT, #f), real_##f))
@@ -197,6 +209,16 @@ void pump_locked(void);
 void flush_locked(void);
 void send_flush_locked(void);
 int endpoint_locked(const struct rdsu_addr *addr);
+int move_to_rdsd(void);
+void tell_addr_in_use(const struct rdsu_addr *addr);
+extern _Atomic unsigned g_moves;
+
+/* preload_share.c */
+int share_listen(const struct rdsu_addr *addr);
+bool share_answer(int lfd);
+int share_addr_taken(const struct rdsu_addr *addr);
+int share_ask(const struct rdsu_addr *addr);
+void share_before_rights(const struct msghdr *mh);
 
 /* preload_poll.c */
 void sync_sock(struct rdsp_sock *s);
@@ -226,6 +248,7 @@ void dm_enter(struct rdsp_sock *s);
 void dm_leave(struct rdsp_sock *s);
 int dm_mode(void);
 int dm_connect(int mode, int type);
+socklen_t dm_sun_named(struct sockaddr_un *sun, const char *suffix);
 struct rdsp_sock *dm_new(int fd);
 void dm_adopt(int fd);
 void dm_adopt_inherited(void);

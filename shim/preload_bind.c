@@ -114,6 +114,10 @@ RDSP_EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
 	if (e == 0 && s->dm) {
 		dm_enter(s);
 		e = dm_bind(s, fd, &addr, port);
+		/* a process per process holds the address: it moves to rdsd
+		 * (preload_share.c), and rdsd can take it */
+		if (e == -EADDRINUSE && share_ask(&addr) == 0)
+			e = dm_bind(s, fd, &addr, port);
 		dm_leave(s);
 		put_locked(s);
 		return e < 0 ? set_errno(e) : 0;
@@ -124,6 +128,15 @@ RDSP_EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
 		e = -EBADF;
 	if (e == 0)
 		e = endpoint_locked(&addr);
+	if (e == -EADDRINUSE && !g_io) {
+		/* another process holds the address: it and this one move to
+		 * rdsd when they may, and the bind is made there */
+		put_locked(s);
+		if (share_addr_taken(&addr) == 0 && fd_peek(fd) && fd_peek(fd)->dm)
+			return bind(fd, sa, len);
+		tell_addr_in_use(&addr);
+		return set_errno(-EADDRINUSE);
+	}
 	if (e == 0)
 		e = rdsep_bind_check(s->opt.transport, g_rdma);
 	if (e == 0) {

@@ -58,6 +58,7 @@ void flush_locked(void)
  * pause (a request, a reply) still leaves at once.
  */
 static int g_kick = -1;          /* eventfd: a deferred flush is wanted */
+static int g_share = -1;         /* listener: another process asks us to move (preload_share.c) */
 static bool g_flush_pending;
 
 static rdsu_ns g_last_flush;
@@ -83,23 +84,28 @@ void send_flush_locked(void)
 
 static void *io_thread(void *arg)
 {
-	struct pollfd pfd[2] = { { .fd = rdsu_io_fd(g_io), .events = POLLIN },
-				 { .fd = g_kick, .events = POLLIN } };
+	struct pollfd pfd[3] = { { .fd = rdsu_io_fd(g_io), .events = POLLIN },
+				 { .fd = g_kick, .events = POLLIN },
+				 { .fd = g_share, .events = POLLIN } };
 
 	(void)arg;
 	for (;;) {
-		if (poll(pfd, g_kick >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
+		if (REAL(poll)(pfd, 3, -1) < 0 && errno != EINTR)
 			break;
 		if (pfd[1].revents & POLLIN) {
 			uint64_t n;
 
-			(void)REAL(read)(g_kick, &n, sizeof(n));
+			(void)REAL(read)(pfd[1].fd, &n, sizeof(n));
 		}
+		if (pfd[2].revents & POLLIN)
+			(void)share_answer(pfd[2].fd);
 		pthread_mutex_lock(&g_lock);
 		if (!g_io) {
 			/* the endpoint was handed to rdsd (move_to_rdsd) */
 			pthread_mutex_unlock(&g_lock);
 			REAL(close)(pfd[1].fd);
+			if (pfd[2].fd >= 0)
+				REAL(close)(pfd[2].fd);
 			break;
 		}
 		if (g_flush_pending) {
@@ -155,21 +161,12 @@ int endpoint_locked(const struct rdsu_addr *addr)
 	if (g_io)
 		return memcmp(addr, &g_laddr, sizeof(*addr)) ? -EADDRNOTAVAIL : 0;
 	e = rdsep_new(&g_io, addr, &g_rdma);
-	if (e == -EADDRINUSE) {
-		/* bind's EADDRINUSE alone would not say that the kernel's own
-		 * RDS is in the way, nor what to do: once, on stderr */
-		static bool told;
-		char a[64];
-
-		if (!told)
-			fprintf(stderr, "librds-preload: bind %s: %s\n",
-				rdsu_addr_str(addr, a, sizeof(a)), rdsep_strerror(addr, e));
-		told = true;
-	}
 	if (e < 0)
 		return e;
 	g_laddr = *addr;
 	g_kick = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	/* where a second process's bind of the address asks us to move */
+	g_share = dm_mode() != DM_OFF ? share_listen(addr) : -1;
 	/* Signals stay with the application's threads. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -182,6 +179,9 @@ int endpoint_locked(const struct rdsu_addr *addr)
 		if (g_kick >= 0)
 			REAL(close)(g_kick);
 		g_kick = -1;
+		if (g_share >= 0)
+			REAL(close)(g_share);
+		g_share = -1;
 		return -e;
 	}
 	pthread_detach(th);
@@ -191,6 +191,19 @@ int endpoint_locked(const struct rdsu_addr *addr)
 		atfork_done = true;
 	}
 	return 0;
+}
+
+/* bind's EADDRINUSE alone would not say that the kernel's own RDS is in
+ * the way, nor what to do: once, on stderr. */
+void tell_addr_in_use(const struct rdsu_addr *addr)
+{
+	static bool told;
+	char a[64];
+
+	if (!told)
+		fprintf(stderr, "librds-preload: bind %s: %s\n", rdsu_addr_str(addr, a, sizeof(a)),
+			rdsep_strerror(addr, -EADDRINUSE));
+	told = true;
 }
 
 /*
@@ -217,8 +230,6 @@ struct moved {
 	struct rdsopt opt;
 	uint8_t tos;
 };
-
-static int g_moving;
 
 /* What socket |s| holds that rdsd must be told again. */
 static void note_sock_locked(struct moved *m, struct rdsp_sock *s)
@@ -299,6 +310,7 @@ static void free_endpoint_locked(struct moved *mv, size_t n)
 		if (g_kick >= 0)
 			(void)!REAL(write)(g_kick, &one, sizeof(one));   /* the thread ends */
 		g_kick = -1;
+		g_share = -1;   /* the thread closes it */
 		g_flush_pending = false;
 	}
 }
@@ -330,7 +342,9 @@ static void swap_locked(struct moved *m)
 	m->conn = ns->a;
 	ns->next = g_socks;
 	g_socks = ns;
-	/* the old socket goes, as a close would take it */
+	/* the old socket goes, as a close would take it; a call waiting on
+	 * it starts again on the new one (RDSP_MOVED) */
+	s->moved = true;
 	s->fds = 0;
 	release_sock_locked(s);
 	if (s->busy == 0)
@@ -373,11 +387,20 @@ static void restore(const struct moved *m)
 		(void)connect(fd, (const struct sockaddr *)&m->peer, m->peerlen);
 }
 
-static void move_to_rdsd(void)
+_Atomic unsigned g_moves;   /* moves so far (a poll under way looks again) */
+static pthread_mutex_t g_move_lock = PTHREAD_MUTEX_INITIALIZER;
+static void drop_idle_endpoint(void);
+
+/* Move every socket of this process's own to rdsd (preload_share.c says
+ * when). Return: 0 when none is left (and the endpoint is freed); -1. */
+int move_to_rdsd(void)
 {
 	struct moved *mv = NULL;
-	ssize_t n = note_socks(&mv);
+	ssize_t n;
+	int left = 0;
 
+	pthread_mutex_lock(&g_move_lock);
+	n = note_socks(&mv);
 	if (n <= 0)
 		goto out;
 	/* rdsd first: without it nothing moves */
@@ -393,11 +416,22 @@ static void move_to_rdsd(void)
 	free_endpoint_locked(mv, (size_t)n);
 	for (ssize_t i = 0; i < n; i++)
 		swap_locked(&mv[i]);
+	atomic_fetch_add(&g_moves, 1);
 	pthread_mutex_unlock(&g_lock);
 	for (ssize_t i = 0; i < n; i++)
 		restore(&mv[i]);
 out:
 	free(mv);
+	drop_idle_endpoint();
+	pthread_mutex_lock(&g_lock);
+	for (struct rdsp_sock *s = g_socks; s; s = s->next)
+		if (!s->dm && !s->closed)
+			left = -1;
+	if (g_io)
+		left = -1;
+	pthread_mutex_unlock(&g_lock);
+	pthread_mutex_unlock(&g_move_lock);
+	return left;
 }
 
 /*
@@ -423,11 +457,8 @@ static void drop_idle_endpoint(void)
 
 RDSP_EXPORT pid_t fork(void)
 {
-	if (!__atomic_load_n(&g_moving, __ATOMIC_RELAXED) && dm_mode() != DM_OFF) {
-		__atomic_store_n(&g_moving, 1, __ATOMIC_RELAXED);
-		move_to_rdsd();
-		__atomic_store_n(&g_moving, 0, __ATOMIC_RELAXED);
-	}
+	if (dm_mode() != DM_OFF)
+		(void)move_to_rdsd();
 	drop_idle_endpoint();
 	return REAL(fork)();
 }

@@ -206,8 +206,8 @@ static int timer_locked(void)
  * an eventfd, which fails with -ERESTARTSYS on a signal as the kernel's
  * wait_event_interruptible does: restarted by the kernel for a handler
  * with SA_RESTART, EINTR without. Return: 0 (look again); -ETIMEDOUT;
- * -EINTR; -EBADF when the socket was closed meanwhile; what eventfd fails
- * with.
+ * -EINTR; -EBADF when the socket was closed meanwhile, RDSP_MOVED when
+ * it moved to rdsd; what eventfd fails with.
  */
 int wait_sock_locked(struct rdsp_sock *s, short ev, int64_t deadline)
 {
@@ -239,7 +239,7 @@ out:
 		}
 	REAL(close)(w.efd);
 	if (s->closed)
-		return -EBADF;
+		return s->moved ? RDSP_MOVED : -EBADF;
 	if (e < 0)
 		return e;
 	if (deadline >= 0 && now_ms() >= deadline)
@@ -294,7 +294,8 @@ static int poll_common(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 		/* an rdsd socket's one-shot has no byte in the descriptor
 		 * (sync_sock): it must not wait behind the real poll */
 		struct timespec zero = { 0, 0 };
-		bool at_once = false;
+		bool at_once = false, moved;
+		unsigned moves = atomic_load(&g_moves);
 
 		for (nfds_t i = 0; first && i < n; i++) {
 			struct rdsp_sock *s = fd_peek(fds[i].fd);
@@ -309,10 +310,15 @@ static int poll_common(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 			break;
 		pthread_mutex_lock(&g_lock);
 		r = 0;
+		/* a socket that moved to rdsd meanwhile was polled as its old
+		 * stand-in, whose end the move closed: look again */
+		moved = atomic_load(&g_moves) != moves;
 		for (nfds_t i = 0; i < n; i++) {
 			struct rdsp_sock *s = fd_peek(fds[i].fd);
 			short ev = fds[i].revents;
 
+			if (s && moved)
+				fds[i].revents = ev = 0;
 			if (s && !(ev & POLLNVAL)) {
 				ev &= (short)~POLLWRBAND;
 				/* an rdsd socket's notices are this process's

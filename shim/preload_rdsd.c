@@ -42,10 +42,12 @@ static const char *dm_daemon_name(void)
 	return n && *n ? n : RDSD_DEFAULT_NAME;
 }
 
-static socklen_t dm_sun(struct sockaddr_un *sun)
+/* rdsd's abstract name followed by |suffix| (preload_share.c names a
+ * per-process endpoint's listener so). */
+socklen_t dm_sun_named(struct sockaddr_un *sun, const char *suffix)
 {
-	const char *n = dm_daemon_name();
-	size_t len = strlen(n);
+	char n[sizeof(sun->sun_path)];
+	size_t len = (size_t)snprintf(n, sizeof(n), "%s%s", dm_daemon_name(), suffix);
 
 	memset(sun, 0, sizeof(*sun));
 	sun->sun_family = AF_UNIX;
@@ -53,6 +55,11 @@ static socklen_t dm_sun(struct sockaddr_un *sun)
 		len = sizeof(sun->sun_path) - 1;
 	memcpy(sun->sun_path + 1, n, len);
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len);
+}
+
+static socklen_t dm_sun(struct sockaddr_un *sun)
+{
+	return dm_sun_named(sun, "");
 }
 
 /* Is |fd| a connection to an rdsd (one received with SCM_RIGHTS)? */
@@ -127,9 +134,12 @@ static void dm_spawn(void)
 			else
 				REAL(dup2)(lfd, 3);
 			(void)syscall(SYS_close_range, 4, ~0u, 0);
+			char *argv[] = { "rdsd", "--listen-fd", "3", "--linger", "2",
+					 log && *log ? "-v" : NULL, NULL };
+
 			unsetenv("LD_PRELOAD");
-			execl(path, "rdsd", "--listen-fd", "3", "--linger", "2",
-			      log && *log ? "-v" : (char *)NULL, (char *)NULL);
+			/* the real exec: ours would look for sockets to move */
+			REAL(execve)(path, argv, environ);
 			_exit(127);
 		}
 		_exit(0);

@@ -282,13 +282,13 @@ static ssize_t do_recv(struct rdsp_sock *s, struct msghdr *mh, int flags)
 	}
 }
 
-static ssize_t recv_common(int fd, struct msghdr *mh, int flags)
+static ssize_t recv_once(int fd, struct msghdr *mh, int flags)
 {
 	struct rdsp_sock *s = get_locked(fd);
 	ssize_t n;
 
 	if (!s)
-		return set_errno(-EBADF);
+		return -EBADF;
 	if (s->dm) {
 		int fl = REAL(fcntl)(fd, F_GETFL);
 		bool nb = (flags & MSG_DONTWAIT) || (fl >= 0 && (fl & O_NONBLOCK));
@@ -317,6 +317,17 @@ static ssize_t recv_common(int fd, struct msghdr *mh, int flags)
 	}
 
 	put_locked(s);
+	return n;
+}
+
+/* One receive; made again when the socket moved to rdsd while it waited
+ * (preload_share.c). */
+static ssize_t recv_common(int fd, struct msghdr *mh, int flags)
+{
+	ssize_t n;
+
+	while ((n = recv_once(fd, mh, flags)) == RDSP_MOVED)
+		;
 	return n < 0 ? set_errno((int)n) : n;
 }
 

@@ -347,13 +347,13 @@ static void dm_zc_sent_locked(struct rdsp_sock *s, uint32_t cookie)
 	(void)rdsu_zcq_add(&s->zq, cookie);
 }
 
-static ssize_t send_common(int fd, const struct msghdr *mh, int flags)
+static ssize_t send_once(int fd, const struct msghdr *mh, int flags)
 {
 	struct rdsp_sock *s = get_locked(fd);
 	ssize_t n;
 
 	if (!s)
-		return set_errno(-EBADF);
+		return -EBADF;
 	if (s->dm) {
 		bool zc = (flags & MSG_ZEROCOPY) && s->opt.zerocopy;
 		uint32_t cookie = 0;
@@ -361,7 +361,7 @@ static ssize_t send_common(int fd, const struct msghdr *mh, int flags)
 		/* the notices' bound (RDSU_ZC_MAX), as per process */
 		if (zc && s->zq.n >= RDSU_ZC_MAX) {
 			put_locked(s);
-			return set_errno(-ENOMEM);
+			return -ENOMEM;
 		}
 		dm_enter(s);
 		n = dm_send(s, fd, mh, flags, zc, &cookie);
@@ -372,13 +372,27 @@ static ssize_t send_common(int fd, const struct msghdr *mh, int flags)
 		n = do_send(s, mh, flags);
 	}
 	put_locked(s);
+	return n;
+}
+
+/* One send; made again through rdsd when the socket moved there while it
+ * waited (preload_share.c). */
+static ssize_t send_common(int fd, const struct msghdr *mh, int flags)
+{
+	ssize_t n;
+
+	while ((n = send_once(fd, mh, flags)) == RDSP_MOVED)
+		;
 	return n < 0 ? set_errno((int)n) : n;
 }
 
 RDSP_EXPORT ssize_t sendmsg(int fd, const struct msghdr *mh, int flags)
 {
-	if (!fd_peek(fd))
+	if (!fd_peek(fd)) {
+		/* a socket of ours sent to another process moves to rdsd */
+		share_before_rights(mh);
 		return REAL(sendmsg)(fd, mh, flags);
+	}
 	if (!mh)
 		return set_errno(-EFAULT);
 	return send_common(fd, mh, flags);
@@ -439,8 +453,11 @@ RDSP_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int fla
 {
 	unsigned i;
 
-	if (!fd_peek(fd))
+	if (!fd_peek(fd)) {
+		for (i = 0; vec && i < vlen && i < IOV_MAX; i++)
+			share_before_rights(&vec[i].msg_hdr);
 		return REAL(sendmmsg)(fd, vec, vlen, flags);
+	}
 	if (vlen > IOV_MAX)
 		vlen = IOV_MAX;   /* UIO_MAXIOV */
 	for (i = 0; i < vlen; i++) {
