@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # kselftest-rds.sh RDSRUN [LOSS CORRUPT DUPLICATE] - the Linux kernel's own
 # RDS selftest (tools/testing/selftests/net/rds/test.py of Debian's
-# linux-source-6.12) on librds through rdsrun and rdsd, on a host without
-# the RDS module. Skips (77) when not root, without namespaces, or when the
+# linux-source-6.12) on librds through rdsrun, through rdsd and per
+# process (KST_MODE below), on a host without the RDS module. Skips (77) when not root, without namespaces, or when the
 # package cannot be fetched.
 #
 # The selftest is taken at test time and cached outside the tree, as the
@@ -27,9 +27,12 @@
 # KST_FETCH_ONLY=1: fetch and cache the selftest, then exit (ctest's
 # shim-kselftest-fetch, the fixture of both tests; the lab's guests see the
 # cache read-only).
-# RDSRUN_DAEMON=1: each namespace's sockets are rdsd's, started by the
-# shim in that namespace; test.py makes its sockets in forked children
-# and takes them over SCM_RIGHTS.
+# KST_MODE: the modes to run, each in namespaces of its own: "rdsd" (the
+# default; RDSRUN_DAEMON=1: each namespace's sockets are rdsd's, started by
+# the shim in that namespace; test.py makes its sockets in forked children
+# and takes them over SCM_RIGHTS), "pp" (per process: RDSRUN_DAEMON unset
+# and no rdsd running; the child's socket moves to an rdsd the shim starts
+# in its namespace when it is sent over SCM_RIGHTS), or both ("rdsd pp").
 set -u
 run=$(realpath "$1")
 loss=${2:-0} corrupt=${3:-0} dup=${4:-0}
@@ -74,7 +77,18 @@ if [ "${KST_INNER:-}" != 1 ]; then
 	exec 9>&-
 	[ "${KST_FETCH_ONLY:-}" != 1 ] || exit 0
 	unshare -mnpf --mount-proc true 2>/dev/null || skip "no private namespaces (unshare -mnpf)"
-	KST_INNER=1 KST_CACHE=$cache exec unshare -mnpf --mount-proc "$0" "$@"
+	# One run a mode, each in namespaces of its own.
+	rc=0
+	for m in ${KST_MODE:-rdsd}; do
+		KST_INNER=1 KST_CACHE=$cache KST_MODE=$m unshare -mnpf --mount-proc "$0" "$@"
+		r=$?
+		case $r in
+		0) ;;
+		77) [ $rc != 0 ] || rc=77 ;;
+		*) echo "FAIL: mode $m"; rc=1 ;;
+		esac
+	done
+	exit $rc
 fi
 
 # In our own mount, PID and network namespaces.
@@ -112,9 +126,20 @@ if grep -q 'net\.rds' "$dir/test.py"; then
 	echo "FAIL: test.py still writes an RDS sysctl"; exit 1
 fi
 set +e
-echo "kernel selftest $ST/test.py from $PKG, through rdsrun (rdsd per namespace);"
+mode=${KST_MODE:-rdsd}
+case $mode in
+rdsd)
+	echo "kernel selftest $ST/test.py from $PKG, through rdsrun (rdsd per namespace);"
+	export RDSRUN_DAEMON=1 ;;
+pp)
+	# Change 5 (none to the test): per process, no rdsd running.
+	echo "kernel selftest $ST/test.py from $PKG, through rdsrun per process (no rdsd running);"
+	unset RDSRUN_DAEMON ;;
+*)
+	echo "FAIL: KST_MODE=$mode (rdsd or pp)"; exit 1 ;;
+esac
 echo "changed: the rds_tcp sysctl writes removed; run without run.sh"
-export RDSRUN_FORCE=1 RDSRUN_DAEMON=1
+export RDSRUN_FORCE=1
 if [ -n "${SHIM_PRELOAD_FIRST:-}" ]; then
 	export LD_PRELOAD=$SHIM_PRELOAD_FIRST
 	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
