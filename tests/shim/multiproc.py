@@ -35,6 +35,9 @@ What is checked, in order:
      name, and a message it sends to its own port comes back to it.
      (A message received and not read at the exec would be lost, as at
      the first fork: docs/shim.md "exec".)
+  6. P5 bound 127.0.0.3 per process before that rdsd ran; P6, started
+     after, gets an rdsd socket, and rdsd's bind of 127.0.0.3 finds it
+     held: P6's shim asks P5 to move, and the two exchange messages.
 """
 import os
 import select
@@ -170,6 +173,9 @@ def driver(run):
         p4 = Peer(run, 'P4', env4)
         peers.append(p4)
         ok &= p4.do('socket', 'ok') & p4.do('bind 127.0.0.2 %d' % E, 'ok')
+        p5 = Peer(run, 'P5', env4)
+        peers.append(p5)
+        ok &= p5.do('socket', 'ok') & p5.do('bind 127.0.0.3 %d' % A, 'ok')
         ok &= p4.do('send 127.0.0.2 %d before-exec' % E, 'ok')
         ok &= p4.do('recv', 'got before-exec from %d' % E)
         check(not listening(name4), 'P4 is per process before its exec')
@@ -177,6 +183,17 @@ def driver(run):
         ok &= p4.do('name', 'name 127.0.0.2 %d' % E)
         ok &= p4.do('send 127.0.0.2 %d after-exec' % E, 'ok')
         ok &= p4.do('recv', 'got after-exec from %d' % E)
+        # rdsd runs now (P4's exec started it); P5 still holds 127.0.0.3
+        # per process: P6's socket is rdsd's, and rdsd's bind of that
+        # address asks P5 to move
+        check(listening(name4), 'rdsd runs after the exec')
+        p6 = Peer(run, 'P6', env4)
+        peers.append(p6)
+        ok &= p6.do('socket', 'ok') & p6.do('bind 127.0.0.3 %d' % B, 'ok')
+        ok &= p6.do('send 127.0.0.3 %d F-to-E' % A, 'ok')
+        ok &= p5.do('recv', 'got F-to-E from %d' % B)
+        ok &= p5.do('send 127.0.0.3 %d E-to-F' % B, 'ok')
+        ok &= p6.do('recv', 'got E-to-F from %d' % A)
     finally:
         for p in peers:
             p.stop()
