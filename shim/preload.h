@@ -90,6 +90,13 @@ struct rdsp_waiter {
 	struct rdsp_waiter *next;
 };
 
+/* One epoll registration of a per-process socket (preload_poll.c). */
+struct rdsp_epreg {
+	int epfd, fd;
+	struct epoll_event ev;       /* as asked of the stand-in */
+	struct rdsp_epreg *next;
+};
+
 struct rdsp_sock {
 	int a, b;                    /* the application's end, the shim's end */
 	unsigned fds;                /* application descriptors naming it (dup) */
@@ -130,6 +137,9 @@ struct rdsp_sock {
 	 * process's presence moved, preload_share.c): a call waiting on it
 	 * starts again on what the descriptor names */
 	bool moved;
+	/* the epoll sets holding it (epoll_ctl), registered again on the
+	 * descriptor when it moves */
+	struct rdsp_epreg *eps;
 	struct rdsp_sock *next;
 };
 
@@ -212,6 +222,7 @@ int endpoint_locked(const struct rdsu_addr *addr);
 int move_to_rdsd(void);
 void tell_addr_in_use(const struct rdsu_addr *addr);
 extern _Atomic unsigned g_moves;
+extern int g_move_efd;
 
 /* preload_share.c */
 int share_listen(const struct rdsu_addr *addr);
@@ -232,6 +243,8 @@ struct timespec mono_left(const struct timespec *end);
 int wait_sock_locked(struct rdsp_sock *s, short ev, int64_t deadline);
 void wake_all_locked(struct rdsp_sock *s);
 int zc_take_locked(struct rdsp_sock *s, struct rdsu_zc_notice *out);
+void epreg_move_locked(struct rdsp_sock *from);
+void epreg_free_locked(struct rdsp_sock *s);
 
 /* preload_bind.c */
 int addr_in(const struct sockaddr *sa, socklen_t len, struct rdsu_addr *a, uint16_t *port);

@@ -342,6 +342,7 @@ static void swap_locked(struct moved *m)
 	m->conn = ns->a;
 	ns->next = g_socks;
 	g_socks = ns;
+	epreg_move_locked(s);
 	/* the old socket goes, as a close would take it; a call waiting on
 	 * it starts again on the new one (RDSP_MOVED) */
 	s->moved = true;
@@ -388,6 +389,10 @@ static void restore(const struct moved *m)
 }
 
 _Atomic unsigned g_moves;   /* moves so far (a poll under way looks again) */
+/* Readable once a move has happened: polls of own sockets watch it
+ * (preload_poll.c), since the kernel's poll under way would not see the
+ * new descriptor. Made with the first own socket, one a move. */
+int g_move_efd = -1;
 static pthread_mutex_t g_move_lock = PTHREAD_MUTEX_INITIALIZER;
 static void drop_idle_endpoint(void);
 
@@ -417,6 +422,13 @@ int move_to_rdsd(void)
 	for (ssize_t i = 0; i < n; i++)
 		swap_locked(&mv[i]);
 	atomic_fetch_add(&g_moves, 1);
+	if (g_move_efd >= 0) {
+		uint64_t one = 1;
+
+		(void)!REAL(write)(g_move_efd, &one, sizeof(one));
+		REAL(close)(g_move_efd);
+		g_move_efd = -1;
+	}
 	pthread_mutex_unlock(&g_lock);
 	for (ssize_t i = 0; i < n; i++)
 		restore(&mv[i]);

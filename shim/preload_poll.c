@@ -269,6 +269,36 @@ static bool any_ours(const struct pollfd *fds, nfds_t n)
 	return false;
 }
 
+/* The real ppoll, also woken when an own socket of the set moves to rdsd
+ * meanwhile: the kernel's poll looks again at a descriptor when woken, but
+ * waits only on the files it found at first (do_poll), so it would never
+ * wake for what now has the socket's number. Return: as ppoll, the move's
+ * eventfd not counted. */
+static int ppoll_moves(struct pollfd *fds, nfds_t n, const struct timespec *ts,
+		       const sigset_t *mask)
+{
+	int efd = __atomic_load_n(&g_move_efd, __ATOMIC_RELAXED), r;
+	bool own = false;
+	struct pollfd *pf;
+
+	for (nfds_t i = 0; i < n && !own; i++) {
+		struct rdsp_sock *s = fd_peek(fds[i].fd);
+
+		own = s && !s->dm;
+	}
+	if (!own || efd < 0)
+		return REAL(ppoll)(fds, n, ts, mask);
+	pf = alloca((n + 1) * sizeof(*pf));
+	memcpy(pf, fds, n * sizeof(*pf));
+	pf[n] = (struct pollfd){ .fd = efd, .events = POLLIN };
+	r = REAL(ppoll)(pf, n + 1, ts, mask);
+	if (r < 0)
+		return r;
+	for (nfds_t i = 0; i < n; i++)
+		fds[i].revents = pf[i].revents;
+	return pf[n].revents ? r - 1 : r;
+}
+
 static int poll_common(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 		       const sigset_t *mask)
 {
@@ -305,7 +335,7 @@ static int poll_common(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 				     (asked[i] & (POLLIN | POLLRDNORM | POLLWRBAND))) ||
 				    (s->zq.n && (asked[i] & (POLLIN | POLLRDNORM))));
 		}
-		r = REAL(ppoll)(fds, n, at_once ? &zero : ts ? &left : NULL, mask);
+		r = ppoll_moves(fds, n, at_once ? &zero : ts ? &left : NULL, mask);
 		if (r < 0)
 			break;
 		pthread_mutex_lock(&g_lock);
@@ -486,24 +516,92 @@ RDSP_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *x, const struct 
  * never sees it (docs/shim.md, "epoll"). The rest passes as it is: level
  * and edge triggering, EPOLLONESHOT, the program's data.
  */
+/* Keep |s|'s registration in |epfd| under |fd| as |op| made it. */
+static void epreg_note_locked(struct rdsp_sock *s, int epfd, int op, int fd,
+			      const struct epoll_event *ev)
+{
+	struct rdsp_epreg **pp, *r;
+
+	for (pp = &s->eps; *pp; pp = &(*pp)->next)
+		if ((*pp)->epfd == epfd && (*pp)->fd == fd)
+			break;
+	r = *pp;
+	if (op == EPOLL_CTL_DEL) {
+		if (r) {
+			*pp = r->next;
+			free(r);
+		}
+		return;
+	}
+	if (!r) {
+		r = calloc(1, sizeof(*r));
+		if (!r)
+			return;   /* then it is not registered again after a move */
+		r->epfd = epfd;
+		r->fd = fd;
+		*pp = r;
+	}
+	r->ev = *ev;
+}
+
+void epreg_free_locked(struct rdsp_sock *s)
+{
+	while (s->eps) {
+		struct rdsp_epreg *r = s->eps;
+
+		s->eps = r->next;
+		free(r);
+	}
+}
+
+/* |from|'s descriptors now name an rdsd socket (preload_share.c): the
+ * epoll sets that held |from| lost it with its last reference (dup2), so
+ * each registration is made again on the same descriptor. */
+void epreg_move_locked(struct rdsp_sock *from)
+{
+	for (struct rdsp_epreg *r = from->eps; r; r = r->next) {
+		struct epoll_event e = r->ev;
+		struct rdsp_sock *now = fd_peek(r->fd);
+
+		if (now && now->dm)
+			(void)REAL(epoll_ctl)(r->epfd, EPOLL_CTL_ADD, r->fd, &e);
+	}
+	epreg_free_locked(from);
+}
+
 RDSP_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 {
 	struct epoll_event e;
 	struct rdsp_sock *s;
+	int r;
 
+	if (op == EPOLL_CTL_DEL && fd_peek(fd)) {
+		r = REAL(epoll_ctl)(epfd, op, fd, ev);
+		s = get_locked(fd);
+		if (s) {
+			if (r == 0)
+				epreg_note_locked(s, epfd, op, fd, NULL);
+			put_locked(s);
+		}
+		return r;
+	}
 	if (!ev || (op != EPOLL_CTL_ADD && op != EPOLL_CTL_MOD) || !fd_peek(fd))
 		return REAL(epoll_ctl)(epfd, op, fd, ev);
 	/* the kernel's epoll_ctl polls the socket (ep_item_poll), which
 	 * spends a pending one-shot */
 	s = get_locked(fd);
-	if (s) {
-		if (!s->opt.cong_monitor && s->once_in) {
-			s->once_in = false;
-			sync_sock(s);
-		}
-		put_locked(s);
+	if (!s)
+		return REAL(epoll_ctl)(epfd, op, fd, ev);
+	if (!s->opt.cong_monitor && s->once_in) {
+		s->once_in = false;
+		sync_sock(s);
 	}
 	e = *ev;
 	e.events &= ~(uint32_t)EPOLLWRBAND;
-	return REAL(epoll_ctl)(epfd, op, fd, &e);
+	r = REAL(epoll_ctl)(epfd, op, fd, &e);
+	/* a per-process socket may move to rdsd: keep what it asked */
+	if (r == 0 && !s->dm)
+		epreg_note_locked(s, epfd, op, fd, &e);
+	put_locked(s);
+	return r;
 }

@@ -106,6 +106,7 @@ void release_sock_locked(struct rdsp_sock *s)
 	if (s->dm && s->chan >= 0)
 		REAL(close)(s->chan);
 	s->chan = -1;
+	epreg_free_locked(s);
 	free(s->zq.ring);   /* the notices go with the socket */
 	memset(&s->zq, 0, sizeof(s->zq));
 	s->closed = true;
@@ -192,6 +193,8 @@ RDSP_EXPORT int socket(int domain, int type, int protocol)
 		s->next = g_socks;
 		g_socks = s;
 		sync_sock(s);
+		if (g_move_efd < 0)
+			g_move_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	}
 	pthread_mutex_unlock(&g_lock);
 	if (e < 0) {

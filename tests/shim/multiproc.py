@@ -20,6 +20,9 @@ line on stdin; each answers one line on stdout:
                     close-on-exec): the new image goes on with it and
                     answers "ready"
   name              getsockname: "name ADDR PORT"
+  epoll             register the socket in an epoll set for EPOLLIN
+  ewait, pwait      wait in that epoll set, or in poll(), then one
+                    message without waiting: "got T from PORT"
 
 What is checked, in order:
   1. P1 binds 127.0.0.1:A per process (no rdsd listens yet); P3 makes its
@@ -38,6 +41,8 @@ What is checked, in order:
   6. P5 bound 127.0.0.3 per process before that rdsd ran; P6, started
      after, gets an rdsd socket, and rdsd's bind of 127.0.0.3 finds it
      held: P6's shim asks P5 to move, and the two exchange messages.
+     P5 waits in poll() through the move, and its epoll set, made
+     before, holds the socket after it.
 """
 import os
 import select
@@ -69,6 +74,22 @@ def peer(sock_fd):
             elif w[0] == 'recv':
                 data, frm = s.recvfrom(4096)
                 out = f'got {data.decode()} from {frm[1]}'
+            elif w[0] == 'epoll':
+                ep = select.epoll()
+                ep.register(s, select.EPOLLIN)
+                out = 'ok'
+            elif w[0] in ('ewait', 'pwait'):
+                if w[0] == 'pwait':
+                    p = select.poll()
+                    p.register(s, select.POLLIN)
+                    ready = p.poll(WAIT * 1000)
+                else:
+                    ready = ep.poll(WAIT)
+                if ready:
+                    data, frm = s.recvfrom(4096, socket.MSG_DONTWAIT)
+                    out = f'got {data.decode()} from {frm[1]}'
+                else:
+                    out = 'nothing ready'
             elif w[0] == 'name':
                 a = s.getsockname()
                 out = f'name {a[0]} {a[1]}'
@@ -176,6 +197,8 @@ def driver(run):
         p5 = Peer(run, 'P5', env4)
         peers.append(p5)
         ok &= p5.do('socket', 'ok') & p5.do('bind 127.0.0.3 %d' % A, 'ok')
+        ok &= p5.do('epoll', 'ok')
+        p5.ask('pwait')
         ok &= p4.do('send 127.0.0.2 %d before-exec' % E, 'ok')
         ok &= p4.do('recv', 'got before-exec from %d' % E)
         check(not listening(name4), 'P4 is per process before its exec')
@@ -191,9 +214,12 @@ def driver(run):
         peers.append(p6)
         ok &= p6.do('socket', 'ok') & p6.do('bind 127.0.0.3 %d' % B, 'ok')
         ok &= p6.do('send 127.0.0.3 %d F-to-E' % A, 'ok')
-        ok &= p5.do('recv', 'got F-to-E from %d' % B)
+        got = p5.answer()
+        check(got == 'got F-to-E from %d' % B, f'P5 pwait (in poll since before the move): {got}')
         ok &= p5.do('send 127.0.0.3 %d E-to-F' % B, 'ok')
         ok &= p6.do('recv', 'got E-to-F from %d' % A)
+        ok &= p6.do('send 127.0.0.3 %d F-to-E2' % A, 'ok')
+        ok &= p5.do('ewait', 'got F-to-E2 from %d' % B)
     finally:
         for p in peers:
             p.stop()
