@@ -423,10 +423,16 @@ int move_to_rdsd(void)
 		swap_locked(&mv[i]);
 	atomic_fetch_add(&g_moves, 1);
 	if (g_move_efd >= 0) {
+		/* Kept open until the next move: a poll woken by it looks at
+		 * its descriptors again by number, and one reused meanwhile
+		 * (the move makes new ones) would put it back to sleep. */
+		static int retired = -1;
 		uint64_t one = 1;
 
 		(void)!REAL(write)(g_move_efd, &one, sizeof(one));
-		REAL(close)(g_move_efd);
+		if (retired >= 0)
+			REAL(close)(retired);
+		retired = g_move_efd;
 		g_move_efd = -1;
 	}
 	pthread_mutex_unlock(&g_lock);

@@ -213,28 +213,38 @@ static void share_before_exec(void)
 		(void)move_to_rdsd();
 }
 
-RDSP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+/* The calls below share these two (not through the exported names,
+ * which another preloaded library may stand in front of). */
+static int do_execve(const char *path, char *const argv[], char *const envp[])
 {
 	share_before_exec();
 	return REAL(execve)(path, argv, envp);
 }
 
-RDSP_EXPORT int execv(const char *path, char *const argv[])
-{
-	share_before_exec();
-	return REAL(execve)(path, argv, environ);
-}
-
-RDSP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+static int do_execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	share_before_exec();
 	return REAL(execvpe)(file, argv, envp);
 }
 
+RDSP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	return do_execve(path, argv, envp);
+}
+
+RDSP_EXPORT int execv(const char *path, char *const argv[])
+{
+	return do_execve(path, argv, environ);
+}
+
+RDSP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	return do_execvpe(file, argv, envp);
+}
+
 RDSP_EXPORT int execvp(const char *file, char *const argv[])
 {
-	share_before_exec();
-	return REAL(execvpe)(file, argv, environ);
+	return do_execvpe(file, argv, environ);
 }
 
 RDSP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
@@ -272,50 +282,33 @@ static char **share_args(const char *arg0, va_list ap, char ***envp)
 	return v;
 }
 
-RDSP_EXPORT int execl(const char *path, const char *arg, ...)
+enum { EXEC_PATH, EXEC_FILE, EXEC_ENV };
+
+static int exec_list(int how, const char *path, const char *arg, va_list ap)
 {
-	va_list ap;
-	char **v;
+	char **envp = environ, **v = share_args(arg, ap, how == EXEC_ENV ? &envp : NULL);
 	int r;
 
-	va_start(ap, arg);
-	v = share_args(arg, ap, NULL);
-	va_end(ap);
 	if (!v)
 		return set_errno(-ENOMEM);
-	r = execv(path, v);
+	r = how == EXEC_FILE ? do_execvpe(path, v, envp) : do_execve(path, v, envp);
 	free(v);
 	return r;
 }
 
-RDSP_EXPORT int execlp(const char *file, const char *arg, ...)
-{
-	va_list ap;
-	char **v;
-	int r;
+/* execl, execlp, execle: the same body, one a kind */
+#define EXEC_LIST(name, how)                                        \
+	RDSP_EXPORT int name(const char *path, const char *arg, ...) \
+	{                                                           \
+		va_list ap;                                         \
+		int r;                                              \
+									    \
+		va_start(ap, arg);                                  \
+		r = exec_list(how, path, arg, ap);                  \
+		va_end(ap);                                         \
+		return r;                                           \
+	}
 
-	va_start(ap, arg);
-	v = share_args(arg, ap, NULL);
-	va_end(ap);
-	if (!v)
-		return set_errno(-ENOMEM);
-	r = execvp(file, v);
-	free(v);
-	return r;
-}
-
-RDSP_EXPORT int execle(const char *path, const char *arg, ...)
-{
-	va_list ap;
-	char **v, **envp = NULL;
-	int r;
-
-	va_start(ap, arg);
-	v = share_args(arg, ap, &envp);
-	va_end(ap);
-	if (!v)
-		return set_errno(-ENOMEM);
-	r = execve(path, v, envp);
-	free(v);
-	return r;
-}
+EXEC_LIST(execl, EXEC_PATH)
+EXEC_LIST(execlp, EXEC_FILE)
+EXEC_LIST(execle, EXEC_ENV)

@@ -16,9 +16,10 @@ line on stdin; each answers one line on stdout:
   bind ADDR PORT    bind it
   send ADDR PORT T  send T to ADDR:PORT
   recv              one message: "got T from PORT"
-  exec              exec this program again with the socket kept (not
-                    close-on-exec): the new image goes on with it and
-                    answers "ready"
+  exec, execlp      exec this program again with the socket kept (not
+                    close-on-exec), by os.execv (C's execv) or C's
+                    execlp: the new image goes on with it and answers
+                    "ready"
   name              getsockname: "name ADDR PORT"
   epoll             register the socket in an epoll set for EPOLLIN
   ewait, pwait      wait in that epoll set, or in poll(), then one
@@ -43,7 +44,9 @@ What is checked, in order:
      held: P6's shim asks P5 to move, and the two exchange messages.
      P5 waits in poll() through the move, and its epoll set, made
      before, holds the socket after it.
+  7. exec again, by C's execlp.
 """
+import ctypes
 import os
 import select
 import socket
@@ -93,11 +96,17 @@ def peer(sock_fd):
             elif w[0] == 'name':
                 a = s.getsockname()
                 out = f'name {a[0]} {a[1]}'
-            elif w[0] == 'exec':
+            elif w[0] in ('exec', 'execlp'):
                 s.set_inheritable(True)
                 sys.stdout.flush()
-                os.execv(sys.executable,
-                         [sys.executable, __file__, '--peer', str(s.fileno())])
+                args = [sys.executable, __file__, '--peer', str(s.fileno())]
+                if w[0] == 'exec':
+                    os.execv(sys.executable, args)
+                # C's variadic execlp, found as the program's own call
+                # would find it (the shim's, in front of libc's)
+                b = [ctypes.c_char_p(a.encode()) for a in args]
+                ctypes.CDLL(None, use_errno=True).execlp(b[0], *b, None)
+                out = 'execlp failed'
             else:
                 out = 'bad command'
         except OSError as e:
@@ -157,69 +166,72 @@ def driver(run):
         print(f"{'ok' if cond else 'FAIL'}: {what}", flush=True)
         ok = ok and cond
 
+    def start(pname, penv, addr=None, port=None):
+        """A peer with its socket, bound to addr:port if given."""
+        nonlocal ok
+        p = Peer(run, pname, penv)
+        peers.append(p)
+        ok &= p.do('socket', 'ok')
+        if addr:
+            ok &= p.do(f'bind {addr} {port}', 'ok')
+        return p
+
+    def msg(addr, src, sport, dst, dport, text, wait='recv'):
+        """src (bound to addr:sport) sends text to dport; dst reads it
+        with wait ('recv', 'ewait'), or has been waiting (None)."""
+        nonlocal ok
+        ok &= src.do(f'send {addr} {dport} {text}', 'ok')
+        want = f'got {text} from {sport}'
+        if wait:
+            ok &= dst.do(wait, want)
+        else:
+            got = dst.answer()
+            check(got == want, f'{dst.name} (waiting since before its move): {got}')
+
     try:
-        p1 = Peer(run, 'P1', env)
-        peers.append(p1)
-        ok &= p1.do('socket', 'ok') & p1.do('bind 127.0.0.1 %d' % A, 'ok')
+        lo = '127.0.0.1'
+        p1 = start('P1', env, lo, A)
         check(not listening(name), 'P1 is per process (no rdsd listens)')
-        p3 = Peer(run, 'P3', env)
-        peers.append(p3)
-        ok &= p3.do('socket', 'ok')
+        p3 = start('P3', env)
         # P1 waits in recv while P2 binds: the bind moves P1
         p1.ask('recv')
-        p2 = Peer(run, 'P2', env)
-        peers.append(p2)
-        ok &= p2.do('socket', 'ok') & p2.do('bind 127.0.0.1 %d' % B, 'ok')
+        p2 = start('P2', env, lo, B)
         check(listening(name), 'rdsd runs after the second bind')
-        ok &= p2.do('send 127.0.0.1 %d from-B' % A, 'ok')
-        got = p1.answer()
-        check(got == 'got from-B from %d' % B, f'P1 recv (waiting since before the move): {got}')
-        ok &= p1.do('send 127.0.0.1 %d from-A' % B, 'ok')
-        ok &= p2.do('recv', 'got from-A from %d' % A)
+        msg(lo, p2, B, p1, A, 'from-B', None)
+        msg(lo, p1, A, p2, B, 'from-A')
         # a third, whose socket was made per process before rdsd ran
-        ok &= p3.do('bind 127.0.0.1 %d' % C, 'ok')
-        ok &= p3.do('send 127.0.0.1 %d C-to-A' % A, 'ok')
-        ok &= p1.do('recv', 'got C-to-A from %d' % C)
-        ok &= p1.do('send 127.0.0.1 %d A-to-C' % C, 'ok')
-        ok &= p3.do('recv', 'got A-to-C from %d' % A)
-        ok &= p3.do('send 127.0.0.1 %d C-to-B' % B, 'ok')
-        ok &= p2.do('recv', 'got C-to-B from %d' % C)
-        ok &= p2.do('send 127.0.0.1 %d B-to-C' % C, 'ok')
-        ok &= p3.do('recv', 'got B-to-C from %d' % B)
-        ok &= p1.do('name', 'name 127.0.0.1 %d' % A)
+        ok &= p3.do(f'bind {lo} {C}', 'ok')
+        for (x, xp), (y, yp) in (((p3, C), (p1, A)), ((p3, C), (p2, B))):
+            msg(lo, x, xp, y, yp, f'{x.name}-to-{y.name}')
+            msg(lo, y, yp, x, xp, f'{y.name}-to-{x.name}')
+        ok &= p1.do('name', f'name {lo} {A}')
 
         # exec, per process until then
         name4 = name + '-exec'
         env4 = dict(env, RDSD_NAME=name4)
-        p4 = Peer(run, 'P4', env4)
-        peers.append(p4)
-        ok &= p4.do('socket', 'ok') & p4.do('bind 127.0.0.2 %d' % E, 'ok')
-        p5 = Peer(run, 'P5', env4)
-        peers.append(p5)
-        ok &= p5.do('socket', 'ok') & p5.do('bind 127.0.0.3 %d' % A, 'ok')
+        p4 = start('P4', env4, '127.0.0.2', E)
+        p5 = start('P5', env4, '127.0.0.3', A)
         ok &= p5.do('epoll', 'ok')
         p5.ask('pwait')
-        ok &= p4.do('send 127.0.0.2 %d before-exec' % E, 'ok')
-        ok &= p4.do('recv', 'got before-exec from %d' % E)
+        msg('127.0.0.2', p4, E, p4, E, 'before-exec')
         check(not listening(name4), 'P4 is per process before its exec')
         ok &= p4.do('exec', 'ready')
-        ok &= p4.do('name', 'name 127.0.0.2 %d' % E)
-        ok &= p4.do('send 127.0.0.2 %d after-exec' % E, 'ok')
-        ok &= p4.do('recv', 'got after-exec from %d' % E)
+        ok &= p4.do('name', f'name 127.0.0.2 {E}')
+        msg('127.0.0.2', p4, E, p4, E, 'after-exec')
         # rdsd runs now (P4's exec started it); P5 still holds 127.0.0.3
         # per process: P6's socket is rdsd's, and rdsd's bind of that
         # address asks P5 to move
         check(listening(name4), 'rdsd runs after the exec')
-        p6 = Peer(run, 'P6', env4)
-        peers.append(p6)
-        ok &= p6.do('socket', 'ok') & p6.do('bind 127.0.0.3 %d' % B, 'ok')
-        ok &= p6.do('send 127.0.0.3 %d F-to-E' % A, 'ok')
-        got = p5.answer()
-        check(got == 'got F-to-E from %d' % B, f'P5 pwait (in poll since before the move): {got}')
-        ok &= p5.do('send 127.0.0.3 %d E-to-F' % B, 'ok')
-        ok &= p6.do('recv', 'got E-to-F from %d' % A)
-        ok &= p6.do('send 127.0.0.3 %d F-to-E2' % A, 'ok')
-        ok &= p5.do('ewait', 'got F-to-E2 from %d' % B)
+        p6 = start('P6', env4, '127.0.0.3', B)
+        msg('127.0.0.3', p6, B, p5, A, 'F-to-E', None)   # P5 in poll
+        msg('127.0.0.3', p5, A, p6, B, 'E-to-F')
+        msg('127.0.0.3', p6, B, p5, A, 'F-to-E2', 'ewait')
+        # exec by C's execlp, per process until then
+        env7 = dict(env, RDSD_NAME=name + '-execlp')
+        p7 = start('P7', env7, '127.0.0.4', E)
+        ok &= p7.do('execlp', 'ready')
+        ok &= p7.do('name', f'name 127.0.0.4 {E}')
+        msg('127.0.0.4', p7, E, p7, E, 'after-execlp')
     finally:
         for p in peers:
             p.stop()
