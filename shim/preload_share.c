@@ -54,6 +54,18 @@ int share_listen(const struct rdsu_addr *addr)
 	return fd;
 }
 
+/* Is the process at the other end of |fd| of this user, or root? Only
+ * those are answered, and only those are asked (any process may bind an
+ * abstract name). */
+static bool share_peer_ok(int fd)
+{
+	struct ucred cr;
+	socklen_t l = sizeof(cr);
+
+	return REAL(getsockopt)(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l) == 0 &&
+	       (cr.uid == geteuid() || cr.uid == 0);
+}
+
 /*
  * Another process asks (on the endpoint thread, |lfd| readable): one byte
  * 'm', from a process of this user or root (rdsd, started by this
@@ -63,8 +75,6 @@ int share_listen(const struct rdsu_addr *addr)
  */
 bool share_answer(int lfd)
 {
-	struct ucred cr;
-	socklen_t l = sizeof(cr);
 	struct pollfd p;
 	int32_t r = -EADDRINUSE;
 	char req = 0;
@@ -73,8 +83,7 @@ bool share_answer(int lfd)
 	if (c < 0)
 		return false;
 	p = (struct pollfd){ .fd = c, .events = POLLIN };
-	if (REAL(getsockopt)(c, SOL_SOCKET, SO_PEERCRED, &cr, &l) == 0 &&
-	    (cr.uid == geteuid() || cr.uid == 0) && REAL(poll)(&p, 1, 1000) == 1 &&
+	if (share_peer_ok(c) && REAL(poll)(&p, 1, 1000) == 1 &&
 	    REAL(recv)(c, &req, 1, 0) == 1 && req == 'm' && move_to_rdsd() == 0)
 		r = 0;
 	(void)REAL(send)(c, &r, sizeof(r), MSG_NOSIGNAL);
@@ -96,7 +105,7 @@ int share_ask(const struct rdsu_addr *addr)
 
 	if (fd < 0)
 		return -EADDRINUSE;
-	if (REAL(connect)(fd, (struct sockaddr *)&sun, l) < 0) {
+	if (REAL(connect)(fd, (struct sockaddr *)&sun, l) < 0 || !share_peer_ok(fd)) {
 		REAL(close)(fd);
 		return -ENOENT;
 	}
