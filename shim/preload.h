@@ -223,6 +223,7 @@ int move_to_rdsd(void);
 void tell_addr_in_use(const struct rdsu_addr *addr);
 extern _Atomic unsigned g_moves;
 extern int g_move_efd;
+extern __thread bool t_in_move;
 
 /* preload_share.c */
 int share_listen(const struct rdsu_addr *addr);

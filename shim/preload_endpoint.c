@@ -394,6 +394,7 @@ _Atomic unsigned g_moves;   /* moves so far (a poll under way looks again) */
  * new descriptor. Made with the first own socket, one a move. */
 int g_move_efd = -1;
 static pthread_mutex_t g_move_lock = PTHREAD_MUTEX_INITIALIZER;
+__thread bool t_in_move;    /* this thread is moving the process (its binds ask no one) */
 static void drop_idle_endpoint(void);
 
 /* Move every socket of this process's own to rdsd (preload_share.c says
@@ -405,6 +406,7 @@ int move_to_rdsd(void)
 	int left = 0;
 
 	pthread_mutex_lock(&g_move_lock);
+	t_in_move = true;
 	n = note_socks(&mv);
 	if (n <= 0)
 		goto out;
@@ -448,6 +450,7 @@ out:
 	if (g_io)
 		left = -1;
 	pthread_mutex_unlock(&g_lock);
+	t_in_move = false;
 	pthread_mutex_unlock(&g_move_lock);
 	return left;
 }

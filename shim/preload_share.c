@@ -101,8 +101,13 @@ int share_ask(const struct rdsu_addr *addr)
 	socklen_t l = share_sun(&sun, addr);
 	struct pollfd p;
 	int32_t r = -EADDRINUSE;
-	int fd = REAL(socket)(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	int fd;
 
+	/* a bind made by the move itself (restore) never asks: the holder
+	 * might be this process, whose endpoint thread is the mover */
+	if (t_in_move)
+		return -ENOENT;
+	fd = REAL(socket)(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -EADDRINUSE;
 	if (REAL(connect)(fd, (struct sockaddr *)&sun, l) < 0 || !share_peer_ok(fd)) {
