@@ -78,8 +78,12 @@ if [ "${KST_INNER:-}" != 1 ]; then
 	[ "${KST_FETCH_ONLY:-}" != 1 ] || exit 0
 	unshare -mnpf --mount-proc true 2>/dev/null || skip "no private namespaces (unshare -mnpf)"
 	# One run a mode, each in namespaces of its own.
+	case ${KST_MODE:-rdsd} in
+	*" "*) ;;
+	*) KST_INNER=1 KST_CACHE=$cache exec unshare -mnpf --mount-proc "$0" "$@" ;;
+	esac
 	rc=0
-	for m in ${KST_MODE:-rdsd}; do
+	for m in $KST_MODE; do
 		KST_INNER=1 KST_CACHE=$cache KST_MODE=$m unshare -mnpf --mount-proc "$0" "$@"
 		r=$?
 		case $r in
@@ -132,7 +136,7 @@ rdsd)
 	echo "kernel selftest $ST/test.py from $PKG, through rdsrun (rdsd per namespace);"
 	export RDSRUN_DAEMON=1 ;;
 pp)
-	# Change 5 (none to the test): per process, no rdsd running.
+	# per process, no rdsd running: nothing of the test changes
 	echo "kernel selftest $ST/test.py from $PKG, through rdsrun per process (no rdsd running);"
 	unset RDSRUN_DAEMON ;;
 *)
