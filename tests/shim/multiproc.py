@@ -44,7 +44,9 @@ What is checked, in order:
      held: P6's shim asks P5 to move, and the two exchange messages.
      P5 waits in poll() through the move, and its epoll set, made
      before, holds the socket after it.
-  7. exec again, by C's execlp.
+  7. A holder waiting in epoll_wait is moved by a second process's bind
+     and gets the message sent to it after.
+  8. exec again, by C's execlp.
 """
 import ctypes
 import os
@@ -226,6 +228,15 @@ def driver(run):
         msg('127.0.0.3', p6, B, p5, A, 'F-to-E', None)   # P5 in poll
         msg('127.0.0.3', p5, A, p6, B, 'E-to-F')
         msg('127.0.0.3', p6, B, p5, A, 'F-to-E2', 'ewait')
+        # a holder waiting in epoll_wait when a second process (per
+        # process too, rdsd of another name) moves it
+        env8 = dict(env, RDSD_NAME=name + '-epoll')
+        p8 = start('P8', env8, '127.0.0.5', A)
+        ok &= p8.do('epoll', 'ok')
+        p8.ask('ewait')
+        p9 = start('P9', env8, '127.0.0.5', B)
+        msg('127.0.0.5', p9, B, p8, A, 'to-epoll', None)
+        msg('127.0.0.5', p8, A, p9, B, 'from-epoll')
         # exec by C's execlp, per process until then
         env7 = dict(env, RDSD_NAME=name + '-execlp')
         p7 = start('P7', env7, '127.0.0.4', E)
