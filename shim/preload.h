@@ -230,6 +230,7 @@ int share_listen(const struct rdsu_addr *addr);
 bool share_answer(int lfd);
 int share_addr_taken(const struct rdsu_addr *addr);
 int share_ask(const struct rdsu_addr *addr);
+int share_second_addr(const struct rdsu_addr *addr);
 void share_before_rights(const struct msghdr *mh);
 
 /* preload_poll.c */

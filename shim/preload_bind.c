@@ -137,6 +137,13 @@ RDSP_EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
 		tell_addr_in_use(&addr);
 		return set_errno(-EADDRINUSE);
 	}
+	if (e == -EADDRNOTAVAIL && g_io && !g_child) {
+		/* the endpoint is on another address: rdsd serves them all */
+		put_locked(s);
+		if (share_second_addr(&addr) == 0 && fd_peek(fd) && fd_peek(fd)->dm)
+			return bind(fd, sa, len);
+		return set_errno(-EADDRNOTAVAIL);
+	}
 	if (e == 0)
 		e = rdsep_bind_check(s->opt.transport, g_rdma);
 	if (e == 0) {

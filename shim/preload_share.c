@@ -14,7 +14,10 @@
  *    the bind is made through rdsd (share_addr_taken);
  *  - a socket's descriptor is sent over SCM_RIGHTS (share_before_rights);
  *  - exec with a socket whose descriptor is not close-on-exec (the exec
- *    calls below): the new program adopts rdsd's descriptors at load.
+ *    calls below): the new program adopts rdsd's descriptors at load;
+ *  - and, though nothing is shared then, a bind to a second address of
+ *    the host, which the process's one endpoint cannot serve
+ *    (share_second_addr).
  *
  * RDSRUN_DAEMON=0 forbids rdsd: nothing moves (docs/shim.md). The map of
  * the shim is shim/README.md.
@@ -142,6 +145,36 @@ int share_addr_taken(const struct rdsu_addr *addr)
 		return -EADDRINUSE;
 	REAL(close)(c);
 	return move_to_rdsd() == 0 ? 0 : -EADDRINUSE;
+}
+
+/* Is |addr| one of this host's (namespace's) addresses? A datagram
+ * socket binds only to one. */
+static bool addr_local(const struct rdsu_addr *addr)
+{
+	struct sockaddr_storage ss;
+	socklen_t l = rdsu_sockaddr(addr, 0, &ss);
+	int fd = REAL(socket)(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = REAL(bind)(fd, (struct sockaddr *)&ss, l) == 0;
+	REAL(close)(fd);
+	return ok;
+}
+
+/*
+ * This process's endpoint is on another address than |addr| (one address
+ * per endpoint); the kernel lets a process bind to any of the host's. If
+ * |addr| is one, the process's sockets move to rdsd (started when none
+ * runs), which serves every address. Return: 0 when they did (the bind is
+ * to be made again); -EADDRNOTAVAIL.
+ */
+int share_second_addr(const struct rdsu_addr *addr)
+{
+	if (dm_mode() == DM_OFF || !addr_local(addr))
+		return -EADDRNOTAVAIL;
+	return move_to_rdsd() == 0 ? 0 : -EADDRNOTAVAIL;
 }
 
 /* Is one of this process's own sockets named by |fd|? */

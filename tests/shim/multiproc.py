@@ -21,6 +21,8 @@ line on stdin; each answers one line on stdout:
                     execlp: the new image goes on with it and answers
                     "ready"
   name              getsockname: "name ADDR PORT"
+  two A1 A2 PORT    two more sockets, on A1:PORT and A2:PORT, a message
+                    each way: "two: x0 from A1, x1 from A2"
   epoll             register the socket in an epoll set for EPOLLIN
   ewait, pwait      wait in that epoll set, or in poll(), then one
                     message without waiting: "got T from PORT"
@@ -46,7 +48,10 @@ What is checked, in order:
      before, holds the socket after it.
   7. A holder waiting in epoll_wait is moved by a second process's bind
      and gets the message sent to it after.
-  8. exec again, by C's execlp.
+  8. One process binding a second address (docs/shim.md, "One address
+     per process"): it moves to rdsd, and its sockets on the two
+     addresses exchange messages.
+  9. exec again, by C's execlp.
 """
 import ctypes
 import os
@@ -79,6 +84,19 @@ def peer(sock_fd):
             elif w[0] == 'recv':
                 data, frm = s.recvfrom(4096)
                 out = f'got {data.decode()} from {frm[1]}'
+            elif w[0] == 'two':
+                # two sockets of this process on two addresses, each
+                # sending to the other
+                t = [socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
+                     for _ in range(2)]
+                got = []
+                for i in (0, 1):
+                    t[i].bind((w[1 + i], int(w[3])))
+                for i in (0, 1):
+                    t[i].sendto(b'x%d' % i, (w[2 - i], int(w[3])))
+                    data, frm = t[1 - i].recvfrom(100)
+                    got.append(f'{data.decode()} from {frm[0]}')
+                out = 'two: ' + ', '.join(got)
             elif w[0] == 'epoll':
                 ep = select.epoll()
                 ep.register(s, select.EPOLLIN)
@@ -237,6 +255,13 @@ def driver(run):
         p9 = start('P9', env8, '127.0.0.5', B)
         msg('127.0.0.5', p9, B, p8, A, 'to-epoll', None)
         msg('127.0.0.5', p8, A, p9, B, 'from-epoll')
+        # one process, two addresses: its endpoint serves one
+        env10 = dict(env, RDSD_NAME=name + '-two')
+        p10 = start('P10', env10, '127.0.0.6', C)
+        check(not listening(name + '-two'), 'P10 is per process')
+        ok &= p10.do(f'two 127.0.0.6 127.0.0.7 {E}',
+                     'two: x0 from 127.0.0.6, x1 from 127.0.0.7')
+        check(listening(name + '-two'), 'rdsd runs after the bind to a second address')
         # exec by C's execlp, per process until then
         env7 = dict(env, RDSD_NAME=name + '-execlp')
         p7 = start('P7', env7, '127.0.0.4', E)
