@@ -48,12 +48,12 @@ int cf_ping(struct cf_conn *c, uint16_t sport, struct cf_msg *m, int ms)
 	err = cf_send(c, &h, NULL, 0);
 	if (err)
 		return err;
-	end = rdsu_clock() + (rdsu_ns)ms * RDSU_MSEC;
+	end = cf_deadline(ms);
 	/* Whatever comes back to the pinging port: a faulty pong may not
 	 * look like a pong at all. */
 	for (;;) {
-		rdsu_ns now = rdsu_clock();
-		int got = now >= end ? 0 : cf_recv(c, m, (int)((end - now) / RDSU_MSEC) + 1);
+		int left = cf_ms_left(end);
+		int got = left ? cf_recv(c, m, left) : 0;
 
 		if (got == 0)
 			p->pings_unanswered++;

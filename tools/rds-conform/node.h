@@ -170,6 +170,12 @@ int cf_send_map(struct cf_conn *c, const uint16_t *congested, size_t n);
  * |kv| is WIRE_KVER_6. */
 int cf_send_probe(struct cf_conn *c, bool pong, uint16_t npaths, enum wire_kver kv);
 
+/* cf_deadline() - the clock |ms| milliseconds from now. */
+rdsu_ns cf_deadline(int ms);
+/* cf_ms_left() - the milliseconds from now to |end| for a wait that may
+ * not stop short of it (rounded down, plus 1); 0 once |end| has passed. */
+int cf_ms_left(rdsu_ns end);
+
 /*
  * cf_recv() - the next message from the peer, waiting up to |ms|. Pings
  * and probe pings are answered first when c->answer. Every message is
