@@ -500,7 +500,8 @@ int cf_recv_until(struct cf_conn *c, enum wire_kind kind, int dport, struct cf_m
 		/* A resent message is a replay of one from an earlier
 		 * connection (a peer may resend what TCP had acknowledged but
 		 * it had not yet noticed), never the answer awaited now. */
-		if (m->s->kind == kind && (dport < 0 || m->s->h.dport == dport) &&
+		if ((kind == CF_KIND_ANSWER ? m->s->kind != WIRE_KIND_CONG : m->s->kind == kind) &&
+		    (dport < 0 || m->s->h.dport == dport) &&
 		    !(m->s->h.flags & WIRE_FLAG_RETRANSMITTED))
 			return 1;
 	}

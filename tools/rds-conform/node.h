@@ -184,8 +184,12 @@ int cf_ms_left(rdsu_ns end);
  */
 int cf_recv(struct cf_conn *c, struct cf_msg *m, int ms);
 /* cf_recv_until() - receive until a message of |kind| (with |dport| if
- * not negative) arrives. Return: as cf_recv, 1 with *m that message. */
+ * not negative) arrives; not a resent one. Return: as cf_recv, 1 with *m
+ * that message. */
 int cf_recv_until(struct cf_conn *c, enum wire_kind kind, int dport, struct cf_msg *m, int ms);
+/* The |kind| for cf_recv_until() of an answer: any kind but a congestion
+ * map update (a faulty answer may not look like what it answers). */
+#define CF_KIND_ANSWER WIRE_KIND__COUNT
 /* cf_drain() - receive whatever arrives within |ms| (logging it).
  * Return: messages received; -EPIPE / -EPROTO as cf_recv. */
 int cf_drain(struct cf_conn *c, int ms);
