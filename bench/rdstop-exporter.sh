@@ -21,13 +21,10 @@
 # Usage: bench/rdstop-exporter.sh [SECONDS [PATHS]]
 set -eu
 cd "$(dirname "$0")/.."
-secs=${1:-20}
-paths=${2:-8}
 . bench/peers.sh
-dir=$(mktemp -d)
-bp= tp=
-trap 'kill $bp $tp 2>/dev/null; rm -rf "$dir"' EXIT
-peers_up "$paths" $((6 * secs + 120))
+tp=
+peers_atexit() { [ -z "$tp" ] || kill $tp 2>/dev/null; }
+peers_start 20 6 120 "$@"
 now() { date +%s.%N; }
 pct() { echo "$1 $2 $3 $4 $tck" | awk '{ printf "%.2f", 100 * ($2 - $1) / $5 / ($4 - $3) }'; }
 url=http://127.0.0.1:9481/metrics

@@ -14,13 +14,9 @@
 # PEERS x PATHS descriptors). Usage: bench/rdstop.sh [SECONDS [PATHS]]
 set -eu
 cd "$(dirname "$0")/.."
-secs=${1:-60}
-paths=${2:-8}
 . bench/peers.sh
-dir=$(mktemp -d)
-bp=
-trap 'kill $bp 2>/dev/null; tmux kill-session -t rdstop-bench 2>/dev/null; rm -rf "$dir"' EXIT
-peers_up "$paths" $((3 * secs + 60))
+peers_atexit() { tmux kill-session -t rdstop-bench 2>/dev/null; }
+peers_start 60 3 60 "$@"
 cat "$dir/peers.out"
 
 measure() {

@@ -192,6 +192,17 @@ extern int (*real_epoll_ctl)(int, int, int, struct epoll_event *);
 
 #define REAL(f) (real_##f ? real_##f : (*(void **)&real_##f = dlsym(RTLD_NEXT, #f), real_##f))
 
+/* RDSP_VA_ARG() - the one optional argument of fcntl, fcntl64 or ioctl
+ * (after |last|) into |out|, read as a pointer and passed on to the real
+ * call as one: an int or a pointer, whichever the command takes. */
+#define RDSP_VA_ARG(last, out)                                                                     \
+	do {                                                                                       \
+		va_list ap_;                                                                       \
+		va_start(ap_, last);                                                               \
+		(out) = va_arg(ap_, void *);                                                       \
+		va_end(ap_);                                                                       \
+	} while (0)
+
 /* The per-process endpoint (preload_endpoint.c): g_lock guards every
  * socket and all librds state; g_socks lists every socket of the process. */
 extern pthread_mutex_t g_lock;

@@ -138,23 +138,17 @@ static int fcntl_common(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 
 RDSP_EXPORT int fcntl(int fd, int cmd, ...)
 {
-	va_list ap;
 	void *arg;
 
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
+	RDSP_VA_ARG(cmd, arg);
 	return fcntl_common(REAL(fcntl), fd, cmd, arg);
 }
 
 RDSP_EXPORT int fcntl64(int fd, int cmd, ...)
 {
-	va_list ap;
 	void *arg;
 
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
+	RDSP_VA_ARG(cmd, arg);
 	return fcntl_common(REAL(fcntl64) ? real_fcntl64 : REAL(fcntl), fd, cmd, arg);
 }
 

@@ -516,13 +516,10 @@ RDSP_EXPORT int getsockopt(int fd, int level, int name, void *v, socklen_t *len)
 RDSP_EXPORT int ioctl(int fd, unsigned long req, ...)
 {
 	struct rdsp_sock *s;
-	va_list ap;
 	void *arg;
 	int e = 0;
 
-	va_start(ap, req);
-	arg = va_arg(ap, void *);
-	va_end(ap);
+	RDSP_VA_ARG(req, arg);
 	if (!fd_peek(fd))
 		return REAL(ioctl)(fd, req, arg);
 	/* What the VFS answers for any file, and the socket layer's own

@@ -45,6 +45,7 @@
 
 #include "rdsd_proto.h"
 #include "rdsep.h"
+#include "rdsinfo.h"
 #include "rdsopt.h"
 
 enum obj_kind { OBJ_LISTEN, OBJ_SOCK, OBJ_CHAN, OBJ_EP };
@@ -121,19 +122,14 @@ struct user {
 struct dsock {
 	struct obj o;
 	int fd;
-	ino_t ino;
 	struct ep *ep;
 	struct rdsu_sock *us;
-	bool bound;
-	struct rdsu_addr baddr;
-	uint16_t bport;
-	bool connected;
-	struct rdsu_addr caddr;
-	uint16_t cport;
+	/* Its names, its buffers (payload budgets, as librds takes them) and
+	 * the inode of the client's descriptor: what RDS_INFO_SOCKETS lists. */
+	struct rdsinfo_sock id;
 	struct rdsopt opt;
 	bool sent;
 	uint8_t tos;
-	uint32_t sndbuf, rcvbuf;  /* payload budgets, as librds takes them */
 	bool push_blocked;        /* the connection is full: wait for EPOLLOUT */
 	struct local_rx *lq, **lq_tail; /* local deliveries the connection had no room for */
 	size_t lq_bytes;          /* their payload, at most RCVBUF */

@@ -98,7 +98,7 @@ void sock_free(struct dsock *s)
 		rdsu_sock_free(s->us, rdsu_clock());
 		(void)rdsu_io_flush(s->ep->io);
 	}
-	if (s->bound)
+	if (s->id.bound)
 		s->ep->nsocks--;
 	while (s->chans) {
 		struct chan *c = s->chans;
@@ -195,9 +195,9 @@ void accept_one(void)
 	s->user = u;
 	s->o.kind = OBJ_SOCK;
 	s->fd = fd;
-	s->ino = fstat(fd, &st) == 0 ? st.st_ino : 0;
+	s->id.ino = fstat(fd, &st) == 0 ? st.st_ino : 0;
 	rdsopt_init(&s->opt);
-	s->sndbuf = s->rcvbuf = RDSU_DEFAULT_BUF;
+	s->id.sndbuf = s->id.rcvbuf = RDSU_DEFAULT_BUF;
 	s->lq_tail = &s->lq;
 	s->parked_tail = &s->parked;
 	big_sndbuf(fd);
@@ -339,11 +339,11 @@ bool sock_input(struct dsock *s)
 			break;
 		case RDSD_OP_CONNECT:
 			if (q.family == 0) {
-				s->connected = false;
+				s->id.connected = false;
 			} else {
-				memcpy(s->caddr.a, q.addr, 16);
-				s->cport = q.port;
-				s->connected = true;
+				memcpy(s->id.caddr.a, q.addr, 16);
+				s->id.cport = q.port;
+				s->id.connected = true;
 			}
 			reply(s, q.chan, q.seq, 0, 0, NULL, 0);
 			break;

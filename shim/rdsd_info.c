@@ -30,16 +30,7 @@ static int src_sock(void *ctx, size_t n, struct rdsinfo_sock *out)
 		s = s->next;
 	if (!s)
 		return 0;
-	memset(out, 0, sizeof(*out));
-	out->bound = s->bound;
-	out->baddr = s->baddr;
-	out->bport = s->bport;
-	out->connected = s->connected;
-	out->caddr = s->caddr;
-	out->cport = s->cport;
-	out->sndbuf = s->sndbuf;
-	out->rcvbuf = s->rcvbuf;
-	out->ino = s->ino;
+	*out = s->id;
 	return 1;
 }
 

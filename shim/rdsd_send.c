@@ -71,12 +71,12 @@ static int local_send(struct dsock *s, const struct rdsu_addr *dst, uint16_t dpo
 		to = bound_sock(dst, dport);
 		if (!to)
 			return sent;  /* no socket there: dropped (recv_drop_no_sock) */
-		addr_to_rx(&s->baddr, s->bport, &rx);
+		addr_to_rx(&s->id.baddr, s->id.bport, &rx);
 	}
 	rx.queued = (uint64_t)rdsu_clock();   /* the loopback transport's: no header times */
 	if (!to->lq && push(to, &rx, data, len) == 0)
 		return sent;
-	if (to->lq && to->lq_bytes >= to->rcvbuf)
+	if (to->lq && to->lq_bytes >= to->id.rcvbuf)
 		return -ENOBUFS;
 	m = malloc(sizeof(*m) + len);
 	if (!m)
@@ -160,14 +160,14 @@ static uint32_t credit_of(struct dsock *s, const struct rdsu_addr *dst)
 	size_t pos = 0;
 
 	if (ep_of(dst))
-		return s->sndbuf > s->parked_bytes ? (uint32_t)(s->sndbuf - s->parked_bytes) : 0;
+		return s->id.sndbuf > s->parked_bytes ? (uint32_t)(s->id.sndbuf - s->parked_bytes) : 0;
 	while (rdsu_ep_sock_next(rdsu_io_ep(s->ep->io), &pos, &si) == 1)
 		if (si.sock == s->us) {
 			held = si.snd_bytes;
 			break;
 		}
 	held += s->parked_bytes;
-	return held < s->sndbuf ? (uint32_t)(s->sndbuf - held) : 0;
+	return held < s->id.sndbuf ? (uint32_t)(s->id.sndbuf - held) : 0;
 }
 
 void unpark(struct dsock *s, struct parked **pp)
@@ -194,9 +194,9 @@ void do_send(struct dsock *s, const struct rdsd_req *q, const uint8_t *data, siz
 	if (q->family) {
 		memcpy(dst.a, q->addr, 16);
 		dport = q->port;
-	} else if (s->connected) {
-		dst = s->caddr;
-		dport = s->cport;
+	} else if (s->id.connected) {
+		dst = s->id.caddr;
+		dport = s->id.cport;
 	} else {
 		r = -ENOTCONN;
 		goto answer;
@@ -205,7 +205,7 @@ void do_send(struct dsock *s, const struct rdsd_req *q, const uint8_t *data, siz
 		r = -ENOTCONN;
 		goto answer;
 	}
-	if (len > s->sndbuf) {
+	if (len > s->id.sndbuf) {
 		r = -EMSGSIZE;
 		goto answer;
 	}
@@ -227,7 +227,7 @@ void do_send(struct dsock *s, const struct rdsd_req *q, const uint8_t *data, siz
 	/* What waits here is bounded: the shim's sends not waited for stay
 	 * within SNDBUF (the credit), and a waited-for one adds at most
 	 * SNDBUF; a client that ignores the credit meets ENOBUFS. */
-	if (s->parked_all + len > 2 * (size_t)s->sndbuf) {
+	if (s->parked_all + len > 2 * (size_t)s->id.sndbuf) {
 		r = -ENOBUFS;
 		goto answer;
 	}

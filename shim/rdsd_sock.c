@@ -81,7 +81,7 @@ static int ep_get(const struct rdsu_addr *a, struct ep **out)
 struct dsock *bound_sock(const struct rdsu_addr *a, uint16_t port)
 {
 	for (struct dsock *s = g_socks; s; s = s->next)
-		if (s->bound && s->bport == port && !rdsu_addr_cmp(&s->baddr, a))
+		if (s->id.bound && s->id.bport == port && !rdsu_addr_cmp(&s->id.baddr, a))
 			return s;
 	return NULL;
 }
@@ -92,7 +92,7 @@ int do_bind(struct dsock *s, const struct rdsd_req *q)
 	struct ep *e = NULL;
 	int r;
 
-	if (s->bound)
+	if (s->id.bound)
 		return -EINVAL;
 	memcpy(a.a, q->addr, 16);
 	r = ep_get(&a, &e);
@@ -105,8 +105,8 @@ int do_bind(struct dsock *s, const struct rdsd_req *q)
 		if (r < 0)
 			return r;
 		rdsu_sock_set_ctx(s->us, s);
-		(void)rdsu_sock_set_sndbuf(s->us, s->sndbuf, rdsu_clock());
-		(void)rdsu_sock_set_rcvbuf(s->us, s->rcvbuf, rdsu_clock());
+		(void)rdsu_sock_set_sndbuf(s->us, s->id.sndbuf, rdsu_clock());
+		(void)rdsu_sock_set_rcvbuf(s->us, s->id.rcvbuf, rdsu_clock());
 		(void)rdsu_sock_set_cong_monitor(s->us, s->opt.cong_monitor);
 		if (s->opt.transport != RDSU_TRANS_NONE)
 			(void)rdsu_sock_set_transport(s->us, s->opt.transport);
@@ -119,8 +119,8 @@ int do_bind(struct dsock *s, const struct rdsd_req *q)
 		s->ep = NULL;
 		return r;
 	}
-	(void)rdsu_sock_get_name(s->us, &s->baddr, &s->bport);
-	s->bound = true;
+	(void)rdsu_sock_get_name(s->us, &s->id.baddr, &s->id.bport);
+	s->id.bound = true;
 	s->ep->nsocks++;
 	return 0;
 }
@@ -162,14 +162,14 @@ int do_setopt(struct dsock *s, const struct rdsd_req *q, const uint8_t *v, size_
 		if ((uint32_t)iv / 2 > max)
 			iv = 2 * (int)max;
 		if (q->name == SO_SNDBUF)
-			s->sndbuf = (uint32_t)iv / 2;
+			s->id.sndbuf = (uint32_t)iv / 2;
 		else
-			s->rcvbuf = (uint32_t)iv / 2;
+			s->id.rcvbuf = (uint32_t)iv / 2;
 		if (s->us) {
 			if (q->name == SO_SNDBUF)
-				(void)rdsu_sock_set_sndbuf(s->us, s->sndbuf, rdsu_clock());
+				(void)rdsu_sock_set_sndbuf(s->us, s->id.sndbuf, rdsu_clock());
 			else
-				(void)rdsu_sock_set_rcvbuf(s->us, s->rcvbuf, rdsu_clock());
+				(void)rdsu_sock_set_rcvbuf(s->us, s->id.rcvbuf, rdsu_clock());
 			(void)rdsu_io_flush(s->ep->io);
 		}
 		return 0;
@@ -201,7 +201,7 @@ void do_getopt(struct dsock *s, const struct rdsd_req *q)
 		return;
 	}
 	if (q->level == SOL_SOCKET) {
-		iv = (int)(2 * (q->name == SO_SNDBUF ? s->sndbuf : s->rcvbuf));
+		iv = (int)(2 * (q->name == SO_SNDBUF ? s->id.sndbuf : s->id.rcvbuf));
 		reply(s, q->chan, q->seq, 0, sizeof(iv), &iv, sizeof(iv));
 		return;
 	}
@@ -238,20 +238,20 @@ void do_name(struct dsock *s, const struct rdsd_req *q)
 	struct rdsd_rx rx = { 0 };
 
 	if (q->arg == 0) {
-		if (s->bound) {
-			addr_to_rx(&s->baddr, s->bport, &rx);
-		} else if (s->connected) {
+		if (s->id.bound) {
+			addr_to_rx(&s->id.baddr, s->id.bport, &rx);
+		} else if (s->id.connected) {
 			/* the connected address's family, the address zero */
-			rx.family = rdsu_addr_is_v4(&s->caddr) ? AF_INET : AF_INET6;
+			rx.family = rdsu_addr_is_v4(&s->id.caddr) ? AF_INET : AF_INET6;
 			if (rx.family == AF_INET)
 				memcpy(rx.addr, rdsu_addr_v4(0).a, 16);
 		}
 	} else {
-		if (!s->connected) {
+		if (!s->id.connected) {
 			reply(s, q->chan, q->seq, -ENOTCONN, 0, NULL, 0);
 			return;
 		}
-		addr_to_rx(&s->caddr, s->cport, &rx);
+		addr_to_rx(&s->id.caddr, s->id.cport, &rx);
 	}
 	reply(s, q->chan, q->seq, 0, 0, &rx, sizeof(rx));
 }

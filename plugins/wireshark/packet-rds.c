@@ -988,25 +988,23 @@ static int tcp_hole(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, struct 
 	return (int)d;
 }
 
-/* The pcap link type of a Wireshark encapsulation libwire decodes TCP in; -1: none. */
+/* The pcap link type of each Wireshark encapsulation libwire decodes TCP in. */
+static const struct {
+	int encap;
+	int link;
+} wire_links[] = {
+	{ WTAP_ENCAP_ETHERNET, WIRE_LINK_ETHERNET }, { WTAP_ENCAP_RAW_IP, WIRE_LINK_RAW },
+	{ WTAP_ENCAP_RAW_IP4, WIRE_LINK_IPV4 },      { WTAP_ENCAP_RAW_IP6, WIRE_LINK_IPV6 },
+	{ WTAP_ENCAP_SLL, WIRE_LINK_LINUX_SLL },     { WTAP_ENCAP_SLL2, WIRE_LINK_LINUX_SLL2 },
+};
+
+/* |encap|'s pcap link type in wire_links; -1: none. */
 static int wire_link(int encap)
 {
-	switch (encap) {
-	case WTAP_ENCAP_ETHERNET:
-		return WIRE_LINK_ETHERNET;
-	case WTAP_ENCAP_RAW_IP:
-		return WIRE_LINK_RAW;
-	case WTAP_ENCAP_RAW_IP4:
-		return WIRE_LINK_IPV4;
-	case WTAP_ENCAP_RAW_IP6:
-		return WIRE_LINK_IPV6;
-	case WTAP_ENCAP_SLL:
-		return WIRE_LINK_LINUX_SLL;
-	case WTAP_ENCAP_SLL2:
-		return WIRE_LINK_LINUX_SLL2;
-	default:
-		return -1;
-	}
+	for (size_t i = 0; i < sizeof(wire_links) / sizeof(wire_links[0]); i++)
+		if (wire_links[i].encap == encap)
+			return wire_links[i].link;
+	return -1;
 }
 
 /*

@@ -38,9 +38,8 @@ int cf_ping(struct cf_conn *c, uint16_t sport, struct cf_msg *m, int ms)
 {
 	struct cf_peer *p = &c->r->peer;
 	int wait = cf_answer_wait(c->r, cf_pings_unanswered(c->r), c->r->own_ping);
-	rdsu_ns end;
 	struct wire_hdr h;
-	int err;
+	int err, got;
 
 	if (wait < ms)
 		ms = wait;
@@ -48,24 +47,14 @@ int cf_ping(struct cf_conn *c, uint16_t sport, struct cf_msg *m, int ms)
 	err = cf_send(c, &h, NULL, 0);
 	if (err)
 		return err;
-	end = rdsu_clock() + (rdsu_ns)ms * RDSU_MSEC;
 	/* Whatever comes back to the pinging port: a faulty pong may not
 	 * look like a pong at all. */
-	for (;;) {
-		rdsu_ns now = rdsu_clock();
-		int got = now >= end ? 0 : cf_recv(c, m, (int)((end - now) / RDSU_MSEC) + 1);
-
-		if (got == 0)
-			p->pings_unanswered++;
-		if (got <= 0)
-			return got;
-		/* Not a resent pong of an earlier connection's ping. */
-		if (m->s->h.dport == sport && m->s->kind != WIRE_KIND_CONG &&
-		    !(m->s->h.flags & WIRE_FLAG_RETRANSMITTED)) {
-			p->pongs++;
-			return 1;
-		}
-	}
+	got = cf_recv_until(c, CF_KIND_ANSWER, sport, m, ms);
+	if (got == 0)
+		p->pings_unanswered++;
+	else if (got > 0)
+		p->pongs++;
+	return got;
 }
 
 bool cf_no_probe_pong(struct cf_run *r, struct cf_result *res, enum cf_verdict v,

@@ -148,15 +148,13 @@ static bool map_has(const struct cf_conn *c, uint16_t port)
 /* Receive until a map whose bit for |port| is |set|. */
 static bool wait_map(struct cf_conn *c, uint16_t port, bool set, int ms)
 {
-	rdsu_ns end = rdsu_clock() + (rdsu_ns)ms * RDSU_MSEC;
+	rdsu_ns end = cf_deadline(ms);
 	struct cf_msg m;
 
 	for (;;) {
-		rdsu_ns now = rdsu_clock();
+		int left = cf_ms_left(end);
 
-		if (now >= end)
-			return false;
-		if (cf_recv(c, &m, (int)((end - now) / RDSU_MSEC) + 1) <= 0)
+		if (!left || cf_recv(c, &m, left) <= 0)
 			return false;
 		if (m.s->kind == WIRE_KIND_CONG && m.len == WIRE_CONG_MAP_BYTES &&
 		    map_has(c, port) == set)

@@ -101,11 +101,11 @@ static bool ext_of(const struct wire_hdr *h, unsigned type, struct wire_ext *e)
  * within the wait; -EPIPE. */
 static int msg_to(struct cf_run *r, struct rx *x, struct cf_ibmsg *m)
 {
-	rdsu_ns end = rdsu_clock() + (rdsu_ns)r->wait_ms * RDSU_MSEC;
+	rdsu_ns end = cf_deadline(r->wait_ms);
 
 	for (;;) {
-		rdsu_ns now = rdsu_clock();
-		int got = now >= end ? 0 : cf_ib_recv(x->c, m, (int)((end - now) / RDSU_MSEC) + 1);
+		int left = cf_ms_left(end);
+		int got = left ? cf_ib_recv(x->c, m, left) : 0;
 
 		if (got <= 0 || (m->h.dport == x->q && m->kind != WIRE_KIND_CONG))
 			return got;

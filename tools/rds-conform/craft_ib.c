@@ -87,16 +87,15 @@ out:
 
 void craft_ib_receive(struct craft_ib *x, struct out *o, long ms)
 {
-	rdsu_ns end = rdsu_clock() + (rdsu_ns)ms * RDSU_MSEC;
+	rdsu_ns end = cf_deadline((int)ms);
 	struct cf_ibmsg m;
 	char line[512];
 	size_t acks = 0;
 
 	for (;;) {
-		rdsu_ns now = rdsu_clock();
+		int left = cf_ms_left(end);
 
-		if (now >= end ||
-		    cf_ib_recv(x->c, &m, (int)((end - now) / RDSU_MSEC) + 1) <= 0)
+		if (!left || cf_ib_recv(x->c, &m, left) <= 0)
 			break;
 		craft_describe(&m.h, line, sizeof(line));
 		out_printf(o, "recv: %s\n", line);

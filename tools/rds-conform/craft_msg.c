@@ -288,22 +288,21 @@ int craft_parse_num(const char *s, uint64_t max, uint64_t *out, char *err, size_
 	return 0;
 }
 
+/* The kinds --kind takes. */
+static const struct wire_tok craft_kind_toks[] = {
+	{ CRAFT_DATA, "data" },             { CRAFT_PING, "ping" },
+	{ CRAFT_PONG, "pong" },             { CRAFT_PROBE_PING, "probe-ping" },
+	{ CRAFT_PROBE_PONG, "probe-pong" }, { CRAFT_CONG, "cong" },
+	{ 0, NULL },
+};
+
 int craft_parse_kind(const char *s, enum craft_kind *k, char *err, size_t cap)
 {
-	static const char *const names[] = {
-		[CRAFT_DATA] = "data",
-		[CRAFT_PING] = "ping",
-		[CRAFT_PONG] = "pong",
-		[CRAFT_PROBE_PING] = "probe-ping",
-		[CRAFT_PROBE_PONG] = "probe-pong",
-		[CRAFT_CONG] = "cong",
-	};
+	uint32_t v;
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (strcmp(s, names[i]) == 0) {
-			*k = (enum craft_kind)i;
-			return 0;
-		}
+	if (wire_tok_value(craft_kind_toks, s, &v) == 0) {
+		*k = (enum craft_kind)v;
+		return 0;
 	}
 	return out_errf(err, cap,
 			"unknown kind '%s' (data, ping, pong, probe-ping, probe-pong, cong)", s);

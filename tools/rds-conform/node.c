@@ -475,23 +475,33 @@ int cf_recv(struct cf_conn *c, struct cf_msg *m, int ms)
 	}
 }
 
+rdsu_ns cf_deadline(int ms)
+{
+	return rdsu_clock() + (rdsu_ns)ms * RDSU_MSEC;
+}
+
+int cf_ms_left(rdsu_ns end)
+{
+	rdsu_ns now = rdsu_clock();
+
+	return now >= end ? 0 : (int)((end - now) / RDSU_MSEC) + 1;
+}
+
 int cf_recv_until(struct cf_conn *c, enum wire_kind kind, int dport, struct cf_msg *m, int ms)
 {
-	rdsu_ns end = rdsu_clock() + (rdsu_ns)ms * RDSU_MSEC;
+	rdsu_ns end = cf_deadline(ms);
 
 	for (;;) {
-		rdsu_ns now = rdsu_clock();
-		int got;
+		int left = cf_ms_left(end);
+		int got = left ? cf_recv(c, m, left) : 0;
 
-		if (now >= end)
-			return 0;
-		got = cf_recv(c, m, (int)((end - now) / RDSU_MSEC) + 1);
 		if (got <= 0)
 			return got;
 		/* A resent message is a replay of one from an earlier
 		 * connection (a peer may resend what TCP had acknowledged but
 		 * it had not yet noticed), never the answer awaited now. */
-		if (m->s->kind == kind && (dport < 0 || m->s->h.dport == dport) &&
+		if ((kind == CF_KIND_ANSWER ? m->s->kind != WIRE_KIND_CONG : m->s->kind == kind) &&
+		    (dport < 0 || m->s->h.dport == dport) &&
 		    !(m->s->h.flags & WIRE_FLAG_RETRANSMITTED))
 			return 1;
 	}
@@ -499,17 +509,17 @@ int cf_recv_until(struct cf_conn *c, enum wire_kind kind, int dport, struct cf_m
 
 int cf_drain(struct cf_conn *c, int ms)
 {
-	rdsu_ns end = rdsu_clock() + (rdsu_ns)ms * RDSU_MSEC;
+	rdsu_ns end = cf_deadline(ms);
 	int count = 0;
 
 	for (;;) {
-		rdsu_ns now = rdsu_clock();
+		int left = cf_ms_left(end);
 		struct cf_msg m;
 		int got;
 
-		if (now >= end)
+		if (!left)
 			return count;
-		got = cf_recv(c, &m, (int)((end - now) / RDSU_MSEC) + 1);
+		got = cf_recv(c, &m, left);
 		if (got < 0)
 			return got;
 		count += got;
@@ -518,10 +528,10 @@ int cf_drain(struct cf_conn *c, int ms)
 
 enum cf_end cf_wait_end(struct cf_conn *c, int ms)
 {
-	rdsu_ns end = rdsu_clock() + (rdsu_ns)ms * RDSU_MSEC;
+	rdsu_ns end = cf_deadline(ms);
 
 	for (;;) {
-		rdsu_ns now = rdsu_clock();
+		int left = cf_ms_left(end);
 		struct cf_msg m;
 
 		if (c->deframe_err)
@@ -531,9 +541,9 @@ enum cf_end cf_wait_end(struct cf_conn *c, int ms)
 		if (c->closed == CF_FIN)
 			/* half a message and then FIN is not a clean close */
 			return wire_deframer_pending(&c->dfr) ? CF_END_GARBAGE : CF_END_FIN;
-		if (now >= end)
+		if (!left)
 			return CF_END_OPEN;
-		cf_recv(c, &m, (int)((end - now) / RDSU_MSEC) + 1);
+		cf_recv(c, &m, left);
 	}
 }
 

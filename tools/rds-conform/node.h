@@ -170,6 +170,12 @@ int cf_send_map(struct cf_conn *c, const uint16_t *congested, size_t n);
  * |kv| is WIRE_KVER_6. */
 int cf_send_probe(struct cf_conn *c, bool pong, uint16_t npaths, enum wire_kver kv);
 
+/* cf_deadline() - the clock |ms| milliseconds from now. */
+rdsu_ns cf_deadline(int ms);
+/* cf_ms_left() - the milliseconds from now to |end| for a wait that may
+ * not stop short of it (rounded down, plus 1); 0 once |end| has passed. */
+int cf_ms_left(rdsu_ns end);
+
 /*
  * cf_recv() - the next message from the peer, waiting up to |ms|. Pings
  * and probe pings are answered first when c->answer. Every message is
@@ -178,8 +184,12 @@ int cf_send_probe(struct cf_conn *c, bool pong, uint16_t npaths, enum wire_kver 
  */
 int cf_recv(struct cf_conn *c, struct cf_msg *m, int ms);
 /* cf_recv_until() - receive until a message of |kind| (with |dport| if
- * not negative) arrives. Return: as cf_recv, 1 with *m that message. */
+ * not negative) arrives; not a resent one. Return: as cf_recv, 1 with *m
+ * that message. */
 int cf_recv_until(struct cf_conn *c, enum wire_kind kind, int dport, struct cf_msg *m, int ms);
+/* The |kind| for cf_recv_until() of an answer: any kind but a congestion
+ * map update (a faulty answer may not look like what it answers). */
+#define CF_KIND_ANSWER WIRE_KIND__COUNT
 /* cf_drain() - receive whatever arrives within |ms| (logging it).
  * Return: messages received; -EPIPE / -EPROTO as cf_recv. */
 int cf_drain(struct cf_conn *c, int ms);

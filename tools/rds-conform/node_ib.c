@@ -409,15 +409,15 @@ static int cm_event(struct cf_ibconn *c, int ms, enum rdma_cm_event_type *type)
 /* Wait for one of the set-up events. Return: the event; -1 on timeout. */
 static int cm_wait(struct cf_ibconn *c, int ms)
 {
-	rdsu_ns end = rdsu_clock() + (rdsu_ns)ms * RDSU_MSEC;
+	rdsu_ns end = cf_deadline(ms);
 	enum rdma_cm_event_type t;
 
 	for (;;) {
-		rdsu_ns now = rdsu_clock();
+		int left = cf_ms_left(end);
 
-		if (now >= end)
+		if (!left)
 			return -1;
-		if (cm_event(c, (int)((end - now) / RDSU_MSEC) + 1, &t))
+		if (cm_event(c, left, &t))
 			return (int)t;
 	}
 }
@@ -741,14 +741,14 @@ int cf_ib_drain(struct cf_ibconn *c, int ms)
 {
 	struct cf_ibmsg m;
 	int n = 0, got;
-	rdsu_ns end = rdsu_clock() + (rdsu_ns)ms * RDSU_MSEC;
+	rdsu_ns end = cf_deadline(ms);
 
 	for (;;) {
-		rdsu_ns now = rdsu_clock();
+		int left = cf_ms_left(end);
 
-		if (now >= end)
+		if (!left)
 			return n;
-		got = cf_ib_recv(c, &m, (int)((end - now) / RDSU_MSEC) + 1);
+		got = cf_ib_recv(c, &m, left);
 		if (got < 0)
 			return n ? n : got;
 		n += got;
@@ -775,10 +775,10 @@ int cf_ib_ping(struct cf_ibconn *c, uint16_t sport, struct cf_ibmsg *m, int ms)
 	err = cf_ib_send_msg(c, &h, NULL, 0);
 	if (err)
 		return err;
-	end = rdsu_clock() + (rdsu_ns)ms * RDSU_MSEC;
+	end = cf_deadline(ms);
 	for (;;) {
-		rdsu_ns now = rdsu_clock();
-		int got = now >= end ? 0 : cf_ib_recv(c, m, (int)((end - now) / RDSU_MSEC) + 1);
+		int left = cf_ms_left(end);
+		int got = left ? cf_ib_recv(c, m, left) : 0;
 
 		if (got <= 0)
 			return got;

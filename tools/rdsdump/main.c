@@ -123,10 +123,30 @@ static size_t size_arg(struct argp_state *st, const char *opt, const char *arg, 
 	return (size_t)v;
 }
 
+/* The filter options, each an adder of filter.h; an error is the adder's
+ * text after the option's name. */
+static const struct {
+	int key;
+	const char *name;
+	int (*add)(struct dump_filter *f, const char *arg, char *err, size_t errlen);
+} filter_opts[] = {
+	{ OPT_PORT, "--port", dump_filter_add_port },
+	{ OPT_KIND, "--kind", dump_filter_add_kinds },
+	{ OPT_FLAGS, "--flags", dump_filter_add_flags },
+};
+
+static void filter_arg(struct argp_state *st, struct dump_filter *f, int key, const char *arg)
+{
+	char err[256];
+
+	for (size_t i = 0; i < sizeof(filter_opts) / sizeof(filter_opts[0]); i++)
+		if (filter_opts[i].key == key && filter_opts[i].add(f, arg, err, sizeof(err)))
+			argp_error(st, "%s: %s", filter_opts[i].name, err);
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *st)
 {
 	struct opts *o = st->input;
-	char err[256];
 
 	switch (key) {
 	case ARGP_KEY_INIT:
@@ -171,16 +191,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			(uint16_t)num_arg(st, "--tcp-port", arg, 1, 65535);
 		break;
 	case OPT_PORT:
-		if (dump_filter_add_port(&o->filter, arg, err, sizeof(err)))
-			argp_error(st, "--port: %s", err);
-		break;
 	case OPT_KIND:
-		if (dump_filter_add_kinds(&o->filter, arg, err, sizeof(err)))
-			argp_error(st, "--kind: %s", err);
-		break;
 	case OPT_FLAGS:
-		if (dump_filter_add_flags(&o->filter, arg, err, sizeof(err)))
-			argp_error(st, "--flags: %s", err);
+		filter_arg(st, &o->filter, key, arg);
 		break;
 	case OPT_RULES:
 		o->filter.rules_only = true;
