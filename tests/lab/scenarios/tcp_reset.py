@@ -108,8 +108,18 @@ def locate(k, before):
     the one whose byte counter grew most since |before| (a snapshot taken
     a few paced messages into the phase; the other paths are idle then).
     On 7.2 also by the kernel's own rule, client port %% 8 == path index."""
-    now = snapshot()
-    grew = {p: b - before.get(p, 0) for p, b in now.items()}
+    # On a loaded host the previous kill's reconnect can still be under
+    # way when the phase's paced messages are queued: they wait in RDS's
+    # send queue and no connection has grown yet. They go out once the
+    # path is back, so wait for that (bounded) rather than judge an idle
+    # snapshot.
+    deadline = time.monotonic() + 15
+    while True:
+        now = snapshot()
+        grew = {p: b - before.get(p, 0) for p, b in now.items()}
+        if (grew and max(grew.values()) > 0) or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
     by_bytes = max(grew, key=grew.get)
     rest = sorted((g for p, g in grew.items() if p != by_bytes), reverse=True)
     assert grew[by_bytes] > 0 and (not rest or rest[0] < grew[by_bytes] // 2), \
