@@ -101,6 +101,25 @@ static int dm_name(struct rdsp_sock *s, int fd, bool peer, struct sockaddr_stora
 	return 0;
 }
 
+/*
+ * rds_sendmsg answers ENOTCONN for an unbound socket, or one without a
+ * destination (no address given and none connected), before it looks at
+ * the message's size or cmsgs. An rdsd socket's binding is rdsd's (another
+ * process may have bound it), so when the client would refuse a send with
+ * |e| for its size or cmsgs it asks rdsd first: ENOTCONN, or |e|.
+ */
+int dm_unsendable(struct rdsp_sock *s, int fd, bool named, int e)
+{
+	struct sockaddr_storage ss;
+	socklen_t klen;
+
+	if (dm_name(s, fd, false, &ss, &klen) < 0 || ss.ss_family == AF_UNSPEC)
+		return -ENOTCONN;
+	if (!named && (dm_name(s, fd, true, &ss, &klen) < 0 || ss.ss_family == AF_UNSPEC))
+		return -ENOTCONN;
+	return e;
+}
+
 RDSP_EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
 {
 	struct rdsp_sock *s = get_locked(fd);
