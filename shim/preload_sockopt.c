@@ -39,8 +39,9 @@ static int dm_setopt(struct rdsp_sock *s, int fd, int level, int name, const voi
 		struct rdsu_addr a;
 		uint16_t port;
 
+		/* rds_cancel_sent_to: ENOTCONN unbound, before the value */
 		if (cancel_addr(v, len, &a, &port))
-			return -EINVAL;
+			return dm_notconn_or(s, fd, true, -EINVAL);
 		dm_put_addr(&q, &a, port);
 		pl.iov_len = 0;
 	}

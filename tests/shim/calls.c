@@ -334,12 +334,28 @@ static void checks_send_order(void)
 	FAILS(sendmsg(u, &mh, 0), ENOTCONN, "unbound, an unknown cmsg");
 	FAILS(sendto(u, b, 1, MSG_ZEROCOPY, (struct sockaddr *)&to, sizeof(to)), ENOTCONN,
 	      "unbound, MSG_ZEROCOPY without a cookie");
+	{
+		int one = 1;
+
+		CHECK(setsockopt(u, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)) == 0, "SO_ZEROCOPY");
+		FAILS(sendto(u, b, 1, MSG_ZEROCOPY, (struct sockaddr *)&to, sizeof(to)), ENOTCONN,
+		      "unbound, SO_ZEROCOPY, MSG_ZEROCOPY");
+		/* rds_cancel_sent_to: ENOTCONN before the value's length */
+		FAILS(setsockopt(u, SOL_RDS, RDS_CANCEL_SENT_TO, b, 1), ENOTCONN,
+		      "unbound, RDS_CANCEL_SENT_TO with 1 byte");
+		FAILS(setsockopt(s, SOL_RDS, RDS_CANCEL_SENT_TO, b, 1), EINVAL,
+		      "bound, RDS_CANCEL_SENT_TO with 1 byte");
+	}
 	FAILS(sendmsg(s, &mh, 0), EINVAL, "bound, an unknown cmsg");
 	mh.msg_name = NULL;
 	mh.msg_namelen = 0;
 	FAILS(sendmsg(s, &mh, 0), ENOTCONN, "bound, no destination, an unknown cmsg");
 	FAILS(send(s, m, big, 0), ENOTCONN, "bound, no destination, 2 MiB");
 	FAILS(sendto(s, m, big, 0, (struct sockaddr *)&to, sizeof(to)), EMSGSIZE, "bound, 2 MiB");
+	/* rds_connect needs no bind: connected, still unbound (its name is
+	 * the any address) */
+	CHECK(connect(u, (struct sockaddr *)&to, sizeof(to)) == 0, "connect an unbound socket");
+	FAILS(sendmsg(u, &mh, 0), ENOTCONN, "connected, unbound, an unknown cmsg");
 	free(m);
 	close(u);
 	close(s);
