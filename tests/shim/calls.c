@@ -356,6 +356,12 @@ static void checks_send_order(void)
 	 * the any address) */
 	CHECK(connect(u, (struct sockaddr *)&to, sizeof(to)) == 0, "connect an unbound socket");
 	FAILS(sendmsg(u, &mh, 0), ENOTCONN, "connected, unbound, an unknown cmsg");
+	{
+		struct rds_get_mr_args mr = { .vec = { (unsigned long)b, 1 } };
+
+		FAILS(setsockopt(u, SOL_RDS, RDS_GET_MR, &mr, sizeof(mr)), ENOTCONN,
+		      "connected, unbound, RDS_GET_MR");
+	}
 	free(m);
 	close(u);
 	close(s);
