@@ -264,6 +264,7 @@ int addr_in(const struct sockaddr *sa, socklen_t len, struct rdsu_addr *a, uint1
 void addr_out(const struct sockaddr_storage *ss, socklen_t klen, void *uaddr,
 	      socklen_t *ulen);
 void dm_put_addr(struct rdsd_req *q, const struct rdsu_addr *a, uint16_t port);
+int dm_notconn_or(struct rdsp_sock *s, int fd, bool named, int e);
 
 /* preload_sockopt.c */
 int dm_transport(struct rdsp_sock *s, int fd);

@@ -101,6 +101,39 @@ static int dm_name(struct rdsp_sock *s, int fd, bool peer, struct sockaddr_stora
 	return 0;
 }
 
+/*
+ * rds_sendmsg answers ENOTCONN for an unbound socket, or one without a
+ * destination (no address given and none connected), before it looks at
+ * the message's size, cmsgs or MSG_ZEROCOPY; rds_cancel_sent_to, before
+ * its value. An rdsd socket's binding is rdsd's (another process may have
+ * bound it), so when the client would refuse such a call with |e| it asks
+ * rdsd first: ENOTCONN, or |e| (|named|: the call gave a destination).
+ */
+static bool dm_name_any(struct rdsp_sock *s, int fd, bool peer)
+{
+	struct sockaddr_storage ss;
+	socklen_t klen;
+
+	if (dm_name(s, fd, peer, &ss, &klen) < 0)
+		return true;
+	/* a connected, unbound socket's name is the family's any address */
+	if (ss.ss_family == AF_INET)
+		return ((struct sockaddr_in *)&ss)->sin_addr.s_addr == htonl(INADDR_ANY);
+	if (ss.ss_family == AF_INET6) {
+		static const uint8_t zero[16];
+
+		return !memcmp(&((struct sockaddr_in6 *)&ss)->sin6_addr, zero, sizeof(zero));
+	}
+	return true;
+}
+
+int dm_notconn_or(struct rdsp_sock *s, int fd, bool named, int e)
+{
+	if (dm_name_any(s, fd, false) || (!named && dm_name_any(s, fd, true)))
+		return -ENOTCONN;
+	return e;
+}
+
 RDSP_EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
 {
 	struct rdsp_sock *s = get_locked(fd);

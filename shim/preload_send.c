@@ -180,18 +180,18 @@ static ssize_t dm_send(struct rdsp_sock *s, int fd, const struct msghdr *mh, int
 	for (size_t i = 0; i < mh->msg_iovlen; i++)
 		total += mh->msg_iov[i].iov_len;
 	if (total > RDSP_MAX_MSG)
-		return -EMSGSIZE;
+		return dm_notconn_or(s, fd, q.family != 0, -EMSGSIZE);
 	if (zc) {
-		/* rds_sendmsg: TCP's only; unbound, rdsd says ENOTCONN */
+		/* rds_sendmsg: TCP's only, looked at after ENOTCONN (an
+		 * unbound socket's transport is RDSU_TRANS_NONE, -1: no error) */
 		e = dm_transport(s, fd);
-		if (e < 0)
-			return e;
-		if (e != RDSU_TRANS_TCP && e != (int)RDSU_TRANS_NONE && e != -1)
-			return -EOPNOTSUPP;
+		if (e != RDSU_TRANS_TCP)
+			return dm_notconn_or(s, fd, q.family != 0,
+					     e < 0 && e != (int)RDSU_TRANS_NONE ? e : -EOPNOTSUPP);
 	}
 	e = dm_send_cmsgs(mh, flags, zc, total, zcookie);
 	if (e)
-		return e;
+		return dm_notconn_or(s, fd, q.family != 0, e);
 	if (s->ok_valid && s->chan >= 0 && total <= s->credit && q.family == s->ok.family &&
 	    q.port == s->ok.port && !memcmp(q.addr, s->ok.addr, sizeof(q.addr))) {
 		struct iovec iov[IOV_MAX + 1];

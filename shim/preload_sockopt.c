@@ -39,17 +39,13 @@ static int dm_setopt(struct rdsp_sock *s, int fd, int level, int name, const voi
 		struct rdsu_addr a;
 		uint16_t port;
 
+		/* rds_cancel_sent_to: ENOTCONN unbound, before the value */
 		if (cancel_addr(v, len, &a, &port))
-			return -EINVAL;
+			return dm_notconn_or(s, fd, true, -EINVAL);
 		dm_put_addr(&q, &a, port);
 		pl.iov_len = 0;
 	}
 	if (level == SOL_RDS && (name == RDS_GET_MR || name == RDS_GET_MR_FOR_DEST)) {
-		struct rdsd_rx rx;
-		size_t l = sizeof(rx);
-		struct rdsd_req nq = { .op = RDSD_OP_NAME };
-		int e;
-
 		if (!v || len != (socklen_t)(name == RDS_GET_MR ? sizeof(struct rds_get_mr_args)
 					     : sizeof(struct rds_get_mr_for_dest_args)))
 			return -EINVAL;
@@ -61,9 +57,9 @@ static int dm_setopt(struct rdsp_sock *s, int fd, int level, int name, const voi
 		}
 		/* rdsd cannot reach this process's memory (docs/shim.md,
 		 * "Known differences with rdsd"): bound, the answer is the
-		 * one RDS/TCP gives */
-		e = dm_call(s, fd, &nq, NULL, 0, &rx, &l, NULL);
-		return e < 0 ? e : rx.family ? -EOPNOTSUPP : -ENOTCONN;
+		 * one RDS/TCP gives; unbound (connected or not), ENOTCONN
+		 * (__rds_rdma_map) */
+		return dm_notconn_or(s, fd, true, -EOPNOTSUPP);
 	}
 	if (level == SOL_RDS && name == RDS_FREE_MR)
 		return -EINVAL;

@@ -15,7 +15,7 @@ static const char *const stat_names[RDSU_STAT__COUNT] = {
 	[RDSU_STAT_CONN_RESET] = "conn_reset",
 	[RDSU_STAT_RECV_DROP_OLD_SEQ] = "recv_drop_old_seq",
 	[RDSU_STAT_RECV_DROP_NO_SOCK] = "recv_drop_no_sock",
-	[RDSU_STAT_RECV_DELIVERED] = "recv_delivered",
+	[RDSU_STAT_RECV_QUEUED] = "recv_queued",
 	[RDSU_STAT_RECV_PING] = "recv_ping",
 	[RDSU_STAT_SEND_QUEUED] = "send_queued",
 	[RDSU_STAT_SEND_QUEUE_FULL] = "send_queue_full",
@@ -54,6 +54,7 @@ static const char *const stat_names[RDSU_STAT__COUNT] = {
 	[RDSU_STAT_LIMIT_PEER_LINKS] = "limit_peer_links",
 	[RDSU_STAT_HANDSHAKE_TIMEOUT] = "handshake_timeout",
 	[RDSU_STAT_IDLE_TIMEOUT] = "idle_timeout",
+	[RDSU_STAT_RECV_DELIVERED] = "recv_delivered",
 };
 
 const char *rdsu_stat_name(enum rdsu_stat s)

@@ -212,7 +212,7 @@ static void incoming(struct rdsu_path *cp, const struct wire_frame *f, rdsu_ns n
 	else
 		rdsu_sock_rx_stamp(rs, cp->cp_rx_hdr_at ? cp->cp_rx_hdr_at : now,
 				   cp->cp_rx_start_at ? cp->cp_rx_start_at : now, now);
-	rdsu_stat_inc(ep, RDSU_STAT_RECV_DELIVERED);
+	rdsu_stat_inc(ep, RDSU_STAT_RECV_QUEUED);
 }
 
 ssize_t rdsu_recv_input(struct rdsu_path *cp, const uint8_t *in, size_t len, rdsu_ns now)

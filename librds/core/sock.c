@@ -506,6 +506,8 @@ ssize_t rdsu_sock_read(struct rdsu_sock *rs, const struct iovec *iov, int iovcnt
 	info->trunc = off < rx->r_len;
 	info->has_cookie = rx->r_has_cookie;
 	info->cookie = rx->r_cookie;
+	/* K7.6: rds_recvmsg counts each message it returns, peeked too */
+	rdsu_stat_inc(rs->rs_ep, RDSU_STAT_RECV_DELIVERED);
 	if (!(flags & RDSU_READ_PEEK)) {
 		uint32_t len = rx->r_len;
 

@@ -128,6 +128,7 @@ static void deliver_in_order(const struct rdsu_addr *la, const struct rdsu_addr 
 	assert_int_equal(ci.transport, RDSU_TRANS_LOOP);
 	assert_int_equal(ci.npaths, 1);
 	assert_int_equal(ci.path[0].state, RDSU_PATH_UP);
+	assert_int_equal(stat_of(ep, RDSU_STAT_RECV_QUEUED), 64);
 	assert_int_equal(stat_of(ep, RDSU_STAT_RECV_DELIVERED), 64);
 	/* nothing went to TCP */
 	{

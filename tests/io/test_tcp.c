@@ -1753,9 +1753,9 @@ static void test_acked_input_survives_send_error(void **state)
 	for (int i = 0; i < 10; i++)
 		pump(hi, NULL, 10);
 	if (sock_read(rx, buf, sizeof(buf), &info) != 5)
-		fail_msg("a message TCP acknowledged was never delivered (recv_delivered %llu; "
+		fail_msg("a message TCP acknowledged was never delivered (recv_queued %llu; "
 			 "tcp.c output(): link lost on a send() error before reading)",
-			 (unsigned long long)ep_stat(hi, RDSU_STAT_RECV_DELIVERED));
+			 (unsigned long long)ep_stat(hi, RDSU_STAT_RECV_QUEUED));
 	assert_memory_equal(buf, "hello", 5);
 	tcp_free(hi);
 }

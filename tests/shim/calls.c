@@ -4,7 +4,8 @@
  * signals in every blocking call with and without SA_RESTART, readv,
  * writev, write, sendmmsg, recvmmsg, dup/dup2/dup3, fcntl flags,
  * SOCK_NONBLOCK/SOCK_CLOEXEC, SO_RCVTIMEO/SO_SNDTIMEO, MSG_PEEK/MSG_TRUNC,
- * threads sharing a socket, and what poll and select report (POLLWRBAND,
+ * threads sharing a socket, the order of rds_sendmsg's errors (ENOTCONN
+ * first), and what poll and select report (POLLWRBAND,
  * the one-shot POLLIN after a congestion map update). Written against the
  * kernel's AF_RDS only, as any unmodified program is; the kernel's answers
  * are in docs/kernel-behaviour.md ("The socket calls") and docs/shim.md.
@@ -305,6 +306,65 @@ static void *reader(void *arg)
 
 	rd->n = recv(rd->fd, rd->buf, sizeof(rd->buf), 0);
 	return NULL;
+}
+
+/* rds_sendmsg answers ENOTCONN for an unbound socket, or one without a
+ * destination, before it looks at the size, the cmsgs or MSG_ZEROCOPY
+ * (net/rds/send.c; an rdsd socket's client checked those first). */
+static void checks_send_order(void)
+{
+	int u = socket(AF_RDS, SOCK_SEQPACKET, 0), s = sock_on(5013, 0);
+	struct sockaddr_in to = sin_of("127.0.0.1", 5011);
+	size_t big = 2u << 20;
+	char *m = calloc(1, big), b[1] = { 'x' };
+	union {
+		struct cmsghdr c;
+		char b[CMSG_SPACE(8)];
+	} cm = { 0 };
+	struct iovec iov = { b, 1 };
+	struct msghdr mh = { .msg_name = &to, .msg_namelen = sizeof(to), .msg_iov = &iov,
+			     .msg_iovlen = 1, .msg_control = &cm, .msg_controllen = sizeof(cm) };
+
+	CHECK(u >= 0 && m, "socket");
+	cm.c.cmsg_level = SOL_RDS;
+	cm.c.cmsg_type = 99;    /* no such cmsg: EINVAL once bound */
+	cm.c.cmsg_len = CMSG_LEN(8);
+	FAILS(sendto(u, m, big, 0, (struct sockaddr *)&to, sizeof(to)), ENOTCONN,
+	      "unbound, 2 MiB");
+	FAILS(sendmsg(u, &mh, 0), ENOTCONN, "unbound, an unknown cmsg");
+	FAILS(sendto(u, b, 1, MSG_ZEROCOPY, (struct sockaddr *)&to, sizeof(to)), ENOTCONN,
+	      "unbound, MSG_ZEROCOPY without a cookie");
+	{
+		int one = 1;
+
+		CHECK(setsockopt(u, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)) == 0, "SO_ZEROCOPY");
+		FAILS(sendto(u, b, 1, MSG_ZEROCOPY, (struct sockaddr *)&to, sizeof(to)), ENOTCONN,
+		      "unbound, SO_ZEROCOPY, MSG_ZEROCOPY");
+		/* rds_cancel_sent_to: ENOTCONN before the value's length */
+		FAILS(setsockopt(u, SOL_RDS, RDS_CANCEL_SENT_TO, b, 1), ENOTCONN,
+		      "unbound, RDS_CANCEL_SENT_TO with 1 byte");
+		FAILS(setsockopt(s, SOL_RDS, RDS_CANCEL_SENT_TO, b, 1), EINVAL,
+		      "bound, RDS_CANCEL_SENT_TO with 1 byte");
+	}
+	FAILS(sendmsg(s, &mh, 0), EINVAL, "bound, an unknown cmsg");
+	mh.msg_name = NULL;
+	mh.msg_namelen = 0;
+	FAILS(sendmsg(s, &mh, 0), ENOTCONN, "bound, no destination, an unknown cmsg");
+	FAILS(send(s, m, big, 0), ENOTCONN, "bound, no destination, 2 MiB");
+	FAILS(sendto(s, m, big, 0, (struct sockaddr *)&to, sizeof(to)), EMSGSIZE, "bound, 2 MiB");
+	/* rds_connect needs no bind: connected, still unbound (its name is
+	 * the any address) */
+	CHECK(connect(u, (struct sockaddr *)&to, sizeof(to)) == 0, "connect an unbound socket");
+	FAILS(sendmsg(u, &mh, 0), ENOTCONN, "connected, unbound, an unknown cmsg");
+	{
+		struct rds_get_mr_args mr = { .vec = { (unsigned long)b, 1 } };
+
+		FAILS(setsockopt(u, SOL_RDS, RDS_GET_MR, &mr, sizeof(mr)), ENOTCONN,
+		      "connected, unbound, RDS_GET_MR");
+	}
+	free(m);
+	close(u);
+	close(s);
 }
 
 static void checks_surface(void)
@@ -661,6 +721,7 @@ int main(int argc, char **argv)
 	}
 	g_main_tid = (pid_t)syscall(SYS_gettid);
 	checks_surface();
+	checks_send_order();
 	printf("surface done\n");
 	checks_signals();
 	printf("signals done\n");

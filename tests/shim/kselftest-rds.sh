@@ -48,33 +48,15 @@ if [ "${KST_INNER:-}" != 1 ]; then
 	done
 	command -v tcpdump >/dev/null || [ -x /usr/sbin/tcpdump ] || skip "no tcpdump"
 	cache=${RDS_LAB_CACHE:-$HOME/.cache/rds-lab}/selftest-$PKG
-	# Fetched once per cache: tests that start together (the two ctest
-	# tests, the lab's) take a lock beside it and look again under it, and
-	# each unpacks into a folder of its own; a reader of the finished copy
-	# never sees it go, as only a copy without "ok" is ever replaced.
-	if [ ! -f "$cache/ok" ]; then
-		command -v apt-get >/dev/null || skip "no apt-get to fetch $PKG"
-		command -v flock >/dev/null || skip "no flock"
-		mkdir -p "${cache%/*}" && exec 9>>"$cache.lock" || skip "cannot write $cache"
-		flock 9
-	fi
-	if [ ! -f "$cache/ok" ]; then
-		tmp=$(mktemp -d "$cache.tmp.XXXXXX") || skip "cannot write $cache"
-		(cd "$tmp" && { apt-get download $PKG >/dev/null 2>&1 ||
-			{ apt-get update >/dev/null 2>&1 && apt-get download $PKG >/dev/null 2>&1; }; }) ||
-			{ rm -rf "$tmp"; skip "cannot fetch $PKG"; }
-		# Only the selftest and what it imports: net/lib/py and ynl.
-		src=linux-source-6.12
-		dpkg-deb --fsys-tarfile "$tmp"/${PKG}_*.deb |
-			tar -xO ./usr/src/$src.tar.xz | xz -dc |
-			tar -x -C "$tmp" --wildcards "$src/$ST/*" \
-				"$src/tools/testing/selftests/net/lib/py/*" "$src/tools/net/ynl/*" ||
-			{ rm -rf "$tmp"; echo "FAIL: cannot unpack $PKG"; exit 1; }
-		rm -f "$tmp"/*.deb
-		touch "$tmp/ok"
-		rm -rf "$cache" && mv "$tmp" "$cache"
-	fi
-	exec 9>&-
+	# Only the selftest and what it imports: net/lib/py and ynl.
+	unpack() {
+		dpkg-deb --fsys-tarfile "$2" |
+			tar -xO ./usr/src/$PKG.tar.xz | xz -dc |
+			tar -x -C "$1" --wildcards "$PKG/$ST/*" \
+				"$PKG/tools/testing/selftests/net/lib/py/*" "$PKG/tools/net/ynl/*"
+	}
+	. "$(dirname "$0")/debfetch.sh"
+	deb_fetch "$cache" $PKG unpack
 	[ "${KST_FETCH_ONLY:-}" != 1 ] || exit 0
 	unshare -mnpf --mount-proc true 2>/dev/null || skip "no private namespaces (unshare -mnpf)"
 	# One run a mode, each in namespaces of its own.

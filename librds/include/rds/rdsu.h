@@ -1049,7 +1049,7 @@ enum rdsu_stat {
 	RDSU_STAT_CONN_RESET = 0,        /* conn_reset: a path went down */
 	RDSU_STAT_RECV_DROP_OLD_SEQ,     /* recv_drop_old_seq: duplicate dropped */
 	RDSU_STAT_RECV_DROP_NO_SOCK,     /* recv_drop_no_sock */
-	RDSU_STAT_RECV_DELIVERED,        /* recv_delivered: queued to a socket */
+	RDSU_STAT_RECV_QUEUED,           /* recv_queued: queued to a socket (rds_recv_incoming) */
 	RDSU_STAT_RECV_PING,             /* recv_ping: pings answered */
 	RDSU_STAT_SEND_QUEUED,           /* send_queued */
 	RDSU_STAT_SEND_QUEUE_FULL,       /* send_queue_full: -EAGAIN */
@@ -1089,6 +1089,8 @@ enum rdsu_stat {
 	RDSU_STAT_LIMIT_PEER_LINKS,      /* ... by max_peer_links */
 	RDSU_STAT_HANDSHAKE_TIMEOUT,     /* incoming connections reset by handshake_timeout */
 	RDSU_STAT_IDLE_TIMEOUT,          /* connections reset by idle_timeout */
+	RDSU_STAT_RECV_DELIVERED,        /* recv_delivered: messages rdsu_sock_read returned,
+					  * MSG_PEEK too (rds_recvmsg) */
 	RDSU_STAT__COUNT
 };
 

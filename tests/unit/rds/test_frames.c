@@ -259,7 +259,7 @@ static void test_frames_ack_required(void **state)
 	assert_int_equal(st.v[RDSU_STAT_ACK_SENT], 2);
 	rdsu_ep_get_stats(p.a, &st);
 	assert_int_equal(st.v[RDSU_STAT_ACK_RECV], 2);
-	assert_int_equal(st.v[RDSU_STAT_RECV_DELIVERED], 0);
+	assert_int_equal(st.v[RDSU_STAT_RECV_QUEUED], 0);
 	pair_free(&p);
 }
 

@@ -73,6 +73,8 @@ static void test_recv_duplicate_rule(void **state)
 	feed_data(fx, 4, WIRE_FLAG_RETRANSMITTED, "four"); /* resent but new */
 	expect(fx, "four");
 	assert_int_equal(stat(fx->ep, RDSU_STAT_RECV_DROP_OLD_SEQ), 2);
+	assert_int_equal(stat(fx->ep, RDSU_STAT_RECV_QUEUED), 3);
+	/* each read by expect(): the kernel's recv_delivered counts recvmsg's */
 	assert_int_equal(stat(fx->ep, RDSU_STAT_RECV_DELIVERED), 3);
 }
 
@@ -277,6 +279,9 @@ static void test_recv_read_trunc_peek(void **state)
 	assert_int_equal(rdsu_sock_read(fx->s, iov, 1, 0, &info, T0), 3);
 	assert_true(info.trunc);
 	expect(fx, NULL);
+	/* one queued, two returned: rds_recvmsg counts a peek as delivered */
+	assert_int_equal(stat(fx->ep, RDSU_STAT_RECV_QUEUED), 1);
+	assert_int_equal(stat(fx->ep, RDSU_STAT_RECV_DELIVERED), 2);
 }
 
 /* One message from |sport| to port 5000 on |p|'s link. */
