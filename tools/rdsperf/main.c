@@ -67,7 +67,7 @@ int main(int argc, char **argv)
 		{ 0 }
 	};
 	const struct argp ap = {
-		perf_options, perf_parse_opt, "-s | -c HOST",
+		perf_argp_options(), perf_parse_opt, "-s | -c HOST",
 		"Measure RDS throughput and latency between two hosts.\v"
 		"rdsperf -s on one host; rdsperf -c HOST [options] on the other. Exit status: 0 "
 		"when every test ran and verified, 1 when a test failed, 2 when it could not run.",

@@ -74,7 +74,8 @@ struct perf_run {
 extern volatile int perf_stop;
 
 /* opts.c */
-extern const struct argp_option perf_options[];
+/* perf_argp_options() - rdsperf's options for argp, made from its one table. */
+const struct argp_option *perf_argp_options(void);
 error_t perf_parse_opt(int key, char *arg, struct argp_state *st);
 
 /* ctl_io.c */
