@@ -11,6 +11,12 @@
 
 #include "parse.h"
 
+const struct wire_tok optdecl_kver_toks[] = {
+	{ WIRE_KVER_6, "6" },
+	{ WIRE_KVER_7, "7" },
+	{ 0, NULL },
+};
+
 static bool numeric(enum optd_kind k)
 {
 	return k == OPTD_UINT || k == OPTD_COUNT || k == OPTD_SIZE || k == OPTD_ENUM;
@@ -169,7 +175,9 @@ int optdecl_set(const struct optdecl *d, void *base, const char *arg)
 		else
 			store_uint(field, d->size, v);
 	}
-	if (d->has_seen)
+	if (d->has_seen && d->seen_bit)
+		*(unsigned *)((char *)base + d->seen) |= d->seen_bit;
+	else if (d->has_seen)
 		*((bool *)((char *)base + d->seen)) = true;
 	return 0;
 }

@@ -54,14 +54,22 @@ struct optdecl {
 	const char *what;           /* the error's WHAT: "count", "interval" */
 	const char *range;          /* the error's RANGE; NULL: made up */
 	const char *unit;           /* after a made-up number range: " seconds" */
-	bool has_seen;              /* a bool at |seen| becomes true when given */
+	bool has_seen;              /* when given: the bool at |seen| becomes true, */
 	size_t seen;
+	unsigned seen_bit;          /* or, if not 0, this bit is set in the
+				     * unsigned at |seen| */
 };
 
 /* The field |f| of struct |T| that an entry writes. */
 #define OPTD_FIELD(T, f) .off = offsetof(T, f), .size = sizeof(((T *)0)->f)
 /* ... and the bool |f| that says the option was given. */
 #define OPTD_SEEN(T, f) .has_seen = true, .seen = offsetof(T, f)
+/* ... or the bit |b| of the unsigned |f| that says so. */
+#define OPTD_SEEN_BIT(T, f, b) .has_seen = true, .seen = offsetof(T, f), .seen_bit = (b)
+
+/* The generations a --kver takes ("6", "7"), for an OPTD_ENUM into an
+ * enum wire_kver field. */
+extern const struct wire_tok optdecl_kver_toks[];
 
 /* The length of a table, and of the argp array made from it (end mark). */
 #define OPTD_N(t) (sizeof(t) / sizeof((t)[0]))

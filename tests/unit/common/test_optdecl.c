@@ -30,11 +30,13 @@ struct o {
 	double secs;
 	unsigned color;
 	bool flag, seen;
+	unsigned marks;
+	enum wire_kver kv;
 	const char *str;
 	uint32_t guard;  /* written by no entry: a wrong offset or size shows here */
 };
 
-enum { K_U8 = 0x100, K_PORT, K_COUNT, K_SIZE, K_SECS, K_COLOR, K_FLAG, K_STR, K_CUSTOM, K_BIG };
+enum { K_U8 = 0x100, K_PORT, K_COUNT, K_SIZE, K_SECS, K_COLOR, K_FLAG, K_STR, K_CUSTOM, K_BIG, K_MARKED, K_KVER };
 
 static const struct optdecl table[] = {
 	{ .kind = OPTD_HEADER, .doc = "Things:", .group = 1 },
@@ -53,6 +55,10 @@ static const struct optdecl table[] = {
 	  .fmin = 0.5, .fmax = 10, .what = "delay" },
 	{ K_COLOR, "color", "C", "a color", 0, 1, OPTD_ENUM, OPTD_FIELD(struct o, color),
 	  .names = colors, .what = "color" },
+	{ K_MARKED, "marked", NULL, "a flag that marks", 0, 1, OPTD_FLAG, OPTD_FIELD(struct o, flag),
+	  OPTD_SEEN_BIT(struct o, marks, 4) },
+	{ K_KVER, "kver", "6|7", "a generation", 0, 1, OPTD_ENUM, OPTD_FIELD(struct o, kv),
+	  .names = optdecl_kver_toks, .what = "kver" },
 	{ K_FLAG, "flag", NULL, "a flag", 0, 1, OPTD_FLAG, OPTD_FIELD(struct o, flag) },
 	{ K_STR, "str", "S", "a string", 0, 1, OPTD_STR, OPTD_FIELD(struct o, str) },
 	{ K_CUSTOM, "custom", "X", "the tool's own", OPTION_HIDDEN, 1, .kind = OPTD_CUSTOM },
@@ -107,6 +113,8 @@ static void test_convert(void **state)
 		{ K_SIZE, "4G", offsetof(struct o, size), 8, UINT64_C(4) << 30, 0 },
 		{ K_COLOR, "red", offsetof(struct o, color), sizeof(unsigned), RED, 0 },
 		{ K_COLOR, "blue", offsetof(struct o, color), sizeof(unsigned), BLUE, 0 },
+		{ K_KVER, "6", offsetof(struct o, kv), sizeof(enum wire_kver), WIRE_KVER_6, 0 },
+		{ K_KVER, "7", offsetof(struct o, kv), sizeof(enum wire_kver), WIRE_KVER_7, 0 },
 		{ K_SECS, "0.5", offsetof(struct o, secs), 8, 0, 0.5 },
 		{ K_SECS, "2.25", offsetof(struct o, secs), 8, 0, 2.25 },
 		{ K_SECS, "10", offsetof(struct o, secs), 8, 0, 10 },
@@ -158,6 +166,8 @@ static void test_refuse(void **state)
 		{ K_SECS, "1s", "bad delay '1s': 0.5 to 10 seconds" },
 		{ K_COLOR, "Red", "bad color 'Red': red, green or blue" },
 		{ K_COLOR, "", "bad color '': red, green or blue" },
+		{ K_KVER, "5", "bad kver '5': 6 or 7" },
+		{ K_KVER, "06", "bad kver '06': 6 or 7" },
 	};
 	char buf[128];
 
@@ -190,6 +200,12 @@ static void test_flag_str_seen(void **state)
 	assert_int_equal(optdecl_set(optdecl_find(table, OPTD_N(table), K_PORT), &o, "80"), 0);
 	assert_true(o.seen);
 	assert_int_equal(o.port, 80);
+	/* a mark is one bit, added to those there */
+	o.marks = 1;
+	o.flag = false;
+	assert_int_equal(optdecl_set(optdecl_find(table, OPTD_N(table), K_MARKED), &o, NULL), 0);
+	assert_true(o.flag);
+	assert_int_equal(o.marks, 5);
 	/* the tool's own options and the headers are not the layer's */
 	assert_null(optdecl_find(table, OPTD_N(table), K_CUSTOM));
 	assert_null(optdecl_find(table, OPTD_N(table), 0));
