@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "optdecl.h"
+
 const char *argp_program_version = "rdsrun " RDSTK_VERSION;
 
 #define SHIM_NAME "librds-preload.so"
@@ -24,24 +26,21 @@ struct opts {
 	int prog;           /* argv index of PROG */
 };
 
-static const struct argp_option options[] = {
-	{ "force", 'f', NULL, 0,
-	  "use librds even where the kernel has AF_RDS (RDSRUN_FORCE=1)", 0 },
-	{ "library", 'L', "PATH", 0, "the shim to preload instead of the one found", 0 },
-	{ 0 }
+/* rdsrun's options, once: --help and the parser both come from it. */
+static const struct optdecl options[] = {
+	{ 'f', "force", NULL, "use librds even where the kernel has AF_RDS (RDSRUN_FORCE=1)", 0, 0,
+	  OPTD_FLAG, OPTD_FIELD(struct opts, force) },
+	{ 'L', "library", "PATH", "the shim to preload instead of the one found", 0, 0, OPTD_STR,
+	  OPTD_FIELD(struct opts, library) },
 };
 
 static error_t parse(int key, char *arg, struct argp_state *st)
 {
 	struct opts *o = st->input;
 
+	if (optdecl_take(options, OPTD_N(options), o, key, arg, st) != ARGP_ERR_UNKNOWN)
+		return 0;
 	switch (key) {
-	case 'f':
-		o->force = true;
-		return 0;
-	case 'L':
-		o->library = arg;
-		return 0;
 	case ARGP_KEY_ARG:
 		/* PROG and everything after it are the program's. */
 		o->prog = st->next - 1;
@@ -85,8 +84,9 @@ static const char *find_library(char *buf, size_t cap)
 int main(int argc, char **argv)
 {
 	static struct opts o;
-	static const struct argp ap = {
-		options, parse, "PROG [ARG...]",
+	static struct argp_option argp_opts[OPTD_N(options) + 1];
+	static struct argp ap = {
+		NULL, parse, "PROG [ARG...]",
 		"Run PROG with librds-preload.so, which gives it AF_RDS sockets backed by "
 		"librds (RDS over TCP in userspace) when the kernel has no RDS module.\v"
 		"The shim is appended to LD_PRELOAD, so what is already there keeps its "
@@ -98,8 +98,7 @@ int main(int argc, char **argv)
 	const char *path, *old;
 	char *pre;
 
-	argp_err_exit_status = 2;
-	argp_parse(&ap, argc, argv, ARGP_IN_ORDER, NULL, &o);
+	optdecl_parse(&ap, options, OPTD_N(options), argp_opts, NULL, ARGP_IN_ORDER, argc, argv, &o);
 	path = o.library ? o.library : find_library(lib, sizeof(lib));
 	if (!readable(path)) {
 		fprintf(stderr, "rdsrun: %s: %s\n", path, strerror(errno));

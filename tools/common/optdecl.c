@@ -3,8 +3,10 @@
  * optdecl.c - options declared in one table, shown and parsed from it
  * (optdecl.h).
  */
+#define _GNU_SOURCE
 #include "optdecl.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +52,8 @@ static const char *fault(const struct optdecl *d)
 		return d->size == sizeof(char *) ? NULL : "a string's field is not a pointer";
 	if (!d->what)
 		return "no WHAT for its error";
+	if (d->kind == OPTD_ADDR)
+		return d->size == sizeof(struct rdsu_addr) ? NULL : "an address field is not one";
 	if (d->kind == OPTD_SECONDS)
 		return d->size != sizeof(double) ? "a seconds field is not a double"
 		       : d->fmin > d->fmax ? "min above max" : NULL;
@@ -167,6 +171,12 @@ int optdecl_set(const struct optdecl *d, void *base, const char *arg)
 		if (!arg)
 			return -1;
 		memcpy(field, &arg, sizeof(arg));
+	} else if (d->kind == OPTD_ADDR) {
+		struct rdsu_addr a;
+
+		if (!arg || parse_addr(arg, &a) < 0)
+			return -1;
+		memcpy(field, &a, sizeof(a));
 	} else {
 		if (!arg || convert(d, arg, &v, &f) < 0)
 			return -1;
@@ -207,6 +217,8 @@ const char *optdecl_error(const struct optdecl *d, const char *arg, char *buf, s
 		names_of(d->names, range, sizeof(range));
 	else if (d->kind == OPTD_SECONDS)
 		snprintf(range, sizeof(range), "%g to %g seconds", d->fmin, d->fmax);
+	else if (d->kind == OPTD_ADDR)
+		snprintf(range, sizeof(range), "an IPv4 or IPv6 address");
 	else
 		snprintf(range, sizeof(range), "%llu to %llu%s", (unsigned long long)d->min,
 			 (unsigned long long)d->max, unit);
@@ -226,4 +238,15 @@ error_t optdecl_take(const struct optdecl *t, size_t n, void *base, int key, con
 	if (optdecl_set(d, base, arg) < 0)
 		argp_error(st, "%s", optdecl_error(d, arg, msg, sizeof(msg)));
 	return 0;
+}
+
+error_t optdecl_parse(struct argp *ap, const struct optdecl *t, size_t n, struct argp_option *dst,
+		      char *name, unsigned flags, int argc, char **argv, void *input)
+{
+	optdecl_argp(t, n, dst);
+	ap->options = dst;
+	argp_err_exit_status = 2;
+	if (argc > 0)
+		argv[0] = name ? name : program_invocation_short_name;
+	return argp_parse(ap, argc, argv, flags, NULL, input);
 }

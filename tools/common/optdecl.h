@@ -38,6 +38,7 @@ enum optd_kind {
 	OPTD_SIZE,     /* bytes with K, M or G (powers of 1024), [min, max] */
 	OPTD_SECONDS,  /* decimal seconds, [fmin, fmax]: a double field */
 	OPTD_ENUM,     /* a name of |names|: its value into an unsigned field */
+	OPTD_ADDR,     /* an IPv4 or IPv6 address: a struct rdsu_addr field */
 };
 
 struct optdecl {
@@ -112,5 +113,16 @@ const char *optdecl_error(const struct optdecl *d, const char *arg, char *buf, s
  */
 error_t optdecl_take(const struct optdecl *t, size_t n, void *base, int key, const char *arg,
 		     struct argp_state *st);
+
+/*
+ * optdecl_parse() - a tool's command line, set up alike in every tool:
+ * |ap|'s options made from |t| (optdecl_argp into |dst|, room for n + 1),
+ * a usage error exits with status 2, argp and getopt name the program
+ * |name| in their messages (NULL: the name it was started by, without the
+ * path), then argp_parse(ap, argc, argv, |flags|, NULL, |input|).
+ * Return: argp_parse's.
+ */
+error_t optdecl_parse(struct argp *ap, const struct optdecl *t, size_t n, struct argp_option *dst,
+		      char *name, unsigned flags, int argc, char **argv, void *input);
 
 #endif /* RDSTK_OPTDECL_H */

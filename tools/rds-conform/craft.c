@@ -827,25 +827,16 @@ out:
 int craft_main(int argc, char **argv)
 {
 	static struct argp_option argp_opts[OPTD_N(options) + 1];
-	static const struct argp argp = { argp_opts, parse_opt, NULL, doc, NULL, NULL, NULL };
+	static struct argp argp = { NULL, parse_opt, NULL, doc, NULL, NULL, NULL };
+	static char name[] = "rds-conform craft";
 	struct cli c;
-	char name[] = "rds-conform craft";
-	char **av = calloc((size_t)argc + 1, sizeof(*av));
 	int rc;
 
-	if (!av)
-		return 2;
 	memset(&c, 0, sizeof(c));
 	craft_msg_init(&c.m);
 	c.count = 1;
 	c.trans = RIO_TRANS_TCP;
-	/* argp names the program after argv[0] in its messages and usage */
-	memcpy(av, argv, (size_t)argc * sizeof(*av));
-	av[0] = name;
-	argp_err_exit_status = 2;
-	optdecl_argp(options, OPTD_N(options), argp_opts);
-	argp_parse(&argp, argc, av, 0, NULL, &c);
-	free(av);
+	optdecl_parse(&argp, options, OPTD_N(options), argp_opts, name, 0, argc, argv, &c);
 	rc = run(&c);
 	free(c.payload);
 	return rc;

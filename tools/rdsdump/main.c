@@ -565,22 +565,17 @@ int main(int argc, char **argv)
 		{ 0 }
 	};
 	static struct argp_option argp_opts[OPTD_N(options) + 1];
-	const struct argp ap = { argp_opts, parse_opt, "[EXPRESSION]", doc, children, NULL, NULL };
+	struct argp ap = { NULL, parse_opt, "[EXPRESSION]", doc, children, NULL, NULL };
 	static struct run run;
 	struct dump_eng *eng = NULL;
 	pcap_dumper_t *dumper = NULL;
 	uint64_t frame = 0;
 	int lt, status;
 
-	argp_err_exit_status = 2;
-	/* getopt names the program by argv[0] in its complaints: the name,
-	 * not the path it was started by. */
-	argv[0] = program_invocation_short_name;
-	optdecl_argp(options, OPTD_N(options), argp_opts);
 	src_opt_init(&o.so, SRC_OPT_IFACE | SRC_OPT_FILE);
 	out_opt_init(&o.oo, OUT_OPT_JSON | OUT_OPT_QUIET | OUT_OPT_VERBOSE, &o.json, &o.quiet,
 		     &o.verbose, 2);
-	argp_parse(&ap, argc, argv, 0, NULL, &o);
+	optdecl_parse(&ap, options, OPTD_N(options), argp_opts, NULL, 0, argc, argv, &o);
 	/*
 	 * Rings and windows grow by doubling and go when a flow is closed.
 	 * glibc would raise its mmap threshold after the first such free and

@@ -106,12 +106,11 @@ static const struct optdecl options[] = {
 
 #undef O
 
-const struct argp_option *perf_argp_options(void)
+error_t perf_parse_args(struct argp *ap, int argc, char **argv, struct opts *o)
 {
 	static struct argp_option opts[OPTD_N(options) + 1];
 
-	optdecl_argp(options, OPTD_N(options), opts);
-	return opts;
+	return optdecl_parse(ap, options, OPTD_N(options), opts, NULL, 0, argc, argv, o);
 }
 
 /* -l: a list of sizes. */

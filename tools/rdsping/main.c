@@ -628,8 +628,8 @@ int main(int argc, char **argv)
 		{ 0 }
 	};
 	struct argp_option argp_opts[OPTD_N(options) + 1];
-	const struct argp ap = {
-		argp_opts, parse, "HOST",
+	struct argp ap = {
+		NULL, parse, "HOST",
 		"Send RDS pings to HOST (its RDS stack answers from port 0) and report the "
 		"round-trip times.\v"
 		"Exit status: 0 if a reply came, 1 if none did, 2 on errors.",
@@ -637,8 +637,6 @@ int main(int argc, char **argv)
 	};
 	rdsu_ns start;
 
-	argp_err_exit_status = 2;
-	optdecl_argp(options, OPTD_N(options), argp_opts);
 	rio_cfg_default(&o.cfg);
 	rio_opt_init(&o.ro, RIO_OPT_KERNEL | RIO_OPT_TRANSPORT | RIO_OPT_AUTH | RIO_OPT_LOCAL |
 			    RIO_OPT_BUFS, &o.cfg);
@@ -646,10 +644,7 @@ int main(int argc, char **argv)
 	o.interval = 1;
 	o.timeout = 2;
 	o.sockets = 1;
-	/* getopt names the program by argv[0] in its complaints: the name,
-	 * not the path it was started by. */
-	argv[0] = program_invocation_short_name;
-	if (argp_parse(&ap, argc, argv, 0, NULL, &o) != 0)
+	if (optdecl_parse(&ap, options, OPTD_N(options), argp_opts, NULL, 0, argc, argv, &o))
 		return 2;
 	if (pick_source(&o) < 0 || open_stack(&o, &run.r, run.ps) < 0)
 		return 2;

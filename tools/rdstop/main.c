@@ -87,8 +87,6 @@ static const struct optdecl options[] = {
 	  OPTD_FLAG, OPTD_FIELD(struct opts, metrics) },
 };
 
-static struct argp_option argp_opts[OPTD_N(options) + 1];
-
 /* The source the options named, into o->src and o->args; false: none. */
 static bool pick_source(struct opts *o)
 {
@@ -357,8 +355,9 @@ int main(int argc, char **argv)
 		{ &o.oo.argp, 0, OUT_OPT_HEADER, 0 },
 		{ 0 }
 	};
-	static const struct argp ap = {
-		argp_opts, parse, NULL,
+	static struct argp_option argp_opts[OPTD_N(options) + 1];
+	static struct argp ap = {
+		NULL, parse, NULL,
 		"Show an RDS stack's connections, paths, sockets, queues and counters, "
 		"with rates between snapshots.\v"
 		"Exit status: 0 after the last snapshot or an interrupt, 1 when the watched "
@@ -371,11 +370,9 @@ int main(int argc, char **argv)
 	char err[256] = "";
 	int rc = 0, e;
 
-	argp_err_exit_status = 2;
-	optdecl_argp(options, OPTD_N(options), argp_opts);
 	src_opt_init(&o.so, SRC_OPT_IFACE | SRC_OPT_FILE | SRC_OPT_KERNEL_INFO | SRC_OPT_LIBRDS);
 	out_opt_init(&o.oo, OUT_OPT_JSON, &o.json, NULL, NULL, 0);
-	if (argp_parse(&ap, argc, argv, 0, NULL, &o) != 0)
+	if (optdecl_parse(&ap, options, OPTD_N(options), argp_opts, NULL, 0, argc, argv, &o))
 		return 2;
 	if (o.list)
 		return top_librds_list(stdout);

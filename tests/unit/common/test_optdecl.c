@@ -14,6 +14,8 @@
 #include <cmocka.h>
 #include "cmain.h"
 
+#include <rds/rdsu.h>
+
 #include "optdecl.h"
 
 enum color { RED = 1, GREEN = 2, BLUE = 7 };
@@ -31,12 +33,13 @@ struct o {
 	unsigned color;
 	bool flag, seen;
 	unsigned marks;
+	struct rdsu_addr addr;
 	enum wire_kver kv;
 	const char *str;
 	uint32_t guard;  /* written by no entry: a wrong offset or size shows here */
 };
 
-enum { K_U8 = 0x100, K_PORT, K_COUNT, K_SIZE, K_SECS, K_COLOR, K_FLAG, K_STR, K_CUSTOM, K_BIG, K_MARKED, K_KVER };
+enum { K_U8 = 0x100, K_PORT, K_COUNT, K_SIZE, K_SECS, K_COLOR, K_FLAG, K_STR, K_CUSTOM, K_BIG, K_MARKED, K_KVER, K_ADDR };
 
 static const struct optdecl table[] = {
 	{ .kind = OPTD_HEADER, .doc = "Things:", .group = 1 },
@@ -59,6 +62,8 @@ static const struct optdecl table[] = {
 	  OPTD_SEEN_BIT(struct o, marks, 4) },
 	{ K_KVER, "kver", "6|7", "a generation", 0, 1, OPTD_ENUM, OPTD_FIELD(struct o, kv),
 	  .names = optdecl_kver_toks, .what = "kver" },
+	{ K_ADDR, "addr", "ADDR", "an address", 0, 1, OPTD_ADDR, OPTD_FIELD(struct o, addr),
+	  .what = "address" },
 	{ K_FLAG, "flag", NULL, "a flag", 0, 1, OPTD_FLAG, OPTD_FIELD(struct o, flag) },
 	{ K_STR, "str", "S", "a string", 0, 1, OPTD_STR, OPTD_FIELD(struct o, str) },
 	{ K_CUSTOM, "custom", "X", "the tool's own", OPTION_HIDDEN, 1, .kind = OPTD_CUSTOM },
@@ -168,6 +173,8 @@ static void test_refuse(void **state)
 		{ K_COLOR, "", "bad color '': red, green or blue" },
 		{ K_KVER, "5", "bad kver '5': 6 or 7" },
 		{ K_KVER, "06", "bad kver '06': 6 or 7" },
+		{ K_ADDR, "10.0.0.256", "bad address '10.0.0.256': an IPv4 or IPv6 address" },
+		{ K_ADDR, "host", "bad address 'host': an IPv4 or IPv6 address" },
 	};
 	char buf[128];
 
@@ -200,6 +207,14 @@ static void test_flag_str_seen(void **state)
 	assert_int_equal(optdecl_set(optdecl_find(table, OPTD_N(table), K_PORT), &o, "80"), 0);
 	assert_true(o.seen);
 	assert_int_equal(o.port, 80);
+	/* an address, as parse_addr() takes it (IPv4 mapped) */
+	assert_int_equal(optdecl_set(optdecl_find(table, OPTD_N(table), K_ADDR), &o, "10.1.2.3"), 0);
+	assert_true(rdsu_addr_is_v4(&o.addr));
+	assert_memory_equal(&o.addr.a[12], "\x0a\x01\x02\x03", 4);
+	assert_int_equal(optdecl_set(optdecl_find(table, OPTD_N(table), K_ADDR), &o, "fd00::1"), 0);
+	assert_false(rdsu_addr_is_v4(&o.addr));
+	assert_int_equal(o.addr.a[0], 0xfd);
+	assert_int_equal(o.addr.a[15], 1);
 	/* a mark is one bit, added to those there */
 	o.marks = 1;
 	o.flag = false;
