@@ -163,7 +163,8 @@ static const struct optdecl options[] = {
 	{ OPT_TRANSPORT, "transport", "tcp|ib|auto",
 	  "with --to: TCP (default), or IB: an RC connection to rdma_cm port 18634 (IPv6 16385) "
 	  "and each message as RC SENDs of the header and up to 4096 payload bytes; auto: IB when "
-	  "the address we send from is on an RDMA device", 0, 4, .kind = OPTD_CUSTOM },
+	  "the address we send from is on an RDMA device", 0, 4, OPTD_ENUM, C(trans),
+	  .names = rio_trans_toks, .what = "transport" },
 	{ 'h', NULL, NULL, "give this help list (as -?)", 0, -1, .kind = OPTD_CUSTOM },
 };
 
@@ -359,7 +360,7 @@ static error_t payload_opt(int key, char *arg, struct argp_state *st)
 	return 0;
 }
 
-/* Where the messages go: a peer (--to, --from, --transport); the
+/* Where the messages go: a peer (--to, --from); the transport, the
  * capture, the terminal, how many and how long are in options[]. */
 static error_t target_opt(int key, char *arg, struct argp_state *st)
 {
@@ -381,9 +382,6 @@ static error_t target_opt(int key, char *arg, struct argp_state *st)
 		if (craft_parse_addr(arg, &c->from, &c->from_port, err, sizeof(err)))
 			argp_error(st, "--from: %s", err);
 		c->has_from = true;
-		break;
-	case OPT_TRANSPORT:
-		rio_opt_transport(st, arg, &c->trans);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

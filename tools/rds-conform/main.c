@@ -64,7 +64,8 @@ static const struct optdecl options[] = {
 	 * has none (it speaks RDS's wire itself); said, not "unrecognized" */
 	{ O_KERNEL, "kernel", NULL, NULL, OPTION_HIDDEN, 1, .kind = OPTD_CUSTOM },
 	{ O_PEER, "peer", "ADDR[:PORT]", "the RDS node under test (port default 16385; IB: 18634, IPv6 16385)", 0, 1, .kind = OPTD_CUSTOM },
-	{ O_TRANSPORT, "transport", "tcp|ib|auto", "RDS/TCP (default) or RDS over InfiniBand/RoCE: the ib/ cases through an RC QP; auto: IB when our address is on an RDMA device", 0, 1, .kind = OPTD_CUSTOM },
+	{ O_TRANSPORT, "transport", "tcp|ib|auto", "RDS/TCP (default) or RDS over InfiniBand/RoCE: the ib/ cases through an RC QP; auto: IB when our address is on an RDMA device", 0, 1,
+	  OPTD_ENUM, O(trans), .names = rio_trans_toks, .what = "transport" },
 	{ O_LOCAL, "local", "ADDR", "our address, smaller than the peer's (default: the route's source)", 0, 1,
 	  OPTD_ADDR, O(cfg.local), .what = "--local", OPTD_SEEN(struct opts, have_local) },
 	{ O_LARGER, "larger", "ADDR", "a local address larger than the peer's (cases that need one are skipped without)", 0, 1,
@@ -165,9 +166,6 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		/* ADDR:PORT, or [V6]:PORT; a bare IPv6 address has several ':' */
 		o->port_given = arg[0] == '[' ? strstr(arg, "]:") != NULL :
 			strchr(arg, ':') && strchr(arg, ':') == strrchr(arg, ':');
-		return 0;
-	case O_TRANSPORT:
-		rio_opt_transport(st, arg, &o->trans);
 		return 0;
 	case ARGP_KEY_INIT:
 		st->child_inputs[0] = &o->oo;
