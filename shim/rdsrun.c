@@ -38,8 +38,6 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 {
 	struct opts *o = st->input;
 
-	if (optdecl_take(options, OPTD_N(options), o, key, arg, st) != ARGP_ERR_UNKNOWN)
-		return 0;
 	switch (key) {
 	case ARGP_KEY_ARG:
 		/* PROG and everything after it are the program's. */
@@ -85,7 +83,7 @@ int main(int argc, char **argv)
 {
 	static struct opts o;
 	static struct argp_option argp_opts[OPTD_N(options) + 1];
-	static struct argp ap = {
+	static const struct argp ap = {
 		NULL, parse, "PROG [ARG...]",
 		"Run PROG with librds-preload.so, which gives it AF_RDS sockets backed by "
 		"librds (RDS over TCP in userspace) when the kernel has no RDS module.\v"
@@ -94,11 +92,14 @@ int main(int argc, char **argv)
 		"run, 127 if it was not found.",
 		NULL, NULL, NULL
 	};
+	static const struct optdecl_cmd cmd = {
+		&ap, options, OPTD_N(options), argp_opts, { NULL }, NULL, ARGP_IN_ORDER
+	};
 	static char lib[PATH_MAX];
 	const char *path, *old;
 	char *pre;
 
-	optdecl_parse(&ap, options, OPTD_N(options), argp_opts, NULL, ARGP_IN_ORDER, argc, argv, &o);
+	optdecl_parse(&cmd, argc, argv, &o);
 	path = o.library ? o.library : find_library(lib, sizeof(lib));
 	if (!readable(path)) {
 		fprintf(stderr, "rdsrun: %s: %s\n", path, strerror(errno));

@@ -240,13 +240,48 @@ error_t optdecl_take(const struct optdecl *t, size_t n, void *base, int key, con
 	return 0;
 }
 
-error_t optdecl_parse(struct argp *ap, const struct optdecl *t, size_t n, struct argp_option *dst,
-		      char *name, unsigned flags, int argc, char **argv, void *input)
+/* What optdecl_parse() hands argp as the top parser's input. */
+struct run {
+	const struct optdecl_cmd *c;
+	void *input;
+};
+
+/* The parser every tool's command line goes through: the table's options,
+ * the children's inputs, then the tool's own parser for the rest. */
+static error_t run_parse(int key, char *arg, struct argp_state *st)
 {
-	optdecl_argp(t, n, dst);
-	ap->options = dst;
+	const struct run *r = st->input;
+	const struct optdecl_cmd *c = r->c;
+	error_t e;
+
+	if (optdecl_take(c->t, c->n, r->input, key, arg, st) != ARGP_ERR_UNKNOWN)
+		return 0;
+	if (key == ARGP_KEY_INIT)
+		for (size_t i = 0; c->argp->children && c->argp->children[i].argp &&
+				   i < OPTD_CHILDREN; i++)
+			st->child_inputs[i] = c->child_inputs[i];
+	e = ARGP_ERR_UNKNOWN;
+	if (c->argp->parser) {
+		/* argp sets st->input anew before each call of a parser */
+		st->input = r->input;
+		e = c->argp->parser(key, arg, st);
+		st->input = (void *)r;
+	}
+	if (e == ARGP_ERR_UNKNOWN && key == ARGP_KEY_ARG)
+		argp_error(st, "unexpected argument '%s'", arg);
+	return key == ARGP_KEY_INIT && e == ARGP_ERR_UNKNOWN ? 0 : e;
+}
+
+error_t optdecl_parse(const struct optdecl_cmd *c, int argc, char **argv, void *input)
+{
+	struct argp ap = *c->argp;
+	struct run r = { c, input };
+
+	optdecl_argp(c->t, c->n, c->dst);
+	ap.options = c->dst;
+	ap.parser = run_parse;
 	argp_err_exit_status = 2;
 	if (argc > 0)
-		argv[0] = name ? name : program_invocation_short_name;
-	return argp_parse(ap, argc, argv, flags, NULL, input);
+		argv[0] = c->name ? c->name : program_invocation_short_name;
+	return argp_parse(&ap, argc, argv, c->flags, NULL, &r);
 }

@@ -114,15 +114,33 @@ const char *optdecl_error(const struct optdecl *d, const char *arg, char *buf, s
 error_t optdecl_take(const struct optdecl *t, size_t n, void *base, int key, const char *arg,
 		     struct argp_state *st);
 
+/* The most argp children a tool lists (rio_opt, out_opt, src_opt, ...). */
+#define OPTD_CHILDREN 4
+
+/* A tool's command line: its argp and its table. */
+struct optdecl_cmd {
+	/* The tool's argp (options: NULL, made from the table). Its parser
+	 * sees only what the table leaves: OPTD_CUSTOM options, operands,
+	 * ARGP_KEY_END; its st->input is the tool's struct. An operand it
+	 * does not take is refused as "unexpected argument 'ARG'". */
+	const struct argp *argp;
+	const struct optdecl *t;
+	size_t n;
+	struct argp_option *dst;      /* room for n + 1: the options argp shows */
+	/* what each of argp->children is handed at ARGP_KEY_INIT, in order */
+	void *child_inputs[OPTD_CHILDREN];
+	char *name;                   /* the program in messages; NULL: its short name */
+	unsigned flags;               /* argp_parse's */
+};
+
 /*
- * optdecl_parse() - a tool's command line, set up alike in every tool:
- * |ap|'s options made from |t| (optdecl_argp into |dst|, room for n + 1),
- * a usage error exits with status 2, argp and getopt name the program
- * |name| in their messages (NULL: the name it was started by, without the
- * path), then argp_parse(ap, argc, argv, |flags|, NULL, |input|).
+ * optdecl_parse() - a tool's command line into |input|, set up alike in
+ * every tool: argp's options made from the table, the table's simple
+ * options converted and stored (optdecl_take) before the tool's parser
+ * sees anything, the children's inputs handed over, a usage error exits
+ * with status 2, argp and getopt name the program |c->name|.
  * Return: argp_parse's.
  */
-error_t optdecl_parse(struct argp *ap, const struct optdecl *t, size_t n, struct argp_option *dst,
-		      char *name, unsigned flags, int argc, char **argv, void *input);
+error_t optdecl_parse(const struct optdecl_cmd *c, int argc, char **argv, void *input);
 
 #endif /* RDSTK_OPTDECL_H */

@@ -558,21 +558,13 @@ static error_t ag_parse(int key, char *arg, struct argp_state *st)
 {
 	struct ag *g = st->input;
 
-	if (optdecl_take(ag_options, OPTD_N(ag_options), g, key, arg, st) != ARGP_ERR_UNKNOWN)
-		return 0;
 	switch (key) {
-	case ARGP_KEY_INIT:
-		st->child_inputs[0] = &g->ro;
-		return 0;
 	case 'b':
 		return rio_opt_take(&g->ro, RIO_KEY_LOCAL, arg, st);
 	case AO_CTL:
 		if (parse_ctl(arg, &g->ctl_addr, &g->ctl_port))
 			argp_error(st, "bad --ctl %s", arg);
 		g->have_ctl_addr = true;
-		return 0;
-	case ARGP_KEY_ARG:
-		argp_error(st, "unexpected argument %s", arg);
 		return 0;
 	case ARGP_KEY_END:
 		if (!g->cfg.local.given)
@@ -1004,10 +996,13 @@ int agent_main(int argc, char **argv)
 	struct argp_child children[] = { { &g.ro.argp, 0, RIO_OPT_HEADER, 0 }, { 0 } };
 	static struct argp_option argp_opts[OPTD_N(ag_options) + 1];
 	static char name[] = "rds-conform agent";
-	struct argp argp = {
+	const struct argp argp = {
 		NULL, ag_parse, NULL,
 		"Run beside the RDS peer under test; rds-conform --agent ADDR[:PORT] asks it to\n"
 		"bind, send and report deliveries.", children, NULL, NULL
+	};
+	const struct optdecl_cmd cmd = {
+		&argp, ag_options, OPTD_N(ag_options), argp_opts, { &g.ro }, name, 0
 	};
 	int lfd, e;
 
@@ -1017,7 +1012,7 @@ int agent_main(int argc, char **argv)
 	/* rdstop --librds can watch the node under test */
 	g.cfg.monitor = true;
 	g.cfg.ep.path_rule = RDSU_PATH_BY_PORT;  /* it stands in for a kernel */
-	if (optdecl_parse(&argp, ag_options, OPTD_N(ag_options), argp_opts, name, 0, argc, argv, &g))
+	if (optdecl_parse(&cmd, argc, argv, &g))
 		return 2;
 	g.buf = malloc(WIRE_MAX_MSG_LEN);
 	if (!g.buf)

@@ -433,10 +433,8 @@ static void check_combination(struct argp_state *st, struct cli *c)
 
 static error_t parse_opt(int key, char *arg, struct argp_state *st)
 {
-	error_t e = optdecl_take(options, OPTD_N(options), st->input, key, arg, st);
+	error_t e = header_opt(key, arg, st);
 
-	if (e == ARGP_ERR_UNKNOWN)
-		e = header_opt(key, arg, st);
 	if (e == ARGP_ERR_UNKNOWN)
 		e = payload_opt(key, arg, st);
 	if (e == ARGP_ERR_UNKNOWN)
@@ -446,9 +444,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	switch (key) {
 	case 'h':
 		argp_state_help(st, stdout, ARGP_HELP_STD_HELP);
-		break;
-	case ARGP_KEY_ARG:
-		argp_error(st, "unexpected argument '%s'", arg);
 		break;
 	case ARGP_KEY_END:
 		check_combination(st, st->input);
@@ -825,8 +820,11 @@ out:
 int craft_main(int argc, char **argv)
 {
 	static struct argp_option argp_opts[OPTD_N(options) + 1];
-	static struct argp argp = { NULL, parse_opt, NULL, doc, NULL, NULL, NULL };
+	static const struct argp argp = { NULL, parse_opt, NULL, doc, NULL, NULL, NULL };
 	static char name[] = "rds-conform craft";
+	static const struct optdecl_cmd cmd = {
+		&argp, options, OPTD_N(options), argp_opts, { NULL }, name, 0
+	};
 	struct cli c;
 	int rc;
 
@@ -834,7 +832,7 @@ int craft_main(int argc, char **argv)
 	craft_msg_init(&c.m);
 	c.count = 1;
 	c.trans = RIO_TRANS_TCP;
-	optdecl_parse(&argp, options, OPTD_N(options), argp_opts, name, 0, argc, argv, &c);
+	optdecl_parse(&cmd, argc, argv, &c);
 	rc = run(&c);
 	free(c.payload);
 	return rc;

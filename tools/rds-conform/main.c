@@ -151,8 +151,6 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	struct opts *o = st->input;
 	char err[128];
 
-	if (optdecl_take(options, OPTD_N(options), o, key, arg, st) != ARGP_ERR_UNKNOWN)
-		return 0;
 	switch (key) {
 	case O_PEER:
 		/* ADDR, ADDR:PORT or [V6]:PORT, as craft's --to */
@@ -166,9 +164,6 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		/* ADDR:PORT, or [V6]:PORT; a bare IPv6 address has several ':' */
 		o->port_given = arg[0] == '[' ? strstr(arg, "]:") != NULL :
 			strchr(arg, ':') && strchr(arg, ':') == strrchr(arg, ':');
-		return 0;
-	case ARGP_KEY_INIT:
-		st->child_inputs[0] = &o->oo;
 		return 0;
 	case O_KERNEL:
 		argp_error(st, "--kernel uses the kernel's RDS sockets, and the suite opens none (it "
@@ -541,7 +536,7 @@ int main(int argc, char **argv)
 	static struct opts o;
 	const struct argp_child children[] = { { &o.oo.argp, 0, OUT_OPT_HEADER, 3 }, { 0 } };
 	static struct argp_option argp_opts[OPTD_N(options) + 1];
-	struct argp argp = {
+	const struct argp argp = {
 		NULL, parse, "[ID-PREFIX...]",
 		"Check an RDS/TCP peer (or with --transport ib an RDS-over-IB peer) against the "
 		"RDS 3.1 wire spec and the Linux kernel's behaviour.\v"
@@ -549,6 +544,9 @@ int main(int argc, char **argv)
 		"'rds-conform craft --help' (build and send any message).\n"
 		"Exit: 0 every MUST passed, 1 a case failed, 2 the suite could not run.",
 		children, NULL, NULL
+	};
+	const struct optdecl_cmd cmd = {
+		&argp, options, OPTD_N(options), argp_opts, { &o.oo }, NULL, 0
 	};
 	struct cf_run r;
 	struct cf_result *res;
@@ -569,7 +567,7 @@ int main(int argc, char **argv)
 	o.cfg.port = WIRE_TCP_PORT;
 	o.trans = RIO_TRANS_TCP;
 	out_opt_init(&o.oo, OUT_OPT_JSON | OUT_OPT_QUIET, &o.json, &o.quiet, NULL, 0);
-	if (optdecl_parse(&argp, options, OPTD_N(options), argp_opts, NULL, 0, argc, argv, &o))
+	if (optdecl_parse(&cmd, argc, argv, &o))
 		return 2;
 	if (o.list)
 		return list(&o);

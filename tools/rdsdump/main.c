@@ -161,13 +161,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 {
 	struct opts *o = st->input;
 
-	if (optdecl_take(options, OPTD_N(options), o, key, arg, st) != ARGP_ERR_UNKNOWN)
-		return 0;
 	switch (key) {
-	case ARGP_KEY_INIT:
-		st->child_inputs[0] = &o->so;
-		st->child_inputs[1] = &o->oo;
-		break;
 	case 'h':
 		argp_state_help(st, stdout, ARGP_HELP_STD_HELP);
 		break;
@@ -565,7 +559,10 @@ int main(int argc, char **argv)
 		{ 0 }
 	};
 	static struct argp_option argp_opts[OPTD_N(options) + 1];
-	struct argp ap = { NULL, parse_opt, "[EXPRESSION]", doc, children, NULL, NULL };
+	const struct argp ap = { NULL, parse_opt, "[EXPRESSION]", doc, children, NULL, NULL };
+	const struct optdecl_cmd cmd = {
+		&ap, options, OPTD_N(options), argp_opts, { &o.so, &o.oo }, NULL, 0
+	};
 	static struct run run;
 	struct dump_eng *eng = NULL;
 	pcap_dumper_t *dumper = NULL;
@@ -575,7 +572,7 @@ int main(int argc, char **argv)
 	src_opt_init(&o.so, SRC_OPT_IFACE | SRC_OPT_FILE);
 	out_opt_init(&o.oo, OUT_OPT_JSON | OUT_OPT_QUIET | OUT_OPT_VERBOSE, &o.json, &o.quiet,
 		     &o.verbose, 2);
-	optdecl_parse(&ap, options, OPTD_N(options), argp_opts, NULL, 0, argc, argv, &o);
+	optdecl_parse(&cmd, argc, argv, &o);
 	/*
 	 * Rings and windows grow by doubling and go when a flow is closed.
 	 * glibc would raise its mmap threshold after the first such free and

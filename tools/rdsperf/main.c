@@ -66,7 +66,7 @@ int main(int argc, char **argv)
 		{ &o.oo.argp, 0, OUT_OPT_HEADER, 5 },
 		{ 0 }
 	};
-	struct argp ap = {
+	const struct argp ap = {
 		NULL, perf_parse_opt, "-s | -c HOST",
 		"Measure RDS throughput and latency between two hosts.\v"
 		"rdsperf -s on one host; rdsperf -c HOST [options] on the other. Exit status: 0 "

@@ -106,11 +106,14 @@ static const struct optdecl options[] = {
 
 #undef O
 
-error_t perf_parse_args(struct argp *ap, int argc, char **argv, struct opts *o)
+error_t perf_parse_args(const struct argp *ap, int argc, char **argv, struct opts *o)
 {
 	static struct argp_option opts[OPTD_N(options) + 1];
+	const struct optdecl_cmd cmd = {
+		ap, options, OPTD_N(options), opts, { &o->ro, &o->oo }, NULL, 0
+	};
 
-	return optdecl_parse(ap, options, OPTD_N(options), opts, NULL, 0, argc, argv, o);
+	return optdecl_parse(&cmd, argc, argv, o);
 }
 
 /* -l: a list of sizes. */
@@ -201,8 +204,6 @@ error_t perf_parse_opt(int key, char *arg, struct argp_state *st)
 {
 	struct opts *o = st->input;
 
-	if (optdecl_take(options, OPTD_N(options), o, key, arg, st) != ARGP_ERR_UNKNOWN)
-		return 0;
 	switch (key) {
 	case 'l':
 		size_list(o, arg, st);
@@ -219,14 +220,7 @@ error_t perf_parse_opt(int key, char *arg, struct argp_state *st)
 		if (parse_seconds(arg, 0, 3600, &o->interval) < 0 || (o->interval > 0 && o->interval < 0.01))
 			argp_error(st, "bad interval '%s': 0 (none) or 0.01 to 3600 seconds", arg);
 		return 0;
-	/* argp's own keys: the start, an operand, the end */
-	case ARGP_KEY_INIT:
-		st->child_inputs[0] = &o->ro;
-		st->child_inputs[1] = &o->oo;
-		return 0;
-	case ARGP_KEY_ARG:
-		argp_error(st, "unexpected argument '%s'", arg);
-		return 0;
+	/* the end: the options together */
 	case ARGP_KEY_END:
 		check_opts(o, st);
 		return 0;

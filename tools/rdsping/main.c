@@ -134,15 +134,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 {
 	struct opts *o = st->input;
 
-	if (optdecl_take(options, OPTD_N(options), o, key, arg, st) != ARGP_ERR_UNKNOWN)
-		return 0;
 	switch (key) {
 	case O_SOURCE:
 		return rio_opt_take(&o->ro, RIO_KEY_LOCAL, arg, st);
-	case ARGP_KEY_INIT:
-		st->child_inputs[0] = &o->ro;
-		st->child_inputs[1] = &o->oo;
-		return 0;
 	case ARGP_KEY_ARG:
 		if (o->host_s)
 			argp_error(st, "one host only");
@@ -628,12 +622,15 @@ int main(int argc, char **argv)
 		{ 0 }
 	};
 	struct argp_option argp_opts[OPTD_N(options) + 1];
-	struct argp ap = {
+	const struct argp ap = {
 		NULL, parse, "HOST",
 		"Send RDS pings to HOST (its RDS stack answers from port 0) and report the "
 		"round-trip times.\v"
 		"Exit status: 0 if a reply came, 1 if none did, 2 on errors.",
 		children, NULL, NULL
+	};
+	const struct optdecl_cmd cmd = {
+		&ap, options, OPTD_N(options), argp_opts, { &o.ro, &o.oo }, NULL, 0
 	};
 	rdsu_ns start;
 
@@ -644,7 +641,7 @@ int main(int argc, char **argv)
 	o.interval = 1;
 	o.timeout = 2;
 	o.sockets = 1;
-	if (optdecl_parse(&ap, options, OPTD_N(options), argp_opts, NULL, 0, argc, argv, &o))
+	if (optdecl_parse(&cmd, argc, argv, &o))
 		return 2;
 	if (pick_source(&o) < 0 || open_stack(&o, &run.r, run.ps) < 0)
 		return 2;

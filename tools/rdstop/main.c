@@ -116,13 +116,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 {
 	struct opts *o = st->input;
 
-	if (optdecl_take(options, OPTD_N(options), o, key, arg, st) != ARGP_ERR_UNKNOWN)
-		return 0;
 	switch (key) {
-	case ARGP_KEY_INIT:
-		st->child_inputs[0] = &o->so;
-		st->child_inputs[1] = &o->oo;
-		return 0;
 	case O_TEXTFILE:
 		if (!*arg)
 			argp_error(st, "--textfile needs a directory or a file ending in .prom");
@@ -132,9 +126,6 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		fprintf(stderr, "%s: --kernel is deprecated here: use --kernel-info\n",
 			program_invocation_short_name);
 		src_opt_take(&o->so, SRC_KERNEL_INFO, NULL, st);
-		return 0;
-	case ARGP_KEY_ARG:
-		argp_error(st, "unexpected argument '%s'", arg);
 		return 0;
 	case ARGP_KEY_END:
 		if (!pick_source(o) && !o->list && !o->metrics)
@@ -356,7 +347,7 @@ int main(int argc, char **argv)
 		{ 0 }
 	};
 	static struct argp_option argp_opts[OPTD_N(options) + 1];
-	static struct argp ap = {
+	static const struct argp ap = {
 		NULL, parse, NULL,
 		"Show an RDS stack's connections, paths, sockets, queues and counters, "
 		"with rates between snapshots.\v"
@@ -372,7 +363,11 @@ int main(int argc, char **argv)
 
 	src_opt_init(&o.so, SRC_OPT_IFACE | SRC_OPT_FILE | SRC_OPT_KERNEL_INFO | SRC_OPT_LIBRDS);
 	out_opt_init(&o.oo, OUT_OPT_JSON, &o.json, NULL, NULL, 0);
-	if (optdecl_parse(&ap, options, OPTD_N(options), argp_opts, NULL, 0, argc, argv, &o))
+	static const struct optdecl_cmd cmd = {
+		&ap, options, OPTD_N(options), argp_opts, { &o.so, &o.oo }, NULL, 0
+	};
+
+	if (optdecl_parse(&cmd, argc, argv, &o))
 		return 2;
 	if (o.list)
 		return top_librds_list(stdout);
