@@ -93,7 +93,7 @@ int main(int argc, char **argv)
 		NULL, NULL, NULL
 	};
 	static const struct optdecl_cmd cmd = {
-		&ap, options, OPTD_N(options), argp_opts, { NULL }, NULL, ARGP_IN_ORDER
+		&ap, options, OPTD_N(options), argp_opts, { NULL }, NULL, NULL, ARGP_IN_ORDER
 	};
 	static char lib[PATH_MAX];
 	const char *path, *old;

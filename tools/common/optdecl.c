@@ -269,6 +269,10 @@ static error_t run_parse(int key, char *arg, struct argp_state *st)
 	}
 	if (e == ARGP_ERR_UNKNOWN && key == ARGP_KEY_ARG)
 		argp_error(st, "unexpected argument '%s'", arg);
+	if (key == ARGP_KEY_END && c->end && (e == 0 || e == ARGP_ERR_UNKNOWN)) {
+		c->end(r->input, st);
+		e = 0;
+	}
 	return key == ARGP_KEY_INIT && e == ARGP_ERR_UNKNOWN ? 0 : e;
 }
 

@@ -129,6 +129,9 @@ struct optdecl_cmd {
 	struct argp_option *dst;      /* room for n + 1: the options argp shows */
 	/* what each of argp->children is handed at ARGP_KEY_INIT, in order */
 	void *child_inputs[OPTD_CHILDREN];
+	/* at ARGP_KEY_END, after the tool's parser: what the options say
+	 * together (|input| is the tool's struct); NULL: nothing */
+	void (*end)(void *input, struct argp_state *st);
 	char *name;                   /* the program in messages; NULL: its short name */
 	unsigned flags;               /* argp_parse's */
 };

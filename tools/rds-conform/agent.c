@@ -1002,7 +1002,7 @@ int agent_main(int argc, char **argv)
 		"bind, send and report deliveries.", children, NULL, NULL
 	};
 	const struct optdecl_cmd cmd = {
-		&argp, ag_options, OPTD_N(ag_options), argp_opts, { &g.ro }, name, 0
+		&argp, ag_options, OPTD_N(ag_options), argp_opts, { &g.ro }, NULL, name, 0
 	};
 	int lfd, e;
 

@@ -390,8 +390,10 @@ static error_t target_opt(int key, char *arg, struct argp_state *st)
 }
 
 /* Options that only make sense together, checked once all are read. */
-static void check_combination(struct argp_state *st, struct cli *c)
+static void check_combination(void *input, struct argp_state *st)
 {
+	struct cli *c = input;
+
 	struct craft_msg *m = &c->m;
 
 	c->ib_live = c->trans == RIO_TRANS_IB;
@@ -444,9 +446,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	switch (key) {
 	case 'h':
 		argp_state_help(st, stdout, ARGP_HELP_STD_HELP);
-		break;
-	case ARGP_KEY_END:
-		check_combination(st, st->input);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -823,7 +822,7 @@ int craft_main(int argc, char **argv)
 	static const struct argp argp = { NULL, parse_opt, NULL, doc, NULL, NULL, NULL };
 	static char name[] = "rds-conform craft";
 	static const struct optdecl_cmd cmd = {
-		&argp, options, OPTD_N(options), argp_opts, { NULL }, name, 0
+		&argp, options, OPTD_N(options), argp_opts, { NULL }, check_combination, name, 0
 	};
 	struct cli c;
 	int rc;

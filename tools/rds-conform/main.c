@@ -105,8 +105,10 @@ static bool pick_ib(const struct opts *o)
 }
 
 /* Once every option is read: what they say together. */
-static void check_opts(struct opts *o, struct argp_state *st)
+static void check_opts(void *input, struct argp_state *st)
 {
+	struct opts *o = input;
+
 	/* -j: the report (or the list) as JSON, as --format json */
 	if (o->json && o->format_s && strcmp(o->format_s, "json"))
 		argp_error(st, "-j is --format json, not --format %s", o->format_s);
@@ -182,9 +184,6 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		o->prefixes[o->n_prefixes++] = arg;
 		return 0;
 	}
-	case ARGP_KEY_END:
-		check_opts(o, st);
-		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -546,7 +545,7 @@ int main(int argc, char **argv)
 		children, NULL, NULL
 	};
 	const struct optdecl_cmd cmd = {
-		&argp, options, OPTD_N(options), argp_opts, { &o.oo }, NULL, 0
+		&argp, options, OPTD_N(options), argp_opts, { &o.oo }, check_opts, NULL, 0
 	};
 	struct cf_run r;
 	struct cf_result *res;

@@ -561,7 +561,7 @@ int main(int argc, char **argv)
 	static struct argp_option argp_opts[OPTD_N(options) + 1];
 	const struct argp ap = { NULL, parse_opt, "[EXPRESSION]", doc, children, NULL, NULL };
 	const struct optdecl_cmd cmd = {
-		&ap, options, OPTD_N(options), argp_opts, { &o.so, &o.oo }, NULL, 0
+		&ap, options, OPTD_N(options), argp_opts, { &o.so, &o.oo }, NULL, NULL, 0
 	};
 	static struct run run;
 	struct dump_eng *eng = NULL;

@@ -106,16 +106,6 @@ static const struct optdecl options[] = {
 
 #undef O
 
-error_t perf_parse_args(const struct argp *ap, int argc, char **argv, struct opts *o)
-{
-	static struct argp_option opts[OPTD_N(options) + 1];
-	const struct optdecl_cmd cmd = {
-		ap, options, OPTD_N(options), opts, { &o->ro, &o->oo }, NULL, 0
-	};
-
-	return optdecl_parse(&cmd, argc, argv, o);
-}
-
 /* -l: a list of sizes. */
 static void size_list(struct opts *o, const char *arg, struct argp_state *st)
 {
@@ -157,8 +147,10 @@ static void check_rdma(struct opts *o, struct argp_state *st)
 }
 
 /* At the end: the options together make one server or one client. */
-static void check_opts(struct opts *o, struct argp_state *st)
+static void check_opts(void *input, struct argp_state *st)
 {
+	struct opts *o = input;
+
 	/* the client proposes the stack options as part of the test */
 	o->p.paths = o->cfg.ep.npaths;
 	o->p.kver = o->cfg.ep.kver == WIRE_KVER_6 ? 6 : 7;
@@ -220,11 +212,17 @@ error_t perf_parse_opt(int key, char *arg, struct argp_state *st)
 		if (parse_seconds(arg, 0, 3600, &o->interval) < 0 || (o->interval > 0 && o->interval < 0.01))
 			argp_error(st, "bad interval '%s': 0 (none) or 0.01 to 3600 seconds", arg);
 		return 0;
-	/* the end: the options together */
-	case ARGP_KEY_END:
-		check_opts(o, st);
-		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
+}
+
+error_t perf_parse_args(const struct argp *ap, int argc, char **argv, struct opts *o)
+{
+	static struct argp_option opts[OPTD_N(options) + 1];
+	const struct optdecl_cmd cmd = {
+		ap, options, OPTD_N(options), opts, { &o->ro, &o->oo }, check_opts, NULL, 0
+	};
+
+	return optdecl_parse(&cmd, argc, argv, o);
 }

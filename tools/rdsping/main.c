@@ -630,7 +630,7 @@ int main(int argc, char **argv)
 		children, NULL, NULL
 	};
 	const struct optdecl_cmd cmd = {
-		&ap, options, OPTD_N(options), argp_opts, { &o.ro, &o.oo }, NULL, 0
+		&ap, options, OPTD_N(options), argp_opts, { &o.ro, &o.oo }, NULL, NULL, 0
 	};
 	rdsu_ns start;
 

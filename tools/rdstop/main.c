@@ -364,7 +364,7 @@ int main(int argc, char **argv)
 	src_opt_init(&o.so, SRC_OPT_IFACE | SRC_OPT_FILE | SRC_OPT_KERNEL_INFO | SRC_OPT_LIBRDS);
 	out_opt_init(&o.oo, OUT_OPT_JSON, &o.json, NULL, NULL, 0);
 	static const struct optdecl_cmd cmd = {
-		&ap, options, OPTD_N(options), argp_opts, { &o.so, &o.oo }, NULL, 0
+		&ap, options, OPTD_N(options), argp_opts, { &o.so, &o.oo }, NULL, NULL, 0
 	};
 
 	if (optdecl_parse(&cmd, argc, argv, &o))

@@ -280,9 +280,62 @@ static void test_check(void **state)
 	}
 }
 
+/* The tool's parser behind optdecl_parse(): it sees its own option with
+ * its struct as input, never one the table converts. */
+static const char *custom_arg;
+static int own_calls_for_table;
+
+static error_t own_parse(int key, char *arg, struct argp_state *st)
+{
+	struct o *o = st->input;
+
+	if (optdecl_find(table, OPTD_N(table), key))
+		own_calls_for_table++;
+	if (key == K_CUSTOM) {
+		custom_arg = arg;
+		o->guard = 1;
+		return 0;
+	}
+	return ARGP_ERR_UNKNOWN;
+}
+
+static void own_end(void *input, struct argp_state *st)
+{
+	struct o *o = input;
+
+	(void)st;
+	o->guard |= 2;
+}
+
+static void test_parse(void **state)
+{
+	struct argp_option opts[OPTD_N(table) + 1];
+	const struct argp ap = { NULL, own_parse, NULL, NULL, NULL, NULL, NULL };
+	const struct optdecl_cmd cmd = {
+		&ap, table, OPTD_N(table), opts, { NULL }, own_end, NULL, ARGP_NO_EXIT | ARGP_NO_HELP
+	};
+	char a0[] = "prog", a1[] = "--port", a2[] = "80", a3[] = "--custom=x", a4[] = "--secs",
+	     a5[] = "2.5", a6[] = "--color", a7[] = "green", a8[] = "--flag";
+	char *argv[] = { a0, a1, a2, a3, a4, a5, a6, a7, a8, NULL };
+	struct o o = { 0 };
+
+	(void)state;
+	assert_int_equal(optdecl_parse(&cmd, 9, argv, &o), 0);
+	assert_int_equal(o.port, 80);
+	assert_true(o.seen);
+	assert_true(o.secs == 2.5);
+	assert_int_equal(o.color, GREEN);
+	assert_true(o.flag);
+	assert_string_equal(custom_arg, "x");
+	/* the tool's own, then the end hook, each with the tool's struct */
+	assert_int_equal(o.guard, 3);
+	assert_int_equal(own_calls_for_table, 0);
+}
+
 CMOCKA_MAIN(
 	cmocka_unit_test(test_convert),
 	cmocka_unit_test(test_refuse),
 	cmocka_unit_test(test_flag_str_seen),
 	cmocka_unit_test(test_argp),
-	cmocka_unit_test(test_check))
+	cmocka_unit_test(test_check),
+	cmocka_unit_test(test_parse))
