@@ -77,27 +77,18 @@ struct good {
 	double want_f;
 };
 
+/* The field of |size| bytes at |off|, as a number. */
 static uint64_t read_field(const struct o *o, size_t off, size_t size)
 {
-	const char *p = (const char *)o + off;
-	uint8_t b;
-	uint16_t h;
-	uint32_t w;
-	uint64_t d;
+	union {
+		uint8_t b;
+		uint16_t h;
+		uint32_t w;
+		uint64_t d;
+	} u = { .d = 0 };
 
-	switch (size) {
-	case 1:
-		memcpy(&b, p, 1);
-		return b;
-	case 2:
-		memcpy(&h, p, 2);
-		return h;
-	case 4:
-		memcpy(&w, p, 4);
-		return w;
-	}
-	memcpy(&d, p, 8);
-	return d;
+	memcpy(&u, (const char *)o + off, size);
+	return size == 1 ? u.b : size == 2 ? u.h : size == 4 ? u.w : u.d;
 }
 
 static void test_convert(void **state)
