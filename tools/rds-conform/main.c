@@ -73,7 +73,7 @@ static const struct optdecl options[] = {
 	{ O_AGENT, "agent", "ADDR[:PORT]", "the rds-conform agent beside the peer (port default 18600)", 0, 1,
 	  OPTD_STR, O(agent_s) },
 	{ O_TIMEOUT, "timeout", "MS", "longest wait for one expected event (default: 2000, raised to 3 answer times of a slow peer)", 0, 1,
-	  OPTD_UINT, O(cfg.timeout_ms), .min = 10, .max = 600000, .what = "--timeout",
+	  OPTD_COUNT, O(cfg.timeout_ms), .min = 10, .max = 600000, .what = "--timeout",
 	  .unit = " ms", OPTD_SEEN(struct opts, cfg.timeout_given) },
 	{ O_GEN, "gen", "N", "our generation number (default random)", 0, 1, OPTD_UINT, O(gen),
 	  .min = 1, .max = UINT32_MAX, .what = "generation" },
