@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "optdecl.h"
+
 const char *argp_program_version = "rdsrun " RDSTK_VERSION;
 
 #define SHIM_NAME "librds-preload.so"
@@ -24,11 +26,12 @@ struct opts {
 	int prog;           /* argv index of PROG */
 };
 
-static const struct argp_option options[] = {
-	{ "force", 'f', NULL, 0,
-	  "use librds even where the kernel has AF_RDS (RDSRUN_FORCE=1)", 0 },
-	{ "library", 'L', "PATH", 0, "the shim to preload instead of the one found", 0 },
-	{ 0 }
+/* rdsrun's options, once: --help and the parser both come from it. */
+static const struct optdecl options[] = {
+	{ 'f', "force", NULL, "use librds even where the kernel has AF_RDS (RDSRUN_FORCE=1)", 0, 0,
+	  OPTD_FLAG, OPTD_FIELD(struct opts, force) },
+	{ 'L', "library", "PATH", "the shim to preload instead of the one found", 0, 0, OPTD_STR,
+	  OPTD_FIELD(struct opts, library) },
 };
 
 static error_t parse(int key, char *arg, struct argp_state *st)
@@ -36,12 +39,6 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	struct opts *o = st->input;
 
 	switch (key) {
-	case 'f':
-		o->force = true;
-		return 0;
-	case 'L':
-		o->library = arg;
-		return 0;
 	case ARGP_KEY_ARG:
 		/* PROG and everything after it are the program's. */
 		o->prog = st->next - 1;
@@ -85,8 +82,9 @@ static const char *find_library(char *buf, size_t cap)
 int main(int argc, char **argv)
 {
 	static struct opts o;
+	static struct argp_option argp_opts[OPTD_N(options) + 1];
 	static const struct argp ap = {
-		options, parse, "PROG [ARG...]",
+		NULL, parse, "PROG [ARG...]",
 		"Run PROG with librds-preload.so, which gives it AF_RDS sockets backed by "
 		"librds (RDS over TCP in userspace) when the kernel has no RDS module.\v"
 		"The shim is appended to LD_PRELOAD, so what is already there keeps its "
@@ -94,12 +92,14 @@ int main(int argc, char **argv)
 		"run, 127 if it was not found.",
 		NULL, NULL, NULL
 	};
+	static const struct optdecl_cmd cmd = {
+		&ap, options, OPTD_N(options), argp_opts, { NULL }, NULL, NULL, ARGP_IN_ORDER
+	};
 	static char lib[PATH_MAX];
 	const char *path, *old;
 	char *pre;
 
-	argp_err_exit_status = 2;
-	argp_parse(&ap, argc, argv, ARGP_IN_ORDER, NULL, &o);
+	optdecl_parse(&cmd, argc, argv, &o);
 	path = o.library ? o.library : find_library(lib, sizeof(lib));
 	if (!readable(path)) {
 		fprintf(stderr, "rdsrun: %s: %s\n", path, strerror(errno));

@@ -38,10 +38,8 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 void out_opt_init(struct out_opt *oo, unsigned set, bool *json, bool *quiet, int *verbose,
 		  int verbose_max)
 {
-	memset(oo, 0, sizeof(*oo));
-	oo->json = json;
-	oo->quiet = quiet;
-	oo->verbose = verbose;
-	oo->verbose_max = verbose_max;
+	*oo = (struct out_opt){
+		.json = json, .quiet = quiet, .verbose = verbose, .verbose_max = verbose_max
+	};
 	optgroup_init(&oo->argp, oo->opts, all, sizeof(all) / sizeof(all[0]), set, NULL, parse);
 }

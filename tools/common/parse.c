@@ -135,13 +135,18 @@ int parse_addr(const char *s, struct rdsu_addr *a)
 	return -1;
 }
 
+const struct wire_tok parse_path_rule_toks[] = {
+	{ RDSU_PATH_BY_PAIR, "pair" },
+	{ RDSU_PATH_BY_PORT, "port" },
+	{ 0, NULL },
+};
+
 int parse_path_rule(const char *s, enum rdsu_path_rule *out)
 {
-	if (!strcmp(s, "pair"))
-		*out = RDSU_PATH_BY_PAIR;
-	else if (!strcmp(s, "port"))
-		*out = RDSU_PATH_BY_PORT;
-	else
+	uint32_t v;
+
+	if (wire_tok_value(parse_path_rule_toks, s, &v) != 0)
 		return -1;
+	*out = (enum rdsu_path_rule)v;
 	return 0;
 }

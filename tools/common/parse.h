@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include <rds/rdsu.h>
+#include <wire/wire.h>
 
 /* parse_uint() - an unsigned number in |base| (10, or 0 for C's 0x and 0
  * prefixes) within [min, max]. Return: 0; -1 (empty, a sign, trailing
@@ -36,6 +37,9 @@ int parse_seconds(const char *s, double min, double max, double *out);
 /* parse_addr() - "10.0.0.1" or "::1" into |a| (IPv4 as ::ffff:a.b.c.d).
  * Return: 0; -1. */
 int parse_addr(const char *s, struct rdsu_addr *a);
+
+/* The path rules' names, "pair" and "port" (an OPTD_ENUM's). */
+extern const struct wire_tok parse_path_rule_toks[];
 
 /* parse_path_rule() - "pair" or "port" (rdsu_ep_cfg.path_rule).
  * Return: 0; -1. */

@@ -79,17 +79,18 @@ void rio_signals(void (*stop)(int sig))
 	signal(SIGPIPE, SIG_IGN);
 }
 
+const struct wire_tok rio_trans_toks[] = {
+	{ RIO_TRANS_TCP, "tcp" },
+	{ RIO_TRANS_IB, "ib" },
+	{ RIO_TRANS_AUTO, "auto" },
+	{ 0, NULL },
+};
+
 int rio_trans_parse(const char *s, enum rio_trans *t)
 {
-	static const struct wire_tok names[] = {
-		{ RIO_TRANS_TCP, "tcp" },
-		{ RIO_TRANS_IB, "ib" },
-		{ RIO_TRANS_AUTO, "auto" },
-		{ 0, NULL },
-	};
 	uint32_t v;
 
-	if (wire_tok_value(names, s, &v) < 0)
+	if (wire_tok_value(rio_trans_toks, s, &v) < 0)
 		return -1;
 	*t = (enum rio_trans)v;
 	return 0;

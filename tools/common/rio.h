@@ -101,6 +101,9 @@ int rio_local_pick(const struct rio_local *l, const struct rdsu_addr *peer, stru
  * that a peer gone is an error return from the call that writes to it. */
 void rio_signals(void (*stop)(int sig));
 
+/* The names --transport takes, "tcp", "ib" and "auto" (an OPTD_ENUM's). */
+extern const struct wire_tok rio_trans_toks[];
+
 /* rio_trans_parse() - "tcp", "ib" or "auto". Return: 0; -1 none of them. */
 int rio_trans_parse(const char *s, enum rio_trans *t);
 

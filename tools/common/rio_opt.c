@@ -13,37 +13,57 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "optdecl.h"
 #include "optgroup.h"
 #include "parse.h"
 
-/* Every stack option, once; bits[] says which RIO_OPT_* offers each. */
-static const struct argp_option all[] = {
-	{ "kernel", RIO_KEY_KERNEL, NULL, 0, "use the kernel's AF_RDS sockets instead of librds", 0 },
-	{ "kver", RIO_KEY_KVER, "6|7", 0, "librds: behave like this kernel generation (default 7)", 0 },
-	{ "npaths", RIO_KEY_NPATHS, "N", 0, "librds: paths to advertise, 1, 2, 4 or 8 (default 8)", 0 },
-	{ "gen", RIO_KEY_GEN, "N", 0, "librds: generation number (default random)", 0 },
-	{ "path-rule", RIO_KEY_PATH_RULE, "pair|port", 0,
+#define C(f) OPTD_FIELD(struct rio_cfg, f)
+
+/* Every stack option, once; bits[] says which RIO_OPT_* offers each. The
+ * simple ones are converted and stored into struct rio_cfg by optdecl. */
+static const struct optdecl all[] = {
+	{ RIO_KEY_KERNEL, "kernel", NULL, "use the kernel's AF_RDS sockets instead of librds", 0, 0,
+	  OPTD_FLAG, C(kernel) },
+	{ RIO_KEY_KVER, "kver", "6|7", "librds: behave like this kernel generation (default 7)", 0,
+	  0, OPTD_ENUM, C(ep.kver), .names = optdecl_kver_toks, .what = "kver" },
+	{ RIO_KEY_NPATHS, "npaths", "N", "librds: paths to advertise, 1, 2, 4 or 8 (default 8)", 0,
+	  0, .kind = OPTD_CUSTOM },
+	{ RIO_KEY_GEN, "gen", "N", "librds: generation number (default random)", 0, 0, OPTD_UINT,
+	  C(ep.gen_num), .min = 1, .max = UINT32_MAX, .what = "generation" },
+	{ RIO_KEY_PATH_RULE, "path-rule", "pair|port",
 	  "librds: a message's path by the port pair (default, librds's) or by the sending port, "
-	  "as the kernel", 0 },
-	{ "listen-port", RIO_KEY_LISTEN_PORT, "P", 0, "librds: TCP port to listen on (default 16385)", 0 },
-	{ "connect-port", RIO_KEY_CONNECT_PORT, "P", 0, "librds: TCP port to connect to (default 16385)", 0 },
-	{ "fault", RIO_KEY_FAULT, "NAME", 0,
-	  "librds, TESTS ONLY: commit this protocol defect (repeatable; 'list' names them)", 0 },
-	{ "auth-key", RIO_KEY_AUTH, "ao|md5:FILE", 0,
+	  "as the kernel", 0, 0, OPTD_ENUM, C(ep.path_rule), .names = parse_path_rule_toks,
+	  .what = "path rule" },
+	{ RIO_KEY_LISTEN_PORT, "listen-port", "P", "librds: TCP port to listen on (default 16385)",
+	  0, 0, OPTD_UINT, C(tcp.listen_port), .min = 1, .max = 65535, .what = "--listen-port" },
+	{ RIO_KEY_CONNECT_PORT, "connect-port", "P", "librds: TCP port to connect to (default 16385)",
+	  0, 0, OPTD_UINT, C(tcp.connect_port), .min = 1, .max = 65535, .what = "--connect-port" },
+	{ RIO_KEY_FAULT, "fault", "NAME",
+	  "librds, TESTS ONLY: commit this protocol defect (repeatable; 'list' names them)", 0, 0,
+	  .kind = OPTD_CUSTOM },
+	{ RIO_KEY_AUTH, "auth-key", "ao|md5:FILE",
 	  "librds: sign every TCP connection with the key in FILE (TCP-AO or TCP-MD5); "
-	  "only peers with the same key connect", 0 },
-	{ "transport", RIO_KEY_TRANSPORT, "tcp|ib|auto", 0,
+	  "only peers with the same key connect", 0, 0, .kind = OPTD_CUSTOM },
+	{ RIO_KEY_TRANSPORT, "transport", "tcp|ib|auto",
 	  "RDS over TCP or over InfiniBand/RoCE, with either stack (default auto: as the "
-	  "kernel chooses, IB when the address is on an RDMA device, else TCP)", 0 },
-	{ "local", RIO_KEY_LOCAL, "ADDR|IFACE", 0,
+	  "kernel chooses, IB when the address is on an RDMA device, else TCP)", 0, 0, OPTD_ENUM,
+	  C(transport), .names = rio_trans_toks, .what = "transport" },
+	{ RIO_KEY_LOCAL, "local", "ADDR|IFACE",
 	  "the local RDS address the sockets bind to: ADDR, or IFACE's address (of the peer's "
 	  "family where there is a peer; else IPv4 first); default: the route's source address "
-	  "to the peer, where the tool has one", 0 },
-	{ "sndbuf", RIO_KEY_SNDBUF, "BYTES", 0,
-	  "SO_SNDBUF of every RDS socket, which a message must fit (default: the stack's)", 0 },
-	{ "rcvbuf", RIO_KEY_RCVBUF, "BYTES", 0,
-	  "SO_RCVBUF of every RDS socket, past which it is congested (default: the stack's)", 0 },
+	  "to the peer, where the tool has one", 0, 0, .kind = OPTD_CUSTOM },
+	{ RIO_KEY_SNDBUF, "sndbuf", "BYTES",
+	  "SO_SNDBUF of every RDS socket, which a message must fit (default: the stack's)", 0, 0,
+	  OPTD_COUNT, C(sndbuf), .min = 1, .max = RIO_BUF_MAX, .what = "--sndbuf",
+	  .range = "1 byte to 1G" },
+	{ RIO_KEY_RCVBUF, "rcvbuf", "BYTES",
+	  "SO_RCVBUF of every RDS socket, past which it is congested (default: the stack's)", 0, 0,
+	  OPTD_COUNT, C(rcvbuf), .min = 1, .max = RIO_BUF_MAX, .what = "--rcvbuf",
+	  .range = "1 byte to 1G" },
 };
+_Static_assert(RIO_BUF_MAX == 1u << 30, "the error says 1G");
+
+#undef C
 
 /* The RIO_OPT_* bit that offers each entry of all[], in its order. */
 static const unsigned bits[] = {
@@ -60,15 +80,6 @@ static unsigned bit_of(int key)
 		if (all[i].key == key)
 			return bits[i];
 	return 0;
-}
-
-static uint16_t port_arg(struct argp_state *st, const char *opt, const char *arg)
-{
-	uint64_t v;
-
-	if (parse_uint(arg, 0, 1, 65535, &v) < 0)
-		argp_error(st, "bad %s '%s': 1 to 65535", opt, arg);
-	return (uint16_t)v;
 }
 
 /*
@@ -120,45 +131,18 @@ static void local_arg(struct argp_state *st, struct rio_local *l, const char *ar
 	l->iface = arg;
 }
 
-void rio_opt_transport(struct argp_state *st, const char *arg, enum rio_trans *t)
-{
-	if (rio_trans_parse(arg, t) < 0)
-		argp_error(st, "bad transport '%s': tcp, ib or auto", arg);
-}
-
 error_t rio_opt_take(struct rio_opt *ro, int key, char *arg, struct argp_state *st)
 {
 	struct rio_cfg *cfg = ro->cfg;
 	uint64_t v;
 
+	if (optdecl_take(all, OPTD_N(all), cfg, key, arg, st) != ARGP_ERR_UNKNOWN)
+		return 0;
 	switch (key) {
-	case RIO_KEY_KERNEL:
-		cfg->kernel = true;
-		return 0;
-	case RIO_KEY_KVER:
-		if (strcmp(arg, "6") && strcmp(arg, "7"))
-			argp_error(st, "bad kver '%s': 6 or 7", arg);
-		cfg->ep.kver = arg[0] == '6' ? WIRE_KVER_6 : WIRE_KVER_7;
-		return 0;
 	case RIO_KEY_NPATHS:
 		if (parse_uint(arg, 0, 1, 8, &v) < 0 || (v & (v - 1)))
 			argp_error(st, "bad path count '%s': 1, 2, 4 or 8", arg);
 		cfg->ep.npaths = (uint16_t)v;
-		return 0;
-	case RIO_KEY_GEN:
-		if (parse_uint(arg, 0, 1, UINT32_MAX, &v) < 0)
-			argp_error(st, "bad generation '%s': 1 to 4294967295", arg);
-		cfg->ep.gen_num = (uint32_t)v;
-		return 0;
-	case RIO_KEY_PATH_RULE:
-		if (parse_path_rule(arg, &cfg->ep.path_rule) < 0)
-			argp_error(st, "bad path rule '%s': pair or port", arg);
-		return 0;
-	case RIO_KEY_LISTEN_PORT:
-		cfg->tcp.listen_port = port_arg(st, "--listen-port", arg);
-		return 0;
-	case RIO_KEY_CONNECT_PORT:
-		cfg->tcp.connect_port = port_arg(st, "--connect-port", arg);
 		return 0;
 	case RIO_KEY_AUTH: {
 		const char *why = auth_key(&cfg->tcp, arg);
@@ -167,18 +151,8 @@ error_t rio_opt_take(struct rio_opt *ro, int key, char *arg, struct argp_state *
 			argp_error(st, "bad --auth-key '%s': %s", arg, why);
 		return 0;
 	}
-	case RIO_KEY_TRANSPORT:
-		rio_opt_transport(st, arg, &cfg->transport);
-		return 0;
 	case RIO_KEY_LOCAL:
 		local_arg(st, &cfg->local, arg);
-		return 0;
-	case RIO_KEY_SNDBUF:
-	case RIO_KEY_RCVBUF:
-		if (parse_count(arg, 1, RIO_BUF_MAX, &v) < 0)
-			argp_error(st, "bad %s '%s': 1 byte to 1G", key == RIO_KEY_SNDBUF ? "--sndbuf" :
-				   "--rcvbuf", arg);
-		*(key == RIO_KEY_SNDBUF ? &cfg->sndbuf : &cfg->rcvbuf) = (uint32_t)v;
 		return 0;
 	case RIO_KEY_FAULT:
 		switch (rio_fault_option(arg, &cfg->ep.faults)) {
@@ -211,7 +185,10 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 
 void rio_opt_init(struct rio_opt *ro, unsigned set, struct rio_cfg *cfg)
 {
+	static struct argp_option opts[OPTD_N(all) + 1];
+
 	memset(ro, 0, sizeof(*ro));
 	ro->cfg = cfg;
-	optgroup_init(&ro->argp, ro->opts, all, sizeof(all) / sizeof(all[0]), set, bit_of, parse);
+	optdecl_argp(all, OPTD_N(all), opts);
+	optgroup_init(&ro->argp, ro->opts, opts, OPTD_N(all), set, bit_of, parse);
 }

@@ -73,10 +73,4 @@ void rio_opt_init(struct rio_opt *ro, unsigned set, struct rio_cfg *cfg);
  * as the child takes it; errors go through argp_error(). */
 error_t rio_opt_take(struct rio_opt *ro, int key, char *arg, struct argp_state *st);
 
-/* rio_opt_transport() - --transport's value, tcp, ib or auto, into |t|,
- * in every tool that has it (rds-conform and its crafter take it outside
- * the group); anything else is refused through argp_error(), in the same
- * words everywhere, and leaves |t| as it was. */
-void rio_opt_transport(struct argp_state *st, const char *arg, enum rio_trans *t);
-
 #endif /* RDSTK_RIO_OPT_H */

@@ -30,6 +30,7 @@
 #include "node.h"
 #include "out.h"
 #include "parse.h"
+#include "optdecl.h"
 #include "rio_opt.h"
 
 /* ------------------------------------------------------------------------
@@ -534,14 +535,14 @@ static void on_signal(int sig)
 
 enum { AO_CTL = 0x100, AO_ONCE };
 
-/* The agent's own options; the stack's are rio_opt's (ag_stack_opts). */
-static const struct argp_option ag_options[] = {
+/* The agent's own options, once; the stack's are rio_opt's (AG_STACK_OPTS). */
+static const struct optdecl ag_options[] = {
 	/* the old spelling of the stack's -I, --local: the peer's RDS address */
-	{ "bind", 'b', "ADDR", OPTION_HIDDEN, NULL, 0 },
-	{ "ctl", AO_CTL, "ADDR[:PORT]", 0, "side channel to listen on (default: -I's address, port "
-	  "18600)", 0 },
-	{ "once", AO_ONCE, NULL, 0, "exit when the first control client disconnects", 0 },
-	{ 0 }
+	{ 'b', "bind", "ADDR", NULL, OPTION_HIDDEN, 0, .kind = OPTD_CUSTOM },
+	{ AO_CTL, "ctl", "ADDR[:PORT]", "side channel to listen on (default: -I's address, port "
+	  "18600)", 0, 0, .kind = OPTD_CUSTOM },
+	{ AO_ONCE, "once", NULL, "exit when the first control client disconnects", 0, 0, OPTD_FLAG,
+	  OPTD_FIELD(struct ag, once) },
 };
 
 /* The stack options the agent offers: the node under test's stack, on
@@ -558,21 +559,12 @@ static error_t ag_parse(int key, char *arg, struct argp_state *st)
 	struct ag *g = st->input;
 
 	switch (key) {
-	case ARGP_KEY_INIT:
-		st->child_inputs[0] = &g->ro;
-		return 0;
 	case 'b':
 		return rio_opt_take(&g->ro, RIO_KEY_LOCAL, arg, st);
 	case AO_CTL:
 		if (parse_ctl(arg, &g->ctl_addr, &g->ctl_port))
 			argp_error(st, "bad --ctl %s", arg);
 		g->have_ctl_addr = true;
-		return 0;
-	case AO_ONCE:
-		g->once = true;
-		return 0;
-	case ARGP_KEY_ARG:
-		argp_error(st, "unexpected argument %s", arg);
 		return 0;
 	case ARGP_KEY_END:
 		if (!g->cfg.local.given)
@@ -1002,27 +994,25 @@ int agent_main(int argc, char **argv)
 {
 	static struct ag g;
 	struct argp_child children[] = { { &g.ro.argp, 0, RIO_OPT_HEADER, 0 }, { 0 } };
+	static struct argp_option argp_opts[OPTD_N(ag_options) + 1];
+	static char name[] = "rds-conform agent";
 	const struct argp argp = {
-		ag_options, ag_parse, NULL,
+		NULL, ag_parse, NULL,
 		"Run beside the RDS peer under test; rds-conform --agent ADDR[:PORT] asks it to\n"
 		"bind, send and report deliveries.", children, NULL, NULL
 	};
+	const struct optdecl_cmd cmd = {
+		&argp, ag_options, OPTD_N(ag_options), argp_opts, { &g.ro }, NULL, name, 0
+	};
 	int lfd, e;
 
-	argp_err_exit_status = 2;
 	memset(&g, 0, sizeof(g));
 	rio_cfg_default(&g.cfg);
 	rio_opt_init(&g.ro, AG_STACK_OPTS, &g.cfg);
 	/* rdstop --librds can watch the node under test */
 	g.cfg.monitor = true;
 	g.cfg.ep.path_rule = RDSU_PATH_BY_PORT;  /* it stands in for a kernel */
-	{
-		/* argp and getopt name the program after argv[0] */
-		static char name[] = "rds-conform agent";
-
-		argv[0] = name;
-	}
-	if (argp_parse(&argp, argc, argv, 0, NULL, &g))
+	if (optdecl_parse(&cmd, argc, argv, &g))
 		return 2;
 	g.buf = malloc(WIRE_MAX_MSG_LEN);
 	if (!g.buf)

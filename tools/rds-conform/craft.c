@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "optdecl.h"
 #include "pcapw.h"
 #include "rio.h"
 #include "rio_opt.h"
@@ -64,75 +65,6 @@ enum {
 	OPT_TRANSPORT,
 };
 
-static const struct argp_option options[] = {
-	{ NULL, 0, NULL, 0, "Message:", 1 },
-	{ "kind", OPT_KIND, "KIND", 0,
-	  "fill the header as a kernel does: data (default), ping, pong, probe-ping, probe-pong, "
-	  "cong", 1 },
-	{ "seq", OPT_SEQ, "N", 0, "h_sequence (default 1; 2 with --preface; cong 0)", 1 },
-	{ "ack", OPT_ACK, "N", 0, "h_ack (default 0)", 1 },
-	{ "len", OPT_LEN, "N|auto", 0, "h_len (default auto: the payload's length)", 1 },
-	{ "sport", OPT_SPORT, "PORT", 0, "h_sport (RDS source port)", 1 },
-	{ "dport", OPT_DPORT, "PORT", 0, "h_dport (RDS destination port)", 1 },
-	{ "flags", OPT_FLAGS, "LIST", 0,
-	  "h_flags: cong, ackreq, retrans, hbping, hbpong, ext or numbers, joined by ','", 1 },
-	{ "credit", OPT_CREDIT, "N", 0, "h_credit (0..255)", 1 },
-	{ "pad", OPT_PAD, "HEX", 0, "h_padding, 4 bytes", 1 },
-	{ "csum", OPT_CSUM, "MODE", 0,
-	  "h_csum: zero (default, as TCP senders), auto (valid), bad (valid + 1), or N", 1 },
-	{ "ext", OPT_EXT, "TYPE=VALUE", 0,
-	  "add an extension header, as a 7.x sender does (repeatable): npaths=N, gen=N, "
-	  "sport-idx[=N], version=N, rdma=KEY, rdma-dest=KEY:OFF, rdma-bytes=N[:wr|rd], "
-	  "cap-bits=N, or TYPE[=HEX] for a raw type number", 1 },
-	{ "ext-raw", OPT_EXT_RAW, "HEX", 0, "the 16 extension bytes verbatim (zero-filled)", 1 },
-	{ "cong-ports", OPT_CONG_PORTS, "LIST", 0,
-	  "--kind cong: ports congested in the map, e.g. 4000,5000-5010", 1 },
-	{ "kver", OPT_KVER, "6|7", 0,
-	  "--kind probe-*: the generation whose probe to send (default 7)", 1 },
-	{ "kernel", OPT_KERNEL, "6|7", OPTION_HIDDEN, NULL, 1 },
-	{ NULL, 0, NULL, 0, "Payload (one of):", 2 },
-	{ "payload", OPT_PAYLOAD, "HEX", 0, "these bytes", 2 },
-	{ "payload-text", OPT_PAYLOAD_TEXT, "STR", 0, "the bytes of STR", 2 },
-	{ "payload-size", OPT_PAYLOAD_SIZE, "N", 0, "N bytes of the pattern 00 01 02 .. ff 00 ..", 2 },
-	{ "payload-file", OPT_PAYLOAD_FILE, "FILE", 0, "the contents of FILE", 2 },
-	{ NULL, 0, NULL, 0, "Repetition:", 3 },
-	{ "count", 'c', "N", 0, "send N messages (default 1)", 3 },
-	{ "seq-step", OPT_SEQ_STEP, "N", 0,
-	  "add N to seq for each next message (default 1; cong 0)", 3 },
-	{ "truncate", OPT_TRUNCATE, "N", 0, "send only the first N bytes of each message", 3 },
-	{ NULL, 0, NULL, 0, "Where it goes:", 4 },
-	{ "hex", 'X', NULL, 0, "hex dump of each message (the default without --to or -w)", 4 },
-	{ "pcap", 'w', "FILE", 0,
-	  "write the message(s) as a TCP connection from --from to --to into a capture; with "
-	  "--to, the real exchange", 4 },
-	{ "ib", OPT_IB, NULL, 0,
-	  "with -w: write the message(s) as RDS over RoCEv2 instead, from --from to --to: RC "
-	  "SENDs on QP 0x11 (one per 4096-byte IB fragment, each with the header) at path MTU "
-	  "1024, with valid ICRCs", 4 },
-	{ "to", OPT_TO, "ADDR[:PORT]", 0, "connect over TCP to ADDR, PORT (default 16385), and send",
-	  4 },
-	{ "from", OPT_FROM, "ADDR[:PORT]", 0, "bind to ADDR (and PORT) before connecting", 4 },
-	{ "preface", OPT_PREFACE, NULL, 0,
-	  "send first what a kernel sends on a new connection: its congestion map and a probe "
-	  "ping", 4 },
-	{ "wait", OPT_WAIT, "MS", 0,
-	  "then print what the peer sends for MS milliseconds, and whether it closed", 4 },
-	{ "no-send", OPT_NO_SEND, NULL, 0, "with --to: do not connect (for -w and -X)", 4 },
-	{ "transport", OPT_TRANSPORT, "tcp|ib|auto", 0,
-	  "with --to: TCP (default), or IB: an RC connection to rdma_cm port 18634 (IPv6 16385) "
-	  "and each message as RC SENDs of the header and up to 4096 payload bytes; auto: IB when "
-	  "the address we send from is on an RDMA device", 4 },
-	{ NULL, 'h', NULL, 0, "give this help list (as -?)", -1 },
-	{ 0 }
-};
-
-static const char doc[] =
-	"rds-conform craft -- build any RDS/TCP message, right or wrong on purpose, and send "
-	"it to a peer, dump it in hex or write it into a capture."
-	"\vEvery header field can be set; what is not set comes from --kind. A wrong length, "
-	"checksum or extension is the point: nothing is refused that fits in the field. "
-	"Exit status: 0 done; 1 the connection failed or broke while sending; 2 bad options.";
-
 struct cli {
 	struct craft_msg m;
 	uint8_t *payload;       /* owned */
@@ -150,6 +82,103 @@ struct cli {
 	long wait_ms;
 };
 
+#define C(f) OPTD_FIELD(struct cli, f)
+/* a header field: given, it is marked in m.set */
+#define HDR(f, bit) OPTD_FIELD(struct cli, m.f), OPTD_SEEN_BIT(struct cli, m.set, bit)
+
+/* Every crafter option, once: --help and the parser both come from it. */
+static const struct optdecl options[] = {
+	{ 0, NULL, NULL, "Message:", 0, 1, .kind = OPTD_HEADER },
+	{ OPT_KIND, "kind", "KIND",
+	  "fill the header as a kernel does: data (default), ping, pong, probe-ping, probe-pong, "
+	  "cong", 0, 1, .kind = OPTD_CUSTOM },
+	{ OPT_SEQ, "seq", "N", "h_sequence (default 1; 2 with --preface; cong 0)", 0, 1, OPTD_UINT,
+	  HDR(seq, CRAFT_SET_SEQ), .max = UINT64_MAX, .what = "--seq" },
+	{ OPT_ACK, "ack", "N", "h_ack (default 0)", 0, 1, OPTD_UINT, HDR(ack, CRAFT_SET_ACK),
+	  .max = UINT64_MAX, .what = "--ack" },
+	{ OPT_LEN, "len", "N|auto", "h_len (default auto: the payload's length)", 0, 1,
+	  .kind = OPTD_CUSTOM },
+	{ OPT_SPORT, "sport", "PORT", "h_sport (RDS source port)", 0, 1, OPTD_UINT,
+	  HDR(sport, CRAFT_SET_SPORT), .max = 65535, .what = "--sport" },
+	{ OPT_DPORT, "dport", "PORT", "h_dport (RDS destination port)", 0, 1, OPTD_UINT,
+	  HDR(dport, CRAFT_SET_DPORT), .max = 65535, .what = "--dport" },
+	{ OPT_FLAGS, "flags", "LIST",
+	  "h_flags: cong, ackreq, retrans, hbping, hbpong, ext or numbers, joined by ','", 0, 1,
+	  .kind = OPTD_CUSTOM },
+	{ OPT_CREDIT, "credit", "N", "h_credit (0..255)", 0, 1, OPTD_UINT,
+	  HDR(credit, CRAFT_SET_CREDIT), .max = 255, .what = "--credit" },
+	{ OPT_PAD, "pad", "HEX", "h_padding, 4 bytes", 0, 1, .kind = OPTD_CUSTOM },
+	{ OPT_CSUM, "csum", "MODE",
+	  "h_csum: zero (default, as TCP senders), auto (valid), bad (valid + 1), or N", 0, 1,
+	  .kind = OPTD_CUSTOM },
+	{ OPT_EXT, "ext", "TYPE=VALUE",
+	  "add an extension header, as a 7.x sender does (repeatable): npaths=N, gen=N, "
+	  "sport-idx[=N], version=N, rdma=KEY, rdma-dest=KEY:OFF, rdma-bytes=N[:wr|rd], "
+	  "cap-bits=N, or TYPE[=HEX] for a raw type number", 0, 1, .kind = OPTD_CUSTOM },
+	{ OPT_EXT_RAW, "ext-raw", "HEX", "the 16 extension bytes verbatim (zero-filled)", 0, 1,
+	  .kind = OPTD_CUSTOM },
+	{ OPT_CONG_PORTS, "cong-ports", "LIST",
+	  "--kind cong: ports congested in the map, e.g. 4000,5000-5010", 0, 1,
+	  .kind = OPTD_CUSTOM },
+	{ OPT_KVER, "kver", "6|7", "--kind probe-*: the generation whose probe to send (default 7)",
+	  0, 1, OPTD_ENUM, C(m.kv), .names = optdecl_kver_toks, .what = "kver" },
+	{ OPT_KERNEL, "kernel", "6|7", NULL, OPTION_HIDDEN, 1, .kind = OPTD_CUSTOM },
+	{ 0, NULL, NULL, "Payload (one of):", 0, 2, .kind = OPTD_HEADER },
+	{ OPT_PAYLOAD, "payload", "HEX", "these bytes", 0, 2, .kind = OPTD_CUSTOM },
+	{ OPT_PAYLOAD_TEXT, "payload-text", "STR", "the bytes of STR", 0, 2, .kind = OPTD_CUSTOM },
+	{ OPT_PAYLOAD_SIZE, "payload-size", "N", "N bytes of the pattern 00 01 02 .. ff 00 ..", 0, 2,
+	  .kind = OPTD_CUSTOM },
+	{ OPT_PAYLOAD_FILE, "payload-file", "FILE", "the contents of FILE", 0, 2,
+	  .kind = OPTD_CUSTOM },
+	{ 0, NULL, NULL, "Repetition:", 0, 3, .kind = OPTD_HEADER },
+	{ 'c', "count", "N", "send N messages (default 1)", 0, 3, OPTD_UINT, C(count), .min = 1,
+	  .max = COUNT_MAX, .what = "count" },
+	{ OPT_SEQ_STEP, "seq-step", "N", "add N to seq for each next message (default 1; cong 0)", 0,
+	  3, OPTD_UINT, HDR(seq_step, CRAFT_SET_STEP), .max = UINT64_MAX, .what = "--seq-step" },
+	{ OPT_TRUNCATE, "truncate", "N", "send only the first N bytes of each message", 0, 3,
+	  OPTD_UINT, C(m.truncate), .max = SIZE_MAX, .what = "--truncate",
+	  OPTD_SEEN(struct cli, m.has_truncate) },
+	{ 0, NULL, NULL, "Where it goes:", 0, 4, .kind = OPTD_HEADER },
+	{ 'X', "hex", NULL, "hex dump of each message (the default without --to or -w)", 0, 4,
+	  OPTD_FLAG, C(hex) },
+	{ 'w', "pcap", "FILE",
+	  "write the message(s) as a TCP connection from --from to --to into a capture; with "
+	  "--to, the real exchange", 0, 4, OPTD_STR, C(pcap) },
+	{ OPT_IB, "ib", NULL,
+	  "with -w: write the message(s) as RDS over RoCEv2 instead, from --from to --to: RC "
+	  "SENDs on QP 0x11 (one per 4096-byte IB fragment, each with the header) at path MTU "
+	  "1024, with valid ICRCs", 0, 4, OPTD_FLAG, C(ib) },
+	{ OPT_TO, "to", "ADDR[:PORT]", "connect over TCP to ADDR, PORT (default 16385), and send", 0,
+	  4, .kind = OPTD_CUSTOM },
+	{ OPT_FROM, "from", "ADDR[:PORT]", "bind to ADDR (and PORT) before connecting", 0, 4,
+	  .kind = OPTD_CUSTOM },
+	{ OPT_PREFACE, "preface", NULL,
+	  "send first what a kernel sends on a new connection: its congestion map and a probe "
+	  "ping", 0, 4, OPTD_FLAG, C(m.preface) },
+	{ OPT_WAIT, "wait", "MS", "then print what the peer sends for MS milliseconds, and whether "
+	  "it closed", 0, 4, OPTD_UINT, C(wait_ms), .max = 3600 * 1000, .what = "--wait",
+	  .unit = " ms" },
+	{ OPT_NO_SEND, "no-send", NULL, "with --to: do not connect (for -w and -X)", 0, 4, OPTD_FLAG,
+	  C(no_send) },
+	{ OPT_TRANSPORT, "transport", "tcp|ib|auto",
+	  "with --to: TCP (default), or IB: an RC connection to rdma_cm port 18634 (IPv6 16385) "
+	  "and each message as RC SENDs of the header and up to 4096 payload bytes; auto: IB when "
+	  "the address we send from is on an RDMA device", 0, 4, OPTD_ENUM, C(trans),
+	  .names = rio_trans_toks, .what = "transport" },
+	{ 'h', NULL, NULL, "give this help list (as -?)", 0, -1, .kind = OPTD_CUSTOM },
+};
+
+#undef HDR
+#undef C
+
+static const char doc[] =
+	"rds-conform craft -- build any RDS/TCP message, right or wrong on purpose, and send "
+	"it to a peer, dump it in hex or write it into a capture."
+	"\vEvery header field can be set; what is not set comes from --kind. A wrong length, "
+	"checksum or extension is the point: nothing is refused that fits in the field. "
+	"Exit status: 0 done; 1 the connection failed or broke while sending; 2 bad options.";
+
+
 static uint64_t num(struct argp_state *st, const char *opt, const char *arg, uint64_t max)
 {
 	char err[160];
@@ -158,15 +187,6 @@ static uint64_t num(struct argp_state *st, const char *opt, const char *arg, uin
 	if (craft_parse_num(arg, max, &v, err, sizeof(err)))
 		argp_error(st, "%s: %s", opt, err);
 	return v;
-}
-
-/* A header field the command line gives: its value, the field marked
- * given by |set|. */
-static uint64_t given(struct argp_state *st, struct craft_msg *m, unsigned set, const char *opt,
-		      const char *arg, uint64_t max)
-{
-	m->set |= set;
-	return num(st, opt, arg, max);
 }
 
 static void set_payload(struct argp_state *st, struct cli *c, uint8_t *buf, size_t len)
@@ -216,8 +236,9 @@ static uint8_t *read_file(struct argp_state *st, const char *path, size_t *len)
 	return buf;
 }
 
-/* The message's header: its fields, extensions, kind and kernel
- * generation, and how much of it is sent (--truncate, --seq-step). */
+/* The message's header as only the crafter's own parsers read it: the
+ * length or auto, flags, padding, checksum, extensions, kind, congested
+ * ports (the plain numbers are in options[]). */
 static error_t header_opt(int key, char *arg, struct argp_state *st)
 {
 	struct cli *c = st->input;
@@ -226,32 +247,18 @@ static error_t header_opt(int key, char *arg, struct argp_state *st)
 	size_t n;
 
 	switch (key) {
-	case OPT_SEQ:
-		m->seq = given(st, m, CRAFT_SET_SEQ, "--seq", arg, UINT64_MAX);
-		break;
-	case OPT_ACK:
-		m->ack = given(st, m, CRAFT_SET_ACK, "--ack", arg, UINT64_MAX);
-		break;
 	case OPT_LEN:
 		if (strcmp(arg, "auto") == 0) {
 			m->set &= ~(unsigned)CRAFT_SET_LEN;
 		} else {
-			m->len = (uint32_t)given(st, m, CRAFT_SET_LEN, "--len", arg, UINT32_MAX);
+			m->len = (uint32_t)num(st, "--len", arg, UINT32_MAX);
+			m->set |= CRAFT_SET_LEN;
 		}
-		break;
-	case OPT_SPORT:
-		m->sport = (uint16_t)given(st, m, CRAFT_SET_SPORT, "--sport", arg, 65535);
-		break;
-	case OPT_DPORT:
-		m->dport = (uint16_t)given(st, m, CRAFT_SET_DPORT, "--dport", arg, 65535);
 		break;
 	case OPT_FLAGS:
 		if (craft_parse_flags(arg, &m->flags, err, sizeof(err)))
 			argp_error(st, "--flags: %s", err);
 		m->set |= CRAFT_SET_FLAGS;
-		break;
-	case OPT_CREDIT:
-		m->credit = (uint8_t)given(st, m, CRAFT_SET_CREDIT, "--credit", arg, 255);
 		break;
 	case OPT_PAD:
 		if (craft_parse_hex(arg, m->pad, sizeof(m->pad), &n, err, sizeof(err)))
@@ -290,18 +297,6 @@ static error_t header_opt(int key, char *arg, struct argp_state *st)
 		/* --kernel means "use AF_RDS" in the other tools; scripts may
 		 * still give the generation so, for a release. */
 		m->kv = src_opt_kver_alias(st, arg);
-		break;
-	case OPT_KVER:
-		m->kv = num(st, "--kver", arg, 7) == 6 ? WIRE_KVER_6 : WIRE_KVER_7;
-		if (strcmp(arg, "6") != 0 && strcmp(arg, "7") != 0)
-			argp_error(st, "--kver: 6 or 7");
-		break;
-	case OPT_TRUNCATE:
-		m->truncate = (size_t)num(st, "--truncate", arg, SIZE_MAX);
-		m->has_truncate = true;
-		break;
-	case OPT_SEQ_STEP:
-		m->seq_step = given(st, m, CRAFT_SET_STEP, "--seq-step", arg, UINT64_MAX);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -365,29 +360,14 @@ static error_t payload_opt(int key, char *arg, struct argp_state *st)
 	return 0;
 }
 
-/* Where the messages go: a peer (--to, --from, --transport), a capture
- * (-w, --ib), the terminal (-X), how many and how long to wait. */
+/* Where the messages go: a peer (--to, --from); the transport, the
+ * capture, the terminal, how many and how long are in options[]. */
 static error_t target_opt(int key, char *arg, struct argp_state *st)
 {
 	struct cli *c = st->input;
-	struct craft_msg *m = &c->m;
 	char err[256];
 
 	switch (key) {
-	case 'c':
-		c->count = num(st, "--count", arg, COUNT_MAX);
-		if (!c->count)
-			argp_error(st, "--count: at least 1");
-		break;
-	case 'X':
-		c->hex = true;
-		break;
-	case OPT_IB:
-		c->ib = true;
-		break;
-	case 'w':
-		c->pcap = arg;
-		break;
 	case OPT_TO:
 		c->to_port = WIRE_TCP_PORT;
 		if (craft_parse_addr(arg, &c->to, &c->to_port, err, sizeof(err)))
@@ -403,18 +383,6 @@ static error_t target_opt(int key, char *arg, struct argp_state *st)
 			argp_error(st, "--from: %s", err);
 		c->has_from = true;
 		break;
-	case OPT_PREFACE:
-		m->preface = true;
-		break;
-	case OPT_WAIT:
-		c->wait_ms = (long)num(st, "--wait", arg, 3600 * 1000);
-		break;
-	case OPT_NO_SEND:
-		c->no_send = true;
-		break;
-	case OPT_TRANSPORT:
-		rio_opt_transport(st, arg, &c->trans);
-		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -422,8 +390,10 @@ static error_t target_opt(int key, char *arg, struct argp_state *st)
 }
 
 /* Options that only make sense together, checked once all are read. */
-static void check_combination(struct argp_state *st, struct cli *c)
+static void check_combination(void *input, struct argp_state *st)
 {
+	struct cli *c = input;
+
 	struct craft_msg *m = &c->m;
 
 	c->ib_live = c->trans == RIO_TRANS_IB;
@@ -476,12 +446,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	switch (key) {
 	case 'h':
 		argp_state_help(st, stdout, ARGP_HELP_STD_HELP);
-		break;
-	case ARGP_KEY_ARG:
-		argp_error(st, "unexpected argument '%s'", arg);
-		break;
-	case ARGP_KEY_END:
-		check_combination(st, st->input);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -854,24 +818,20 @@ out:
 
 int craft_main(int argc, char **argv)
 {
-	static const struct argp argp = { options, parse_opt, NULL, doc, NULL, NULL, NULL };
+	static struct argp_option argp_opts[OPTD_N(options) + 1];
+	static const struct argp argp = { NULL, parse_opt, NULL, doc, NULL, NULL, NULL };
+	static char name[] = "rds-conform craft";
+	static const struct optdecl_cmd cmd = {
+		&argp, options, OPTD_N(options), argp_opts, { NULL }, check_combination, name, 0
+	};
 	struct cli c;
-	char name[] = "rds-conform craft";
-	char **av = calloc((size_t)argc + 1, sizeof(*av));
 	int rc;
 
-	if (!av)
-		return 2;
 	memset(&c, 0, sizeof(c));
 	craft_msg_init(&c.m);
 	c.count = 1;
 	c.trans = RIO_TRANS_TCP;
-	/* argp names the program after argv[0] in its messages and usage */
-	memcpy(av, argv, (size_t)argc * sizeof(*av));
-	av[0] = name;
-	argp_err_exit_status = 2;
-	argp_parse(&argp, argc, av, 0, NULL, &c);
-	free(av);
+	optdecl_parse(&cmd, argc, argv, &c);
 	rc = run(&c);
 	free(c.payload);
 	return rc;

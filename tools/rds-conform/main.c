@@ -28,6 +28,7 @@
 #include "craft.h"
 #include "node_ib.h"
 #include "out.h"
+#include "optdecl.h"
 #include "out_opt.h"
 #include "parse.h"
 #include "report.h"
@@ -55,24 +56,40 @@ struct opts {
 enum { O_PEER = 0x100, O_LOCAL, O_LARGER, O_AGENT, O_TIMEOUT, O_FORMAT, O_PCAP, O_STRICT,
        O_LIST, O_GEN, O_TRANSPORT, O_KERNEL };
 
-static const struct argp_option options[] = {
+#define O(f) OPTD_FIELD(struct opts, f)
+
+/* Every option of the suite, once: --help and the parser both come from it. */
+static const struct optdecl options[] = {
 	/* --kernel means "use the kernel's sockets" in every tool: the suite
 	 * has none (it speaks RDS's wire itself); said, not "unrecognized" */
-	{ "kernel", O_KERNEL, NULL, OPTION_HIDDEN, NULL, 1 },
-	{ "peer", O_PEER, "ADDR[:PORT]", 0, "the RDS node under test (port default 16385; IB: 18634, IPv6 16385)", 1 },
-	{ "transport", O_TRANSPORT, "tcp|ib|auto", 0, "RDS/TCP (default) or RDS over InfiniBand/RoCE: the ib/ cases through an RC QP; auto: IB when our address is on an RDMA device", 1 },
-	{ "local", O_LOCAL, "ADDR", 0, "our address, smaller than the peer's (default: the route's source)", 1 },
-	{ "larger", O_LARGER, "ADDR", 0, "a local address larger than the peer's (cases that need one are skipped without)", 1 },
-	{ "agent", O_AGENT, "ADDR[:PORT]", 0, "the rds-conform agent beside the peer (port default 18600)", 1 },
-	{ "timeout", O_TIMEOUT, "MS", 0, "longest wait for one expected event (default: 2000, raised to 3 answer times of a slow peer)", 1 },
-	{ "gen", O_GEN, "N", 0, "our generation number (default random)", 1 },
-	{ "strict", O_STRICT, NULL, 0, "NON-STRICT results (SHOULDs, kernel departures from the spec) fail", 2 },
-	{ "format", O_FORMAT, "FMT", 0, "text (default), tap, junit, json; with --list: text, json, markdown", 2 },
-	{ "output", 'o', "FILE", 0, "write the report to FILE (progress still goes to the terminal)", 2 },
-	{ "pcap", O_PCAP, "DIR", 0, "save each case's exchange as DIR/<id>.pcap", 2 },
-	{ "list", O_LIST, NULL, 0, "list the catalogue (or the selected cases) and exit", 2 },
-	{ 0 }
+	{ O_KERNEL, "kernel", NULL, NULL, OPTION_HIDDEN, 1, .kind = OPTD_CUSTOM },
+	{ O_PEER, "peer", "ADDR[:PORT]", "the RDS node under test (port default 16385; IB: 18634, IPv6 16385)", 0, 1, .kind = OPTD_CUSTOM },
+	{ O_TRANSPORT, "transport", "tcp|ib|auto", "RDS/TCP (default) or RDS over InfiniBand/RoCE: the ib/ cases through an RC QP; auto: IB when our address is on an RDMA device", 0, 1,
+	  OPTD_ENUM, O(trans), .names = rio_trans_toks, .what = "transport" },
+	{ O_LOCAL, "local", "ADDR", "our address, smaller than the peer's (default: the route's source)", 0, 1,
+	  OPTD_ADDR, O(cfg.local), .what = "--local", OPTD_SEEN(struct opts, have_local) },
+	{ O_LARGER, "larger", "ADDR", "a local address larger than the peer's (cases that need one are skipped without)", 0, 1,
+	  OPTD_ADDR, O(cfg.larger), .what = "--larger", OPTD_SEEN(struct opts, cfg.have_larger) },
+	{ O_AGENT, "agent", "ADDR[:PORT]", "the rds-conform agent beside the peer (port default 18600)", 0, 1,
+	  OPTD_STR, O(agent_s) },
+	{ O_TIMEOUT, "timeout", "MS", "longest wait for one expected event (default: 2000, raised to 3 answer times of a slow peer)", 0, 1,
+	  OPTD_COUNT, O(cfg.timeout_ms), .min = 10, .max = 600000, .what = "--timeout",
+	  .unit = " ms", OPTD_SEEN(struct opts, cfg.timeout_given) },
+	{ O_GEN, "gen", "N", "our generation number (default random)", 0, 1, OPTD_UINT, O(gen),
+	  .min = 1, .max = UINT32_MAX, .what = "generation" },
+	{ O_STRICT, "strict", NULL, "NON-STRICT results (SHOULDs, kernel departures from the spec) fail", 0, 2,
+	  OPTD_FLAG, O(cfg.strict) },
+	{ O_FORMAT, "format", "FMT", "text (default), tap, junit, json; with --list: text, json, markdown", 0, 2,
+	  OPTD_STR, O(format_s) },
+	{ 'o', "output", "FILE", "write the report to FILE (progress still goes to the terminal)", 0, 2,
+	  OPTD_STR, O(out_s) },
+	{ O_PCAP, "pcap", "DIR", "save each case's exchange as DIR/<id>.pcap", 0, 2, OPTD_STR,
+	  O(cfg.pcap_dir) },
+	{ O_LIST, "list", NULL, "list the catalogue (or the selected cases) and exit", 0, 2,
+	  OPTD_FLAG, O(list) },
 };
+
+#undef O
 
 /* --transport: auto is IB when our address (--local, or the route's
  * source towards the peer) is on an RDMA device, as the kernel picks. */
@@ -88,8 +105,10 @@ static bool pick_ib(const struct opts *o)
 }
 
 /* Once every option is read: what they say together. */
-static void check_opts(struct opts *o, struct argp_state *st)
+static void check_opts(void *input, struct argp_state *st)
 {
+	struct opts *o = input;
+
 	/* -j: the report (or the list) as JSON, as --format json */
 	if (o->json && o->format_s && strcmp(o->format_s, "json"))
 		argp_error(st, "-j is --format json, not --format %s", o->format_s);
@@ -133,7 +152,6 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 {
 	struct opts *o = st->input;
 	char err[128];
-	uint64_t v;
 
 	switch (key) {
 	case O_PEER:
@@ -149,55 +167,10 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		o->port_given = arg[0] == '[' ? strstr(arg, "]:") != NULL :
 			strchr(arg, ':') && strchr(arg, ':') == strrchr(arg, ':');
 		return 0;
-	case O_TRANSPORT:
-		rio_opt_transport(st, arg, &o->trans);
-		return 0;
-	case O_LOCAL:
-		if (parse_addr(arg, &o->cfg.local) < 0)
-			argp_error(st, "bad --local %s", arg);
-		o->have_local = true;
-		return 0;
-	case O_LARGER:
-		if (parse_addr(arg, &o->cfg.larger) < 0)
-			argp_error(st, "bad --larger %s", arg);
-		o->cfg.have_larger = true;
-		return 0;
-	case O_AGENT:
-		o->agent_s = arg;
-		return 0;
-	case O_TIMEOUT:
-		if (parse_uint(arg, 10, 10, 600000, &v) < 0)
-			argp_error(st, "--timeout is 10 to 600000 ms");
-		o->cfg.timeout_ms = (int)v;
-		o->cfg.timeout_given = true;
-		return 0;
-	case O_GEN:
-		if (parse_uint(arg, 0, 1, UINT32_MAX, &v) < 0)
-			argp_error(st, "bad --gen %s (1 to 4294967295)", arg);
-		o->gen = (uint32_t)v;
-		return 0;
-	case O_STRICT:
-		o->cfg.strict = true;
-		return 0;
-	case O_FORMAT:
-		o->format_s = arg;
-		return 0;
-	case ARGP_KEY_INIT:
-		st->child_inputs[0] = &o->oo;
-		return 0;
 	case O_KERNEL:
 		argp_error(st, "--kernel uses the kernel's RDS sockets, and the suite opens none (it "
 			       "speaks RDS's wire itself); the kernel under test takes it: "
 			       "rds-conform agent --kernel");
-		return 0;
-	case 'o':
-		o->out_s = arg;
-		return 0;
-	case O_PCAP:
-		o->cfg.pcap_dir = arg;
-		return 0;
-	case O_LIST:
-		o->list = true;
 		return 0;
 	case ARGP_KEY_ARG: {
 		bool any = false;
@@ -211,9 +184,6 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		o->prefixes[o->n_prefixes++] = arg;
 		return 0;
 	}
-	case ARGP_KEY_END:
-		check_opts(o, st);
-		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -564,14 +534,18 @@ int main(int argc, char **argv)
 {
 	static struct opts o;
 	const struct argp_child children[] = { { &o.oo.argp, 0, OUT_OPT_HEADER, 3 }, { 0 } };
+	static struct argp_option argp_opts[OPTD_N(options) + 1];
 	const struct argp argp = {
-		options, parse, "[ID-PREFIX...]",
+		NULL, parse, "[ID-PREFIX...]",
 		"Check an RDS/TCP peer (or with --transport ib an RDS-over-IB peer) against the "
 		"RDS 3.1 wire spec and the Linux kernel's behaviour.\v"
 		"Subcommands: 'rds-conform agent --help' (run beside the peer), "
 		"'rds-conform craft --help' (build and send any message).\n"
 		"Exit: 0 every MUST passed, 1 a case failed, 2 the suite could not run.",
 		children, NULL, NULL
+	};
+	const struct optdecl_cmd cmd = {
+		&argp, options, OPTD_N(options), argp_opts, { &o.oo }, check_opts, NULL, 0
 	};
 	struct cf_run r;
 	struct cf_result *res;
@@ -587,16 +561,12 @@ int main(int argc, char **argv)
 		return agent_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "craft"))
 		return craft_main(argc - 1, argv + 1);
-	argp_err_exit_status = 2;
 	memset(&o, 0, sizeof(o));
 	o.cfg.timeout_ms = 2000;
 	o.cfg.port = WIRE_TCP_PORT;
 	o.trans = RIO_TRANS_TCP;
 	out_opt_init(&o.oo, OUT_OPT_JSON | OUT_OPT_QUIET, &o.json, &o.quiet, NULL, 0);
-	/* getopt names the program by argv[0] in its complaints: the name,
-	 * not the path it was started by. */
-	argv[0] = program_invocation_short_name;
-	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
+	if (optdecl_parse(&cmd, argc, argv, &o))
 		return 2;
 	if (o.list)
 		return list(&o);

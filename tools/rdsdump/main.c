@@ -19,6 +19,7 @@
 #include "dump.h"
 #include "filter.h"
 #include "out.h"
+#include "optdecl.h"
 #include "out_opt.h"
 #include "parse.h"
 #include "pcaplink.h"
@@ -42,41 +43,73 @@ enum {
 	OPT_MAX_MEM,
 };
 
-static const struct argp_option options[] = {
-	{ "write", 'w', "FILE", 0,
-	  "write the packets kept (RDS traffic passing the filter) to FILE instead of printing", 1 },
-	{ "print", OPT_PRINT, NULL, 0, "print records even with -w", 1 },
-	{ "count", 'c', "N", 0, "exit after N records printed (with -w: N packets written)", 1 },
-	{ "snapshot-length", 's', "BYTES", 0, "live capture snap length (default 262144)", 1 },
-	{ "no-promiscuous-mode", 'p', NULL, 0, "do not put the interface into promiscuous mode", 1 },
-	{ NULL, 'n', NULL, 0, "do not resolve names (rdsdump never does; for tcpdump habits)", 1 },
-	{ NULL, 't', NULL, 0, "-t: no timestamps; -tt: seconds since the epoch", 2 },
-	{ "hex", 'X', NULL, 0,
-	  "-X: hex and ASCII of RDS header and payload (first 256 bytes); -XX: all captured bytes",
-	  2 },
-	{ "stats", 'z', NULL, 0, "statistics per connection and path at the end", 2 },
-	{ "tcp-port", OPT_TCP_PORT, "PORT", 0,
-	  "treat TCP PORT as RDS/TCP (repeatable; default 16385)", 3 },
-	{ "port", OPT_PORT, "PORT", 0, "show only messages from or to RDS port PORT (repeatable)",
-	  3 },
-	{ "kind", OPT_KIND, "LIST", 0,
-	  "show only messages of these kinds (data,ping,pong,probe,probe-ping,probe-pong,cong,ack)",
-	  3 },
-	{ "flags", OPT_FLAGS, "LIST", 0, "show only messages with any of these flags", 3 },
-	{ "rules", OPT_RULES, NULL, 0, "show only records that violate a rule", 3 },
-	{ NULL, 'h', NULL, 0, "give this help list (as -?)", -1 },
-	{ "kver", OPT_KVER, "6|7", 0,
-	  "receiver generation to model for extension headers (default 7)", 4 },
-	{ "kernel", OPT_KERNEL, "6|7", OPTION_HIDDEN, NULL, 4 },
-	{ "max-len", OPT_MAX_LEN, "BYTES", 0,
-	  "largest h_len followed before resynchronising (default 1048576)", 4 },
-	{ "max-flows", OPT_MAX_FLOWS, "N", 0,
-	  "TCP connections and QPs followed at once (default 4096)", 4 },
-	{ "max-mem", OPT_MAX_MEM, "SIZE", 0,
-	  "memory for reassembly and state, with K, M or G (default 1G, at least 16M); "
-	  "the least recently active flows are closed early to stay under", 4 },
-	{ 0 }
+struct opts {
+	const char *iface, *rfile, *wfile;
+	bool print, nopromisc, quiet, stats, json;
+	bool numeric;           /* -n: taken, and nothing to do */
+	long count;
+	int snaplen;
+	int tsmode, verbose, hex;
+	char *expr;
+	struct dump_cfg cfg;
+	struct dump_filter filter;
+	struct src_opt so;         /* -i, -r */
+	struct out_opt oo;         /* -j, -q, -v */
 };
+
+#define O(f) OPTD_FIELD(struct opts, f)
+
+/* Every rdsdump option, once: --help and the parser both come from it. */
+static const struct optdecl options[] = {
+	{ 'w', "write", "FILE",
+	  "write the packets kept (RDS traffic passing the filter) to FILE instead of printing", 0,
+	  1, OPTD_STR, O(wfile) },
+	{ OPT_PRINT, "print", NULL, "print records even with -w", 0, 1, OPTD_FLAG, O(print) },
+	{ 'c', "count", "N", "exit after N records printed (with -w: N packets written)", 0, 1,
+	  OPTD_UINT, O(count), .min = 1, .max = LONG_MAX, .what = "count",
+	  .range = "a number above 0" },
+	{ 's', "snapshot-length", "BYTES", "live capture snap length (default 262144)", 0, 1,
+	  OPTD_UINT, O(snaplen), .min = 64, .max = 262144, .what = "snapshot length" },
+	{ 'p', "no-promiscuous-mode", NULL, "do not put the interface into promiscuous mode", 0, 1,
+	  OPTD_FLAG, O(nopromisc) },
+	{ 'n', NULL, NULL, "do not resolve names (rdsdump never does; for tcpdump habits)", 0, 1,
+	  OPTD_FLAG, O(numeric) },
+	{ 't', NULL, NULL, "-t: no timestamps; -tt: seconds since the epoch", 0, 2,
+	  .kind = OPTD_CUSTOM },
+	{ 'X', "hex", NULL,
+	  "-X: hex and ASCII of RDS header and payload (first 256 bytes); -XX: all captured bytes",
+	  0, 2, .kind = OPTD_CUSTOM },
+	{ 'z', "stats", NULL, "statistics per connection and path at the end", 0, 2, OPTD_FLAG,
+	  O(stats) },
+	{ OPT_TCP_PORT, "tcp-port", "PORT", "treat TCP PORT as RDS/TCP (repeatable; default 16385)",
+	  0, 3, .kind = OPTD_CUSTOM },
+	{ OPT_PORT, "port", "PORT", "show only messages from or to RDS port PORT (repeatable)", 0,
+	  3, .kind = OPTD_CUSTOM },
+	{ OPT_KIND, "kind", "LIST",
+	  "show only messages of these kinds (data,ping,pong,probe,probe-ping,probe-pong,cong,ack)",
+	  0, 3, .kind = OPTD_CUSTOM },
+	{ OPT_FLAGS, "flags", "LIST", "show only messages with any of these flags", 0, 3,
+	  .kind = OPTD_CUSTOM },
+	{ OPT_RULES, "rules", NULL, "show only records that violate a rule", 0, 3, OPTD_FLAG,
+	  O(filter.rules_only) },
+	{ 'h', NULL, NULL, "give this help list (as -?)", 0, -1, .kind = OPTD_CUSTOM },
+	{ OPT_KVER, "kver", "6|7", "receiver generation to model for extension headers (default 7)",
+	  0, 4, OPTD_ENUM, O(cfg.kv), .names = optdecl_kver_toks, .what = "kver" },
+	{ OPT_KERNEL, "kernel", "6|7", NULL, OPTION_HIDDEN, 4, .kind = OPTD_CUSTOM },
+	{ OPT_MAX_LEN, "max-len", "BYTES",
+	  "largest h_len followed before resynchronising (default 1048576)", 0, 4, OPTD_UINT,
+	  O(cfg.max_len), .min = WIRE_HDR_LEN, .max = UINT32_MAX, .what = "--max-len" },
+	{ OPT_MAX_FLOWS, "max-flows", "N", "TCP connections and QPs followed at once (default 4096)",
+	  0, 4, OPTD_UINT, O(cfg.max_flows), .min = 1, .max = 1 << 20, .what = "--max-flows" },
+	{ OPT_MAX_MEM, "max-mem", "SIZE",
+	  "memory for reassembly and state, with K, M or G (default 1G, at least 16M); "
+	  "the least recently active flows are closed early to stay under", 0, 4, OPTD_SIZE,
+	  O(cfg.max_mem), .min = DUMP_MAX_MEM_MIN, .max = SIZE_MAX, .what = "--max-mem",
+	  .range = "at least 16M (bytes, or with K, M or G)" },
+};
+_Static_assert(DUMP_MAX_MEM_MIN == 16u << 20, "the help and the error say 16M");
+
+#undef O
 
 static const char doc[] =
 	"rdsdump -- capture and dissect RDS (Reliable Datagram Sockets) traffic: RDS/TCP, "
@@ -90,37 +123,17 @@ static const char doc[] =
 	"--max-mem had bytes in flight, or memory ran out (a warning on stderr says what was "
 	"lost).";
 
-struct opts {
-	const char *iface, *rfile, *wfile;
-	bool print, nopromisc, quiet, stats, json;
-	long count;
-	int snaplen;
-	int tsmode, verbose, hex;
-	char *expr;
-	struct dump_cfg cfg;
-	struct dump_filter filter;
-	struct src_opt so;         /* -i, -r */
-	struct out_opt oo;         /* -j, -q, -v */
-};
 
-static long num_arg(struct argp_state *st, const char *opt, const char *arg, long lo, long hi)
+/* --tcp-port, repeatable: up to 16 ports. */
+static void tcp_port_arg(struct argp_state *st, struct dump_cfg *cfg, const char *arg)
 {
 	uint64_t v;
 
-	if (parse_uint(arg, 0, (uint64_t)lo, (uint64_t)hi, &v) < 0)
-		argp_error(st, "%s: '%s' is not a number from %ld to %ld", opt, arg, lo, hi);
-	return (long)v;
-}
-
-/* SIZE: bytes, or with a K, M or G suffix (powers of 1024). */
-static size_t size_arg(struct argp_state *st, const char *opt, const char *arg, size_t lo)
-{
-	uint64_t v;
-
-	if (parse_size(arg, lo, SIZE_MAX, &v) < 0)
-		argp_error(st, "%s: '%s' is not a size of at least %zuM (bytes, or with K, M or G)",
-			   opt, arg, lo >> 20);
-	return (size_t)v;
+	if (cfg->ntcp_ports >= 16)
+		argp_error(st, "--tcp-port: at most 16 ports");
+	if (parse_uint(arg, 0, 1, 65535, &v) < 0)
+		argp_error(st, "bad --tcp-port '%s': 1 to 65535", arg);
+	cfg->tcp_ports[cfg->ntcp_ports++] = (uint16_t)v;
 }
 
 /* The filter options, each an adder of filter.h; an error is the adder's
@@ -149,27 +162,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	struct opts *o = st->input;
 
 	switch (key) {
-	case ARGP_KEY_INIT:
-		st->child_inputs[0] = &o->so;
-		st->child_inputs[1] = &o->oo;
-		break;
-	case 'w':
-		o->wfile = arg;
-		break;
-	case OPT_PRINT:
-		o->print = true;
-		break;
-	case 'c':
-		o->count = num_arg(st, "-c", arg, 1, LONG_MAX);
-		break;
-	case 's':
-		o->snaplen = (int)num_arg(st, "-s", arg, 64, 262144);
-		break;
-	case 'p':
-		o->nopromisc = true;
-		break;
-	case 'n':
-		break;
 	case 'h':
 		argp_state_help(st, stdout, ARGP_HELP_STD_HELP);
 		break;
@@ -181,39 +173,18 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		if (o->hex < 2)
 			o->hex++;
 		break;
-	case 'z':
-		o->stats = true;
-		break;
 	case OPT_TCP_PORT:
-		if (o->cfg.ntcp_ports >= 16)
-			argp_error(st, "--tcp-port: at most 16 ports");
-		o->cfg.tcp_ports[o->cfg.ntcp_ports++] =
-			(uint16_t)num_arg(st, "--tcp-port", arg, 1, 65535);
+		tcp_port_arg(st, &o->cfg, arg);
 		break;
 	case OPT_PORT:
 	case OPT_KIND:
 	case OPT_FLAGS:
 		filter_arg(st, &o->filter, key, arg);
 		break;
-	case OPT_RULES:
-		o->filter.rules_only = true;
-		break;
 	case OPT_KERNEL:
 		/* --kernel means "use AF_RDS" in the other tools; scripts may
 		 * still give the generation so, for a release. */
 		o->cfg.kv = src_opt_kver_alias(st, arg);
-		break;
-	case OPT_KVER:
-		o->cfg.kv = num_arg(st, "--kver", arg, 6, 7) == 6 ? WIRE_KVER_6 : WIRE_KVER_7;
-		break;
-	case OPT_MAX_LEN:
-		o->cfg.max_len = (uint32_t)num_arg(st, "--max-len", arg, WIRE_HDR_LEN, UINT32_MAX);
-		break;
-	case OPT_MAX_FLOWS:
-		o->cfg.max_flows = (unsigned)num_arg(st, "--max-flows", arg, 1, 1 << 20);
-		break;
-	case OPT_MAX_MEM:
-		o->cfg.max_mem = size_arg(st, "--max-mem", arg, DUMP_MAX_MEM_MIN);
 		break;
 	case ARGP_KEY_ARG: {
 		/* the filter expression: every remaining word, as tcpdump */
@@ -587,21 +558,21 @@ int main(int argc, char **argv)
 		{ &o.oo.argp, 0, OUT_OPT_HEADER, 2 },
 		{ 0 }
 	};
-	const struct argp ap = { options, parse_opt, "[EXPRESSION]", doc, children, NULL, NULL };
+	static struct argp_option argp_opts[OPTD_N(options) + 1];
+	const struct argp ap = { NULL, parse_opt, "[EXPRESSION]", doc, children, NULL, NULL };
+	const struct optdecl_cmd cmd = {
+		&ap, options, OPTD_N(options), argp_opts, { &o.so, &o.oo }, NULL, NULL, 0
+	};
 	static struct run run;
 	struct dump_eng *eng = NULL;
 	pcap_dumper_t *dumper = NULL;
 	uint64_t frame = 0;
 	int lt, status;
 
-	argp_err_exit_status = 2;
-	/* getopt names the program by argv[0] in its complaints: the name,
-	 * not the path it was started by. */
-	argv[0] = program_invocation_short_name;
 	src_opt_init(&o.so, SRC_OPT_IFACE | SRC_OPT_FILE);
 	out_opt_init(&o.oo, OUT_OPT_JSON | OUT_OPT_QUIET | OUT_OPT_VERBOSE, &o.json, &o.quiet,
 		     &o.verbose, 2);
-	argp_parse(&ap, argc, argv, 0, NULL, &o);
+	optdecl_parse(&cmd, argc, argv, &o);
 	/*
 	 * Rings and windows grow by doubling and go when a flow is closed.
 	 * glibc would raise its mmap threshold after the first such free and

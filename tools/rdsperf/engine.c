@@ -42,7 +42,7 @@
 #define DRAIN_QUIET (100 * RDSU_MSEC)
 #define DRAIN_MAX (3 * RDSU_SEC)
 
-static const struct wire_tok sched_toks[] = {
+const struct wire_tok perf_sched_toks[] = {
 	{ SCHED_POLL, "poll" },
 	{ SCHED_BUSY, "busy" },
 	{ 0, NULL },
@@ -50,7 +50,7 @@ static const struct wire_tok sched_toks[] = {
 
 const char *perf_sched_name(enum perf_sched s)
 {
-	return wire_tok_str(sched_toks, (uint32_t)s, "poll");
+	return wire_tok_str(perf_sched_toks, (uint32_t)s, "poll");
 }
 
 static void count_add(struct perf_count *into, const struct perf_count *c)

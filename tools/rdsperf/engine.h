@@ -26,6 +26,7 @@
  *         core per thread).
  */
 enum perf_sched { SCHED_POLL, SCHED_BUSY };
+extern const struct wire_tok perf_sched_toks[];  /* the modes' names, as --sched takes them */
 const char *perf_sched_name(enum perf_sched s);
 
 /*

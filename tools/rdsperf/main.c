@@ -67,7 +67,7 @@ int main(int argc, char **argv)
 		{ 0 }
 	};
 	const struct argp ap = {
-		perf_options, perf_parse_opt, "-s | -c HOST",
+		NULL, perf_parse_opt, "-s | -c HOST",
 		"Measure RDS throughput and latency between two hosts.\v"
 		"rdsperf -s on one host; rdsperf -c HOST [options] on the other. Exit status: 0 "
 		"when every test ran and verified, 1 when a test failed, 2 when it could not run.",
@@ -76,7 +76,6 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 
 	memset(&o, 0, sizeof(o));
-	argp_err_exit_status = 2;
 	rio_cfg_default(&o.cfg);
 	/* rdstop --librds can watch every run */
 	o.cfg.monitor = true;
@@ -91,10 +90,7 @@ int main(int argc, char **argv)
 	o.threads = 1;
 	o.interval = 1;
 	o.ctl_idle = CTL_IDLE_DEFAULT;
-	/* getopt names the program by argv[0] in its complaints: the name,
-	 * not the path it was started by. */
-	argv[0] = program_invocation_short_name;
-	if (argp_parse(&ap, argc, argv, 0, NULL, &o) != 0)
+	if (perf_parse_args(&ap, argc, argv, &o) != 0)
 		return 2;
 	if (o.logfile && to_logfile(o.logfile) < 0)
 		return 2;

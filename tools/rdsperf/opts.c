@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "optdecl.h"
 #include "parse.h"
 
 enum {
@@ -28,144 +29,95 @@ enum {
 	O_TEST, O_BUF, O_CTL_TIMEOUT, O_LOGFILE, O_PLOT
 };
 
-const struct argp_option perf_options[] = {
-	{ NULL, 0, NULL, 0, "Mode:", 1 },
-	{ "server", 's', NULL, 0, "serve tests (until interrupted; see --one-off)", 1 },
-	{ "client", 'c', "HOST", 0, "run a test against the rdsperf server on HOST", 1 },
-	{ "one-off", '1', NULL, 0, "server: exit after one client", 1 },
-	{ "ctl-timeout", O_CTL_TIMEOUT, "SECONDS", 0,
+#define O(f) OPTD_FIELD(struct opts, f)
+
+/* Every rdsperf option, once: --help and the parser both come from it. */
+static const struct optdecl options[] = {
+	{ 0, NULL, NULL, "Mode:", 0, 1, .kind = OPTD_HEADER },
+	{ 's', "server", NULL, "serve tests (until interrupted; see --one-off)", 0, 1, OPTD_FLAG,
+	  O(server) },
+	{ 'c', "client", "HOST", "run a test against the rdsperf server on HOST", 0, 1, OPTD_STR,
+	  O(host_s) },
+	{ '1', "one-off", NULL, "server: exit after one client", 0, 1, OPTD_FLAG, O(once) },
+	{ O_CTL_TIMEOUT, "ctl-timeout", "SECONDS",
 	  "server: drop a client whose next control line does not come within SECONDS "
-	  "(default 10)", 1 },
-	{ "port", 'p', "PORT", 0, "control port (default 18515)", 1 },
+	  "(default 10)", 0, 1, OPTD_COUNT, O(ctl_idle), .min = 1, .max = 3600,
+	  .what = "control timeout", .unit = " seconds", OPTD_SEEN(struct opts, ctl_idle_set) },
+	{ 'p', "port", "PORT", "control port (default 18515)", 0, 1, OPTD_COUNT, O(ctl_port),
+	  .min = 1, .max = 65535, .what = "port" },
 	/* the old spelling of the stack's -I, --local */
-	{ "bind", 'B', "ADDR", OPTION_HIDDEN, NULL, 1 },
-	{ NULL, 0, NULL, 0, "Test (client):", 2 },
-	{ "test", O_TEST, "TEST", 0,
+	{ 'B', "bind", "ADDR", NULL, OPTION_HIDDEN, 1, .kind = OPTD_CUSTOM },
+	{ 0, NULL, NULL, "Test (client):", 0, 2, .kind = OPTD_HEADER },
+	{ O_TEST, "test", "TEST",
 	  "stream: one-way throughput; rr: requests and responses with --depth in flight per "
 	  "socket; pingpong: one socket, one message in flight; rdma-write, rdma-read: RDMA "
 	  "into and out of memory the server registered, --depth operations in flight per "
 	  "socket (default 4); atomic: FADD and CSWP in turn on 8-byte counters there; RDMA "
-	  "needs RDS over IB (default stream)", 2 },
-	{ "size", 'l', "BYTES[,BYTES...]", 0,
+	  "needs RDS over IB (default stream)", 0, 2, OPTD_ENUM, O(p.test),
+	  .names = perf_test_toks, .what = "test" },
+	{ 'l', "size", "BYTES[,BYTES...]",
 	  "message (request) size; a list runs one test per size (default 65536 for stream, "
-	  "64 otherwise; K and M suffixes)", 2 },
-	{ "rsize", O_RSIZE, "BYTES", 0, "rr: response size (default: the request size)", 2 },
-	{ "depth", O_DEPTH, "N", 0, "rr: requests in flight per socket (default 1)", 2 },
-	{ "sockets", 'n', "N", 0,
-	  "client sockets, each paired with a server socket: parallel streams (default 1)", 2 },
-	{ "parallel", 'P', NULL, OPTION_ALIAS, NULL, 2 },
-	{ "reverse", 'R', NULL, 0, "stream: the server sends and the client receives", 2 },
-	{ "threads", 'T', "N", 0,
+	  "64 otherwise; K and M suffixes)", 0, 2, .kind = OPTD_CUSTOM },
+	{ O_RSIZE, "rsize", "BYTES", "rr: response size (default: the request size)", 0, 2,
+	  OPTD_COUNT, O(p.rsize), .min = 0, .max = PERF_MAX_SIZE, .what = "response size",
+	  OPTD_SEEN(struct opts, rsize_set) },
+	{ O_DEPTH, "depth", "N", "rr: requests in flight per socket (default 1)", 0, 2, OPTD_COUNT,
+	  O(p.depth), .min = 1, .max = PERF_MAX_DEPTH, .what = "depth",
+	  OPTD_SEEN(struct opts, depth_set) },
+	{ 'n', "sockets", "N",
+	  "client sockets, each paired with a server socket: parallel streams (default 1)", 0, 2,
+	  OPTD_COUNT, O(p.sockets), .min = 1, .max = PERF_MAX_SOCKS, .what = "socket count" },
+	{ 'P', "parallel", NULL, NULL, OPTION_ALIAS, 2, OPTD_COUNT, O(p.sockets), .min = 1,
+	  .max = PERF_MAX_SOCKS, .what = "socket count" },
+	{ 'R', "reverse", NULL, "stream: the server sends and the client receives", 0, 2, OPTD_FLAG,
+	  O(p.reverse) },
+	{ 'T', "threads", "N",
 	  "client threads sharing the sockets (default 1; librds: one, its endpoint is "
-	  "single-threaded)", 2 },
-	{ "paths", O_PATHS, "N", OPTION_HIDDEN, NULL, 2 },
-	{ "window", 'w', "BYTES", 0,
+	  "single-threaded)", 0, 2, OPTD_COUNT, O(threads), .min = 1, .max = PERF_MAX_SOCKS,
+	  .what = "thread count" },
+	{ O_PATHS, "paths", "N", NULL, OPTION_HIDDEN, 2, .kind = OPTD_CUSTOM },
+	{ 'w', "window", "BYTES",
 	  "SNDBUF and RCVBUF of every socket at both ends, fixed, over --sndbuf and --rcvbuf "
 	  "(default: the stack's; librds starts at 106496 and grows with use up to 4M, the "
 	  "kernel keeps 106496); a receiver holding more than RCVBUF is congested and its "
-	  "sender gets ENOBUFS", 2 },
-	{ "time", 't', "SECONDS", 0, "measure for SECONDS (default 10)", 2 },
-	{ "omit", 'O', "SECONDS", 0, "warm up for SECONDS first, not counted (default 0)", 2 },
-	{ "verify", O_VERIFY, NULL, 0, "fill and check every payload byte and sequence", 2 },
-	{ "sched", O_SCHED, "poll|busy", 0,
+	  "sender gets ENOBUFS", 0, 2, OPTD_COUNT, O(p.buf), .min = 1, .max = PERF_MAX_BUF,
+	  .what = "window", .range = "1 byte to 1G" },
+	{ 't', "time", "SECONDS", "measure for SECONDS (default 10)", 0, 2, OPTD_SECONDS,
+	  O(p.duration), .fmin = 0.01, .fmax = 86400, .what = "time" },
+	{ 'O', "omit", "SECONDS", "warm up for SECONDS first, not counted (default 0)", 0, 2,
+	  OPTD_SECONDS, O(p.omit), .fmin = 0, .fmax = 3600, .what = "omit" },
+	{ O_VERIFY, "verify", NULL, "fill and check every payload byte and sequence", 0, 2,
+	  OPTD_FLAG, O(p.verify) },
+	{ O_SCHED, "sched", "poll|busy",
 	  "poll: send/receive until EAGAIN, then wait for readiness (default); busy: never "
-	  "wait", 2 },
-	{ NULL, 0, NULL, 0, "Reports:", 3 },
-	{ "interval", 'i', "SECONDS", 0, "report every SECONDS (default 1; 0 = summary only)", 3 },
+	  "wait", 0, 2, OPTD_ENUM, O(sched), .names = perf_sched_toks,
+	  .what = "scheduling mode" },
+	{ 0, NULL, NULL, "Reports:", 0, 3, .kind = OPTD_HEADER },
+	{ 'i', "interval", "SECONDS", "report every SECONDS (default 1; 0 = summary only)", 0, 3,
+	  .kind = OPTD_CUSTOM },
 	/* iperf3's spelling of -j, --json (out_opt.h) */
-	{ NULL, 'J', NULL, OPTION_HIDDEN, NULL, 3 },
-	{ "logfile", O_LOGFILE, "FILE", 0, "append the output and the errors to FILE", 3 },
-	{ "plot", O_PLOT, "FILE", 0,
+	{ 'J', NULL, NULL, NULL, OPTION_HIDDEN, 3, OPTD_FLAG, O(json) },
+	{ O_LOGFILE, "logfile", "FILE", "append the output and the errors to FILE", 0, 3, OPTD_STR,
+	  O(logfile) },
+	{ O_PLOT, "plot", "FILE",
 	  "write an SVG of the throughput per interval and, for rr and pingpong, the latency "
-	  "distribution", 3 },
-	{ 0 }
+	  "distribution", 0, 3, OPTD_STR, O(plot) },
 };
 
-/* A count option's value (parse_count: K and M suffixes) from |lo| to
- * |hi|; else usage error "bad WHAT 'ARG'", with the range in |unit|
- * unless it is NULL. */
-static uint64_t count(struct argp_state *st, const char *arg, uint64_t lo, uint64_t hi,
-		      const char *what, const char *unit)
+#undef O
+
+/* -l: a list of sizes. */
+static void size_list(struct opts *o, const char *arg, struct argp_state *st)
 {
-	uint64_t v = 0;
+	uint64_t sizes[MAX_SIZES];
+	int n = parse_list(arg, 0, PERF_MAX_SIZE, sizes, MAX_SIZES);
 
-	if (parse_count(arg, lo, hi, &v) == 0)
-		return v;
-	if (unit)
-		argp_error(st, "bad %s '%s': %llu to %llu%s", what, arg, (unsigned long long)lo,
-			   (unsigned long long)hi, unit);
-	else
-		argp_error(st, "bad %s '%s'", what, arg);
-	return v;
-}
-
-/* The options that shape the test: what the client proposes. */
-static error_t test_opt(struct opts *o, int key, char *arg, struct argp_state *st)
-{
-	uint64_t v;
-
-	switch (key) {
-	case O_TEST:
-		if (perf_test_parse(arg, &o->p.test) < 0)
-			argp_error(st, "bad test '%s': stream, rr, pingpong, rdma-write, rdma-read or "
-				       "atomic", arg);
-		return 0;
-	case 'l': {
-		uint64_t sizes[MAX_SIZES];
-		int n = parse_list(arg, 0, PERF_MAX_SIZE, sizes, MAX_SIZES);
-
-		if (n < 0)
-			argp_error(st, "bad size list '%s': up to %d sizes of 0 to %u bytes", arg,
-				   MAX_SIZES, PERF_MAX_SIZE);
-		o->n_sizes = (unsigned)n;
-		for (int i = 0; i < n; i++)
-			o->sizes[i] = (uint32_t)sizes[i];
-		return 0;
-	}
-	case O_RSIZE:
-		o->p.rsize = (uint32_t)count(st, arg, 0, PERF_MAX_SIZE, "response size", "");
-		o->rsize_set = true;
-		return 0;
-	case O_DEPTH:
-		o->p.depth = (uint32_t)count(st, arg, 1, PERF_MAX_DEPTH, "depth", "");
-		o->depth_set = true;
-		return 0;
-	case 'n':
-	case 'P':
-		o->p.sockets = (uint32_t)count(st, arg, 1, PERF_MAX_SOCKS, "socket count", "");
-		return 0;
-	case 'T':
-		o->threads = (unsigned)count(st, arg, 1, PERF_MAX_SOCKS, "thread count", "");
-		return 0;
-	case 'w':
-		if (parse_count(arg, 1, PERF_MAX_BUF, &v) < 0)
-			argp_error(st, "bad window '%s': 1 byte to 1G", arg);
-		o->p.buf = (uint32_t)v;
-		return 0;
-	case 't':
-		if (parse_seconds(arg, 0.01, 86400, &o->p.duration) < 0)
-			argp_error(st, "bad time '%s': 0.01 to 86400 seconds", arg);
-		return 0;
-	case 'O':
-		if (parse_seconds(arg, 0, 3600, &o->p.omit) < 0)
-			argp_error(st, "bad omit '%s': 0 to 3600 seconds", arg);
-		return 0;
-	case O_VERIFY:
-		o->p.verify = true;
-		return 0;
-	case O_SCHED:
-		if (!strcmp(arg, "poll"))
-			o->sched = SCHED_POLL;
-		else if (!strcmp(arg, "busy"))
-			o->sched = SCHED_BUSY;
-		else
-			argp_error(st, "bad scheduling mode '%s': poll or busy", arg);
-		return 0;
-	case 'R':
-		o->p.reverse = true;
-		return 0;
-	}
-	return ARGP_ERR_UNKNOWN;
+	if (n < 0)
+		argp_error(st, "bad size list '%s': up to %d sizes of 0 to %u bytes", arg, MAX_SIZES,
+			   PERF_MAX_SIZE);
+	o->n_sizes = (unsigned)n;
+	for (int i = 0; i < n; i++)
+		o->sizes[i] = (uint32_t)sizes[i];
 }
 
 /* The RDMA tests' rules: their memory is checked by digest, not their
@@ -195,8 +147,10 @@ static void check_rdma(struct opts *o, struct argp_state *st)
 }
 
 /* At the end: the options together make one server or one client. */
-static void check_opts(struct opts *o, struct argp_state *st)
+static void check_opts(void *input, struct argp_state *st)
 {
+	struct opts *o = input;
+
 	/* the client proposes the stack options as part of the test */
 	o->p.paths = o->cfg.ep.npaths;
 	o->p.kver = o->cfg.ep.kver == WIRE_KVER_6 ? 6 : 7;
@@ -241,26 +195,10 @@ static void check_opts(struct opts *o, struct argp_state *st)
 error_t perf_parse_opt(int key, char *arg, struct argp_state *st)
 {
 	struct opts *o = st->input;
-	error_t e = test_opt(o, key, arg, st);
 
-	if (e != ARGP_ERR_UNKNOWN)
-		return e;
 	switch (key) {
-	case 's':
-		o->server = true;
-		return 0;
-	case 'c':
-		o->host_s = arg;
-		return 0;
-	case '1':
-		o->once = true;
-		return 0;
-	case O_CTL_TIMEOUT:
-		o->ctl_idle = (unsigned)count(st, arg, 1, 3600, "control timeout", " seconds");
-		o->ctl_idle_set = true;
-		return 0;
-	case 'p':
-		o->ctl_port = (uint16_t)count(st, arg, 1, 65535, "port", NULL);
+	case 'l':
+		size_list(o, arg, st);
 		return 0;
 	case 'B':
 		return rio_opt_take(&o->ro, RIO_KEY_LOCAL, arg, st);
@@ -270,31 +208,21 @@ error_t perf_parse_opt(int key, char *arg, struct argp_state *st)
 		fprintf(stderr, "%s: --paths is deprecated: use --npaths\n",
 			program_invocation_short_name);
 		return rio_opt_take(&o->ro, RIO_KEY_NPATHS, arg, st);
-	/* argp's own keys: the start, an operand, the end */
-	case ARGP_KEY_INIT:
-		st->child_inputs[0] = &o->ro;
-		st->child_inputs[1] = &o->oo;
-		return 0;
-	case ARGP_KEY_ARG:
-		argp_error(st, "unexpected argument '%s'", arg);
-		return 0;
-	case ARGP_KEY_END:
-		check_opts(o, st);
-		return 0;
 	case 'i':
 		if (parse_seconds(arg, 0, 3600, &o->interval) < 0 || (o->interval > 0 && o->interval < 0.01))
 			argp_error(st, "bad interval '%s': 0 (none) or 0.01 to 3600 seconds", arg);
 		return 0;
-	case 'J':
-		o->json = true;
-		return 0;
-	case O_LOGFILE:
-		o->logfile = arg;
-		return 0;
-	case O_PLOT:
-		o->plot = arg;
-		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
+}
+
+error_t perf_parse_args(const struct argp *ap, int argc, char **argv, struct opts *o)
+{
+	static struct argp_option opts[OPTD_N(options) + 1];
+	const struct optdecl_cmd cmd = {
+		ap, options, OPTD_N(options), opts, { &o->ro, &o->oo }, check_opts, NULL, 0
+	};
+
+	return optdecl_parse(&cmd, argc, argv, o);
 }

@@ -74,7 +74,9 @@ struct perf_run {
 extern volatile int perf_stop;
 
 /* opts.c */
-extern const struct argp_option perf_options[];
+/* perf_parse_args() - rdsperf's command line into |o| by |ap| (perf_parse_opt), its
+ * options made from rdsperf's one table (optdecl_parse). Return: argp_parse's. */
+error_t perf_parse_args(const struct argp *ap, int argc, char **argv, struct opts *o);
 error_t perf_parse_opt(int key, char *arg, struct argp_state *st);
 
 /* ctl_io.c */

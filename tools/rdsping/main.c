@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "out.h"
+#include "optdecl.h"
 #include "out_opt.h"
 #include "parse.h"
 #include "rio.h"
@@ -81,18 +82,29 @@ static void on_signal(int sig)
 
 enum { O_SOURCE = 0x100 };
 
-static const struct argp_option options[] = {
-	{ "count", 'c', "COUNT", 0, "stop after COUNT pings (default: until interrupted)", 0 },
-	{ "interval", 'i', "SECONDS", 0, "wait SECONDS between pings (default 1; fractions allowed)", 0 },
+/* Every rdsping option, once: --help and the parser both come from it. */
+static const struct optdecl options[] = {
+	{ 'c', "count", "COUNT", "stop after COUNT pings (default: until interrupted)", 0, 0,
+	  OPTD_COUNT, OPTD_FIELD(struct opts, count), .min = 1, .max = UINT64_MAX,
+	  .what = "count", .range = "a number above 0" },
+	{ 'i', "interval", "SECONDS", "wait SECONDS between pings (default 1; fractions allowed)",
+	  0, 0, OPTD_SECONDS, OPTD_FIELD(struct opts, interval), .fmin = 0.001, .fmax = 86400,
+	  .what = "interval", .range = "seconds, at least 0.001" },
 	/* the old spelling of the stack's -I, --local */
-	{ "source", O_SOURCE, "ADDR|IFACE", OPTION_HIDDEN, NULL, 0 },
-	{ "size", 's', "BYTES", 0,
+	{ O_SOURCE, "source", "ADDR|IFACE", NULL, OPTION_HIDDEN, 0, .kind = OPTD_CUSTOM },
+	{ 's', "size", "BYTES",
 	  "BYTES of payload in each ping (default 0, at most 106496); the pong carries none: every "
-	  "RDS stack answers a ping with an empty pong, so the time is BYTES out and a header back", 0 },
-	{ "sockets", 'n', "N", 0, "ping from N sockets (ports) in turn, spreading over paths (default 1)", 0 },
-	{ "timeout", 'W', "SECONDS", 0, "count a ping lost after SECONDS without a reply (default 2)", 0 },
-	{ 0 }
+	  "RDS stack answers a ping with an empty pong, so the time is BYTES out and a header back",
+	  0, 0, OPTD_COUNT, OPTD_FIELD(struct opts, size), .min = 0, .max = MAX_SIZE,
+	  .what = "size", .range = "0 to 106496 bytes (the default SNDBUF)" },
+	{ 'n', "sockets", "N", "ping from N sockets (ports) in turn, spreading over paths (default 1)",
+	  0, 0, OPTD_COUNT, OPTD_FIELD(struct opts, sockets), .min = 1, .max = MAX_SOCKS,
+	  .what = "socket count" },
+	{ 'W', "timeout", "SECONDS", "count a ping lost after SECONDS without a reply (default 2)",
+	  0, 0, OPTD_SECONDS, OPTD_FIELD(struct opts, timeout), .fmin = 0.001, .fmax = 86400,
+	  .what = "timeout", .range = "seconds, at least 0.001" },
 };
+_Static_assert(MAX_SIZE == 106496, "the help and error texts say 106496");
 
 /* A host name's first address, as ping takes it. Return: 0; an EAI_* code. */
 static int resolve_host(const char *name, struct rdsu_addr *a)
@@ -121,39 +133,10 @@ static int resolve_host(const char *name, struct rdsu_addr *a)
 static error_t parse(int key, char *arg, struct argp_state *st)
 {
 	struct opts *o = st->input;
-	uint64_t v;
 
 	switch (key) {
-	case 'c':
-		if (parse_count(arg, 1, UINT64_MAX, &v) < 0)
-			argp_error(st, "bad count '%s': a number above 0", arg);
-		o->count = v;
-		return 0;
-	case 'i':
-		if (parse_seconds(arg, 0.001, 86400, &o->interval) < 0)
-			argp_error(st, "bad interval '%s': seconds, at least 0.001", arg);
-		return 0;
-	case 'W':
-		if (parse_seconds(arg, 0.001, 86400, &o->timeout) < 0)
-			argp_error(st, "bad timeout '%s': seconds, at least 0.001", arg);
-		return 0;
 	case O_SOURCE:
 		return rio_opt_take(&o->ro, RIO_KEY_LOCAL, arg, st);
-	case 's':
-		if (parse_count(arg, 0, MAX_SIZE, &v) < 0)
-			argp_error(st, "bad size '%s': 0 to %d bytes (the default SNDBUF)", arg,
-				   MAX_SIZE);
-		o->size = (uint32_t)v;
-		return 0;
-	case 'n':
-		if (parse_count(arg, 1, MAX_SOCKS, &v) < 0)
-			argp_error(st, "bad socket count '%s': 1 to %d", arg, MAX_SOCKS);
-		o->sockets = (unsigned)v;
-		return 0;
-	case ARGP_KEY_INIT:
-		st->child_inputs[0] = &o->ro;
-		st->child_inputs[1] = &o->oo;
-		return 0;
 	case ARGP_KEY_ARG:
 		if (o->host_s)
 			argp_error(st, "one host only");
@@ -638,16 +621,19 @@ int main(int argc, char **argv)
 		{ &o.oo.argp, 0, OUT_OPT_HEADER, 0 },
 		{ 0 }
 	};
+	struct argp_option argp_opts[OPTD_N(options) + 1];
 	const struct argp ap = {
-		options, parse, "HOST",
+		NULL, parse, "HOST",
 		"Send RDS pings to HOST (its RDS stack answers from port 0) and report the "
 		"round-trip times.\v"
 		"Exit status: 0 if a reply came, 1 if none did, 2 on errors.",
 		children, NULL, NULL
 	};
+	const struct optdecl_cmd cmd = {
+		&ap, options, OPTD_N(options), argp_opts, { &o.ro, &o.oo }, NULL, NULL, 0
+	};
 	rdsu_ns start;
 
-	argp_err_exit_status = 2;
 	rio_cfg_default(&o.cfg);
 	rio_opt_init(&o.ro, RIO_OPT_KERNEL | RIO_OPT_TRANSPORT | RIO_OPT_AUTH | RIO_OPT_LOCAL |
 			    RIO_OPT_BUFS, &o.cfg);
@@ -655,10 +641,7 @@ int main(int argc, char **argv)
 	o.interval = 1;
 	o.timeout = 2;
 	o.sockets = 1;
-	/* getopt names the program by argv[0] in its complaints: the name,
-	 * not the path it was started by. */
-	argv[0] = program_invocation_short_name;
-	if (argp_parse(&ap, argc, argv, 0, NULL, &o) != 0)
+	if (optdecl_parse(&cmd, argc, argv, &o))
 		return 2;
 	if (pick_source(&o) < 0 || open_stack(&o, &run.r, run.ps) < 0)
 		return 2;

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "optdecl.h"
 #include "out_opt.h"
 #include "parse.h"
 #include "prom.h"
@@ -58,23 +59,32 @@ static void on_signal(int sig)
 
 enum { O_KERNEL = 0x100, O_LIST, O_PROM, O_TEXTFILE, O_TOP, O_METRICS };
 
-static const struct argp_option options[] = {
-	{ "batch", 'b', NULL, 0, "print plain-text snapshots to standard output (like top -b)", 0 },
-	{ "iterations", 'n', "COUNT", 0, "stop after COUNT snapshots (default: until interrupted)", 0 },
-	{ "delay", 'd', "SECONDS", 0, "wait SECONDS between snapshots (default 1; fractions allowed)", 0 },
+/* Every rdstop option, once: --help and the parser both come from it. */
+static const struct optdecl options[] = {
+	{ 'b', "batch", NULL, "print plain-text snapshots to standard output (like top -b)", 0, 0,
+	  OPTD_FLAG, OPTD_FIELD(struct opts, batch) },
+	{ 'n', "iterations", "COUNT", "stop after COUNT snapshots (default: until interrupted)", 0,
+	  0, OPTD_COUNT, OPTD_FIELD(struct opts, count), .min = 1, .max = UINT64_MAX,
+	  .what = "count", .range = "a number above 0" },
+	{ 'd', "delay", "SECONDS", "wait SECONDS between snapshots (default 1; fractions allowed)",
+	  0, 0, OPTD_SECONDS, OPTD_FIELD(struct opts, delay), .fmin = 0.01, .fmax = 86400,
+	  .what = "delay", .range = "seconds, at least 0.01" },
 	/* --kernel-info's old spelling, kept for a release: --kernel means
 	 * "use the kernel's sockets" in every tool */
-	{ "kernel", O_KERNEL, NULL, OPTION_HIDDEN, NULL, 0 },
-	{ "list", O_LIST, NULL, 0, "list the librds processes that publish their monitor state, "
-	  "and exit", 0 },
-	{ "prometheus", O_PROM, "[ADDR]:PORT", 0, "serve the snapshots as Prometheus metrics "
-	  "at http://ADDR:PORT/metrics (no screen)", 1 },
-	{ "textfile", O_TEXTFILE, "DIR", 0, "write the metrics to DIR/rdstop.prom (or a FILE "
-	  "ending in .prom) each interval, atomically, for node_exporter (no screen)", 1 },
-	{ "prometheus-top", O_TOP, "N", 0, "connections with series of their own (default 100); "
-	  "the rest are summed as peer=\"other\"", 1 },
-	{ "metrics", O_METRICS, NULL, 0, "list every metric the exporter can give, and exit", 1 },
-	{ 0 }
+	{ O_KERNEL, "kernel", NULL, NULL, OPTION_HIDDEN, 0, .kind = OPTD_CUSTOM },
+	{ O_LIST, "list", NULL, "list the librds processes that publish their monitor state, "
+	  "and exit", 0, 0, OPTD_FLAG, OPTD_FIELD(struct opts, list) },
+	{ O_PROM, "prometheus", "[ADDR]:PORT", "serve the snapshots as Prometheus metrics "
+	  "at http://ADDR:PORT/metrics (no screen)", 0, 1, OPTD_STR,
+	  OPTD_FIELD(struct opts, prometheus) },
+	{ O_TEXTFILE, "textfile", "DIR", "write the metrics to DIR/rdstop.prom (or a FILE "
+	  "ending in .prom) each interval, atomically, for node_exporter (no screen)", 0, 1,
+	  .kind = OPTD_CUSTOM },
+	{ O_TOP, "prometheus-top", "N", "connections with series of their own (default 100); "
+	  "the rest are summed as peer=\"other\"", 0, 1, OPTD_COUNT, OPTD_FIELD(struct opts, top),
+	  .min = 0, .max = 1000000, .what = "--prometheus-top" },
+	{ O_METRICS, "metrics", NULL, "list every metric the exporter can give, and exit", 0, 1,
+	  OPTD_FLAG, OPTD_FIELD(struct opts, metrics) },
 };
 
 /* The source the options named, into o->src and o->args; false: none. */
@@ -107,46 +117,15 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	struct opts *o = st->input;
 
 	switch (key) {
-	case 'b':
-		o->batch = true;
-		return 0;
-	case 'n':
-		if (parse_count(arg, 1, UINT64_MAX, &o->count) < 0)
-			argp_error(st, "bad count '%s': a number above 0", arg);
-		return 0;
-	case 'd':
-		if (parse_seconds(arg, 0.01, 86400, &o->delay) < 0)
-			argp_error(st, "bad delay '%s': seconds, at least 0.01", arg);
-		return 0;
-	case ARGP_KEY_INIT:
-		st->child_inputs[0] = &o->so;
-		st->child_inputs[1] = &o->oo;
-		return 0;
-	case O_LIST:
-		o->list = true;
-		return 0;
-	case O_METRICS:
-		o->metrics = true;
-		return 0;
-	case O_PROM:
-		o->prometheus = arg;
-		return 0;
 	case O_TEXTFILE:
 		if (!*arg)
 			argp_error(st, "--textfile needs a directory or a file ending in .prom");
 		o->textfile = arg;
 		return 0;
-	case O_TOP:
-		if (parse_count(arg, 0, 1000000, &o->top) < 0)
-			argp_error(st, "bad --prometheus-top '%s': 0 to 1000000", arg);
-		return 0;
 	case O_KERNEL:
 		fprintf(stderr, "%s: --kernel is deprecated here: use --kernel-info\n",
 			program_invocation_short_name);
 		src_opt_take(&o->so, SRC_KERNEL_INFO, NULL, st);
-		return 0;
-	case ARGP_KEY_ARG:
-		argp_error(st, "unexpected argument '%s'", arg);
 		return 0;
 	case ARGP_KEY_END:
 		if (!pick_source(o) && !o->list && !o->metrics)
@@ -367,8 +346,9 @@ int main(int argc, char **argv)
 		{ &o.oo.argp, 0, OUT_OPT_HEADER, 0 },
 		{ 0 }
 	};
+	static struct argp_option argp_opts[OPTD_N(options) + 1];
 	static const struct argp ap = {
-		options, parse, NULL,
+		NULL, parse, NULL,
 		"Show an RDS stack's connections, paths, sockets, queues and counters, "
 		"with rates between snapshots.\v"
 		"Exit status: 0 after the last snapshot or an interrupt, 1 when the watched "
@@ -381,10 +361,13 @@ int main(int argc, char **argv)
 	char err[256] = "";
 	int rc = 0, e;
 
-	argp_err_exit_status = 2;
 	src_opt_init(&o.so, SRC_OPT_IFACE | SRC_OPT_FILE | SRC_OPT_KERNEL_INFO | SRC_OPT_LIBRDS);
 	out_opt_init(&o.oo, OUT_OPT_JSON, &o.json, NULL, NULL, 0);
-	if (argp_parse(&ap, argc, argv, 0, NULL, &o) != 0)
+	static const struct optdecl_cmd cmd = {
+		&ap, options, OPTD_N(options), argp_opts, { &o.so, &o.oo }, NULL, NULL, 0
+	};
+
+	if (optdecl_parse(&cmd, argc, argv, &o))
 		return 2;
 	if (o.list)
 		return top_librds_list(stdout);
