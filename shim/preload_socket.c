@@ -106,6 +106,8 @@ void release_sock_locked(struct rdsp_sock *s)
 	if (s->dm && s->chan >= 0)
 		REAL(close)(s->chan);
 	s->chan = -1;
+	if (s->dm)
+		dm_ring_drop(s);
 	free(s->zq.ring);   /* the notices go with the socket */
 	memset(&s->zq, 0, sizeof(s->zq));
 	s->closed = true;
