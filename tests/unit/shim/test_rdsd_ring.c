@@ -5,6 +5,7 @@
  * record, and what rdsd makes of a ring whose indices or record headers
  * were scribbled on (truncated: wait; malformed: read no more, and never
  * a byte outside the data). */
+#define _GNU_SOURCE
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
