@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check(!memcmp(&q, data, sizeof(q)) && !memcmp(&q, &q2, sizeof(q)));
 	if (d != RDSD_DECODE_OK)
 		return 0;
-	check(q.op >= RDSD_OP_CHAN && q.op <= RDSD_OP_CANCEL);
+	check(q.op >= RDSD_OP_CHAN && q.op <= RDSD_OP_LAST);
 	check(q.family == 0 || q.family == AF_INET || q.family == AF_INET6);
 	if (q.family == AF_INET)
 		check(!memcmp(q.addr, v4mapped, sizeof(v4mapped)));

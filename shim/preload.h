@@ -62,6 +62,7 @@
 #include <dirent.h>
 
 #include "rdsd_proto.h"
+#include "rdsd_ring.h"
 #include "rdscmsg.h"
 #include "rdsep.h"
 #include "rdsopt.h"
@@ -140,6 +141,14 @@ struct rdsp_sock {
 	/* the epoll sets holding it (epoll_ctl), registered again on the
 	 * descriptor when it moves */
 	struct rdsp_epreg *eps;
+	/* The send ring rdsd made for this process (rdsd_ring.h): sends not
+	 * waited for go there (dm_ring_put); without one, or when it is
+	 * full, over the connection. */
+	bool ring_tried;
+	void *ring_mem;
+	size_t ring_len;
+	int ring_efd;
+	struct rdsd_ring_prod ring;
 	struct rdsp_sock *next;
 };
 
@@ -281,6 +290,9 @@ void dm_adopt(int fd);
 void dm_adopt_inherited(void);
 int dm_write(int fd, const struct msghdr *mh);
 int dm_chan(struct rdsp_sock *s, int fd);
+int dm_ring_put(struct rdsp_sock *s, int fd, const struct rdsd_req *q, const struct msghdr *mh,
+		size_t total);
+void dm_ring_drop(struct rdsp_sock *s);
 int dm_call(struct rdsp_sock *s, int fd, struct rdsd_req *q, const struct iovec *pl,
 	    int npl, void *out, size_t *outlen, uint32_t *optlen);
 

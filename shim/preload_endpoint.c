@@ -141,6 +141,7 @@ static void atfork_child(void)
 			if (s->chan >= 0)
 				REAL(close)(s->chan);
 			s->chan = -1;
+			dm_ring_drop(s);   /* the parent's: the child asks for its own */
 			s->credit = 0;
 			s->ok_valid = false;
 			pthread_mutex_init(&s->dlock, NULL);

@@ -8,6 +8,8 @@
  */
 #include "preload.h"
 
+#include <sys/mman.h>
+
 /* A call on an rdsd socket runs without g_lock (it may wait for rdsd),
  * one at a time per socket in this process. */
 void dm_enter(struct rdsp_sock *s)
@@ -187,6 +189,7 @@ struct rdsp_sock *dm_new(int fd)
 	s->a = fd;
 	s->b = -1;
 	s->chan = -1;
+	s->ring_efd = -1;
 	s->fds = 1;
 	rdsopt_init(&s->opt);
 	pthread_mutex_init(&s->dlock, NULL);
@@ -351,4 +354,124 @@ int dm_call(struct rdsp_sock *s, int fd, struct rdsd_req *q, const struct iovec 
 		}
 		return rep.ret;
 	}
+}
+
+/* The process's ring goes (close, a fork's child): later sends of this
+ * process ask for a new one. */
+void dm_ring_drop(struct rdsp_sock *s)
+{
+	if (s->ring_mem)
+		munmap(s->ring_mem, s->ring_len);
+	if (s->ring_efd >= 0)
+		REAL(close)(s->ring_efd);
+	s->ring_mem = NULL;
+	s->ring_efd = -1;
+	s->ring_tried = false;
+}
+
+/* The ring's two descriptors from rdsd's answer: 0, or -1 (any taken
+ * are closed). */
+static int dm_ring_fds(struct msghdr *mh, int out[2])
+{
+	struct cmsghdr *c = CMSG_FIRSTHDR(mh);
+	size_t n = 0;
+
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+	    c->cmsg_len >= CMSG_LEN(0))
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+	if (n > 2)
+		n = 2;
+	if (n)
+		memcpy(out, CMSG_DATA(c), n * sizeof(int));
+	if (n == 2 && !(mh->msg_flags & MSG_CTRUNC))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		REAL(close)(out[i]);
+	return -1;
+}
+
+/* Ask rdsd for this process's send ring (RDSD_OP_RING), once. */
+static void dm_ring_open(struct rdsp_sock *s, int fd)
+{
+	struct rdsd_req q = { .op = RDSD_OP_RING, .chan = s->chan_id, .seq = ++s->seq };
+	struct iovec iov = { &q, sizeof(q) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	s->ring_tried = true;
+	if (dm_write(fd, &mh) < 0)
+		return;
+	for (;;) {
+		union {
+			char buf[CMSG_SPACE(2 * sizeof(int))];
+			struct cmsghdr align;
+		} cbuf;
+		struct rdsd_rep rep;
+		struct iovec riov = { &rep, sizeof(rep) };
+		struct msghdr rmh = { .msg_iov = &riov, .msg_iovlen = 1, .msg_control = cbuf.buf,
+				      .msg_controllen = sizeof(cbuf.buf) };
+		ssize_t n = REAL(recvmsg)(s->chan, &rmh, MSG_CMSG_CLOEXEC);
+		int fds[2];
+		size_t len;
+		void *mem;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		if (dm_ring_fds(&rmh, fds) < 0) {
+			if ((size_t)n >= sizeof(rep) && rep.seq == q.seq)
+				return;      /* refused: over the connection */
+			continue;            /* a stale answer */
+		}
+		len = RDSD_RING_CTL + (size_t)rep.pad;
+		mem = rep.seq == q.seq && rep.ret == 0 && rep.pad <= RDSD_RING_MAX
+			      ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0)
+			      : MAP_FAILED;
+		REAL(close)(fds[0]);
+		if (mem == MAP_FAILED || rdsd_ring_prod_init(&s->ring, mem, len) < 0) {
+			if (mem != MAP_FAILED)
+				munmap(mem, len);
+			REAL(close)(fds[1]);
+			if (rep.seq == q.seq)
+				return;
+			continue;
+		}
+		s->ring_mem = mem;
+		s->ring_len = len;
+		s->ring_efd = fds[1];
+		return;
+	}
+}
+
+/* A send not waited for (|q|, then |total| bytes of |mh|) into this
+ * process's ring, rdsd woken if it sleeps. Return: 0; -1 when it goes
+ * over the connection instead (no ring, too big for one, the ring full).
+ * rdsd reads a ring before any later request on the connection, so
+ * either way the sends stay in order. */
+int dm_ring_put(struct rdsp_sock *s, int fd, const struct rdsd_req *q, const struct msghdr *mh,
+		size_t total)
+{
+	uint8_t *b;
+
+	if (!s->ring_mem && !s->ring_tried)
+		dm_ring_open(s, fd);
+	if (!s->ring_mem || total + sizeof(*q) > s->ring.size / 4)
+		return -1;
+	b = rdsd_ring_reserve(&s->ring, sizeof(*q) + total);
+	if (!b)
+		return -1;
+	memcpy(b, q, sizeof(*q));
+	b += sizeof(*q);
+	for (size_t i = 0; i < mh->msg_iovlen; i++) {
+		if (mh->msg_iov[i].iov_len)
+			memcpy(b, mh->msg_iov[i].iov_base, mh->msg_iov[i].iov_len);
+		b += mh->msg_iov[i].iov_len;
+	}
+	rdsd_ring_commit(&s->ring);
+	if (rdsd_ring_wake_wanted(&s->ring)) {
+		uint64_t one = 1;
+
+		(void)!REAL(write)(s->ring_efd, &one, sizeof(one));
+	}
+	return 0;
 }

@@ -199,6 +199,10 @@ static ssize_t dm_send(struct rdsp_sock *s, int fd, const struct msghdr *mh, int
 
 		q.arg = RDSD_SEND_NOREPLY;
 		q.chan = s->chan_id;
+		if (dm_ring_put(s, fd, &q, mh, total) == 0) {
+			s->credit -= (uint32_t)total;
+			return (ssize_t)total;
+		}
 		iov[0] = (struct iovec){ &q, sizeof(q) };
 		for (size_t i = 0; i < mh->msg_iovlen; i++)
 			iov[i + 1] = mh->msg_iov[i];

@@ -107,6 +107,10 @@ void release_sock_locked(struct rdsp_sock *s)
 		REAL(close)(s->chan);
 	s->chan = -1;
 	epreg_free_locked(s);
+	/* the ring is written with only s->dlock held: a call still in
+	 * progress on another thread keeps it until its put_locked */
+	if (s->dm && s->busy == 0)
+		dm_ring_drop(s);
 	free(s->zq.ring);   /* the notices go with the socket */
 	memset(&s->zq, 0, sizeof(s->zq));
 	s->closed = true;
@@ -115,8 +119,11 @@ void release_sock_locked(struct rdsp_sock *s)
 
 void put_locked(struct rdsp_sock *s)
 {
-	if (--s->busy == 0 && s->closed && s->fds == 0)
+	if (--s->busy == 0 && s->closed && s->fds == 0) {
+		if (s->dm)
+			dm_ring_drop(s);
 		free(s);
+	}
 	pthread_mutex_unlock(&g_lock);
 }
 

@@ -245,6 +245,7 @@ static void after_round(bool parked)
 			;
 	}
 	for (struct dsock *s = g_socks; s; s = s->next) {
+		ring_drain(s);
 		if (s->parked)
 			retry_parked(s);
 		pump_local(s);
@@ -279,6 +280,8 @@ int main(int argc, char **argv)
 			timeout = 2;  /* acknowledgements and freed ports, looked for */
 		if (linger >= 0 && g_nsocks == 0)
 			timeout = timeout < 0 ? 200 : timeout;
+		if (rings_arm())
+			timeout = 0;  /* a ring got sends while we were busy */
 		n = epoll_wait(g_epfd, evs, 64, timeout);
 		if (n < 0 && errno != EINTR) {
 			perror("rdsd: epoll_wait");
@@ -303,6 +306,10 @@ int main(int argc, char **argv)
 				break;
 			case OBJ_SOCK:
 				sock_event(evs, i, n);
+				break;
+			case OBJ_RING:
+				/* rung (edge-triggered, never read): drained
+				 * after the round, with every other ring */
 				break;
 			}
 		}

@@ -44,11 +44,12 @@
 #include <wire/wire.h>
 
 #include "rdsd_proto.h"
+#include "rdsd_ring.h"
 #include "rdsep.h"
 #include "rdsinfo.h"
 #include "rdsopt.h"
 
-enum obj_kind { OBJ_LISTEN, OBJ_SOCK, OBJ_CHAN, OBJ_EP };
+enum obj_kind { OBJ_LISTEN, OBJ_SOCK, OBJ_CHAN, OBJ_EP, OBJ_RING };
 
 struct obj {
 	enum obj_kind kind;
@@ -68,7 +69,21 @@ struct chan {
 	int fd;
 	uint32_t id;
 	struct dsock *s;
+	struct dring *ring;       /* its process's send ring, or NULL */
 	struct chan *next;
+};
+
+/* A process's send ring for one socket (rdsd_ring.h, rdsd_shm.c): memory
+ * rdsd made and sealed, mapped by both; its eventfd, edge-triggered in
+ * rdsd's epoll set, is rung by the process only while rdsd sleeps. */
+struct dring {
+	struct obj o;
+	struct chan *c;
+	int efd;
+	void *mem;
+	size_t len;
+	struct rdsd_ring_cons rc;
+	bool told;                /* that it is malformed, logged */
 };
 
 /* A send that waits for room or for a congested port (a blocking send). */
@@ -104,6 +119,7 @@ struct local_rx {
 struct user {
 	uid_t uid;
 	unsigned fds;
+	size_t ring_bytes;        /* of its send rings, at most RDSD_USER_RING_BYTES */
 	struct user *next;
 };
 
@@ -116,8 +132,11 @@ struct user {
  * descriptors): past this many, a new address takes the place of one no
  * socket is bound to, or its bind fails ENOBUFS. */
 #define RDSD_MAX_EPS 256
-/* Per user: sockets and reply channels together (--max-fds). */
+/* Per user: sockets, reply channels and send rings together (--max-fds). */
 #define RDSD_DEFAULT_USER_FDS 8192
+/* Per user: the memory of its send rings (RDSD_RING_CTL + RDSD_RING_SIZE
+ * each, 127 rings); past it a process's sends go over its connection. */
+#define RDSD_USER_RING_BYTES (64u << 20)
 
 struct dsock {
 	struct obj o;
@@ -163,6 +182,11 @@ void big_sndbuf(int fd);
 void forget_events(const void *p);
 
 /* rdsd_client.c */
+bool user_take(struct user *u);
+void user_drop(struct user *u);
+struct chan *chan_find(struct dsock *s, uint32_t id);
+void reply_rights(struct dsock *s, uint32_t chan, uint32_t seq, int ret, uint32_t pad,
+		  const int *fds, int nfds);
 void reply(struct dsock *s, uint32_t chan, uint32_t seq, int ret, uint32_t optlen,
 	   const void *data, size_t len);
 void parked_free(struct parked *p);
@@ -187,6 +211,14 @@ void unpark(struct dsock *s, struct parked **pp);
 void do_send(struct dsock *s, const struct rdsd_req *q, const uint8_t *data, size_t len);
 void retry_parked(struct dsock *s);
 void do_cancel(struct dsock *s, const struct rdsd_req *q);
+extern bool g_send_batch;  /* sends from a ring: one flush after them */
+
+/* rdsd_shm.c */
+void ring_open(struct dsock *s, const struct rdsd_req *q);
+void ring_free(struct chan *c);
+void ring_drain_chan(struct dsock *s, struct chan *c);
+void ring_drain(struct dsock *s);
+bool rings_arm(void);
 
 /* rdsd_info.c */
 int do_info(unsigned opt, size_t buflen, uint8_t *buf, size_t cap, size_t *optlen);

@@ -28,7 +28,7 @@ static struct user *user_get(uid_t uid)
 }
 
 /* One more descriptor for |u|. Return: false at its share. */
-static bool user_take(struct user *u)
+bool user_take(struct user *u)
 {
 	if (u->fds >= g_max_user_fds)
 		return false;
@@ -36,7 +36,7 @@ static bool user_take(struct user *u)
 	return true;
 }
 
-static void user_drop(struct user *u)
+void user_drop(struct user *u)
 {
 	struct user **pp;
 
@@ -50,13 +50,15 @@ static void user_drop(struct user *u)
 
 static void chan_close(struct dsock *s, struct chan *c)
 {
+	if (c->ring)
+		ring_free(c);
 	close(c->fd);
 	free(c);
 	s->nchans--;
 	user_drop(s->user);
 }
 
-static struct chan *chan_find(struct dsock *s, uint32_t id)
+struct chan *chan_find(struct dsock *s, uint32_t id)
 {
 	for (struct chan *c = s->chans; c; c = c->next)
 		if (c->id == id)
@@ -64,18 +66,50 @@ static struct chan *chan_find(struct dsock *s, uint32_t id)
 	return NULL;
 }
 
-void reply(struct dsock *s, uint32_t chan, uint32_t seq, int ret, uint32_t optlen,
-	   const void *data, size_t len)
+/* One reply on |chan|: |rep|, |len| bytes of |data|, and |nfds|
+ * descriptors (SCM_RIGHTS, at most two), which stay ours. */
+static void reply_msg(struct dsock *s, uint32_t chan, struct rdsd_rep *rep, const void *data,
+		      size_t len, const int *fds, int nfds)
 {
+	union {
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+		struct cmsghdr align;
+	} cbuf;
 	struct chan *c = chan_find(s, chan);
-	struct rdsd_rep rep = { .seq = seq, .ret = ret, .len = (uint32_t)len, .pad = optlen };
-	struct iovec iov[2] = { { &rep, sizeof(rep) }, { (void *)data, len } };
+	struct iovec iov[2] = { { rep, sizeof(*rep) }, { (void *)data, len } };
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = data && len ? 2 : 1 };
+	struct cmsghdr *cm;
 
 	if (!c)
 		return;  /* its process is gone */
+	if (nfds > 0 && nfds <= 2) {
+		memset(cbuf.buf, 0, sizeof(cbuf.buf));
+		mh.msg_control = cbuf.buf;
+		mh.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, (size_t)nfds * sizeof(int));
+	}
 	if (sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
 		logf_("reply to channel %u: %s", chan, strerror(errno));
+}
+
+void reply_rights(struct dsock *s, uint32_t chan, uint32_t seq, int ret, uint32_t pad,
+		  const int *fds, int nfds)
+{
+	struct rdsd_rep rep = { .seq = seq, .ret = ret, .pad = pad };
+
+	reply_msg(s, chan, &rep, NULL, 0, fds, nfds);
+}
+
+void reply(struct dsock *s, uint32_t chan, uint32_t seq, int ret, uint32_t optlen,
+	   const void *data, size_t len)
+{
+	struct rdsd_rep rep = { .seq = seq, .ret = ret, .len = (uint32_t)len, .pad = optlen };
+
+	reply_msg(s, chan, &rep, data, len, NULL, 0);
 }
 
 void parked_free(struct parked *p)
@@ -252,6 +286,9 @@ void chan_gone(struct chan *c)
 {
 	struct dsock *s = c->s;
 
+	/* what its process published in its ring before it went is sent,
+	 * as the kernel sends what a process queued before it exited */
+	ring_drain_chan(s, c);
 	for (struct chan **pp = &s->chans; *pp; pp = &(*pp)->next)
 		if (*pp == c) {
 			*pp = c->next;
@@ -314,10 +351,15 @@ bool sock_input(struct dsock *s)
 		size_t plen;
 		int fd = -1, r;
 
-		if (n == 0)
+		if (n == 0) {
+			ring_drain(s);   /* what was sent before the close */
 			return false;
+		}
 		if (n < 0)
 			return errno == EAGAIN || errno == EINTR;
+		/* a request comes after every send its process put in its ring
+		 * before it: those go first (ring_drain, rdsd_shm.c) */
+		ring_drain(s);
 		fd = rights_taken(&mh);
 		d = (mh.msg_flags & MSG_TRUNC) ? RDSD_DECODE_TRUNCATED
 						: rdsd_req_decode(g_buf, (size_t)n, &q, &pl, &plen);
@@ -362,6 +404,9 @@ bool sock_input(struct dsock *s)
 			break;
 		case RDSD_OP_CANCEL:
 			do_cancel(s, &q);
+			break;
+		case RDSD_OP_RING:
+			ring_open(s, &q);
 			break;
 		default:
 			reply(s, q.chan, q.seq, -EINVAL, 0, NULL, 0);

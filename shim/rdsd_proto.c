@@ -19,7 +19,7 @@ enum rdsd_decode rdsd_req_decode(const uint8_t *buf, size_t len, struct rdsd_req
 	memcpy(q, buf, sizeof(*q));
 	*payload = buf + sizeof(*q);
 	*plen = len - sizeof(*q);
-	if (q->op < RDSD_OP_CHAN || q->op > RDSD_OP_CANCEL)
+	if (q->op < RDSD_OP_CHAN || q->op > RDSD_OP_LAST)
 		return RDSD_DECODE_MALFORMED;
 	if (q->family != 0 && q->family != AF_INET && q->family != AF_INET6)
 		return RDSD_DECODE_MALFORMED;

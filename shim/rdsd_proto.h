@@ -37,7 +37,12 @@ enum rdsd_op {
 	RDSD_OP_GETOPT,      /* level, name, arg = buffer length */
 	RDSD_OP_NAME,        /* arg 0: getsockname, 1: getpeername */
 	RDSD_OP_CANCEL,      /* a waiting send of |chan| stops with EINTR */
+	RDSD_OP_RING,        /* a send ring for |chan|'s process (rdsd_ring.h):
+			      * answered with SCM_RIGHTS, the ring's memfd
+			      * then its eventfd; the reply's pad is the
+			      * ring's data size */
 };
+#define RDSD_OP_LAST RDSD_OP_RING
 
 /*
  * A send's reply carries a credit: SNDBUF room left, less what waits in

@@ -8,6 +8,8 @@
  */
 #include "rdsd.h"
 
+bool g_send_batch;
+
 void addr_to_rx(const struct rdsu_addr *a, uint16_t port, struct rdsd_rx *rx)
 {
 	rx->family = rdsu_addr_is_v4(a) ? AF_INET : AF_INET6;
@@ -146,7 +148,7 @@ static int try_send(struct dsock *s, const struct rdsu_addr *dst, uint16_t dport
 		(void)rdsu_io_run(s->ep->io, 0);
 		r = rdsu_sock_submit(s->us, dst, dport, &iov, 1, rdsu_clock());
 	}
-	if (r >= 0)
+	if (r >= 0 && !g_send_batch)
 		(void)rdsu_io_flush(s->ep->io);
 	return r;
 }

@@ -15,6 +15,10 @@ can be the client a shim never is. Cases:
   addresses   sockets bound to ever new addresses (an endpoint each)
   never-reads a receiver that never reads, its senders going on
   isolation   messages reach only the socket bound to their address and port
+  ring        send rings (shim/rdsd_ring.h): a send through one; the memfd
+              cannot be shrunk; garbage indices and records; a record
+              naming another process's channel; a client gone mid-record;
+              the per-user bound of ring memory
   measure     (not a test) rdsd's memory with 1000 sockets of one client
   restart     rdsd killed under a shimmed program (RDSRUN): their calls fail at
               once with ENOTCONN, and a new socket works with a new rdsd
@@ -39,7 +43,11 @@ import time
 REQ = struct.Struct("<IIIiiiiHH16s")
 REP = struct.Struct("<IiII")
 RX = struct.Struct("<BBHHH16sQQQQ")
-CHAN, BIND, CONNECT, SEND, SETOPT, GETOPT, NAME, CANCEL = range(1, 9)
+CHAN, BIND, CONNECT, SEND, SETOPT, GETOPT, NAME, CANCEL, RING = range(1, 10)
+# shim/rdsd_ring.h: the control page, its fields' offsets, the records
+RING_CTL, R_SIZE, R_BROKEN, R_TAIL, R_HEAD, R_SLEEP = 4096, 4, 8, 64, 128, 192
+RING_MSG, RING_PAD = 1, 2
+RING_USER_BYTES = 64 << 20
 SEND_BLOCK, SEND_NOREPLY = 1, 2
 HANG = 30          # s: a call not answered by then is a hang (not a speed test)
 A = "127.0.0.1"
@@ -212,6 +220,55 @@ class Rdsd:
         self.p.wait()
 
 
+class Ring:
+    """A client's send ring, asked for as the shim asks (RDSD_OP_RING)."""
+
+    def __init__(self, c):
+        import mmap
+        c.seq += 1
+        c.s.send(req(RING, seq=c.seq, chan=c.id))
+        if not readable(c.chan, HANG):
+            raise Fail("no answer to RDSD_OP_RING")
+        fds = array.array("i")
+        data, anc, _, _ = c.chan.recvmsg(64, socket.CMSG_SPACE(2 * fds.itemsize))
+        for level, kind, raw in anc:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                fds.frombytes(raw[:len(raw) - len(raw) % fds.itemsize])
+        self.seq, self.ret, _, self.size = REP.unpack_from(data)
+        self.fds = list(fds)
+        self.mem = None
+        if self.ret == 0:
+            if len(self.fds) != 2:
+                raise Fail(f"a ring came with {len(self.fds)} descriptors")
+            self.mfd, self.efd = self.fds
+            self.mem = mmap.mmap(self.mfd, RING_CTL + self.size)
+            self.tail = 0
+
+    def u32(self, off, v=None):
+        if v is None:
+            return struct.unpack_from("<I", self.mem, off)[0]
+        struct.pack_into("<I", self.mem, off, v & 0xffffffff)
+
+    def put(self, body, kind=RING_MSG, publish=True):
+        rec = struct.pack("<II", len(body), kind) + body
+        rec += b"\0" * (-len(rec) % 8)
+        off = self.tail % self.size
+        self.mem[RING_CTL + off:RING_CTL + off + len(rec)] = rec
+        self.tail += len(rec)
+        if publish:
+            self.publish(self.tail)
+
+    def publish(self, tail):
+        self.u32(R_TAIL, tail)
+        os.write(self.efd, struct.pack("<Q", 1))
+
+    def close(self):
+        if self.mem:
+            self.mem.close()
+        for fd in self.fds:
+            os.close(fd)
+
+
 def round_trip(d, port=None):
     """A fresh client binds, sends to itself and gets its message back."""
     d.alive()
@@ -250,6 +307,90 @@ def fill(d, rport):
 
 
 # ---------------------------------------------------------------- cases
+def case_ring(d):
+    a, b = Client(d.name), Client(d.name)
+    for c, port in ((a, 7600), (b, 7601)):
+        if c.bind(A, port) != 0:
+            raise Fail("bind")
+    ra = Ring(a)
+    if ra.ret != 0 or ra.size < 4096:
+        raise Fail(f"no ring: {ra.ret}, {ra.size} bytes")
+    if Ring(a).ret != -errno.EEXIST:
+        raise Fail("a second ring for one channel")
+    # sealed: the client cannot shrink it under rdsd's mapping
+    try:
+        os.ftruncate(ra.mfd, 0)
+        raise Fail("a ring's memfd could be shrunk")
+    except PermissionError:
+        pass
+    # a send through the ring, not waited for, arrives
+    ra.put(req(SEND, chan=a.id, arg=SEND_NOREPLY, addr=A, port=7601) + b"via-ring")
+    if b.recv() != (A, 7600, b"via-ring"):
+        raise Fail("a send through the ring did not arrive")
+    # a waited-for send that names b's channel: answered on a's only
+    ra.put(req(SEND, seq=4242, chan=b.id, addr=A, port=7601) + b"x")
+    if a.reply(4242)[0] != 1 or readable(b.chan, 0.2):
+        raise Fail("a ring's record reached another process's channel")
+    b.recv()
+    # a record half published: nothing of it, the ring goes on after
+    ra.put(req(SEND, chan=a.id, arg=SEND_NOREPLY, addr=A, port=7601) + b"y" * 100,
+           publish=False)
+    ra.publish(ra.tail - 64)
+    if b.recv(0.3) is not None:
+        raise Fail("a half-published record was sent")
+    ra.publish(ra.tail)
+    if b.recv() != (A, 7600, b"y" * 100):
+        raise Fail("the record, published whole, did not arrive")
+    # garbage: rdsd reads that ring no more, serves everyone else
+    rng = random.Random(32)
+    for i in range(300):
+        off = rng.randrange(0, ra.size - 16) & ~7
+        ra.mem[RING_CTL + off:RING_CTL + off + 16] = rng.randbytes(16)
+        ra.publish(rng.choice([rng.getrandbits(32), ra.u32(R_HEAD) + 8 * rng.randrange(1, 64),
+                               ra.u32(R_HEAD) + ra.size + 8, ra.u32(R_HEAD) + 3]))
+        ra.u32(R_SIZE, rng.getrandbits(32))
+        ra.u32(R_HEAD, rng.getrandbits(32))
+        if i % 100 == 0:
+            round_trip(d)
+    if ra.u32(R_BROKEN) != 1:
+        raise Fail("garbage in a ring, not given up")
+    rb = Ring(b)
+    rb.put(req(SEND, chan=b.id, arg=SEND_NOREPLY, addr=A, port=7600) + b"still")
+    got = a.recv()
+    while got and got[2] != b"still":
+        got = a.recv()    # what a's garbage happened to send to its own port
+    if not got:
+        raise Fail("another client's ring stopped working")
+    # a client gone in the middle of a record
+    ra.put(req(SEND, chan=a.id, addr=A, port=7601) + b"z" * 50, publish=False)
+    ra.close()
+    a.close()
+    rb.close()
+    b.close()
+    round_trip(d)
+    # the per-user bound of ring memory: past it ENOBUFS, and sends go
+    # over the connection
+    many, refused = [], 0
+    per = RING_CTL + ra.size
+    for _ in range(RING_USER_BYTES // per + 3):
+        c = Client(d.name)
+        r = Ring(c)
+        many.append((c, r))
+        if r.ret == -errno.ENOBUFS:
+            refused += 1
+        elif r.ret != 0:
+            raise Fail(f"RDSD_OP_RING: {r.ret}")
+    if refused != 3:
+        raise Fail(f"{len(many) - refused} rings of {per} bytes for one user, "
+                   f"past {RING_USER_BYTES}")
+    for c, r in many:
+        r.close()
+        c.close()
+    print(f"ring: {len(many) - refused} rings per user, garbage given up, rdsd answers on")
+    d.within(3, "ring")
+    d.settled()
+
+
 
 def case_dies(d):
     # 1. killed after a request, before its answer (the channel is gone)
