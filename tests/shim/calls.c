@@ -293,20 +293,6 @@ static void checks_signals(void)
 
 /* ---- the call surface ---- */
 
-struct reader {
-	int fd;
-	ssize_t n;
-	char buf[16];
-};
-
-static void *reader(void *arg)
-{
-	struct reader *rd = arg;
-
-	rd->n = recv(rd->fd, rd->buf, sizeof(rd->buf), 0);
-	return NULL;
-}
-
 static void checks_surface(void)
 {
 	int r = sock_on(5011, 0), s = sock_on(5012, 0), d;
