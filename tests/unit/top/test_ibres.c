@@ -129,14 +129,15 @@ static void answer(struct top_ibres *r, struct top_snap *s, int extra)
 
 enum { R_PROM, R_JSON, R_TEXT };
 
-/* |s| rendered by the exporter, --json or -b. */
-static char *render(const struct top_snap *s, int how)
+/* Whether |s| rendered by the exporter, --json or -b (|how|) holds |want|. */
+static bool shows(const struct top_snap *s, int how, const char *want)
 {
 	struct prom_self self = { .version = "1", .up = true, .top = 100 };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	struct out *o;
+	bool found;
 
 	assert_non_null(f);
 	if (how == R_PROM) {
@@ -150,7 +151,9 @@ static char *render(const struct top_snap *s, int how)
 		out_free(o);
 	}
 	fclose(f);
-	return buf;
+	found = strstr(buf, want) != NULL;
+	free(buf);
+	return found;
 }
 
 /* The snapshot joined to answer(..., |extra|). */
@@ -169,7 +172,6 @@ static void test_ibres_join_one(void **state)
 {
 	struct top_snap s;
 	struct top_ib *b;
-	char *t;
 
 	(void)state;
 	if (!host_le())
@@ -192,23 +194,19 @@ static void test_ibres_join_one(void **state)
 	assert_int_equal(s.ibdevs[0].cqs, 5);
 	assert_string_equal(s.ibdevs[0].ports[0].ndev, "eth0");
 
-	t = render(&s, R_PROM);
-	assert_non_null(strstr(t, "\nafrds_ib_qp_state{local=\"10.199.0.2\",peer=\"10.199.0.3\","
-				  "tos=\"0\",device=\"rxe0\",port=\"1\",qpn=\"17\"} 3\n"));
-	assert_non_null(strstr(t, "\nafrds_ib_port_state{device=\"rxe0\",port=\"1\"} 4\n"));
-	assert_non_null(strstr(t, "\nafrds_ib_device_resources{device=\"rxe0\",kind=\"mr\"} 7\n"));
-	assert_non_null(strstr(t, "\nafrds_ib_qp_unknown 0\n"));
-	free(t);
-	t = render(&s, R_JSON);
-	assert_non_null(strstr(t, "\"join\":\"ok\",\"device\":\"rxe0\",\"port\":1,"
-				  "\"port_state\":\"ACTIVE\",\"qpn\":17,\"qp_state\":\"RTS\","
-				  "\"rqpn\":18}"));
-	assert_non_null(strstr(t, "\"rdma_devices\":[{\"name\":\"rxe0\",\"index\":1,\"qps\":0,"
-				  "\"cqs\":5,\"mrs\":7,"));
-	free(t);
-	t = render(&s, R_TEXT);
-	assert_non_null(strstr(t, "      17 RTS     rxe0/1 ACTIVE\n"));
-	free(t);
+	assert_true(shows(&s, R_PROM, "\nafrds_ib_qp_state{local=\"10.199.0.2\","
+				      "peer=\"10.199.0.3\",tos=\"0\",device=\"rxe0\",port=\"1\","
+				      "qpn=\"17\"} 3\n"));
+	assert_true(shows(&s, R_PROM, "\nafrds_ib_port_state{device=\"rxe0\",port=\"1\"} 4\n"));
+	assert_true(shows(&s, R_PROM,
+			  "\nafrds_ib_device_resources{device=\"rxe0\",kind=\"mr\"} 7\n"));
+	assert_true(shows(&s, R_PROM, "\nafrds_ib_qp_unknown 0\n"));
+	assert_true(shows(&s, R_JSON, "\"join\":\"ok\",\"device\":\"rxe0\",\"port\":1,"
+				      "\"port_state\":\"ACTIVE\",\"qpn\":17,\"qp_state\":\"RTS\","
+				      "\"rqpn\":18}"));
+	assert_true(shows(&s, R_JSON, "\"rdma_devices\":[{\"name\":\"rxe0\",\"index\":1,\"qps\":0,"
+				      "\"cqs\":5,\"mrs\":7,"));
+	assert_true(shows(&s, R_TEXT, "      17 RTS     rxe0/1 ACTIVE\n"));
 	top_snap_fini(&s);
 }
 
@@ -217,7 +215,6 @@ static void test_ibres_join_one(void **state)
 static void test_ibres_join_ambiguous(void **state)
 {
 	struct top_snap s;
-	char *t;
 
 	(void)state;
 	if (!host_le())
@@ -225,17 +222,11 @@ static void test_ibres_join_ambiguous(void **state)
 	joined(&s, 1);
 	assert_int_equal(s.ibs[0].join, TOP_IBJ_AMBIG);
 	assert_string_equal(top_ib_qp_str(&s.ibs[0]), "unknown");
-	t = render(&s, R_PROM);
-	assert_null(strstr(t, "afrds_ib_qp_state{"));
-	assert_non_null(strstr(t, "\nafrds_ib_qp_unknown 1\n"));
-	free(t);
-	t = render(&s, R_JSON);
-	assert_non_null(strstr(t, "\"join\":\"ambiguous\",\"device\":null,\"port\":null,"
-				  "\"port_state\":null,\"qpn\":null,\"qp_state\":null"));
-	free(t);
-	t = render(&s, R_TEXT);
-	assert_non_null(strstr(t, " unknown unknown -\n"));
-	free(t);
+	assert_false(shows(&s, R_PROM, "afrds_ib_qp_state{"));
+	assert_true(shows(&s, R_PROM, "\nafrds_ib_qp_unknown 1\n"));
+	assert_true(shows(&s, R_JSON, "\"join\":\"ambiguous\",\"device\":null,\"port\":null,"
+				      "\"port_state\":null,\"qpn\":null,\"qp_state\":null"));
+	assert_true(shows(&s, R_TEXT, " unknown unknown -\n"));
 	top_snap_fini(&s);
 }
 
@@ -243,18 +234,13 @@ static void test_ibres_join_ambiguous(void **state)
 static void test_ibres_no_view(void **state)
 {
 	struct top_snap s;
-	char *t;
 
 	(void)state;
 	snap(&s);
-	t = render(&s, R_PROM);
-	assert_null(strstr(t, "afrds_ib_qp_unknown"));
-	assert_null(strstr(t, "afrds_ib_port_state"));
-	free(t);
-	t = render(&s, R_JSON);
-	assert_non_null(strstr(t, "\"join\":\"no_view\""));
-	assert_non_null(strstr(t, "\"rdma_devices\":null"));
-	free(t);
+	assert_false(shows(&s, R_PROM, "afrds_ib_qp_unknown"));
+	assert_false(shows(&s, R_PROM, "afrds_ib_port_state"));
+	assert_true(shows(&s, R_JSON, "\"join\":\"no_view\""));
+	assert_true(shows(&s, R_JSON, "\"rdma_devices\":null"));
 	top_snap_fini(&s);
 }
 
