@@ -153,6 +153,42 @@ def parse(ap, width=5):
     return a, a.out or os.path.join(here, "..", "..", "build", "lab"), stamped
 
 
+def prog_test(name, flag, copy=True):
+    """The start of a lab test whose one program of its own is given as
+    --|flag| (besides --kernel and --out): its arguments, that program's
+    path, its run directory |name|-KERNEL and that directory's share/
+    (run_share(); the program copied in when |copy|), and parse()'s log."""
+    ap = arg_parser()
+    ap.add_argument("--" + flag, required=True)
+    a, out, log = parse(ap)
+    prog = getattr(a, flag)
+    run_dir, share = run_share(out, "%s-%s" % (name, a.kernel), (prog,) if copy else ())
+    return a, prog, run_dir, share, log
+
+
+NETEM_ADD = ["sch_netem", "veth"]
+NO_RDS = ["rds_rdma", "rds_tcp", "rds"]
+
+
+def netem_guest(kernel, share, fails, role, timeout, log, judge, add=()):
+    """Runs |role| in one guest of |kernel| booted with sch_netem and veth
+    (and |add|) loaded and no RDS module in its initramfs, 1.5 GiB of
+    memory, for at most |timeout| s; logs its exit and output and returns
+    what judge(exit code, output) returns, judge adding to |fails| inside
+    Lab.judging(), so that its failures show the console too. None when
+    the run itself failed (then an entry in |fails|)."""
+    with Lab(kernel, 1, False, None, keep=share, memory=1536,
+             add_modules=NETEM_ADD + list(add), drop_modules=NO_RDS) as l, \
+            l.judging(fails, tail=3000):
+        l.role(1, role)
+        l.start()
+        rcs = l.wait(timeout)
+        text = l.output(1)
+        log("guest (%s): exit %s\n%s" % (l.kver, rcs.get(1), text))
+        return judge(rcs.get(1), text)
+    return None
+
+
 # Python for the guests' roles, pasted in after the role's own imports
 # (os, subprocess and time). It holds no "%", so a role template that is
 # %-formatted afterwards takes it as it is.
