@@ -63,6 +63,18 @@ def log(msg):
     print("lab: " + msg, file=sys.stderr, flush=True)
 
 
+def end(p):
+    """Ends the process |p| (a Popen) if it still runs: SIGTERM, then
+    SIGKILL after 5 s. Also for tests/diff/difftest.py's rdsd."""
+    if p.poll() is None:
+        p.terminate()
+        try:
+            p.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
 def root_or_skip():
     """A lab test needs root: None when it has it, else its exit code
     (1 in CI, which must run the lab; 77, skipped, elsewhere)."""
@@ -889,7 +901,7 @@ class Lab:
             p.wait(timeout=max(1, timeout))
         except subprocess.TimeoutExpired:
             log("guest %d did not finish in %ds" % (i, timeout))
-            self._end(p)
+            end(p)
         rc = os.path.join(self.dir, "guest%d.rc" % i)
         return int(open(rc).read()) if os.path.exists(rc) else None
 
@@ -925,7 +937,7 @@ class Lab:
             try:
                 err = self.tcpdump.communicate(timeout=5)[1].decode(errors="replace")
             except subprocess.TimeoutExpired:
-                self._end(self.tcpdump)
+                end(self.tcpdump)
                 err = ""
             # A capture with holes would teach the dissector wrong things.
             m = re.search(r"(\d+) packets? dropped by kernel", err)
@@ -933,20 +945,10 @@ class Lab:
         if self.capture and os.path.exists(getattr(self, "pcap_tmp", "")):
             shutil.copy(self.pcap_tmp, self.capture)
 
-    @staticmethod
-    def _end(p):
-        if p.poll() is None:
-            p.terminate()
-            try:
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
-
     def close(self):
         """End only what we started, by pid, then remove the namespace."""
         for _, p in self.procs:
-            self._end(p)
+            end(p)
         self.procs = []
         if subprocess.run(["ip", "netns", "pids", self.ns], capture_output=True).returncode == 0:
             subprocess.run(["ip", "netns", "del", self.ns], capture_output=True)
