@@ -321,7 +321,9 @@ def rds_socket(port, rcvbuf=None, timeout=60, force=False):
 # rds_socket(port): AF_RDS pinned to IB and bound to the guest's address
 # once its GID table has it (the table may lag behind the link state),
 # with room to send 1 MiB messages (the default is about 100 KiB) and
-# |rcvbuf| to receive (needs errno and socket too).
+# |rcvbuf| to receive (needs errno and socket too); run_librds(argv,
+# out_path, env): a librds program on IB run until its set-up succeeds
+# (needs subprocess and time too).
 GUEST_RDS_IB = r"""
 SOL_RDS = 276
 SO_RDS_TRANSPORT = 8
@@ -346,6 +348,22 @@ def rds_socket(port, rcvbuf=8 << 20, timeout=120):
             time.sleep(0.5)
     s.settimeout(timeout)
     return s
+
+def run_librds(argv, out_path, env):
+    # A librds program on IB, its output in out_path: run again (up to 20
+    # times) while its set-up (rdsu_io_new) fails, as it does while the
+    # GID table lags behind the link state. Returns its exit code.
+    name = os.path.basename(argv[0])
+    rc = None
+    for attempt in range(20):
+        with open(out_path, "w") as out:
+            rc = subprocess.call(argv, stdout=out, stderr=subprocess.STDOUT, env=env)
+        text = open(out_path).read()
+        if rc == 0 or "rdsu_io_new" not in text:
+            break
+        print(name, "set-up failed, again:", text.strip(), flush=True)
+        time.sleep(1)
+    return rc
 """
 
 

@@ -50,17 +50,8 @@ assert p.returncode == 0, "rds_rdma stays loaded: the kernel would take port 186
 wait_flag("owner_ready")
 env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
 out_path = os.path.join(D, "rdmadrv.out")
-rc = None
-for attempt in range(20):
-    with open(out_path, "w") as out:
-        rc = subprocess.call(["/run/lab/rdmadrv", "--bind", %(a)r, "--port", "4000",
-                              "--peer", %(b)r, "--peer-port", "5000", "--timeout", "150"],
-                             stdout=out, stderr=subprocess.STDOUT, env=env)
-    text = open(out_path).read()
-    if rc == 0 or "rdsu_io_new" not in text:
-        break
-    print("rdmadrv set-up failed, again:", text.strip(), flush=True)
-    time.sleep(1)
+rc = run_librds(["/run/lab/rdmadrv", "--bind", %(a)r, "--port", "4000", "--peer", %(b)r,
+                 "--peer-port", "5000", "--timeout", "150"], out_path, env)
 print(open(out_path).read(), flush=True)
 print("rdmadrv exit", rc, flush=True)
 flag("driver_done")
