@@ -182,17 +182,30 @@ NETEM_ADD = ["sch_netem", "veth"]
 NO_RDS = ["rds_rdma", "rds_tcp", "rds"]
 
 
-def netem_guest(kernel, share, fails, role, timeout, log, judge, add=()):
-    """Runs |role| in one guest of |kernel| booted with sch_netem and veth
-    (and |add|) loaded and no RDS module in its initramfs, 1.5 GiB of
-    memory, for at most |timeout| s; logs its exit and output and returns
-    what judge(exit code, output) returns, judge adding to |fails| inside
+# What a netem guest runs around its role: no RDS module may be loaded
+# (none is in its initramfs), and the role's exit is said with its time.
+NETEM_ROLE = r'''
+if grep -E '^rds' /proc/modules; then echo "an RDS module is loaded"; exit 3; fi
+start=$(date +%%s)
+%(role)s
+rc=$?
+echo "%(what)s exit $rc after $(( $(date +%%s) - start )) s"
+exit $rc
+'''
+
+
+def netem_guest(kernel, share, fails, role, what, timeout, log, judge, add=()):
+    """Runs |role| (shell whose last command, |what|, gives the exit
+    code) in one guest of |kernel| booted with sch_netem and veth (and
+    |add|) loaded and no RDS module in its initramfs, 1.5 GiB of memory,
+    for at most |timeout| s; logs its exit and output and returns what
+    judge(exit code, output) returns, judge adding to |fails| inside
     Lab.judging(), so that its failures show the console too. None when
     the run itself failed (then an entry in |fails|)."""
     with Lab(kernel, 1, False, None, keep=share, memory=1536,
              add_modules=NETEM_ADD + list(add), drop_modules=NO_RDS) as l, \
             l.judging(fails, tail=3000):
-        l.role(1, role)
+        l.role(1, NETEM_ROLE % {"role": role.strip("\n"), "what": what})
         l.start()
         rcs = l.wait(timeout)
         text = l.output(1)
