@@ -64,12 +64,11 @@ static void test_filter_inactive_shows_all(void **state)
 
 static void test_filter_port_parse(void **state)
 {
-	struct dump_filter *f = new_filter();
-	char err[200];
-
 	static const char *const good[] = { "0", "65535", "0x10" };
 	static const char *const bad[] = { "65536", "-1", "", "abc", "12x", " 5", "+5",
 					   "99999999999999999999999" };
+	struct dump_filter *f = new_filter();
+	char err[200];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
