@@ -12,6 +12,7 @@
  *
  *   rdsu_rdma        prints each step; exit 0 if every check held
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,11 +40,37 @@ static struct rdsu_sock *ib_sock(struct rdsu_ep *ep, uint32_t addr, uint16_t por
 	return s;
 }
 
-/* The next notification on |s| once the simulation has run dry. */
-static int wait_notify(struct rdsu_sim *sim, struct rdsu_sock *s, struct rdsu_notify *n)
+/* |op| submitted by |user| to the owner at |to| with no message bytes,
+ * then the simulation run dry: the status its notification gave (an enum
+ * rdsu_rdma_status), or -1 when it was not submitted or no notification
+ * of its user_token came. */
+static int carry_out(struct rdsu_sim *sim, struct rdsu_sock *user, const struct rdsu_addr *to,
+		     const struct rdsu_op *op)
 {
+	struct rdsu_notify n;
+
+	if (rdsu_sock_submit_op(user, to, PORT_OWNER, NULL, 0, op, rdsu_sim_now(sim)) != 0)
+		return -1;
 	rdsu_sim_run_idle(sim, rdsu_sim_now(sim) + 60 * RDSU_SEC);
-	return rdsu_sock_next_notify(s, n);
+	if (rdsu_sock_next_notify(user, &n) != 1 || n.user_token != op->user_token)
+		return -1;
+	return n.status;
+}
+
+/* An RDMA write (|write|) or read of all of |lv| at |remote_addr| of the
+ * region |cookie|, to be notified with |token| when done. */
+static void rdma_op(struct rdsu_op *op, uint64_t cookie, uint64_t remote_addr,
+		    struct iovec *lv, bool write, uint64_t token)
+{
+	memset(op, 0, sizeof(*op));
+	op->kind = RDSU_OP_RDMA;
+	op->flags = (write ? RDSU_RDMA_READWRITE : 0) | RDSU_RDMA_NOTIFY_ME;
+	op->cookie = cookie;
+	op->remote_addr = remote_addr;
+	op->remote_len = lv->iov_len;
+	op->local = lv;
+	op->nr_local = 1;
+	op->user_token = token;
 }
 
 int main(void)
@@ -55,7 +82,6 @@ int main(void)
 	struct rdsu_sock *owner, *user;
 	struct rdsu_addr oaddr = rdsu_addr_v4(0x0a000001u), uaddr = rdsu_addr_v4(0x0a000002u);
 	struct rdsu_op op;
-	struct rdsu_notify n;
 	struct rdsu_rxinfo ri;
 	struct iovec iov, lv;
 	uint64_t cookie = 0, old = 0, counter;
@@ -104,29 +130,16 @@ int main(void)
 	for (size_t i = 0; i < sizeof(out); i++)
 		out[i] = (uint8_t)(i * 7);
 	lv = (struct iovec){ out, sizeof(out) };
-	memset(&op, 0, sizeof(op));
-	op.kind = RDSU_OP_RDMA;
-	op.flags = RDSU_RDMA_READWRITE | RDSU_RDMA_NOTIFY_ME;
-	op.cookie = ri.cookie;
-	op.remote_addr = 1024;
-	op.remote_len = sizeof(out);
-	op.local = &lv;
-	op.nr_local = 1;
-	op.user_token = 1;
-	check(rdsu_sock_submit_op(user, &oaddr, PORT_OWNER, NULL, 0, &op, rdsu_sim_now(sim)) == 0,
-	      "user: RDMA write submitted");
-	check(wait_notify(sim, user, &n) == 1 && n.user_token == 1 && n.status == RDSU_RDMA_SUCCESS,
-	      "user: write notified SUCCESS");
+	rdma_op(&op, ri.cookie, 1024, &lv, true, 1);
+	check(carry_out(sim, user, &oaddr, &op) == RDSU_RDMA_SUCCESS,
+	      "user: RDMA write submitted, notified SUCCESS");
 	check(memcmp(buffer + 1024, out, sizeof(out)) == 0, "owner: the bytes are in its buffer");
 
 	/* 3. ... reads them back ... */
 	lv = (struct iovec){ back, sizeof(back) };
-	op.flags = RDSU_RDMA_NOTIFY_ME; /* no READWRITE: a read */
-	op.user_token = 2;
-	check(rdsu_sock_submit_op(user, &oaddr, PORT_OWNER, NULL, 0, &op, rdsu_sim_now(sim)) == 0,
-	      "user: RDMA read submitted");
-	check(wait_notify(sim, user, &n) == 1 && n.user_token == 2 && n.status == RDSU_RDMA_SUCCESS,
-	      "user: read notified SUCCESS");
+	rdma_op(&op, ri.cookie, 1024, &lv, false, 2);
+	check(carry_out(sim, user, &oaddr, &op) == RDSU_RDMA_SUCCESS,
+	      "user: RDMA read submitted, notified SUCCESS");
 	check(memcmp(back, out, sizeof(out)) == 0, "user: read back what it wrote");
 
 	/* 4. ... and adds 5 to the counter at offset 0 (FADD). */
@@ -138,9 +151,8 @@ int main(void)
 	op.result = &old;
 	op.add = 5;
 	op.user_token = 3;
-	check(rdsu_sock_submit_op(user, &oaddr, PORT_OWNER, NULL, 0, &op, rdsu_sim_now(sim)) == 0,
-	      "user: FADD submitted");
-	check(wait_notify(sim, user, &n) == 1 && n.status == RDSU_RDMA_SUCCESS, "user: FADD notified");
+	check(carry_out(sim, user, &oaddr, &op) == RDSU_RDMA_SUCCESS,
+	      "user: FADD submitted, notified SUCCESS");
 	memcpy(&counter, buffer, 8);
 	check(old == 0 && counter == 5, "counter 0 -> 5, old value returned");
 
@@ -148,18 +160,9 @@ int main(void)
 	check(rdsu_sock_free_mr(owner, cookie, RDSU_RDMA_INVALIDATE) == 0, "owner: region freed");
 	memset(buffer, 0, sizeof(buffer));
 	lv = (struct iovec){ out, sizeof(out) };
-	memset(&op, 0, sizeof(op));
-	op.kind = RDSU_OP_RDMA;
-	op.flags = RDSU_RDMA_READWRITE | RDSU_RDMA_NOTIFY_ME;
-	op.cookie = ri.cookie;
-	op.remote_len = sizeof(out);
-	op.local = &lv;
-	op.nr_local = 1;
-	op.user_token = 4;
-	check(rdsu_sock_submit_op(user, &oaddr, PORT_OWNER, NULL, 0, &op, rdsu_sim_now(sim)) == 0,
-	      "user: write against the freed region submitted");
-	check(wait_notify(sim, user, &n) == 1 && n.status == RDSU_RDMA_REMOTE_ERROR,
-	      "user: refused, REMOTE_ERROR");
+	rdma_op(&op, ri.cookie, 0, &lv, true, 4);
+	check(carry_out(sim, user, &oaddr, &op) == RDSU_RDMA_REMOTE_ERROR,
+	      "user: write against the freed region submitted, refused: REMOTE_ERROR");
 	counter = 0;
 	for (size_t i = 0; i < sizeof(buffer); i++)
 		counter |= buffer[i];

@@ -17,43 +17,43 @@
 
 #include "hdrio.h"
 
-int wire_deframer_init(struct wire_deframer *d, uint32_t max_len, uint8_t *buf, size_t cap)
+/* What the three inits share: |d| reset for messages up to |max_len| (0:
+ * WIRE_MAX_MSG_LEN) gathered into |buf| of |cap| bytes, which must hold the
+ * largest unless only a |prefix| of each payload is kept. */
+static int deframer_setup(struct wire_deframer *d, uint32_t max_len, uint8_t *buf, size_t cap,
+			  bool prefix)
 {
-	if (!d)
+	if (!d || (prefix && !buf && cap))
 		return WIRE_ERR_INVAL;
 	memset(d, 0, sizeof(*d));
 	d->max_len = max_len ? max_len : WIRE_MAX_MSG_LEN;
 	d->hole = UINT32_MAX;
-	if (buf && cap < d->max_len)
+	if (!prefix && buf && cap < d->max_len)
 		return WIRE_ERR_INVAL;
 	d->buf = buf;
 	d->cap = buf ? cap : 0;
+	d->prefix = prefix;
 	return 0;
+}
+
+int wire_deframer_init(struct wire_deframer *d, uint32_t max_len, uint8_t *buf, size_t cap)
+{
+	return deframer_setup(d, max_len, buf, cap, false);
 }
 
 int wire_deframer_init_prefix(struct wire_deframer *d, uint32_t max_len, uint8_t *buf,
 			      size_t cap)
 {
-	if (!d || (!buf && cap))
-		return WIRE_ERR_INVAL;
-	memset(d, 0, sizeof(*d));
-	d->max_len = max_len ? max_len : WIRE_MAX_MSG_LEN;
-	d->buf = buf;
-	d->cap = cap;
-	d->prefix = true;
-	d->hole = UINT32_MAX;
-	return 0;
+	return deframer_setup(d, max_len, buf, cap, true);
 }
 
 int wire_deframer_init_lend(struct wire_deframer *d, uint32_t max_len)
 {
-	if (!d)
-		return WIRE_ERR_INVAL;
-	memset(d, 0, sizeof(*d));
-	d->max_len = max_len ? max_len : WIRE_MAX_MSG_LEN;
-	d->hole = UINT32_MAX;
-	d->lend = true;
-	return 0;
+	int rc = deframer_setup(d, max_len, NULL, 0, false);
+
+	if (!rc)
+		d->lend = true;
+	return rc;
 }
 
 size_t wire_deframer_need(const struct wire_deframer *d)

@@ -31,34 +31,35 @@ uint32_t wire_frag_len(uint32_t len, uint32_t i)
 	return len - i * WIRE_FRAG_SIZE;
 }
 
-int wire_reasm_init(struct wire_reasm *r, uint32_t max_len, uint8_t *buf,
-		    size_t cap)
+/* What both inits share: |r| reset for messages up to |max_len| (0:
+ * WIRE_MAX_MSG_LEN) gathered into |buf| of |cap| bytes, which must hold the
+ * largest unless only a |prefix| of each payload is kept. */
+static int reasm_setup(struct wire_reasm *r, uint32_t max_len, uint8_t *buf, size_t cap,
+		       bool prefix)
 {
-	if (!r)
+	if (!r || (prefix && !buf && cap))
 		return WIRE_ERR_INVAL;
 	if (!max_len)
 		max_len = WIRE_MAX_MSG_LEN;
 	/* A buffer that cannot hold the largest allowed message is a bug. */
-	if (buf && cap < max_len)
+	if (!prefix && buf && cap < max_len)
 		return WIRE_ERR_INVAL;
 	memset(r, 0, sizeof(*r));
 	r->max_len = max_len;
 	r->buf = buf;
 	r->cap = buf ? cap : 0;
+	r->prefix = prefix;
 	return 0;
 }
 
-int wire_reasm_init_prefix(struct wire_reasm *r, uint32_t max_len, uint8_t *buf,
-			   size_t cap)
+int wire_reasm_init(struct wire_reasm *r, uint32_t max_len, uint8_t *buf, size_t cap)
 {
-	if (!r || (!buf && cap))
-		return WIRE_ERR_INVAL;
-	memset(r, 0, sizeof(*r));
-	r->max_len = max_len ? max_len : WIRE_MAX_MSG_LEN;
-	r->buf = buf;
-	r->cap = cap;
-	r->prefix = true;
-	return 0;
+	return reasm_setup(r, max_len, buf, cap, false);
+}
+
+int wire_reasm_init_prefix(struct wire_reasm *r, uint32_t max_len, uint8_t *buf, size_t cap)
+{
+	return reasm_setup(r, max_len, buf, cap, true);
 }
 
 /* The kernel resets the connection here; the partial message is lost. */

@@ -33,6 +33,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
+import lab  # noqa: E402
 KERNELS = ("6.1", "7.2")
 A_ADDR = "127.0.0.1"
 H_ADDR = "10.199.0.2"     # the lab's first guest's address, on lo here
@@ -192,12 +194,7 @@ def run_shim(a):
             return 1
     finally:
         if rdsd:
-            rdsd.terminate()
-            try:
-                rdsd.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                rdsd.kill()
-                rdsd.wait()
+            lab.end(rdsd)
         subprocess.run(["rm", "-rf", tmp])
     if a.out:
         with open(os.path.join(a.out, "shim-%s.txt" % a.mode), "w") as f:
@@ -235,8 +232,6 @@ def run_shim(a):
 # ----------------------------------------------------------------------
 
 def run_kernel(a):
-    sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
-    import lab  # noqa: E402
     rc = lab.root_or_skip()
     if rc is not None:
         return rc

@@ -301,16 +301,12 @@ static void auth_case(enum rdsu_tcp_auth kind)
 	rdsu_tcp_free(other);
 }
 
-static void test_auth_ao(void **state)
-{
-	(void)state;
-	auth_case(RDSU_TCP_AUTH_AO);
-}
+static enum rdsu_tcp_auth auth_ao = RDSU_TCP_AUTH_AO, auth_md5 = RDSU_TCP_AUTH_MD5;
 
-static void test_auth_md5(void **state)
+/* auth_case() for the kind *state points to. */
+static void test_auth(void **state)
 {
-	(void)state;
-	auth_case(RDSU_TCP_AUTH_MD5);
+	auth_case(*(enum rdsu_tcp_auth *)*state);
 }
 
 static void test_auth_cfg(void **state)
@@ -327,5 +323,5 @@ static void test_auth_cfg(void **state)
 CMOCKA_MAIN(
 	cmocka_unit_test_teardown(test_descriptor_exhaustion, teardown),
 	cmocka_unit_test(test_auth_cfg),
-	cmocka_unit_test(test_auth_ao),
-	cmocka_unit_test(test_auth_md5))
+	CMOCKA_CASE(test_auth, ao, &auth_ao),
+	CMOCKA_CASE(test_auth, md5, &auth_md5))

@@ -4,6 +4,10 @@ Each states a kernel fact from docs/kernel-behaviour.md; a failure
 means the kernel did something else, which docs/kernel-behaviour.md must
 then record."""
 
+# The two guests' addresses: the smaller one connects (the larger only
+# kicks a connection when it speaks first).
+SMALL, LARGE = "10.199.0.2", "10.199.0.3"
+
 
 def directions(c):
     """(sender address, messages) for both directions of a connection."""

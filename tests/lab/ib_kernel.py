@@ -142,20 +142,10 @@ print("rmmod rds_rdma:", p.returncode, p.stderr.strip(), flush=True)
 args = [] if p.returncode == 0 else ["--no-listen"]
 wait_flag("ready_kernel")
 env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
-rc = None
-for attempt in range(20):
-    with open(os.path.join(D, "ibpeer.out"), "w") as out:
-        rc = subprocess.call(["/run/lab/ibpeer", "--bind", "%s", "--port", "4000",
-                              "--peer", "%s", "--peer-port", "5000", "--pings", "%d",
-                              "--timeout", "240",
-                              "--ready-file", os.path.join(D, "ready_peer")] + args + %r,
-                             stdout=out, stderr=subprocess.STDOUT, env=env)
-    text = open(os.path.join(D, "ibpeer.out")).read()
-    # the GID table may lag behind the link state
-    if rc == 0 or "rdsu_io_new" not in text:
-        break
-    print("ibpeer set-up failed, again:", text.strip(), flush=True)
-    time.sleep(1)
+rc = run_librds(["/run/lab/ibpeer", "--bind", "%s", "--port", "4000", "--peer", "%s",
+                 "--peer-port", "5000", "--pings", "%d", "--timeout", "240",
+                 "--ready-file", os.path.join(D, "ready_peer")] + args + %r,
+                os.path.join(D, "ibpeer.out"), env)
 open(os.path.join(D, "ibpeer.rc"), "w").write("%%d\n" %% rc)
 print("ibpeer exit", rc, flush=True)
 flag("done_peer")
@@ -222,19 +212,9 @@ assert p.returncode == 0, "rds_rdma stays loaded: the kernel would take port 186
 if %(wait)r:
     wait_flag(%(wait)r)
 env = dict(os.environ, ASAN_OPTIONS=%(asan)r)
-out_path = os.path.join(D, %(out)r)
-rc = None
-for attempt in range(20):
-    with open(out_path, "w") as out:
-        rc = subprocess.call(["/run/lab/ibpeer", "--timeout", "240",
-                              "--ready-file", os.path.join(D, %(ready)r)] + %(args)r,
-                             stdout=out, stderr=subprocess.STDOUT, env=env)
-    text = open(out_path).read()
-    # the GID table may lag behind the link state
-    if rc == 0 or "rdsu_io_new" not in text:
-        break
-    print("ibpeer set-up failed, again:", text.strip(), flush=True)
-    time.sleep(1)
+rc = run_librds(["/run/lab/ibpeer", "--timeout", "240",
+                 "--ready-file", os.path.join(D, %(ready)r)] + %(args)r,
+                os.path.join(D, %(out)r), env)
 print("ibpeer exit", rc, flush=True)
 dmesg("at the end")
 flag(%(done)r)

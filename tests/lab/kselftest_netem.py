@@ -29,8 +29,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import lab  # noqa: E402
 
-ADD = ["sch_netem", "veth", "overlay"]
-DROP = ["rds_rdma", "rds_tcp", "rds"]
 
 ROLE = r'''
 python3 - <<'PY' || exit 3
@@ -44,13 +42,8 @@ except OSError as e:
 else:
     raise SystemExit("kernel AF_RDS: the guest's kernel made a socket")
 PY
-if grep -E '^rds' /proc/modules; then echo "an RDS module is loaded"; exit 3; fi
-start=$(date +%%s)
 RDS_LAB_CACHE=%(cache)s KST_TIMEOUT=%(timeout)d %(env)s \
 	/bin/sh %(script)s %(rdsrun)s 10 10 10
-rc=$?
-echo "kselftest-rds.sh exit $rc after $(( $(date +%%s) - start )) s"
-exit $rc
 '''
 
 
@@ -72,19 +65,14 @@ def main():
     if os.environ.get("SHIM_PRELOAD_FIRST"):
         env = "SHIM_PRELOAD_FIRST=" + os.environ["SHIM_PRELOAD_FIRST"]
     fails = []
-    with lab.Lab(a.kernel, 1, False, None, keep=share, memory=1536,
-                 add_modules=ADD, drop_modules=DROP) as l, l.judging(fails, tail=3000):
-        l.role(1, ROLE % {"cache": lab.cache_root(), "timeout": a.timeout, "env": env,
-                          "script": os.path.abspath(a.script),
-                          "rdsrun": os.path.abspath(a.rdsrun)})
-        l.start()
-        rcs = l.wait(a.timeout + 400)
-        text = l.output(1)
-        log("guest (%s): exit %s\n%s" % (l.kver, rcs.get(1), text))
-        if rcs.get(1) == 77 and not os.environ.get("CI"):
+    role = ROLE % {"cache": lab.cache_root(), "timeout": a.timeout, "env": env,
+                   "script": os.path.abspath(a.script), "rdsrun": os.path.abspath(a.rdsrun)}
+
+    def judge(rc, text):
+        if rc == 77 and not os.environ.get("CI"):
             return 77
-        if rcs.get(1) != 0:
-            fails.append("guest role exit %s" % rcs.get(1))
+        if rc != 0:
+            fails.append("guest role exit %s" % rc)
         if "kernel AF_RDS: EAFNOSUPPORT" not in text:
             fails.append("AF_RDS was not shown absent in the guest's kernel")
         if not re.search(r"^done 50000 50000$", text, re.M):
@@ -97,6 +85,11 @@ def main():
                 fails.append("%s: no netem qdisc reported" % ns)
             elif int(m.group(1)) == 0:
                 fails.append("%s: netem dropped nothing" % ns)
+        return None
+
+    if lab.netem_guest(a.kernel, share, fails, role, "kselftest-rds.sh", a.timeout + 400, log,
+                       judge, add=["overlay"]) == 77:
+        return 77
     return lab.verdict(fails, log, a.kernel)
 
 

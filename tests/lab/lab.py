@@ -63,6 +63,18 @@ def log(msg):
     print("lab: " + msg, file=sys.stderr, flush=True)
 
 
+def end(p):
+    """Ends the process |p| (a Popen) if it still runs: SIGTERM, then
+    SIGKILL after 5 s. Also for tests/diff/difftest.py's rdsd."""
+    if p.poll() is None:
+        p.terminate()
+        try:
+            p.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
 def root_or_skip():
     """A lab test needs root: None when it has it, else its exit code
     (1 in CI, which must run the lab; 77, skipped, elsewhere)."""
@@ -151,6 +163,55 @@ def parse(ap, width=5):
 
     here = os.path.dirname(os.path.abspath(__file__))
     return a, a.out or os.path.join(here, "..", "..", "build", "lab"), stamped
+
+
+def prog_test(name, flag, copy=True):
+    """The start of a lab test whose one program of its own is given as
+    --|flag| (besides --kernel and --out): its arguments, that program's
+    path, its run directory |name|-KERNEL and that directory's share/
+    (run_share(); the program copied in when |copy|), and parse()'s log."""
+    ap = arg_parser()
+    ap.add_argument("--" + flag, required=True)
+    a, out, log = parse(ap)
+    prog = getattr(a, flag)
+    run_dir, share = run_share(out, "%s-%s" % (name, a.kernel), (prog,) if copy else ())
+    return a, prog, run_dir, share, log
+
+
+NETEM_ADD = ["sch_netem", "veth"]
+NO_RDS = ["rds_rdma", "rds_tcp", "rds"]
+
+
+# What a netem guest runs around its role: no RDS module may be loaded
+# (none is in its initramfs), and the role's exit is said with its time.
+NETEM_ROLE = r'''
+if grep -E '^rds' /proc/modules; then echo "an RDS module is loaded"; exit 3; fi
+start=$(date +%%s)
+%(role)s
+rc=$?
+echo "%(what)s exit $rc after $(( $(date +%%s) - start )) s"
+exit $rc
+'''
+
+
+def netem_guest(kernel, share, fails, role, what, timeout, log, judge, add=()):
+    """Runs |role| (shell whose last command, |what|, gives the exit
+    code) in one guest of |kernel| booted with sch_netem and veth (and
+    |add|) loaded and no RDS module in its initramfs, 1.5 GiB of memory,
+    for at most |timeout| s; logs its exit and output and returns what
+    judge(exit code, output) returns, judge adding to |fails| inside
+    Lab.judging(), so that its failures show the console too. None when
+    the run itself failed (then an entry in |fails|)."""
+    with Lab(kernel, 1, False, None, keep=share, memory=1536,
+             add_modules=NETEM_ADD + list(add), drop_modules=NO_RDS) as l, \
+            l.judging(fails, tail=3000):
+        l.role(1, NETEM_ROLE % {"role": role.strip("\n"), "what": what})
+        l.start()
+        rcs = l.wait(timeout)
+        text = l.output(1)
+        log("guest (%s): exit %s\n%s" % (l.kver, rcs.get(1), text))
+        return judge(rcs.get(1), text)
+    return None
 
 
 # Python for the guests' roles, pasted in after the role's own imports
@@ -273,7 +334,9 @@ def rds_socket(port, rcvbuf=None, timeout=60, force=False):
 # rds_socket(port): AF_RDS pinned to IB and bound to the guest's address
 # once its GID table has it (the table may lag behind the link state),
 # with room to send 1 MiB messages (the default is about 100 KiB) and
-# |rcvbuf| to receive (needs errno and socket too).
+# |rcvbuf| to receive (needs errno and socket too); run_librds(argv,
+# out_path, env): a librds program on IB run until its set-up succeeds
+# (needs subprocess and time too).
 GUEST_RDS_IB = r"""
 SOL_RDS = 276
 SO_RDS_TRANSPORT = 8
@@ -298,6 +361,22 @@ def rds_socket(port, rcvbuf=8 << 20, timeout=120):
             time.sleep(0.5)
     s.settimeout(timeout)
     return s
+
+def run_librds(argv, out_path, env):
+    # A librds program on IB, its output in out_path: run again (up to 20
+    # times) while its set-up (rdsu_io_new) fails, as it does while the
+    # GID table lags behind the link state. Returns its exit code.
+    name = os.path.basename(argv[0])
+    rc = None
+    for attempt in range(20):
+        with open(out_path, "w") as out:
+            rc = subprocess.call(argv, stdout=out, stderr=subprocess.STDOUT, env=env)
+        text = open(out_path).read()
+        if rc == 0 or "rdsu_io_new" not in text:
+            break
+        print(name, "set-up failed, again:", text.strip(), flush=True)
+        time.sleep(1)
+    return rc
 """
 
 
@@ -853,7 +932,7 @@ class Lab:
             p.wait(timeout=max(1, timeout))
         except subprocess.TimeoutExpired:
             log("guest %d did not finish in %ds" % (i, timeout))
-            self._end(p)
+            end(p)
         rc = os.path.join(self.dir, "guest%d.rc" % i)
         return int(open(rc).read()) if os.path.exists(rc) else None
 
@@ -889,7 +968,7 @@ class Lab:
             try:
                 err = self.tcpdump.communicate(timeout=5)[1].decode(errors="replace")
             except subprocess.TimeoutExpired:
-                self._end(self.tcpdump)
+                end(self.tcpdump)
                 err = ""
             # A capture with holes would teach the dissector wrong things.
             m = re.search(r"(\d+) packets? dropped by kernel", err)
@@ -897,20 +976,10 @@ class Lab:
         if self.capture and os.path.exists(getattr(self, "pcap_tmp", "")):
             shutil.copy(self.pcap_tmp, self.capture)
 
-    @staticmethod
-    def _end(p):
-        if p.poll() is None:
-            p.terminate()
-            try:
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
-
     def close(self):
         """End only what we started, by pid, then remove the namespace."""
         for _, p in self.procs:
-            self._end(p)
+            end(p)
         self.procs = []
         if subprocess.run(["ip", "netns", "pids", self.ns], capture_output=True).returncode == 0:
             subprocess.run(["ip", "netns", "del", self.ns], capture_output=True)

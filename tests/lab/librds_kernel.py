@@ -42,7 +42,11 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+# Fail and check() are the loopback suite's (tests/loop/loop.py), which
+# drives the same rdsdrive between two librds endpoints.
+sys.path.insert(1, os.path.join(HERE, "..", "loop"))
 import lab  # noqa: E402
+from loop import Fail, check  # noqa: E402
 
 GUEST = "10.199.0.2"
 SMALL, LARGE = lab.HOST_ADDR, "10.199.0.250"
@@ -65,15 +69,6 @@ while :; do
 	i=$((i + 1))
 done
 '''
-
-
-class Fail(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Fail(what)
 
 
 class Run:

@@ -50,17 +50,8 @@ assert p.returncode == 0, "rds_rdma stays loaded: the kernel would take port 186
 wait_flag("owner_ready")
 env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
 out_path = os.path.join(D, "rdmadrv.out")
-rc = None
-for attempt in range(20):
-    with open(out_path, "w") as out:
-        rc = subprocess.call(["/run/lab/rdmadrv", "--bind", %(a)r, "--port", "4000",
-                              "--peer", %(b)r, "--peer-port", "5000", "--timeout", "150"],
-                             stdout=out, stderr=subprocess.STDOUT, env=env)
-    text = open(out_path).read()
-    if rc == 0 or "rdsu_io_new" not in text:
-        break
-    print("rdmadrv set-up failed, again:", text.strip(), flush=True)
-    time.sleep(1)
+rc = run_librds(["/run/lab/rdmadrv", "--bind", %(a)r, "--port", "4000", "--peer", %(b)r,
+                 "--peer-port", "5000", "--timeout", "150"], out_path, env)
 print(open(out_path).read(), flush=True)
 print("rdmadrv exit", rc, flush=True)
 flag("driver_done")
@@ -187,30 +178,42 @@ wait_flag("owner_done", 120)
 '''
 
 
-def run(kernel, rdmadrv, out, log):
-    run_dir, share = lab.run_share(out, "rdma_librds-%s" % kernel, (rdmadrv,))
+def run_pair(name, flag, roles, text_of, steps, prefix="", copy=True):
+    """The test with two guests with rxe0 (this one's and rdma_shim.py's):
+    guest 1 runs roles(prog)[0] (the program of --|flag|, copied into the
+    run directory |name|-KERNEL when |copy|), guest 2 roles(prog)[1], the
+    kernel side (OWNER); each of |steps| must be said ok (after |prefix|)
+    in text_of(l, share), each of KSTEPS in guest 2's output. Returns the
+    exit code."""
+    a, prog, run_dir, share, log = lab.prog_test(name, flag, copy)
     fails = []
-    with lab.Lab(kernel, 2, True, None, keep=share) as l, l.judging(fails, "rdma", tail=3000):
-        l.role(1, "python3 - <<'PY'\n" + DRIVER % {"a": A, "b": B} + "PY\n")
-        l.role(2, "python3 - <<'PY'\n" + OWNER + "PY\n")
+    with lab.Lab(a.kernel, 2, True, None, keep=share) as l, l.judging(fails, "rdma", tail=3000):
+        for g, role in enumerate(roles(prog), 1):
+            l.role(g, role)
         l.start()
         t0 = time.time()
         rcs = l.wait(400)
         log("guests %s after %.0f s" % (rcs, time.time() - t0))
-        text = ""
-        for name in ("rdmadrv.out", "rdmaown.out"):
-            p = os.path.join(share, name)
-            text += open(p).read() if os.path.exists(p) else ""
+        text = text_of(l, share)
         log("guest 1:\n%s\nguest 2:\n%s" % (l.output(1), l.output(2)))
-        fails += lab.steps_fails(rcs, text, STEPS, l.output(2), KSTEPS, prefix="rdmadrv: ")
-    return fails
+        fails += lab.steps_fails(rcs, text, steps, l.output(2), KSTEPS, prefix=prefix)
+    return lab.verdict(fails, log, a.kernel)
+
+
+def driver_text(l, share):
+    """What rdmadrv wrote, both ways round."""
+    text = ""
+    for name in ("rdmadrv.out", "rdmaown.out"):
+        p = os.path.join(share, name)
+        text += open(p).read() if os.path.exists(p) else ""
+    return text
 
 
 def main():
-    ap = lab.arg_parser()
-    ap.add_argument("--rdmadrv", required=True)
-    a, out, log = lab.parse(ap)
-    return lab.verdict(run(a.kernel, a.rdmadrv, out, log), log, a.kernel)
+    return run_pair("rdma_librds", "rdmadrv",
+                    lambda prog: ("python3 - <<'PY'\n" + DRIVER % {"a": A, "b": B} + "PY\n",
+                                  "python3 - <<'PY'\n" + OWNER + "PY\n"),
+                    driver_text, STEPS, prefix="rdmadrv: ")
 
 
 if __name__ == "__main__":

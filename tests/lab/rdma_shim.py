@@ -34,17 +34,14 @@ Outputs in build/lab/rdma_shim-<k>/. Exit: 0 pass, 1 fail, 77 skipped.
 """
 import os
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import lab  # noqa: E402
 import rdma_librds  # noqa: E402
 
 A, B = "10.199.0.2", "10.199.0.3"
 STEPS = ("shim transport ib", "shim plain ib", "shim read", "shim write", "shim free",
          "shim get_mr", "shim map", "shim owner-check", "rdsd transport ib", "rdsd echo")
-KSTEPS = ("kernel cookie ok", "kernel read ok", "kernel write ok")
 
 SHIM = rdma_librds.COMMON + r'''
 import ctypes
@@ -232,31 +229,18 @@ PY
 '''
 
 
-def run(kernel, rdsrun, out, log):
-    run_dir, share = lab.run_share(out, "rdma_shim-%s" % kernel, ())
+def roles(rdsrun):
     first = ""
     if os.environ.get("SHIM_PRELOAD_FIRST"):
         first = "export LD_PRELOAD=" + os.environ["SHIM_PRELOAD_FIRST"]
-    fails = []
-    with lab.Lab(kernel, 2, True, None, keep=share) as l, l.judging(fails, "rdma", tail=3000):
-        l.role(1, ROLE1 % {"first": first, "rdsrun": os.path.abspath(rdsrun),
-                           "phases": SHIM + PHASES % {"b": B}, "rdsd": SHIM + RDSD % {"b": B}})
-        l.role(2, ROLE2 % {"owner": rdma_librds.OWNER, "echo": ECHO})
-        l.start()
-        t0 = time.time()
-        rcs = l.wait(400)
-        log("guests %s after %.0f s" % (rcs, time.time() - t0))
-        text = l.output(1)
-        log("guest 1:\n%s\nguest 2:\n%s" % (text, l.output(2)))
-        fails += lab.steps_fails(rcs, text, STEPS, l.output(2), KSTEPS)
-    return fails
+    return (ROLE1 % {"first": first, "rdsrun": os.path.abspath(rdsrun),
+                     "phases": SHIM + PHASES % {"b": B}, "rdsd": SHIM + RDSD % {"b": B}},
+            ROLE2 % {"owner": rdma_librds.OWNER, "echo": ECHO})
 
 
 def main():
-    ap = lab.arg_parser()
-    ap.add_argument("--rdsrun", required=True)
-    a, out, log = lab.parse(ap)
-    return lab.verdict(run(a.kernel, a.rdsrun, out, log), log, a.kernel)
+    return rdma_librds.run_pair("rdma_shim", "rdsrun", roles, lambda l, share: l.output(1),
+                                STEPS, copy=False)
 
 
 if __name__ == "__main__":

@@ -257,10 +257,7 @@ PY
 
 
 def main():
-    ap = lab.arg_parser()
-    ap.add_argument("--rdstop", required=True)
-    a, out, log = lab.parse(ap)
-    run_dir, share = lab.run_share(out, "rdstop_ib-%s" % a.kernel, (a.rdstop,))
+    a, rdstop, run_dir, share, log = lab.prog_test("rdstop_ib", "rdstop")
     fails = []
     with lab.Lab(a.kernel, 2, True, None, keep=share) as l, l.judging(fails, tail=1500):
         l.role(1, ROLE1)

@@ -440,10 +440,7 @@ def check_json(me, lines, sent4001, fails):
 
 
 def main():
-    ap = lab.arg_parser()
-    ap.add_argument("--rdstop", required=True)
-    a, out, log = lab.parse(ap)
-    run_dir, share = lab.run_share(out, "rdstop_kernel-%s" % a.kernel, (a.rdstop,))
+    a, rdstop, run_dir, share, log = lab.prog_test("rdstop_kernel", "rdstop")
     fails = []
     with lab.Lab(a.kernel, 2, False, os.path.join(run_dir, "capture.pcap"), keep=share) as l, \
             l.judging(fails, tail=1500):

@@ -9,7 +9,9 @@ A scenario is tests/lab/scenarios/NAME.py. It defines
   GUESTS    number of guests (guest i has address 10.199.0.(i+1))
   RXE       True to bring up Soft-RoCE in every guest
   TIMEOUT   seconds for the whole run
-  roles(kernel) -> {guest: shell script}   what each guest runs
+  roles(kernel) -> {guest: shell script}   what each guest runs; or, for
+                                           two guests whose scripts do not
+                                           depend on the kernel, ROLE1, ROLE2
   check(cap, out, kernel) -> None          raises AssertionError when the
                                            kernels did not behave as stated;
       cap: rdscap.analyse() of the capture, out: {guest: role output}
@@ -67,7 +69,8 @@ def main():
     t0 = time.time()
     with lab.Lab(a.kernel, sc.GUESTS, getattr(sc, "RXE", False), pcap,
                  keep=os.path.join(run_dir, "share")) as l:
-        for i, text in sc.roles(a.kernel).items():
+        roles = sc.roles(a.kernel) if hasattr(sc, "roles") else {1: sc.ROLE1, 2: sc.ROLE2}
+        for i, text in roles.items():
             l.role(i, text)
         l.start()
         rcs = l.wait(getattr(sc, "TIMEOUT", 180))

@@ -29,16 +29,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import lab  # noqa: E402
 
-ADD = ["sch_netem", "veth"]
-DROP = ["rds_rdma", "rds_tcp", "rds"]
-
 ROLE = r'''
-if grep -E '^rds' /proc/modules; then echo "an RDS module is loaded"; exit 3; fi
 python3 %(loop)s --rdsdrive %(rdsdrive)s --rdsloop %(rdsloop)s --path-rule pair \
 	--duration %(duration)d --veth soak
-rc=$?
-echo "loop.py exit $rc"
-exit $rc
 '''
 
 
@@ -51,23 +44,20 @@ def main():
     a, out, log = lab.parse(ap, 6)
     run_dir, share = lab.run_share(out, "soak_netem-%s-%d" % (a.kernel, a.duration), ())
     fails = []
-    with lab.Lab(a.kernel, 1, False, None, keep=share, memory=1536,
-                 add_modules=ADD, drop_modules=DROP) as l, l.judging(fails, tail=3000):
-        l.role(1, ROLE % {"loop": os.path.abspath(a.loop),
-                          "rdsdrive": os.path.abspath(a.rdsdrive),
-                          "rdsloop": os.path.abspath(a.rdsloop), "duration": a.duration})
-        l.start()
-        # The driver's own bounds: traffic, then up to 150 s to drain
-        # and exit per endpoint; boot and set-up on top.
-        rcs = l.wait(a.duration + 450)
-        text = l.output(1)
-        log("guest (%s): exit %s\n%s" % (l.kver, rcs.get(1), text))
-        if rcs.get(1) != 0:
-            fails.append("guest role exit %s" % rcs.get(1))
+    role = ROLE % {"loop": os.path.abspath(a.loop), "rdsdrive": os.path.abspath(a.rdsdrive),
+                   "rdsloop": os.path.abspath(a.rdsloop), "duration": a.duration}
+
+    def judge(rc, text):
+        if rc != 0:
+            fails.append("guest role exit %s" % rc)
         if not re.search(r"^soak: PASS", text, re.M):
             fails.append("the soak did not pass")
         if "netem on both ends" not in text:
             fails.append("netem was not applied to the veth pair")
+
+    # The driver's own bounds: traffic, then up to 150 s to drain and exit
+    # per endpoint; boot and set-up on top.
+    lab.netem_guest(a.kernel, share, fails, role, "loop.py", a.duration + 450, log, judge)
     return lab.verdict(fails, log, a.kernel)
 
 

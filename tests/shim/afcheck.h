@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * afcheck.h - what the AF_RDS test programs (afrds.c, calls.c) check
- * with: CHECK reports a failed condition with its line and errno and
- * marks the run failed; FAILS wants a call to fail with one errno.
+ * afcheck.h - what the AF_RDS test programs (afrds.c, calls.c,
+ * rdstools.c) check with: CHECK reports a failed condition with its line
+ * and errno and marks the run failed; FAILS wants a call to fail with one
+ * errno; reader() is a thread that blocks in one recv.
  * Each program includes it once; it defines its own state.
  */
 #ifndef AFCHECK_H
@@ -14,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
 
 static int failed;
 
@@ -41,6 +44,22 @@ static inline struct sockaddr_in sin_of(const char *a, unsigned port)
 		exit(2);
 	}
 	return s;
+}
+
+/* A thread's one blocking recv(2) on |fd| (start it with n = -1): what it
+ * returned in |n|, the bytes in |buf|. */
+struct reader {
+	int fd;
+	ssize_t n;
+	char buf[64];
+};
+
+static inline void *reader(void *arg)
+{
+	struct reader *rd = arg;
+
+	rd->n = recv(rd->fd, rd->buf, sizeof(rd->buf), 0);
+	return NULL;
 }
 
 #endif

@@ -531,28 +531,14 @@ static void checks_connected(const char *me, unsigned port, const struct sockadd
 	close(fd);
 }
 
-struct blocked {
-	int fd;
-	ssize_t n;
-	char buf[64];
-};
-
-static void *blocked_reader(void *arg)
-{
-	struct blocked *b = arg;
-
-	b->n = recv(b->fd, b->buf, sizeof(b->buf), 0);
-	return NULL;
-}
-
 /* One thread blocks in recv while another sends on the same socket. */
 static void checks_threads(int fd, const struct sockaddr_in *peer)
 {
-	struct blocked b = { .fd = fd, .n = -1 };
+	struct reader b = { .fd = fd, .n = -1 };
 	pthread_t th;
 
 	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	CHECK(pthread_create(&th, NULL, blocked_reader, &b) == 0, "pthread_create");
+	CHECK(pthread_create(&th, NULL, reader, &b) == 0, "pthread_create");
 	send_to(fd, peer, "thread");
 	pthread_join(th, NULL);
 	CHECK(b.n == 6 && !memcmp(b.buf, "thread", 6), "blocked reader got the echo");

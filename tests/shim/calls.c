@@ -294,20 +294,6 @@ static void checks_signals(void)
 
 /* ---- the call surface ---- */
 
-struct reader {
-	int fd;
-	ssize_t n;
-	char buf[16];
-};
-
-static void *reader(void *arg)
-{
-	struct reader *rd = arg;
-
-	rd->n = recv(rd->fd, rd->buf, sizeof(rd->buf), 0);
-	return NULL;
-}
-
 /* rds_sendmsg answers ENOTCONN for an unbound socket, or one without a
  * destination, before it looks at the size, the cmsgs or MSG_ZEROCOPY
  * (net/rds/send.c; an rdsd socket's client checked those first). */

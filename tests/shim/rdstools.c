@@ -33,31 +33,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "afcheck.h"
+
 #define NTASKS 2
 #define DEPTH 4
 #define NREQ 300
 #define REQ_SIZE 1024
 #define ACK_SIZE 64
-
-static int failures;
-
-#define CHECK(cond, ...)                                                             \
-	do {                                                                         \
-		if (!(cond)) {                                                       \
-			fprintf(stderr, "FAIL line %d: ", __LINE__);                 \
-			fprintf(stderr, __VA_ARGS__);                                \
-			fprintf(stderr, " (errno %s)\n", strerrorname_np(errno) ?: "0"); \
-			failures++;                                                  \
-		}                                                                    \
-	} while (0)
-
-static struct sockaddr_in sin_of(const char *addr, uint16_t port)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port) };
-
-	inet_pton(AF_INET, addr, &sin.sin_addr);
-	return sin;
-}
 
 static int bound(const char *addr, uint16_t port)
 {
@@ -360,7 +342,7 @@ static int stress_task(const char *me, const char *peer, uint16_t port, int id)
 		}
 	}
 	close(fd);
-	return failures ? 1 : 0;
+	return failed ? 1 : 0;
 }
 
 static void stress(const char *a, const char *b, uint16_t port)
@@ -418,7 +400,7 @@ int main(int argc, char **argv)
 	info((uint16_t)(port + 101), argv[1]);
 	stress(argv[1], argv[2], port);
 	close(keep);
-	if (failures) {
+	if (failed) {
 		printf("FAILED\n");
 		return 1;
 	}

@@ -9,6 +9,9 @@
  * runs them as one group named after the file and returns cmocka's count
  * of failures. Include after <cmocka.h>. A file with a group setup or its
  * own arguments writes its main() out.
+ *
+ * CMOCKA_CASE(test_a, x, &x_value) runs test_a with *state = &x_value,
+ * named test_a_x: one test body for several values, each reported alone.
  */
 #ifndef TESTS_CMAIN_H
 #define TESTS_CMAIN_H
@@ -20,5 +23,7 @@
 		return cmocka_run_group_tests_name(__FILE__, tests_, NULL, \
 						   NULL);                  \
 	}
+
+#define CMOCKA_CASE(f, name, st) { #f "_" #name, f, NULL, NULL, st }
 
 #endif

@@ -107,6 +107,15 @@ static inline void bld_dev(struct bld *x, uint32_t index, const char *name)
 	bld_str(x, WIRE_NLDEV_ATTR_DEV_NAME, name);
 }
 
+/* A resource entry's nest of |type| opened, its port index first as
+ * fill_res_qp_entry() and fill_res_cm_id_entry() put it, left out when 0. */
+static inline void bld_entry_open(struct bld *x, uint16_t type, uint32_t port)
+{
+	nest_open(x, type);
+	if (port)
+		bld_u32(x, WIRE_NLDEV_ATTR_PORT_INDEX, port);
+}
+
 /* A QP entry as fill_res_qp_entry() writes it; port 0 and rqpn 0 are left
  * out (the kernel omits them before the QP has them / for UD). */
 struct bld_qp {
@@ -117,9 +126,7 @@ struct bld_qp {
 
 static inline void bld_qp(struct bld *x, const struct bld_qp *q)
 {
-	nest_open(x, WIRE_NLDEV_ATTR_RES_QP_ENTRY);
-	if (q->port)
-		bld_u32(x, WIRE_NLDEV_ATTR_PORT_INDEX, q->port);
+	bld_entry_open(x, WIRE_NLDEV_ATTR_RES_QP_ENTRY, q->port);
 	bld_u32(x, WIRE_NLDEV_ATTR_RES_LQPN, q->lqpn);
 	bld_str(x, WIRE_NLDEV_ATTR_RES_KERN_NAME, q->kern);
 	if (q->rqpn)
@@ -149,9 +156,7 @@ struct bld_cm {
 
 static inline void bld_cm(struct bld *x, const struct bld_cm *c)
 {
-	nest_open(x, WIRE_NLDEV_ATTR_RES_CM_ID_ENTRY);
-	if (c->port)
-		bld_u32(x, WIRE_NLDEV_ATTR_PORT_INDEX, c->port);
+	bld_entry_open(x, WIRE_NLDEV_ATTR_RES_CM_ID_ENTRY, c->port);
 	if (c->lqpn) {
 		bld_u32(x, WIRE_NLDEV_ATTR_RES_LQPN, c->lqpn);
 		bld_u8(x, WIRE_NLDEV_ATTR_RES_TYPE, 2);

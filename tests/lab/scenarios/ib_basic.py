@@ -182,10 +182,6 @@ PY
 ''' % COMMON
 
 
-def roles(kernel):
-    return {1: ROLE1, 2: ROLE2}
-
-
 def check(cap, out, kernel):
     from checks import ib_group_messages, ib_frame_packets_ok
     frag = 4096

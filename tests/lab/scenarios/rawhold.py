@@ -66,10 +66,6 @@ PY
 ''' % (COMMON, HOLD, AFTER)
 
 
-def roles(kernel):
-    return {1: ROLE1, 2: ROLE2}
-
-
 def check(cap, out, kernel):
     conns = cap["tcp"]
     assert conns and conns[0]["client"] == "10.199.0.2", "no connection from guest 1"

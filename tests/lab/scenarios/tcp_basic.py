@@ -68,14 +68,9 @@ PY
 ''' % COMMON
 
 
-def roles(kernel):
-    return {1: ROLE1, 2: ROLE2}
-
-
 def check(cap, out, kernel):
     from checks import (check_tcp_fields, check_probe, main_path, msgs_of,
-                        check_seq_per_path)
-    small, large = "10.199.0.2", "10.199.0.3"
+                        check_seq_per_path, SMALL, LARGE)
     if out:
         assert "digest ok" in out[2], "guest 2 did not get the matching digest"
     conns = cap["tcp"]
@@ -83,14 +78,14 @@ def check(cap, out, kernel):
     # The larger address spoke first: its own connection carries no RDS
     # message from it and is dropped; the smaller side connects back.
     first = conns[0]
-    assert first["client"] == large, "first connection should come from the larger address"
+    assert first["client"] == LARGE, "first connection should come from the larger address"
     assert not [m for m in first["c2s"] if m["kind"] != "cong"], \
         "the larger side's kick connection carried messages"
-    assert any(c["client"] == small for c in conns), "the smaller side never connected"
+    assert any(c["client"] == SMALL for c in conns), "the smaller side never connected"
     for c in conns:
         check_tcp_fields(c)
         check_seq_per_path(c)
-    path0 = main_path(conns, small)
+    path0 = main_path(conns, SMALL)
     # Every direction of the first real path opens with a whole, empty map.
     for d in ("c2s", "s2c"):
         m = path0[d][0]
@@ -98,9 +93,9 @@ def check(cap, out, kernel):
         assert m["congested"] == [], "a fresh map should have no congested port"
     check_probe(conns, kernel)
     # Three pings from 5000 and three pongs back to 5000.
-    pings = msgs_of(conns, large, "ping")
-    pongs = msgs_of(conns, small, "pong")
+    pings = msgs_of(conns, LARGE, "ping")
+    pongs = msgs_of(conns, SMALL, "pong")
     assert len(pings) == 3 and all(p["sport"] == 5000 and p["len"] == 0 for p in pings), pings
     assert len(pongs) == 3 and all(p["dport"] == 5000 and p["len"] == 0 for p in pongs), pongs
-    data = [m for m in msgs_of(conns, large, "data") if m["dport"] == 4000]
+    data = [m for m in msgs_of(conns, LARGE, "data") if m["dport"] == 4000]
     assert [m["len"] for m in data] == SIZES, [m["len"] for m in data]

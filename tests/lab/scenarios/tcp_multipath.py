@@ -124,14 +124,9 @@ PY
 ''' % (COMMON, DUMMY2)
 
 
-def roles(kernel):
-    return {1: ROLE1, 2: ROLE2}
-
-
 def check(cap, out, kernel):
     from checks import (check_tcp_fields, check_probe, check_seq_per_path,
-                        directions)
-    small, large = "10.199.0.2", "10.199.0.3"
+                        directions, SMALL)
     if out:
         assert "replies ok %d" % (len(SPORTS) * len(DPORTS)) in out[1], \
             "guest 1 did not get every reply"
@@ -141,9 +136,9 @@ def check(cap, out, kernel):
     conns, _ = split_rejected(cap["tcp"], kernel)
     # Only the smaller address connects: it spoke first, so there is not
     # even a kick from the larger side.
-    assert all(c["client"] == small for c in conns), \
+    assert all(c["client"] == SMALL for c in conns), \
         "connection from the larger address: %r" % [
-            (c["client"], c["client_port"]) for c in conns if c["client"] != small]
+            (c["client"], c["client_port"]) for c in conns if c["client"] != SMALL]
     live = [c for c in conns if c["established"] and (c["c2s"] or c["s2c"])]
     assert len(live) == NPATHS == len(conns), \
         "%d connections, %d established with messages" % (len(conns), len(live))

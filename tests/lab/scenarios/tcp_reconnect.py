@@ -146,8 +146,7 @@ def roles(kernel):
 
 def check(cap, out, kernel):
     import re
-    from checks import check_tcp_fields, check_seq_per_path
-    small, large = "10.199.0.2", "10.199.0.3"
+    from checks import check_tcp_fields, check_seq_per_path, SMALL
     if out:
         m = re.search(r"received (\d+) messages in order, no loss, digest ok; "
                       r"(\d+) duplicate deliveries", out[2])
@@ -167,7 +166,7 @@ def check(cap, out, kernel):
         check_tcp_fields(c)
         check_seq_per_path(c, strict=False)
     # The connections that carried the stream, in order.
-    dconns = [c for c in conns if c["client"] == small and
+    dconns = [c for c in conns if c["client"] == SMALL and
               any(m["kind"] == "data" and m["sport"] == SPORT for m in c["c2s"])]
     assert len(dconns) == KILLS + 1, "%d connections carried the stream" % len(dconns)
     starts = [c["start"] for c in dconns] + [float("inf")]

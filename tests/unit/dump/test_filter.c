@@ -64,15 +64,15 @@ static void test_filter_inactive_shows_all(void **state)
 
 static void test_filter_port_parse(void **state)
 {
+	static const char *const good[] = { "0", "65535", "0x10" };
+	static const char *const bad[] = { "65536", "-1", "", "abc", "12x", " 5", "+5",
+					   "99999999999999999999999" };
 	struct dump_filter *f = new_filter();
 	char err[200];
 
 	(void)state;
-	assert_int_equal(dump_filter_add_port(f, "0", err, sizeof(err)), 0);
-	assert_int_equal(dump_filter_add_port(f, "65535", err, sizeof(err)), 0);
-	assert_int_equal(dump_filter_add_port(f, "0x10", err, sizeof(err)), 0);
-	static const char *const bad[] = { "65536", "-1", "", "abc", "12x", " 5", "+5",
-					   "99999999999999999999999" };
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		assert_int_equal(dump_filter_add_port(f, good[i], err, sizeof(err)), 0);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
 		assert_int_equal(dump_filter_add_port(f, bad[i], err, sizeof(err)), -1);

@@ -129,14 +129,15 @@ static void answer(struct top_ibres *r, struct top_snap *s, int extra)
 
 enum { R_PROM, R_JSON, R_TEXT };
 
-/* |s| rendered by the exporter, --json or -b. */
-static char *render(const struct top_snap *s, int how)
+/* Whether |s| rendered by the exporter, --json or -b (|how|) holds |want|. */
+static bool shows(const struct top_snap *s, int how, const char *want)
 {
 	struct prom_self self = { .version = "1", .up = true, .top = 100 };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	struct out *o;
+	bool found;
 
 	assert_non_null(f);
 	if (how == R_PROM) {
@@ -150,8 +151,29 @@ static char *render(const struct top_snap *s, int how)
 		out_free(o);
 	}
 	fclose(f);
-	return buf;
+	found = strstr(buf, want) != NULL;
+	free(buf);
+	return found;
 }
+
+/* What a rendering of a snapshot must hold (or, |absent|, must not). */
+struct shown {
+	int how;
+	bool absent;
+	const char *want;
+};
+
+static void expect_shown(const struct top_snap *s, const struct shown *e, size_t n)
+{
+	static const char *const names[] = { "exporter", "--json", "-b" };
+
+	for (size_t i = 0; i < n; i++)
+		if (shows(s, e[i].how, e[i].want) == e[i].absent)
+			fail_msg("%s %s: %s", names[e[i].how], e[i].absent ? "shows" : "lacks",
+				 e[i].want);
+}
+
+#define EXPECT_SHOWN(s, e) expect_shown(s, e, sizeof(e) / sizeof((e)[0]))
 
 /* The snapshot joined to answer(..., |extra|). */
 static void joined(struct top_snap *s, int extra)
@@ -167,9 +189,21 @@ static void joined(struct top_snap *s, int extra)
 
 static void test_ibres_join_one(void **state)
 {
+	static const struct shown one[] = {
+		{ R_PROM, false, "\nafrds_ib_qp_state{local=\"10.199.0.2\",peer=\"10.199.0.3\","
+				 "tos=\"0\",device=\"rxe0\",port=\"1\",qpn=\"17\"} 3\n" },
+		{ R_PROM, false, "\nafrds_ib_port_state{device=\"rxe0\",port=\"1\"} 4\n" },
+		{ R_PROM, false, "\nafrds_ib_device_resources{device=\"rxe0\",kind=\"mr\"} 7\n" },
+		{ R_PROM, false, "\nafrds_ib_qp_unknown 0\n" },
+		{ R_JSON, false, "\"join\":\"ok\",\"device\":\"rxe0\",\"port\":1,"
+				 "\"port_state\":\"ACTIVE\",\"qpn\":17,\"qp_state\":\"RTS\","
+				 "\"rqpn\":18}" },
+		{ R_JSON, false, "\"rdma_devices\":[{\"name\":\"rxe0\",\"index\":1,\"qps\":0,"
+				 "\"cqs\":5,\"mrs\":7," },
+		{ R_TEXT, false, "      17 RTS     rxe0/1 ACTIVE\n" },
+	};
 	struct top_snap s;
 	struct top_ib *b;
-	char *t;
 
 	(void)state;
 	if (!host_le())
@@ -192,23 +226,7 @@ static void test_ibres_join_one(void **state)
 	assert_int_equal(s.ibdevs[0].cqs, 5);
 	assert_string_equal(s.ibdevs[0].ports[0].ndev, "eth0");
 
-	t = render(&s, R_PROM);
-	assert_non_null(strstr(t, "\nafrds_ib_qp_state{local=\"10.199.0.2\",peer=\"10.199.0.3\","
-				  "tos=\"0\",device=\"rxe0\",port=\"1\",qpn=\"17\"} 3\n"));
-	assert_non_null(strstr(t, "\nafrds_ib_port_state{device=\"rxe0\",port=\"1\"} 4\n"));
-	assert_non_null(strstr(t, "\nafrds_ib_device_resources{device=\"rxe0\",kind=\"mr\"} 7\n"));
-	assert_non_null(strstr(t, "\nafrds_ib_qp_unknown 0\n"));
-	free(t);
-	t = render(&s, R_JSON);
-	assert_non_null(strstr(t, "\"join\":\"ok\",\"device\":\"rxe0\",\"port\":1,"
-				  "\"port_state\":\"ACTIVE\",\"qpn\":17,\"qp_state\":\"RTS\","
-				  "\"rqpn\":18}"));
-	assert_non_null(strstr(t, "\"rdma_devices\":[{\"name\":\"rxe0\",\"index\":1,\"qps\":0,"
-				  "\"cqs\":5,\"mrs\":7,"));
-	free(t);
-	t = render(&s, R_TEXT);
-	assert_non_null(strstr(t, "      17 RTS     rxe0/1 ACTIVE\n"));
-	free(t);
+	EXPECT_SHOWN(&s, one);
 	top_snap_fini(&s);
 }
 
@@ -216,8 +234,14 @@ static void test_ibres_join_one(void **state)
  * new one during a reconnect): unknown, never one of them. */
 static void test_ibres_join_ambiguous(void **state)
 {
+	static const struct shown ambiguous[] = {
+		{ R_PROM, true, "afrds_ib_qp_state{" },
+		{ R_PROM, false, "\nafrds_ib_qp_unknown 1\n" },
+		{ R_JSON, false, "\"join\":\"ambiguous\",\"device\":null,\"port\":null,"
+				 "\"port_state\":null,\"qpn\":null,\"qp_state\":null" },
+		{ R_TEXT, false, " unknown unknown -\n" },
+	};
 	struct top_snap s;
-	char *t;
 
 	(void)state;
 	if (!host_le())
@@ -225,36 +249,24 @@ static void test_ibres_join_ambiguous(void **state)
 	joined(&s, 1);
 	assert_int_equal(s.ibs[0].join, TOP_IBJ_AMBIG);
 	assert_string_equal(top_ib_qp_str(&s.ibs[0]), "unknown");
-	t = render(&s, R_PROM);
-	assert_null(strstr(t, "afrds_ib_qp_state{"));
-	assert_non_null(strstr(t, "\nafrds_ib_qp_unknown 1\n"));
-	free(t);
-	t = render(&s, R_JSON);
-	assert_non_null(strstr(t, "\"join\":\"ambiguous\",\"device\":null,\"port\":null,"
-				  "\"port_state\":null,\"qpn\":null,\"qp_state\":null"));
-	free(t);
-	t = render(&s, R_TEXT);
-	assert_non_null(strstr(t, " unknown unknown -\n"));
-	free(t);
+	EXPECT_SHOWN(&s, ambiguous);
 	top_snap_fini(&s);
 }
 
 /* No RDMA netlink view at all: nothing is said of QPs. */
 static void test_ibres_no_view(void **state)
 {
+	static const struct shown no_view[] = {
+		{ R_PROM, true, "afrds_ib_qp_unknown" },
+		{ R_PROM, true, "afrds_ib_port_state" },
+		{ R_JSON, false, "\"join\":\"no_view\"" },
+		{ R_JSON, false, "\"rdma_devices\":null" },
+	};
 	struct top_snap s;
-	char *t;
 
 	(void)state;
 	snap(&s);
-	t = render(&s, R_PROM);
-	assert_null(strstr(t, "afrds_ib_qp_unknown"));
-	assert_null(strstr(t, "afrds_ib_port_state"));
-	free(t);
-	t = render(&s, R_JSON);
-	assert_non_null(strstr(t, "\"join\":\"no_view\""));
-	assert_non_null(strstr(t, "\"rdma_devices\":null"));
-	free(t);
+	EXPECT_SHOWN(&s, no_view);
 	top_snap_fini(&s);
 }
 

@@ -592,6 +592,25 @@ static void test_info_uapi_tcp_sock(void **state)
 	assert_int_equal(t.tos, 0);
 }
 
+/* The counts rds_info_rdma_connection and rds6_info_rdma_connection share
+ * with wire_info_rdma_conn, by name: each is set to |base| + its place in
+ * this list, and must come out of the decoder so. */
+#define RDMA_CONN_COUNTS(X, s)                                                           \
+	X(s, max_send_wr) X(s, max_recv_wr) X(s, max_send_sge) X(s, rdma_mr_max)         \
+	X(s, rdma_mr_size) X(s, tos) X(s, sl) X(s, cache_allocs)
+#define SET_COUNT(s, f) (s).f = v++;
+#define CHECK_COUNT(s, f) assert_int_equal((s).f, v++);
+#define RDMA_CONN_SET(k, base)                                                           \
+	do {                                                                             \
+		unsigned v = (base);                                                     \
+		RDMA_CONN_COUNTS(SET_COUNT, k)                                           \
+	} while (0)
+#define RDMA_CONN_CHECK(r, base)                                                         \
+	do {                                                                             \
+		unsigned v = (base);                                                     \
+		RDMA_CONN_COUNTS(CHECK_COUNT, r)                                         \
+	} while (0)
+
 static void test_info_uapi_rdma_conn(void **state)
 {
 	struct rds_info_rdma_connection k4;
@@ -605,14 +624,7 @@ static void test_info_uapi_rdma_conn(void **state)
 	k4.dst_addr = htonl(0x0a000002);
 	memset(k4.src_gid, 0x99, 16);
 	memset(k4.dst_gid, 0xaa, 16);
-	k4.max_send_wr = 1;
-	k4.max_recv_wr = 2;
-	k4.max_send_sge = 3;
-	k4.rdma_mr_max = 4;
-	k4.rdma_mr_size = 5;
-	k4.tos = 6;
-	k4.sl = 7;
-	k4.cache_allocs = 8;
+	RDMA_CONN_SET(k4, 1);
 	assert_int_equal(offsetof(struct rds_info_rdma_connection, cache_allocs), 64);
 	assert_int_equal(wire_info_decode_rdma_conn(&r, 4, (const uint8_t *)&k4, sizeof(k4)),
 			 sizeof(k4));
@@ -622,28 +634,14 @@ static void test_info_uapi_rdma_conn(void **state)
 	assert_memory_equal(r.dst_addr, a, 16);
 	assert_memory_equal(r.src_gid, k4.src_gid, 16);
 	assert_memory_equal(r.dst_gid, k4.dst_gid, 16);
-	assert_int_equal(r.max_send_wr, 1);
-	assert_int_equal(r.max_recv_wr, 2);
-	assert_int_equal(r.max_send_sge, 3);
-	assert_int_equal(r.rdma_mr_max, 4);
-	assert_int_equal(r.rdma_mr_size, 5);
-	assert_int_equal(r.tos, 6);
-	assert_int_equal(r.sl, 7);
-	assert_int_equal(r.cache_allocs, 8);
+	RDMA_CONN_CHECK(r, 1);
 
 	memset(&k6, 0, sizeof(k6));
 	memset(&k6.src_addr, 0x12, 16);
 	memset(&k6.dst_addr, 0x34, 16);
 	memset(k6.src_gid, 0x56, 16);
 	memset(k6.dst_gid, 0x78, 16);
-	k6.max_send_wr = 11;
-	k6.max_recv_wr = 12;
-	k6.max_send_sge = 13;
-	k6.rdma_mr_max = 14;
-	k6.rdma_mr_size = 15;
-	k6.tos = 16;
-	k6.sl = 17;
-	k6.cache_allocs = 18;
+	RDMA_CONN_SET(k6, 11);
 	assert_int_equal(offsetof(struct rds6_info_rdma_connection, cache_allocs), 88);
 	assert_int_equal(wire_info_decode_rdma_conn(&r, 6, (const uint8_t *)&k6, sizeof(k6)),
 			 sizeof(k6));
@@ -651,14 +649,7 @@ static void test_info_uapi_rdma_conn(void **state)
 	assert_memory_equal(r.dst_addr, &k6.dst_addr, 16);
 	assert_memory_equal(r.src_gid, k6.src_gid, 16);
 	assert_memory_equal(r.dst_gid, k6.dst_gid, 16);
-	assert_int_equal(r.max_send_wr, 11);
-	assert_int_equal(r.max_recv_wr, 12);
-	assert_int_equal(r.max_send_sge, 13);
-	assert_int_equal(r.rdma_mr_max, 14);
-	assert_int_equal(r.rdma_mr_size, 15);
-	assert_int_equal(r.tos, 16);
-	assert_int_equal(r.sl, 17);
-	assert_int_equal(r.cache_allocs, 18);
+	RDMA_CONN_CHECK(r, 11);
 }
 
 static void test_info_uapi_counter(void **state)

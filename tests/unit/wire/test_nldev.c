@@ -132,6 +132,26 @@ static ssize_t decode_exact(struct wire_nldev *m, const uint8_t *b, size_t n, ui
 	return wire_nldev_decode(m, *copy, n);
 }
 
+/* The next entry of |m|'s table (in |b|, from *pos) is RDS's connection:
+ * the rdma_cm ID 10.199.0.2 port |sport| to 10.199.0.3 port |dport| on QP
+ * 17, ESTABLISHED (5), owned by rds_rdma. */
+static void expect_conn_id(const struct wire_nldev *m, const uint8_t *b, size_t *pos,
+			   uint16_t sport, uint16_t dport, struct wire_nldev_entry *e)
+{
+	static const uint8_t a2[16] = { [10] = 0xff, [11] = 0xff, 10, 199, 0, 2 };
+	static const uint8_t a3[16] = { [10] = 0xff, [11] = 0xff, 10, 199, 0, 3 };
+
+	assert_int_equal(wire_nldev_next(m, b, pos, e), 1);
+	assert_true(e->has_lqpn);
+	assert_int_equal(e->lqpn, 17);
+	assert_int_equal(e->state, 5);
+	assert_memory_equal(e->src_addr, a2, 16);
+	assert_memory_equal(e->dst_addr, a3, 16);
+	assert_int_equal(e->src_port, sport);
+	assert_int_equal(e->dst_port, dport);
+	assert_string_equal(e->kern_name, "rds_rdma");
+}
+
 static void test_nldev_res_summary(void **state)
 {
 	struct wire_nldev m;
@@ -192,8 +212,6 @@ static void test_nldev_qp_table(void **state)
 
 static void test_nldev_cm_id_table(void **state)
 {
-	static const uint8_t a2[16] = { [10] = 0xff, [11] = 0xff, 10, 199, 0, 2 };
-	static const uint8_t a3[16] = { [10] = 0xff, [11] = 0xff, 10, 199, 0, 3 };
 	struct wire_nldev_entry e;
 	struct wire_nldev m;
 	struct bld x;
@@ -209,15 +227,8 @@ static void test_nldev_cm_id_table(void **state)
 	assert_int_equal(e.src_family, 2);
 	assert_int_equal(e.dst_family, 0);
 	wt_name_is(wire_tok_name(wire_nldev_cm_state_toks, e.state), "LISTEN");
-	assert_int_equal(wire_nldev_next(&m, c, &pos, &e), 1);
-	assert_true(e.has_lqpn);
-	assert_int_equal(e.lqpn, 17);
-	assert_memory_equal(e.src_addr, a2, 16);
-	assert_memory_equal(e.dst_addr, a3, 16);
-	assert_int_equal(e.src_port, 18635);
-	assert_int_equal(e.dst_port, 40000);
+	expect_conn_id(&m, c, &pos, 18635, 40000, &e);
 	assert_int_equal(e.id, 3);
-	assert_string_equal(e.kern_name, "rds_rdma");
 	assert_int_equal(wire_nldev_next(&m, c, &pos, &e), 0);
 	free(c);
 }
@@ -248,8 +259,6 @@ static void test_nldev_control(void **state)
 /* What the 7.2 kernel answered, whole and cut at every offset. */
 static void test_nldev_captured_72(void **state)
 {
-	static const uint8_t a2[16] = { [10] = 0xff, [11] = 0xff, 10, 199, 0, 2 };
-	static const uint8_t a3[16] = { [10] = 0xff, [11] = 0xff, 10, 199, 0, 3 };
 	const char *const caps[] = { cap72_res, cap72_port, cap72_qp, cap72_cm_id };
 	struct wire_nldev_entry e;
 	struct wire_nldev m[4];
@@ -304,15 +313,7 @@ static void test_nldev_captured_72(void **state)
 	assert_int_equal(wire_nldev_next(&m[3], b[3], &pos, &e), 1);
 	assert_int_equal(e.src_family, 10);
 	assert_int_equal(e.src_port, 16385);
-	assert_int_equal(wire_nldev_next(&m[3], b[3], &pos, &e), 1);
-	assert_true(e.has_lqpn);
-	assert_int_equal(e.lqpn, 17);
-	assert_int_equal(e.state, 5);
-	assert_memory_equal(e.src_addr, a2, 16);
-	assert_memory_equal(e.dst_addr, a3, 16);
-	assert_int_equal(e.src_port, 18634);
-	assert_int_equal(e.dst_port, 59168);
-	assert_string_equal(e.kern_name, "rds_rdma");
+	expect_conn_id(&m[3], b[3], &pos, 18634, 59168, &e);
 	assert_int_equal(wire_nldev_next(&m[3], b[3], &pos, &e), 0);
 }
 
