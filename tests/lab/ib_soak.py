@@ -4,7 +4,7 @@
 and issue 30's "connection broken while RDMA operations are pending").
 
     ib_soak.py --kernel 6.1|7.2 --ibpeer PATH [--duration S]
-               [--faults link1,qperr,...] [--out DIR]
+               [--faults cut1,qperr,...] [--out DIR]
 
 Two guests with rxe0, one boot. Guest 1 (10.199.0.2) unloads its
 rds_rdma and runs `ibpeer --soak` (librds, IB alone, ports 4000 and
@@ -36,15 +36,25 @@ the region count (rdsu_ep_mr_count, and the transport's own) must be 0
 at the end. The kernel checks its regions' guard bytes, and that no
 freed region was written after its RDS_FREE_MR.
 
+The kernel gives its region back (RDS_FREE_MR) once librds has been
+quiet on that socket for 3 s: a region a socket holds keeps its
+connection from ending after a fault (docs/kernel-behaviour.md, "Faults
+under traffic"), and librds asks for a new one once it is back.
+
 Faults, in turn, one every --interval s, the run going on between them:
-  link1, link2  ip link set dev eth0 down in guest 1 (librds) or 2
-                (kernel) for CUT s, then up (eth0 carries rxe0), then
-                rxe0 made anew there (see RELINK below for why)
-  rxe2          rdma link delete rxe0 in the kernel's guest, then add it
-                back (rdma link add rxe0 type rxe netdev eth0)
-  qperr         librds posts an RDMA WRITE with an r_key the kernel never
-                gave out: the kernel's HCA refuses it, which ends the QP
-                (docs/kernel-behaviour.md, RDMA table); its one
+  cut1, cut2    the host takes guest 1's (librds) or 2's (kernel) bridge
+                port down for CUT s, then up: the link gone on the wire
+  link1, link2  ip link set dev eth0 down in guest 1 or 2 for CUT s, then
+                up (eth0 carries rxe0), then rxe0 made anew there (see
+                RELINK below for why)
+  rxe1, rxe2    rdma link delete rxe0 in guest 1 (librds gives the device
+                back) or 2 (the kernel's), then add it back (rdma link
+                add rxe0 type rxe netdev eth0)
+  qperr         librds's own QP put in the error state with its RDMA in
+                flight (rdsu_ib_fault_qp), as a failing HCA would
+  rkey          librds posts an RDMA WRITE with an r_key the kernel never
+                gave out: the kernel's HCA refuses it, which ends both
+                QPs (docs/kernel-behaviour.md, RDMA table); its one
                 notification must not be SUCCESS
   reboot        the kernel's side "crashes": its role ends without
                 draining its sockets, the guest powers off and a new one
@@ -79,18 +89,25 @@ import ib_kernel  # noqa: E402
 
 A, B = ib_kernel.A, ib_kernel.B
 CUT = ib_kernel.CUT
-# On Soft-RoCE an "ip link set down" of rxe0's netdev leaves the node's
-# GSI QP (QP1, which carries the CM's MADs) in the error state for good:
-# no RDMA CM connection leaves or reaches that node again, the kernel's
-# own rds_rdma included, until rxe0 is made anew (docs/kernel-behaviour.md,
-# "Faults"). A link fault is therefore the cut and that repair, as an
-# administrator would do it.
+# On Soft-RoCE an "ip link set down" of rxe0's netdev under traffic
+# leaves the node's GSI QP (QP1, which carries the CM's MADs) in the error
+# state for good: no RDMA CM connection leaves or reaches that node again,
+# the kernel's own rds_rdma included, until rxe0 is made anew
+# (docs/kernel-behaviour.md, "Faults under traffic"). The in-guest link
+# faults are therefore the cut and that repair, as an administrator would
+# do it; cut1 and cut2 take the link away on the wire (the host's bridge
+# port), which needs no repair.
 RELINK = "rdma link delete rxe0; sleep 2; rdma link add rxe0 type rxe netdev eth0; sleep 1; rdma link"
+DOWN = "ip link set dev eth0 down; sleep %g; ip link set dev eth0 up; " % CUT
 FAULTS = {
-    "link1": (1, "ip link set dev eth0 down; sleep %g; ip link set dev eth0 up; %s" % (CUT, RELINK)),
-    "link2": (2, "ip link set dev eth0 down; sleep %g; ip link set dev eth0 up; %s" % (CUT, RELINK)),
+    "cut1": (1, None),
+    "cut2": (2, None),
+    "link1": (1, DOWN + RELINK),
+    "link2": (2, DOWN + RELINK),
+    "rxe1": (1, RELINK),
     "rxe2": (2, RELINK),
     "qperr": (None, None),
+    "rkey": (None, None),
     "reboot": (2, None),
 }
 ASAN = "detect_leaks=0:quarantine_size_mb=16"
@@ -164,28 +181,43 @@ def sender():
             errs[k] = errs.get(k, 0) + 1
             time.sleep(0.01)
 
-regions, freed, owner_log = [], [], []
+regions, freed, owner_log, quiet_frees, QUIET = [], [], [], [0], 3.0
+
+def free_last(why):
+    try:
+        r.setsockopt(SOL_RDS, RDS_FREE_MR, struct.pack("=QQ", regions[-1][2],
+                                                        RDS_RDMA_INVALIDATE))
+        freed.append(regions[-1])
+        ctypes.memset(regions[-1][1], 0xee, REG)
+    except OSError as e:
+        owner_log.append("free %%#x (%%s): %%s" %% (regions[-1][2], why, e))
+    regions[-1] = regions[-1][:2] + (0,)
 
 def owner():
-    # the regions librds's RDMA goes to: a new one on each HELLO
+    # the regions librds's RDMA goes to: a new one on each HELLO. A
+    # region held across a connection loss keeps that connection from
+    # ending (net/rds/ib_cm.c rds_ib_conn_path_shutdown waits for the
+    # connection's registrations in use, i_fastreg_inuse_count, to reach
+    # 0), so it is given back once librds has been quiet for QUIET s,
+    # as an application must (docs/kernel-behaviour.md, "Faults under
+    # traffic").
     cookie = ctypes.c_uint64(0)
+    heard = time.time()
     while True:
         try:
             data, peer = r.recvfrom(65536)
+            heard = time.time()
         except socket.timeout:
             if os.path.exists(os.path.join(D, "done_peer")):
                 return
+            if regions and regions[-1][2] and time.time() - heard > QUIET:
+                free_last("quiet")
+                quiet_frees[0] += 1
             continue
         if data != b"HELLO":
             continue
         if regions and regions[-1][2]:
-            try:
-                r.setsockopt(SOL_RDS, RDS_FREE_MR, struct.pack("=QQ", regions[-1][2],
-                                                                RDS_RDMA_INVALIDATE))
-                freed.append(regions[-1])
-                ctypes.memset(regions[-1][1], 0xee, REG)
-            except OSError as e:
-                owner_log.append("free %%#x: %%s" %% (regions[-1][2], e))
+            free_last("hello")
         mem = ctypes.create_string_buffer(4 * PAGE + REG)
         start = ((ctypes.addressof(mem) + PAGE) & ~(PAGE - 1)) + OFF
         ctypes.memset(start - GUARD, 0xee, REG + 2 * GUARD)
@@ -267,9 +299,9 @@ g_bad = [c for _, st, c in regions if ctypes.string_at(st - GUARD, GUARD) != b"\
          ctypes.string_at(st + REG, GUARD) != b"\xee" * GUARD]
 f_bad = [c for _, st, c in freed if ctypes.string_at(st - GUARD, REG + 2 * GUARD) !=
          b"\xee" * (REG + 2 * GUARD)]
-print("soak owner: regions %%d freed %%d guards %%s freed-untouched %%s %%s" %% (
+print("soak owner: regions %%d freed %%d guards %%s freed-untouched %%s quiet-frees %%d %%s" %% (
     len(regions), len(freed), "intact" if not g_bad else "HIT %%r" %% g_bad,
-    "yes" if not f_bad else "NO %%r" %% f_bad, "; ".join(owner_log)), flush=True)
+    "yes" if not f_bad else "NO %%r" %% f_bad, quiet_frees[0], "; ".join(owner_log)), flush=True)
 dmesg("at the end")
 flag("done_kernel")
 PY
@@ -303,15 +335,15 @@ def latest(path):
 
 
 class Faults:
-    """Runs the faults in the guests (through their agents) or in ibpeer
-    (qperr) and waits for the streams to move again after each."""
+    """Runs the faults in the guests (through their agents), on the host
+    (cut) or in ibpeer (qperr, rkey) and waits for the streams to move again after each."""
 
-    def __init__(self, share, path, log, name, reboot):
+    def __init__(self, share, path, log, name, reboot, cut):
         self.share, self.path, self.log, self.name = share, path, log, name
-        self.reboot = reboot
+        self.reboot, self.cut = reboot, cut
         self.reboots = 0
         self.n = {1: 0, 2: 0}
-        self.qperr = 0
+        self.asked = {}
         self.done = []       # (fault, resets before, resets after, seconds to recover)
         self.fails = []
 
@@ -329,22 +361,28 @@ class Faults:
         res = open(p + ".done").read()
         return None if res.startswith("0 ") else "guest %d: %r: %s" % (g, cmd, res.strip())
 
-    def _qperr(self):
-        open(os.path.join(self.share, "qperr-%d" % self.qperr), "w").close()
-        self.qperr += 1
+    def _ibpeer(self, kind, answer, what):
+        """Ask ibpeer for its |kind|-N and wait for its line |answer|."""
+        n = self.asked.get(kind, 0)
+        self.asked[kind] = n + 1
+        open(os.path.join(self.share, "%s-%d" % (kind, n)), "w").close()
         t = time.time()
-        want = "ibpeer: soak qperr %d notified" % (self.qperr - 1)
+        want = "ibpeer: soak %s %d %s" % (kind, n, answer)
         while time.time() - t < 120:
             if want in open(self.path).read():
                 return None
             time.sleep(0.2)
-        return "the refused RDMA %d was never notified" % (self.qperr - 1)
+        return "%s %d: no %r from ibpeer" % (what, n, want)
 
     def run(self, fault):
         before = latest(self.path)
         g, cmd = FAULTS[fault]
-        if fault == "qperr":
-            err = self._qperr()
+        if fault == "rkey":
+            err = self._ibpeer("refuse", "notified", "the refused RDMA")
+        elif fault == "qperr":
+            err = self._ibpeer("qpkill", "broke", "librds's QP put in error")
+        elif fault.startswith("cut"):
+            err = self.cut(g)
         elif fault == "reboot":
             err = self.reboot()
             self.reboots += 1
@@ -386,8 +424,8 @@ def judge(name, lines, ktext, faults, fails, log):
               "send_q", "retrans_q"):
         if d.get(k) != 0:
             fails.append("%s: librds %s %s, want 0" % (name, k, d.get(k)))
-    posted = int(str(d.get("qperr")).split("/")[1]) if "/" in str(d.get("qperr")) else None
-    notified_bad = int(str(d.get("qperr")).split("/")[0]) if posted is not None else None
+    posted = int(str(d.get("refused")).split("/")[1]) if "/" in str(d.get("refused")) else None
+    notified_bad = int(str(d.get("refused")).split("/")[0]) if posted is not None else None
     if d.get("notified") != d.get("ops", 0) + (posted or 0) or notified_bad != posted:
         fails.append("%s: %s ops and %s refused ones, %s notifications (%s of the refused): "
                      "want exactly one each" % (name, d.get("ops"), posted, d.get("notified"),
@@ -478,7 +516,13 @@ def run(kernel, ibpeer, out, duration, faults_list, interval, log):
             time.sleep(0.5)
         log("%s: streams running after %.0f s" % (name, time.time() - t0))
         start = time.time()
-        fl = Faults(share, path, log, name, reboot)
+        def cut(g):
+            """guest |g|'s bridge port down for CUT s, then up"""
+            l.ns_run(["ip", "link", "set", "tap%d" % g, "down"])
+            time.sleep(CUT)
+            l.ns_run(["ip", "link", "set", "tap%d" % g, "up"])
+
+        fl = Faults(share, path, log, name, reboot, cut)
         k = 0
         # every fault once at least, then round again until the time is up
         while k < len(faults_list) or time.time() - start + 30 < duration:
@@ -509,7 +553,7 @@ def main():
     ap = lab.arg_parser()
     ap.add_argument("--ibpeer", required=True)
     ap.add_argument("--duration", type=int, default=600)
-    ap.add_argument("--faults", default="qperr,reboot,link1")
+    ap.add_argument("--faults", default="cut1,qperr,rxe1,rkey,cut2,reboot,link1")
     ap.add_argument("--interval", type=int, default=40)
     a, out, log = lab.parse(ap)
     faults = a.faults.split(",")
