@@ -69,10 +69,10 @@ kernel's new life numbers on from what it had sent, so librds may see
 a gap there but never a repeat; and everywhere else 0 lost and 0
 duplicated.
 Each fault must end the connection (conn_reset rises) and the streams
-must move again afterwards. Memory: librds's RSS (ibpeer, an ASan build
-with a 16 MiB quarantine) is sampled every 2 s; after the first fault
-round it may not grow by more than max(4 MiB, 10 %); librds's queues,
-ops and regions end empty.
+and the RDMA (an op that succeeds) must move again afterwards. Memory:
+librds's RSS (ibpeer, an ASan build with a 16 MiB quarantine) is sampled
+every 2 s; after the first fault round it may not grow by more than
+max(4 MiB, 10 %); librds's queues, ops and regions end empty.
 Outputs in build/lab/ib_soak-<k>-<duration>/. Exit: 0 pass, 1 fail, 77
 skipped (not root, outside CI).
 """
@@ -397,19 +397,21 @@ class Faults:
             now = latest(self.path)
             if now.get("resets", 0) > before.get("resets", 0) and \
                     now.get("rx", 0) >= at.get("rx", 0) + 200 and \
-                    now.get("tx", 0) >= at.get("tx", 0) + 200:
+                    now.get("tx", 0) >= at.get("tx", 0) + 200 and \
+                    now.get("success", 0) > at.get("success", 0):
                 self.done.append((fault, before.get("resets"), now.get("resets"),
                                   time.time() - t))
-                self.log("%s: %s: connection reset (conn_reset %d -> %d), streams moving "
-                         "again %.0f s after it" % (self.name, fault, before.get("resets", 0),
+                self.log("%s: %s: connection reset (conn_reset %d -> %d), streams and RDMA "
+                         "moving again %.0f s after it" % (self.name, fault, before.get("resets", 0),
                                                     now.get("resets", 0), time.time() - t))
                 return True
             time.sleep(0.5)
         now = latest(self.path)
         self.fails.append("%s: %s: no reset and recovery within 180 s (conn_reset %s -> %s, "
-                          "rx %s -> %s, tx %s -> %s)" % (
+                          "rx %s -> %s, tx %s -> %s, RDMA successes %s -> %s)" % (
                               self.name, fault, before.get("resets"), now.get("resets"),
-                              at.get("rx"), now.get("rx"), at.get("tx"), now.get("tx")))
+                              at.get("rx"), now.get("rx"), at.get("tx"), now.get("tx"),
+                              at.get("success"), now.get("success")))
         return False
 
 

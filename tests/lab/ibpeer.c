@@ -838,7 +838,7 @@ static void soak_rdma(struct soak *sk, bool stopping)
 	if (sk->cookie && stat_of(RDSU_STAT_CONN_RESET) != sk->resets_at_cookie)
 		sk->cookie = 0;
 	if (!sk->cookie) {
-		if (!sk->hello_at || now - sk->hello_at > 10 * RDSU_SEC) {
+		if (!sk->hello_at || now - sk->hello_at > 2 * RDSU_SEC) {
 			if (soak_send_rs(sk, "HELLO", NULL) >= 0) {
 				sk->hellos++;
 				sk->hello_at = now;
