@@ -145,15 +145,7 @@ class Probe:
         self.out = []
 
     def guest(self, g, cmd, timeout=60):
-        p = os.path.join(self.share, "cmd-%d-%d" % (g, self.n[g]))
-        self.n[g] += 1
-        with open(p + ".tmp", "w") as f:
-            f.write(cmd)
-        os.rename(p + ".tmp", p)
-        t = time.time()
-        while not os.path.exists(p + ".done") and time.time() - t < timeout:
-            time.sleep(0.2)
-        return open(p + ".done").read() if os.path.exists(p + ".done") else None
+        return ib_soak.agent_run(self.share, self.n, g, cmd, timeout)
 
     def ask(self, kind, timeout=40):
         """The role's map, free or rkey; its answer."""
@@ -254,10 +246,7 @@ def main():
     ap.add_argument("--faults", default=",".join(FAULTS))
     ap.add_argument("--wait", type=int, default=45)
     a, out, log = lab.parse(ap)
-    faults = a.faults.split(",")
-    bad = [f for f in faults if f not in FAULTS]
-    if bad:
-        ap.error("unknown faults %s (known: %s)" % (bad, ", ".join(FAULTS)))
+    faults = ib_soak.fault_list(ap, a.faults, FAULTS)
     name = "ib_recover-%s" % a.kernel
     run_dir, share = lab.run_share(out, name, ())
     common = ib_kernel.COMMON + ib_soak.AGENT

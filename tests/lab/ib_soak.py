@@ -307,6 +307,21 @@ flag("done_kernel")
 PY
 """
 
+def agent_run(share, counts, g, cmd, timeout=60):
+    """Leave the shell line |cmd| for guest |g|'s agent (counts[g]: the
+    commands it was given so far) and wait for its answer, "CODE SECONDS"
+    and the output; None if none came within |timeout| s."""
+    p = os.path.join(share, "cmd-%d-%d" % (g, counts[g]))
+    counts[g] += 1
+    with open(p + ".tmp", "w") as f:
+        f.write(cmd)
+    os.rename(p + ".tmp", p)
+    t = time.time()
+    while not os.path.exists(p + ".done") and time.time() - t < timeout:
+        time.sleep(0.2)
+    return open(p + ".done").read() if os.path.exists(p + ".done") else None
+
+
 LINE = re.compile(r"^ibpeer: soak (\w+) (.*)$", re.M)
 
 
@@ -348,17 +363,9 @@ class Faults:
         self.fails = []
 
     def _guest(self, g, cmd):
-        p = os.path.join(self.share, "cmd-%d-%d" % (g, self.n[g]))
-        self.n[g] += 1
-        with open(p + ".tmp", "w") as f:
-            f.write(cmd)
-        os.rename(p + ".tmp", p)
-        t = time.time()
-        while not os.path.exists(p + ".done"):
-            if time.time() - t > 60:
-                return "guest %d did not run %r" % (g, cmd)
-            time.sleep(0.2)
-        res = open(p + ".done").read()
+        res = agent_run(self.share, self.n, g, cmd)
+        if res is None:
+            return "guest %d did not run %r" % (g, cmd)
         return None if res.startswith("0 ") else "guest %d: %r: %s" % (g, cmd, res.strip())
 
     def _ibpeer(self, kind, answer, what):
@@ -551,6 +558,15 @@ def run(kernel, ibpeer, out, duration, faults_list, interval, log):
     return fails
 
 
+def fault_list(ap, text, known):
+    """The comma-separated faults of |text|, each one of |known|."""
+    faults = text.split(",")
+    bad = [f for f in faults if f not in known]
+    if bad:
+        ap.error("unknown faults %s (known: %s)" % (bad, ", ".join(known)))
+    return faults
+
+
 def main():
     ap = lab.arg_parser()
     ap.add_argument("--ibpeer", required=True)
@@ -558,10 +574,7 @@ def main():
     ap.add_argument("--faults", default="cut1,qperr,rxe1,rkey,cut2,reboot,link1")
     ap.add_argument("--interval", type=int, default=40)
     a, out, log = lab.parse(ap)
-    faults = a.faults.split(",")
-    bad = [f for f in faults if f not in FAULTS]
-    if bad:
-        ap.error("unknown faults %s (known: %s)" % (bad, ", ".join(FAULTS)))
+    faults = fault_list(ap, a.faults, FAULTS)
     fails = run(a.kernel, a.ibpeer, out, a.duration, faults, a.interval, log)
     return lab.verdict(fails, log, a.kernel)
 
