@@ -261,6 +261,10 @@ static int ib_wait(struct rdsu_transport *tr, bool alone, int *wait_ms, rdsu_ns 
 	uint64_t seen = t->ncomp;
 
 	(void)alone;
+	if (rdsu_ib_cm_devcheck(t, *now, wait_ms)) {
+		*res = 1;
+		return RDSU_TWAIT_DONE;
+	}
 	rdsu_ib_cm_relisten(t, *now, wait_ms);
 	if (*wait_ms == 0 || !t->cfg.busy_poll_us || !t->spin || !t->links)
 		return RDSU_TWAIT_NONE;
@@ -432,6 +436,25 @@ int rdsu_ib_get_stats(struct rdsu_io *io, struct rdsu_ib_stats *st)
 			}
 			return 0;
 		}
+	}
+	return RDSU_ERR_NOTFOUND;
+}
+
+int rdsu_ib_fault_qp(struct rdsu_io *io)
+{
+	if (!io)
+		return RDSU_ERR_INVAL;
+	for (unsigned i = 0; i < io->n_tr; i++) {
+		struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+		int n = 0;
+
+		if (io->tr[i]->ops != &ib_ops)
+			continue;
+		for (struct ib_link *l = ib_of(io->tr[i])->links; l; l = l->next)
+			if (l->state == IL_UP && l->cm->qp &&
+			    ibv_modify_qp(l->cm->qp, &a, IBV_QP_STATE) == 0)
+				n++;
+		return n;
 	}
 	return RDSU_ERR_NOTFOUND;
 }

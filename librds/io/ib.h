@@ -135,6 +135,7 @@ struct rdsu_ib {
 	unsigned n_relisten;
 	rdsu_ns relisten_at;
 	bool dev_gone;          /* a DEVICE_REMOVAL since librdmacm last synced */
+	rdsu_ns devcheck_at;    /* the next look for a device that went (ib_cm.c) */
 	struct ib_link *links;
 	struct ib_link *dead;   /* retired this round */
 	struct rdsu_ib_stats st;
@@ -208,6 +209,11 @@ int rdsu_ib_cm_listen(struct rdsu_ib *t, const struct rdsu_addr *a);
 void rdsu_ib_cm_connect(struct rdsu_ib *t, const struct rdsu_lreq *req, rdsu_ns now);
 void rdsu_ib_cm_events(struct rdsu_ib *t, rdsu_ns now);
 void rdsu_ib_cm_close(struct rdsu_ib *t);
+/* Once a second while we hold anything on a device: has one begun to
+ * go without a DEVICE_REMOVAL (ib_cm.c)? Everything of ours on it is
+ * given back as on that event; *wait_ms is cut to the next look.
+ * Return: true if a device went (the round is to end). */
+bool rdsu_ib_cm_devcheck(struct rdsu_ib *t, rdsu_ns now, int *wait_ms);
 /* Listen again where a listener went with its device, at most once a
  * second; *wait_ms is cut to the next try. */
 void rdsu_ib_cm_relisten(struct rdsu_ib *t, rdsu_ns now, int *wait_ms);

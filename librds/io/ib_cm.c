@@ -18,7 +18,11 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/epoll.h>
+#include <unistd.h>
+
+#define UVERBS_CLASS "/sys/class/infiniband_verbs"
 
 /* What is kept of an event before it is acknowledged: acknowledging
  * first lets the handler destroy the event's id. */
@@ -395,6 +399,108 @@ static void sync_devices(void)
 		rdma_free_devices(d);
 }
 
+/* Has the device of |ctx| begun to go? Its uverbs node is the first
+ * thing the kernel takes away (drivers/infiniband/core/uverbs_main.c
+ * ib_uverbs_remove_one, cdev_device_del); a system without that sysfs
+ * class says nothing. */
+static bool dev_vanished(struct ibv_context *ctx)
+{
+	char path[96 + IBV_SYSFS_NAME_MAX], name[IBV_SYSFS_NAME_MAX + 2];
+	size_t n;
+	FILE *f;
+
+	if (access(UVERBS_CLASS, F_OK) != 0)
+		return false;
+	snprintf(path, sizeof(path), "%s/%s/ibdev", UVERBS_CLASS, ctx->device->dev_name);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT;
+	n = fread(name, 1, sizeof(name) - 1, f);
+	fclose(f);
+	name[n] = 0;
+	name[strcspn(name, "\n")] = 0;
+	/* the node's number went to another device */
+	return strcmp(name, ctx->device->name) != 0;
+}
+
+/* rdsu_ib_cm_dispatch's DEVICE_REMOVAL for every id of ours on |ctx|,
+ * when rdma_cm cannot send it: the kernel removes a device's clients
+ * last registered first (drivers/infiniband/core/device.c
+ * disable_device), and where ib_uverbs was loaded after rdma_cm (a
+ * driver loaded after it, as rdma_rxe in the lab's guests) uverbs goes
+ * first and, on a device that cannot take a context from a process
+ * (rxe has no disassociate_ucontext), waits for every process to close
+ * its files of the device; rdma_cm's DEVICE_REMOVAL would come only
+ * after that. */
+static void device_gone(struct rdsu_ib *t, struct ibv_context *ctx, rdsu_ns now)
+{
+	struct ib_link *l, *next;
+
+	/* librdmacm marks the device dead (no new id gets it) and closes
+	 * it once the ids below are destroyed */
+	sync_devices();
+	t->dev_gone = true;
+	rdsu_ib_rdma_device_gone(t, ctx);
+	for (unsigned i = 0; i < t->n_listen;) {
+		if (t->listen[i]->verbs == ctx)
+			listener_gone(t, t->listen[i]);
+		else
+			i++;
+	}
+	for (l = t->links; l; l = next) {
+		next = l->next;
+		if (l->cm->verbs == ctx && l->state != IL_DEAD)
+			rdsu_ib_lost_why(l, RDMA_CM_EVENT_DEVICE_REMOVAL, -ENODEV, now);
+	}
+}
+
+static void add_ctx(struct ibv_context **out, unsigned *n, struct ibv_context *c)
+{
+	for (unsigned k = 0; k < *n; k++)
+		if (out[k] == c)
+			return;
+	if (c && *n < IB_MAX_DEVS)
+		out[(*n)++] = c;
+}
+
+/* The devices we hold something on: listeners, links, regions. */
+static unsigned devs_held(const struct rdsu_ib *t, struct ibv_context **out)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < t->n_listen; i++)
+		add_ctx(out, &n, t->listen[i]->verbs);
+	for (const struct ib_link *l = t->links; l; l = l->next)
+		add_ctx(out, &n, l->cm->verbs);
+	for (unsigned i = 0; i < t->n_pds; i++)
+		add_ctx(out, &n, t->pds[i].ctx);
+	return n;
+}
+
+bool rdsu_ib_cm_devcheck(struct rdsu_ib *t, rdsu_ns now, int *wait_ms)
+{
+	struct ibv_context *ctx[IB_MAX_DEVS];
+	unsigned n = devs_held(t, ctx);
+	bool gone = false;
+	int left;
+
+	if (!n)
+		return false;
+	if (now >= t->devcheck_at) {
+		t->devcheck_at = now + RDSU_SEC;
+		for (unsigned i = 0; i < n; i++)
+			if (dev_vanished(ctx[i])) {
+				t->st.dev_vanished++;
+				device_gone(t, ctx[i], now);
+				gone = true;
+			}
+	}
+	left = (int)((t->devcheck_at - now + RDSU_MSEC - 1) / RDSU_MSEC);
+	if (*wait_ms < 0 || *wait_ms > left)
+		*wait_ms = left;
+	return gone;
+}
+
 void rdsu_ib_cm_relisten(struct rdsu_ib *t, rdsu_ns now, int *wait_ms)
 {
 	int left;
@@ -435,6 +541,7 @@ static void dispatch(struct rdsu_ib *t, const struct cm_ev *ev, rdsu_ns now)
 	 * link's QP, CQs and id go when it is reaped at the round's end. */
 	if (ev->type == RDMA_CM_EVENT_DEVICE_REMOVAL) {
 		t->dev_gone = true;
+		t->st.dev_removed++;
 		if (ev->id->verbs)
 			rdsu_ib_rdma_device_gone(t, ev->id->verbs);
 		if (!ev->id->context) {

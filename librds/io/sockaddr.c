@@ -36,14 +36,16 @@ int rdsu_sockaddr_get(const struct sockaddr_storage *ss, struct rdsu_addr *a, ui
 		const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
 
 		*a = rdsu_addr_v4(ntohl(s4->sin_addr.s_addr));
-		*port = ntohs(s4->sin_port);
+		if (port)
+			*port = ntohs(s4->sin_port);
 		return 0;
 	}
 	if (ss->ss_family == AF_INET6) {
 		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
 
 		memcpy(a->a, &s6->sin6_addr, 16);
-		*port = ntohs(s6->sin6_port);
+		if (port)
+			*port = ntohs(s6->sin6_port);
 		return 0;
 	}
 	return -EAFNOSUPPORT;

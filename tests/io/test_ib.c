@@ -15,6 +15,8 @@
 #include "cmain.h"
 
 #include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <rds/rdsu_ib.h>
@@ -123,11 +125,38 @@ static void test_ib_stats_without_ib(void **state)
 	assert_int_equal(rdsu_ib_get_stats(r.io, &st), RDSU_ERR_NOTFOUND);
 	assert_int_equal(rdsu_ib_get_stats(NULL, &st), RDSU_ERR_INVAL);
 	assert_int_equal(rdsu_ib_get_stats(r.io, NULL), RDSU_ERR_INVAL);
+	assert_int_equal(rdsu_ib_fault_qp(r.io), RDSU_ERR_NOTFOUND);
+	assert_int_equal(rdsu_ib_fault_qp(NULL), RDSU_ERR_INVAL);
 	rdsu_io_free(r.io);
+}
+
+/* The address of a sockaddr without its port, as the IB transport asks
+ * for a listener's and a request's (ib_cm.c). */
+static void test_sockaddr_get_no_port(void **state)
+{
+	struct sockaddr_storage ss;
+	struct rdsu_addr a = rdsu_addr_v4(0x0ac70002), b;
+	uint16_t port = 0;
+
+	(void)state;
+	assert_true(rdsu_sockaddr(&a, 18634, &ss) > 0);
+	memset(&b, 0, sizeof(b));
+	assert_int_equal(rdsu_sockaddr_get(&ss, &b, NULL), 0);
+	assert_int_equal(rdsu_addr_cmp(&a, &b), 0);
+	assert_int_equal(rdsu_sockaddr_get(&ss, &b, &port), 0);
+	assert_int_equal(port, 18634);
+	memset(&a, 0, sizeof(a));
+	a.a[15] = 1;  /* ::1 */
+	assert_true(rdsu_sockaddr(&a, 16385, &ss) > 0);
+	assert_int_equal(rdsu_sockaddr_get(&ss, &b, NULL), 0);
+	assert_int_equal(rdsu_addr_cmp(&a, &b), 0);
+	ss.ss_family = AF_UNIX;
+	assert_int_equal(rdsu_sockaddr_get(&ss, &b, NULL), -EAFNOSUPPORT);
 }
 
 CMOCKA_MAIN(
 	cmocka_unit_test(test_ib_cfg_default),
 	cmocka_unit_test(test_ib_cfg_refused),
 	cmocka_unit_test(test_ib_no_device),
-	cmocka_unit_test(test_ib_stats_without_ib))
+	cmocka_unit_test(test_ib_stats_without_ib),
+	cmocka_unit_test(test_sockaddr_get_no_port))

@@ -4,7 +4,7 @@
 and issue 30's "connection broken while RDMA operations are pending").
 
     ib_soak.py --kernel 6.1|7.2 --ibpeer PATH [--duration S]
-               [--faults link1,qperr,...] [--out DIR]
+               [--faults cut1,qperr,...] [--out DIR]
 
 Two guests with rxe0, one boot. Guest 1 (10.199.0.2) unloads its
 rds_rdma and runs `ibpeer --soak` (librds, IB alone, ports 4000 and
@@ -36,15 +36,25 @@ the region count (rdsu_ep_mr_count, and the transport's own) must be 0
 at the end. The kernel checks its regions' guard bytes, and that no
 freed region was written after its RDS_FREE_MR.
 
+The kernel gives its region back (RDS_FREE_MR) once librds has been
+quiet on that socket for 3 s: a region a socket holds keeps its
+connection from ending after a fault (docs/kernel-behaviour.md, "Faults
+under traffic"), and librds asks for a new one once it is back.
+
 Faults, in turn, one every --interval s, the run going on between them:
-  link1, link2  ip link set dev eth0 down in guest 1 (librds) or 2
-                (kernel) for CUT s, then up (eth0 carries rxe0), then
-                rxe0 made anew there (see RELINK below for why)
-  rxe2          rdma link delete rxe0 in the kernel's guest, then add it
-                back (rdma link add rxe0 type rxe netdev eth0)
-  qperr         librds posts an RDMA WRITE with an r_key the kernel never
-                gave out: the kernel's HCA refuses it, which ends the QP
-                (docs/kernel-behaviour.md, RDMA table); its one
+  cut1, cut2    the host takes guest 1's (librds) or 2's (kernel) bridge
+                port down for CUT s, then up: the link gone on the wire
+  link1, link2  ip link set dev eth0 down in guest 1 or 2 for CUT s, then
+                up (eth0 carries rxe0), then rxe0 made anew there (see
+                RELINK below for why)
+  rxe1, rxe2    rdma link delete rxe0 in guest 1 (librds gives the device
+                back) or 2 (the kernel's), then add it back (rdma link
+                add rxe0 type rxe netdev eth0)
+  qperr         librds's own QP put in the error state with its RDMA in
+                flight (rdsu_ib_fault_qp), as a failing HCA would
+  rkey          librds posts an RDMA WRITE with an r_key the kernel never
+                gave out: the kernel's HCA refuses it, which ends both
+                QPs (docs/kernel-behaviour.md, RDMA table); its one
                 notification must not be SUCCESS
   reboot        the kernel's side "crashes": its role ends without
                 draining its sockets, the guest powers off and a new one
@@ -59,10 +69,10 @@ kernel's new life numbers on from what it had sent, so librds may see
 a gap there but never a repeat; and everywhere else 0 lost and 0
 duplicated.
 Each fault must end the connection (conn_reset rises) and the streams
-must move again afterwards. Memory: librds's RSS (ibpeer, an ASan build
-with a 16 MiB quarantine) is sampled every 2 s; after the first fault
-round it may not grow by more than max(4 MiB, 10 %); librds's queues,
-ops and regions end empty.
+and the RDMA (an op that succeeds) must move again afterwards. Memory:
+librds's RSS (ibpeer, an ASan build with a 16 MiB quarantine) is sampled
+every 2 s; after the first fault round it may not grow by more than
+max(4 MiB, 10 %); librds's queues, ops and regions end empty.
 Outputs in build/lab/ib_soak-<k>-<duration>/. Exit: 0 pass, 1 fail, 77
 skipped (not root, outside CI).
 """
@@ -79,18 +89,25 @@ import ib_kernel  # noqa: E402
 
 A, B = ib_kernel.A, ib_kernel.B
 CUT = ib_kernel.CUT
-# On Soft-RoCE an "ip link set down" of rxe0's netdev leaves the node's
-# GSI QP (QP1, which carries the CM's MADs) in the error state for good:
-# no RDMA CM connection leaves or reaches that node again, the kernel's
-# own rds_rdma included, until rxe0 is made anew (docs/kernel-behaviour.md,
-# "Faults"). A link fault is therefore the cut and that repair, as an
-# administrator would do it.
+# On Soft-RoCE an "ip link set down" of rxe0's netdev under traffic
+# leaves the node's GSI QP (QP1, which carries the CM's MADs) in the error
+# state for good: no RDMA CM connection leaves or reaches that node again,
+# the kernel's own rds_rdma included, until rxe0 is made anew
+# (docs/kernel-behaviour.md, "Faults under traffic"). The in-guest link
+# faults are therefore the cut and that repair, as an administrator would
+# do it; cut1 and cut2 take the link away on the wire (the host's bridge
+# port), which needs no repair.
 RELINK = "rdma link delete rxe0; sleep 2; rdma link add rxe0 type rxe netdev eth0; sleep 1; rdma link"
+DOWN = "ip link set dev eth0 down; sleep %g; ip link set dev eth0 up; " % CUT
 FAULTS = {
-    "link1": (1, "ip link set dev eth0 down; sleep %g; ip link set dev eth0 up; %s" % (CUT, RELINK)),
-    "link2": (2, "ip link set dev eth0 down; sleep %g; ip link set dev eth0 up; %s" % (CUT, RELINK)),
+    "cut1": (1, None),
+    "cut2": (2, None),
+    "link1": (1, DOWN + RELINK),
+    "link2": (2, DOWN + RELINK),
+    "rxe1": (1, RELINK),
     "rxe2": (2, RELINK),
     "qperr": (None, None),
+    "rkey": (None, None),
     "reboot": (2, None),
 }
 ASAN = "detect_leaks=0:quarantine_size_mb=16"
@@ -164,28 +181,43 @@ def sender():
             errs[k] = errs.get(k, 0) + 1
             time.sleep(0.01)
 
-regions, freed, owner_log = [], [], []
+regions, freed, owner_log, quiet_frees, QUIET = [], [], [], [0], 3.0
+
+def free_last(why):
+    try:
+        r.setsockopt(SOL_RDS, RDS_FREE_MR, struct.pack("=QQ", regions[-1][2],
+                                                        RDS_RDMA_INVALIDATE))
+        freed.append(regions[-1])
+        ctypes.memset(regions[-1][1], 0xee, REG)
+    except OSError as e:
+        owner_log.append("free %%#x (%%s): %%s" %% (regions[-1][2], why, e))
+    regions[-1] = regions[-1][:2] + (0,)
 
 def owner():
-    # the regions librds's RDMA goes to: a new one on each HELLO
+    # the regions librds's RDMA goes to: a new one on each HELLO. A
+    # region held across a connection loss keeps that connection from
+    # ending (net/rds/ib_cm.c rds_ib_conn_path_shutdown waits for the
+    # connection's registrations in use, i_fastreg_inuse_count, to reach
+    # 0), so it is given back once librds has been quiet for QUIET s,
+    # as an application must (docs/kernel-behaviour.md, "Faults under
+    # traffic").
     cookie = ctypes.c_uint64(0)
+    heard = time.time()
     while True:
         try:
             data, peer = r.recvfrom(65536)
+            heard = time.time()
         except socket.timeout:
             if os.path.exists(os.path.join(D, "done_peer")):
                 return
+            if regions and regions[-1][2] and time.time() - heard > QUIET:
+                free_last("quiet")
+                quiet_frees[0] += 1
             continue
         if data != b"HELLO":
             continue
         if regions and regions[-1][2]:
-            try:
-                r.setsockopt(SOL_RDS, RDS_FREE_MR, struct.pack("=QQ", regions[-1][2],
-                                                                RDS_RDMA_INVALIDATE))
-                freed.append(regions[-1])
-                ctypes.memset(regions[-1][1], 0xee, REG)
-            except OSError as e:
-                owner_log.append("free %%#x: %%s" %% (regions[-1][2], e))
+            free_last("hello")
         mem = ctypes.create_string_buffer(4 * PAGE + REG)
         start = ((ctypes.addressof(mem) + PAGE) & ~(PAGE - 1)) + OFF
         ctypes.memset(start - GUARD, 0xee, REG + 2 * GUARD)
@@ -267,13 +299,28 @@ g_bad = [c for _, st, c in regions if ctypes.string_at(st - GUARD, GUARD) != b"\
          ctypes.string_at(st + REG, GUARD) != b"\xee" * GUARD]
 f_bad = [c for _, st, c in freed if ctypes.string_at(st - GUARD, REG + 2 * GUARD) !=
          b"\xee" * (REG + 2 * GUARD)]
-print("soak owner: regions %%d freed %%d guards %%s freed-untouched %%s %%s" %% (
+print("soak owner: regions %%d freed %%d guards %%s freed-untouched %%s quiet-frees %%d %%s" %% (
     len(regions), len(freed), "intact" if not g_bad else "HIT %%r" %% g_bad,
-    "yes" if not f_bad else "NO %%r" %% f_bad, "; ".join(owner_log)), flush=True)
+    "yes" if not f_bad else "NO %%r" %% f_bad, quiet_frees[0], "; ".join(owner_log)), flush=True)
 dmesg("at the end")
 flag("done_kernel")
 PY
 """
+
+def agent_run(share, counts, g, cmd, timeout=60):
+    """Leave the shell line |cmd| for guest |g|'s agent (counts[g]: the
+    commands it was given so far) and wait for its answer, "CODE SECONDS"
+    and the output; None if none came within |timeout| s."""
+    p = os.path.join(share, "cmd-%d-%d" % (g, counts[g]))
+    counts[g] += 1
+    with open(p + ".tmp", "w") as f:
+        f.write(cmd)
+    os.rename(p + ".tmp", p)
+    t = time.time()
+    while not os.path.exists(p + ".done") and time.time() - t < timeout:
+        time.sleep(0.2)
+    return open(p + ".done").read() if os.path.exists(p + ".done") else None
+
 
 LINE = re.compile(r"^ibpeer: soak (\w+) (.*)$", re.M)
 
@@ -303,48 +350,46 @@ def latest(path):
 
 
 class Faults:
-    """Runs the faults in the guests (through their agents) or in ibpeer
-    (qperr) and waits for the streams to move again after each."""
+    """Runs the faults in the guests (through their agents), on the host
+    (cut) or in ibpeer (qperr, rkey) and waits for the streams to move again after each."""
 
-    def __init__(self, share, path, log, name, reboot):
+    def __init__(self, share, path, log, name, reboot, cut):
         self.share, self.path, self.log, self.name = share, path, log, name
-        self.reboot = reboot
+        self.reboot, self.cut = reboot, cut
         self.reboots = 0
         self.n = {1: 0, 2: 0}
-        self.qperr = 0
+        self.asked = {}
         self.done = []       # (fault, resets before, resets after, seconds to recover)
         self.fails = []
 
     def _guest(self, g, cmd):
-        p = os.path.join(self.share, "cmd-%d-%d" % (g, self.n[g]))
-        self.n[g] += 1
-        with open(p + ".tmp", "w") as f:
-            f.write(cmd)
-        os.rename(p + ".tmp", p)
-        t = time.time()
-        while not os.path.exists(p + ".done"):
-            if time.time() - t > 60:
-                return "guest %d did not run %r" % (g, cmd)
-            time.sleep(0.2)
-        res = open(p + ".done").read()
+        res = agent_run(self.share, self.n, g, cmd)
+        if res is None:
+            return "guest %d did not run %r" % (g, cmd)
         return None if res.startswith("0 ") else "guest %d: %r: %s" % (g, cmd, res.strip())
 
-    def _qperr(self):
-        open(os.path.join(self.share, "qperr-%d" % self.qperr), "w").close()
-        self.qperr += 1
+    def _ibpeer(self, kind, answer, what):
+        """Ask ibpeer for its |kind|-N and wait for its line |answer|."""
+        n = self.asked.get(kind, 0)
+        self.asked[kind] = n + 1
+        open(os.path.join(self.share, "%s-%d" % (kind, n)), "w").close()
         t = time.time()
-        want = "ibpeer: soak qperr %d notified" % (self.qperr - 1)
+        want = "ibpeer: soak %s %d %s" % (kind, n, answer)
         while time.time() - t < 120:
             if want in open(self.path).read():
                 return None
             time.sleep(0.2)
-        return "the refused RDMA %d was never notified" % (self.qperr - 1)
+        return "%s %d: no %r from ibpeer" % (what, n, want)
 
     def run(self, fault):
         before = latest(self.path)
         g, cmd = FAULTS[fault]
-        if fault == "qperr":
-            err = self._qperr()
+        if fault == "rkey":
+            err = self._ibpeer("refuse", "notified", "the refused RDMA")
+        elif fault == "qperr":
+            err = self._ibpeer("qpkill", "broke", "librds's QP put in error")
+        elif fault.startswith("cut"):
+            err = self.cut(g)
         elif fault == "reboot":
             err = self.reboot()
             self.reboots += 1
@@ -359,19 +404,21 @@ class Faults:
             now = latest(self.path)
             if now.get("resets", 0) > before.get("resets", 0) and \
                     now.get("rx", 0) >= at.get("rx", 0) + 200 and \
-                    now.get("tx", 0) >= at.get("tx", 0) + 200:
+                    now.get("tx", 0) >= at.get("tx", 0) + 200 and \
+                    now.get("success", 0) > at.get("success", 0):
                 self.done.append((fault, before.get("resets"), now.get("resets"),
                                   time.time() - t))
-                self.log("%s: %s: connection reset (conn_reset %d -> %d), streams moving "
-                         "again %.0f s after it" % (self.name, fault, before.get("resets", 0),
+                self.log("%s: %s: connection reset (conn_reset %d -> %d), streams and RDMA "
+                         "moving again %.0f s after it" % (self.name, fault, before.get("resets", 0),
                                                     now.get("resets", 0), time.time() - t))
                 return True
             time.sleep(0.5)
         now = latest(self.path)
         self.fails.append("%s: %s: no reset and recovery within 180 s (conn_reset %s -> %s, "
-                          "rx %s -> %s, tx %s -> %s)" % (
+                          "rx %s -> %s, tx %s -> %s, RDMA successes %s -> %s)" % (
                               self.name, fault, before.get("resets"), now.get("resets"),
-                              at.get("rx"), now.get("rx"), at.get("tx"), now.get("tx")))
+                              at.get("rx"), now.get("rx"), at.get("tx"), now.get("tx"),
+                              at.get("success"), now.get("success")))
         return False
 
 
@@ -386,8 +433,8 @@ def judge(name, lines, ktext, faults, fails, log):
               "send_q", "retrans_q"):
         if d.get(k) != 0:
             fails.append("%s: librds %s %s, want 0" % (name, k, d.get(k)))
-    posted = int(str(d.get("qperr")).split("/")[1]) if "/" in str(d.get("qperr")) else None
-    notified_bad = int(str(d.get("qperr")).split("/")[0]) if posted is not None else None
+    posted = int(str(d.get("refused")).split("/")[1]) if "/" in str(d.get("refused")) else None
+    notified_bad = int(str(d.get("refused")).split("/")[0]) if posted is not None else None
     if d.get("notified") != d.get("ops", 0) + (posted or 0) or notified_bad != posted:
         fails.append("%s: %s ops and %s refused ones, %s notifications (%s of the refused): "
                      "want exactly one each" % (name, d.get("ops"), posted, d.get("notified"),
@@ -478,7 +525,13 @@ def run(kernel, ibpeer, out, duration, faults_list, interval, log):
             time.sleep(0.5)
         log("%s: streams running after %.0f s" % (name, time.time() - t0))
         start = time.time()
-        fl = Faults(share, path, log, name, reboot)
+        def cut(g):
+            """guest |g|'s bridge port down for CUT s, then up"""
+            l.ns_run(["ip", "link", "set", "tap%d" % g, "down"])
+            time.sleep(CUT)
+            l.ns_run(["ip", "link", "set", "tap%d" % g, "up"])
+
+        fl = Faults(share, path, log, name, reboot, cut)
         k = 0
         # every fault once at least, then round again until the time is up
         while k < len(faults_list) or time.time() - start + 30 < duration:
@@ -505,17 +558,25 @@ def run(kernel, ibpeer, out, duration, faults_list, interval, log):
     return fails
 
 
+def fault_list(ap, text, known):
+    """The comma-separated faults of |text|, each one of |known|."""
+    faults = text.split(",")
+    bad = [f for f in faults if f not in known]
+    if bad:
+        ap.error("unknown faults %s (known: %s)" % (bad, ", ".join(known)))
+    return faults
+
+
 def main():
     ap = lab.arg_parser()
     ap.add_argument("--ibpeer", required=True)
     ap.add_argument("--duration", type=int, default=600)
-    ap.add_argument("--faults", default="qperr,reboot,link1")
+    # rxe1 and link1 delete librds's rxe0, which librdmacm does not let
+    # go while it is the last device (docs/librds.md, "A device that goes")
+    ap.add_argument("--faults", default="cut1,qperr,rkey,cut2,reboot")
     ap.add_argument("--interval", type=int, default=40)
     a, out, log = lab.parse(ap)
-    faults = a.faults.split(",")
-    bad = [f for f in faults if f not in FAULTS]
-    if bad:
-        ap.error("unknown faults %s (known: %s)" % (bad, ", ".join(FAULTS)))
+    faults = fault_list(ap, a.faults, FAULTS)
     fails = run(a.kernel, a.ibpeer, out, a.duration, faults, a.interval, log)
     return lab.verdict(fails, log, a.kernel)
 

@@ -574,8 +574,10 @@ struct plan {
  * --soak S (tests/lab/ib_soak.py): messages both ways for S seconds while
  * the harness breaks things, and RDMA against the kernel's region on a
  * second socket. The harness talks to us through files in --ctl DIR:
- * "qperr-N" asks for the N-th refused RDMA (an r_key nobody registered,
- * which ends the QP), "stop" ends the sending; we answer "peer_tx" (our
+ * "refuse-N" asks for the N-th refused RDMA (an r_key nobody registered,
+ * which ends the QP), "qpkill-N" for the N-th time our own QP is put in
+ * the error state with RDMA in flight (rdsu_ib_fault_qp), "stop" ends
+ * the sending; we answer "peer_tx" (our
  * message count) and wait for "kernel_tx" (the kernel's, with the life
  * it ended in) before the last check.
  *
@@ -606,10 +608,10 @@ struct soak {
 	struct soak_slot slot[SOAK_OPS];
 	uint64_t cookie, next_token, resets_at_cookie, bad_token;
 	rdsu_ns hello_at, lmap_at;
-	unsigned qperr_next;
+	unsigned refuse_next, qpkill_next;
 	/* counts */
 	uint64_t ops, notified, st[RDSU_RDMA_OTHER_ERROR + 1], bad_notify, guards_hit;
-	uint64_t qperr_posted, qperr_notified, lmaps, hellos, cookies;
+	uint64_t refused_posted, refused_notified, lmaps, hellos, cookies;
 	uint64_t lost, dup, lost_life, dup_life;
 	uint32_t rx_last;       /* last index + 1 of the current life */
 	int rx_life;
@@ -720,7 +722,7 @@ static int soak_post(struct soak *sk, struct soak_slot *s)
 
 /* The refused RDMA: an r_key the kernel never gave out ends the QP
  * (docs/kernel-behaviour.md, "a refused RDMA ... ends the QP"). */
-static int soak_qperr(struct soak *sk)
+static int soak_refuse(struct soak *sk)
 {
 	static uint8_t tiny[64];
 	struct iovec v = { tiny, sizeof(tiny) };
@@ -734,14 +736,14 @@ static int soak_qperr(struct soak *sk)
 	op.remote_len = sizeof(tiny);
 	op.local = &v;
 	op.nr_local = 1;
-	op.user_token = sk->bad_token = (1ull << 62) | ++sk->qperr_posted;
+	op.user_token = sk->bad_token = (1ull << 62) | ++sk->refused_posted;
 	r = soak_send_rs(sk, "BAD", &op);
 	if (r < 0) {
-		sk->qperr_posted--;
+		sk->refused_posted--;
 		sk->bad_token = 0;
 		return r;
 	}
-	printf("ibpeer: soak qperr %u posted\n", sk->qperr_next);
+	printf("ibpeer: soak refuse %u posted\n", sk->refuse_next);
 	fflush(stdout);
 	return 0;
 }
@@ -777,9 +779,9 @@ static void soak_notify(struct soak *sk)
 		if (n.status >= 0 && n.status <= RDSU_RDMA_OTHER_ERROR)
 			sk->st[n.status]++;
 		if (n.user_token && n.user_token == sk->bad_token) {
-			sk->qperr_notified++;
+			sk->refused_notified++;
 			sk->bad_token = 0;
-			printf("ibpeer: soak qperr %u notified status %d\n", sk->qperr_next - 1,
+			printf("ibpeer: soak refuse %u notified status %d\n", sk->refuse_next - 1,
 			       n.status);
 			if (n.status == RDSU_RDMA_SUCCESS)
 				sk->bad_notify++;
@@ -803,6 +805,8 @@ static void soak_notify(struct soak *sk)
 			sk->cookie = 0; /* the region may be gone: ask again */
 	}
 }
+
+static bool soak_ops_pending(const struct soak *sk);
 
 /* The RDMA side's turn: a cookie (asked for after every reset), ops in
  * flight, a refused one when the harness asks, a region of ours now and
@@ -834,7 +838,7 @@ static void soak_rdma(struct soak *sk, bool stopping)
 	if (sk->cookie && stat_of(RDSU_STAT_CONN_RESET) != sk->resets_at_cookie)
 		sk->cookie = 0;
 	if (!sk->cookie) {
-		if (!sk->hello_at || now - sk->hello_at > 10 * RDSU_SEC) {
+		if (!sk->hello_at || now - sk->hello_at > 2 * RDSU_SEC) {
 			if (soak_send_rs(sk, "HELLO", NULL) >= 0) {
 				sk->hellos++;
 				sk->hello_at = now;
@@ -843,9 +847,19 @@ static void soak_rdma(struct soak *sk, bool stopping)
 		return;
 	}
 	sk->hello_at = 0;
-	snprintf(name, sizeof(name), "qperr-%u", sk->qperr_next);
-	if (!sk->bad_token && ctl_has(sk, name) && soak_qperr(sk) == 0) {
-		sk->qperr_next++;
+	snprintf(name, sizeof(name), "qpkill-%u", sk->qpkill_next);
+	if (soak_ops_pending(sk) && ctl_has(sk, name)) {
+		int n = rdsu_ib_fault_qp(io), p = 0;
+
+		for (unsigned i = 0; i < SOAK_OPS; i++)
+			p += sk->slot[i].token != 0;
+		printf("ibpeer: soak qpkill %u broke %d with %d ops in flight\n", sk->qpkill_next++,
+		       n, p);
+		fflush(stdout);
+	}
+	snprintf(name, sizeof(name), "refuse-%u", sk->refuse_next);
+	if (!sk->bad_token && ctl_has(sk, name) && soak_refuse(sk) == 0) {
+		sk->refuse_next++;
 		return;
 	}
 	for (unsigned i = 0; i < SOAK_OPS; i++)
@@ -920,8 +934,9 @@ static void soak_line(const struct soak *sk, const char *what, uint32_t tx, rdsu
 	printf("ibpeer: soak %s t %.0f rx %u life %d tx %u rss_kb %ld resets %llu resent %llu "
 	       "dups_dropped %llu ops %llu notified %llu success %llu remote_error %llu "
 	       "canceled %llu dropped %llu other_error %llu bad_notify %llu guards_hit %llu "
-	       "qperr %llu/%llu lmaps %llu cookies %llu ep_mrs %u sock_mrs %u ib_mrs %llu "
-	       "send_q %u retrans_q %u lost %llu dup %llu lost_life %llu dup_life %llu\n",
+	       "refused %llu/%llu lmaps %llu cookies %llu ep_mrs %u sock_mrs %u ib_mrs %llu "
+	       "send_q %u retrans_q %u lost %llu dup %llu lost_life %llu dup_life %llu "
+	       "dev_removed %llu dev_vanished %llu\n",
 	       what, (double)(rdsu_clock() - t0) / 1e9, sk->rx_last, sk->rx_life, tx, rss_kb(),
 	       (unsigned long long)stat_of(RDSU_STAT_CONN_RESET),
 	       (unsigned long long)stat_of(RDSU_STAT_SEND_RETRANSMITTED),
@@ -930,12 +945,13 @@ static void soak_line(const struct soak *sk, const char *what, uint32_t tx, rdsu
 	       (unsigned long long)sk->st[0], (unsigned long long)sk->st[1],
 	       (unsigned long long)sk->st[2], (unsigned long long)sk->st[3],
 	       (unsigned long long)sk->st[4], (unsigned long long)sk->bad_notify,
-	       (unsigned long long)sk->guards_hit, (unsigned long long)sk->qperr_notified,
-	       (unsigned long long)sk->qperr_posted, (unsigned long long)sk->lmaps,
+	       (unsigned long long)sk->guards_hit, (unsigned long long)sk->refused_notified,
+	       (unsigned long long)sk->refused_posted, (unsigned long long)sk->lmaps,
 	       (unsigned long long)sk->cookies, rdsu_ep_mr_count(rdsu_io_ep(io)),
 	       rdsu_sock_mr_count(sk->rs), (unsigned long long)st.mrs, sendq, retq,
 	       (unsigned long long)sk->lost, (unsigned long long)sk->dup,
-	       (unsigned long long)sk->lost_life, (unsigned long long)sk->dup_life);
+	       (unsigned long long)sk->lost_life, (unsigned long long)sk->dup_life,
+	       (unsigned long long)st.dev_removed, (unsigned long long)st.dev_vanished);
 	fflush(stdout);
 }
 

@@ -146,6 +146,10 @@ struct rdsu_ib_stats {
 	/* ... and the send rings likewise */
 	uint64_t send_ring_bytes;
 	uint64_t send_grown;
+	/* Devices given back: on rdma_cm's DEVICE_REMOVAL, and on seeing
+	 * one go before that event could come (docs/librds.md, "A device
+	 * that goes"). */
+	uint64_t dev_removed, dev_vanished;
 };
 
 /*
@@ -154,6 +158,16 @@ struct rdsu_ib_stats {
  * for a NULL argument.
  */
 RDSU_API int rdsu_ib_get_stats(struct rdsu_io *io, struct rdsu_ib_stats *st);
+
+/*
+ * rdsu_ib_fault_qp() - move the QP of every connection that is up into
+ * the error state, as a failing HCA does: what is posted on it ends
+ * flushed, the connection goes down and the core reconnects. For tests
+ * (tests/lab/ib_soak.py, fault "qperr").
+ * Return: the connections broken (0 or more); RDSU_ERR_NOTFOUND when
+ * |io| runs without IB; RDSU_ERR_INVAL for a NULL |io|.
+ */
+RDSU_API int rdsu_ib_fault_qp(struct rdsu_io *io);
 
 #ifdef __cplusplus
 }

@@ -38,7 +38,8 @@ RDSU_API rdsu_ns rdsu_clock(void);
  * Return: its length. */
 RDSU_API socklen_t rdsu_sockaddr(const struct rdsu_addr *a, uint16_t port,
 				 struct sockaddr_storage *ss);
-/* rdsu_sockaddr_get() - the address and port of an AF_INET/AF_INET6 |ss|.
+/* rdsu_sockaddr_get() - the address and port of an AF_INET/AF_INET6 |ss|
+ * (|port| may be NULL: the address alone).
  * Return: 0; -EAFNOSUPPORT for another family. */
 RDSU_API int rdsu_sockaddr_get(const struct sockaddr_storage *ss, struct rdsu_addr *a,
 			       uint16_t *port);
