@@ -28,13 +28,17 @@ cmake --preset asan >/dev/null
 cmake --build build/asan -j"$jobs"
 stage build
 log=$(mktemp)
-(cd build/asan && ctest --output-on-failure -j"$jobs" -LE 'lab|slow' ${CTEST_ARGS:-}) | tee "$log"
+# pkg-rpm (a second build of the whole tree, both cores for minutes) runs
+# beside the lab instead, with the fuzz stage.
+(cd build/asan && ctest --output-on-failure -j"$jobs" -LE 'lab|slow' -E '^pkg-rpm$' \
+	${CTEST_ARGS:-}) | tee "$log"
 total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$log")
 stage "ctest (no lab)"
-# The fuzz stage runs beside the lab, niced: the lab's guests mostly wait
-# (on timers, on each other), and at nice 19 the fuzzers take only what
-# the guests leave, so the lab's timing is unchanged and CI saves the
-# fuzz stage's minutes. Its output is printed after the lab's.
+# The fuzz stage and pkg-rpm run beside the lab, niced: the lab's guests
+# mostly wait (on timers, on each other), and at nice 19 the fuzzers and
+# the compiler take only what the guests leave, so the lab's timing is
+# unchanged and CI saves their minutes. Their output is printed after the
+# lab's.
 fuzz_stage() {
 	local f0=$SECONDS
 	cmake --preset fuzz -DBUILD_TESTING=OFF >/dev/null
@@ -57,9 +61,20 @@ fuzz_stage() {
 	done
 	echo "fuzz: $n harnesses in $((SECONDS - f0))s"
 }
+# pkg-rpm's command (tests/CMakeLists.txt), run without ctest: a second
+# ctest would write build/asan/Testing beside the lab's.
+rpm_stage() {
+	local r0=$SECONDS rc=0
+	timeout --foreground 1800 tests/support/check-rpm.sh build/asan "$PWD" || rc=$?
+	case $rc in
+	0) echo "pkg-rpm: passed in $((SECONDS - r0))s" ;;
+	77) echo "pkg-rpm: skipped" ;;
+	*) echo "pkg-rpm: FAILED (exit $rc)"; return 1 ;;
+	esac
+}
 fuzzlog=$(mktemp)
 set -m # its own process group, so a failing run can end all of it
-(renice -n 19 -p $BASHPID >/dev/null; fuzz_stage) >"$fuzzlog" 2>&1 &
+(renice -n 19 -p $BASHPID >/dev/null; fuzz_stage && rpm_stage) >"$fuzzlog" 2>&1 &
 fuzzpid=$!
 set +m
 
@@ -83,9 +98,10 @@ wait "$fuzzpid" || fuzzrc=$?
 fuzzpid=""
 cat "$fuzzlog"
 nfuzz=$(grep -c '^fuzz smoke: .* ok' "$fuzzlog" || true)
+nfuzz=$((nfuzz + $(grep -cE '^pkg-rpm: (passed|skipped)' "$fuzzlog" || true)))
 rm -f "$fuzzlog"
-stage "fuzz (beside lab)"
-[ "$fuzzrc" = 0 ] || { echo "test.sh: the fuzz stage failed"; exit 1; }
+stage "fuzz, rpm (beside lab)"
+[ "$fuzzrc" = 0 ] || { echo "test.sh: the fuzz stage or pkg-rpm failed"; exit 1; }
 trap - EXIT
 printf 'test.sh: wall time by stage\n%s' "$times"
 echo "test.sh: $((total + nfuzz)) passed, 0 failed"

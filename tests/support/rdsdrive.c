@@ -24,12 +24,17 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <json-c/json.h>
+#include <linux/rds.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <wire/wire.h>
+
 #include "drive.h"
+#include "kinfo.h"
 #include "parse.h"
 #include "rio.h"
 #include "rio_opt.h"
@@ -129,11 +134,77 @@ static error_t parse(int key, char *arg, struct argp_state *st)
  * Roles
  */
 
-/* After the work, keep the stack running --linger seconds, if asked. */
-static void linger(const struct opts *o, struct rio *r)
+static int rds_gso(void *ctx, unsigned opt, void *buf, size_t *len)
 {
-	if (o->c.d.linger > 0)
+	socklen_t l = (socklen_t)*len;
+	int e = getsockopt(*(int *)ctx, SOL_RDS, (int)opt, buf, &l);
+
+	*len = l;
+	return e < 0 ? -errno : e;
+}
+
+/*
+ * --kernel: the messages of our sockets |s| on the kernel's send and
+ * retransmit queues (RDS6_INFO_SEND_MESSAGES, _RETRANS_MESSAGES; every
+ * connection, IPv4 ones v4-mapped), which are those the peer has not
+ * acknowledged: RDS/TCP drops a message once TCP's snd_una passes it
+ * (net/rds/tcp_send.c rds_tcp_write_space). Return: the count; -1 when
+ * the kernel does not say.
+ */
+static int64_t kernel_unacked(struct rio_sock **s, unsigned n)
+{
+	static const unsigned lists[] = { WIRE_INFO6_SEND_MESSAGES, WIRE_INFO6_RETRANS_MESSAGES };
+	struct top_kinfo_buf b = { 0 };
+	int64_t held = 0;
+	int fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
+
+	if (fd < 0)
+		return -1;
+	for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]) && held >= 0; k++) {
+		struct wire_info_iter it;
+		struct wire_info_item m;
+
+		if (top_kinfo_read(rds_gso, &fd, lists[k], &b) < 0 ||
+		    wire_info_iter_init(&it, lists[k], b.p, b.len) < 0) {
+			held = -1;
+			break;
+		}
+		while (wire_info_next(&it, &m) == 1)
+			for (unsigned i = 0; i < n; i++)
+				held += m.u.msg.lport == rio_sock_port(s[i]);
+	}
+	top_kinfo_buf_fini(&b);
+	close(fd);
+	return held;
+}
+
+/*
+ * After the work, keep the stack running --linger seconds, if asked. The
+ * kernel's stack runs without us, and what it drops when our sockets |s|
+ * close is only what the peer has not acknowledged (net/rds/send.c
+ * rds_send_drop_to): with --kernel, --linger is at most that long, until
+ * none of our messages is left unacknowledged.
+ */
+static void linger(const struct opts *o, struct rio *r, struct rio_sock **s, unsigned n)
+{
+	rdsu_ns t0 = rdsu_clock(), end = t0 + drive_secs(o->c.d.linger);
+	int64_t held = 0;
+
+	if (o->c.d.linger <= 0)
+		return;
+	if (!o->c.cfg.kernel) {
 		(void)rio_idle(r, drive_secs(o->c.d.linger));
+		return;
+	}
+	while (rdsu_clock() < end && (held = kernel_unacked(s, n)) != 0) {
+		if (held < 0) {
+			(void)rio_idle(r, end - rdsu_clock());
+			break;
+		}
+		(void)rio_idle(r, 20 * RDSU_MSEC);
+	}
+	fprintf(stderr, "rdsdrive: lingered %.2f s of %.2f, %" PRId64 " unacknowledged\n",
+		(double)(rdsu_clock() - t0) / 1e9, o->c.d.linger, held);
 }
 
 static int run_source(struct opts *o, struct rio *r, struct json_object *j)
@@ -210,7 +281,7 @@ static int run_source(struct opts *o, struct rio *r, struct json_object *j)
 	 * all (librds: every socket's SNDBUF back to empty). */
 	while (drive_snd_held(r) && rdsu_clock() <= end && !drive_stop)
 		(void)rio_idle(r, 5 * RDSU_MSEC);
-	linger(o, r);
+	linger(o, r, s, o->c.d.sockets);
 	const struct drive_count counts[] = {
 		{ "sent", (int64_t)sent },
 		{ "bytes", (int64_t)bytes },
@@ -296,7 +367,7 @@ static int run_sink(struct opts *o, struct rio *r, struct json_object *j)
 		if (o->c.d.verbose && got % 10000 == 0)
 			fprintf(stderr, "rdsdrive: received %" PRIu64 "\n", got);
 	}
-	linger(o, r);
+	linger(o, r, &s, 1);
 	const struct drive_count counts[] = {
 		{ "received", (int64_t)got },
 		{ "bytes", (int64_t)bytes },
