@@ -374,9 +374,7 @@ static int ib_listen(struct rdsu_transport *tr, const struct rdsu_addr *a)
 }
 
 static const struct rdsu_transport_ops ib_ops = {
-	.name = "ib",
 	.id = RDSU_TRANS_IB,
-	.framing = RDSU_FRAMING_FRAMES,
 	.listen = ib_listen,
 	.ready = ib_ready,
 	.connect = ib_connect,

@@ -154,9 +154,7 @@ static void lo_free(struct rdsu_transport *tr)
 }
 
 static const struct rdsu_transport_ops lo_ops = {
-	.name = "loopback",
 	.id = RDSU_TRANS_LOOP,
-	.framing = RDSU_FRAMING_STREAM,
 	.listen = lo_listen,
 	.ready = NULL,        /* no descriptors */
 	.connect = lo_connect,

@@ -382,9 +382,7 @@ static void tcp_free(struct rdsu_transport *tr)
 }
 
 static const struct rdsu_transport_ops tcp_ops = {
-	.name = "tcp",
 	.id = RDSU_TRANS_TCP,
-	.framing = RDSU_FRAMING_STREAM,
 	.listen = rdsu_tcp_listen,
 	.ready = tcp_ready,
 	.connect = tcp_connect,

@@ -56,9 +56,10 @@ enum rdsu_twait {
 };
 
 struct rdsu_transport_ops {
-	const char *name;           /* "tcp", "ib", "loopback" */
-	unsigned id;                /* RDSU_TRANS_*, as the kernel's RDS_TRANS_* */
-	enum rdsu_framing framing;  /* what rdsu_link_input() is given */
+	/* RDSU_TRANS_*, as the kernel's RDS_TRANS_*: its name, framing and
+	 * the rest the core needs to know are rdsu_tprops_get(id)'s, said
+	 * once in core/tprops.c */
+	unsigned id;
 
 	/* Start accepting connections to local address |a|.
 	 * Return: 0; a negative errno. */
