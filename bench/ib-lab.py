@@ -72,6 +72,19 @@ def sh(args):
     print(" ".join(args), "->", p.returncode, p.stderr.strip(), flush=True)
     return p.returncode
 
+def run_ru(name, args):
+    # the client's CPU and sleeps (voluntary context switches) over the
+    # run, warm-up included: librds's whole stack is in the process, the
+    # kernel's mostly in softirq, which this does not count
+    import resource
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    rc = run(name, args)
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    open(os.path.join(D, name + ".ru"), "w").write("%%.3f %%d %%d\n" %% (
+        r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime,
+        r1.ru_nvcsw - r0.ru_nvcsw, r1.ru_nivcsw - r0.ru_nivcsw))
+    return rc
+
 def perf(tag, peer, me, stack):
     base = ["/run/lab/rdsperf", "-c", peer, "-B", me, "--transport", "ib", "-t", str(TIME),
             "-O", "1", "-i", "0", "--json"] + stack
@@ -82,9 +95,9 @@ def perf(tag, peer, me, stack):
         run(tag + "_read", base + ["--test", "rdma-read", "--depth", "8", "-l", RSIZES])
         run(tag + "_atomic", base + ["--test", "atomic", "--depth", "8"])
         return
-    run(tag + "_small", base + ["--test", "stream", "-l", SMALL])
-    run(tag + "_large", base + ["--test", "stream", "-l", LARGE, "-w", "4M"])
-    run(tag + "_pingpong", base + ["--test", "pingpong", "-l", "64"])
+    run_ru(tag + "_small", base + ["--test", "stream", "-l", SMALL])
+    run_ru(tag + "_large", base + ["--test", "stream", "-l", LARGE, "-w", "4M"])
+    run_ru(tag + "_pingpong", base + ["--test", "pingpong", "-l", "64"])
 
 def proc(pid):
     f = open("/proc/%%d/stat" %% pid).read().rsplit(")", 1)[1].split()
@@ -250,6 +263,31 @@ def rdsperf_figs(share, tag, fails):
     return out
 
 
+def client_cost(share):
+    """Lines: each layout's client CPU and sleeps per message, from
+    run_ru's rusage and the messages rdsperf counted."""
+    lines = []
+    for tag, label in LAYOUTS:
+        for part in ("small", "large", "pingpong"):
+            name = "%s_%s" % (tag, part)
+            ru = read(share, name + ".ru").split()
+            try:
+                runs = json.loads(read(share, name + ".out"))["runs"]
+                n = sum(r["end"]["sender"]["responses" if part == "pingpong" else "messages"]
+                        for r in runs)
+            except (ValueError, KeyError, TypeError):
+                continue
+            if len(ru) != 3 or not n:
+                continue
+            cpu, vol, invol = float(ru[0]), int(ru[1]), int(ru[2])
+            lines.append("%s %-8s client: CPU %.2f s, %d sleeps (%d preempted) for %d %s: "
+                         "%.0f µs CPU and %.2f sleeps each" % (
+                             tag, part, cpu, vol, invol, n,
+                             "round trips" if part == "pingpong" else "messages",
+                             cpu * 1e6 / n, vol / n))
+    return "\n".join(lines)
+
+
 def perftest_figs(share, fails):
     out = {}
     lat = read(share, "pt_lat.out")
@@ -409,6 +447,8 @@ def main():
             figs["pt"] = perftest_figs(share, fails)
             tab = table(figs)
         idle = read(share, "idle.txt").strip() + "\n" + read(share, "server.txt").strip()
+        if not a.rdma:
+            idle += "\n" + client_cost(share)
         raw = []
         for f in sorted(os.listdir(share)):
             if f.endswith((".out", ".srv")) or f in ("idle.txt", "server.txt"):
