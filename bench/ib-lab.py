@@ -104,6 +104,10 @@ def proc(pid):
     rss = [l for l in open("/proc/%%d/status" %% pid) if l.startswith("VmRSS")][0].split()[1]
     return int(f[11]) + int(f[12]), int(rss)
 
+def sleeps(pid):
+    return int([l for l in open("/proc/%%d/status" %% pid)
+                if l.startswith("voluntary_ctxt_switches")][0].split()[1])
+
 def mem_avail():
     return int([l for l in open("/proc/meminfo") if l.startswith("MemAvailable")][0].split()[1])
 
@@ -193,15 +197,20 @@ big_windows()
 srv = serve("%s", [])
 time.sleep(1)
 cpu0, rss0 = proc(srv.pid)
+sl0 = sleeps(srv.pid)
 flag("srv_ll")
 peak = rss0
+cpu1, sl1 = cpu0, sl0
 while not os.path.exists(os.path.join(D, "ll_done")):
     try:
-        peak = max(peak, proc(srv.pid)[1])
+        c, rss = proc(srv.pid)
+        peak = max(peak, rss)
+        cpu1, sl1 = c, sleeps(srv.pid)
     except (OSError, IndexError):
         break
     time.sleep(0.2)
 hz = os.sysconf("SC_CLK_TCK")
+open(os.path.join(D, "ll_server.ru"), "w").write("%%.3f %%d 0\n" %% ((cpu1 - cpu0) / hz, sl1 - sl0))
 open(os.path.join(D, "server.txt"), "w").write(
     "librds rdsperf server: VmRSS before any peer %%d KiB, peak during the streams %%d KiB\n" %% (
         rss0, peak))
@@ -285,6 +294,18 @@ def client_cost(share):
                              tag, part, cpu, vol, invol, n,
                              "round trips" if part == "pingpong" else "messages",
                              cpu * 1e6 / n, vol / n))
+    ru = read(share, "ll_server.ru").split()
+    n = 0
+    for part in ("small", "large", "pingpong"):
+        try:
+            n += sum(r["end"]["sender"]["responses" if part == "pingpong" else "messages"]
+                     for r in json.loads(read(share, "ll_%s.out" % part))["runs"])
+        except (ValueError, KeyError, TypeError):
+            pass
+    if len(ru) == 3 and n:
+        lines.append("ll server (every ll test, sampled every 0.2 s): CPU %.2f s, %d sleeps for "
+                     "%d messages and round trips: %.0f µs CPU and %.2f sleeps each" % (
+                         float(ru[0]), int(ru[1]), n, float(ru[0]) * 1e6 / n, int(ru[1]) / n))
     return "\n".join(lines)
 
 

@@ -110,6 +110,7 @@ struct ib_link {
 	uint64_t s_head, s_tail;/* send slots posted / completed, as counters */
 	unsigned unsignalled;   /* SENDs since the last signalled one */
 	bool rsolicited;        /* the receive CQ wakes on solicited completions only */
+	bool rbig;              /* a message of several frames came: grow past one */
 
 	uint32_t orem;          /* ib_core.c: payload bytes of the message being sent
 				 * still to come after the last frame posted */
