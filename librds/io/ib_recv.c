@@ -107,11 +107,12 @@ static bool recv_one(struct ib_link *l, const struct ibv_wc *wc, rdsu_ns now)
 	if (!l->rsolicited && !l->rbig) {
 		struct wire_hdr h;
 
-		/* A message of several frames: grow past the largest one, to
-		 * wake on its last frame only (rdsu_ib_recv_poll). What the
-		 * header says is the core's to judge; this only sizes the ring. */
+		/* A message of several frames (not the congestion map every
+		 * connection starts with): grow past the largest one, to wake
+		 * on its last frame only (rdsu_ib_recv_poll). What the header
+		 * says is the core's to judge; this only sizes the ring. */
 		if (wire_hdr_decode(&h, recv_buf(l, idx), wc->byte_len) == WIRE_HDR_LEN &&
-		    h.len > WIRE_FRAG_SIZE)
+		    h.len > WIRE_FRAG_SIZE && wire_classify(&h, WIRE_XPORT_IB) == WIRE_KIND_DATA)
 			l->rbig = true;
 	}
 	if (rdsu_ib_core_frame(l, recv_buf(l, idx), wc->byte_len, now) < 0)
