@@ -22,6 +22,12 @@ kernel's turn comes; unloading it after it had a connection oopses 7.2):
   librds -> kernel   the same rdsperf tests against the kernel's server;
   kernel -> kernel   and the kernel against itself: the reference.
 
+Beside the table: each rdsperf client's CPU and sleeps (voluntary context
+switches, getrusage of the guest's children around the run, warm-up
+included) per message or round trip, and the librds server's over every
+librds -> librds test (its /proc, sampled every 0.2 s): librds's stack
+runs in the process, the kernel's mostly in softirq, which they miss.
+
 --rdma (no --rdsping): the same boot and order with rdsperf's
 rdma-write and rdma-read at 4 KiB, 64 KiB and 1 MiB and its atomic test,
 8 operations in flight, in each layout (the atomic test last: a kernel
