@@ -22,6 +22,12 @@ kernel's turn comes; unloading it after it had a connection oopses 7.2):
   librds -> kernel   the same rdsperf tests against the kernel's server;
   kernel -> kernel   and the kernel against itself: the reference.
 
+Beside the table: each rdsperf client's CPU and sleeps (voluntary context
+switches, getrusage of the guest's children around the run, warm-up
+included) per message or round trip, and the librds server's over every
+librds -> librds test (its /proc, sampled every 0.2 s): librds's stack
+runs in the process, the kernel's mostly in softirq, which they miss.
+
 --rdma (no --rdsping): the same boot and order with rdsperf's
 rdma-write and rdma-read at 4 KiB, 64 KiB and 1 MiB and its atomic test,
 8 operations in flight, in each layout (the atomic test last: a kernel
@@ -72,6 +78,19 @@ def sh(args):
     print(" ".join(args), "->", p.returncode, p.stderr.strip(), flush=True)
     return p.returncode
 
+def run_ru(name, args):
+    # the client's CPU and sleeps (voluntary context switches) over the
+    # run, warm-up included: librds's whole stack is in the process, the
+    # kernel's mostly in softirq, which this does not count
+    import resource
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    rc = run(name, args)
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    open(os.path.join(D, name + ".ru"), "w").write("%%.3f %%d %%d\n" %% (
+        r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime,
+        r1.ru_nvcsw - r0.ru_nvcsw, r1.ru_nivcsw - r0.ru_nivcsw))
+    return rc
+
 def perf(tag, peer, me, stack):
     base = ["/run/lab/rdsperf", "-c", peer, "-B", me, "--transport", "ib", "-t", str(TIME),
             "-O", "1", "-i", "0", "--json"] + stack
@@ -82,14 +101,18 @@ def perf(tag, peer, me, stack):
         run(tag + "_read", base + ["--test", "rdma-read", "--depth", "8", "-l", RSIZES])
         run(tag + "_atomic", base + ["--test", "atomic", "--depth", "8"])
         return
-    run(tag + "_small", base + ["--test", "stream", "-l", SMALL])
-    run(tag + "_large", base + ["--test", "stream", "-l", LARGE, "-w", "4M"])
-    run(tag + "_pingpong", base + ["--test", "pingpong", "-l", "64"])
+    run_ru(tag + "_small", base + ["--test", "stream", "-l", SMALL])
+    run_ru(tag + "_large", base + ["--test", "stream", "-l", LARGE, "-w", "4M"])
+    run_ru(tag + "_pingpong", base + ["--test", "pingpong", "-l", "64"])
 
 def proc(pid):
     f = open("/proc/%%d/stat" %% pid).read().rsplit(")", 1)[1].split()
     rss = [l for l in open("/proc/%%d/status" %% pid) if l.startswith("VmRSS")][0].split()[1]
     return int(f[11]) + int(f[12]), int(rss)
+
+def sleeps(pid):
+    return int([l for l in open("/proc/%%d/status" %% pid)
+                if l.startswith("voluntary_ctxt_switches")][0].split()[1])
 
 def mem_avail():
     return int([l for l in open("/proc/meminfo") if l.startswith("MemAvailable")][0].split()[1])
@@ -180,15 +203,20 @@ big_windows()
 srv = serve("%s", [])
 time.sleep(1)
 cpu0, rss0 = proc(srv.pid)
+sl0 = sleeps(srv.pid)
 flag("srv_ll")
 peak = rss0
+cpu1, sl1 = cpu0, sl0
 while not os.path.exists(os.path.join(D, "ll_done")):
     try:
-        peak = max(peak, proc(srv.pid)[1])
+        c, rss = proc(srv.pid)
+        peak = max(peak, rss)
+        cpu1, sl1 = c, sleeps(srv.pid)
     except (OSError, IndexError):
         break
     time.sleep(0.2)
 hz = os.sysconf("SC_CLK_TCK")
+open(os.path.join(D, "ll_server.ru"), "w").write("%%.3f %%d 0\n" %% ((cpu1 - cpu0) / hz, sl1 - sl0))
 open(os.path.join(D, "server.txt"), "w").write(
     "librds rdsperf server: VmRSS before any peer %%d KiB, peak during the streams %%d KiB\n" %% (
         rss0, peak))
@@ -248,6 +276,43 @@ def rdsperf_figs(share, tag, fails):
                 out[("stream", size)] = (rcv["bits_per_second"] / 1e6, "%.1f Mbit/s" % (
                     rcv["bits_per_second"] / 1e6))
     return out
+
+
+def client_cost(share):
+    """Lines: each layout's client CPU and sleeps per message, from
+    run_ru's rusage and the messages rdsperf counted."""
+    lines = []
+    for tag, label in LAYOUTS:
+        for part in ("small", "large", "pingpong"):
+            name = "%s_%s" % (tag, part)
+            ru = read(share, name + ".ru").split()
+            try:
+                runs = json.loads(read(share, name + ".out"))["runs"]
+                n = sum(r["end"]["sender"]["responses" if part == "pingpong" else "messages"]
+                        for r in runs)
+            except (ValueError, KeyError, TypeError):
+                continue
+            if len(ru) != 3 or not n:
+                continue
+            cpu, vol, invol = float(ru[0]), int(ru[1]), int(ru[2])
+            lines.append("%s %-8s client: CPU %.2f s, %d sleeps (%d preempted) for %d %s: "
+                         "%.0f µs CPU and %.2f sleeps each" % (
+                             tag, part, cpu, vol, invol, n,
+                             "round trips" if part == "pingpong" else "messages",
+                             cpu * 1e6 / n, vol / n))
+    ru = read(share, "ll_server.ru").split()
+    n = 0
+    for part in ("small", "large", "pingpong"):
+        try:
+            n += sum(r["end"]["sender"]["responses" if part == "pingpong" else "messages"]
+                     for r in json.loads(read(share, "ll_%s.out" % part))["runs"])
+        except (ValueError, KeyError, TypeError):
+            pass
+    if len(ru) == 3 and n:
+        lines.append("ll server (every ll test, sampled every 0.2 s): CPU %.2f s, %d sleeps for "
+                     "%d messages and round trips: %.0f µs CPU and %.2f sleeps each" % (
+                         float(ru[0]), int(ru[1]), n, float(ru[0]) * 1e6 / n, int(ru[1]) / n))
+    return "\n".join(lines)
 
 
 def perftest_figs(share, fails):
@@ -409,6 +474,8 @@ def main():
             figs["pt"] = perftest_figs(share, fails)
             tab = table(figs)
         idle = read(share, "idle.txt").strip() + "\n" + read(share, "server.txt").strip()
+        if not a.rdma:
+            idle += "\n" + client_cost(share)
         raw = []
         for f in sorted(os.listdir(share)):
             if f.endswith((".out", ".srv")) or f in ("idle.txt", "server.txt"):

@@ -128,13 +128,17 @@ int rdsu_ib_link_setup(struct ib_link *l)
 			return -errno ? -errno : -EIO;
 	}
 	l->max_inline = qa.cap.max_inline_data;
-	/* Sends wake us on every signalled completion; receives only on a
-	 * solicited one (a message's last frame), as the kernel arms them,
-	 * unless the ring is shorter than a whole message: a sender without
-	 * credits would fill it before the solicited frame and wait on RNR
-	 * for ever. The ring starts at one chunk and grows (ib_recv.c). */
+	/* Receives wake us only on a solicited completion (a message's last
+	 * frame), as the kernel arms them, unless the ring is shorter than a
+	 * whole message: a sender without credits would fill it before the
+	 * solicited frame and wait on RNR for ever. The ring starts at one
+	 * chunk and grows (ib_recv.c). Send completions wake us only while
+	 * something waits on one (a full ring, an RDMA op: ib_core.c
+	 * rdsu_ib_core_output); otherwise they are reaped whenever the link
+	 * is polled, so a message sent costs no wakeup of its own. */
 	l->rsolicited = false;  /* until the ring grows past a message (ib_recv.c) */
-	if (ibv_req_notify_cq(l->scq, 0) || ibv_req_notify_cq(l->rcq, l->rsolicited))
+	l->sarmed = false;
+	if (ibv_req_notify_cq(l->rcq, l->rsolicited))
 		return -EIO;
 	l->ccsrc.fd = l->cc->fd;
 	r = rdsu_loop_watch(t->tr.io, &l->ccsrc, EPOLLIN, EPOLL_CTL_ADD);
@@ -235,10 +239,16 @@ static void ib_ready(struct rdsu_transport *tr, struct rdsu_src *src, uint32_t e
 		return;
 	/* One event per CQ that fired: acknowledge it, re-arm, then poll
 	 * empty, so a completion that lands between poll and arm still
-	 * raises the next event. */
-	while (ibv_get_cq_event(l->cc, &cq, &cq_ctx) == 0) {
+	 * raises the next event. One read per readiness: the descriptor is
+	 * level-triggered, so a second event (the other CQ's) makes the
+	 * next epoll_wait return at once, and the usual single event costs
+	 * no read that ends in EAGAIN. */
+	if (ibv_get_cq_event(l->cc, &cq, &cq_ctx) == 0) {
 		ibv_ack_cq_events(cq, 1);
-		(void)ibv_req_notify_cq(cq, cq == l->rcq && l->rsolicited);
+		if (cq == l->rcq)
+			(void)ibv_req_notify_cq(cq, l->rsolicited);
+		else
+			l->sarmed = false;  /* re-armed below if still wanted */
 	}
 	t->spin = true;
 	link_poll(l, now);

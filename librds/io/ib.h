@@ -101,6 +101,7 @@ struct ib_link {
 	unsigned nrecv, nsend;  /* the rings' bounds (the QP's and CQs' sizes) */
 	unsigned scur;          /* send slots now (<= nsend), in sbuf */
 	bool sgrow;             /* the send ring filled: grow it once empty */
+	bool sarmed;            /* the send CQ is armed: its next completion wakes us */
 	unsigned rcur;          /* receives in the ring now (<= nrecv), in chunks */
 	unsigned rtaken;        /* receive completions of the current poll */
 	uint8_t *rchunk[IB_RECV_CHUNKS];
@@ -109,6 +110,7 @@ struct ib_link {
 	uint64_t s_head, s_tail;/* send slots posted / completed, as counters */
 	unsigned unsignalled;   /* SENDs since the last signalled one */
 	bool rsolicited;        /* the receive CQ wakes on solicited completions only */
+	bool rbig;              /* a message of several frames came: grow past one */
 
 	uint32_t orem;          /* ib_core.c: payload bytes of the message being sent
 				 * still to come after the last frame posted */
@@ -146,7 +148,8 @@ struct rdsu_ib {
 	} pds[IB_MAX_DEVS];
 	unsigned n_pds;
 	struct ib_mr *mrs;
-	uint64_t ncomp;         /* completions polled, ever (busy-poll's progress) */
+	uint64_t ncomp;         /* receive and RDMA op completions polled, ever
+				 * (busy-poll's progress; a SEND's frees a slot only) */
 	bool spin;              /* busy-poll before the next sleep: there was
 				 * traffic since the last spin that found none */
 };
@@ -191,7 +194,8 @@ static inline bool rdsu_ib_cq_drain(struct ib_link *l, struct ibv_cq *cq,
 	int n;
 
 	while ((n = ibv_poll_cq(cq, 16, wc)) > 0) {
-		l->t->ncomp += (unsigned)n;
+		if (cq == l->rcq)
+			l->t->ncomp += (unsigned)n;
 		for (int i = 0; i < n; i++)
 			if (!one(l, &wc[i], now))
 				return false;
@@ -248,6 +252,9 @@ int rdsu_ib_send_resize(struct ib_link *l, unsigned n);
 /* Poll the send CQ empty, freeing slots (and growing a ring that filled
  * once it is empty). Return: false if the link was lost. */
 bool rdsu_ib_send_poll(struct ib_link *l, rdsu_ns now);
+/* Arm the send CQ, unless it is armed: its next completion raises a
+ * completion-channel event. Return: 0; -errno. */
+int rdsu_ib_send_arm(struct ib_link *l);
 
 /* ib_rdma.c */
 struct ibv_pd *rdsu_ib_pd_get(struct rdsu_ib *t, struct ibv_context *ctx);
@@ -264,6 +271,8 @@ bool rdsu_ib_rdma_wc(struct ib_link *l, const struct ibv_wc *wc, rdsu_ns now);
  * wait in its send CQ (a remote access error before the disconnect it
  * causes), so they do not end as dropped. */
 void rdsu_ib_rdma_flush(struct ib_link *l, rdsu_ns now);
+/* An RDMA or atomic is in flight on the link (its completion is awaited). */
+bool rdsu_ib_rdma_busy(const struct ib_link *l);
 /* Deregister what the link's ops held; its QP is gone. */
 void rdsu_ib_rdma_link_free(struct ib_link *l);
 

@@ -166,13 +166,33 @@ static void output(struct ib_link *l, rdsu_ns now)
 	}
 }
 
+static bool send_full(const struct ib_link *l)
+{
+	return l->s_head - l->s_tail >= l->scur;
+}
+
 /* What the core has goes out in chains of work requests, one doorbell
- * each (ib_send.c). */
+ * each (ib_send.c). The send CQ is armed only while something waits on
+ * a send completion: a full ring (output resumes when slots free) or an
+ * RDMA op in flight. A completion that landed before the arm raises no
+ * event, so the CQ is polled once after it. */
 void rdsu_ib_core_output(struct ib_link *l, rdsu_ns now)
 {
-	output(l, now);
-	if (rdsu_ib_send_flush(l) < 0)
-		rdsu_ib_link_lost(l, now);
+	for (int round = 0; round < 2 && l->state == IL_UP; round++) {
+		output(l, now);
+		if (rdsu_ib_send_flush(l) < 0) {
+			rdsu_ib_link_lost(l, now);
+			return;
+		}
+		if (l->sarmed || !(send_full(l) || rdsu_ib_rdma_busy(l)))
+			return;
+		if (rdsu_ib_send_arm(l) < 0) {
+			rdsu_ib_lost_why(l, IB_WHY_CALL, -EIO, now);
+			return;
+		}
+		if (!rdsu_ib_send_poll(l, now) || send_full(l))
+			return;
+	}
 }
 
 void rdsu_ib_core_op_done(struct ib_link *l, uint64_t id, int status, rdsu_ns now)

@@ -240,6 +240,12 @@ static int ib_xmit_op(void *ud, uint64_t link, const struct rdsu_op_req *q)
 		op_clear(o);
 		return r;
 	}
+	/* Its completion must wake us: armed before it can complete. */
+	r = rdsu_ib_send_arm(l);
+	if (r < 0) {
+		op_clear(o);
+		return r;
+	}
 	r = ibv_post_send(l->cm->qp, &wr, &bad);
 	if (r) {
 		op_clear(o);
@@ -284,6 +290,7 @@ bool rdsu_ib_rdma_wc(struct ib_link *l, const struct ibv_wc *wc, rdsu_ns now)
 		break;
 	}
 	l->t->st.ops_done++;
+	l->t->ncomp++;
 	rdsu_ib_core_op_done(l, id, st, now);
 	if (st != RDSU_RDMA_SUCCESS)
 		return rdsu_ib_wc_lost(l, wc->status, now); /* the QP is in error */
@@ -315,6 +322,14 @@ void rdsu_ib_rdma_flush(struct ib_link *l, rdsu_ns now)
 						     : RDSU_RDMA_OTHER_ERROR,
 					     now);
 		}
+}
+
+bool rdsu_ib_rdma_busy(const struct ib_link *l)
+{
+	for (unsigned i = 0; i < IB_OPS_MAX; i++)
+		if (l->ops[i].id)
+			return true;
+	return false;
 }
 
 /* After the QP is gone: nothing can touch the ops' memory any more. */

@@ -7,7 +7,10 @@
  * frame. The ring starts with one chunk (about 265 KB) and doubles,
  * up to recv_ring, whenever one poll takes half of it or more: an idle
  * peer costs one chunk, a busy one what its traffic needs (never given
- * back while the link lives). The receives added are reported to the
+ * back while the link lives); the first message of several frames grows
+ * it at once past the largest message (IB_MSG_FRAMES), so that from then
+ * on only a message's last, solicited frame wakes the loop, not each
+ * frame (ib.c). The receives added are reported to the
  * core as posted, so offered credits follow. Ref: net/rds/ib_recv.c
  * rds_ib_recv_refill(), rds_ib_recv_cqe_handler().
  */
@@ -101,6 +104,17 @@ static bool recv_one(struct ib_link *l, const struct ibv_wc *wc, rdsu_ns now)
 	l->t->st.frames_in++;
 	l->t->st.bytes_in += wc->byte_len;
 	l->rtaken++;
+	if (!l->rsolicited && !l->rbig) {
+		struct wire_hdr h;
+
+		/* A message of several frames (not the congestion map every
+		 * connection starts with): grow past the largest one, to wake
+		 * on its last frame only (rdsu_ib_recv_poll). What the header
+		 * says is the core's to judge; this only sizes the ring. */
+		if (wire_hdr_decode(&h, recv_buf(l, idx), wc->byte_len) == WIRE_HDR_LEN &&
+		    h.len > WIRE_FRAG_SIZE && wire_classify(&h, WIRE_XPORT_IB) == WIRE_KIND_DATA)
+			l->rbig = true;
+	}
 	if (rdsu_ib_core_frame(l, recv_buf(l, idx), wc->byte_len, now) < 0)
 		return false;
 	if (l->state == IL_DEAD)
@@ -117,12 +131,20 @@ bool rdsu_ib_recv_poll(struct ib_link *l, rdsu_ns now)
 {
 	int r;
 
+	unsigned to;
+
 	l->rtaken = 0;
 	if (!rdsu_ib_cq_drain(l, l->rcq, recv_one, now))
 		return false;
-	if (l->rtaken * 2 < l->rcur || l->rcur >= l->nrecv)
+	if (l->rcur >= l->nrecv)
 		return true;
-	r = rdsu_ib_recv_grow(l, l->rcur * 2);
+	if (l->rbig && !l->rsolicited)
+		to = IB_MSG_FRAMES + 1;  /* whole chunks past it: solicited wakes */
+	else if (l->rtaken * 2 >= l->rcur)
+		to = l->rcur * 2;
+	else
+		return true;
+	r = rdsu_ib_recv_grow(l, to);
 	if (r < 0) {
 		rdsu_ib_lost_why(l, IB_WHY_CALL, r, now);
 		return false;

@@ -145,6 +145,16 @@ int rdsu_ib_send_resize(struct ib_link *l, unsigned n)
 	return 0;
 }
 
+int rdsu_ib_send_arm(struct ib_link *l)
+{
+	if (l->sarmed)
+		return 0;
+	if (ibv_req_notify_cq(l->scq, 0))
+		return errno ? -errno : -EIO;
+	l->sarmed = true;
+	return 0;
+}
+
 bool rdsu_ib_send_poll(struct ib_link *l, rdsu_ns now)
 {
 	if (!rdsu_ib_cq_drain(l, l->scq, send_one, now))

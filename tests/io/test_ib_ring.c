@@ -8,7 +8,9 @@
  * are signalled, message ends also SOLICITED; a ring about to fill is
  * signalled so it can drain; a failed completion loses the link; queued
  * SENDs go out as one chain per rdsu_ib_send_flush() (a full batch at
- * once), in order; frames up to max_inline_data are inline.
+ * once), in order; frames up to max_inline_data are inline; the send CQ
+ * is armed once per rdsu_ib_send_arm() until its event is read, and its
+ * completions are not busy-poll progress (only receives and ops are).
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -35,7 +37,20 @@ static struct {
 	struct ibv_wc wc[MAX_WR]; /* completions poll_cq hands out */
 	unsigned n_wc, wc_next;
 	unsigned lost;            /* rdsu_ib_link_lost calls */
+	unsigned arms;            /* req_notify_cq calls */
+	int arm_solicited;        /* the last one's solicited_only */
+	int arm_fail;             /* req_notify_cq's return, 0 = armed */
 } fake;
+
+static int fake_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	(void)cq;
+	if (fake.arm_fail)
+		return fake.arm_fail;
+	fake.arms++;
+	fake.arm_solicited = solicited_only;
+	return 0;
+}
 
 static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 {
@@ -98,6 +113,7 @@ static void link_init(struct ib_link *l, unsigned nsend)
 	memset(l, 0, sizeof(*l));
 	ctx.ops.post_send = fake_post_send;
 	ctx.ops.poll_cq = fake_poll_cq;
+	ctx.ops.req_notify_cq = fake_req_notify_cq;
 	qp.context = &ctx;
 	cq.context = &ctx;
 	cm.qp = &qp;
@@ -251,8 +267,42 @@ static void test_batch_and_inline(void **state)
 	assert_int_equal(l.npend, 0);
 }
 
+static void test_arm(void **state)
+{
+	struct ib_link l;
+
+	(void)state;
+	link_init(&l, 16);
+	/* Armed for the next completion, solicited or not, once: a second
+	 * call while armed costs no call into the device. */
+	assert_int_equal(rdsu_ib_send_arm(&l), 0);
+	assert_true(l.sarmed);
+	assert_int_equal(fake.arms, 1);
+	assert_int_equal(fake.arm_solicited, 0);
+	assert_int_equal(rdsu_ib_send_arm(&l), 0);
+	assert_int_equal(fake.arms, 1);
+	/* Its event read (ib.c clears sarmed): armed again when asked. */
+	l.sarmed = false;
+	assert_int_equal(rdsu_ib_send_arm(&l), 0);
+	assert_int_equal(fake.arms, 2);
+	/* A device that refuses: an error, and not taken for armed. */
+	l.sarmed = false;
+	fake.arm_fail = EINVAL;
+	assert_true(rdsu_ib_send_arm(&l) < 0);
+	assert_false(l.sarmed);
+	fake.arm_fail = 0;
+	/* SEND completions free slots but are no busy-poll progress. */
+	assert_int_equal(rdsu_ib_send_post(&l, WIRE_HDR_LEN, true), 0);
+	assert_int_equal(rdsu_ib_send_flush(&l), 0);
+	complete(0, IBV_WC_SUCCESS);
+	assert_true(rdsu_ib_send_poll(&l, 0));
+	assert_int_equal(l.s_tail, 1);
+	assert_int_equal(tr.ncomp, 0);
+}
+
 CMOCKA_MAIN(
 	cmocka_unit_test(test_ring_fills_and_drains),
 	cmocka_unit_test(test_message_ends),
 	cmocka_unit_test(test_failures),
-	cmocka_unit_test(test_batch_and_inline))
+	cmocka_unit_test(test_batch_and_inline),
+	cmocka_unit_test(test_arm))
