@@ -5,7 +5,7 @@ kernel against kernel, through rdsrun (librds per process) against the
 kernel in both roles, and librds against librds.
 
     rds_stress.py --kernel 6.1|7.2 --rdsrun PATH [--pairs kk,shim-active,...]
-                  [--modes rw,oneway,...] [--out DIR]
+                  [--modes rw,oneway,...] [--seconds N] [--out DIR]
 
 rds-stress is third-party and never in this tree: its build comes from
 $RDS_STRESS or the newest ~/.cache/rds-tools-src/*/rds-stress
@@ -20,16 +20,18 @@ Pairings, in this order (each runs every mode):
   librds        both under rdsrun (guest 2's modules unloaded too);
                 guest 2 active
 
-Every run is `rds-stress -v -V -T 4` (its own checks: sequence, addresses
-and payload pattern of every message, and the bytes an RDMA write left in
-the requester's buffer; -V makes it say so) with the mode's options; a
+Every run is `rds-stress -v -V -T 4` (-T N with --seconds N; its own
+checks: sequence, addresses and payload pattern of every message, and the
+bytes an RDMA write left in the requester's buffer; -V makes it say so)
+with the mode's options; a
 mode passes when both sides exit 0, requests moved, no RDMA completion
 failed and no compared buffer differed (with a comparison made where the
 mode writes). A pairing must pass each mode kernel against kernel passes
 in the same boot. GET_MR (--rdma-use-get-mr 1, one way) answers
 EOPNOTSUPP on the kernels' FRMR devices: expected where a kernel
 registers, required to pass where librds registers.
-Outputs in build/lab/rds_stress-<k>/. Exit: 0 pass, 1 fail, 77 skipped.
+Each side saves `rdma res show cm_id` and `qp` from mid-run beside its log
+(s<step>-g<guest>.rdma). Outputs in build/lab/rds_stress-<k>/. Exit: 0 pass, 1 fail, 77 skipped.
 """
 import glob
 import os
