@@ -78,24 +78,56 @@ static int set_nonblock(int fd)
 	return 0;
 }
 
+/*
+ * The QP as rdma_create_qp() makes it (created, moved to INIT with the
+ * id's attributes, and the id's from then on: rdma_connect, rdma_accept
+ * and rdma_disconnect move it on), which refuses a PD on any context but
+ * the one librdmacm keeps for the device: ours is on a context of our own
+ * (rdsu_ib_pd_get says why).
+ */
+static int qp_create(struct ib_link *l, struct ibv_qp_init_attr *qa)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp *qp = ibv_create_qp(l->pd, qa);
+	int mask, r;
+
+	if (!qp)
+		return errno ? -errno : -EIO;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	if (rdma_init_qp_attr(l->cm, &a, &mask))
+		r = errno ? -errno : -EIO;
+	else
+		r = -ibv_modify_qp(qp, &a, mask);
+	if (r < 0) {
+		(void)ibv_destroy_qp(qp);
+		return r;
+	}
+	l->cm->qp = qp;
+	return 0;
+}
+
 int rdsu_ib_link_setup(struct ib_link *l)
 {
 	struct rdsu_ib *t = l->t;
-	struct ibv_context *ctx = l->cm->verbs;
+	struct ibv_context *ctx;
 	struct ibv_device_attr da;
 	struct ibv_qp_init_attr qa;
 	int r;
 
-	if (!ctx)
+	if (!l->cm->verbs)
 		return -ENODEV;
+	l->pd = rdsu_ib_pd_get(t, l->cm->verbs);
+	if (!l->pd)
+		return -ENOMEM;
+	ctx = l->pd->context;
 	if (ibv_query_device(ctx, &da))
 		return -errno ? -errno : -EIO;
 	l->nsend = ring_size(t->cfg.send_ring, da.max_qp_wr);
 	l->nrecv = ring_size(t->cfg.recv_ring, da.max_qp_wr);
-	l->pd = rdsu_ib_pd_get(t, ctx);
 	l->max_sge = da.max_sge < IB_OP_SGE ? (unsigned)da.max_sge : IB_OP_SGE;
 	l->cc = ibv_create_comp_channel(ctx);
-	if (!l->pd || !l->cc)
+	if (!l->cc)
 		return -ENOMEM;
 	r = set_nonblock(l->cc->fd);
 	if (r < 0)
@@ -122,10 +154,11 @@ int rdsu_ib_link_setup(struct ib_link *l)
 	qa.cap.max_recv_sge = 1;
 	/* Inline data for small frames, if the device has it; without. */
 	qa.cap.max_inline_data = IB_INLINE_WANT;
-	if (rdma_create_qp(l->cm, l->pd, &qa)) {
+	if (qp_create(l, &qa) < 0) {
 		qa.cap.max_inline_data = 0;
-		if (rdma_create_qp(l->cm, l->pd, &qa))
-			return -errno ? -errno : -EIO;
+		r = qp_create(l, &qa);
+		if (r < 0)
+			return r;
 	}
 	l->max_inline = qa.cap.max_inline_data;
 	/* Receives wake us only on a solicited completion (a message's last
@@ -189,7 +222,8 @@ static void link_free(struct ib_link *l)
 	if (l->cm && l->cm->qp) {
 		/* A DREQ tells the peer now instead of at its next send. */
 		(void)rdma_disconnect(l->cm);
-		rdma_destroy_qp(l->cm);
+		(void)ibv_destroy_qp(l->cm->qp);   /* ours: qp_create */
+		l->cm->qp = NULL;
 	}
 	rdsu_ib_rdma_link_free(l);
 	rdsu_ib_recv_free(l);

@@ -142,9 +142,9 @@ struct rdsu_ib {
 	struct ib_link *dead;   /* retired this round */
 	struct rdsu_ib_stats st;
 	struct {
-		struct ibv_context *ctx;
-		struct ibv_pd *pd;
-		unsigned refs;  /* links and regions on it */
+		struct ibv_device *dev;
+		struct ibv_pd *pd;  /* on a context of our own (rdsu_ib_pd_get) */
+		unsigned refs;      /* links and regions on it */
 	} pds[IB_MAX_DEVS];
 	unsigned n_pds;
 	struct ib_mr *mrs;
@@ -257,6 +257,8 @@ bool rdsu_ib_send_poll(struct ib_link *l, rdsu_ns now);
 int rdsu_ib_send_arm(struct ib_link *l);
 
 /* ib_rdma.c */
+/* The PD of |ctx|'s device (an id's verbs), on a verbs context this
+ * process opened itself (pd->context), held; NULL on failure. */
 struct ibv_pd *rdsu_ib_pd_get(struct rdsu_ib *t, struct ibv_context *ctx);
 void rdsu_ib_pd_put(struct rdsu_ib *t, struct ibv_pd *pd);
 int rdsu_ib_rdma_open(struct rdsu_ib *t);

@@ -20,21 +20,42 @@
 #include <string.h>
 #include <unistd.h>
 
+/*
+ * The verbs objects of a device (PD, CQs, QPs, regions) live on a context
+ * of our own, opened here beside the one librdmacm keeps for the device
+ * (the ids' verbs), and closed with the device's last PD reference.
+ * librdmacm opens its context at the first id bound on the device and
+ * keeps it for the process's life, so a process forked after an endpoint
+ * was freed (rds-stress's parent probes RDMA with a socket it closes, then
+ * forks a task per process) inherits it; and the kernel refuses write()
+ * on a uverbs descriptor from any task other than the one that opened it
+ * (include/rdma/ib.h ib_safe_file_access: the child's credentials are a
+ * copy, drivers/infiniband/core/uverbs_main.c ib_uverbs_write: EACCES).
+ * Soft-RoCE rings its send doorbell with such a write(), so the child's
+ * QP would receive and never send. A context opened by the process that
+ * uses it is always its own. |ctx| names the device (an id's verbs).
+ */
 struct ibv_pd *rdsu_ib_pd_get(struct rdsu_ib *t, struct ibv_context *ctx)
 {
+	struct ibv_context *own;
 	struct ibv_pd *pd;
 
 	for (unsigned i = 0; i < t->n_pds; i++)
-		if (t->pds[i].ctx == ctx) {
+		if (t->pds[i].dev == ctx->device) {
 			t->pds[i].refs++;
 			return t->pds[i].pd;
 		}
 	if (t->n_pds == IB_MAX_DEVS)
 		return NULL;
-	pd = ibv_alloc_pd(ctx);
-	if (!pd)
+	own = ibv_open_device(ctx->device);
+	if (!own)
 		return NULL;
-	t->pds[t->n_pds].ctx = ctx;
+	pd = ibv_alloc_pd(own);
+	if (!pd) {
+		(void)ibv_close_device(own);
+		return NULL;
+	}
+	t->pds[t->n_pds].dev = ctx->device;
 	t->pds[t->n_pds].pd = pd;
 	t->pds[t->n_pds].refs = 1;
 	t->n_pds++;
@@ -44,10 +65,13 @@ struct ibv_pd *rdsu_ib_pd_get(struct rdsu_ib *t, struct ibv_context *ctx)
 void rdsu_ib_pd_put(struct rdsu_ib *t, struct ibv_pd *pd)
 {
 	for (unsigned i = 0; i < t->n_pds; i++) {
+		struct ibv_context *own = pd->context;
+
 		if (t->pds[i].pd != pd)
 			continue;
 		if (--t->pds[i].refs == 0) {
 			ibv_dealloc_pd(pd);
+			(void)ibv_close_device(own);
 			t->pds[i] = t->pds[--t->n_pds];
 		}
 		return;
@@ -138,7 +162,7 @@ static void mr_release(struct rdsu_ib *t, struct ib_mr *m)
 void rdsu_ib_rdma_device_gone(struct rdsu_ib *t, struct ibv_context *ctx)
 {
 	for (struct ib_mr *m = t->mrs; m; m = m->next) {
-		if (!m->mr || m->mr->context != ctx)
+		if (!m->mr || m->mr->context->device != ctx->device)
 			continue;
 		/* The handle stays the core's until it frees the region. */
 		ibv_dereg_mr(m->mr);

@@ -28,8 +28,13 @@ rdsrun per process:
    (cookie written to cookie_addr), the kernel reads it whole and writes
    32 KiB into it, and we check the bytes and the guards.
 
-Then, through rdsd (RDSRUN_DAEMON=1), a socket on the same address again
-reads back IB and echoes 20 messages with a kernel socket over IB.
+Then rds-stress's start, per process: a socket bound on the address,
+RDS_FREE_MR with zeroed arguments (its RDMA probe) and closed; fork();
+the child binds a socket of its own and echoes 20 messages with a kernel
+socket over IB (the child's verbs are its own: librds's send doorbell on
+a context the parent opened answered EACCES, docs/shim.md). Then, through
+rdsd (RDSRUN_DAEMON=1), a socket on the same address again reads back IB
+and echoes 20 messages with a kernel socket over IB.
 Outputs in build/lab/rdma_shim-<k>/. Exit: 0 pass, 1 fail, 77 skipped.
 """
 import os
@@ -41,7 +46,8 @@ import rdma_librds  # noqa: E402
 
 A, B = "10.199.0.2", "10.199.0.3"
 STEPS = ("shim transport ib", "shim plain ib", "shim read", "shim write", "shim free",
-         "shim get_mr", "shim map", "shim owner-check", "rdsd transport ib", "rdsd echo")
+         "shim get_mr", "shim map", "shim owner-check", "shim fork echo", "rdsd transport ib",
+         "rdsd echo")
 
 SHIM = rdma_librds.COMMON + r'''
 import ctypes
@@ -180,6 +186,31 @@ while True:
 flag("owner_done")
 '''
 
+# rds-stress's parent: a probe socket closed before the fork, then the
+# child's own endpoint over IB (per process).
+FORK = r'''
+peer = (%(b)r, 5002)
+wait_flag("echo_ready")
+p = sock(4003)
+p.setsockopt(SOL_RDS, RDS_FREE_MR, struct.pack("=QQ", 0, 0))
+p.close()
+pid = os.fork()
+if pid == 0:
+    good = 0
+    try:
+        s = sock(4004)
+        for i in range(20):
+            send_retry(s, b"FORK %%d" %% i, [], peer)
+            data, _, _ = recv_cmsgs(s)
+            good += data == b"FORK %%d" %% i
+    except Exception as e:
+        print("fork child: %%r" %% e, flush=True)
+    os._exit(0 if good == 20 else 10 + good)
+_, st = os.waitpid(pid, 0)
+rc = os.waitstatus_to_exitcode(st)
+say("shim fork echo", rc == 0, "child exit %%d (10 + messages echoed)" %% rc)
+'''
+
 # Through rdsd: plain IB messages only (RDMA there is EOPNOTSUPP,
 # docs/shim.md "Known differences with rdsd").
 RDSD = r'''
@@ -214,6 +245,9 @@ export ASAN_OPTIONS=detect_leaks=0
 RDSRUN_DAEMON=0 %(rdsrun)s --force python3 - <<'PY' || exit 3
 %(phases)s
 PY
+RDSRUN_DAEMON=0 %(rdsrun)s --force python3 - <<'PY' || exit 5
+%(fork)s
+PY
 RDSRUN_DAEMON=1 %(rdsrun)s --force python3 - <<'PY' || exit 4
 %(rdsd)s
 PY
@@ -234,7 +268,8 @@ def roles(rdsrun):
     if os.environ.get("SHIM_PRELOAD_FIRST"):
         first = "export LD_PRELOAD=" + os.environ["SHIM_PRELOAD_FIRST"]
     return (ROLE1 % {"first": first, "rdsrun": os.path.abspath(rdsrun),
-                     "phases": SHIM + PHASES % {"b": B}, "rdsd": SHIM + RDSD % {"b": B}},
+                     "phases": SHIM + PHASES % {"b": B}, "fork": SHIM + FORK % {"b": B},
+                     "rdsd": SHIM + RDSD % {"b": B}},
             ROLE2 % {"owner": rdma_librds.OWNER, "echo": ECHO})
 
 

@@ -5,7 +5,7 @@ kernel against kernel, through rdsrun (librds per process) against the
 kernel in both roles, and librds against librds.
 
     rds_stress.py --kernel 6.1|7.2 --rdsrun PATH [--pairs kk,shim-active,...]
-                  [--modes rw,oneway,...] [--out DIR]
+                  [--modes rw,oneway,...] [--seconds N] [--out DIR]
 
 rds-stress is third-party and never in this tree: its build comes from
 $RDS_STRESS or the newest ~/.cache/rds-tools-src/*/rds-stress
@@ -20,16 +20,18 @@ Pairings, in this order (each runs every mode):
   librds        both under rdsrun (guest 2's modules unloaded too);
                 guest 2 active
 
-Every run is `rds-stress -v -V -T 4` (its own checks: sequence, addresses
-and payload pattern of every message, and the bytes an RDMA write left in
-the requester's buffer; -V makes it say so) with the mode's options; a
+Every run is `rds-stress -v -V -T 4` (-T N with --seconds N; its own
+checks: sequence, addresses and payload pattern of every message, and the
+bytes an RDMA write left in the requester's buffer; -V makes it say so)
+with the mode's options; a
 mode passes when both sides exit 0, requests moved, no RDMA completion
 failed and no compared buffer differed (with a comparison made where the
 mode writes). A pairing must pass each mode kernel against kernel passes
 in the same boot. GET_MR (--rdma-use-get-mr 1, one way) answers
 EOPNOTSUPP on the kernels' FRMR devices: expected where a kernel
 registers, required to pass where librds registers.
-Outputs in build/lab/rds_stress-<k>/. Exit: 0 pass, 1 fail, 77 skipped.
+Each side saves `rdma res show cm_id` and `qp` from mid-run beside its log
+(s<step>-g<guest>.rdma). Outputs in build/lab/rds_stress-<k>/. Exit: 0 pass, 1 fail, 77 skipped.
 """
 import glob
 import os
@@ -42,6 +44,7 @@ sys.path.insert(0, HERE)
 import lab  # noqa: E402
 
 A, B = "10.199.0.2", "10.199.0.3"
+SECONDS = 4  # rds-stress -T (--seconds)
 # name: rds-stress options (besides -v -V -T); one way where the name says
 MODES = {
     "rw": "-D 64k -d 2",
@@ -70,13 +73,6 @@ KNOWN = {
     # answers EOPNOTSUPP
     ("shim-active", "tasks"), ("shim-passive", "tasks"), ("librds", "tasks"),
 }
-# rdsrun as the active side: its parent binds a socket for the RDMA probe
-# (an IB endpoint) and closes it before forking the tasks; the task then
-# never sends a request of its own (on 6.1 it receives the peer's first
-# two and acknowledges them; on 7.2 nothing moves), where the passive
-# side, whose parent never binds, passes every mode. Not fixed.
-# librds against librds has rdsrun as its active side too.
-KNOWN |= {(p, m) for p in ("shim-active", "librds") for m in MODES}
 # the modes where only the active side sends requests (and registers)
 ONEWAY = {"oneway", "getmr"}
 # the modes a pairing writes into the requester's buffer, which rds-stress compares
@@ -87,11 +83,30 @@ import os, subprocess, sys, time
 D = os.environ["LAB_DIR"]
 ME = int(os.environ["LAB_ID"])
 STEPS = %(steps)r
+SECONDS = %(seconds)r
 RDSRUN = %(rdsrun)r
 FIRST = %(first)r
 A, B = %(a)r, %(b)r
 BIN = os.path.join(D, "rds-stress")
 ''' + lab.guest_flags(300, 0.2) + lab.GUEST_RXE + r'''
+def listening(port):
+    for f in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = open(f).read().split("\n")[1:]
+        except OSError:
+            continue
+        for r in rows:
+            w = r.split()
+            if len(w) > 3 and w[1].endswith(":%%04X" %% port) and w[3] == "0A":
+                return True
+    return False
+
+def snapshot(i):
+    """rdma_cm's IDs and the QPs mid-run, for a step that moved nothing."""
+    with open(os.path.join(D, "s%%d-g%%d.rdma" %% (i, ME)), "w") as f:
+        for what in ("cm_id", "qp"):
+            subprocess.run(["rdma", "res", "show", what], stdout=f, stderr=subprocess.STDOUT)
+
 wait_rxe()
 unloaded = False
 for i, (pair, mode, g1, g2, active, opts) in enumerate(STEPS):
@@ -106,7 +121,7 @@ for i, (pair, mode, g1, g2, active, opts) in enumerate(STEPS):
     port = str(4000 + 20 * i)
     cmd = [BIN, "-r", me, "-p", port]
     if ME == active:
-        cmd += ["-s", peer, "-v", "-V", "-T", "4"] + opts.split()
+        cmd += ["-s", peer, "-v", "-V", "-T", SECONDS] + opts.split()
     if side == "s":
         cmd = [RDSRUN, "--force"] + cmd
     log = open(os.path.join(D, "s%%d-g%%d.log" %% (i, ME)), "w")
@@ -115,15 +130,24 @@ for i, (pair, mode, g1, g2, active, opts) in enumerate(STEPS):
         env["LD_PRELOAD"] = FIRST    # a sanitized shim's runtime, first
     if ME == active:
         wait_flag("p%%d" %% i)
-        rc = subprocess.run(["timeout", "120"] + cmd, stdout=log, stderr=subprocess.STDOUT,
-                            env=env).returncode
+        p = subprocess.Popen(["timeout", "120"] + cmd, stdout=log, stderr=subprocess.STDOUT,
+                             env=env)
+        time.sleep(2 + int(SECONDS) / 2)   # its tasks start 2 s after the options
+        snapshot(i)
+        rc = p.wait()
         flag("a%%d" %% i)
         wait_flag("d%%d" %% i)
     else:
         p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env,
                              start_new_session=True)
-        time.sleep(2)
+        # the active side connects to its TCP port at once: wait for the
+        # listener (a loaded host's guest under rdsrun takes seconds to get there)
+        until = time.time() + 30
+        while time.time() < until and p.poll() is None and not listening(int(port)):
+            time.sleep(0.2)
         flag("p%%d" %% i)
+        time.sleep(2 + int(SECONDS) / 2)
+        snapshot(i)
         wait_flag("a%%d" %% i)
         try:
             rc = p.wait(timeout=30)
@@ -239,7 +263,7 @@ def boot(kernel, rdsrun, binary, pairs, modes, out, log, name):
     steps = [(p, m, PAIRS[p][0], PAIRS[p][1], PAIRS[p][2], MODES[m])
              for p in pairs for m in modes]
     driver = DRIVER % {"steps": steps, "rdsrun": os.path.abspath(rdsrun), "a": A, "b": B,
-                       "first": os.environ.get("SHIM_PRELOAD_FIRST", "")}
+                       "first": os.environ.get("SHIM_PRELOAD_FIRST", ""), "seconds": str(SECONDS)}
     fails, res = [], {}
     with lab.Lab(kernel, 2, True, None, keep=share) as l, l.judging(fails, name, tail=2000):
         for g in (1, 2):
@@ -274,11 +298,15 @@ def run(kernel, rdsrun, binary, pairs, modes, out, log):
 
 
 def main():
+    global SECONDS
     ap = lab.arg_parser()
     ap.add_argument("--rdsrun", required=True)
     ap.add_argument("--pairs", default=",".join(PAIRS))
     ap.add_argument("--modes", default=",".join(MODES))
+    ap.add_argument("--seconds", type=int, default=SECONDS,
+                    help="rds-stress -T, the run's length (default %(default)s)")
     a, out, log = lab.parse(ap)
+    SECONDS = a.seconds
     binary = find_binary()
     if not binary:
         log("FAIL: no rds-stress build: set RDS_STRESS or build one into "
