@@ -442,22 +442,24 @@ static void device_gone(struct rdsu_ib *t, struct ibv_context *ctx, rdsu_ns now)
 	t->dev_gone = true;
 	rdsu_ib_rdma_device_gone(t, ctx);
 	for (unsigned i = 0; i < t->n_listen;) {
-		if (t->listen[i]->verbs == ctx)
+		if (t->listen[i]->verbs && t->listen[i]->verbs->device == ctx->device)
 			listener_gone(t, t->listen[i]);
 		else
 			i++;
 	}
 	for (l = t->links; l; l = next) {
 		next = l->next;
-		if (l->cm->verbs == ctx && l->state != IL_DEAD)
+		if (l->cm->verbs && l->cm->verbs->device == ctx->device && l->state != IL_DEAD)
 			rdsu_ib_lost_why(l, RDMA_CM_EVENT_DEVICE_REMOVAL, -ENODEV, now);
 	}
 }
 
+/* One context per device: librdmacm's (listeners, ids) and librds's own
+ * (rdsu_ib_pd_get: PDs, QPs, regions) are two contexts of one device. */
 static void add_ctx(struct ibv_context **out, unsigned *n, struct ibv_context *c)
 {
 	for (unsigned k = 0; k < *n; k++)
-		if (out[k] == c)
+		if (c && out[k]->device == c->device)
 			return;
 	if (c && *n < IB_MAX_DEVS)
 		out[(*n)++] = c;
@@ -473,7 +475,7 @@ static unsigned devs_held(const struct rdsu_ib *t, struct ibv_context **out)
 	for (const struct ib_link *l = t->links; l; l = l->next)
 		add_ctx(out, &n, l->cm->verbs);
 	for (unsigned i = 0; i < t->n_pds; i++)
-		add_ctx(out, &n, t->pds[i].ctx);
+		add_ctx(out, &n, t->pds[i].pd->context);
 	return n;
 }
 
