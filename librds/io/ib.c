@@ -461,42 +461,47 @@ int rdsu_ib_make(struct rdsu_io *io, const struct rdsu_ib_cfg *cfg, struct rdsu_
 	return 0;
 }
 
+/* The IB transport of |io|, or NULL where it does not run. */
+static struct rdsu_ib *ib_in(struct rdsu_io *io)
+{
+	for (unsigned i = 0; i < io->n_tr; i++)
+		if (io->tr[i]->ops == &ib_ops)
+			return ib_of(io->tr[i]);
+	return NULL;
+}
+
 int rdsu_ib_get_stats(struct rdsu_io *io, struct rdsu_ib_stats *st)
 {
+	struct rdsu_ib *t;
+
 	if (!io || !st)
 		return RDSU_ERR_INVAL;
-	for (unsigned i = 0; i < io->n_tr; i++) {
-		if (io->tr[i]->ops == &ib_ops) {
-			struct rdsu_ib *t = ib_of(io->tr[i]);
-
-			*st = t->st;
-			for (struct ib_link *l = t->links; l; l = l->next) {
-				if (l->state != IL_UP)
-					continue;
-				st->send_inflight += (uint32_t)(l->s_head - l->s_tail);
-				st->recv_posted += l->rposted;
-			}
-			return 0;
-		}
+	t = ib_in(io);
+	if (!t)
+		return RDSU_ERR_NOTFOUND;
+	*st = t->st;
+	for (struct ib_link *l = t->links; l; l = l->next) {
+		if (l->state != IL_UP)
+			continue;
+		st->send_inflight += (uint32_t)(l->s_head - l->s_tail);
+		st->recv_posted += l->rposted;
 	}
-	return RDSU_ERR_NOTFOUND;
+	return 0;
 }
 
 int rdsu_ib_fault_qp(struct rdsu_io *io)
 {
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct rdsu_ib *t;
+	int n = 0;
+
 	if (!io)
 		return RDSU_ERR_INVAL;
-	for (unsigned i = 0; i < io->n_tr; i++) {
-		struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
-		int n = 0;
-
-		if (io->tr[i]->ops != &ib_ops)
-			continue;
-		for (struct ib_link *l = ib_of(io->tr[i])->links; l; l = l->next)
-			if (l->state == IL_UP && l->cm->qp &&
-			    ibv_modify_qp(l->cm->qp, &a, IBV_QP_STATE) == 0)
-				n++;
-		return n;
-	}
-	return RDSU_ERR_NOTFOUND;
+	t = ib_in(io);
+	if (!t)
+		return RDSU_ERR_NOTFOUND;
+	for (struct ib_link *l = t->links; l; l = l->next)
+		if (l->state == IL_UP && l->cm->qp && ibv_modify_qp(l->cm->qp, &a, IBV_QP_STATE) == 0)
+			n++;
+	return n;
 }

@@ -479,16 +479,34 @@ static unsigned devs_held(const struct rdsu_ib *t, struct ibv_context **out)
 	return n;
 }
 
+/* Whether devs_held() would find one: a PD (every set-up link and
+ * region has one) answers at once, without walking the links. */
+static bool holds_dev(const struct rdsu_ib *t)
+{
+	if (t->n_pds)
+		return true;
+	for (unsigned i = 0; i < t->n_listen; i++)
+		if (t->listen[i]->verbs)
+			return true;
+	for (const struct ib_link *l = t->links; l; l = l->next)
+		if (l->cm->verbs)
+			return true;
+	return false;
+}
+
 bool rdsu_ib_cm_devcheck(struct rdsu_ib *t, rdsu_ns now, int *wait_ms)
 {
-	struct ibv_context *ctx[IB_MAX_DEVS];
-	unsigned n = devs_held(t, ctx);
 	bool gone = false;
 	int left;
 
-	if (!n)
+	/* Called before every wait: the devices are gathered only when the
+	 * look is due, not on each round of a busy loop. */
+	if (!holds_dev(t))
 		return false;
 	if (now >= t->devcheck_at) {
+		struct ibv_context *ctx[IB_MAX_DEVS];
+		unsigned n = devs_held(t, ctx);
+
 		t->devcheck_at = now + RDSU_SEC;
 		for (unsigned i = 0; i < n; i++)
 			if (dev_vanished(ctx[i])) {

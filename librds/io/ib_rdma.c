@@ -64,9 +64,9 @@ struct ibv_pd *rdsu_ib_pd_get(struct rdsu_ib *t, struct ibv_context *ctx)
 
 void rdsu_ib_pd_put(struct rdsu_ib *t, struct ibv_pd *pd)
 {
-	for (unsigned i = 0; i < t->n_pds; i++) {
-		struct ibv_context *own = pd->context;
+	struct ibv_context *own = pd->context;  /* read before the PD goes */
 
+	for (unsigned i = 0; i < t->n_pds; i++) {
 		if (t->pds[i].pd != pd)
 			continue;
 		if (--t->pds[i].refs == 0) {
